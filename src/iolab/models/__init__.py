@@ -1,0 +1,21 @@
+"""Plain typed data that crosses package borders (see ARCHITECTURE.md)."""
+
+from iolab.models.finding import Finding, Severity
+from iolab.models.point import Point, Target, TargetKind
+from iolab.models.result import PERCENTILES, DirectionResult, LatencyStats, Result, Sample
+from iolab.models.run import RUN_STATUSES, Run
+
+__all__ = [
+    "PERCENTILES",
+    "RUN_STATUSES",
+    "DirectionResult",
+    "Finding",
+    "LatencyStats",
+    "Point",
+    "Result",
+    "Run",
+    "Sample",
+    "Severity",
+    "Target",
+    "TargetKind",
+]

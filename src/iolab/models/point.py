@@ -1,0 +1,82 @@
+"""What one fio invocation runs: a target and a set of job options."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+TargetKind = Literal["file", "directory", "block"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A place fio does I/O to, resolved and checked before anything runs.
+
+    `path` is what the user named; `filename` is what fio opens (a scratch
+    file inside a directory target). `direct` is False only where the file
+    system refuses O_DIRECT, and then `ram_backed` says whether the numbers
+    measure RAM rather than a device.
+    """
+
+    path: str
+    kind: TargetKind
+    filename: str
+    size_bytes: int
+    scratch: bool = False
+    writable: bool = False
+    direct: bool = True
+    ram_backed: bool = False
+    fs_type: str | None = None
+
+
+@dataclass(frozen=True)
+class Point:
+    """One fio invocation: a named workload on a target, one repeat of it.
+
+    `options` are fio job options as strings (fio's own JSON keeps them as
+    strings too); target-derived options (filename, size, direct) are added
+    when the job file is written, so they are not repeated here.
+    """
+
+    name: str
+    target: Target
+    options: dict[str, str] = field(default_factory=dict)
+    repeat: int = 0
+
+    @property
+    def key(self) -> str:
+        """Content hash of what this point runs; equal keys mean the same measurement."""
+        identity = {
+            "filename": self.target.filename,
+            "size": self.target.size_bytes,
+            "direct": self.target.direct,
+            "options": dict(sorted(self.options.items())),
+            "repeat": self.repeat,
+        }
+        blob = json.dumps(identity, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+    @property
+    def writes(self) -> bool:
+        """True when the workload writes (or trims) to its target."""
+        rw = self.options.get("rw", "read")
+        return rw not in ("read", "randread")
+
+    @property
+    def expected_seconds(self) -> float:
+        """Wall time fio should take: ramp plus runtime for time-based jobs."""
+        return float(self.options.get("ramp_time", 0)) + float(self.options.get("runtime", 0))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Point:
+        return cls(
+            name=data["name"],
+            target=Target(**data["target"]),
+            options=dict(data["options"]),
+            repeat=int(data.get("repeat", 0)),
+        )

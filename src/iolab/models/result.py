@@ -1,0 +1,76 @@
+"""Parsed fio results: per direction, aggregated over jobs and hosts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Percentiles iolab reports, computed from fio's json+ histogram (never averaged).
+PERCENTILES: tuple[float, ...] = (50.0, 90.0, 95.0, 99.0, 99.9, 99.99)
+
+
+@dataclass
+class LatencyStats:
+    """Latency of one direction, pooled over every job by I/O count.
+
+    `kind` is "lat" (submission + completion, what the application sees) when
+    fio reported it with a histogram, else "clat" (completion only, the only
+    histogram older or default fio output carries).
+    """
+
+    kind: str
+    count: int
+    mean_ns: float
+    stddev_ns: float
+    min_ns: float
+    max_ns: float
+    percentiles: dict[float, float] = field(default_factory=dict)
+    bins: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class DirectionResult:
+    """Read, write or trim totals of one point: throughput summed over jobs."""
+
+    ddir: str
+    bw_bytes: float
+    iops: float
+    total_ios: int
+    io_bytes: int
+    runtime_ms: int
+    latency: LatencyStats | None = None
+
+
+@dataclass
+class Result:
+    """Everything iolab keeps from one fio invocation's summary.
+
+    CPU is summed over jobs in percent of one CPU (100 = one core busy),
+    because a per-job average hides a saturated submitter.
+    """
+
+    directions: dict[str, DirectionResult]
+    usr_cpu: float
+    sys_cpu: float
+    jobs: int
+    fio_version: str
+    hosts: list[str] = field(default_factory=list)
+    error: int = 0
+
+    @property
+    def cpu(self) -> float:
+        return self.usr_cpu + self.sys_cpu
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One value of a per-interval series (fio log row or telemetry reading).
+
+    Units: bw in bytes/s, iops in I/O per second, latencies in ns.
+    `source` names the job ("job1") or device the series belongs to.
+    """
+
+    metric: str
+    ddir: str
+    source: str
+    t_ms: int
+    value: float
