@@ -1,6 +1,7 @@
 """Plain typed data that crosses package borders (see ARCHITECTURE.md)."""
 
 from iolab.models.finding import Finding, Severity
+from iolab.models.plan import Plan, Workload
 from iolab.models.point import Point, Target, TargetKind
 from iolab.models.result import PERCENTILES, DirectionResult, LatencyStats, Result, Sample
 from iolab.models.run import RUN_STATUSES, Run
@@ -11,6 +12,7 @@ __all__ = [
     "DirectionResult",
     "Finding",
     "LatencyStats",
+    "Plan",
     "Point",
     "Result",
     "Run",
@@ -18,4 +20,5 @@ __all__ = [
     "Severity",
     "Target",
     "TargetKind",
+    "Workload",
 ]
