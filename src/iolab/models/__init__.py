@@ -4,7 +4,7 @@ from iolab.models.finding import Finding, Severity
 from iolab.models.plan import Plan, Workload
 from iolab.models.point import Point, Target, TargetKind
 from iolab.models.result import PERCENTILES, DirectionResult, LatencyStats, Result, Sample
-from iolab.models.run import RUN_STATUSES, Run
+from iolab.models.run import RUN_STATUSES, PointRecord, Run
 
 __all__ = [
     "PERCENTILES",
@@ -14,6 +14,7 @@ __all__ = [
     "LatencyStats",
     "Plan",
     "Point",
+    "PointRecord",
     "Result",
     "Run",
     "Sample",

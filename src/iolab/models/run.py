@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from iolab.models.point import Point
+from iolab.models.result import Result
+
 # Status of a run as stored; "interrupted" is derived when a "running" run's
 # process is gone (killed), so nothing has to be written at the moment of death.
 RUN_STATUSES = ("running", "complete", "partial", "failed", "interrupted")
@@ -25,3 +28,18 @@ class Run:
     points_done: int = 0
     points_failed: int = 0
     pid: int | None = None
+
+
+@dataclass
+class PointRecord:
+    """A stored point: what it ran, how it ended, and its result if it finished."""
+
+    id: int
+    run_id: int
+    seq: int
+    point: Point
+    status: str
+    error: str = ""
+    result: Result | None = None
+    started_at: float | None = None
+    finished_at: float | None = None

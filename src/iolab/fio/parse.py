@@ -1,0 +1,269 @@
+"""fio JSON and json+ output → `Result`s.
+
+Hazards this survives (see shared/reference/fio_tools.md §2.1): text or
+warnings before the JSON, several concatenated documents
+(--status-interval; the last one is final), client/server lines prefixed
+with `<host>`, "All clients" summary entries, `global options` as an object
+or a list, and fields missing on older fio (`bw_bytes` before 3.2, `N`
+before 3.18, latencies in µs under `lat`/`clat` before 3.0).
+
+Aggregation is honest: throughput is summed over jobs and hosts, latency
+is pooled by I/O count, and percentiles come from the merged json+
+histogram, never from averaging per-job percentiles.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+from iolab.errors import UserError
+from iolab.models import PERCENTILES, DirectionResult, LatencyStats, Result
+
+DIRECTIONS = ("read", "write", "trim")
+ALL_CLIENTS = "All clients"
+
+
+@dataclass
+class JobGroup:
+    """All entries of one job name (its numjobs clones, on every host)."""
+
+    name: str
+    entries: list[dict] = field(default_factory=list)
+    options: dict[str, str] = field(default_factory=dict)
+    hosts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FioOutput:
+    """One parsed fio output document."""
+
+    version: str
+    timestamp_ms: int
+    groups: list[JobGroup]
+    all_clients: list[dict] = field(default_factory=list)
+    raw: dict = field(default_factory=dict)
+
+
+def extract_document(text: str, source: str = "fio output") -> dict:
+    """The last complete JSON document in fio's output text.
+
+    Raises UserError when there is none (not fio output, or truncated).
+    """
+    decoder = json.JSONDecoder()
+    candidates = [text]
+    # Client/server mode can interleave "<host> message" lines (fio #731).
+    if "\n<" in text or text.startswith("<"):
+        candidates.append("\n".join(ln for ln in text.splitlines() if not ln.startswith("<")))
+    for candidate in candidates:
+        docs = _decode_all(decoder, candidate)
+        if docs:
+            return docs[-1]
+    if "{" not in text:
+        raise UserError(f"{source}: no JSON found; is this fio output written with --output-format=json or json+?")
+    raise UserError(f"{source}: the fio JSON is incomplete (truncated file or an interrupted fio?); rerun fio or give the complete file")
+
+
+def _decode_all(decoder: json.JSONDecoder, text: str) -> list[dict]:
+    """Every fio JSON document (an object with jobs or client_stats) in `text`."""
+    docs: list[dict] = []
+    pos = text.find("{")
+    while pos != -1:
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            pos = text.find("\n{", pos + 1)
+            pos = pos + 1 if pos != -1 else -1
+            continue
+        if isinstance(obj, dict) and ("jobs" in obj or "client_stats" in obj):
+            docs.append(obj)
+        pos = text.find("{", end)
+    return docs
+
+
+def parse_output(text: str, source: str = "fio output") -> FioOutput:
+    """Parse fio's JSON/json+ text into job groups, keyed by job name."""
+    doc = extract_document(text, source)
+    entries = doc.get("client_stats") if "client_stats" in doc else doc.get("jobs")
+    if not isinstance(entries, list):
+        raise UserError(f"{source}: fio JSON without a jobs list; is this fio output?")
+    global_opts = _global_options(doc)
+    groups: dict[str, JobGroup] = {}
+    all_clients: list[dict] = []
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        name = str(entry.get("jobname", "job"))
+        if name == ALL_CLIENTS:
+            all_clients.append(entry)
+            continue
+        host = str(entry.get("hostname", ""))
+        group = groups.get(name)
+        if group is None:
+            opts = dict(global_opts.get(host, global_opts.get("", {})))
+            opts.update({k: str(v) for k, v in (entry.get("job options") or {}).items()})
+            group = groups[name] = JobGroup(name=name, options=opts)
+        group.entries.append(entry)
+        if host and host not in group.hosts:
+            group.hosts.append(host)
+    return FioOutput(
+        version=str(doc.get("fio version", "")),
+        timestamp_ms=int(doc.get("timestamp_ms") or int(doc.get("timestamp", 0)) * 1000),
+        groups=list(groups.values()),
+        all_clients=all_clients,
+        raw=doc,
+    )
+
+
+def _global_options(doc: dict) -> dict[str, dict[str, str]]:
+    """Global options by host ("" when standalone); a list with >1 server in client mode."""
+    value = doc.get("global options") or {}
+    items = value if isinstance(value, list) else [value]
+    by_host: dict[str, dict[str, str]] = {}
+    for item in items:
+        if isinstance(item, dict):
+            host = str(item.get("hostname", ""))
+            by_host[host] = {k: str(v) for k, v in item.items() if k not in ("hostname", "port")}
+    return by_host
+
+
+def aggregate(entries: list[dict], version: str = "", hosts: list[str] | None = None) -> Result:
+    """One Result from the entries of a job group: summed, pooled, merged."""
+    directions: dict[str, DirectionResult] = {}
+    for ddir in DIRECTIONS:
+        parts = [e[ddir] for e in entries if isinstance(e.get(ddir), dict)]
+        combined = _combine_direction(ddir, parts)
+        if combined is not None:
+            directions[ddir] = combined
+    errors = [int(e.get("error", 0) or 0) for e in entries]
+    return Result(
+        directions=directions,
+        usr_cpu=sum(float(e.get("usr_cpu", 0.0)) for e in entries),
+        sys_cpu=sum(float(e.get("sys_cpu", 0.0)) for e in entries),
+        jobs=len(entries),
+        fio_version=version,
+        hosts=list(hosts or []),
+        error=next((code for code in errors if code), 0),
+    )
+
+
+def _bw_bytes(part: dict) -> float:
+    """Bandwidth in bytes/s: `bw_bytes` from fio 3.2 on, else KiB/s × 1024."""
+    if "bw_bytes" in part:
+        return float(part["bw_bytes"])
+    if "bw" in part:
+        return float(part["bw"]) * 1024.0
+    runtime = float(part.get("runtime", 0))
+    return float(part.get("io_bytes", 0)) * 1000.0 / runtime if runtime else 0.0
+
+
+def _combine_direction(ddir: str, parts: list[dict]) -> DirectionResult | None:
+    total_ios = sum(int(p.get("total_ios", 0)) for p in parts)
+    io_bytes = sum(int(p.get("io_bytes", int(p.get("io_kbytes", 0)) * 1024)) for p in parts)
+    if total_ios == 0 and io_bytes == 0:
+        return None
+    return DirectionResult(
+        ddir=ddir,
+        bw_bytes=sum(_bw_bytes(p) for p in parts),
+        iops=sum(float(p.get("iops", 0.0)) for p in parts),
+        total_ios=total_ios,
+        io_bytes=io_bytes,
+        runtime_ms=max(int(p.get("runtime", 0)) for p in parts),
+        latency=pool_latency(parts),
+    )
+
+
+def _latency_object(part: dict) -> tuple[str, dict, float] | None:
+    """(kind, stats, scale to ns) of the best latency object a direction has.
+
+    Total latency ("lat") is preferred when it carries a histogram
+    (lat_percentiles=1); otherwise completion latency, which is what
+    fio reports percentiles for by default.
+    """
+    lat, clat = part.get("lat_ns"), part.get("clat_ns")
+    if isinstance(lat, dict) and "bins" in lat:
+        return "lat", lat, 1.0
+    if isinstance(clat, dict) and clat:
+        return "clat", clat, 1.0
+    if isinstance(lat, dict) and lat:
+        return "lat", lat, 1.0
+    # fio before 3.0: microseconds under "lat" / "clat".
+    for kind in ("clat", "lat"):
+        old = part.get(kind)
+        if isinstance(old, dict) and old:
+            return kind, old, 1000.0
+    return None
+
+
+def pool_latency(parts: list[dict]) -> LatencyStats | None:
+    """Pool per-job latency stats by sample count and merge their histograms."""
+    found = [_latency_object(p) for p in parts]
+    found = [f for f in found if f is not None]
+    if not found:
+        return None
+    kinds = {f[0] for f in found}
+    kind = "lat" if kinds == {"lat"} else "clat"
+    stats = [(obj, scale) for k, obj, scale in found if k == kind]
+    counts = [int(obj.get("N", 0)) for obj, _ in stats]
+    if not all(counts):  # N appears in fio 3.18; before it, total_ios is the count
+        counts = [int(p.get("total_ios", 0)) for p in parts][: len(stats)]
+    total = sum(counts)
+    if total == 0:
+        return None
+    means = [float(obj.get("mean", 0.0)) * scale for obj, scale in stats]
+    mean = sum(n * m for n, m in zip(counts, means)) / total
+    sq = 0.0
+    for n, m, (obj, scale) in zip(counts, means, stats):
+        sd = float(obj.get("stddev", 0.0)) * scale
+        sq += max(n - 1, 0) * sd * sd + n * (m - mean) ** 2
+    stddev = math.sqrt(sq / (total - 1)) if total > 1 else 0.0
+    bins: dict[int, int] = {}
+    for obj, scale in stats:
+        for key, count in (obj.get("bins") or {}).items():
+            value = int(float(key) * scale)
+            bins[value] = bins.get(value, 0) + int(count)
+    if bins:
+        percentiles = percentiles_from_bins(bins)
+    elif len(stats) == 1:
+        obj, scale = stats[0]
+        percentiles = {float(p): float(v) * scale for p, v in (obj.get("percentile") or {}).items()}
+        percentiles = {p: v for p, v in percentiles.items() if p in PERCENTILES}
+    else:
+        percentiles = {}  # per-job percentiles cannot be combined honestly
+    return LatencyStats(
+        kind=kind,
+        count=total,
+        mean_ns=mean,
+        stddev_ns=stddev,
+        min_ns=min(float(obj.get("min", 0.0)) * scale for obj, scale in stats),
+        max_ns=max(float(obj.get("max", 0.0)) * scale for obj, scale in stats),
+        percentiles=percentiles,
+        bins=bins,
+    )
+
+
+def percentiles_from_bins(bins: dict[int, int], wanted: tuple[float, ...] = PERCENTILES) -> dict[float, float]:
+    """Percentiles of a fio latency histogram, computed as fio computes them.
+
+    fio walks the buckets in order and reports the first bucket value at
+    which the running count reaches p% of all samples (stat.c,
+    calc_clat_percentiles), so merged bins give exactly what fio would
+    print for the merged jobs.
+    """
+    total = sum(bins.values())
+    if total == 0:
+        return {}
+    ordered = sorted(bins.items())
+    result: dict[float, float] = {}
+    running = 0
+    index = 0
+    targets = sorted(wanted)
+    for value, count in ordered:
+        running += count
+        while index < len(targets) and running >= targets[index] / 100.0 * total:
+            result[targets[index]] = float(value)
+            index += 1
+        if index == len(targets):
+            break
+    return result

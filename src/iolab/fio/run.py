@@ -1,0 +1,145 @@
+"""Running fio: locating it, building a point's job file, and one bounded invocation.
+
+fio runs in its own process group, so a Ctrl-C at the terminal reaches
+iolab alone; iolab then asks fio to stop (SIGINT: fio ends the job and
+writes its results) and waits a bounded time before killing it. A
+parent-death signal makes fio die with iolab when iolab is killed, so a
+SIGKILLed run leaves no fio writing behind it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from iolab.errors import RunFailed, UserError
+from iolab.fio.jobfile import JobSection, render_jobfile
+from iolab.models import Point
+
+INSTALL_ADVICE = (
+    "install it with `apt-get install fio` (Debian/Ubuntu) or `dnf install fio` (Fedora/RHEL), "
+    "or run `make run`, which installs it"
+)
+MIN_VERSION = (3, 0)
+LOG_PREFIX = "point"
+# Seconds fio gets beyond its expected duration (file layout, start-up) before it counts as hung.
+HANG_GRACE_S = 60.0
+STOP_GRACE_S = 15.0
+_PR_SET_PDEATHSIG = 1
+
+
+def find_fio(fio: str = "fio") -> str:
+    """Absolute path of the fio binary, or a UserError that says how to install it."""
+    path = shutil.which(fio)
+    if path is None:
+        raise UserError(f"fio was not found on PATH: {INSTALL_ADVICE}.")
+    return path
+
+
+def fio_version(fio: str = "fio") -> str:
+    """fio's version string (e.g. "fio-3.33"), refusing versions iolab cannot parse."""
+    path = find_fio(fio)
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise UserError(f"fio at {path} does not run ({exc}); reinstall it: {INSTALL_ADVICE}.") from None
+    match = re.search(r"fio-(\d+)\.(\d+)", out)
+    if not match:
+        raise UserError(f"cannot read fio's version from {out!r}; {INSTALL_ADVICE}.")
+    if (int(match[1]), int(match[2])) < MIN_VERSION:
+        raise UserError(f"{out} is too old (iolab needs fio 3.0 or newer): {INSTALL_ADVICE}.")
+    return out
+
+
+def point_jobfile(point: Point, log_dir: Path) -> str:
+    """The job file of one point: target options, the workload, and 1 s logs.
+
+    One job section per point; numjobs clones are reported separately
+    (no group_reporting) so iolab aggregates them itself and keeps
+    per-job CPU and logs.
+    """
+    target = point.target
+    options: dict[str, str] = {
+        "filename": target.filename,
+        "size": str(target.size_bytes),
+        "direct": "1" if target.direct else "0",
+    }
+    options.update(point.options)
+    prefix = str(log_dir / LOG_PREFIX)
+    options.update(
+        {
+            "write_bw_log": prefix,
+            "write_iops_log": prefix,
+            "write_lat_log": prefix,
+            "log_avg_msec": "1000",
+        }
+    )
+    return render_jobfile([JobSection(name=point.name, options=options)])
+
+
+@dataclass
+class FioInvocation:
+    """What happened when fio ran: the exact command, exit status and stderr."""
+
+    command: list[str]
+    returncode: int
+    stderr: str
+    elapsed_s: float
+
+
+def _die_with_parent() -> None:
+    """Runs in the child before exec: SIGKILL fio if iolab dies."""
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+# Resolved before any fork, so the child only calls an already-loaded function.
+_prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+
+def run_fio(jobfile: Path, output: Path, fio: str, timeout_s: float) -> FioInvocation:
+    """Run fio on a job file with json+ output into `output`; bounded by `timeout_s`.
+
+    Raises RunFailed when fio hangs past the timeout (it is killed), and
+    re-raises KeyboardInterrupt after fio has been stopped.
+    """
+    command = [fio, "--output-format=json+", f"--output={output}", "--eta=never", str(jobfile)]
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        command,
+        cwd=jobfile.parent,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        process_group=0,
+        preexec_fn=_die_with_parent,
+    )
+    try:
+        _, stderr = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        _stop(proc, signal.SIGKILL)
+        raise RunFailed(f"fio did not finish within {timeout_s:.0f} s and was killed") from None
+    except KeyboardInterrupt:
+        _stop(proc, signal.SIGINT)
+        raise
+    return FioInvocation(command, proc.returncode, stderr or "", time.monotonic() - started)
+
+
+def _stop(proc: subprocess.Popen, sig: signal.Signals) -> None:
+    """Signal fio's process group, then kill it if it has not exited in time."""
+    try:
+        os.killpg(proc.pid, sig)
+        proc.communicate(timeout=STOP_GRACE_S)
+    except (subprocess.TimeoutExpired, ProcessLookupError):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.communicate()

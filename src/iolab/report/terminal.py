@@ -1,0 +1,101 @@
+"""Rich tables and live progress for the terminal."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.table import Table
+
+from iolab.models import Point, PointRecord, Result, Run
+from iolab.report import units
+
+CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where only that was reported) · CPU = usr+sys, 100% = one core"
+
+
+def _workload(point: Point) -> str:
+    opts = point.options
+    shape = f"{opts.get('rw', '?')} {opts.get('bs', '')} QD{opts.get('iodepth', '1')}"
+    jobs = opts.get("numjobs", "1")
+    return shape + (f"×{jobs}" if jobs != "1" else "")
+
+
+def results_table(records: list[PointRecord], title: str | None = None) -> Table:
+    """One row per point and direction: throughput, IOPS, latency mean and p99, CPU."""
+    show_target = len({r.point.target.path for r in records}) > 1
+    show_repeat = any(r.point.repeat for r in records)
+    table = Table(title=title, caption=CAPTION, caption_justify="left")
+    if show_target:
+        table.add_column("Target")
+    table.add_column("Point")
+    if show_repeat:
+        table.add_column("Rep", justify="right")
+    table.add_column("Workload")
+    table.add_column("Dir")
+    for name in ("MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"):
+        table.add_column(name, justify="right")
+    for record in records:
+        lead = ([record.point.target.path] if show_target else []) + [record.point.name]
+        lead += [str(record.point.repeat + 1)] if show_repeat else []
+        lead.append(_workload(record.point))
+        result = record.result
+        if result is None or not result.directions:
+            status = record.error or record.status
+            style = "red" if record.status == "failed" else "dim"
+            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * 5)
+            continue
+        for i, d in enumerate(result.directions.values()):
+            lat = d.latency
+            table.add_row(
+                *(lead if i == 0 else [""] * len(lead)),
+                d.ddir,
+                units.mb_per_s(d.bw_bytes),
+                units.iops(d.iops),
+                units.latency(lat.mean_ns if lat else None),
+                units.latency(lat.percentiles.get(99.0) if lat else None),
+                units.percent(result.cpu) if i == 0 else "",
+            )
+    return table
+
+
+def runs_table(runs: list[Run]) -> Table:
+    table = Table(title="iolab runs")
+    for name, justify in (("Run", "right"), ("Started", "left"), ("Label", "left"), ("Targets", "left"),
+                          ("Points", "right"), ("Status", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    colours = {"complete": "green", "partial": "yellow", "failed": "red", "interrupted": "red", "running": "cyan"}
+    for run in runs:
+        points = f"{run.points_done}/{run.points_planned}"
+        colour = colours.get(run.status, "white")
+        table.add_row(
+            str(run.id), time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started_at)), run.label,
+            ", ".join(run.targets), points, f"[{colour}]{run.status}[/{colour}]",
+        )
+    return table
+
+
+class ConsoleProgress:
+    """Prints a line as each point starts and finishes (to stderr, so --json stays clean)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def run_started(self, run_id: int, points: list[Point], notes: list[str]) -> None:
+        seconds = sum(p.expected_seconds for p in points)
+        self.console.print(f"[bold]Run {run_id}[/bold]: {len(points)} points, about {seconds:.0f} s of fio time")
+        for note in notes:
+            self.console.print(f"  [yellow]note:[/yellow] {note}")
+
+    def phase(self, message: str) -> None:
+        self.console.print(f"  {message} …")
+
+    def point_started(self, index: int, total: int, point: Point) -> None:
+        self.console.print(f"  [{index}/{total}] {point.name} ({_workload(point)}) on {point.target.path} …")
+
+    def point_finished(self, index: int, total: int, point: Point, result: Result | None, error: str) -> None:
+        if error:
+            self.console.print(f"  [{index}/{total}] [red]failed:[/red] {error}")
+            return
+        assert result is not None
+        parts = [f"{d.ddir} {units.mb_per_s(d.bw_bytes)} MB/s {units.iops(d.iops)} IOPS" for d in result.directions.values()]
+        self.console.print(f"  [{index}/{total}] [green]done[/green]: " + ", ".join(parts))

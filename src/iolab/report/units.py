@@ -1,0 +1,42 @@
+"""Numbers a person reads at a glance. One convention everywhere:
+bandwidth in MB/s (10^6 bytes/s, as drive vendors quote it), IOPS with
+k/M suffixes, latency in the unit that gives 1-3 integer digits.
+"""
+
+from __future__ import annotations
+
+MB = 1_000_000
+
+
+def mb_per_s(bytes_per_s: float) -> str:
+    value = bytes_per_s / MB
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}" if value >= 1 else f"{value:.2f}"
+
+
+def iops(value: float) -> str:
+    if value >= 1e6:
+        return f"{value / 1e6:.2f}M"
+    if value >= 1e4:
+        return f"{value / 1e3:.1f}k"
+    return f"{value:,.0f}"
+
+
+def latency(ns: float | None) -> str:
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            value = ns / scale
+            return f"{value:.0f} {unit}" if value >= 100 else f"{value:.1f} {unit}" if value >= 10 else f"{value:.2f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def size(nbytes: float) -> str:
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{nbytes:.0f} B"
+
+
+def percent(value: float) -> str:
+    return f"{value:.0f}%" if value >= 10 else f"{value:.1f}%"

@@ -1,0 +1,80 @@
+"""`iolab import`: a user's archive of fio JSON/json+ files becomes runs and points.
+
+Each file becomes a point per job name (numjobs clones and client/server
+hosts aggregated), all in one run labelled "import". A file that cannot
+be read is reported and skipped; the others are still imported.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from iolab.errors import UserError
+from iolab.fio.parse import aggregate, parse_output
+from iolab.models import Point, Target
+from iolab.store.db import Artifact, Store
+
+
+@dataclass
+class ImportOutcome:
+    run_id: int | None
+    points: int = 0
+    files: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def _files(paths: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise UserError(f"{raw}: no such file or directory; give fio JSON files or directories holding them")
+    if not found:
+        raise UserError("no .json files found in " + ", ".join(paths))
+    return found
+
+
+def _target_of(options: dict[str, str]) -> Target:
+    filename = options.get("filename", options.get("directory", ""))
+    kind = "block" if filename.startswith("/dev/") else "file"
+    size = options.get("size", "0")
+    return Target(path=filename, kind=kind, filename=filename, size_bytes=int(size) if size.isdigit() else 0,
+                  direct=options.get("direct", "0") not in ("0", "false"))
+
+
+def import_paths(paths: list[str], store: Store, command: str) -> ImportOutcome:
+    """Import every fio output file under `paths` into one new run."""
+    files = _files(paths)
+    parsed = []
+    outcome = ImportOutcome(run_id=None)
+    for path in files:
+        try:
+            text = path.read_text(errors="replace")
+            parsed.append((path, text, parse_output(text, source=str(path))))
+        except UserError as exc:
+            outcome.problems.append(str(exc))
+        except OSError as exc:
+            outcome.problems.append(f"{path}: {exc.strerror}")
+    if not parsed:
+        return outcome
+    versions = sorted({out.version for _, _, out in parsed if out.version})
+    run_id = store.create_run("import", command, [str(p) for p in paths], ", ".join(versions))
+    outcome.run_id = run_id
+    for path, text, output in parsed:
+        outcome.files += 1
+        for group in output.groups:
+            point = Point(name=group.name, target=_target_of(group.options), options=group.options)
+            (point_id,) = store.plan_points(run_id, [point])
+            result = aggregate(group.entries, output.version, group.hosts)
+            when = output.timestamp_ms / 1000.0 if output.timestamp_ms else time.time()
+            artifacts = [Artifact("fio.json", text.encode()), Artifact("source", str(path.resolve()).encode())]
+            store.record_point(point_id, result, [], artifacts, when, when)
+            outcome.points += 1
+    store.finish_run(run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems))
+    return outcome

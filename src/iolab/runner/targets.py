@@ -1,0 +1,126 @@
+"""Turning what the user named (a directory, a file, a device) into a checked `Target`.
+
+Scratch size: a directory target gets a scratch file of 2 GiB, or a tenth
+of the free space when that is less (never under 64 MiB). 2 GiB is large
+enough that a drive's internal read cache cannot serve a random test from
+memory and that writing it first costs seconds on an SSD, so the quick
+preset stays near a minute; `--size` asks for more (e.g. past an SLC
+write cache).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import uuid
+from pathlib import Path
+
+from iolab.errors import UserError
+from iolab.models import Target
+from iolab.probe.fs import RAM_FILESYSTEMS, mount_of
+from iolab.probe.root import Root
+from iolab.runner.safety import check_writable, kernel_name
+
+SCRATCH_NAME = "iolab-scratch.dat"
+DEFAULT_SCRATCH = 2 << 30
+MIN_SCRATCH = 64 << 20
+
+_TARGET_HELP = "give an existing directory (a scratch file is made inside), a file, or a block device such as /dev/nvme0n1"
+
+
+def supports_direct(directory: Path) -> bool:
+    """Whether the file system under `directory` accepts O_DIRECT (tmpfs before Linux 6.6 does not)."""
+    probe = directory / f".iolab-odirect-{uuid.uuid4().hex[:8]}"
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_DIRECT, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            return False
+        raise UserError(f"cannot create a file in {directory}: {exc.strerror}; choose a directory you can write") from None
+    os.close(fd)
+    probe.unlink(missing_ok=True)
+    return True
+
+
+def scratch_size(directory: Path, requested: int | None) -> int:
+    """Bytes for a scratch file in `directory`, checked against its free space."""
+    vfs = os.statvfs(directory)
+    free = vfs.f_bavail * vfs.f_frsize
+    if requested is not None:
+        if requested > free * 0.9:
+            raise UserError(
+                f"{directory} has {free / 2**30:.1f} GiB free, too little for a {requested / 2**30:.1f} GiB "
+                "scratch file: free space or give a smaller --size"
+            )
+        return requested
+    size = min(DEFAULT_SCRATCH, (free // 10) >> 20 << 20)
+    if size < MIN_SCRATCH:
+        raise UserError(f"{directory} has only {free >> 20} MiB free: iolab needs at least {MIN_SCRATCH * 10 >> 20} MiB")
+    return size
+
+
+def _fs_info(path: Path, root: Root) -> tuple[str | None, bool]:
+    mount = mount_of(str(path), root)
+    fs_type = mount.fs_type if mount else None
+    return fs_type, fs_type in RAM_FILESYSTEMS
+
+
+def _directory_target(path: Path, size: int | None, root: Root) -> Target:
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UserError(f"{path}: you cannot write to this directory; choose one you can write, or run as its owner")
+    fs_type, ram = _fs_info(path, root)
+    return Target(
+        path=str(path), kind="directory", filename=str(path.resolve() / SCRATCH_NAME),
+        size_bytes=scratch_size(path, size), scratch=True, writable=True,
+        direct=supports_direct(path), ram_backed=ram, fs_type=fs_type,
+    )
+
+
+def _file_target(path: Path, allow_write: bool, size: int | None, root: Root) -> Target:
+    if not os.access(path, os.R_OK) or (allow_write and not os.access(path, os.W_OK)):
+        raise UserError(f"{path}: permission denied; run as a user who can {'write' if allow_write else 'read'} it")
+    length = path.stat().st_size
+    if length == 0:
+        raise UserError(f"{path} is empty: give a file with data to read, or a directory for a scratch file")
+    fs_type, ram = _fs_info(path, root)
+    return Target(
+        path=str(path), kind="file", filename=str(path.resolve()), size_bytes=min(size or length, length),
+        writable=allow_write, direct=supports_direct(path.parent) if os.access(path.parent, os.W_OK) else True,
+        ram_backed=ram, fs_type=fs_type,
+    )
+
+
+def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -> Target:
+    name = kernel_name(str(path))
+    sectors = (root.read_text(f"/sys/class/block/{name}/size") or "").strip()
+    if not sectors.isdigit() or int(sectors) == 0:
+        raise UserError(f"{path}: the kernel reports no size for this device (no media, or a detached loop device)")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"{path}: permission denied; run as root or as a member of the disk group")
+    if allow_write:
+        check_writable(str(path))
+    length = int(sectors) * 512
+    return Target(
+        path=str(path), kind="block", filename=str(path), size_bytes=min(size or length, length),
+        writable=allow_write, direct=True,
+    )
+
+
+def resolve_target(path: str, allow_write: bool = False, size: int | None = None, root: Root | None = None) -> Target:
+    """Check a target the user named and describe it for fio; UserError when it cannot be used."""
+    root = root or Root()
+    p = Path(path)
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
+    except PermissionError:
+        raise UserError(f"{path}: permission denied; run as a user who can read it") from None
+    if stat.S_ISDIR(mode):
+        return _directory_target(p, size, root)
+    if stat.S_ISBLK(mode):
+        return _block_target(p, allow_write, size, root)
+    if stat.S_ISREG(mode):
+        return _file_target(p, allow_write, size, root)
+    raise UserError(f"{path} is not a directory, regular file or block device; {_TARGET_HELP}")

@@ -1,0 +1,163 @@
+"""The SQLite store: where it lives, opening it, and every write.
+
+One file, WAL mode, so `iolab ls` can read while a run writes, and each
+point is committed in one transaction the moment it finishes: a killed
+run loses at most the point in flight.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from iolab import __version__
+from iolab.errors import UserError
+from iolab.models import Point, Result, Sample
+from iolab.store.migrations import migrate
+
+DB_NAME = "iolab.db"
+
+
+def home_dir() -> Path:
+    """$IOLAB_HOME, else ~/.local/share/iolab (XDG data home)."""
+    explicit = os.environ.get("IOLAB_HOME")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "iolab"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A raw file kept with a run or point (job file, command, fio JSON, logs)."""
+
+    name: str
+    data: bytes
+
+
+class Store:
+    """Writes and reads of one iolab database."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    # ----- runs -----------------------------------------------------------
+    def create_run(self, label: str, command: str, targets: list[str], fio_version: str) -> int:
+        with self.conn:
+            cur = self.conn.execute(
+                "INSERT INTO runs (started_at, status, label, host, command, fio_version, iolab_version, targets, pid)"
+                " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                (time.time(), label, socket.gethostname(), command, fio_version, __version__,
+                 json.dumps(targets), os.getpid()),
+            )
+        return int(cur.lastrowid)
+
+    def finish_run(self, run_id: int, status: str, message: str = "") -> None:
+        with self.conn:
+            self.conn.execute(
+                "UPDATE runs SET status = ?, finished_at = ?, message = ?, pid = NULL WHERE id = ?",
+                (status, time.time(), message, run_id),
+            )
+
+    # ----- points ---------------------------------------------------------
+    def plan_points(self, run_id: int, points: list[Point]) -> list[int]:
+        """Record every planned point as pending, so a killed run shows what it missed."""
+        with self.conn:
+            first = self.conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM points WHERE run_id = ?", (run_id,)
+            ).fetchone()[0]
+            ids = []
+            for offset, point in enumerate(points, start=1):
+                cur = self.conn.execute(
+                    "INSERT INTO points (run_id, seq, key, name, spec, status) VALUES (?, ?, ?, ?, ?, 'pending')",
+                    (run_id, first + offset, point.key, point.name, json.dumps(point.to_dict())),
+                )
+                ids.append(int(cur.lastrowid))
+        return ids
+
+    def record_point(
+        self,
+        point_id: int,
+        result: Result,
+        samples: list[Sample],
+        artifacts: list[Artifact],
+        started_at: float,
+        finished_at: float,
+    ) -> None:
+        """Store a finished point with everything it produced, in one transaction."""
+        with self.conn:
+            self.conn.execute(
+                "UPDATE points SET status = 'ok', error = '', started_at = ?, finished_at = ?, usr_cpu = ?,"
+                " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ? WHERE id = ?",
+                (started_at, finished_at, result.usr_cpu, result.sys_cpu, result.jobs, result.error,
+                 json.dumps(result.hosts), point_id),
+            )
+            for d in result.directions.values():
+                lat = d.latency
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO results (point_id, ddir, bw_bytes, iops, total_ios, io_bytes, runtime_ms,"
+                    " lat_kind, lat_count, lat_mean_ns, lat_stddev_ns, lat_min_ns, lat_max_ns, percentiles)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (point_id, d.ddir, d.bw_bytes, d.iops, d.total_ios, d.io_bytes, d.runtime_ms,
+                     lat.kind if lat else None, lat.count if lat else None, lat.mean_ns if lat else None,
+                     lat.stddev_ns if lat else None, lat.min_ns if lat else None, lat.max_ns if lat else None,
+                     json.dumps({str(p): v for p, v in lat.percentiles.items()}) if lat else "{}"),
+                )
+            self.conn.executemany(
+                "INSERT INTO samples (point_id, metric, ddir, source, t_ms, value) VALUES (?, ?, ?, ?, ?, ?)",
+                [(point_id, s.metric, s.ddir, s.source, s.t_ms, s.value) for s in samples],
+            )
+            self._add_artifacts(point_id, artifacts)
+
+    def fail_point(self, point_id: int, error: str, artifacts: list[Artifact], started_at: float) -> None:
+        """Mark a point failed, keeping what fio left (stderr, job file) for diagnosis."""
+        with self.conn:
+            self.conn.execute(
+                "UPDATE points SET status = 'failed', error = ?, started_at = ?, finished_at = ? WHERE id = ?",
+                (error, started_at, time.time(), point_id),
+            )
+            self._add_artifacts(point_id, artifacts)
+
+    def _add_artifacts(self, point_id: int, artifacts: list[Artifact]) -> None:
+        run_id = self.conn.execute("SELECT run_id FROM points WHERE id = ?", (point_id,)).fetchone()[0]
+        self.conn.executemany(
+            "INSERT INTO artifacts (run_id, point_id, name, size, data) VALUES (?, ?, ?, ?, ?)",
+            [(run_id, point_id, a.name, len(a.data), zlib.compress(a.data, 6)) for a in artifacts],
+        )
+
+    def artifact(self, point_id: int, name: str) -> bytes | None:
+        row = self.conn.execute(
+            "SELECT data FROM artifacts WHERE point_id = ? AND name = ? ORDER BY id DESC LIMIT 1", (point_id, name)
+        ).fetchone()
+        return zlib.decompress(row[0]) if row else None
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def open_store(home: Path | None = None) -> Store:
+    """Open (creating and migrating) the database in `home` or $IOLAB_HOME."""
+    directory = home or home_dir()
+    path = directory / DB_NAME
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=30.0)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    except (OSError, sqlite3.Error) as exc:
+        raise UserError(f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory") from None
+    conn.row_factory = sqlite3.Row
+    try:
+        migrate(conn, str(path))
+    except sqlite3.DatabaseError as exc:
+        raise UserError(f"{path} is not a usable iolab database ({exc}); move it aside or set IOLAB_HOME") from None
+    return Store(conn, path)

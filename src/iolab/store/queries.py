@@ -1,0 +1,138 @@
+"""Reads of the store: runs, their points and results, samples."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+
+from iolab.errors import UserError
+from iolab.models import DirectionResult, LatencyStats, Point, PointRecord, Result, Run, Sample
+from iolab.store.db import Store
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _run_from_row(row: sqlite3.Row, counts: dict[str, int]) -> Run:
+    status = row["status"]
+    # A run still marked running whose process is gone was killed: say so without
+    # having needed to write anything at the moment it died.
+    if status == "running" and row["host"] == socket.gethostname() and not _alive(row["pid"]):
+        status = "interrupted"
+    return Run(
+        id=row["id"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        status=status,
+        label=row["label"],
+        host=row["host"],
+        command=row["command"],
+        fio_version=row["fio_version"],
+        iolab_version=row["iolab_version"],
+        targets=json.loads(row["targets"]),
+        points_planned=sum(counts.values()),
+        points_done=counts.get("ok", 0),
+        points_failed=counts.get("failed", 0),
+        pid=row["pid"],
+    )
+
+
+def _counts(store: Store, run_ids: list[int]) -> dict[int, dict[str, int]]:
+    counts: dict[int, dict[str, int]] = {rid: {} for rid in run_ids}
+    if not run_ids:
+        return counts
+    marks = ",".join("?" * len(run_ids))
+    for row in store.conn.execute(
+        f"SELECT run_id, status, COUNT(*) FROM points WHERE run_id IN ({marks}) GROUP BY run_id, status", run_ids
+    ):
+        counts[row[0]][row[1]] = row[2]
+    return counts
+
+
+def list_runs(store: Store, limit: int | None = None) -> list[Run]:
+    """Runs, newest first."""
+    sql = "SELECT * FROM runs ORDER BY id DESC"
+    rows = store.conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
+    counts = _counts(store, [r["id"] for r in rows])
+    return [_run_from_row(r, counts[r["id"]]) for r in rows]
+
+
+def resolve_run_id(store: Store, ref: str) -> int:
+    """A run id from what the user typed: a number, or "last"."""
+    if ref in ("last", "latest"):
+        row = store.conn.execute("SELECT MAX(id) FROM runs").fetchone()
+        if row[0] is None:
+            raise UserError("there are no runs yet: start one with `iolab run`")
+        return int(row[0])
+    try:
+        run_id = int(ref)
+    except ValueError:
+        raise UserError(f"{ref!r} is not a run id: give a number from `iolab ls`, or `last`") from None
+    if store.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+        raise UserError(f"there is no run {run_id}: `iolab ls` lists the runs")
+    return run_id
+
+
+def get_run(store: Store, run_id: int) -> Run:
+    row = store.conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+    if row is None:
+        raise UserError(f"there is no run {run_id}: `iolab ls` lists the runs")
+    return _run_from_row(row, _counts(store, [run_id])[run_id])
+
+
+def run_points(store: Store, run_id: int) -> list[PointRecord]:
+    """Every point of a run in order, with results for the finished ones."""
+    rows = store.conn.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+    by_point: dict[int, dict[str, DirectionResult]] = {}
+    for r in store.conn.execute(
+        "SELECT results.* FROM results JOIN points ON points.id = results.point_id WHERE points.run_id = ?",
+        (run_id,),
+    ):
+        latency = None
+        if r["lat_kind"]:
+            latency = LatencyStats(
+                kind=r["lat_kind"], count=r["lat_count"], mean_ns=r["lat_mean_ns"], stddev_ns=r["lat_stddev_ns"],
+                min_ns=r["lat_min_ns"], max_ns=r["lat_max_ns"],
+                percentiles={float(p): v for p, v in json.loads(r["percentiles"]).items()},
+            )
+        by_point.setdefault(r["point_id"], {})[r["ddir"]] = DirectionResult(
+            ddir=r["ddir"], bw_bytes=r["bw_bytes"], iops=r["iops"], total_ios=r["total_ios"],
+            io_bytes=r["io_bytes"], runtime_ms=r["runtime_ms"], latency=latency,
+        )
+    records = []
+    for row in rows:
+        result = None
+        if row["status"] == "ok":
+            result = Result(
+                directions=by_point.get(row["id"], {}), usr_cpu=row["usr_cpu"] or 0.0, sys_cpu=row["sys_cpu"] or 0.0,
+                jobs=row["jobs"] or 0, fio_version="", hosts=json.loads(row["hosts"]), error=row["fio_error"] or 0,
+            )
+        records.append(
+            PointRecord(
+                id=row["id"], run_id=run_id, seq=row["seq"], point=Point.from_dict(json.loads(row["spec"])),
+                status=row["status"], error=row["error"], result=result,
+                started_at=row["started_at"], finished_at=row["finished_at"],
+            )
+        )
+    return records
+
+
+def point_samples(store: Store, point_id: int) -> list[Sample]:
+    return [
+        Sample(metric=r[0], ddir=r[1], source=r[2], t_ms=r[3], value=r[4])
+        for r in store.conn.execute(
+            "SELECT metric, ddir, source, t_ms, value FROM samples WHERE point_id = ? ORDER BY source, metric, t_ms",
+            (point_id,),
+        )
+    ]
