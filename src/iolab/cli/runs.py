@@ -32,7 +32,8 @@ def parse_size(text: str) -> int:
 def run(
     targets: Annotated[Optional[list[str]], typer.Argument(help="Directories (a scratch file is made inside), files or block devices. Default: the current directory.")] = None,
     allow_write: Annotated[bool, typer.Option("--allow-write", help="Allow writes to a block device or existing file (refused anyway if it holds data).")] = False,
-    runtime: Annotated[Optional[int], typer.Option(min=1, help="Measured seconds per point (after a ramp).")] = None,
+    runtime: Annotated[int, typer.Option(min=1, help="Measured seconds per point.")] = 8,
+    ramp: Annotated[int, typer.Option(min=0, help="Unmeasured warm-up seconds before each point.")] = 2,
     size: Annotated[Optional[str], typer.Option(help="Bytes of the target to use, e.g. 8G (scratch file size for directories).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON on stdout.")] = False,
 ) -> None:
@@ -45,7 +46,7 @@ def run(
     from iolab.runner.execute import RunOptions, execute
     from iolab.store.db import open_store
 
-    plan = presets.quick() if runtime is None else presets.quick(runtime=runtime)
+    plan = presets.quick(runtime=runtime, ramp=ramp)
     options = RunOptions(
         targets=targets or ["."],
         allow_write=allow_write,

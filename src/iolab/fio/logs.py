@@ -4,7 +4,9 @@ Row format: `time_ms, value, ddir, bs, offset[, prio]`; bw in KiB/s,
 latency in ns, iops in I/O per second. With log_avg_msec each row is a
 window average. Rows of different directions share timestamps, and the
 final window can be partial and written twice (fio HOWTO, "Log File
-Formats"), so a repeated (time, direction) keeps its first row.
+Formats"), so in averaged logs (block size 0) a repeated (time,
+direction) keeps its first row. Per-I/O logs (no log_avg_msec) carry
+the block size and legitimately share millisecond timestamps.
 """
 
 from __future__ import annotations
@@ -33,9 +35,13 @@ def parse_log(text: str, metric: str, source: str) -> list[Sample]:
             t_ms, value, ddir = int(fields[0]), float(fields[1]), int(fields[2])
         except ValueError:
             continue
-        if (t_ms, ddir) in seen or ddir not in DDIR_NAMES:
+        if ddir not in DDIR_NAMES:
             continue
-        seen.add((t_ms, ddir))
+        averaged = len(fields) < 4 or fields[3].strip() == "0"
+        if averaged:
+            if (t_ms, ddir) in seen:
+                continue
+            seen.add((t_ms, ddir))
         samples.append(Sample(metric=metric, ddir=DDIR_NAMES[ddir], source=source, t_ms=t_ms, value=value * scale))
     return samples
 

@@ -43,10 +43,18 @@ def supports_direct(directory: Path) -> bool:
     return True
 
 
-def scratch_size(directory: Path, requested: int | None) -> int:
-    """Bytes for a scratch file in `directory`, checked against its free space."""
+def _free_bytes(directory: Path, ram_backed: bool, root: Root) -> int:
+    """Free space; ramfs reports none at all, so memory available stands in for it."""
     vfs = os.statvfs(directory)
-    free = vfs.f_bavail * vfs.f_frsize
+    if ram_backed and vfs.f_blocks == 0:
+        for line in (root.read_text("/proc/meminfo") or "").splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    return vfs.f_bavail * vfs.f_frsize
+
+
+def scratch_size(directory: Path, requested: int | None, free: int) -> int:
+    """Bytes for a scratch file in `directory`, checked against its free space."""
     if requested is not None:
         if requested > free * 0.9:
             raise UserError(
@@ -72,7 +80,7 @@ def _directory_target(path: Path, size: int | None, root: Root) -> Target:
     fs_type, ram = _fs_info(path, root)
     return Target(
         path=str(path), kind="directory", filename=str(path.resolve() / SCRATCH_NAME),
-        size_bytes=scratch_size(path, size), scratch=True, writable=True,
+        size_bytes=scratch_size(path, size, _free_bytes(path, ram, root)), scratch=True, writable=True,
         direct=supports_direct(path), ram_backed=ram, fs_type=fs_type,
     )
 

@@ -150,14 +150,13 @@ def open_store(home: Path | None = None) -> Store:
     try:
         directory.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, timeout=30.0)
+        conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
-    except (OSError, sqlite3.Error) as exc:
-        raise UserError(f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory") from None
-    conn.row_factory = sqlite3.Row
-    try:
         migrate(conn, str(path))
+    except (OSError, sqlite3.OperationalError) as exc:
+        raise UserError(f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory") from None
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path} is not a usable iolab database ({exc}); move it aside or set IOLAB_HOME") from None
     return Store(conn, path)

@@ -1,0 +1,5 @@
+"""`python -m iolab` runs the command line."""
+
+from iolab.cli import main
+
+main()

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Regenerates the real fio outputs the parser tests read. Run as root from
+# this directory; needs fio. Every file here came from running fio, never
+# from typing it. Re-run only when a new fio version's output is wanted.
+set -euo pipefail
+cd "$(dirname "$0")"
+work=$(mktemp -d)
+trap 'rm -rf "$work"; kill $(jobs -p) 2>/dev/null || true' EXIT
+file="$work/data"
+fio --name=fill --filename="$file" --size=64m --rw=write --bs=1M --output=/dev/null
+
+common=(--filename="$file" --size=64m --ioengine=libaio --direct=0 --time_based --runtime=1)
+
+# json+ with four separate job entries (no group_reporting), total-latency histograms.
+fio --output-format=json+ --output=randread-4jobs.json --name=rr "${common[@]}" \
+    --rw=randread --bs=4k --iodepth=4 --numjobs=4 --lat_percentiles=1 --rate_iops=3000
+
+# Plain json, one job, a read/write mix (both directions populated).
+fio --output-format=json --output=randrw-json.json --name=mix "${common[@]}" \
+    --rw=randrw --rwmixread=70 --bs=4k --iodepth=8 --rate_iops=4000
+
+# A note fio prints before the JSON when stderr and stdout share a file.
+fio --output-format=json+ --name=note "${common[@]}" --ioengine=psync --iodepth=8 \
+    --rw=read --bs=64k --rate=20m > text-before.json 2>&1
+
+# --status-interval writes several JSON documents one after another; the last is final.
+fio --output-format=json --status-interval=1 --name=status "${common[@]}" --runtime=3 \
+    --rw=read --bs=128k --rate=30m > status-interval.json
+
+# A job that fails with an I/O error code (unaligned O_DIRECT read).
+fio --output-format=json --output=job-error.json --name=bad --filename="$file" --size=64m \
+    --direct=1 --rw=read --bs=1000 --offset=1 --runtime=1 || true
+
+# Client/server: three fio servers on loopback addresses, one controller.
+for ip in 127.0.0.11 127.0.0.12 127.0.0.13; do fio --server="$ip" >/dev/null 2>&1 & done
+sleep 1
+cat > "$work/cs.fio" <<JOB
+[cs]
+filename=$work/cs-\${HOSTNAME}
+size=16m
+rw=randread
+bs=4k
+ioengine=libaio
+iodepth=4
+time_based=1
+runtime=1
+rate_iops=2000
+lat_percentiles=1
+unique_filename=1
+JOB
+fio --output-format=json+ --output=client-server-3hosts.json \
+    --client=127.0.0.11 "$work/cs.fio" --client=127.0.0.12 "$work/cs.fio" --client=127.0.0.13 "$work/cs.fio"
+# The work directory path must not end up in the committed files.
+sed -i "s#$work#/scratch#g" ./*.json
+
+# Per-second logs (log_avg_msec=1000) of two jobs; fio repeats the final window.
+mkdir -p logs
+fio --output-format=json --output=logs/logged.json --name=logged "${common[@]}" --runtime=3 --ramp_time=1 \
+    --rw=randread --bs=4k --iodepth=4 --numjobs=2 --rate_iops=2000 --log_avg_msec=1000 \
+    --write_bw_log=logs/point --write_iops_log=logs/point --write_lat_log=logs/point
+sed -i "s#$work#/scratch#g" logs/*.json

@@ -1,0 +1,25 @@
+"""Running the real `iolab` command line from tests, as a user would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+
+def iolab(*args: str, cwd=None, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+    """Run `python -m iolab ARGS` with this test's IOLAB_HOME; never raises on a non-zero exit."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "iolab", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def assert_clean_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
+    """A user error: the expected exit code, a short message, no traceback."""
+    assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+    assert 1 <= len(lines) <= 2, proc.stderr
+    return proc.stderr
