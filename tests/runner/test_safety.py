@@ -1,0 +1,107 @@
+"""Never destroy data: refusals on real loop devices, checked by the data's checksum."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from tests.iolab_cli import assert_clean_error, iolab
+from tests.loopdev import loop_device, require_loop
+
+pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+FAST = ["--runtime", "1", "--ramp", "0"]
+
+
+def _digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def ext4_loop(tmp_path):
+    require_loop()
+    if shutil.which("mkfs.ext4") is None:
+        pytest.skip("mkfs.ext4 is not installed")
+    backing = tmp_path / "ext4.img"
+    with loop_device(backing, 64 << 20) as dev:
+        subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True)
+        subprocess.run(["sync"], check=True)
+        yield dev, backing
+
+
+def test_allow_write_refuses_a_device_holding_ext4(ext4_loop):
+    dev, backing = ext4_loop
+    before = _digest(backing)
+    err = assert_clean_error(iolab("run", "--allow-write", dev, *FAST))
+    assert f"refusing to write to {dev}" in err and "ext4" in err
+    assert _digest(backing) == before
+    assert json.loads(iolab("ls", "--json").stdout) == []  # refused before any run was recorded
+
+
+def test_allow_write_refuses_a_mounted_device(ext4_loop, tmp_path):
+    dev, backing = ext4_loop
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    subprocess.run(["mount", dev, str(mnt)], check=True)
+    try:
+        before = _digest(backing)
+        err = assert_clean_error(iolab("run", "--allow-write", dev, *FAST))
+        assert f"mounted at {mnt}" in err
+        assert _digest(backing) == before
+    finally:
+        subprocess.run(["umount", str(mnt)], check=True)
+
+
+def _write_mbr(path, size: int) -> None:
+    """A DOS partition table with one Linux partition from 1 MiB to the end."""
+    import struct
+
+    entry = struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x83, b"\0\0\0", 2048, size // 512 - 2048)
+    with open(path, "r+b") as f:
+        f.seek(446)
+        f.write(entry)
+        f.seek(510)
+        f.write(b"\x55\xaa")
+
+
+def test_allow_write_refuses_a_partitioned_device(tmp_path):
+    require_loop()
+    backing, size = tmp_path / "parted.img", 64 << 20
+    with open(backing, "wb") as f:
+        f.truncate(size)
+    _write_mbr(backing, size)
+    proc = subprocess.run(["losetup", "--find", "--show", "--partscan", str(backing)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot attach a loop device: {proc.stderr.strip()}")
+    dev = proc.stdout.strip()
+    try:
+        before = _digest(backing)
+        err = assert_clean_error(iolab("run", "--allow-write", dev, *FAST))
+        assert "dos partition table" in err
+        assert _digest(backing) == before
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
+
+
+def test_blank_device_is_read_only_without_allow_write(tmp_path):
+    require_loop()
+    with loop_device(tmp_path / "blank.img", 64 << 20) as dev:
+        proc = iolab("run", dev, *FAST, "--json")
+        assert proc.returncode == 0, proc.stderr
+        assert "skipped seq-write, rand-write (writes need --allow-write)" in proc.stderr
+        points = json.loads(proc.stdout)["points"]
+        assert [p["name"] for p in points] == ["seq-read", "rand-read", "lat-read"]
+        assert all(p["status"] == "ok" for p in points)
+
+
+def test_blank_device_with_allow_write_runs_every_point(tmp_path):
+    require_loop()
+    with loop_device(tmp_path / "blank.img", 64 << 20) as dev:
+        proc = iolab("run", "--allow-write", dev, *FAST, "--json")
+        assert proc.returncode == 0, proc.stderr
+        points = json.loads(proc.stdout)["points"]
+        assert [p["status"] for p in points] == ["ok"] * 5
+        assert points[1]["result"]["directions"]["write"]["bw_bytes"] > 0
