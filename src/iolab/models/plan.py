@@ -50,11 +50,13 @@ class Precondition:
     It is not a measured point (its output is kept, not analysed): for an
     SSD, writing the whole capacity twice sequentially (SNIA PTS WIPC).
     `scope` says whether it runs once per target before the first point, or
-    before every point that writes.
+    before every point that writes. `discard_first` trims the whole target
+    just before it (the PTS purge, with TRIM standing in for a secure erase).
     """
 
     workload: Workload
     scope: PreconditionScope = "once"
+    discard_first: bool = False
 
 
 @dataclass(frozen=True)

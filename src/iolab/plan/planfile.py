@@ -245,7 +245,10 @@ def _phases(spec: PhasesSpec, source: str) -> Phases:
     if spec.precondition is not None:
         options = _fio_options(spec.precondition.options, source, "phases.precondition.options")
         _check_option_names(list(options), list(options.items()), source, "phases.precondition.")
-        precondition = Precondition(Workload(name="precondition", options=options), scope=spec.precondition.scope)
+        precondition = Precondition(
+            Workload(name="precondition", options=options),
+            scope=spec.precondition.scope, discard_first=spec.precondition.discard_first,
+        )
     return Phases(
         precondition=precondition,
         discard_before_writes=spec.discard_before_writes,

@@ -31,6 +31,7 @@ class RepeatSpec(_Strict):
 class PreconditionSpec(_Strict):
     options: dict[str, Any]
     scope: Literal["once", "before_each_write"] = "once"
+    discard_first: bool = False
 
 
 class PhasesSpec(_Strict):
