@@ -81,8 +81,8 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
     for index, sweep in enumerate(sweeps):
         where = f"workloads[{index}]." if spec.workloads else ""
         workloads.extend(_expand_sweep(spec, sweep, where, source, base_dir))
-    names = [w.name for w in workloads]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    keys = [(w.name, w.target) for w in workloads]
+    duplicates = sorted({name for name, target in keys if keys.count((name, target)) > 1})
     if duplicates:
         raise UserError(f"{source}: workloads: the name {duplicates[0]!r} is used twice; give the [[workloads]] different names")
     repeats = RepeatPolicy(
