@@ -175,3 +175,19 @@ def test_phases_are_modelled_with_argv_commands(tmp_path):
     assert phases.post_point == (("nvme", "smart-log", "/dev/nvme0"),)
     assert phases.precondition.workload.options == {"rw": "write", "bs": "128k", "loops": "2"}
     assert (phases.precondition.scope, phases.precondition.discard_first) == ("before_each_write", True)
+
+
+def test_without_fio_option_names_are_not_checked_but_types_still_are(tmp_path, monkeypatch):
+    from iolab.plan import fio_options
+
+    monkeypatch.setattr(fio_options.shutil, "which", lambda name: None)
+    for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.is_alias):
+        cached.cache_clear()
+    try:
+        plan = load_plan(write(tmp_path / "p.toml", "[options]\nnot_an_option = 1\n"))
+        assert plan.workloads[0].options == {"not_an_option": "1"}
+        with pytest.raises(UserError, match=r"axes.iodepth\[0\]"):
+            load_plan(write(tmp_path / "q.toml", "[axes]\niodepth = [0]\n"))
+    finally:
+        for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.is_alias):
+            cached.cache_clear()

@@ -77,7 +77,7 @@ def _check_node(node: ast.AST, text: str, where: str, known: set[str]) -> None:
         raise UserError(f"{where}: {text!r}: lists may hold only literals")
     if isinstance(node, ast.Compare):
         lefts = [node.left, *node.comparators[:-1]]
-        for op, left, right in zip(node.ops, lefts, node.comparators):
+        for op, left, right in zip(node.ops, lefts, node.comparators, strict=True):
             is_list = isinstance(right, (ast.List, ast.Tuple))
             if isinstance(op, (ast.In, ast.NotIn)) != is_list or isinstance(left, (ast.List, ast.Tuple)):
                 raise UserError(f"{where}: {text!r}: a list may appear only on the right of 'in' / 'not in'")
@@ -95,7 +95,7 @@ def _evaluate(node: ast.expr, options: Mapping[str, str], rule: ExcludeRule) -> 
         return not _evaluate(node.operand, options, rule)
     if isinstance(node, ast.Compare):
         left = node.left
-        for op, right in zip(node.ops, node.comparators):
+        for op, right in zip(node.ops, node.comparators, strict=True):
             if not _compare(op, left, right, options, rule):
                 return False
             left = right

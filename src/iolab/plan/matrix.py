@@ -94,7 +94,7 @@ def _dimensions(
         if group is None:
             dimensions.append([{axis: v} for v in values])
         elif group[0] == axis:
-            dimensions.append([dict(zip(group, row)) for row in zip(*(axes[a] for a in group))])
+            dimensions.append([dict(zip(group, row, strict=True)) for row in zip(*(axes[a] for a in group), strict=True)])
     return dimensions
 
 
