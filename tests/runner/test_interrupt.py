@@ -79,7 +79,7 @@ def test_sigkill_mid_run_keeps_finished_points_in_a_readable_database(tmp_path, 
     assert run["points_done"] >= 2
     shown = json.loads(iolab("show", str(run["id"]), "--json").stdout)
     done = [p for p in shown["points"] if p["status"] == "ok"]
-    assert [p["name"] for p in done][:2] == ["seq-read", "seq-write"]
+    assert [p["name"] for p in done][:2] == ["seqread-1m-qd32", "seqwrite-1m-qd32"]
     assert all(p["result"]["directions"] for p in done)
     with sqlite3.connect(iolab_home / "iolab.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

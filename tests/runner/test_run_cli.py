@@ -21,7 +21,7 @@ def test_run_on_a_directory_measures_stores_and_cleans_up(tmp_path):
     target.mkdir()
     proc = iolab("run", str(target), *FAST)
     assert proc.returncode == 0, proc.stderr
-    for name in ("seq-read", "seq-write", "rand-read", "rand-write", "lat-read"):
+    for name in ("seqread-1m-qd32", "seqwrite-1m-qd32", "randread-4k-qd32-j4", "randwrite-4k-qd32-j4", "randread-4k-qd1"):
         assert name in proc.stdout
     assert "MB/s" in proc.stdout and "p99 lat" in proc.stdout
     assert list(target.iterdir()) == []  # scratch file removed
@@ -30,14 +30,14 @@ def test_run_on_a_directory_measures_stores_and_cleans_up(tmp_path):
     assert [(r["status"], r["points_done"], r["points_planned"]) for r in runs] == [("complete", 5, 5)]
     shown = json.loads(iolab("show", str(runs[0]["id"]), "--json").stdout)
     by_name = {p["name"]: p for p in shown["points"]}
-    rand_read = by_name["rand-read"]["result"]
+    rand_read = by_name["randread-4k-qd32-j4"]["result"]
     assert rand_read["jobs"] == 4
     read = rand_read["directions"]["read"]
     assert read["bw_bytes"] > 0 and read["iops"] > 0 and read["total_ios"] > 0
     assert float(read["latency"]["percentiles"]["99.0"]) >= read["latency"]["percentiles"]["50.0"]
-    assert by_name["seq-write"]["result"]["directions"]["write"]["bw_bytes"] > 0
-    assert by_name["lat-read"]["options"]["iodepth"] == "1"
-    assert by_name["seq-read"]["target"]["direct"] is True
+    assert by_name["seqwrite-1m-qd32"]["result"]["directions"]["write"]["bw_bytes"] > 0
+    assert by_name["randread-4k-qd1"]["options"]["iodepth"] == "1"
+    assert by_name["seqread-1m-qd32"]["target"]["direct"] is True
 
 
 def test_run_keeps_raw_artifacts_and_per_second_samples(tmp_path):

@@ -91,9 +91,9 @@ def test_blank_device_is_read_only_without_allow_write(tmp_path):
     with loop_device(tmp_path / "blank.img", 64 << 20) as dev:
         proc = iolab("run", dev, *FAST, "--json")
         assert proc.returncode == 0, proc.stderr
-        assert "skipped seq-write, rand-write (writes need --allow-write)" in proc.stderr
+        assert "skipped seqwrite-1m-qd32, randwrite-4k-qd32-j4 (writes need --allow-write)" in proc.stderr
         points = json.loads(proc.stdout)["points"]
-        assert [p["name"] for p in points] == ["seq-read", "rand-read", "lat-read"]
+        assert [p["name"] for p in points] == ["seqread-1m-qd32", "randread-4k-qd32-j4", "randread-4k-qd1"]
         assert all(p["status"] == "ok" for p in points)
 
 

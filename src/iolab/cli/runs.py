@@ -12,20 +12,14 @@ from iolab.cli import app
 from iolab.errors import UserError
 
 
-def parse_size(text: str) -> int:
-    """A byte count as fio writes it: 512, 64k, 4M, 2G, 1T (binary multiples)."""
-    value = text.strip().lower().removesuffix("ib").removesuffix("b")
-    scale = 1
-    if value and value[-1] in "kmgt":
-        scale = 1024 ** ("kmgt".index(value[-1]) + 1)
-        value = value[:-1]
-    try:
-        number = float(value)
-    except ValueError:
-        raise UserError(f"--size {text!r} is not a size: write it like 512M, 4G or 1T") from None
-    if number <= 0:
-        raise UserError(f"--size {text!r} must be positive")
-    return int(number * scale)
+def _size_option(text: str) -> int:
+    """--size as fio writes sizes: 512M, 4G, 1T (binary multiples)."""
+    from iolab.fio.values import parse_size
+
+    value = parse_size(text)
+    if value is None or value <= 0:
+        raise UserError(f"--size {text!r} is not a size: write it like 512M, 4G or 1T")
+    return int(value)
 
 
 @app.command()
@@ -41,20 +35,20 @@ def run(
     from rich.console import Console
 
     from iolab.errors import RunFailed
-    from iolab.plan import presets
+    from iolab.plan import preset
     from iolab.report.terminal import ConsoleProgress
     from iolab.runner.execute import RunOptions, execute
     from iolab.store.db import open_store
 
-    plan = presets.quick(runtime=runtime, ramp=ramp)
+    plan = preset("quick", runtime=runtime, ramp=ramp)
     options = RunOptions(
         targets=targets or ["."],
         allow_write=allow_write,
-        size=parse_size(size) if size else None,
+        size=_size_option(size) if size else None,
         command=shlex.join(["iolab", *sys.argv[1:]]),
     )
     store = open_store()
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     outcome = execute(plan, options, store, ConsoleProgress(err))
     _print_run(store, outcome.run_id, as_json)
     if outcome.failed:

@@ -61,17 +61,18 @@ def fio_version(fio: str = "fio") -> str:
 def point_jobfile(point: Point, log_dir: Path) -> str:
     """The job file of one point: target options, the workload, and 1 s logs.
 
+    Direct I/O is the default; a workload may ask for buffered I/O
+    (direct=0) and gets it.
+
     One job section per point; numjobs clones are reported separately
     (no group_reporting) so iolab aggregates them itself and keeps
     per-job CPU and logs.
     """
     target = point.target
-    options: dict[str, str] = {
-        "filename": target.filename,
-        "size": str(target.size_bytes),
-        "direct": "1" if target.direct else "0",
-    }
+    options: dict[str, str] = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1"}
     options.update(point.options)
+    if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
+        options["direct"] = "0"
     prefix = str(log_dir / LOG_PREFIX)
     options.update(
         {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -19,11 +20,133 @@ class Workload:
     target: str | None = None
 
 
+@dataclass(frozen=True)
+class RepeatPolicy:
+    """How often each point runs, and whether runs of different points alternate.
+
+    With `adaptive`, `count` is the minimum; the runner adds runs while the
+    coefficient of variation of the point's primary metric stays above
+    `cov_target`, up to `max_count` runs (PTS-style dynamic run count, rather
+    than discarding whole sets like pbench). `interleave` runs repeat 0 of
+    every point, then repeat 1 of every point, ..., so slow drift of the
+    system spreads over all points instead of biasing the ones run last.
+    """
+
+    count: int = 1
+    adaptive: bool = False
+    cov_target: float = 0.05
+    max_count: int = 10
+    interleave: bool = False
+    metric: Literal["auto", "iops", "bw", "lat_mean"] = "auto"
+
+
+PreconditionScope = Literal["once", "before_each_write"]
+
+
+@dataclass(frozen=True)
+class Precondition:
+    """A fio job that puts the target into a known state before measuring.
+
+    It is not a measured point (its output is kept, not analysed): for an
+    SSD, writing the whole capacity twice sequentially (SNIA PTS WIPC).
+    `scope` says whether it runs once per target before the first point, or
+    before every point that writes. `discard_first` trims the whole target
+    just before it (the PTS purge, with TRIM standing in for a secure erase).
+    """
+
+    workload: Workload
+    scope: PreconditionScope = "once"
+    discard_first: bool = False
+
+
+@dataclass(frozen=True)
+class Phases:
+    """Steps the runner performs around the measured points.
+
+    Commands are argv lists (never shell strings); the runner executes them.
+    `discard_before_writes` trims the whole target (blkdiscard or fstrim)
+    before each point that writes, so every write test starts from the same
+    state; `drop_caches` drops the page cache before each point.
+    """
+
+    precondition: Precondition | None = None
+    discard_before_writes: bool = False
+    drop_caches: bool = False
+    pre_point: tuple[tuple[str, ...], ...] = ()
+    post_point: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class QdSearch:
+    """An adaptive queue-depth sweep of one workload (see `iolab.plan.adaptive`).
+
+    `base` carries every option except `iodepth`; the runner asks
+    `next_queue_depths` which depths to run next and builds each point with
+    `workload_at_qd(base, qd)`.
+    """
+
+    base: Workload
+    start: int = 1
+    max_qd: int = 256
+    fraction: float = 0.90
+    plateau_gain: float = 0.05
+    resolution: float = 0.25
+
+
+@dataclass(frozen=True)
+class LatencyCurve:
+    """Latency under fixed load: an unthrottled probe, then rate-limited runs.
+
+    The runner runs `probe`, reads its total IOPS and passes it to
+    `iolab.plan.presets.latency_curve_workloads` with `fractions`.
+    """
+
+    probe: Workload
+    fractions: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class SteadyRounds:
+    """SNIA-PTS-style rounds: run `round` repeatedly until steady or `max_rounds`.
+
+    After each round the runner passes the tracking metric of every round so
+    far to `iolab.plan.steady.steady_state` and stops when it says so.
+    """
+
+    round: tuple[Workload, ...]
+    window: int = 5
+    range_frac: float = 0.20
+    slope_frac: float = 0.10
+    max_rounds: int = 25
+    metric: Literal["iops", "bw", "lat_mean"] = "iops"
+
+
 @dataclass
 class Plan:
-    """A named list of workloads with the settings that apply to all of them."""
+    """A named list of workloads with the settings that apply to all of them.
+
+    `workloads` are fixed points. Open-ended parts whose points depend on
+    measurements (`qd_searches`, `latency_curve`, `steady_rounds`) are run
+    after them by the runner, which calls the pure decision functions in
+    `iolab.plan`. `repeat` is the run count per point; `repeats` holds the
+    full policy and agrees with it.
+    """
 
     name: str
     workloads: list[Workload]
     targets: list[str] = field(default_factory=list)
     repeat: int = 1
+    description: str = ""
+    target_groups: dict[str, list[str]] = field(default_factory=dict)
+    repeats: RepeatPolicy | None = None
+    phases: Phases = field(default_factory=Phases)
+    qd_searches: list[QdSearch] = field(default_factory=list)
+    latency_curve: LatencyCurve | None = None
+    steady_rounds: SteadyRounds | None = None
+
+    def __post_init__(self) -> None:
+        """Keep `repeat` and `repeats.count` one number, whichever the caller set."""
+        if self.repeats is None:
+            self.repeats = RepeatPolicy(count=self.repeat)
+        else:
+            self.repeat = self.repeats.count

@@ -7,6 +7,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from iolab.fio.values import parse_seconds
+
 TargetKind = Literal["file", "directory", "block"]
 
 
@@ -67,7 +69,9 @@ class Point:
     @property
     def expected_seconds(self) -> float:
         """Wall time fio should take: ramp plus runtime for time-based jobs."""
-        return float(self.options.get("ramp_time", 0)) + float(self.options.get("runtime", 0))
+        ramp = parse_seconds(self.options.get("ramp_time", "0")) or 0.0
+        runtime = parse_seconds(self.options.get("runtime", "0")) or 0.0
+        return ramp + runtime
 
     def to_dict(self) -> dict:
         return asdict(self)

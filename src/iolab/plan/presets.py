@@ -1,29 +1,190 @@
-"""Built-in plans."""
+"""Built-in plans: each a function returning a `Plan`, with no target.
+
+The runner supplies targets. Defaults follow the methodology the project
+stands for: libaio, time-based runs with a ramp; the runner adds direct I/O
+where the target supports it, and reports numjobs clones separately so it
+can sum and pool them itself. Durations at default settings come from
+`iolab.plan.estimate`.
+"""
 
 from __future__ import annotations
 
-from iolab.models import Plan, Workload
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-QUICK_RAMP_S = 2
-QUICK_RUNTIME_S = 8
+from iolab.errors import UserError
+from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, SteadyRounds, Workload
+from iolab.plan.matrix import expand, workload_name
+
+DOUBLING_QD = tuple(2**i for i in range(9))  # 1..256
+DOUBLING_THREADS = tuple(2**i for i in range(7))  # 1..64
+BLOCK_SIZES = ("4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m")
+# fio's file-operation engines: their "I/O" is one create/stat/unlink per
+# file, reported as `iops`; they need `directory=` (not `filename=`).
+METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
 
 
-def _timed(runtime: int, ramp: int, **options: str) -> dict[str, str]:
-    base = {"ioengine": "libaio", "time_based": "1", "runtime": str(runtime), "ramp_time": str(ramp),
-            "randrepeat": "0", "norandommap": "1"}
-    base.update(options)
-    return base
+def timed(runtime: float, ramp: float, **options: str | int) -> dict[str, str]:
+    """Options of a time-based libaio O_DIRECT job, plus the given ones."""
+    if runtime <= 0 or ramp < 0:
+        raise UserError(f"runtime must be > 0 and ramp >= 0 seconds, got runtime={runtime}, ramp={ramp}")
+    base = {
+        "ioengine": "libaio", "time_based": "1",
+        "runtime": f"{runtime:g}s", "ramp_time": f"{ramp:g}s",
+    }
+    return {**base, **{k: str(v) for k, v in options.items()}}
 
 
-def quick(runtime: int = QUICK_RUNTIME_S, ramp: int = QUICK_RAMP_S) -> Plan:
-    """Five points that characterise a drive in about a minute (ramp + runtime each)."""
+def quick(runtime: float = 8, ramp: float = 2) -> Plan:
+    """Five points, about a minute: sequential and random throughput, QD1 latency."""
+    points = [
+        ("seqread-1m-qd32", dict(rw="read", bs="1m", iodepth=32, numjobs=1)),
+        ("seqwrite-1m-qd32", dict(rw="write", bs="1m", iodepth=32, numjobs=1)),
+        ("randread-4k-qd32-j4", dict(rw="randread", bs="4k", iodepth=32, numjobs=4)),
+        ("randwrite-4k-qd32-j4", dict(rw="randwrite", bs="4k", iodepth=32, numjobs=4)),
+        ("randread-4k-qd1", dict(rw="randread", bs="4k", iodepth=1, numjobs=1)),
+    ]
+    workloads = [Workload(name, timed(runtime, ramp, **opts)) for name, opts in points]
+    return Plan(name="quick", workloads=workloads, description="sequential 1 MiB and random 4 KiB throughput, 4 KiB QD1 latency")
+
+
+def qd_sweep(runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_qd: int = 256) -> Plan:
+    """4 KiB random read and 128 KiB sequential read over queue depth 1..max_qd.
+
+    Adaptive: the points are chosen while running (see iolab.plan.adaptive);
+    the plan then carries one QdSearch per workload and no fixed workloads.
+    """
+    bases = [
+        Workload("randread-4k", timed(runtime, ramp, rw="randread", bs="4k", numjobs=1)),
+        Workload("seqread-128k", timed(runtime, ramp, rw="read", bs="128k", numjobs=1)),
+    ]
+    description = "where queue depth stops paying: throughput and latency against QD"
+    if adaptive:
+        searches = [QdSearch(base=b, max_qd=max_qd) for b in bases]
+        return Plan(name="qd-sweep", workloads=[], qd_searches=searches, description=description)
+    depths = [str(q) for q in DOUBLING_QD if q <= max_qd]
+    workloads = [w for b in bases for w in expand(b.name, b.options, {"iodepth": depths})]
+    return Plan(name="qd-sweep", workloads=workloads, description=description)
+
+
+def jobs_sweep(runtime: float = 10, ramp: float = 2, threads: Sequence[int] = DOUBLING_THREADS) -> Plan:
+    """4 KiB random and 1 MiB sequential reads, QD1 per job, as the job count doubles 1..64."""
+    counts = [str(n) for n in threads]
+    workloads = [
+        w for rw, bs in (("randread", "4k"), ("read", "1m"))
+        for w in expand(f"{rw}-{bs}-qd1", timed(runtime, ramp, rw=rw, bs=bs, iodepth=1), {"numjobs": counts})
+    ]
+    return Plan(name="jobs-sweep", workloads=workloads, description="scaling with concurrent jobs (threads, clients)")
+
+
+def bs_sweep(runtime: float = 10, ramp: float = 2, iodepth: int = 32) -> Plan:
+    """Sequential and random reads over block sizes 4 KiB..4 MiB at one queue depth."""
+    workloads = [
+        w for rw in ("read", "randread")
+        for w in expand(f"{rw}-qd{iodepth}", timed(runtime, ramp, rw=rw, iodepth=iodepth, numjobs=1), {"bs": list(BLOCK_SIZES)})
+    ]
+    return Plan(name="bs-sweep", workloads=workloads, description="throughput and IOPS against block size")
+
+
+def latency_curve(runtime: float = 10, ramp: float = 2, fractions: Sequence[float] | None = None) -> Plan:
+    """Latency at 10..100% of the measured maximum 4 KiB random-read IOPS.
+
+    The probe (unthrottled, QD32 x 4 jobs) measures the maximum; the runner
+    then builds the rate-limited points with `latency_curve_workloads`.
+    """
+    probe = Workload("randread-4k-qd32-j4", timed(runtime, ramp, rw="randread", bs="4k", iodepth=32, numjobs=4))
+    curve = LatencyCurve(probe=probe) if fractions is None else LatencyCurve(probe=probe, fractions=tuple(fractions))
+    return Plan(name="latency-curve", workloads=[], latency_curve=curve, description="latency against offered load (10-100% of max IOPS)")
+
+
+def latency_curve_workloads(probe: Workload, max_iops: float, fractions: Sequence[float]) -> list[Workload]:
+    """The probe rate-limited to each fraction of `max_iops` (total over all jobs).
+
+    fio's rate_iops limits each job, so the total is divided by numjobs;
+    the probe's queue depth is kept so every rate stays reachable.
+    """
+    if not max_iops > 0:
+        raise UserError(f"latency curve: the probe measured {max_iops} IOPS; nothing to scale")
+    jobs = int(probe.options.get("numjobs", "1"))
+    workloads = []
+    for fraction in fractions:
+        if not 0 < fraction <= 1:
+            raise UserError(f"latency curve: load fraction {fraction} is outside (0, 1]")
+        per_job = max(1, math.floor(max_iops * fraction / jobs))
+        name = workload_name(probe.name, {"load": f"{round(fraction * 100)}pct"})
+        workloads.append(Workload(name, {**probe.options, "rate_iops": str(per_job)}, probe.target))
+    return workloads
+
+
+def metadata(threads: Sequence[int] = DOUBLING_THREADS, files_per_thread: int = 1000, runtime: float = 10) -> Plan:
+    """File create, stat and remove rates (as mdtest reports them) as threads double 1..64.
+
+    For each thread count: create, then stat, then remove the same files
+    (a shared filename_format makes the three phases address the same
+    names), so the directory ends empty. filestat/filedelete lay out files
+    that are missing before timing starts, so each phase also stands alone.
+    `runtime` caps each phase (not time-based: every file is done once).
+    """
+    workloads = []
+    for n in threads:
+        common = {
+            "thread": "1", "numjobs": str(n), "nrfiles": str(files_per_thread), "filesize": "4k",
+            "openfiles": "1", "group_reporting": "1", "filename_format": "iolab-md.$jobnum.$filenum",
+            "runtime": f"{runtime:g}s",
+        }
+        for op, engine in (("create", "filecreate"), ("stat", "filestat"), ("remove", "filedelete")):
+            workloads.append(Workload(workload_name(op, {"numjobs": str(n)}), {**common, "ioengine": engine}))
+    return Plan(name="metadata", workloads=workloads, description="file create/stat/remove rates against thread count")
+
+
+def uses_directory(workload: Workload) -> bool:
+    """Whether the runner must pass the target as `directory=` (file-operation engines)."""
+    return workload.options.get("ioengine") in METADATA_ENGINES
+
+
+def ssd_steady(round_runtime: float = 60, max_rounds: int = 25) -> Plan:
+    """SNIA-PTS-style: purge (discard), write the capacity twice, then rounds to steady state.
+
+    Each round is 4 KiB random write at QD32 x 4 jobs (the PTS enterprise
+    IOPS tracking point); the runner judges rounds with
+    `iolab.plan.steady.steady_state` and reports the steady window, or that
+    it was not reached by `max_rounds`.
+    """
+    precondition = Workload("precondition-seqwrite-128k-2x", {
+        "ioengine": "libaio", "direct": "1", "rw": "write", "bs": "128k", "iodepth": "32",
+        "numjobs": "1", "loops": "2",
+    })
+    round_workload = Workload("round-randwrite-4k-qd32-j4", timed(round_runtime, 0, rw="randwrite", bs="4k", iodepth=32, numjobs=4))
     return Plan(
-        name="quick",
-        workloads=[
-            Workload("seq-read", _timed(runtime, ramp, rw="read", bs="1M", iodepth="32", numjobs="1")),
-            Workload("seq-write", _timed(runtime, ramp, rw="write", bs="1M", iodepth="32", numjobs="1")),
-            Workload("rand-read", _timed(runtime, ramp, rw="randread", bs="4k", iodepth="32", numjobs="4")),
-            Workload("rand-write", _timed(runtime, ramp, rw="randwrite", bs="4k", iodepth="32", numjobs="4")),
-            Workload("lat-read", _timed(runtime, ramp, rw="randread", bs="4k", iodepth="1", numjobs="1")),
-        ],
+        name="ssd-steady", workloads=[], description="SSD write IOPS at steady state (SNIA PTS style)",
+        phases=Phases(precondition=Precondition(precondition, scope="once", discard_first=True)),
+        steady_rounds=SteadyRounds(round=(round_workload,), max_rounds=max_rounds),
     )
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A registry entry: `iolab presets` prints name, what it measures and a duration."""
+
+    name: str
+    measures: str
+    build: Callable[..., Plan]
+
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("quick", "sequential 1 MiB and random 4 KiB read/write throughput, 4 KiB QD1 latency", quick),
+    Preset("qd-sweep", "throughput and latency vs queue depth 1-256 (4 KiB random, 128 KiB sequential read)", qd_sweep),
+    Preset("jobs-sweep", "scaling with job count 1-64 (4 KiB random, 1 MiB sequential read, QD1 each)", jobs_sweep),
+    Preset("bs-sweep", "throughput vs block size 4 KiB-4 MiB (sequential and random read, QD32)", bs_sweep),
+    Preset("latency-curve", "latency at 10-100% of the measured maximum 4 KiB random-read IOPS", latency_curve),
+    Preset("metadata", "file create/stat/remove rates vs threads 1-64 (like mdtest)", metadata),
+    Preset("ssd-steady", "SSD random-write IOPS at steady state (purge, 2x precondition, PTS rounds)", ssd_steady),
+)}
+
+
+def preset(name: str, **settings: object) -> Plan:
+    """The preset `name` built with `settings`; an unknown name is a UserError listing the choices."""
+    if name not in PRESETS:
+        raise UserError(f"no preset {name!r}; choose one of: {', '.join(PRESETS)}")
+    return PRESETS[name].build(**settings)

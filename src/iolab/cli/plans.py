@@ -1,0 +1,63 @@
+"""Commands about plans: `presets` (what is built in) and `plan check` (validate a plan file)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from iolab.cli import app
+from iolab.errors import UserError
+
+plan_app = typer.Typer(help="Check and inspect plan files.", no_args_is_help=True)
+app.add_typer(plan_app, name="plan")
+
+
+def _duration(seconds: float) -> str:
+    """A short human duration: 52s, 3m42s, 1h05m."""
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+@app.command()
+def presets() -> None:
+    """List the built-in plans: name, what each measures, estimated duration per target."""
+    from iolab.plan.estimate import estimate_seconds
+    from iolab.plan.presets import PRESETS
+
+    for entry in PRESETS.values():
+        plan = entry.build()
+        capped = any(w.options.get("time_based") != "1" for w in plan.workloads)
+        bound = "up to " if plan.qd_searches or plan.steady_rounds or capped else ""
+        extra = " + precondition" if plan.phases.precondition else ""
+        estimate = f"{bound}{_duration(estimate_seconds(plan))}{extra}"
+        typer.echo(f"{entry.name:<14} {estimate:<26} {entry.measures}")
+
+
+@plan_app.command("check")
+def check(file: Path = typer.Argument(..., help="A TOML plan (*.toml) or a fio job file.")) -> None:
+    """Validate a plan and print the points it expands to (exit 2 on errors)."""
+    from iolab.plan.estimate import estimate_seconds
+    from iolab.plan.planfile import load_plan
+
+    try:
+        plan = load_plan(file)
+    except UserError as exc:
+        print(f"iolab: {exc}", file=sys.stderr)
+        raise typer.Exit(code=exc.exit_code) from None
+    repeats = plan.repeats
+    assert repeats is not None
+    mode = f"{repeats.count}" + (f" (adaptive to CoV {repeats.cov_target:.0%}, max {repeats.max_count})" if repeats.adaptive else "")
+    typer.echo(f"plan {plan.name}: {len(plan.workloads)} workloads, repeat {mode}"
+               + (", interleaved" if repeats.interleave else ""))
+    typer.echo(f"targets: {', '.join(plan.targets) if plan.targets else '(from the command line)'}")
+    for workload in plan.workloads:
+        options = " ".join(f"{k}={v}" if v != "" else k for k, v in workload.options.items())
+        where = f" @ {workload.target}" if workload.target else ""
+        typer.echo(f"  {workload.name}{where}: {options}")
+    typer.echo(f"estimated duration: {_duration(estimate_seconds(plan))}")

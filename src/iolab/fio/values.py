@@ -1,0 +1,63 @@
+"""fio option values: turning plan scalars into fio strings and back into numbers.
+
+Plans hold TOML scalars (1, "4k", true); fio job files hold strings. Exclude
+rules and duration estimates need numbers again, with fio's own suffixes:
+sizes use base 1024 (fio's default kb_base), times default to seconds.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE)
+_TIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*$", re.IGNORECASE)
+_SIZE_FACTOR = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
+_TIME_FACTOR = {
+    "us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "sec": 1.0,
+    "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0,
+}
+
+# Options whose plain numbers are seconds (fio's time-postfix options that the
+# plan side reasons about); everything else numeric is a count or a size.
+TIME_OPTIONS = frozenset({
+    "runtime", "ramp_time", "startdelay", "steadystate_duration", "ss_dur",
+    "steadystate_ramp_time", "ss_ramp", "timeout",
+})
+
+
+def to_fio_string(value: bool | int | float | str) -> str:
+    """The job-file spelling of a TOML scalar: booleans become fio's 1/0."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def parse_size(text: str) -> float | None:
+    """Bytes in a fio size ("4k", "1MiB", "512"), or None if it is not one."""
+    match = _SIZE.match(text)
+    if not match:
+        return None
+    return float(match.group(1)) * _SIZE_FACTOR[match.group(2).lower()]
+
+
+def parse_seconds(text: str) -> float | None:
+    """Seconds in a fio time value ("30", "30s", "2m", "500ms"), or None."""
+    match = _TIME.match(text)
+    if not match:
+        return None
+    return float(match.group(1)) * _TIME_FACTOR[(match.group(2) or "s").lower()]
+
+
+def option_number(key: str, text: str) -> float | None:
+    """The numeric value of option `key`, using time units for time options."""
+    return parse_seconds(text) if key in TIME_OPTIONS else parse_size(text)
+
+
+def is_flag_on(options: dict[str, str], key: str) -> bool:
+    """Whether a boolean fio option is set: a bare flag ("") or a non-zero value."""
+    if key not in options:
+        return False
+    value = options[key].strip()
+    return value == "" or value not in ("0", "false", "off", "no")

@@ -1,0 +1,81 @@
+"""Adaptive queue-depth search: find where throughput reaches 90% of its peak.
+
+A full sweep 1..256 runs nine depths and still only brackets the knee
+between two powers of two. Here the depth doubles only until throughput
+stops growing (the peak is then known), and the gap around the first depth
+reaching `fraction` of the peak (QD_90, the headline knee of
+docs/reference analysis section 6) is bisected until it is narrow.
+
+`next_queue_depths` is pure and stateless: it re-derives where the search is
+from the measurements alone, so a resumed run continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from iolab.models.plan import QdSearch, Workload
+from iolab.plan.matrix import workload_name
+
+
+def next_queue_depths(measured: Mapping[int, float], search: QdSearch) -> list[int] | None:
+    """The depths to run next, given throughput per depth so far; None when done.
+
+    Doubling phase: depths start, 2*start, 4*start ... up to max_qd, stopping
+    after the first doubling that gained less than `plateau_gain` (or lost).
+    Refinement: bisect (geometrically) between the deepest measured depth
+    below `fraction` x peak and the shallowest one at or above it, until
+    hi <= lo * (1 + resolution) or they are adjacent integers.
+    """
+    if not measured:
+        return [search.start]
+    grid = _doubling_grid(search.start, search.max_qd)
+    done = [qd for qd in grid if qd in measured]
+    if len(done) < len(grid) and not _plateaued(done, measured, search.plateau_gain):
+        return [next(qd for qd in grid if qd not in measured)]
+    bracket = qd_bracket(measured, search.fraction)
+    low, high = bracket
+    if low is None or high - low <= 1 or high <= low * (1 + search.resolution):
+        return None
+    middle = round(math.sqrt(low * high))
+    middle = min(max(middle, low + 1), high - 1)
+    return [middle]
+
+
+def qd_bracket(measured: Mapping[int, float], fraction: float = 0.90) -> tuple[int | None, int]:
+    """(lo, hi): hi is the shallowest depth reaching `fraction` of the peak,
+    lo the deepest measured depth below hi (None if hi is the shallowest measured)."""
+    peak = max(measured.values())
+    depths = sorted(measured)
+    high = next(qd for qd in depths if measured[qd] >= fraction * peak)
+    lower = [qd for qd in depths if qd < high]
+    return (lower[-1] if lower else None, high)
+
+
+def workload_at_qd(base: Workload, qd: int) -> Workload:
+    """The base workload at queue depth `qd`, named like a swept point (``…-qd16``)."""
+    return Workload(name=workload_name(base.name, {"iodepth": str(qd)}), options={**base.options, "iodepth": str(qd)}, target=base.target)
+
+
+def max_runs(search: QdSearch) -> int:
+    """An upper bound on the points a search runs (for duration estimates)."""
+    grid = _doubling_grid(search.start, search.max_qd)
+    # Each geometric bisection halves log(hi/lo), starting from a factor of 2.
+    bisections = max(1, math.ceil(math.log2(math.log(2) / math.log(1 + search.resolution))))
+    return len(grid) + bisections
+
+
+def _doubling_grid(start: int, max_qd: int) -> list[int]:
+    grid = [start]
+    while grid[-1] * 2 <= max_qd:
+        grid.append(grid[-1] * 2)
+    return grid
+
+
+def _plateaued(done: list[int], measured: Mapping[int, float], gain: float) -> bool:
+    """Whether the last doubling added less than `gain` relative throughput."""
+    if len(done) < 2:
+        return False
+    previous, last = measured[done[-2]], measured[done[-1]]
+    return previous > 0 and (last - previous) / previous < gain

@@ -1,0 +1,149 @@
+"""`exclude` rules: a tiny, safe expression language over a workload's options.
+
+A rule such as ``rw == 'randwrite' and iodepth > 64`` drops every expanded
+workload it is true for. It is parsed with `ast` and evaluated by walking
+only the node types allowed here (names, string/number/bool literals, lists
+or tuples of literals, comparisons, and/or/not), so a plan can never run
+code. Comparisons with a number, or ordering comparisons (<, >=, ...), turn
+fio values into numbers with their suffixes ("64k", "30s"); == and != with a
+string compare the text as written.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from iolab.errors import UserError
+from iolab.fio.values import option_number
+
+Literal = str | int | float | bool
+_ORDERING = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+_EQUALITY = {ast.Eq: operator.eq, ast.NotEq: operator.ne}
+
+
+@dataclass(frozen=True)
+class ExcludeRule:
+    """A checked rule; `matches(options)` says whether a workload is excluded."""
+
+    text: str
+    where: str
+    _tree: ast.expr
+
+    def matches(self, options: Mapping[str, str]) -> bool:
+        """True when the rule holds for these options (the workload is dropped)."""
+        return bool(_evaluate(self._tree, options, self))
+
+
+def compile_exclude(text: str, known_names: Iterable[str], where: str) -> ExcludeRule:
+    """Parse and check a rule; `where` names the file and field for error messages.
+
+    Every name must be an axis or an option the plan sets, so a typo fails
+    at load time instead of silently excluding nothing.
+    """
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError as exc:
+        raise UserError(f"{where}: cannot parse {text!r}: {exc.msg}") from None
+    known = set(known_names)
+    if not isinstance(tree, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+        raise UserError(f"{where}: {text!r} is not a condition (write e.g. \"rw == 'randwrite' and iodepth > 64\")")
+    for node in ast.walk(tree):
+        _check_node(node, text, where, known)
+    return ExcludeRule(text=text, where=where, _tree=tree)
+
+
+def _check_node(node: ast.AST, text: str, where: str, known: set[str]) -> None:
+    """Reject any syntax outside the small allowed subset."""
+    allowed = (
+        ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.Compare, ast.Name, ast.Load,
+        ast.Constant, ast.List, ast.Tuple, ast.In, ast.NotIn, *_ORDERING, *_EQUALITY,
+    )
+    if not isinstance(node, allowed):
+        raise UserError(
+            f"{where}: {text!r} uses {type(node).__name__}, which exclude rules do not allow "
+            "(use names, literals, comparisons, and/or/not)"
+        )
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        raise UserError(f"{where}: {text!r}: only 'not' is allowed as a unary operator")
+    if isinstance(node, ast.Constant) and not isinstance(node.value, (str, int, float, bool)):
+        raise UserError(f"{where}: {text!r}: literal {node.value!r} is not a string or number")
+    if isinstance(node, ast.Name) and node.id not in known:
+        names = ", ".join(sorted(known)) or "none"
+        raise UserError(f"{where}: {text!r} names {node.id!r}, which is not an axis or option (known: {names})")
+    if isinstance(node, (ast.List, ast.Tuple)) and not all(isinstance(e, ast.Constant) for e in node.elts):
+        raise UserError(f"{where}: {text!r}: lists may hold only literals")
+    if isinstance(node, ast.Compare):
+        lefts = [node.left, *node.comparators[:-1]]
+        for op, left, right in zip(node.ops, lefts, node.comparators, strict=True):
+            is_list = isinstance(right, (ast.List, ast.Tuple))
+            if isinstance(op, (ast.In, ast.NotIn)) != is_list or isinstance(left, (ast.List, ast.Tuple)):
+                raise UserError(f"{where}: {text!r}: a list may appear only on the right of 'in' / 'not in'")
+    if isinstance(node, (ast.BoolOp, ast.UnaryOp)):
+        operands = node.values if isinstance(node, ast.BoolOp) else [node.operand]
+        if any(not isinstance(o, (ast.Compare, ast.BoolOp, ast.UnaryOp)) for o in operands):
+            raise UserError(f"{where}: {text!r}: and/or/not combine comparisons, not bare names or literals")
+
+
+def _evaluate(node: ast.expr, options: Mapping[str, str], rule: ExcludeRule) -> object:
+    if isinstance(node, ast.BoolOp):
+        values = (_evaluate(v, options, rule) for v in node.values)
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp):
+        return not _evaluate(node.operand, options, rule)
+    if isinstance(node, ast.Compare):
+        left = node.left
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            if not _compare(op, left, right, options, rule):
+                return False
+            left = right
+        return True
+    raise UserError(f"{rule.where}: {rule.text!r} is not a comparison")
+
+
+def _compare(op: ast.cmpop, left: ast.expr, right: ast.expr, options: Mapping[str, str], rule: ExcludeRule) -> bool:
+    """One comparison; an option a workload does not set is never equal to anything."""
+    key = left.id if isinstance(left, ast.Name) else right.id if isinstance(right, ast.Name) else ""
+    if isinstance(op, (ast.In, ast.NotIn)):
+        value = _operand(left, options)
+        if not isinstance(right, (ast.List, ast.Tuple)):
+            raise UserError(f"{rule.where}: {rule.text!r}: 'in' needs a list of literals on its right")
+        members = [e.value for e in right.elts if isinstance(e, ast.Constant)]
+        found = value is not None and any(_equal(key, value, m) for m in members)
+        return found if isinstance(op, ast.In) else not found
+    a, b = _operand(left, options), _operand(right, options)
+    if a is None or b is None:
+        return isinstance(op, ast.NotEq)
+    if type(op) in _EQUALITY:
+        equal = _equal(key, a, b)
+        return equal if isinstance(op, ast.Eq) else not equal
+    x, y = _number(key, a), _number(key, b)
+    if x is None or y is None:
+        raise UserError(f"{rule.where}: {rule.text!r}: cannot order {a!r} and {b!r} (not numbers or fio sizes/times)")
+    compare: Callable[[float, float], bool] = _ORDERING[type(op)]
+    return compare(x, y)
+
+
+def _operand(node: ast.expr, options: Mapping[str, str]) -> Literal | None:
+    if isinstance(node, ast.Name):
+        return options.get(node.id)
+    assert isinstance(node, ast.Constant)
+    return node.value
+
+
+def _equal(key: str, a: Literal, b: Literal) -> bool:
+    """Strings compare as text; a number on either side compares as a number."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    x, y = _number(key, a), _number(key, b)
+    return x is not None and x == y
+
+
+def _number(key: str, value: Literal) -> float | None:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    return option_number(key, value)

@@ -1,0 +1,61 @@
+"""Which option names the installed fio accepts, to catch typos before a run.
+
+The names come from fio itself (`fio --cmdhelp` for job options, `fio
+--enghelp=<engine>` for an engine's own options, `fio --cmdhelp=<name>` to
+resolve aliases such as `ss` or `readwrite`), so they match the fio that
+will run the plan. Answers are cached per process. Without fio, names are
+not checked (the runner reports fio missing when it matters).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+
+_OPTION_LINE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*:", re.MULTILINE)
+_TIMEOUT_S = 10
+
+
+def _fio_output(*args: str) -> str | None:
+    """stdout of `fio args...`, or None when fio is absent or fails."""
+    fio = shutil.which("fio")
+    if fio is None:
+        return None
+    try:
+        done = subprocess.run([fio, *args], capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+@functools.lru_cache(maxsize=None)
+def job_option_names() -> frozenset[str] | None:
+    """fio's job option names (no aliases, no engine options), or None without fio."""
+    text = _fio_output("--cmdhelp")
+    return frozenset(_OPTION_LINE.findall(text)) if text else None
+
+
+@functools.lru_cache(maxsize=None)
+def engine_option_names(engine: str) -> frozenset[str]:
+    """Options an I/O engine adds (e.g. io_uring's `hipri`); empty if unknown."""
+    text = _fio_output(f"--enghelp={engine}")
+    return frozenset(_OPTION_LINE.findall(text)) if text else frozenset()
+
+
+@functools.lru_cache(maxsize=None)
+def is_alias(name: str) -> bool:
+    """Whether fio knows `name` as an alias of an option (fio prints 'alias: name')."""
+    text = _fio_output(f"--cmdhelp={name}")
+    return bool(text) and re.search(rf"^\s*alias:\s*{re.escape(name)}\s*$", text, re.MULTILINE) is not None
+
+
+def unknown_options(names: Iterable[str], engines: Iterable[str]) -> list[str] | None:
+    """The names fio would reject, given the engines the plan uses; None without fio."""
+    known = job_option_names()
+    if known is None:
+        return None
+    engine_known = frozenset().union(*(engine_option_names(e) for e in set(engines)))
+    return [n for n in names if n not in known and n not in engine_known and not is_alias(n)]

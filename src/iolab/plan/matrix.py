@@ -1,0 +1,116 @@
+"""Sweep expansion: base options x axes (cross product, zip groups) - exclude rules.
+
+Every axis is a list of fio values. Axes are crossed in the order given;
+axes named together in a zip group move in lockstep (same length, i-th
+values together) and take the position of the group's first axis. The
+special axis `target` sets `Workload.target` instead of an option.
+Workload names say what varies: the prefix, then one token per axis with
+more than one value, e.g. ``randread-4k-qd32-j4``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+
+from iolab.errors import UserError
+from iolab.models.plan import Workload
+from iolab.plan.exclude import ExcludeRule, compile_exclude
+
+TARGET_AXIS = "target"
+
+# Short name tokens for the axes storage people read at a glance; any other
+# axis shows as key+value (e.g. "rate_iops5000").
+_TOKEN_PREFIX = {
+    "rw": "", "readwrite": "", "bs": "", "ioengine": "", "iodepth": "qd", "numjobs": "j",
+    "rwmixread": "mix", "size": "size", "runtime": "t",
+}
+
+
+def expand(
+    name: str,
+    base: Mapping[str, str],
+    axes: Mapping[str, Sequence[str]],
+    zip_groups: Sequence[Sequence[str]] = (),
+    exclude: Sequence[ExcludeRule | str] = (),
+    target: str | None = None,
+    where: str = "plan",
+) -> list[Workload]:
+    """The workloads of one sweep, in axis order (the last axis varies fastest).
+
+    `base` options apply to every workload and are overridden by axis
+    values. Raises UserError (prefixed with `where`) for an empty axis, a
+    zip group naming an unknown axis or axes of different lengths, or an
+    exclude rule that does not parse.
+    """
+    for axis, values in axes.items():
+        if len(values) == 0:
+            raise UserError(f"{where}: axes.{axis} is empty; give at least one value")
+        if len(set(values)) != len(values):
+            raise UserError(f"{where}: axes.{axis} repeats a value: {list(values)}")
+    rules = [
+        rule if isinstance(rule, ExcludeRule)
+        else compile_exclude(rule, [*base, *axes], f"{where}: exclude[{i}]")
+        for i, rule in enumerate(exclude)
+    ]
+    dimensions = _dimensions(axes, zip_groups, where)
+    varying = [axis for axis, values in axes.items() if len(values) > 1 and axis != TARGET_AXIS]
+    workloads: list[Workload] = []
+    for combination in itertools.product(*dimensions):
+        setting: dict[str, str] = {}
+        for group in combination:
+            setting.update(group)
+        options = {**base, **{k: v for k, v in setting.items() if k != TARGET_AXIS}}
+        if any(rule.matches({**options, **setting}) for rule in rules):
+            continue
+        workloads.append(Workload(
+            name=workload_name(name, {axis: setting[axis] for axis in varying}),
+            options=options,
+            target=setting.get(TARGET_AXIS, target),
+        ))
+    _check_unique(workloads, where)
+    return workloads
+
+
+def _dimensions(
+    axes: Mapping[str, Sequence[str]], zip_groups: Sequence[Sequence[str]], where: str
+) -> list[list[dict[str, str]]]:
+    """One list of partial settings per independent dimension of the product."""
+    zipped: dict[str, Sequence[str]] = {}
+    for i, group in enumerate(zip_groups):
+        for axis in group:
+            if axis not in axes:
+                raise UserError(f"{where}: zip[{i}] names {axis!r}, which is not an axis")
+            if axis in zipped:
+                raise UserError(f"{where}: zip[{i}]: axis {axis!r} is already in another zip group")
+            zipped[axis] = group
+        lengths = {axis: len(axes[axis]) for axis in group}
+        if len(set(lengths.values())) > 1:
+            raise UserError(f"{where}: zip[{i}] axes must have the same number of values, got {lengths}")
+    dimensions: list[list[dict[str, str]]] = []
+    for axis, values in axes.items():
+        group = zipped.get(axis)
+        if group is None:
+            dimensions.append([{axis: v} for v in values])
+        elif group[0] == axis:
+            dimensions.append([dict(zip(group, row, strict=True)) for row in zip(*(axes[a] for a in group), strict=True)])
+    return dimensions
+
+
+def workload_name(prefix: str, varying: Mapping[str, str]) -> str:
+    """`prefix` plus a token per varying axis, safe as a file-name component."""
+    tokens = [prefix] if prefix else []
+    for axis, value in varying.items():
+        token = f"{_TOKEN_PREFIX.get(axis, axis)}{value}"
+        tokens.append(re.sub(r"[^A-Za-z0-9._%+=]+", "_", token))
+    return "-".join(tokens) or "job"
+
+
+def _check_unique(workloads: Sequence[Workload], where: str) -> None:
+    seen: set[tuple[str, str | None]] = set()
+    for workload in workloads:
+        key = (workload.name, workload.target)
+        if key in seen:
+            raise UserError(f"{where}: two workloads are both named {workload.name!r}; give the sweeps different names")
+        seen.add(key)

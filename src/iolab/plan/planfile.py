@@ -1,0 +1,277 @@
+"""Loading plans: TOML plan files and raw fio job files, into a checked `Plan`.
+
+Every problem is a UserError of the form ``<file>: <field>: <problem>`` so a
+user can go straight to the line. pydantic (structure) is imported inside
+`load_plan`, keeping CLI start-up fast.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from iolab.errors import UserError
+from iolab.fio.jobfile import JobSection, read_jobfile
+from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
+from iolab.plan.fio_options import unknown_options
+from iolab.fio.values import is_flag_on, to_fio_string
+from iolab.plan.matrix import TARGET_AXIS, expand
+
+if TYPE_CHECKING:
+    from iolab.plan.schema import PhasesSpec, PlanSpec, SweepSpec
+
+TOML_SUFFIXES = (".toml",)
+RW_MODES = frozenset({
+    "read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite",
+    "randrw", "trimwrite", "randtrimwrite",
+})
+# The runner derives these from the target; a plan names targets instead.
+RUNNER_OWNED = frozenset({"filename", "directory"})
+# Options that only order jobs inside one fio invocation; each iolab point is its own invocation.
+JOB_ORDERING = frozenset({"stonewall", "wait_for", "new_group"})
+
+_SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE)
+_TIME_TEXT = re.compile(r"^\d+(\.\d+)?\s*(us|usec|ms|msec|s|sec|m|min|h|d)?$", re.IGNORECASE)
+
+
+def load_plan(path: str | Path) -> Plan:
+    """A plan from a TOML plan file (``*.toml``) or a raw fio job file (anything else)."""
+    path = Path(path)
+    if path.suffix.lower() in TOML_SUFFIXES:
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise UserError(f"cannot read plan {path}: {exc.strerror}") from None
+        return parse_plan(text, source=str(path), base_dir=path.parent)
+    return plan_from_jobfile(path)
+
+
+def plan_from_jobfile(path: str | Path) -> Plan:
+    """A job file as a plan: one workload per job section, honoured as written."""
+    path = Path(path)
+    sections = read_jobfile(path)
+    workloads = jobfile_workloads(sections, str(path))
+    return Plan(name=path.stem, workloads=workloads)
+
+
+def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
+    """Check and expand a TOML plan; `source` names the file in errors."""
+    from pydantic import ValidationError
+
+    from iolab.plan.schema import PlanSpec, error_lines
+
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{source}: not valid TOML: {exc}") from None
+    if isinstance(raw.get("repeat"), int) and not isinstance(raw.get("repeat"), bool):
+        raw["repeat"] = {"count": raw["repeat"]}
+    try:
+        spec = PlanSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise UserError("\n".join(f"{source}: {line}" for line in error_lines(exc))) from None
+    name = spec.name or Path(source).stem
+    targets = _resolve_targets(spec.targets, spec.target_groups, source, "targets")
+    sweeps: Sequence[SweepSpec] = spec.workloads or [spec]
+    workloads: list[Workload] = []
+    for index, sweep in enumerate(sweeps):
+        where = f"workloads[{index}]." if spec.workloads else ""
+        workloads.extend(_expand_sweep(spec, sweep, where, source, base_dir))
+    keys = [(w.name, w.target) for w in workloads]
+    duplicates = sorted({name for name, target in keys if keys.count((name, target)) > 1})
+    if duplicates:
+        raise UserError(f"{source}: workloads: the name {duplicates[0]!r} is used twice; give the [[workloads]] different names")
+    repeats = RepeatPolicy(
+        count=spec.repeat.count, adaptive=spec.repeat.adaptive, cov_target=spec.repeat.cov_target,
+        max_count=max(spec.repeat.max, spec.repeat.count), interleave=spec.repeat.interleave,
+        metric=spec.repeat.metric,
+    )
+    return Plan(
+        name=name, workloads=workloads, targets=targets, description=spec.description,
+        target_groups={k: list(v) for k, v in spec.target_groups.items()}, repeats=repeats,
+        phases=_phases(spec.phases, source),
+    )
+
+
+def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, base_dir: Path) -> list[Workload]:
+    """One [[workloads]] entry (or the top level), inheriting the top level's settings."""
+    options = _fio_options(plan.options, source, "options")
+    axes = _axes(plan.axes, plan.target_groups, source, "axes")
+    zip_groups, exclude = list(plan.zip), list(plan.exclude)
+    if sweep is not plan:
+        options.update(_fio_options(sweep.options, source, f"{where}options"))
+        axes.update(_axes(sweep.axes, plan.target_groups, source, f"{where}axes"))
+        zip_groups += sweep.zip
+        exclude += sweep.exclude
+    job = sweep.job or plan.job
+    target = sweep.target or plan.target
+    names = [*options, *(axis for axis in axes if axis != TARGET_AXIS)]
+    _check_option_names(names, [*options.items(), *_axis_items(axes)], source, where)
+    context = f"{source}: {where[:-1]}" if where else source
+    prefix = sweep.name if sweep is not plan else ""
+    if job is None:
+        return expand(prefix, options, axes, zip_groups, exclude, target=target, where=context)
+    job_path = base_dir / job
+    bases = jobfile_workloads(read_jobfile(job_path), str(job_path))
+    workloads: list[Workload] = []
+    for base in bases:
+        workloads.extend(expand(
+            base.name if len(bases) > 1 or not prefix else prefix, {**base.options, **options}, axes, zip_groups, exclude,
+            target=target or base.target, where=context,
+        ))
+    return workloads
+
+
+def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workload]:
+    """Job sections as workloads, refusing files whose jobs fio would run concurrently.
+
+    Each iolab point is one fio invocation, so sections run one after
+    another; that equals fio's own behaviour only when each later job waits
+    (stonewall or wait_for). A file's filename/directory becomes the
+    workload's target, so the runner's safety checks see it.
+    """
+    for section in sections[1:]:
+        if not (is_flag_on(section.options, "stonewall") or "wait_for" in section.options):
+            raise UserError(
+                f"{source}: [{section.name}]: fio runs this job concurrently with the ones before it; "
+                "iolab runs one job per point, so add 'stonewall' to run jobs in turn, or split the file"
+            )
+    engines = [s.options.get("ioengine", "psync") for s in sections]
+    for section in sections:
+        unknown = unknown_options(section.options, engines)
+        if unknown:
+            raise UserError(f"{source}: [{section.name}]: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)")
+    workloads = []
+    for section in sections:
+        options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in RUNNER_OWNED}
+        target = section.options.get("filename") or section.options.get("directory")
+        workloads.append(Workload(name=section.name, options=options, target=target))
+    return workloads
+
+
+def _resolve_targets(values: Iterable[str], groups: Mapping[str, list[str]], source: str, field: str) -> list[str]:
+    """Targets with group references ("@name") replaced by the group's members."""
+    targets: list[str] = []
+    for i, value in enumerate(values):
+        if value.startswith("@"):
+            if value[1:] not in groups:
+                raise UserError(f"{source}: {field}[{i}]: no target group {value[1:]!r} in [target_groups]")
+            targets.extend(groups[value[1:]])
+        else:
+            targets.append(value)
+    return targets
+
+
+def _fio_options(raw: Mapping[str, Any], source: str, field: str) -> dict[str, str]:
+    """A table of fio options as job-file strings, each value type-checked."""
+    options = {}
+    for key, value in raw.items():
+        if key in RUNNER_OWNED or key == TARGET_AXIS:
+            raise UserError(f"{source}: {field}.{key}: iolab sets this from the target; list paths in 'targets' instead")
+        options[key] = _checked_value(key, value, source, f"{field}.{key}")
+    return options
+
+
+def _axes(raw: Mapping[str, Any], groups: Mapping[str, list[str]], source: str, field: str) -> dict[str, list[str]]:
+    """Axes as lists of fio strings; a scalar is a one-value axis; `target` may name groups."""
+    axes: dict[str, list[str]] = {}
+    for key, values in raw.items():
+        if key in RUNNER_OWNED:
+            raise UserError(f"{source}: {field}.{key}: use the 'target' axis (or 'targets') for paths")
+        if not isinstance(values, list):
+            values = [values]
+        if not values:
+            raise UserError(f"{source}: {field}.{key}: empty axis; give at least one value")
+        checked = [_checked_value(key, v, source, f"{field}.{key}[{i}]") for i, v in enumerate(values)]
+        if key == TARGET_AXIS:
+            checked = _resolve_targets(checked, groups, source, f"{field}.{key}")
+        axes[key] = checked
+    return axes
+
+
+def _axis_items(axes: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    return [(key, value) for key, values in axes.items() for value in values]
+
+
+def _check_option_names(names: Sequence[str], items: Sequence[tuple[str, str]], source: str, where: str) -> None:
+    engines = [value for key, value in items if key == "ioengine"] or ["psync"]
+    unknown = unknown_options(dict.fromkeys(names), engines)
+    if unknown:
+        field = f"{where}options/axes" if where else "options/axes"
+        raise UserError(f"{source}: {field}: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)")
+
+
+def _checked_value(key: str, value: Any, source: str, field: str) -> str:
+    """The fio string for one value, or a UserError saying what type the option takes."""
+    problem = _type_problem(key, value)
+    if problem:
+        raise UserError(f"{source}: {field}: expected {problem}, got {value!r}")
+    return to_fio_string(value)
+
+
+def _type_problem(key: str, value: Any) -> str | None:
+    """What `value` should have been for option `key`, or None if it is fine."""
+    if isinstance(value, (dict, list)) or value is None:
+        return "a single string, number or boolean"
+    if key in ("rw", "readwrite"):
+        return None if value in RW_MODES else f"one of {', '.join(sorted(RW_MODES))}"
+    if key in ("iodepth", "numjobs"):
+        return None if _is_int(value) and value >= 1 else "a whole number >= 1"
+    if key in ("rwmixread", "rwmixwrite"):
+        return None if _is_int(value) and 0 <= value <= 100 else "a whole number from 0 to 100"
+    if key in ("bs", "size", "filesize", "io_size"):
+        ok = (_is_int(value) and value > 0) or (
+            isinstance(value, str) and all(_SIZE_TEXT.match(p.strip()) or p.strip().endswith("%") for p in value.split(","))
+        )
+        return None if ok else "a size such as 4096, '4k' or '1MiB'"
+    if key in ("runtime", "ramp_time"):
+        ok = (_is_int(value) and value >= 0) or (isinstance(value, str) and _TIME_TEXT.match(value.strip()))
+        return None if ok else "a duration such as 30 or '30s' or '2m'"
+    if key in ("ioengine", TARGET_AXIS):
+        return None if isinstance(value, str) and value else "a non-empty string"
+    return None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _phases(spec: PhasesSpec, source: str) -> Phases:
+    precondition = None
+    if spec.precondition is not None:
+        options = _fio_options(spec.precondition.options, source, "phases.precondition.options")
+        _check_option_names(list(options), list(options.items()), source, "phases.precondition.")
+        precondition = Precondition(
+            Workload(name="precondition", options=options),
+            scope=spec.precondition.scope, discard_first=spec.precondition.discard_first,
+        )
+    return Phases(
+        precondition=precondition,
+        discard_before_writes=spec.discard_before_writes,
+        drop_caches=spec.drop_caches,
+        pre_point=_commands(spec.pre_point, source, "phases.pre_point"),
+        post_point=_commands(spec.post_point, source, "phases.post_point"),
+    )
+
+
+def _commands(raw: Sequence[Any], source: str, field: str) -> tuple[tuple[str, ...], ...]:
+    """Commands as argv tuples: a string is split like a shell would (no shell runs it)."""
+    commands = []
+    for i, command in enumerate(raw):
+        if isinstance(command, str):
+            try:
+                argv = shlex.split(command)
+            except ValueError as exc:
+                raise UserError(f"{source}: {field}[{i}]: cannot split {command!r}: {exc}") from None
+        elif isinstance(command, list) and all(isinstance(a, str) for a in command):
+            argv = list(command)
+        else:
+            raise UserError(f"{source}: {field}[{i}]: expected a command string or a list of strings, got {command!r}")
+        if not argv:
+            raise UserError(f"{source}: {field}[{i}]: empty command")
+        commands.append(tuple(argv))
+    return tuple(commands)

@@ -1,0 +1,81 @@
+"""The shape of a TOML plan file, checked with pydantic.
+
+Only the fixed structure lives here (which tables and keys exist, their
+types). fio options and axes have open-ended keys with per-option types, so
+`iolab.plan.planfile` checks those itself. This module imports pydantic at
+top level: import it only inside functions, never from CLI start-up code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Strict(BaseModel):
+    """Unknown keys are typos and "3" is not 3: reject both."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RepeatSpec(_Strict):
+    count: int = Field(default=1, ge=1)
+    adaptive: bool = False
+    cov_target: float = Field(default=0.05, gt=0, lt=1)
+    max: int = Field(default=10, ge=1)
+    interleave: bool = False
+    metric: Literal["auto", "iops", "bw", "lat_mean"] = "auto"
+
+
+class PreconditionSpec(_Strict):
+    options: dict[str, Any]
+    scope: Literal["once", "before_each_write"] = "once"
+    discard_first: bool = False
+
+
+class PhasesSpec(_Strict):
+    precondition: PreconditionSpec | None = None
+    discard_before_writes: bool = False
+    drop_caches: bool = False
+    pre_point: list[Any] = Field(default_factory=list)
+    post_point: list[Any] = Field(default_factory=list)
+
+
+class SweepSpec(_Strict):
+    """A workload group: its own options, axes, zip groups and exclude rules."""
+
+    name: str = ""
+    job: str | None = None
+    target: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    axes: dict[str, Any] = Field(default_factory=dict)
+    zip: list[list[str]] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+
+
+class PlanSpec(SweepSpec):
+    """The whole file: top-level sweep settings are defaults for every [[workloads]] entry."""
+
+    description: str = ""
+    targets: list[str] = Field(default_factory=list)
+    target_groups: dict[str, list[str]] = Field(default_factory=dict)
+    workloads: list[SweepSpec] = Field(default_factory=list)
+    repeat: RepeatSpec = Field(default_factory=RepeatSpec)
+    phases: PhasesSpec = Field(default_factory=PhasesSpec)
+
+
+def error_lines(exc: Any) -> list[str]:
+    """pydantic's errors as "field.path[index]: problem" lines, first two only."""
+    lines = []
+    for error in exc.errors()[:2]:
+        path = ""
+        for part in error["loc"]:
+            path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+        problem = error["msg"]
+        if error["type"] == "extra_forbidden":
+            problem = "unknown key (check the spelling; see docs/plans.md)"
+        elif "input" in error and error["type"] not in ("missing",):
+            problem += f", got {error['input']!r}"
+        lines.append(f"{path or 'plan'}: {problem}")
+    return lines

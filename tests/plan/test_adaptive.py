@@ -1,0 +1,92 @@
+"""Adaptive QD search on synthetic curves: the QD_90 point is bracketed with few runs."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from iolab.models.plan import QdSearch, Workload
+from iolab.plan.adaptive import max_runs, next_queue_depths, qd_bracket, workload_at_qd
+
+SEARCH = QdSearch(base=Workload("randread-4k", {"rw": "randread"}))
+FULL_GRID = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+
+def knee_at_16(qd: int) -> float:
+    """Linear up to QD 16, flat after: a device saturating at 16 outstanding I/Os."""
+    return 1000.0 * min(qd, 16)
+
+
+def flat(qd: int) -> float:
+    return 5000.0
+
+
+def monotonic(qd: int) -> float:
+    """Still growing at 256 (e.g. a striped array): no plateau in range."""
+    return 1000.0 * math.log2(qd + 1)
+
+
+def run_search(curve, search=SEARCH):
+    measured: dict[int, float] = {}
+    order = []
+    while (depths := next_queue_depths(measured, search)) is not None:
+        for qd in depths:
+            assert qd not in measured, f"asked to rerun QD {qd}"
+            measured[qd] = curve(qd)
+            order.append(qd)
+    return order, measured
+
+
+def true_qd90(curve):
+    peak = max(curve(q) for q in range(1, 257))
+    return next(q for q in range(1, 257) if curve(q) >= 0.9 * peak)
+
+
+def full_grid_with_refinement_runs(curve):
+    """Runs a non-adaptive approach needs: the whole doubling grid, then the same refinement."""
+    measured = {qd: curve(qd) for qd in FULL_GRID}
+    runs = len(FULL_GRID)
+    while (depths := next_queue_depths(measured, SEARCH)) is not None:
+        measured.update({qd: curve(qd) for qd in depths})
+        runs += len(depths)
+    return runs
+
+
+def test_knee_at_16_stops_doubling_after_the_plateau_and_refines():
+    order, measured = run_search(knee_at_16)
+    assert order == [1, 2, 4, 8, 16, 32, 11, 13]
+    low, high = qd_bracket(measured)
+    assert (low, high) == (13, 16)
+    assert low < true_qd90(knee_at_16) <= high  # true QD_90 is 15
+    assert len(order) < full_grid_with_refinement_runs(knee_at_16)
+
+
+def test_flat_curve_stops_after_two_runs():
+    order, measured = run_search(flat)
+    assert order == [1, 2]
+    assert qd_bracket(measured) == (None, 1)
+    assert len(order) < full_grid_with_refinement_runs(flat)
+
+
+def test_monotonic_curve_doubles_to_the_cap_then_refines_the_top_gap():
+    order, measured = run_search(monotonic)
+    assert order[:9] == FULL_GRID
+    low, high = qd_bracket(measured)
+    assert low < true_qd90(monotonic) <= high
+    assert high <= low * 1.25
+    assert len(order) <= full_grid_with_refinement_runs(monotonic) <= max_runs(SEARCH)
+
+
+def test_refinement_stops_at_adjacent_depths_and_resumes_from_measurements_alone():
+    measured = {1: 100.0, 2: 200.0, 4: 380.0, 8: 390.0}  # plateau after 4; 90% of 390 first reached at 4
+    assert next_queue_depths(measured, SEARCH) == [3]
+    measured[3] = 300.0
+    assert next_queue_depths(measured, SEARCH) is None  # 3 below, 4 above: adjacent integers
+    assert qd_bracket(measured) == (3, 4)
+
+
+@pytest.mark.parametrize("qd", [1, 12, 256])
+def test_workload_at_qd_sets_iodepth_and_name(qd):
+    w = workload_at_qd(SEARCH.base, qd)
+    assert w.name == f"randread-4k-qd{qd}"
+    assert w.options == {"rw": "randread", "iodepth": str(qd)}

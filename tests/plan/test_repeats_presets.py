@@ -1,0 +1,84 @@
+"""Repeat ordering and the adaptive-repeat gate; presets and their duration estimates."""
+from __future__ import annotations
+
+import pytest
+
+from iolab.errors import UserError
+from iolab.models.plan import RepeatPolicy
+from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds
+from iolab.plan.presets import PRESETS, latency_curve_workloads, preset
+from iolab.plan.repeats import needs_more_runs, run_order
+
+
+def test_interleaved_order_runs_each_pass_over_all_points():
+    assert run_order(["a", "b", "c"], 2, interleave=True) == [("a", 0), ("b", 0), ("c", 0), ("a", 1), ("b", 1), ("c", 1)]
+    assert run_order(["a", "b"], 2, interleave=False) == [("a", 0), ("a", 1), ("b", 0), ("b", 1)]
+
+
+def test_adaptive_repeats_stop_when_cov_is_under_target_or_at_the_cap():
+    policy = RepeatPolicy(count=3, adaptive=True, cov_target=0.05, max_count=5)
+    assert needs_more_runs([100.0, 101.0], policy)  # below the minimum count
+    assert not needs_more_runs([100.0, 101.0, 99.0], policy)  # CoV 1%
+    assert needs_more_runs([100.0, 120.0, 80.0], policy)  # CoV 20%
+    assert not needs_more_runs([100.0, 120.0, 80.0, 100.0, 130.0], policy)  # cap of 5 reached
+    assert not needs_more_runs([100.0, 120.0, 80.0], RepeatPolicy(count=3))  # fixed policy
+
+
+def test_quick_preset_takes_about_a_minute():
+    plan = preset("quick")
+    assert [w.name for w in plan.workloads] == [
+        "seqread-1m-qd32", "seqwrite-1m-qd32", "randread-4k-qd32-j4", "randwrite-4k-qd32-j4", "randread-4k-qd1",
+    ]
+    assert all(w.target is None and "direct" not in w.options and w.options["ramp_time"] == "2s" for w in plan.workloads)
+    assert estimate_seconds(plan) == pytest.approx(5 * (10 + FIO_STARTUP_SECONDS))
+    assert estimate_seconds(preset("quick", runtime=28)) == pytest.approx(5 * (30 + FIO_STARTUP_SECONDS))
+
+
+def test_qd_sweep_fixed_and_adaptive():
+    fixed = preset("qd-sweep")
+    assert [w.options["iodepth"] for w in fixed.workloads[:9]] == [str(2**i) for i in range(9)]
+    adaptive = preset("qd-sweep", adaptive=True)
+    assert adaptive.workloads == [] and [s.base.name for s in adaptive.qd_searches] == ["randread-4k", "seqread-128k"]
+    assert "iodepth" not in adaptive.qd_searches[0].base.options
+    assert estimate_seconds(adaptive) < estimate_seconds(fixed) * 1.5
+
+
+def test_estimate_counts_repeats_and_targets():
+    plan = preset("quick")
+    plan.repeat = 3
+    plan.targets = ["/dev/a", "/dev/b"]
+    assert estimate_seconds(plan) == pytest.approx(2 * 3 * 5 * (10 + FIO_STARTUP_SECONDS))
+
+
+def test_latency_curve_divides_the_rate_between_jobs():
+    probe = preset("latency-curve").latency_curve.probe
+    points = latency_curve_workloads(probe, max_iops=400_000, fractions=[0.1, 0.5, 1.0])
+    assert [(w.name, w.options["rate_iops"]) for w in points] == [
+        ("randread-4k-qd32-j4-load10pct", "10000"),
+        ("randread-4k-qd32-j4-load50pct", "50000"),
+        ("randread-4k-qd32-j4-load100pct", "100000"),
+    ]
+    with pytest.raises(UserError):
+        latency_curve_workloads(probe, max_iops=0, fractions=[0.5])
+
+
+def test_ssd_steady_purges_preconditions_twice_the_capacity_then_rounds():
+    plan = preset("ssd-steady")
+    pre = plan.phases.precondition
+    assert pre.discard_first and pre.scope == "once"
+    assert pre.workload.options["rw"] == "write" and pre.workload.options["loops"] == "2"
+    assert (plan.steady_rounds.window, plan.steady_rounds.max_rounds) == (5, 25)
+
+
+def test_every_preset_is_targetless_and_unknown_names_are_user_errors():
+    for entry in PRESETS.values():
+        plan = entry.build()
+        assert plan.targets == [] and all(w.target is None for w in plan.workloads)
+    with pytest.raises(UserError, match="choose one of: quick"):
+        preset("fast")
+
+
+def test_metadata_threads_double_with_three_phases_each():
+    plan = preset("metadata")
+    assert [w.name for w in plan.workloads[:3]] == ["create-j1", "stat-j1", "remove-j1"]
+    assert [w.options["numjobs"] for w in plan.workloads[::3]] == ["1", "2", "4", "8", "16", "32", "64"]
