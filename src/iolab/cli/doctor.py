@@ -124,6 +124,7 @@ def lint(
     from iolab.fio.jobfile import read_jobfile
     from iolab.probe import Root
     from iolab.probe.host import read_memory
+    from iolab.report.findings import render_findings
 
     findings = lint_jobs(read_jobfile(jobfile), mem_total_bytes=read_memory(Root("/")))
     if json_out:

@@ -48,7 +48,7 @@ class _Writer:
         elif os.path.isfile(path):
             try:
                 with open(path, "rb") as handle:
-                    data = handle.read(4 * 1024 * 1024)
+                    data = handle.read()  # one big read() fails on /proc/sys (ENOMEM)
             except OSError:
                 return
             self.file(path, data)

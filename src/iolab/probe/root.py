@@ -99,12 +99,12 @@ class Root:
 
     def link_name(self, absolute: str) -> str | None:
         """Last component of a symlink's target (a driver or group name), or None."""
-        try:
-            target = os.readlink(self.path(absolute))
-        except OSError:
+        link = self.path(absolute)
+        if not link.is_symlink():
             return None
         self._note(absolute)
-        return os.path.basename(target.rstrip("/"))
+        # Resolved rather than read, so `../../nvme0` and `..` name the same directory.
+        return os.path.basename(os.path.realpath(link))
 
     @property
     def is_live(self) -> bool:
