@@ -5,11 +5,15 @@ from iolab.models.plan import Plan, Workload
 from iolab.models.point import Point, Target, TargetKind
 from iolab.models.result import PERCENTILES, DirectionResult, LatencyStats, Result, Sample
 from iolab.models.run import RUN_STATUSES, PointRecord, Run
+from iolab.models.snapshot import BlockDevice, Change, FileSystem, NvmeSmart, PciPort, Snapshot, TargetInfo
 
 __all__ = [
     "PERCENTILES",
     "RUN_STATUSES",
     "DirectionResult",
+    "BlockDevice",
+    "Change",
+    "FileSystem",
     "Finding",
     "LatencyStats",
     "Plan",
@@ -17,9 +21,13 @@ __all__ = [
     "PointRecord",
     "Result",
     "Run",
+    "NvmeSmart",
+    "PciPort",
     "Sample",
     "Severity",
+    "Snapshot",
     "Target",
+    "TargetInfo",
     "TargetKind",
     "Workload",
 ]

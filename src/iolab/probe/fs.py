@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from iolab.models.snapshot import FileSystem
 from iolab.probe.root import Root
 
 # File systems whose data lives in memory: a result on them measures RAM.
@@ -57,4 +58,57 @@ def mount_of(path: str, root: Root) -> Mount | None:
         inside = real == mp or real.startswith(mp.rstrip("/") + "/")
         if inside and (best is None or len(mp) >= len(best.mount_point)):
             best = mount
+    return best
+
+
+# Kernel-internal file systems that say nothing about storage.
+PSEUDO_FILESYSTEMS = frozenset(
+    {
+        "proc", "sysfs", "devpts", "cgroup", "cgroup2", "securityfs", "debugfs", "tracefs",
+        "configfs", "pstore", "bpf", "mqueue", "fusectl", "binfmt_misc", "autofs", "efivarfs",
+        "rpc_pipefs", "nsfs", "selinuxfs", "hugetlbfs",
+    }
+)
+NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "lustre", "cifs", "smb3", "ceph", "glusterfs", "beegfs"})
+
+
+def read_filesystems(root: Root, statvfs_mounts: set[str] = frozenset()) -> list[FileSystem]:
+    """Storage-relevant mounts with options and fullness.
+
+    statvfs is asked only of block-backed mounts, RAM file systems and the
+    mounts named in `statvfs_mounts` (targets): asking a hung network mount
+    would block the probe.
+    """
+    by_mount: dict[str, FileSystem] = {}
+    for mount in read_mounts(root):
+        if mount.fs_type in PSEUDO_FILESYSTEMS:
+            continue
+        block_backed = not mount.major_minor.startswith("0:")
+        wanted = block_backed or mount.fs_type in RAM_FILESYSTEMS or mount.mount_point in statvfs_mounts
+        usage = root.statvfs(mount.mount_point) if wanted else None
+        read_ahead = None
+        if mount.fs_type in NETWORK_FILESYSTEMS:
+            read_ahead = root.read_int(f"/sys/class/bdi/{mount.major_minor}/read_ahead_kb")
+        by_mount[mount.mount_point] = FileSystem(
+            mount_point=mount.mount_point,
+            fs_type=mount.fs_type,
+            source=mount.source,
+            major_minor=mount.major_minor,
+            options=mount.options.split(","),
+            size_bytes=usage["size_bytes"] if usage else None,
+            used_bytes=usage["used_bytes"] if usage else None,
+            avail_bytes=usage["avail_bytes"] if usage else None,
+            read_ahead_kb=read_ahead,
+        )
+    return list(by_mount.values())
+
+
+def filesystem_of(path: str, filesystems: list[FileSystem]) -> FileSystem | None:
+    """The file system holding `path` (as written, no symlink resolution)."""
+    best: FileSystem | None = None
+    for fs in filesystems:
+        mp = fs.mount_point
+        inside = path == mp or path.startswith(mp.rstrip("/") + "/")
+        if inside and (best is None or len(mp) >= len(best.mount_point)):
+            best = fs
     return best

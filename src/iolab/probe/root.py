@@ -1,43 +1,162 @@
 """One place every host read goes through, so a captured tree can stand in for `/`.
 
 Tests and `--root DIR` / support bundles point a `Root` at a copy of /sys,
-/proc and /etc; the live machine is `Root("/")`.
+/proc and /etc; the live machine is `Root("/")`. Inputs that are not files
+(command output such as `nvme smart-log`, statvfs fullness) also go through
+the Root: on the live machine it runs or calls them and keeps the answer so
+a bundle can carry it; on a captured tree it reads that kept answer back
+from `/iolab/...` inside the tree.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
+
+# Where captured non-file inputs live inside a tree or bundle.
+COMMANDS_DIR = "/iolab/commands"
+STATVFS_FILE = "/iolab/statvfs.json"
 
 
 class Root:
-    """Reads files and lists directories below a root directory."""
+    """Reads files and lists directories below a root directory.
 
-    def __init__(self, base: str | os.PathLike[str] = "/") -> None:
+    With `record=True` it remembers every host path it read, listed or
+    resolved, plus the command and statvfs answers, so `probe.bundle` can
+    save exactly what a snapshot was built from.
+    """
+
+    def __init__(self, base: str | os.PathLike[str] = "/", record: bool = False) -> None:
         self.base = Path(base)
+        self.record = record
+        self.recorded: set[str] = set()
+        self.captured: dict[str, bytes] = {}
+        self._statvfs: dict[str, dict[str, int]] = {}
 
     def path(self, absolute: str) -> Path:
         """Map an absolute host path (e.g. "/proc/mounts") into this root."""
         return self.base / absolute.lstrip("/")
 
+    def _note(self, absolute: str) -> None:
+        if self.record:
+            self.recorded.add("/" + absolute.lstrip("/"))
+
     def read_text(self, absolute: str) -> str | None:
         """The file's text, or None when it is missing or unreadable."""
         try:
-            return self.path(absolute).read_text(errors="replace")
+            text = self.path(absolute).read_text(errors="replace")
         except OSError:
+            return None
+        self._note(absolute)
+        return text
+
+    def read_value(self, absolute: str) -> str | None:
+        """A one-value sysfs/proc file, stripped; None when missing or empty."""
+        text = self.read_text(absolute)
+        if text is None:
+            return None
+        text = text.strip()
+        return text or None
+
+    def read_int(self, absolute: str) -> int | None:
+        """An integer file (sysfs style); None when missing or not a number."""
+        value = self.read_value(absolute)
+        try:
+            return int(value) if value is not None else None
+        except ValueError:
             return None
 
     def listdir(self, absolute: str) -> list[str]:
         """Sorted entries of a directory; empty when it is missing or unreadable."""
         try:
-            return sorted(os.listdir(self.path(absolute)))
+            entries = sorted(os.listdir(self.path(absolute)))
         except OSError:
             return []
+        self._note(absolute)
+        for entry in entries:
+            self._note(f"{absolute.rstrip('/')}/{entry}")
+        return entries
 
     def exists(self, absolute: str) -> bool:
-        return self.path(absolute).exists()
+        found = self.path(absolute).exists()
+        if found:
+            self._note(absolute)
+        return found
+
+    def is_symlink(self, absolute: str) -> bool:
+        return self.path(absolute).is_symlink()
+
+    def realpath(self, absolute: str) -> str:
+        """The host path `absolute` resolves to, following symlinks inside the tree."""
+        resolved = os.path.realpath(self.path(absolute))
+        base = os.path.realpath(self.base)
+        rel = os.path.relpath(resolved, base)
+        self._note(absolute)
+        return "/" if rel == "." else "/" + rel
+
+    def link_name(self, absolute: str) -> str | None:
+        """Last component of a symlink's target (a driver or group name), or None."""
+        link = self.path(absolute)
+        if not link.is_symlink():
+            return None
+        self._note(absolute)
+        # Resolved rather than read, so `../../nvme0` and `..` name the same directory.
+        return os.path.basename(os.path.realpath(link))
 
     @property
     def is_live(self) -> bool:
         """True when this root is the running machine itself."""
         return self.base.resolve() == Path("/")
+
+    def command(self, key: str, argv: list[str], timeout: float = 15.0) -> tuple[str | None, str]:
+        """Output of a command, live or as captured under `key`; (None, reason) if unavailable.
+
+        The argv is run only on the live machine (never through a shell);
+        a captured tree answers from `/iolab/commands/<key>`.
+        """
+        if not self.is_live:
+            text = self.read_text(f"{COMMANDS_DIR}/{key}")
+            return (text, "") if text is not None else (None, f"`{' '.join(argv)}` not captured in this tree")
+        if shutil.which(argv[0]) is None:
+            return None, f"`{argv[0]}` is not installed"
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return None, f"`{' '.join(argv)}` failed: {exc}"
+        if proc.returncode != 0:
+            detail = (proc.stderr or proc.stdout).strip().splitlines()
+            return None, f"`{' '.join(argv)}` failed: {detail[0] if detail else f'exit {proc.returncode}'}"
+        if self.record:
+            self.captured[f"{COMMANDS_DIR}/{key}"] = proc.stdout.encode()
+        return proc.stdout, ""
+
+    def statvfs(self, mount_point: str) -> dict[str, int] | None:
+        """Size, used and available bytes of a mounted file system, or None.
+
+        Used is (blocks - free) and available is what an unprivileged user
+        may still write, as `df` reports them.
+        """
+        if not self.is_live:
+            text = self.read_text(STATVFS_FILE)
+            try:
+                table = json.loads(text) if text else {}
+            except ValueError:
+                return None
+            entry = table.get(mount_point)
+            return {k: int(v) for k, v in entry.items()} if isinstance(entry, dict) else None
+        try:
+            st = os.statvfs(mount_point)
+        except OSError:
+            return None
+        entry = {
+            "size_bytes": st.f_blocks * st.f_frsize,
+            "used_bytes": (st.f_blocks - st.f_bfree) * st.f_frsize,
+            "avail_bytes": st.f_bavail * st.f_frsize,
+        }
+        if self.record:
+            self._statvfs[mount_point] = entry
+            self.captured[STATVFS_FILE] = json.dumps(self._statvfs, indent=1, sort_keys=True).encode()
+        return entry

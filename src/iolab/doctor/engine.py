@@ -1,0 +1,109 @@
+"""Run the rule table over a snapshot, runs or job files and collect Findings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import iolab.doctor.rules  # noqa: F401  (registers every rule)
+from iolab.doctor.rule import RULES, Context, JobView, Rule
+from iolab.fio.jobfile import JobSection
+from iolab.models import Finding, Point, Result
+from iolab.models.snapshot import Snapshot
+
+
+def all_rules() -> list[Rule]:
+    """The rule table in catalogue order (family, then id)."""
+    return sorted(RULES, key=lambda r: (r.family, r.id))
+
+
+def _supplied(ctx: Context) -> set[str]:
+    have = set()
+    if ctx.snapshot is not None:
+        have.add("snapshot")
+    if ctx.jobs:
+        have.add("jobs")
+    if ctx.results:
+        have.add("results")
+    return have
+
+
+def evaluate(ctx: Context, rules: Iterable[Rule] | None = None) -> list[Finding]:
+    """Every rule whose inputs this call supplies, most serious findings first.
+
+    A rule that crashes on odd input is reported as not evaluated rather
+    than taking the whole diagnosis down with it.
+    """
+    have = _supplied(ctx)
+    findings: list[Finding] = []
+    for r in rules if rules is not None else all_rules():
+        if not set(r.needs.split("+")) <= have:
+            continue
+        try:
+            findings.extend(r.check(ctx, r))
+        except (ArithmeticError, AttributeError, KeyError, TypeError, ValueError) as exc:
+            findings.append(r.not_evaluated(f"rule failed on this input ({type(exc).__name__}: {exc})"))
+    return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
+
+
+def diagnose(
+    snapshot: Snapshot | None,
+    runs: Sequence[tuple[Point, Result]] = (),
+    mem_total_bytes: int | None = None,
+) -> list[Finding]:
+    """Findings about a host (snapshot) and the runs made on it.
+
+    Host rules need the snapshot; methodology rules read each Point's options
+    and target; result rules read each Result. RAM for data-set checks comes
+    from the snapshot unless given.
+    """
+    jobs = [JobView.from_point(point, result) for point, result in runs]
+    mem = mem_total_bytes or (snapshot.mem_total_bytes if snapshot else None)
+    return evaluate(Context(snapshot=snapshot, jobs=jobs, mem_total_bytes=mem))
+
+
+def lint_jobs(
+    jobs: Sequence[JobSection],
+    snapshot: Snapshot | None = None,
+    mem_total_bytes: int | None = None,
+) -> list[Finding]:
+    """Methodology findings for fio job-file sections, before anything runs."""
+    views = [JobView.from_options(job.name, job.options) for job in jobs]
+    mem = mem_total_bytes or (snapshot.mem_total_bytes if snapshot else None)
+    ctx = Context(snapshot=snapshot, jobs=views, mem_total_bytes=mem)
+    return evaluate(ctx, [r for r in all_rules() if "snapshot" not in r.needs.split("+") or snapshot is not None])
+
+
+def rules_markdown() -> str:
+    """docs/rules.md: the rule table, generated so it cannot drift from the code."""
+    rules = all_rules()
+    lines = [
+        "# Doctor rules",
+        "",
+        "Generated from the rule table by `iolab doctor --rules-md`; do not edit by hand.",
+        "",
+        f"{len(rules)} rules. Severity: critical (invalid result or failing hardware), warning (a likely real "
+        "shortfall), info (context). A rule whose input cannot be read reports *not evaluated*, never a pass. "
+        "Rules marked *heuristic* use thresholds chosen by judgement.",
+        "",
+        "| id | family | severity | needs | title |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [f"| [{r.id}](#{r.id.lower()}) | {r.family} | {r.severity.value} ({r.level}) | {r.needs} | {r.title} |"
+              for r in rules]
+    for r in rules:
+        lines += [
+            "",
+            f"## {r.id}",
+            "",
+            f"**{r.title}**" + (" *(heuristic)*" if r.heuristic else ""),
+            "",
+            f"- **Family:** {r.family}",
+            f"- **Severity:** {r.severity.value} (catalogue level: {r.level})",
+            f"- **Applies when:** {r.applies}",
+            f"- **Trigger:** {r.trigger}",
+            f"- **Why:** {r.why}",
+            f"- **Fix:** {r.fix}",
+            f"- **Evidence:** {r.evidence}",
+            f"- **Source:** {r.source}",
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,268 @@
+"""What a doctor rule is, and the context every rule reads.
+
+A rule carries the catalogue's fields (id, family, applies-when, trigger,
+severity, why, fix, evidence, source) so `docs/rules.md` and each Finding
+are generated from one place. Its `check` yields Findings: one per device
+or job that triggers, or a NOT_EVALUATED Finding when its input could not
+be read. A rule that does not apply yields nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from iolab.models import Finding, Point, Result, Severity
+from iolab.models.snapshot import BlockDevice, Snapshot
+
+# The catalogue grades five levels; Finding has three that matter to a user:
+# critical (invalid result or failing hardware), warning (a likely real
+# shortfall, 5% and up) and info (context or a minor effect).
+LEVELS: dict[str, Severity] = {
+    "critical": Severity.CRITICAL,
+    "high": Severity.WARNING,
+    "medium": Severity.WARNING,
+    "low": Severity.INFO,
+    "info": Severity.INFO,
+}
+
+SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
+ASYNC_ENGINES = frozenset({"libaio", "io_uring", "posixaio", "windowsaio", "solarisaio", "spdk"})
+
+_SIZE = re.compile(r"^\s*([0-9.]+)\s*([kmgtp]?)(i?b?)\s*$", re.I)
+_TIME = re.compile(r"^\s*([0-9.]+)\s*(us|ms|s|m|h|d)?\s*$", re.I)
+
+
+def parse_size(text: str | None) -> int | None:
+    """fio size ("1G", "128k", "4096"): base 2 as fio's default kb_base; None for % or junk."""
+    if not text:
+        return None
+    match = _SIZE.match(text)
+    if not match:
+        return None
+    power = " kmgtp".index(match.group(2).lower() or " ")
+    return int(float(match.group(1)) * 1024**power)
+
+
+def parse_seconds(text: str | None) -> float | None:
+    """fio time ("30", "30s", "2m", "500ms"); a bare number is seconds."""
+    if not text:
+        return None
+    match = _TIME.match(text)
+    if not match:
+        return None
+    factor = {"us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}[(match.group(2) or "s").lower()]
+    return float(match.group(1)) * factor
+
+
+def _flag(value: str | None) -> bool:
+    """fio bool options: a bare flag ("") or a non-zero number means on."""
+    return value is not None and value.strip() not in ("0", "false", "off")
+
+
+@dataclass
+class JobView:
+    """One fio job as methodology rules see it: effective options, target, result.
+
+    Built from a job-file section (lint) or from a Point and its Result
+    (runs); `options` then include the target-derived filename/size/direct.
+    """
+
+    name: str
+    options: dict[str, str]
+    target_path: str | None = None
+    target_kind: str | None = None
+    ram_backed: bool = False
+    result: Result | None = None
+
+    @classmethod
+    def from_point(cls, point: Point, result: Result | None) -> JobView:
+        options = dict(point.options)
+        options.setdefault("filename", point.target.filename)
+        options.setdefault("size", str(point.target.size_bytes))
+        options.setdefault("direct", "1" if point.target.direct else "0")
+        return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result)
+
+    @classmethod
+    def from_options(cls, name: str, options: dict[str, str]) -> JobView:
+        filename = options.get("filename")
+        if filename:
+            first = filename.split(":")[0]
+            kind = "block" if first.startswith("/dev/") else "file"
+            return cls(name, options, filename, kind)
+        if options.get("directory"):
+            return cls(name, options, options["directory"], "directory")
+        return cls(name, options)
+
+    def get(self, key: str) -> str | None:
+        return self.options.get(key)
+
+    @property
+    def engine(self) -> str:
+        return self.options.get("ioengine", "psync")  # fio's default on Linux
+
+    @property
+    def iodepth(self) -> int:
+        return int(parse_size(self.options.get("iodepth")) or 1)
+
+    @property
+    def numjobs(self) -> int:
+        return int(parse_size(self.options.get("numjobs")) or 1)
+
+    @property
+    def direct(self) -> bool:
+        return _flag(self.options.get("direct")) and not _flag(self.options.get("buffered"))
+
+    @property
+    def rw(self) -> str:
+        return self.options.get("rw", self.options.get("readwrite", "read"))
+
+    @property
+    def reads(self) -> bool:
+        return "read" in self.rw or self.rw in ("rw", "randrw")
+
+    @property
+    def writes(self) -> bool:
+        return "write" in self.rw or self.rw in ("rw", "randrw", "trim", "randtrim")
+
+    @property
+    def sequential(self) -> bool:
+        return not self.rw.startswith("rand")
+
+    @property
+    def bs(self) -> int:
+        return parse_size(self.options.get("bs", self.options.get("blocksize"))) or 4096
+
+    @property
+    def time_based(self) -> bool:
+        return "time_based" in self.options and _flag(self.options.get("time_based"))
+
+    @property
+    def data_set_bytes(self) -> int | None:
+        """Bytes the job touches: size per job, times numjobs unless they share one file."""
+        size = parse_size(self.options.get("size")) or parse_size(self.options.get("filesize"))
+        if size is None:
+            return None
+        shared = self.target_kind == "file" and self.numjobs > 1 and ":" not in (self.options.get("filename") or "")
+        return size if shared else size * self.numjobs
+
+
+@dataclass
+class Context:
+    """What one doctor call has to work with; any part may be absent."""
+
+    snapshot: Snapshot | None = None
+    jobs: list[JobView] = field(default_factory=list)
+    mem_total_bytes: int | None = None
+
+    @property
+    def results(self) -> list[JobView]:
+        return [j for j in self.jobs if j.result is not None]
+
+    def devices(self) -> list[BlockDevice]:
+        """Devices the rules judge: the targets' disks (and their dm/md members), else all."""
+        if self.snapshot is None:
+            return []
+        snap = self.snapshot
+        names = [t.device for t in snap.targets if t.device]
+        names += [n for j in self.jobs for n in self._job_devices(j)]
+        if not names:
+            return [d for d in snap.devices if not d.name.startswith(("loop", "zram"))]
+        chosen: list[BlockDevice] = []
+        queue = list(dict.fromkeys(names))
+        while queue:
+            device = snap.device(queue.pop(0))
+            if device is not None and device not in chosen:
+                chosen.append(device)
+                queue.extend(device.slaves)
+        return chosen
+
+    def _job_devices(self, job: JobView) -> list[str]:
+        if self.snapshot is None or job.target_path is None:
+            return []
+        for target in self.snapshot.targets:
+            if target.path == job.target_path and target.device:
+                return [target.device]
+        return []
+
+    def device_of(self, job: JobView) -> BlockDevice | None:
+        """The (first) whole disk a job's target lives on, where the snapshot knows it."""
+        names = self._job_devices(job)
+        return self.snapshot.device(names[0]) if names and self.snapshot else None
+
+
+Check = Callable[[Context, "Rule"], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One catalogue rule and the function that evaluates it."""
+
+    id: str
+    family: str
+    title: str
+    level: str
+    applies: str
+    trigger: str
+    why: str
+    fix: str
+    evidence: str
+    source: str
+    needs: str
+    check: Check
+    heuristic: bool = False
+
+    @property
+    def severity(self) -> Severity:
+        return LEVELS[self.level]
+
+    def finding(
+        self,
+        title: str,
+        subject: str = "",
+        evidence: dict[str, object] | None = None,
+        level: str | None = None,
+        why: str | None = None,
+    ) -> Finding:
+        """A triggered Finding carrying this rule's why, fix and source."""
+        return Finding(
+            rule_id=self.id,
+            family=self.family,
+            severity=LEVELS[level or self.level],
+            title=title,
+            subject=subject,
+            evidence={k: str(v) for k, v in (evidence or {}).items()},
+            why=why or self.why,
+            fix=self.fix,
+            confidence=0.7 if self.heuristic else 1.0,
+            source=self.source,
+        )
+
+    def not_evaluated(self, reason: str, subject: str = "") -> Finding:
+        """The rule could not read its input: say so rather than pass."""
+        return Finding(
+            rule_id=self.id,
+            family=self.family,
+            severity=Severity.NOT_EVALUATED,
+            title=f"not evaluated: {reason}",
+            subject=subject,
+            source=self.source,
+        )
+
+
+RULES: list[Rule] = []
+
+
+def rule(**meta: object) -> Callable[[Check], Check]:
+    """Register the decorated check with its catalogue fields.
+
+    `needs` is "snapshot", "jobs" or "results": the engine runs a rule only
+    when its call supplies that input.
+    """
+
+    def register(check: Check) -> Check:
+        RULES.append(Rule(check=check, **meta))  # type: ignore[arg-type]
+        return check
+
+    return register

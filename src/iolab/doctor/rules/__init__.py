@@ -1,0 +1,20 @@
+"""Rule families; importing this package registers every rule (see doctor.rule.RULES)."""
+
+from iolab.doctor.rules import (  # noqa: F401
+    block,
+    cpu,
+    fs,
+    iommu,
+    kernel,
+    lustre,
+    md,
+    memory,
+    method,
+    mitigations,
+    nfs,
+    numa,
+    nvme,
+    pcie,
+    results,
+    spdk,
+)

@@ -1,0 +1,313 @@
+"""fio methodology rules (catalogue C0): what a job file or a run's options get wrong.
+
+These read only job options (and a Result where one exists), so `iolab lint`
+can run them on a job file before anything runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from iolab.doctor.rule import ASYNC_ENGINES, SYNC_ENGINES, Context, JobView, Rule, parse_seconds, rule
+from iolab.models import Finding
+
+
+def _gib(n: int | None) -> str:
+    return f"{n / 2**30:.1f} GiB" if n is not None else "?"
+
+
+def _opts(job: JobView, *keys: str) -> dict[str, str]:
+    return {k: job.get(k) if job.get(k) is not None else "(default)" for k in keys}
+
+
+@rule(
+    id="FIO-BUFFERED", family="method", level="high", needs="jobs",
+    title="Buffered I/O: the page cache is in the measurement",
+    applies="every job",
+    trigger="direct is not 1 (fio's default is buffered), or buffered=1",
+    why="Reads may be served from RAM and writes complete into RAM, so the number measures memory and dirty limits, "
+        "not the device.",
+    fix="direct=1 with an async engine and a queue depth; if buffered is what you want, a data set >= 2x RAM and end_fsync=1.",
+    evidence="direct, buffered",
+    source="fio HOWTO direct/buffered",
+)
+def buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        if not job.direct:
+            yield r.finding(f"{job.name} uses buffered I/O", job.name, _opts(job, "direct", "buffered"))
+
+
+@rule(
+    id="FIO-CACHE-SIZE", family="method", level="high", needs="jobs",
+    title="Data set small enough to be cached",
+    applies="jobs with a size",
+    trigger="data set < 2 x RAM: high when buffered (page cache); low with direct=1 (device caches, a small slice of the device)",
+    why="Buffered re-reads come from the page cache (reference case 3: a 1 GB file on ext4). Even with direct=1, "
+        "a small working set sits in the drive's DRAM/SLC cache and a fresh region of a file, so it flatters the device.",
+    fix="direct=1 and a data set of at least 2x RAM (or the whole device); drop caches between phases.",
+    evidence="size x numjobs, RAM, direct",
+    source="fio HOWTO size/invalidate; IOR tutorial on caching",
+)
+def cache_size(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        size = job.data_set_bytes
+        if size is None:
+            continue
+        if ctx.mem_total_bytes is None:
+            yield r.not_evaluated(f"RAM size unknown; {job.name} touches {_gib(size)}", job.name)
+        elif size < 2 * ctx.mem_total_bytes:
+            yield r.finding(
+                f"{job.name} touches {_gib(size)}, under 2x RAM ({_gib(2 * ctx.mem_total_bytes)})", job.name,
+                {"data set": _gib(size), "RAM": _gib(ctx.mem_total_bytes), "direct": int(job.direct)},
+                level=None if not job.direct else "low",
+            )
+
+
+@rule(
+    id="FIO-LIBAIO-BUFFERED", family="method", level="high", needs="jobs",
+    title="Async engine made synchronous by buffered I/O",
+    applies="libaio and posixaio jobs",
+    trigger="ioengine libaio/posixaio, direct != 1 and iodepth > 1",
+    why="Linux only queues asynchronously with O_DIRECT; buffered libaio runs one I/O at a time, although fio's "
+        "iodepth_level can still show the configured depth.",
+    fix="direct=1, or ioengine=io_uring (which does buffered I/O asynchronously).",
+    evidence="ioengine, direct, iodepth",
+    source="fio HOWTO ioengine libaio",
+)
+def libaio_buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        if job.engine in ("libaio", "posixaio") and not job.direct and job.iodepth > 1:
+            yield r.finding(f"{job.name}: {job.engine} with buffered I/O is synchronous", job.name,
+                            _opts(job, "ioengine", "direct", "iodepth"))
+
+
+@rule(
+    id="FIO-SYNC-ENGINE-QD", family="method", level="high", needs="jobs",
+    title="Synchronous engine keeps one I/O in flight per job",
+    applies="sync, psync (fio's default), vsync, pvsync, pvsync2 jobs",
+    trigger="iodepth > 1 (fio caps it at 1), or numjobs <= 4 for a bandwidth or IOPS test",
+    why="A synchronous thread waits for each I/O before issuing the next; NVMe needs many in flight to reach its "
+        "specification (reference case 3: psync, depth 1, 1 GB/s on a 7 GB/s drive).",
+    fix="ioengine=io_uring or libaio with direct=1 and iodepth=32..128 for bandwidth, or more numjobs.",
+    evidence="ioengine, iodepth, numjobs",
+    source="fio HOWTO iodepth; fio backend.c 'queue depth will be capped at 1'",
+)
+def sync_engine_qd(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        if job.engine not in SYNC_ENGINES:
+            continue
+        if job.iodepth > 1:
+            yield r.finding(f"{job.name} asks for iodepth={job.iodepth} from synchronous {job.engine}: fio caps it at 1",
+                            job.name, _opts(job, "ioengine", "iodepth", "numjobs"))
+        elif job.numjobs <= 4:
+            yield r.finding(f"{job.name}: {job.engine} with {job.numjobs} job(s) keeps only {job.numjobs} I/O in flight",
+                            job.name, _opts(job, "ioengine", "iodepth", "numjobs"))
+
+
+@rule(
+    id="FIO-QD1-ASYNC", family="method", level="medium", needs="jobs",
+    title="Async engine at queue depth 1",
+    applies="libaio, io_uring and other async engines",
+    trigger="iodepth = 1 (explicit or default) and numjobs <= 2",
+    why="Depth 1 measures latency; spec sheets quote bandwidth and IOPS at high queue depth.",
+    fix="iodepth=32 or more for bandwidth/IOPS; keep depth 1 only for a latency test and call it that.",
+    evidence="ioengine, iodepth, numjobs",
+    source="fio HOWTO iodepth",
+)
+def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        if job.engine in ASYNC_ENGINES and job.iodepth == 1 and job.numjobs <= 2:
+            yield r.finding(f"{job.name}: {job.engine} at iodepth 1", job.name, _opts(job, "ioengine", "iodepth", "numjobs"))
+
+
+@rule(
+    id="FIO-SHORT-RUN", family="method", level="medium", needs="jobs",
+    title="Run too short to trust",
+    applies="every job",
+    trigger="measured runtime < 10 s (high under 2 s), or time_based with runtime < 10 s",
+    why="Start-up, cache and firmware transients dominate and variance cannot be judged; without time_based fio stops "
+        "when size is done, so a small file gives a short run.",
+    fix="time_based=1 and runtime=60 or more (long enough to reach steady state for writes).",
+    evidence="runtime (ms), time_based",
+    source="fio HOWTO runtime/time_based",
+)
+def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        if job.result is not None:
+            runtimes = [d.runtime_ms for d in job.result.directions.values() if d.runtime_ms]
+            if runtimes and max(runtimes) < 10_000:
+                yield r.finding(f"{job.name} ran {max(runtimes) / 1000:.1f} s", job.name, {"runtime_ms": max(runtimes)},
+                                level="high" if max(runtimes) < 2_000 else None)
+        elif job.time_based:
+            seconds = parse_seconds(job.get("runtime"))
+            if seconds is not None and seconds < 10:
+                yield r.finding(f"{job.name} is set to run {seconds:g} s", job.name, _opts(job, "runtime", "time_based"))
+
+
+@rule(
+    id="FIO-NO-RAMP", family="method", level="low", needs="jobs", heuristic=True,
+    title="No warm-up excluded from the numbers",
+    applies="every job",
+    trigger="ramp_time absent or 0 and runtime < 300 s (medium for SSD writes)",
+    why="The first seconds include cache warm-up and device transients; ramp_time lets performance settle before logging.",
+    fix="ramp_time=5..30 (iolab measures the warm-up separately rather than hiding it).",
+    evidence="ramp_time, runtime",
+    source="fio HOWTO ramp_time",
+)
+def no_ramp(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        ramp = parse_seconds(job.get("ramp_time")) or 0
+        runtime = parse_seconds(job.get("runtime"))
+        if ramp == 0 and (runtime is None or runtime < 300):
+            yield r.finding(f"{job.name} has no ramp_time", job.name, _opts(job, "ramp_time", "runtime"),
+                            level="medium" if job.writes else None)
+
+
+@rule(
+    id="FIO-UNWRITTEN-READ", family="method", level="medium", needs="jobs",
+    title="Reading blocks that may never have been written",
+    applies="read jobs on raw block devices",
+    trigger="a read job on /dev/... with no earlier job in the same set writing that device",
+    why="SSDs return deallocated LBAs (after blkdiscard, nvme format, a new drive) without touching media: "
+        "'completely fake (very high) IOPS'.",
+    fix="Write the full region first (sequential fill, bs=1M), then read.",
+    evidence="rw, filename, earlier writers",
+    source="axboe/fio#719",
+)
+def unwritten_read(ctx: Context, r: Rule) -> Iterator[Finding]:
+    written: set[str] = set()
+    for job in ctx.jobs:
+        target = job.target_path or ""
+        if job.target_kind == "block" and job.reads and not job.writes and target not in written:
+            yield r.finding(f"{job.name} reads {target} with no fill before it", job.name, _opts(job, "rw", "filename"))
+        if job.writes:
+            written.add(target)
+
+
+@rule(
+    id="FIO-FILE-TARGET", family="method", level="low", needs="jobs",
+    title="Measuring a file, not the device",
+    applies="jobs whose filename/directory is not a block device",
+    trigger="filename not under /dev, or directory= set",
+    why="The file system is in the path (allocation, journal, extent layout, fragmentation) and the file covers a "
+        "small, possibly cached, region of the device; compare with the raw device to separate the two.",
+    fix="To characterise the drive, run on the raw device (reads only, or a scratch device); keep file tests for "
+        "file-system questions.",
+    evidence="filename or directory",
+    source="iolab seed 003 (1 GB file under /tmp)",
+)
+def file_target(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        if job.target_kind in ("file", "directory"):
+            yield r.finding(f"{job.name} measures a file ({job.target_path}), not a device", job.name,
+                            {"target": job.target_path})
+
+
+@rule(
+    id="FIO-BUFFER-CONTENT", family="method", level="info", needs="jobs",
+    title="Compressible or dedupable write buffers",
+    applies="write jobs",
+    trigger="zero_buffers, buffer_pattern, buffer_compress_percentage > 0 or dedupe_percentage > 0",
+    why="Zeros and patterns compress to nothing on ZFS/btrfs compression, VDO, thin arrays and compressing SSDs.",
+    fix="Leave fio's default random buffers (refill_buffers for certainty) unless compression is the question.",
+    evidence="the buffer options",
+    source="fio HOWTO zero_buffers/buffer_compress_percentage",
+)
+def buffer_content(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        hits = {k: job.get(k) or "1" for k in ("zero_buffers", "buffer_pattern") if k in job.options}
+        hits |= {k: job.get(k) for k in ("buffer_compress_percentage", "dedupe_percentage")
+                 if (job.get(k) or "0") not in ("0", "")}
+        if job.writes and hits:
+            yield r.finding(f"{job.name} writes compressible data", job.name, hits)
+
+
+@rule(
+    id="FIO-RATE-OR-THINKTIME", family="method", level="info", needs="jobs",
+    title="Job is paced on purpose",
+    applies="every job",
+    trigger="rate, rate_iops, rate_min, thinktime or latency_target set",
+    why="The numbers are capped or paced; do not compare them with device maxima.",
+    fix="Remove pacing to measure capability.",
+    evidence="the pacing options",
+    source="fio HOWTO rate/thinktime",
+)
+def paced(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        hits = {k: job.get(k) for k in ("rate", "rate_iops", "rate_min", "thinktime", "latency_target") if job.get(k)}
+        if hits:
+            yield r.finding(f"{job.name} is rate-limited or paced", job.name, hits)
+
+
+@rule(
+    id="FIO-VERIFY", family="method", level="low", needs="jobs",
+    title="Verification during a performance run",
+    applies="every job",
+    trigger="verify set (and not 0)",
+    why="Checksumming costs CPU and verification reads back what was written.",
+    fix="Verify in a separate run.",
+    evidence="verify",
+    source="fio HOWTO verify",
+)
+def verify(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.jobs:
+        if (job.get("verify") or "0") not in ("0", "null"):
+            yield r.finding(f"{job.name} verifies ({job.get('verify')})", job.name, {"verify": job.get("verify")})
+
+
+@rule(
+    id="FIO-UNPINNED", family="method", level="medium", needs="snapshot+jobs",
+    title="Placement not controlled on a multi-node host",
+    applies="hosts with more than one NUMA node",
+    trigger="no cpus_allowed, cpumask or numa_cpu_nodes in the job",
+    why="The scheduler may run fio far from the device's node; results then vary with where threads land.",
+    fix="Pin each device's job to its node: numa_cpu_nodes=<node>, numa_mem_policy=bind:<node>.",
+    evidence="NUMA nodes, the job's placement options",
+    source="fio HOWTO numa_cpu_nodes",
+)
+def unpinned(ctx: Context, r: Rule) -> Iterator[Finding]:
+    nodes = ctx.snapshot.numa_nodes if ctx.snapshot else {}
+    if len(nodes) < 2:
+        return
+    for job in ctx.jobs:
+        if not any(job.get(k) for k in ("cpus_allowed", "cpumask", "numa_cpu_nodes")):
+            yield r.finding(f"{job.name} is not pinned on a {len(nodes)}-node host", job.name, {"nodes": len(nodes)})
+
+
+@rule(
+    id="FIO-CPU-BOUND", family="method", level="high", needs="results", heuristic=True,
+    title="fio's own threads are CPU-saturated",
+    applies="results",
+    trigger="(usr_cpu + sys_cpu) per job >= 90% of one CPU (medium from 70%)",
+    why="The submitting thread, not the device, is the bottleneck; high sys time points at per-I/O kernel cost "
+        "(IOMMU, mitigations, debug kernel, dm-crypt).",
+    fix="More numjobs, io_uring with fixedbufs/registerfiles/sqthread_poll, larger bs; check IOMMU-* and MITIG-*.",
+    evidence="usr and sys CPU per job",
+    source="fio JSON usr_cpu/sys_cpu",
+)
+def cpu_bound(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.results:
+        res = job.result
+        if res is None or not res.jobs:
+            continue
+        per_job = res.cpu / res.jobs
+        if per_job >= 70:
+            yield r.finding(f"{job.name}: fio threads at {per_job:.0f}% CPU each", job.name,
+                            {"usr": f"{res.usr_cpu:.1f}%", "sys": f"{res.sys_cpu:.1f}%", "jobs": res.jobs},
+                            level=None if per_job >= 90 else "medium")
+
+
+@rule(
+    id="FIO-ERRORS", family="method", level="high", needs="results",
+    title="fio reported errors",
+    applies="results",
+    trigger="the fio error code != 0",
+    why="I/Os failed; the bandwidth figure is not meaningful.",
+    fix="Read fio's output for the error and fix it before comparing numbers.",
+    evidence="error code",
+    source="fio JSON error",
+)
+def errors(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.results:
+        if job.result and job.result.error:
+            yield r.finding(f"{job.name} ended with fio error {job.result.error}", job.name, {"error": job.result.error})

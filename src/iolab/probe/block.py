@@ -1,0 +1,121 @@
+"""Block devices: identity, queue settings, stacking and the bus they hang on."""
+
+from __future__ import annotations
+
+import re
+
+from iolab.models.snapshot import BlockDevice
+from iolab.probe.nvme import read_smart
+from iolab.probe.pci import pci_chain
+from iolab.probe.root import Root
+
+# Devices that are never storage worth diagnosing on their own.
+_SKIP = re.compile(r"^(ram\d+|fd\d+|sr\d+)$")
+_NVME_CTRL = re.compile(r"^nvme\d+$")
+
+
+def active_choice(text: str | None) -> str | None:
+    """The bracketed entry of a sysfs choice list (`none [mq-deadline] bfq`)."""
+    match = re.search(r"\[([^\]]+)\]", text or "")
+    return match.group(1) if match else (text.strip() or None if text else None)
+
+
+def list_disks(root: Root) -> list[str]:
+    """Whole disks under /sys/block, leaving out RAM disks and unused loop/zram devices."""
+    names = []
+    for name in root.listdir("/sys/block"):
+        if _SKIP.match(name):
+            continue
+        if name.startswith(("loop", "zram")) and not root.read_int(f"/sys/block/{name}/size"):
+            continue
+        names.append(name)
+    return names
+
+
+def _nvme_controller(root: Root, name: str, sysfs_path: str) -> str | None:
+    """The controller (nvme0) behind a namespace, also under native multipath."""
+    if not name.startswith("nvme"):
+        return None
+    linked = root.link_name(f"/sys/block/{name}/device")
+    if linked and _NVME_CTRL.match(linked):
+        return linked
+    if "/nvme-subsystem/" in sysfs_path:
+        subsystem = sysfs_path.rsplit("/", 1)[0]
+        controllers = [e for e in root.listdir(subsystem) if _NVME_CTRL.match(e)]
+        return controllers[0] if controllers else None
+    return None
+
+
+def read_device(root: Root, name: str, with_smart: bool = True) -> BlockDevice:
+    """Everything iolab reads about one whole disk (catalogue D1-D3, B6)."""
+    base = f"/sys/block/{name}"
+    queue = f"{base}/queue"
+    sysfs_path = root.realpath(base)
+    scheduler_text = root.read_value(f"{queue}/scheduler")
+    rotational = root.read_int(f"{queue}/rotational")
+    sectors = root.read_int(f"{base}/size")
+    controller = _nvme_controller(root, name, sysfs_path)
+    model = root.read_value(f"{base}/device/model")
+    serial = root.read_value(f"{base}/serial") or root.read_value(f"{base}/device/serial")
+    firmware = root.read_value(f"{base}/device/rev") or root.read_value(f"{base}/device/firmware_rev")
+    transport = None
+    numa_node = root.read_int(f"{base}/device/numa_node")
+    pci_path = sysfs_path
+    if controller:
+        ctrl = f"/sys/class/nvme/{controller}"
+        model = root.read_value(f"{ctrl}/model") or model
+        serial = root.read_value(f"{ctrl}/serial") or serial
+        firmware = root.read_value(f"{ctrl}/firmware_rev") or firmware
+        transport = root.read_value(f"{ctrl}/transport")
+        numa_node = root.read_int(f"{ctrl}/numa_node") if numa_node is None else numa_node
+        pci_path = root.realpath(ctrl)
+    endpoint, upstream = pci_chain(root, pci_path)
+    if numa_node is None and endpoint is not None:
+        numa_node = root.read_int(f"{pci_path.split(endpoint.address)[0]}{endpoint.address}/numa_node")
+    smart, smart_error = (None, "")
+    if controller and with_smart and transport in (None, "pcie"):
+        smart, smart_error = read_smart(root, controller)
+    entries = root.listdir(base)
+    partitions = [e for e in entries if e.startswith(name) and root.exists(f"{base}/{e}/partition")]
+    return BlockDevice(
+        name=name,
+        major_minor=root.read_value(f"{base}/dev"),
+        model=model,
+        serial=serial,
+        firmware=firmware,
+        size_bytes=sectors * 512 if sectors is not None else None,
+        rotational=bool(rotational) if rotational is not None else None,
+        scheduler=active_choice(scheduler_text),
+        schedulers=(scheduler_text or "").replace("[", "").replace("]", "").split(),
+        wbt_lat_usec=root.read_int(f"{queue}/wbt_lat_usec"),
+        read_ahead_kb=root.read_int(f"{queue}/read_ahead_kb"),
+        nr_requests=root.read_int(f"{queue}/nr_requests"),
+        max_sectors_kb=root.read_int(f"{queue}/max_sectors_kb"),
+        discard_max_bytes=root.read_int(f"{queue}/discard_max_bytes"),
+        numa_node=numa_node,
+        holders=root.listdir(f"{base}/holders"),
+        slaves=root.listdir(f"{base}/slaves"),
+        partitions=partitions,
+        sysfs_path=sysfs_path,
+        dm_uuid=root.read_value(f"{base}/dm/uuid"),
+        md_level=root.read_value(f"{base}/md/level"),
+        md_sync_action=root.read_value(f"{base}/md/sync_action"),
+        md_stripe_cache_size=root.read_int(f"{base}/md/stripe_cache_size"),
+        nvme_controller=controller,
+        transport=transport,
+        pcie=endpoint,
+        upstream=upstream,
+        smart=smart,
+        smart_error=smart_error or None,
+    )
+
+
+def device_for_major_minor(root: Root, major_minor: str) -> str | None:
+    """The whole disk holding device `major:minor` (a partition maps to its disk)."""
+    link = f"/sys/dev/block/{major_minor}"
+    if not root.exists(link):
+        return None
+    path = root.realpath(link)
+    if root.exists(f"{path}/partition"):
+        path = path.rsplit("/", 1)[0]
+    return path.rsplit("/", 1)[-1]

@@ -1,0 +1,79 @@
+"""Take a `Snapshot` of a host (live or captured) and resolve the targets named."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from iolab.errors import UserError
+from iolab.models.snapshot import Snapshot, TargetInfo
+from iolab.probe.block import device_for_major_minor, list_disks, read_device
+from iolab.probe.fs import filesystem_of, read_filesystems
+from iolab.probe.host import read_host
+from iolab.probe.root import Root
+
+
+def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
+    """Map a path the user named to its file system and whole disk.
+
+    On the live machine the path must exist (a typo is a UserError); in a
+    captured tree it is matched against the captured mounts as written.
+    """
+    if root.is_live:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise UserError(f"target {path}: {exc.strerror}; name an existing file, directory or block device") from None
+        if stat.S_ISBLK(st.st_mode):
+            mm = f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+            return TargetInfo(path=path, device=device_for_major_minor(root, mm), is_block_device=True)
+        path = os.path.realpath(path)
+    elif path.startswith("/dev/"):
+        name = os.path.basename(path)
+        mm = root.read_value(f"/sys/class/block/{name}/dev")
+        device = device_for_major_minor(root, mm) if mm else None
+        return TargetInfo(path=path, device=device or name, is_block_device=True)
+    fs = filesystem_of(path, snap.filesystems)
+    if fs is None:
+        return TargetInfo(path=path)
+    device = device_for_major_minor(root, fs.major_minor) if not fs.major_minor.startswith("0:") else None
+    return TargetInfo(path=path, device=device, mount_point=fs.mount_point, fs_type=fs.fs_type)
+
+
+def take_snapshot(root: Root | None = None, targets: list[str] | tuple[str, ...] = ()) -> Snapshot:
+    """Probe the host behind `root` (default the live machine); reads only, no I/O load.
+
+    Raises UserError when `root` is not a directory that looks like a host tree.
+    """
+    root = root or Root("/")
+    if not root.base.is_dir():
+        raise UserError(f"--root {root.base}: not a directory; point it at a captured tree (with sys/ and proc/)")
+    if not (root.exists("/sys") or root.exists("/proc")):
+        raise UserError(f"--root {root.base}: no sys/ or proc/ inside; point it at a captured tree")
+    snap = Snapshot(**read_host(root))
+    snap.devices = [read_device(root, name) for name in list_disks(root)]
+    snap.filesystems = read_filesystems(root)
+    snap.targets = [_resolve_target(root, t, snap) for t in targets]
+    target_mounts = {t.mount_point for t in snap.targets if t.mount_point}
+    if target_mounts - {f.mount_point for f in snap.filesystems if f.size_bytes is not None}:
+        snap.filesystems = read_filesystems(root, statvfs_mounts=target_mounts)
+    known = {d.name for d in snap.devices}
+    for target in snap.targets:
+        if target.device and target.device not in known:
+            snap.devices.append(read_device(root, target.device))
+            known.add(target.device)
+    snap.unreadable = _unreadable(snap)
+    return snap
+
+
+def _unreadable(snap: Snapshot) -> list[str]:
+    """Inputs a normal host has that this probe could not read, with the reason."""
+    missing = []
+    for device in snap.devices:
+        if device.smart_error:
+            missing.append(f"{device.name} SMART: {device.smart_error}")
+    if snap.cmdline is None:
+        missing.append("/proc/cmdline unreadable")
+    if not snap.vulnerabilities:
+        missing.append("/sys/devices/system/cpu/vulnerabilities unreadable")
+    return missing

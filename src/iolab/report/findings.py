@@ -1,0 +1,51 @@
+"""Terminal rendering of Findings: most serious first, with evidence and fix."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+
+from iolab.models import Finding, Severity
+
+_STYLE = {
+    Severity.CRITICAL: ("CRITICAL", "bold red"),
+    Severity.WARNING: ("WARNING", "yellow"),
+    Severity.INFO: ("INFO", "cyan"),
+    Severity.NOT_EVALUATED: ("NOT EVALUATED", "dim"),
+}
+
+
+def render_findings(findings: Sequence[Finding], console: Console) -> None:
+    """Print findings grouped by severity; not-evaluated ones as one short list at the end.
+
+    Each triggered finding shows its evidence (what was read) and the fix,
+    so a reader can check it rather than trust it.
+    """
+    ordered = sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
+    triggered = [f for f in ordered if f.severity is not Severity.NOT_EVALUATED]
+    skipped = [f for f in ordered if f.severity is Severity.NOT_EVALUATED]
+    if not triggered:
+        console.print("[green]No findings.[/green]")
+    for finding in triggered:
+        label, style = _STYLE[finding.severity]
+        likely = " [dim](heuristic)[/dim]" if finding.confidence < 1.0 else ""
+        console.print(f"[{style}]{label:<8}[/{style}] [bold]{finding.rule_id}[/bold]  {escape(finding.title)}{likely}")
+        if finding.evidence:
+            shown = "; ".join(f"{k}={v}" for k, v in finding.evidence.items())
+            console.print(f"         evidence: {escape(shown)}", highlight=False)
+        if finding.why:
+            console.print(f"         why: {escape(finding.why)}", style="dim", highlight=False)
+        if finding.fix:
+            console.print(f"         fix: {escape(finding.fix)}", highlight=False)
+    if skipped:
+        console.print(f"\n[dim]Not evaluated ({len(skipped)}):[/dim]")
+        for finding in skipped:
+            reason = finding.title.removeprefix("not evaluated: ")
+            console.print(f"  [dim]{finding.rule_id}: {escape(reason)}[/dim]", highlight=False)
+    counts = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
+    console.print(
+        f"\n{counts[Severity.CRITICAL]} critical, {counts[Severity.WARNING]} warning, "
+        f"{counts[Severity.INFO]} info, {counts[Severity.NOT_EVALUATED]} not evaluated"
+    )

@@ -1,0 +1,131 @@
+"""`iolab lint`, `doctor`, `probe` as a user runs them: findings, exit codes, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from iolab.doctor import lint_jobs, rules_markdown
+from iolab.fio.jobfile import read_jobfile
+from iolab.models import Severity
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SEED_JOB = DATA / "jobs" / "seed003_seq_read.fio"
+REPO = Path(__file__).resolve().parents[2]
+IOLAB = str(Path(sys.executable).with_name("iolab"))
+
+
+def run_iolab(*args: str, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    return subprocess.run([*prefix, IOLAB, *args], capture_output=True, text=True, timeout=60, cwd="/")
+
+
+def test_lint_seed_job_reports_engine_size_and_file_not_buffered():
+    findings = lint_jobs(read_jobfile(SEED_JOB), mem_total_bytes=16 * 2**30)
+    by_id = {f.rule_id: f for f in findings}
+    assert by_id["FIO-SYNC-ENGINE-QD"].severity is Severity.WARNING
+    assert by_id["FIO-SYNC-ENGINE-QD"].evidence["ioengine"] == "(default)"
+    assert by_id["FIO-CACHE-SIZE"].evidence["data set"] == "1.0 GiB"
+    assert by_id["FIO-FILE-TARGET"].evidence["target"] == "/tmp/fio-test"
+    assert "FIO-BUFFERED" not in by_id  # the job asks for direct=1
+    assert "FIO-SHORT-RUN" not in by_id  # time_based, 30 s
+
+
+def test_lint_flags_buffered_when_direct_is_absent(tmp_path):
+    job = tmp_path / "buffered.fio"
+    job.write_text(SEED_JOB.read_text().replace("direct=1\n", ""))
+    ids = {f.rule_id for f in lint_jobs(read_jobfile(job), mem_total_bytes=16 * 2**30)}
+    assert "FIO-BUFFERED" in ids
+
+
+def test_lint_cli_prints_findings():
+    proc = run_iolab("lint", str(SEED_JOB))
+    assert proc.returncode == 0, proc.stderr
+    for rule_id in ("FIO-SYNC-ENGINE-QD", "FIO-CACHE-SIZE", "FIO-FILE-TARGET"):
+        assert rule_id in proc.stdout
+    assert "FIO-BUFFERED" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("lint", "/nonexistent/job.fio"), "cannot read job file"),
+        (("doctor", "--from", "/nonexistent/bundle.tar.gz"), "not found"),
+        (("doctor", "--root", "/nonexistent/tree"), "not a directory"),
+        (("doctor", "/nonexistent/target"), "name an existing"),
+    ],
+)
+def test_bad_input_is_a_user_error(args, message):
+    proc = run_iolab(*args)
+    assert proc.returncode == 2
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_bad_bundle_is_a_user_error(tmp_path):
+    junk = tmp_path / "junk.tar.gz"
+    junk.write_text("not a tarball")
+    proc = run_iolab("doctor", "--from", str(junk))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_doctor_on_this_machine_as_root_prints_findings():
+    proc = run_iolab("doctor")
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert " not evaluated" in proc.stdout and "critical," in proc.stdout
+
+
+def _unprivileged_prefix() -> tuple[str, ...] | None:
+    import os
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        return None
+    probe = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", IOLAB, "--help"],
+                           capture_output=True, timeout=30, cwd="/")
+    return ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups") if probe.returncode == 0 else None
+
+
+def test_doctor_as_unprivileged_user_never_tracebacks():
+    prefix = _unprivileged_prefix()
+    if prefix is None:
+        pytest.skip("needs root and setpriv, and the venv readable by uid 65534, to drop privileges")
+    proc = run_iolab("doctor", "--json", prefix=prefix)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    findings = json.loads(proc.stdout)
+    assert {f["severity"] for f in findings} <= {"critical", "warning", "info", "not-evaluated"}
+
+
+def test_probe_save_then_doctor_from_bundle(tmp_path):
+    bundle = tmp_path / "host.tar.gz"
+    proc = run_iolab("probe", "--save", str(bundle), "--json")
+    assert proc.returncode == 0, proc.stderr
+    live = json.loads(proc.stdout)
+    offline = json.loads(run_iolab("probe", "--json", "--root", str(_extract(bundle, tmp_path / "tree"))).stdout)
+    for key in ("kernel", "cmdline", "cpu_model", "vulnerabilities", "mem_total_bytes", "numa_nodes"):
+        assert offline[key] == live[key], key
+    assert [d["name"] for d in offline["devices"]] == [d["name"] for d in live["devices"]]
+    assert offline["devices"][0]["scheduler"] == live["devices"][0]["scheduler"]
+    assert offline["devices"][0]["sysfs_path"] == live["devices"][0]["sysfs_path"]
+    root_fs = lambda snap: next(f for f in snap["filesystems"] if f["mount_point"] == "/")  # noqa: E731
+    assert root_fs(offline)["size_bytes"] == root_fs(live)["size_bytes"]
+    doctored = run_iolab("doctor", "--from", str(bundle), "--json")
+    assert doctored.returncode == 0, doctored.stderr
+    assert json.loads(doctored.stdout)
+
+
+def _extract(bundle: Path, dest: Path) -> Path:
+    import tarfile
+
+    with tarfile.open(bundle) as tar:
+        tar.extractall(dest, filter="data")
+    return dest
+
+
+def test_rules_md_is_up_to_date():
+    committed = (REPO / "docs" / "rules.md").read_text()
+    assert committed == rules_markdown(), "regenerate with: iolab doctor --rules-md > docs/rules.md"
