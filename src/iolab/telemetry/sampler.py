@@ -170,12 +170,10 @@ class Sampler:
     def samples(self) -> list[Sample]:
         """Every reading turned into rates per interval, `t_ms` at the end of each interval.
 
-        A last interval shorter than half a tick is dropped: a rate over a few
-        milliseconds is mostly timing noise.
+        The last interval, from the last tick to `stop()`, is usually short; it
+        is kept so that rate x interval adds up to every byte the devices moved.
         """
-        ticks = list(self._ticks)
-        if len(ticks) >= 3 and (ticks[-1][0] - ticks[-2][0]) < self.interval_s * 0.5e9:
-            ticks.pop()
+        ticks = [tick for i, tick in enumerate(self._ticks) if i == 0 or tick[0] > self._ticks[i - 1][0]]
         parsed = [self._parse(texts) for _, texts in ticks]
         out: list[Sample] = []
         for i in range(1, len(ticks)):
