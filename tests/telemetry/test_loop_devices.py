@@ -7,6 +7,7 @@ was applied. Skipped, with the reason, where there is no root, loop or blkio.
 """
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,11 +36,17 @@ def fio_jobs(path: Path) -> dict[str, dict]:
     return {job["jobname"]: job for job in json.loads(path.read_text())["jobs"]}
 
 
+def finish(fio, timeout: float) -> None:
+    """Wait for fio and fail with its own message if it failed."""
+    _, err = fio.communicate(timeout=timeout)
+    assert fio.returncode == 0, f"fio exited {fio.returncode}: {err.decode(errors='replace')[-500:]}"
+
+
 def run_watched(cgroup, devices, runtime_s, out: Path) -> list:
     """fio inside the cgroup, one job per device, with the Sampler around it."""
     with Sampler([d.name for d in devices], interfaces=[]) as sampler:
-        fio = cgroup.popen(fio_read_argv(devices, runtime_s, str(out)))
-        assert fio.wait(timeout=runtime_s + 30) == 0
+        fio = cgroup.popen(fio_read_argv(devices, runtime_s, str(out)), stderr=subprocess.PIPE)
+        finish(fio, runtime_s + 30)
     return sampler.samples()
 
 
@@ -77,13 +84,13 @@ def test_dip_applied_mid_run_is_found_with_its_onset_and_depth(tmp_path):
     with loop_devices(1) as (dev,), blkio_cgroup() as cgroup:
         cgroup.set_read_bps(dev.major_minor, DRIVE_BPS)
         with Sampler([dev.name], interfaces=[]) as sampler:
-            fio = cgroup.popen(fio_read_argv([dev], 20, str(tmp_path / "dip.json")))
+            fio = cgroup.popen(fio_read_argv([dev], 20, str(tmp_path / "dip.json")), stderr=subprocess.PIPE)
             time.sleep(8)
             cgroup.set_read_bps(dev.major_minor, low_bps)
             applied_onset = sampler.elapsed_ms() / 1000
             time.sleep(4)
             cgroup.set_read_bps(dev.major_minor, DRIVE_BPS)
-            assert fio.wait(timeout=60) == 0
+            finish(fio, 60)
         times, values = series_by_source(sampler.samples(), "disk.bw", "read")[dev.name]
     report = detect_dips(times, values)
     print([round(v / MIB) for v in values], report.dips)
@@ -101,8 +108,8 @@ def test_subset_scaling_table_over_one_two_and_four_devices(tmp_path):
         sets = []
         for n in (1, 2, 4):
             out = tmp_path / f"n{n}.json"
-            fio = cgroup.popen(fio_read_argv(devs[:n], 2, str(out)))
-            assert fio.wait(timeout=30) == 0
+            fio = cgroup.popen(fio_read_argv(devs[:n], 2, str(out)), stderr=subprocess.PIPE)
+            finish(fio, 30)
             jobs = fio_jobs(out)
             sets.append((tuple(d.name for d in devs[:n]), sum(j["read"]["bw_bytes"] for j in jobs.values())))
     report = scaling_table(sets)

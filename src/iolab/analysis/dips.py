@@ -4,9 +4,11 @@ Method (reference/analysis.md §5.2): a centred rolling-median baseline, a
 sample is low when it is at least `drop` below it, an event is at least
 `min_duration_s` of low samples (gaps up to `merge_gap_s` merged). The
 baseline is computed twice, the second time without the low samples, so a
-dip a few seconds long does not drag its own baseline down. Each event is
-then called a transient dip or a lasting step by comparing the level before
-it with the level from its start to the end of the run.
+dip a few seconds long does not drag its own baseline down. A lasting step
+is looked for separately, with a one-breakpoint least-squares split, because
+a rolling median follows a step within half a window and never flags it: a
+step is a split whose later level, and the run's last seconds, stay
+`step_drop` below the earlier level.
 """
 
 from __future__ import annotations
