@@ -1,35 +1,131 @@
-"""Loop devices for tests: real block devices backed by small files."""
+"""Loop devices and cgroup-v1 blkio throttling for integration tests (root only).
+
+A plain module, not a conftest, so any test package can import it. Every
+device and cgroup made here is removed on exit, even when the test fails.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
+BLKIO = Path("/sys/fs/cgroup/blkio")
+FIO = shutil.which("fio")
 
 
-def require_loop() -> None:
-    """Skip the calling test unless loop devices can be made here."""
+@dataclass(frozen=True)
+class LoopDevice:
+    path: str  # /dev/loopN
+    name: str  # loopN, as in /proc/diskstats
+    major_minor: str  # "7:N", as blkio.throttle.* files want it
+    backing: str
+
+
+def loop_skip_reason() -> str | None:
+    """Why loop-device tests cannot run here, or None when they can."""
     if os.geteuid() != 0:
-        pytest.skip("loop devices need root")
+        return "needs root to create loop devices"
+    if FIO is None:
+        return "fio is not installed"
     if shutil.which("losetup") is None:
-        pytest.skip("losetup (util-linux) is not installed")
+        return "losetup is not installed"
+    if not Path("/dev/loop-control").exists():
+        return "no loop device support (/dev/loop-control missing)"
+    return None
 
 
-@contextlib.contextmanager
-def loop_device(backing: Path, size: int) -> Iterator[str]:
-    """Attach a zero-filled file of `size` bytes as a loop device; detach afterwards."""
-    with open(backing, "wb") as f:
-        f.truncate(size)
-    proc = subprocess.run(["losetup", "--find", "--show", str(backing)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.skip(f"cannot attach a loop device: {proc.stderr.strip()}")
-    device = proc.stdout.strip()
+def throttle_skip_reason() -> str | None:
+    """Why blkio throttling tests cannot run here, or None when they can."""
+    reason = loop_skip_reason()
+    if reason:
+        return reason
+    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
+        return "no cgroup v1 blkio controller with throttling at /sys/fs/cgroup/blkio"
+    return None
+
+
+def _scratch_dir() -> str:
+    """tmpfs when there is one, so backing files cost no disk I/O."""
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+
+
+@contextmanager
+def loop_devices(count: int, size_mib: int = 64) -> Iterator[list[LoopDevice]]:
+    """`count` fresh loop devices over sparse backing files; all detached on exit."""
+    workdir = tempfile.mkdtemp(prefix="iolab-loop-", dir=_scratch_dir())
+    made: list[LoopDevice] = []
     try:
-        yield device
+        for i in range(count):
+            backing = os.path.join(workdir, f"disk{i}.img")
+            with open(backing, "wb") as f:
+                f.truncate(size_mib << 20)
+            path = subprocess.run(
+                ["losetup", "--find", "--show", backing], check=True, capture_output=True, text=True
+            ).stdout.strip()
+            name = os.path.basename(path)
+            major_minor = Path(f"/sys/class/block/{name}/dev").read_text().strip()
+            made.append(LoopDevice(path, name, major_minor, backing))
+        yield made
     finally:
-        subprocess.run(["losetup", "-d", device], check=False)
+        for dev in made:
+            subprocess.run(["losetup", "-d", dev.path], check=False, capture_output=True)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+class BlkioCgroup:
+    """A cgroup-v1 blkio group whose read bandwidth per device can be capped and changed live."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def set_read_bps(self, major_minor: str, bytes_per_s: int) -> None:
+        """Cap reads of one device; 0 removes the cap."""
+        (self.path / "blkio.throttle.read_bps_device").write_text(f"{major_minor} {bytes_per_s}\n")
+
+    def popen(self, argv: Sequence[str], **kwargs) -> subprocess.Popen:
+        """Start `argv` inside this cgroup: the child joins it before it execs."""
+        procs = str(self.path / "cgroup.procs")
+
+        def join() -> None:
+            with open(procs, "w") as f:
+                f.write(str(os.getpid()))
+
+        return subprocess.Popen(list(argv), preexec_fn=join, **kwargs)
+
+
+@contextmanager
+def blkio_cgroup() -> Iterator[BlkioCgroup]:
+    """A fresh blkio cgroup, removed on exit (its processes must have ended)."""
+    path = Path(tempfile.mkdtemp(prefix="iolab-test-", dir=BLKIO))
+    try:
+        yield BlkioCgroup(path)
+    finally:
+        try:
+            os.rmdir(path)
+        except OSError:
+            pass
+
+
+def fio_read_argv(devices: Sequence[LoopDevice], runtime_s: float, output: str, bs: str = "128k") -> list[str]:
+    """fio reading every device at once, one job per device, JSON written to `output`."""
+    argv = [
+        FIO or "fio",
+        "--output-format=json",
+        f"--output={output}",
+        "--rw=read",
+        f"--bs={bs}",
+        "--direct=1",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--time_based",
+        f"--runtime={runtime_s}",
+    ]
+    for dev in devices:
+        argv += [f"--name={dev.name}", f"--filename={dev.path}"]
+    return argv

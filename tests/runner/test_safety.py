@@ -10,9 +10,11 @@ import subprocess
 import pytest
 
 from tests.iolab_cli import assert_clean_error, iolab
-from tests.loopdev import loop_device, require_loop
+from pathlib import Path
 
-pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+from tests.loopdev import loop_devices, loop_skip_reason
+
+pytestmark = pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
 FAST = ["--runtime", "1", "--ramp", "0"]
 
 
@@ -21,15 +23,13 @@ def _digest(path) -> str:
 
 
 @pytest.fixture
-def ext4_loop(tmp_path):
-    require_loop()
+def ext4_loop():
     if shutil.which("mkfs.ext4") is None:
         pytest.skip("mkfs.ext4 is not installed")
-    backing = tmp_path / "ext4.img"
-    with loop_device(backing, 64 << 20) as dev:
-        subprocess.run(["mkfs.ext4", "-q", "-F", dev], check=True)
+    with loop_devices(1) as (dev,):
+        subprocess.run(["mkfs.ext4", "-q", "-F", dev.path], check=True)
         subprocess.run(["sync"], check=True)
-        yield dev, backing
+        yield dev.path, Path(dev.backing)
 
 
 def test_allow_write_refuses_a_device_holding_ext4(ext4_loop):
@@ -68,7 +68,6 @@ def _write_mbr(path, size: int) -> None:
 
 
 def test_allow_write_refuses_a_partitioned_device(tmp_path):
-    require_loop()
     backing, size = tmp_path / "parted.img", 64 << 20
     with open(backing, "wb") as f:
         f.truncate(size)
@@ -86,10 +85,9 @@ def test_allow_write_refuses_a_partitioned_device(tmp_path):
         subprocess.run(["losetup", "-d", dev], check=False)
 
 
-def test_blank_device_is_read_only_without_allow_write(tmp_path):
-    require_loop()
-    with loop_device(tmp_path / "blank.img", 64 << 20) as dev:
-        proc = iolab("run", dev, *FAST, "--json")
+def test_blank_device_is_read_only_without_allow_write():
+    with loop_devices(1) as (dev,):
+        proc = iolab("run", dev.path, *FAST, "--json")
         assert proc.returncode == 0, proc.stderr
         assert "skipped seqwrite-1m-qd32, randwrite-4k-qd32-j4 (writes need --allow-write)" in proc.stderr
         points = json.loads(proc.stdout)["points"]
@@ -97,10 +95,9 @@ def test_blank_device_is_read_only_without_allow_write(tmp_path):
         assert all(p["status"] == "ok" for p in points)
 
 
-def test_blank_device_with_allow_write_runs_every_point(tmp_path):
-    require_loop()
-    with loop_device(tmp_path / "blank.img", 64 << 20) as dev:
-        proc = iolab("run", "--allow-write", dev, *FAST, "--json")
+def test_blank_device_with_allow_write_runs_every_point():
+    with loop_devices(1) as (dev,):
+        proc = iolab("run", "--allow-write", dev.path, *FAST, "--json")
         assert proc.returncode == 0, proc.stderr
         points = json.loads(proc.stdout)["points"]
         assert [p["status"] for p in points] == ["ok"] * 5

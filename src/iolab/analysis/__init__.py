@@ -1,0 +1,1 @@
+"""Pure functions over numbers; every result carries the parameters it used."""

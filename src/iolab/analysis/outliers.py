@@ -1,0 +1,184 @@
+"""Outlier devices in an array: which drive is the odd one out.
+
+Method (reference/analysis.md §5.1): modified z-score
+M = 0.6745 (x - median) / MAD, one-sided (low throughput, or high latency),
+flagged when |M| > `threshold` and the device is also at least `rel_floor`
+away from the median, because a healthy array can have a MAD so small that a
+harmless 2% difference scores high. When MAD is almost 0 the scale falls back
+to the mean absolute deviation x 1.2533; when that is 0 too, only the
+relative floor decides.
+
+The same function serves both views of an array: all devices run together
+(one fio job per device) and each device alone. `compare_views` reads the two
+side by side: slow in both means the drive; slow only together means
+something the drives share (a PCIe switch, a NUMA node, the CPUs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from iolab.models import Finding, Severity
+
+
+@dataclass(frozen=True)
+class OutlierParams:
+    threshold: float = 3.5
+    rel_floor: float = 0.05  # use 0.10 for latency
+    side: str = "low"  # "low" for bandwidth/IOPS, "high" for latency
+    mad_floor: float = 0.005  # MAD below this share of the median counts as 0
+    min_devices: int = 3
+
+
+@dataclass(frozen=True)
+class DeviceScore:
+    device: str
+    value: float
+    z: float | None  # modified z-score; None when the scale is 0 or the value is missing
+    rel_dev: float  # value / median - 1
+    outlier: bool
+
+
+@dataclass(frozen=True)
+class OutlierReport:
+    params: OutlierParams
+    view: str  # "together" or "alone"
+    metric: str
+    scores: list[DeviceScore] = field(default_factory=list)
+    median: float = 0.0
+    scale: float = 0.0  # the robust standard deviation M divides by
+    scale_method: str = ""  # "mad", "mean-abs-dev" or "relative-only"
+    evaluated: bool = True
+    reason: str = ""
+
+    @property
+    def outliers(self) -> list[DeviceScore]:
+        return [s for s in self.scores if s.outlier]
+
+    def method(self) -> str:
+        p = self.params
+        return (
+            f"modified z-score, {p.side} side, |M| > {p.threshold:g} and >= {p.rel_floor:.0%} from the median; "
+            f"scale: {self.scale_method}"
+        )
+
+    def findings(self, subject: str = "") -> list[Finding]:
+        """One finding per outlier device; not-evaluated when the array could not be judged."""
+        if not self.evaluated:
+            return [
+                Finding(
+                    rule_id="results.outlier-device",
+                    family="results",
+                    severity=Severity.NOT_EVALUATED,
+                    title=f"Outlier devices not evaluated ({self.view}): {self.reason}",
+                    subject=subject,
+                    evidence={"devices": str(len(self.scores))},
+                )
+            ]
+        out = []
+        for s in self.outliers:
+            out.append(
+                Finding(
+                    rule_id="results.outlier-device",
+                    family="results",
+                    severity=Severity.WARNING,
+                    title=f"{s.device} is an outlier: {self.metric} {s.rel_dev:+.0%} from the array median "
+                    f"({self.view})",
+                    subject=s.device,
+                    evidence={
+                        "value": f"{s.value:.4g}",
+                        "median": f"{self.median:.4g}",
+                        "modified z": "n/a" if s.z is None else f"{s.z:.1f}",
+                        "devices": str(len(self.scores)),
+                        "method": self.method(),
+                    },
+                    why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
+                    fix="Compare its PCIe link speed/width, NUMA node, firmware, SMART temperature and "
+                    "fill/TRIM state with its peers; re-run to see if it stays an outlier.",
+                )
+            )
+        return out
+
+
+def find_outliers(
+    values: Mapping[str, float],
+    params: OutlierParams | None = None,
+    *,
+    view: str = "together",
+    metric: str = "bandwidth",
+) -> OutlierReport:
+    """Score each device's value (e.g. mean read bytes/s) against the rest of the array."""
+    import numpy as np
+
+    params = params or OutlierParams()
+    if params.side not in ("low", "high"):
+        raise ValueError(f"side must be 'low' or 'high', not {params.side!r}")
+    names = list(values)
+    x = np.array([float(values[n]) for n in names], dtype=float)
+    ok = np.isfinite(x)
+    report = dict(params=params, view=view, metric=metric)
+    if int(ok.sum()) < params.min_devices:
+        scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
+        return OutlierReport(
+            **report, scores=scores, evaluated=False,
+            reason=f"{int(ok.sum())} device(s) with a value; at least {params.min_devices} are needed",
+        )
+    med = float(np.median(x[ok]))
+    if med <= 0:
+        scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
+        return OutlierReport(**report, scores=scores, median=med, evaluated=False,
+                             reason="the median is 0: the devices did no work")
+    dev = x[ok] - med
+    mad = float(np.median(np.abs(dev)))
+    if mad >= params.mad_floor * med:
+        scale, scale_method = mad / 0.6745, "mad"
+    else:
+        mean_ad = float(np.mean(np.abs(dev)))
+        scale, scale_method = (mean_ad * 1.2533, "mean-abs-dev") if mean_ad > 0 else (0.0, "relative-only")
+    sign = -1.0 if params.side == "low" else 1.0
+    scores = []
+    for name, v, good in zip(names, x, ok, strict=True):
+        if not good:
+            scores.append(DeviceScore(name, float(v), None, float("nan"), False))
+            continue
+        rel = v / med - 1.0
+        z = (v - med) / scale if scale > 0 else None
+        far = sign * rel >= params.rel_floor
+        outlier = far and (z is None or sign * z > params.threshold)
+        scores.append(DeviceScore(name, float(v), None if z is None else float(z), float(rel), bool(outlier)))
+    return OutlierReport(**report, scores=scores, median=med, scale=scale, scale_method=scale_method)
+
+
+def persistent_outliers(reports: Sequence[OutlierReport], min_hits: int = 2) -> list[str]:
+    """Devices flagged in at least `min_hits` of the given runs (default: 2 of the last 3 passed in)."""
+    hits: dict[str, int] = {}
+    for r in reports:
+        for s in r.outliers:
+            hits[s.device] = hits.get(s.device, 0) + 1
+    return sorted(d for d, h in hits.items() if h >= min_hits)
+
+
+def compare_views(together: OutlierReport, alone: OutlierReport) -> list[Finding]:
+    """Tell a slow drive from a shared bottleneck by reading the together and alone views side by side."""
+    slow_together = {s.device for s in together.outliers}
+    slow_alone = {s.device for s in alone.outliers}
+    out = []
+    for device in sorted(slow_together - slow_alone):
+        if not alone.evaluated or device not in {s.device for s in alone.scores}:
+            continue
+        out.append(
+            Finding(
+                rule_id="results.outlier-shared-path",
+                family="results",
+                severity=Severity.WARNING,
+                title=f"{device} is slow only when the array runs together",
+                subject=device,
+                evidence={"together": together.method(), "alone": alone.method()},
+                why="Alone it keeps up with its peers, so the drive is fine; something it shares with "
+                "the others under load is not.",
+                fix="Check which PCIe switch/root port and NUMA node it hangs off, and the CPUs "
+                "servicing its interrupts.",
+            )
+        )
+    return out

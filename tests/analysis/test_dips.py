@@ -1,0 +1,110 @@
+"""Dips and steps on synthetic per-second series with known answers."""
+
+import math
+
+import numpy as np
+import pytest
+
+from iolab.analysis.dips import DipParams, detect_dips
+from iolab.models import Severity
+
+
+def seconds(n: int) -> np.ndarray:
+    return np.arange(1, n + 1, dtype=float)  # interval ends, as telemetry gives them
+
+
+def test_the_30_ssd_dip_is_found_with_onset_depth_and_loss():
+    x = np.full(30, 6900e6)
+    x[8:11] = 2600e6  # seconds 8..11 low
+    report = detect_dips(seconds(30), x)
+    assert [d.kind for d in report.dips] == ["transient"]
+    dip = report.dips[0]
+    assert dip.onset_s == 8.0
+    assert dip.duration_s == 3.0
+    assert dip.depth == pytest.approx(1 - 2600 / 6900)
+    assert dip.lost_mib == pytest.approx(3 * 4300e6 / 2**20)
+    assert dip.level_after == pytest.approx(6900e6)
+    assert report.params == DipParams()
+
+
+def test_noisy_series_dip_found_and_noise_alone_gives_none():
+    rng = np.random.default_rng(7)
+    x = 1000 + rng.normal(0, 40, 60)
+    assert detect_dips(seconds(60), x).dips == []
+    x[40:44] = 500
+    (dip,) = detect_dips(seconds(60), x).dips
+    assert dip.onset_s == 40.0 and dip.duration_s == 4.0
+    assert dip.depth == pytest.approx(0.5, abs=0.06)
+
+
+def test_lasting_step_is_told_apart_from_a_dip():
+    x = np.full(20, 6900.0)
+    x[8:] = 2600.0
+    (step,) = detect_dips(seconds(20), x).dips
+    assert step.kind == "step"
+    assert step.onset_s == 8.0
+    assert step.duration_s == 12.0
+    assert step.depth == pytest.approx(1 - 2600 / 6900)
+    assert step.level_before == 6900.0 and step.level_after == 2600.0
+
+
+def test_step_and_a_later_dip_are_both_reported():
+    x = np.full(40, 1000.0)
+    x[10:] = 400.0
+    x[30:33] = 100.0
+    kinds = [(d.kind, d.onset_s) for d in detect_dips(seconds(40), x).dips]
+    assert kinds == [("step", 10.0), ("transient", 30.0)]
+
+
+def test_single_low_second_is_below_min_duration_and_gaps_merge():
+    x = np.full(30, 100.0)
+    x[10] = 10.0
+    assert detect_dips(seconds(30), x).dips == []
+    x[20:22] = 10.0
+    x[23:25] = 10.0  # one good second between two 2 s dips: one event
+    (dip,) = detect_dips(seconds(30), x).dips
+    assert dip.onset_s == 20.0 and dip.duration_s == 5.0
+
+
+def test_dip_at_the_start_uses_a_shifted_window():
+    x = np.full(20, 100.0)
+    x[0:3] = 20.0
+    (dip,) = detect_dips(seconds(20), x).dips
+    assert dip.kind == "transient" and dip.onset_s == 0.0 and dip.depth == pytest.approx(0.8)
+
+
+def test_subsecond_interval_scales_durations():
+    t = np.arange(1, 101) * 0.1
+    x = np.full(100, 50.0)
+    x[50:60] = 10.0  # one second low
+    (dip,) = detect_dips(t, x, DipParams(min_duration_s=0.5)).dips
+    assert dip.onset_s == pytest.approx(5.0) and dip.duration_s == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "values, reason",
+    [([], "0 samples"), ([5.0, 5.0], "2 samples"), ([0.0] * 10, "idle"), ([math.nan] * 10, "0 samples")],
+)
+def test_unusable_series_are_not_evaluated(values, reason):
+    report = detect_dips(seconds(len(values)), values)
+    assert not report.evaluated and reason in report.reason
+    (finding,) = report.findings("loop0")
+    assert finding.severity is Severity.NOT_EVALUATED
+
+
+def test_constant_series_and_nan_gaps():
+    assert detect_dips(seconds(15), [7.0] * 15).dips == []
+    x = np.full(20, 100.0)
+    x[5] = math.nan
+    x[12:15] = 0.0  # a stalled device is a 100% dip
+    (dip,) = detect_dips(seconds(20), x).dips
+    assert dip.depth == 1.0 and dip.onset_s == 12.0
+
+
+def test_findings_carry_numbers_and_parameters():
+    x = np.full(20, 6900.0)
+    x[8:] = 2600.0
+    (finding,) = detect_dips(seconds(20), x).findings("nvme27n1")
+    assert finding.rule_id == "telemetry.step" and finding.severity is Severity.CRITICAL
+    assert finding.evidence["onset"] == "8.0 s" and finding.evidence["depth"] == "62%"
+    assert "rolling median 11 s" in finding.evidence["method"]

@@ -1,0 +1,80 @@
+"""Outlier devices on arrays with known answers."""
+
+import math
+
+import pytest
+
+from iolab.analysis.outliers import OutlierParams, compare_views, find_outliers, persistent_outliers
+from iolab.models import Severity
+
+
+def array(n: int, slow: dict[int, float] | None = None) -> dict[str, float]:
+    # 30 healthy drives spread +/-1.5% around 6900 MB/s, like a real homogeneous array.
+    values = {f"nvme{i}": 6900e6 * (1 + 0.015 * math.sin(i * 1.7)) for i in range(n)}
+    for i, v in (slow or {}).items():
+        values[f"nvme{i}"] = v
+    return values
+
+
+def test_slow_drive_in_30_is_named_with_its_z_score():
+    report = find_outliers(array(30, {27: 2600e6}))
+    assert [s.device for s in report.outliers] == ["nvme27"]
+    (score,) = report.outliers
+    assert score.z < -3.5 and score.rel_dev == pytest.approx(2600 / report.median * 1e6 - 1)
+    assert report.scale_method == "mad"
+
+
+def test_healthy_array_has_no_outlier():
+    assert find_outliers(array(30)).outliers == []
+
+
+def test_relative_floor_keeps_a_tiny_but_high_z_deviation_quiet():
+    values = {f"d{i}": 1000.0 + 0.1 * i for i in range(10)}
+    values["d9"] = 970.0  # 3% low: z is huge because MAD is ~0.25, but under the 5% floor
+    report = find_outliers(values)
+    assert report.outliers == []
+    assert next(s for s in report.scores if s.device == "d9").z < -3.5
+
+
+def test_one_sided_low_ignores_a_fast_drive_and_high_side_catches_latency():
+    values = array(12, {3: 9000e6})
+    assert find_outliers(values).outliers == []
+    lat = {f"d{i}": 100.0 + i % 3 for i in range(12)}
+    lat["d5"] = 180.0
+    report = find_outliers(lat, OutlierParams(side="high", rel_floor=0.10), metric="p99 latency")
+    assert [s.device for s in report.outliers] == ["d5"]
+
+
+def test_identical_drives_fall_back_from_zero_mad():
+    values = {f"loop{i}": 200.0 for i in range(6)}
+    assert find_outliers(values).outliers == [] and find_outliers(values).scale_method == "relative-only"
+    values["loop2"] = 50.0
+    report = find_outliers(values)
+    assert report.scale_method == "mean-abs-dev"
+    assert [s.device for s in report.outliers] == ["loop2"]
+
+
+@pytest.mark.parametrize("values", [{}, {"a": 1.0}, {"a": 1.0, "b": 2.0}, {"a": math.nan, "b": 1.0, "c": 1.0}])
+def test_too_few_devices_is_not_evaluated(values):
+    report = find_outliers(values)
+    assert not report.evaluated and report.outliers == []
+    assert report.findings()[0].severity is Severity.NOT_EVALUATED
+
+
+def test_zero_median_and_nan_device():
+    assert not find_outliers({"a": 0.0, "b": 0.0, "c": 5.0}).evaluated
+    values = array(8, {1: 0.0})
+    values["nvme4"] = math.nan
+    report = find_outliers(values)
+    assert [s.device for s in report.outliers] == ["nvme1"]
+    assert next(s for s in report.scores if s.device == "nvme4").z is None
+
+
+def test_findings_persistence_and_views():
+    together = find_outliers(array(10, {2: 3000e6, 7: 3000e6}), view="together")
+    alone = find_outliers(array(10, {2: 3000e6}), view="alone")
+    (f2, f7) = together.findings()
+    assert f2.subject == "nvme2" and "3.5" in f2.evidence["method"] and f2.evidence["modified z"].startswith("-")
+    shared = compare_views(together, alone)
+    assert [f.subject for f in shared] == ["nvme7"]
+    assert persistent_outliers([together, alone, find_outliers(array(10))]) == ["nvme2"]

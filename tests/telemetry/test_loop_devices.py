@@ -1,0 +1,123 @@
+"""Real fio on real loop devices, throttled with cgroup-v1 blkio, watched by the Sampler.
+
+Loop devices over tmpfs are CPU-bound, so their speed alone would measure the
+scheduler. Each test therefore gives every device the same read ceiling
+(identical "drives") and then slows one down: the analyses must find what
+was applied. Skipped, with the reason, where there is no root, loop or blkio.
+"""
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from iolab.analysis.dips import detect_dips
+from iolab.analysis.outliers import find_outliers
+from iolab.analysis.scaling import scaling_table
+from iolab.telemetry import Sampler, devices_for_path, mean_by_source, series_by_source
+
+sys.path.insert(0, str(Path(__file__).parent.parent))
+from loopdev import blkio_cgroup, fio_read_argv, loop_devices, throttle_skip_reason  # noqa: E402
+
+pytestmark = [
+    pytest.mark.root,
+    pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason())),
+]
+
+MIB = 1 << 20
+DRIVE_BPS = 200 * MIB  # every "drive"
+SLOW_BPS = 50 * MIB  # the slow one: a quarter of its peers
+
+
+def fio_jobs(path: Path) -> dict[str, dict]:
+    return {job["jobname"]: job for job in json.loads(path.read_text())["jobs"]}
+
+
+def finish(fio, timeout: float) -> None:
+    """Wait for fio and fail with its own message if it failed."""
+    _, err = fio.communicate(timeout=timeout)
+    assert fio.returncode == 0, f"fio exited {fio.returncode}: {err.decode(errors='replace')[-500:]}"
+
+
+def run_watched(cgroup, devices, runtime_s, out: Path) -> list:
+    """fio inside the cgroup, one job per device, with the Sampler around it."""
+    with Sampler([d.name for d in devices], interfaces=[]) as sampler:
+        fio = cgroup.popen(fio_read_argv(devices, runtime_s, str(out)), stderr=subprocess.PIPE)
+        finish(fio, runtime_s + 30)
+    return sampler.samples()
+
+
+def test_outlier_analysis_names_the_throttled_loop_device(tmp_path):
+    with loop_devices(6) as devs, blkio_cgroup() as cgroup:
+        assert devices_for_path(devs[0].path) == [devs[0].name]
+        for dev in devs:
+            cgroup.set_read_bps(dev.major_minor, DRIVE_BPS)
+        slow = devs[2]
+        cgroup.set_read_bps(slow.major_minor, SLOW_BPS)
+        samples = run_watched(cgroup, devs, 3, tmp_path / "slow.json")
+        jobs = fio_jobs(tmp_path / "slow.json")
+
+        report = find_outliers(mean_by_source(samples, "disk.bw", "read"), view="together")
+        print({s.device: (round(s.value / MIB), None if s.z is None else round(s.z, 1)) for s in report.scores})
+        assert [s.device for s in report.outliers] == [slow.name]
+        # The throttle really bit: fio itself saw the slow device at well under half its peers.
+        peers = [jobs[d.name]["read"]["bw_bytes"] for d in devs if d is not slow]
+        assert jobs[slow.name]["read"]["bw_bytes"] < 0.5 * min(peers)
+        # Telemetry's bytes agree with fio's (diskstats counts what reached the device).
+        times, rates = series_by_source(samples, "disk.bw", "read")[slow.name]
+        seen = sum(r * (t - t0) for r, t, t0 in zip(rates, times, [0.0] + times[:-1]))
+        assert seen == pytest.approx(jobs[slow.name]["read"]["io_bytes"], rel=0.05)
+
+        cgroup.set_read_bps(slow.major_minor, DRIVE_BPS)
+        samples = run_watched(cgroup, devs, 3, tmp_path / "even.json")
+        report = find_outliers(mean_by_source(samples, "disk.bw", "read"), view="together")
+        print({s.device: round(s.value / MIB) for s in report.scores})
+        assert report.evaluated and report.outliers == []
+
+
+def test_dip_applied_mid_run_is_found_with_its_onset_and_depth(tmp_path):
+    low_bps = 60 * MIB  # 70% below DRIVE_BPS
+    applied_depth = 1 - low_bps / DRIVE_BPS
+    with loop_devices(1) as (dev,), blkio_cgroup() as cgroup:
+        cgroup.set_read_bps(dev.major_minor, DRIVE_BPS)
+        with Sampler([dev.name], interfaces=[]) as sampler:
+            fio = cgroup.popen(fio_read_argv([dev], 20, str(tmp_path / "dip.json")), stderr=subprocess.PIPE)
+            time.sleep(8)
+            cgroup.set_read_bps(dev.major_minor, low_bps)
+            applied_onset = sampler.elapsed_ms() / 1000
+            time.sleep(4)
+            cgroup.set_read_bps(dev.major_minor, DRIVE_BPS)
+            finish(fio, 60)
+        times, values = series_by_source(sampler.samples(), "disk.bw", "read")[dev.name]
+    report = detect_dips(times, values)
+    print([round(v / MIB) for v in values], report.dips)
+    assert len(report.dips) == 1
+    (dip,) = report.dips
+    assert dip.kind == "transient"
+    assert abs(dip.onset_s - applied_onset) <= 2.0
+    assert abs(dip.depth - applied_depth) <= 0.10
+
+
+def test_subset_scaling_table_over_one_two_and_four_devices(tmp_path):
+    with loop_devices(4) as devs, blkio_cgroup() as cgroup:
+        for dev in devs:
+            cgroup.set_read_bps(dev.major_minor, DRIVE_BPS // 2)
+        sets = []
+        for n in (1, 2, 4):
+            out = tmp_path / f"n{n}.json"
+            fio = cgroup.popen(fio_read_argv(devs[:n], 2, str(out)), stderr=subprocess.PIPE)
+            finish(fio, 30)
+            jobs = fio_jobs(out)
+            sets.append((tuple(d.name for d in devs[:n]), sum(j["read"]["bw_bytes"] for j in jobs.values())))
+    report = scaling_table(sets)
+    for row in report.rows:
+        print(row.n, round(row.aggregate / MIB), f"{row.efficiency:.2f}")
+    assert [r.n for r in report.rows] == [1, 2, 4]
+    assert report.reference == sets[0][1]
+    for row, (_, aggregate) in zip(report.rows, sets):
+        assert row.efficiency == pytest.approx(aggregate / (row.n * sets[0][1]))
+    # Identical capped drives on an idle host scale linearly; the drop check stays quiet.
+    assert all(r.efficiency > 0.8 for r in report.rows) and report.drops == []
