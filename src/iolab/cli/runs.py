@@ -22,57 +22,133 @@ def _size_option(text: str) -> int:
     return int(value)
 
 
+PLAN_SUFFIXES = (".toml", ".fio", ".job")
+
+
 @app.command()
 def run(
-    targets: Annotated[Optional[list[str]], typer.Argument(help="Directories (a scratch file is made inside), files or block devices. Default: the current directory.")] = None,
+    args: Annotated[Optional[list[str]], typer.Argument(metavar="[PLAN] [TARGET...]", help="A TOML plan or fio job file (optional), then directories (a scratch file is made inside), files or block devices. Default: the quick preset on the current directory.")] = None,
+    preset_name: Annotated[Optional[str], typer.Option("--preset", help="A built-in plan (see `iolab presets`).")] = None,
     allow_write: Annotated[bool, typer.Option("--allow-write", help="Allow writes to a block device or existing file (refused anyway if it holds data).")] = False,
-    runtime: Annotated[int, typer.Option(min=1, help="Measured seconds per point.")] = 8,
-    ramp: Annotated[int, typer.Option(min=0, help="Unmeasured warm-up seconds before each point.")] = 2,
+    runtime: Annotated[Optional[int], typer.Option(min=1, help="Measured seconds per point.")] = None,
+    ramp: Annotated[Optional[int], typer.Option(min=0, help="Unmeasured warm-up seconds before each point.")] = None,
     size: Annotated[Optional[str], typer.Option(help="Bytes of the target to use, e.g. 8G (scratch file size for directories).")] = None,
+    adaptive: Annotated[bool, typer.Option("--adaptive", help="qd-sweep: search the queue depth instead of running every one.")] = False,
+    resume: Annotated[Optional[str], typer.Option(help="Finish an interrupted run (id or `last`) without rerunning its finished points.")] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start a new run even if the same plan was interrupted before.")] = False,
+    dry: Annotated[bool, typer.Option("--dry-run", help="Show the points, the estimated time and what would be written; run nothing.")] = False,
+    telemetry: Annotated[bool, typer.Option("--telemetry/--no-telemetry", help="Sample devices and CPUs beside fio.")] = True,
+    interval: Annotated[float, typer.Option(min=0.1, help="Telemetry interval in seconds.")] = 1.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON on stdout.")] = False,
 ) -> None:
-    """Run the quick preset: sequential and random read/write and QD1 latency, about a minute."""
+    """Run a preset or plan: the quick preset by default (sequential and random read/write, QD1 latency, about a minute)."""
     from rich.console import Console
 
     from iolab.errors import RunFailed
-    from iolab.plan import preset
     from iolab.report.terminal import ConsoleProgress
-    from iolab.runner.execute import RunOptions, execute
+    from iolab.runner.execute import execute
+    from iolab.runner.progress import SilentProgress
+    from iolab.runner.request import RunRequest
     from iolab.store.db import open_store
+    from iolab.store.queries import resolve_run_id, run_request
 
-    plan = preset("quick", runtime=runtime, ramp=ramp)
-    options = RunOptions(
-        targets=targets or ["."],
-        allow_write=allow_write,
-        size=_size_option(size) if size else None,
-        command=shlex.join(["iolab", *sys.argv[1:]]),
-    )
     store = open_store()
+    if resume is not None:
+        run_id = resolve_run_id(store, resume)
+        request = RunRequest.from_dict(run_request(store, run_id))
+    else:
+        run_id = None
+        request = _request(args or [], preset_name, allow_write, runtime, ramp, size, adaptive)
+    request.telemetry_interval = interval if telemetry else None
     err = Console(stderr=True, soft_wrap=True)
-    outcome = execute(plan, options, store, ConsoleProgress(err))
+    if dry:
+        _print_dry_run(request, err)
+        return
+    progress = SilentProgress() if quiet else ConsoleProgress(err)
+    outcome = execute(request, store, progress, resume=run_id, fresh=fresh)
     _print_run(store, outcome.run_id, as_json)
+    if not quiet:
+        for note in outcome.notes:
+            err.print(f"[yellow]note:[/yellow] {note}")
     if outcome.failed:
         raise RunFailed(f"{len(outcome.failed)} point(s) failed, the others are kept in run {outcome.run_id}: {outcome.failed[0]}")
 
 
-def _print_run(store, run_id: int, as_json: bool) -> None:
-    """The stored run as a table (or JSON): what `run` ends with and `show` prints."""
+def _request(args: list[str], preset_name, allow_write, runtime, ramp, size, adaptive):  # noqa: ANN001,ANN202
+    """A RunRequest from the command line: plan file or preset, targets, settings."""
+    import os
+
+    from iolab.runner.request import RunRequest
+
+    plans = [a for a in args if a.endswith(PLAN_SUFFIXES)]
+    targets = [a for a in args if not a.endswith(PLAN_SUFFIXES)]
+    if len(plans) > 1 or (plans and preset_name):
+        raise UserError("give one plan: a plan file or --preset, not both")
+    settings: dict[str, object] = {}
+    if runtime is not None:
+        settings["runtime"] = runtime
+    if ramp is not None:
+        settings["ramp"] = ramp
+    if adaptive:
+        if (preset_name or "") != "qd-sweep":
+            raise UserError("--adaptive applies to --preset qd-sweep")
+        settings["adaptive"] = True
+    plan = os.path.abspath(plans[0]) if plans else (preset_name or "quick")
+    if plans and not os.path.isfile(plan):
+        raise UserError(f"{plans[0]}: no such plan file")
+    return RunRequest(
+        plan=plan, settings=settings, targets=targets, allow_write=allow_write,
+        size=_size_option(size) if size else None, command=shlex.join(["iolab", *sys.argv[1:]]),
+    )
+
+
+def _print_dry_run(request, console) -> None:  # noqa: ANN001
+    from iolab.report import units
+    from iolab.runner.dryrun import dry_run
+
+    plan = dry_run(request)
+    for point in plan.points:
+        rep = f" repeat {point.repeat + 1}" if point.repeat else ""
+        console.print(f"  {point.name}{rep} on {point.target.path}: " + " ".join(f"{k}={v}" for k, v in point.options.items()))
+    for line in plan.notes + plan.open_ended:
+        console.print(f"[yellow]note:[/yellow] {line}")
+    for line in plan.writes or ["nothing: reads only"]:
+        console.print(f"writes: {line}")
+    console.print(f"{len(plan.points)} points, estimated {units.duration(plan.seconds)}")
+
+
+def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Store)
+    """The stored run as a table with its findings (or JSON): what `run` ends with and `show` prints."""
     import json
+    from dataclasses import asdict
 
     from rich.console import Console
 
     from iolab.report.export import record_dict, run_dict
+    from iolab.report.findings import render_findings
     from iolab.report.terminal import results_table
-    from iolab.store.queries import get_run, run_points
+    from iolab.store.queries import get_run, run_findings, run_points
 
     run_info = get_run(store, run_id)
     records = run_points(store, run_id)
+    findings = run_findings(store, run_id)
     if as_json:
-        print(json.dumps({"run": run_dict(run_info), "points": [record_dict(r) for r in records]}, indent=2))
+        print(json.dumps({
+            "run": run_dict(run_info),
+            "points": [record_dict(r) for r in records],
+            "findings": [{**asdict(f), "severity": f.severity.value} for f in findings],
+        }, indent=2))
         return
     console = Console()
     title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
     console.print(results_table(records, title=title))
+    shown = [f for f in findings if f.severity.value != "not-evaluated"]
+    if shown:
+        render_findings(shown, console)
+    hidden = len(findings) - len(shown)
+    if hidden:
+        console.print(f"[dim]{hidden} rules could not be evaluated on this host; `iolab show {run_id} --json` lists them[/dim]")
 
 
 @app.command("import")

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import JobSection, render_jobfile
-from iolab.models import Point
+from iolab.fio.values import METADATA_ENGINES
+from iolab.models import Point, Target
 
 INSTALL_ADVICE = (
     "install it with `apt-get install fio` (Debian/Ubuntu) or `dnf install fio` (Fedora/RHEL), "
@@ -69,10 +70,12 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
     per-job CPU and logs.
     """
     target = point.target
-    options: dict[str, str] = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1"}
-    options.update(point.options)
-    if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
-        options["direct"] = "0"
+    if point.options.get("ioengine") in METADATA_ENGINES:
+        options = {"directory": str(metadata_dir(target)), **point.options}
+    else:
+        options = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1", **point.options}
+        if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
+            options["direct"] = "0"
     prefix = str(log_dir / LOG_PREFIX)
     options.update(
         {
@@ -83,6 +86,11 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
         }
     )
     return render_jobfile([JobSection(name=point.name, options=options)])
+
+
+def metadata_dir(target: Target) -> Path:
+    """Where file create/stat/remove workloads work: an iolab directory inside the target directory."""
+    return Path(target.filename).parent / "iolab-metadata"
 
 
 @dataclass

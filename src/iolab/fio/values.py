@@ -17,6 +17,10 @@ _TIME_FACTOR = {
     "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0,
 }
 
+# fio's file-operation engines: their "I/O" is one create/stat/unlink per
+# file, reported as `iops`; they need `directory=` (not `filename=`).
+METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
+
 # Options whose plain numbers are seconds (fio's time-postfix options that the
 # plan side reasons about); everything else numeric is a count or a size.
 TIME_OPTIONS = frozenset({

@@ -1,7 +1,7 @@
 """Plain typed data that crosses package borders (see ARCHITECTURE.md)."""
 
 from iolab.models.finding import Finding, Severity
-from iolab.models.plan import Plan, Workload
+from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, RepeatPolicy, SteadyRounds, Workload
 from iolab.models.point import Point, Target, TargetKind
 from iolab.models.result import PERCENTILES, DirectionResult, LatencyStats, Result, Sample
 from iolab.models.run import RUN_STATUSES, PointRecord, Run
@@ -15,10 +15,15 @@ __all__ = [
     "Change",
     "FileSystem",
     "Finding",
+    "LatencyCurve",
     "LatencyStats",
+    "Phases",
     "Plan",
     "Point",
     "PointRecord",
+    "Precondition",
+    "QdSearch",
+    "RepeatPolicy",
     "Result",
     "Run",
     "NvmeSmart",
@@ -26,6 +31,7 @@ __all__ = [
     "Sample",
     "Severity",
     "Snapshot",
+    "SteadyRounds",
     "Target",
     "TargetInfo",
     "TargetKind",

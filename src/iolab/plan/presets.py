@@ -14,15 +14,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from iolab.errors import UserError
+from iolab.fio.values import METADATA_ENGINES
 from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, SteadyRounds, Workload
 from iolab.plan.matrix import expand, workload_name
 
 DOUBLING_QD = tuple(2**i for i in range(9))  # 1..256
 DOUBLING_THREADS = tuple(2**i for i in range(7))  # 1..64
 BLOCK_SIZES = ("4k", "8k", "16k", "32k", "64k", "128k", "256k", "512k", "1m", "2m", "4m")
-# fio's file-operation engines: their "I/O" is one create/stat/unlink per
-# file, reported as `iops`; they need `directory=` (not `filename=`).
-METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
 
 
 def timed(runtime: float, ramp: float, **options: str | int) -> dict[str, str]:
@@ -43,7 +41,7 @@ def quick(runtime: float = 8, ramp: float = 2) -> Plan:
         ("seqwrite-1m-qd32", dict(rw="write", bs="1m", iodepth=32, numjobs=1)),
         ("randread-4k-qd32-j4", dict(rw="randread", bs="4k", iodepth=32, numjobs=4)),
         ("randwrite-4k-qd32-j4", dict(rw="randwrite", bs="4k", iodepth=32, numjobs=4)),
-        ("randread-4k-qd1", dict(rw="randread", bs="4k", iodepth=1, numjobs=1)),
+        ("randread-4k-qd1", dict(rw="randread", bs="4k", iodepth=1, numjobs=1, description="latency at queue depth 1")),
     ]
     workloads = [Workload(name, timed(runtime, ramp, **opts)) for name, opts in points]
     return Plan(name="quick", workloads=workloads, description="sequential 1 MiB and random 4 KiB throughput, 4 KiB QD1 latency")

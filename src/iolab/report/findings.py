@@ -17,6 +17,14 @@ _STYLE = {
 }
 
 
+def _grouped(findings: Sequence[Finding]) -> list[list[Finding]]:
+    """Findings of one rule together: the same advice for five points is said once, naming all five."""
+    groups: dict[tuple[Severity, str], list[Finding]] = {}
+    for finding in findings:
+        groups.setdefault((finding.severity, finding.rule_id), []).append(finding)
+    return list(groups.values())
+
+
 def render_findings(findings: Sequence[Finding], console: Console) -> None:
     """Print findings grouped by severity; not-evaluated ones as one short list at the end.
 
@@ -28,13 +36,17 @@ def render_findings(findings: Sequence[Finding], console: Console) -> None:
     skipped = [f for f in ordered if f.severity is Severity.NOT_EVALUATED]
     if not triggered:
         console.print("[green]No findings.[/green]")
-    for finding in triggered:
+    for group in _grouped(triggered):
+        finding = group[0]
         label, style = _STYLE[finding.severity]
         likely = " [dim](heuristic)[/dim]" if finding.confidence < 1.0 else ""
         console.print(f"[{style}]{label:<8}[/{style}] [bold]{finding.rule_id}[/bold]  {escape(finding.title)}{likely}")
         if finding.evidence:
             shown = "; ".join(f"{k}={v}" for k, v in finding.evidence.items())
             console.print(f"         evidence: {escape(shown)}", highlight=False)
+        if len(group) > 1:
+            others = ", ".join(f.subject or f.title for f in group[1:])
+            console.print(f"         also: {escape(others)}", highlight=False)
         if finding.why:
             console.print(f"         why: {escape(finding.why)}", style="dim", highlight=False)
         if finding.fix:

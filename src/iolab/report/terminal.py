@@ -30,14 +30,12 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     table.add_column("Point", no_wrap=True)
     if show_repeat:
         table.add_column("Rep", justify="right")
-    table.add_column("Workload")
     table.add_column("Dir", no_wrap=True)
     for name in ("MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"):
         table.add_column(name, justify="right", no_wrap=True)
     for record in records:
         lead = ([record.point.target.path] if show_target else []) + [record.point.name]
         lead += [str(record.point.repeat + 1)] if show_repeat else []
-        lead.append(_workload(record.point))
         result = record.result
         if result is None or not result.directions:
             status = record.error or record.status

@@ -40,3 +40,11 @@ def size(nbytes: float) -> str:
 
 def percent(value: float) -> str:
     return f"{value:.0f}%" if value >= 10 else f"{value:.1f}%"
+
+
+def duration(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"

@@ -1,39 +1,28 @@
 """A run, start to finish: resolve targets, plan points, run each, store each at once.
 
 Order matters for the promise "nothing lost": targets and fio are checked
-before the run exists; every planned point is recorded as pending before
-the first one runs; each finished point is committed immediately; a
-Ctrl-C or a failing point never discards what finished before it.
+before the run exists; every fixed point is recorded as pending before the
+first one runs; each finished point is committed immediately; a Ctrl-C or
+a failing point never discards what finished before it. A run killed
+outright is resumed by `--resume RUN`, or by running the same plan again:
+points are identified by content hash, and finished ones are skipped.
 """
 
 from __future__ import annotations
 
-import shlex
-import tempfile
-import time
-from dataclasses import dataclass, field
-from pathlib import Path
+import shutil
+from dataclasses import dataclass, field, replace
 
 from iolab.errors import RunFailed, UserError
-from iolab.fio.logs import read_logs
-from iolab.fio.parse import aggregate, parse_output
-from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX, fio_version, point_jobfile, run_fio
-from iolab.models import Plan, Point, Result, Target
-from iolab.runner.phases import fill_scratch, remove_scratch
+from iolab.fio.run import fio_version, metadata_dir
+from iolab.fio.values import METADATA_ENGINES
+from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target
+from iolab.runner.measure import Measurer
+from iolab.runner.phases import discard, fill_scratch, remove_scratch, run_unmeasured
 from iolab.runner.progress import Progress
+from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.targets import resolve_target
-from iolab.store.db import Artifact, Store
-
-
-@dataclass
-class RunOptions:
-    """How to run a plan: which targets, whether writes are allowed, and fio itself."""
-
-    targets: list[str]
-    allow_write: bool = False
-    size: int | None = None
-    fio: str = "fio"
-    command: str = ""
+from iolab.store.db import Store
 
 
 @dataclass
@@ -42,24 +31,66 @@ class RunOutcome:
     status: str
     notes: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    skipped: int = 0
+    findings: list[Finding] = field(default_factory=list)
 
 
-def plan_points(plan: Plan, targets: list[Target]) -> tuple[list[Point], list[str]]:
-    """Workloads x targets x repeats, leaving out writes to read-only targets (with a note)."""
-    points: list[Point] = []
-    notes: list[str] = []
-    for target in targets:
-        skipped = []
-        for workload in plan.workloads:
-            for repeat in range(plan.repeat):
-                point = Point(name=workload.name, target=target, options=dict(workload.options), repeat=repeat)
-                if point.writes and not target.writable:
-                    if repeat == 0:
-                        skipped.append(workload.name)
-                    continue
-                points.append(point)
-        if skipped:
-            notes.append(f"{target.path}: skipped {', '.join(skipped)} (writes need --allow-write)")
+def primary_metric(result: Result | None, metric: str = "auto") -> float:
+    """The number adaptive decisions follow: total IOPS (bandwidth or mean latency on request).
+
+    A failed point counts as 0, so a search or a stability check sees the failure.
+    """
+    if result is None:
+        return 0.0
+    directions = list(result.directions.values())
+    if metric == "bw":
+        return sum(d.bw_bytes for d in directions)
+    if metric == "lat_mean":
+        lats = [d.latency.mean_ns for d in directions if d.latency]
+        return sum(lats) / len(lats) if lats else 0.0
+    return sum(d.iops for d in directions)
+
+
+def _is_metadata(options: dict[str, str]) -> bool:
+    return options.get("ioengine") in METADATA_ENGINES
+
+
+def resolve_targets(request: RunRequest, plan: Plan) -> dict[str | None, list[Target]]:
+    """Targets by the path workloads name (None: the default targets)."""
+    default_paths = request.targets or plan.targets or ["."]
+    cache: dict[str, Target] = {}
+
+    def resolve(path: str) -> Target:
+        if path not in cache:
+            cache[path] = resolve_target(path, request.allow_write, request.size)
+        return cache[path]
+
+    resolved: dict[str | None, list[Target]] = {None: [resolve(p) for p in default_paths]}
+    for workload in plan.workloads:
+        if workload.target is not None and workload.target not in resolved:
+            resolved[workload.target] = [resolve(workload.target)]
+    return resolved
+
+
+def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[list[Point], list[str]]:
+    """The fixed points (workloads x targets x repeats in run order), less what cannot run, with notes."""
+    from iolab.plan import run_order
+
+    base: list[Point] = []
+    skipped: dict[str, list[str]] = {}
+    for workload in plan.workloads:
+        for target in targets[workload.target]:
+            point = Point(name=workload.name, target=target, options=dict(workload.options))
+            if point.writes and not target.writable:
+                skipped.setdefault(target.path, []).append(workload.name)
+            elif _is_metadata(point.options) and target.kind != "directory":
+                skipped.setdefault(target.path, []).append(f"{workload.name} (needs a directory)")
+            else:
+                base.append(point)
+    assert plan.repeats is not None
+    points = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
+    notes = [f"{path}: skipped {', '.join(names)} (writes need --allow-write)" for path, names in skipped.items()]
+    for target in {t for ts in targets.values() for t in ts}:
         if not target.direct:
             ram = " and the result is RAM-backed" if target.ram_backed else ""
             notes.append(f"{target.path}: {target.fs_type or 'this file system'} has no O_DIRECT; using buffered I/O{ram}")
@@ -68,85 +99,196 @@ def plan_points(plan: Plan, targets: list[Target]) -> tuple[list[Point], list[st
     return points, notes
 
 
-def execute(plan: Plan, options: RunOptions, store: Store, progress: Progress) -> RunOutcome:
-    """Run a plan; raises RunFailed on interruption, after keeping every finished point."""
-    version = fio_version(options.fio)
-    targets = [resolve_target(t, options.allow_write, options.size) for t in options.targets]
+@dataclass
+class Session:
+    """One run in progress: measures points, reusing finished ones when resuming."""
+
+    store: Store
+    run_id: int
+    measurer: Measurer
+    progress: Progress
+    done: dict[str, PointRecord]
+    planned: dict[str, int]
+    total: int
+    failed: list[str] = field(default_factory=list)
+    measured: int = 0
+    prepared: set[Target] = field(default_factory=set)
+    results: dict[str, Result | None] = field(default_factory=dict)
+    plan: Plan | None = None
+
+    def run(self, point: Point) -> Result | None:
+        """The point's result: from this run's store when it finished before, else measured now."""
+        finished = self.done.get(point.key)
+        if finished is not None:
+            return finished.result
+        if point.key in self.results:  # an adaptive search can ask for a depth it already ran
+            return self.results[point.key]
+        if point.key not in self.planned:
+            (self.planned[point.key],) = self.store.plan_points(self.run_id, [point])
+            self.total += 1
+        self._prepare(point.target, point)
+        self.measured += 1
+        index = len(self.done) + self.measured
+        self.progress.point_started(index, self.total, point)
+        result, error = self.measurer.measure(point, self.planned[point.key])
+        self.results[point.key] = result
+        self.progress.point_finished(index, self.total, point, result, error)
+        if error:
+            self.failed.append(f"{point.name} on {point.target.path}: {error}")
+        return result
+
+    def _prepare(self, target: Target, point: Point) -> None:
+        """Before the first point on a target: precondition it, write its scratch file."""
+        assert self.plan is not None
+        pre = self.plan.phases.precondition
+        if target not in self.prepared:
+            self.prepared.add(target)
+            if pre is not None and pre.scope == "once" and target.writable:
+                self._precondition(target, pre)
+            if target.scratch and not _is_metadata(point.options):
+                self.progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
+                fill_scratch(target, self.measurer.fio)
+            if _is_metadata(point.options):
+                metadata_dir(target).mkdir(exist_ok=True)
+        elif pre is not None and pre.scope == "before_each_write" and point.writes and target.writable:
+            self._precondition(target, pre)
+
+    def _precondition(self, target: Target, pre) -> None:  # noqa: ANN001  (Precondition)
+        if pre.discard_first:
+            problem = discard(target)
+            if problem:
+                self.measurer.note(problem)
+        self.progress.phase(f"preconditioning {target.path} ({pre.workload.name}, not measured)")
+        run_unmeasured(target, "precondition", dict(pre.workload.options), self.measurer.fio)
+
+
+def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[Finding]:
+    """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
+    from iolab.plan import latency_curve_workloads, needs_more_runs, next_queue_depths, steady_state, workload_at_qd
+
+    findings: list[Finding] = []
+    policy = plan.repeats
+    assert policy is not None
+    if policy.adaptive:
+        firsts = [p for p in plan_points(plan, targets)[0] if p.repeat == 0]
+        for first in firsts:
+            values = [primary_metric(session.run(replace(first, repeat=r)), policy.metric) for r in range(policy.count)]
+            while needs_more_runs(values, policy):
+                values.append(primary_metric(session.run(replace(first, repeat=len(values))), policy.metric))
+    for target in targets[None]:
+        for search in plan.qd_searches:
+            measured: dict[int, float] = {}
+            while (depths := next_queue_depths(measured, search)) is not None:
+                for qd in depths:
+                    workload = workload_at_qd(search.base, qd)
+                    point = Point(workload.name, target, dict(workload.options))
+                    measured[qd] = primary_metric(session.run(point))
+        curve = plan.latency_curve
+        if curve is not None:
+            probe = session.run(Point(curve.probe.name, target, dict(curve.probe.options)))
+            if probe is not None:
+                for workload in latency_curve_workloads(curve.probe, primary_metric(probe), curve.fractions):
+                    session.run(Point(workload.name, target, dict(workload.options)))
+        rounds = plan.steady_rounds
+        if rounds is not None:
+            values: list[float] = []
+            for number in range(1, rounds.max_rounds + 1):
+                for workload in rounds.round:  # the round number is the repeat index: each round its own point
+                    result = session.run(Point(workload.name, target, dict(workload.options), repeat=number - 1))
+                    values.append(primary_metric(result, rounds.metric))
+                verdict = steady_state(values, rounds.window, rounds.range_frac, rounds.slope_frac, rounds.max_rounds)
+                if verdict.status != "continue":
+                    severity = Severity.INFO if verdict.status == "steady" else Severity.WARNING
+                    findings.append(Finding(
+                        rule_id="RES-STEADY-STATE", family="results", severity=severity, title=verdict.reason,
+                        subject=target.path, evidence={"rounds": ", ".join(f"{v:.0f}" for v in values)},
+                        why="SNIA PTS: the last rounds are steady when their range is within 20% of their mean "
+                            "and the fitted line's excursion within 10%",
+                        fix="" if verdict.status == "steady" else "raise the round cap or precondition longer",
+                    ))
+                    break
+    return findings
+
+
+def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa: ANN001 (Snapshot)
+    """The doctor's findings on the host and the method, and dips inside each point."""
+    from iolab.analysis.dips import detect_dips
+    from iolab.doctor.engine import diagnose
+    from iolab.store.queries import point_samples, run_points
+
+    records = [r for r in run_points(store, run_id) if r.result is not None]
+    findings = diagnose(snapshot, [(r.point, r.result) for r in records])
+    for record in records:
+        per_second: dict[int, float] = {}
+        for sample in point_samples(store, record.id):
+            if sample.metric == "bw" and sample.source.startswith("job"):
+                per_second[sample.t_ms] = per_second.get(sample.t_ms, 0.0) + sample.value
+        if len(per_second) >= 6:
+            times = sorted(per_second)
+            report = detect_dips([t / 1000 for t in times], [per_second[t] for t in times])
+            findings.extend(f for f in report.findings(subject=record.point.name, metric="bandwidth")
+                            if f.severity != Severity.NOT_EVALUATED)
+    return findings
+
+
+def execute(request: RunRequest, store: Store, progress: Progress, resume: int | None = None,
+            fresh: bool = False) -> RunOutcome:
+    """Run what the request asks for; RunFailed on interruption, after keeping every finished point."""
+    from iolab.probe import Root, take_snapshot
+    from iolab.store.queries import get_run, point_statuses, resumable_run, run_points
+
+    plan = build_plan(request)
+    version = fio_version(request.fio)
+    targets = resolve_targets(request, plan)
     points, notes = plan_points(plan, targets)
-    if not points:
-        raise UserError("nothing to run: every workload writes and no target allows writes (add --allow-write)")
-    run_id = store.create_run(plan.name, options.command, [t.path for t in targets], version)
-    point_ids = store.plan_points(run_id, points)
-    progress.run_started(run_id, points, notes)
-    failed: list[str] = []
-    done = 0
+    open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or plan.repeats.adaptive)
+    if not points and not open_ended:
+        raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
+    identity = plan_identity([p.key for p in points], request)
+    run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
+    every_target = sorted({t for ts in targets.values() for t in ts}, key=lambda t: t.path)
+    if run_id is None:
+        run_id = store.create_run(plan.name, request.command, [t.path for t in every_target], version,
+                                  request.to_dict(), identity)
+        done: dict[str, PointRecord] = {}
+    else:
+        store.reopen_run(run_id)
+        done = {r.point.key: r for r in run_points(store, run_id) if r.status == "ok"}
+        notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
+    statuses = point_statuses(store, run_id)
+    new = [p for p in points if p.key not in statuses]
+    planned = {key: pid for key, (pid, _) in statuses.items()}
+    planned.update(zip([p.key for p in new], store.plan_points(run_id, new)))
+    snapshot = take_snapshot(Root(), [t.path for t in every_target])
+    store.save_snapshot(run_id, "before", snapshot.to_dict())
+    measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval)
+    session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
+    progress.run_started(run_id, [p for p in points if p.key not in done], notes)
+    findings: list[Finding] = []
     try:
-        for target in targets:
-            if target.scratch and any(p.target == target for p in points):
-                progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
-                fill_scratch(target, options.fio)
-        for index, (point, point_id) in enumerate(zip(points, point_ids), start=1):
-            progress.point_started(index, len(points), point)
-            result, error = run_point(point, point_id, store, options.fio, version)
-            progress.point_finished(index, len(points), point, result, error)
-            if error:
-                failed.append(f"{point.name} on {point.target.path}: {error}")
-            done += 1
+        for point in points:
+            session.run(point)
+        findings = _open_ended(session, plan, targets)
     except KeyboardInterrupt:
-        store.finish_run(run_id, "interrupted", f"interrupted after {done} of {len(points)} points")
+        kept = get_run(store, run_id).points_done
+        store.finish_run(run_id, "interrupted", "interrupted by the user")
         raise RunFailed(
-            f"interrupted: {done} of {len(points)} points finished and are kept in run {run_id} (`iolab show {run_id}`)"
+            f"interrupted: {kept} points finished and are kept in run {run_id}; "
+            f"`iolab run --resume {run_id}` runs the rest"
         ) from None
     except RunFailed as exc:
         store.finish_run(run_id, "failed", str(exc))
-        raise RunFailed(f"{exc}; run {run_id} keeps the {done} points finished before it") from None
+        raise RunFailed(f"{exc}; run {run_id} keeps the points finished before it") from None
     finally:
-        for target in targets:
+        for target in every_target:
             remove_scratch(target)
-    status = "complete" if not failed else ("failed" if len(failed) == len(points) else "partial")
-    store.finish_run(run_id, status, "; ".join(failed))
-    return RunOutcome(run_id=run_id, status=status, notes=notes, failed=failed)
-
-
-def _fio_error(stderr: str, returncode: int) -> str:
-    """fio's own words for a failure: its last error line, else the exit code."""
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-    errors = [ln for ln in lines if "error" in ln.lower() or ln.startswith("fio:")]
-    return (errors or lines or [f"fio exited with code {returncode}"])[-1]
-
-
-def run_point(point: Point, point_id: int, store: Store, fio: str, version: str) -> tuple[Result | None, str]:
-    """Run one point and store it (result or failure); returns (result, error text)."""
-    started = time.time()
-    with tempfile.TemporaryDirectory(prefix="iolab-point-") as tmp:
-        workdir = Path(tmp)
-        jobfile = workdir / "point.fio"
-        jobfile.write_text(point_jobfile(point, workdir))
-        output = workdir / "fio.json"
-        timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
-        try:
-            invocation = run_fio(jobfile, output, fio, timeout)
-        except RunFailed as exc:  # hung and killed: this point failed, the run goes on
-            store.fail_point(point_id, str(exc), [Artifact("job.fio", jobfile.read_bytes())], started)
-            return None, str(exc)
-        artifacts = [
-            Artifact("job.fio", jobfile.read_bytes()),
-            Artifact("command", shlex.join(invocation.command).encode()),
-            Artifact("stderr", invocation.stderr.encode()),
-        ]
-        text = output.read_text(errors="replace") if output.exists() else ""
-        if text:
-            artifacts.append(Artifact("fio.json", text.encode()))
-        samples, logs = read_logs(workdir, LOG_PREFIX)
-        artifacts.extend(Artifact(f"logs/{name}", body.encode()) for name, body in logs.items())
-        try:
-            parsed = parse_output(text, source=f"fio output of {point.name}")
-            result = aggregate(parsed.groups[0].entries, version) if parsed.groups else None
-        except UserError:
-            result = None
-        if invocation.returncode != 0 or result is None or result.error:
-            error = _fio_error(invocation.stderr, invocation.returncode)
-            store.fail_point(point_id, error, artifacts, started)
-            return None, error
-        store.record_point(point_id, result, samples, artifacts, started, time.time())
-        return result, ""
+            if target.kind == "directory":
+                shutil.rmtree(metadata_dir(target), ignore_errors=True)
+    store.save_snapshot(run_id, "after", take_snapshot(Root(), [t.path for t in every_target]).to_dict())
+    findings += _run_findings(store, run_id, snapshot)
+    store.save_findings(run_id, findings)
+    failed = session.failed
+    attempted = len(done) + session.measured
+    status = "complete" if not failed else ("failed" if len(failed) == attempted else "partial")
+    store.finish_run(run_id, status, "; ".join(failed + measurer.notes))
+    return RunOutcome(run_id, status, notes + measurer.notes, failed, skipped=len(done), findings=findings)

@@ -8,6 +8,7 @@ and removed when the run ends.
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -20,26 +21,42 @@ from iolab.models import Target
 _SLOWEST_FILL = 5e6
 
 
-def fill_scratch(target: Target, fio: str) -> float:
-    """Write the whole scratch file once with large sequential writes; returns seconds taken."""
-    options = {
-        "filename": target.filename,
-        "size": str(target.size_bytes),
-        "rw": "write",
-        "bs": "1M",
-        "iodepth": "16",
-        "ioengine": "libaio",
-        "direct": "1" if target.direct else "0",
-        "end_fsync": "1",
-    }
-    with tempfile.TemporaryDirectory(prefix="iolab-fill-") as tmp:
-        jobfile = Path(tmp) / "fill.fio"
-        jobfile.write_text(render_jobfile([JobSection(name="fill", options=options)]))
-        invocation = run_fio(jobfile, Path(tmp) / "fill.json", fio, target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S)
+def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str) -> float:
+    """Run a fio job on a target whose output is not a measurement; returns seconds taken.
+
+    Used to write a scratch file before it is read and to precondition a
+    device. A failure stops the run: what follows would measure an unknown state.
+    """
+    job = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1" if target.direct else "0"}
+    job.update(options)
+    if not target.direct:
+        job["direct"] = "0"
+    with tempfile.TemporaryDirectory(prefix="iolab-phase-") as tmp:
+        jobfile = Path(tmp) / f"{name}.fio"
+        jobfile.write_text(render_jobfile([JobSection(name=name, options=job)]))
+        loops = int(options.get("loops", "1") or 1)
+        timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
+        invocation = run_fio(jobfile, Path(tmp) / f"{name}.json", fio, timeout)
     if invocation.returncode != 0:
         detail = invocation.stderr.strip().splitlines()[-1:] or [f"exit code {invocation.returncode}"]
-        raise RunFailed(f"writing the scratch file {target.filename} failed: {detail[0]}")
+        raise RunFailed(f"{name} on {target.path} failed: {detail[0]}")
     return invocation.elapsed_s
+
+
+def fill_scratch(target: Target, fio: str) -> float:
+    """Write the whole scratch file once with large sequential writes; returns seconds taken."""
+    options = {"rw": "write", "bs": "1M", "iodepth": "16", "ioengine": "libaio", "end_fsync": "1"}
+    return run_unmeasured(target, "fill", options, fio)
+
+
+def discard(target: Target) -> str | None:
+    """Trim a whole block device (the PTS purge stand-in); returns why it could not, or None."""
+    if target.kind != "block" or not target.writable:
+        return f"{target.path}: discard applies only to block devices opened with --allow-write"
+    proc = subprocess.run(["blkdiscard", target.filename], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return f"{target.path}: blkdiscard failed ({proc.stderr.strip() or proc.returncode})"
+    return None
 
 
 def remove_scratch(target: Target) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from iolab import __version__
 from iolab.errors import UserError
-from iolab.models import Point, Result, Sample
+from iolab.models import Finding, Point, Result, Sample
 from iolab.store.migrations import migrate
 
 DB_NAME = "iolab.db"
@@ -50,15 +50,45 @@ class Store:
         self.path = path
 
     # ----- runs -----------------------------------------------------------
-    def create_run(self, label: str, command: str, targets: list[str], fio_version: str) -> int:
+    def create_run(
+        self, label: str, command: str, targets: list[str], fio_version: str, request: dict | None = None,
+        identity: str = "",
+    ) -> int:
         with self.conn:
             cur = self.conn.execute(
-                "INSERT INTO runs (started_at, status, label, host, command, fio_version, iolab_version, targets, pid)"
-                " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (started_at, status, label, host, command, fio_version, iolab_version, targets, pid,"
+                " request, identity) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (time.time(), label, socket.gethostname(), command, fio_version, __version__,
-                 json.dumps(targets), os.getpid()),
+                 json.dumps(targets), os.getpid(), json.dumps(request or {}), identity),
             )
         return int(cur.lastrowid)
+
+    def reopen_run(self, run_id: int) -> None:
+        """A resumed run belongs to this process again until it finishes."""
+        with self.conn:
+            self.conn.execute(
+                "UPDATE runs SET status = 'running', pid = ?, finished_at = NULL WHERE id = ?", (os.getpid(), run_id)
+            )
+
+    def save_snapshot(self, run_id: int, phase: str, data: dict) -> None:
+        with self.conn:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO snapshots (run_id, phase, taken_at, data) VALUES (?, ?, ?, ?)",
+                (run_id, phase, time.time(), json.dumps(data)),
+            )
+
+    def save_findings(self, run_id: int, findings: list[Finding], point_id: int | None = None) -> None:
+        """Replace the run's (or point's) findings with these."""
+        with self.conn:
+            self.conn.execute(
+                "DELETE FROM findings WHERE run_id = ? AND point_id IS ?", (run_id, point_id)
+            )
+            self.conn.executemany(
+                "INSERT INTO findings (run_id, point_id, rule_id, family, severity, title, subject, evidence, why,"
+                " fix, confidence, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(run_id, point_id, f.rule_id, f.family, f.severity.value, f.title, f.subject,
+                  json.dumps(f.evidence), f.why, f.fix, f.confidence, f.source) for f in findings],
+            )
 
     def finish_run(self, run_id: int, status: str, message: str = "") -> None:
         with self.conn:

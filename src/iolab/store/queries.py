@@ -8,7 +8,7 @@ import socket
 import sqlite3
 
 from iolab.errors import UserError
-from iolab.models import DirectionResult, LatencyStats, Point, PointRecord, Result, Run, Sample
+from iolab.models import DirectionResult, Finding, LatencyStats, Point, PointRecord, Result, Run, Sample, Severity
 from iolab.store.db import Store
 
 
@@ -136,3 +136,49 @@ def point_samples(store: Store, point_id: int) -> list[Sample]:
             (point_id,),
         )
     ]
+
+
+def run_findings(store: Store, run_id: int) -> list[Finding]:
+    """Findings stored for a run (about the host, the method and the results), most serious first."""
+    rows = store.conn.execute("SELECT * FROM findings WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
+    findings = [
+        Finding(
+            rule_id=r["rule_id"], family=r["family"], severity=Severity(r["severity"]), title=r["title"],
+            subject=r["subject"], evidence=json.loads(r["evidence"]), why=r["why"], fix=r["fix"],
+            confidence=r["confidence"], source=r["source"],
+        )
+        for r in rows
+    ]
+    return sorted(findings, key=lambda f: f.severity.rank)
+
+
+def run_snapshot(store: Store, run_id: int, phase: str) -> dict | None:
+    """The host snapshot taken `phase` ("before" or "after") a run, as stored."""
+    row = store.conn.execute("SELECT data FROM snapshots WHERE run_id = ? AND phase = ?", (run_id, phase)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def run_request(store: Store, run_id: int) -> dict:
+    """What the user asked for when the run started (for --resume)."""
+    row = store.conn.execute("SELECT request FROM runs WHERE id = ?", (run_id,)).fetchone()
+    return json.loads(row[0]) if row else {}
+
+
+def resumable_run(store: Store, identity: str) -> int | None:
+    """The newest unfinished run of the same plan on this host, if any."""
+    for run_id, status, host, pid in store.conn.execute(
+        "SELECT id, status, host, pid FROM runs WHERE identity = ? AND status != 'complete' ORDER BY id DESC",
+        (identity,),
+    ):
+        if host == socket.gethostname() and (status != "running" or not _alive(pid)):
+            return int(run_id)
+        return None
+    return None
+
+
+def point_statuses(store: Store, run_id: int) -> dict[str, tuple[int, str]]:
+    """Point key -> (point id, status) for a run: what resuming it may skip."""
+    return {
+        key: (pid, status)
+        for pid, key, status in store.conn.execute("SELECT id, key, status FROM points WHERE run_id = ?", (run_id,))
+    }

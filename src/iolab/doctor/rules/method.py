@@ -108,7 +108,7 @@ def sync_engine_qd(ctx: Context, r: Rule) -> Iterator[Finding]:
     id="FIO-QD1-ASYNC", family="method", level="medium", needs="jobs",
     title="Async engine at queue depth 1",
     applies="libaio, io_uring and other async engines",
-    trigger="iodepth = 1 (explicit or default) and numjobs <= 2",
+    trigger="iodepth = 1 (explicit or default) and numjobs <= 2, unless the job's description says it measures latency",
     why="Depth 1 measures latency; spec sheets quote bandwidth and IOPS at high queue depth.",
     fix="iodepth=32 or more for bandwidth/IOPS; keep depth 1 only for a latency test and call it that.",
     evidence="ioengine, iodepth, numjobs",
@@ -116,7 +116,8 @@ def sync_engine_qd(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        if job.engine in ASYNC_ENGINES and job.iodepth == 1 and job.numjobs <= 2:
+        declared = "latency" in (job.get("description") or "").lower()
+        if job.engine in ASYNC_ENGINES and job.iodepth == 1 and job.numjobs <= 2 and not declared:
             yield r.finding(f"{job.name}: {job.engine} at iodepth 1", job.name, _opts(job, "ioengine", "iodepth", "numjobs"))
 
 
@@ -124,7 +125,7 @@ def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
     id="FIO-SHORT-RUN", family="method", level="medium", needs="jobs",
     title="Run too short to trust",
     applies="every job",
-    trigger="measured runtime < 10 s (high under 2 s), or time_based with runtime < 10 s",
+    trigger="measured runtime < 5 s (high under 2 s), or time_based with runtime < 5 s",
     why="Start-up, cache and firmware transients dominate and variance cannot be judged; without time_based fio stops "
         "when size is done, so a small file gives a short run.",
     fix="time_based=1 and runtime=60 or more (long enough to reach steady state for writes).",
@@ -135,12 +136,12 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         if job.result is not None:
             runtimes = [d.runtime_ms for d in job.result.directions.values() if d.runtime_ms]
-            if runtimes and max(runtimes) < 10_000:
+            if runtimes and max(runtimes) < 5_000:
                 yield r.finding(f"{job.name} ran {max(runtimes) / 1000:.1f} s", job.name, {"runtime_ms": max(runtimes)},
                                 level="high" if max(runtimes) < 2_000 else None)
         elif job.time_based:
             seconds = parse_seconds(job.get("runtime"))
-            if seconds is not None and seconds < 10:
+            if seconds is not None and seconds < 5:
                 yield r.finding(f"{job.name} is set to run {seconds:g} s", job.name, _opts(job, "runtime", "time_based"))
 
 

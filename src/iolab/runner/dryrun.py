@@ -1,0 +1,51 @@
+"""`--dry-run`: what a run would do, how long it should take, and what it would write where."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from iolab.models import Point
+from iolab.runner.request import RunRequest
+
+# Sequential write rate assumed for writing a scratch file before it is read;
+# a conservative SSD figure (the estimate says so).
+ASSUMED_FILL_BPS = 1e9
+# Host snapshots before and after, and the findings: measured ~0.15 s each.
+RUN_OVERHEAD_S = 0.5
+
+
+@dataclass
+class DryRun:
+    points: list[Point]
+    seconds: float
+    writes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    open_ended: list[str] = field(default_factory=list)
+
+
+def dry_run(request: RunRequest) -> DryRun:
+    """Expand and check a request exactly as a run would, without running fio."""
+    from iolab.plan import FIO_STARTUP_SECONDS, estimate_seconds
+    from iolab.runner.execute import plan_points, resolve_targets
+    from iolab.runner.request import build_plan
+
+    plan = build_plan(request)
+    targets = resolve_targets(request, plan)
+    points, notes = plan_points(plan, targets)
+    seconds = RUN_OVERHEAD_S + sum(p.expected_seconds + FIO_STARTUP_SECONDS for p in points)
+    writes: list[str] = []
+    for target in {p.target for p in points}:
+        if target.scratch:
+            seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
+            writes.append(f"scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)")
+        writers = sorted({p.name for p in points if p.target == target and p.writes})
+        if writers and not target.scratch:
+            writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")
+    open_ended = []
+    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+        fixed_only = type(plan)(name=plan.name, workloads=[], repeats=plan.repeats, qd_searches=plan.qd_searches,
+                                latency_curve=plan.latency_curve, steady_rounds=plan.steady_rounds)
+        seconds += estimate_seconds(fixed_only) * len(targets[None])
+        open_ended.append("points chosen while running (adaptive search, latency curve or steady-state rounds): "
+                          "the estimate counts them at their cap")
+    return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended)

@@ -1,0 +1,151 @@
+"""Measuring one point: its phases, fio with telemetry beside it, and storing it at once."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from iolab.errors import RunFailed, UserError
+from iolab.fio.logs import read_logs
+from iolab.fio.parse import aggregate, parse_output
+from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
+from iolab.models import Phases, Point, Result, Sample
+from iolab.runner.phases import discard
+from iolab.store.db import Artifact, Store
+
+COMMAND_TIMEOUT_S = 300.0
+
+
+@dataclass
+class Measurer:
+    """Runs points for one run; remembers what it could not do, to say it once."""
+
+    store: Store
+    fio: str
+    fio_version: str
+    phases: Phases
+    telemetry_interval: float | None
+    notes: list[str] = field(default_factory=list)
+
+    def note(self, message: str) -> None:
+        if message not in self.notes:
+            self.notes.append(message)
+
+    def measure(self, point: Point, point_id: int) -> tuple[Result | None, str]:
+        """Run a point and store it, result or failure; returns (result, error text)."""
+        started = time.time()
+        artifacts: list[Artifact] = []
+        try:
+            self._before(point, artifacts)
+        except RunFailed as exc:
+            self.store.fail_point(point_id, str(exc), artifacts, started)
+            return None, str(exc)
+        with tempfile.TemporaryDirectory(prefix="iolab-point-") as tmp:
+            result, error, samples = self._run(point, Path(tmp), artifacts)
+        for argv in self.phases.post_point:
+            self._command(argv, "post", artifacts)
+        if error:
+            self.store.fail_point(point_id, error, artifacts, started)
+            return None, error
+        assert result is not None
+        self.store.record_point(point_id, result, samples, artifacts, started, time.time())
+        return result, ""
+
+    # -- phases ------------------------------------------------------------
+    def _before(self, point: Point, artifacts: list[Artifact]) -> None:
+        if self.phases.discard_before_writes and point.writes:
+            self._discard(point)
+        if self.phases.drop_caches:
+            self._drop_caches()
+        for argv in self.phases.pre_point:
+            if not self._command(argv, "pre", artifacts):
+                raise RunFailed(f"pre-point command failed: {shlex.join(argv)}")
+
+    def _drop_caches(self) -> None:
+        subprocess.run(["sync"], check=False)
+        try:
+            Path("/proc/sys/vm/drop_caches").write_text("3\n")
+        except OSError as exc:
+            self.note(f"could not drop the page cache ({exc.strerror}; run as root for that)")
+
+    def _discard(self, point: Point) -> None:
+        problem = discard(point.target)
+        if problem:
+            self.note(problem + "; writes start from an unknown state")
+
+    def _command(self, argv: tuple[str, ...], when: str, artifacts: list[Artifact]) -> bool:
+        try:
+            proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            artifacts.append(Artifact(f"{when}-command", f"{shlex.join(argv)}\n{exc}".encode()))
+            return False
+        artifacts.append(Artifact(f"{when}-command", f"{shlex.join(argv)}\nexit {proc.returncode}\n{proc.stdout}{proc.stderr}".encode()))
+        return proc.returncode == 0
+
+    # -- fio ---------------------------------------------------------------
+    def _devices(self, point: Point) -> list[str]:
+        from iolab.telemetry.diskstats import devices_for_path
+
+        target = point.target
+        where = target.filename if target.kind != "directory" else target.path
+        try:
+            return devices_for_path(where)
+        except (UserError, OSError):
+            return []
+
+    def _run(self, point: Point, workdir: Path, artifacts: list[Artifact]) -> tuple[Result | None, str, list[Sample]]:
+        jobfile = workdir / "point.fio"
+        jobfile.write_text(point_jobfile(point, workdir))
+        artifacts.append(Artifact("job.fio", jobfile.read_bytes()))
+        output = workdir / "fio.json"
+        timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
+        telemetry: list[Sample] = []
+        sampler = self._start_sampler(point)
+        try:
+            invocation = run_fio(jobfile, output, self.fio, timeout)
+        except RunFailed as exc:  # hung and killed: this point failed, the run goes on
+            return None, str(exc), []
+        finally:
+            if sampler is not None:
+                sampler.stop()
+                telemetry = sampler.samples()
+        artifacts.append(Artifact("command", shlex.join(invocation.command).encode()))
+        artifacts.append(Artifact("stderr", invocation.stderr.encode()))
+        text = output.read_text(errors="replace") if output.exists() else ""
+        if text:
+            artifacts.append(Artifact("fio.json", text.encode()))
+        samples, logs = read_logs(workdir, LOG_PREFIX)
+        artifacts.extend(Artifact(f"logs/{name}", body.encode()) for name, body in logs.items())
+        try:
+            parsed = parse_output(text, source=f"fio output of {point.name}")
+            result = aggregate(parsed.groups[0].entries, self.fio_version) if parsed.groups else None
+        except UserError:
+            result = None
+        if invocation.returncode != 0 or result is None or result.error:
+            return None, _fio_error(invocation.stderr, invocation.returncode), []
+        return result, "", samples + telemetry
+
+    def _start_sampler(self, point: Point):  # noqa: ANN202  (Sampler, imported lazily)
+        """Telemetry beside fio; a failure to start it is a note, never a failed point."""
+        if self.telemetry_interval is None:
+            return None
+        from iolab.telemetry import Sampler
+
+        try:
+            sampler = Sampler(self._devices(point), interval_s=self.telemetry_interval)
+            sampler.start()
+        except UserError as exc:
+            self.note(f"telemetry off: {exc}")
+            return None
+        return sampler
+
+
+def _fio_error(stderr: str, returncode: int) -> str:
+    """fio's own words for a failure: its last error line, else the exit code."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower() or ln.startswith("fio:")]
+    return (errors or lines or [f"fio exited with code {returncode}"])[-1]

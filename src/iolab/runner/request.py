@@ -1,0 +1,70 @@
+"""What the user asked for, kept with the run so `--resume RUN` can rebuild it exactly."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from iolab.models import Plan
+
+
+@dataclass
+class RunRequest:
+    """A run as requested: a preset (with its settings) or a plan file, and the targets.
+
+    `plan` is a preset name, or the path of a TOML plan or fio job file.
+    `targets` empty means: the plan's own targets, else the current directory.
+    """
+
+    plan: str = "quick"
+    settings: dict[str, object] = field(default_factory=dict)
+    targets: list[str] = field(default_factory=list)
+    allow_write: bool = False
+    size: int | None = None
+    telemetry_interval: float | None = 1.0
+    fio: str = "fio"
+    command: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RunRequest:
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def is_file(self) -> bool:
+        """A plan file rather than a preset name."""
+        return self.plan.endswith((".toml", ".fio", ".job", ".ini")) or Path(self.plan).is_file()
+
+
+def build_plan(request: RunRequest) -> Plan:
+    """The Plan a request names: a plan file (absolute path kept for --resume) or a preset."""
+    from iolab.plan import load_plan, preset
+
+    if request.is_file():
+        plan = load_plan(request.plan)
+        if request.settings.get("runtime") is not None or request.settings.get("ramp") is not None:
+            _override_times(plan, request.settings)
+        return plan
+    return preset(request.plan, **request.settings)
+
+
+def _override_times(plan: Plan, settings: dict[str, object]) -> None:
+    """--runtime/--ramp given with a plan file replace its times, as they do for presets."""
+    from iolab.models import Workload
+
+    updates = {}
+    if settings.get("runtime") is not None:
+        updates["runtime"] = f"{settings['runtime']}s"
+    if settings.get("ramp") is not None:
+        updates["ramp_time"] = f"{settings['ramp']}s"
+    plan.workloads = [Workload(w.name, {**w.options, **updates}, w.target) for w in plan.workloads]
+
+
+def plan_identity(point_keys: list[str], request: RunRequest) -> str:
+    """Same plan, same targets → same identity, so running it again resumes it."""
+    blob = json.dumps({"plan": request.plan, "settings": request.settings, "keys": sorted(point_keys)}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -1,0 +1,175 @@
+"""Plans through the runner with the real fio: repeats, resume, dry-run, phases, presets, snapshots."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from iolab.models import Severity
+from iolab.runner.execute import execute
+from iolab.runner.progress import SilentProgress
+from iolab.runner.request import RunRequest
+from iolab.store.db import open_store
+from iolab.store.queries import get_run, point_samples, run_findings, run_points, run_snapshot
+from tests.iolab_cli import assert_clean_error, iolab
+from tests.loopdev import loop_devices, loop_skip_reason
+
+pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+
+PLAN_12 = """
+name = "twelve"
+[options]
+ioengine = "libaio"
+time_based = true
+runtime = "1s"
+ramp_time = "0s"
+[axes]
+rw = ["randread", "read"]
+bs = ["4k", "64k"]
+iodepth = [1, 4, 8]
+"""
+
+
+def _write_plan(tmp_path, text: str, name: str = "plan.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_killed_twelve_point_plan_resumes_to_exactly_twelve_without_rerunning(tmp_path, iolab_home):
+    plan = _write_plan(tmp_path, PLAN_12)
+    target = tmp_path / "data"
+    target.mkdir()
+    argv = [sys.executable, "-m", "iolab", "run", str(plan), str(target), "--size", "32M", "--no-telemetry"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    db = iolab_home / "iolab.db"
+    deadline = time.monotonic() + 120
+    while True:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline
+        if db.exists():
+            try:
+                with sqlite3.connect(db, timeout=5) as conn:
+                    if conn.execute("SELECT COUNT(*) FROM points WHERE status = 'ok'").fetchone()[0] >= 5:
+                        break
+            except sqlite3.OperationalError:
+                pass
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    store = open_store()
+    before = {r.point.key: r.started_at for r in run_points(store, 1) if r.status == "ok"}
+    assert len(before) >= 5
+
+    again = iolab("run", str(plan), str(target), "--size", "32M", "--no-telemetry")  # same plan: resumes
+    assert again.returncode == 0, again.stderr
+    assert "resuming run 1" in again.stderr
+    records = run_points(open_store(), 1)
+    assert len(records) == 12 and all(r.status == "ok" for r in records)
+    assert len({r.point.key for r in records}) == 12
+    for record in records:
+        if record.point.key in before:
+            assert record.started_at == before[record.point.key]  # not run again
+    assert get_run(open_store(), 1).status == "complete"
+    assert json.loads(iolab("ls", "--json").stdout)[0]["id"] == 1  # no second run was made
+
+
+def test_dry_run_lists_points_time_and_writes_without_running(tmp_path):
+    plan = _write_plan(tmp_path, PLAN_12.replace('iodepth = [1, 4, 8]', 'iodepth = [1]').replace('"read"]', '"write"]'))
+    target = tmp_path / "data"
+    target.mkdir()
+    proc = iolab("run", str(plan), str(target), "--size", "32M", "--dry-run", "--allow-write")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count(" on ") == 4
+    assert "4 points, estimated" in proc.stderr
+    assert "scratch file" in proc.stderr and "removed afterwards" in proc.stderr
+    assert not (open_store().path.parent / "iolab.db").exists() or json.loads(iolab("ls", "--json").stdout) == []
+    assert list(target.iterdir()) == []
+
+
+def test_plan_errors_are_clear(tmp_path):
+    bad = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodpeth = [1]"))
+    assert "iodpeth" in assert_clean_error(iolab("run", str(bad), str(tmp_path), "--dry-run"))
+    assert "no such plan file" in assert_clean_error(iolab("run", str(tmp_path / "none.toml")))
+    assert "no preset" in assert_clean_error(iolab("run", "--preset", "nope", str(tmp_path)))
+
+
+def test_repeats_are_separate_samples_with_snapshots_findings_and_telemetry(tmp_path):
+    plan = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [4]").replace(
+        'rw = ["randread", "read"]', 'rw = ["randread"]').replace('bs = ["4k", "64k"]', 'bs = ["4k"]').replace(
+        'name = "twelve"', 'name = "three"\nrepeat = 3'))
+    proc = iolab("run", str(plan), str(tmp_path), "--size", "32M", "--json")
+    assert proc.returncode == 0, proc.stderr
+    shown = json.loads(proc.stdout)
+    assert [p["repeat"] for p in shown["points"]] == [0, 1, 2]
+    assert len({p["key"] for p in shown["points"]}) == 3
+    store = open_store()
+    assert run_snapshot(store, 1, "before")["kernel"] == os.uname().release
+    assert run_snapshot(store, 1, "after") is not None
+    findings = run_findings(store, 1)
+    assert any(f.rule_id == "FIO-SHORT-RUN" for f in findings)  # 1 s runs are called out
+    samples = point_samples(store, shown["points"][0]["id"])
+    assert any(s.metric == "cpu.busy" for s in samples)
+    assert any(s.metric == "bw" and s.source == "job1" for s in samples)
+
+
+def test_diff_env_names_a_changed_setting(tmp_path):
+    for _ in range(2):
+        assert iolab("run", str(tmp_path), "--runtime", "1", "--ramp", "0", "--size", "32M", "--fresh",
+                     "--no-telemetry").returncode == 0
+    same = iolab("diff-env", "1", "2")
+    assert same.returncode == 0 and "No differences" in same.stdout
+    store = open_store()
+    snap = run_snapshot(store, 2, "before")
+    snap["cmdline"] = snap["cmdline"] + " spec_rstack_overflow=safe-ret"
+    store.save_snapshot(2, "before", snap)
+    changed = iolab("diff-env", "1", "2")
+    assert "spec_rstack_overflow=safe-ret" in changed.stdout
+
+
+def test_metadata_preset_reports_create_stat_remove_rates(tmp_path):
+    request = RunRequest(plan="metadata", settings={"threads": (1, 2), "files_per_thread": 50, "runtime": 2},
+                         targets=[str(tmp_path)], telemetry_interval=None)
+    outcome = execute(request, open_store(), SilentProgress())
+    assert outcome.status == "complete", outcome.failed
+    records = run_points(open_store(), outcome.run_id)
+    names = [r.point.name for r in records]
+    assert len(names) == 6 and any("create" in n for n in names) and any("remove" in n for n in names)
+    for record in records:
+        assert record.result.directions["read"].iops > 0, record.point.name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iolab-home"]  # metadata dir and scratch removed
+
+
+@pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
+def test_ssd_steady_on_a_loop_device_reports_its_window_or_the_cap():
+    with loop_devices(1, size_mib=32) as (dev,):
+        request = RunRequest(plan="ssd-steady", settings={"round_runtime": 1, "max_rounds": 6},
+                             targets=[dev.path], allow_write=True, telemetry_interval=None)
+        outcome = execute(request, open_store(), SilentProgress())
+    steady = [f for f in outcome.findings if f.rule_id == "RES-STEADY-STATE"]
+    assert len(steady) == 1
+    assert steady[0].severity in (Severity.INFO, Severity.WARNING)
+    assert ("steady in rounds" in steady[0].title) or ("not reached by round 6" in steady[0].title)
+    rounds = [r for r in run_points(open_store(), outcome.run_id) if "round" in r.point.name]
+    assert 5 <= len(rounds) <= 6
+    assert [r.point.repeat for r in rounds] == list(range(len(rounds)))
+
+
+@pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
+def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
+    with loop_devices(1, size_mib=64) as (dev,):
+        request = RunRequest(plan="qd-sweep", settings={"adaptive": True, "runtime": 1, "ramp": 0, "max_qd": 32},
+                             targets=[dev.path], telemetry_interval=None)
+        outcome = execute(request, open_store(), SilentProgress())
+    assert outcome.status == "complete", outcome.failed
+    depths = sorted({int(r.point.options["iodepth"]) for r in run_points(open_store(), outcome.run_id)})
+    assert depths[0] == 1 and len(depths) >= 2
+    assert all(d <= 32 for d in depths)
