@@ -105,7 +105,7 @@ def test_plan_errors_are_clear(tmp_path):
 def test_repeats_are_separate_samples_with_snapshots_findings_and_telemetry(tmp_path):
     plan = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [4]").replace(
         'rw = ["randread", "read"]', 'rw = ["randread"]').replace('bs = ["4k", "64k"]', 'bs = ["4k"]').replace(
-        'name = "twelve"', 'name = "three"\nrepeat = 3'))
+        'name = "twelve"', 'name = "three"\nrepeat = 3').replace('runtime = "1s"', 'runtime = "2s"'))
     proc = iolab("run", str(plan), str(tmp_path), "--size", "32M", "--json")
     assert proc.returncode == 0, proc.stderr
     shown = json.loads(proc.stdout)
@@ -115,7 +115,7 @@ def test_repeats_are_separate_samples_with_snapshots_findings_and_telemetry(tmp_
     assert run_snapshot(store, 1, "before")["kernel"] == os.uname().release
     assert run_snapshot(store, 1, "after") is not None
     findings = run_findings(store, 1)
-    assert any(f.rule_id == "FIO-SHORT-RUN" for f in findings)  # 1 s runs are called out
+    assert any(f.rule_id == "FIO-SHORT-RUN" for f in findings)  # 2 s runs are called out
     samples = point_samples(store, shown["points"][0]["id"])
     assert any(s.metric == "cpu.busy" for s in samples)
     assert any(s.metric == "bw" and s.source == "job1" for s in samples)
