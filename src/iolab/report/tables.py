@@ -132,6 +132,10 @@ class RunReport:
     facts: tuple[tuple[str, str], ...]
     tables: tuple[NotebookTable, ...]
 
+    @property
+    def title(self) -> str:
+        return f"Run {self.run.id}" + (f": {self.run.label}" if self.run.label else "")
+
 
 @dataclass
 class _Workload:
@@ -418,13 +422,14 @@ def _when(timestamp: float) -> str:
 
 
 def run_facts(run: Run) -> tuple[tuple[str, str], ...]:
-    """The header a notebook page starts with: what ran where, when, and how it ended."""
+    """The header a notebook page starts with: what ran where, when, and how it ended.
+
+    The run's id and label are in `RunReport.title`, not repeated here.
+    """
     status = f"{run.status}: {run.points_done} of {run.points_planned} points ok"
     if run.points_failed:
         status += f", {run.points_failed} failed"
     facts = [
-        ("run", str(run.id)),
-        ("label", run.label),
         ("host", run.host),
         ("fio", run.fio_version),
         ("started", _when(run.started_at)),
