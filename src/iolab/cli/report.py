@@ -1,0 +1,128 @@
+"""`iolab report`: a run's lab-notebook tables (terminal or Markdown) or every point as CSV/JSON.
+
+The command only loads runs and picks a renderer; the tables come from
+`iolab.report.tables`. Output formats are a closed list so that HTML (a
+later issue) can join them without changing the command's shape.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from iolab.cli import app
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from iolab.models import PointRecord, Run
+    from iolab.report.tables import RunReport
+    from iolab.store.db import Store
+
+
+# Columns of a table printed to a pipe or file, wide enough that no cell wraps.
+PLAIN_WIDTH = 200
+
+
+class ReportFormat(str, Enum):
+    table = "table"
+    md = "md"
+    csv = "csv"
+    json = "json"
+
+
+@app.command()
+def report(
+    runs: Annotated[list[str], typer.Argument(help="Run ids from `iolab ls`, or `last`.", show_default=False)],
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="table (terminal), md (GitHub Markdown), csv or json (every point).")] = ReportFormat.table,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to FILE instead of standard output.")] = None,
+) -> None:
+    """Lab-notebook tables of runs: one table per varied parameter, repeats as mean ± stddev."""
+    import io
+    import sys
+
+    from rich.console import Console
+
+    from iolab.store.db import open_store
+    from iolab.store.queries import get_run, resolve_run_id, run_points
+
+    store = open_store()
+    run_ids = list(dict.fromkeys(resolve_run_id(store, ref) for ref in runs))
+    loaded = [(get_run(store, run_id), run_points(store, run_id)) for run_id in run_ids]
+    if fmt is ReportFormat.csv:
+        from iolab.report.point_export import points_csv
+
+        text = points_csv([record for _, records in loaded for record in records])
+    elif fmt is ReportFormat.json:
+        from iolab.report.point_export import points_json
+
+        text = points_json([run for run, _ in loaded], [record for _, records in loaded for record in records])
+    else:
+        reports = [_build(store, run, records) for run, records in loaded]
+        if fmt is ReportFormat.md:
+            from iolab.report.markdown import render_markdown
+
+            text = render_markdown(reports)
+        elif output is None and sys.stdout.isatty():
+            _print_reports(reports, Console(highlight=False))
+            return
+        else:  # a pipe or file has no width to fit: keep each row on one line
+            buffer = io.StringIO()
+            _print_reports(reports, Console(file=buffer, width=PLAIN_WIDTH, color_system=None, highlight=False))
+            text = buffer.getvalue()
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        _write(output, text)
+
+
+def _build(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
+    """A run's notebook page, with each point's stored per-second samples for BW stddev."""
+    from iolab.report.tables import build_report
+    from iolab.store.queries import point_samples
+
+    samples = {record.id: point_samples(store, record.id) for record in records}
+    return build_report(run, records, samples)
+
+
+def _write(path: Path, text: str) -> None:
+    """Write the finished report at once, so a failure never leaves half a file."""
+    from iolab.errors import UserError
+
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write the report to {path}: {exc.strerror or exc}; choose another --output") from None
+    typer.echo(f"wrote {path}", err=True)
+
+
+def _print_reports(reports: list[RunReport], console: Console) -> None:
+    """The notebook tables as Rich tables: run header, then each table under its fixed parameters."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    from iolab.report.tables import UNITS_NOTE
+
+    for report in reports:
+        console.print(f"[bold]{escape(report.title)}[/bold]")
+        for label, value in report.facts:
+            console.print(f"  {escape(label)}: {escape(value)}", soft_wrap=True)
+        for number, notebook in enumerate(report.tables, start=1):
+            table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+            for column in notebook.columns:
+                table.add_column(escape(column.header), justify="right" if column.numeric else "left")
+            for row in notebook.rows:
+                cells = [escape(cell) for cell in row.cells]
+                table.add_row(*cells, style="red" if row.failed else None)
+            console.print(f"\n[bold]Table {report.run.id}.{number}: {escape(notebook.title)}[/bold]")
+            if notebook.fixed:
+                console.print(f"[dim]fixed: {escape(notebook.fixed_text)}[/dim]", soft_wrap=True)
+            console.print(table)
+            for note in notebook.notes:
+                console.print(f"  [red]{escape(note)}[/red]", soft_wrap=True)
+        console.print()
+    console.print(f"[dim]{escape(UNITS_NOTE)}[/dim]")

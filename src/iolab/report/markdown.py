@@ -1,0 +1,69 @@
+"""GitHub-flavoured Markdown of notebook tables, for pasting into issues, wikis and lab notes.
+
+Everything a user or fio can put into a name, label, option or error is
+escaped, so a `|` in a job name cannot split a table row and a `*` in a
+label cannot turn the rest of a line bold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from iolab.report.tables import UNITS_NOTE, NotebookTable, RunReport
+
+# Characters with inline meaning in GFM. Backslash-escaping any ASCII
+# punctuation is always allowed, so escaping a few extra is harmless.
+_INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&#!])")
+
+
+def escape_text(text: str) -> str:
+    """Inline Markdown that shows `text` literally, on one line."""
+    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def code_span(text: str) -> str:
+    """`text` as a code span, fenced by more backticks than it contains in a row.
+
+    Inside a table a `|` still ends the cell (GFM splits rows before it
+    parses code spans), so pipes are escaped there too.
+    """
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"
+
+
+def table_markdown(table: NotebookTable) -> str:
+    """A table as `| a | b |` rows, numeric columns right-aligned, failures listed below it."""
+    header = "| " + " | ".join(escape_text(c.header) for c in table.columns) + " |"
+    rule = "|" + "|".join("---:" if c.numeric else ":---" for c in table.columns) + "|"
+    lines = [header, rule]
+    lines += ["| " + " | ".join(escape_text(cell) or " " for cell in row.cells) + " |" for row in table.rows]
+    if table.notes:
+        lines.append("")
+        lines += [f"- {escape_text(note)}" for note in table.notes]
+    return "\n".join(lines)
+
+
+def run_markdown(report: RunReport, level: int = 2) -> str:
+    """One run: a heading, its header facts as a list, then each table under its own heading."""
+    run = report.run
+    hashes = "#" * level
+    facts = "\n".join(f"- **{escape_text(label)}:** {escape_text(value)}" for label, value in report.facts)
+    parts = [f"{hashes} {escape_text(report.title)}", facts]
+    if not report.tables:
+        parts.append("No points recorded.")
+    for number, table in enumerate(report.tables, start=1):
+        parts.append(f"{hashes}# Table {run.id}.{number}: {escape_text(table.title)}")
+        if table.fixed:
+            parts.append(f"Fixed parameters: {code_span(table.fixed_text)}")
+        parts.append(table_markdown(table))
+    return "\n\n".join(parts)
+
+
+def render_markdown(reports: Sequence[RunReport]) -> str:
+    """A whole report: every run in turn, then the units footnote once."""
+    body = "\n\n".join(run_markdown(report) for report in reports)
+    return f"{body}\n\n---\n\n<sub>{escape_text(UNITS_NOTE)}</sub>\n"

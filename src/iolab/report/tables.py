@@ -1,0 +1,447 @@
+"""Lab-notebook tables of a run: one table per varied fio parameter.
+
+A storage engineer reads a sweep as "QD | MB/s | latency ..." with the
+parameters that did not change written once above the table (like the
+NVMe-oF notebooks this follows). This module finds that shape in a run's
+points and returns it as plain data, so Markdown, the terminal and HTML
+render the same numbers. It does no I/O: the caller loads the records and
+their per-second samples.
+
+How a run becomes tables:
+
+- Points that differ only by their repeat index are one *workload*; its
+  repeats are summarised together (mean ± sample stddev, n-1).
+- A parameter is an *axis* when some workloads differ by it alone. A
+  numeric axis (iodepth, numjobs, bs, rwmixread ...) makes a table for
+  every group of two or more such workloads. A categorical one (rw,
+  ioengine, target) makes tables only when it accounts for every remaining
+  workload: a read/write pair inside a mixed preset reads better as part of
+  the overview than as a two-row table of its own. When several axes
+  qualify, the one covering the most workloads in the fewest tables wins
+  (a bs x iodepth matrix becomes one iodepth sweep per block size).
+- Whatever no axis covers goes into one overview table, a row per
+  workload, with the parameters that differ between them as columns.
+
+Mixed read/write workloads get one row per direction (with a `dir`
+column), rather than read and write column pairs: the rows keep the same
+columns as every other table, and a reader compares read with read down
+the column. CPU belongs to the whole point, so it is shown on the first
+direction's row only.
+
+Percentiles are never averaged into a pooled figure: with repeats, the p99
+cell is the mean ± stddev of each repeat's own p99 (from fio's
+histogram), and its header says so.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from iolab.analysis.stability import Stability, summarize
+from iolab.fio.values import option_number
+from iolab.models import DirectionResult, PointRecord, Run, Sample
+from iolab.report import units
+
+# Display order of parameters, and preference among equally good axes.
+PARAMETER_ORDER = (
+    "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "direct", "rate_iops", "rate",
+    "runtime", "ramp_time", "time_based", "target",
+)
+AXIS_PREFERENCE = ("iodepth", "numjobs", "bs", "rwmixread", "rate_iops", "rate", "ioengine", "rw", "target")
+# fio's defaults for options that define a workload's shape, so that a job that
+# leaves iodepth unset compares equal to one that says iodepth=1.
+FIO_DEFAULTS = {"iodepth": "1", "numjobs": "1"}
+# Parameters the overview table gives a column each when they differ between
+# workloads; any other differing options share one "other options" column.
+SHAPE = ("rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "direct", "target")
+TARGET = "target"
+DIRECTIONS = ("read", "write", "trim")
+
+UNITS_NOTE = (
+    "MB/s = 10^6 bytes/s. With repeats, a cell is mean ± sample standard deviation (n-1) over the repeats, "
+    "and the percentage after MB/s is the coefficient of variation (stddev / mean). "
+    "p99 with repeats is the mean of each repeat's own p99 (from fio's histogram), not a pooled percentile. "
+    "BW stddev is the standard deviation of the per-second bandwidth within each run (jobs summed per second; "
+    "with repeats, mean ± stddev of those); '-' where fewer than two whole seconds were logged. "
+    "Latency is submission + completion (lat) where fio reported it, else completion only (clat), as the header says. "
+    "CPU is usr + sys summed over jobs, 100% = one core."
+)
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column; `numeric` columns are right-aligned by renderers."""
+
+    key: str
+    header: str
+    numeric: bool = True
+
+
+@dataclass(frozen=True)
+class Row:
+    """One workload (all its repeats) in one direction.
+
+    `cells` are the rendered strings, aligned with the table's columns;
+    `numbers` keeps the summaries they were rendered from (base units:
+    bytes/s, I/O per second, ns, percent of one core) so other renderers
+    and tests need not parse text. `notes` say what failed and why.
+    """
+
+    cells: tuple[str, ...]
+    numbers: dict[str, Stability | None]
+    ddir: str | None
+    repeats: int
+    ok: int
+    point_ids: tuple[int, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        """True when no repeat of this workload produced a result."""
+        return self.ok == 0
+
+
+@dataclass(frozen=True)
+class NotebookTable:
+    """One table: the varied parameter (None for the overview), what stayed fixed, the rows."""
+
+    title: str
+    axis: str | None
+    fixed: tuple[tuple[str, str], ...]
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+
+    @property
+    def fixed_text(self) -> str:
+        """The fixed parameters as one line: `rw=randread bs=4k ... on /dev/loop0`."""
+        return describe_parameters(self.fixed)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return tuple(note for row in self.rows for note in row.notes)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """A run's header facts (label, value) and its tables."""
+
+    run: Run
+    facts: tuple[tuple[str, str], ...]
+    tables: tuple[NotebookTable, ...]
+
+    @property
+    def title(self) -> str:
+        return f"Run {self.run.id}" + (f": {self.run.label}" if self.run.label else "")
+
+
+@dataclass
+class _Workload:
+    """Points that differ only by repeat: the unit a table row summarises."""
+
+    name: str
+    params: dict[str, str]
+    records: list[PointRecord] = field(default_factory=list)
+
+    @property
+    def first_seq(self) -> int:
+        return min(r.seq for r in self.records)
+
+
+def describe_parameters(params: Sequence[tuple[str, str]]) -> str:
+    """`key=value` pairs (bare flags as `key`), then `on TARGET` when the target is among them."""
+    words = [key if value == "" else f"{key}={value}" for key, value in params if key != TARGET]
+    target = dict(params).get(TARGET)
+    if target is not None:
+        words.append(f"on {target}")
+    return " ".join(words)
+
+
+def _parameters(record: PointRecord) -> dict[str, str]:
+    """What defines a workload: its fio options as run, plus the target.
+
+    `direct` is stated as the runner ran it (it adds direct=1 unless the
+    file system refuses O_DIRECT); fio's `name` and a `filename` equal to
+    the target's repeat what the point's name and target already say.
+    """
+    point = record.point
+    params = {**FIO_DEFAULTS, **point.options}
+    params["direct"] = params.get("direct", "1") if point.target.direct else "0"
+    params.pop("name", None)
+    if params.get("filename") == point.target.filename:
+        params.pop("filename")
+    params[TARGET] = point.target.path
+    return params
+
+
+def _workloads(records: Sequence[PointRecord]) -> list[_Workload]:
+    """Group points by name and parameters; repeats of one workload share both."""
+    found: dict[tuple, _Workload] = {}
+    for record in sorted(records, key=lambda r: r.seq):
+        params = _parameters(record)
+        identity = (record.point.name, tuple(sorted(params.items())))
+        found.setdefault(identity, _Workload(record.point.name, params)).records.append(record)
+    return list(found.values())
+
+
+def _order(key: str, preference: Sequence[str]) -> tuple[int, str]:
+    return (preference.index(key) if key in preference else len(preference), key)
+
+
+def _varying(workloads: Sequence[_Workload]) -> list[str]:
+    keys = {k for w in workloads for k in w.params}
+    return sorted((k for k in keys if len({w.params.get(k) for w in workloads}) > 1),
+                  key=lambda k: _order(k, PARAMETER_ORDER))
+
+
+def _is_numeric(key: str, values: Sequence[str]) -> bool:
+    return all(option_number(key, v) is not None for v in values)
+
+
+def _sweep_groups(workloads: Sequence[_Workload], axis: str) -> list[list[_Workload]]:
+    """Groups of two or more workloads equal in everything but `axis`, each axis value once."""
+    groups: dict[tuple, list[_Workload]] = {}
+    for w in workloads:
+        if axis in w.params:
+            rest = tuple(sorted((k, v) for k, v in w.params.items() if k != axis))
+            groups.setdefault(rest, []).append(w)
+    return [g for g in groups.values() if len(g) > 1 and len({w.params[axis] for w in g}) == len(g)]
+
+
+def _choose_axis(workloads: Sequence[_Workload]) -> tuple[str, list[list[_Workload]]] | None:
+    """The parameter whose sweeps cover the most workloads in the fewest tables, or None."""
+    best: tuple[tuple, str, list[list[_Workload]]] | None = None
+    for axis in _varying(workloads):
+        groups = _sweep_groups(workloads, axis)
+        covered = sum(len(g) for g in groups)
+        values = [w.params[axis] for g in groups for w in g]
+        if covered < 2 or (not _is_numeric(axis, values) and covered < len(workloads)):
+            continue
+        score = (-covered, len(groups), _order(axis, AXIS_PREFERENCE))
+        if best is None or score < best[0]:
+            best = (score, axis, groups)
+    return None if best is None else (best[1], best[2])
+
+
+def _sorted_sweep(axis: str, group: list[_Workload]) -> list[_Workload]:
+    """Numeric axis values in numeric order ("4k" < "64k" < "1m"); others in run order."""
+    values = [w.params[axis] for w in group]
+    if _is_numeric(axis, values):
+        return sorted(group, key=lambda w: option_number(axis, w.params[axis]) or 0.0)
+    return sorted(group, key=lambda w: w.first_seq)
+
+
+def within_run_bw_stddev(samples: Sequence[Sample], ddir: str) -> float | None:
+    """Sample stddev of the per-second bandwidth of one direction, jobs summed per second.
+
+    fio logs each job separately and their 1 s windows end a few ms apart,
+    so rows are matched to the nearest second. Seconds that not every job
+    logged (the partial last window) are left out rather than summed short,
+    which would fake a dip. None when fewer than two whole seconds exist.
+    """
+    per_second: dict[int, dict[str, float]] = {}
+    for s in samples:
+        if s.metric == "bw" and s.ddir == ddir:
+            per_second.setdefault(round(s.t_ms / 1000), {})[s.source] = s.value
+    sources = {source for second in per_second.values() for source in second}
+    totals = [math.fsum(second.values()) for second in per_second.values() if len(second) == len(sources)]
+    return summarize(totals).stddev if len(totals) >= 2 else None
+
+
+def _summary(values: Sequence[float]) -> Stability | None:
+    return summarize(values) if values else None
+
+
+def _spread(stats: Stability | None, fmt: Callable[[float], str], with_cov: bool = False) -> str:
+    """`mean ± stddev` (and the COV), or the single value, or '-'."""
+    if stats is None:
+        return "-"
+    text = fmt(stats.mean)
+    if stats.stddev is not None:
+        text += f" ± {fmt(stats.stddev)}"
+        if with_cov and stats.cov is not None:
+            text += f" ({units.percent(100 * stats.cov)})"
+    return text
+
+
+def _latency_kind(workloads: Sequence[_Workload]) -> str:
+    kinds = {
+        d.latency.kind
+        for w in workloads for r in w.records if r.result
+        for d in r.result.directions.values() if d.latency
+    }
+    return kinds.pop() if len(kinds) == 1 else "lat"
+
+
+def _measure_columns(workloads: Sequence[_Workload], with_dir: bool) -> list[Column]:
+    kind = _latency_kind(workloads)
+    repeated = any(len(w.records) > 1 for w in workloads)
+    columns = [Column("ddir", "dir", numeric=False)] if with_dir else []
+    columns += [
+        Column("bw_bytes", "MB/s"),
+        Column("iops", "IOPS"),
+        Column("lat_mean_ns", f"mean {kind}"),
+        Column("lat_p99_ns", f"p99 {kind} (mean of repeats)" if repeated else f"p99 {kind}"),
+        Column("bw_stddev_bytes", "BW stddev MB/s"),
+        Column("cpu_percent", "CPU"),
+        Column("repeats", "repeats"),
+    ]
+    return columns
+
+
+def _repeats_cell(workload: _Workload, ok: int) -> str:
+    total = len(workload.records)
+    if ok == total:
+        return str(total)
+    others: dict[str, int] = {}
+    for r in workload.records:
+        if r.status != "ok":
+            others[r.status] = others.get(r.status, 0) + 1
+    return f"{ok} of {total} ok (" + ", ".join(f"{n} {status}" for status, n in others.items()) + ")"
+
+
+def _problem_notes(label: str, workload: _Workload) -> tuple[str, ...]:
+    notes = []
+    for r in workload.records:
+        if r.status != "ok":
+            reason = f": {r.error}" if r.error else ""
+            notes.append(f"{label}, repeat {r.point.repeat + 1} (point {r.id}): {r.status}{reason}")
+    return tuple(notes)
+
+
+def _workload_rows(
+    workload: _Workload, lead: list[str], with_dir: bool, samples: Mapping[int, Sequence[Sample]], label: str,
+) -> list[Row]:
+    """The rows of one workload: one per direction measured, or one failed row."""
+    done = [r for r in workload.records if r.status == "ok" and r.result is not None]
+    ids = tuple(r.id for r in workload.records)
+    notes = _problem_notes(label, workload)
+    repeats = _repeats_cell(workload, len(done))
+    present = {d for r in done for d in r.result.directions}  # type: ignore[union-attr]
+    ddirs = [d for d in DIRECTIONS if d in present] + sorted(present - set(DIRECTIONS))
+    if not ddirs:
+        status = ", ".join(dict.fromkeys(r.status for r in workload.records))
+        cells = [*lead, *(["-"] if with_dir else []), status, "-", "-", "-", "-", "-", repeats]
+        return [Row(tuple(cells), {}, None, len(workload.records), 0, ids, notes)]
+    rows = []
+    for i, ddir in enumerate(ddirs):
+        measured: list[tuple[PointRecord, DirectionResult]] = [
+            (r, r.result.directions[ddir]) for r in done if ddir in r.result.directions  # type: ignore[union-attr]
+        ]
+        within = [v for r, _ in measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None]
+        numbers = {
+            "bw_bytes": _summary([d.bw_bytes for _, d in measured]),
+            "iops": _summary([d.iops for _, d in measured]),
+            "lat_mean_ns": _summary([d.latency.mean_ns for _, d in measured if d.latency]),
+            "lat_p99_ns": _summary([p for _, d in measured if d.latency and (p := d.latency.percentiles.get(99.0)) is not None]),
+            "bw_stddev_bytes": _summary(within),
+            "cpu_percent": _summary([r.result.cpu for r in done]) if i == 0 else None,  # type: ignore[union-attr]
+        }
+        cells = [
+            *lead,
+            *([ddir] if with_dir else []),
+            _spread(numbers["bw_bytes"], units.mb_per_s, with_cov=True),
+            _spread(numbers["iops"], units.iops),
+            _spread(numbers["lat_mean_ns"], units.latency),
+            _spread(numbers["lat_p99_ns"], units.latency),
+            _spread(numbers["bw_stddev_bytes"], units.mb_per_s),
+            _spread(numbers["cpu_percent"], units.percent) if i == 0 else "",
+            repeats,
+        ]
+        rows.append(Row(tuple(cells), numbers, ddir, len(workload.records), len(done), ids, notes if i == 0 else ()))
+    return rows
+
+
+def _multi_direction(workloads: Sequence[_Workload]) -> bool:
+    return any(len(r.result.directions) > 1 for w in workloads for r in w.records if r.result)
+
+
+def _fixed(workloads: Sequence[_Workload], varying: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    first = workloads[0].params
+    keys = [k for k in first if k not in varying and all(w.params.get(k) == first[k] for w in workloads)]
+    return tuple((k, first[k]) for k in sorted(keys, key=lambda k: _order(k, PARAMETER_ORDER)))
+
+
+def _sweep_table(axis: str, group: list[_Workload], samples: Mapping[int, Sequence[Sample]]) -> NotebookTable:
+    ordered = _sorted_sweep(axis, group)
+    fixed = _fixed(ordered, [axis])
+    with_dir = _multi_direction(ordered)
+    columns = [Column(axis, axis, numeric=_is_numeric(axis, [w.params[axis] for w in ordered]))]
+    columns += _measure_columns(ordered, with_dir)
+    rows = [
+        row for w in ordered
+        for row in _workload_rows(w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}")
+    ]
+    shape = " ".join(value for key, value in fixed if key in ("rw", "bs"))
+    title = f"{axis} sweep" + (f": {shape}" if shape else "")
+    return NotebookTable(title, axis, fixed, tuple(columns), tuple(rows))
+
+
+def _overview_table(workloads: list[_Workload], samples: Mapping[int, Sequence[Sample]]) -> NotebookTable:
+    ordered = sorted(workloads, key=lambda w: w.first_seq)
+    varying = _varying(ordered)
+    shape = [k for k in varying if k in SHAPE]
+    others = [k for k in varying if k not in SHAPE]
+    columns = [Column("name", "workload", numeric=False)]
+    columns += [Column(k, k, numeric=False) for k in shape]
+    columns += [Column("options", "other options", numeric=False)] if others else []
+    with_dir = _multi_direction(ordered)
+    columns += _measure_columns(ordered, with_dir)
+    rows = []
+    for w in ordered:
+        lead = [w.name, *(w.params.get(k, "-") for k in shape)]
+        if others:
+            lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
+        rows += _workload_rows(w, lead, with_dir, samples, w.name)
+    return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
+
+
+def notebook_tables(records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]) -> list[NotebookTable]:
+    """The tables of one run's points, in the order their first points ran.
+
+    `samples` maps point id to that point's stored samples (only metric
+    "bw" is read); a point without samples gets '-' for BW stddev.
+    """
+    remaining = _workloads(records)
+    found: list[tuple[int, NotebookTable]] = []
+    while (choice := _choose_axis(remaining)) is not None:
+        axis, groups = choice
+        for group in groups:
+            found.append((min(w.first_seq for w in group), _sweep_table(axis, group, samples)))
+        covered = {id(w) for g in groups for w in g}
+        remaining = [w for w in remaining if id(w) not in covered]
+    if remaining:
+        found.append((min(w.first_seq for w in remaining), _overview_table(remaining, samples)))
+    return [table for _, table in sorted(found, key=lambda pair: pair[0])]
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp).astimezone().isoformat(sep=" ", timespec="seconds")
+
+
+def run_facts(run: Run) -> tuple[tuple[str, str], ...]:
+    """The header a notebook page starts with: what ran where, when, and how it ended.
+
+    The run's id and label are in `RunReport.title`, not repeated here.
+    """
+    status = f"{run.status}: {run.points_done} of {run.points_planned} points ok"
+    if run.points_failed:
+        status += f", {run.points_failed} failed"
+    facts = [
+        ("host", run.host),
+        ("fio", run.fio_version),
+        ("started", _when(run.started_at)),
+    ]
+    if run.finished_at is not None:
+        facts.append(("duration", f"{run.finished_at - run.started_at:.0f} s"))
+    facts += [("status", status), ("targets", ", ".join(run.targets) or "-")]
+    if run.command:
+        facts.append(("command", run.command))
+    return tuple(facts)
+
+
+def build_report(run: Run, records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]) -> RunReport:
+    """A run's notebook page: header facts and one table per varied parameter."""
+    return RunReport(run, run_facts(run), tuple(notebook_tables(records, samples)))

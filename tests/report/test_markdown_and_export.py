@@ -1,0 +1,116 @@
+"""Markdown, CSV and JSON of real runs: tables that parse, numbers equal to the store's."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+from stored_runs import MIX_DESCRIPTION, SWEEP_LABEL, StoredRun, requires_fio
+
+from iolab.report.export import record_dict
+from iolab.report.markdown import code_span, escape_text, render_markdown
+from iolab.report.point_export import points_csv, points_json
+from iolab.report.tables import UNITS_NOTE, build_report
+from iolab.store.queries import point_samples
+
+pytestmark = requires_fio
+UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def _markdown(*stored: StoredRun) -> str:
+    reports = [
+        build_report(s.run, s.records, {r.id: point_samples(s.store, r.id) for r in s.records}) for s in stored
+    ]
+    return render_markdown(reports)
+
+
+def _tables(markdown: str) -> list[list[str]]:
+    """Blocks of consecutive lines that start with '|' (GFM table rows)."""
+    blocks, current = [], []
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            blocks.append(current)
+            current = []
+    return blocks + ([current] if current else [])
+
+
+def _cells(line: str) -> list[str]:
+    assert line.startswith("|") and line.endswith("|"), line
+    return [cell.strip() for cell in UNESCAPED_PIPE.split(line)[1:-1]]
+
+
+def test_markdown_tables_parse_with_one_cell_per_column(qd_sweep, bs_sweep):
+    text = _markdown(qd_sweep, bs_sweep)
+    tables = _tables(text)
+    assert len(tables) == 2
+    for block in tables:
+        header, rule, *rows = block
+        width = len(_cells(header))
+        assert re.fullmatch(r"\|(?:(?::---|---:)\|)+", rule) and rule.count("|") == width + 1
+        assert rows and all(len(_cells(row)) == width for row in rows)
+    qd_header, _, *qd_rows = tables[0]
+    assert _cells(qd_header)[:3] == ["iodepth", "MB/s", "IOPS"]
+    assert [_cells(row)[0] for row in qd_rows] == ["1", "2", "4"]
+    assert all("±" in _cells(row)[1] and _cells(row)[1].endswith("%)") for row in qd_rows)
+    assert text.count("### Table ") == 2
+    assert f"- **fio:** {qd_sweep.run.fio_version}" in text
+    assert escape_text(UNITS_NOTE) in text and "MB/s = 10^6 bytes/s" in text
+
+
+def test_markdown_escapes_user_text(qd_sweep, bs_sweep):
+    text = _markdown(qd_sweep, bs_sweep)
+    # The plan name (the run label) holds a pipe and asterisks.
+    assert f"## Run {qd_sweep.run.id}: qd \\| sweep \\*1\\*" in text
+    assert SWEEP_LABEL not in text
+    # A fixed option value with a pipe, inside a code span outside any table.
+    assert f"description={MIX_DESCRIPTION.replace('|', chr(92) + '|')}" in text
+    assert escape_text("a|b *c* `d` <e>") == r"a\|b \*c\* \`d\` \<e\>"
+    assert code_span("x ` y") == "``x ` y``"
+    assert code_span("`start") == "`` `start ``"
+
+
+def test_failed_point_is_listed_under_its_markdown_table(bs_sweep):
+    failed = [r for r in bs_sweep.records if r.status != "ok"]
+    text = _markdown(bs_sweep)
+    for record in failed:
+        assert f"- bs={record.point.options['bs']}, repeat 1 (point {record.id}): {record.status}" in text
+        assert f"| {record.point.options['bs']} | - | {record.status} |" in text
+
+
+def test_csv_has_one_row_per_point_and_direction_with_the_stores_numbers(qd_sweep, bs_sweep):
+    records = qd_sweep.records + bs_sweep.records
+    rows = list(csv.DictReader(io.StringIO(points_csv(records))))
+    expected = [(r, d) for r in records for d in (r.result.directions.values() if r.result else [None])]
+    assert len(rows) == len(expected)
+    for row, (record, direction) in zip(rows, expected):
+        assert int(row["run_id"]) == record.run_id and int(row["point_id"]) == record.id
+        assert row["key"] == record.point.key and int(row["repeat"]) == record.point.repeat
+        assert row["status"] == record.status and row["target"] == record.point.target.path
+        for column in (c for c in row if c.startswith("fio_")):
+            assert row[column] == record.point.options.get(column.removeprefix("fio_"), "")
+        if direction is None:
+            assert row["ddir"] == "" and row["bw_bytes"] == "" and row["error"] == record.error != ""
+            continue
+        lat = direction.latency
+        assert row["ddir"] == direction.ddir
+        assert float(row["bw_bytes"]) == direction.bw_bytes and float(row["iops"]) == direction.iops
+        assert int(row["runtime_ms"]) == direction.runtime_ms and int(row["total_ios"]) == direction.total_ios
+        assert float(row["lat_mean_ns"]) == lat.mean_ns and float(row["lat_stddev_ns"]) == lat.stddev_ns
+        for p, column in ((50.0, "lat_p50_ns"), (99.0, "lat_p99_ns"), (99.9, "lat_p99.9_ns"), (99.99, "lat_p99.99_ns")):
+            assert float(row[column]) == lat.percentiles[p]
+        assert float(row["usr_cpu"]) == record.result.usr_cpu and int(row["jobs"]) == record.result.jobs
+    assert {"fio_iodepth", "fio_numjobs", "fio_bs", "fio_description"} <= set(rows[0])
+
+
+def test_json_holds_every_point_with_its_run_id_as_show_exports_it(qd_sweep, bs_sweep):
+    records = qd_sweep.records + bs_sweep.records
+    document = json.loads(points_json([qd_sweep.run, bs_sweep.run], records))
+    assert [run["id"] for run in document["runs"]] == [qd_sweep.run.id, bs_sweep.run.id]
+    assert len(document["points"]) == len(records)
+    for point, record in zip(document["points"], records):
+        assert point["run_id"] == record.run_id
+        assert {k: v for k, v in point.items() if k != "run_id"} == json.loads(json.dumps(record_dict(record)))
