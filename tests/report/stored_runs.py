@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from iolab.models import Plan, PointRecord, Run, Workload
-from iolab.runner.execute import RunOptions, execute
+from iolab.runner.execute import execute
 from iolab.runner.progress import SilentProgress
+from iolab.runner.request import RunRequest
 from iolab.store.db import Store, open_store
 from iolab.store.queries import get_run, run_points
 
@@ -35,7 +36,8 @@ class StoredRun:
 
 def _run_plan(home: Path, target: Path, plan: Plan) -> StoredRun:
     store = open_store(home)
-    outcome = execute(plan, RunOptions(targets=[str(target)], size=64 << 20), store, SilentProgress())
+    request = RunRequest(plan=plan.name, targets=[str(target)], size=64 << 20, telemetry_interval=None)
+    outcome = execute(request, store, SilentProgress(), plan=plan)
     return StoredRun(home, store, get_run(store, outcome.run_id), run_points(store, outcome.run_id))
 
 

@@ -24,7 +24,7 @@ def test_quick_run_then_report_in_every_format(tmp_path):
     assert md.returncode == 0, md.stderr
     # Five different workloads, no single parameter swept: one overview table.
     assert md.stdout.count("### Table ") == 1
-    assert "| workload | rw | bs | iodepth | numjobs | MB/s | IOPS |" in md.stdout
+    assert "| workload | rw | bs | iodepth | numjobs | other options | MB/s | IOPS |" in md.stdout
     for name in QUICK_NAMES:
         assert f"| {name} | " in md.stdout
     assert "Fixed parameters: `ioengine=libaio direct=1" in md.stdout

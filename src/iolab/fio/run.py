@@ -63,7 +63,8 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
     """The job file of one point: target options, the workload, and 1 s logs.
 
     Direct I/O is the default; a workload may ask for buffered I/O
-    (direct=0) and gets it.
+    (direct=0) and gets it. lat_percentiles=1 gives a histogram of the
+    total latency (submission + completion), the latency an application sees.
 
     One job section per point; numjobs clones are reported separately
     (no group_reporting) so iolab aggregates them itself and keeps
@@ -73,7 +74,8 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
     if point.options.get("ioengine") in METADATA_ENGINES:
         options = {"directory": str(metadata_dir(target)), **point.options}
     else:
-        options = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1", **point.options}
+        options = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1",
+                   "lat_percentiles": "1", **point.options}
         if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
             options["direct"] = "0"
     prefix = str(log_dir / LOG_PREFIX)

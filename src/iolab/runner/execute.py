@@ -232,12 +232,15 @@ def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa
 
 
 def execute(request: RunRequest, store: Store, progress: Progress, resume: int | None = None,
-            fresh: bool = False) -> RunOutcome:
-    """Run what the request asks for; RunFailed on interruption, after keeping every finished point."""
+            fresh: bool = False, plan: Plan | None = None) -> RunOutcome:
+    """Run what the request asks for; RunFailed on interruption, after keeping every finished point.
+
+    `plan` lets a program hand over a Plan it built; otherwise the request names one.
+    """
     from iolab.probe import Root, take_snapshot
     from iolab.store.queries import get_run, point_statuses, resumable_run, run_points
 
-    plan = build_plan(request)
+    plan = plan or build_plan(request)
     version = fio_version(request.fio)
     targets = resolve_targets(request, plan)
     points, notes = plan_points(plan, targets)
