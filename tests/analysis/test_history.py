@@ -84,10 +84,15 @@ def test_failed_runs_as_zeros_do_not_break_detection():
     x[[10, 55, 56, 130, 170]] = 0.0  # timed-out runs, recorded as zero throughput
     cps = change_points(x)
     assert [c.index for c in cps] == [120]
-    # A day of failures is a level of its own: out at 60, back at 84.
+    # Left out by default, so many scattered zeros cannot fake short segments either.
+    many = history(12, n=2000, steps={1000: 0.86})
+    many[np.random.default_rng(12).choice(2000, 40, replace=False)] = 0.0
+    assert [c.index for c in change_points(many)] == [pytest.approx(1000, abs=2)]
+    # Counted as values, a day of failures is a level of its own: out at 60, back at 84.
     x = history(11, steps={120: 0.86})
     x[60:84] = 0.0
-    cps = change_points(x)
+    assert [c.index for c in change_points(x)] == [120]
+    cps = change_points(x, ChangePointParams(skip_zeros=False))
     assert [c.index for c in cps] == [60, 84, 120]
     assert cps[0].relative_change == -1.0 and cps[1].relative_change is None  # nothing to divide by
     assert math.isinf(cps[1].magnitude)
@@ -95,6 +100,7 @@ def test_failed_runs_as_zeros_do_not_break_detection():
 
 def test_constant_zero_short_and_nan_series():
     assert change_points(np.zeros(100)) == []
+    assert change_points(np.zeros(100), ChangePointParams(skip_zeros=False)) == []
     assert change_points(np.full(100, 5.0)) == []
     assert change_points([1.0, 2.0, 3.0, 4.0, 5.0]) == []
     x = history(11, steps={120: 0.86})
