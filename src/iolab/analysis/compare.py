@@ -19,7 +19,9 @@ Method (reference/analysis.md §4, "recommended verdict procedure"):
   disagree, so an outlier or a skew is driving the t-test.
 - Verdict:
   faster/slower when Welch p < alpha, the U test agrees, and the whole CI of
-  the change lies beyond `noise_floor` (Criterion's noise threshold);
+  the change lies beyond `noise_floor` (Criterion's noise threshold; 0 by
+  default, so "faster/slower" means exactly "the CI excludes no change" --
+  set 0.01-0.02 to also demand a change large enough to matter);
   equivalent when TOST on the log ratio rejects both one-sided hypotheses
   of a change beyond +/- `equivalence_margin` at alpha (the 1 - 2 alpha CI
   lies inside the margin);

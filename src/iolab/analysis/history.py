@@ -367,21 +367,25 @@ def change_points(values: Sequence[float], params: ChangePointParams | None = No
         p, mb, ma = _segment_test(x, lo, found[i], hi)
         return p, mb, ma, found[i] - lo, hi - found[i]
 
-    stats = [test(i) for i in range(len(found))]
-    while found:
-        worst = max(range(len(found)), key=lambda i: stats[i][0])
-        if stats[worst][0] < params.max_pvalue:
-            magnitudes = [_magnitude(s[1], s[2]) for s in stats]
-            worst = min(range(len(found)), key=lambda i: magnitudes[i])
-            if magnitudes[worst] > params.min_magnitude:
-                break
-        del found[worst], stats[worst]
-        for i in (worst - 1, worst):
-            if 0 <= i < len(found):
-                stats[i] = test(i)
+    def merge() -> list[tuple[float, float, float, int, int]]:
+        """Drop the weakest point until every one left is significant and large enough; their statistics."""
+        stats = [test(i) for i in range(len(found))]
+        while found:
+            worst = max(range(len(found)), key=lambda i: stats[i][0])
+            if stats[worst][0] < params.max_pvalue:
+                magnitudes = [_magnitude(s[1], s[2]) for s in stats]
+                worst = min(range(len(found)), key=lambda i: magnitudes[i])
+                if magnitudes[worst] > params.min_magnitude:
+                    break
+            del found[worst], stats[worst]
+            for i in (worst - 1, worst):
+                if 0 <= i < len(found):
+                    stats[i] = test(i)
+        return stats
 
-    found = _refine(x, found, params)
-    stats = [test(i) for i in range(len(found))]
+    merge()
+    found[:] = _refine(x, found, params)
+    stats = merge()  # a moved point is re-tested, so what is reported always passed
     out = []
     for split, (p, mb, ma, nb, na) in zip(found, stats):
         out.append(
