@@ -226,3 +226,11 @@ def test_bad_parameters_are_rejected():
         compare_samples([1, 2], [1, 2], CompareParams(alpha=0.7))
     with pytest.raises(ValueError):
         compare_samples([1, 2], [1, 2], CompareParams(equivalence_margin=0))
+
+
+def test_a_noise_floor_keeps_small_real_changes_from_being_called():
+    rng = np.random.default_rng(9)
+    a, b = repeats(rng, 1.0, 0.003, 8), repeats(rng, 0.985, 0.003, 8)  # 1.5% slower, measured tightly
+    assert compare_samples(a, b).kind == "slower"
+    floored = compare_samples(a, b, CompareParams(noise_floor=0.02))
+    assert floored.kind == "equivalent" and floored.p_welch < 0.05
