@@ -1,0 +1,489 @@
+"""A against B: is B faster, slower, the same, or can these runs not tell?
+
+Method (reference/analysis.md §4, "recommended verdict procedure"):
+
+- Work on log values. Throughput and latency are positive and their noise is
+  multiplicative, so a log turns "B is 10% slower" into a symmetric shift and
+  a ratio B/A into a difference of means.
+- Effect: ratio = exp(mean log B - mean log A), the ratio of geometric means.
+  Under log-normal noise the geometric mean estimates the median, so this is
+  the ratio of medians the brief asks for, and its 95% CI is the Welch
+  log-scale t interval (exp of the CI of the log difference) -- not a
+  bootstrap, which under-covers at the n = 3..10 of benchmark repeats. Using
+  the same Welch statistics for CI and test makes "p < alpha" and "the CI
+  excludes no change" one and the same fact. The ratio of *sample* medians is
+  reported too, for reading, never for deciding.
+- Test: Welch's t on logs, checked by Mann-Whitney U (exact when there are no
+  ties and the samples are small). When the U test could reach alpha with
+  these sample sizes and does not, the verdict is inconclusive: the two tests
+  disagree, so an outlier or a skew is driving the t-test.
+- Verdict:
+  faster/slower when Welch p < alpha, the U test agrees, and the whole CI of
+  the change lies beyond `noise_floor` (Criterion's noise threshold; 0 by
+  default, so "faster/slower" means exactly "the CI excludes no change" --
+  set 0.01-0.02 to also demand a change large enough to matter);
+  equivalent when TOST on the log ratio rejects both one-sided hypotheses
+  of a change beyond +/- `equivalence_margin` at alpha (the 1 - 2 alpha CI
+  lies inside the margin);
+  otherwise inconclusive, with the repeats per side that would settle it.
+
+The Student t distribution is computed here from the regularized incomplete
+beta function (DLMF 8.17.22 continued fraction) so that neither this module
+nor the change-point search in `history` needs scipy (which takes ~1 s to
+import, more than a whole 10,000-point history analysis).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from iolab.models import Finding, Severity
+
+KINDS = ("faster", "slower", "equivalent", "inconclusive")
+
+
+@dataclass(frozen=True)
+class CompareParams:
+    higher_is_better: bool = True  # False for latency
+    alpha: float = 0.05
+    equivalence_margin: float = 0.05  # TOST bounds: ratio within [1 - m, 1 + m]
+    noise_floor: float = 0.0  # faster/slower only when the whole CI is beyond +/- this change (Criterion: 0.01-0.02)
+    power: float = 0.80  # for the repeats-needed estimate
+    max_repeats: int = 1000  # cap of the repeats-needed estimate
+
+
+# --------------------------------------------------------------------------- Student t
+
+
+def _incomplete_beta(x: float, a: float, b: float) -> float:
+    """Regularized incomplete beta I_x(a, b), by the continued fraction (modified Lentz)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    if x > (a + 1.0) / (a + b + 2.0):  # the fraction converges fast only below the mean
+        return 1.0 - _incomplete_beta(1.0 - x, b, a)
+    log_front = a * math.log(x) + b * math.log1p(-x) - (math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b))
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    fraction = d
+    for m in range(1, 10_000):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            fraction *= c * d
+        if abs(c * d - 1.0) < 1e-15:
+            break
+    return math.exp(log_front) * fraction / a
+
+
+def t_sf(t: float, df: float) -> float:
+    """P(T > t) for Student's t with `df` (possibly fractional) degrees of freedom."""
+    if math.isnan(t):
+        return math.nan
+    if math.isinf(t):
+        return 0.0 if t > 0 else 1.0
+    tail = 0.5 * _incomplete_beta(df / (df + t * t), df / 2.0, 0.5)
+    return tail if t >= 0 else 1.0 - tail
+
+
+def t_quantile(q: float, df: float) -> float:
+    """The q quantile of Student's t: Newton's method on `t_sf`, kept inside a bisection bracket."""
+    if not 0.0 < q < 1.0:
+        raise ValueError("q must be in (0, 1)")
+    if q < 0.5:
+        return -t_quantile(1.0 - q, df)
+    target = 1.0 - q
+    low, high = 0.0, 1.0
+    while t_sf(high, df) > target:
+        low, high = high, high * 2.0
+    log_norm = math.lgamma((df + 1.0) / 2.0) - math.lgamma(df / 2.0) - 0.5 * math.log(df * math.pi)
+    x = 0.5 * (low + high)
+    for _ in range(100):
+        excess = t_sf(x, df) - target  # decreasing in x
+        if excess == 0.0:
+            break
+        if excess > 0.0:
+            low = x
+        else:
+            high = x
+        density = math.exp(log_norm - (df + 1.0) / 2.0 * math.log1p(x * x / df))
+        step = x + excess / density if density > 0.0 else math.nan
+        if abs(step - x) <= 1e-14 * x:
+            return step
+        x = step if low < step < high else 0.5 * (low + high)
+        if high - low <= 1e-14 * x:
+            break
+    return x
+
+
+@dataclass(frozen=True)
+class WelchTest:
+    """A two-sample t-test of mean B - mean A (Welch's, or Student's from `pooled_t_test`)."""
+
+    diff: float  # mean_b - mean_a
+    se: float  # standard error of diff
+    df: float  # Welch-Satterthwaite degrees of freedom (n_a + n_b - 2 when pooled)
+    t: float
+    p: float  # two-sided
+
+
+def welch_test(mean_a: float, var_a: float, n_a: int, mean_b: float, var_b: float, n_b: int) -> WelchTest:
+    """Welch's t from summary statistics (sample variances, n - 1).
+
+    Zero spread on both sides is not an error: identical means give p = 1,
+    different means are a certain difference (p = 0), which is what the
+    numbers say (e.g. a quantized counter that never moved).
+    """
+    if n_a < 2 or n_b < 2:
+        raise ValueError("Welch's t needs at least 2 values per side")
+    diff = mean_b - mean_a
+    ua, ub = var_a / n_a, var_b / n_b
+    se = math.sqrt(ua + ub)
+    if se == 0.0:
+        df = float(n_a + n_b - 2)
+        if diff == 0.0:
+            return WelchTest(diff, 0.0, df, 0.0, 1.0)
+        return WelchTest(diff, 0.0, df, math.copysign(math.inf, diff), 0.0)
+    df = (ua + ub) ** 2 / (ua * ua / (n_a - 1) + ub * ub / (n_b - 1))
+    t = diff / se
+    return WelchTest(diff, se, df, t, min(1.0, 2.0 * t_sf(abs(t), df)))
+
+
+def pooled_t_test(mean_a: float, var_a: float, n_a: int, mean_b: float, var_b: float, n_b: int) -> WelchTest:
+    """Student's two-sample t with the pooled variance (equal variances assumed), same result shape as Welch.
+
+    For deciding whether a few points differ from a long run of others: the
+    pooled variance is dominated by the long segment, so three points that
+    happen to agree closely cannot make the spread look tiny, which fools
+    Welch's test.
+    """
+    if n_a < 2 or n_b < 2:
+        raise ValueError("the t-test needs at least 2 values per side")
+    df = float(n_a + n_b - 2)
+    diff = mean_b - mean_a
+    pooled = ((n_a - 1) * var_a + (n_b - 1) * var_b) / df
+    se = math.sqrt(pooled * (1.0 / n_a + 1.0 / n_b))
+    if se == 0.0:
+        if diff == 0.0:
+            return WelchTest(diff, 0.0, df, 0.0, 1.0)
+        return WelchTest(diff, 0.0, df, math.copysign(math.inf, diff), 0.0)
+    t = diff / se
+    return WelchTest(diff, se, df, t, min(1.0, 2.0 * t_sf(abs(t), df)))
+
+
+# --------------------------------------------------------------------------- Mann-Whitney U
+
+
+def _u_counts(m: int, n: int) -> list[int]:
+    """Number of orderings giving each U = 0..m*n (no ties): coefficients of the Gaussian binomial."""
+    counts = [1] + [0] * (m * n)
+    for i in range(1, m + 1):
+        # multiply by (1 - q^(n+i)), then divide by (1 - q^i); both exact in integers
+        for j in range(m * n, n + i - 1, -1):
+            counts[j] -= counts[j - n - i]
+        for j in range(i, m * n + 1):
+            counts[j] += counts[j - i]
+    return counts
+
+
+# Up to this many arrangements (8 vs 8) the U distribution with ties is enumerated exactly.
+_ENUMERATE_LIMIT = 12_870
+
+
+@dataclass(frozen=True)
+class MannWhitney:
+    """Two-sided Mann-Whitney U test of B against A."""
+
+    u: float  # U of B: pairs (a, b) with b > a, ties counting one half
+    p: float
+    method: str  # "exact" (counted null distribution) or "normal" (approximation)
+    min_p: float  # the smallest p these sizes and ties allow; 0 for the approximation
+
+
+def mann_whitney(a: Sequence[float], b: Sequence[float]) -> MannWhitney:
+    """Mann-Whitney U, exact whenever it is cheap.
+
+    Without ties the null distribution is counted in closed form (any size
+    up to 25 per side). With ties, small samples get the exact permutation
+    distribution of U on mid-ranks, because the normal approximation there
+    claims p = 0.05 where no arrangement of 3 vs 3 can give less than 0.1.
+    Larger samples use the normal approximation with tie and continuity
+    corrections.
+    """
+    m, n = len(b), len(a)
+    pooled = sorted([(v, 1) for v in b] + [(v, 0) for v in a])
+    ranks: list[float] = [0.0] * len(pooled)
+    tie_term = 0.0
+    i = 0
+    while i < len(pooled):
+        j = i
+        while j + 1 < len(pooled) and pooled[j + 1][0] == pooled[i][0]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[k] = (i + j) / 2.0 + 1.0
+        size = j - i + 1
+        tie_term += size**3 - size
+        i = j + 1
+    rank_sum_b = sum(r for r, (_, side) in zip(ranks, pooled) if side == 1)
+    u = rank_sum_b - m * (m + 1) / 2.0
+    centre = m * n / 2.0
+    if tie_term == 0.0 and m * n <= 2500 and min(m, n) <= 25:
+        counts = _u_counts(min(m, n), max(m, n))
+        total = sum(counts)
+        k = int(round(u))
+        tail = min(sum(counts[: k + 1]), sum(counts[k:]))
+        return MannWhitney(u, min(1.0, 2.0 * tail / total), "exact", min(1.0, 2.0 * counts[0] / total))
+    if math.comb(m + n, m) <= _ENUMERATE_LIMIT:
+        import itertools
+
+        import numpy as np
+
+        picks = np.array(list(itertools.combinations(range(m + n), m)), dtype=np.intp)
+        null = np.round(np.asarray(ranks)[picks].sum(axis=1) - m * (m + 1) / 2.0, 9)
+        observed = round(u, 9)
+        tail = min(np.mean(null <= observed), np.mean(null >= observed))
+        extreme = min(np.mean(null <= null.min()), np.mean(null >= null.max()))
+        return MannWhitney(u, float(min(1.0, 2.0 * tail)), "exact", float(min(1.0, 2.0 * extreme)))
+    total_n = m + n
+    var = m * n / 12.0 * ((total_n + 1) - tie_term / (total_n * (total_n - 1)))
+    if var <= 0.0:
+        return MannWhitney(u, 1.0, "normal", 0.0)
+    z = max(0.0, abs(u - centre) - 0.5) / math.sqrt(var)
+    return MannWhitney(u, min(1.0, math.erfc(z / math.sqrt(2.0))), "normal", 0.0)
+
+
+# --------------------------------------------------------------------------- verdict
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The comparison of B against A, with everything needed to check it.
+
+    `change` and the CI are B/A - 1 of the metric itself (so for latency a
+    positive change is slower). p-values are None when not computed.
+    """
+
+    params: CompareParams
+    kind: str  # one of KINDS
+    n_a: int
+    n_b: int
+    ratio: float | None = None  # geometric-mean ratio B/A
+    ci_low: float | None = None  # 95% CI of B/A - 1
+    ci_high: float | None = None
+    p_welch: float | None = None
+    p_mwu: float | None = None
+    mwu_method: str = ""
+    p_tost: float | None = None
+    sample_median_ratio: float | None = None
+    log_sd: float | None = None  # pooled stddev of the log values: the noise, as a relative figure
+    repeats_needed: int | None = None  # per side, when inconclusive and estimable
+    dropped: int = 0  # NaN values left out
+    evaluated: bool = True
+    reason: str = ""  # why not evaluated, or why inconclusive
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def change(self) -> float | None:
+        return None if self.ratio is None else self.ratio - 1.0
+
+    @property
+    def summary(self) -> str:
+        """One line: the verdict, the effect with its CI, both p-values and the sizes."""
+        n = f"n={self.n_a}/{self.n_b}"
+        if not self.evaluated:
+            return f"not evaluated: {self.reason}, {n}"
+        ci = f"95% CI {self.ci_low * 100:+.1f}% to {self.ci_high * 100:+.1f}%"
+        tests = f"Welch p={_p(self.p_welch)}, MWU p={_p(self.p_mwu)}"
+        change = self.ratio - 1.0
+        if self.kind in ("faster", "slower"):
+            return f"B is {abs(change) * 100:.1f}% {self.kind} ({ci}), {tests}, {n}"
+        if self.kind == "equivalent":
+            return (
+                f"B is equivalent to A within ±{self.params.equivalence_margin:.0%} "
+                f"(change {change * 100:+.1f}%, {ci}), TOST p={_p(self.p_tost)}, {tests}, {n}"
+            )
+        needs = f"; about {self.repeats_needed} runs per side would settle it" if self.repeats_needed else ""
+        return f"inconclusive: change {change * 100:+.1f}% ({ci}), {tests}, {n}; {self.reason}{needs}"
+
+    def findings(self, subject: str = "", metric: str = "bandwidth") -> list[Finding]:
+        """One finding: slower is a warning, the rest information; not-evaluated when it could not compare."""
+        p = self.params
+        evidence = {
+            "n A/B": f"{self.n_a}/{self.n_b}",
+            "method": (
+                f"Welch t on logs (alpha {p.alpha:g}) checked by Mann-Whitney U; faster/slower when the 95% "
+                f"CI is beyond ±{p.noise_floor:.0%}; equivalent by TOST at ±{p.equivalence_margin:.0%}"
+            ),
+        }
+        if not self.evaluated:
+            return [
+                Finding(
+                    rule_id="results.compare",
+                    family="results",
+                    severity=Severity.NOT_EVALUATED,
+                    title=f"A/B comparison of {metric} not evaluated: {self.reason}",
+                    subject=subject,
+                    evidence=evidence,
+                )
+            ]
+        evidence |= {
+            "ratio B/A": f"{self.ratio:.4f}",
+            "95% CI of change": f"{self.ci_low:+.1%} to {self.ci_high:+.1%}",
+            "Welch p": _p(self.p_welch),
+            "Mann-Whitney p": f"{_p(self.p_mwu)} ({self.mwu_method})",
+            "TOST p": _p(self.p_tost),
+            "sample median ratio": f"{self.sample_median_ratio:.4f}",
+        }
+        if self.repeats_needed:
+            evidence["repeats needed per side"] = str(self.repeats_needed)
+        return [
+            Finding(
+                rule_id="results.compare",
+                family="results",
+                severity=Severity.WARNING if self.kind == "slower" else Severity.INFO,
+                title=f"{metric}: {self.summary}",
+                subject=subject,
+                evidence=evidence,
+                why="Repeats vary; only a difference larger than their spread, in both tests, is a difference.",
+                fix="" if self.kind != "inconclusive" else "Run more repeats per side, interleaved (ABAB...).",
+            )
+        ]
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return "n/a"
+    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}".rstrip("0").rstrip(".") if p < 1 else "1"
+
+
+def _clean(values: Sequence[float]) -> tuple[list[float], int]:
+    """Values without NaN, and how many NaN were left out."""
+    kept = [float(v) for v in values if not math.isnan(float(v))]
+    return kept, len(values) - len(kept)
+
+
+def _mean_var(values: list[float]) -> tuple[float, float]:
+    mean = math.fsum(values) / len(values)
+    return mean, math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+
+
+def _median(values: list[float]) -> float:
+    s = sorted(values)
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else 0.5 * (s[mid - 1] + s[mid])
+
+
+def repeats_needed(log_sd: float, distance: float, alpha: float, power: float, two_sided: bool) -> int | None:
+    """Runs per side for a test at `alpha` to have `power` when the log effect is `distance` from its bound.
+
+    n = 2 s^2 (t_{1-a} + t_{power})^2 / distance^2, iterated because the t
+    quantiles depend on n (df = 2n - 2). For a difference test a = alpha/2;
+    for TOST each one-sided test uses a = alpha (and, with the effect near one
+    bound, that test decides the power). None when the distance is not positive.
+    """
+    if distance <= 0.0:
+        return None
+    if log_sd == 0.0:
+        return 2
+    tail = alpha / 2.0 if two_sided else alpha
+    n = 2
+    for _ in range(50):
+        df = 2 * n - 2
+        need = 2.0 * log_sd**2 * (t_quantile(1.0 - tail, df) + t_quantile(power, df)) ** 2 / distance**2
+        new = max(2, math.ceil(need))
+        if new == n:
+            break
+        n = new
+    return n
+
+
+def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParams | None = None) -> Verdict:
+    """Compare repeats of configuration B against A (e.g. bandwidth in bytes/s of each run).
+
+    NaN values are left out and counted. Zero or negative values cannot be
+    compared on a log scale (a failed run is not a slow run): the verdict is
+    then not evaluated, with the reason.
+    """
+    params = params or CompareParams()
+    if not 0.0 < params.alpha < 0.5:
+        raise ValueError("alpha must be in (0, 0.5)")
+    if not 0.0 < params.equivalence_margin < 1.0:
+        raise ValueError("equivalence_margin must be in (0, 1)")
+    xa, drop_a = _clean(a)
+    xb, drop_b = _clean(b)
+    dropped = drop_a + drop_b
+    base = dict(params=params, n_a=len(xa), n_b=len(xb), dropped=dropped)
+    if len(xa) < 2 or len(xb) < 2:
+        return Verdict(kind="inconclusive", evaluated=False, reason="at least 2 values per side are needed", **base)
+    if any(v <= 0.0 or math.isinf(v) for v in xa + xb):
+        return Verdict(
+            kind="inconclusive", evaluated=False,
+            reason="zero, negative or infinite values (failed runs?) cannot be compared as ratios", **base,
+        )
+
+    la, lb = [math.log(v) for v in xa], [math.log(v) for v in xb]
+    mean_a, var_a = _mean_var(la)
+    mean_b, var_b = _mean_var(lb)
+    welch = welch_test(mean_a, var_a, len(la), mean_b, var_b, len(lb))
+    if welch.se > 0.0:
+        half = t_quantile(1.0 - params.alpha / 2.0, welch.df) * welch.se
+    else:
+        half = 0.0
+    d = welch.diff
+    ratio = math.exp(d)
+    ci_low, ci_high = math.exp(d - half) - 1.0, math.exp(d + half) - 1.0
+
+    lower_bound, upper_bound = math.log1p(-params.equivalence_margin), math.log1p(params.equivalence_margin)
+    if welch.se > 0.0:
+        p_tost = max(t_sf((d - lower_bound) / welch.se, welch.df), t_sf((upper_bound - d) / welch.se, welch.df))
+    else:
+        p_tost = 0.0 if lower_bound < d < upper_bound else 1.0
+
+    mwu = mann_whitney(xa, xb)
+    pooled_var = ((len(la) - 1) * var_a + (len(lb) - 1) * var_b) / (len(la) + len(lb) - 2)
+    log_sd = math.sqrt(pooled_var)
+    notes: list[str] = []
+    mwu_can_decide = mwu.min_p < params.alpha
+    if not mwu_can_decide:
+        notes.append(
+            f"Mann-Whitney cannot reach p<{params.alpha:g} with n={len(xa)}/{len(xb)}; a difference rests on Welch alone"
+        )
+    if dropped:
+        notes.append(f"{dropped} NaN value(s) left out")
+
+    result = dict(
+        ratio=ratio, ci_low=ci_low, ci_high=ci_high, p_welch=welch.p, p_mwu=mwu.p, mwu_method=mwu.method,
+        p_tost=p_tost, sample_median_ratio=_median(xb) / _median(xa), log_sd=log_sd, notes=notes, **base,
+    )
+    significant = welch.p < params.alpha
+    mwu_agrees = mwu.p < params.alpha or not mwu_can_decide
+    beyond_noise = ci_low > params.noise_floor or ci_high < -params.noise_floor
+    if significant and mwu_agrees and beyond_noise:
+        b_larger = ci_low > 0.0
+        kind = "faster" if b_larger == params.higher_is_better else "slower"
+        return Verdict(kind=kind, **result)
+    if p_tost < params.alpha:
+        return Verdict(kind="equivalent", **result)
+
+    if significant and not mwu_agrees:
+        reason = "Welch's t and Mann-Whitney disagree (an outlier or skew?)"
+    elif significant:
+        reason = f"the difference is real but the CI reaches into the ±{params.noise_floor:.0%} noise floor"
+    else:
+        reason = "neither a difference nor equivalence is shown"
+    detect = repeats_needed(log_sd, abs(d) - math.log1p(params.noise_floor), params.alpha, params.power, True)
+    equivalence = repeats_needed(log_sd, min(d - lower_bound, upper_bound - d), params.alpha, params.power, False)
+    options = [n for n in (detect, equivalence) if n is not None]
+    needed = None
+    if options:
+        needed = min(max(min(options), max(len(xa), len(xb)) + 1), params.max_repeats)
+    return Verdict(kind="inconclusive", reason=reason, repeats_needed=needed, **result)

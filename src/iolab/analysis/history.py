@@ -1,0 +1,425 @@
+"""A metric over weeks of scheduled runs: is it healthy, and where did it change?
+
+Rolling health (reference/analysis.md §2, NERSC practice): the coefficient of
+variation over a *time* window (48 h for hourly runs) against a target (8%).
+A time window, not a count of runs, so missed runs do not stretch it. A run
+that failed or timed out is passed in as 0.0 throughput, as NERSC records
+them: it raises the COV, which is the point -- a file system that drops runs
+is not healthy. NaN means "no run" and is left out. Change points, by
+default, leave zeros out (see `change_points`).
+
+Change points (§3.1, Apache Otava's method, Matteson & James's E-divisive
+with a t-test instead of the permutation test):
+
+1. Split. Windows of `window_len` points, each starting `window_len/2` after
+   the previous one (the last one ends at the series' end). In each window,
+   the split that maximises the energy statistic
+   Q(tau) = m n / (m + n) * (2/(mn) sum|x_i - y_j| - mean|x_i - x_k| - mean|y_j - y_k|)
+   (alpha = 1) is a candidate if a t-test between the two parts gives
+   p < 10 x max_pvalue (Otava's relaxed first pass); the two parts are then
+   split again the same way.
+2. Merge. Each candidate is re-tested between the whole segments reaching to
+   its neighbouring candidates. While one has p >= max_pvalue, the weakest
+   (highest p) goes; then, while one changes the mean by no more than
+   `min_magnitude`, the smallest goes; the neighbours are re-tested after each
+   removal.
+
+The t-test is Student's, with the pooled variance, as Otava uses: a segment
+of three points that happen to agree closely would make Welch's standard
+error tiny and confirm a blip. Failed runs (zeros) inflate the pooled
+variance, which only makes the test more cautious.
+
+Cost: the split pass is O(n w) -- n/(w/2) windows of O(w^2) pairwise distances
+each, all windows at once in numpy -- and the merge pass is O(k^2) t-tests for
+k candidates, each O(1) from prefix sums. Nothing is O(n^2): 10,000 points
+take a few tens of milliseconds (bench/history_speed.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from iolab.analysis.compare import pooled_t_test
+from iolab.models import Finding, Severity
+
+HOUR = 3600.0
+
+
+# --------------------------------------------------------------------------- rolling health
+
+
+@dataclass(frozen=True)
+class HealthParams:
+    window_s: float = 48 * HOUR
+    cov_target: float = 0.08
+    min_points: int = 24  # fewer runs in the window: "insufficient"
+
+
+@dataclass(frozen=True)
+class HealthPoint:
+    """The window (time - window_s, time] ending at one run."""
+
+    params: HealthParams
+    time: float  # epoch seconds of the run
+    value: float  # the run's own value (NaN if there was none)
+    n: int  # runs in the window
+    mean: float | None
+    stddev: float | None  # sample stddev (n - 1)
+    cov: float | None  # stddev / mean; None when the mean is 0 (every run in the window failed)
+    state: str  # "healthy", "unhealthy" or "insufficient"
+
+
+def rolling_health(
+    times: Sequence[float],
+    values: Sequence[float],
+    window_s: float = 48 * HOUR,
+    cov_target: float = 0.08,
+    min_points: int = 24,
+) -> list[HealthPoint]:
+    """Rolling mean and COV per run, over the trailing `window_s` seconds, in time order.
+
+    State: "insufficient" with fewer than `min_points` runs in the window;
+    otherwise "healthy" when COV <= `cov_target`, else "unhealthy". A window
+    whose mean is 0 (all runs failed) is unhealthy with no COV.
+
+    Sums over each window come from prefix sums of values shifted by the
+    median, so the variance does not lose its digits to cancellation when
+    values are ~1e10 bytes/s and the spread is 1%.
+    """
+    import numpy as np
+
+    params = HealthParams(window_s=window_s, cov_target=cov_target, min_points=min_points)
+    if window_s <= 0 or min_points < 2:
+        raise ValueError("window_s must be > 0 and min_points >= 2")
+    t = np.asarray(times, dtype=float)
+    x = np.asarray(values, dtype=float)
+    if t.shape != x.shape or t.ndim != 1:
+        raise ValueError("times and values must be one-dimensional and of equal length")
+    if len(t) == 0:
+        return []
+    if np.isnan(t).any():
+        raise ValueError("times must not be NaN")
+    order = np.argsort(t, kind="stable")
+    t, x = t[order], x[order]
+    valid = ~np.isnan(x)
+    shift = float(np.median(x[valid])) if valid.any() else 0.0
+    centred = np.where(valid, x - shift, 0.0)
+    zero = np.zeros(1)
+    count = np.concatenate([zero, np.cumsum(valid)])
+    total = np.concatenate([zero, np.cumsum(centred)])
+    squares = np.concatenate([zero, np.cumsum(centred * centred)])
+    start = np.searchsorted(t, t - window_s, side="right")
+    # Ties in time: a run's window includes every run at the same instant.
+    end = np.searchsorted(t, t, side="right")
+    n = count[end] - count[start]
+    s1 = total[end] - total[start]
+    s2 = squares[end] - squares[start]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_centred = s1 / n
+        var = np.maximum((s2 - s1 * mean_centred) / (n - 1), 0.0)
+    points = []
+    for i in range(len(t)):
+        k = int(n[i])
+        if k == 0:
+            points.append(HealthPoint(params, float(t[i]), float(x[i]), 0, None, None, None, "insufficient"))
+            continue
+        mean = float(mean_centred[i]) + shift
+        stddev = math.sqrt(float(var[i])) if k >= 2 else None
+        cov = stddev / abs(mean) if stddev is not None and mean != 0.0 else None
+        if k < min_points:
+            state = "insufficient"
+        elif cov is None or cov > cov_target:
+            state = "unhealthy"
+        else:
+            state = "healthy"
+        points.append(HealthPoint(params, float(t[i]), float(x[i]), k, mean, stddev, cov, state))
+    return points
+
+
+def health_findings(points: Sequence[HealthPoint], subject: str = "", metric: str = "bandwidth") -> list[Finding]:
+    """The latest health state as one finding: unhealthy is a warning, too few runs is not evaluated."""
+    if not points:
+        return [
+            Finding(
+                rule_id="history.health", family="history", severity=Severity.NOT_EVALUATED,
+                title=f"Health of {metric} not evaluated: no runs", subject=subject,
+            )
+        ]
+    last = points[-1]
+    p = last.params
+    evidence = {
+        "runs in window": str(last.n),
+        "window": f"{p.window_s / HOUR:g} h",
+        "mean": "n/a" if last.mean is None else f"{last.mean:.4g}",
+        "COV": "n/a" if last.cov is None else f"{last.cov:.1%}",
+        "target": f"{p.cov_target:.0%}",
+        "method": "sample stddev / mean over the trailing window; failed runs count as 0",
+    }
+    if last.state == "insufficient":
+        return [
+            Finding(
+                rule_id="history.health", family="history", severity=Severity.NOT_EVALUATED,
+                title=f"Health of {metric} not evaluated: {last.n} runs in the window, {p.min_points} needed",
+                subject=subject, evidence=evidence,
+            )
+        ]
+    if last.state == "unhealthy":
+        detail = "every run in the window failed" if last.cov is None else f"COV {last.cov:.1%}"
+        return [
+            Finding(
+                rule_id="history.health", family="history", severity=Severity.WARNING,
+                title=f"{metric} is unstable: {detail} over {p.window_s / HOUR:g} h (target {p.cov_target:.0%})",
+                subject=subject, evidence=evidence,
+                why="Applications see this spread as unpredictable run times.",
+                fix="Look for failed runs, a filling file system, or a change point in the window.",
+            )
+        ]
+    return [
+        Finding(
+            rule_id="history.health", family="history", severity=Severity.INFO,
+            title=f"{metric} is stable: COV {last.cov:.1%} over {p.window_s / HOUR:g} h",
+            subject=subject, evidence=evidence,
+        )
+    ]
+
+
+# --------------------------------------------------------------------------- change points
+
+
+@dataclass(frozen=True)
+class ChangePointParams:
+    window_len: int = 30  # points per E-divisive window (30 for hourly runs, 20 for daily)
+    max_pvalue: float = 0.001  # use 0.01 for series shorter than ~100 points
+    min_magnitude: float = 0.05  # relative change of the mean a change point must exceed
+    # Fewest points on either side of a split. A change is only reported once it has lasted this many runs:
+    # with 3, a 10,000-run hourly history shows about one 3-run noise blip per 10,000 runs passing p < 0.001
+    # (the test is not corrected for the scan over every position); with 5, about one per 100,000.
+    min_size: int = 5
+    skip_zeros: bool = True  # failed runs (0.0) say nothing about the level: leave them out like NaN
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    """The first run of a new level; `index` counts positions in the series given (NaN included)."""
+
+    params: ChangePointParams
+    index: int
+    mean_before: float
+    mean_after: float
+    relative_change: float | None  # mean_after / mean_before - 1; None when mean_before is 0
+    magnitude: float  # max(|after/before - 1|, |before/after - 1|), Otava's measure
+    pvalue: float  # Student's t between the segments on either side
+    n_before: int
+    n_after: int
+
+    def finding(self, subject: str = "", metric: str = "bandwidth", higher_is_better: bool = True) -> Finding:
+        """A drop in a higher-is-better metric (or a rise in latency) is a warning; the other way, information."""
+        change = self.relative_change
+        worse = change is None or (change < 0) == higher_is_better
+        text = "n/a" if change is None else f"{change:+.1%}"
+        return Finding(
+            rule_id="history.change-point",
+            family="history",
+            severity=Severity.WARNING if worse else Severity.INFO,
+            title=f"{metric} changed {text} at run {self.index}",
+            subject=subject,
+            evidence={
+                "mean before / after": f"{self.mean_before:.4g} / {self.mean_after:.4g}",
+                "runs before / after": f"{self.n_before} / {self.n_after}",
+                "t-test p": f"{self.pvalue:.2g}",
+                "method": (
+                    f"E-divisive in windows of {self.params.window_len}, confirmed by Student's t "
+                    f"(p < {self.params.max_pvalue:g}) and magnitude > {self.params.min_magnitude:.0%}"
+                ),
+            },
+            why="A lasting step usually follows a change: firmware, kernel, configuration, fill level.",
+            fix="Compare host snapshots from either side of the change point (iolab diff).",
+        )
+
+
+def _best_energy_splits(windows, min_size: int):  # (m, L) array -> (m,) split positions, (m,) Q
+    """For each row, the split tau (min_size <= tau <= L - min_size) maximising E-divisive's Q."""
+    import numpy as np
+
+    m, length = windows.shape
+    distance = np.abs(windows[:, :, None] - windows[:, None, :])
+    prefix = np.zeros((m, length + 1, length + 1))
+    prefix[:, 1:, 1:] = distance.cumsum(axis=1).cumsum(axis=2)
+    tau = np.arange(min_size, length - min_size + 1)
+    left = prefix[:, tau, tau]  # ordered pairs within x[:tau]
+    band = prefix[:, tau, length]  # rows < tau, all columns
+    total = prefix[:, length, length][:, None]
+    cross = band - left
+    right = total - 2.0 * band + left
+    a, b = tau.astype(float), (length - tau).astype(float)
+    energy = 2.0 * cross / (a * b) - left / (a * (a - 1.0)) - right / (b * (b - 1.0))
+    q = a * b / (a + b) * energy
+    best = np.argmax(q, axis=1)
+    return tau[best], q[np.arange(m), best]
+
+
+def _segment_test(x, lo: int, split: int, hi: int):  # -> (pvalue, mean_before, mean_after)
+    """Student's t between x[lo:split] and x[split:hi]."""
+    before, after = x[lo:split], x[split:hi]
+    mb, ma = float(before.mean()), float(after.mean())
+    test = pooled_t_test(mb, float(before.var(ddof=1)), len(before), ma, float(after.var(ddof=1)), len(after))
+    return test.p, mb, ma
+
+
+def _magnitude(before: float, after: float) -> float:
+    if before == after:
+        return 0.0
+    if before == 0.0 or after == 0.0:
+        return math.inf
+    return max(abs(after / before - 1.0), abs(before / after - 1.0))
+
+
+def _candidates(x, params: ChangePointParams) -> list[int]:
+    """Split pass: significant E-divisive splits in sliding windows, recursively within each window."""
+    import numpy as np
+
+    n, w, size = len(x), params.window_len, params.min_size
+    relaxed = params.max_pvalue * 10.0 if params.max_pvalue < 0.05 else params.max_pvalue
+    w = min(w, n)
+    starts = list(range(0, n - w + 1, max(1, w // 2)))
+    if starts[-1] != n - w:
+        starts.append(n - w)
+    rows = np.stack([x[s : s + w] for s in starts])
+    splits, _ = _best_energy_splits(rows, size)
+    found: set[int] = set()
+    pending = [(s, s + int(k), s + w) for s, k in zip(starts, splits)]
+    while pending:
+        lo, split, hi = pending.pop()
+        p, _, _ = _segment_test(x, lo, split, hi)
+        if p >= relaxed:
+            continue
+        found.add(split)
+        for a, b in ((lo, split), (split, hi)):
+            if b - a >= 2 * size:
+                (k,), _ = _best_energy_splits(x[None, a:b], size)
+                pending.append((a, a + int(k), b))
+    return sorted(found)
+
+
+def _refine(x, found: list[int], params: ChangePointParams) -> list[int]:
+    """Move each change point to the least-squares split of the segment between its neighbours.
+
+    E-divisive placed it using one window of points; the whole segments on
+    either side hold many more, and for a shift in the mean the split that
+    minimises the within-segment sum of squares is the maximum-likelihood
+    one. The search stays within half a window of the first placement, so a
+    point cannot wander to another change.
+    """
+    import numpy as np
+
+    refined: list[int] = []
+    for i, split in enumerate(found):
+        lo = refined[-1] if refined else 0
+        hi = found[i + 1] if i + 1 < len(found) else len(x)
+        first = max(lo + params.min_size, split - params.window_len // 2)
+        last = min(hi - params.min_size, split + params.window_len // 2)
+        if last <= first:
+            refined.append(split)
+            continue
+        seg = x[lo:hi] - x[lo:hi].mean()
+        csum = np.cumsum(seg)
+        k = np.arange(first, last + 1) - lo
+        # Between-segment sum of squares of a split after k points: S_k^2 / k + S_k^2 / (L - k) (S_L = 0).
+        gain = csum[k - 1] ** 2 * (1.0 / k + 1.0 / (len(seg) - k))
+        refined.append(lo + int(k[np.argmax(gain)]))
+    return refined
+
+
+def change_points(values: Sequence[float], params: ChangePointParams | None = None) -> list[ChangePoint]:
+    """Lasting changes of level in a series of runs (oldest first), each confirmed by a t-test.
+
+    NaN values (no run) are left out of the analysis; indices still refer to
+    positions in `values`. Zeros (failed runs) are left out too unless
+    `params.skip_zeros` is False: one zero among hundreds of runs is an
+    outlier so far from the level that the points around it would pass for
+    a short segment of their own; failures are what rolling health counts.
+    With `skip_zeros=False` a long outage shows as a level of 0. Fewer than
+    2 x min_size values give no change points (see `change_point_findings`
+    for the "not evaluated" answer).
+    """
+    import numpy as np
+
+    params = params or ChangePointParams()
+    if params.min_size < 2 or params.window_len < 2 * params.min_size:
+        raise ValueError("min_size must be >= 2 and window_len >= 2 x min_size")
+    raw = np.asarray(values, dtype=float)
+    usable = ~np.isnan(raw) & ((raw != 0.0) if params.skip_zeros else True)
+    positions = np.flatnonzero(usable)
+    x = raw[positions]
+    n = len(x)
+    if n < 2 * params.min_size:
+        return []
+    # Shift by the median for the distance sums: same statistic, fewer lost digits.
+    found = _candidates(x - np.median(x), params)
+
+    def test(i: int) -> tuple[float, float, float, int, int]:
+        lo = found[i - 1] if i > 0 else 0
+        hi = found[i + 1] if i + 1 < len(found) else n
+        if found[i] - lo < 2 or hi - found[i] < 2:
+            return 1.0, math.nan, math.nan, found[i] - lo, hi - found[i]
+        p, mb, ma = _segment_test(x, lo, found[i], hi)
+        return p, mb, ma, found[i] - lo, hi - found[i]
+
+    def merge() -> list[tuple[float, float, float, int, int]]:
+        """Drop the weakest point until every one left is significant and large enough; their statistics."""
+        stats = [test(i) for i in range(len(found))]
+        while found:
+            worst = max(range(len(found)), key=lambda i: stats[i][0])
+            if stats[worst][0] < params.max_pvalue:
+                magnitudes = [_magnitude(s[1], s[2]) for s in stats]
+                worst = min(range(len(found)), key=lambda i: magnitudes[i])
+                if magnitudes[worst] > params.min_magnitude:
+                    break
+            del found[worst], stats[worst]
+            for i in (worst - 1, worst):
+                if 0 <= i < len(found):
+                    stats[i] = test(i)
+        return stats
+
+    merge()
+    found[:] = _refine(x, found, params)
+    stats = merge()  # a moved point is re-tested, so what is reported always passed
+    out = []
+    for split, (p, mb, ma, nb, na) in zip(found, stats):
+        out.append(
+            ChangePoint(
+                params=params,
+                index=int(positions[split]),
+                mean_before=mb,
+                mean_after=ma,
+                relative_change=None if mb == 0.0 else ma / mb - 1.0,
+                magnitude=_magnitude(mb, ma),
+                pvalue=p,
+                n_before=nb,
+                n_after=na,
+            )
+        )
+    return out
+
+
+def change_point_findings(
+    values: Sequence[float],
+    params: ChangePointParams | None = None,
+    subject: str = "",
+    metric: str = "bandwidth",
+    higher_is_better: bool = True,
+) -> list[Finding]:
+    """One finding per change point; not evaluated when the series is too short to split."""
+    params = params or ChangePointParams()
+    runs = sum(1 for v in values if not math.isnan(float(v)) and not (params.skip_zeros and float(v) == 0.0))
+    if runs < 2 * params.min_size:
+        return [
+            Finding(
+                rule_id="history.change-point", family="history", severity=Severity.NOT_EVALUATED,
+                title=f"Change points in {metric} not evaluated: {runs} runs, {2 * params.min_size} needed",
+                subject=subject,
+            )
+        ]
+    return [cp.finding(subject, metric, higher_is_better) for cp in change_points(values, params)]

@@ -1,0 +1,198 @@
+"""Rolling health and change points on synthetic run histories with known answers."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from iolab.analysis.history import (
+    ChangePointParams,
+    change_point_findings,
+    change_points,
+    health_findings,
+    rolling_health,
+)
+from iolab.models import Severity
+
+HOUR = 3600.0
+LEVEL = 20e9  # bytes/s, a file system's aggregate write rate
+
+
+def history(seed: int, n: int = 200, noise: float = 0.03, steps: dict[int, float] | None = None) -> np.ndarray:
+    """n hourly runs with multiplicative Gaussian noise; steps: {first index of the new level: factor}."""
+    rng = np.random.default_rng(seed)
+    x = LEVEL * (1.0 + noise * rng.standard_normal(n))
+    for index, factor in (steps or {}).items():
+        x[index:] *= factor
+    return x
+
+
+# --------------------------------------------------------------------------- change points
+
+
+def test_ten_percent_step_is_found_within_two_runs_across_seeds_and_positions():
+    distances, changes, extra = [], [], 0
+    for position in (20, 50, 100, 150, 180):
+        for seed in range(20):
+            cps = change_points(history(1000 * position + seed, steps={position: 0.9}))
+            assert cps, f"missed the step at {position} (seed {seed})"
+            nearest = min(cps, key=lambda c: abs(c.index - position))
+            distances.append(abs(nearest.index - position))
+            changes.append(nearest.relative_change)
+            extra += len(cps) - 1
+            assert nearest.pvalue < 0.001 and nearest.magnitude > 0.05
+    assert max(distances) <= 5, distances
+    assert sum(d <= 2 for d in distances) >= 98, sorted(distances)[-5:]  # of 100 series
+    # A spurious blip next to the step can shift one segment's mean; the typical estimate is right.
+    assert np.median(changes) == pytest.approx(-0.10, abs=0.005) and -0.14 < min(changes) < max(changes) < -0.06
+    assert extra <= 5, extra
+
+
+def test_no_step_gives_at_most_five_false_alarms_in_100_seeds():
+    alarms = sum(bool(change_points(history(50_000 + seed))) for seed in range(100))
+    assert alarms <= 5, alarms
+
+
+def test_two_configuration_changes_like_the_lustre_seed():
+    # Hourly runs for ~10 weeks; -14% (CPU mitigation) after 3 weeks, -17% (checksums) 4 weeks later.
+    x = history(7, n=1700, noise=0.04, steps={500: 0.86, 1172: 0.83})
+    cps = change_points(x)
+    assert [c.index for c in cps] == [pytest.approx(500, abs=2), pytest.approx(1172, abs=2)]
+    assert cps[0].relative_change == pytest.approx(-0.14, abs=0.01)
+    assert cps[1].relative_change == pytest.approx(-0.17, abs=0.01)
+    assert cps[0].n_before == cps[0].index and cps[1].n_after == 1700 - cps[1].index
+
+
+def test_a_noiseless_step_is_exact():
+    cps = change_points([100.0] * 40 + [120.0] * 40)
+    assert len(cps) == 1
+    cp = cps[0]
+    assert (cp.index, cp.mean_before, cp.mean_after, cp.pvalue) == (40, 100.0, 120.0, 0.0)
+    assert cp.relative_change == pytest.approx(0.2) and cp.magnitude == pytest.approx(0.2)
+
+
+def test_a_change_smaller_than_the_magnitude_floor_is_dropped_but_can_be_asked_for():
+    x = history(3, n=400, noise=0.005, steps={200: 0.97})  # 3%: highly significant, under the 5% floor
+    assert change_points(x) == []
+    (cp,) = change_points(x, ChangePointParams(min_magnitude=0.02))
+    assert abs(cp.index - 200) <= 2
+
+
+def test_failed_runs_as_zeros_do_not_break_detection():
+    x = history(11, steps={120: 0.86})
+    x[[10, 55, 56, 130, 170]] = 0.0  # timed-out runs, recorded as zero throughput
+    cps = change_points(x)
+    assert [c.index for c in cps] == [120]
+    # Left out by default, so many scattered zeros cannot fake short segments either.
+    many = history(12, n=2000, steps={1000: 0.86})
+    many[np.random.default_rng(12).choice(2000, 40, replace=False)] = 0.0
+    assert [c.index for c in change_points(many)] == [pytest.approx(1000, abs=2)]
+    # Counted as values, a day of failures is a level of its own: out at 60, back at 84.
+    x = history(11, steps={120: 0.86})
+    x[60:84] = 0.0
+    assert [c.index for c in change_points(x)] == [120]
+    cps = change_points(x, ChangePointParams(skip_zeros=False))
+    assert [c.index for c in cps] == [60, 84, 120]
+    assert cps[0].relative_change == -1.0 and cps[1].relative_change is None  # nothing to divide by
+    assert math.isinf(cps[1].magnitude)
+
+
+def test_constant_zero_short_and_nan_series():
+    assert change_points(np.zeros(100)) == []
+    assert change_points(np.zeros(100), ChangePointParams(skip_zeros=False)) == []
+    assert change_points(np.full(100, 5.0)) == []
+    assert change_points([1.0, 2.0, 3.0, 4.0, 5.0]) == []
+    x = history(11, steps={120: 0.86})
+    x[[5, 6, 7, 118]] = np.nan  # no run: left out, indices still count them
+    (cp,) = change_points(x)
+    assert cp.index == 120
+
+
+def test_bad_parameters_are_rejected():
+    with pytest.raises(ValueError):
+        change_points(history(1), ChangePointParams(min_size=1))
+    with pytest.raises(ValueError):
+        change_points(history(1), ChangePointParams(window_len=5, min_size=3))
+
+
+def test_change_point_findings_say_regression_improvement_or_not_evaluated():
+    (drop,) = change_point_findings(history(2, steps={100: 0.85}), subject="scratch")
+    assert drop.severity is Severity.WARNING and "-1" in drop.title and drop.subject == "scratch"
+    (rise,) = change_point_findings(history(2, steps={100: 1.2}))
+    assert rise.severity is Severity.INFO
+    (latency,) = change_point_findings(history(2, steps={100: 1.2}), metric="p99 latency", higher_is_better=False)
+    assert latency.severity is Severity.WARNING
+    (short,) = change_point_findings([1.0, 2.0, math.nan, 3.0])
+    assert short.severity is Severity.NOT_EVALUATED and "3 runs" in short.title
+
+
+# --------------------------------------------------------------------------- rolling health
+
+
+def test_rolling_cov_matches_a_direct_computation_over_the_time_window():
+    rng = np.random.default_rng(4)
+    times = np.cumsum(rng.uniform(0.5, 1.5, 300)) * HOUR  # irregular, about hourly
+    values = LEVEL * (1 + 0.001 * rng.standard_normal(300))  # 0.1% spread on 2e10: cancellation-prone
+    points = rolling_health(times, values)
+    for i in (30, 150, 299):
+        inside = values[(times > times[i] - 48 * HOUR) & (times <= times[i])]
+        p = points[i]
+        assert p.n == len(inside)
+        assert p.mean == pytest.approx(inside.mean(), rel=1e-12)
+        assert p.stddev == pytest.approx(inside.std(ddof=1), rel=1e-6)
+        assert p.cov == pytest.approx(inside.std(ddof=1) / inside.mean(), rel=1e-6)
+        assert p.state == "healthy"
+
+
+def test_states_insufficient_then_healthy_then_unhealthy():
+    times = np.arange(200) * HOUR
+    values = history(5, n=200, noise=0.03)
+    values[150:] *= 1 + 0.25 * np.random.default_rng(6).standard_normal(50)  # noisy days
+    points = rolling_health(times, values)
+    assert [p.state for p in points[:23]] == ["insufficient"] * 23
+    assert points[23].state == "healthy" and points[23].n == 24
+    assert all(p.state == "healthy" for p in points[47:150])
+    assert points[199].state == "unhealthy" and points[199].cov > 0.08 and points[199].n == 48
+
+
+def test_missed_runs_do_not_stretch_the_window():
+    times = np.concatenate([np.arange(48), np.arange(72, 120)]) * HOUR  # a day with no runs
+    points = rolling_health(times, np.full(96, LEVEL))
+    after_gap = points[48]  # first run after the gap: hours 25-47 and itself in its 48 h window
+    assert after_gap.n == 24 and after_gap.cov == 0.0 and after_gap.state == "healthy"
+
+
+def test_failed_runs_as_zeros_make_the_window_unhealthy_and_all_failed_has_no_cov():
+    times = np.arange(100) * HOUR
+    values = history(8, n=100, noise=0.02)
+    values[80] = 0.0
+    points = rolling_health(times, values)
+    assert points[79].state == "healthy" and points[80].state == "unhealthy"
+    dead = rolling_health(times, np.zeros(100))
+    assert dead[-1].state == "unhealthy" and dead[-1].cov is None and dead[-1].mean == 0.0
+    (finding,) = health_findings(dead, subject="scratch")
+    assert finding.severity is Severity.WARNING and "every run in the window failed" in finding.title
+
+
+def test_nan_values_are_not_runs_and_unsorted_times_are_ordered():
+    times = np.arange(60) * HOUR
+    values = history(9, n=60, noise=0.02)
+    values[50] = np.nan
+    points = rolling_health(times[::-1], values[::-1])
+    assert [p.time for p in points] == list(times)
+    assert points[59].n == 47 and math.isnan(points[50].value)
+
+
+def test_health_findings_for_each_state_and_parameters_are_carried():
+    times = np.arange(60) * HOUR
+    points = rolling_health(times, history(10, n=60, noise=0.02), window_s=24 * HOUR, cov_target=0.05, min_points=12)
+    assert points[-1].params.window_s == 24 * HOUR and points[-1].params.cov_target == 0.05
+    (ok,) = health_findings(points)
+    assert ok.severity is Severity.INFO and "24 h" in ok.title
+    (early,) = health_findings(points[:5])
+    assert early.severity is Severity.NOT_EVALUATED
+    assert health_findings([])[0].severity is Severity.NOT_EVALUATED
+    assert rolling_health([], []) == []
+    with pytest.raises(ValueError):
+        rolling_health([1.0, 2.0], [1.0])

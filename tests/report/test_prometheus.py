@@ -1,0 +1,120 @@
+"""The textfile-collector output, read back with the Prometheus client's own parser."""
+from __future__ import annotations
+
+import os
+import threading
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from iolab.report.prometheus import SeriesMetrics, escape_label_value, render_textfile, write_textfile
+
+NASTY = 'say "hi"\\ to\nme'  # a quote, a backslash and a newline
+
+
+def samples(text: str) -> dict[tuple[str, tuple], float]:
+    out = {}
+    for family in text_string_to_metric_families(text):
+        assert family.type == "gauge" and family.documentation
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+def full(host: str = "node1", target: str = "/dev/nvme0n1", workload: str = "randread-4k-qd32") -> SeriesMetrics:
+    return SeriesMetrics(
+        host=host, target=target, workload=workload,
+        bandwidth_bytes_per_second=6.9e9, iops=1.68e6, latency_mean_seconds=76e-6, latency_p99_seconds=0.000212,
+        rolling_cov=0.031, healthy=True, last_run_timestamp_seconds=1_763_780_000.0,
+    )
+
+
+def test_every_metric_parses_with_its_labels_and_value():
+    parsed = samples(render_textfile([full()]))
+    labels = (("host", "node1"), ("target", "/dev/nvme0n1"), ("workload", "randread-4k-qd32"))
+    assert parsed == {
+        ("iolab_bandwidth_bytes_per_second", labels): 6.9e9,
+        ("iolab_io_operations_per_second", labels): 1.68e6,
+        ("iolab_latency_mean_seconds", labels): 76e-6,
+        ("iolab_latency_p99_seconds", labels): 0.000212,
+        ("iolab_rolling_cov_ratio", labels): 0.031,
+        ("iolab_healthy", labels): 1.0,
+        ("iolab_last_run_timestamp_seconds", labels): 1_763_780_000.0,
+    }
+
+
+def test_label_values_with_quotes_backslashes_and_newlines_survive():
+    text = render_textfile([full(host=NASTY, target="C:\\path\\x", workload="a\nb")])
+    assert escape_label_value(NASTY) == 'say \\"hi\\"\\\\ to\\nme'
+    for (name, labels), _ in samples(text).items():
+        assert dict(labels) == {"host": NASTY, "target": "C:\\path\\x", "workload": "a\nb"}, name
+    assert text.count("\n") == len(text.splitlines())  # no raw newline inside a sample line
+
+
+def test_unknown_values_are_left_out_and_unhealthy_is_zero():
+    partial = SeriesMetrics("n2", "/scratch", "seq-write", bandwidth_bytes_per_second=1e9, rolling_cov=0.12, healthy=False)
+    text = render_textfile([partial, full()])
+    parsed = samples(text)
+    n2 = (("host", "n2"), ("target", "/scratch"), ("workload", "seq-write"))
+    assert parsed[("iolab_healthy", n2)] == 0.0
+    assert ("iolab_io_operations_per_second", n2) not in parsed
+    # HELP/TYPE appear once per family, with both series' samples under it.
+    assert text.count("# TYPE iolab_healthy gauge") == 1
+    assert sum(1 for k in parsed if k[0] == "iolab_bandwidth_bytes_per_second") == 2
+
+
+def test_output_is_sorted_and_stable_and_empty_input_is_an_empty_file():
+    a, b = full(host="b"), full(host="a")
+    assert render_textfile([a, b]) == render_textfile([b, a])
+    assert render_textfile([a, b]).index('host="a"') < render_textfile([a, b]).index('host="b"')
+    assert render_textfile([]) == ""
+
+
+def test_duplicate_series_are_refused():
+    with pytest.raises(ValueError, match="duplicate"):
+        render_textfile([full(), full()])
+
+
+def test_non_finite_values_use_the_format_spelling():
+    text = render_textfile([SeriesMetrics("h", "t", "w", latency_p99_seconds=float("inf"), rolling_cov=float("nan"))])
+    assert "iolab_latency_p99_seconds" in text and "+Inf" in text and "NaN" in text
+    parsed = samples(text)
+    assert parsed[("iolab_latency_p99_seconds", (("host", "h"), ("target", "t"), ("workload", "w")))] == float("inf")
+
+
+def test_atomic_write_replaces_the_file_and_leaves_no_temporary(tmp_path):
+    path = tmp_path / "iolab.prom"
+    path.write_text("old\n")
+    write_textfile(path, render_textfile([full()]))
+    assert samples(path.read_text())
+    assert os.stat(path).st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iolab.prom"]
+
+
+def test_a_reader_never_sees_a_partial_file(tmp_path):
+    path = tmp_path / "iolab.prom"
+    texts = [render_textfile([full(workload=f"w{i}" * 2000)]) for i in range(2)]
+    write_textfile(path, texts[0])
+    seen: set[str] = set()
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            seen.add(path.read_text())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    for i in range(200):
+        write_textfile(path, texts[i % 2])
+    stop.set()
+    reader.join()
+    assert seen <= set(texts) and seen
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / "iolab.prom"
+    path.write_text("old\n")
+    with pytest.raises(TypeError):
+        write_textfile(path, None)  # type: ignore[arg-type]
+    assert path.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iolab.prom"]
