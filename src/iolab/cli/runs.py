@@ -37,6 +37,8 @@ def run(
     resume: Annotated[Optional[str], typer.Option(help="Finish an interrupted run (id or `last`) without rerunning its finished points.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Start a new run even if the same plan was interrupted before.")] = False,
     dry: Annotated[bool, typer.Option("--dry-run", help="Show the points, the estimated time and what would be written; run nothing.")] = False,
+    devices: Annotated[Optional[list[str]], typer.Option("--devices", help="An array of block devices (comma list or glob, e.g. '/dev/nvme*n1'): measured together, each alone, and in growing subsets.")] = None,
+    array_modes: Annotated[str, typer.Option("--array-modes", help="Which array views to run: together,alone,scaling.")] = "together,alone,scaling",
     telemetry: Annotated[bool, typer.Option("--telemetry/--no-telemetry", help="Sample devices and CPUs beside fio.")] = True,
     interval: Annotated[float, typer.Option(min=0.1, help="Telemetry interval in seconds.")] = 1.0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")] = False,
@@ -60,6 +62,13 @@ def run(
     else:
         run_id = None
         request = _request(args or [], preset_name, allow_write, runtime, ramp, size, adaptive)
+        if devices:
+            if request.targets:
+                raise UserError("give either targets or --devices, not both")
+            request.devices = devices
+            request.array_modes = [m.strip() for m in array_modes.split(",") if m.strip()]
+            if request.plan == "quick" and not preset_name:
+                request.plan = "array-read"
     request.telemetry_interval = interval if telemetry else None
     err = Console(stderr=True, soft_wrap=True)
     if dry:
@@ -140,15 +149,35 @@ def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Sto
             "findings": [{**asdict(f), "severity": f.severity.value} for f in findings],
         }, indent=2))
         return
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 120)  # piped output: rows need not wrap
     title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
     console.print(results_table(records, title=title))
+    _print_arrays(store, run_id, records, console)
     shown = [f for f in findings if f.severity.value != "not-evaluated"]
     if shown:
         render_findings(shown, console)
     hidden = len(findings) - len(shown)
     if hidden:
         console.print(f"[dim]{hidden} rules could not be evaluated on this host; `iolab show {run_id} --json` lists them[/dim]")
+
+
+def _print_arrays(store, run_id: int, records, console) -> None:  # noqa: ANN001
+    """For array runs: bandwidth per device (together, alone) and the scaling table."""
+    from iolab.analysis.scaling import scaling_table
+    from iolab.report.terminal import device_table, scaling_view
+    from iolab.runner.arrays import array_views
+    from iolab.store.queries import device_bandwidth
+
+    for view in array_views(records, device_bandwidth(store, run_id)):
+        if view.together or view.alone:
+            console.print(device_table(view.workload, view.together, view.alone))
+        sets = view.sets + [((device,), bw) for device, bw in view.alone.items()]
+        report = scaling_table(sets, view.alone or None)
+        if report.evaluated and len({row.n for row in report.rows}) > 1:
+            best = {}
+            for row in report.rows:  # one row per device count: the full set, or the first n devices
+                best.setdefault(row.n, row)
+            console.print(scaling_view(view.workload, sorted(best.values(), key=lambda r: r.n)))
 
 
 @app.command("import")

@@ -30,6 +30,8 @@ INSTALL_ADVICE = (
 )
 MIN_VERSION = (3, 0)
 LOG_PREFIX = "point"
+# Job names of an array point are "<point>@<device>".
+DEVICE_SEPARATOR = "@"
 # Seconds fio gets beyond its expected duration (file layout, start-up) before it counts as hung.
 HANG_GRACE_S = 60.0
 STOP_GRACE_S = 15.0
@@ -87,7 +89,13 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
             "log_avg_msec": "1000",
         }
     )
-    return render_jobfile([JobSection(name=point.name, options=options)])
+    if target.kind != "group":
+        return render_jobfile([JobSection(name=point.name, options=options)])
+    # An array: one job per device, all started together, named so results map back to devices.
+    return render_jobfile([
+        JobSection(name=f"{point.name}{DEVICE_SEPARATOR}{Path(member).name}", options={**options, "filename": member})
+        for member in target.members
+    ])
 
 
 def metadata_dir(target: Target) -> Path:

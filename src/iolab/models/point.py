@@ -9,7 +9,7 @@ from typing import Literal
 
 from iolab.fio.values import parse_seconds
 
-TargetKind = Literal["file", "directory", "block"]
+TargetKind = Literal["file", "directory", "block", "group"]
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,8 @@ class Target:
     `path` is what the user named; `filename` is what fio opens (a scratch
     file inside a directory target). `direct` is False only where the file
     system refuses O_DIRECT, and then `ram_backed` says whether the numbers
-    measure RAM rather than a device.
+    measure RAM rather than a device. A "group" is several block devices
+    driven together by one fio invocation, one job per device (`members`).
     """
 
     path: str
@@ -31,6 +32,7 @@ class Target:
     direct: bool = True
     ram_backed: bool = False
     fs_type: str | None = None
+    members: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class Point:
     def from_dict(cls, data: dict) -> Point:
         return cls(
             name=data["name"],
-            target=Target(**data["target"]),
+            target=Target(**{**data["target"], "members": tuple(data["target"].get("members", ()))}),
             options=dict(data["options"]),
             repeat=int(data.get("repeat", 0)),
         )

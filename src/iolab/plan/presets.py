@@ -47,6 +47,12 @@ def quick(runtime: float = 8, ramp: float = 2) -> Plan:
     return Plan(name="quick", workloads=workloads, description="sequential 1 MiB and random 4 KiB throughput, 4 KiB QD1 latency")
 
 
+def array_read(runtime: float = 10, ramp: float = 2) -> Plan:
+    """1 MiB sequential read at QD32 per device: the array bandwidth question of seed 000."""
+    workloads = [Workload("seqread-1m-qd32", timed(runtime, ramp, rw="read", bs="1m", iodepth=32, numjobs=1))]
+    return Plan(name="array-read", workloads=workloads, description="per-device and aggregate read bandwidth of an array")
+
+
 def qd_sweep(runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_qd: int = 256) -> Plan:
     """4 KiB random read and 128 KiB sequential read over queue depth 1..max_qd.
 
@@ -172,6 +178,7 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("quick", "sequential 1 MiB and random 4 KiB read/write throughput, 4 KiB QD1 latency", quick),
+    Preset("array-read", "1 MiB sequential read per device of an array (with --devices: together, alone, subsets)", array_read),
     Preset("qd-sweep", "throughput and latency vs queue depth 1-256 (4 KiB random, 128 KiB sequential read)", qd_sweep),
     Preset("jobs-sweep", "scaling with job count 1-64 (4 KiB random, 1 MiB sequential read, QD1 each)", jobs_sweep),
     Preset("bs-sweep", "throughput vs block size 4 KiB-4 MiB (sequential and random read, QD32)", bs_sweep),

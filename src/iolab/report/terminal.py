@@ -22,7 +22,9 @@ def _workload(point: Point) -> str:
 
 def results_table(records: list[PointRecord], title: str | None = None) -> Table:
     """One row per point and direction: throughput, IOPS, latency mean and p99, CPU."""
-    show_target = len({r.point.target.path for r in records}) > 1
+    targets = {r.point.target for r in records}
+    # Array points name their devices already; a long group description would only squeeze the table.
+    show_target = len(targets) > 1 and not any(t.kind == "group" for t in targets)
     show_repeat = any(r.point.repeat for r in records)
     table = Table(title=title, caption=CAPTION, caption_justify="left")
     if show_target:
@@ -97,3 +99,25 @@ class ConsoleProgress:
         assert result is not None
         parts = [f"{d.ddir} {units.mb_per_s(d.bw_bytes)} MB/s {units.iops(d.iops)} IOPS" for d in result.directions.values()]
         self.console.print(f"  [{index}/{total}] [green]done[/green]: " + ", ".join(parts))
+
+
+def device_table(workload: str, together: dict[str, float], alone: dict[str, float]) -> Table:
+    """Per-device bandwidth of an array, run together and alone side by side."""
+    table = Table(title=f"Per device · {workload}")
+    for name in ("Device", "Together MB/s", "Alone MB/s"):
+        table.add_column(name, justify="left" if name == "Device" else "right")
+    for device in sorted(set(together) | set(alone)):
+        cells = [units.mb_per_s(view[device]) if device in view else "-" for view in (together, alone)]
+        table.add_row(device, *cells)
+    return table
+
+
+def scaling_view(workload: str, rows) -> Table:  # noqa: ANN001  (analysis.scaling.ScalingRow list)
+    """Aggregate bandwidth against device count, with efficiency against n x one device."""
+    table = Table(title=f"Scaling · {workload}", caption="efficiency = aggregate / (n x mean single-device bandwidth)",
+                  caption_justify="left")
+    for name in ("Devices", "Aggregate MB/s", "Ideal MB/s", "Efficiency"):
+        table.add_column(name, justify="right")
+    for row in rows:
+        table.add_row(str(row.n), units.mb_per_s(row.aggregate), units.mb_per_s(row.ideal), units.percent(row.efficiency * 100))
+    return table

@@ -17,6 +17,7 @@ from iolab.errors import RunFailed, UserError
 from iolab.fio.run import fio_version, metadata_dir
 from iolab.fio.values import METADATA_ENGINES
 from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target
+from iolab.runner.arrays import array_findings, array_points, array_views, resolve_members
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, remove_scratch, run_unmeasured
 from iolab.runner.progress import Progress
@@ -214,20 +215,29 @@ def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa
     """The doctor's findings on the host and the method, and dips inside each point."""
     from iolab.analysis.dips import detect_dips
     from iolab.doctor.engine import diagnose
-    from iolab.store.queries import point_samples, run_points
+    from iolab.store.queries import device_bandwidth, point_samples, run_points
+    from iolab.telemetry.series import series_by_source
 
     records = [r for r in run_points(store, run_id) if r.result is not None]
     findings = diagnose(snapshot, [(r.point, r.result) for r in records])
+    for view in array_views(records, device_bandwidth(store, run_id)):
+        findings += array_findings(view)
     for record in records:
+        samples = point_samples(store, record.id)
         per_second: dict[int, float] = {}
-        for sample in point_samples(store, record.id):
+        for sample in samples:
             if sample.metric == "bw" and sample.source.startswith("job"):
                 per_second[sample.t_ms] = per_second.get(sample.t_ms, 0.0) + sample.value
-        if len(per_second) >= 6:
-            times = sorted(per_second)
-            report = detect_dips([t / 1000 for t in times], [per_second[t] for t in times])
-            findings.extend(f for f in report.findings(subject=record.point.name, metric="bandwidth")
-                            if f.severity != Severity.NOT_EVALUATED)
+        series = {"all jobs": ([t / 1000 for t in sorted(per_second)], [per_second[t] for t in sorted(per_second)])}
+        if record.point.target.kind == "group":  # each device on its own: a dip hides in the sum
+            for ddir in ("read", "write"):
+                series.update({f"{dev} {ddir}": s for dev, s in series_by_source(samples, "disk.bw", ddir).items()
+                               if max(s[1], default=0) > 0})
+        for label, (times, values) in series.items():
+            if len(times) >= 6:
+                report = detect_dips(times, values)
+                findings.extend(f for f in report.findings(subject=f"{record.point.name}: {label}", metric="bandwidth")
+                                if f.severity != Severity.NOT_EVALUATED)
     return findings
 
 
@@ -237,19 +247,32 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
 
     `plan` lets a program hand over a Plan it built; otherwise the request names one.
     """
+    from iolab.plan import run_order
     from iolab.probe import Root, take_snapshot
     from iolab.store.queries import get_run, point_statuses, resumable_run, run_points
 
     plan = plan or build_plan(request)
     version = fio_version(request.fio)
-    targets = resolve_targets(request, plan)
-    points, notes = plan_points(plan, targets)
+    if request.devices:
+        members = resolve_members(request.devices, request.allow_write, request.size)
+        targets = {None: members}
+        points, notes = plan_points(replace(plan, workloads=[]), targets)
+        assert plan.repeats is not None
+        base = array_points(plan, members, tuple(request.array_modes))
+        points = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
+        points, skipped = [p for p in points if not p.writes or p.target.writable], len(points)
+        if len(points) < skipped:
+            notes.append("skipped the writing workloads (writes need --allow-write)")
+        plan = replace(plan, qd_searches=[], latency_curve=None, steady_rounds=None)
+    else:
+        targets = resolve_targets(request, plan)
+        points, notes = plan_points(plan, targets)
     open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or plan.repeats.adaptive)
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
     identity = plan_identity([p.key for p in points], request)
     run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
-    every_target = sorted({t for ts in targets.values() for t in ts}, key=lambda t: t.path)
+    every_target = sorted({t for ts in targets.values() for t in ts} | {p.target for p in points}, key=lambda t: t.path)
     if run_id is None:
         run_id = store.create_run(plan.name, request.command, [t.path for t in every_target], version,
                                   request.to_dict(), identity)
@@ -262,7 +285,8 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
     new = [p for p in points if p.key not in statuses]
     planned = {key: pid for key, (pid, _) in statuses.items()}
     planned.update(zip([p.key for p in new], store.plan_points(run_id, new)))
-    snapshot = take_snapshot(Root(), [t.path for t in every_target])
+    probed = [t.path for t in every_target if t.kind != "group"]
+    snapshot = take_snapshot(Root(), probed)
     store.save_snapshot(run_id, "before", snapshot.to_dict())
     measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval)
     session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
@@ -287,7 +311,7 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
             remove_scratch(target)
             if target.kind == "directory":
                 shutil.rmtree(metadata_dir(target), ignore_errors=True)
-    store.save_snapshot(run_id, "after", take_snapshot(Root(), [t.path for t in every_target]).to_dict())
+    store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
     findings += _run_findings(store, run_id, snapshot)
     store.save_findings(run_id, findings)
     failed = session.failed

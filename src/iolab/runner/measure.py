@@ -12,7 +12,7 @@ from pathlib import Path
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import aggregate, parse_output
-from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
+from iolab.fio.run import DEVICE_SEPARATOR, HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
 from iolab.models import Phases, Point, Result, Sample
 from iolab.runner.phases import discard
 from iolab.store.db import Artifact, Store
@@ -45,14 +45,14 @@ class Measurer:
             self.store.fail_point(point_id, str(exc), artifacts, started)
             return None, str(exc)
         with tempfile.TemporaryDirectory(prefix="iolab-point-") as tmp:
-            result, error, samples = self._run(point, Path(tmp), artifacts)
+            result, error, samples, per_device = self._run(point, Path(tmp), artifacts)
         for argv in self.phases.post_point:
             self._command(argv, "post", artifacts)
         if error:
             self.store.fail_point(point_id, error, artifacts, started)
             return None, error
         assert result is not None
-        self.store.record_point(point_id, result, samples, artifacts, started, time.time())
+        self.store.record_point(point_id, result, samples, artifacts, started, time.time(), per_device)
         return result, ""
 
     # -- phases ------------------------------------------------------------
@@ -91,13 +91,18 @@ class Measurer:
         from iolab.telemetry.diskstats import devices_for_path
 
         target = point.target
-        where = target.filename if target.kind != "directory" else target.path
-        try:
-            return devices_for_path(where)
-        except (UserError, OSError):
-            return []
+        places = target.members or (target.filename if target.kind != "directory" else target.path,)
+        devices: list[str] = []
+        for place in places:
+            try:
+                devices += devices_for_path(place)
+            except (UserError, OSError):
+                continue
+        return devices
 
-    def _run(self, point: Point, workdir: Path, artifacts: list[Artifact]) -> tuple[Result | None, str, list[Sample]]:
+    def _run(
+        self, point: Point, workdir: Path, artifacts: list[Artifact]
+    ) -> tuple[Result | None, str, list[Sample], dict[str, Result]]:
         jobfile = workdir / "point.fio"
         jobfile.write_text(point_jobfile(point, workdir))
         artifacts.append(Artifact("job.fio", jobfile.read_bytes()))
@@ -108,7 +113,7 @@ class Measurer:
         try:
             invocation = run_fio(jobfile, output, self.fio, timeout)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
-            return None, str(exc), []
+            return None, str(exc), [], {}
         finally:
             if sampler is not None:
                 sampler.stop()
@@ -120,14 +125,18 @@ class Measurer:
             artifacts.append(Artifact("fio.json", text.encode()))
         samples, logs = read_logs(workdir, LOG_PREFIX)
         artifacts.extend(Artifact(f"logs/{name}", body.encode()) for name, body in logs.items())
+        per_device: dict[str, Result] = {}
         try:
             parsed = parse_output(text, source=f"fio output of {point.name}")
-            result = aggregate(parsed.groups[0].entries, self.fio_version) if parsed.groups else None
+            entries = [entry for group in parsed.groups for entry in group.entries]
+            result = aggregate(entries, self.fio_version) if entries else None
+            if point.target.kind == "group":
+                per_device = {g.name.rpartition(DEVICE_SEPARATOR)[2]: aggregate(g.entries) for g in parsed.groups}
         except UserError:
             result = None
         if invocation.returncode != 0 or result is None or result.error:
-            return None, _fio_error(invocation.stderr, invocation.returncode), []
-        return result, "", samples + telemetry
+            return None, _fio_error(invocation.stderr, invocation.returncode), [], {}
+        return result, "", samples + telemetry, per_device
 
     def _start_sampler(self, point: Point):  # noqa: ANN202  (Sampler, imported lazily)
         """Telemetry beside fio; a failure to start it is a note, never a failed point."""

@@ -24,6 +24,8 @@ class RunRequest:
     allow_write: bool = False
     size: int | None = None
     telemetry_interval: float | None = 1.0
+    devices: list[str] = field(default_factory=list)
+    array_modes: list[str] = field(default_factory=lambda: ["together", "alone", "scaling"])
     fio: str = "fio"
     command: str = ""
 

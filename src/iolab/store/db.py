@@ -121,6 +121,7 @@ class Store:
         artifacts: list[Artifact],
         started_at: float,
         finished_at: float,
+        per_device: dict[str, Result] | None = None,
     ) -> None:
         """Store a finished point with everything it produced, in one transaction."""
         with self.conn:
@@ -141,6 +142,13 @@ class Store:
                      lat.stddev_ns if lat else None, lat.min_ns if lat else None, lat.max_ns if lat else None,
                      json.dumps({str(p): v for p, v in lat.percentiles.items()}) if lat else "{}"),
                 )
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO device_results (point_id, device, ddir, bw_bytes, iops, lat_mean_ns, p99_ns)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(point_id, device, d.ddir, d.bw_bytes, d.iops, d.latency.mean_ns if d.latency else None,
+                  d.latency.percentiles.get(99.0) if d.latency else None)
+                 for device, res in (per_device or {}).items() for d in res.directions.values()],
+            )
             self.conn.executemany(
                 "INSERT INTO samples (point_id, metric, ddir, source, t_ms, value) VALUES (?, ?, ?, ?, ?, ?)",
                 [(point_id, s.metric, s.ddir, s.source, s.t_ms, s.value) for s in samples],

@@ -182,3 +182,15 @@ def point_statuses(store: Store, run_id: int) -> dict[str, tuple[int, str]]:
         key: (pid, status)
         for pid, key, status in store.conn.execute("SELECT id, key, status FROM points WHERE run_id = ?", (run_id,))
     }
+
+
+def device_bandwidth(store: Store, run_id: int) -> dict[int, dict[str, float]]:
+    """Point id -> device -> bandwidth (bytes/s, all directions) for the array points of a run."""
+    out: dict[int, dict[str, float]] = {}
+    for point_id, device, bw in store.conn.execute(
+        "SELECT d.point_id, d.device, SUM(d.bw_bytes) FROM device_results d JOIN points p ON p.id = d.point_id"
+        " WHERE p.run_id = ? GROUP BY d.point_id, d.device ORDER BY d.point_id, d.device",
+        (run_id,),
+    ):
+        out.setdefault(point_id, {})[device] = bw
+    return out

@@ -1,0 +1,78 @@
+"""`iolab run --devices`: six loop devices together, alone and in subsets, one of them throttled."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from tests.iolab_cli import assert_clean_error, iolab
+from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
+
+pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
+
+CAP = 200 << 20  # every device capped alike: unthrottled loop devices differ only by CPU scheduling
+SLOW = 50 << 20
+
+
+def _run_array(devices, modes: str, slow=None) -> dict:
+    with blkio_cgroup() as cgroup:
+        for dev in devices:
+            cgroup.set_read_bps(dev.major_minor, SLOW if dev is slow else CAP)
+        argv = [sys.executable, "-m", "iolab", "run", "--devices", ",".join(d.path for d in devices),
+                "--array-modes", modes, "--runtime", "2", "--ramp", "0", "--json"]
+        proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True)
+        out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    return json.loads(out)
+
+
+def _outliers(shown: dict) -> set[tuple[str, str]]:
+    return {(f["subject"], f["title"].split("(")[-1].rstrip(")")) for f in shown["findings"]
+            if f["rule_id"] == "results.outlier-device" and f["severity"] == "warning"}
+
+
+def test_the_throttled_device_is_named_and_no_other():
+    with loop_devices(6) as devices:
+        slow = devices[2]
+        shown = _run_array(devices, "together,alone", slow=slow)
+    names = [p["name"] for p in shown["points"]]
+    assert names[0] == "seqread-1m-qd32-together"
+    assert sum("-alone-" in n for n in names) == 6
+    assert _outliers(shown) == {(slow.name, "together"), (slow.name, "alone")}
+    together = shown["points"][0]
+    assert together["result"]["jobs"] == 6
+    assert together["target"]["members"] == [d.path for d in devices]
+
+
+def test_no_device_is_named_when_none_is_throttled():
+    with loop_devices(6) as devices:
+        shown = _run_array(devices, "together,alone")
+    assert _outliers(shown) == set()
+
+
+def test_subset_scaling_on_four_devices_prints_the_table():
+    with loop_devices(4) as devices:
+        with blkio_cgroup() as cgroup:
+            for dev in devices:
+                cgroup.set_read_bps(dev.major_minor, 100 << 20)
+            argv = [sys.executable, "-m", "iolab", "run", "--devices", ",".join(d.path for d in devices),
+                    "--runtime", "2", "--ramp", "0"]
+            proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True, env=None)
+            out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    scaling = out[out.index("Scaling"):]
+    rows = [line.split("│")[1:-1] for line in scaling.splitlines() if line.startswith("│")]
+    assert [int(r[0]) for r in rows] == [1, 2, 4]
+    for count, aggregate, ideal, efficiency in ((int(r[0]), float(r[1].replace(",", "")), r[2], r[3]) for r in rows):
+        assert efficiency.strip().endswith("%")
+        assert aggregate == pytest.approx(count * 104.9, rel=0.1)  # 100 MiB/s cap each = 104.9 MB/s
+
+
+def test_devices_and_targets_together_is_a_clear_error(tmp_path):
+    assert "not both" in assert_clean_error(iolab("run", str(tmp_path), "--devices", "/dev/loop0,/dev/loop1"))
+
+
+def test_a_glob_matching_nothing_is_a_clear_error():
+    assert "matches no device" in assert_clean_error(iolab("run", "--devices", "/dev/iolab-none*"))
