@@ -76,3 +76,49 @@ def test_devices_and_targets_together_is_a_clear_error(tmp_path):
 
 def test_a_glob_matching_nothing_is_a_clear_error():
     assert "matches no device" in assert_clean_error(iolab("run", "--devices", "/dev/iolab-none*"))
+
+
+def _fio_started_by(pid: int) -> bool:
+    """Whether a fio process whose parent is `pid` is running."""
+    import os
+
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{entry}/comm") as f:
+                    comm = f.read().strip()
+            except OSError:
+                continue
+            if comm == "fio" and int(fields[1]) == pid:
+                return True
+    return False
+
+
+def test_a_throttle_applied_mid_run_is_reported_as_a_dip(tmp_path):
+    import time
+
+    job = tmp_path / "read.fio"
+    job.write_text("[seqread]\nrw=read\nbs=128k\niodepth=4\nioengine=libaio\ntime_based=1\nruntime=20\n")
+    base, low, onset, length = 200 << 20, 60 << 20, 8.0, 4.0
+    with loop_devices(1, size_mib=64) as (dev,), blkio_cgroup() as cgroup:
+        cgroup.set_read_bps(dev.major_minor, base)
+        argv = [sys.executable, "-m", "iolab", "run", str(job), dev.path, "--fresh", "--json"]
+        proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True)
+        deadline = time.monotonic() + 30
+        while not _fio_started_by(proc.pid):
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        started = time.monotonic()
+        time.sleep(onset - (time.monotonic() - started))
+        cgroup.set_read_bps(dev.major_minor, low)
+        time.sleep(length)
+        cgroup.set_read_bps(dev.major_minor, base)
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    dips = [f for f in json.loads(out)["findings"] if f["rule_id"] == "telemetry.dip"]
+    assert dips, [f["rule_id"] for f in json.loads(out)["findings"]]
+    dip = dips[0]
+    assert abs(float(dip["evidence"]["onset"].split()[0]) - onset) <= 2.0, dip["evidence"]
+    assert abs(float(dip["evidence"]["depth"].rstrip("%")) / 100 - (1 - low / base)) <= 0.10, dip["evidence"]
