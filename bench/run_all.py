@@ -1,0 +1,28 @@
+"""`make bench`: every benchmark of iolab itself, one after another (not part of CI).
+
+Each script prints its figures and writes bench/results/NAME.json.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+SCRIPTS = ["telemetry_overhead.py", "history_speed.py", "loop_vs_fio.py"]
+
+
+def main() -> int:
+    failed = []
+    for name in SCRIPTS:
+        print(f"== {name}", flush=True)
+        if subprocess.run([sys.executable, str(HERE / name)]).returncode != 0:
+            failed.append(name)
+    if failed:
+        print("failed: " + ", ".join(failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
