@@ -65,3 +65,15 @@ def is_flag_on(options: dict[str, str], key: str) -> bool:
         return False
     value = options[key].strip()
     return value == "" or value not in ("0", "false", "off", "no")
+
+
+def job_seconds(options: dict[str, str]) -> float:
+    """Seconds fio should spend on a job: ramp_time + runtime.
+
+    Time-based jobs take exactly that. Otherwise runtime, when set, is only
+    a cap, used as an upper bound; a job bounded by size alone counts 0
+    (its time depends on the device).
+    """
+    if not is_flag_on(options, "time_based") and "runtime" not in options:
+        return 0.0
+    return (parse_seconds(options.get("ramp_time", "0")) or 0.0) + (parse_seconds(options.get("runtime", "0")) or 0.0)

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from iolab.fio.values import parse_seconds
+from iolab.fio.values import job_seconds
 
 TargetKind = Literal["file", "directory", "block", "group"]
 
@@ -71,9 +71,7 @@ class Point:
     @property
     def expected_seconds(self) -> float:
         """Wall time fio should take: ramp plus runtime for time-based jobs."""
-        ramp = parse_seconds(self.options.get("ramp_time", "0")) or 0.0
-        runtime = parse_seconds(self.options.get("runtime", "0")) or 0.0
-        return ramp + runtime
+        return job_seconds(self.options)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from iolab.models.plan import Plan
 from iolab.plan.adaptive import max_runs
-from iolab.fio.values import is_flag_on, parse_seconds
+from iolab.fio.values import job_seconds
 
 # Wall time fio adds to each invocation beyond ramp_time + runtime (start-up,
 # job setup, teardown, JSON output). Measured with fio 3.33 on a 2-CPU VM,
@@ -18,17 +18,8 @@ FIO_STARTUP_SECONDS = 0.35
 
 
 def point_seconds(options: Mapping[str, str]) -> float:
-    """Expected wall time of one fio invocation of these options.
-
-    Time-based jobs take ramp_time + runtime. Otherwise runtime, when set,
-    is only a cap, so it is used as an upper bound; a job bounded by size
-    alone counts only the start-up overhead (its time depends on the device).
-    """
-    ramp = parse_seconds(options.get("ramp_time", "0")) or 0.0
-    runtime = parse_seconds(options.get("runtime", "0")) or 0.0
-    if not is_flag_on(dict(options), "time_based") and "runtime" not in options:
-        return FIO_STARTUP_SECONDS
-    return ramp + runtime + FIO_STARTUP_SECONDS
+    """Expected wall time of one fio invocation of these options: the job plus fio's start-up."""
+    return job_seconds(dict(options)) + FIO_STARTUP_SECONDS
 
 
 def estimate_seconds(plan: Plan) -> float:

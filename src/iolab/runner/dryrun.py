@@ -26,13 +26,14 @@ class DryRun:
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
     from iolab.plan import FIO_STARTUP_SECONDS, estimate_seconds
+    from iolab.plan.estimate import point_seconds
     from iolab.runner.execute import plan_points, resolve_targets
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
     targets = resolve_targets(request, plan)
     points, notes = plan_points(plan, targets)
-    seconds = RUN_OVERHEAD_S + sum(p.expected_seconds + FIO_STARTUP_SECONDS for p in points)
+    seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
     for target in {p.target for p in points}:
         if target.scratch:

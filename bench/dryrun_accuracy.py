@@ -1,0 +1,65 @@
+"""How close is `iolab run --dry-run`'s estimate to the real wall time? (issue: plans)
+
+A 6-point plan (randread/read x 3 queue depths, 3 s each plus a 1 s ramp)
+on a scratch file: the dry run's estimate against the measured wall time of
+the real run, telemetry on. Goal: within 15%. Writes
+bench/results/dryrun_accuracy.json.
+
+    .venv/bin/python bench/dryrun_accuracy.py [--runtime 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RESULT = Path(__file__).parent / "results" / "dryrun_accuracy.json"
+PLAN = """
+name = "six"
+[options]
+ioengine = "libaio"
+time_based = true
+runtime = "{runtime}s"
+ramp_time = "1s"
+[axes]
+rw = ["randread", "read"]
+iodepth = [1, 4, 16]
+bs = ["4k"]
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runtime", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="iolab-bench-", dir="/var/tmp") as work:
+        plan = Path(work) / "six.toml"
+        plan.write_text(PLAN.format(runtime=args.runtime))
+        env = {**os.environ, "IOLAB_HOME": str(Path(work) / "home")}
+        base = [sys.executable, "-m", "iolab", "run", str(plan), work, "--size", "512M"]
+        dry = subprocess.run(base + ["--dry-run"], capture_output=True, text=True, env=env, check=True)
+        match = re.search(r"(\d+) points, estimated (\d+) s", dry.stderr)
+        if not match:
+            raise SystemExit(f"no estimate in: {dry.stderr[-300:]}")
+        estimate = float(match[2])
+        started = time.perf_counter()
+        subprocess.run(base + ["--quiet"], capture_output=True, text=True, env=env, check=True)
+        wall = time.perf_counter() - started
+    error = estimate / wall - 1
+    print(f"{match[1]} points: estimated {estimate:.0f} s, took {wall:.1f} s ({error:+.1%}; goal within 15%)")
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    RESULT.write_text(json.dumps({
+        "benchmark": "dryrun_accuracy", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "points": int(match[1]),
+        "runtime_s": args.runtime, "estimate_s": estimate, "wall_s": wall, "relative_error": error, "goal": 0.15,
+    }, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
