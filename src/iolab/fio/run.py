@@ -151,14 +151,40 @@ def run_fio(jobfile: Path, output: Path, fio: str, timeout_s: float) -> FioInvoc
     return FioInvocation(command, proc.returncode, stderr or "", time.monotonic() - started)
 
 
-def _stop(proc: subprocess.Popen, sig: signal.Signals) -> None:
-    """Signal fio's process group, then kill it if it has not exited in time."""
-    try:
-        os.killpg(proc.pid, sig)
-        proc.communicate(timeout=STOP_GRACE_S)
-    except (subprocess.TimeoutExpired, ProcessLookupError):
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid`. fio's job processes leave its process group, so a
+    signal to the group alone would leave them running (and holding its stderr)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _signal_tree(pid: int, sig: signal.Signals) -> None:
+    for target in [pid, *_descendants(pid)]:
+        try:
+            os.kill(target, sig)
         except ProcessLookupError:
             pass
+
+
+def _stop(proc: subprocess.Popen, sig: signal.Signals) -> None:
+    """Signal fio and every process it started, then kill them if they have not exited in time."""
+    _signal_tree(proc.pid, sig)
+    try:
+        proc.communicate(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        _signal_tree(proc.pid, signal.SIGKILL)
         proc.communicate()
