@@ -102,11 +102,18 @@ def main() -> None:
     finally:
         subprocess.run(["losetup", "-d", device], check=False)
         subprocess.run(["rm", "-rf", work], check=False)
+    def cov(values: list[float]) -> float:
+        return statistics.stdev(values) / statistics.mean(values) if len(values) > 1 else float("nan")
+
+    # The bare runs' own spread says how small a difference this host can show at all.
     summary = {name: {"median_bw_ratio": statistics.median(r["bw_ratio"] for r in rs),
-                      "median_iops_ratio": statistics.median(r["iops_ratio"] for r in rs), "pairs": rs}
+                      "median_iops_ratio": statistics.median(r["iops_ratio"] for r in rs),
+                      "bare_bw_cov": cov([r["bare_bw"] for r in rs]), "iolab_bw_cov": cov([r["iolab_bw"] for r in rs]),
+                      "pairs": rs}
                for name, rs in ratios.items()}
     for name, s in summary.items():
-        print(f"{name:24s} iolab/bare bw {s['median_bw_ratio']:.3f}  iops {s['median_iops_ratio']:.3f}")
+        print(f"{name:24s} iolab/bare bw {s['median_bw_ratio']:.3f}  iops {s['median_iops_ratio']:.3f}  "
+              f"(run-to-run CoV: bare {s['bare_bw_cov']:.1%}, iolab {s['iolab_bw_cov']:.1%})")
     worst = max(abs(1 - s[k]) for s in summary.values() for k in ("median_bw_ratio", "median_iops_ratio"))
     print(f"largest deviation of a median ratio from 1: {worst:.1%} (goal: within 5%)")
     RESULT.parent.mkdir(parents=True, exist_ok=True)
