@@ -40,7 +40,8 @@ def render_findings(findings: Sequence[Finding], console: Console) -> None:
         finding = group[0]
         label, style = _STYLE[finding.severity]
         likely = " [dim](heuristic)[/dim]" if finding.confidence < 1.0 else ""
-        console.print(f"[{style}]{label:<8}[/{style}] [bold]{finding.rule_id}[/bold]  {escape(finding.title)}{likely}")
+        title = finding.title if not finding.subject or finding.subject in finding.title else f"{finding.subject}: {finding.title}"
+        console.print(f"[{style}]{label:<8}[/{style}] [bold]{finding.rule_id}[/bold]  {escape(title)}{likely}")
         if finding.evidence:
             shown = "; ".join(f"{k}={v}" for k, v in finding.evidence.items())
             console.print(f"         evidence: {escape(shown)}", highlight=False)
