@@ -53,9 +53,13 @@ def test_markdown_tables_parse_with_one_cell_per_column(qd_sweep, bs_sweep):
         assert re.fullmatch(r"\|(?:(?::---|---:)\|)+", rule) and rule.count("|") == width + 1
         assert rows and all(len(_cells(row)) == width for row in rows)
     qd_header, _, *qd_rows = tables[0]
-    assert _cells(qd_header)[:3] == ["iodepth", "MB/s", "IOPS"]
+    assert _cells(qd_header)[:4] == ["iodepth", "MB/s", "MB/s 95% CI", "IOPS"]
     assert [_cells(row)[0] for row in qd_rows] == ["1", "2", "4"]
     assert all("±" in _cells(row)[1] and _cells(row)[1].endswith("%)") for row in qd_rows)
+    for row in qd_rows:  # the interval brackets the mean
+        low, high = (float(v.replace(",", "")) for v in _cells(row)[2].split(" – "))
+        mean = float(_cells(row)[1].split(" ±")[0].replace(",", ""))
+        assert low <= mean <= high
     assert text.count("### Table ") == 2
     assert f"- **fio:** {qd_sweep.run.fio_version}" in text
     assert escape_text(UNITS_NOTE) in text and "MB/s = 10^6 bytes/s" in text

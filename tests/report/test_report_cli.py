@@ -53,7 +53,7 @@ def test_report_of_a_sweep_prints_the_qd_table(qd_sweep):
     proc = iolab("report", "last", "--format", "md", env={"IOLAB_HOME": str(qd_sweep.home)})
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| ")]
-    assert rows[0].startswith("| iodepth | MB/s | IOPS |")
+    assert rows[0].startswith("| iodepth | MB/s | MB/s 95% CI | IOPS |")
     assert [row.split(" | ")[0] for row in rows[1:]] == ["| 1", "| 2", "| 4"]
 
 

@@ -63,11 +63,14 @@ def test_repeats_are_mean_and_sample_stddev_with_cov_recomputed_from_the_store(q
         assert row.cells[1] == f"{units.mb_per_s(mean)} ± {units.mb_per_s(sd)} ({units.percent(100 * cov)})"
         p99s = [r.directions["read"].latency.percentiles[99.0] for r in results]
         assert row.numbers["lat_p99_ns"].mean == pytest.approx(statistics.mean(p99s))
-        assert row.cells[4] == f"{units.latency(statistics.mean(p99s))} ± {units.latency(statistics.stdev(p99s))}"
+        assert row.cells[5] == f"{units.latency(statistics.mean(p99s))} ± {units.latency(statistics.stdev(p99s))}"
+        # 95% CI of the mean bandwidth: mean ± t(0.975, n-1) * sd / sqrt(n), with t(0.975, 1) = 12.706.
+        half = 12.706 * sd / len(bw) ** 0.5
+        assert row.cells[2] == f"{units.mb_per_s(mean - half)} – {units.mb_per_s(mean + half)}"
         cpu = [r.cpu for r in results]
         assert row.numbers["cpu_percent"].stddev == pytest.approx(statistics.stdev(cpu))
         # 1 s points log a single per-second sample: there is no within-run spread to show.
-        assert row.cells[5] == "-" and row.numbers["bw_stddev_bytes"] is None
+        assert row.cells[6] == "-" and row.numbers["bw_stddev_bytes"] is None
 
 
 def test_mixed_workload_gets_a_row_per_direction_and_within_run_bw_stddev(bs_sweep):

@@ -173,3 +173,23 @@ def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
     depths = sorted({int(r.point.options["iodepth"]) for r in run_points(open_store(), outcome.run_id)})
     assert depths[0] == 1 and len(depths) >= 2
     assert all(d <= 32 for d in depths)
+
+
+@pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
+def test_qd_sweep_on_a_loop_device_gives_a_markdown_row_per_queue_depth_with_repeats(iolab_home):
+    with loop_devices(1, size_mib=64) as (dev,):
+        request = RunRequest(plan="qd-sweep", settings={"runtime": 1, "ramp": 0, "max_qd": 4}, repeat=2,
+                             targets=[dev.path], telemetry_interval=None)
+        outcome = execute(request, open_store(), SilentProgress())
+    assert outcome.status == "complete", outcome.failed
+    md = iolab("report", str(outcome.run_id), "--format", "md")
+    assert md.returncode == 0, md.stderr
+    tables = [block for block in md.stdout.split("### Table ")[1:]]
+    assert len(tables) == 2  # 4 KiB random and 128 KiB sequential read
+    for table in tables:
+        rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| iodepth")]
+        assert [row.split("|")[1].strip() for row in rows] == ["1", "2", "4"]
+        for row in rows:
+            mbps = row.split("|")[2]
+            assert "±" in mbps and mbps.strip().endswith("%)")  # mean ± stddev (COV)
+            assert row.split("|")[-2].strip() == "2"  # repeats

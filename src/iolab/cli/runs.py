@@ -33,6 +33,7 @@ def run(
     runtime: Annotated[Optional[int], typer.Option(min=1, help="Measured seconds per point.")] = None,
     ramp: Annotated[Optional[int], typer.Option(min=0, help="Unmeasured warm-up seconds before each point.")] = None,
     size: Annotated[Optional[str], typer.Option(help="Bytes of the target to use, e.g. 8G (scratch file size for directories).")] = None,
+    repeat: Annotated[Optional[int], typer.Option(min=1, help="Run each point this many times (separate samples: mean, stddev, COV, CI).")] = None,
     adaptive: Annotated[bool, typer.Option("--adaptive", help="qd-sweep: search the queue depth instead of running every one.")] = False,
     resume: Annotated[Optional[str], typer.Option(help="Finish an interrupted run (id or `last`) without rerunning its finished points.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Start a new run even if the same plan was interrupted before.")] = False,
@@ -62,6 +63,7 @@ def run(
     else:
         run_id = None
         request = _request(args or [], preset_name, allow_write, runtime, ramp, size, adaptive)
+        request.repeat = repeat
         if devices:
             if request.targets:
                 raise UserError("give either targets or --devices, not both")

@@ -275,12 +275,18 @@ def _latency_kind(workloads: Sequence[_Workload]) -> str:
     return kinds.pop() if len(kinds) == 1 else "lat"
 
 
+def _repeated(workloads: Sequence[_Workload]) -> bool:
+    """Whether any workload has repeats: then cells are mean ± stddev and a CI column appears."""
+    return any(len(w.records) > 1 for w in workloads)
+
+
 def _measure_columns(workloads: Sequence[_Workload], with_dir: bool) -> list[Column]:
     kind = _latency_kind(workloads)
-    repeated = any(len(w.records) > 1 for w in workloads)
+    repeated = _repeated(workloads)
     columns = [Column("ddir", "dir", numeric=False)] if with_dir else []
+    columns += [Column("bw_bytes", "MB/s")]
+    columns += [Column("bw_ci95", "MB/s 95% CI")] if repeated else []
     columns += [
-        Column("bw_bytes", "MB/s"),
         Column("iops", "IOPS"),
         Column("lat_mean_ns", f"mean {kind}"),
         Column("lat_p99_ns", f"p99 {kind} (mean of repeats)" if repeated else f"p99 {kind}"),
@@ -311,8 +317,16 @@ def _problem_notes(label: str, workload: _Workload) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def _ci_cell(stats: Stability | None) -> str:
+    """The 95% confidence interval of the mean (Student's t), or "-" with fewer than two repeats."""
+    if stats is None or stats.ci95_low is None or stats.ci95_high is None:
+        return "-"
+    return f"{units.mb_per_s(stats.ci95_low)} – {units.mb_per_s(stats.ci95_high)}"
+
+
 def _workload_rows(
     workload: _Workload, lead: list[str], with_dir: bool, samples: Mapping[int, Sequence[Sample]], label: str,
+    with_ci: bool = False,
 ) -> list[Row]:
     """The rows of one workload: one per direction measured, or one failed row."""
     done = [r for r in workload.records if r.status == "ok" and r.result is not None]
@@ -323,7 +337,7 @@ def _workload_rows(
     ddirs = [d for d in DIRECTIONS if d in present] + sorted(present - set(DIRECTIONS))
     if not ddirs:
         status = ", ".join(dict.fromkeys(r.status for r in workload.records))
-        cells = [*lead, *(["-"] if with_dir else []), status, "-", "-", "-", "-", "-", repeats]
+        cells = [*lead, *(["-"] if with_dir else []), status, *(["-"] if with_ci else []), "-", "-", "-", "-", "-", repeats]
         return [Row(tuple(cells), {}, None, len(workload.records), 0, ids, notes)]
     rows = []
     for i, ddir in enumerate(ddirs):
@@ -343,6 +357,7 @@ def _workload_rows(
             *lead,
             *([ddir] if with_dir else []),
             _spread(numbers["bw_bytes"], units.mb_per_s, with_cov=True),
+            *([_ci_cell(numbers["bw_bytes"])] if with_ci else []),
             _spread(numbers["iops"], units.iops),
             _spread(numbers["lat_mean_ns"], units.latency),
             _spread(numbers["lat_p99_ns"], units.latency),
@@ -372,7 +387,8 @@ def _sweep_table(axis: str, group: list[_Workload], samples: Mapping[int, Sequen
     columns += _measure_columns(ordered, with_dir)
     rows = [
         row for w in ordered
-        for row in _workload_rows(w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}")
+        for row in _workload_rows(w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}",
+                                  _repeated(ordered))
     ]
     shape = " ".join(value for key, value in fixed if key in ("rw", "bs"))
     title = f"{axis} sweep" + (f": {shape}" if shape else "")
@@ -394,7 +410,7 @@ def _overview_table(workloads: list[_Workload], samples: Mapping[int, Sequence[S
         lead = [w.name, *(w.params.get(k, "-") for k in shape)]
         if others:
             lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
-        rows += _workload_rows(w, lead, with_dir, samples, w.name)
+        rows += _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered))
     return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
 
 

@@ -79,9 +79,11 @@ class ConsoleProgress:
 
     def __init__(self, console: Console) -> None:
         self.console = console
+        self.remaining = 0.0
 
     def run_started(self, run_id: int, points: list[Point], notes: list[str]) -> None:
         seconds = sum(p.expected_seconds for p in points)
+        self.remaining = seconds
         self.console.print(f"[bold]Run {run_id}[/bold]: {len(points)} points, about {seconds:.0f} s of fio time")
         for note in notes:
             self.console.print(f"  [yellow]note:[/yellow] {note}")
@@ -90,7 +92,9 @@ class ConsoleProgress:
         self.console.print(f"  {message} …")
 
     def point_started(self, index: int, total: int, point: Point) -> None:
-        self.console.print(f"  [{index}/{total}] {point.name} ({_workload(point)}) on {point.target.path} …")
+        eta = f", about {units.duration(self.remaining)} left" if self.remaining > 0 else ""
+        self.console.print(f"  [{index}/{total}] {point.name} ({_workload(point)}) on {point.target.path}{eta} …")
+        self.remaining = max(0.0, self.remaining - point.expected_seconds)
 
     def point_finished(self, index: int, total: int, point: Point, result: Result | None, error: str) -> None:
         if error:

@@ -23,6 +23,7 @@ class RunRequest:
     targets: list[str] = field(default_factory=list)
     allow_write: bool = False
     size: int | None = None
+    repeat: int | None = None
     telemetry_interval: float | None = 1.0
     devices: list[str] = field(default_factory=list)
     array_modes: list[str] = field(default_factory=lambda: ["together", "alone", "scaling"])
@@ -50,8 +51,14 @@ def build_plan(request: RunRequest) -> Plan:
         plan = load_plan(request.plan)
         if request.settings.get("runtime") is not None or request.settings.get("ramp") is not None:
             _override_times(plan, request.settings)
-        return plan
-    return preset(request.plan, **request.settings)
+    else:
+        plan = preset(request.plan, **request.settings)
+    if request.repeat is not None:  # --repeat overrides the plan's count, keeping the rest of its policy
+        from dataclasses import replace
+
+        plan.repeats = replace(plan.repeats, count=request.repeat)
+        plan.repeat = request.repeat
+    return plan
 
 
 def _override_times(plan: Plan, settings: dict[str, object]) -> None:
