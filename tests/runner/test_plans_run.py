@@ -193,3 +193,59 @@ def test_qd_sweep_on_a_loop_device_gives_a_markdown_row_per_queue_depth_with_rep
             mbps = row.split("|")[2]
             assert "±" in mbps and mbps.strip().endswith("%)")  # mean ± stddev (COV)
             assert row.split("|")[-2].strip() == "2"  # repeats
+
+
+def test_phases_drop_caches_and_run_pre_and_post_commands_around_each_point(tmp_path):
+    marker = tmp_path / "marks"
+    plan = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [2]").replace(
+        'bs = ["4k", "64k"]', 'bs = ["4k"]') + f"""
+[phases]
+drop_caches = true
+pre_point = [["sh", "-c", "echo pre >> {marker}"]]
+post_point = [["sh", "-c", "echo post >> {marker}"]]
+""")
+    data = tmp_path / "data"
+    data.mkdir()
+    proc = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry", "--json")
+    assert proc.returncode == 0, proc.stderr
+    points = json.loads(proc.stdout)["points"]
+    assert len(points) == 2
+    assert marker.read_text().split() == ["pre", "post", "pre", "post"]
+    store = open_store()
+    assert store.artifact(points[0]["id"], "pre-command").startswith(b"sh -c")
+    if os.geteuid() != 0:
+        assert "could not drop the page cache" in proc.stderr
+
+
+def test_a_failing_pre_point_command_fails_that_point_only(tmp_path):
+    plan = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [2]").replace(
+        'bs = ["4k", "64k"]', 'bs = ["4k"]') + '\n[phases]\npre_point = [["false"]]\n')
+    data = tmp_path / "data"
+    data.mkdir()
+    proc = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry")
+    assert proc.returncode == 3
+    assert "pre-point command failed: false" in proc.stderr
+
+
+def test_latency_curve_and_adaptive_repeats_run_their_chosen_points(tmp_path):
+    from dataclasses import replace as dc_replace
+
+    from iolab.plan import preset
+
+    plan = preset("latency-curve", runtime=1, ramp=0, fractions=(0.5, 1.0))
+    request = RunRequest(plan="latency-curve", targets=[str(tmp_path)], size=32 << 20, telemetry_interval=None)
+    outcome = execute(request, open_store(), SilentProgress(), plan=plan)
+    records = run_points(open_store(), outcome.run_id)
+    rates = [int(r.point.options["rate_iops"]) for r in records if "rate_iops" in r.point.options]
+    assert len(records) == 3 and len(rates) == 2  # the probe, then 50% and 100% of what it measured
+    probe_iops = records[0].result.directions["read"].iops
+    jobs = int(records[0].point.options.get("numjobs", "1"))
+    assert rates[0] * jobs == pytest.approx(probe_iops * 0.5, rel=0.01, abs=jobs)
+
+    quick = preset("quick", runtime=1, ramp=0)
+    adaptive = dc_replace(quick, workloads=quick.workloads[-1:])
+    adaptive.repeats = dc_replace(adaptive.repeats, count=2, adaptive=True, cov_target=0.0001, max_count=4)
+    outcome = execute(RunRequest(plan="adaptive", targets=[str(tmp_path)], size=32 << 20, telemetry_interval=None),
+                      open_store(), SilentProgress(), plan=adaptive)
+    repeats = [r.point.repeat for r in run_points(open_store(), outcome.run_id)]
+    assert repeats == [0, 1, 2, 3]  # a 0.01% CoV target is never met: the cap of 4 stops it
