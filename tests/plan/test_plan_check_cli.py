@@ -92,6 +92,6 @@ def test_presets_lists_every_preset_with_a_duration():
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines] == [
-        "quick", "qd-sweep", "jobs-sweep", "bs-sweep", "latency-curve", "metadata", "ssd-steady",
+        "quick", "array-read", "qd-sweep", "jobs-sweep", "bs-sweep", "latency-curve", "metadata", "ssd-steady",
     ]
     assert lines[0].split()[1] == "52s"
