@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from iolab.analysis.compare import CompareParams, Verdict, compare_samples
 from iolab.models import Change
-from iolab.report import units
+from iolab.report.units import metric_value
 from iolab.report.markdown import escape_text
 from iolab.runner.execute import primary_metric
 from iolab.store.db import Store
@@ -109,16 +109,6 @@ def compare_runs(store: Store, label_a: str, runs_a: list[int], label_b: str, ru
     return Comparison(label_a, label_b, runs_a, runs_b, rows, only_a, only_b, changes)
 
 
-def format_metric(metric: str, value: float | None) -> str:
-    if value is None:
-        return "-"
-    if metric == "bw":
-        return f"{units.mb_per_s(value)} MB/s"
-    if metric == "lat_mean":
-        return units.latency(value)
-    return f"{units.iops(value)} IOPS"
-
-
 def _median(values: list[float]) -> float | None:
     if not values:
         return None
@@ -139,8 +129,8 @@ def _cells(row: ComparedWorkload) -> tuple[str, ...]:
         change, p = "-", "-"
     kind = v.kind if v.evaluated else f"not evaluated: {v.reason}"
     needed = str(v.repeats_needed) if v.kind == "inconclusive" and v.repeats_needed else ""
-    return (f"{row.a.name} on {row.a.target}", METRIC_LABELS[metric], format_metric(metric, _median(row.a.values)),
-            format_metric(metric, _median(row.b.values)), change, p, kind, needed)
+    return (f"{row.a.name} on {row.a.target}", METRIC_LABELS[metric], metric_value(metric, _median(row.a.values)),
+            metric_value(metric, _median(row.b.values)), change, p, kind, needed)
 
 
 def _side_text(label: str, runs: list[int]) -> str:

@@ -9,6 +9,7 @@ someone made: a BIOS update, a kernel parameter, a mount option.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import time
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthPoint, change_points, rolling_health
 from iolab.models import Change
-from iolab.report.comparison import format_metric
+from iolab.report.units import metric_value
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.series import METRIC_LABELS, Series
@@ -53,9 +54,20 @@ def _previous_valid(series: Series, index: int) -> int:
     return max(0, index - 1)
 
 
+def latest_health(series: Series, window_s: float, cov_target: float, min_runs: int) -> HealthPoint:
+    """`rolling_health` of the window ending at the latest run.
+
+    Only the runs inside that window are passed: the window (t - w, t] of
+    the last run never reaches further back, and building a HealthPoint for
+    each of 10,000 earlier runs would cost more than the rest of `history`.
+    """
+    start = bisect.bisect_right(series.times, series.times[-1] - window_s)
+    return rolling_health(series.times[start:], series.values[start:], window_s, cov_target, min_runs)[-1]
+
+
 def analyse(store: Store, series: Series, window_s: float, cov_target: float, min_runs: int) -> SeriesHistory:
     """Health of the latest window and every change point of one series, each with its host differences."""
-    health = rolling_health(series.times, series.values, window_s, cov_target, min_runs)
+    health = latest_health(series, window_s, cov_target, min_runs)
     params = ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
     located = []
     for cp in change_points(series.values, params):
@@ -63,7 +75,7 @@ def analyse(store: Store, series: Series, window_s: float, cov_target: float, mi
         run_before, run_at = series.run_ids[before], series.run_ids[cp.index]
         located.append(LocatedChange(cp, run_before, run_at, series.times[cp.index],
                                      host_changes(store, run_before, run_at)))
-    return SeriesHistory(series, health[-1] if health else None, located, sum(series.failed))
+    return SeriesHistory(series, health, located, sum(series.failed))
 
 
 def _when(epoch: float) -> str:
@@ -93,12 +105,12 @@ def history_text(histories: list[SeriesHistory]) -> str:
         s = h.series
         lines.append(_series_title(s))
         latest = s.values[-1]
-        lines.append(f"  latest {format_metric(s.metric, None if math.isnan(latest) else latest)}"
+        lines.append(f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"
                      f" at {_when(s.times[-1])} (run {s.run_ids[-1]})")
         hp = h.health
         if hp is not None:
             window = f"{hp.params.window_s / 3600:g} h"
-            mean = format_metric(s.metric, hp.mean)
+            mean = metric_value(s.metric, hp.mean)
             cov = "n/a" if hp.cov is None else f"{hp.cov:.1%}"
             lines.append(f"  rolling {window}: mean {mean}, COV {cov} over {hp.n} runs (target "
                          f"{hp.params.cov_target:.0%}): {hp.state}")

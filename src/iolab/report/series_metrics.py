@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from iolab.analysis.history import rolling_health
 from iolab.report.prometheus import SeriesMetrics
+from iolab.report.history_view import latest_health
 from iolab.store.series import Series
 
 NS = 1e-9
@@ -21,7 +21,7 @@ def series_metrics(series: list[Series], window_s: float, cov_target: float, min
     names = Counter((s.host, s.target, s.name) for s in series)
     out = []
     for s in series:
-        health = rolling_health(s.times, s.values, window_s, cov_target, min_runs)[-1]
+        health = latest_health(s, window_s, cov_target, min_runs)
         label = s.name if names[(s.host, s.target, s.name)] == 1 else f"{s.name}@{s.workload}"
         latency = s.latest.get("lat_mean")
         out.append(SeriesMetrics(
