@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SCRIPTS = ["telemetry_overhead.py", "history_speed.py", "loop_vs_fio.py", "dryrun_accuracy.py"]
+SCRIPTS = ["telemetry_overhead.py", "history_speed.py", "history_cli_speed.py", "loop_vs_fio.py", "dryrun_accuracy.py"]
 
 
 def main() -> int:

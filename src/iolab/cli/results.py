@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -12,9 +12,10 @@ from iolab.cli import app
 @app.command("ls")
 def list_runs(
     limit: Annotated[int, typer.Option(min=1, help="Show at most this many runs, newest first.")] = 50,
+    tag: Annotated[Optional[str], typer.Option("--tag", help="Only runs carrying this tag.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
-    """List runs, newest first."""
+    """List runs, newest first, with their tags."""
     import json
 
     from rich.console import Console
@@ -23,14 +24,17 @@ def list_runs(
     from iolab.report.terminal import runs_table
     from iolab.store.db import open_store
     from iolab.store.queries import list_runs as query_runs
+    from iolab.store.tags import notes_of, tags_of
 
-    runs = query_runs(open_store(), limit)
+    store = open_store()
+    runs = query_runs(store, limit, tag)
+    tags = tags_of(store, [r.id for r in runs])
     if as_json:
-        print(json.dumps([run_dict(r) for r in runs], indent=2))
+        print(json.dumps([{**run_dict(r), "tags": tags[r.id], "notes": notes_of(store, r.id)} for r in runs], indent=2))
     elif not runs:
-        Console().print("No runs yet: start one with `iolab run`.")
+        Console().print(f"No run is tagged {tag!r}." if tag else "No runs yet: start one with `iolab run`.")
     else:
-        Console().print(runs_table(runs))
+        Console().print(runs_table(runs, tags))
 
 
 @app.command()
@@ -56,20 +60,16 @@ def diff_env(
     from rich.console import Console
 
     from iolab.errors import UserError
-    from iolab.models import Snapshot
-    from iolab.probe import diff_snapshots
     from iolab.store.db import open_store
+    from iolab.store.host_changes import host_changes
     from iolab.store.queries import resolve_run_id, run_snapshot
 
     store = open_store()
     ids = [resolve_run_id(store, ref) for ref in (run_a, run_b)]
-    # The state a run ended in against the state the next one started in.
-    snaps = [run_snapshot(store, ids[0], "after") or run_snapshot(store, ids[0], "before"),
-             run_snapshot(store, ids[1], "before")]
-    for run_id, snap in zip(ids, snaps):
-        if snap is None:
-            raise UserError(f"run {run_id} has no host snapshot (imported, or made before iolab kept snapshots)")
-    changes = diff_snapshots(Snapshot.from_dict(snaps[0]), Snapshot.from_dict(snaps[1]))
+    changes = host_changes(store, ids[0], ids[1])
+    if changes is None:
+        missing = ids[0] if run_snapshot(store, ids[0], "before") is None and run_snapshot(store, ids[0], "after") is None else ids[1]
+        raise UserError(f"run {missing} has no host snapshot (imported, or made before iolab kept snapshots)")
     console = Console()
     if not changes:
         console.print(f"No differences between the hosts of run {ids[0]} and run {ids[1]}.")

@@ -58,19 +58,26 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     return table
 
 
-def runs_table(runs: list[Run]) -> Table:
+def runs_table(runs: list[Run], tags: dict[int, list[str]] | None = None) -> Table:
+    """The runs, one row each; a Tags column when `tags` (run id -> tags) is given."""
     table = Table(title="iolab runs")
-    for name, justify in (("Run", "right"), ("Started", "left"), ("Label", "left"), ("Targets", "left"),
-                          ("Points", "right"), ("Status", "left")):
+    columns = [("Run", "right"), ("Started", "left"), ("Label", "left"), ("Targets", "left"),
+               ("Points", "right"), ("Status", "left")]
+    if tags is not None:
+        columns.append(("Tags", "left"))
+    for name, justify in columns:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     colours = {"complete": "green", "partial": "yellow", "failed": "red", "interrupted": "red", "running": "cyan"}
     for run in runs:
         points = f"{run.points_done}/{run.points_planned}"
         colour = colours.get(run.status, "white")
-        table.add_row(
+        cells = [
             str(run.id), time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started_at)), run.label,
             ", ".join(run.targets), points, f"[{colour}]{run.status}[/{colour}]",
-        )
+        ]
+        if tags is not None:
+            cells.append(", ".join(tags.get(run.id, [])))
+        table.add_row(*cells)
     return table
 
 

@@ -48,3 +48,14 @@ def duration(seconds: float) -> str:
     if seconds >= 120:
         return f"{seconds / 60:.0f} min"
     return f"{seconds:.0f} s"
+
+
+def metric_value(metric: str, value: float | None) -> str:
+    """A value of a workload's primary metric ("bw", "iops" or "lat_mean", see store.series) with its unit."""
+    if value is None:
+        return "-"
+    if metric == "bw":
+        return f"{mb_per_s(value)} MB/s"
+    if metric == "lat_mean":
+        return latency(value)
+    return f"{iops(value)} IOPS"

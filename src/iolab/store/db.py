@@ -100,6 +100,8 @@ class Store:
     # ----- points ---------------------------------------------------------
     def plan_points(self, run_id: int, points: list[Point]) -> list[int]:
         """Record every planned point as pending, so a killed run shows what it missed."""
+        from iolab.store.series import workload_identity  # series reads through this module
+
         with self.conn:
             first = self.conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM points WHERE run_id = ?", (run_id,)
@@ -107,8 +109,10 @@ class Store:
             ids = []
             for offset, point in enumerate(points, start=1):
                 cur = self.conn.execute(
-                    "INSERT INTO points (run_id, seq, key, name, spec, status) VALUES (?, ?, ?, ?, ?, 'pending')",
-                    (run_id, first + offset, point.key, point.name, json.dumps(point.to_dict())),
+                    "INSERT INTO points (run_id, seq, key, name, spec, status, workload, target)"
+                    " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
+                    (run_id, first + offset, point.key, point.name, json.dumps(point.to_dict()),
+                     workload_identity(point), point.target.path),
                 )
                 ids.append(int(cur.lastrowid))
         return ids

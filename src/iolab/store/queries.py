@@ -24,12 +24,18 @@ def _alive(pid: int | None) -> bool:
     return True
 
 
+def effective_status(status: str, host: str, pid: int | None) -> str:
+    """The run status to show: a run still marked running whose process is gone was killed.
+
+    Derived on read, so nothing has to be written at the moment a run dies.
+    """
+    if status == "running" and host == socket.gethostname() and not _alive(pid):
+        return "interrupted"
+    return status
+
+
 def _run_from_row(row: sqlite3.Row, counts: dict[str, int]) -> Run:
-    status = row["status"]
-    # A run still marked running whose process is gone was killed: say so without
-    # having needed to write anything at the moment it died.
-    if status == "running" and row["host"] == socket.gethostname() and not _alive(row["pid"]):
-        status = "interrupted"
+    status = effective_status(row["status"], row["host"], row["pid"])
     return Run(
         id=row["id"],
         started_at=row["started_at"],
@@ -60,10 +66,13 @@ def _counts(store: Store, run_ids: list[int]) -> dict[int, dict[str, int]]:
     return counts
 
 
-def list_runs(store: Store, limit: int | None = None) -> list[Run]:
-    """Runs, newest first."""
-    sql = "SELECT * FROM runs ORDER BY id DESC"
-    rows = store.conn.execute(sql + (" LIMIT ?" if limit else ""), (limit,) if limit else ()).fetchall()
+def list_runs(store: Store, limit: int | None = None, tag: str | None = None) -> list[Run]:
+    """Runs, newest first; only those carrying `tag` when one is given."""
+    sql = "SELECT * FROM runs" + (" WHERE id IN (SELECT run_id FROM tags WHERE tag = ?)" if tag else "")
+    args: list[object] = [tag] if tag else []
+    if limit:
+        args.append(limit)
+    rows = store.conn.execute(sql + " ORDER BY id DESC" + (" LIMIT ?" if limit else ""), args).fetchall()
     counts = _counts(store, [r["id"] for r in rows])
     return [_run_from_row(r, counts[r["id"]]) for r in rows]
 

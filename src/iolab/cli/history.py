@@ -1,0 +1,145 @@
+"""Commands that look across runs: `compare`, `history` and `export`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from iolab.cli import app
+from iolab.errors import UserError
+
+_WINDOW = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d)\s*$")
+_WINDOW_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400}
+
+
+def _window_seconds(text: str) -> float:
+    """--window as 48h, 90m or 7d."""
+    match = _WINDOW.match(text or "")
+    if not match or float(match[1]) <= 0:
+        raise UserError(f"--window {text!r} is not a duration: write it like 48h, 90m or 7d")
+    return float(match[1]) * _WINDOW_UNITS[match[2]]
+
+
+def _fraction(text: str, option: str) -> float:
+    """A percentage as 8% or 0.08."""
+    try:
+        value = float(text[:-1]) / 100 if text.strip().endswith("%") else float(text)
+    except ValueError:
+        raise UserError(f"{option} {text!r} is not a percentage: write it like 8% or 0.08") from None
+    if not 0 < value < 10:
+        raise UserError(f"{option} {text!r} is out of range: give a positive percentage such as 8%")
+    return value
+
+
+@app.command()
+def compare(
+    side_a: Annotated[str, typer.Argument(metavar="A", help="Run id, `last`, or `tag:NAME` (every run with that tag).")],
+    side_b: Annotated[str, typer.Argument(metavar="B", help="Run id, `last`, or `tag:NAME`.")],
+    fmt: Annotated[str, typer.Option("--format", help="text or md (Markdown).")] = "text",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    fail_on_regression: Annotated[Optional[str], typer.Option("--fail-on-regression", metavar="PCT", help="Exit 1 when a workload is slower by more than PCT (e.g. 5%), with a verdict that holds statistically.")] = None,
+) -> None:
+    """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host."""
+    from rich.console import Console
+
+    from iolab.report.comparison import comparison_json, comparison_markdown, comparison_notes, comparison_table, compare_runs
+    from iolab.store.db import open_store
+    from iolab.store.tags import resolve_runs
+
+    if fmt not in ("text", "md"):
+        raise UserError(f"--format {fmt!r}: choose text or md")
+    threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
+    store = open_store()
+    runs_a, runs_b = resolve_runs(store, side_a), resolve_runs(store, side_b)
+    result = compare_runs(store, side_a, runs_a, side_b, runs_b)
+    if not result.rows:
+        raise UserError(f"{side_a} and {side_b} have no workload in common (same name, options and target): "
+                        "nothing to compare")
+    if as_json:
+        print(comparison_json(result), end="")
+    elif fmt == "md":
+        print(comparison_markdown(result), end="")
+    else:
+        console = Console()
+        console.print(comparison_table(result))
+        for line in comparison_notes(result):
+            console.print(line, highlight=False, markup=False)
+    if threshold is not None:
+        failed = result.regressions(threshold)
+        if failed:
+            Console(stderr=True).print(
+                f"regression gate failed: {len(failed)} workload(s) slower by more than {threshold:.1%}: "
+                + ", ".join(row.a.name for row in failed), highlight=False, markup=False,
+            )
+            raise typer.Exit(1)
+
+
+@app.command()
+def history(
+    host: Annotated[Optional[str], typer.Option(help="Only this host.")] = None,
+    target: Annotated[Optional[str], typer.Option(help="Only this target (as given to `iolab run`).")] = None,
+    workload: Annotated[Optional[str], typer.Option(help="Only workloads of this name.")] = None,
+    window: Annotated[str, typer.Option(help="Rolling window for mean and COV, e.g. 48h.")] = "48h",
+    cov_target: Annotated[str, typer.Option("--cov-target", help="Healthy when the rolling COV is at most this.")] = "8%",
+    min_runs: Annotated[int, typer.Option("--min-runs", min=2, help="Fewest runs in the window to judge health.")] = 24,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+) -> None:
+    """Each workload over time: latest value, rolling mean and COV, health, change points and what changed on the host."""
+    from iolab.report.history_view import analyse, history_json, history_text
+    from iolab.store.db import open_store
+    from iolab.store.series import load_series
+
+    window_s, target_cov = _window_seconds(window), _fraction(cov_target, "--cov-target")
+    store = open_store()
+    found = load_series(store, host, target, workload)
+    if not found:
+        asked = ", ".join(f"{k} {v!r}" for k, v in (("host", host), ("target", target), ("workload", workload)) if v)
+        raise UserError(f"no runs match {asked}" if asked else "there are no runs yet: start one with `iolab run`")
+    histories = [analyse(store, s, window_s, target_cov, min_runs) for s in found]
+    print(history_json(histories) if as_json else history_text(histories), end="")
+
+
+@app.command()
+def export(
+    prometheus: Annotated[Optional[Path], typer.Option("--prometheus", metavar="FILE", help="node_exporter textfile: latest values, rolling COV and health of every series (replaced atomically).")] = None,
+    csv_file: Annotated[Optional[Path], typer.Option("--csv", metavar="FILE", help="Every point of every run as CSV.")] = None,
+    json_file: Annotated[Optional[Path], typer.Option("--json", metavar="FILE", help="Every run and point as JSON.")] = None,
+    window: Annotated[str, typer.Option(help="Rolling window for the COV in the Prometheus file.")] = "48h",
+    cov_target: Annotated[str, typer.Option("--cov-target", help="COV target for the healthy gauge.")] = "8%",
+    min_runs: Annotated[int, typer.Option("--min-runs", min=2, help="Fewest runs in the window to judge health.")] = 24,
+) -> None:
+    """Write results for other tools: Prometheus textfile, CSV or JSON (any of them at once)."""
+    from iolab.store.db import open_store
+
+    if prometheus is None and csv_file is None and json_file is None:
+        raise UserError("say what to write: --prometheus FILE, --csv FILE and/or --json FILE")
+    store = open_store()
+    if prometheus is not None:
+        from iolab.report.prometheus import render_textfile, write_textfile
+        from iolab.report.series_metrics import series_metrics
+        from iolab.store.series import load_series
+
+        metrics = series_metrics(load_series(store), _window_seconds(window), _fraction(cov_target, "--cov-target"),
+                                 min_runs)
+        _write(prometheus, lambda path: write_textfile(path, render_textfile(metrics)))
+    if csv_file is not None or json_file is not None:
+        from iolab.report.point_export import points_csv, points_json
+        from iolab.store.queries import list_runs, run_points
+
+        runs = list(reversed(list_runs(store)))
+        records = [record for run in runs for record in run_points(store, run.id)]
+        if csv_file is not None:
+            _write(csv_file, lambda path: path.write_text(points_csv(records)))
+        if json_file is not None:
+            _write(json_file, lambda path: path.write_text(points_json(runs, records)))
+
+
+def _write(path: Path, write) -> None:  # noqa: ANN001
+    """Run `write(path)`; a file that cannot be written is the user's to fix, not a traceback."""
+    try:
+        write(path)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,180 @@
+"""The same workload across runs: its identity, its metric, and its values over time.
+
+`Point.key` includes the repeat, so it names one measurement. Comparing
+runs and following a workload over months needs the identity of the
+workload itself: what it runs and where, without the repeat. That identity
+is stored with each point (`points.workload`), so `history` reads every
+value of every series with one indexed query instead of loading runs one
+by one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+
+from iolab.models import Point
+from iolab.store.db import Store
+from iolab.store.queries import effective_status
+
+# rw values that stream: their figure of merit is bandwidth, not IOPS.
+SEQUENTIAL_RW = ("read", "write", "rw", "readwrite", "trim")
+METRIC_LABELS = {"bw": "bandwidth", "iops": "IOPS", "lat_mean": "mean latency"}
+
+
+def workload_identity(point: Point) -> str:
+    """Hash of what a point runs and where, without its repeat: equal across runs of the same workload."""
+    identity = {
+        "name": point.name,
+        "options": dict(sorted(point.options.items())),
+        "filename": point.target.filename,
+        "kind": point.target.kind,
+        "size": point.target.size_bytes,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def metric_for(options: dict[str, str]) -> str:
+    """The metric a workload is judged by: "bw" when it streams, "lat_mean" at QD1 x 1 job, else "iops".
+
+    The same choice everywhere (compare, history, export) so a series never
+    changes its unit between commands. A random workload at one outstanding
+    I/O measures latency; its IOPS is only the reciprocal.
+    """
+    rw = options.get("rw", options.get("readwrite", "read"))
+    if rw in SEQUENTIAL_RW:
+        return "bw"
+    if options.get("iodepth", "1") == "1" and options.get("numjobs", "1") == "1":
+        return "lat_mean"
+    return "iops"
+
+
+def higher_is_better(metric: str) -> bool:
+    return metric != "lat_mean"
+
+
+def backfill_workloads(store: Store) -> int:
+    """Fill `workload`/`target` for points stored before they existed; returns how many were filled.
+
+    A no-op (one indexed query) once every point has them.
+    """
+    rows = store.conn.execute("SELECT id, spec FROM points WHERE workload = ''").fetchall()
+    if not rows:
+        return 0
+    updates = []
+    for point_id, spec in rows:
+        point = Point.from_dict(json.loads(spec))
+        updates.append((workload_identity(point), point.target.path, point_id))
+    with store.conn:
+        store.conn.executemany("UPDATE points SET workload = ?, target = ? WHERE id = ?", updates)
+    return len(updates)
+
+
+@dataclass
+class Series:
+    """One workload on one target of one host, oldest run first.
+
+    `values` holds one figure per run: the mean over the run's repeats of
+    the primary metric. For throughput a planned repeat that failed, or that
+    a finished or killed run never reached, counts as 0 (the run delivered
+    nothing); for latency it is left out, and a run with none is NaN.
+    """
+
+    host: str
+    target: str
+    workload: str  # identity
+    name: str
+    metric: str
+    run_ids: list[int] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    failed: list[bool] = field(default_factory=list)  # some planned repeat of this run gave nothing
+    # Every metric of the latest run (mean over its finished repeats; None when none finished), for export.
+    latest: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def higher_is_better(self) -> bool:
+        return higher_is_better(self.metric)
+
+
+_SERIES_SQL = """
+SELECT r.id, r.started_at, r.status, r.host, r.pid, p.workload, p.target, p.name,
+       COUNT(*) AS planned,
+       SUM(p.status = 'ok') AS ok,
+       SUM(CASE WHEN p.status = 'ok' THEN v.iops END) AS iops,
+       SUM(CASE WHEN p.status = 'ok' THEN v.bw END) AS bw,
+       SUM(CASE WHEN p.status = 'ok' THEN v.lat END) AS lat,
+       SUM(CASE WHEN p.status = 'ok' AND v.lat IS NOT NULL THEN 1 ELSE 0 END) AS lat_n
+FROM points p
+JOIN runs r ON r.id = p.run_id
+LEFT JOIN (
+    SELECT point_id, SUM(iops) AS iops, SUM(bw_bytes) AS bw, AVG(lat_mean_ns) AS lat
+    FROM results GROUP BY point_id
+) v ON v.point_id = p.id
+{where}
+GROUP BY r.id, p.workload
+ORDER BY r.started_at, r.id
+"""
+
+
+def load_series(
+    store: Store, host: str | None = None, target: str | None = None, workload: str | None = None
+) -> list[Series]:
+    """Every series matching the filters (host name, target path, workload name), values from one query.
+
+    Per-point metrics follow `runner.execute.primary_metric`: IOPS and
+    bandwidth summed over directions, latency the mean of the directions'
+    means.
+    """
+    backfill_workloads(store)
+    clauses, args = [], []
+    for column, value in (("r.host", host), ("p.target", target), ("p.name", workload)):
+        if value is not None:
+            clauses.append(f"{column} = ?")
+            args.append(value)
+    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+    rows = store.conn.execute(_SERIES_SQL.format(where=where), args).fetchall()
+    metrics = _workload_metrics(store, {row["workload"] for row in rows})
+    found: dict[tuple[str, str], Series] = {}
+    for row in rows:
+        key = (row["host"], row["workload"])
+        series = found.get(key)
+        if series is None:
+            series = found[key] = Series(row["host"], row["target"], row["workload"], row["name"],
+                                         metrics[row["workload"]])
+        status = row["status"]
+        if status == "running":
+            status = effective_status(status, row["host"], row["pid"])
+        # Repeats a live run has not reached yet are not failures.
+        expected = row["ok"] if status == "running" else row["planned"]
+        if series.metric == "lat_mean":
+            value = row["lat"] / row["lat_n"] if row["lat_n"] else math.nan
+        elif expected == 0:
+            continue  # a live run with nothing finished yet
+        else:
+            value = ((row["bw"] if series.metric == "bw" else row["iops"]) or 0.0) / expected
+        series.run_ids.append(row["id"])
+        series.times.append(row["started_at"])
+        series.values.append(value)
+        series.failed.append(row["ok"] < expected)
+        series.latest = {
+            "iops": row["iops"] / row["ok"] if row["ok"] else None,
+            "bw": row["bw"] / row["ok"] if row["ok"] else None,
+            "lat_mean": row["lat"] / row["lat_n"] if row["lat_n"] else None,
+        }
+    return sorted(found.values(), key=lambda s: (s.host, s.target, s.name, s.workload))
+
+
+def _workload_metrics(store: Store, workloads: set[str]) -> dict[str, str]:
+    """Metric of each workload identity, read from one stored point of it."""
+    if not workloads:
+        return {}
+    marks = ",".join("?" * len(workloads))
+    rows = store.conn.execute(
+        f"SELECT workload, spec FROM points WHERE id IN"
+        f" (SELECT MIN(id) FROM points WHERE workload IN ({marks}) GROUP BY workload)",
+        sorted(workloads),
+    )
+    return {w: metric_for(json.loads(spec)["options"]) for w, spec in rows}

@@ -1,0 +1,79 @@
+"""Tags and notes on runs: how a person names a group of runs ("baseline", "new-firmware") and says why."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from iolab.errors import UserError
+from iolab.store.db import Store
+
+_TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
+
+
+def check_tag(tag: str) -> str:
+    """A tag as stored; UserError when it could not be typed back (spaces, empty, too long)."""
+    if not _TAG.match(tag):
+        raise UserError(
+            f"tag {tag!r} is not usable: letters, digits and . _ : + -, starting with a letter or digit, at most 64"
+        )
+    return tag
+
+
+def add_tags(store: Store, run_id: int, tags: list[str]) -> None:
+    checked = [check_tag(t) for t in tags]
+    with store.conn:
+        store.conn.executemany("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)", [(run_id, t) for t in checked])
+
+
+def remove_tags(store: Store, run_id: int, tags: list[str]) -> None:
+    """Remove tags from a run; a tag the run does not carry is a UserError (probably a typo)."""
+    present = set(tags_of(store, [run_id])[run_id])
+    missing = [t for t in tags if t not in present]
+    if missing:
+        raise UserError(f"run {run_id} has no tag {missing[0]!r}; its tags: {', '.join(sorted(present)) or 'none'}")
+    with store.conn:
+        store.conn.executemany("DELETE FROM tags WHERE run_id = ? AND tag = ?", [(run_id, t) for t in tags])
+
+
+def add_note(store: Store, run_id: int, text: str) -> None:
+    if not text.strip():
+        raise UserError("a note needs some text, e.g. iolab note last \"after the BIOS update\"")
+    with store.conn:
+        store.conn.execute("INSERT INTO notes (run_id, created_at, text) VALUES (?, ?, ?)",
+                           (run_id, time.time(), text.strip()))
+
+
+def tags_of(store: Store, run_ids: list[int]) -> dict[int, list[str]]:
+    """Run id -> its tags, sorted (an empty list for a run without tags)."""
+    out: dict[int, list[str]] = {rid: [] for rid in run_ids}
+    if not run_ids:
+        return out
+    marks = ",".join("?" * len(run_ids))
+    for run_id, tag in store.conn.execute(
+        f"SELECT run_id, tag FROM tags WHERE run_id IN ({marks}) ORDER BY tag", run_ids
+    ):
+        out[run_id].append(tag)
+    return out
+
+
+def notes_of(store: Store, run_id: int) -> list[str]:
+    return [r[0] for r in store.conn.execute("SELECT text FROM notes WHERE run_id = ? ORDER BY id", (run_id,))]
+
+
+def tagged_runs(store: Store, tag: str) -> list[int]:
+    """Ids of the runs carrying `tag`, oldest first; UserError when none does."""
+    ids = [r[0] for r in store.conn.execute("SELECT run_id FROM tags WHERE tag = ? ORDER BY run_id", (tag,))]
+    if not ids:
+        known = [r[0] for r in store.conn.execute("SELECT DISTINCT tag FROM tags ORDER BY tag LIMIT 20")]
+        raise UserError(f"no run is tagged {tag!r}; tags in use: {', '.join(known) or 'none (see iolab tag)'}")
+    return ids
+
+
+def resolve_runs(store: Store, ref: str) -> list[int]:
+    """The runs a user means: `tag:NAME` (every run with that tag), a run id, or `last`."""
+    from iolab.store.queries import resolve_run_id
+
+    if ref.startswith("tag:"):
+        return tagged_runs(store, ref[len("tag:"):])
+    return [resolve_run_id(store, ref)]

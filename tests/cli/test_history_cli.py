@@ -1,0 +1,128 @@
+"""`iolab history` and `iolab export` over a store built run by run with the Store's own writes.
+
+The values are synthetic (a known 10% step at a known run, 1% noise), the
+host snapshot is a real one of this machine with its kernel command line
+edited from the step on: history must find the step and name the setting.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from iolab.models import DirectionResult, Point, Result, Target
+from iolab.probe import Root, take_snapshot
+from iolab.store.db import open_store
+from tests.iolab_cli import assert_clean_error, iolab
+
+STEP_AT = 40
+RUNS = 70
+BASE = 1_000_000_000.0  # bytes/s
+GAINED = "spec_rstack_overflow=safe-ret"
+START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
+
+
+def _point() -> Point:
+    target = Target(path="/mnt/lustre/scratch", kind="directory", filename="/mnt/lustre/scratch/iolab.dat",
+                    size_bytes=64 << 30)
+    return Point("seqread-1m", target, {"rw": "read", "bs": "1m", "iodepth": "32", "runtime": "30"})
+
+
+def build_history(home, failed_run: int | None = None) -> list[int]:
+    """Hourly runs of one workload; bandwidth drops 10% from run index STEP_AT, where the cmdline gains GAINED."""
+    store = open_store(home)
+    snapshot = take_snapshot(Root(), []).to_dict()
+    after_step = {**snapshot, "cmdline": f"{snapshot.get('cmdline') or ''} {GAINED}".strip()}
+    rng = random.Random(7)
+    ids = []
+    for i in range(RUNS):
+        run_id = store.create_run("hourly", "iolab run plan.toml --quiet", ["/mnt/lustre/scratch"], "fio-3.33")
+        started = START + i * 3600
+        store.conn.execute("UPDATE runs SET started_at = ? WHERE id = ?", (started, run_id))
+        snap = after_step if i >= STEP_AT else snapshot
+        store.save_snapshot(run_id, "before", snap)
+        store.save_snapshot(run_id, "after", snap)
+        (point_id,) = store.plan_points(run_id, [_point()])
+        if i == failed_run:
+            store.fail_point(point_id, "fio exited 1", [], started)
+            store.finish_run(run_id, "failed")
+        else:
+            bw = BASE * (0.9 if i >= STEP_AT else 1.0) * (1 + rng.gauss(0, 0.01))
+            result = Result({"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 30), 30_000)},
+                            1.0, 5.0, 1, "fio-3.33")
+            store.record_point(point_id, result, [], [], started, started + 30)
+            store.finish_run(run_id, "complete")
+        ids.append(run_id)
+    store.close()
+    return ids
+
+
+def test_history_names_the_change_point_and_the_setting_that_changed(iolab_home):
+    ids = build_history(iolab_home)
+    proc = iolab("history", "--window", "48h", "--cov-target", "8%")
+    assert proc.returncode == 0, proc.stderr
+    assert GAINED in proc.stdout
+    assert f"(run {ids[STEP_AT]}," in proc.stdout
+    data = json.loads(iolab("history", "--json").stdout)
+    (series,) = data
+    assert series["metric"] == "bw" and series["runs"] == RUNS
+    (cp,) = series["change_points"]
+    assert cp["run"] == ids[STEP_AT] and cp["run_before"] == ids[STEP_AT - 1]
+    assert cp["relative_change"] == pytest.approx(-0.10, abs=0.01)
+    assert {"subject": "host", "what": "cmdline", "before": "", "after": GAINED} in cp["host_changes"]
+    # 48 hourly runs in the window, 1% noise: healthy, and the latest value is after the step.
+    assert series["health"]["runs"] == 48 and series["health"]["state"] == "healthy"
+    assert series["latest"]["value"] == pytest.approx(0.9 * BASE, rel=0.05)
+
+
+def test_a_failed_run_counts_as_zero_and_makes_the_window_unhealthy(iolab_home):
+    ids = build_history(iolab_home, failed_run=RUNS - 3)
+    (series,) = json.loads(iolab("history", "--json").stdout)
+    assert series["failed_runs"] == 1
+    assert series["health"]["state"] == "unhealthy" and series["health"]["cov"] > 0.08
+    proc = iolab("history")
+    assert "1 run(s) failed or were interrupted" in proc.stdout
+    # The change point is still found: failures are left out of the change-point search.
+    assert [cp["run"] for cp in series["change_points"]] == [ids[STEP_AT]]
+
+
+def test_history_filters_and_bad_input(iolab_home):
+    build_history(iolab_home)
+    assert_clean_error(iolab("history", "--workload", "no-such-workload"))
+    assert_clean_error(iolab("history", "--window", "two days"))
+    assert_clean_error(iolab("history", "--cov-target", "lots"))
+    proc = iolab("history", "--target", "/mnt/lustre/scratch", "--workload", "seqread-1m")
+    assert proc.returncode == 0 and "seqread-1m on /mnt/lustre/scratch" in proc.stdout
+
+
+def test_prometheus_export_parses(iolab_home, tmp_path):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    build_history(iolab_home, failed_run=5)
+    out = tmp_path / "iolab.prom"
+    proc = iolab("export", "--prometheus", str(out))
+    assert proc.returncode == 0, proc.stderr
+    families = {f.name: f for f in text_string_to_metric_families(out.read_text())}
+    (bw,) = families["iolab_bandwidth_bytes_per_second"].samples
+    assert bw.labels["workload"] == "seqread-1m" and bw.labels["target"] == "/mnt/lustre/scratch"
+    assert bw.value == pytest.approx(0.9 * BASE, rel=0.05)
+    (cov,) = families["iolab_rolling_cov_ratio"].samples
+    assert 0 < cov.value < 0.08  # the failed run is long out of the 48 h window
+    (healthy,) = families["iolab_healthy"].samples
+    assert healthy.value == 1.0
+    (last,) = families["iolab_last_run_timestamp_seconds"].samples
+    assert last.value == START + (RUNS - 1) * 3600
+
+
+def test_csv_and_json_export_hold_every_point(iolab_home, tmp_path):
+    build_history(iolab_home, failed_run=5)
+    csv_path, json_path = tmp_path / "points.csv", tmp_path / "points.json"
+    proc = iolab("export", "--csv", str(csv_path), "--json", str(json_path))
+    assert proc.returncode == 0, proc.stderr
+    assert len(csv_path.read_text().splitlines()) == RUNS + 1
+    document = json.loads(json_path.read_text())
+    assert len(document["runs"]) == RUNS and len(document["points"]) == RUNS
+    assert_clean_error(iolab("export"))
+    assert_clean_error(iolab("export", "--csv", str(tmp_path / "missing-dir" / "x.csv")))

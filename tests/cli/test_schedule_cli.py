@@ -1,0 +1,28 @@
+"""`iolab schedule` against a scratch unit directory and cron file; systemctl is never run."""
+
+from __future__ import annotations
+
+import sys
+
+from tests.iolab_cli import assert_clean_error, iolab
+
+
+def test_install_list_remove_with_cron_and_systemd(tmp_path):
+    plan = tmp_path / "nightly.toml"
+    plan.write_text("[[job]]\n")
+    cron, units = tmp_path / "cron.d" / "iolab", tmp_path / "units"
+    proc = iolab("schedule", "install", str(plan), "--every", "1h", "--cron-file", str(cron))
+    assert proc.returncode == 0, proc.stderr
+    line = cron.read_text().splitlines()[-1]
+    assert line.startswith("0 * * * * root ")
+    assert f"{sys.executable} -m iolab run --quiet {plan}" in line
+    proc = iolab("schedule", "install", str(plan), "--every", "6h", "--name", "six", "--unit-dir", str(units))
+    assert proc.returncode == 0, proc.stderr
+    assert "OnCalendar=*-*-* 00/6:00:00" in (units / "iolab-six.timer").read_text()
+    listed = iolab("schedule", "list", "--cron-file", str(cron), "--unit-dir", str(units)).stdout
+    assert "nightly\tevery 1h" in listed and "six\tevery 6h" in listed
+    assert iolab("schedule", "remove", "nightly", "--cron-file", str(cron), "--unit-dir", str(units)).returncode == 0
+    assert iolab("schedule", "remove", "six", "--cron-file", str(cron), "--unit-dir", str(units)).returncode == 0
+    assert "No schedules" in iolab("schedule", "list", "--cron-file", str(cron), "--unit-dir", str(units)).stdout
+    assert_clean_error(iolab("schedule", "install", str(plan), "--every", "often", "--cron-file", str(cron)))
+    assert_clean_error(iolab("schedule", "remove", "nightly", "--cron-file", str(cron), "--unit-dir", str(units)))
