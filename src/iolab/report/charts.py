@@ -226,7 +226,8 @@ def timeline_chart(timeline: Timeline) -> Figure | None:
     axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
     for ax, name in zip(axes, names, strict=True):
         times, values = timeline.series[name]
-        ax.plot(times, [v / units.MB for v in values], linewidth=1.0, color="#333333" if ax is axes[0] else "#1f77b4")
+        ax.plot(times, [v / units.MB for v in values], linewidth=1.0, marker=".", markersize=4,
+                color="#333333" if ax is axes[0] else "#1f77b4")
         for i, span in enumerate(timeline.points):
             if i % 2:
                 ax.axvspan(span.start_s, span.end_s, color="#000000", alpha=0.04, linewidth=0)

@@ -199,8 +199,8 @@ def table_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
     sections = []
     for number, table in enumerate(material.report.tables, start=1):
         base = f"run{material.run.id}-table{number}"
-        if table.axis is None:
-            found = _present(output.make(f"{base}-bars", "Bandwidth and IOPS per workload", charts.workload_bars(table),
+        if table.axis is None or not table.columns[0].numeric:  # a target or rw "sweep" has no order to draw lines along
+            found = _present(output.make(f"{base}-bars", "Bandwidth and IOPS per " + (table.axis or "workload"), charts.workload_bars(table),
                                          "Error bars: sample standard deviation of the repeats."))
         else:
             found = _present(

@@ -87,7 +87,8 @@ def run_timeline(run: Run, records: Sequence[PointRecord], samples: Mapping[int,
             per_series.setdefault(name, []).append((offset, times, values))
         end = offset + max((t for times, _ in chunks.values() for t in times), default=0.0)
         timeline.points.append(Span(offset, end, record.point.name))
-    for name, parts in per_series.items():
+    for name in sorted(per_series, key=lambda n: (n != FIO_SUM, n)):
+        parts = per_series[name]
         if not any(v > 0 for _, _, values in parts for v in values):
             continue
         times_all: list[float] = []
