@@ -1,8 +1,9 @@
-"""`iolab report`: a run's lab-notebook tables (terminal or Markdown) or every point as CSV/JSON.
+"""`iolab report`: a run's lab-notebook tables (terminal or Markdown), every point as CSV/JSON, or an HTML page.
 
 The command only loads runs and picks a renderer; the tables come from
-`iolab.report.tables`. Output formats are a closed list so that HTML (a
-later issue) can join them without changing the command's shape.
+`iolab.report.tables`, the HTML page (tables, findings, charts) from
+`iolab.report.html`. `--html` and `--png` write files beside whatever
+`--format` prints, so one call can give a terminal summary and the page.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def report(
     runs: Annotated[list[str], typer.Argument(help="Run ids from `iolab ls`, or `last`.", show_default=False)],
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="table (terminal), md (GitHub Markdown), csv or json (every point).")] = ReportFormat.table,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to FILE instead of standard output.")] = None,
+    html: Annotated[Optional[Path], typer.Option("--html", metavar="FILE", help="Also write one self-contained HTML page with charts (no network needed to view it).")] = None,
+    png: Annotated[Optional[Path], typer.Option("--png", metavar="DIR", help="Also write every chart as a PNG file into DIR.")] = None,
 ) -> None:
     """Lab-notebook tables of runs: one table per varied parameter, repeats as mean ± stddev."""
     import io
@@ -51,6 +54,10 @@ def report(
 
     store = open_store()
     run_ids = list(dict.fromkeys(resolve_run_id(store, ref) for ref in runs))
+    if html is not None or png is not None:
+        write_html(store, run_ids, html, png)
+        if output is None and fmt is ReportFormat.table:
+            return
     loaded = [(get_run(store, run_id), run_points(store, run_id)) for run_id in run_ids]
     if fmt is ReportFormat.csv:
         from iolab.report.point_export import points_csv
@@ -79,6 +86,26 @@ def report(
         _write(output, text)
 
 
+def write_html(store: Store, run_ids: list[int], path: Path | None, png_dir: Path | None) -> None:
+    """The HTML page of the runs into `path`, and/or their charts as PNGs into `png_dir`."""
+    from iolab.errors import UserError
+    from iolab.report.html import load_run, render_html
+
+    if png_dir is not None:
+        try:
+            png_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot create {png_dir} for the PNG charts: {exc.strerror or exc}; choose another --png") from None
+    try:
+        text, written = render_html([load_run(store, run_id) for run_id in run_ids], png_dir)
+    except OSError as exc:
+        raise UserError(f"cannot write the PNG charts into {png_dir}: {exc.strerror or exc}; choose another --png") from None
+    if png_dir is not None:
+        typer.echo(f"wrote {len(written)} charts into {png_dir}", err=True)
+    if path is not None:
+        _write(path, text, "--html")
+
+
 def _build(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
     """A run's notebook page, with each point's stored per-second samples for BW stddev."""
     from iolab.report.tables import build_report
@@ -88,14 +115,14 @@ def _build(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
     return build_report(run, records, samples)
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, text: str, option: str = "--output") -> None:
     """Write the finished report at once, so a failure never leaves half a file."""
     from iolab.errors import UserError
 
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise UserError(f"cannot write the report to {path}: {exc.strerror or exc}; choose another --output") from None
+        raise UserError(f"cannot write the report to {path}: {exc.strerror or exc}; choose another {option}") from None
     typer.echo(f"wrote {path}", err=True)
 
 

@@ -79,11 +79,32 @@ def run(
     progress = SilentProgress() if quiet else ConsoleProgress(err)
     outcome = execute(request, store, progress, resume=run_id, fresh=fresh)
     _print_run(store, outcome.run_id, as_json)
+    _write_run_report(store, outcome.run_id, err, quiet)
     if not quiet:
         for note in outcome.notes:
             err.print(f"[yellow]note:[/yellow] {note}")
     if outcome.failed:
         raise RunFailed(f"{len(outcome.failed)} point(s) failed, the others are kept in run {outcome.run_id}: {outcome.failed[0]}")
+
+
+def _write_run_report(store, run_id: int, console, quiet: bool) -> None:  # noqa: ANN001  (Store, Console)
+    """The run's HTML page in $IOLAB_HOME/reports, and one line saying where it is.
+
+    The page is a convenience on top of a run whose results are already
+    stored, so any failure making it is a one-line warning, never a failed run.
+    """
+    from iolab.report.html import load_run, render_html
+
+    path = store.path.parent / "reports" / f"run-{run_id}.html"
+    try:
+        path.parent.mkdir(exist_ok=True)
+        html, _ = render_html([load_run(store, run_id)])
+        path.write_text(html, encoding="utf-8")
+    except Exception as exc:  # noqa: BLE001  (see docstring)
+        console.print(f"warning: no HTML report for run {run_id}: {type(exc).__name__}: {exc}", markup=False, highlight=False)
+        return
+    if not quiet:
+        console.print(f"report: {path}", markup=False, highlight=False)
 
 
 def _request(args: list[str], preset_name, allow_write, runtime, ramp, size, adaptive):  # noqa: ANN001,ANN202

@@ -17,7 +17,7 @@ _STYLE = {
 }
 
 
-def _grouped(findings: Sequence[Finding]) -> list[list[Finding]]:
+def group_by_rule(findings: Sequence[Finding]) -> list[list[Finding]]:
     """Findings of one rule together: the same advice for five points is said once, naming all five."""
     groups: dict[tuple[Severity, str], list[Finding]] = {}
     for finding in findings:
@@ -36,7 +36,7 @@ def render_findings(findings: Sequence[Finding], console: Console) -> None:
     skipped = [f for f in ordered if f.severity is Severity.NOT_EVALUATED]
     if not triggered:
         console.print("[green]No findings.[/green]")
-    for group in _grouped(triggered):
+    for group in group_by_rule(triggered):
         finding = group[0]
         label, style = _STYLE[finding.severity]
         likely = " [dim](heuristic)[/dim]" if finding.confidence < 1.0 else ""

@@ -233,25 +233,47 @@ def _sorted_sweep(axis: str, group: list[_Workload]) -> list[_Workload]:
     return sorted(group, key=lambda w: w.first_seq)
 
 
-def within_run_bw_stddev(samples: Sequence[Sample], ddir: str) -> float | None:
-    """Sample stddev of the per-second bandwidth of one direction, jobs summed per second.
+def job_totals_per_second(samples: Sequence[Sample], ddir: str) -> dict[int, float]:
+    """Second -> bandwidth of one direction (bytes/s), fio's per-job log rows summed.
 
     fio logs each job separately and their 1 s windows end a few ms apart,
     so rows are matched to the nearest second. Seconds that not every job
     logged (the partial last window) are left out rather than summed short,
-    which would fake a dip. None when fewer than two whole seconds exist.
+    which would fake a dip.
     """
     per_second: dict[int, dict[str, float]] = {}
     for s in samples:
         if s.metric == "bw" and s.ddir == ddir:
             per_second.setdefault(round(s.t_ms / 1000), {})[s.source] = s.value
     sources = {source for second in per_second.values() for source in second}
-    totals = [math.fsum(second.values()) for second in per_second.values() if len(second) == len(sources)]
+    return {t: math.fsum(second.values()) for t, second in sorted(per_second.items()) if len(second) == len(sources)}
+
+
+def within_run_bw_stddev(samples: Sequence[Sample], ddir: str) -> float | None:
+    """Sample stddev of the per-second bandwidth of one direction, jobs summed per second.
+
+    None when fewer than two whole seconds exist.
+    """
+    totals = list(job_totals_per_second(samples, ddir).values())
     return summarize(totals).stddev if len(totals) >= 2 else None
 
 
 def _summary(values: Sequence[float]) -> Stability | None:
     return summarize(values) if values else None
+
+
+def repeat_percentile(records: Sequence[PointRecord], ddir: str, pct: float) -> Stability | None:
+    """Mean ± stddev of each repeat's own `pct` latency percentile (from fio's histogram), or None.
+
+    Percentiles of separate runs cannot be pooled by averaging into one
+    distribution's percentile, so the summary is explicitly "of repeats".
+    """
+    found = []
+    for r in records:
+        direction = r.result.directions.get(ddir) if r.status == "ok" and r.result else None
+        if direction and direction.latency and (value := direction.latency.percentiles.get(pct)) is not None:
+            found.append(value)
+    return _summary(found)
 
 
 def _spread(stats: Stability | None, fmt: Callable[[float], str], with_cov: bool = False) -> str:
@@ -349,7 +371,7 @@ def _workload_rows(
             "bw_bytes": _summary([d.bw_bytes for _, d in measured]),
             "iops": _summary([d.iops for _, d in measured]),
             "lat_mean_ns": _summary([d.latency.mean_ns for _, d in measured if d.latency]),
-            "lat_p99_ns": _summary([p for _, d in measured if d.latency and (p := d.latency.percentiles.get(99.0)) is not None]),
+            "lat_p99_ns": repeat_percentile(done, ddir, 99.0),
             "bw_stddev_bytes": _summary(within),
             "cpu_percent": _summary([r.result.cpu for r in done]) if i == 0 else None,  # type: ignore[union-attr]
         }

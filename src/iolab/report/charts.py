@@ -1,0 +1,302 @@
+"""The report's figures, drawn with matplotlib and kept as inline SVG (and PNG on request).
+
+Every figure function takes plain report data and returns a matplotlib
+`Figure` (or None when there is nothing to draw); `render_svg` turns it into
+markup for the page. Figures are made with `Figure()` directly, never
+pyplot, so no GUI backend or global figure state is involved and PNGs go
+through Agg. Bandwidth is MB/s = 10^6 bytes/s on every axis, as in the
+tables (`units.MB`), and each axis says so.
+
+SVG output is made to diff cleanly: text stays text (`svg.fonttype=none`),
+the date is left out and element ids are salted with the chart's own id,
+which is stable and also keeps ids unique when many SVGs share one page.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from iolab.analysis.stability import Stability
+from iolab.report import units
+from iolab.report.tables import NotebookTable, Row
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from iolab.analysis.outliers import OutlierReport
+    from iolab.analysis.scaling import ScalingReport
+    from iolab.runner.arrays import ArrayView
+    from iolab.report.timeline import Timeline
+
+BW_AXIS = "bandwidth (MB/s, 1 MB = 10^6 bytes)"
+IOPS_AXIS = "IOPS (I/O per second)"
+PERCENTILES_SHOWN = (50.0, 99.0, 99.9)
+WIDTH_IN = 9.0
+# Colour per direction, and for marks, from matplotlib's default cycle so charts match each other.
+DIR_COLOURS = {"read": "#1f77b4", "write": "#d62728", "trim": "#2ca02c", None: "#1f77b4"}
+PERCENTILE_STYLES = {50.0: "-", 99.0: "--", 99.9: ":"}
+MARK_COLOUR = "#d62728"
+
+
+def _figure(height_in: float, columns: int = 1) -> tuple[Figure, list]:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(WIDTH_IN, height_in), layout="constrained")
+    axes = fig.subplots(1, columns, squeeze=False)[0]
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    return fig, list(axes)
+
+
+def render_svg(fig: Figure, chart_id: str) -> str:
+    """The figure as an `<svg>` element (no XML prolog), deterministic for the same data and id."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": chart_id}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]
+
+
+def save_png(fig: Figure, path: Path) -> None:
+    fig.savefig(path, format="png", dpi=100)
+
+
+def latency_scale(values_ns: Sequence[float]) -> tuple[float, str]:
+    """(divisor, unit) that puts the typical latency in 1-999 of a unit: the tables' convention."""
+    typical = sorted(values_ns)[len(values_ns) // 2] if values_ns else 0.0
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if typical >= scale:
+            return scale, unit
+    return 1.0, "ns"
+
+
+def _directions(table: NotebookTable) -> list[str | None]:
+    return list(dict.fromkeys(row.ddir for row in table.rows if not row.failed))
+
+
+def _axis_values(table: NotebookTable) -> list[str]:
+    """The swept values in table order (the first cell of each workload's rows)."""
+    return list(dict.fromkeys(row.cells[0] for row in table.rows))
+
+
+def _series(table: NotebookTable, ddir: str | None, key: str) -> tuple[list[int], list[float], list[float]]:
+    """x positions, means and stddevs (0 when unrepeated) of one measure for one direction."""
+    positions = {value: i for i, value in enumerate(_axis_values(table))}
+    xs, means, errs = [], [], []
+    for row in table.rows:
+        stats = row.numbers.get(key)
+        if row.ddir == ddir and stats is not None:
+            xs.append(positions[row.cells[0]])
+            means.append(stats.mean)
+            errs.append(stats.stddev or 0.0)
+    return xs, means, errs
+
+
+def _label_axis(ax, table: NotebookTable) -> None:  # noqa: ANN001  (matplotlib Axes)
+    values = _axis_values(table)
+    ax.set_xticks(range(len(values)), values)
+    ax.set_xlabel(table.axis or "")
+
+
+def sweep_throughput(table: NotebookTable) -> Figure | None:
+    """MB/s and IOPS against the swept parameter, error bars = sample stddev of the repeats."""
+    directions = _directions(table)
+    if table.axis is None or not directions:
+        return None
+    fig, (bw_ax, iops_ax) = _figure(3.4, columns=2)
+    for ddir in directions:
+        label = ddir or "all"
+        for ax, key, scale in ((bw_ax, "bw_bytes", units.MB), (iops_ax, "iops", 1.0)):
+            xs, means, errs = _series(table, ddir, key)
+            ax.errorbar(xs, [m / scale for m in means], yerr=[e / scale for e in errs], marker="o", capsize=4,
+                        color=DIR_COLOURS.get(ddir), label=label)
+    for ax, ylabel in ((bw_ax, BW_AXIS), (iops_ax, IOPS_AXIS)):
+        _label_axis(ax, table)
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize="small")
+    _iops_ticks(iops_ax, "y")
+    return fig
+
+
+def sweep_latency(table: NotebookTable, percentiles: dict[tuple[int, str | None], dict[float, Stability]]) -> Figure | None:
+    """p50, p99 and p99.9 against the swept parameter (log scale), each the mean of the repeats' own.
+
+    `percentiles` maps (row index, direction) to the row's summaries by percentile.
+    """
+    if table.axis is None or not any(percentiles.values()):
+        return None
+    scale, unit = latency_scale([s.mean for by_pct in percentiles.values() for s in by_pct.values()])
+    positions = {value: i for i, value in enumerate(_axis_values(table))}
+    fig, (ax,) = _figure(3.6)
+    for ddir in _directions(table):
+        for pct in PERCENTILES_SHOWN:
+            points = [
+                (positions[row.cells[0]], percentiles[(i, ddir)][pct])
+                for i, row in enumerate(table.rows)
+                if row.ddir == ddir and pct in percentiles.get((i, ddir), {})
+            ]
+            if points:
+                ax.errorbar([x for x, _ in points], [s.mean / scale for _, s in points],
+                            yerr=[(s.stddev or 0.0) / scale for _, s in points], marker="o", capsize=3,
+                            linestyle=PERCENTILE_STYLES[pct], color=DIR_COLOURS.get(ddir),
+                            label=f"{ddir or 'all'} p{pct:g}")
+    _label_axis(ax, table)
+    ax.set_yscale("log")
+    ax.set_ylabel(f"latency ({unit}, log scale)")
+    ax.legend(fontsize="small", ncols=2)
+    return fig
+
+
+def latency_throughput(table: NotebookTable) -> Figure | None:
+    """Mean and p99 latency against MB/s, one point per swept value: where more load stops paying."""
+    rows = [row for row in table.rows if row.numbers.get("bw_bytes") and row.numbers.get("lat_mean_ns")]
+    if table.axis is None or len(rows) < 2:
+        return None
+    scale, unit = latency_scale([row.numbers["lat_mean_ns"].mean for row in rows])  # type: ignore[union-attr]
+    fig, (ax,) = _figure(3.6)
+    for ddir in _directions(table):
+        mine = [row for row in rows if row.ddir == ddir]
+        bw = [row.numbers["bw_bytes"].mean / units.MB for row in mine]  # type: ignore[union-attr]
+        colour = DIR_COLOURS.get(ddir)
+        ax.plot(bw, [row.numbers["lat_mean_ns"].mean / scale for row in mine], marker="o", color=colour,  # type: ignore[union-attr]
+                label=f"{ddir or 'all'} mean")
+        p99 = [(b, row.numbers["lat_p99_ns"].mean / scale) for b, row in zip(bw, mine, strict=True) if row.numbers.get("lat_p99_ns")]  # type: ignore[union-attr]
+        if p99:
+            ax.plot([b for b, _ in p99], [v for _, v in p99], marker="s", linestyle="--", color=colour,
+                    label=f"{ddir or 'all'} p99")
+        for b, row in zip(bw, mine, strict=True):
+            ax.annotate(f"{table.axis}={row.cells[0]}", (b, row.numbers["lat_mean_ns"].mean / scale),  # type: ignore[union-attr]
+                        textcoords="offset points", xytext=(4, 4), fontsize="x-small")
+    ax.set_xlabel(BW_AXIS)
+    ax.set_ylabel(f"latency ({unit}, log scale)")
+    ax.set_yscale("log")
+    ax.set_xlim(left=0)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def _row_label(row: Row, table: NotebookTable) -> str:
+    """An overview row's workload name, and its direction when the table has a dir column."""
+    keys = [column.key for column in table.columns]
+    return row.cells[0] + (f" ({row.cells[keys.index('ddir')]})" if "ddir" in keys else "")
+
+
+def _iops_ticks(ax, axis: str) -> None:  # noqa: ANN001  (matplotlib Axes)
+    """IOPS tick labels as the tables write them (84.0k, 1.20M), so they do not run into each other."""
+    from matplotlib.ticker import FuncFormatter
+
+    getattr(ax, f"{axis}axis").set_major_formatter(FuncFormatter(lambda value, _: units.iops(value)))
+
+
+def workload_bars(table: NotebookTable) -> Figure | None:
+    """MB/s and IOPS per workload of a table without a sweep, error bars = stddev of repeats."""
+    rows = [row for row in table.rows if row.numbers.get("bw_bytes")]
+    if not rows:
+        return None
+    labels = [_row_label(row, table) for row in rows]
+    fig, (bw_ax, iops_ax) = _figure(1.0 + 0.35 * len(rows), columns=2)
+    positions = range(len(rows))
+    colours = [DIR_COLOURS.get(row.ddir, DIR_COLOURS[None]) for row in rows]
+    for ax, key, scale, xlabel in ((bw_ax, "bw_bytes", units.MB, BW_AXIS), (iops_ax, "iops", 1.0, IOPS_AXIS)):
+        stats = [row.numbers[key] for row in rows]
+        ax.barh(positions, [s.mean / scale if s else 0.0 for s in stats],
+                xerr=[(s.stddev or 0.0) / scale if s else 0.0 for s in stats], capsize=3, color=colours)
+        ax.set_yticks(positions, labels if ax is bw_ax else [""] * len(rows), fontsize="small")
+        ax.invert_yaxis()
+        ax.set_xlabel(xlabel)
+    _iops_ticks(iops_ax, "x")
+    return fig
+
+
+def timeline_chart(timeline: Timeline) -> Figure | None:
+    """Per-second MB/s of fio's job sum and each device on the run's clock; dips shaded and labelled."""
+    if timeline.empty:
+        return None
+    from matplotlib.figure import Figure
+
+    names = list(timeline.series)
+    fig = Figure(figsize=(WIDTH_IN, 0.6 + 1.5 * len(names)), layout="constrained")
+    axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
+    for ax, name in zip(axes, names, strict=True):
+        times, values = timeline.series[name]
+        ax.plot(times, [v / units.MB for v in values], linewidth=1.0, marker=".", markersize=4,
+                color="#333333" if ax is axes[0] else "#1f77b4")
+        for i, span in enumerate(timeline.points):
+            if i % 2:
+                ax.axvspan(span.start_s, span.end_s, color="#000000", alpha=0.04, linewidth=0)
+        for dip in timeline.dips.get(name, []):
+            ax.axvspan(dip.start_s, dip.end_s, color=MARK_COLOUR, alpha=0.25, linewidth=0)
+            ax.annotate(dip.label, (dip.start_s, 0), xytext=(2, 2), textcoords="offset points",
+                        fontsize="x-small", color=MARK_COLOUR)
+        ax.set_ylim(bottom=0)
+        ax.set_ylabel("MB/s", fontsize="small")
+        ax.set_title(name, loc="left", fontsize="small")
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("seconds since the run started (points alternate shading); MB/s = 10^6 bytes/s")
+    return fig
+
+
+def device_bars(view: ArrayView, reports: dict[str, OutlierReport]) -> Figure | None:
+    """Each device's MB/s together (in the array) and alone; outliers outlined and labelled."""
+    devices = sorted(set(view.together) | set(view.alone))
+    if not devices:
+        return None
+    fig, (ax,) = _figure(3.4)
+    modes = [mode for mode in ("together", "alone") if getattr(view, mode)]
+    width = 0.8 / len(modes)
+    for m, mode in enumerate(modes):
+        values = getattr(view, mode)
+        outliers = {s.device for s in reports[mode].outliers} if mode in reports else set()
+        xs = [i + (m - (len(modes) - 1) / 2) * width for i in range(len(devices))]
+        heights = [values.get(d, 0.0) / units.MB for d in devices]
+        bars = ax.bar(xs, heights, width, label=mode, color=("#1f77b4", "#ff7f0e")[m])
+        for bar, device in zip(bars, devices, strict=True):
+            if device in outliers:
+                bar.set_edgecolor(MARK_COLOUR)
+                bar.set_linewidth(2.5)
+                ax.annotate("outlier", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
+                            xytext=(0, 3), textcoords="offset points", color=MARK_COLOUR, fontsize="small")
+        if mode in reports and reports[mode].evaluated and reports[mode].median:
+            ax.axhline(reports[mode].median / units.MB, color=("#1f77b4", "#ff7f0e")[m], linestyle=":",
+                       linewidth=1, label=f"median {mode}")
+    ax.set_xticks(range(len(devices)), devices)
+    ax.set_ylabel(BW_AXIS)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def scaling_chart(report: ScalingReport) -> Figure | None:
+    """Aggregate MB/s against the number of devices, with the ideal (n x one device) and efficiency."""
+    best: dict[int, float] = {}
+    ideal: dict[int, float] = {}
+    efficiency: dict[int, float] = {}
+    for row in report.rows:
+        if row.aggregate > best.get(row.n, -math.inf):
+            best[row.n], ideal[row.n], efficiency[row.n] = row.aggregate, row.ideal, row.efficiency
+    if len(best) < 2:
+        return None
+    ns = sorted(best)
+    fig, (ax,) = _figure(3.4)
+    ax.plot(ns, [ideal[n] / units.MB for n in ns], linestyle="--", color="#7f7f7f", label="ideal: n x one device alone")
+    ax.plot(ns, [best[n] / units.MB for n in ns], marker="o", color="#1f77b4", label="measured aggregate")
+    for n in ns:
+        ax.annotate(units.percent(100 * efficiency[n]), (n, best[n] / units.MB), xytext=(4, -12),
+                    textcoords="offset points", fontsize="x-small")
+    for drop in report.drops:
+        n = len(drop.larger)
+        ax.plot([n], [drop.larger_aggregate / units.MB], marker="x", markersize=12, color=MARK_COLOUR,
+                linestyle="none", label=f"slower than {len(drop.smaller)} devices (-{drop.drop:.0%})")
+    ax.set_xticks(ns)
+    ax.set_xlabel("devices run together (labels: scaling efficiency)")
+    ax.set_ylabel(BW_AXIS)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="small")
+    return fig
