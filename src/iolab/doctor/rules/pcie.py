@@ -82,6 +82,19 @@ def slot_limited(ctx: Context, r: Rule) -> Iterator[Finding]:
             )
 
 
+def link_bandwidths(ctx: Context) -> Iterator[tuple]:
+    """(job, device, link, direction, its result, ceiling bytes/s) for every result on a device
+    whose PCIe link ceiling is known: what the ceiling and above-link rules compare."""
+    for job in ctx.results:
+        device = ctx.device_of(job)
+        limit = device.link_limit if device else None
+        if device is None or limit is None or job.result is None:
+            continue
+        ceiling = limit.current_ceiling or 0.0
+        for ddir, d in job.result.directions.items():
+            yield job, device, limit, ddir, d, ceiling
+
+
 @rule(
     id="PCIE-CEILING-HIT", family="pcie", level="info", needs="snapshot+results",
     title="Result explained by the PCIe link",
@@ -93,19 +106,13 @@ def slot_limited(ctx: Context, r: Rule) -> Iterator[Finding]:
     source="PCIe per-lane rates after encoding (kernel PCIE_SPEED2MBS_ENC)",
 )
 def ceiling_hit(ctx: Context, r: Rule) -> Iterator[Finding]:
-    for job in ctx.results:
-        device = ctx.device_of(job)
-        limit = device.link_limit if device else None
-        if device is None or limit is None or job.result is None:
-            continue
-        ceiling = limit.current_ceiling or 0.0
-        for ddir, d in job.result.directions.items():
-            if 0.85 * ceiling <= d.bw_bytes <= 1.02 * ceiling:
-                yield r.finding(
-                    f"{job.name}: {ddir} at {gbs(d.bw_bytes)} is {d.bw_bytes / ceiling:.0%} of the {limit.describe()} link",
-                    device.name,
-                    {"measured": gbs(d.bw_bytes), "link": f"{limit.address} {limit.describe()}", "ceiling": gbs(ceiling)},
-                )
+    for job, device, limit, ddir, d, ceiling in link_bandwidths(ctx):
+        if 0.85 * ceiling <= d.bw_bytes <= 1.02 * ceiling:
+            yield r.finding(
+                f"{job.name}: {ddir} at {gbs(d.bw_bytes)} is {d.bw_bytes / ceiling:.0%} of the {limit.describe()} link",
+                device.name,
+                {"measured": gbs(d.bw_bytes), "link": f"{limit.address} {limit.describe()}", "ceiling": gbs(ceiling)},
+            )
 
 
 @rule(

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from iolab.doctor.rule import Context, JobView, Rule, rule
-from iolab.doctor.rules.pcie import gbs
+from iolab.doctor.rules.pcie import gbs, link_bandwidths
 from iolab.models import Finding
 
 
@@ -26,17 +26,11 @@ def _total_bw(job: JobView) -> float:
     source="PCIe per-lane rates (kernel PCIE_SPEED2MBS_ENC)",
 )
 def above_link(ctx: Context, r: Rule) -> Iterator[Finding]:
-    for job in ctx.results:
-        device = ctx.device_of(job)
-        limit = device.link_limit if device else None
-        if device is None or limit is None or job.result is None:
-            continue
-        ceiling = limit.current_ceiling or 0.0
-        for ddir, d in job.result.directions.items():
-            if d.bw_bytes > 1.02 * ceiling:
-                yield r.finding(f"{job.name}: {ddir} {gbs(d.bw_bytes)} exceeds the {gbs(ceiling)} link of {device.name}",
-                                device.name, {"measured": gbs(d.bw_bytes), "link": f"{limit.address} {limit.describe()}",
-                                              "ceiling": gbs(ceiling)})
+    for job, device, limit, ddir, d, ceiling in link_bandwidths(ctx):
+        if d.bw_bytes > 1.02 * ceiling:
+            yield r.finding(f"{job.name}: {ddir} {gbs(d.bw_bytes)} exceeds the {gbs(ceiling)} link of {device.name}",
+                            device.name, {"measured": gbs(d.bw_bytes), "link": f"{limit.address} {limit.describe()}",
+                                          "ceiling": gbs(ceiling)})
 
 
 def _shape(job: JobView, drop: tuple[str, ...]) -> tuple:
