@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from iolab.analysis.outliers import OutlierParams, compare_views, find_outliers, persistent_outliers
+from iolab.analysis.outliers import OutlierParams, compare_views, find_outliers, persistent_outliers, qn_scale
 from iolab.models import Severity
 
 
@@ -50,8 +50,25 @@ def test_identical_drives_fall_back_from_zero_mad():
     assert find_outliers(values).outliers == [] and find_outliers(values).scale_method == "relative-only"
     values["loop2"] = 50.0
     report = find_outliers(values)
-    assert report.scale_method == "mean-abs-dev"
+    assert report.scale_method == "relative-only"  # Qn is 0 too: most drives are identical
     assert [s.device for s in report.outliers] == ["loop2"]
+
+
+def test_one_slow_drive_of_four_is_named():
+    """With 4 drives the mean absolute deviation is inflated by the slow drive itself; Qn is not."""
+    report = find_outliers({"loop1": 219.0, "loop2": 219.0, "loop3": 219.0, "loop4": 53.0})
+    assert [s.device for s in report.outliers] == ["loop4"]
+    noisy = find_outliers({"loop1": 219.0, "loop2": 219.2, "loop3": 218.9, "loop4": 53.0})
+    assert noisy.scale_method in ("qn", "relative-only")
+    assert [s.device for s in noisy.outliers] == ["loop4"]
+
+
+def test_qn_estimates_the_standard_deviation_of_a_normal_sample():
+    import random
+
+    rng = random.Random(7)
+    sample = [rng.gauss(0.0, 3.0) for _ in range(1001)]
+    assert qn_scale(sample) == pytest.approx(3.0, rel=0.08)
 
 
 @pytest.mark.parametrize("values", [{}, {"a": 1.0}, {"a": 1.0, "b": 2.0}, {"a": math.nan, "b": 1.0, "c": 1.0}])

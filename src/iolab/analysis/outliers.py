@@ -5,8 +5,10 @@ M = 0.6745 (x - median) / MAD, one-sided (low throughput, or high latency),
 flagged when |M| > `threshold` and the device is also at least `rel_floor`
 away from the median, because a healthy array can have a MAD so small that a
 harmless 2% difference scores high. When MAD is almost 0 the scale falls back
-to the mean absolute deviation x 1.2533; when that is 0 too, only the
-relative floor decides.
+to Rousseeuw and Croux's Qn, which tolerates up to half the devices being
+outliers (the mean absolute deviation does not: in four identical drives and
+one slow one, the slow one inflates it enough to hide itself); when Qn is 0
+too, only the relative floor decides.
 
 The same function serves both views of an array: all devices run together
 (one fio job per device) and each device alone. `compare_views` reads the two
@@ -48,7 +50,7 @@ class OutlierReport:
     scores: list[DeviceScore] = field(default_factory=list)
     median: float = 0.0
     scale: float = 0.0  # the robust standard deviation M divides by
-    scale_method: str = ""  # "mad", "mean-abs-dev" or "relative-only"
+    scale_method: str = ""  # "mad", "qn" or "relative-only"
     evaluated: bool = True
     reason: str = ""
 
@@ -101,6 +103,23 @@ class OutlierReport:
         return out
 
 
+# Croux & Rousseeuw (1992) small-sample correction factors of Qn for n = 2..9.
+_QN_SMALL = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
+
+
+def qn_scale(values: Sequence[float]) -> float:
+    """Qn estimate of the standard deviation: 2.2219 x the k-th smallest pairwise distance,
+    k = C(h, 2), h = n // 2 + 1, with the finite-sample factor. O(n^2), fine for arrays of drives."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    distances = sorted(abs(a - b) for i, a in enumerate(values) for b in values[i + 1:])
+    h = n // 2 + 1
+    k = h * (h - 1) // 2
+    factor = _QN_SMALL.get(n, n / (n + 1.4) if n % 2 else n / (n + 3.8))
+    return 2.2219 * factor * float(distances[k - 1])
+
+
 def find_outliers(
     values: Mapping[str, float],
     params: OutlierParams | None = None,
@@ -134,8 +153,8 @@ def find_outliers(
     if mad >= params.mad_floor * med:
         scale, scale_method = mad / 0.6745, "mad"
     else:
-        mean_ad = float(np.mean(np.abs(dev)))
-        scale, scale_method = (mean_ad * 1.2533, "mean-abs-dev") if mean_ad > 0 else (0.0, "relative-only")
+        qn = qn_scale(x[ok])
+        scale, scale_method = (qn, "qn") if qn > 0 else (0.0, "relative-only")
     sign = -1.0 if params.side == "low" else 1.0
     scores = []
     for name, v, good in zip(names, x, ok, strict=True):
