@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SCRIPTS = ["telemetry_overhead.py", "history_speed.py", "history_cli_speed.py", "loop_vs_fio.py", "dryrun_accuracy.py"]
+SCRIPTS = ["startup.py", "telemetry_overhead.py", "history_speed.py", "history_cli_speed.py", "loop_vs_fio.py",
+           "dryrun_accuracy.py", "html_report_size.py"]
 
 
 def main() -> int:

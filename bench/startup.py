@@ -1,0 +1,59 @@
+"""Start-up: `iolab --help`, and `iolab ls` on a database of 10,000 runs (issue: benchmarks).
+
+Each command runs in a fresh process (Python start and imports included),
+median of 7. The 10,000-run store is the one bench/history_cli_speed.py
+builds (real schema, real host snapshots). Goals: --help under 0.5 s; ls
+fast enough to feel instant. Writes bench/results/startup.json.
+
+    .venv/bin/python bench/startup.py [--runs 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from history_cli_speed import build  # noqa: E402  (the same 10,000-run store)
+
+RESULT = Path(__file__).parent / "results" / "startup.json"
+
+
+def timed(argv: list[str], env: dict[str, str], repeats: int = 7) -> float:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run(argv, env=env, capture_output=True, check=True)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10_000)
+    args = parser.parse_args()
+    iolab = [sys.executable, "-m", "iolab"]
+    with tempfile.TemporaryDirectory(prefix="iolab-bench-") as scratch:
+        build(Path(scratch), args.runs)
+        env = {**os.environ, "IOLAB_HOME": scratch}
+        figures = {
+            "help_s": timed(iolab + ["--help"], env),
+            "ls_s": timed(iolab + ["ls"], env),
+            "ls_all_json_s": timed(iolab + ["ls", "--limit", str(args.runs), "--json"], env, repeats=3),
+        }
+    for name, seconds in figures.items():
+        print(f"{name:14s} {seconds:.3f} s")
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    RESULT.write_text(json.dumps({"benchmark": "startup", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                                  "runs": args.runs, **figures, "goal_help_s": 0.5}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
