@@ -10,8 +10,9 @@ from iolab.runner.request import RunRequest
 # Sequential write rate assumed for writing a scratch file before it is read;
 # a conservative SSD figure (the estimate says so).
 ASSUMED_FILL_BPS = 1e9
-# Host snapshots before and after, and the findings: measured ~0.15 s each.
-RUN_OVERHEAD_S = 0.5
+# Per run: host snapshots before and after (~0.15 s each), the findings, and
+# the HTML report (~1.4 s, mostly importing matplotlib), measured here.
+RUN_OVERHEAD_S = 2.0
 
 
 @dataclass
