@@ -22,9 +22,6 @@ def _size_option(text: str) -> int:
     return int(value)
 
 
-PLAN_SUFFIXES = (".toml", ".fio", ".job")
-
-
 @app.command()
 def run(
     args: Annotated[Optional[list[str]], typer.Argument(metavar="[PLAN] [TARGET...]", help="A TOML plan or fio job file (optional), then directories (a scratch file is made inside), files or block devices. Default: the quick preset on the current directory.")] = None,
@@ -111,7 +108,7 @@ def _request(args: list[str], preset_name, allow_write, runtime, ramp, size, ada
     """A RunRequest from the command line: plan file or preset, targets, settings."""
     import os
 
-    from iolab.runner.request import RunRequest
+    from iolab.runner.request import PLAN_SUFFIXES, RunRequest
 
     plans = [a for a in args if a.endswith(PLAN_SUFFIXES)]
     targets = [a for a in args if not a.endswith(PLAN_SUFFIXES)]

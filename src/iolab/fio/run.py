@@ -21,7 +21,7 @@ from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import JobSection, render_jobfile
-from iolab.fio.values import METADATA_ENGINES
+from iolab.fio.values import is_metadata
 from iolab.models import Point, Target
 
 INSTALL_ADVICE = (
@@ -73,7 +73,7 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
     per-job CPU and logs.
     """
     target = point.target
-    if point.options.get("ioengine") in METADATA_ENGINES:
+    if is_metadata(point.options):
         options = {"directory": str(metadata_dir(target)), **point.options}
     else:
         options = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1",

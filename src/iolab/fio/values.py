@@ -21,6 +21,11 @@ _TIME_FACTOR = {
 # file, reported as `iops`; they need `directory=` (not `filename=`).
 METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
 
+def is_metadata(options: dict[str, str]) -> bool:
+    """Whether a job uses a file-operation engine, and so works on a directory, not a file."""
+    return options.get("ioengine") in METADATA_ENGINES
+
+
 # Options whose plain numbers are seconds (fio's time-postfix options that the
 # plan side reasons about); everything else numeric is a count or a size.
 TIME_OPTIONS = frozenset({

@@ -3,13 +3,12 @@
 from iolab.models.finding import Finding, Severity
 from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, RepeatPolicy, SteadyRounds, Workload
 from iolab.models.point import Point, Target, TargetKind
-from iolab.models.result import PERCENTILES, DirectionResult, LatencyStats, Result, Sample
-from iolab.models.run import RUN_STATUSES, PointRecord, Run
+from iolab.models.result import PERCENTILES, DirectionResult, LatencyStats, Result, Sample, primary_metric
+from iolab.models.run import PointRecord, Run
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, NvmeSmart, PciPort, Snapshot, TargetInfo
 
 __all__ = [
     "PERCENTILES",
-    "RUN_STATUSES",
     "DirectionResult",
     "BlockDevice",
     "Change",
@@ -35,5 +34,6 @@ __all__ = [
     "Target",
     "TargetInfo",
     "TargetKind",
+    "primary_metric",
     "Workload",
 ]

@@ -74,3 +74,19 @@ class Sample:
     source: str
     t_ms: int
     value: float
+
+
+def primary_metric(result: Result | None, metric: str = "auto") -> float:
+    """The number adaptive decisions follow: total IOPS (bandwidth or mean latency on request).
+
+    A failed point counts as 0, so a search or a stability check sees the failure.
+    """
+    if result is None:
+        return 0.0
+    directions = list(result.directions.values())
+    if metric == "bw":
+        return sum(d.bw_bytes for d in directions)
+    if metric == "lat_mean":
+        lats = [d.latency.mean_ns for d in directions if d.latency]
+        return sum(lats) / len(lats) if lats else 0.0
+    return sum(d.iops for d in directions)

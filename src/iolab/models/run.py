@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from iolab.models.point import Point
 from iolab.models.result import Result
 
-# Status of a run as stored; "interrupted" is derived when a "running" run's
-# process is gone (killed), so nothing has to be written at the moment of death.
-RUN_STATUSES = ("running", "complete", "partial", "failed", "interrupted")
+# Run statuses: running, complete, partial, failed, interrupted. "interrupted" is
+# also derived when a "running" run's process is gone (killed), so nothing has
+# to be written at the moment of death.
 
 
 @dataclass

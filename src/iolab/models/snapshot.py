@@ -212,9 +212,6 @@ class Snapshot:
     def device(self, name: str) -> BlockDevice | None:
         return next((d for d in self.devices if d.name == name), None)
 
-    def filesystem_at(self, mount_point: str) -> FileSystem | None:
-        return next((f for f in self.filesystems if f.mount_point == mount_point), None)
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; `from_dict(to_dict())` gives an equal snapshot."""
         return asdict(self)

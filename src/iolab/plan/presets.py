@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from iolab.errors import UserError
-from iolab.fio.values import METADATA_ENGINES
+from iolab.fio.values import is_metadata
 from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, SteadyRounds, Workload
 from iolab.plan.matrix import expand, workload_name
 
@@ -144,7 +144,7 @@ def metadata(threads: Sequence[int] = DOUBLING_THREADS, files_per_thread: int = 
 
 def uses_directory(workload: Workload) -> bool:
     """Whether the runner must pass the target as `directory=` (file-operation engines)."""
-    return workload.options.get("ioengine") in METADATA_ENGINES
+    return is_metadata(workload.options)
 
 
 def ssd_steady(round_runtime: float = 60, max_rounds: int = 25) -> Plan:

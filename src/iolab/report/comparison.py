@@ -16,7 +16,7 @@ from iolab.analysis.compare import CompareParams, Verdict, compare_samples
 from iolab.models import Change
 from iolab.report.units import metric_value
 from iolab.report.markdown import escape_text
-from iolab.runner.execute import primary_metric
+from iolab.models import primary_metric
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.queries import run_points

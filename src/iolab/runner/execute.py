@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, replace
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.run import fio_version, metadata_dir
-from iolab.fio.values import METADATA_ENGINES
-from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target
+from iolab.fio.values import is_metadata
+from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target, primary_metric
 from iolab.runner.arrays import array_findings, array_points, array_views, resolve_members
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, remove_scratch, run_unmeasured
@@ -34,26 +34,6 @@ class RunOutcome:
     failed: list[str] = field(default_factory=list)
     skipped: int = 0
     findings: list[Finding] = field(default_factory=list)
-
-
-def primary_metric(result: Result | None, metric: str = "auto") -> float:
-    """The number adaptive decisions follow: total IOPS (bandwidth or mean latency on request).
-
-    A failed point counts as 0, so a search or a stability check sees the failure.
-    """
-    if result is None:
-        return 0.0
-    directions = list(result.directions.values())
-    if metric == "bw":
-        return sum(d.bw_bytes for d in directions)
-    if metric == "lat_mean":
-        lats = [d.latency.mean_ns for d in directions if d.latency]
-        return sum(lats) / len(lats) if lats else 0.0
-    return sum(d.iops for d in directions)
-
-
-def _is_metadata(options: dict[str, str]) -> bool:
-    return options.get("ioengine") in METADATA_ENGINES
 
 
 def resolve_targets(request: RunRequest, plan: Plan) -> dict[str | None, list[Target]]:
@@ -84,7 +64,7 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
             point = Point(name=workload.name, target=target, options=dict(workload.options))
             if point.writes and not target.writable:
                 skipped.setdefault(target.path, []).append(workload.name)
-            elif _is_metadata(point.options) and target.kind != "directory":
+            elif is_metadata(point.options) and target.kind != "directory":
                 skipped.setdefault(target.path, []).append(f"{workload.name} (needs a directory)")
             else:
                 base.append(point)
@@ -146,10 +126,10 @@ class Session:
             self.prepared.add(target)
             if pre is not None and pre.scope == "once" and target.writable:
                 self._precondition(target, pre)
-            if target.scratch and not _is_metadata(point.options):
+            if target.scratch and not is_metadata(point.options):
                 self.progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
                 fill_scratch(target, self.measurer.fio)
-            if _is_metadata(point.options):
+            if is_metadata(point.options):
                 metadata_dir(target).mkdir(exist_ok=True)
         elif pre is not None and pre.scope == "before_each_write" and point.writes and target.writable:
             self._precondition(target, pre)
@@ -256,13 +236,11 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
     if request.devices:
         members = resolve_members(request.devices, request.allow_write, request.size)
         targets = {None: members}
-        points, notes = plan_points(replace(plan, workloads=[]), targets)
         assert plan.repeats is not None
         base = array_points(plan, members, tuple(request.array_modes))
-        points = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
-        points, skipped = [p for p in points if not p.writes or p.target.writable], len(points)
-        if len(points) < skipped:
-            notes.append("skipped the writing workloads (writes need --allow-write)")
+        planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
+        points = [p for p in planned if not p.writes or p.target.writable]
+        notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
         plan = replace(plan, qd_searches=[], latency_curve=None, steady_rounds=None)
     else:
         targets = resolve_targets(request, plan)

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from iolab.models import Plan
 
+# A command-line argument ending in one of these is a plan, not a target.
+PLAN_SUFFIXES = (".toml", ".fio", ".job", ".ini")
+
 
 @dataclass
 class RunRequest:
@@ -40,7 +43,7 @@ class RunRequest:
 
     def is_file(self) -> bool:
         """A plan file rather than a preset name."""
-        return self.plan.endswith((".toml", ".fio", ".job", ".ini")) or Path(self.plan).is_file()
+        return self.plan.endswith(PLAN_SUFFIXES) or Path(self.plan).is_file()
 
 
 def build_plan(request: RunRequest) -> Plan:

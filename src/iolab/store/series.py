@@ -124,7 +124,7 @@ def load_series(
 ) -> list[Series]:
     """Every series matching the filters (host name, target path, workload name), values from one query.
 
-    Per-point metrics follow `runner.execute.primary_metric`: IOPS and
+    Per-point metrics follow `models.primary_metric`: IOPS and
     bandwidth summed over directions, latency the mean of the directions'
     means.
     """
