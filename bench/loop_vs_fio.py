@@ -29,9 +29,10 @@ RESULT = Path(__file__).parent / "results" / "loop_vs_fio.json"
 LOG_KEYS = ("write_bw_log", "write_iops_log", "write_lat_log", "log_avg_msec")
 
 
-def iolab_run(jobfile: Path, device: str, home: str) -> dict:
+def iolab_run(jobfile: Path, device: str, home: str, extra: list[str] | None = None) -> dict:
     env = {**os.environ, "IOLAB_HOME": home}
-    argv = [sys.executable, "-m", "iolab", "run", str(jobfile), "--allow-write", device, "--fresh", "--json"]
+    argv = [sys.executable, "-m", "iolab", "run", str(jobfile), "--allow-write", device, "--fresh", "--json",
+            *(extra or [])]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"iolab failed: {proc.stderr.strip()[-400:]}")

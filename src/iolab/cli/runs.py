@@ -39,6 +39,10 @@ def run(
     array_modes: Annotated[str, typer.Option("--array-modes", help="Which array views to run: together,alone,scaling.")] = "together,alone,scaling",
     telemetry: Annotated[bool, typer.Option("--telemetry/--no-telemetry", help="Sample devices and CPUs beside fio.")] = True,
     interval: Annotated[float, typer.Option(min=0.1, help="Telemetry interval in seconds.")] = 1.0,
+    hosts: Annotated[Optional[str], typer.Option("--hosts", help="Run on these hosts at once through fio's client/server mode: name[:fio port],... (fio servers are started over ssh).")] = None,
+    hostfile: Annotated[Optional[str], typer.Option("--hostfile", help="Hosts one a line: name [address=IP] [port=N] [ssh=DEST|no] [fio=PATH] [target=PATH].")] = None,
+    skip_unreachable: Annotated[bool, typer.Option("--skip-unreachable", help="Run without hosts that cannot be reached at the start (default: refuse).")] = False,
+    on_host_failure: Annotated[str, typer.Option("--on-host-failure", help="When a host dies mid-run: continue (without it) or stop.")] = "continue",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON on stdout.")] = False,
 ) -> None:
@@ -68,6 +72,9 @@ def run(
             request.array_modes = [m.strip() for m in array_modes.split(",") if m.strip()]
             if request.plan == "quick" and not preset_name:
                 request.plan = "array-read"
+        request.hosts = _hosts(hosts, hostfile, on_host_failure)
+        request.skip_unreachable = skip_unreachable
+        request.on_host_failure = on_host_failure
     request.telemetry_interval = interval if telemetry else None
     err = Console(stderr=True, soft_wrap=True)
     if dry:
@@ -132,6 +139,19 @@ def _request(args: list[str], preset_name, allow_write, runtime, ramp, size, ada
     )
 
 
+def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> list[dict]:
+    """--hosts / --hostfile as HostSpec dicts for the request (empty: this host only)."""
+    from iolab.cluster.cluster import ON_FAILURE
+    from iolab.cluster.hosts import parse_hosts, read_hostfile
+
+    if on_host_failure not in ON_FAILURE:
+        raise UserError(f"--on-host-failure {on_host_failure!r}: use one of {', '.join(ON_FAILURE)}")
+    if hosts and hostfile:
+        raise UserError("give --hosts or --hostfile, not both")
+    specs = parse_hosts(hosts) if hosts else read_hostfile(hostfile) if hostfile else []
+    return [spec.to_dict() for spec in specs]
+
+
 def _print_dry_run(request, console) -> None:  # noqa: ANN001
     from iolab.report import units
     from iolab.runner.dryrun import dry_run
@@ -157,15 +177,17 @@ def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Sto
     from iolab.report.export import record_dict, run_dict
     from iolab.report.findings import render_findings
     from iolab.report.terminal import results_table
-    from iolab.store.queries import get_run, run_findings, run_points
+    from iolab.store.queries import get_run, host_rows, run_findings, run_points
 
     run_info = get_run(store, run_id)
     records = run_points(store, run_id)
     findings = run_findings(store, run_id)
+    hosts = host_rows(store, run_id)
     if as_json:
         print(json.dumps({
             "run": run_dict(run_info),
-            "points": [record_dict(r) for r in records],
+            "points": [{**record_dict(r), **({"hosts": [asdict(h) for h in hosts[r.id]]} if r.id in hosts else {})}
+                       for r in records],
             "findings": [{**asdict(f), "severity": f.severity.value} for f in findings],
         }, indent=2))
         return
@@ -173,6 +195,10 @@ def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Sto
     title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
     console.print(results_table(records, title=title))
     _print_arrays(store, run_id, records, console)
+    if hosts:
+        from iolab.report.terminal import hosts_table
+
+        console.print(hosts_table(records, hosts))
     shown = [f for f in findings if f.severity.value != "not-evaluated"]
     if shown:
         render_findings(shown, console)

@@ -76,8 +76,9 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
     if is_metadata(point.options):
         options = {"directory": str(metadata_dir(target)), **point.options}
     else:
-        options = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1",
-                   "lat_percentiles": "1", **point.options}
+        # size is unknown (0) for a device on another host: there fio takes the whole device
+        size = {"size": str(target.size_bytes)} if target.size_bytes else {}
+        options = {"filename": target.filename, **size, "direct": "1", "lat_percentiles": "1", **point.options}
         if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
             options["direct"] = "0"
     prefix = str(log_dir / LOG_PREFIX)
@@ -122,13 +123,17 @@ def _die_with_parent() -> None:
 _prctl = ctypes.CDLL(None, use_errno=True).prctl
 
 
-def run_fio(jobfile: Path, output: Path, fio: str, timeout_s: float) -> FioInvocation:
+def run_fio(jobfile: Path, output: Path, fio: str, timeout_s: float,
+            clients: list[tuple[str, Path]] | None = None) -> FioInvocation:
     """Run fio on a job file with json+ output into `output`; bounded by `timeout_s`.
 
+    With `clients` ((fio server address, job file) pairs) fio is the
+    controller of a client/server run instead, each server sent its own job.
     Raises RunFailed when fio hangs past the timeout (it is killed), and
     re-raises KeyboardInterrupt after fio has been stopped.
     """
-    command = [fio, "--output-format=json+", f"--output={output}", "--eta=never", str(jobfile)]
+    jobs = [str(jobfile)] if clients is None else [a for c, job in clients for a in (f"--client={c}", str(job))]
+    command = [fio, "--output-format=json+", f"--output={output}", "--eta=never", *jobs]
     started = time.monotonic()
     proc = subprocess.Popen(
         command,

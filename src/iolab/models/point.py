@@ -21,6 +21,8 @@ class Target:
     system refuses O_DIRECT, and then `ram_backed` says whether the numbers
     measure RAM rather than a device. A "group" is several block devices
     driven together by one fio invocation, one job per device (`members`).
+    `hosts` names the hosts of a multi-host run: each does the I/O to its
+    own copy of the target (its own scratch file), in fio's client/server mode.
     """
 
     path: str
@@ -33,6 +35,7 @@ class Target:
     ram_backed: bool = False
     fs_type: str | None = None
     members: tuple[str, ...] = ()
+    hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,8 @@ class Point:
             "options": dict(sorted(self.options.items())),
             "repeat": self.repeat,
         }
+        if self.target.hosts:  # other hosts, another measurement; single-host keys stay as they were
+            identity["hosts"] = list(self.target.hosts)
         blob = json.dumps(identity, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
@@ -80,7 +85,8 @@ class Point:
     def from_dict(cls, data: dict) -> Point:
         return cls(
             name=data["name"],
-            target=Target(**{**data["target"], "members": tuple(data["target"].get("members", ()))}),
+            target=Target(**{**data["target"], "members": tuple(data["target"].get("members", ())),
+                             "hosts": tuple(data["target"].get("hosts", ()))}),
             options=dict(data["options"]),
             repeat=int(data.get("repeat", 0)),
         )

@@ -90,3 +90,18 @@ def primary_metric(result: Result | None, metric: str = "auto") -> float:
         lats = [d.latency.mean_ns for d in directions if d.latency]
         return sum(lats) / len(lats) if lats else 0.0
     return sum(d.iops for d in directions)
+
+
+@dataclass
+class HostOutcome:
+    """One host's part of one point of a multi-host run: its status, totals and runtime.
+
+    `runtime_ms` is the longest job runtime on the host: the first-done and
+    last-done hosts of a point are what stonewalling compares.
+    """
+
+    host: str
+    status: str  # "ok" or "failed"
+    error: str = ""
+    result: Result | None = None
+    runtime_ms: int = 0

@@ -30,6 +30,10 @@ class Run:
     pid: int | None = None
 
 
+# Point statuses that carry a result.
+MEASURED = ("ok", "partial")
+
+
 @dataclass
 class PointRecord:
     """A stored point: what it ran, how it ended, and its result if it finished."""
@@ -43,3 +47,8 @@ class PointRecord:
     result: Result | None = None
     started_at: float | None = None
     finished_at: float | None = None
+
+    @property
+    def measured(self) -> bool:
+        """Finished with a result: 'ok', or 'partial' (a multi-host point some host did not finish)."""
+        return self.status in MEASURED and self.result is not None

@@ -270,7 +270,7 @@ def repeat_percentile(records: Sequence[PointRecord], ddir: str, pct: float) -> 
     """
     found = []
     for r in records:
-        direction = r.result.directions.get(ddir) if r.status == "ok" and r.result else None
+        direction = r.result.directions.get(ddir) if r.measured and r.result else None
         if direction and direction.latency and (value := direction.latency.percentiles.get(pct)) is not None:
             found.append(value)
     return _summary(found)
@@ -351,7 +351,7 @@ def _workload_rows(
     with_ci: bool = False,
 ) -> list[Row]:
     """The rows of one workload: one per direction measured, or one failed row."""
-    done = [r for r in workload.records if r.status == "ok" and r.result is not None]
+    done = [r for r in workload.records if r.measured and r.result is not None]
     ids = tuple(r.id for r in workload.records)
     notes = _problem_notes(label, workload)
     repeats = _repeats_cell(workload, len(done))

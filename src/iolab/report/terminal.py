@@ -123,6 +123,24 @@ def device_table(workload: str, together: dict[str, float], alone: dict[str, flo
     return table
 
 
+def hosts_table(records, hosts) -> Table:  # noqa: ANN001  (PointRecord list, store.queries.HostRow by point id)
+    """Each host's share of each multi-host point: status, throughput, latency and when it was done."""
+    table = Table(title="Per host", caption="runtime: when the host's jobs were done (first-done against last-done)",
+                  caption_justify="left")
+    for name in ("Point", "Host", "Status", "MB/s", "IOPS", "Mean lat", "p99 lat", "Runtime"):
+        table.add_column(name, justify="left" if name in ("Point", "Host", "Status") else "right")
+    for record in records:
+        for row in hosts.get(record.id, []):
+            status = row.status if row.status == "ok" else f"[red]{row.status}[/red]: {row.error}"
+            table.add_row(record.point.name, row.host, status,
+                          units.mb_per_s(row.bw_bytes) if row.bw_bytes is not None else "-",
+                          units.iops(row.iops) if row.iops is not None else "-",
+                          units.latency(row.lat_mean_ns),
+                          units.latency(row.p99_ns),
+                          units.duration(row.runtime_ms / 1000) if row.runtime_ms else "-")
+    return table
+
+
 def scaling_view(workload: str, rows) -> Table:  # noqa: ANN001  (analysis.scaling.ScalingRow list)
     """Aggregate bandwidth against device count, with efficiency against n x one device."""
     table = Table(title=f"Scaling · {workload}", caption="efficiency = aggregate / (n x mean single-device bandwidth)",

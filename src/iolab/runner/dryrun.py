@@ -32,14 +32,22 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
-    targets = resolve_targets(request, plan)
+    cluster = None
+    if request.hosts:  # the hosts are not contacted: a dry run only plans
+        from iolab.cluster.cluster import Cluster
+        from iolab.cluster.hosts import HostSpec
+        from iolab.cluster.servers import HostState
+
+        cluster = Cluster([HostState(HostSpec.from_dict(h), reachable=True) for h in request.hosts])
+    targets = resolve_targets(request, plan, cluster)
     points, notes = plan_points(plan, targets)
     seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
     for target in {p.target for p in points}:
         if target.scratch:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
-            writes.append(f"scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)")
+            name = target.filename if cluster is None else f"{target.path}/iolab-scratch-HOST.dat on each of {len(cluster.states)} hosts"
+            writes.append(f"scratch file {name} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)")
         writers = sorted({p.name for p in points if p.target == target and p.writes})
         if writers and not target.scratch:
             writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.run import fio_version, metadata_dir
@@ -25,6 +26,9 @@ from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.targets import resolve_target
 from iolab.store.db import Store
 
+if TYPE_CHECKING:
+    from iolab.cluster.cluster import Cluster
+
 
 @dataclass
 class RunOutcome:
@@ -36,14 +40,21 @@ class RunOutcome:
     findings: list[Finding] = field(default_factory=list)
 
 
-def resolve_targets(request: RunRequest, plan: Plan) -> dict[str | None, list[Target]]:
-    """Targets by the path workloads name (None: the default targets)."""
-    default_paths = request.targets or plan.targets or ["."]
+def resolve_targets(request: RunRequest, plan: Plan, cluster: Cluster | None = None) -> dict[str | None, list[Target]]:
+    """Targets by the path workloads name (None: the default targets).
+
+    On several hosts a target is a path every host has; it cannot be checked from here.
+    """
+    default_paths = request.targets or plan.targets or ([] if cluster else ["."])
+    if cluster is not None and not default_paths:
+        raise UserError("a multi-host run needs a target every host has: a directory (e.g. the NFS or Lustre "
+                        "mount point) or a device, as in `iolab run /mnt/shared --hosts a,b`")
     cache: dict[str, Target] = {}
 
     def resolve(path: str) -> Target:
         if path not in cache:
-            cache[path] = resolve_target(path, request.allow_write, request.size)
+            cache[path] = (resolve_target(path, request.allow_write, request.size) if cluster is None
+                           else cluster.target(path, request.size))
         return cache[path]
 
     resolved: dict[str | None, list[Target]] = {None: [resolve(p) for p in default_paths]}
@@ -92,6 +103,7 @@ class Session:
     planned: dict[str, int]
     total: int
     failed: list[str] = field(default_factory=list)
+    partial: list[str] = field(default_factory=list)  # multi-host points some host did not finish
     measured: int = 0
     prepared: set[Target] = field(default_factory=set)
     results: dict[str, Result | None] = field(default_factory=dict)
@@ -116,11 +128,22 @@ class Session:
         self.progress.point_finished(index, self.total, point, result, error)
         if error:
             self.failed.append(f"{point.name} on {point.target.path}: {error}")
+        cluster = self.measurer.cluster
+        if self.measurer.host_failures and not error:
+            self.partial.append(f"{point.name}: without {', '.join(self.measurer.host_failures)}")
+        if cluster is not None and self.measurer.host_failures and cluster.on_failure == "stop":
+            raise RunFailed(f"{point.name}: host {self.measurer.host_failures[0]}; stopped there as "
+                            "--on-host-failure stop asks")
         return result
 
     def _prepare(self, target: Target, point: Point) -> None:
-        """Before the first point on a target: precondition it, write its scratch file."""
+        """Before the first point on a target: precondition it, write its scratch file.
+
+        Not on other hosts: there fio lays out each host's scratch file itself before its first job.
+        """
         assert self.plan is not None
+        if target.hosts:
+            return
         pre = self.plan.phases.precondition
         if target not in self.prepared:
             self.prepared.add(target)
@@ -191,17 +214,35 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
     return findings
 
 
+def _save_host_snapshots(store: Store, run_id: int, cluster: Cluster, phase: str) -> None:
+    """Each host's snapshot, as `<phase>@<host>`, taken side by side (SSH round trips add up)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from iolab.cluster.snapshots import host_snapshot
+
+    with ThreadPoolExecutor(max_workers=min(16, len(cluster.active) or 1)) as pool:
+        for state, data in zip(cluster.active, pool.map(host_snapshot, cluster.active)):
+            store.save_snapshot(run_id, f"{phase}@{state.name}", data)
+
+
 def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa: ANN001 (Snapshot)
     """The doctor's findings on the host and the method, and dips inside each point."""
     from iolab.analysis.dips import detect_dips
     from iolab.doctor.engine import diagnose
-    from iolab.store.queries import device_bandwidth, point_samples, run_points
+    from iolab.store.queries import device_bandwidth, host_rows, point_samples, run_points
     from iolab.telemetry.series import series_by_source
 
     records = [r for r in run_points(store, run_id) if r.result is not None]
     findings = diagnose(snapshot, [(r.point, r.result) for r in records])
     for view in array_views(records, device_bandwidth(store, run_id)):
         findings += array_findings(view)
+    hosts = host_rows(store, run_id)
+    if hosts:
+        from iolab.cluster.imbalance import host_findings
+
+        names = {r.id: r.point.name for r in run_points(store, run_id)}
+        for point_id, rows in hosts.items():
+            findings += host_findings(names[point_id], rows)
     for record in records:
         samples = point_samples(store, record.id)
         per_second: dict[int, float] = {}
@@ -227,12 +268,35 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
 
     `plan` lets a program hand over a Plan it built; otherwise the request names one.
     """
+    plan = plan or build_plan(request)
+    version = fio_version(request.fio)
+    cluster = _start_cluster(request, version)
+    try:
+        return _execute(request, store, progress, plan, version, cluster, resume, fresh)
+    finally:
+        if cluster is not None:
+            cluster.shutdown()
+
+
+def _start_cluster(request: RunRequest, version: str) -> Cluster | None:
+    """For a multi-host run: every host up and checked before anything else happens."""
+    if not request.hosts:
+        return None
+    if request.devices:
+        raise UserError("--devices and --hosts do not go together: name a device per host in a host file instead")
+    from iolab.cluster.cluster import Cluster
+    from iolab.cluster.hosts import HostSpec
+
+    return Cluster.start([HostSpec.from_dict(h) for h in request.hosts], request.fio, version,
+                         request.skip_unreachable, request.on_host_failure)
+
+
+def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, version: str,
+             cluster: Cluster | None, resume: int | None, fresh: bool) -> RunOutcome:
     from iolab.plan import run_order
     from iolab.probe import Root, take_snapshot
     from iolab.store.queries import get_run, point_statuses, resumable_run, run_points
 
-    plan = plan or build_plan(request)
-    version = fio_version(request.fio)
     if request.devices:
         members = resolve_members(request.devices, request.allow_write, request.size)
         targets = {None: members}
@@ -243,8 +307,10 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
         notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
         plan = replace(plan, qd_searches=[], latency_curve=None, steady_rounds=None)
     else:
-        targets = resolve_targets(request, plan)
+        targets = resolve_targets(request, plan, cluster)
         points, notes = plan_points(plan, targets)
+    if cluster is not None:
+        notes += [f"{s.name}: left out, {s.problem}" for s in cluster.skipped]
     open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or plan.repeats.adaptive)
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
@@ -257,7 +323,7 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
         done: dict[str, PointRecord] = {}
     else:
         store.reopen_run(run_id)
-        done = {r.point.key: r for r in run_points(store, run_id) if r.status == "ok"}
+        done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
         notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
     statuses = point_statuses(store, run_id)
     new = [p for p in points if p.key not in statuses]
@@ -266,7 +332,9 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
     probed = [t.path for t in every_target if t.kind != "group"]
     snapshot = take_snapshot(Root(), probed)
     store.save_snapshot(run_id, "before", snapshot.to_dict())
-    measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval)
+    if cluster is not None:
+        _save_host_snapshots(store, run_id, cluster, "before")
+    measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval, cluster)
     session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
     progress.run_started(run_id, [p for p in points if p.key not in done], notes)
     findings: list[Finding] = []
@@ -285,7 +353,10 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
         store.finish_run(run_id, "failed", str(exc))
         raise RunFailed(f"{exc}; run {run_id} keeps the points finished before it") from None
     finally:
-        for target in every_target:
+        if cluster is not None:
+            _save_host_snapshots(store, run_id, cluster, "after")
+            cluster.cleanup(every_target)
+        for target in every_target if cluster is None else []:
             remove_scratch(target)
             if target.kind == "directory":
                 shutil.rmtree(metadata_dir(target), ignore_errors=True)
@@ -295,5 +366,7 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
     failed = session.failed
     attempted = len(done) + session.measured
     status = "complete" if not failed else ("failed" if len(failed) == attempted else "partial")
-    store.finish_run(run_id, status, "; ".join(failed + measurer.notes))
+    if status == "complete" and session.partial:
+        status = "partial"
+    store.finish_run(run_id, status, "; ".join(failed + session.partial + measurer.notes))
     return RunOutcome(run_id, status, notes + measurer.notes, failed, skipped=len(done), findings=findings)

@@ -3,6 +3,11 @@
 Each file becomes a point per job name (numjobs clones and client/server
 hosts aggregated), all in one run labelled "import". A file that cannot
 be read is reported and skipped; the others are still imported.
+
+fio's per-interval and per-I/O logs (write_bw_log, write_iops_log,
+write_lat_log) that sit beside a JSON file come with it: the job's log
+options name their prefix (fio wrote `<prefix>_bw.1.log` and so on), and
+the samples are stored with the point, as they are for a run of iolab's own.
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from iolab.errors import UserError
-from iolab.fio.parse import aggregate, parse_output
-from iolab.models import Point, Target
+from iolab.fio.logs import read_logs
+from iolab.fio.parse import JobGroup, aggregate, parse_output
+from iolab.models import Point, Sample, Target
 from iolab.store.db import Artifact, Store
 
 
@@ -48,6 +54,25 @@ def _target_of(options: dict[str, str]) -> Target:
                   direct=options.get("direct", "0") not in ("0", "false"))
 
 
+LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
+
+
+def _logs_beside(json_path: Path, group: JobGroup) -> tuple[list[Sample], list[Artifact]]:
+    """The samples (and raw texts) of the job's logs found next to its JSON file.
+
+    The prefix is the log option's value (its last path part: the archive has
+    moved) or, for a bare `write_bw_log=`, the job name, as fio does.
+    """
+    prefixes = {Path(group.options[key] or group.name).name for key in LOG_OPTIONS if key in group.options}
+    samples: list[Sample] = []
+    artifacts: list[Artifact] = []
+    for prefix in sorted(prefixes):
+        found, raw = read_logs(json_path.parent, prefix)
+        samples += found
+        artifacts += [Artifact(f"logs/{name}", text.encode()) for name, text in raw.items()]
+    return samples, artifacts
+
+
 def import_paths(paths: list[str], store: Store, command: str) -> ImportOutcome:
     """Import every fio output file under `paths` into one new run."""
     files = _files(paths)
@@ -73,8 +98,9 @@ def import_paths(paths: list[str], store: Store, command: str) -> ImportOutcome:
             (point_id,) = store.plan_points(run_id, [point])
             result = aggregate(group.entries, output.version, group.hosts)
             when = output.timestamp_ms / 1000.0 if output.timestamp_ms else time.time()
-            artifacts = [Artifact("fio.json", text.encode()), Artifact("source", str(path.resolve()).encode())]
-            store.record_point(point_id, result, [], artifacts, when, when)
+            samples, logs = _logs_beside(path, group)
+            artifacts = [Artifact("fio.json", text.encode()), Artifact("source", str(path.resolve()).encode()), *logs]
+            store.record_point(point_id, result, samples, artifacts, when, when)
             outcome.points += 1
     store.finish_run(run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems))
     return outcome

@@ -13,11 +13,23 @@ from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import aggregate, parse_output
 from iolab.fio.run import DEVICE_SEPARATOR, HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
-from iolab.models import Phases, Point, Result, Sample
+from iolab.cluster.cluster import Cluster
+from iolab.models import HostOutcome, Phases, Point, Result, Sample
 from iolab.runner.phases import discard
 from iolab.store.db import Artifact, Store
 
 COMMAND_TIMEOUT_S = 300.0
+
+
+@dataclass
+class Measured:
+    """What running one point gave: its result or an error, and what came with it."""
+
+    result: Result | None = None
+    error: str = ""
+    samples: list[Sample] = field(default_factory=list)
+    per_device: dict[str, Result] = field(default_factory=dict)
+    hosts: list[HostOutcome] = field(default_factory=list)
 
 
 @dataclass
@@ -29,7 +41,9 @@ class Measurer:
     fio_version: str
     phases: Phases
     telemetry_interval: float | None
+    cluster: Cluster | None = None
     notes: list[str] = field(default_factory=list)
+    host_failures: list[str] = field(default_factory=list)  # of the last point measured
 
     def note(self, message: str) -> None:
         if message not in self.notes:
@@ -45,15 +59,17 @@ class Measurer:
             self.store.fail_point(point_id, str(exc), artifacts, started)
             return None, str(exc)
         with tempfile.TemporaryDirectory(prefix="iolab-point-") as tmp:
-            result, error, samples, per_device = self._run(point, Path(tmp), artifacts)
+            run = self._run(point, Path(tmp), artifacts)
         for argv in self.phases.post_point:
             self._command(argv, "post", artifacts)
-        if error:
-            self.store.fail_point(point_id, error, artifacts, started)
-            return None, error
-        assert result is not None
-        self.store.record_point(point_id, result, samples, artifacts, started, time.time(), per_device)
-        return result, ""
+        self.host_failures = [f"{o.host}: {o.error}" for o in run.hosts if o.status != "ok"]
+        if run.error:
+            self.store.fail_point(point_id, run.error, artifacts, started, run.hosts)
+            return None, run.error
+        assert run.result is not None
+        self.store.record_point(point_id, run.result, run.samples, artifacts, started, time.time(), run.per_device,
+                                run.hosts)
+        return run.result, ""
 
     # -- phases ------------------------------------------------------------
     def _before(self, point: Point, artifacts: list[Artifact]) -> None:
@@ -100,20 +116,27 @@ class Measurer:
                 continue
         return devices
 
-    def _run(
-        self, point: Point, workdir: Path, artifacts: list[Artifact]
-    ) -> tuple[Result | None, str, list[Sample], dict[str, Result]]:
+    def _run(self, point: Point, workdir: Path, artifacts: list[Artifact]) -> Measured:
         jobfile = workdir / "point.fio"
-        jobfile.write_text(point_jobfile(point, workdir))
-        artifacts.append(Artifact("job.fio", jobfile.read_bytes()))
+        clients: list[tuple[str, Path]] | None = None
+        if self.cluster is None:
+            jobfile.write_text(point_jobfile(point, workdir))
+            artifacts.append(Artifact("job.fio", jobfile.read_bytes()))
+        else:
+            jobs, lost = self.cluster.jobfiles(point, workdir)
+            if not jobs:
+                return Measured(error="no host is left to run it: " + "; ".join(f"{o.host}: {o.error}" for o in lost),
+                                hosts=lost)
+            clients = [(state.spec.client_arg, job) for state, job in jobs]
+            artifacts.extend(Artifact(f"job@{state.name}.fio", job.read_bytes()) for state, job in jobs)
         output = workdir / "fio.json"
         timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
         telemetry: list[Sample] = []
-        sampler = self._start_sampler(point)
+        sampler = self._start_sampler(point) if self.cluster is None else None  # this host's disks are not theirs
         try:
-            invocation = run_fio(jobfile, output, self.fio, timeout)
+            invocation = run_fio(jobfile, output, self.fio, timeout, clients)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
-            return None, str(exc), [], {}
+            return Measured(error=str(exc))
         finally:
             if sampler is not None:
                 sampler.stop()
@@ -125,18 +148,26 @@ class Measurer:
             artifacts.append(Artifact("fio.json", text.encode()))
         samples, logs = read_logs(workdir, LOG_PREFIX)
         artifacts.extend(Artifact(f"logs/{name}", body.encode()) for name, body in logs.items())
-        per_device: dict[str, Result] = {}
         try:
             parsed = parse_output(text, source=f"fio output of {point.name}")
-            entries = [entry for group in parsed.groups for entry in group.entries]
-            result = aggregate(entries, self.fio_version) if entries else None
-            if point.target.kind == "group":
-                per_device = {g.name.rpartition(DEVICE_SEPARATOR)[2]: aggregate(g.entries) for g in parsed.groups}
         except UserError:
-            result = None
+            parsed = None
+        if self.cluster is not None:
+            total, hosts = self.cluster.outcomes(parsed, text, [state for state, _ in jobs], self.fio_version)
+            hosts += lost
+            if total is None:
+                return Measured(error="every host failed: " + "; ".join(f"{o.host}: {o.error}" for o in hosts),
+                                hosts=hosts)
+            return Measured(total, samples=samples, hosts=hosts)
+        entries = [entry for group in parsed.groups for entry in group.entries] if parsed else []
+        result = aggregate(entries, self.fio_version) if entries else None
         if invocation.returncode != 0 or result is None or result.error:
-            return None, _fio_error(invocation.stderr, invocation.returncode), [], {}
-        return result, "", samples + telemetry, per_device
+            return Measured(error=_fio_error(invocation.stderr, invocation.returncode))
+        per_device: dict[str, Result] = {}
+        if point.target.kind == "group":
+            assert parsed is not None
+            per_device = {g.name.rpartition(DEVICE_SEPARATOR)[2]: aggregate(g.entries) for g in parsed.groups}
+        return Measured(result, samples=samples + telemetry, per_device=per_device)
 
     def _start_sampler(self, point: Point):  # noqa: ANN202  (Sampler, imported lazily)
         """Telemetry beside fio; a failure to start it is a note, never a failed point."""

@@ -32,6 +32,9 @@ class RunRequest:
     array_modes: list[str] = field(default_factory=lambda: ["together", "alone", "scaling"])
     fio: str = "fio"
     command: str = ""
+    hosts: list[dict] = field(default_factory=list)  # HostSpec dicts: a multi-host run
+    skip_unreachable: bool = False
+    on_host_failure: str = "continue"
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from iolab import __version__
 from iolab.errors import UserError
-from iolab.models import Finding, Point, Result, Sample
+from iolab.models import Finding, HostOutcome, Point, Result, Sample
 from iolab.store.migrations import migrate
 
 DB_NAME = "iolab.db"
@@ -126,15 +126,23 @@ class Store:
         started_at: float,
         finished_at: float,
         per_device: dict[str, Result] | None = None,
+        hosts: list[HostOutcome] | None = None,
     ) -> None:
-        """Store a finished point with everything it produced, in one transaction."""
+        """Store a finished point with everything it produced, in one transaction.
+
+        A multi-host point where some host failed is 'partial': its result is
+        that of the hosts that finished, and each host's status is kept.
+        """
+        lost = [o for o in hosts or [] if o.status != "ok"]
+        status, error = ("partial", "; ".join(f"{o.host}: {o.error}" for o in lost)) if lost else ("ok", "")
         with self.conn:
             self.conn.execute(
-                "UPDATE points SET status = 'ok', error = '', started_at = ?, finished_at = ?, usr_cpu = ?,"
+                "UPDATE points SET status = ?, error = ?, started_at = ?, finished_at = ?, usr_cpu = ?,"
                 " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ? WHERE id = ?",
-                (started_at, finished_at, result.usr_cpu, result.sys_cpu, result.jobs, result.error,
+                (status, error, started_at, finished_at, result.usr_cpu, result.sys_cpu, result.jobs, result.error,
                  json.dumps(result.hosts), point_id),
             )
+            self._add_hosts(point_id, hosts or [])
             for d in result.directions.values():
                 lat = d.latency
                 self.conn.execute(
@@ -159,7 +167,8 @@ class Store:
             )
             self._add_artifacts(point_id, artifacts)
 
-    def fail_point(self, point_id: int, error: str, artifacts: list[Artifact], started_at: float) -> None:
+    def fail_point(self, point_id: int, error: str, artifacts: list[Artifact], started_at: float,
+                   hosts: list[HostOutcome] | None = None) -> None:
         """Mark a point failed, keeping what fio left (stderr, job file) for diagnosis."""
         with self.conn:
             self.conn.execute(
@@ -167,6 +176,21 @@ class Store:
                 (error, started_at, time.time(), point_id),
             )
             self._add_artifacts(point_id, artifacts)
+            self._add_hosts(point_id, hosts or [])
+
+    def _add_hosts(self, point_id: int, hosts: list[HostOutcome]) -> None:
+        """Each host's status and totals for one point of a multi-host run."""
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO point_hosts (point_id, host, status, error, runtime_ms) VALUES (?, ?, ?, ?, ?)",
+            [(point_id, o.host, o.status, o.error, o.runtime_ms or None) for o in hosts],
+        )
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO host_results (point_id, host, ddir, bw_bytes, iops, total_ios, lat_mean_ns, p99_ns)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(point_id, o.host, d.ddir, d.bw_bytes, d.iops, d.total_ios, d.latency.mean_ns if d.latency else None,
+              d.latency.percentiles.get(99.0) if d.latency else None)
+             for o in hosts if o.result is not None for d in o.result.directions.values()],
+        )
 
     def _add_artifacts(self, point_id: int, artifacts: list[Artifact]) -> None:
         run_id = self.conn.execute("SELECT run_id FROM points WHERE id = ?", (point_id,)).fetchone()[0]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import json
 import os
 import socket
@@ -9,6 +10,7 @@ import sqlite3
 
 from iolab.errors import UserError
 from iolab.models import DirectionResult, Finding, LatencyStats, Point, PointRecord, Result, Run, Sample, Severity
+from iolab.models.run import MEASURED
 from iolab.store.db import Store
 
 
@@ -48,7 +50,7 @@ def _run_from_row(row: sqlite3.Row, counts: dict[str, int]) -> Run:
         iolab_version=row["iolab_version"],
         targets=json.loads(row["targets"]),
         points_planned=sum(counts.values()),
-        points_done=counts.get("ok", 0),
+        points_done=sum(counts.get(status, 0) for status in MEASURED),
         points_failed=counts.get("failed", 0),
         pid=row["pid"],
     )
@@ -122,7 +124,7 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
     records = []
     for row in rows:
         result = None
-        if row["status"] == "ok":
+        if row["status"] in MEASURED:
             result = Result(
                 directions=by_point.get(row["id"], {}), usr_cpu=row["usr_cpu"] or 0.0, sys_cpu=row["sys_cpu"] or 0.0,
                 jobs=row["jobs"] or 0, fio_version="", hosts=json.loads(row["hosts"]), error=row["fio_error"] or 0,
@@ -202,4 +204,42 @@ def device_bandwidth(store: Store, run_id: int) -> dict[int, dict[str, float]]:
         (run_id,),
     ):
         out.setdefault(point_id, {})[device] = bw
+    return out
+
+
+@dataclass
+class HostRow:
+    """One host's part of one point, as stored: status, runtime and totals over its directions."""
+
+    point_id: int
+    host: str
+    status: str
+    error: str
+    runtime_ms: int | None
+    bw_bytes: float | None = None
+    iops: float | None = None
+    lat_mean_ns: float | None = None
+    p99_ns: float | None = None
+
+
+def host_rows(store: Store, run_id: int) -> dict[int, list[HostRow]]:
+    """Point id -> each host's row, for the multi-host points of a run (empty for single-host runs).
+
+    Bandwidth and IOPS are summed over directions; latency is that of the direction with the most I/O.
+    """
+    out: dict[int, list[HostRow]] = {}
+    for row in store.conn.execute(
+        "SELECT h.point_id, h.host, h.status, h.error, h.runtime_ms, SUM(r.bw_bytes) AS bw, SUM(r.iops) AS iops,"
+        " (SELECT lat_mean_ns FROM host_results x WHERE x.point_id = h.point_id AND x.host = h.host"
+        "  ORDER BY total_ios DESC LIMIT 1) AS lat,"
+        " (SELECT p99_ns FROM host_results x WHERE x.point_id = h.point_id AND x.host = h.host"
+        "  ORDER BY total_ios DESC LIMIT 1) AS p99"
+        " FROM point_hosts h JOIN points p ON p.id = h.point_id"
+        " LEFT JOIN host_results r ON r.point_id = h.point_id AND r.host = h.host"
+        " WHERE p.run_id = ? GROUP BY h.point_id, h.host ORDER BY p.seq, h.host",
+        (run_id,),
+    ):
+        out.setdefault(row["point_id"], []).append(HostRow(
+            row["point_id"], row["host"], row["status"], row["error"], row["runtime_ms"],
+            row["bw"], row["iops"], row["lat"], row["p99"]))
     return out

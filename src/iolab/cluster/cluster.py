@@ -1,0 +1,169 @@
+"""A multi-host run on fio's client/server mode: hosts up, jobs out, results per host.
+
+One fio controller sends each host its own job file (targets and scratch
+file names differ per host) and fio starts them together. Results come
+back per host; the aggregate sums throughput and merges the json+
+histograms, so its percentiles are those of every I/O on every host. A
+host that dies mid-point is marked failed for that point while the others'
+results stand; later points run without it.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from iolab.cluster.hosts import HostSpec
+from iolab.cluster.servers import HostState, bring_up, listening, stop
+from iolab.errors import UserError
+from iolab.fio.parse import FioOutput, aggregate
+from iolab.fio.run import point_jobfile
+from iolab.models import HostOutcome, Point, Result, Target
+
+SCRATCH_NAME = "iolab-scratch"
+DEFAULT_REMOTE_SCRATCH = 2 * 2**30  # free space on another host is not visible from here
+CLEANUP_TIMEOUT_S = 60.0
+ON_FAILURE = ("continue", "stop")
+
+
+@dataclass
+class Cluster:
+    """The hosts of a run and what has happened to them."""
+
+    states: list[HostState]
+    fio: str = "fio"
+    on_failure: str = "continue"
+    skipped: list[HostState] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, specs: list[HostSpec], fio: str, controller_version: str, skip_unreachable: bool = False,
+              on_failure: str = "continue") -> Cluster:
+        """Bring every host up before anything runs; refuse unreachable hosts and mixed fio versions."""
+        with ThreadPoolExecutor(max_workers=min(32, len(specs))) as pool:
+            states = list(pool.map(lambda spec: bring_up(spec, fio), specs))
+        cluster = cls([s for s in states if s.reachable], fio, on_failure, [s for s in states if not s.reachable])
+        problems = [f"{s.name}: {s.problem}" for s in cluster.skipped]
+        if problems and not skip_unreachable or not cluster.states:
+            cluster.shutdown()
+            raise UserError("unreachable hosts, nothing was run: " + "; ".join(problems) +
+                            ("" if not cluster.states else ". Fix them, or pass --skip-unreachable to run without them"))
+        versions = {s.name: s.fio_version for s in cluster.states if s.fio_version != controller_version}
+        if versions:
+            cluster.shutdown()
+            raise UserError(
+                f"fio versions differ (this host: {controller_version}; " +
+                ", ".join(f"{name}: {v}" for name, v in versions.items()) +
+                "); fio's client/server mode misbehaves silently across versions: install one fio version everywhere")
+        return cluster
+
+    @property
+    def active(self) -> list[HostState]:
+        return [s for s in self.states if s.reachable]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.states)
+
+    def fail(self, state: HostState, why: str) -> None:
+        state.reachable = False
+        state.problem = why
+
+    # -- targets and jobs ---------------------------------------------------
+    def target(self, path: str, size: int | None) -> Target:
+        """A target every host has: a directory (each host writes its own scratch file in it) or a
+        device (read only: from here iolab cannot check that a device on another host is blank)."""
+        if path.startswith("/dev/"):
+            return Target(path=path, kind="block", filename=path, size_bytes=0, hosts=self.names)
+        devices = [s.name for s in self.states if (s.spec.target or "").startswith("/dev/")]
+        return Target(path=path, kind="directory", filename=str(Path(path) / f"{SCRATCH_NAME}.dat"),
+                      size_bytes=size or DEFAULT_REMOTE_SCRATCH, scratch=True, writable=not devices, hosts=self.names)
+
+    def host_target(self, target: Target, state: HostState) -> Target:
+        """The target as this host sees it: its own path, and its own scratch file."""
+        path = state.spec.target or target.path
+        if path.startswith("/dev/"):
+            return replace(target, path=path, kind="block", filename=path, size_bytes=0, scratch=False)
+        name = f"{SCRATCH_NAME}-{re.sub(r'[^A-Za-z0-9_.-]', '_', state.name)}.dat"
+        return replace(target, path=path, kind="directory", filename=str(Path(path) / name), scratch=True,
+                       size_bytes=target.size_bytes or DEFAULT_REMOTE_SCRATCH)
+
+    def jobfiles(self, point: Point, workdir: Path) -> tuple[list[tuple[HostState, Path]], list[HostOutcome]]:
+        """A job file per host still up; hosts that stopped answering, now or before, are failed for this point."""
+        jobs: list[tuple[HostState, Path]] = []
+        lost = [HostOutcome(s.name, "failed", f"left out since it failed: {s.problem}")
+                for s in self.states if not s.reachable]
+        for state in self.active:
+            if not listening(state.spec):
+                self.fail(state, "its fio server stopped answering")
+                lost.append(HostOutcome(state.name, "failed", state.problem))
+                continue
+            job = workdir / f"point@{state.name}.fio"
+            job.write_text(point_jobfile(replace(point, target=self.host_target(point.target, state)), workdir))
+            jobs.append((state, job))
+        return jobs, lost
+
+    def outcomes(self, parsed: FioOutput | None, text: str, ran: list[HostState],
+                 version: str) -> tuple[Result | None, list[HostOutcome]]:
+        """The point's result over the hosts that finished (their throughput summed, their
+        histograms merged), and each host's own; a host without one is failed from here on."""
+        entries: dict[str, list[dict]] = {}
+        for group in parsed.groups if parsed else []:
+            for entry in group.entries:
+                entries.setdefault(str(entry.get("hostname", "")), []).append(entry)
+        outcomes, finished = [], []
+        for state in ran:
+            mine = entries.get(state.spec.address, [])
+            if mine:
+                result = aggregate(mine, version, [state.name])
+                runtime = max(int(e.get(d, {}).get("runtime", 0)) for e in mine for d in ("read", "write", "trim"))
+                failed = result.error != 0
+                outcomes.append(HostOutcome(state.name, "failed" if failed else "ok",
+                                            f"fio error {result.error}" if failed else "", result, runtime))
+                finished += [] if failed else mine
+                continue
+            why = _host_error(text, state)
+            self.fail(state, why)
+            outcomes.append(HostOutcome(state.name, "failed", why))
+        total = aggregate(finished, version, [o.host for o in outcomes if o.status == "ok"]) if finished else None
+        return total, outcomes
+
+    # -- the end ------------------------------------------------------------
+    def cleanup(self, targets: list[Target]) -> None:
+        """Remove the scratch files on every host still up (by fio, so no SSH is needed), stop our servers."""
+        scratch = [t for t in targets if t.scratch]
+        up = [s for s in self.active if listening(s.spec, 1.0)]
+        if scratch and up:
+            with tempfile.TemporaryDirectory(prefix="iolab-cleanup-") as tmp:
+                clients = []
+                for state in up:
+                    sections = []
+                    for number, target in enumerate(scratch):
+                        mine = self.host_target(target, state)
+                        # A 4 KiB read of an existing file, then unlink=1 removes it; absent files are not made.
+                        sections.append(f"[rm{number}]\nfilename={mine.filename}\nrw=read\nbs=4k\nsize=4k\n"
+                                        f"unlink=1\nallow_file_create=0\n")
+                    job = Path(tmp) / f"cleanup@{state.name}.fio"
+                    job.write_text("".join(sections))
+                    clients += [f"--client={state.spec.client_arg}", str(job)]
+                try:
+                    subprocess.run([self.fio, *clients], capture_output=True, timeout=CLEANUP_TIMEOUT_S, cwd=tmp)
+                except subprocess.TimeoutExpired:
+                    pass
+        self.shutdown()
+
+    def shutdown(self) -> None:
+        for state in self.states + self.skipped:
+            stop(state)
+
+
+def _host_error(text: str, state: HostState) -> str:
+    """Why a host gave no result: fio's own words where it left some."""
+    if f"host={state.spec.address} disconnected" in text:
+        return "its fio server disconnected mid-run (host down, server killed or network lost)"
+    prefix = f"<{state.identity.get('hostname', '')}>"
+    said = [ln[len(prefix):].strip() for ln in text.splitlines() if ln.startswith(prefix) and "fio:" in ln]
+    return said[-1] if said else "no result came back from this host"

@@ -1,0 +1,53 @@
+"""Commands on other hosts through the system `ssh`.
+
+The system client, not a library: the user's keys, agent, ~/.ssh/config,
+jump hosts and known_hosts all apply as they do for the user's own ssh.
+BatchMode makes a missing key fail at once instead of waiting at a
+password prompt, and every call has a time bound. `$IOLAB_SSH_COMMAND`
+replaces `ssh` (as GIT_SSH_COMMAND does for git), e.g. `ssh -F my_config`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+from dataclasses import dataclass
+
+CONNECT_TIMEOUT_S = 10
+COMMAND_TIMEOUT_S = 60.0
+SSH_FAILED = 255  # ssh's own exit status when it could not connect or log in
+
+
+@dataclass
+class RemoteResult:
+    """What a remote command did; `error` is set when ssh itself failed (no connection, no login)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and self.returncode == 0
+
+
+def ssh_argv(destination: str, command: str) -> list[str]:
+    base = shlex.split(os.environ.get("IOLAB_SSH_COMMAND", "ssh"))
+    return [*base, "-o", "BatchMode=yes", "-o", f"ConnectTimeout={CONNECT_TIMEOUT_S}", destination, command]
+
+
+def run_remote(destination: str, command: str, timeout_s: float = COMMAND_TIMEOUT_S) -> RemoteResult:
+    """Run a shell command on `destination`, bounded by `timeout_s`."""
+    try:
+        proc = subprocess.run(ssh_argv(destination, command), capture_output=True, text=True, timeout=timeout_s,
+                              stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        return RemoteResult(-1, "", "", "the ssh client is not installed (install openssh-client)")
+    except subprocess.TimeoutExpired:
+        return RemoteResult(-1, "", "", f"ssh {destination} did not answer within {timeout_s:.0f} s")
+    if proc.returncode == SSH_FAILED:
+        last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        return RemoteResult(proc.returncode, proc.stdout, proc.stderr, f"ssh {destination} failed: {last}")
+    return RemoteResult(proc.returncode, proc.stdout, proc.stderr)
