@@ -48,7 +48,7 @@ def make_outputs(work: Path, target: Path) -> Path:
     for rw, bs, qd in WORKLOADS:
         fio([f"--name={rw}-{bs}", f"--filename={target}", "--size=64m", f"--rw={rw}", f"--bs={bs}",
              f"--iodepth={qd}", "--ioengine=libaio", "--direct=1", "--time_based=1", "--runtime=1",
-             "--output-format=json+", f"--output={originals / f'{rw}-{bs}.json'}"], work)
+             "--output-format=json+", f"--output={originals / f'{rw}-{bs}-qd{qd}.json'}"], work)
     archive = work / "outputs"
     archive.mkdir()
     for copy in range(100):

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ramdisk import ram_loop_device
+
 RESULT = Path(__file__).parent / "results" / "loop_vs_fio.json"
 LOG_KEYS = ("write_bw_log", "write_iops_log", "write_lat_log", "log_avg_msec")
 
@@ -51,40 +53,23 @@ def bare_fio(job_text: str) -> dict[str, tuple[float, float]]:
     return {d: (entry[d]["bw_bytes"], entry[d]["iops"]) for d in ("read", "write") if entry[d]["total_ios"]}
 
 
-def _job_for(workload, device: str) -> str:  # noqa: ANN001  (Workload)
-    """The job iolab would write for this workload on the device, before iolab has written one."""
-    from iolab.fio.jobfile import JobSection, render_jobfile
-
-    size = int(Path(f"/sys/class/block/{Path(device).name}/size").read_text()) * 512
-    options = {"filename": device, "size": str(size), "direct": "1", **workload.options}
-    return render_jobfile([JobSection(workload.name, options)])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--runtime", type=int, default=5)
     parser.add_argument("--size-mib", type=int, default=1024)
     args = parser.parse_args()
-    if os.geteuid() != 0:
-        raise SystemExit("needs root for a loop device")
-    from iolab.store.db import open_store
-
     from iolab.fio.jobfile import JobSection, render_jobfile
     from iolab.plan import preset
+    from iolab.store.db import open_store
 
-    work = tempfile.mkdtemp(prefix="iolab-bench-", dir="/dev/shm")
-    backing = Path(work) / "disk.img"
-    subprocess.run(["dd", "if=/dev/zero", f"of={backing}", "bs=1M", f"count={args.size_mib}"], check=True,
-                   capture_output=True)
-    device = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
-                            capture_output=True, text=True, check=True).stdout.strip()
     ratios: dict[str, list[dict]] = {}
-    try:
-        home = str(Path(work) / "home")
+    with ram_loop_device("iolab-bench-", args.size_mib) as (work, device):
+        home = str(work / "home")
         for workload in preset("quick", runtime=args.runtime, ramp=1).workloads:
-            jobfile = Path(work) / f"{workload.name}.fio"
+            jobfile = work / f"{workload.name}.fio"
             jobfile.write_text(render_jobfile([JobSection(workload.name, dict(workload.options))]))
+            job_text = ""  # the job iolab wrote: each pair that starts with bare fio follows one with iolab
             for pair in range(args.pairs):
                 sides = {}
                 for side in (("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab")):
@@ -95,14 +80,12 @@ def main() -> None:
                         store.close()
                         sides["iolab"] = {d: (r["bw_bytes"], r["iops"]) for d, r in point["result"]["directions"].items()}
                     else:
-                        sides["bare"] = bare_fio(job_text if "job_text" in locals() else _job_for(workload, device))
+                        sides["bare"] = bare_fio(job_text)
                 for ddir, (bw, iops) in sides["bare"].items():
                     ours_bw, ours_iops = sides["iolab"][ddir]
                     ratios.setdefault(workload.name, []).append(
                         {"bw_ratio": ours_bw / bw, "iops_ratio": ours_iops / iops, "iolab_bw": ours_bw, "bare_bw": bw})
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
-        subprocess.run(["rm", "-rf", work], check=False)
+
     def cov(values: list[float]) -> float:
         return statistics.stdev(values) / statistics.mean(values) if len(values) > 1 else float("nan")
 

@@ -24,13 +24,12 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from loop_vs_fio import bare_fio, iolab_run
+from ramdisk import ram_loop_device
 
 RESULT = Path(__file__).parent / "results" / "overhead.json"
 JOBS = {
@@ -71,21 +70,11 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--runtime", type=int, default=5)
     args = parser.parse_args()
-    if os.geteuid() != 0:
-        raise SystemExit("needs root for a loop device")
-    work = Path(tempfile.mkdtemp(prefix="iolab-overhead-", dir="/dev/shm"))
-    backing = work / "disk.img"
-    subprocess.run(["dd", "if=/dev/zero", f"of={backing}", "bs=1M", "count=512"], check=True, capture_output=True)
-    device = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    scratch = work / "null-target"
-    scratch.mkdir()
-    try:
+    with ram_loop_device("iolab-overhead-") as (work, device):
+        scratch = work / "null-target"
+        scratch.mkdir()
         results = {"null": measure("null", str(scratch), work, args.pairs, args.runtime),
                    "loop": measure("loop", device, work, args.pairs, args.runtime)}
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
-        subprocess.run(["rm", "-rf", str(work)], check=False)
     for name, r in results.items():
         print(f"{name:5s} iolab/bare IOPS median ratio {r['median_ratio']:.3f}  pairs {[round(x, 3) for x in r['ratios']]}"
               f"  (COV bare {r['cov'].get('bare', float('nan')):.1%}, iolab {r['cov'].get('iolab', float('nan')):.1%})")

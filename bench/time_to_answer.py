@@ -5,7 +5,10 @@ what depth?" answered two ways on the same target, in one process:
 
 - the exhaustive grid as bench-fio (fio-plot) runs it: one bare fio per
   (iodepth 1..256, doubling) x (numjobs 1..16, doubling) combination;
-- `iolab run --preset qd-sweep --adaptive`, which searches the depth.
+- iolab's adaptive search (the 4 KiB search of `--preset qd-sweep
+  --adaptive`, run through `iolab.runner.execute` with telemetry on):
+  depth doubling to the plateau, bisection of the knee, then numjobs
+  doubling at the best depth while it still pays.
 
 Reports each side's peak IOPS and wall time; the goal is the adaptive peak
 within 3% of the grid's using at most 25% of its wall time. The target is
@@ -23,10 +26,10 @@ import json
 import os
 import platform
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
+
+from ramdisk import ram_loop_device
 
 RESULT = Path(__file__).parent / "results" / "time_to_answer.json"
 DEPTHS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -49,19 +52,26 @@ def grid(device: str, runtime: int, ramp: int) -> tuple[list[dict], float]:
     return points, time.monotonic() - started
 
 
-def adaptive(device: str, runtime: int, ramp: int, home: str) -> tuple[list[dict], float]:
-    """`iolab run --preset qd-sweep --adaptive` end to end: (its 4 KiB points, wall seconds)."""
+def adaptive(device: str, runtime: int, ramp: int, home: Path) -> tuple[list[dict], float]:
+    """iolab's adaptive 4 KiB search end to end (snapshot, telemetry, store): (its points, wall seconds)."""
+    from iolab.models import Plan, QdSearch, Workload
+    from iolab.plan.presets import timed
+    from iolab.runner.execute import execute
+    from iolab.runner.progress import SilentProgress
+    from iolab.runner.request import RunRequest
+    from iolab.store.db import open_store
+    from iolab.store.queries import run_points
+
+    base = Workload("randread-4k", timed(runtime, ramp, rw="randread", bs="4k", numjobs=1))
+    plan = Plan(name="qd-search-4k", workloads=[], qd_searches=[QdSearch(base=base, max_jobs=max(JOBS))])
+    request = RunRequest(plan=plan.name, targets=[device], telemetry_interval=1.0)
+    store = open_store(home)
     started = time.monotonic()
-    proc = subprocess.run(
-        [sys.executable, "-m", "iolab", "run", "--preset", "qd-sweep", "--adaptive", device, "--runtime", str(runtime),
-         "--ramp", str(ramp), "--json", "--fresh"],
-        capture_output=True, text=True, env={**os.environ, "IOLAB_HOME": home})
+    run_id = execute(request, store, SilentProgress(), plan=plan).run_id
     seconds = time.monotonic() - started
-    if proc.returncode != 0:
-        raise SystemExit(f"iolab failed: {proc.stderr.strip()[-400:]}")
-    points = [{"iodepth": int(p["spec"]["options"]["iodepth"]) if "spec" in p else int(p["options"]["iodepth"]),
-               "iops": p["result"]["directions"]["read"]["iops"], "name": p["name"]}
-              for p in json.loads(proc.stdout)["points"] if p["name"].startswith("randread-4k") and p.get("result")]
+    points = [{"iodepth": int(r.point.options["iodepth"]), "numjobs": int(r.point.options.get("numjobs", 1)),
+               "iops": r.result.directions["read"].iops} for r in run_points(store, run_id) if r.result]
+    store.close()
     return points, seconds
 
 
@@ -70,26 +80,16 @@ def main() -> None:
     parser.add_argument("--runtime", type=int, default=3)
     parser.add_argument("--ramp", type=int, default=1)
     args = parser.parse_args()
-    if os.geteuid() != 0:
-        raise SystemExit("needs root for a loop device")
-    work = Path(tempfile.mkdtemp(prefix="iolab-tta-", dir="/dev/shm"))
-    backing = work / "disk.img"
-    subprocess.run(["dd", "if=/dev/zero", f"of={backing}", "bs=1M", "count=512"], check=True, capture_output=True)
-    device = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    try:
+    with ram_loop_device("iolab-tta-") as (work, device):
         grid_points, grid_s = grid(device, args.runtime, args.ramp)
-        ours, ours_s = adaptive(device, args.runtime, args.ramp, str(work / "home"))
-    finally:
-        subprocess.run(["losetup", "-d", device], check=False)
-        subprocess.run(["rm", "-rf", str(work)], check=False)
+        ours, ours_s = adaptive(device, args.runtime, args.ramp, work / "home")
     best_grid = max(grid_points, key=lambda p: p["iops"])
     best_ours = max(ours, key=lambda p: p["iops"])
     ratio, time_ratio = best_ours["iops"] / best_grid["iops"], ours_s / grid_s
     print(f"grid    : {len(grid_points)} points, {grid_s:.0f} s; peak {best_grid['iops']:.0f} IOPS at "
           f"iodepth {best_grid['iodepth']} x numjobs {best_grid['numjobs']}")
-    print(f"adaptive: {len(ours)} points of 4 KiB (plus its 128 KiB search), {ours_s:.0f} s; peak {best_ours['iops']:.0f} "
-          f"IOPS at iodepth {best_ours['iodepth']}")
+    print(f"adaptive: {len(ours)} points, {ours_s:.0f} s; peak {best_ours['iops']:.0f} IOPS at iodepth "
+          f"{best_ours['iodepth']} x numjobs {best_ours['numjobs']}")
     print(f"adaptive peak / grid peak {ratio:.3f} (goal >= 0.97); wall time {time_ratio:.1%} of the grid's (goal <= 25%)")
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(json.dumps({

@@ -126,3 +126,33 @@ def test_csv_and_json_export_hold_every_point(iolab_home, tmp_path):
     assert len(document["runs"]) == RUNS and len(document["points"]) == RUNS
     assert_clean_error(iolab("export"))
     assert_clean_error(iolab("export", "--csv", str(tmp_path / "missing-dir" / "x.csv")))
+
+
+def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_path):
+    """The page holds the series chart (rolling COV, target, the change point annotated) and the
+    comparison's bars; the SVG text says what a reader needs."""
+    ids = build_history(iolab_home)
+    page = tmp_path / "history.html"
+    proc = iolab("history", "--html", str(page), "--png", str(tmp_path / "png"))
+    assert proc.returncode == 0, proc.stderr
+    html = page.read_text()
+    assert 'id="chart-history1-seqread-1m-series"' in html
+    assert "rolling COV (%)" in html and "target 8%" in html
+    assert f"-10% at run {ids[STEP_AT]}" in html and GAINED in html
+    assert (tmp_path / "png" / "history1-seqread-1m-series.png").stat().st_size > 10_000
+
+    # Runs before the step against runs after it: slower, with its CI bars.
+    page = tmp_path / "compare.html"
+    from iolab.store.tags import add_tags
+
+    store = open_store(iolab_home)
+    for run_id in ids[:10]:
+        add_tags(store, run_id, ["before"])
+    for run_id in ids[-10:]:
+        add_tags(store, run_id, ["after"])
+    store.close()
+    proc = iolab("compare", "tag:before", "tag:after", "--html", str(page))
+    assert proc.returncode == 0, proc.stderr
+    html = page.read_text()
+    assert 'id="chart-comparison-bars"' in html and "95% CI of the mean" in html
+    assert "slower -10." in html or "slower -9." in html

@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.servers import fio_servers, free_port, hostfile, kill_tree, local_sshd, tree
+from tests.cluster.servers import (
+    fio_servers,
+    free_port,
+    hostfile,
+    kill_tree,
+    local_sshd,
+    tree,
+)
 from tests.iolab_cli import assert_clean_error, iolab
 
 ADDRESSES = ["127.0.0.31", "127.0.0.32", "127.0.0.33"]

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from iolab.models.plan import QdSearch, Workload
-from iolab.plan.adaptive import max_runs, next_queue_depths, qd_bracket, workload_at_qd
+from iolab.plan.adaptive import max_runs, next_job_counts, next_queue_depths, qd_bracket, workload_at_qd
 
 SEARCH = QdSearch(base=Workload("randread-4k", {"rw": "randread"}))
 FULL_GRID = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -90,3 +90,15 @@ def test_workload_at_qd_sets_iodepth_and_name(qd):
     w = workload_at_qd(SEARCH.base, qd)
     assert w.name == f"randread-4k-qd{qd}"
     assert w.options == {"rw": "randread", "iodepth": str(qd)}
+
+
+def test_job_counts_double_at_the_best_depth_until_the_gain_stops():
+    search = QdSearch(base=Workload("rr", {"rw": "randread"}), max_jobs=16)
+    assert next_job_counts({1: 100.0}, search) == [2]
+    assert next_job_counts({1: 100.0, 2: 180.0}, search) == [4]
+    assert next_job_counts({1: 100.0, 2: 180.0, 4: 185.0}, search) is None  # +2.8%: no longer pays
+    assert next_job_counts({1: 100.0}, QdSearch(base=search.base)) is None  # max_jobs 1: no job search
+    every = {n: float(n) for n in (1, 2, 4, 8, 16)}
+    assert next_job_counts(every, search) is None  # the cap
+    point = workload_at_qd(search.base, 16, 4)
+    assert (point.name, point.options["iodepth"], point.options["numjobs"]) == ("rr-qd16-j4", "16", "4")

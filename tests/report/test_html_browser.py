@@ -1,9 +1,10 @@
 """The HTML report as a browser shows it: real runs, rendered by headless Chromium.
 
 One store holds a queue-depth sweep (repeats, telemetry, a hostile label and
-fio description) and, as root, an array run over four loop devices with one
-throttled. `iolab report 1 2 --html` makes one page of both; Chromium's
-DOM and screenshot are what the assertions read.
+fio description), as root an array run over four loop devices with one
+throttled, and three more runs of one small workload (so it has a history,
+and its first and last runs a comparison). `iolab report ... --html` makes
+one page of all; Chromium's DOM and screenshot are what the assertions read.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ def _sweep(home: Path, data: Path) -> int:
     return execute(request, open_store(home), SilentProgress(), plan=plan).run_id
 
 
+def _small(home: Path, data: Path) -> int:
+    """One 4 KiB random-read workload, two repeats of 1 s: a run of a series."""
+    plan = Plan(name="small", workloads=[Workload(name="rr-small", options={**QUICK, "iodepth": "2"})], repeat=2)
+    request = RunRequest(plan=plan.name, targets=[str(data)], size=64 << 20, telemetry_interval=None)
+    return execute(request, open_store(home), SilentProgress(), plan=plan, fresh=True).run_id
+
+
 def _array(home: Path) -> bool:
     """An array-read run over four loop devices, the third capped at a quarter of the others."""
     env = {"IOLAB_HOME": str(home)}
@@ -71,6 +79,8 @@ def page(tmp_path_factory) -> dict:
     has_array = loop_skip_reason() is None and _array(home)
     if has_array:
         runs.append("2")
+    small = tmp_path_factory.mktemp("small")
+    runs += [str(_small(home, small)) for _ in range(3)]
     report = out / "report.html"
     done = iolab("report", *runs, "--html", str(report), "--png", str(out / "png"), env={"IOLAB_HOME": str(home)})
     assert done.returncode == 0, done.stderr
@@ -79,7 +89,8 @@ def page(tmp_path_factory) -> dict:
     screenshot(report, shot)
     ARTIFACTS.mkdir(exist_ok=True)
     shutil.copyfile(shot, ARTIFACTS / "html_report.png")
-    return {"html": report.read_text(), "dom": dom, "shot": shot, "png": out / "png", "array": has_array}
+    return {"html": report.read_text(), "dom": dom, "shot": shot, "png": out / "png", "array": has_array,
+            "small": runs[-3:]}
 
 
 def _ids(dom: str, pattern: str) -> set[str]:
@@ -103,6 +114,13 @@ def test_every_section_and_chart_is_in_the_browsers_dom(page):
     if page["array"]:
         assert {"chart-run2-array1-devices", "chart-run2-array1-scaling", "chart-run2-table1-bars"} <= _ids(
             dom, r"chart-run2-[a-z0-9-]+")
+    # the small workload's history (3 runs) and its last run against its first
+    first, last = page["small"][0], page["small"][-1]
+    assert "history1-rr-small" in _ids(dom, r"history[a-z0-9-]+")
+    assert "chart-history1-rr-small-series" in _ids(dom, r"chart-[a-z0-9-]+")
+    assert f"chart-comparison-{first}-{last}-bars" in _ids(dom, r"chart-[a-z0-9-]+")
+    assert "rolling COV (%)" in dom and "target 8%" in dom
+    assert f"B = run {last} against A = run {first}" in dom
 
 
 def test_no_console_errors_and_nothing_loads_from_the_network(page):

@@ -166,13 +166,22 @@ def test_ssd_steady_on_a_loop_device_reports_its_window_or_the_cap():
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
 def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
     with loop_devices(1, size_mib=64) as (dev,):
-        request = RunRequest(plan="qd-sweep", settings={"adaptive": True, "runtime": 1, "ramp": 0, "max_qd": 32},
-                             targets=[dev.path], telemetry_interval=None)
+        request = RunRequest(plan="qd-sweep", settings={"adaptive": True, "runtime": 1, "ramp": 0, "max_qd": 32,
+                                                        "max_jobs": 4}, targets=[dev.path], telemetry_interval=None)
         outcome = execute(request, open_store(), SilentProgress())
     assert outcome.status == "complete", outcome.failed
-    depths = sorted({int(r.point.options["iodepth"]) for r in run_points(open_store(), outcome.run_id)})
+    records = run_points(open_store(), outcome.run_id)
+    depths = sorted({int(r.point.options["iodepth"]) for r in records})
     assert depths[0] == 1 and len(depths) >= 2
     assert all(d <= 32 for d in depths)
+    # then more jobs at the best depth of each search, doubling from 2 while it pays
+    for base in ("randread-4k", "seqread-128k"):
+        mine = [r for r in records if r.point.name.startswith(base)]
+        single = [r for r in mine if r.point.options.get("numjobs", "1") == "1"]
+        best = max(single, key=lambda r: r.result.directions["read"].bw_bytes).point.options["iodepth"]
+        more = [r for r in mine if r.point.options.get("numjobs", "1") != "1"]
+        assert more and {r.point.options["iodepth"] for r in more} == {best}
+        assert [r.point.options["numjobs"] for r in more] == ["2", "4"][:len(more)]
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))

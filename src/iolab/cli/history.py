@@ -41,6 +41,8 @@ def compare(
     fmt: Annotated[str, typer.Option("--format", help="text or md (Markdown).")] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
     fail_on_regression: Annotated[Optional[str], typer.Option("--fail-on-regression", metavar="PCT", help="Exit 1 when a workload is slower by more than PCT (e.g. 5%), with a verdict that holds statistically.")] = None,
+    html: Annotated[Optional[Path], typer.Option("--html", metavar="FILE", help="Also write the comparison as one self-contained HTML page (side-by-side bars with CIs).")] = None,
+    png: Annotated[Optional[Path], typer.Option("--png", metavar="DIR", help="Also write its chart as PNG into DIR.")] = None,
 ) -> None:
     """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host."""
     from rich.console import Console
@@ -58,6 +60,11 @@ def compare(
     if not result.rows:
         raise UserError(f"{side_a} and {side_b} have no workload in common (same name, options and target): "
                         "nothing to compare")
+    if html is not None or png is not None:
+        from iolab.cli.report import write_html
+        from iolab.report.cross_sections import comparison_page
+
+        write_html(store, [], html, png, [lambda output: comparison_page(result, output)])
     if as_json:
         print(comparison_json(result), end="")
     elif fmt == "md":
@@ -86,6 +93,8 @@ def history(
     cov_target: Annotated[str, typer.Option("--cov-target", help="Healthy when the rolling COV is at most this.")] = "8%",
     min_runs: Annotated[int, typer.Option("--min-runs", min=2, help="Fewest runs in the window to judge health.")] = 24,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    html: Annotated[Optional[Path], typer.Option("--html", metavar="FILE", help="Also write one self-contained HTML page: each series with its rolling COV, target and change points.")] = None,
+    png: Annotated[Optional[Path], typer.Option("--png", metavar="DIR", help="Also write the charts as PNG into DIR.")] = None,
 ) -> None:
     """Each workload over time: latest value, rolling mean and COV, health, change points and what changed on the host."""
     from iolab.report.history_view import analyse, history_json, history_text
@@ -99,6 +108,11 @@ def history(
         asked = ", ".join(f"{k} {v!r}" for k, v in (("host", host), ("target", target), ("workload", workload)) if v)
         raise UserError(f"no runs match {asked}" if asked else "there are no runs yet: start one with `iolab run`")
     histories = [analyse(store, s, window_s, target_cov, min_runs) for s in found]
+    if html is not None or png is not None:
+        from iolab.cli.report import write_html
+        from iolab.report.cross_sections import history_page
+
+        write_html(store, [], html, png, [lambda output: history_page(histories, output)])
     print(history_json(histories) if as_json else history_text(histories), end="")
 
 

@@ -86,9 +86,15 @@ def report(
         _write(output, text)
 
 
-def write_html(store: Store, run_ids: list[int], path: Path | None, png_dir: Path | None) -> None:
-    """The HTML page of the runs into `path`, and/or their charts as PNGs into `png_dir`."""
+def write_html(store: Store, run_ids: list[int], path: Path | None, png_dir: Path | None,
+               extra: list | None = None) -> None:
+    """The HTML page of the runs into `path`, and/or their charts as PNGs into `png_dir`.
+
+    `extra` page builders follow the runs; by default, the history of the runs' workloads and a
+    comparison where runs share workloads (`report.cross_sections.pages_for_runs`).
+    """
     from iolab.errors import UserError
+    from iolab.report.cross_sections import pages_for_runs
     from iolab.report.html import load_run, render_html
 
     if png_dir is not None:
@@ -97,7 +103,9 @@ def write_html(store: Store, run_ids: list[int], path: Path | None, png_dir: Pat
         except OSError as exc:
             raise UserError(f"cannot create {png_dir} for the PNG charts: {exc.strerror or exc}; choose another --png") from None
     try:
-        text, written = render_html([load_run(store, run_id) for run_id in run_ids], png_dir)
+        pages = pages_for_runs(store, run_ids) if extra is None else extra
+        text, written = render_html([load_run(store, run_id) for run_id in run_ids], png_dir, pages,
+                                    svg=path is not None)
     except OSError as exc:
         raise UserError(f"cannot write the PNG charts into {png_dir}: {exc.strerror or exc}; choose another --png") from None
     if png_dir is not None:

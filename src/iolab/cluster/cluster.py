@@ -121,8 +121,9 @@ class Cluster:
                 result = aggregate(mine, version, [state.name])
                 runtime = max(int(e.get(d, {}).get("runtime", 0)) for e in mine for d in ("read", "write", "trim"))
                 failed = result.error != 0
-                outcomes.append(HostOutcome(state.name, "failed" if failed else "ok",
-                                            f"fio error {result.error}" if failed else "", result, runtime))
+                said = _fio_said(text, state)
+                error = f"fio error {result.error}" + (f": {said}" if said else "") if failed else ""
+                outcomes.append(HostOutcome(state.name, "failed" if failed else "ok", error, result, runtime))
                 finished += [] if failed else mine
                 continue
             why = _host_error(text, state)
@@ -143,14 +144,19 @@ class Cluster:
                     sections = []
                     for number, target in enumerate(scratch):
                         mine = self.host_target(target, state)
+                        if not mine.scratch:  # this host's own target is a device: nothing of iolab's to remove
+                            continue
                         # A 4 KiB read of an existing file, then unlink=1 removes it; absent files are not made.
                         sections.append(f"[rm{number}]\nfilename={mine.filename}\nrw=read\nbs=4k\nsize=4k\n"
                                         f"unlink=1\nallow_file_create=0\n")
+                    if not sections:
+                        continue
                     job = Path(tmp) / f"cleanup@{state.name}.fio"
                     job.write_text("".join(sections))
                     clients += [f"--client={state.spec.client_arg}", str(job)]
                 try:
-                    subprocess.run([self.fio, *clients], capture_output=True, timeout=CLEANUP_TIMEOUT_S, cwd=tmp)
+                    if clients:
+                        subprocess.run([self.fio, *clients], capture_output=True, timeout=CLEANUP_TIMEOUT_S, cwd=tmp)
                 except subprocess.TimeoutExpired:
                     pass
         self.shutdown()
@@ -164,6 +170,11 @@ def _host_error(text: str, state: HostState) -> str:
     """Why a host gave no result: fio's own words where it left some."""
     if f"host={state.spec.address} disconnected" in text:
         return "its fio server disconnected mid-run (host down, server killed or network lost)"
+    return _fio_said(text, state) or "no result came back from this host"
+
+
+def _fio_said(text: str, state: HostState) -> str:
+    """The last error line fio's server sent back (client/server output prefixes it `<hostname>`)."""
     prefix = f"<{state.identity.get('hostname', '')}>"
     said = [ln[len(prefix):].strip() for ln in text.splitlines() if ln.startswith(prefix) and "fio:" in ln]
-    return said[-1] if said else "no result came back from this host"
+    return said[-1] if said else ""

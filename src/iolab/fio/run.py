@@ -82,14 +82,10 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
         if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
             options["direct"] = "0"
     prefix = str(log_dir / LOG_PREFIX)
-    options.update(
-        {
-            "write_bw_log": prefix,
-            "write_iops_log": prefix,
-            "write_lat_log": prefix,
-            "log_avg_msec": "1000",
-        }
-    )
+    # Per-second bandwidth and IOPS (dips, timelines). No write_lat_log: fio updates its three latency
+    # logs on every I/O, which cost a CPU-bound job (null engine, 4M IOPS) up to a quarter of its IOPS
+    # (bench/overhead.py); per-point latency comes from the json+ histogram instead.
+    options.update({"write_bw_log": prefix, "write_iops_log": prefix, "log_avg_msec": "1000"})
     if target.kind != "group":
         return render_jobfile([JobSection(name=point.name, options=options)])
     # An array: one job per device, all started together, named so results map back to devices.

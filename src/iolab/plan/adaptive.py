@@ -43,6 +43,21 @@ def next_queue_depths(measured: Mapping[int, float], search: QdSearch) -> list[i
     return [middle]
 
 
+def next_job_counts(measured: Mapping[int, float], search: QdSearch) -> list[int] | None:
+    """After the depth search: the job count to run next at the best depth, given throughput per
+    job count so far (1 = the depth search's best); None when done.
+
+    One job's submission path can be the limit (one CPU submits every I/O),
+    so a device that still has room shows it only with more jobs. The count
+    doubles up to `max_jobs` until a doubling gains less than `plateau_gain`.
+    """
+    grid = _doubling_grid(1, search.max_jobs)
+    done = [n for n in grid if n in measured]
+    if len(done) == len(grid) or _plateaued(done, measured, search.plateau_gain):
+        return None
+    return [next(n for n in grid if n not in measured)]
+
+
 def qd_bracket(measured: Mapping[int, float], fraction: float = 0.90) -> tuple[int | None, int]:
     """(lo, hi): hi is the shallowest depth reaching `fraction` of the peak,
     lo the deepest measured depth below hi (None if hi is the shallowest measured)."""
@@ -53,9 +68,10 @@ def qd_bracket(measured: Mapping[int, float], fraction: float = 0.90) -> tuple[i
     return (lower[-1] if lower else None, high)
 
 
-def workload_at_qd(base: Workload, qd: int) -> Workload:
-    """The base workload at queue depth `qd`, named like a swept point (``…-qd16``)."""
-    return Workload(name=workload_name(base.name, {"iodepth": str(qd)}), options={**base.options, "iodepth": str(qd)}, target=base.target)
+def workload_at_qd(base: Workload, qd: int, jobs: int | None = None) -> Workload:
+    """The base workload at queue depth `qd` (and `jobs` jobs), named like a swept point (``…-qd16-j4``)."""
+    varied = {"iodepth": str(qd), **({"numjobs": str(jobs)} if jobs is not None else {})}
+    return Workload(name=workload_name(base.name, varied), options={**base.options, **varied}, target=base.target)
 
 
 def max_runs(search: QdSearch) -> int:
@@ -63,7 +79,7 @@ def max_runs(search: QdSearch) -> int:
     grid = _doubling_grid(search.start, search.max_qd)
     # Each geometric bisection halves log(hi/lo), starting from a factor of 2.
     bisections = max(1, math.ceil(math.log2(math.log(2) / math.log(1 + search.resolution))))
-    return len(grid) + bisections
+    return len(grid) + bisections + len(_doubling_grid(1, search.max_jobs)) - 1
 
 
 def _doubling_grid(start: int, max_qd: int) -> list[int]:

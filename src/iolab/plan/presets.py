@@ -53,11 +53,14 @@ def array_read(runtime: float = 10, ramp: float = 2) -> Plan:
     return Plan(name="array-read", workloads=workloads, description="per-device and aggregate read bandwidth of an array")
 
 
-def qd_sweep(runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_qd: int = 256) -> Plan:
+def qd_sweep(runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_qd: int = 256,
+             max_jobs: int = 16) -> Plan:
     """4 KiB random read and 128 KiB sequential read over queue depth 1..max_qd.
 
     Adaptive: the points are chosen while running (see iolab.plan.adaptive);
     the plan then carries one QdSearch per workload and no fixed workloads.
+    After the depth search, numjobs doubles (up to `max_jobs`) at the best
+    depth while it still pays: one job's submission path can be the limit.
     """
     bases = [
         Workload("randread-4k", timed(runtime, ramp, rw="randread", bs="4k", numjobs=1)),
@@ -65,7 +68,7 @@ def qd_sweep(runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_q
     ]
     description = "where queue depth stops paying: throughput and latency against QD"
     if adaptive:
-        searches = [QdSearch(base=b, max_qd=max_qd) for b in bases]
+        searches = [QdSearch(base=b, max_qd=max_qd, max_jobs=max_jobs) for b in bases]
         return Plan(name="qd-sweep", workloads=[], qd_searches=searches, description=description)
     depths = [str(q) for q in DOUBLING_QD if q <= max_qd]
     workloads = [w for b in bases for w in expand(b.name, b.options, {"iodepth": depths})]

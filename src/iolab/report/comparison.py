@@ -120,7 +120,7 @@ def _median(values: list[float]) -> float | None:
 HEADERS = ("workload", "metric", "A median", "B median", "change (95% CI)", "p", "verdict", "repeats needed")
 
 
-def _cells(row: ComparedWorkload) -> tuple[str, ...]:
+def verdict_cells(row: ComparedWorkload) -> tuple[str, ...]:
     v, metric = row.verdict, row.a.metric
     if v.evaluated and v.change is not None:
         change = f"{v.change:+.1%} ({v.ci_low:+.1%} to {v.ci_high:+.1%})"
@@ -163,7 +163,7 @@ def comparison_table(comparison: Comparison):  # -> rich.table.Table
         table.add_column(header, justify="left" if i in (0, 1, 6) else "right")
     colours = {"faster": "green", "slower": "red", "equivalent": "cyan"}
     for row in comparison.rows:
-        cells = list(_cells(row))
+        cells = list(verdict_cells(row))
         colour = colours.get(row.verdict.kind)
         if colour and row.verdict.evaluated:
             cells[6] = f"[{colour}]{cells[6]}[/{colour}]"
@@ -184,7 +184,7 @@ def comparison_markdown(comparison: Comparison) -> str:
         "| " + " | ".join(HEADERS) + " |",
         "|:---|:---|---:|---:|---:|---:|:---|---:|",
     ]
-    lines += ["| " + " | ".join(escape_text(c) or " " for c in _cells(row)) + " |" for row in comparison.rows]
+    lines += ["| " + " | ".join(escape_text(c) or " " for c in verdict_cells(row)) + " |" for row in comparison.rows]
     lines.append("")
     lines += [f"- {escape_text(line)}" for line in comparison_notes(comparison)]
     return "\n".join(lines) + "\n"

@@ -94,7 +94,7 @@ def change_line(change: LocatedChange) -> str:
     return f"{head}; " + "; ".join(c.render() for c in change.host_changes)
 
 
-def _series_title(s: Series) -> str:
+def series_title(s: Series) -> str:
     return f"{s.name} on {s.target} @ {s.host} ({METRIC_LABELS[s.metric]}, {len(s.values)} runs)"
 
 
@@ -103,7 +103,7 @@ def history_text(histories: list[SeriesHistory]) -> str:
     lines: list[str] = []
     for h in histories:
         s = h.series
-        lines.append(_series_title(s))
+        lines.append(series_title(s))
         latest = s.values[-1]
         lines.append(f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"
                      f" at {_when(s.times[-1])} (run {s.run_ids[-1]})")

@@ -93,6 +93,7 @@ class Section:
     title: str
     kind: str
     subtitle: str = ""
+    subtitle_label: str = "Fixed parameters"
     facts: tuple[tuple[str, str], ...] = ()
     findings: tuple[FindingView, ...] = ()
     not_evaluated: tuple[tuple[str, str], ...] = ()
@@ -104,8 +105,9 @@ class Section:
 class ChartOutput:
     """Turns figures into inline SVG, and writes the same figure as PNG when a directory is given."""
 
-    def __init__(self, png_dir: Path | None = None) -> None:
+    def __init__(self, png_dir: Path | None = None, svg: bool = True) -> None:
         self.png_dir = png_dir
+        self.svg = svg  # False when only the PNGs are wanted: the SVG text is the slow part of a page
         self.written: list[Path] = []
 
     def make(self, chart_id: str, title: str, figure: Figure | None, caption: str = "") -> Chart | None:
@@ -115,10 +117,10 @@ class ChartOutput:
             path = self.png_dir / f"{chart_id}.png"
             charts.save_png(figure, path)
             self.written.append(path)
-        return Chart(chart_id, title, charts.render_svg(figure, chart_id), caption)
+        return Chart(chart_id, title, charts.render_svg(figure, chart_id) if self.svg else "", caption)
 
 
-def _present(*found: Chart | None) -> tuple[Chart, ...]:
+def present_charts(*found: Chart | None) -> tuple[Chart, ...]:
     return tuple(chart for chart in found if chart is not None)
 
 
@@ -200,10 +202,10 @@ def table_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
     for number, table in enumerate(material.report.tables, start=1):
         base = f"run{material.run.id}-table{number}"
         if table.axis is None or not table.columns[0].numeric:  # a target or rw "sweep" has no order to draw lines along
-            found = _present(output.make(f"{base}-bars", "Bandwidth and IOPS per " + (table.axis or "workload"), charts.workload_bars(table),
+            found = present_charts(output.make(f"{base}-bars", "Bandwidth and IOPS per " + (table.axis or "workload"), charts.workload_bars(table),
                                          "Error bars: sample standard deviation of the repeats."))
         else:
-            found = _present(
+            found = present_charts(
                 output.make(f"{base}-throughput", f"Bandwidth and IOPS against {table.axis}", charts.sweep_throughput(table),
                             "Error bars: sample standard deviation (n-1) of the repeats."),
                 output.make(f"{base}-latency", f"Latency percentiles against {table.axis}",
@@ -246,7 +248,7 @@ def array_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
                    for mode in ("together", "alone") if (values := getattr(view, mode))}
         sets = view.sets + [((device,), bw) for device, bw in view.alone.items()]
         scaling = scaling_table(sets, view.alone or None) if sets else None
-        found = _present(
+        found = present_charts(
             output.make(f"{base}-devices", f"{view.workload}: bandwidth per device", charts.device_bars(view, reports),
                         "Together: each device's share while all ran at once (from /proc/diskstats); alone: each device by itself. "
                         "Outliers by modified z-score against the array's median."),
@@ -266,23 +268,34 @@ RUN_SECTIONS: tuple[SectionBuilder, ...] = (
 
 
 @dataclass(frozen=True)
-class RunPage:
-    run_id: int
+class Page:
+    """One part of the file under its own heading: a run, a history, a comparison."""
+
+    anchor: str
     title: str
     sections: tuple[Section, ...]
 
 
-def render_html(materials: Sequence[RunMaterial], png_dir: Path | None = None) -> tuple[str, list[Path]]:
-    """The whole page, and the PNG files written (when `png_dir` is given)."""
+PageBuilder = Callable[[ChartOutput], "Page | None"]
+
+
+def render_html(materials: Sequence[RunMaterial], png_dir: Path | None = None,
+                extra: Sequence[PageBuilder] = (), svg: bool = True) -> tuple[str, list[Path]]:
+    """The whole file, and the PNG files written (when `png_dir` is given).
+
+    `extra` builds pages after the runs' (history, comparison; see `report.cross_sections`).
+    `svg=False` leaves the charts out of the page, for a caller that only wants the PNGs.
+    """
     from importlib.metadata import version
 
     import jinja2
 
-    output = ChartOutput(png_dir)
+    output = ChartOutput(png_dir, svg)
     pages = [
-        RunPage(m.run.id, m.report.title, tuple(s for build in RUN_SECTIONS for s in build(m, output)))
+        Page(f"run-{m.run.id}", m.report.title, tuple(s for build in RUN_SECTIONS for s in build(m, output)))
         for m in materials
     ]
+    pages += [page for build in extra if (page := build(output)) is not None]
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("iolab.report", "templates"), autoescape=True,
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,

@@ -17,8 +17,22 @@ from typing import TYPE_CHECKING
 from iolab.errors import RunFailed, UserError
 from iolab.fio.run import fio_version, metadata_dir
 from iolab.fio.values import is_metadata
-from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target, primary_metric
-from iolab.runner.arrays import array_findings, array_points, array_views, resolve_members
+from iolab.models import (
+    Finding,
+    Plan,
+    Point,
+    PointRecord,
+    Result,
+    Severity,
+    Target,
+    primary_metric,
+)
+from iolab.runner.arrays import (
+    array_findings,
+    array_points,
+    array_views,
+    resolve_members,
+)
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, remove_scratch, run_unmeasured
 from iolab.runner.progress import Progress
@@ -28,6 +42,11 @@ from iolab.store.db import Store
 
 if TYPE_CHECKING:
     from iolab.cluster.cluster import Cluster
+
+
+PER_HOST = "per-host"
+MULTIHOST_TARGET = ("a multi-host run needs a target every host has: a directory (e.g. the NFS or Lustre mount "
+                    "point) or a device, as in `iolab run /mnt/shared --hosts a,b`")
 
 
 @dataclass
@@ -45,10 +64,11 @@ def resolve_targets(request: RunRequest, plan: Plan, cluster: Cluster | None = N
 
     On several hosts a target is a path every host has; it cannot be checked from here.
     """
-    default_paths = request.targets or plan.targets or ([] if cluster else ["."])
-    if cluster is not None and not default_paths:
-        raise UserError("a multi-host run needs a target every host has: a directory (e.g. the NFS or Lustre "
-                        "mount point) or a device, as in `iolab run /mnt/shared --hosts a,b`")
+    default_paths = request.targets or plan.targets or ["."]
+    if cluster is not None and not (request.targets or plan.targets):
+        if not all(s.spec.target for s in cluster.states):
+            raise UserError(MULTIHOST_TARGET)
+        default_paths = [PER_HOST]  # each host's own `target=` from the host file
     cache: dict[str, Target] = {}
 
     def resolve(path: str) -> Target:
@@ -168,7 +188,14 @@ class Session:
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[Finding]:
     """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
-    from iolab.plan import latency_curve_workloads, needs_more_runs, next_queue_depths, steady_state, workload_at_qd
+    from iolab.plan import (
+        latency_curve_workloads,
+        needs_more_runs,
+        next_queue_depths,
+        steady_state,
+        workload_at_qd,
+    )
+    from iolab.plan.adaptive import next_job_counts
 
     findings: list[Finding] = []
     policy = plan.repeats
@@ -187,6 +214,12 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
                     workload = workload_at_qd(search.base, qd)
                     point = Point(workload.name, target, dict(workload.options))
                     measured[qd] = primary_metric(session.run(point))
+            best = max(measured, key=lambda qd: measured[qd])
+            by_jobs = {1: measured[best]}
+            while (counts := next_job_counts(by_jobs, search)) is not None:
+                for jobs in counts:
+                    workload = workload_at_qd(search.base, best, jobs)
+                    by_jobs[jobs] = primary_metric(session.run(Point(workload.name, target, dict(workload.options))))
         curve = plan.latency_curve
         if curve is not None:
             probe = session.run(Point(curve.probe.name, target, dict(curve.probe.options)))
@@ -229,7 +262,12 @@ def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa
     """The doctor's findings on the host and the method, and dips inside each point."""
     from iolab.analysis.dips import detect_dips
     from iolab.doctor.engine import diagnose
-    from iolab.store.queries import device_bandwidth, host_rows, point_samples, run_points
+    from iolab.store.queries import (
+        device_bandwidth,
+        host_rows,
+        point_samples,
+        run_points,
+    )
     from iolab.telemetry.series import series_by_source
 
     records = [r for r in run_points(store, run_id) if r.result is not None]
@@ -270,7 +308,7 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
     """
     plan = plan or build_plan(request)
     version = fio_version(request.fio)
-    cluster = _start_cluster(request, version)
+    cluster = _start_cluster(request, plan, version)
     try:
         return _execute(request, store, progress, plan, version, cluster, resume, fresh)
     finally:
@@ -278,12 +316,14 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
             cluster.shutdown()
 
 
-def _start_cluster(request: RunRequest, version: str) -> Cluster | None:
+def _start_cluster(request: RunRequest, plan: Plan, version: str) -> Cluster | None:
     """For a multi-host run: every host up and checked before anything else happens."""
     if not request.hosts:
         return None
     if request.devices:
         raise UserError("--devices and --hosts do not go together: name a device per host in a host file instead")
+    if not (request.targets or plan.targets or all(h.get("target") for h in request.hosts)):
+        raise UserError(MULTIHOST_TARGET)
     from iolab.cluster.cluster import Cluster
     from iolab.cluster.hosts import HostSpec
 

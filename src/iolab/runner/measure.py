@@ -9,11 +9,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iolab.cluster.cluster import Cluster
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import aggregate, parse_output
-from iolab.fio.run import DEVICE_SEPARATOR, HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
-from iolab.cluster.cluster import Cluster
+from iolab.fio.run import (
+    DEVICE_SEPARATOR,
+    HANG_GRACE_S,
+    LOG_PREFIX,
+    point_jobfile,
+    run_fio,
+)
 from iolab.models import HostOutcome, Phases, Point, Result, Sample
 from iolab.runner.phases import discard
 from iolab.store.db import Artifact, Store

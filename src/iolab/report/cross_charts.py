@@ -1,0 +1,138 @@
+"""Charts across runs: a series over time with its health, and two sides compared.
+
+Kept apart from `charts` (one run's figures) because they read the
+history and comparison structures, not a run's tables. Same conventions:
+matplotlib's object API (no pyplot state), MB/s = 10^6 bytes/s, latency in
+the unit that fits, a figure or None when there is nothing to draw.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from iolab.analysis.history import HealthPoint
+from iolab.report import units
+from iolab.report.charts import MARK_COLOUR, WIDTH_IN
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from iolab.report.comparison import Comparison
+    from iolab.report.history_view import SeriesHistory
+
+SIDE_COLOURS = ("#7f7f7f", "#1f77b4")
+VERDICT_COLOURS = {"faster": "#2ca02c", "slower": MARK_COLOUR}
+
+
+def metric_scale(metric: str, values: Sequence[float]) -> tuple[float, str]:
+    """Divisor and axis label for a primary metric ("bw", "iops" or "lat_mean")."""
+    if metric == "bw":
+        return units.MB, "bandwidth (MB/s, 1 MB = 10^6 bytes)"
+    if metric == "lat_mean":
+        finite = [v for v in values if v and not math.isnan(v)]
+        top = max(finite, default=1e3)
+        for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+            if top >= scale:
+                return scale, f"mean latency ({unit})"
+        return 1.0, "mean latency (ns)"
+    return 1.0, "IOPS (I/O per second)"
+
+
+def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figure | None:
+    """The series (one dot per run, failed runs marked) with its rolling mean, change points annotated;
+    below it the rolling COV against its target, shaded where the window had too few runs to judge."""
+    series = history.series
+    if len(series.values) < 2:
+        return None
+    from matplotlib.figure import Figure
+
+    scale, label = metric_scale(series.metric, series.values)
+    when = [datetime.fromtimestamp(t, tz=timezone.utc) for t in series.times]
+    fig = Figure(figsize=(WIDTH_IN, 4.2), layout="constrained")
+    value_ax, cov_ax = fig.subplots(2, 1, sharex=True, height_ratios=(2.2, 1))
+    value_ax.plot(when, [v / scale for v in series.values], linestyle="none", marker=".", markersize=5,
+                  color="#1f77b4", label="run")
+    failed = [(w, v / scale) for w, v, f in zip(when, series.values, series.failed) if f and not math.isnan(v)]
+    if failed:
+        value_ax.plot(*zip(*failed), linestyle="none", marker="x", color=MARK_COLOUR, label="a repeat failed")
+    means = [(datetime.fromtimestamp(h.time, tz=timezone.utc), h.mean / scale) for h in health if h.mean is not None]
+    if means:
+        value_ax.plot(*zip(*means), color="#333333", linewidth=1.2, label="rolling mean")
+    for change in history.changes:
+        at = datetime.fromtimestamp(change.time, tz=timezone.utc)
+        value_ax.axvline(at, color=MARK_COLOUR, linestyle="--", linewidth=1)
+        shift = change.point.relative_change
+        text = f"{shift:+.0%} at run {change.run_at}" if shift is not None else f"change at run {change.run_at}"
+        value_ax.annotate(text, (at, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -12),
+                          textcoords="offset points", fontsize="small", color=MARK_COLOUR)
+    value_ax.set_ylabel(label, fontsize="small")
+    value_ax.set_ylim(bottom=0)
+    value_ax.legend(fontsize="x-small", loc="lower left")
+    judged = [(datetime.fromtimestamp(h.time, tz=timezone.utc), 100 * h.cov) for h in health if h.cov is not None]
+    if judged:
+        cov_ax.plot(*zip(*judged), color="#333333", linewidth=1.2)
+    target = health[-1].params.cov_target * 100 if health else None
+    if target is not None:
+        cov_ax.axhline(target, color=MARK_COLOUR, linestyle=":", linewidth=1.2, label=f"target {target:.0f}%")
+        cov_ax.legend(fontsize="x-small", loc="upper left")
+    for h in health:
+        if h.state == "insufficient":
+            at = datetime.fromtimestamp(h.time, tz=timezone.utc)
+            cov_ax.axvline(at, color="#000000", alpha=0.05, linewidth=3)
+    cov_ax.set_ylabel("rolling COV (%)", fontsize="small")
+    cov_ax.set_ylim(bottom=0)
+    cov_ax.set_xlabel("run time (UTC)")
+    for ax in (value_ax, cov_ax):
+        ax.grid(True, alpha=0.3)
+    fig.autofmt_xdate()
+    return fig
+
+
+def comparison_chart(comparison: Comparison) -> Figure | None:
+    """Per workload, the mean of each side with its 95% CI (Student's t over the repeats) side by side,
+    and the verdict beside the pair. Workloads judged on different metrics (bandwidth, IOPS, latency)
+    share one axis as a percentage of side A."""
+    from iolab.store.series import METRIC_LABELS
+
+    rows = [row for row in comparison.rows if row.a.values and row.b.values]
+    if not rows:
+        return None
+    from matplotlib.figure import Figure
+
+    metrics = {row.a.metric for row in rows}
+    mixed = len(metrics) > 1
+    scale, axis_label = metric_scale(next(iter(metrics)), [v for r in rows for v in r.a.values + r.b.values])
+    fig = Figure(figsize=(WIDTH_IN, 1.0 + 0.55 * len(rows)), layout="constrained")
+    ax = fig.subplots()
+    for i, row in enumerate(rows):
+        unit = sum(row.a.values) / len(row.a.values) / 100 if mixed else scale
+        for j, side in enumerate((row.a, row.b)):
+            mean, half = _mean_ci(side.values)
+            ax.barh(i + (j - 0.5) * 0.38, mean / unit, height=0.36, xerr=half / unit, capsize=3,
+                    color=SIDE_COLOURS[j], label=(comparison.label_a, comparison.label_b)[j] if i == 0 else None)
+        verdict = row.verdict
+        change = f" {verdict.change:+.1%}" if verdict.evaluated and verdict.change is not None else ""
+        ax.annotate(f"{verdict.kind}{change}", (1.0, i), xycoords=("axes fraction", "data"), xytext=(4, 0),
+                    textcoords="offset points", va="center", fontsize="small",
+                    color=VERDICT_COLOURS.get(verdict.kind, "#555555"), annotation_clip=False)
+    labels = [f"{r.a.name} ({METRIC_LABELS.get(r.a.metric, r.a.metric)})" if mixed else r.a.name for r in rows]
+    ax.set_yticks(range(len(rows)), labels, fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlabel((f"% of {comparison.label_a}" if mixed else axis_label) + "; error bars: 95% CI of the mean")
+    ax.legend(fontsize="x-small", loc="lower right")
+    ax.grid(True, axis="x", alpha=0.3)
+    return fig
+
+
+def _mean_ci(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and the half-width of its 95% confidence interval (Student's t; 0 for a single value)."""
+    from iolab.analysis.compare import t_quantile
+
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, 0.0
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    return mean, t_quantile(0.975, len(values) - 1) * sd / math.sqrt(len(values))

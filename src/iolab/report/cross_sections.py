@@ -1,0 +1,106 @@
+"""Pages of the HTML file that look across runs: a workload's history, and B against A.
+
+Each builder returns a `Page` (or None when there is nothing to show), in
+the shape `render_html(extra=...)` takes, so `iolab report`, `iolab
+history --html` and `iolab compare --html` share one renderer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from iolab.analysis.history import rolling_health
+from iolab.report.comparison import HEADERS, Comparison, comparison_notes, verdict_cells
+from iolab.report.cross_charts import comparison_chart, history_chart
+from iolab.report.history_view import SeriesHistory, change_line, series_title
+from iolab.report.html import ChartOutput, Page, PageBuilder, Section, present_charts
+from iolab.report.tables import Column, NotebookTable, Row
+from iolab.report.units import metric_value
+
+if TYPE_CHECKING:
+    from iolab.store.db import Store
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "series"
+
+
+def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Page | None:
+    """One section per series: latest value and health, the chart, and each change point with its cause."""
+    sections = []
+    for number, history in enumerate(histories, start=1):
+        s, hp = history.series, history.health
+        if hp is None or len(s.values) < 2:
+            continue
+        health = rolling_health(s.times, s.values, hp.params.window_s, hp.params.cov_target, hp.params.min_points)
+        base = f"history{number}-{_slug(s.name)}"
+        latest = s.values[-1]
+        facts = [
+            ("latest", f"{metric_value(s.metric, None if math.isnan(latest) else latest)} (run {s.run_ids[-1]})"),
+            (f"rolling {hp.params.window_s / 3600:g} h", f"mean {metric_value(s.metric, hp.mean)}, COV "
+             f"{'n/a' if hp.cov is None else f'{hp.cov:.1%}'} over {hp.n} runs (target {hp.params.cov_target:.0%}): "
+             f"{hp.state}"),
+        ]
+        if history.failed_runs:
+            facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))
+        facts += [("change", change_line(c)) for c in history.changes] or [("change points", "none")]
+        chart = output.make(f"{base}-series", f"{s.name}: every run, rolling mean and COV",
+                            history_chart(history, health),
+                            "Dashed lines: change points (the first run of a new level); dotted: the COV target.")
+        sections.append(Section(base, series_title(s), "history", facts=tuple(facts), charts=present_charts(chart)))
+    return Page("history", "History", tuple(sections)) if sections else None
+
+
+def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "comparison") -> Page | None:
+    """The verdict table, the side-by-side bars with their CIs, and what differs on the host."""
+    if not comparison.rows:
+        return None
+    columns = tuple(Column(_slug(h), h, numeric=h not in ("workload", "metric", "verdict")) for h in HEADERS)
+    rows = tuple(Row(cells=verdict_cells(row), numbers={}, ddir=None, repeats=len(row.b.values), ok=len(row.b.values),
+                     point_ids=()) for row in comparison.rows)
+    table = NotebookTable(title="verdicts", axis=None, fixed=(), columns=columns, rows=rows)
+    chart = output.make(f"{anchor}-bars", f"{comparison.label_b} against {comparison.label_a}",
+                        comparison_chart(comparison),
+                        "Bars: mean of each side's repeats; a verdict needs the whole interval, not the bars.")
+    title = f"B = {comparison.label_b} against A = {comparison.label_a}"
+    section = Section(f"{anchor}-verdicts", title, "comparison",
+                      subtitle=f"A: runs {', '.join(map(str, comparison.runs_a))}; "
+                               f"B: runs {', '.join(map(str, comparison.runs_b))}", subtitle_label="Runs",
+                      table=table, charts=present_charts(chart), notes=tuple(comparison_notes(comparison)))
+    return Page(anchor, f"Comparison: {comparison.label_b} against {comparison.label_a}", (section,))
+
+
+# A history needs a few runs before its chart says more than the run's own table.
+HISTORY_MIN_RUNS = 3
+DEFAULT_WINDOW_S = 48 * 3600.0
+DEFAULT_COV_TARGET = 0.08
+DEFAULT_MIN_RUNS = 24
+
+
+def pages_for_runs(store: Store, run_ids: Sequence[int]) -> list[PageBuilder]:
+    """What `iolab report RUN...` adds after the runs: the history of their workloads (those with at
+    least HISTORY_MIN_RUNS runs), and, where two of the runs share workloads, the last against the first."""
+    from iolab.report.comparison import compare_runs
+    from iolab.report.history_view import analyse
+    from iolab.store.queries import run_points
+    from iolab.store.series import load_series, workload_identity
+
+    builders: list[PageBuilder] = []
+    chosen = set(run_ids)
+    series = [s for s in load_series(store) if chosen & set(s.run_ids) and len(s.run_ids) >= HISTORY_MIN_RUNS]
+    if series:
+        histories = [analyse(store, s, DEFAULT_WINDOW_S, DEFAULT_COV_TARGET, DEFAULT_MIN_RUNS) for s in series]
+        builders.append(lambda output: history_page(histories, output))
+    identities = {run_id: {workload_identity(r.point) for r in run_points(store, run_id)} for run_id in run_ids}
+    pairs: dict[tuple[int, int], None] = {}
+    for identity in set().union(*identities.values()) if identities else ():
+        having = [run_id for run_id in run_ids if identity in identities[run_id]]
+        if len(having) >= 2:
+            pairs[(having[0], having[-1])] = None
+    for a, b in pairs:
+        comparison = compare_runs(store, f"run {a}", [a], f"run {b}", [b])
+        builders.append(lambda output, c=comparison, a=a, b=b: comparison_page(c, output, f"comparison-{a}-{b}"))
+    return builders
