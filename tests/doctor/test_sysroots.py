@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from sysroots import BASE, CASES, MODELLED_RULES, add_nvme, copy_base, write
 
 from iolab.doctor import diagnose
 from iolab.models import Severity
 from iolab.probe import Root, take_snapshot
-from sysroots import BASE, CASES, MODELLED_RULES, add_nvme, copy_base, write
 
 
 def fired(tree, targets=()):

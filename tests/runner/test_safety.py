@@ -6,12 +6,11 @@ import hashlib
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from tests.iolab_cli import assert_clean_error, iolab
-from pathlib import Path
-
 from tests.loopdev import loop_devices, loop_skip_reason
 
 pytestmark = pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))

@@ -24,7 +24,7 @@ app = typer.Typer(
 )
 
 # Registration by import: each module adds its commands to `app`.
-from iolab.cli import runs, results, plans, doctor, report, history, tags, schedule, agent  # noqa: E402,F401
+from iolab.cli import agent, doctor, history, plans, report, results, runs, schedule, tags  # noqa: E402,F401
 
 
 def main() -> None:

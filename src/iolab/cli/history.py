@@ -47,7 +47,13 @@ def compare(
     """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host."""
     from rich.console import Console
 
-    from iolab.report.comparison import comparison_json, comparison_markdown, comparison_notes, comparison_table, compare_runs
+    from iolab.report.comparison import (
+        compare_runs,
+        comparison_json,
+        comparison_markdown,
+        comparison_notes,
+        comparison_table,
+    )
     from iolab.store.db import open_store
     from iolab.store.tags import resolve_runs
 

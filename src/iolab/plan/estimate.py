@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from iolab.fio.values import job_seconds
 from iolab.models.plan import Plan
 from iolab.plan.adaptive import max_runs
-from iolab.fio.values import job_seconds
 
 # Wall time fio adds to each invocation beyond ramp_time + runtime (start-up,
 # job setup, teardown, JSON output). Measured with fio 3.33 on a 2-CPU VM,

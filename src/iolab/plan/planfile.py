@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from iolab.errors import UserError
 from iolab.fio.jobfile import JobSection, read_jobfile
+from iolab.fio.values import is_flag_on, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
 from iolab.plan.fio_options import unknown_options
-from iolab.fio.values import is_flag_on, to_fio_string
 from iolab.plan.matrix import TARGET_AXIS, expand
 
 if TYPE_CHECKING:

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
     from iolab.analysis.outliers import OutlierReport
     from iolab.analysis.scaling import ScalingReport
-    from iolab.runner.arrays import ArrayView
     from iolab.report.timeline import Timeline
+    from iolab.runner.arrays import ArrayView
 
 BW_AXIS = "bandwidth (MB/s, 1 MB = 10^6 bytes)"
 IOPS_AXIS = "IOPS (I/O per second)"

@@ -13,14 +13,18 @@ import json
 from dataclasses import dataclass, field
 
 from iolab.analysis.compare import CompareParams, Verdict, compare_samples
-from iolab.models import Change
-from iolab.report.units import metric_value
+from iolab.models import Change, primary_metric
 from iolab.report.markdown import escape_text
-from iolab.models import primary_metric
+from iolab.report.units import metric_value
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.queries import run_points
-from iolab.store.series import METRIC_LABELS, higher_is_better, metric_for, workload_identity
+from iolab.store.series import (
+    METRIC_LABELS,
+    higher_is_better,
+    metric_for,
+    workload_identity,
+)
 
 
 @dataclass

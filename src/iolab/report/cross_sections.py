@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING
 from iolab.analysis.history import rolling_health
 from iolab.report.comparison import HEADERS, Comparison, comparison_notes, verdict_cells
 from iolab.report.cross_charts import comparison_chart, history_chart
-from iolab.report.history_view import SeriesHistory, change_line, series_title
+from iolab.report.history_view import (
+    SeriesHistory,
+    change_line,
+    health_line,
+    series_title,
+)
 from iolab.report.html import ChartOutput, Page, PageBuilder, Section, present_charts
 from iolab.report.tables import Column, NotebookTable, Row
 from iolab.report.units import metric_value
@@ -40,9 +45,7 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
         latest = s.values[-1]
         facts = [
             ("latest", f"{metric_value(s.metric, None if math.isnan(latest) else latest)} (run {s.run_ids[-1]})"),
-            (f"rolling {hp.params.window_s / 3600:g} h", f"mean {metric_value(s.metric, hp.mean)}, COV "
-             f"{'n/a' if hp.cov is None else f'{hp.cov:.1%}'} over {hp.n} runs (target {hp.params.cov_target:.0%}): "
-             f"{hp.state}"),
+            ("health", health_line(hp, s.metric)),
         ]
         if history.failed_runs:
             facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))

@@ -15,7 +15,13 @@ import math
 import time
 from dataclasses import dataclass
 
-from iolab.analysis.history import ChangePoint, ChangePointParams, HealthPoint, change_points, rolling_health
+from iolab.analysis.history import (
+    ChangePoint,
+    ChangePointParams,
+    HealthPoint,
+    change_points,
+    rolling_health,
+)
 from iolab.models import Change
 from iolab.report.units import metric_value
 from iolab.store.db import Store
@@ -94,6 +100,13 @@ def change_line(change: LocatedChange) -> str:
     return f"{head}; " + "; ".join(c.render() for c in change.host_changes)
 
 
+def health_line(hp: HealthPoint, metric: str) -> str:
+    """E.g. "rolling 48 h: mean 1,000 MB/s, COV 1.2% over 48 runs (target 8%): healthy"."""
+    cov = "n/a" if hp.cov is None else f"{hp.cov:.1%}"
+    return (f"rolling {hp.params.window_s / 3600:g} h: mean {metric_value(metric, hp.mean)}, COV {cov} over "
+            f"{hp.n} runs (target {hp.params.cov_target:.0%}): {hp.state}")
+
+
 def series_title(s: Series) -> str:
     return f"{s.name} on {s.target} @ {s.host} ({METRIC_LABELS[s.metric]}, {len(s.values)} runs)"
 
@@ -107,13 +120,8 @@ def history_text(histories: list[SeriesHistory]) -> str:
         latest = s.values[-1]
         lines.append(f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"
                      f" at {_when(s.times[-1])} (run {s.run_ids[-1]})")
-        hp = h.health
-        if hp is not None:
-            window = f"{hp.params.window_s / 3600:g} h"
-            mean = metric_value(s.metric, hp.mean)
-            cov = "n/a" if hp.cov is None else f"{hp.cov:.1%}"
-            lines.append(f"  rolling {window}: mean {mean}, COV {cov} over {hp.n} runs (target "
-                         f"{hp.params.cov_target:.0%}): {hp.state}")
+        if h.health is not None:
+            lines.append("  " + health_line(h.health, s.metric))
         if h.failed_runs:
             lines.append(f"  {h.failed_runs} run(s) failed or were interrupted (counted as 0 throughput)")
         if h.changes:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from iolab.report.prometheus import SeriesMetrics
 from iolab.report.history_view import latest_health
+from iolab.report.prometheus import SeriesMetrics
 from iolab.store.series import Series
 
 NS = 1e-9

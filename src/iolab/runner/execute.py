@@ -283,11 +283,15 @@ def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa
             findings += host_findings(names[point_id], rows)
     for record in records:
         samples = point_samples(store, record.id)
-        per_second: dict[int, float] = {}
+        # fio's per-job logs: "jobN", or "HOST:jobN" on several hosts, where each host is a series of its own
+        per_second: dict[str, dict[int, float]] = {}
         for sample in samples:
-            if sample.metric == "bw" and sample.source.startswith("job"):
-                per_second[sample.t_ms] = per_second.get(sample.t_ms, 0.0) + sample.value
-        series = {"all jobs": ([t / 1000 for t in sorted(per_second)], [per_second[t] for t in sorted(per_second)])}
+            host, sep, job = sample.source.rpartition(":")
+            if sample.metric == "bw" and job.startswith("job"):
+                sums = per_second.setdefault(f"{host} all jobs" if sep else "all jobs", {})
+                sums[sample.t_ms] = sums.get(sample.t_ms, 0.0) + sample.value
+        series = {label: ([t / 1000 for t in sorted(sums)], [sums[t] for t in sorted(sums)])
+                  for label, sums in per_second.items()}
         if record.point.target.kind == "group":  # each device on its own: a dip hides in the sum
             for ddir in ("read", "write"):
                 series.update({f"{dev} {ddir}": s for dev, s in series_by_source(samples, "disk.bw", ddir).items()
