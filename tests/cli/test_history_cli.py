@@ -156,3 +156,13 @@ def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_
     html = page.read_text()
     assert 'id="chart-comparison-bars"' in html and "95% CI of the mean" in html
     assert "slower -10." in html or "slower -9." in html
+
+
+def test_show_prints_a_runs_tags_and_notes_as_written(iolab_home):
+    ids = build_history(iolab_home)
+    assert iolab("tag", str(ids[0]), "baseline").returncode == 0
+    assert iolab("note", str(ids[0]), "after BIOS 2.1 [red]not markup[/red] <b>").returncode == 0
+    shown = iolab("show", str(ids[0]))
+    assert shown.returncode == 0, shown.stderr
+    assert "tags: baseline" in shown.stdout
+    assert "note: after BIOS 2.1 [red]not markup[/red] <b>" in shown.stdout

@@ -76,6 +76,12 @@ def page(tmp_path_factory) -> dict:
     home = tmp_path_factory.mktemp("home")
     out = tmp_path_factory.mktemp("html")
     runs = [str(_sweep(home, tmp_path_factory.mktemp("data")))]
+    from iolab.store.tags import add_note, add_tags
+
+    store = open_store(home)
+    add_note(store, int(runs[0]), f"firmware 2.1 {HOSTILE}")
+    add_tags(store, int(runs[0]), ["baseline"])
+    store.close()
     has_array = loop_skip_reason() is None and _array(home)
     if has_array:
         runs.append("2")
@@ -144,5 +150,7 @@ def test_a_hostile_label_and_fio_option_show_as_text(page):
     escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
     assert escaped + " qd sweep" in dom  # the run label, in the heading
     assert f"description={escaped}" in dom  # the fio option, in the fixed parameters
+    assert f"<dt>note</dt><dd>firmware 2.1 {escaped}</dd>" in dom  # a note, in the summary
+    assert "<dt>tags</dt><dd>baseline</dd>" in dom
     assert dom.count("<script") == 1  # the test's own probe, nothing injected
     assert not re.search(r"<html[^>]*data-alerted", dom)  # alert() never ran

@@ -194,6 +194,11 @@ def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Sto
     console = Console(width=None if sys.stdout.isatty() else 120)  # piped output: rows need not wrap
     title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
     console.print(results_table(records, title=title))
+    from iolab.store.tags import notes_of, tags_of
+
+    tags = tags_of(store, [run_id])[run_id]
+    for line in ([f"tags: {', '.join(tags)}"] if tags else []) + [f"note: {n}" for n in notes_of(store, run_id)]:
+        console.print(line, markup=False, highlight=False)
     _print_arrays(store, run_id, records, console)
     if hosts:
         from iolab.report.terminal import hosts_table

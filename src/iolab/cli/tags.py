@@ -31,7 +31,7 @@ def note(
     run: Annotated[str, typer.Argument(help="Run id from `iolab ls`, or `last`.")],
     text: Annotated[str, typer.Argument(help="What to remember about the run, e.g. \"after BIOS 2.1\".")],
 ) -> None:
-    """Attach a note to a run (shown by `iolab ls --json`)."""
+    """Attach a note to a run (shown by `iolab show`, its HTML report and `iolab ls --json`)."""
     from iolab.store.db import open_store
     from iolab.store.queries import resolve_run_id
     from iolab.store.tags import add_note

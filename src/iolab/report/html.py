@@ -50,6 +50,8 @@ class RunMaterial:
     findings: list[Finding]
     snapshot: dict | None
     device_bw: dict[int, dict[str, float]]
+    tags: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what people wrote about the run (`iolab note`)
     report: RunReport = field(init=False)
 
     def __post_init__(self) -> None:
@@ -67,12 +69,14 @@ def load_run(store: Store, run_id: int) -> RunMaterial:
         run_snapshot,
     )
 
+    from iolab.store.tags import notes_of, tags_of
+
     records = run_points(store, run_id)
     return RunMaterial(
         run=get_run(store, run_id), records=records,
         samples={record.id: point_samples(store, record.id) for record in records},
         findings=run_findings(store, run_id), snapshot=run_snapshot(store, run_id, "before"),
-        device_bw=device_bandwidth(store, run_id),
+        device_bw=device_bandwidth(store, run_id), tags=tags_of(store, [run_id])[run_id], notes=notes_of(store, run_id),
     )
 
 
@@ -170,7 +174,10 @@ def _snapshot_facts(snapshot: dict | None) -> list[tuple[str, str]]:
 
 def summary_section(material: RunMaterial, output: ChartOutput) -> list[Section]:
     """What ran, where and when, and the host it ran on."""
-    facts = [("label", material.run.label), *material.report.facts, *_snapshot_facts(material.snapshot)]
+    facts = [("label", material.run.label), *material.report.facts]
+    facts += [("tags", ", ".join(material.tags))] if material.tags else []
+    facts += [("note", note) for note in material.notes]
+    facts += _snapshot_facts(material.snapshot)
     return [Section(f"run{material.run.id}-summary", "Summary and environment", "summary", facts=tuple(facts))]
 
 
