@@ -4,7 +4,7 @@ A loop device over a fully written file on tmpfs (so the "device" is
 steady: RAM behind the loop driver, no host disk noise) is measured point
 by point: each quick-preset workload runs through `iolab run JOB.fio
 /dev/loopN --allow-write` (telemetry and 1 s logs on) and through bare fio
-with the exact job file iolab wrote, minus its log options; the two
+with the exact job file iolab wrote, its 1 s logs included; the two
 alternate A B, B A, so drift hits both sides. Reports, per point, the
 median ratio iolab/bare of bandwidth and IOPS; the goal is within 5%.
 Writes bench/results/loop_vs_fio.json.
@@ -41,10 +41,12 @@ def iolab_run(jobfile: Path, device: str, home: str, extra: list[str] | None = N
     return json.loads(proc.stdout)
 
 
-def bare_fio(job_text: str) -> dict[str, tuple[float, float]]:
-    """(bw bytes/s, iops) per direction of bare fio on the job, its log options removed."""
-    lines = [ln for ln in job_text.splitlines() if ln.split("=", 1)[0] not in LOG_KEYS]
+def bare_fio(job_text: str, keep_logs: bool = False) -> dict[str, tuple[float, float]]:
+    """(bw bytes/s, iops) per direction of bare fio on the job: its log options removed, or
+    (`keep_logs`) kept and pointed at a scratch directory, so fio runs exactly the job iolab ran."""
     with tempfile.TemporaryDirectory() as tmp:
+        lines = [f"{ln.split('=', 1)[0]}={tmp}/bare" if keep_logs and ln.startswith("write_") else ln
+                 for ln in job_text.splitlines() if keep_logs or ln.split("=", 1)[0] not in LOG_KEYS]
         job = Path(tmp) / "job.fio"
         job.write_text("\n".join(lines) + "\n")
         out = subprocess.run(["fio", "--output-format=json", "--group_reporting", str(job)],
@@ -58,6 +60,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--runtime", type=int, default=5)
     parser.add_argument("--size-mib", type=int, default=1024)
+    parser.add_argument("--only", help="measure just this quick-preset point, e.g. seqwrite-1m-qd32")
     args = parser.parse_args()
     from iolab.fio.jobfile import JobSection, render_jobfile
     from iolab.plan import preset
@@ -67,6 +70,8 @@ def main() -> None:
     with ram_loop_device("iolab-bench-", args.size_mib) as (work, device):
         home = str(work / "home")
         for workload in preset("quick", runtime=args.runtime, ramp=1).workloads:
+            if args.only and workload.name != args.only:
+                continue
             jobfile = work / f"{workload.name}.fio"
             jobfile.write_text(render_jobfile([JobSection(workload.name, dict(workload.options))]))
             job_text = ""  # the job iolab wrote: each pair that starts with bare fio follows one with iolab
@@ -80,7 +85,7 @@ def main() -> None:
                         store.close()
                         sides["iolab"] = {d: (r["bw_bytes"], r["iops"]) for d, r in point["result"]["directions"].items()}
                     else:
-                        sides["bare"] = bare_fio(job_text)
+                        sides["bare"] = bare_fio(job_text, keep_logs=True)
                 for ddir, (bw, iops) in sides["bare"].items():
                     ours_bw, ours_iops = sides["iolab"][ddir]
                     ratios.setdefault(workload.name, []).append(
