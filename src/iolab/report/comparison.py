@@ -19,12 +19,7 @@ from iolab.report.units import metric_value
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.queries import run_points
-from iolab.store.series import (
-    METRIC_LABELS,
-    higher_is_better,
-    metric_for,
-    workload_identity,
-)
+from iolab.store.series import METRIC_LABELS, higher_is_better, metric_for, workload_identity
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from iolab.analysis.history import HealthPoint
 from iolab.report import units
-from iolab.report.charts import MARK_COLOUR, WIDTH_IN
+from iolab.report.charts import BW_AXIS, IOPS_AXIS, MARK_COLOUR, WIDTH_IN, latency_scale
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -30,15 +30,11 @@ VERDICT_COLOURS = {"faster": "#2ca02c", "slower": MARK_COLOUR}
 def metric_scale(metric: str, values: Sequence[float]) -> tuple[float, str]:
     """Divisor and axis label for a primary metric ("bw", "iops" or "lat_mean")."""
     if metric == "bw":
-        return units.MB, "bandwidth (MB/s, 1 MB = 10^6 bytes)"
+        return units.MB, BW_AXIS
     if metric == "lat_mean":
-        finite = [v for v in values if v and not math.isnan(v)]
-        top = max(finite, default=1e3)
-        for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-            if top >= scale:
-                return scale, f"mean latency ({unit})"
-        return 1.0, "mean latency (ns)"
-    return 1.0, "IOPS (I/O per second)"
+        scale, unit = latency_scale([v for v in values if v and not math.isnan(v)])
+        return scale, f"mean latency ({unit})"
+    return 1.0, IOPS_AXIS
 
 
 def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figure | None:

@@ -12,15 +12,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from iolab.analysis.history import rolling_health
+from iolab.analysis.history import HealthParams, rolling_health
 from iolab.report.comparison import HEADERS, Comparison, comparison_notes, verdict_cells
 from iolab.report.cross_charts import comparison_chart, history_chart
-from iolab.report.history_view import (
-    SeriesHistory,
-    change_line,
-    health_line,
-    series_title,
-)
+from iolab.report.history_view import SeriesHistory, change_line, health_line, series_title
 from iolab.report.html import ChartOutput, Page, PageBuilder, Section, present_charts
 from iolab.report.tables import Column, NotebookTable, Row
 from iolab.report.units import metric_value
@@ -78,9 +73,6 @@ def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "
 
 # A history needs a few runs before its chart says more than the run's own table.
 HISTORY_MIN_RUNS = 3
-DEFAULT_WINDOW_S = 48 * 3600.0
-DEFAULT_COV_TARGET = 0.08
-DEFAULT_MIN_RUNS = 24
 
 
 def pages_for_runs(store: Store, run_ids: Sequence[int]) -> list[PageBuilder]:
@@ -95,7 +87,8 @@ def pages_for_runs(store: Store, run_ids: Sequence[int]) -> list[PageBuilder]:
     chosen = set(run_ids)
     series = [s for s in load_series(store) if chosen & set(s.run_ids) and len(s.run_ids) >= HISTORY_MIN_RUNS]
     if series:
-        histories = [analyse(store, s, DEFAULT_WINDOW_S, DEFAULT_COV_TARGET, DEFAULT_MIN_RUNS) for s in series]
+        health = HealthParams()  # the defaults `iolab history` uses too
+        histories = [analyse(store, s, health.window_s, health.cov_target, health.min_points) for s in series]
         builders.append(lambda output: history_page(histories, output))
     identities = {run_id: {workload_identity(r.point) for r in run_points(store, run_id)} for run_id in run_ids}
     pairs: dict[tuple[int, int], None] = {}

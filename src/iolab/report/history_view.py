@@ -15,13 +15,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from iolab.analysis.history import (
-    ChangePoint,
-    ChangePointParams,
-    HealthPoint,
-    change_points,
-    rolling_health,
-)
+from iolab.analysis.history import ChangePoint, ChangePointParams, HealthPoint, change_points, rolling_health
 from iolab.models import Change
 from iolab.report.units import metric_value
 from iolab.store.db import Store

@@ -26,13 +26,7 @@ from typing import TYPE_CHECKING
 from iolab.models import Finding, PointRecord, Run, Sample, Severity
 from iolab.report import charts, units
 from iolab.report.findings import group_by_rule
-from iolab.report.tables import (
-    UNITS_NOTE,
-    NotebookTable,
-    RunReport,
-    build_report,
-    repeat_percentile,
-)
+from iolab.report.tables import UNITS_NOTE, NotebookTable, RunReport, build_report, repeat_percentile
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -60,15 +54,7 @@ class RunMaterial:
 
 def load_run(store: Store, run_id: int) -> RunMaterial:
     """A run's points, per-second samples, findings, host snapshot and per-device results."""
-    from iolab.store.queries import (
-        device_bandwidth,
-        get_run,
-        point_samples,
-        run_findings,
-        run_points,
-        run_snapshot,
-    )
-
+    from iolab.store.queries import device_bandwidth, get_run, point_samples, run_findings, run_points, run_snapshot
     from iolab.store.tags import notes_of, tags_of
 
     records = run_points(store, run_id)

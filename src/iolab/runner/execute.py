@@ -17,22 +17,8 @@ from typing import TYPE_CHECKING
 from iolab.errors import RunFailed, UserError
 from iolab.fio.run import fio_version, metadata_dir
 from iolab.fio.values import is_metadata
-from iolab.models import (
-    Finding,
-    Plan,
-    Point,
-    PointRecord,
-    Result,
-    Severity,
-    Target,
-    primary_metric,
-)
-from iolab.runner.arrays import (
-    array_findings,
-    array_points,
-    array_views,
-    resolve_members,
-)
+from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target, primary_metric
+from iolab.runner.arrays import array_findings, array_points, array_views, resolve_members
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, remove_scratch, run_unmeasured
 from iolab.runner.progress import Progress
@@ -143,16 +129,16 @@ class Session:
         self.measured += 1
         index = len(self.done) + self.measured
         self.progress.point_started(index, self.total, point)
-        result, error = self.measurer.measure(point, self.planned[point.key])
+        result, error, lost = self.measurer.measure(point, self.planned[point.key])
         self.results[point.key] = result
         self.progress.point_finished(index, self.total, point, result, error)
         if error:
             self.failed.append(f"{point.name} on {point.target.path}: {error}")
+        if lost and not error:
+            self.partial.append(f"{point.name}: without {', '.join(lost)}")
         cluster = self.measurer.cluster
-        if self.measurer.host_failures and not error:
-            self.partial.append(f"{point.name}: without {', '.join(self.measurer.host_failures)}")
-        if cluster is not None and self.measurer.host_failures and cluster.on_failure == "stop":
-            raise RunFailed(f"{point.name}: host {self.measurer.host_failures[0]}; stopped there as "
+        if lost and cluster is not None and cluster.on_failure == "stop":
+            raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as "
                             "--on-host-failure stop asks")
         return result
 
@@ -188,13 +174,7 @@ class Session:
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[Finding]:
     """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
-    from iolab.plan import (
-        latency_curve_workloads,
-        needs_more_runs,
-        next_queue_depths,
-        steady_state,
-        workload_at_qd,
-    )
+    from iolab.plan import latency_curve_workloads, needs_more_runs, next_queue_depths, steady_state, workload_at_qd
     from iolab.plan.adaptive import next_job_counts
 
     findings: list[Finding] = []
@@ -262,12 +242,7 @@ def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa
     """The doctor's findings on the host and the method, and dips inside each point."""
     from iolab.analysis.dips import detect_dips
     from iolab.doctor.engine import diagnose
-    from iolab.store.queries import (
-        device_bandwidth,
-        host_rows,
-        point_samples,
-        run_points,
-    )
+    from iolab.store.queries import device_bandwidth, host_rows, point_samples, run_points
     from iolab.telemetry.series import series_by_source
 
     records = [r for r in run_points(store, run_id) if r.result is not None]

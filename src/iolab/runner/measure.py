@@ -13,13 +13,7 @@ from iolab.cluster.cluster import Cluster
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import aggregate, parse_output
-from iolab.fio.run import (
-    DEVICE_SEPARATOR,
-    HANG_GRACE_S,
-    LOG_PREFIX,
-    point_jobfile,
-    run_fio,
-)
+from iolab.fio.run import DEVICE_SEPARATOR, HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
 from iolab.models import HostOutcome, Phases, Point, Result, Sample
 from iolab.runner.phases import discard
 from iolab.store.db import Artifact, Store
@@ -49,33 +43,33 @@ class Measurer:
     telemetry_interval: float | None
     cluster: Cluster | None = None
     notes: list[str] = field(default_factory=list)
-    host_failures: list[str] = field(default_factory=list)  # of the last point measured
 
     def note(self, message: str) -> None:
         if message not in self.notes:
             self.notes.append(message)
 
-    def measure(self, point: Point, point_id: int) -> tuple[Result | None, str]:
-        """Run a point and store it, result or failure; returns (result, error text)."""
+    def measure(self, point: Point, point_id: int) -> tuple[Result | None, str, list[str]]:
+        """Run a point and store it, result or failure; returns (result, error text, and for a
+        multi-host point each host that failed with why)."""
         started = time.time()
         artifacts: list[Artifact] = []
         try:
             self._before(point, artifacts)
         except RunFailed as exc:
             self.store.fail_point(point_id, str(exc), artifacts, started)
-            return None, str(exc)
+            return None, str(exc), []
         with tempfile.TemporaryDirectory(prefix="iolab-point-") as tmp:
             run = self._run(point, Path(tmp), artifacts)
         for argv in self.phases.post_point:
             self._command(argv, "post", artifacts)
-        self.host_failures = [f"{o.host}: {o.error}" for o in run.hosts if o.status != "ok"]
+        lost = [f"{o.host}: {o.error}" for o in run.hosts if o.status != "ok"]
         if run.error:
             self.store.fail_point(point_id, run.error, artifacts, started, run.hosts)
-            return None, run.error
+            return None, run.error, lost
         assert run.result is not None
         self.store.record_point(point_id, run.result, run.samples, artifacts, started, time.time(), run.per_device,
                                 run.hosts)
-        return run.result, ""
+        return run.result, "", lost
 
     # -- phases ------------------------------------------------------------
     def _before(self, point: Point, artifacts: list[Artifact]) -> None:

@@ -100,9 +100,7 @@ class Store:
     # ----- points ---------------------------------------------------------
     def plan_points(self, run_id: int, points: list[Point]) -> list[int]:
         """Record every planned point as pending, so a killed run shows what it missed."""
-        from iolab.store.series import (
-            workload_identity,  # series reads through this module
-        )
+        from iolab.store.series import workload_identity  # series reads through this module
 
         with self.conn:
             first = self.conn.execute(

@@ -9,17 +9,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from iolab.errors import UserError
-from iolab.models import (
-    DirectionResult,
-    Finding,
-    LatencyStats,
-    Point,
-    PointRecord,
-    Result,
-    Run,
-    Sample,
-    Severity,
-)
+from iolab.models import DirectionResult, Finding, LatencyStats, Point, PointRecord, Result, Run, Sample, Severity
 from iolab.models.run import MEASURED
 from iolab.store.db import Store
 
