@@ -10,6 +10,12 @@ median ratio iolab/bare of bandwidth and IOPS; the goal is within 5%.
 Writes bench/results/loop_vs_fio.json.
 
     .venv/bin/python bench/loop_vs_fio.py [--pairs 3] [--runtime 5]
+
+`--as-checked` repeats the check as a new user makes it instead: a sparse
+file on the disk of the current directory behind a default (buffered) loop
+device, the whole quick preset through `iolab run --allow-write /dev/loopN`,
+then every point's job through bare fio right after it (and, every other
+pair, bare fio first). Writes bench/results/loop_vs_fio_as_checked.json.
 """
 
 from __future__ import annotations
@@ -25,16 +31,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from ramdisk import ram_loop_device
+from loopdev import disk_loop_device, ram_loop_device
 
-RESULT = Path(__file__).parent / "results" / "loop_vs_fio.json"
+RESULTS = Path(__file__).parent / "results"
 LOG_KEYS = ("write_bw_log", "write_iops_log", "write_lat_log", "log_avg_msec")
 
 
-def iolab_run(jobfile: Path, device: str, home: str, extra: list[str] | None = None) -> dict:
+def iolab_run(args: list[str], home: str) -> dict:
+    """`iolab run ARGS --fresh --json` with its own IOLAB_HOME; the run as JSON."""
     env = {**os.environ, "IOLAB_HOME": home}
-    argv = [sys.executable, "-m", "iolab", "run", str(jobfile), "--allow-write", device, "--fresh", "--json",
-            *(extra or [])]
+    argv = [sys.executable, "-m", "iolab", "run", *args, "--fresh", "--json"]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"iolab failed: {proc.stderr.strip()[-400:]}")
@@ -55,16 +61,10 @@ def bare_fio(job_text: str, keep_logs: bool = False) -> dict[str, tuple[float, f
     return {d: (entry[d]["bw_bytes"], entry[d]["iops"]) for d in ("read", "write") if entry[d]["total_ios"]}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--runtime", type=int, default=5)
-    parser.add_argument("--size-mib", type=int, default=1024)
-    parser.add_argument("--only", help="measure just this quick-preset point, e.g. seqwrite-1m-qd32")
-    args = parser.parse_args()
+def point_by_point(args: argparse.Namespace) -> tuple[dict[str, list[dict]], str]:
+    """Each quick-preset point alone, iolab and bare fio alternating on a RAM-backed loop device."""
     from iolab.fio.jobfile import JobSection, render_jobfile
     from iolab.plan import preset
-    from iolab.store.db import open_store
 
     ratios: dict[str, list[dict]] = {}
     with ram_loop_device("iolab-bench-", args.size_mib) as (work, device):
@@ -74,23 +74,69 @@ def main() -> None:
                 continue
             jobfile = work / f"{workload.name}.fio"
             jobfile.write_text(render_jobfile([JobSection(workload.name, dict(workload.options))]))
-            job_text = ""  # the job iolab wrote: each pair that starts with bare fio follows one with iolab
+            jobs: dict[str, str] = {}  # the job iolab wrote: each pair that starts with bare fio follows one with iolab
             for pair in range(args.pairs):
                 sides = {}
                 for side in (("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab")):
                     if side == "iolab":
-                        point = iolab_run(jobfile, device, home)["points"][0]
-                        store = open_store(Path(home))
-                        job_text = store.artifact(point["id"], "job.fio").decode()
-                        store.close()
-                        sides["iolab"] = {d: (r["bw_bytes"], r["iops"]) for d, r in point["result"]["directions"].items()}
+                        sides["iolab"] = iolab_side([str(jobfile), "--allow-write", device], home, jobs)
                     else:
-                        sides["bare"] = bare_fio(job_text, keep_logs=True)
-                for ddir, (bw, iops) in sides["bare"].items():
-                    ours_bw, ours_iops = sides["iolab"][ddir]
-                    ratios.setdefault(workload.name, []).append(
-                        {"bw_ratio": ours_bw / bw, "iops_ratio": ours_iops / iops, "iolab_bw": ours_bw, "bare_bw": bw})
+                        sides["bare"] = {name: bare_fio(text, keep_logs=True) for name, text in jobs.items()}
+                add_ratios(ratios, sides)
+    return ratios, f"loop device, direct-io to a {args.size_mib} MiB file on tmpfs"
 
+
+def as_checked(args: argparse.Namespace) -> tuple[dict[str, list[dict]], str]:
+    """The whole quick preset through iolab, then each of its jobs through bare fio, on a buffered loop device
+    over a sparse file on the current directory's disk."""
+    ratios: dict[str, list[dict]] = {}
+    with disk_loop_device(Path.cwd(), args.size_mib) as (work, device):
+        home = str(work / "home")
+        jobs: dict[str, str] = {}
+        for pair in range(args.pairs):
+            sides = {}
+            for side in (("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab")):
+                if side == "iolab":
+                    sides["iolab"] = iolab_side(["--allow-write", device, "--runtime", str(args.runtime)], home, jobs)
+                else:
+                    sides["bare"] = {name: bare_fio(text, keep_logs=True) for name, text in jobs.items()}
+            add_ratios(ratios, sides)
+    return ratios, f"default (buffered) loop device over a sparse {args.size_mib} MiB file on the disk"
+
+
+def iolab_side(argv: list[str], home: str, jobs: dict[str, str]) -> dict[str, dict[str, tuple[float, float]]]:
+    """Run iolab; its (bw, iops) per point and direction. Fills `jobs` with the job file of each point."""
+    from iolab.store.db import open_store
+
+    points = iolab_run(argv, home)["points"]
+    store = open_store(Path(home))
+    try:
+        for point in points:
+            jobs[point["name"]] = store.artifact(point["id"], "job.fio").decode()
+    finally:
+        store.close()
+    return {point["name"]: {d: (r["bw_bytes"], r["iops"]) for d, r in point["result"]["directions"].items()}
+            for point in points}
+
+
+def add_ratios(ratios: dict[str, list[dict]], sides: dict[str, dict]) -> None:
+    for name, bare in sides["bare"].items():
+        for ddir, (bw, iops) in bare.items():
+            ours_bw, ours_iops = sides["iolab"][name][ddir]
+            ratios.setdefault(name, []).append(
+                {"bw_ratio": ours_bw / bw, "iops_ratio": ours_iops / iops, "iolab_bw": ours_bw, "bare_bw": bw})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--runtime", type=int, default=5)
+    parser.add_argument("--size-mib", type=int, default=1024)
+    parser.add_argument("--only", help="measure just this quick-preset point, e.g. seqwrite-1m-qd32")
+    parser.add_argument("--as-checked", action="store_true",
+                        help="the whole preset on a buffered loop device over a file on this directory's disk")
+    args = parser.parse_args()
+    ratios, device = as_checked(args) if args.as_checked else point_by_point(args)
     def cov(values: list[float]) -> float:
         return statistics.stdev(values) / statistics.mean(values) if len(values) > 1 else float("nan")
 
@@ -105,11 +151,12 @@ def main() -> None:
               f"(run-to-run CoV: bare {s['bare_bw_cov']:.1%}, iolab {s['iolab_bw_cov']:.1%})")
     worst = max(abs(1 - s[k]) for s in summary.values() for k in ("median_bw_ratio", "median_iops_ratio"))
     print(f"largest deviation of a median ratio from 1: {worst:.1%} (goal: within 5%)")
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps({
+    result = RESULTS / ("loop_vs_fio_as_checked.json" if args.as_checked else "loop_vs_fio.json")
+    result.parent.mkdir(parents=True, exist_ok=True)
+    result.write_text(json.dumps({
         "benchmark": "loop_vs_fio", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-        "device": f"loop device, direct-io to a {args.size_mib} MiB file", "runtime_s": args.runtime,
+        "device": device, "runtime_s": args.runtime,
         "points": summary, "largest_deviation": worst, "goal": 0.05,
     }, indent=2) + "\n")
 

@@ -11,10 +11,16 @@ file iolab wrote (its log options removed), alternating A B, B A for
   fully written tmpfs file (RAM behind the loop driver, no disk noise).
 
 Reports the median of the per-pair ratios iolab/bare (goal: at least
-0.99) and each side's run-to-run COV, which says how small a difference
-this host can show at all. Writes bench/results/overhead.json.
+0.99) with a bootstrap 95% confidence interval, and each side's
+run-to-run COV, which says how small a difference this host can show at
+all. On a noisy VM a CPU-bound job's throughput swings 10-25% from second
+to second, so a handful of pairs cannot resolve 1%. Hence a second,
+direct figure: the CPU time iolab's own process (its main thread and the
+telemetry sampler) takes while the measured fio runs, as a share of one
+CPU. That is the most it can take from fio, even if the scheduler puts it
+on fio's CPU. Writes bench/results/overhead.json.
 
-    .venv/bin/python bench/overhead.py [--pairs 5] [--runtime 5]
+    .venv/bin/python bench/overhead.py [--pairs 10] [--runtime 5]
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ import argparse
 import json
 import os
 import platform
+import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from loop_vs_fio import bare_fio, iolab_run
-from ramdisk import ram_loop_device
+from loop_vs_fio import bare_fio
+from loopdev import ram_loop_device
 
 RESULT = Path(__file__).parent / "results" / "overhead.json"
 JOBS = {
@@ -49,25 +58,84 @@ def measure(name: str, target: str, work: Path, pairs: int, runtime: int) -> dic
     home = work / f"home-{name}"
     extra = ["--size", "16M"] if name == "null" else []
     sides: dict[str, list[float]] = {"iolab": [], "bare": []}
+    own_cpu: list[float] = []
     job_text = ""  # the job iolab wrote: the first pair starts with iolab, so bare fio always has it
     for pair in range(pairs):
         for side in ("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab"):
             if side == "iolab":
-                point = iolab_run(job, target, str(home), extra)["points"][0]
+                run, cpu_share = watched_iolab_run([str(job), "--allow-write", target, *extra], str(home))
+                point = run["points"][0]
+                own_cpu.append(cpu_share)
                 store = open_store(home)
                 job_text = store.artifact(point["id"], "job.fio").decode()
                 store.close()
                 sides["iolab"].append(point["result"]["directions"]["read"]["iops"])
             else:
                 sides["bare"].append(bare_fio(job_text)["read"][1])
-    ratios = [a / b for a, b in zip(sides["iolab"], sides["bare"])]
+    ratios = [a / b for a, b in zip(sides["iolab"], sides["bare"], strict=True)]
     cov = {side: statistics.stdev(v) / statistics.mean(v) for side, v in sides.items() if len(v) > 1}
-    return {"median_ratio": statistics.median(ratios), "ratios": ratios, "iops": sides, "cov": cov}
+    return {"median_ratio": statistics.median(ratios), "ci95": median_ci(ratios), "ratios": ratios, "iops": sides,
+            "cov": cov, "iolab_cpu_share": statistics.median(own_cpu), "iolab_cpu_shares": own_cpu}
+
+
+def median_ci(values: list[float], resamples: int = 5000) -> tuple[float, float]:
+    """Percentile-bootstrap 95% interval of the median (fixed seed: the same data gives the same interval)."""
+    rng = random.Random(1)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
+
+
+def watched_iolab_run(args: list[str], home: str) -> tuple[dict, float]:
+    """`iolab run ARGS --fresh --json`, and the CPU seconds per second its own threads used while the
+    measured fio ran. Read every 0.1 s from /proc (nanosecond schedstat, far finer than the 1% it must
+    resolve); the stretch runs from the second to the last reading that saw fio as its child, so iolab
+    starting fio and reading its results afterwards are not counted as running beside it."""
+    env = {**os.environ, "IOLAB_HOME": home}
+    argv = [sys.executable, "-m", "iolab", "run", *args, "--fresh", "--json"]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
+        stretches: list[list[tuple[float, float]]] = []  # (own CPU s, wall s) readings, one list per fio
+        current: list[tuple[float, float]] | None = None
+        while proc.poll() is None:
+            time.sleep(0.1)
+            try:
+                kids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+                fio_running = any(Path(f"/proc/{kid}/comm").read_text().strip() == "fio" for kid in kids)
+                reading = (own_cpu_seconds(proc.pid), time.monotonic())
+            except OSError:  # it or its child just exited
+                continue
+            if not fio_running:
+                current = None
+            elif current is None:
+                current = [reading]
+                stretches.append(current)
+            else:
+                current.append(reading)
+        proc.wait()
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            raise SystemExit(f"iolab failed: {err.read().strip()[-400:]}")
+        run = json.loads(out.read())
+    readings = max(stretches, key=len)[1:]
+    (cpu0, t0), (cpu1, t1) = readings[0], readings[-1]
+    return run, (cpu1 - cpu0) / (t1 - t0)
+
+
+def own_cpu_seconds(pid: int) -> float:
+    """CPU seconds of a process's own threads (its children not counted), from each thread's schedstat."""
+    total_ns = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total_ns += int((task / "schedstat").read_text().split()[0])
+        except (OSError, IndexError):  # a thread that just ended
+            continue
+    return total_ns / 1e9
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--runtime", type=int, default=5)
     args = parser.parse_args()
     with ram_loop_device("iolab-overhead-") as (work, device):
@@ -76,8 +144,12 @@ def main() -> None:
         results = {"null": measure("null", str(scratch), work, args.pairs, args.runtime),
                    "loop": measure("loop", device, work, args.pairs, args.runtime)}
     for name, r in results.items():
-        print(f"{name:5s} iolab/bare IOPS median ratio {r['median_ratio']:.3f}  pairs {[round(x, 3) for x in r['ratios']]}"
-              f"  (COV bare {r['cov'].get('bare', float('nan')):.1%}, iolab {r['cov'].get('iolab', float('nan')):.1%})")
+        r["verdict"] = verdict(r)
+        low, high = r["ci95"]
+        print(f"{name:5s} iolab/bare IOPS median ratio {r['median_ratio']:.3f} (95% CI {low:.3f}-{high:.3f})  "
+              f"pairs {[round(x, 3) for x in r['ratios']]}  (COV bare {r['cov'].get('bare', float('nan')):.1%}, "
+              f"iolab {r['cov'].get('iolab', float('nan')):.1%})")
+        print(f"      iolab's own CPU while fio ran: {r['iolab_cpu_share']:.2%} of one CPU  -> {r['verdict']}")
     print("goal: median ratio >= 0.99")
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(json.dumps({
@@ -85,6 +157,20 @@ def main() -> None:
         "host": {"kernel": platform.release(), "cpus": os.cpu_count(), "python": sys.version.split()[0]},
         "runtime_s": args.runtime, "pairs": args.pairs, "targets": results, "goal": 0.99,
     }, indent=2) + "\n")
+
+
+def verdict(result: dict) -> str:
+    """Met when the ratio is at least 0.99, or when the noise hides 1% either way while iolab's own CPU is under 1%
+    of one CPU; missed when even the interval's top is under 0.99."""
+    low, high = result["ci95"]
+    if result["median_ratio"] >= 0.99:
+        return "goal met"
+    if high < 0.99:
+        return "goal missed: iolab costs fio more than 1%"
+    if result["iolab_cpu_share"] < 0.01:
+        return (f"goal met by the direct figure; the pairs cannot resolve 1% on this host (CI {low:.3f}-{high:.3f}), "
+                "re-run with more --pairs")
+    return "inconclusive: noisy pairs and iolab's own CPU over 1% of one CPU"
 
 
 if __name__ == "__main__":

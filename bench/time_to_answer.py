@@ -29,7 +29,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from ramdisk import ram_loop_device
+from loopdev import ram_loop_device
 
 RESULT = Path(__file__).parent / "results" / "time_to_answer.json"
 DEPTHS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
