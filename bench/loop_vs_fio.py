@@ -37,10 +37,14 @@ RESULTS = Path(__file__).parent / "results"
 LOG_KEYS = ("write_bw_log", "write_iops_log", "write_lat_log", "log_avg_msec")
 
 
+def iolab_command(args: list[str], home: str) -> tuple[list[str], dict[str, str]]:
+    """argv and environment of `iolab run ARGS --fresh --json` with its own IOLAB_HOME."""
+    return [sys.executable, "-m", "iolab", "run", *args, "--fresh", "--json"], {**os.environ, "IOLAB_HOME": home}
+
+
 def iolab_run(args: list[str], home: str) -> dict:
     """`iolab run ARGS --fresh --json` with its own IOLAB_HOME; the run as JSON."""
-    env = {**os.environ, "IOLAB_HOME": home}
-    argv = [sys.executable, "-m", "iolab", "run", *args, "--fresh", "--json"]
+    argv, env = iolab_command(args, home)
     proc = subprocess.run(argv, capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         raise SystemExit(f"iolab failed: {proc.stderr.strip()[-400:]}")

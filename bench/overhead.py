@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from loop_vs_fio import bare_fio
+from loop_vs_fio import bare_fio, iolab_command
 from loopdev import ram_loop_device
 
 RESULT = Path(__file__).parent / "results" / "overhead.json"
@@ -90,8 +90,7 @@ def watched_iolab_run(args: list[str], home: str) -> tuple[dict, float]:
     measured fio ran. Read every 0.1 s from /proc (nanosecond schedstat, far finer than the 1% it must
     resolve); the stretch runs from the second to the last reading that saw fio as its child, so iolab
     starting fio and reading its results afterwards are not counted as running beside it."""
-    env = {**os.environ, "IOLAB_HOME": home}
-    argv = [sys.executable, "-m", "iolab", "run", *args, "--fresh", "--json"]
+    argv, env = iolab_command(args, home)
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
         stretches: list[list[tuple[float, float]]] = []  # (own CPU s, wall s) readings, one list per fio
@@ -117,7 +116,9 @@ def watched_iolab_run(args: list[str], home: str) -> tuple[dict, float]:
         if proc.returncode != 0:
             raise SystemExit(f"iolab failed: {err.read().strip()[-400:]}")
         run = json.loads(out.read())
-    readings = max(stretches, key=len)[1:]
+    readings = max(stretches, key=len, default=[])[1:]
+    if len(readings) < 2:
+        raise SystemExit("fio ran too briefly to watch iolab beside it; give a longer --runtime")
     (cpu0, t0), (cpu1, t1) = readings[0], readings[-1]
     return run, (cpu1 - cpu0) / (t1 - t0)
 

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from iolab.models.plan import QdSearch, Workload
-from iolab.plan.adaptive import max_runs, next_job_counts, next_queue_depths, qd_bracket, workload_at_qd
+from iolab.plan.adaptive import depth_per_job, max_runs, next_job_counts, next_queue_depths, qd_bracket, workload_at_qd
 
 SEARCH = QdSearch(base=Workload("randread-4k", {"rw": "randread"}))
 FULL_GRID = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -77,6 +77,27 @@ def test_monotonic_curve_doubles_to_the_cap_then_refines_the_top_gap():
     assert len(order) <= full_grid_with_refinement_runs(monotonic) <= max_runs(SEARCH)
 
 
+def measured_at_powers_of_two(values: dict[int, float]):
+    """A curve through the given depths, straight lines between them (for the bisected depths)."""
+    def curve(qd: int) -> float:
+        low = max(d for d in values if d <= qd)
+        high = min(d for d in values if d >= qd)
+        return values[low] if low == high else values[low] + (values[high] - values[low]) * (qd - low) / (high - low)
+    return curve
+
+
+def test_one_noisy_fall_does_not_end_the_climb_two_do():
+    # Measured on a loop device: QD32 came out 11% under QD16, QD64 10% above it.
+    noisy = {1: 13.4, 2: 20.0, 4: 41.2, 8: 114.4, 16: 182.3, 32: 161.9, 64: 200.9, 128: 196.1, 256: 193.9}
+    order, measured = run_search(measured_at_powers_of_two(noisy))
+    assert order[:8] == FULL_GRID[:8]  # past the fall at 32, stopped by the flat 128
+    assert max(measured, key=measured.__getitem__) == 64
+    falling = {1: 10.0, 2: 20.0, 4: 40.0, 8: 36.0, 16: 30.0, 32: 80.0}
+    order, _ = run_search(measured_at_powers_of_two(falling))
+    assert order[:5] == [1, 2, 4, 8, 16]  # two falls in a row: the climb ends before 32
+    assert 32 not in order
+
+
 def test_refinement_stops_at_adjacent_depths_and_resumes_from_measurements_alone():
     measured = {1: 100.0, 2: 200.0, 4: 380.0, 8: 390.0}  # plateau after 4; 90% of 390 first reached at 4
     assert next_queue_depths(measured, SEARCH) == [3]
@@ -97,8 +118,15 @@ def test_job_counts_double_at_the_best_depth_until_the_gain_stops():
     assert next_job_counts({1: 100.0}, search) == [2]
     assert next_job_counts({1: 100.0, 2: 180.0}, search) == [4]
     assert next_job_counts({1: 100.0, 2: 180.0, 4: 185.0}, search) is None  # +2.8%: no longer pays
+    assert next_job_counts({1: 100.0, 2: 180.0, 4: 150.0}, search) == [8]  # one fall: maybe noise, one more
+    assert next_job_counts({1: 100.0, 2: 180.0, 4: 150.0, 8: 160.0}, search) is None  # a second: it is real
     assert next_job_counts({1: 100.0}, QdSearch(base=search.base)) is None  # max_jobs 1: no job search
     every = {n: float(n) for n in (1, 2, 4, 8, 16)}
     assert next_job_counts(every, search) is None  # the cap
     point = workload_at_qd(search.base, 16, 4)
     assert (point.name, point.options["iodepth"], point.options["numjobs"]) == ("rr-qd16-j4", "16", "4")
+
+
+def test_more_jobs_share_the_best_depth_out_so_only_the_submitters_grow():
+    assert [depth_per_job(64, n) for n in (1, 2, 4, 8, 16)] == [64, 32, 16, 8, 4]
+    assert depth_per_job(3, 2) == 1 and depth_per_job(4, 16) == 1  # never below one I/O per job

@@ -91,7 +91,7 @@ class QdSearch:
     fraction: float = 0.90
     plateau_gain: float = 0.05
     resolution: float = 0.25
-    max_jobs: int = 1  # above 1: then double numjobs at the best depth while it still pays
+    max_jobs: int = 1  # above 1: then double numjobs, sharing out the best depth, while it still pays
 
 
 @dataclass(frozen=True)

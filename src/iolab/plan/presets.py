@@ -59,8 +59,9 @@ def qd_sweep(runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_q
 
     Adaptive: the points are chosen while running (see iolab.plan.adaptive);
     the plan then carries one QdSearch per workload and no fixed workloads.
-    After the depth search, numjobs doubles (up to `max_jobs`) at the best
-    depth while it still pays: one job's submission path can be the limit.
+    After the depth search, numjobs doubles (up to `max_jobs`) while it still
+    pays, the best depth shared out among the jobs: one job's submission path
+    can be the limit.
     """
     bases = [
         Workload("randread-4k", timed(runtime, ramp, rw="randread", bs="4k", numjobs=1)),

@@ -175,7 +175,7 @@ class Session:
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[Finding]:
     """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
     from iolab.plan import latency_curve_workloads, needs_more_runs, next_queue_depths, steady_state, workload_at_qd
-    from iolab.plan.adaptive import next_job_counts
+    from iolab.plan.adaptive import depth_per_job, next_job_counts
 
     findings: list[Finding] = []
     policy = plan.repeats
@@ -198,7 +198,7 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
             by_jobs = {1: measured[best]}
             while (counts := next_job_counts(by_jobs, search)) is not None:
                 for jobs in counts:
-                    workload = workload_at_qd(search.base, best, jobs)
+                    workload = workload_at_qd(search.base, depth_per_job(best, jobs), jobs)
                     by_jobs[jobs] = primary_metric(session.run(Point(workload.name, target, dict(workload.options))))
         curve = plan.latency_curve
         if curve is not None:
