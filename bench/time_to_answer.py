@@ -8,7 +8,7 @@ what depth?" answered two ways on the same target, in one process:
 - iolab's adaptive search (the 4 KiB search of `--preset qd-sweep
   --adaptive`, run through `iolab.runner.execute` with telemetry on):
   depth doubling to the plateau, bisection of the knee, then numjobs
-  doubling at the best depth while it still pays.
+  doubling while it still pays, the best depth shared out among the jobs.
 
 Reports each side's peak IOPS and wall time; the goal is the adaptive peak
 within 3% of the grid's using at most 25% of its wall time. Afterwards the

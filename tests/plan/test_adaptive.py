@@ -113,7 +113,7 @@ def test_workload_at_qd_sets_iodepth_and_name(qd):
     assert w.options == {"rw": "randread", "iodepth": str(qd)}
 
 
-def test_job_counts_double_at_the_best_depth_until_the_gain_stops():
+def test_job_counts_double_until_doubling_stops_paying():
     search = QdSearch(base=Workload("rr", {"rw": "randread"}), max_jobs=16)
     assert next_job_counts({1: 100.0}, search) == [2]
     assert next_job_counts({1: 100.0, 2: 180.0}, search) == [4]
