@@ -7,8 +7,9 @@ what depth?" answered two ways on the same target, in one process:
   (iodepth 1..256, doubling) x (numjobs 1..16, doubling) combination;
 - iolab's adaptive search (the 4 KiB search of `--preset qd-sweep
   --adaptive`, run through `iolab.runner.execute` with telemetry on):
-  depth doubling to the plateau, bisection of the knee, then numjobs
-  doubling while it still pays, the best depth shared out among the jobs.
+  one job's depth climbing in 4x steps to the plateau, bisection of the
+  knee, numjobs doubling while it pays at twice the knee's depth each, one
+  deeper step at the best job count (see iolab.plan.adaptive).
 
 Reports each side's peak IOPS and wall time; the goal is the adaptive peak
 within 3% of the grid's using at most 25% of its wall time. Afterwards the

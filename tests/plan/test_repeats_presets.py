@@ -41,9 +41,9 @@ def test_qd_sweep_fixed_and_adaptive():
     assert adaptive.workloads == [] and [s.base.name for s in adaptive.qd_searches] == ["randread-4k", "seqread-128k"]
     assert "iodepth" not in adaptive.qd_searches[0].base.options
     assert {s.max_jobs for s in adaptive.qd_searches} == {16}
-    # At its cap (every depth, both bisections, every job count: 15 points a workload) the search
-    # costs a third of the depth x jobs grid it stands for (9 x 5 points), 5/3 of the depth-only sweep.
-    assert estimate_seconds(adaptive) < estimate_seconds(fixed) * 1.7
+    # At its cap (five climb steps, two bisections, four job doublings and the deeper step: 12 points a
+    # workload) the search costs 12/45 of the depth x jobs grid it stands for, 4/3 of the depth-only sweep.
+    assert estimate_seconds(adaptive) == pytest.approx(estimate_seconds(fixed) * 12 / 9)
 
 
 def test_estimate_counts_repeats_and_targets():

@@ -7,6 +7,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import statistics
 import subprocess
 import sys
 import time
@@ -14,6 +15,7 @@ import time
 import pytest
 
 from iolab.models import Severity
+from iolab.models.result import primary_metric
 from iolab.runner.execute import execute
 from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
@@ -174,15 +176,27 @@ def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
     depths = sorted({int(r.point.options["iodepth"]) for r in records})
     assert depths[0] == 1 and len(depths) >= 2
     assert all(d <= 32 for d in depths)
-    # then more jobs, doubling from 2 while it pays, the best depth shared out among them
+    # then more jobs, doubling from 2 while it pays, each at the power of two at least twice one job's knee
+    # (recomputed here from the one-job points, not imported, so a wrong rule in the code fails this)
     for base in ("randread-4k", "seqread-128k"):
         mine = [r for r in records if r.point.name.startswith(base)]
-        single = [r for r in mine if r.point.options.get("numjobs", "1") == "1"]
-        best = max(single, key=lambda r: r.result.directions["read"].bw_bytes).point.options["iodepth"]
+        single = {int(r.point.options["iodepth"]): primary_metric(r.result) for r in mine
+                  if r.point.options.get("numjobs", "1") == "1"}
+        plateau = statistics.median(sorted(single.values(), reverse=True)[:3])
+        knee = min(qd for qd, v in single.items() if v >= 0.9 * plateau)
+        each = min(32, next(2 ** k for k in range(9) if 2 ** k >= 2 * knee))
         more = [r for r in mine if r.point.options.get("numjobs", "1") != "1"]
-        assert more and [r.point.options["numjobs"] for r in more] == ["2", "4"][:len(more)]
-        assert [int(r.point.options["iodepth"]) for r in more] == [max(1, int(best) // int(r.point.options["numjobs"]))
-                                                                  for r in more]
+        jobs = [r.point.options["numjobs"] for r in more if int(r.point.options["iodepth"]) == each]
+        assert jobs and jobs == ["2", "4"][:len(jobs)]
+        deeper = [r for r in more if int(r.point.options["iodepth"]) != each]
+        assert len(deeper) <= 1 and all(int(r.point.options["iodepth"]) == min(32, 2 * each) for r in deeper)
+        # the answers are findings of the run: one job's knee, and the best configuration measured
+        best = max(mine, key=lambda r: primary_metric(r.result)).point.options
+        peak = [f for f in outcome.findings if f.rule_id == "RES-QD-PEAK" and f.subject == base]
+        assert len(peak) == 1 and f"at QD{best['iodepth']} x {best.get('numjobs', '1')} job" in peak[0].title
+        assert peak[0].evidence["configurations measured"] == str(len(mine))
+        knee = [f for f in outcome.findings if f.rule_id == "results.qd-knee" and f.subject == f"{base}, one job"]
+        assert len(knee) == 1 and knee[0].title.startswith("Queue-depth knee at QD ")
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))

@@ -8,12 +8,12 @@ The runner's entry points, all importable without pydantic being loaded
 - `expand(...)`: one sweep -> workloads
 - `estimate_seconds(plan)`: for --dry-run and `iolab presets`
 - `run_order`, `needs_more_runs`: repeat order and the adaptive-repeat gate
-- `next_queue_depths`, `workload_at_qd`: adaptive QD search
+- `next_configs`, `workload_at_qd`: adaptive QD search
 - `latency_curve_workloads`: the rate-limited points after the probe
 - `steady_state`: the SNIA PTS round decision
 """
 
-from iolab.plan.adaptive import next_queue_depths, qd_bracket, workload_at_qd
+from iolab.plan.adaptive import next_configs, qd_bracket, workload_at_qd
 from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds
 from iolab.plan.matrix import expand
 from iolab.plan.planfile import load_plan
@@ -23,6 +23,6 @@ from iolab.plan.steady import steady_state
 
 __all__ = [
     "FIO_STARTUP_SECONDS", "PRESETS", "estimate_seconds", "expand", "latency_curve_workloads", "load_plan",
-    "needs_more_runs", "next_queue_depths", "preset", "qd_bracket", "run_order", "steady_state",
+    "needs_more_runs", "next_configs", "preset", "qd_bracket", "run_order", "steady_state",
     "uses_directory", "workload_at_qd",
 ]

@@ -58,10 +58,10 @@ def qd_sweep(runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_q
     """4 KiB random read and 128 KiB sequential read over queue depth 1..max_qd.
 
     Adaptive: the points are chosen while running (see iolab.plan.adaptive);
-    the plan then carries one QdSearch per workload and no fixed workloads.
-    After the depth search, numjobs doubles (up to `max_jobs`) while it still
-    pays, the best depth shared out among the jobs: one job's submission path
-    can be the limit.
+    the plan then carries one QdSearch per workload and no fixed workloads:
+    one job's depth curve around its knee, then numjobs doubling (up to
+    `max_jobs`) while it pays, since one job's submission path can be the
+    limit, then the peak over both.
     """
     bases = [
         Workload("randread-4k", timed(runtime, ramp, rw="randread", bs="4k", numjobs=1)),

@@ -174,8 +174,7 @@ class Session:
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[Finding]:
     """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
-    from iolab.plan import latency_curve_workloads, needs_more_runs, next_queue_depths, steady_state, workload_at_qd
-    from iolab.plan.adaptive import depth_per_job, next_job_counts
+    from iolab.plan import latency_curve_workloads, needs_more_runs, next_configs, steady_state, workload_at_qd
 
     findings: list[Finding] = []
     policy = plan.repeats
@@ -188,18 +187,12 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
                 values.append(primary_metric(session.run(replace(first, repeat=len(values))), policy.metric))
     for target in targets[None]:
         for search in plan.qd_searches:
-            measured: dict[int, float] = {}
-            while (depths := next_queue_depths(measured, search)) is not None:
-                for qd in depths:
-                    workload = workload_at_qd(search.base, qd)
+            measured: dict[tuple[int, int], float] = {}
+            while (configs := next_configs(measured, search)) is not None:
+                for qd, jobs in configs:
+                    workload = workload_at_qd(search.base, qd, jobs if jobs > 1 else None)
                     point = Point(workload.name, target, dict(workload.options))
-                    measured[qd] = primary_metric(session.run(point))
-            best = max(measured, key=lambda qd: measured[qd])
-            by_jobs = {1: measured[best]}
-            while (counts := next_job_counts(by_jobs, search)) is not None:
-                for jobs in counts:
-                    workload = workload_at_qd(search.base, depth_per_job(best, jobs), jobs)
-                    by_jobs[jobs] = primary_metric(session.run(Point(workload.name, target, dict(workload.options))))
+                    measured[(qd, jobs)] = primary_metric(session.run(point))
         curve = plan.latency_curve
         if curve is not None:
             probe = session.run(Point(curve.probe.name, target, dict(curve.probe.options)))
@@ -239,14 +232,15 @@ def _save_host_snapshots(store: Store, run_id: int, cluster: Cluster, phase: str
 
 
 def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa: ANN001 (Snapshot)
-    """The doctor's findings on the host and the method, and dips inside each point."""
+    """The doctor's findings on the host and the method, queue-depth curves, and dips inside each point."""
     from iolab.analysis.dips import detect_dips
     from iolab.doctor.engine import diagnose
+    from iolab.runner.qd_curves import qd_curve_findings
     from iolab.store.queries import device_bandwidth, host_rows, point_samples, run_points
     from iolab.telemetry.series import series_by_source
 
     records = [r for r in run_points(store, run_id) if r.result is not None]
-    findings = diagnose(snapshot, [(r.point, r.result) for r in records])
+    findings = diagnose(snapshot, [(r.point, r.result) for r in records]) + qd_curve_findings(records)
     for view in array_views(records, device_bandwidth(store, run_id)):
         findings += array_findings(view)
     hosts = host_rows(store, run_id)
