@@ -135,6 +135,10 @@ def small_readahead(tree: Path) -> None:
     write(tree, f"{NS}/queue/read_ahead_kb", "128")
 
 
+def hpet_clock(tree: Path) -> None:
+    write(tree, "sys/devices/system/clocksource/clocksource0/current_clocksource", "hpet")
+
+
 CASES = {
     "gen3_x2": (gen3_x2, "PCIE-LINK-DEGRADED", "8.0 GT/s x2"),
     "slot_gen3": (slot_gen3, "PCIE-SLOT-LIMITED", "0000:00:01.1"),
@@ -143,5 +147,6 @@ CASES = {
     "critical_warning": (critical_warning, "NVME-CRITICAL-WARNING", "reliability degraded"),
     "full_80": (full_80, "FS-FULL", "80.0%"),
     "strict_iommu": (strict_iommu, "IOMMU-STRICT", "DMA"),
+    "hpet_clock": (hpet_clock, "KERN-CLOCKSOURCE", "hpet"),
 }
 MODELLED_RULES = {rule_id for _, rule_id, _ in CASES.values()}

@@ -46,3 +46,34 @@ def test_a_failing_point_is_kept_as_failed_and_the_run_exits_3(tmp_path):
     assert "point(s) failed" in proc.stderr and "Invalid argument" in proc.stderr
     shown = iolab("show", "last", "--json")
     assert '"status": "failed"' in shown.stdout
+
+
+def test_fio_is_given_the_tsc_only_where_the_kernel_keeps_time_with_it(tmp_path):
+    from iolab.fio.run import fio_clocksource, point_jobfile
+    from iolab.models import Point, Target
+
+    assert fio_clocksource("tsc") == "cpu"
+    assert [fio_clocksource(k) for k in ("kvm-clock", "hpet", "arch_sys_counter", None)] == [None] * 4
+    target = Target(path=str(tmp_path), kind="directory", filename=str(tmp_path / "f"), size_bytes=1 << 20)
+    assert "clocksource=cpu" in point_jobfile(Point("p", target, {"rw": "read"}), tmp_path, "cpu").splitlines()
+    assert "clocksource" not in point_jobfile(Point("p", target, {"rw": "read"}), tmp_path, None)
+    own = point_jobfile(Point("p", target, {"rw": "read", "clocksource": "gettimeofday"}), tmp_path, "cpu")
+    assert "clocksource=gettimeofday" in own.splitlines() and "clocksource=cpu" not in own
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+def test_the_clocksource_in_the_job_file_is_the_one_fio_runs_with(tmp_path):
+    # Without it fio tests the TSC across CPUs at start-up and, on a VM, may pick either clock per process.
+    import subprocess
+
+    from iolab.fio.run import point_jobfile
+    from iolab.models import Point, Target
+
+    target = Target(path=str(tmp_path), kind="directory", filename=str(tmp_path / "f"), size_bytes=1 << 20)
+    options = {"ioengine": "null", "rw": "randread", "bs": "4k", "time_based": "1", "runtime": "200ms"}
+    for clocksource, code in (("cpu", 3), ("clock_gettime", 2)):
+        job = tmp_path / f"{clocksource}.fio"
+        job.write_text(point_jobfile(Point("p", target, options), tmp_path, clocksource))
+        for _ in range(3):
+            out = subprocess.run(["fio", "--debug=time", str(job)], capture_output=True, text=True, check=True).stdout
+            assert f"gettime: clocksource={code}" in out

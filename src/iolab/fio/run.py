@@ -61,8 +61,23 @@ def fio_version(fio: str = "fio") -> str:
     return out
 
 
-def point_jobfile(point: Point, log_dir: Path) -> str:
-    """The job file of one point: target options, the workload, and 1 s logs.
+def fio_clocksource(kernel_clocksource: str | None) -> str | None:
+    """The `clocksource` to give fio where the kernel vouches for the TSC; None leaves fio's own choice.
+
+    fio uses the TSC ("cpu") only when its own start-up test of the TSC across
+    CPUs passes, else clock_gettime. On a VM that test passes or fails at
+    random, and a CPU-bound job then runs about 20% faster or slower per fio
+    process (null engine on a 2-vCPU VM: 4.5M or 3.7M IOPS, as fio's
+    `--debug=time` "clocksource=3" or "=2" said). The kernel keeps the TSC as
+    its clock source only while its watchdog finds it stable and synchronised,
+    so there fio's test adds nothing but the coin toss.
+    """
+    return "cpu" if kernel_clocksource == "tsc" else None
+
+
+def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -> str:
+    """The job file of one point: target options, the workload, 1 s logs, and `clocksource` unless the
+    workload sets its own (see `fio_clocksource`).
 
     Direct I/O is the default; a workload may ask for buffered I/O
     (direct=0) and gets it. lat_percentiles=1 gives a histogram of the
@@ -86,6 +101,8 @@ def point_jobfile(point: Point, log_dir: Path) -> str:
     # logs on every I/O, which cost a CPU-bound job (null engine, 4M IOPS) up to a quarter of its IOPS
     # (bench/overhead.py); per-point latency comes from the json+ histogram instead.
     options.update({"write_bw_log": prefix, "write_iops_log": prefix, "log_avg_msec": "1000"})
+    if clocksource:
+        options.setdefault("clocksource", clocksource)
     if target.kind != "group":
         return render_jobfile([JobSection(name=point.name, options=options)])
     # An array: one job per device, all started together, named so results map back to devices.

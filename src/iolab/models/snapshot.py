@@ -199,6 +199,7 @@ class Snapshot:
     mem_total_bytes: int | None = None
     thp_enabled: str | None = None
     aspm_policy: str | None = None
+    clocksource: str | None = None  # the kernel's current clock source (tsc, kvm-clock, hpet ...)
     kernel_config: dict[str, str] = field(default_factory=dict)
     fstrim_timer: str | None = None
     nfsd_threads: int | None = None

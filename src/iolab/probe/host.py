@@ -132,6 +132,7 @@ def read_host(root: Root) -> dict[str, Any]:
         "mem_total_bytes": read_memory(root),
         "thp_enabled": active_choice(root.read_value("/sys/kernel/mm/transparent_hugepage/enabled")),
         "aspm_policy": active_choice(root.read_value("/sys/module/pcie_aspm/parameters/policy")),
+        "clocksource": root.read_value("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
         "kernel_config": _kernel_config(root, release),
         "fstrim_timer": _fstrim_timer(root),
         "nfsd_threads": root.read_int("/proc/fs/nfsd/threads"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from iolab.errors import RunFailed, UserError
-from iolab.fio.run import fio_version, metadata_dir
+from iolab.fio.run import fio_clocksource, fio_version, metadata_dir
 from iolab.fio.values import is_metadata
 from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target, primary_metric
 from iolab.runner.arrays import array_findings, array_points, array_views, resolve_members
@@ -347,7 +347,8 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     store.save_snapshot(run_id, "before", snapshot.to_dict())
     if cluster is not None:
         _save_host_snapshots(store, run_id, cluster, "before")
-    measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval, cluster)
+    measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval, cluster,
+                        fio_clocksource(snapshot.clocksource))
     session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
     progress.run_started(run_id, [p for p in points if p.key not in done], notes)
     findings: list[Finding] = []

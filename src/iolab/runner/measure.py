@@ -42,6 +42,7 @@ class Measurer:
     phases: Phases
     telemetry_interval: float | None
     cluster: Cluster | None = None
+    clocksource: str | None = None  # given to fio on this host (`iolab.fio.run.fio_clocksource`)
     notes: list[str] = field(default_factory=list)
 
     def note(self, message: str) -> None:
@@ -120,7 +121,7 @@ class Measurer:
         jobfile = workdir / "point.fio"
         clients: list[tuple[str, Path]] | None = None
         if self.cluster is None:
-            jobfile.write_text(point_jobfile(point, workdir))
+            jobfile.write_text(point_jobfile(point, workdir, self.clocksource))
             artifacts.append(Artifact("job.fio", jobfile.read_bytes()))
         else:
             jobs, lost = self.cluster.jobfiles(point, workdir)

@@ -54,3 +54,25 @@ def isolcpus(ctx: Context, r: Rule) -> Iterator[Finding]:
     for token in (ctx.snapshot.cmdline or "").split() if ctx.snapshot else []:
         if token.startswith("isolcpus=") and "managed_irq" in token:
             yield r.finding("isolcpus=managed_irq on the kernel command line", "host", {"cmdline": token})
+
+
+_SLOW_CLOCKSOURCES = ("hpet", "acpi_pm", "pit", "jiffies")
+
+
+@rule(
+    id="KERN-CLOCKSOURCE", family="kernel", level="high", needs="snapshot",
+    title="Slow kernel clock source",
+    applies="any host that names its clock source",
+    trigger="/sys/devices/system/clocksource/clocksource0/current_clocksource is hpet, acpi_pm, pit or jiffies",
+    why="fio reads the clock several times per I/O (submission, completion, latency). With the TSC the read stays in "
+        "user space; hpet and acpi_pm are a port or MMIO read of about a microsecond each, which caps a CPU-bound job "
+        "and inflates small latencies. The kernel drops to them when its watchdog finds the TSC unstable.",
+    fix="Find why the TSC was marked unstable (dmesg 'clocksource'); on a sound TSC boot with clocksource=tsc "
+        "(tsc=reliable on VMs whose hypervisor exposes an invariant TSC).",
+    evidence="current clock source",
+    source="kernel Documentation/admin-guide/kernel-parameters.txt (clocksource=, tsc=)",
+)
+def clocksource(ctx: Context, r: Rule) -> Iterator[Finding]:
+    current = ctx.snapshot.clocksource if ctx.snapshot else None
+    if current in _SLOW_CLOCKSOURCES:
+        yield r.finding(f"the kernel keeps time with {current}", "host", {"clocksource": current})
