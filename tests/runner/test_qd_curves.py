@@ -1,0 +1,53 @@
+"""The answers of a queue-depth sweep, from stored records: curves grouped by shape, knee and peak findings."""
+from __future__ import annotations
+
+from iolab.models import Point, PointRecord, Target
+from iolab.models.result import DirectionResult, LatencyStats, Result
+from iolab.runner.qd_curves import curve_name, qd_curve_findings
+
+TARGET = Target(path="/dev/x", kind="block", filename="/dev/x", size_bytes=1 << 30)
+
+
+def record(number: int, name: str, iops: float, latency_ns: float, target: Target = TARGET, **options: str) -> PointRecord:
+    latency = LatencyStats("lat", 1000, latency_ns, 0.0, latency_ns, latency_ns)
+    result = Result({"read": DirectionResult("read", iops * 4096, iops, 1000, 4096000, 1000, latency)}, 10.0, 10.0,
+                    int(options.get("numjobs", "1")), "fio-3.33")
+    point = Point(name, target, {"rw": "randread", "bs": "4k", **options})
+    return PointRecord(number, 1, number, point, "ok", result=result)
+
+
+def sweep(iops_by_depth: dict[int, float], base: str = "rr", target: Target = TARGET, jobs: int = 1):
+    return [record(i, f"{base}-qd{qd}" + (f"-j{jobs}" if jobs > 1 else ""), iops, 1e9 * qd * jobs / iops, target,
+                   iodepth=str(qd), numjobs=str(jobs)) for i, (qd, iops) in enumerate(iops_by_depth.items())]
+
+
+def test_curve_name_drops_depth_and_job_tokens_only():
+    assert curve_name("randread-4k-qd16-j4") == "randread-4k"
+    assert curve_name("randread-4k-qd16") == "randread-4k"
+    assert curve_name("seq-qd32x-j2file") == "seq-qd32x-j2file"  # not a token of its own
+
+
+def test_a_depth_sweep_gets_its_knee_and_peak_and_more_jobs_are_weighed_against_one():
+    one = sweep({1: 10_000, 2: 20_000, 4: 40_000, 8: 76_000, 16: 80_000, 32: 81_000})
+    four = sweep({8: 150_000, 16: 160_000}, jobs=4)
+    findings = qd_curve_findings(one + four)
+    knee = [f for f in findings if f.rule_id == "results.qd-knee"]
+    assert len(knee) == 1 and knee[0].subject == "rr, one job" and knee[0].title.startswith("Queue-depth knee at QD 8")
+    peak = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
+    assert len(peak) == 1
+    assert peak[0].title == "rr: peak 160k IOPS at QD16 x 4 jobs, +98% over one job's best"
+    assert peak[0].evidence["best with one job"] == "81k IOPS at QD32"
+    assert peak[0].evidence["best per job count"] == "1: 81k, 4: 160k"
+    assert peak[0].evidence["in flight at the peak"] == "64"
+
+
+def test_repeats_count_by_their_median_and_other_shapes_or_targets_are_other_curves():
+    repeats = sweep({1: 10_000, 4: 40_000, 16: 50_000}) + sweep({16: 90_000}) + sweep({16: 52_000})
+    findings = qd_curve_findings(repeats)
+    assert [f.title for f in findings if f.rule_id == "RES-QD-PEAK"] == ["rr: peak 52k IOPS at QD16 x 1 job"]
+    other = Target(path="/dev/y", kind="block", filename="/dev/y", size_bytes=1 << 30)
+    split = sweep({1: 10_000, 4: 40_000}) + sweep({16: 50_000}, target=other)
+    assert qd_curve_findings(split) == []  # two depths on one target, one on another: no curve of three
+    mixed = sweep({1: 10_000, 4: 40_000}) + [record(9, "rr-qd16", 50_000, 3e5, iodepth="16", numjobs="1",
+                                                   rw="randwrite")]
+    assert qd_curve_findings(mixed) == []
