@@ -158,3 +158,8 @@ def test_workload_at_qd_sets_iodepth_and_name(qd):
     assert w.options == {"rw": "randread", "iodepth": str(qd)}
     point = workload_at_qd(SEARCH.base, qd, 4)
     assert (point.name, point.options["iodepth"], point.options["numjobs"]) == (f"randread-4k-qd{qd}-j4", str(qd), "4")
+
+
+def test_a_target_that_fails_every_point_ends_the_job_phase_early():
+    order, _ = run_search(lambda qd, jobs: 0.0, WITH_JOBS)  # a failed point counts as 0
+    assert [c for c in order if c[1] > 1] == [(2, 2), (2, 4)]

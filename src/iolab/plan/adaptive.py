@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from iolab.models.plan import QdSearch, Workload
 from iolab.plan.matrix import workload_name
@@ -61,13 +61,13 @@ def next_configs(measured: Mapping[Config, float], search: QdSearch) -> list[Con
         return [(depth, next(n for n in counts if n not in by_jobs))]
     best_jobs = max(by_jobs, key=by_jobs.__getitem__)
     deeper = min(2 * depth, search.max_qd)
-    paid = by_jobs[best_jobs] >= by_jobs[1] * (1 + search.plateau_gain)
+    paid = by_jobs[best_jobs] > by_jobs[1] * (1 + search.plateau_gain)
     if not paid or deeper == depth or (deeper, best_jobs) in measured:
         return None
     return [(deeper, best_jobs)]
 
 
-def plateau(values) -> float:  # noqa: ANN001 (any iterable of floats)
+def plateau(values: Iterable[float]) -> float:
     """The plateau throughput: the median of the top three values (one lucky point does not set it)."""
     return statistics.median(sorted(values, reverse=True)[:3])
 
@@ -156,4 +156,4 @@ def _jobs_settled(counts: list[int], by_jobs: Mapping[int, float], gain: float) 
     last = done[-1]
     if last <= 2:
         return False
-    return by_jobs[last] < max(by_jobs[n] for n in done[:-1]) * (1 + gain)
+    return by_jobs[last] <= max(by_jobs[n] for n in done[:-1]) * (1 + gain)  # failed points (0) settle it too
