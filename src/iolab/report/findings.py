@@ -18,10 +18,12 @@ _STYLE = {
 
 
 def group_by_rule(findings: Sequence[Finding]) -> list[list[Finding]]:
-    """Findings of one rule together: the same advice for five points is said once, naming all five."""
-    groups: dict[tuple[Severity, str], list[Finding]] = {}
+    """Findings of one rule together: the same advice for five points is said once, naming all five.
+    Advice of its own (a knee or a peak: "use QD 4", "iodepth=16 numjobs=4") is its subject's answer, so
+    findings whose fix differs stay apart."""
+    groups: dict[tuple[Severity, str, str], list[Finding]] = {}
     for finding in findings:
-        groups.setdefault((finding.severity, finding.rule_id), []).append(finding)
+        groups.setdefault((finding.severity, finding.rule_id, finding.fix), []).append(finding)
     return list(groups.values())
 
 

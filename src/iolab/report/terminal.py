@@ -91,7 +91,8 @@ class ConsoleProgress:
     def run_started(self, run_id: int, points: list[Point], notes: list[str]) -> None:
         seconds = sum(p.expected_seconds for p in points)
         self.remaining = seconds
-        self.console.print(f"[bold]Run {run_id}[/bold]: {len(points)} points, about {seconds:.0f} s of fio time")
+        planned = f": {len(points)} points, about {seconds:.0f} s of fio time" if points else ""
+        self.console.print(f"[bold]Run {run_id}[/bold]{planned}")
         for note in notes:
             self.console.print(f"  [yellow]note:[/yellow] {note}")
 

@@ -14,6 +14,7 @@ import re
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from iolab.models import Finding, PointRecord, Severity
 from iolab.models.result import primary_metric
@@ -44,54 +45,68 @@ def curve_name(point_name: str) -> str:
     return re.sub(r"-(qd|j)\d+(?=-|$)", "", point_name)
 
 
-def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], tuple[float, float | None]]:
-    """(iodepth, numjobs) -> (median IOPS, median mean latency in ns, None where fio gave none)."""
-    values: dict[tuple[int, int], list[tuple[float, float | None]]] = defaultdict(list)
+@dataclass(frozen=True)
+class Level:
+    """One configuration's medians over its repeats."""
+
+    iops: float
+    bw_bytes: float
+    latency_ns: float | None  # mean total latency; None where a repeat had none
+
+
+def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
+    """(iodepth, numjobs) -> its Level."""
+    values: dict[tuple[int, int], list[PointRecord]] = defaultdict(list)
     for record in members:
         options = record.point.options
-        config = (int(options.get("iodepth", "1")), int(options.get("numjobs", "1")))
-        latencies = [d.latency.mean_ns for d in record.result.directions.values() if d.latency]
-        values[config].append((primary_metric(record.result), statistics.mean(latencies) if latencies else None))
+        values[(int(options.get("iodepth", "1")), int(options.get("numjobs", "1")))].append(record)
     out = {}
-    for config, pairs in values.items():
-        lats = [lat for _, lat in pairs if lat is not None]
-        out[config] = (statistics.median(v for v, _ in pairs), statistics.median(lats) if len(lats) == len(pairs) else None)
+    for config, records in values.items():
+        results = [r.result for r in records if r.result is not None]
+        latencies = [statistics.mean(lats) for res in results
+                     if (lats := [d.latency.mean_ns for d in res.directions.values() if d.latency])]
+        out[config] = Level(statistics.median(primary_metric(res) for res in results),
+                            statistics.median(primary_metric(res, "bw") for res in results),
+                            statistics.median(latencies) if len(latencies) == len(results) else None)
     return out
 
 
-def _knee(configs: dict[tuple[int, int], tuple[float, float | None]], subject: str) -> list[Finding]:
+def _knee(configs: dict[tuple[int, int], Level], subject: str) -> list[Finding]:
     """The knee of the one-job points, from three depths on."""
     from iolab.analysis.knee import find_knee
 
-    single = sorted((qd, v) for (qd, jobs), v in configs.items() if jobs == 1)
+    single = sorted((qd, level) for (qd, jobs), level in configs.items() if jobs == 1)
     if len(single) < 3:
         return []
-    latencies = [lat for _, (_, lat) in single]
-    report = find_knee([qd for qd, _ in single], [iops for _, (iops, _) in single],
+    latencies = [level.latency_ns for _, level in single]
+    report = find_knee([qd for qd, _ in single], [level.iops for _, level in single],
                        latencies if all(lat is not None for lat in latencies) else None)
-    return [f for f in report.findings(subject=f"{subject}, one job") if f.severity != Severity.NOT_EVALUATED]
+    # the advice names its curve: each curve's answer is its own, never folded into another's "also"
+    return [replace(f, fix=f"{subject}: {f.fix}") for f in report.findings(subject=f"{subject}, one job")
+            if f.severity != Severity.NOT_EVALUATED]
 
 
-def _peak(configs: dict[tuple[int, int], tuple[float, float | None]], subject: str) -> Finding:
+def _peak(configs: dict[tuple[int, int], Level], subject: str) -> Finding:
     """The best configuration measured, against the best with one job."""
-    (qd, jobs), (iops, _) = max(configs.items(), key=lambda item: item[1][0])
-    single = {c: v for c, v in configs.items() if c[1] == 1}
+    (qd, jobs), top = max(configs.items(), key=lambda item: item[1].iops)
     evidence = {"configurations measured": str(len(configs)), "in flight at the peak": str(qd * jobs)}
-    title = f"{subject}: peak {_iops(iops)} IOPS at QD{qd} x {jobs} job{'s' if jobs > 1 else ''}"
+    title = (f"{subject}: peak {_iops(top.iops)} IOPS ({top.bw_bytes / 1e6:,.0f} MB/s) at QD{qd} x {jobs} "
+             f"job{'s' if jobs > 1 else ''}")
+    single = {c: level for c, level in configs.items() if c[1] == 1}
     if single and jobs > 1:
-        (best_qd, _), (best_iops, _) = max(single.items(), key=lambda item: item[1][0])
-        evidence["best with one job"] = f"{_iops(best_iops)} IOPS at QD{best_qd}"
-        title += f", {iops / best_iops - 1:+.0%} over one job's best"
-    by_jobs = defaultdict(list)
-    for (_, n), (value, _) in configs.items():
-        by_jobs[n].append(value)
+        (best_qd, _), best = max(single.items(), key=lambda item: item[1].iops)
+        evidence["best with one job"] = f"{_iops(best.iops)} IOPS at QD{best_qd}"
+        title += f", {top.iops / best.iops - 1:+.0%} over one job's best"
+    by_jobs: dict[int, list[float]] = defaultdict(list)
+    for (_, n), level in configs.items():
+        by_jobs[n].append(level.iops)
     evidence["best per job count"] = ", ".join(f"{n}: {_iops(max(v))}" for n, v in sorted(by_jobs.items()))
     return Finding(
         rule_id="RES-QD-PEAK", family="results", severity=Severity.INFO, title=title, subject=subject,
         evidence=evidence,
         why="The most this workload got from the target over the depths and job counts run; where more jobs beat "
             "one job's best, one job's submission path (one CPU) was the limit, not the device.",
-        fix=f"Benchmark peak throughput at iodepth={qd} numjobs={jobs}; quote latency at the knee, not at the peak.",
+        fix=f"{subject}: iodepth={qd} numjobs={jobs} for peak throughput; quote latency at the knee, not at the peak.",
     )
 
 
