@@ -6,7 +6,7 @@ import math
 import pytest
 
 from iolab.models.plan import QdSearch, Workload
-from iolab.plan.adaptive import jobs_depth, max_runs, next_configs, peak_config, qd_bracket, workload_at_qd
+from iolab.plan.adaptive import jobs_depth, max_runs, next_configs, qd_bracket, workload_at_qd
 
 SEARCH = QdSearch(base=Workload("randread-4k", {"rw": "randread"}))
 WITH_JOBS = QdSearch(base=SEARCH.base, max_jobs=16)
@@ -43,6 +43,10 @@ def run_search(surface, search=SEARCH):
             measured[config] = surface(*config)
             order.append(config)
     return order, measured
+
+
+def peak_config(measured):
+    return max(measured, key=measured.__getitem__)
 
 
 def one_job(measured):

@@ -35,16 +35,16 @@ def test_a_depth_sweep_gets_its_knee_and_peak_and_more_jobs_are_weighed_against_
     assert len(knee) == 1 and knee[0].subject == "rr, one job" and knee[0].title.startswith("Queue-depth knee at QD 8")
     peak = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
     assert len(peak) == 1
-    assert peak[0].title == "rr: peak 160k IOPS (655 MB/s) at QD16 x 4 jobs, +98% over one job's best"
-    assert peak[0].evidence["best with one job"] == "81k IOPS at QD32"
-    assert peak[0].evidence["best per job count"] == "1: 81k, 4: 160k"
+    assert peak[0].title == "rr: peak 160.0k IOPS (655 MB/s) at QD16 x 4 jobs, +98% over one job's best"
+    assert peak[0].evidence["best with one job"] == "81.0k IOPS at QD32"
+    assert peak[0].evidence["best per job count"] == "1: 81.0k, 4: 160.0k"
     assert peak[0].evidence["in flight at the peak"] == "64"
 
 
 def test_repeats_count_by_their_median_and_other_shapes_or_targets_are_other_curves():
     repeats = sweep({1: 10_000, 4: 40_000, 16: 50_000}) + sweep({16: 90_000}) + sweep({16: 52_000})
     findings = qd_curve_findings(repeats)
-    assert [f.title for f in findings if f.rule_id == "RES-QD-PEAK"] == ["rr: peak 52k IOPS (213 MB/s) at QD16 x 1 job"]
+    assert [f.title for f in findings if f.rule_id == "RES-QD-PEAK"] == ["rr: peak 52.0k IOPS (213 MB/s) at QD16 x 1 job"]
     other = Target(path="/dev/y", kind="block", filename="/dev/y", size_bytes=1 << 30)
     split = sweep({1: 10_000, 4: 40_000}) + sweep({16: 50_000}, target=other)
     assert qd_curve_findings(split) == []  # two depths on one target, one on another: no curve of three
@@ -64,5 +64,5 @@ def test_each_curve_keeps_its_own_answer_where_advice_alike_is_said_once():
     console = Console(width=200, record=True)
     render_findings(findings, console)
     text = console.export_text()
-    assert "rr: peak 50k IOPS (205 MB/s) at QD16" in text and "seq: peak 3100 IOPS (13 MB/s) at QD16" in text
+    assert "rr: peak 50.0k IOPS (205 MB/s) at QD16" in text and "seq: peak 3,100 IOPS (12.7 MB/s) at QD16" in text
     assert "also:" not in text

@@ -17,8 +17,9 @@ four phases over (iodepth, numjobs) configurations:
    reaps every I/O), so numjobs doubles up to `max_jobs` while it pays, each
    job at `jobs_depth`: the power of two at least twice the knee, where one
    job is on its plateau. Adding jobs at the best depth shared out starves
-   the device (seen on a loop device: QD8 x 4 jobs 8% under QD16 x 4), and
-   at the deepest plateau point it buries it (QD128 x 4 no better than x 1).
+   the device (seen on a loop device: QD8 x 4 jobs 10% under QD16 x 4), and
+   at the deepest plateau point it buries it (QD128 x 4 7% over x 1, where
+   QD32 x 4 was 43% over).
 4. Deeper: at the best job count, when more jobs paid, the per-job depth
    doubled once, since more submitters can want deeper queues each (seen:
    4 jobs peaked at QD32 each where one job's knee was QD8).
@@ -87,11 +88,6 @@ def qd_bracket(measured: Mapping[int, float], fraction: float = 0.90) -> tuple[i
     return (lower[-1] if lower else None, high)
 
 
-def peak_config(measured: Mapping[Config, float]) -> Config:
-    """The best measured configuration."""
-    return max(measured, key=measured.__getitem__)
-
-
 def workload_at_qd(base: Workload, qd: int, jobs: int | None = None) -> Workload:
     """The base workload at queue depth `qd` (and `jobs` jobs), named like a swept point (``…-qd16-j4``)."""
     varied = {"iodepth": str(qd), **({"numjobs": str(jobs)} if jobs is not None else {})}
@@ -149,7 +145,7 @@ def _short(done: list[int], measured: Mapping[int, float], index: int, gain: flo
 def _jobs_settled(counts: list[int], by_jobs: Mapping[int, float], gain: float) -> bool:
     """Whether doubling the jobs is done: at the cap, or the last doubling did not beat the best before it
     by `gain`. Two jobs are run past once: a second job can cost as much as it adds (each job's ramp, two
-    submitters on one CPU) before four pay (seen on a loop device: 2 jobs level with 1, 4 jobs 28% above)."""
+    submitters on one CPU) before four pay (seen on a loop device: 2 jobs level with 1, 4 jobs 26% above)."""
     done = [n for n in counts if n in by_jobs]
     if len(done) == len(counts):
         return True

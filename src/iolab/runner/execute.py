@@ -350,11 +350,11 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval, cluster,
                         fio_clocksource(snapshot.clocksource))
     session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
-    if plan.qd_searches:
-        from iolab.plan.adaptive import max_runs
+    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+        from iolab.plan import estimate_seconds
 
-        bound = sum(max_runs(s) for s in plan.qd_searches) * len(targets[None])
-        notes.append(f"the queue-depth search chooses its points as the results come in: up to {bound} more")
+        later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in targets[None]]))
+        notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
     progress.run_started(run_id, [p for p in points if p.key not in done], notes)
     findings: list[Finding] = []
     try:

@@ -16,8 +16,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from iolab.models import Finding, PointRecord, Severity
+from iolab.models import Finding, PointRecord, Result, Severity
 from iolab.models.result import primary_metric
+from iolab.report import units
 
 VARIED = ("iodepth", "numjobs")
 
@@ -56,18 +57,16 @@ class Level:
 
 def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
     """(iodepth, numjobs) -> its Level."""
-    values: dict[tuple[int, int], list[PointRecord]] = defaultdict(list)
+    values: dict[tuple[int, int], list[Result]] = defaultdict(list)
     for record in members:
         options = record.point.options
-        values[(int(options.get("iodepth", "1")), int(options.get("numjobs", "1")))].append(record)
+        values[(int(options.get("iodepth", "1")), int(options.get("numjobs", "1")))].append(record.result)
     out = {}
-    for config, records in values.items():
-        results = [r.result for r in records if r.result is not None]
-        latencies = [statistics.mean(lats) for res in results
-                     if (lats := [d.latency.mean_ns for d in res.directions.values() if d.latency])]
-        out[config] = Level(statistics.median(primary_metric(res) for res in results),
-                            statistics.median(primary_metric(res, "bw") for res in results),
-                            statistics.median(latencies) if len(latencies) == len(results) else None)
+    for config, results in values.items():
+        latencies = [primary_metric(result, "lat_mean") for result in results]  # 0 where fio gave none
+        out[config] = Level(statistics.median(primary_metric(result) for result in results),
+                            statistics.median(primary_metric(result, "bw") for result in results),
+                            statistics.median(latencies) if all(latencies) else None)
     return out
 
 
@@ -90,17 +89,17 @@ def _peak(configs: dict[tuple[int, int], Level], subject: str) -> Finding:
     """The best configuration measured, against the best with one job."""
     (qd, jobs), top = max(configs.items(), key=lambda item: item[1].iops)
     evidence = {"configurations measured": str(len(configs)), "in flight at the peak": str(qd * jobs)}
-    title = (f"{subject}: peak {_iops(top.iops)} IOPS ({top.bw_bytes / 1e6:,.0f} MB/s) at QD{qd} x {jobs} "
+    title = (f"{subject}: peak {units.iops(top.iops)} IOPS ({units.mb_per_s(top.bw_bytes)} MB/s) at QD{qd} x {jobs} "
              f"job{'s' if jobs > 1 else ''}")
     single = {c: level for c, level in configs.items() if c[1] == 1}
     if single and jobs > 1:
         (best_qd, _), best = max(single.items(), key=lambda item: item[1].iops)
-        evidence["best with one job"] = f"{_iops(best.iops)} IOPS at QD{best_qd}"
+        evidence["best with one job"] = f"{units.iops(best.iops)} IOPS at QD{best_qd}"
         title += f", {top.iops / best.iops - 1:+.0%} over one job's best"
     by_jobs: dict[int, list[float]] = defaultdict(list)
     for (_, n), level in configs.items():
         by_jobs[n].append(level.iops)
-    evidence["best per job count"] = ", ".join(f"{n}: {_iops(max(v))}" for n, v in sorted(by_jobs.items()))
+    evidence["best per job count"] = ", ".join(f"{n}: {units.iops(max(v))}" for n, v in sorted(by_jobs.items()))
     return Finding(
         rule_id="RES-QD-PEAK", family="results", severity=Severity.INFO, title=title, subject=subject,
         evidence=evidence,
@@ -108,7 +107,3 @@ def _peak(configs: dict[tuple[int, int], Level], subject: str) -> Finding:
             "one job's best, one job's submission path (one CPU) was the limit, not the device.",
         fix=f"{subject}: iodepth={qd} numjobs={jobs} for peak throughput; quote latency at the knee, not at the peak.",
     )
-
-
-def _iops(value: float) -> str:
-    return f"{value / 1000:.0f}k" if value >= 10_000 else f"{value:.0f}"
