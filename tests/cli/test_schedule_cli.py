@@ -9,7 +9,7 @@ from tests.iolab_cli import assert_clean_error, iolab
 
 def test_install_list_remove_with_cron_and_systemd(tmp_path):
     plan = tmp_path / "nightly.toml"
-    plan.write_text("[[job]]\n")
+    plan.write_text(f'targets = ["{tmp_path}"]\n[options]\nrw = "randread"\n')
     cron, units = tmp_path / "cron.d" / "iolab", tmp_path / "units"
     proc = iolab("schedule", "install", str(plan), "--every", "1h", "--cron-file", str(cron))
     assert proc.returncode == 0, proc.stderr
@@ -26,3 +26,21 @@ def test_install_list_remove_with_cron_and_systemd(tmp_path):
     assert "No schedules" in iolab("schedule", "list", "--cron-file", str(cron), "--unit-dir", str(units)).stdout
     assert_clean_error(iolab("schedule", "install", str(plan), "--every", "often", "--cron-file", str(cron)))
     assert_clean_error(iolab("schedule", "remove", "nightly", "--cron-file", str(cron), "--unit-dir", str(units)))
+
+
+def test_install_refuses_a_plan_without_targets_and_lists_what_a_plan_runs(tmp_path):
+    cron = tmp_path / "cron.d" / "iolab"
+    untargeted = tmp_path / "anywhere.toml"
+    untargeted.write_text('[options]\nrw = "randread"\n')
+    assert "must name its targets" in assert_clean_error(
+        iolab("schedule", "install", str(untargeted), "--every", "1h", "--cron-file", str(cron)))
+    runs = tmp_path / "runs.fio"
+    runs.write_text(f"[j]\nfilename={tmp_path}/data\nrw=read\nexec_prerun=touch {tmp_path}/marker\n")
+    refused = iolab("schedule", "install", str(runs), "--every", "1h", "--cron-file", str(cron))
+    assert "runs: j: exec_prerun=touch" in refused.stdout
+    assert "--allow-commands" in assert_clean_error(refused)
+    assert not cron.exists()
+    allowed = iolab("schedule", "install", str(runs), "--every", "1h", "--allow-commands", "--cron-file", str(cron))
+    assert allowed.returncode == 0, allowed.stderr
+    assert "--allow-commands" in cron.read_text()
+    assert not (tmp_path / "marker").exists()

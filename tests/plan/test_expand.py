@@ -178,10 +178,10 @@ def test_phases_are_modelled_with_argv_commands(tmp_path):
 
 
 def test_without_fio_option_names_are_not_checked_but_types_still_are(tmp_path, monkeypatch):
-    from iolab.plan import fio_options
+    from iolab.fio import catalog as fio_options
 
     monkeypatch.setattr(fio_options.shutil, "which", lambda name: None)
-    for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.is_alias):
+    for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.alias_target):
         cached.cache_clear()
     try:
         plan = load_plan(write(tmp_path / "p.toml", "[options]\nnot_an_option = 1\n"))
@@ -189,5 +189,5 @@ def test_without_fio_option_names_are_not_checked_but_types_still_are(tmp_path, 
         with pytest.raises(UserError, match=r"axes.iodepth\[0\]"):
             load_plan(write(tmp_path / "q.toml", "[axes]\niodepth = [0]\n"))
     finally:
-        for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.is_alias):
+        for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.alias_target):
             cached.cache_clear()

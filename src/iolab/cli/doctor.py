@@ -122,12 +122,19 @@ def lint(
 
     from iolab.doctor import lint_jobs
     from iolab.fio.jobfile import read_jobfile
+    from iolab.plan.effects import job_effects
     from iolab.probe import Root
     from iolab.probe.host import read_memory
     from iolab.report.findings import render_findings
 
-    findings = lint_jobs(read_jobfile(jobfile), mem_total_bytes=read_memory(Root("/")))
+    sections = read_jobfile(jobfile)
+    findings = lint_jobs(sections, mem_total_bytes=read_memory(Root("/")))
     if json_out:
         typer.echo(_findings_json(findings))
-    else:
-        render_findings(findings, Console())
+        return
+    render_findings(findings, Console())
+    writes, commands = job_effects(sections)
+    for line in writes or ["nothing: reads only"]:
+        typer.echo(f"writes: {line}")
+    for line in commands:
+        typer.echo(f"runs: {line} (iolab runs it only with --allow-commands)")

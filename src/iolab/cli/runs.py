@@ -27,6 +27,7 @@ def run(
     args: Annotated[Optional[list[str]], typer.Argument(metavar="[PLAN] [TARGET...]", help="A TOML plan or fio job file (optional), then directories (a scratch file is made inside), files or block devices. Default: the quick preset on the current directory.")] = None,
     preset_name: Annotated[Optional[str], typer.Option("--preset", help="A built-in plan (see `iolab presets`).")] = None,
     allow_write: Annotated[bool, typer.Option("--allow-write", help="Allow writes to a block device or existing file (refused anyway if it holds data).")] = False,
+    allow_commands: Annotated[bool, typer.Option("--allow-commands", help="Let the plan run programs: fio's exec_prerun/exec_postrun, I/O engines iolab cannot check, pre/post-point commands (`iolab plan check` lists them).")] = False,
     runtime: Annotated[Optional[int], typer.Option(min=1, help="Measured seconds per point.")] = None,
     ramp: Annotated[Optional[int], typer.Option(min=0, help="Unmeasured warm-up seconds before each point.")] = None,
     size: Annotated[Optional[str], typer.Option(help="Bytes of the target to use, e.g. 8G (scratch file size for directories).")] = None,
@@ -65,6 +66,7 @@ def run(
         run_id = None
         request = _request(args or [], preset_name, allow_write, runtime, ramp, size, adaptive)
         request.repeat = repeat
+        request.allow_commands = allow_commands
         if devices:
             if request.targets:
                 raise UserError("give either targets or --devices, not both")
@@ -163,7 +165,9 @@ def _print_dry_run(request, console) -> None:  # noqa: ANN001
     for line in plan.notes + plan.open_ended:
         console.print(f"[yellow]note:[/yellow] {line}")
     for line in plan.writes or ["nothing: reads only"]:
-        console.print(f"writes: {line}")
+        console.print(f"writes: {line}", markup=False, highlight=False)
+    for line in plan.commands:
+        console.print(f"runs: {line}", markup=False, highlight=False)
     console.print(f"{len(plan.points)} points, estimated {units.duration(plan.seconds)}")
 
 

@@ -36,20 +36,27 @@ def install(
     plan: Annotated[Path, typer.Argument(help="The plan file (TOML or fio job file) to run.")],
     every: Annotated[str, typer.Option("--every", help="Interval: 30m, 1h, 6h, 1d ...")],
     name: Annotated[Optional[str], typer.Option("--name", help="Schedule name (default: the plan file's name).")] = None,
+    allow_commands: Annotated[bool, typer.Option("--allow-commands", help="Let the scheduled runs run the programs the plan names (listed first).")] = False,
     unit_dir: UnitDir = None,
     cron_file: CronFile = None,
 ) -> None:
-    """Run PLAN every --every with `iolab run PLAN --quiet`; a run still going when the next is due is skipped."""
+    """Run PLAN every --every with `iolab run PLAN --quiet`; a run still going when the next is due is skipped.
+
+    Scheduled runs run unattended, often as root: the plan must name its own
+    targets, and what it writes and runs is shown before it is installed.
+    """
     import subprocess
 
     from iolab.errors import UserError
     from iolab.runner.schedule import activation_commands
     from iolab.runner.schedule import install as install_schedule
 
+    argv = scheduled_argv() + (["--allow-commands"] if allow_commands else [])
+    _show_effects(plan, allow_commands)
     units, cron = _places(unit_dir, cron_file)
     use_systemd = True if unit_dir else False if cron_file else None
     schedule_name = name or re.sub(r"[^A-Za-z0-9_.-]", "-", plan.stem).lstrip("-._") or "plan"
-    written = install_schedule(plan, every, schedule_name, scheduled_argv(), unit_dir=units, use_systemd=use_systemd,
+    written = install_schedule(plan, every, schedule_name, argv, unit_dir=units, use_systemd=use_systemd,
                                cron_file=cron)
     for path in written:
         print(f"wrote {path}")
@@ -59,6 +66,25 @@ def install(
             if done.returncode != 0:
                 raise UserError(f"{' '.join(argv)} failed: {done.stderr.strip() or done.returncode}")
     print(f"scheduled {schedule_name}: {plan.expanduser().absolute()} every {every.strip()}")
+
+
+def _show_effects(plan_path: Path, allow_commands: bool) -> None:
+    """Print what the plan writes and runs; UserError when it names no target or runs programs not allowed."""
+    from iolab.errors import UserError
+    from iolab.plan.effects import check_commands, plan_commands, plan_writes
+    from iolab.plan.planfile import load_plan
+
+    if not plan_path.is_file():
+        raise UserError(f"plan {plan_path} does not exist; give the path of a plan file to run on schedule")
+    plan = load_plan(plan_path)
+    if not plan.targets and not all(w.target for w in plan.workloads):
+        raise UserError(f"{plan_path}: a scheduled plan must name its targets (targets = [\"/mnt/test\"] in the plan, "
+                        "or filename= in a job file): cron and systemd would run it in their own working directory")
+    for line in plan_writes(plan) or ["nothing but a scratch file in each directory target (removed afterwards)"]:
+        print(f"writes: {line}")
+    for line in plan_commands(plan):
+        print(f"runs: {line}")
+    check_commands(plan, allow_commands)
 
 
 @schedule_app.command("list")

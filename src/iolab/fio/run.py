@@ -21,6 +21,7 @@ from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import JobSection, render_jobfile
+from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path, extent_problem, write_reasons
 from iolab.fio.values import is_metadata
 from iolab.models import Point, Target
 
@@ -88,12 +89,14 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     per-job CPU and logs.
     """
     target = point.target
+    check_point(point)
     if is_metadata(point.options):
-        options = {"directory": str(metadata_dir(target)), **point.options}
+        options = {"directory": escape_path(str(metadata_dir(target))), **point.options}
     else:
         # size is unknown (0) for a device on another host: there fio takes the whole device
         size = {"size": str(target.size_bytes)} if target.size_bytes else {}
-        options = {"filename": target.filename, **size, "direct": "1", "lat_percentiles": "1", **point.options}
+        options = {"filename": escape_path(target.filename), **size, "direct": "1", "lat_percentiles": "1",
+                   **point.options}
         if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
             options["direct"] = "0"
     prefix = str(log_dir / LOG_PREFIX)
@@ -107,9 +110,35 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
         return render_jobfile([JobSection(name=point.name, options=options)])
     # An array: one job per device, all started together, named so results map back to devices.
     return render_jobfile([
-        JobSection(name=f"{point.name}{DEVICE_SEPARATOR}{Path(member).name}", options={**options, "filename": member})
+        JobSection(name=f"{point.name}{DEVICE_SEPARATOR}{Path(member).name}",
+                   options={**options, "filename": escape_path(member)})
         for member in target.members
     ])
+
+
+def check_point(point: Point) -> None:
+    """The last guard before a job file exists: UserError when the point would change data it may not.
+
+    Plans are checked when they load and the runner skips writing points on
+    read-only targets; this refuses whatever got past those (a preset, a
+    program's own Plan, an open-ended search) in the one place every job
+    file of a point is made. A file iolab did not create is never extended:
+    fio writes to grow a file shorter than the job's offset + size.
+    """
+    target = point.target
+    reasons = write_reasons(point.options)
+    if reasons and not target.writable:
+        raise UserError(f"{point.name}: refusing to run on {target.path}: it writes ({', '.join(reasons)}) and the "
+                        "target is read-only (writes need --allow-write, on a blank device or a scratch directory)")
+    for name, value in point.options.items():
+        checked_option(name, value, f"{point.name}: {name}")
+        if name in TARGET_OPTIONS:
+            raise UserError(f"{point.name}: {name}= is set by iolab from the target")
+    if target.kind == "file" and not target.scratch and target.size_bytes:
+        problem = extent_problem(point.options, target.size_bytes)
+        if problem:
+            raise UserError(f"{point.name}: refusing to run on {target.path}: {problem}, and fio would extend the "
+                            "file by writing to it")
 
 
 def metadata_dir(target: Target) -> Path:

@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+from iolab.fio.options import writes as options_write
 from iolab.fio.values import job_seconds
 
 TargetKind = Literal["file", "directory", "block", "group"]
@@ -69,9 +70,8 @@ class Point:
 
     @property
     def writes(self) -> bool:
-        """True when the workload writes (or trims) to its target."""
-        rw = self.options.get("rw", "read")
-        return rw not in ("read", "randread")
+        """True when the workload writes, trims or deletes data on its target (`iolab.fio.options.writes`)."""
+        return options_write(self.options)
 
     @property
     def expected_seconds(self) -> float:

@@ -7,7 +7,7 @@ user can go straight to the line. pydantic (structure) is imported inside
 
 from __future__ import annotations
 
-import re
+import math
 import shlex
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,27 +15,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from iolab.errors import UserError
+from iolab.fio.catalog import unknown_options
 from iolab.fio.jobfile import JobSection, read_jobfile
+from iolab.fio.options import TARGET_OPTIONS, check_text, checked_option, checked_options, split_paths
 from iolab.fio.values import is_flag_on, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
-from iolab.plan.fio_options import unknown_options
 from iolab.plan.matrix import TARGET_AXIS, expand
 
 if TYPE_CHECKING:
     from iolab.plan.schema import PhasesSpec, PlanSpec, SweepSpec
 
 TOML_SUFFIXES = (".toml",)
-RW_MODES = frozenset({
-    "read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite",
-    "randrw", "trimwrite", "randtrimwrite",
-})
-# The runner derives these from the target; a plan names targets instead.
-RUNNER_OWNED = frozenset({"filename", "directory"})
 # Options that only order jobs inside one fio invocation; each iolab point is its own invocation.
 JOB_ORDERING = frozenset({"stonewall", "wait_for", "new_group"})
-
-_SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE)
-_TIME_TEXT = re.compile(r"^\d+(\.\d+)?\s*(us|usec|ms|msec|s|sec|m|min|h|d)?$", re.IGNORECASE)
 
 
 def load_plan(path: str | Path) -> Plan:
@@ -109,6 +101,8 @@ def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, bas
         exclude += sweep.exclude
     job = sweep.job or plan.job
     target = sweep.target or plan.target
+    if target is not None:
+        _checked_target(target, source, f"{where}target")
     names = [*options, *(axis for axis in axes if axis != TARGET_AXIS)]
     _check_option_names(names, [*options.items(), *_axis_items(axes)], source, where)
     context = f"{source}: {where[:-1]}" if where else source
@@ -134,6 +128,8 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
     (stonewall or wait_for). A file's filename/directory becomes the
     workload's target, so the runner's safety checks see it.
     """
+    sections = [JobSection(s.name, checked_options(s.options, f"{source}: [{s.name}]", allow_target=True))
+                for s in sections]
     for section in sections[1:]:
         if not (is_flag_on(section.options, "stonewall") or "wait_for" in section.options):
             raise UserError(
@@ -147,16 +143,33 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
             raise UserError(f"{source}: [{section.name}]: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)")
     workloads = []
     for section in sections:
-        options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in RUNNER_OWNED}
-        target = section.options.get("filename") or section.options.get("directory")
-        workloads.append(Workload(name=section.name, options=options, target=target))
+        options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in TARGET_OPTIONS}
+        workloads.append(Workload(name=section.name, options=options, target=_jobfile_target(section, source)))
     return workloads
+
+
+def _jobfile_target(section: JobSection, source: str) -> str | None:
+    """The one path a job names (`filename=`, else `directory=`), which the runner checks as a target.
+
+    fio reads `a:b` as two paths (`\\:` escapes a colon); iolab runs one target per job.
+    """
+    for name in ("filename", "directory"):
+        value = section.options.get(name, "").strip()
+        if not value:
+            continue
+        paths = split_paths(value)
+        if len(paths) > 1:
+            raise UserError(f"{source}: [{section.name}]: {name}={value} names {len(paths)} paths; iolab runs one "
+                            "target per job: give each path as a target on the command line")
+        return paths[0]
+    return None
 
 
 def _resolve_targets(values: Iterable[str], groups: Mapping[str, list[str]], source: str, field: str) -> list[str]:
     """Targets with group references ("@name") replaced by the group's members."""
     targets: list[str] = []
     for i, value in enumerate(values):
+        check_text(value, f"{source}: {field}[{i}]")
         if value.startswith("@"):
             if value[1:] not in groups:
                 raise UserError(f"{source}: {field}[{i}]: no target group {value[1:]!r} in [target_groups]")
@@ -168,11 +181,16 @@ def _resolve_targets(values: Iterable[str], groups: Mapping[str, list[str]], sou
 
 def _fio_options(raw: Mapping[str, Any], source: str, field: str) -> dict[str, str]:
     """A table of fio options as job-file strings, each value type-checked."""
-    options = {}
+    options: dict[str, str] = {}
     for key, value in raw.items():
-        if key in RUNNER_OWNED or key == TARGET_AXIS:
+        if key in TARGET_OPTIONS or key == TARGET_AXIS:
             raise UserError(f"{source}: {field}.{key}: iolab sets this from the target; list paths in 'targets' instead")
-        options[key] = _checked_value(key, value, source, f"{field}.{key}")
+        name, text = _checked_value(key, value, source, f"{field}.{key}")
+        if name in TARGET_OPTIONS:
+            raise UserError(f"{source}: {field}.{key}: iolab sets this from the target; list paths in 'targets' instead")
+        if name in options:
+            raise UserError(f"{source}: {field}: {key} and {name} are the same fio option; give it once")
+        options[name] = text
     return options
 
 
@@ -180,16 +198,23 @@ def _axes(raw: Mapping[str, Any], groups: Mapping[str, list[str]], source: str, 
     """Axes as lists of fio strings; a scalar is a one-value axis; `target` may name groups."""
     axes: dict[str, list[str]] = {}
     for key, values in raw.items():
-        if key in RUNNER_OWNED:
+        if key in TARGET_OPTIONS:
             raise UserError(f"{source}: {field}.{key}: use the 'target' axis (or 'targets') for paths")
         if not isinstance(values, list):
             values = [values]
         if not values:
             raise UserError(f"{source}: {field}.{key}: empty axis; give at least one value")
-        checked = [_checked_value(key, v, source, f"{field}.{key}[{i}]") for i, v in enumerate(values)]
         if key == TARGET_AXIS:
-            checked = _resolve_targets(checked, groups, source, f"{field}.{key}")
-        axes[key] = checked
+            paths = [_checked_target(v, source, f"{field}.{key}[{i}]") for i, v in enumerate(values)]
+            axes[key] = _resolve_targets(paths, groups, source, f"{field}.{key}")
+            continue
+        checked = [_checked_value(key, v, source, f"{field}.{key}[{i}]") for i, v in enumerate(values)]
+        name = checked[0][0]
+        if name in TARGET_OPTIONS:
+            raise UserError(f"{source}: {field}.{key}: use the 'target' axis (or 'targets') for paths")
+        if name in axes:
+            raise UserError(f"{source}: {field}: {key} and {name} are the same fio option; give it once")
+        axes[name] = [text for _, text in checked]
     return axes
 
 
@@ -205,39 +230,27 @@ def _check_option_names(names: Sequence[str], items: Sequence[tuple[str, str]], 
         raise UserError(f"{source}: {field}: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)")
 
 
-def _checked_value(key: str, value: Any, source: str, field: str) -> str:
-    """The fio string for one value, or a UserError saying what type the option takes."""
-    problem = _type_problem(key, value)
-    if problem:
-        raise UserError(f"{source}: {field}: expected {problem}, got {value!r}")
-    return to_fio_string(value)
+def _checked_value(key: str, value: Any, source: str, field: str) -> tuple[str, str]:
+    """(fio's name of the option, its job-file string), or a UserError saying what the option takes.
 
-
-def _type_problem(key: str, value: Any) -> str | None:
-    """What `value` should have been for option `key`, or None if it is fine."""
+    TOML numbers must be finite and, for counts and sizes, whole and not negative;
+    the rest is checked as fio text by `iolab.fio.options`.
+    """
     if isinstance(value, (dict, list)) or value is None:
-        return "a single string, number or boolean"
-    if key in ("rw", "readwrite"):
-        return None if value in RW_MODES else f"one of {', '.join(sorted(RW_MODES))}"
-    if key in ("iodepth", "numjobs"):
-        return None if _is_int(value) and value >= 1 else "a whole number >= 1"
-    if key in ("rwmixread", "rwmixwrite"):
-        return None if _is_int(value) and 0 <= value <= 100 else "a whole number from 0 to 100"
-    if key in ("bs", "size", "filesize", "io_size"):
-        ok = (_is_int(value) and value > 0) or (
-            isinstance(value, str) and all(_SIZE_TEXT.match(p.strip()) or p.strip().endswith("%") for p in value.split(","))
-        )
-        return None if ok else "a size such as 4096, '4k' or '1MiB'"
-    if key in ("runtime", "ramp_time"):
-        ok = (_is_int(value) and value >= 0) or (isinstance(value, str) and _TIME_TEXT.match(value.strip()))
-        return None if ok else "a duration such as 30 or '30s' or '2m'"
-    if key in ("ioengine", TARGET_AXIS):
-        return None if isinstance(value, str) and value else "a non-empty string"
-    return None
+        raise UserError(f"{source}: {field}: expected a single string, number or boolean, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UserError(f"{source}: {field}: expected a finite number, got {value!r}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and (value < 0 or abs(value) >= 2**63):
+        raise UserError(f"{source}: {field}: expected a number from 0 to 2^63, got {value!r}")
+    return checked_option(key, to_fio_string(value), f"{source}: {field}", written=value)
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _checked_target(value: Any, source: str, field: str) -> str:
+    """A path given in a plan (a target), as text without control characters."""
+    if not isinstance(value, str) or not value:
+        raise UserError(f"{source}: {field}: expected a non-empty path, got {value!r}")
+    check_text(value, f"{source}: {field}")
+    return value
 
 
 def _phases(spec: PhasesSpec, source: str) -> Phases:

@@ -22,11 +22,13 @@ class DryRun:
     writes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     open_ended: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)  # programs the plan runs (need --allow-commands)
 
 
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
     from iolab.plan import FIO_STARTUP_SECONDS, estimate_seconds
+    from iolab.plan.effects import plan_commands
     from iolab.plan.estimate import point_seconds
     from iolab.runner.execute import plan_points, resolve_targets
     from iolab.runner.request import build_plan
@@ -58,4 +60,8 @@ def dry_run(request: RunRequest) -> DryRun:
         seconds += estimate_seconds(fixed_only) * len(targets[None])
         open_ended.append("points chosen while running (adaptive search, latency curve or steady-state rounds): "
                           "the estimate counts them at their cap")
-    return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended)
+    commands = plan_commands(plan)
+    if commands and not request.allow_commands:
+        notes.append("the programs below run only with --allow-commands; without it the run stops before it starts")
+    return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended,
+                  commands=commands)

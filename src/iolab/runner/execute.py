@@ -15,9 +15,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from iolab.errors import RunFailed, UserError
-from iolab.fio.run import fio_clocksource, fio_version, metadata_dir
+from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
 from iolab.fio.values import is_metadata
 from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target, primary_metric
+from iolab.plan.effects import check_commands
 from iolab.runner.arrays import array_findings, array_points, array_views, resolve_members
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, remove_scratch, run_unmeasured
@@ -84,6 +85,7 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
             elif is_metadata(point.options) and target.kind != "directory":
                 skipped.setdefault(target.path, []).append(f"{workload.name} (needs a directory)")
             else:
+                check_point(point)  # refused now, before a run exists, rather than at its turn
                 base.append(point)
     assert plan.repeats is not None
     points = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
@@ -280,6 +282,7 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
     `plan` lets a program hand over a Plan it built; otherwise the request names one.
     """
     plan = plan or build_plan(request)
+    check_commands(plan, request.allow_commands)
     version = fio_version(request.fio)
     cluster = _start_cluster(request, plan, version)
     try:
@@ -317,6 +320,8 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         base = array_points(plan, members, tuple(request.array_modes))
         planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
         points = [p for p in planned if not p.writes or p.target.writable]
+        for point in points:
+            check_point(point)
         notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
         plan = replace(plan, qd_searches=[], latency_curve=None, steady_rounds=None)
     else:
@@ -348,7 +353,7 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     if cluster is not None:
         _save_host_snapshots(store, run_id, cluster, "before")
     measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval, cluster,
-                        fio_clocksource(snapshot.clocksource))
+                        fio_clocksource(snapshot.clocksource), allow_commands=request.allow_commands)
     session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
     if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
         from iolab.plan import estimate_seconds
@@ -371,6 +376,9 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     except RunFailed as exc:
         store.finish_run(run_id, "failed", str(exc))
         raise RunFailed(f"{exc}; run {run_id} keeps the points finished before it") from None
+    except UserError as exc:  # a point refused at its turn (chosen while running): the run stops there
+        store.finish_run(run_id, "failed", str(exc))
+        raise
     finally:
         if cluster is not None:
             _save_host_snapshots(store, run_id, cluster, "after")

@@ -12,6 +12,7 @@ from pathlib import Path
 from iolab.cluster.cluster import Cluster
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
+from iolab.fio.options import effects
 from iolab.fio.parse import aggregate, parse_output
 from iolab.fio.run import DEVICE_SEPARATOR, HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
 from iolab.models import HostOutcome, Phases, Point, Result, Sample
@@ -43,6 +44,7 @@ class Measurer:
     telemetry_interval: float | None
     cluster: Cluster | None = None
     clocksource: str | None = None  # given to fio on this host (`iolab.fio.run.fio_clocksource`)
+    allow_commands: bool = False  # the user's --allow-commands; the plan was checked, this guards each point
     notes: list[str] = field(default_factory=list)
 
     def note(self, message: str) -> None:
@@ -54,6 +56,9 @@ class Measurer:
         multi-host point each host that failed with why)."""
         started = time.time()
         artifacts: list[Artifact] = []
+        commands = effects(point.options).commands + [shlex.join(a) for a in self.phases.pre_point + self.phases.post_point]
+        if commands and not self.allow_commands:
+            raise UserError(f"{point.name} runs programs ({'; '.join(commands)}): they need --allow-commands")
         try:
             self._before(point, artifacts)
         except RunFailed as exc:

@@ -12,8 +12,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from iolab.errors import RunFailed
+from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import JobSection, render_jobfile
+from iolab.fio.options import checked_options, escape_path, write_reasons
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import Target
 
@@ -27,8 +28,11 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     Used to write a scratch file before it is read and to precondition a
     device. A failure stops the run: what follows would measure an unknown state.
     """
-    job = {"filename": target.filename, "size": str(target.size_bytes), "direct": "1" if target.direct else "0"}
-    job.update(options)
+    if write_reasons(options) and not target.writable:
+        raise UserError(f"{name} writes and {target.path} is read-only: writes need --allow-write")
+    job = {"filename": escape_path(target.filename), "size": str(target.size_bytes),
+           "direct": "1" if target.direct else "0"}
+    job.update(checked_options(options, name))
     if not target.direct:
         job["direct"] = "0"
     with tempfile.TemporaryDirectory(prefix="iolab-phase-") as tmp:

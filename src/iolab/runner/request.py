@@ -25,6 +25,7 @@ class RunRequest:
     settings: dict[str, object] = field(default_factory=dict)
     targets: list[str] = field(default_factory=list)
     allow_write: bool = False
+    allow_commands: bool = False  # fio exec options, unchecked engines, pre/post-point commands
     size: int | None = None
     repeat: int | None = None
     telemetry_interval: float | None = 1.0

@@ -17,6 +17,7 @@ import uuid
 from pathlib import Path
 
 from iolab.errors import UserError
+from iolab.fio.options import check_text
 from iolab.models import Target
 from iolab.probe.fs import RAM_FILESYSTEMS, mount_of
 from iolab.probe.root import Root
@@ -118,6 +119,9 @@ def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -
 def resolve_target(path: str, allow_write: bool = False, size: int | None = None, root: Root | None = None) -> Target:
     """Check a target the user named and describe it for fio; UserError when it cannot be used."""
     root = root or Root()
+    if not path:
+        raise UserError(f"an empty target: {_TARGET_HELP}")
+    check_text(path, f"target {path!r}")
     p = Path(path)
     try:
         mode = p.stat().st_mode

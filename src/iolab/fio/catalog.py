@@ -1,4 +1,4 @@
-"""Which option names the installed fio accepts, to catch typos before a run.
+"""What the installed fio knows: option names, aliases and engine options, to catch typos before a run.
 
 The names come from fio itself (`fio --cmdhelp` for job options, `fio
 --enghelp=<engine>` for an engine's own options, `fio --cmdhelp=<name>` to
@@ -46,10 +46,16 @@ def engine_option_names(engine: str) -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def is_alias(name: str) -> bool:
-    """Whether fio knows `name` as an alias of an option (fio prints 'alias: name')."""
+def alias_target(name: str) -> str | None:
+    """The option `name` is an alias of, as the installed fio says ("alias: name" under it); None if not one.
+
+    fio prints the option an alias stands for first (`fio --cmdhelp=readwrite` starts "rw: IO direction").
+    """
     text = _fio_output(f"--cmdhelp={name}")
-    return bool(text) and re.search(rf"^\s*alias:\s*{re.escape(name)}\s*$", text, re.MULTILINE) is not None
+    if not text or re.search(rf"^\s*alias:\s*{re.escape(name)}\s*$", text, re.MULTILINE) is None:
+        return None
+    first = _OPTION_LINE.search(text)
+    return first.group(1) if first else None
 
 
 def unknown_options(names: Iterable[str], engines: Iterable[str]) -> list[str] | None:
@@ -58,4 +64,4 @@ def unknown_options(names: Iterable[str], engines: Iterable[str]) -> list[str] |
     if known is None:
         return None
     engine_known = frozenset().union(*(engine_option_names(e) for e in set(engines)))
-    return [n for n in names if n not in known and n not in engine_known and not is_alias(n)]
+    return [n for n in names if n not in known and n not in engine_known and alias_target(n) is None]

@@ -1,0 +1,282 @@
+"""fio job options: the one place their names and values are read, checked and classified.
+
+Every option iolab hands to fio (from a TOML plan, a user's job file, a
+preset, a command-line override, a precondition, a host's job file) passes
+through here, because the write guard is only as good as its reading of the
+options: `readwrite=write` is `rw=write` to fio, a newline inside a value is
+a second option to fio, and `opendir=`, `exec_prerun=` or an I/O engine
+loaded from a shared library act outside the target iolab checked.
+
+Three questions are answered for a job's options:
+- does it write (or trim, or delete) data on its target (`writes`);
+- does it name a path of its own (refused: paths are targets, checked as such);
+- does it run a program or load code (`commands`: needs `--allow-commands`).
+
+Facts used (fio's HOWTO, `fio --cmdhelp`, fio 3.x): option names are
+case-sensitive and have aliases (`readwrite`, `blocksize`, `timeout`, `ss`...);
+`rw=` takes an optional `:<n>` suffix after the mode; `filename=` and
+`directory=` split several paths on `:` unless it is escaped as `\\:`; fio
+expands `${VAR}` and `$(expr)` in job files; an `ioengine=` name fio does not
+have built in is loaded as a shared library; `include <file>` pulls in
+another job file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from iolab.errors import UserError
+from iolab.fio.catalog import alias_target, job_option_names
+
+# fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"); names missing here are asked of fio.
+ALIASES = {
+    "readwrite": "rw", "blocksize": "bs", "blockalign": "ba", "blocksize_range": "bsrange",
+    "blocksize_unaligned": "bs_unaligned", "iodepth_batch_submit": "iodepth_batch",
+    "iodepth_batch_complete": "iodepth_batch_complete_min", "io_limit": "io_size", "fill_fs": "fill_device",
+    "fileoffset": "offset", "nr_files": "nrfiles", "timeout": "runtime", "iomem": "mem", "ratemin": "rate_min",
+    "ratecycle": "rate_cycle", "wait_for_previous": "stonewall", "disable_bw": "disable_bw_measurement",
+    "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time",
+}
+READ_MODES = frozenset({"read", "randread"})
+WRITE_MODES = frozenset({"write", "trim", "randwrite", "randtrim", "rw", "readwrite", "randrw", "trimwrite",
+                         "randtrimwrite"})
+RW_MODES = READ_MODES | WRITE_MODES
+
+# Engines whose reads read and whose writes write the target iolab names (the `rw` mode decides).
+DATA_ENGINES = frozenset({
+    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "io_uring_cmd", "posixaio", "mmap",
+    "null", "sg", "splice", "xnvme", "dev-dax", "libpmem", "cpuio",
+})
+# fio's file-operation engines: their "I/O" is one create/stat/unlink per file in `directory=`,
+# which iolab points at a directory it created itself.
+METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
+
+# The runner sets these from the target; a plan names targets instead.
+TARGET_OPTIONS = frozenset({"filename", "directory"})
+# Options that name a path fio would write, read as a job or open: refused, with what to do instead.
+PATH_OPTIONS = {
+    "opendir": "it makes fio use every file under a directory; name that directory as a target instead",
+    "filename_format": "iolab names the files it creates itself; name a directory as the target instead",
+    "write_iolog": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
+    "write_bw_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
+    "write_iops_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
+    "write_lat_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
+    "write_hist_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
+    "read_iolog": "a replayed log does I/O to whatever files it names; replay it with fio itself",
+    "read_iolog_chunked": "a replayed log does I/O to whatever files it names; replay it with fio itself",
+    "merge_blktrace_file": "a replayed log does I/O to whatever files it names; replay it with fio itself",
+    "replay_redirect": "a replayed log does I/O to whatever files it names; replay it with fio itself",
+    "allow_mounted_write": "it turns off fio's own refusal to write to a mounted device",
+    "include": "iolab reads one job file; paste the included file's jobs into it",
+}
+# Options that run a program.
+COMMAND_OPTIONS = frozenset({"exec_prerun", "exec_postrun"})
+# Options that change data on the target whatever the `rw` mode says, when set to a non-zero value.
+WRITING_OPTIONS = {
+    "trim_percentage": "trims verified blocks", "trim_backlog": "trims verified blocks",
+    "unlink": "deletes the files it used", "unlink_each_loop": "deletes the files it used",
+    "fill_device": "writes until the device is full", "file_append": "appends to the file",
+    "overwrite": "overwrites the file's data", "zone_reset_threshold": "resets zones",
+    "zone_reset_frequency": "resets zones",
+}
+# Options that set the size or place of the region a job uses: past a file's end, fio extends it by writing.
+EXTENT_OPTIONS = ("size", "filesize", "offset", "offset_increment", "io_size", "nrfiles")
+# Memory-buffer modes that may name a file (`mem=mmap:/path`), which fio creates.
+_MEM_PATH = re.compile(r"^[a-z]+:")
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+# Any C0 control character, DEL, and the Unicode line breaks: fio reads a job file line by line.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+MAX_VALUE = 4096
+
+_SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE)
+_TIME_TEXT = re.compile(r"^\d+(\.\d+)?\s*(us|usec|ms|msec|s|sec|m|min|h|d)?$", re.IGNORECASE)
+
+
+def control_character(text: str) -> str | None:
+    """The first control character in `text`, spelled so a person can read it (`\\n`), or None."""
+    match = _CONTROL.search(text)
+    return None if match is None else repr(match.group())[1:-1]
+
+
+def check_text(text: str, what: str) -> None:
+    """Refuse a name, value or path with a control character: fio would read it as more than one line."""
+    bad = control_character(text)
+    if bad is not None:
+        raise UserError(f"{what}: contains the control character {bad}, which fio would read as a new line "
+                        "or option; remove it")
+
+
+def canonical_name(name: str) -> str:
+    """fio's own name of an option (`readwrite` -> `rw`), so every check sees one spelling."""
+    if name in ALIASES:
+        return ALIASES[name]
+    if name in TARGET_OPTIONS or name in PATH_OPTIONS or name in COMMAND_OPTIONS:
+        return name
+    known = job_option_names()
+    if known is not None and name in known:
+        return name
+    return alias_target(name) or name
+
+
+def checked_option(name: str, value: str, where: str, written: object = None) -> tuple[str, str]:
+    """One option as fio will read it: (canonical name, value), or UserError naming `where`.
+
+    Checks what every option must satisfy whatever it is: a name fio could
+    have, no control character, no `$` expansion, no path-naming option, and
+    the type of the options iolab reasons about. `written` is the value as the
+    user wrote it (a TOML number), for the message.
+    """
+    check_text(name, where)
+    check_text(value, f"{where} = {value!r}")
+    if not _NAME.match(name):
+        raise UserError(f"{where}: {name!r} is not a fio option name (letters, digits, '_' and '-')")
+    if len(value) > MAX_VALUE:
+        raise UserError(f"{where}: the value is {len(value)} characters long; fio options take at most {MAX_VALUE}")
+    if "$" in value:
+        raise UserError(f"{where}: {value!r}: fio would expand '$' (environment variables, expressions); "
+                        "write the value itself")
+    canonical = canonical_name(name)
+    if canonical in PATH_OPTIONS:
+        raise UserError(f"{where}: iolab does not pass {name}= to fio: {PATH_OPTIONS[canonical]}")
+    if canonical == "mem" and _MEM_PATH.match(value):
+        raise UserError(f"{where}: {value!r} names a file fio would create; use a mode without a path (e.g. mem=mmap)")
+    problem = value_problem(canonical, value)
+    if problem:
+        raise UserError(f"{where}: expected {problem}, got {value if written is None else written!r}")
+    return canonical, value
+
+
+def checked_options(options: Mapping[str, str], where: str, allow_target: bool = False) -> dict[str, str]:
+    """A job's options with canonical names, each checked (`checked_option`); `where` names the source.
+
+    `allow_target`: a user's job file may name `filename`/`directory` (they become its target); a plan may not.
+    """
+    checked: dict[str, str] = {}
+    for name, value in options.items():
+        canonical, text = checked_option(name, value, f"{where}.{name}" if where else name)
+        if canonical in TARGET_OPTIONS and not allow_target:
+            raise UserError(f"{where}.{name}: iolab sets this from the target; list paths in 'targets' instead")
+        if canonical in checked and canonical != name:
+            raise UserError(f"{where}: {name} and {canonical} are the same fio option; give it once")
+        checked[canonical] = text
+    return checked
+
+
+def value_problem(name: str, value: str) -> str | None:
+    """What the value of a canonical option should have been, or None (fio checks the rest itself)."""
+    if name == "rw":
+        return None if rw_mode({"rw": value}) in RW_MODES else f"one of {', '.join(sorted(RW_MODES))}"
+    if name in ("iodepth", "numjobs"):
+        return None if value.isdigit() and int(value) >= 1 else "a whole number >= 1"
+    if name in ("rwmixread", "rwmixwrite"):
+        return None if value.isdigit() and int(value) <= 100 else "a whole number from 0 to 100"
+    if name in ("bs", "size", "filesize", "io_size"):
+        ok = all(_SIZE_TEXT.match(p.strip()) or p.strip().endswith("%") for p in value.split(","))
+        return None if ok and value.strip() else "a size such as 4096, '4k' or '1MiB'"
+    if name in ("runtime", "ramp_time"):
+        return None if _TIME_TEXT.match(value.strip()) else "a duration such as 30 or '30s' or '2m'"
+    if name == "ioengine":
+        return None if value.strip() else "a non-empty string"
+    return None
+
+
+def rw_mode(options: Mapping[str, str]) -> str:
+    """The I/O direction of a job: `rw=` without fio's `:<n>` suffix (default read)."""
+    return options.get("rw", options.get("readwrite", "read")).split(":", 1)[0].strip()
+
+
+def _is_on(value: str) -> bool:
+    """Whether an option's value turns it on: a bare flag or anything but zero/false/off."""
+    text = value.strip().lower().rstrip("%")
+    try:
+        return float(text) != 0
+    except ValueError:
+        return text not in ("false", "off", "no")
+
+
+def write_reasons(options: Mapping[str, str]) -> list[str]:
+    """Why a job changes data on its target ("rw=randwrite", "unlink=1 deletes the files it used"); empty: reads only."""
+    reasons = []
+    mode = rw_mode(options)
+    if mode not in READ_MODES:
+        reasons.append(f"rw={mode}")
+    for name, what in WRITING_OPTIONS.items():
+        if name in options and _is_on(options[name]):
+            reasons.append(f"{name}={options[name]} {what}")
+    return reasons
+
+
+def writes(options: Mapping[str, str]) -> bool:
+    """Whether a job writes, trims or deletes data on its target."""
+    return bool(write_reasons(options))
+
+
+def engine_problem(engine: str) -> str | None:
+    """Why iolab cannot vouch for an I/O engine (it may load code or act beyond `rw`), or None."""
+    if engine in DATA_ENGINES or engine in METADATA_ENGINES:
+        return None
+    if engine.startswith("external") or "/" in engine:
+        return f"ioengine={engine} loads a shared library into fio"
+    return (f"ioengine={engine} is not an engine iolab can check (fio loads engines it lacks from shared "
+            "libraries, and others reach the network or change files beyond rw=)")
+
+
+@dataclass
+class Effects:
+    """What a job would do beyond reading its target: each entry says which option and why."""
+
+    writes: list[str] = field(default_factory=list)
+    commands: list[str] = field(default_factory=list)
+
+
+def effects(options: Mapping[str, str]) -> Effects:
+    """The writes and commands in a job's (canonical) options."""
+    commands = [f"{name}={options[name]}" for name in sorted(COMMAND_OPTIONS) if options.get(name, "").strip()]
+    problem = engine_problem(options.get("ioengine", "psync").strip())
+    if problem:
+        commands.append(problem)
+    return Effects(writes=write_reasons(options), commands=commands)
+
+
+def extent_problem(options: Mapping[str, str], length: int) -> str | None:
+    """Why a job would reach past the end of a file of `length` bytes (fio extends it by writing), or None.
+
+    Only what can be shown in range is allowed: plain sizes and percentages, offset + size <= length.
+    """
+    from iolab.fio.values import parse_size
+
+    def bytes_of(name: str, default: float) -> float | None:
+        text = options.get(name, "").strip()
+        if not text:
+            return default
+        if text.endswith("%"):
+            number = text[:-1].strip()
+            return float(number) / 100 * length if number.replace(".", "", 1).isdigit() else None
+        return parse_size(text)
+
+    if options.get("nrfiles", "1").strip() not in ("", "1"):
+        return "nrfiles= makes fio create more files"
+    offset, size = bytes_of("offset", 0.0), bytes_of("size", float(length))
+    filesize = bytes_of("filesize", 0.0)
+    if options.get("offset_increment", "").strip() and int(options.get("numjobs", "1") or 1) > 1:
+        return "offset_increment= with numjobs moves each job further into the file"
+    if offset is None or size is None or filesize is None:
+        return "its size or offset is not a plain size or percentage"
+    if offset + max(size, filesize) > length:
+        return f"offset + size reaches {offset + max(size, filesize):.0f} bytes, past the file's {length} bytes"
+    return None
+
+
+def escape_path(path: str) -> str:
+    """A path as fio's `filename=`/`directory=` read it: a `:` would otherwise split it into two paths."""
+    if "\\" in path:
+        raise UserError(f"{path}: iolab cannot pass a path with a backslash to fio exactly; use another path")
+    check_text(path, "path")
+    return path.replace(":", "\\:")
+
+
+def split_paths(value: str) -> list[str]:
+    """The paths of a job file's `filename=`/`directory=`: split on unescaped `:`, `\\:` kept as `:`."""
+    return [part.replace("\\:", ":") for part in re.split(r"(?<!\\):", value)]

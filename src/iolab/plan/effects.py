@@ -1,0 +1,84 @@
+"""What a plan would do beyond measuring: the programs it runs, listed before anything runs.
+
+A plan can run programs three ways: fio's `exec_prerun`/`exec_postrun`, an
+I/O engine iolab cannot vouch for (fio loads unknown engines from shared
+libraries), and the plan's own pre- and post-point commands. None of them
+runs unless the user says `--allow-commands`; `plan check`, `lint`,
+`--dry-run` and `schedule install` list them so the user can decide.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from iolab.errors import UserError
+from iolab.fio.jobfile import JobSection
+from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, canonical_name, effects, split_paths, write_reasons
+from iolab.models.plan import Plan, Workload
+
+
+def plan_workloads(plan: Plan) -> list[Workload]:
+    """Every workload a plan can run, fixed or chosen while running, precondition included."""
+    workloads = list(plan.workloads)
+    workloads += [search.base for search in plan.qd_searches]
+    if plan.latency_curve is not None:
+        workloads.append(plan.latency_curve.probe)
+    if plan.steady_rounds is not None:
+        workloads += list(plan.steady_rounds.round)
+    if plan.phases.precondition is not None:
+        workloads.append(plan.phases.precondition.workload)
+    return workloads
+
+
+def plan_commands(plan: Plan) -> list[str]:
+    """Each program the plan would run, once, as "<where>: <what>"."""
+    found: dict[str, None] = {}
+    for workload in plan_workloads(plan):
+        for command in effects(workload.options).commands:
+            found[f"{workload.name}: {command}"] = None
+    for when, commands in (("before each point", plan.phases.pre_point), ("after each point", plan.phases.post_point)):
+        for argv in commands:
+            found[f"{when}: {shlex.join(argv)}"] = None
+    return list(found)
+
+
+def check_commands(plan: Plan, allowed: bool) -> None:
+    """UserError listing the plan's programs unless the user allowed them (`--allow-commands`)."""
+    commands = plan_commands(plan)
+    if commands and not allowed:
+        raise UserError(f"plan {plan.name} runs programs: {'; '.join(commands)}. Run it with --allow-commands "
+                        "if you trust them (`iolab plan check` lists them)")
+
+
+def job_effects(sections: list[JobSection]) -> tuple[list[str], list[str]]:
+    """(what each job writes, which programs it runs) for a job file as fio itself would run it.
+
+    For `iolab lint`, which reads job files people run with fio directly: it
+    reports, it does not refuse (running the file through iolab refuses).
+    """
+    writes: list[str] = []
+    commands: list[str] = []
+    for section in sections:
+        options = {canonical_name(k): v for k, v in section.options.items()}
+        paths = [p for name in TARGET_OPTIONS for p in split_paths(options.get(name, "")) if p]
+        reasons = write_reasons(options)
+        if reasons:
+            writes.append(f"[{section.name}] writes {', '.join(paths) or 'its own files in the current directory'} "
+                          f"({', '.join(reasons)})")
+        for name in PATH_OPTIONS:
+            if options.get(name, "").strip():
+                writes.append(f"[{section.name}] {name}={options[name]}: {PATH_OPTIONS[name]}")
+        commands += [f"[{section.name}] {command}" for command in effects(options).commands]
+    return writes, commands
+
+
+def plan_writes(plan: Plan) -> list[str]:
+    """What the plan's writing workloads would write, before targets are known (`plan check`)."""
+    lines = []
+    for workload in plan_workloads(plan):
+        reasons = write_reasons(workload.options)
+        if reasons:
+            where = workload.target or ", ".join(plan.targets) or "the targets given on the command line"
+            lines.append(f"{workload.name} writes {where} ({', '.join(reasons)}): a scratch file in a directory; "
+                         "a blank device only with --allow-write")
+    return lines

@@ -1,0 +1,120 @@
+"""The fio option model: names, values and what a job does, read the way fio reads them."""
+
+from __future__ import annotations
+
+import pytest
+
+from iolab.errors import UserError
+from iolab.fio.jobfile import JobSection, parse_jobfile, render_jobfile
+from iolab.fio.options import (
+    canonical_name,
+    checked_option,
+    checked_options,
+    effects,
+    escape_path,
+    extent_problem,
+    rw_mode,
+    split_paths,
+    write_reasons,
+    writes,
+)
+
+
+@pytest.mark.parametrize(("alias", "name"), [("readwrite", "rw"), ("blocksize", "bs"), ("timeout", "runtime"),
+                                             ("ss", "steadystate"), ("fill_fs", "fill_device"), ("iodepth", "iodepth")])
+def test_aliases_become_fios_own_name(alias, name):
+    assert canonical_name(alias) == name
+
+
+def test_checked_options_canonicalise_and_refuse_the_same_option_twice():
+    assert checked_options({"readwrite": "write", "blocksize": "4k"}, "job") == {"rw": "write", "bs": "4k"}
+    with pytest.raises(UserError, match="same fio option"):
+        checked_options({"rw": "read", "readwrite": "write"}, "job")
+    with pytest.raises(UserError, match="sets this from the target"):
+        checked_options({"filename": "/dev/sda"}, "job")
+    assert checked_options({"filename": "/dev/sda"}, "job", allow_target=True) == {"filename": "/dev/sda"}
+
+
+@pytest.mark.parametrize("mode", ["write", "randwrite", "trim", "randtrim", "rw", "readwrite", "randrw", "trimwrite",
+                                  "randtrimwrite", "write:4k", " randwrite "])
+def test_every_writing_mode_writes(mode):
+    assert writes({"rw": mode}) and rw_mode({"rw": mode}) == mode.split(":")[0].strip()
+
+
+def test_reads_only_when_nothing_writes():
+    assert not writes({}) and not writes({"rw": "randread:8", "verify": "md5", "trim_percentage": "0"})
+    assert write_reasons({"rw": "read", "unlink": "1"}) == ["unlink=1 deletes the files it used"]
+    assert writes({"rw": "read", "unlink": ""})  # a bare flag is on
+    assert not writes({"rw": "read", "unlink": "0", "overwrite": "false"})
+    assert writes({"readwrite": "write"})  # an imported job that was never canonicalised
+
+
+@pytest.mark.parametrize("value", ["psync\nfilename=/dev/sda", "a\rb", "x\x00", "x\x0by", "x\u2028y", "a\x7f"])
+def test_control_characters_are_refused(value):
+    with pytest.raises(UserError, match="control character"):
+        checked_option("ioengine", value, "plan.toml: options.ioengine")
+    with pytest.raises(UserError, match="control character"):
+        checked_option(value, "1", "plan.toml: options")
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("opendir", "/home", "name that directory as a target"),
+    ("write_iolog", "/tmp/x", "run's own directory"),
+    ("read_iolog", "x.log", "replay"),
+    ("mem", "mmap:/tmp/f", "names a file"),
+    ("size", "${HOME}", "expand"),
+    ("rw", "wirte", "one of"),
+    ("iodepth", "0", "whole number"),
+    ("bad name", "1", "not a fio option name"),
+    ("allow_mounted_write", "1", "mounted"),
+])
+def test_options_iolab_refuses(name, value, message):
+    with pytest.raises(UserError, match=message):
+        checked_option(name, value, "job")
+
+
+def test_commands_and_engines_iolab_cannot_check():
+    assert effects({"exec_prerun": "touch x"}).commands == ["exec_prerun=touch x"]
+    assert effects({"ioengine": "libaio"}).commands == []
+    assert effects({"ioengine": "filecreate"}).commands == []
+    assert "shared library" in effects({"ioengine": "external:/tmp/e.so"}).commands[0]
+    assert "shared library" in effects({"ioengine": "./e.so"}).commands[0]
+    assert "not an engine iolab can check" in effects({"ioengine": "falloc"}).commands[0]
+
+
+def test_paths_escape_colons_and_split_like_fio():
+    assert escape_path("/mnt/a:b/iolab.dat") == "/mnt/a\\:b/iolab.dat"
+    assert split_paths("/dev/a:/dev/b") == ["/dev/a", "/dev/b"]
+    assert split_paths("/mnt/a\\:b/f") == ["/mnt/a:b/f"]
+    with pytest.raises(UserError):
+        escape_path("/mnt/a\\b")
+    with pytest.raises(UserError):
+        escape_path("/mnt/a\nb")
+
+
+def test_extent_stays_inside_a_file():
+    mib = 1 << 20
+    assert extent_problem({}, mib) is None
+    assert extent_problem({"size": "512k", "offset": "512k"}, mib) is None
+    assert extent_problem({"size": "50%", "offset": "50%"}, mib) is None
+    assert "past the file" in extent_problem({"size": "2M"}, mib)
+    assert "past the file" in extent_problem({"offset": "1"}, mib)
+    assert "more files" in extent_problem({"nrfiles": "2"}, mib)
+    assert "not a plain size" in extent_problem({"size": "lots"}, mib)
+
+
+def test_job_files_are_read_by_fios_lines_only():
+    jobs = parse_jobfile("[j]\r\nrw=read\r\nbs=4k\n", "j.fio")
+    assert jobs[0].options == {"rw": "read", "bs": "4k"}
+    for text in ("[j]\nrw=read\x0bfilename=/dev/sda\n", "[j\n]\nrw=read\n", "[a]b]\nrw=read\n",
+                 "include other.fio\n[j]\nrw=read\n"):
+        with pytest.raises(UserError):
+            parse_jobfile(text, "j.fio")
+
+
+def test_rendering_refuses_what_fio_would_read_differently():
+    assert render_jobfile([JobSection("j", {"rw": "read", "time_based": ""})]) == "[j]\nrw=read\ntime_based\n"
+    for section in (JobSection("j\n[evil]", {}), JobSection("j", {"rw": "read\nexec_prerun=x"}),
+                    JobSection("j", {"a\nb": "1"}), JobSection("j]", {})):
+        with pytest.raises(UserError):
+            render_jobfile([section])
