@@ -230,7 +230,9 @@ post_point = [["sh", "-c", "echo post >> {marker}"]]
 """)
     data = tmp_path / "data"
     data.mkdir()
-    proc = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry", "--json")
+    refused = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry")
+    assert refused.returncode == 2 and "before each point: sh -c" in refused.stderr and not marker.exists()
+    proc = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry", "--json", "--allow-commands")
     assert proc.returncode == 0, proc.stderr
     points = json.loads(proc.stdout)["points"]
     assert len(points) == 2
@@ -246,7 +248,7 @@ def test_a_failing_pre_point_command_fails_that_point_only(tmp_path):
         'bs = ["4k", "64k"]', 'bs = ["4k"]') + '\n[phases]\npre_point = [["false"]]\n')
     data = tmp_path / "data"
     data.mkdir()
-    proc = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry")
+    proc = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry", "--allow-commands")
     assert proc.returncode == 3
     assert "pre-point command failed: false" in proc.stderr
 

@@ -77,7 +77,7 @@ def test_case3_options_that_name_paths_are_refused(tmp_path):
     before = _tree_digest(docs)
     work = tmp_path / "work"
     work.mkdir()
-    for line in (f"opendir={docs}", f"filename_format={docs}/f$jobnum.txt", f"write_iolog={docs}/f0.txt",
+    for line in (f"opendir={docs}", f"filename_format=../docs/f$jobnum.txt", f"write_iolog={docs}/f0.txt",
                  f"write_bw_log={docs}/f1", f"mem=mmap:{docs}/f2.txt", "size=${HOME}", f"directory={docs}:{work}"):
         job = tmp_path / "j.fio"
         job.write_text(f"[j]\nrw=write\nbs=4k\nsize=64k\n{line}\n")

@@ -58,7 +58,6 @@ TARGET_OPTIONS = frozenset({"filename", "directory"})
 # Options that name a path fio would write, read as a job or open: refused, with what to do instead.
 PATH_OPTIONS = {
     "opendir": "it makes fio use every file under a directory; name that directory as a target instead",
-    "filename_format": "iolab names the files it creates itself; name a directory as the target instead",
     "write_iolog": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
     "write_bw_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
     "write_iops_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
@@ -134,10 +133,13 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
         raise UserError(f"{where}: {name!r} is not a fio option name (letters, digits, '_' and '-')")
     if len(value) > MAX_VALUE:
         raise UserError(f"{where}: the value is {len(value)} characters long; fio options take at most {MAX_VALUE}")
-    if "$" in value:
-        raise UserError(f"{where}: {value!r}: fio would expand '$' (environment variables, expressions); "
+    if "${" in value or "$(" in value:
+        raise UserError(f"{where}: {value!r}: fio would expand it (environment variables, expressions); "
                         "write the value itself")
     canonical = canonical_name(name)
+    if canonical == "filename_format" and ("/" in value or value.strip() in ("", ".", "..")):
+        raise UserError(f"{where}: {value!r}: file names only (fio makes them in the directory iolab chose); "
+                        "name a directory as the target instead")
     if canonical in PATH_OPTIONS:
         raise UserError(f"{where}: iolab does not pass {name}= to fio: {PATH_OPTIONS[canonical]}")
     if canonical == "mem" and _MEM_PATH.match(value):
