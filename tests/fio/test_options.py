@@ -91,8 +91,9 @@ def test_paths_escape_colons_and_split_like_fio():
     assert split_paths("/mnt/a\\:b/f") == ["/mnt/a:b/f"]
     with pytest.raises(UserError):
         escape_path("/mnt/a\\b")
-    with pytest.raises(UserError):
-        escape_path("/mnt/a\nb")
+    for path in ("/mnt/a\nb", "/mnt/a;b/f", "/mnt/a#b"):
+        with pytest.raises(UserError):
+            escape_path(path)
 
 
 def test_extent_stays_inside_a_file():
@@ -109,6 +110,9 @@ def test_extent_stays_inside_a_file():
 def test_job_files_are_read_by_fios_lines_only():
     jobs = parse_jobfile("[j]\r\nrw=read\r\nbs=4k\n", "j.fio")
     assert jobs[0].options == {"rw": "read", "bs": "4k"}
+    # fio ends a line at ';' or '#' wherever it is (fio --showcmd prints --bs=4k for "bs=4k;8k")
+    assert parse_jobfile("; c\n[j] # x\nrw=read ;w\nbs=4k;8k\n# rw=write\n", "j.fio")[0].options == {
+        "rw": "read", "bs": "4k"}
     for text in ("[j]\nrw=read\x0bfilename=/dev/sda\n", "[j\n]\nrw=read\n", "[a]b]\nrw=read\n",
                  "include other.fio\n[j]\nrw=read\n"):
         with pytest.raises(UserError):
@@ -118,6 +122,7 @@ def test_job_files_are_read_by_fios_lines_only():
 def test_rendering_refuses_what_fio_would_read_differently():
     assert render_jobfile([JobSection("j", {"rw": "read", "time_based": ""})]) == "[j]\nrw=read\ntime_based\n"
     for section in (JobSection("j\n[evil]", {}), JobSection("j", {"rw": "read\nexec_prerun=x"}),
+                    JobSection("j", {"filename": "/mnt/a;b/f"}), JobSection("j#1", {}),
                     JobSection("j", {"a\nb": "1"}), JobSection("j]", {})):
         with pytest.raises(UserError):
             render_jobfile([section])

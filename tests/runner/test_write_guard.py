@@ -77,7 +77,7 @@ def test_case3_options_that_name_paths_are_refused(tmp_path):
     before = _tree_digest(docs)
     work = tmp_path / "work"
     work.mkdir()
-    for line in (f"opendir={docs}", f"filename_format=../docs/f$jobnum.txt", f"write_iolog={docs}/f0.txt",
+    for line in (f"opendir={docs}", "filename_format=../docs/f$jobnum.txt", f"write_iolog={docs}/f0.txt",
                  f"write_bw_log={docs}/f1", f"mem=mmap:{docs}/f2.txt", "size=${HOME}", f"directory={docs}:{work}"):
         job = tmp_path / "j.fio"
         job.write_text(f"[j]\nrw=write\nbs=4k\nsize=64k\n{line}\n")
@@ -101,6 +101,18 @@ def test_case8_a_colon_in_the_target_directory_stays_one_path(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert _digest(tmp_path / "a") == before
     assert list(target.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["a", "a:b", "iolab-home", "p.toml"]
+
+
+@needs_fio
+def test_a_semicolon_or_hash_in_the_target_is_refused_where_fio_would_cut_the_path(tmp_path):
+    (tmp_path / "a").write_bytes(b"sibling data" * 1000)
+    before = _digest(tmp_path / "a")
+    for name in ("a;b", "a#b"):
+        target = tmp_path / name
+        target.mkdir()
+        err = assert_clean_error(iolab("run", str(target), "--size", "16M", *FAST, cwd=tmp_path))
+        assert "comment" in err
+    assert _digest(tmp_path / "a") == before
 
 
 @needs_fio

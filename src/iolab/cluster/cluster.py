@@ -20,6 +20,7 @@ from pathlib import Path
 from iolab.cluster.hosts import HostSpec
 from iolab.cluster.servers import HostState, bring_up, listening, stop
 from iolab.errors import UserError
+from iolab.fio.options import escape_path
 from iolab.fio.parse import FioOutput, aggregate
 from iolab.fio.run import point_jobfile
 from iolab.models import HostOutcome, Point, Result, Target
@@ -76,6 +77,7 @@ class Cluster:
     def target(self, path: str, size: int | None) -> Target:
         """A target every host has: a directory (each host writes its own scratch file in it) or a
         device (read only: from here iolab cannot check that a device on another host is blank)."""
+        escape_path(path)  # refuses what fio would not read back as this path
         if path.startswith("/dev/"):
             return Target(path=path, kind="block", filename=path, size_bytes=0, hosts=self.names)
         devices = [s.name for s in self.states if (s.spec.target or "").startswith("/dev/")]

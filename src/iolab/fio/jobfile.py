@@ -5,9 +5,10 @@ bare `key` (a flag), `;` and `#` comments, and a `[global]` section whose
 options every later job inherits. We read it ourselves rather than with
 configparser, because fio allows repeated keys and bare flags.
 
-fio reads a job file line by line, so a control character inside a name or
-value would make a line of its own in what iolab writes: both reading and
-writing refuse them (`iolab.fio.options.check_text`). Option names and
+fio reads a job file line by line and ends each line at its first `;` or
+`#`, wherever it is (`bs=4k;8k` is `bs=4k` to fio): reading does the same,
+and writing refuses a name or value that fio would cut short or split into
+lines (`iolab.fio.options.check_text`). Option names and
 values themselves are checked by `iolab.fio.options`.
 """
 
@@ -41,11 +42,11 @@ def parse_jobfile(text: str, source: str = "<job file>") -> list[JobSection]:
     jobs: list[JobSection] = []
     current: dict[str, str] | None = None
     for lineno, raw in enumerate(text.split("\n"), start=1):  # fio's lines: only "\n" ends one
-        line = raw.strip(" \t\r")
+        line = re.split(r"[;#]", raw, maxsplit=1)[0].strip(" \t\r")  # fio ends a line at ';' or '#'
         bad = control_character(line.replace("\t", " "))
         if bad is not None:
             raise UserError(f"{source}:{lineno}: contains the control character {bad}; remove it")
-        if not line or line[0] in "#;":
+        if not line:
             continue
         if line.startswith("["):
             name = line[1:-1].strip()

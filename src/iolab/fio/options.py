@@ -15,7 +15,8 @@ Three questions are answered for a job's options:
 Facts used (fio's HOWTO, `fio --cmdhelp`, fio 3.x): option names are
 case-sensitive and have aliases (`readwrite`, `blocksize`, `timeout`, `ss`...);
 `rw=` takes an optional `:<n>` suffix after the mode; `filename=` and
-`directory=` split several paths on `:` unless it is escaped as `\\:`; fio
+`directory=` split several paths on `:` unless it is escaped as `\\:`; a
+value ends at the first `;` or `#` on its line (fio's comments); fio
 expands `${VAR}` and `$(expr)` in job files; an `ioengine=` name fio does not
 have built in is loaded as a shared library; `include <file>` pulls in
 another job file.
@@ -88,6 +89,7 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 # Any C0 control character, DEL, and the Unicode line breaks: fio reads a job file line by line.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 MAX_VALUE = 4096
+COMMENT_CHARACTERS = (";", "#")
 
 _SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE)
 _TIME_TEXT = re.compile(r"^\d+(\.\d+)?\s*(us|usec|ms|msec|s|sec|m|min|h|d)?$", re.IGNORECASE)
@@ -100,11 +102,20 @@ def control_character(text: str) -> str | None:
 
 
 def check_text(text: str, what: str) -> None:
-    """Refuse a name, value or path with a control character: fio would read it as more than one line."""
+    """Refuse a name, value or path that fio would not read back as written.
+
+    A control character would make a line of its own; fio ends every value
+    at the first `;` or `#` (its comment characters, anywhere in a line), so
+    `/mnt/a;b/f` would be `/mnt/a` to fio.
+    """
     bad = control_character(text)
     if bad is not None:
         raise UserError(f"{what}: contains the control character {bad}, which fio would read as a new line "
                         "or option; remove it")
+    for char in COMMENT_CHARACTERS:
+        if char in text:
+            raise UserError(f"{what}: contains {char!r}, where fio would cut it short (fio reads ';' and '#' as the "
+                            "start of a comment); remove it, or rename the path")
 
 
 def canonical_name(name: str) -> str:
