@@ -77,7 +77,7 @@ def test_systemd_units_with_calendar_persistence_and_a_shared_lock(tmp_path, pla
     )
     assert "OnCalendar=*-*-* 00/1:00:00\nPersistent=true\n" in timer
     assert "Unit=iolab-nightly.service" in timer and "WantedBy=timers.target" in timer
-    assert all(oct(p.stat().st_mode & 0o777) == "0o644" for p in written)
+    assert all(oct(p.stat().st_mode & 0o777) == "0o600" for p in written)  # private: they hold the command
 
 
 def test_an_interval_with_no_calendar_form_uses_monotonic_timers(tmp_path, plan):

@@ -146,15 +146,16 @@ def export(
                                  min_runs)
         _write(prometheus, lambda path: write_textfile(path, render_textfile(metrics)))
     if csv_file is not None or json_file is not None:
+        from iolab.private import write_private
         from iolab.report.point_export import points_csv, points_json
         from iolab.store.queries import list_runs, run_points
 
         runs = list(reversed(list_runs(store)))
         records = [record for run in runs for record in run_points(store, run.id)]
         if csv_file is not None:
-            _write(csv_file, lambda path: path.write_text(points_csv(records)))
+            _write(csv_file, lambda path: write_private(path, points_csv(records)))
         if json_file is not None:
-            _write(json_file, lambda path: path.write_text(points_json(runs, records)))
+            _write(json_file, lambda path: write_private(path, points_json(runs, records)))
 
 
 def _write(path: Path, write) -> None:  # noqa: ANN001

@@ -124,11 +124,13 @@ def _build(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
 
 
 def _write(path: Path, text: str, option: str = "--output") -> None:
-    """Write the finished report at once, so a failure never leaves half a file."""
+    """Write the finished report at once, so a failure never leaves half a file; private (0600), as it
+    names hosts, targets and command lines."""
     from iolab.errors import UserError
+    from iolab.private import write_private
 
     try:
-        path.write_text(text, encoding="utf-8")
+        write_private(path, text)
     except OSError as exc:
         raise UserError(f"cannot write the report to {path}: {exc.strerror or exc}; choose another {option}") from None
     typer.echo(f"wrote {path}", err=True)

@@ -91,6 +91,9 @@ def run(
             err.print(f"[yellow]note:[/yellow] {note}")
     if outcome.failed:
         raise RunFailed(f"{len(outcome.failed)} point(s) failed, the others are kept in run {outcome.run_id}: {outcome.failed[0]}")
+    if outcome.failed_hosts:
+        raise RunFailed(f"host(s) failed during run {outcome.run_id}, whose points are kept without them: "
+                        + "; ".join(outcome.failed_hosts))
 
 
 def _write_run_report(store, run_id: int, console, quiet: bool) -> None:  # noqa: ANN001  (Store, Console)
@@ -99,13 +102,14 @@ def _write_run_report(store, run_id: int, console, quiet: bool) -> None:  # noqa
     The page is a convenience on top of a run whose results are already
     stored, so any failure making it is a one-line warning, never a failed run.
     """
+    from iolab.private import private_dir, write_private
     from iolab.report.html import load_run, render_html
 
     path = store.path.parent / "reports" / f"run-{run_id}.html"
     try:
-        path.parent.mkdir(exist_ok=True)
+        private_dir(path.parent)
         html, _ = render_html([load_run(store, run_id)])
-        path.write_text(html, encoding="utf-8")
+        write_private(path, html)
     except Exception as exc:  # noqa: BLE001  (see docstring)
         console.print(f"warning: no HTML report for run {run_id}: {type(exc).__name__}: {exc}", markup=False, highlight=False)
         return

@@ -135,33 +135,56 @@ class Cluster:
         return total, outcomes
 
     # -- the end ------------------------------------------------------------
-    def cleanup(self, targets: list[Target]) -> None:
-        """Remove the scratch files on every host still up (by fio, so no SSH is needed), stop our servers."""
+    def cleanup(self, targets: list[Target]) -> list[str]:
+        """Remove every host's scratch files (by fio, so no SSH is needed), then stop our servers.
+
+        Hosts that failed during the run are asked too: one whose server answers
+        again, or whose server iolab can start again over SSH, is cleaned like the
+        others. Returns a line per host still holding scratch files, naming them.
+        """
         scratch = [t for t in targets if t.scratch]
-        up = [s for s in self.active if listening(s.spec, 1.0)]
-        if scratch and up:
-            with tempfile.TemporaryDirectory(prefix="iolab-cleanup-") as tmp:
-                clients = []
-                for state in up:
-                    sections = []
-                    for number, target in enumerate(scratch):
-                        mine = self.host_target(target, state)
-                        if not mine.scratch:  # this host's own target is a device: nothing of iolab's to remove
-                            continue
-                        # A 4 KiB read of an existing file, then unlink=1 removes it; absent files are not made.
-                        sections.append(f"[rm{number}]\nfilename={mine.filename}\nrw=read\nbs=4k\nsize=4k\n"
-                                        f"unlink=1\nallow_file_create=0\n")
-                    if not sections:
-                        continue
+        if not scratch:
+            self.shutdown()
+            return []
+        silent = [s.spec for s in self.states if not s.reachable and not listening(s.spec, 1.0)]
+        with ThreadPoolExecutor(max_workers=min(32, len(silent) or 1)) as pool:
+            restarted = list(pool.map(lambda spec: bring_up(spec, self.fio), silent))
+        up = [s for s in self.states if listening(s.spec, 1.0)] + [s for s in restarted if s.reachable]
+        jobs = {state.name: self._cleanup_job(state, scratch) for state in up}
+        with tempfile.TemporaryDirectory(prefix="iolab-cleanup-") as tmp:
+            clients = []
+            for state in up:
+                if jobs[state.name]:
                     job = Path(tmp) / f"cleanup@{state.name}.fio"
-                    job.write_text("".join(sections))
+                    job.write_text(jobs[state.name])
                     clients += [f"--client={state.spec.client_arg}", str(job)]
-                try:
-                    if clients:
-                        subprocess.run([self.fio, *clients], capture_output=True, timeout=CLEANUP_TIMEOUT_S, cwd=tmp)
-                except subprocess.TimeoutExpired:
-                    pass
+            try:
+                if clients:
+                    subprocess.run([self.fio, *clients], capture_output=True, timeout=CLEANUP_TIMEOUT_S, cwd=tmp)
+            except subprocess.TimeoutExpired:
+                pass
+        for state in restarted:
+            stop(state)
         self.shutdown()
+        cleaned = {s.name for s in up}
+        left = []
+        for state in self.states:
+            files = [self.host_target(t, state).filename for t in scratch if self.host_target(t, state).scratch]
+            if state.name not in cleaned and files:
+                left.append(f"{state.name} did not answer, so its scratch files (if it made them) are left: "
+                            f"{', '.join(files)}; remove them there by hand")
+        return left
+
+    def _cleanup_job(self, state: HostState, scratch: list[Target]) -> str:
+        """A job per scratch file of the host: a 4 KiB read of the file if it exists, then unlink=1 removes it;
+        allow_file_create=0 so an absent file is not made."""
+        sections = []
+        for number, target in enumerate(scratch):
+            mine = self.host_target(target, state)
+            if mine.scratch:  # a host whose own target is a device has nothing of iolab's to remove
+                sections.append(f"[rm{number}]\nfilename={escape_path(mine.filename)}\nrw=read\nbs=4k\nsize=4k\n"
+                                "unlink=1\nallow_file_create=0\n")
+        return "".join(sections)
 
     def shutdown(self) -> None:
         for state in self.states + self.skipped:

@@ -42,6 +42,7 @@ class HostState:
     spec: HostSpec
     reachable: bool = False
     started: bool = False  # iolab started its server and stops it at the end
+    piddir: str = ""  # where the server iolab started keeps its pid file, on that host
     fio_version: str = ""
     problem: str = ""
     identity: dict[str, str] = field(default_factory=dict)  # what the server said of itself
@@ -60,14 +61,36 @@ def listening(host: HostSpec, timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
         return False
 
 
-def pidfile(host: HostSpec) -> str:
-    return f"/tmp/iolab-fio-server-{host.port}.pid"
+# The directory the remote shell prints back: what `mktemp -d` makes from PIDDIR_TEMPLATE, nothing else.
+PIDDIR_TEMPLATE = '"${TMPDIR:-/tmp}/iolab-fio-server.XXXXXXXXXX"'
+PIDDIR = re.compile(r"/[A-Za-z0-9_./-]*/iolab-fio-server\.[A-Za-z0-9]{10}")
 
 
 def server_command(host: HostSpec) -> str:
-    """The remote command that starts a daemonised fio server bound to the host's address."""
-    return (f"{shlex.quote(host.fio)} --server={shlex.quote(host.client_arg)} "
-            f"--daemonize={shlex.quote(pidfile(host))}")
+    """The remote command that starts a daemonised fio server bound to the host's address.
+
+    Its pid file goes into a directory `mktemp -d` creates (mode 0700, a name
+    nobody can predict), so no file or symlink another user planted in /tmp is
+    written or followed, as a fixed /tmp name would be. The shell prints the
+    directory; `stop` needs it.
+    """
+    return (f"dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; "
+            f"{shlex.quote(host.fio)} --server={shlex.quote(host.client_arg)} --daemonize=\"$dir/fio.pid\" "
+            '&& echo "$dir"')
+
+
+def stop_command(piddir: str) -> str:
+    """Kill the fio server whose pid file is in `piddir` and remove the directory.
+
+    Only when the directory is still a directory of this user (not a symlink),
+    and only a process that is fio: a pid file outliving its server may name a
+    process that reused the number.
+    """
+    d = shlex.quote(piddir)
+    return (f'd={d}; if [ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ]; then '
+            'p=$(cat "$d/fio.pid" 2>/dev/null); '
+            'case "$p" in ""|*[!0-9]*) ;; *) [ "$(cat /proc/$p/comm 2>/dev/null)" = fio ] && kill "$p";; esac; '
+            'rm -rf -- "$d"; fi')
 
 
 def probe_server(host: HostSpec, fio: str) -> dict[str, str] | str:
@@ -103,7 +126,11 @@ def bring_up(host: HostSpec, fio: str) -> HostState:
         if not started.ok:
             state.problem = started.error or f"could not start fio's server: {started.stderr.strip()[-200:]}"
             return state
-        state.started = True
+        lines = started.stdout.split()
+        if not lines or not PIDDIR.fullmatch(lines[-1]):
+            state.problem = f"could not start fio's server: {started.stdout.strip()[-200:] or 'no pid directory'}"
+            return state
+        state.started, state.piddir = True, lines[-1]
         deadline = time.monotonic() + START_WAIT_S
         while not listening(host, 1.0):
             if time.monotonic() > deadline:
@@ -123,6 +150,5 @@ def bring_up(host: HostSpec, fio: str) -> HostState:
 def stop(state: HostState) -> None:
     """Stop a server iolab started (and nothing else)."""
     if state.started and state.spec.ssh is not None:
-        run_remote(state.spec.ssh, f"kill $(cat {shlex.quote(pidfile(state.spec))}) 2>/dev/null; "
-                                   f"rm -f {shlex.quote(pidfile(state.spec))}", timeout_s=20)
+        run_remote(state.spec.ssh, stop_command(state.piddir), timeout_s=20)
         state.started = False

@@ -20,10 +20,10 @@ moment, and must never see half a file.
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from iolab.private import write_private
 
 
 @dataclass(frozen=True)
@@ -98,21 +98,10 @@ def render_textfile(series: list[SeriesMetrics]) -> str:
 
 
 def write_textfile(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically: a temporary file in the same directory, fsync'd, then renamed.
+    """Replace `path` with `text` atomically (a temporary `.tmp` name in the same directory, then renamed).
 
-    Same directory because a rename is only atomic within one file system;
-    the temporary name ends in `.tmp`, which the collector (reading `*.prom`)
-    ignores. Mode 0644 so node_exporter, usually another user, can read it.
+    The collector reads `*.prom` and ignores the temporary name. Mode 0644,
+    unlike iolab's other files: node_exporter, usually another user, reads it,
+    and it holds figures only, no host details or command lines.
     """
-    path = Path(path)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_private(path, text, mode=0o644)

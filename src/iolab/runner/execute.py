@@ -44,6 +44,7 @@ class RunOutcome:
     failed: list[str] = field(default_factory=list)
     skipped: int = 0
     findings: list[Finding] = field(default_factory=list)
+    failed_hosts: list[str] = field(default_factory=list)  # "name: why" of hosts lost during the run
 
 
 def resolve_targets(request: RunRequest, plan: Plan, cluster: Cluster | None = None) -> dict[str | None, list[Target]]:
@@ -382,7 +383,7 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     finally:
         if cluster is not None:
             _save_host_snapshots(store, run_id, cluster, "after")
-            cluster.cleanup(every_target)
+            measurer.notes.extend(cluster.cleanup(every_target))
         for target in every_target if cluster is None else []:
             remove_scratch(target)
             if target.kind == "directory":
@@ -396,4 +397,6 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     if status == "complete" and session.partial:
         status = "partial"
     store.finish_run(run_id, status, "; ".join(failed + session.partial + measurer.notes))
-    return RunOutcome(run_id, status, notes + measurer.notes, failed, skipped=len(done), findings=findings)
+    lost = [f"{s.name}: {s.problem}" for s in cluster.states if not s.reachable] if cluster is not None else []
+    return RunOutcome(run_id, status, notes + measurer.notes, failed, skipped=len(done), findings=findings,
+                      failed_hosts=lost)

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.errors import UserError
+from iolab.private import write_private
 
 SYSTEMD_UNIT_DIR = Path("/etc/systemd/system")
 SYSTEMD_RUNTIME_DIR = Path("/run/systemd/system")  # exists only when systemd is the running init
@@ -205,8 +206,7 @@ def _install_systemd(plan: Path, every: str, seconds: int, name: str, command: l
     unit_dir.mkdir(parents=True, exist_ok=True)
     paths = [unit_dir / f"iolab-{name}.service", unit_dir / f"iolab-{name}.timer"]
     for path, text in zip(paths, (service, timer)):
-        path.write_text(text)
-        path.chmod(0o644)
+        write_private(path, text)  # systemd reads units as root; others have no need to see the command
     return paths
 
 
@@ -258,8 +258,7 @@ def _install_cron(
         f"{fields} {user}{' '.join(_cron_quote(arg) for arg in command)}",
     ]
     cron_file.parent.mkdir(parents=True, exist_ok=True)
-    cron_file.write_text("\n".join(kept) + "\n")  # cron ignores a last line without a newline
-    cron_file.chmod(0o644)
+    write_private(cron_file, "\n".join(kept) + "\n")  # cron ignores a last line without a newline
     return cron_file
 
 
@@ -317,7 +316,7 @@ def remove(name: str, unit_dir: Path = SYSTEMD_UNIT_DIR, cron_file: Path | None 
     if cron_file is not None and Path(cron_file).exists():
         kept, found = _without(Path(cron_file), name)
         if found:
-            Path(cron_file).write_text("\n".join(kept) + "\n" if kept else "")
+            write_private(Path(cron_file), "\n".join(kept) + "\n" if kept else "")
             changed.append(Path(cron_file))
     if not changed:
         raise UserError(f"no schedule named {name!r} is installed (see the list of schedules)")

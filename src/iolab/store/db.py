@@ -19,6 +19,7 @@ from pathlib import Path
 from iolab import __version__
 from iolab.errors import UserError
 from iolab.models import Finding, HostOutcome, Point, Result, Sample
+from iolab.private import PRIVATE_FILE, private_dir
 from iolab.store.migrations import migrate
 
 DB_NAME = "iolab.db"
@@ -214,7 +215,8 @@ def open_store(home: Path | None = None) -> Store:
     directory = home or home_dir()
     path = directory / DB_NAME
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        private_dir(directory)
+        _private_database(path)
         conn = sqlite3.connect(path, timeout=30.0)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA journal_mode=WAL")
@@ -226,3 +228,20 @@ def open_store(home: Path | None = None) -> Store:
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path} is not a usable iolab database ({exc}); move it aside or set IOLAB_HOME") from None
     return Store(conn, path)
+
+
+def _private_database(path: Path) -> None:
+    """The database file exists with mode 0600 before SQLite opens it: SQLite gives its -wal and -shm
+    files the database's mode, and the three hold host snapshots and command lines. A database an
+    older iolab left readable by others is narrowed (when it is this user's)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE_FILE))
+    except FileExistsError:
+        pass
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            info = file.lstat()
+            if info.st_uid == os.geteuid() and info.st_mode & 0o077:
+                file.chmod(PRIVATE_FILE)
+        except OSError:  # absent, or on a read-only file system: nothing to narrow there
+            continue
