@@ -7,6 +7,7 @@ must not touch is checked by its sha256 before and after.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import subprocess
 from pathlib import Path
@@ -137,6 +138,8 @@ def test_exec_prerun_needs_allow_commands(tmp_path):
     job.write_text(f"[j]\nfilename={data}\nrw=read\nbs=4k\nexec_prerun=touch {marker}\n")
     assert "exec_prerun=touch" in iolab("plan", "check", str(job)).stdout
     assert "runs: [j] exec_prerun=touch" in iolab("lint", str(job)).stdout
+    linted = json.loads(iolab("lint", str(job), "--json").stdout)
+    assert any("exec_prerun=touch" in line for line in linted["runs"]) and isinstance(linted["findings"], list)
     assert "runs: j: exec_prerun=touch" in iolab("run", str(job), "--dry-run").stderr
     err = assert_clean_error(iolab("run", str(job), *FAST))
     assert "--allow-commands" in err and "exec_prerun" in err

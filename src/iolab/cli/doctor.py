@@ -117,7 +117,8 @@ def lint(
     jobfile: Annotated[Path, typer.Argument(help="A fio job file.")],
     json_out: JsonOpt = False,
 ) -> None:
-    """Methodology findings for a fio job file (buffered I/O, queue depth, data-set size, run length...)."""
+    """Methodology findings for a fio job file (buffered I/O, queue depth, data-set size, run length...),
+    and what it would write and run."""
     from rich.console import Console
 
     from iolab.doctor import lint_jobs
@@ -129,11 +130,14 @@ def lint(
 
     sections = read_jobfile(jobfile)
     findings = lint_jobs(sections, mem_total_bytes=read_memory(Root("/")))
+    writes, commands = job_effects(sections)
     if json_out:
-        typer.echo(_findings_json(findings))
+        import json
+
+        typer.echo(json.dumps({"findings": json.loads(_findings_json(findings)), "writes": writes, "runs": commands},
+                              indent=2))
         return
     render_findings(findings, Console())
-    writes, commands = job_effects(sections)
     for line in writes or ["nothing: reads only"]:
         typer.echo(f"writes: {line}")
     for line in commands:
