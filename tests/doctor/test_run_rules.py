@@ -118,3 +118,25 @@ def test_steady_state_reached_is_information_and_missed_is_a_warning():
     found = {f.subject: f for f in by_id(evaluate(Context(steady=[steady, missed])), "RES-STEADY-STATE")}
     assert found["/dev/x"].severity is Severity.INFO and found["/dev/x"].fix == ""
     assert found["/dev/y"].severity is Severity.WARNING and found["/dev/y"].evidence["rounds"] == "100, 80"
+
+
+def test_a_dip_inside_the_series_own_noise_is_not_claimed():
+    rng = __import__("random").Random(7)
+    noisy = [500.0 * (1 + rng.uniform(-0.25, 0.25)) for _ in range(30)]
+    shallow = list(noisy)
+    shallow[12:14] = [v * 0.6 for v in shallow[12:14]]  # 40% for 2 s: within what this device does anyway
+    assert by_id(evaluate(Context(series=[series(shallow)])), "TEL-DIP") == []
+    deep = list(noisy)
+    deep[12:16] = [40.0] * 4
+    (dip,) = by_id(evaluate(Context(series=[series(deep)])), "TEL-DIP")
+    assert dip.evidence["onset"] == "12 s"
+
+
+def test_an_outlier_only_alone_that_kept_up_together_is_information():
+    alone = {**{f"l{i}": 1500.0 + 10 * i for i in range(8)}, "l0": 1150.0}  # measured first, on a busy host
+    together = {f"l{i}": 300.0 + i for i in range(8)}
+    (found,) = by_id(evaluate(Context(arrays=[array(together, alone)])), "ARR-OUTLIER")
+    assert found.subject == "l0" and found.severity is Severity.INFO and "re-run it alone" in found.title
+    throttled = {**together, "l0": 120.0}
+    both = by_id(evaluate(Context(arrays=[array(throttled, alone)])), "ARR-OUTLIER")
+    assert [(f.subject, f.severity) for f in both] == [("l0", Severity.WARNING)] * 2

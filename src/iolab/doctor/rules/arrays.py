@@ -39,7 +39,8 @@ def _method(report: OutlierReport) -> str:
     id="ARR-OUTLIER", family="arrays", level="high", needs="arrays",
     title="A drive is the odd one out of its array",
     applies="array runs with at least 3 drives in a view (together or alone)",
-    trigger="modified z-score of its bandwidth below -3.5 and at least 5% below the array median",
+    trigger="modified z-score of its bandwidth below -3.5 and at least 5% below the array median (info when only "
+            "alone and the drive kept up together: each drive alone runs at another moment of the host)",
     why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
     fix="Compare its PCIe link speed and width, NUMA node, firmware, SMART temperature and fill/TRIM state "
         "with its peers; re-run to see if it stays an outlier.",
@@ -48,18 +49,33 @@ def _method(report: OutlierReport) -> str:
 )
 def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
     for view in ctx.arrays:
-        for label, report in _outliers(view).items():
+        reports = _outliers(view)
+        for label, report in reports.items():
             subject = f"{view.workload} ({label})"
             if not report.evaluated:
                 yield r.not_evaluated(report.reason, subject)
                 continue
             for score in report.outliers:
-                yield r.finding(
-                    f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})",
-                    score.device,
-                    {"bandwidth": _mb(score.value), "median": _mb(report.median),
-                     "modified z": "n/a" if score.z is None else f"{score.z:.1f}", "drives": len(report.scores),
-                     "workload": view.workload, "method": _method(report)})
+                evidence = {"bandwidth": _mb(score.value), "median": _mb(report.median),
+                            "modified z": "n/a" if score.z is None else f"{score.z:.1f}", "drives": len(report.scores),
+                            "workload": view.workload, "method": _method(report)}
+                title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
+                if label == "alone" and _kept_up_together(score.device, view, reports.get("together")):
+                    # Alone, each drive runs at another moment of a possibly busy host; together, all run in the
+                    # same seconds. A drive that kept up together is not shown slow beyond the host's own drift.
+                    evidence["together"] = _mb(view.together[score.device])
+                    yield r.finding(f"{title}; together it kept up: re-run it alone to confirm", score.device,
+                                    evidence, level="info")
+                    continue
+                yield r.finding(title, score.device, evidence)
+
+
+def _kept_up_together(device: str, view: ArrayView, together: OutlierReport | None) -> bool:
+    """Whether the device reached KEEPS_UP of the together median and was not an outlier there."""
+    if together is None or not together.evaluated or device not in view.together:
+        return False
+    return (device not in {s.device for s in together.outliers}
+            and view.together[device] >= KEEPS_UP * together.median)
 
 
 @rule(

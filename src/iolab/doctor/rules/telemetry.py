@@ -26,6 +26,7 @@ MIB = 1 << 20
 
 ACTIVE = 0.15  # seconds at either end below 15% of the median are start-up or wind-down, not a dip
 MIN_PEERS = 3  # devices in a point before a device is judged against the others
+NOISE_SIGMAS = 3.0  # an event must exceed this many robust standard deviations of the series' own variation
 
 
 def _active(series: PointSeries) -> tuple[list[float], list[float]]:
@@ -68,8 +69,37 @@ def _against_peers(dip: Dip, series: PointSeries, peers: list[PointSeries], drop
     return sum(inside) / len(inside) < (1 - drop) * outside[len(outside) // 2]
 
 
+def _spread(values: list[float]) -> float:
+    """Robust relative spread of `values`: 1.4826 x MAD / median (a standard deviation for normal noise)."""
+    finite = sorted(v for v in values if math.isfinite(v))
+    if len(finite) < 2 or finite[len(finite) // 2] <= 0:
+        return math.inf
+    middle = finite[len(finite) // 2]
+    deviations = sorted(abs(v - middle) for v in finite)
+    return 1.4826 * deviations[len(deviations) // 2] / middle
+
+
+def _beyond_noise(event: Dip, times: list[float], values: list[float]) -> bool:
+    """Whether the event is larger than the series' own second-to-second variation.
+
+    A dip needs at least twice its length of seconds around it to judge by, and a mean drop of
+    NOISE_SIGMAS robust standard deviations of those seconds; a step, a fall of NOISE_SIGMAS times
+    the larger spread of the two levels.
+    """
+    inside = [event.onset_s < t <= event.onset_s + event.duration_s for t in times]
+    before = [v for v, t, i in zip(values, times, inside, strict=True) if not i and t <= event.onset_s]
+    rest = [v for v, i in zip(values, inside, strict=True) if not i]
+    if event.kind == "step":
+        after = [v for v, i in zip(values, inside, strict=True) if i]
+        return event.depth > NOISE_SIGMAS * max(_spread(before), _spread(after))
+    if len(rest) < 2 * max(sum(inside), 2):
+        return False
+    return event.mean_drop > NOISE_SIGMAS * _spread(rest)
+
+
 def _reports(ctx: Context) -> Iterator[tuple[PointSeries, Dip, DipReport]]:
-    """Each event of each series over its active seconds; a device's only where it fell against its peers."""
+    """Each event of each series over its active seconds, beyond the series' own noise; a device's only
+    where it fell against its peers too."""
     peers = _peers(ctx)
     for series in ctx.series:
         times, values = _active(series)
@@ -78,9 +108,10 @@ def _reports(ctx: Context) -> Iterator[tuple[PointSeries, Dip, DipReport]]:
         report = detect_dips(times, values)
         if not report.evaluated:
             continue
-        ddir = series.label.rpartition(" ")[2]
-        group = peers.get((series.point, ddir), [])
+        group = peers.get((series.point, series.label.rpartition(" ")[2]), [])
         for event in report.dips:
+            if not _beyond_noise(event, times, values):
+                continue
             if series not in group or _against_peers(event, series, group, report.params.drop):
                 yield series, event, report
 
