@@ -11,7 +11,7 @@ import re
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from iolab.models import PointRecord, Result, Sample
 from iolab.models.result import primary_metric
@@ -38,6 +38,7 @@ class ArrayView:
     together: dict[str, float]
     alone: dict[str, float]
     sets: list[tuple[tuple[str, ...], float]]
+    points: dict[tuple[str, ...], str] = field(default_factory=dict)  # device set (alone: one) -> its point
 
     def device_sets(self) -> list[tuple[tuple[str, ...], float]]:
         """The sets run together and each device alone as a set of one: what scaling is judged on."""
@@ -98,12 +99,16 @@ def array_views(records: Sequence[PointRecord], device_bw: dict[int, dict[str, f
             together = name.endswith("-together")
             base = name.removesuffix("-together") if together else name.rpartition("-x")[0]
             view = views.setdefault(base, ArrayView(base, {}, {}, []))
-            view.sets.append((tuple(os.path.basename(m) for m in target.members), total))
+            members = tuple(os.path.basename(m) for m in target.members)
+            view.sets.append((members, total))
+            view.points[members] = name
             if together:
                 view.together = device_bw.get(record.id, {})
         elif "-alone-" in name:
             base, _, device = name.rpartition("-alone-")
-            views.setdefault(base, ArrayView(base, {}, {}, [])).alone[device] = total
+            view = views.setdefault(base, ArrayView(base, {}, {}, []))
+            view.alone[device] = total
+            view.points[(device,)] = name
     return list(views.values())
 
 

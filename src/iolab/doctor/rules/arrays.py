@@ -8,6 +8,7 @@ every drive together (one job per drive), each drive alone, and sets of 1,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from iolab.analysis.outliers import OutlierReport, find_outliers
@@ -17,6 +18,7 @@ from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
 
 KEEPS_UP = 0.95  # alone, a drive within 5% of the median of its peers keeps up with them
+NOISE_SIGMAS = 2.0  # a drop between two sets must exceed this many standard errors of their difference
 
 
 def _mb(value: float) -> str:
@@ -105,6 +107,23 @@ def shared_path(ctx: Context, r: Rule) -> Iterator[Finding]:
                  "alone": f"{_mb(value)} (median {_mb(alone.median)})", "workload": view.workload})
 
 
+def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> float | None:
+    """Standard error of the difference of the sets' mean bandwidths, relative, from each point's per-second
+    samples (all its jobs); None when a point has no series (imported results): the tolerance alone decides."""
+    errors = []
+    for devices in sets:
+        name = view.points.get(devices)
+        values = next((s.values[1:-1] for s in ctx.series if s.point == name and s.label == "all jobs"), None)
+        if not values or len(values) < 2:
+            return None
+        mean = sum(values) / len(values)
+        if mean <= 0:
+            return None
+        variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+        errors.append(variance / len(values) / mean**2)
+    return math.sqrt(sum(errors))
+
+
 def _scaling(view: ArrayView) -> ScalingReport | None:
     if not view.sets:
         return None
@@ -121,7 +140,8 @@ def _scaling_method(report: ScalingReport) -> str:
     id="ARR-SCALING-DROP", family="arrays", level="high", needs="arrays",
     title="More drives together, less bandwidth",
     applies="array runs with device sets (scaling mode)",
-    trigger="a set's aggregate more than 2% below that of a smaller set it contains",
+    trigger="a set's aggregate more than 2% below that of a smaller set it contains, and more than 2 standard "
+            "errors of the difference of their means (from each point's per-second samples)",
     why="Adding drives should never lower the total; when it does, a shared resource (CPU, PCIe switch, memory "
         "bandwidth, interrupts) is saturated or contended. A 30-SSD server in a public study gave 127 GB/s with "
         "30 drives, 131 GB/s with 28 and 132 GB/s with 24.",
@@ -139,6 +159,9 @@ def scaling_drop(ctx: Context, r: Rule) -> Iterator[Finding]:
             yield r.not_evaluated(report.reason, view.workload)
             continue
         for drop in report.drops:
+            noise = _relative_error(ctx, view, drop.larger, drop.smaller)
+            if noise is not None and drop.drop <= NOISE_SIGMAS * noise:
+                continue  # inside what the two points' own seconds varied by
             added = sorted(set(drop.larger) - set(drop.smaller))
             yield r.finding(
                 f"{view.workload}: {len(drop.larger)} drives gave {drop.drop:.0%} less than {len(drop.smaller)} of them",
