@@ -108,9 +108,13 @@ def shared_path(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> float | None:
-    """Standard error of the difference of the sets' mean bandwidths, relative, from each point's per-second
-    samples (all its jobs); None when a point has no series (imported results): the tolerance alone decides."""
-    errors = []
+    """The noise of the difference of two sets' bandwidths, relative: the standard error of each point's mean
+    from its per-second samples (all its jobs), and what measuring at another moment adds, estimated by the
+    spread of the drives measured alone one after another (which holds any real difference between them
+    too, so it errs on the side of saying nothing). None when a point has no series (imported results):
+    the tolerance alone decides."""
+    alone = sorted(view.alone.values())
+    errors = [_robust_cv(alone) ** 2] if len(alone) >= 3 else []
     for devices in sets:
         name = view.points.get(devices)
         values = next((s.values[1:-1] for s in ctx.series if s.point == name and s.label == "all jobs"), None)
@@ -122,6 +126,13 @@ def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> fl
         variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
         errors.append(variance / len(values) / mean**2)
     return math.sqrt(sum(errors))
+
+
+def _robust_cv(values: list[float]) -> float:
+    """1.4826 x MAD / median of sorted `values`: a standard deviation, relative, that one odd value cannot inflate."""
+    middle = values[len(values) // 2]
+    deviations = sorted(abs(v - middle) for v in values)
+    return 1.4826 * deviations[len(deviations) // 2] / middle if middle > 0 else 0.0
 
 
 def _scaling(view: ArrayView) -> ScalingReport | None:
