@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from iolab.analysis.dips import DipParams, detect_dips
-from iolab.models import Severity
 
 
 def seconds(n: int) -> np.ndarray:
@@ -88,8 +87,6 @@ def test_subsecond_interval_scales_durations():
 def test_unusable_series_are_not_evaluated(values, reason):
     report = detect_dips(seconds(len(values)), values)
     assert not report.evaluated and reason in report.reason
-    (finding,) = report.findings("loop0")
-    assert finding.severity is Severity.NOT_EVALUATED
 
 
 def test_constant_series_and_nan_gaps():
@@ -101,10 +98,3 @@ def test_constant_series_and_nan_gaps():
     assert dip.depth == 1.0 and dip.onset_s == 12.0
 
 
-def test_findings_carry_numbers_and_parameters():
-    x = np.full(20, 6900.0)
-    x[8:] = 2600.0
-    (finding,) = detect_dips(seconds(20), x).findings("nvme27n1")
-    assert finding.rule_id == "telemetry.step" and finding.severity is Severity.CRITICAL
-    assert finding.evidence["onset"] == "8.0 s" and finding.evidence["depth"] == "62%"
-    assert "rolling median 11 s" in finding.evidence["method"]

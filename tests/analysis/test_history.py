@@ -6,14 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from iolab.analysis.history import (
-    ChangePointParams,
-    change_point_findings,
-    change_points,
-    health_findings,
-    rolling_health,
-)
-from iolab.models import Severity
+from iolab.analysis.history import ChangePointParams, change_points, rolling_health
 
 HOUR = 3600.0
 LEVEL = 20e9  # bytes/s, a file system's aggregate write rate
@@ -116,17 +109,6 @@ def test_bad_parameters_are_rejected():
         change_points(history(1), ChangePointParams(window_len=5, min_size=3))
 
 
-def test_change_point_findings_say_regression_improvement_or_not_evaluated():
-    (drop,) = change_point_findings(history(2, steps={100: 0.85}), subject="scratch")
-    assert drop.severity is Severity.WARNING and "-1" in drop.title and drop.subject == "scratch"
-    (rise,) = change_point_findings(history(2, steps={100: 1.2}))
-    assert rise.severity is Severity.INFO
-    (latency,) = change_point_findings(history(2, steps={100: 1.2}), metric="p99 latency", higher_is_better=False)
-    assert latency.severity is Severity.WARNING
-    (short,) = change_point_findings([1.0, 2.0, math.nan, 3.0])
-    assert short.severity is Severity.NOT_EVALUATED and "3 runs" in short.title
-
-
 # --------------------------------------------------------------------------- rolling health
 
 
@@ -171,8 +153,6 @@ def test_failed_runs_as_zeros_make_the_window_unhealthy_and_all_failed_has_no_co
     assert points[79].state == "healthy" and points[80].state == "unhealthy"
     dead = rolling_health(times, np.zeros(100))
     assert dead[-1].state == "unhealthy" and dead[-1].cov is None and dead[-1].mean == 0.0
-    (finding,) = health_findings(dead, subject="scratch")
-    assert finding.severity is Severity.WARNING and "every run in the window failed" in finding.title
 
 
 def test_nan_values_are_not_runs_and_unsorted_times_are_ordered():
@@ -184,15 +164,11 @@ def test_nan_values_are_not_runs_and_unsorted_times_are_ordered():
     assert points[59].n == 47 and math.isnan(points[50].value)
 
 
-def test_health_findings_for_each_state_and_parameters_are_carried():
+def test_health_states_and_parameters_are_carried():
     times = np.arange(60) * HOUR
     points = rolling_health(times, history(10, n=60, noise=0.02), window_s=24 * HOUR, cov_target=0.05, min_points=12)
     assert points[-1].params.window_s == 24 * HOUR and points[-1].params.cov_target == 0.05
-    (ok,) = health_findings(points)
-    assert ok.severity is Severity.INFO and "24 h" in ok.title
-    (early,) = health_findings(points[:5])
-    assert early.severity is Severity.NOT_EVALUATED
-    assert health_findings([])[0].severity is Severity.NOT_EVALUATED
+    assert points[-1].state == "healthy" and points[4].state == "insufficient"
     assert rolling_health([], []) == []
     with pytest.raises(ValueError):
         rolling_health([1.0, 2.0], [1.0])

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from iolab.analysis.knee import KneeParams, find_knee
-from iolab.models import Severity
 
 QD = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256], dtype=float)
 
@@ -28,7 +27,6 @@ def test_knee_of_a_smooth_curve():
     assert report.peak == pytest.approx(plateau)
     assert report.n_star == pytest.approx(plateau * r[0] * 1e-9)
     assert report.recommended_qd == 32.0
-    assert "Use QD 32" in report.recommendation
 
 
 def test_hard_knee_methods_agree():
@@ -65,11 +63,5 @@ def test_repeated_and_nan_points():
 def test_not_evaluated(qd, x):
     report = find_knee(qd, x)
     assert not report.evaluated
-    assert report.findings()[0].severity is Severity.NOT_EVALUATED
 
 
-def test_finding_carries_all_methods():
-    x, r = closed_system(4.0)
-    (finding,) = find_knee(QD, x, r).findings("nvme0n1")
-    assert finding.rule_id == "results.qd-knee"
-    assert set(finding.evidence) >= {"QD at 90% of peak", "N* (X_max x R0)", "latency elbow", "Kneedle"}

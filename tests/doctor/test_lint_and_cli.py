@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from iolab.doctor import lint_jobs, rules_markdown
+from iolab.doctor.engine import all_rules
 from iolab.fio.jobfile import read_jobfile
 from iolab.models import Severity
 
@@ -129,3 +131,15 @@ def _extract(bundle: Path, dest: Path) -> Path:
 def test_rules_md_is_up_to_date():
     committed = (REPO / "docs" / "rules.md").read_text()
     assert committed == rules_markdown(), "regenerate with: iolab doctor --rules-md > docs/rules.md"
+
+
+def test_every_finding_comes_from_a_registered_rule():
+    """One diagnosis stage: a Finding is made only by a doctor Rule (or read back from the store), so every
+    finding ID iolab can emit is in the rule table, and so in docs/rules.md."""
+    src = REPO / "src" / "iolab"
+    makers = sorted(str(path.relative_to(src)) for path in src.rglob("*.py") if "Finding(" in path.read_text())
+    assert makers == ["doctor/rule.py", "store/queries.py"]
+    committed = (REPO / "docs" / "rules.md").read_text()
+    ids = {r.id for r in all_rules()}
+    assert all(f"## {rule_id}\n" in committed for rule_id in ids)
+    assert all(re.fullmatch(r"[A-Z]+(-[A-Z0-9]+)+", rule_id) for rule_id in ids), "one ID scheme: FAMILY-NAME"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from stored_runs import SWEEP_LABEL, StoredRun, requires_fio
 
-from iolab.report import units
+from iolab.models import units
 from iolab.report.tables import build_report, notebook_tables
 from iolab.runner.importer import import_paths
 from iolab.store.db import open_store

@@ -30,7 +30,7 @@ def _run_array(devices, modes: str, slow=None) -> dict:
 
 def _outliers(shown: dict) -> set[tuple[str, str]]:
     return {(f["subject"], f["title"].split("(")[-1].rstrip(")")) for f in shown["findings"]
-            if f["rule_id"] == "results.outlier-device" and f["severity"] == "warning"}
+            if f["rule_id"] == "ARR-OUTLIER" and f["severity"] == "warning"}
 
 
 def test_the_throttled_device_is_named_and_no_other():
@@ -117,7 +117,7 @@ def test_a_throttle_applied_mid_run_is_reported_as_a_dip(tmp_path):
         cgroup.set_read_bps(dev.major_minor, base)
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
-    dips = [f for f in json.loads(out)["findings"] if f["rule_id"] == "telemetry.dip"]
+    dips = [f for f in json.loads(out)["findings"] if f["rule_id"] == "TEL-DIP"]
     assert dips, [f["rule_id"] for f in json.loads(out)["findings"]]
     dip = dips[0]
     assert abs(float(dip["evidence"]["onset"].split()[0]) - onset) <= 2.0, dip["evidence"]

@@ -195,8 +195,8 @@ def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
         peak = [f for f in outcome.findings if f.rule_id == "RES-QD-PEAK" and f.subject == base]
         assert len(peak) == 1 and f"at QD{best['iodepth']} x {best.get('numjobs', '1')} job" in peak[0].title
         assert peak[0].evidence["configurations measured"] == str(len(mine))
-        knee = [f for f in outcome.findings if f.rule_id == "results.qd-knee" and f.subject == f"{base}, one job"]
-        assert len(knee) == 1 and knee[0].title.startswith("Queue-depth knee at QD ")
+        knee = [f for f in outcome.findings if f.rule_id == "RES-QD-KNEE" and f.subject == base]
+        assert len(knee) == 1 and knee[0].title.startswith(f"{base}: queue-depth knee at QD ")
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))

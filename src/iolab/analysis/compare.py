@@ -39,8 +39,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from iolab.models import Finding, Severity
-
 KINDS = ("faster", "slower", "equivalent", "inconclusive")
 
 
@@ -313,50 +311,6 @@ class Verdict:
             )
         needs = f"; about {self.repeats_needed} runs per side would settle it" if self.repeats_needed else ""
         return f"inconclusive: change {change * 100:+.1f}% ({ci}), {tests}, {n}; {self.reason}{needs}"
-
-    def findings(self, subject: str = "", metric: str = "bandwidth") -> list[Finding]:
-        """One finding: slower is a warning, the rest information; not-evaluated when it could not compare."""
-        p = self.params
-        evidence = {
-            "n A/B": f"{self.n_a}/{self.n_b}",
-            "method": (
-                f"Welch t on logs (alpha {p.alpha:g}) checked by Mann-Whitney U; faster/slower when the 95% "
-                f"CI is beyond ±{p.noise_floor:.0%}; equivalent by TOST at ±{p.equivalence_margin:.0%}"
-            ),
-        }
-        if not self.evaluated:
-            return [
-                Finding(
-                    rule_id="results.compare",
-                    family="results",
-                    severity=Severity.NOT_EVALUATED,
-                    title=f"A/B comparison of {metric} not evaluated: {self.reason}",
-                    subject=subject,
-                    evidence=evidence,
-                )
-            ]
-        evidence |= {
-            "ratio B/A": f"{self.ratio:.4f}",
-            "95% CI of change": f"{self.ci_low:+.1%} to {self.ci_high:+.1%}",
-            "Welch p": _p(self.p_welch),
-            "Mann-Whitney p": f"{_p(self.p_mwu)} ({self.mwu_method})",
-            "TOST p": _p(self.p_tost),
-            "sample median ratio": f"{self.sample_median_ratio:.4f}",
-        }
-        if self.repeats_needed:
-            evidence["repeats needed per side"] = str(self.repeats_needed)
-        return [
-            Finding(
-                rule_id="results.compare",
-                family="results",
-                severity=Severity.WARNING if self.kind == "slower" else Severity.INFO,
-                title=f"{metric}: {self.summary}",
-                subject=subject,
-                evidence=evidence,
-                why="Repeats vary; only a difference larger than their spread, in both tests, is a difference.",
-                fix="" if self.kind != "inconclusive" else "Run more repeats per side, interleaved (ABAB...).",
-            )
-        ]
 
 
 def _p(p: float | None) -> str:

@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from iolab.models import Finding, Severity
-
 MIB = 1 << 20
 
 
@@ -59,68 +57,6 @@ class DipReport:
     median: float = 0.0
     evaluated: bool = True
     reason: str = ""
-
-    def findings(self, subject: str = "", metric: str = "read bandwidth") -> list[Finding]:
-        """One finding per event, or a not-evaluated finding when the series could not be judged."""
-        p = self.params
-        method = (
-            f"rolling median {p.window_s:g} s; low = {p.drop:.0%} below it for >= {p.min_duration_s:g} s; "
-            f"gaps <= {p.merge_gap_s:g} s merged; step when the rest stays {p.step_drop:.0%} below"
-        )
-        if not self.evaluated:
-            return [
-                Finding(
-                    rule_id="telemetry.dips",
-                    family="telemetry",
-                    severity=Severity.NOT_EVALUATED,
-                    title=f"Dips not evaluated: {self.reason}",
-                    subject=subject,
-                    evidence={"samples": str(self.samples), "method": method},
-                )
-            ]
-        out = []
-        for d in self.dips:
-            evidence = {
-                "onset": f"{d.onset_s:.1f} s",
-                "duration": f"{d.duration_s:.1f} s",
-                "depth": f"{d.depth:.0%}",
-                "mean drop": f"{d.mean_drop:.0%}",
-                "baseline": f"{d.baseline:.4g}",
-                "lowest": f"{d.lowest:.4g}",
-                "lost": f"{d.lost_mib:.1f} MiB",
-                "level before / after": f"{d.level_before:.4g} / {d.level_after:.4g}",
-                "method": method,
-            }
-            if d.kind == "step":
-                out.append(
-                    Finding(
-                        rule_id="telemetry.step",
-                        family="telemetry",
-                        severity=Severity.CRITICAL,
-                        title=f"{metric} stepped down {d.depth:.0%} at {d.onset_s:.0f} s and stayed low",
-                        subject=subject,
-                        evidence=evidence,
-                        why="The run's average mixes two levels, so it describes neither.",
-                        fix="Report the two levels separately. A lasting drop on flash is often cache "
-                        "exhaustion, garbage collection or thermal throttling: check SMART temperature, "
-                        "and TRIM/purge (blkdiscard) before re-running.",
-                    )
-                )
-            else:
-                out.append(
-                    Finding(
-                        rule_id="telemetry.dip",
-                        family="telemetry",
-                        severity=Severity.WARNING,
-                        title=f"{metric} dipped {d.depth:.0%} for {d.duration_s:.0f} s at {d.onset_s:.0f} s",
-                        subject=subject,
-                        evidence=evidence,
-                        why="A transient stall on one device holds back every job that waits on it.",
-                        fix="Re-run to see if it repeats; a device read in a non-trimmed, GC-active state "
-                        "often dips this way and recovers after blkdiscard or a purge.",
-                    )
-                )
-        return out
 
 
 def _rolling_median(values, low, width: int):  # numpy arrays in, numpy array out

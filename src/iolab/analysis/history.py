@@ -42,7 +42,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from iolab.analysis.compare import pooled_t_test
-from iolab.models import Finding, Severity
 
 HOUR = 3600.0
 
@@ -138,53 +137,6 @@ def rolling_health(
     return points
 
 
-def health_findings(points: Sequence[HealthPoint], subject: str = "", metric: str = "bandwidth") -> list[Finding]:
-    """The latest health state as one finding: unhealthy is a warning, too few runs is not evaluated."""
-    if not points:
-        return [
-            Finding(
-                rule_id="history.health", family="history", severity=Severity.NOT_EVALUATED,
-                title=f"Health of {metric} not evaluated: no runs", subject=subject,
-            )
-        ]
-    last = points[-1]
-    p = last.params
-    evidence = {
-        "runs in window": str(last.n),
-        "window": f"{p.window_s / HOUR:g} h",
-        "mean": "n/a" if last.mean is None else f"{last.mean:.4g}",
-        "COV": "n/a" if last.cov is None else f"{last.cov:.1%}",
-        "target": f"{p.cov_target:.0%}",
-        "method": "sample stddev / mean over the trailing window; failed runs count as 0",
-    }
-    if last.state == "insufficient":
-        return [
-            Finding(
-                rule_id="history.health", family="history", severity=Severity.NOT_EVALUATED,
-                title=f"Health of {metric} not evaluated: {last.n} runs in the window, {p.min_points} needed",
-                subject=subject, evidence=evidence,
-            )
-        ]
-    if last.state == "unhealthy":
-        detail = "every run in the window failed" if last.cov is None else f"COV {last.cov:.1%}"
-        return [
-            Finding(
-                rule_id="history.health", family="history", severity=Severity.WARNING,
-                title=f"{metric} is unstable: {detail} over {p.window_s / HOUR:g} h (target {p.cov_target:.0%})",
-                subject=subject, evidence=evidence,
-                why="Applications see this spread as unpredictable run times.",
-                fix="Look for failed runs, a filling file system, or a change point in the window.",
-            )
-        ]
-    return [
-        Finding(
-            rule_id="history.health", family="history", severity=Severity.INFO,
-            title=f"{metric} is stable: COV {last.cov:.1%} over {p.window_s / HOUR:g} h",
-            subject=subject, evidence=evidence,
-        )
-    ]
-
-
 # --------------------------------------------------------------------------- change points
 
 
@@ -213,30 +165,6 @@ class ChangePoint:
     pvalue: float  # Student's t between the segments on either side
     n_before: int
     n_after: int
-
-    def finding(self, subject: str = "", metric: str = "bandwidth", higher_is_better: bool = True) -> Finding:
-        """A drop in a higher-is-better metric (or a rise in latency) is a warning; the other way, information."""
-        change = self.relative_change
-        worse = change is None or (change < 0) == higher_is_better
-        text = "n/a" if change is None else f"{change:+.1%}"
-        return Finding(
-            rule_id="history.change-point",
-            family="history",
-            severity=Severity.WARNING if worse else Severity.INFO,
-            title=f"{metric} changed {text} at run {self.index}",
-            subject=subject,
-            evidence={
-                "mean before / after": f"{self.mean_before:.4g} / {self.mean_after:.4g}",
-                "runs before / after": f"{self.n_before} / {self.n_after}",
-                "t-test p": f"{self.pvalue:.2g}",
-                "method": (
-                    f"E-divisive in windows of {self.params.window_len}, confirmed by Student's t "
-                    f"(p < {self.params.max_pvalue:g}) and magnitude > {self.params.min_magnitude:.0%}"
-                ),
-            },
-            why="A lasting step usually follows a change: firmware, kernel, configuration, fill level.",
-            fix="Compare host snapshots from either side of the change point (iolab diff).",
-        )
 
 
 def _best_energy_splits(windows, min_size: int):  # (m, L) array -> (m,) split positions, (m,) Q
@@ -402,24 +330,3 @@ def change_points(values: Sequence[float], params: ChangePointParams | None = No
             )
         )
     return out
-
-
-def change_point_findings(
-    values: Sequence[float],
-    params: ChangePointParams | None = None,
-    subject: str = "",
-    metric: str = "bandwidth",
-    higher_is_better: bool = True,
-) -> list[Finding]:
-    """One finding per change point; not evaluated when the series is too short to split."""
-    params = params or ChangePointParams()
-    runs = sum(1 for v in values if not math.isnan(float(v)) and not (params.skip_zeros and float(v) == 0.0))
-    if runs < 2 * params.min_size:
-        return [
-            Finding(
-                rule_id="history.change-point", family="history", severity=Severity.NOT_EVALUATED,
-                title=f"Change points in {metric} not evaluated: {runs} runs, {2 * params.min_size} needed",
-                subject=subject,
-            )
-        ]
-    return [cp.finding(subject, metric, higher_is_better) for cp in change_points(values, params)]

@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from iolab.models import Finding, Severity
-
 
 @dataclass(frozen=True)
 class KneeParams:
@@ -44,44 +42,8 @@ class KneeReport:
     kneedle_qd: float | None = None
     recommended_qd: float | None = None
     consistent: bool = False
-    recommendation: str = ""
     evaluated: bool = True
     reason: str = ""
-
-    def findings(self, subject: str = "") -> list[Finding]:
-        p = self.params
-        method = (
-            f"QD reaching {p.fraction:.0%} of the plateau (median of top {p.plateau_top}); "
-            f"N* = X_max x R0; latency hinge fit; Kneedle on log2 QD; consistent within {p.consistency_steps} step"
-        )
-        if not self.evaluated:
-            return [Finding("results.qd-knee", "results", Severity.NOT_EVALUATED,
-                            f"Queue-depth knee not evaluated: {self.reason}", subject, {"method": method})]
-
-        def show(v: float | None) -> str:
-            return "n/a" if v is None else f"{v:g}"
-
-        return [
-            Finding(
-                rule_id="results.qd-knee",
-                family="results",
-                severity=Severity.INFO,
-                title=f"Queue-depth knee at QD {show(self.recommended_qd)}"
-                + ("" if self.consistent else " (ill-defined: the methods disagree)"),
-                subject=subject,
-                evidence={
-                    f"QD at {p.fraction:.0%} of peak": show(self.qd_at_fraction),
-                    "N* (X_max x R0)": "n/a" if self.n_star is None else f"{self.n_star:.3g}",
-                    "latency elbow": show(self.latency_elbow_qd),
-                    "Kneedle": show(self.kneedle_qd),
-                    "plateau": f"{self.peak:.4g}",
-                    "method": method,
-                },
-                why="Past the knee each extra outstanding I/O adds latency but little throughput.",
-                fix=self.recommendation,
-                confidence=1.0 if self.consistent else 0.5,
-            )
-        ]
 
 
 def _hinge_elbow(qd, lat) -> float | None:
@@ -156,15 +118,6 @@ def find_knee(
     positions = [step(v) for v in (qd_frac, n_star, elbow, kneedle) if v is not None]
     consistent = max(positions) - min(positions) <= params.consistency_steps
 
-    i = int(np.argmax(levels == qd_frac))
-    top = int(np.argmax(xs))
-    text = f"Use QD {qd_frac:g}: {xs[i] / peak:.0%} of the plateau throughput"
-    if have_lat and lats[0] > 0:
-        text += (
-            f" at {lats[i] / lats[0]:.1f}x the QD-{levels[0]:g} latency; the highest throughput "
-            f"(QD {levels[top]:g}) costs {lats[top] / lats[0]:.1f}x"
-        )
-    text += "." if consistent else ". The methods disagree, so look at the curve before relying on it."
     return KneeReport(
         params,
         qd=[float(v) for v in levels],
@@ -177,5 +130,4 @@ def find_knee(
         kneedle_qd=kneedle,
         recommended_qd=qd_frac,
         consistent=consistent,
-        recommendation=text,
     )

@@ -11,17 +11,14 @@ one slow one, the slow one inflates it enough to hide itself); when Qn is 0
 too, only the relative floor decides.
 
 The same function serves both views of an array: all devices run together
-(one fio job per device) and each device alone. `compare_views` reads the two
-side by side: slow in both means the drive; slow only together means
-something the drives share (a PCIe switch, a NUMA node, the CPUs).
+(one fio job per device) and each device alone; the doctor's array rules read
+the two side by side.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-
-from iolab.models import Finding, Severity
 
 
 @dataclass(frozen=True)
@@ -57,50 +54,6 @@ class OutlierReport:
     @property
     def outliers(self) -> list[DeviceScore]:
         return [s for s in self.scores if s.outlier]
-
-    def method(self) -> str:
-        p = self.params
-        return (
-            f"modified z-score, {p.side} side, |M| > {p.threshold:g} and >= {p.rel_floor:.0%} from the median; "
-            f"scale: {self.scale_method}"
-        )
-
-    def findings(self, subject: str = "") -> list[Finding]:
-        """One finding per outlier device; not-evaluated when the array could not be judged."""
-        if not self.evaluated:
-            return [
-                Finding(
-                    rule_id="results.outlier-device",
-                    family="results",
-                    severity=Severity.NOT_EVALUATED,
-                    title=f"Outlier devices not evaluated ({self.view}): {self.reason}",
-                    subject=subject,
-                    evidence={"devices": str(len(self.scores))},
-                )
-            ]
-        out = []
-        for s in self.outliers:
-            out.append(
-                Finding(
-                    rule_id="results.outlier-device",
-                    family="results",
-                    severity=Severity.WARNING,
-                    title=f"{s.device} is an outlier: {self.metric} {s.rel_dev:+.0%} from the array median "
-                    f"({self.view})",
-                    subject=s.device,
-                    evidence={
-                        "value": f"{s.value:.4g}",
-                        "median": f"{self.median:.4g}",
-                        "modified z": "n/a" if s.z is None else f"{s.z:.1f}",
-                        "devices": str(len(self.scores)),
-                        "method": self.method(),
-                    },
-                    why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
-                    fix="Compare its PCIe link speed/width, NUMA node, firmware, SMART temperature and "
-                    "fill/TRIM state with its peers; re-run to see if it stays an outlier.",
-                )
-            )
-        return out
 
 
 # Croux & Rousseeuw (1992) small-sample correction factors of Qn for n = 2..9.
@@ -176,28 +129,3 @@ def persistent_outliers(reports: Sequence[OutlierReport], min_hits: int = 2) -> 
         for s in r.outliers:
             hits[s.device] = hits.get(s.device, 0) + 1
     return sorted(d for d, h in hits.items() if h >= min_hits)
-
-
-def compare_views(together: OutlierReport, alone: OutlierReport) -> list[Finding]:
-    """Tell a slow drive from a shared bottleneck by reading the together and alone views side by side."""
-    slow_together = {s.device for s in together.outliers}
-    slow_alone = {s.device for s in alone.outliers}
-    out = []
-    for device in sorted(slow_together - slow_alone):
-        if not alone.evaluated or device not in {s.device for s in alone.scores}:
-            continue
-        out.append(
-            Finding(
-                rule_id="results.outlier-shared-path",
-                family="results",
-                severity=Severity.WARNING,
-                title=f"{device} is slow only when the array runs together",
-                subject=device,
-                evidence={"together": together.method(), "alone": alone.method()},
-                why="Alone it keeps up with its peers, so the drive is fine; something it shares with "
-                "the others under load is not.",
-                fix="Check which PCIe switch/root port and NUMA node it hangs off, and the CPUs "
-                "servicing its interrupts.",
-            )
-        )
-    return out

@@ -159,7 +159,7 @@ def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> lis
 
 
 def _print_dry_run(request, console) -> None:  # noqa: ANN001
-    from iolab.report import units
+    from iolab.models import units
     from iolab.runner.dryrun import dry_run
 
     plan = dry_run(request)
@@ -223,15 +223,14 @@ def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Sto
 def _print_arrays(store, run_id: int, records, console) -> None:  # noqa: ANN001
     """For array runs: bandwidth per device (together, alone) and the scaling table."""
     from iolab.analysis.scaling import scaling_table
+    from iolab.doctor.material import array_views
     from iolab.report.terminal import device_table, scaling_view
-    from iolab.runner.arrays import array_views
     from iolab.store.queries import device_bandwidth
 
     for view in array_views(records, device_bandwidth(store, run_id)):
         if view.together or view.alone:
             console.print(device_table(view.workload, view.together, view.alone))
-        sets = view.sets + [((device,), bw) for device, bw in view.alone.items()]
-        report = scaling_table(sets, view.alone or None)
+        report = scaling_table(view.device_sets(), view.alone or None)
         if report.evaluated and len({row.n for row in report.rows}) > 1:
             best = {}
             for row in report.rows:  # one row per device count: the full set, or the first n devices

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import iolab.doctor.rules  # noqa: F401  (registers every rule)
+from iolab.doctor.material import array_views, point_series, qd_curves
 from iolab.doctor.rule import RULES, Context, JobView, Rule
 from iolab.fio.jobfile import JobSection
 from iolab.models import Finding, Point, Result
+from iolab.models.material import RunMaterial
 from iolab.models.snapshot import Snapshot
 
 
@@ -16,24 +18,13 @@ def all_rules() -> list[Rule]:
     return sorted(RULES, key=lambda r: (r.family, r.id))
 
 
-def _supplied(ctx: Context) -> set[str]:
-    have = set()
-    if ctx.snapshot is not None:
-        have.add("snapshot")
-    if ctx.jobs:
-        have.add("jobs")
-    if ctx.results:
-        have.add("results")
-    return have
-
-
 def evaluate(ctx: Context, rules: Iterable[Rule] | None = None) -> list[Finding]:
     """Every rule whose inputs this call supplies, most serious findings first.
 
     A rule that crashes on odd input is reported as not evaluated rather
     than taking the whole diagnosis down with it.
     """
-    have = _supplied(ctx)
+    have = ctx.supplied()
     findings: list[Finding] = []
     for r in rules if rules is not None else all_rules():
         if not set(r.needs.split("+")) <= have:
@@ -59,6 +50,27 @@ def diagnose(
     jobs = [JobView.from_point(point, result) for point, result in runs]
     mem = mem_total_bytes or (snapshot.mem_total_bytes if snapshot else None)
     return evaluate(Context(snapshot=snapshot, jobs=jobs, mem_total_bytes=mem))
+
+
+def diagnose_run(material: RunMaterial) -> list[Finding]:
+    """Every finding on one run: its host, its method, its results, their series, arrays, curves and hosts.
+
+    The one entry point for a run's findings, whether it just ran, was imported or is judged again.
+    """
+    records = [r for r in material.records if r.result is not None]
+    snapshot = material.snapshot
+    names = {r.id: r.point.name for r in material.records}
+    ctx = Context(
+        snapshot=snapshot,
+        jobs=[JobView.from_point(r.point, r.result) for r in records],
+        mem_total_bytes=snapshot.mem_total_bytes if snapshot else None,
+        series=point_series(records, material.samples),
+        arrays=array_views(records, material.device_bw),
+        curves=qd_curves(records),
+        hosts={names[point_id]: rows for point_id, rows in material.hosts.items() if point_id in names},
+        steady=material.steady,
+    )
+    return evaluate(ctx)
 
 
 def lint_jobs(

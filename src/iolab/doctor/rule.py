@@ -13,7 +13,9 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from iolab.doctor.material import ArrayView, PointSeries, QdCurve
 from iolab.models import Finding, Point, Result, Severity
+from iolab.models.material import HostRow, SteadyOutcome
 from iolab.models.snapshot import BlockDevice, Snapshot
 
 # The catalogue grades five levels; Finding has three that matter to a user:
@@ -150,11 +152,30 @@ class JobView:
 
 @dataclass
 class Context:
-    """What one doctor call has to work with; any part may be absent."""
+    """What one doctor call has to work with; any part may be absent.
+
+    A rule's `needs` names the parts it reads: "snapshot", "jobs", "results"
+    (jobs with a result), "series" (per-second bandwidth), "arrays" (devices
+    together, alone and in sets), "curves" (queue-depth curves), "hosts"
+    (each host's part of multi-host points), "steady" (steady-state rounds).
+    """
 
     snapshot: Snapshot | None = None
     jobs: list[JobView] = field(default_factory=list)
     mem_total_bytes: int | None = None
+    series: list[PointSeries] = field(default_factory=list)
+    arrays: list[ArrayView] = field(default_factory=list)
+    curves: list[QdCurve] = field(default_factory=list)
+    hosts: dict[str, list[HostRow]] = field(default_factory=dict)  # point name -> its hosts' rows
+    steady: list[SteadyOutcome] = field(default_factory=list)
+
+    def supplied(self) -> set[str]:
+        """The parts this context has, as rules name them in `needs`."""
+        have = {name for name in ("series", "arrays", "curves", "hosts", "steady") if getattr(self, name)}
+        have |= {"snapshot"} if self.snapshot is not None else set()
+        have |= {"jobs"} if self.jobs else set()
+        have |= {"results"} if self.results else set()
+        return have
 
     @property
     def results(self) -> list[JobView]:
@@ -224,6 +245,7 @@ class Rule:
         evidence: dict[str, object] | None = None,
         level: str | None = None,
         why: str | None = None,
+        fix: str | None = None,
     ) -> Finding:
         """A triggered Finding carrying this rule's why, fix and source."""
         return Finding(
@@ -234,7 +256,7 @@ class Rule:
             subject=subject,
             evidence={k: str(v) for k, v in (evidence or {}).items()},
             why=why or self.why,
-            fix=self.fix,
+            fix=self.fix if fix is None else fix,
             confidence=0.7 if self.heuristic else 1.0,
             source=self.source,
         )
@@ -257,8 +279,8 @@ RULES: list[Rule] = []
 def rule(**meta: object) -> Callable[[Check], Check]:
     """Register the decorated check with its catalogue fields.
 
-    `needs` is "snapshot", "jobs" or "results": the engine runs a rule only
-    when its call supplies that input.
+    `needs` names the Context parts the rule reads, joined by "+" (see
+    `Context`): the engine runs a rule only when its call supplies them all.
     """
 
     def register(check: Check) -> Check:

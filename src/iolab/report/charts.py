@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iolab.analysis.stability import Stability
-from iolab.report import units
+from iolab.models import units
 from iolab.report.tables import NotebookTable, Row
 
 if TYPE_CHECKING:
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
     from iolab.analysis.outliers import OutlierReport
     from iolab.analysis.scaling import ScalingReport
+    from iolab.doctor.material import ArrayView
     from iolab.report.timeline import Timeline
-    from iolab.runner.arrays import ArrayView
 
 BW_AXIS = "bandwidth (MB/s, 1 MB = 10^6 bytes)"
 IOPS_AXIS = "IOPS (I/O per second)"

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from iolab.analysis.compare import CompareParams, Verdict, compare_samples
 from iolab.models import Change, primary_metric
+from iolab.models.units import metric_value
 from iolab.report.markdown import escape_text
-from iolab.report.units import metric_value
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.queries import run_points

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from iolab.analysis.history import HealthPoint
-from iolab.report import units
+from iolab.models import units
 from iolab.report.charts import BW_AXIS, IOPS_AXIS, MARK_COLOUR, WIDTH_IN, latency_scale
 
 if TYPE_CHECKING:

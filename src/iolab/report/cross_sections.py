@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from iolab.analysis.history import HealthParams, rolling_health
+from iolab.models.units import metric_value
 from iolab.report.comparison import HEADERS, Comparison, comparison_notes, verdict_cells
 from iolab.report.cross_charts import comparison_chart, history_chart
 from iolab.report.history_view import SeriesHistory, change_line, health_line, series_title
 from iolab.report.html import ChartOutput, Page, PageBuilder, Section, present_charts
 from iolab.report.tables import Column, NotebookTable, Row
-from iolab.report.units import metric_value
 
 if TYPE_CHECKING:
     from iolab.store.db import Store

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthPoint, change_points, rolling_health
 from iolab.models import Change
-from iolab.report.units import metric_value
+from iolab.models.units import metric_value
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.series import METRIC_LABELS, Series

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from iolab.models import Finding, PointRecord, Run, Sample, Severity
-from iolab.report import charts, units
+from iolab.models import Finding, PointRecord, Run, Sample, Severity, units
+from iolab.report import charts
 from iolab.report.findings import group_by_rule
 from iolab.report.tables import UNITS_NOTE, NotebookTable, RunReport, build_report, repeat_percentile
 
@@ -245,14 +245,14 @@ def array_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
     """For array runs: each device together and alone with outliers marked, and the scaling curve."""
     from iolab.analysis.outliers import find_outliers
     from iolab.analysis.scaling import scaling_table
-    from iolab.runner.arrays import array_views
+    from iolab.doctor.material import array_views
 
     sections = []
     for number, view in enumerate(array_views(material.records, material.device_bw), start=1):
         base = f"run{material.run.id}-array{number}"
         reports = {mode: find_outliers(values, view=mode, metric="bandwidth")
                    for mode in ("together", "alone") if (values := getattr(view, mode))}
-        sets = view.sets + [((device,), bw) for device, bw in view.alone.items()]
+        sets = view.device_sets()
         scaling = scaling_table(sets, view.alone or None) if sets else None
         found = present_charts(
             output.make(f"{base}-devices", f"{view.workload}: bandwidth per device", charts.device_bars(view, reports),

@@ -42,8 +42,7 @@ from datetime import datetime
 
 from iolab.analysis.stability import Stability, summarize
 from iolab.fio.values import option_number
-from iolab.models import DirectionResult, PointRecord, Run, Sample
-from iolab.report import units
+from iolab.models import DirectionResult, PointRecord, Run, Sample, units
 
 # Display order of parameters, and preference among equally good axes.
 PARAMETER_ORDER = (

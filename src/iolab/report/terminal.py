@@ -7,8 +7,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from iolab.models import Point, PointRecord, Result, Run
-from iolab.report import units
+from iolab.models import Point, PointRecord, Result, Run, units
 
 CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where only that was reported) · CPU = usr+sys, 100% = one core"
 

@@ -1,21 +1,19 @@
 """Arrays of devices: all together, each alone, and growing subsets (1, 2, 4 ... N).
 
-The 30-SSD case (seed 000) was only solvable per device: one drive dipping
+A 30-SSD server's slowdown was only found per device: one drive dipping
 inside a run, and a larger set of drives sometimes slower than a smaller
 one. So an array run measures the same workload three ways, and the
-analysis compares devices with each other (outliers, in both views) and
-device counts with each other (scaling efficiency, non-monotonic drops).
+doctor's array rules compare devices with each other (outliers, in both
+views) and device sets with their own members (scaling).
 """
 
 from __future__ import annotations
 
 import glob
-import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.errors import UserError
-from iolab.models import Finding, Plan, Point, Target
+from iolab.models import Plan, Point, Target
 from iolab.runner.targets import resolve_target
 
 MODES = ("together", "alone", "scaling")
@@ -78,52 +76,3 @@ def array_points(plan: Plan, members: list[Target], modes: tuple[str, ...]) -> l
             points.extend(Point(f"{workload.name}-x{k}", group_target(members[:k]), options)
                           for k in subset_sizes(len(members))[:-1] if k > 1)
     return points
-
-
-@dataclass
-class ArrayView:
-    """Bandwidth per device together and alone, and aggregate per device set, for one workload."""
-
-    workload: str
-    together: dict[str, float]
-    alone: dict[str, float]
-    sets: list[tuple[tuple[str, ...], float]]
-
-
-def array_views(records, device_bw: dict[int, dict[str, float]]) -> list[ArrayView]:  # noqa: ANN001
-    """Group a run's array points by workload into the three views."""
-    views: dict[str, ArrayView] = {}
-    for record in records:
-        if record.result is None:
-            continue
-        name, target = record.point.name, record.point.target
-        total = sum(d.bw_bytes for d in record.result.directions.values())
-        if target.kind == "group":
-            base = name.removesuffix("-together").rpartition("-x")[0] if not name.endswith("-together") else name.removesuffix("-together")
-            view = views.setdefault(base, ArrayView(base, {}, {}, []))
-            view.sets.append((tuple(os.path.basename(m) for m in target.members), total))
-            if name.endswith("-together"):
-                view.together = device_bw.get(record.id, {})
-        elif "-alone-" in name:
-            base, _, device = name.rpartition("-alone-")
-            views.setdefault(base, ArrayView(base, {}, {}, [])).alone[device] = total
-    return list(views.values())
-
-
-def array_findings(view: ArrayView) -> list[Finding]:
-    """Outlier devices (together and alone), their comparison, and scaling across device counts."""
-    from iolab.analysis.outliers import compare_views, find_outliers
-    from iolab.analysis.scaling import scaling_table
-
-    findings: list[Finding] = []
-    reports = {}
-    for label, values in (("together", view.together), ("alone", view.alone)):
-        if values:
-            reports[label] = find_outliers(values, view=label, metric="bandwidth")
-            findings += reports[label].findings(subject=f"{view.workload} ({label})")
-    if len(reports) == 2:
-        findings += compare_views(reports["together"], reports["alone"])
-    if view.sets:
-        sets = view.sets + [((device,), bw) for device, bw in view.alone.items()]
-        findings += scaling_table(sets, view.alone or None).findings(subject=view.workload)
-    return findings

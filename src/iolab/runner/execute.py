@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 from iolab.errors import RunFailed, UserError
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
 from iolab.fio.values import is_metadata
-from iolab.models import Finding, Plan, Point, PointRecord, Result, Severity, Target, primary_metric
+from iolab.models import Finding, Plan, Point, PointRecord, Result, Target, primary_metric
+from iolab.models.material import SteadyOutcome
 from iolab.plan.effects import check_commands
-from iolab.runner.arrays import array_findings, array_points, array_views, resolve_members
+from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, remove_scratch, run_unmeasured
 from iolab.runner.progress import Progress
@@ -175,11 +176,11 @@ class Session:
         run_unmeasured(target, "precondition", dict(pre.workload.options), self.measurer.fio)
 
 
-def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[Finding]:
+def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[SteadyOutcome]:
     """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
     from iolab.plan import latency_curve_workloads, needs_more_runs, next_configs, steady_state, workload_at_qd
 
-    findings: list[Finding] = []
+    steady: list[SteadyOutcome] = []
     policy = plan.repeats
     assert policy is not None
     if policy.adaptive:
@@ -211,16 +212,9 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
                     values.append(primary_metric(result, rounds.metric))
                 verdict = steady_state(values, rounds.window, rounds.range_frac, rounds.slope_frac, rounds.max_rounds)
                 if verdict.status != "continue":
-                    severity = Severity.INFO if verdict.status == "steady" else Severity.WARNING
-                    findings.append(Finding(
-                        rule_id="RES-STEADY-STATE", family="results", severity=severity, title=verdict.reason,
-                        subject=target.path, evidence={"rounds": ", ".join(f"{v:.0f}" for v in values)},
-                        why="SNIA PTS: the last rounds are steady when their range is within 20% of their mean "
-                            "and the fitted line's excursion within 10%",
-                        fix="" if verdict.status == "steady" else "raise the round cap or precondition longer",
-                    ))
+                    steady.append(SteadyOutcome(target.path, verdict.status == "steady", verdict.reason, values))
                     break
-    return findings
+    return steady
 
 
 def _save_host_snapshots(store: Store, run_id: int, cluster: Cluster, phase: str) -> None:
@@ -234,46 +228,12 @@ def _save_host_snapshots(store: Store, run_id: int, cluster: Cluster, phase: str
             store.save_snapshot(run_id, f"{phase}@{state.name}", data)
 
 
-def _run_findings(store: Store, run_id: int, snapshot) -> list[Finding]:  # noqa: ANN001 (Snapshot)
-    """The doctor's findings on the host and the method, queue-depth curves, and dips inside each point."""
-    from iolab.analysis.dips import detect_dips
-    from iolab.doctor.engine import diagnose
-    from iolab.runner.qd_curves import qd_curve_findings
-    from iolab.store.queries import device_bandwidth, host_rows, point_samples, run_points
-    from iolab.telemetry.series import series_by_source
+def _run_findings(store: Store, run_id: int, snapshot, steady: list[SteadyOutcome]) -> list[Finding]:  # noqa: ANN001
+    """The doctor's findings on the finished run (`snapshot`: the Snapshot taken before it)."""
+    from iolab.doctor.engine import diagnose_run
+    from iolab.store.queries import run_material
 
-    records = [r for r in run_points(store, run_id) if r.result is not None]
-    findings = diagnose(snapshot, [(r.point, r.result) for r in records]) + qd_curve_findings(records)
-    for view in array_views(records, device_bandwidth(store, run_id)):
-        findings += array_findings(view)
-    hosts = host_rows(store, run_id)
-    if hosts:
-        from iolab.cluster.imbalance import host_findings
-
-        names = {r.id: r.point.name for r in run_points(store, run_id)}
-        for point_id, rows in hosts.items():
-            findings += host_findings(names[point_id], rows)
-    for record in records:
-        samples = point_samples(store, record.id)
-        # fio's per-job logs: "jobN", or "HOST:jobN" on several hosts, where each host is a series of its own
-        per_second: dict[str, dict[int, float]] = {}
-        for sample in samples:
-            host, sep, job = sample.source.rpartition(":")
-            if sample.metric == "bw" and job.startswith("job"):
-                sums = per_second.setdefault(f"{host} all jobs" if sep else "all jobs", {})
-                sums[sample.t_ms] = sums.get(sample.t_ms, 0.0) + sample.value
-        series = {label: ([t / 1000 for t in sorted(sums)], [sums[t] for t in sorted(sums)])
-                  for label, sums in per_second.items()}
-        if record.point.target.kind == "group":  # each device on its own: a dip hides in the sum
-            for ddir in ("read", "write"):
-                series.update({f"{dev} {ddir}": s for dev, s in series_by_source(samples, "disk.bw", ddir).items()
-                               if max(s[1], default=0) > 0})
-        for label, (times, values) in series.items():
-            if len(times) >= 6:
-                report = detect_dips(times, values)
-                findings.extend(f for f in report.findings(subject=f"{record.point.name}: {label}", metric="bandwidth")
-                                if f.severity != Severity.NOT_EVALUATED)
-    return findings
+    return diagnose_run(run_material(store, run_id, snapshot, steady))
 
 
 def execute(request: RunRequest, store: Store, progress: Progress, resume: int | None = None,
@@ -362,11 +322,11 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in targets[None]]))
         notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
     progress.run_started(run_id, [p for p in points if p.key not in done], notes)
-    findings: list[Finding] = []
+    steady: list[SteadyOutcome] = []
     try:
         for point in points:
             session.run(point)
-        findings = _open_ended(session, plan, targets)
+        steady = _open_ended(session, plan, targets)
     except KeyboardInterrupt:
         kept = get_run(store, run_id).points_done
         store.finish_run(run_id, "interrupted", "interrupted by the user")
@@ -389,7 +349,7 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
             if target.kind == "directory":
                 shutil.rmtree(metadata_dir(target), ignore_errors=True)
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
-    findings += _run_findings(store, run_id, snapshot)
+    findings = _run_findings(store, run_id, snapshot, steady)
     store.save_findings(run_id, findings)
     failed = session.failed
     attempted = len(done) + session.measured

@@ -6,11 +6,12 @@ import json
 import os
 import socket
 import sqlite3
-from dataclasses import dataclass
 
 from iolab.errors import UserError
 from iolab.models import DirectionResult, Finding, LatencyStats, Point, PointRecord, Result, Run, Sample, Severity
+from iolab.models.material import HostRow, RunMaterial, SteadyOutcome
 from iolab.models.run import MEASURED
+from iolab.models.snapshot import Snapshot
 from iolab.store.db import Store
 
 
@@ -207,21 +208,6 @@ def device_bandwidth(store: Store, run_id: int) -> dict[int, dict[str, float]]:
     return out
 
 
-@dataclass
-class HostRow:
-    """One host's part of one point, as stored: status, runtime and totals over its directions."""
-
-    point_id: int
-    host: str
-    status: str
-    error: str
-    runtime_ms: int | None
-    bw_bytes: float | None = None
-    iops: float | None = None
-    lat_mean_ns: float | None = None
-    p99_ns: float | None = None
-
-
 def host_rows(store: Store, run_id: int) -> dict[int, list[HostRow]]:
     """Point id -> each host's row, for the multi-host points of a run (empty for single-host runs).
 
@@ -243,3 +229,15 @@ def host_rows(store: Store, run_id: int) -> dict[int, list[HostRow]]:
             row["point_id"], row["host"], row["status"], row["error"], row["runtime_ms"],
             row["bw"], row["iops"], row["lat"], row["p99"]))
     return out
+
+
+def run_material(store: Store, run_id: int, snapshot: Snapshot | None = None,
+                 steady: list[SteadyOutcome] | None = None) -> RunMaterial:
+    """Everything the doctor judges a run by: its measured points with their samples, per-device and
+    per-host figures, and its snapshot before (`snapshot` when the caller already has it)."""
+    records = run_points(store, run_id)
+    if snapshot is None:
+        stored = run_snapshot(store, run_id, "before")
+        snapshot = Snapshot.from_dict(stored) if stored else None
+    return RunMaterial(snapshot, records, {r.id: point_samples(store, r.id) for r in records if r.result},
+                       device_bandwidth(store, run_id), host_rows(store, run_id), steady or [])

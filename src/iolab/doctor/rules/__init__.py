@@ -1,9 +1,11 @@
 """Rule families; importing this package registers every rule (see doctor.rule.RULES)."""
 
 from iolab.doctor.rules import (  # noqa: F401
+    arrays,
     block,
     cpu,
     fs,
+    hosts,
     iommu,
     kernel,
     lustre,
@@ -17,4 +19,5 @@ from iolab.doctor.rules import (  # noqa: F401
     pcie,
     results,
     spdk,
+    telemetry,
 )

@@ -47,7 +47,7 @@ def scheduler(ctx: Context, r: Rule) -> Iterator[Finding]:
     applies="non-rotational devices; matters for buffered writes and writes from md/dm/Lustre/NFS servers",
     trigger="queue/wbt_lat_usec > 0 (info when every job writes with O_DIRECT, which wbt skips)",
     why="wbt shrinks the write queue when read latency passes its target; under stacked drivers it has cut NVMe writes "
-        "from ~1000 to 0-100 MB/s. Reference case 4 saw wbt hurt NVMe RAID under Lustre.",
+        "from ~1000 to 0-100 MB/s. Under Lustre on NVMe RAID it has held writes back the same way.",
     fix="echo 0 > /sys/block/<dev>/queue/wbt_lat_usec on the device (and md/dm members), re-run; persist with udev.",
     evidence="queue/wbt_lat_usec and whether the device is stacked",
     source="kernel block/blk-wbt.c wbt_should_throttle; sysfs-block wbt_lat_usec",
@@ -70,7 +70,7 @@ def wbt(ctx: Context, r: Rule) -> Iterator[Finding]:
     title="Small read-ahead for buffered sequential reads",
     applies="buffered sequential reads (irrelevant with direct=1); info before any job is known",
     trigger="queue/read_ahead_kb <= 128",
-    why="With a single synchronous buffered reader (psync, depth 1: reference case 3) read-ahead is the only source "
+    why="With a single synchronous buffered reader (psync at depth 1) read-ahead is the only source "
         "of parallelism.",
     fix="Raise read_ahead_kb to 1024-4096 (blockdev --setra), or better test with direct=1 and a real queue depth.",
     evidence="queue/read_ahead_kb",

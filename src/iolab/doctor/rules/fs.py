@@ -51,10 +51,10 @@ def target_in_ram(ctx: Context, r: Rule) -> Iterator[Finding]:
     applies="block-backed file systems (or the targets')",
     trigger="used >= 75% (medium), >= 90% (high)",
     why="Allocators fall back to fragmented free space and the SSD has less free area for garbage collection; "
-        "reference case 4 saw writes degrade past 75% fullness.",
+        "writes commonly degrade past 75% fullness.",
     fix="Benchmark on an emptier, trimmed file system; delete data and fstrim; rebalance.",
     evidence="used %, size, free",
-    source="wiki.lustre.org Handling_Full_OSTs; iolab seed 001",
+    source="wiki.lustre.org Handling_Full_OSTs",
 )
 def full(ctx: Context, r: Rule) -> Iterator[Finding]:
     for fs in _filesystems(ctx):
@@ -93,7 +93,7 @@ def discard_online(ctx: Context, r: Rule) -> Iterator[Finding]:
     applies="file systems on non-rotational devices that support discard",
     trigger="no discard mount option and fstrim.timer not enabled",
     why="Without TRIM the SSD treats deleted data as live, so garbage collection copies it: mid-run bandwidth dips "
-        "(reference case 2, cured with blkdiscard/TRIM).",
+        "(they go away after blkdiscard or fstrim).",
     fix="fstrim -av now and systemctl enable --now fstrim.timer; for a scratch device, blkdiscard (destroys data) then precondition.",
     evidence="device, discard_max_bytes, fstrim.timer state",
     source="Fedora Changes/EnableFSTrimTimer; Red Hat 'Discarding unused blocks'",

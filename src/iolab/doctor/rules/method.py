@@ -42,7 +42,7 @@ def buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
     title="Data set small enough to be cached",
     applies="jobs with a size",
     trigger="data set < 2 x RAM: high when buffered (page cache); low with direct=1 (device caches, a small slice of the device)",
-    why="Buffered re-reads come from the page cache (reference case 3: a 1 GB file on ext4). Even with direct=1, "
+    why="Buffered re-reads come from the page cache (a 1 GB test file on ext4 is read from RAM after its first pass). Even with direct=1, "
         "a small working set sits in the drive's DRAM/SLC cache and a fresh region of a file, so it flatters the device.",
     fix="direct=1 and a data set of at least 2x RAM (or the whole device); drop caches between phases.",
     evidence="size x numjobs, RAM, direct",
@@ -87,7 +87,7 @@ def libaio_buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
     applies="sync, psync (fio's default), vsync, pvsync, pvsync2 jobs",
     trigger="iodepth > 1 (fio caps it at 1), or numjobs <= 4 for a bandwidth or IOPS test",
     why="A synchronous thread waits for each I/O before issuing the next; NVMe needs many in flight to reach its "
-        "specification (reference case 3: psync, depth 1, 1 GB/s on a 7 GB/s drive).",
+        "specification (psync at depth 1 gives about 1 GB/s from a drive rated for 7 GB/s).",
     fix="ioengine=io_uring or libaio with direct=1 and iodepth=32..128 for bandwidth, or more numjobs.",
     evidence="ioengine, iodepth, numjobs",
     source="fio HOWTO iodepth; fio backend.c 'queue depth will be capped at 1'",
@@ -195,7 +195,7 @@ def unwritten_read(ctx: Context, r: Rule) -> Iterator[Finding]:
     fix="To characterise the drive, run on the raw device (reads only, or a scratch device); keep file tests for "
         "file-system questions.",
     evidence="filename or directory",
-    source="iolab seed 003 (1 GB file under /tmp)",
+    source="fio HOWTO: filename, directory",
 )
 def file_target(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:

@@ -14,7 +14,7 @@ from iolab.models import Finding
     applies="AMD Zen hosts (spec_rstack_overflow present)",
     trigger="spec_rstack_overflow starts with 'Mitigation: Safe RET' or 'Mitigation: IBPB' (not 'on VMEXIT')",
     why="Safe RET sends every kernel function return through a thunk; syscall- and interrupt-heavy I/O "
-        "(small blocks, sync engines, many jobs) pays it. Reference case 4 measured -14% write bandwidth on a Lustre OSS.",
+        "(small blocks, sync engines, many jobs) pays it. One Lustre OSS measured 14% less write bandwidth with it.",
     fix="On a trusted, isolated host A/B test spec_rstack_overflow=microcode (with current microcode) or =off, "
         "or mitigations=off; report the delta and leave the decision to security.",
     evidence="/sys/devices/system/cpu/vulnerabilities/spec_rstack_overflow",
@@ -52,7 +52,7 @@ _COSTLY = (
     trigger="PTI, retpolines, non-enhanced IBRS, untrained return thunk, CPU buffer clearing or GDS microcode in use "
             "(medium when a job is CPU-bound)",
     why="These add work to every kernel entry, interrupt and context switch; psync and small-block tests are syscall-bound. "
-        "Differences between two installs explain part of reference case 1.",
+        "Two installs of one server with different mitigations can differ by several percent.",
     fix="A/B with mitigations=off on an isolated test host, then find which single mitigation matters.",
     evidence="the costly lines of the vulnerabilities table",
     source="kernel-parameters mitigations=; hw-vuln documentation",

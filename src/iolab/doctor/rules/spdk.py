@@ -28,7 +28,7 @@ def driver(ctx: Context, r: Rule) -> Iterator[Finding]:
     title="NVMe-oF / SPDK result at a single queue depth",
     applies="jobs with the spdk engine or on NVMe-over-fabrics devices",
     trigger="all such results use one iodepth",
-    why="Target results rise and then fall with queue depth once shared buffers run out (reference case 6); one point hides that.",
+    why="Target results rise and then fall with queue depth once shared buffers run out (SPDK's num_shared_buffers); one point hides that.",
     fix="Sweep iodepth (1..256) and target cores, re-sizing num_shared_buffers with them.",
     evidence="the single iodepth used",
     source="spdk/spdk#3296; Mellanox SPDK I/O pacing study",

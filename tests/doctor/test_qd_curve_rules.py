@@ -1,9 +1,11 @@
-"""The answers of a queue-depth sweep, from stored records: curves grouped by shape, knee and peak findings."""
+"""The answers of a queue-depth sweep, from stored records: curves grouped by shape, knee and peak rules."""
 from __future__ import annotations
 
+from iolab.doctor.engine import diagnose_run
+from iolab.doctor.material import curve_name
 from iolab.models import Point, PointRecord, Target
+from iolab.models.material import RunMaterial
 from iolab.models.result import DirectionResult, LatencyStats, Result
-from iolab.runner.qd_curves import curve_name, qd_curve_findings
 
 TARGET = Target(path="/dev/x", kind="block", filename="/dev/x", size_bytes=1 << 30)
 
@@ -14,6 +16,11 @@ def record(number: int, name: str, iops: float, latency_ns: float, target: Targe
                     int(options.get("numjobs", "1")), "fio-3.33")
     point = Point(name, target, {"rw": "randread", "bs": "4k", **options})
     return PointRecord(number, 1, number, point, "ok", result=result)
+
+
+def qd_curve_findings(records: list[PointRecord]):
+    """The knee and peak findings the doctor makes of these records."""
+    return [f for f in diagnose_run(RunMaterial(records=records)) if f.rule_id in ("RES-QD-KNEE", "RES-QD-PEAK")]
 
 
 def sweep(iops_by_depth: dict[int, float], base: str = "rr", target: Target = TARGET, jobs: int = 1):
@@ -31,8 +38,9 @@ def test_a_depth_sweep_gets_its_knee_and_peak_and_more_jobs_are_weighed_against_
     one = sweep({1: 10_000, 2: 20_000, 4: 40_000, 8: 76_000, 16: 80_000, 32: 81_000})
     four = sweep({8: 150_000, 16: 160_000}, jobs=4)
     findings = qd_curve_findings(one + four)
-    knee = [f for f in findings if f.rule_id == "results.qd-knee"]
-    assert len(knee) == 1 and knee[0].subject == "rr, one job" and knee[0].title.startswith("Queue-depth knee at QD 8")
+    knee = [f for f in findings if f.rule_id == "RES-QD-KNEE"]
+    assert len(knee) == 1 and knee[0].subject == "rr" and knee[0].title.startswith("rr: queue-depth knee at QD 8")
+    assert knee[0].fix.startswith("rr: use QD 8") and knee[0].evidence["N* (X_max x R0)"] == "8.0"
     peak = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
     assert len(peak) == 1
     assert peak[0].title == "rr: peak 160.0k IOPS (655 MB/s) at QD16 x 4 jobs, +98% over one job's best"

@@ -1,0 +1,145 @@
+"""The views of a run the rules judge, derived from its material: per-second series, arrays, QD curves.
+
+Derived here, in one place, so the doctor, the terminal and the HTML report
+read an array or a queue-depth curve the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from iolab.models import PointRecord, Result, Sample
+from iolab.models.result import primary_metric
+
+VARIED = ("iodepth", "numjobs")  # what a queue-depth curve varies
+MIN_SERIES_SAMPLES = 6  # fewer per-second samples than this say nothing about dips
+
+
+@dataclass(frozen=True)
+class PointSeries:
+    """One per-second bandwidth series of a point: all its jobs summed, one host's jobs, or one device."""
+
+    point: str
+    label: str  # "all jobs", "HOST all jobs" or "DEVICE read"
+    times_s: list[float]
+    values: list[float]  # bytes/s
+
+
+@dataclass
+class ArrayView:
+    """Bandwidth per device together and alone, and aggregate per device set, for one workload."""
+
+    workload: str
+    together: dict[str, float]
+    alone: dict[str, float]
+    sets: list[tuple[tuple[str, ...], float]]
+    points: dict[tuple[str, ...], str] = field(default_factory=dict)  # device set (alone: one) -> its point
+
+    def device_sets(self) -> list[tuple[tuple[str, ...], float]]:
+        """The sets run together and each device alone as a set of one: what scaling is judged on."""
+        return self.sets + [((device,), bw) for device, bw in self.alone.items()]
+
+
+@dataclass(frozen=True)
+class Level:
+    """One (iodepth, numjobs) configuration's medians over its repeats."""
+
+    iops: float
+    bw_bytes: float
+    latency_ns: float | None  # mean total latency; None where a repeat had none
+
+
+@dataclass(frozen=True)
+class QdCurve:
+    """Points differing only in iodepth and numjobs on one target: (iodepth, numjobs) -> Level."""
+
+    name: str
+    configs: dict[tuple[int, int], Level]
+
+
+def point_series(records: Sequence[PointRecord], samples: dict[int, list[Sample]]) -> list[PointSeries]:
+    """fio's per-job logs summed per second ("jobN", or "HOST:jobN" on several hosts, each host a series of
+    its own), and for array points each device's own series from telemetry, where a dip hides in the sum."""
+    from iolab.telemetry.series import series_by_source
+
+    out: list[PointSeries] = []
+    for record in records:
+        points = samples.get(record.id, [])
+        per_second: dict[str, dict[int, float]] = {}
+        for sample in points:
+            host, sep, job = sample.source.rpartition(":")
+            if sample.metric == "bw" and job.startswith("job"):
+                sums = per_second.setdefault(f"{host} all jobs" if sep else "all jobs", {})
+                sums[sample.t_ms] = sums.get(sample.t_ms, 0.0) + sample.value
+        series = {label: ([t / 1000 for t in sorted(sums)], [sums[t] for t in sorted(sums)])
+                  for label, sums in per_second.items()}
+        if record.point.target.kind == "group":
+            for ddir in ("read", "write"):
+                series.update({f"{dev} {ddir}": s for dev, s in series_by_source(points, "disk.bw", ddir).items()
+                               if max(s[1], default=0) > 0})
+        out += [PointSeries(record.point.name, label, list(times), list(values))
+                for label, (times, values) in series.items() if len(times) >= MIN_SERIES_SAMPLES]
+    return out
+
+
+def array_views(records: Sequence[PointRecord], device_bw: dict[int, dict[str, float]]) -> list[ArrayView]:
+    """Group a run's array points by workload into the three views (together, alone, device sets)."""
+    views: dict[str, ArrayView] = {}
+    for record in records:
+        if record.result is None:
+            continue
+        name, target = record.point.name, record.point.target
+        total = sum(d.bw_bytes for d in record.result.directions.values())
+        if target.kind == "group":
+            together = name.endswith("-together")
+            base = name.removesuffix("-together") if together else name.rpartition("-x")[0]
+            view = views.setdefault(base, ArrayView(base, {}, {}, []))
+            members = tuple(os.path.basename(m) for m in target.members)
+            view.sets.append((members, total))
+            view.points[members] = name
+            if together:
+                view.together = device_bw.get(record.id, {})
+        elif "-alone-" in name:
+            base, _, device = name.rpartition("-alone-")
+            view = views.setdefault(base, ArrayView(base, {}, {}, []))
+            view.alone[device] = total
+            view.points[(device,)] = name
+    return list(views.values())
+
+
+def qd_curves(records: Sequence[PointRecord], min_configs: int = 3) -> list[QdCurve]:
+    """Every curve over iodepth x numjobs among `records` with at least `min_configs` configurations."""
+    members: dict[tuple, list[PointRecord]] = defaultdict(list)
+    for record in records:
+        if record.result is None or record.point.target.kind == "group":
+            continue
+        shape = tuple(sorted((k, v) for k, v in record.point.options.items() if k not in VARIED))
+        members[(record.point.target.path, shape)].append(record)
+    curves = [QdCurve(curve_name(group[0].point.name), _by_config(group)) for group in members.values()]
+    return [c for c in curves if len(c.configs) >= min_configs]
+
+
+def curve_name(point_name: str) -> str:
+    """The point name without its depth and job tokens (``randread-4k-qd16-j4`` -> ``randread-4k``)."""
+    return re.sub(r"-(qd|j)\d+(?=-|$)", "", point_name)
+
+
+def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
+    """(iodepth, numjobs) -> its Level: medians over its repeats."""
+    values: dict[tuple[int, int], list[Result]] = defaultdict(list)
+    for record in members:
+        options = record.point.options
+        assert record.result is not None
+        values[(int(options.get("iodepth", "1")), int(options.get("numjobs", "1")))].append(record.result)
+    out = {}
+    for config, results in values.items():
+        latencies = [primary_metric(result, "lat_mean") for result in results]  # 0 where fio gave none
+        out[config] = Level(statistics.median(primary_metric(result) for result in results),
+                            statistics.median(primary_metric(result, "bw") for result in results),
+                            statistics.median(latencies) if all(latencies) else None)
+    return out

@@ -1,0 +1,204 @@
+"""Rules on arrays of drives: the odd drive out, a drive slow only together, sets that do not scale.
+
+An array run measures each workload three ways (`iolab.runner.arrays`):
+every drive together (one job per drive), each drive alone, and sets of 1,
+2, 4... drives. The numbers come from `iolab.analysis.outliers` and
+`iolab.analysis.scaling`; this module says what they mean.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from iolab.analysis.outliers import OutlierReport, find_outliers
+from iolab.analysis.scaling import ScalingReport, scaling_table
+from iolab.doctor.material import ArrayView
+from iolab.doctor.rule import Context, Rule, rule
+from iolab.models import Finding, units
+
+KEEPS_UP = 0.95  # alone, a drive within 5% of the median of its peers keeps up with them
+NOISE_SIGMAS = 2.0  # a drop between two sets must exceed this many standard errors of their difference
+
+
+def _mb(value: float) -> str:
+    return f"{units.mb_per_s(value)} MB/s"
+
+
+def _outliers(view: ArrayView) -> dict[str, OutlierReport]:
+    """The outlier report of each view the array was measured in ("together", "alone")."""
+    return {label: find_outliers(values, view=label, metric="bandwidth")
+            for label, values in (("together", view.together), ("alone", view.alone)) if values}
+
+
+def _method(report: OutlierReport) -> str:
+    p = report.params
+    return (f"modified z-score (robust scale: {report.scale_method}), flagged below the median when |M| > "
+            f"{p.threshold:g} and at least {p.rel_floor:.0%} from it")
+
+
+@rule(
+    id="ARR-OUTLIER", family="arrays", level="high", needs="arrays",
+    title="A drive is the odd one out of its array",
+    applies="array runs with at least 3 drives in a view (together or alone)",
+    trigger="modified z-score of its bandwidth below -3.5 and at least 5% below the array median (info when only "
+            "alone and the drive kept up together: each drive alone runs at another moment of the host)",
+    why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
+    fix="Compare its PCIe link speed and width, NUMA node, firmware, SMART temperature and fill/TRIM state "
+        "with its peers; re-run to see if it stays an outlier.",
+    evidence="its bandwidth, the median, modified z, drives",
+    source="Iglewicz and Hoaglin's modified z-score; Rousseeuw and Croux's Qn when MAD is 0",
+)
+def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for view in ctx.arrays:
+        reports = _outliers(view)
+        for label, report in reports.items():
+            subject = f"{view.workload} ({label})"
+            if not report.evaluated:
+                yield r.not_evaluated(report.reason, subject)
+                continue
+            for score in report.outliers:
+                evidence = {"bandwidth": _mb(score.value), "median": _mb(report.median),
+                            "modified z": "n/a" if score.z is None else f"{score.z:.1f}", "drives": len(report.scores),
+                            "workload": view.workload, "method": _method(report)}
+                title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
+                if label == "alone" and _kept_up_together(score.device, view, reports.get("together")):
+                    # Alone, each drive runs at another moment of a possibly busy host; together, all run in the
+                    # same seconds. A drive that kept up together is not shown slow beyond the host's own drift.
+                    evidence["together"] = _mb(view.together[score.device])
+                    yield r.finding(f"{title}; together it kept up: re-run it alone to confirm", score.device,
+                                    evidence, level="info")
+                    continue
+                yield r.finding(title, score.device, evidence)
+
+
+def _kept_up_together(device: str, view: ArrayView, together: OutlierReport | None) -> bool:
+    """Whether the device reached KEEPS_UP of the together median and was not an outlier there."""
+    if together is None or not together.evaluated or device not in view.together:
+        return False
+    return (device not in {s.device for s in together.outliers}
+            and view.together[device] >= KEEPS_UP * together.median)
+
+
+@rule(
+    id="ARR-SHARED-PATH", family="arrays", level="high", needs="arrays",
+    title="A drive is slow only when the array runs together",
+    applies="array runs measured both together and alone",
+    trigger="an outlier together that, alone, reached at least 95% of the median of its peers alone",
+    why="Alone it keeps up with its peers; something it shares with the others under load (a PCIe switch, a "
+        "root port, a NUMA node, the CPUs taking its interrupts) does not.",
+    fix="Check which PCIe switch or root port and NUMA node it hangs off, and which CPUs service its interrupts.",
+    evidence="its bandwidth together and alone against each view's median",
+    source="reading the together and alone views side by side",
+)
+def shared_path(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for view in ctx.arrays:
+        reports = _outliers(view)
+        together, alone = reports.get("together"), reports.get("alone")
+        if together is None or alone is None or not alone.evaluated:
+            continue
+        for score in together.outliers:
+            value = view.alone.get(score.device)
+            if value is None or value < KEEPS_UP * alone.median:
+                continue  # slow alone as well (flagged or not): the drive itself, never "fine"
+            yield r.finding(
+                f"{score.device} is slow only when the array runs together", score.device,
+                {"together": f"{_mb(score.value)} (median {_mb(together.median)})",
+                 "alone": f"{_mb(value)} (median {_mb(alone.median)})", "workload": view.workload})
+
+
+def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> float | None:
+    """The noise of the difference of two sets' bandwidths, relative: the standard error of each point's mean
+    from its per-second samples (all its jobs), and what measuring at another moment adds, estimated by the
+    spread of the drives measured alone one after another (which holds any real difference between them
+    too, so it errs on the side of saying nothing). None when a point has no series (imported results):
+    the tolerance alone decides."""
+    alone = sorted(view.alone.values())
+    errors = [_robust_cv(alone) ** 2] if len(alone) >= 3 else []
+    for devices in sets:
+        name = view.points.get(devices)
+        values = next((s.values[1:-1] for s in ctx.series if s.point == name and s.label == "all jobs"), None)
+        if not values or len(values) < 2:
+            return None
+        mean = sum(values) / len(values)
+        if mean <= 0:
+            return None
+        variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+        errors.append(variance / len(values) / mean**2)
+    return math.sqrt(sum(errors))
+
+
+def _robust_cv(values: list[float]) -> float:
+    """1.4826 x MAD / median of sorted `values`: a standard deviation, relative, that one odd value cannot inflate."""
+    middle = values[len(values) // 2]
+    deviations = sorted(abs(v - middle) for v in values)
+    return 1.4826 * deviations[len(deviations) // 2] / middle if middle > 0 else 0.0
+
+
+def _scaling(view: ArrayView) -> ScalingReport | None:
+    if not view.sets:
+        return None
+    return scaling_table(view.device_sets(), view.alone or None)
+
+
+def _scaling_method(report: ScalingReport) -> str:
+    p = report.params
+    return (f"a set against the best of the smaller sets it contains; a drop beyond {p.tolerance:.0%}; "
+            f"efficiency = aggregate / (n x the {p.reference} drive alone)")
+
+
+@rule(
+    id="ARR-SCALING-DROP", family="arrays", level="high", needs="arrays",
+    title="More drives together, less bandwidth",
+    applies="array runs with device sets (scaling mode)",
+    trigger="a set's aggregate more than 2% below that of a smaller set it contains, and more than 2 standard "
+            "errors of the difference of their means (from each point's per-second samples)",
+    why="Adding drives should never lower the total; when it does, a shared resource (CPU, PCIe switch, memory "
+        "bandwidth, interrupts) is saturated or contended. A 30-SSD server in a public study gave 127 GB/s with "
+        "30 drives, 131 GB/s with 28 and 132 GB/s with 24.",
+    fix="Look at per-CPU busy and softirq telemetry during the larger set, spread jobs over NUMA nodes, and check "
+        "the added drives' PCIe paths.",
+    evidence="both sets' aggregates, the drives added",
+    source="aggregate against contained subsets",
+)
+def scaling_drop(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for view in ctx.arrays:
+        report = _scaling(view)
+        if report is None:
+            continue
+        if not report.evaluated:
+            yield r.not_evaluated(report.reason, view.workload)
+            continue
+        for drop in report.drops:
+            noise = _relative_error(ctx, view, drop.larger, drop.smaller)
+            if noise is not None and drop.drop <= NOISE_SIGMAS * noise:
+                continue  # inside what the two points' own seconds varied by
+            added = sorted(set(drop.larger) - set(drop.smaller))
+            yield r.finding(
+                f"{view.workload}: {len(drop.larger)} drives gave {drop.drop:.0%} less than {len(drop.smaller)} of them",
+                view.workload,
+                {f"{len(drop.larger)} drives": _mb(drop.larger_aggregate),
+                 f"{len(drop.smaller)} drives": f"{_mb(drop.smaller_aggregate)} ({', '.join(drop.smaller)})",
+                 "added": ", ".join(added) or "-", "method": _scaling_method(report)})
+
+
+@rule(
+    id="ARR-SCALING-LOW", family="arrays", level="info", needs="arrays",
+    title="Drives together reach well under n times one drive",
+    applies="array runs with device sets and drives measured alone",
+    trigger="the least efficient set of 2 or more drives below 80% of n x the mean drive alone",
+    why="Below-linear scaling means something other than the drives limits the total.",
+    fix="Check for CPU-bound jobs and saturated CPUs in the same run.",
+    evidence="aggregate, ideal, efficiency",
+    source="scaling efficiency",
+)
+def scaling_low(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for view in ctx.arrays:
+        report = _scaling(view)
+        if report is None or not report.evaluated:
+            continue
+        worst = min((row for row in report.rows if row.n > 1), key=lambda row: row.efficiency, default=None)
+        if worst is not None and worst.efficiency < report.params.low_efficiency:
+            yield r.finding(f"{view.workload}: {worst.n} drives reach {worst.efficiency:.0%} of {worst.n}x one drive",
+                            view.workload, {"aggregate": _mb(worst.aggregate), "ideal": _mb(worst.ideal),
+                                            "method": _scaling_method(report)})

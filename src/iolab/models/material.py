@@ -1,0 +1,51 @@
+"""What the doctor reads about one run, as the store and the runner hand it over.
+
+The diagnosis stage judges a run from its material alone, so the same
+findings come out whether the run just finished, was imported, or is read
+back from the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from iolab.models.result import Sample
+from iolab.models.run import PointRecord
+from iolab.models.snapshot import Snapshot
+
+
+@dataclass
+class HostRow:
+    """One host's part of one point, as stored: status, runtime and totals over its directions."""
+
+    point_id: int
+    host: str
+    status: str
+    error: str
+    runtime_ms: int | None
+    bw_bytes: float | None = None
+    iops: float | None = None
+    lat_mean_ns: float | None = None
+    p99_ns: float | None = None
+
+
+@dataclass(frozen=True)
+class SteadyOutcome:
+    """How a steady-state search over rounds ended on one target (SNIA PTS rounds)."""
+
+    target: str
+    steady: bool
+    reason: str
+    values: list[float]
+
+
+@dataclass
+class RunMaterial:
+    """A run's snapshot, measured points, their per-second samples, per-device and per-host figures."""
+
+    snapshot: Snapshot | None = None
+    records: list[PointRecord] = field(default_factory=list)  # every point, measured (with a result) or not
+    samples: dict[int, list[Sample]] = field(default_factory=dict)  # point id -> samples
+    device_bw: dict[int, dict[str, float]] = field(default_factory=dict)  # point id -> device -> bytes/s
+    hosts: dict[int, list[HostRow]] = field(default_factory=dict)  # point id -> each host's row
+    steady: list[SteadyOutcome] = field(default_factory=list)

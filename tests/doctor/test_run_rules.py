@@ -1,0 +1,142 @@
+"""The run-level rules (series, arrays, hosts, steady state) on material whose answer is known."""
+
+from __future__ import annotations
+
+import re
+
+from iolab.doctor.engine import evaluate
+from iolab.doctor.material import ArrayView, PointSeries
+from iolab.doctor.rule import Context
+from iolab.models import Severity
+from iolab.models.material import HostRow, SteadyOutcome
+
+MB = 1e6
+
+
+def by_id(findings, rule_id):
+    return [f for f in findings if f.rule_id == rule_id]
+
+
+def readable(findings) -> None:
+    """Evidence people can read: no nan, no e+ notation, no internal references."""
+    for f in findings:
+        text = " ".join([f.title, f.why, f.fix, *map(str, f.evidence.values())])
+        assert "nan" not in text.split() and not re.search(r"\de[+-]\d", text) and "reference case" not in text, text
+
+
+def series(values, label="all jobs"):
+    return PointSeries("p", label, [float(t) for t in range(1, len(values) + 1)], [v * MB for v in values])
+
+
+def test_partial_first_and_last_seconds_are_not_dips():
+    flat = [20.0] + [500.0] * 10 + [30.0]  # fio's first and last log entries cover part of a second
+    assert evaluate(Context(series=[series(flat)])) == []
+
+
+def test_idle_start_up_and_wind_down_of_a_device_are_not_dips():
+    """A device's telemetry spans fio's start-up (loop devices set up, files opened) and its end."""
+    values = [0.0, 2.0, 3.0, 1.0, 0.5] + [500.0] * 10 + [40.0, 0.0, 0.0]
+    assert evaluate(Context(series=[series(values, "loop0 read")])) == []
+
+
+def test_a_dip_every_device_shares_is_not_one_device_s_fault_but_a_lone_dip_is():
+    def device(name, dip_at=None):
+        values = [500.0] * 20
+        if dip_at is not None:
+            values[dip_at:dip_at + 4] = [150.0] * 4
+        return series(values, f"{name} read")
+
+    together = [device(f"loop{i}", dip_at=6) for i in range(8)]  # a busy host: all slow in the same seconds
+    assert by_id(evaluate(Context(series=together)), "TEL-DIP") == []
+    alone = [device(f"loop{i}", dip_at=10 if i == 5 else None) for i in range(8)]
+    (dip,) = by_id(evaluate(Context(series=alone)), "TEL-DIP")
+    assert dip.subject == "p: loop5 read" and dip.evidence["onset"] == "10 s"
+
+
+def test_a_real_dip_is_named_with_its_onset_in_readable_units():
+    values = [500.0] * 20
+    values[8:12] = [100.0] * 4
+    (dip,) = by_id(evaluate(Context(series=[series(values, "loop3 read")])), "TEL-DIP")
+    assert dip.subject == "p: loop3 read" and dip.severity is Severity.WARNING
+    assert dip.evidence["onset"] == "8 s" and dip.evidence["lowest"] == "100 MB/s" and dip.evidence["depth"] == "80%"
+    readable([dip])
+
+
+def test_a_step_down_is_a_warning_with_both_levels():
+    values = [600.0] * 10 + [250.0] * 10
+    (step,) = by_id(evaluate(Context(series=[series(values)])), "TEL-STEP")
+    assert step.severity is Severity.WARNING
+    assert step.evidence["level before"] == "600 MB/s" and step.evidence["level after"] == "250 MB/s"
+    readable([step])
+
+
+def array(together, alone, sets=()):
+    return ArrayView("seq-read", {d: v * MB for d, v in together.items()}, {d: v * MB for d, v in alone.items()},
+                     [(devices, v * MB) for devices, v in sets])
+
+
+def test_a_drive_slow_alone_is_never_called_fine():
+    """The slowest drive alone (126 against a median of 577) in a noisy alone view that misses the z cut."""
+    alone = {"l0": 577.0, "l1": 126.0, "l2": 300.0, "l3": 900.0, "l4": 577.0, "l5": 450.0, "l6": 700.0, "l7": 600.0}
+    together = {"l0": 300.0, "l1": 90.0, "l2": 300.0, "l3": 301.0, "l4": 299.0, "l5": 300.0, "l6": 302.0, "l7": 298.0}
+    findings = evaluate(Context(arrays=[array(together, alone)]))
+    assert [f.subject for f in by_id(findings, "ARR-OUTLIER")] == ["l1"]
+    assert by_id(findings, "ARR-SHARED-PATH") == []
+    readable(findings)
+
+
+def test_slow_only_together_when_it_keeps_up_alone():
+    alone = {f"l{i}": 500.0 for i in range(6)}
+    together = {**{f"l{i}": 300.0 for i in range(6)}, "l4": 150.0}
+    findings = evaluate(Context(arrays=[array(together, alone)]))
+    (shared,) = by_id(findings, "ARR-SHARED-PATH")
+    assert shared.subject == "l4" and shared.evidence["alone"] == "500 MB/s (median 500 MB/s)"
+
+
+def test_scaling_drop_only_against_a_set_of_its_own_members():
+    alone = {"a": 500.0, "b": 200.0, "c": 200.0}
+    sets = [(("b", "c"), 390.0), (("a", "b", "c"), 880.0)]
+    assert by_id(evaluate(Context(arrays=[array({}, alone, sets)])), "ARR-SCALING-DROP") == []
+    sets = [(("a", "b"), 690.0), (("a", "b", "c"), 600.0)]
+    (drop,) = by_id(evaluate(Context(arrays=[array({}, alone, sets)])), "ARR-SCALING-DROP")
+    assert drop.title == "seq-read: 3 drives gave 13% less than 2 of them" and drop.evidence["added"] == "c"
+
+
+def test_hosts_failed_slow_and_straggling():
+    rows = [HostRow(1, "h1", "ok", "", 10_000, 500 * MB), HostRow(1, "h2", "failed", "disconnected", None),
+            HostRow(1, "h3", "ok", "", 7_000, 200 * MB)]
+    findings = evaluate(Context(hosts={"randread": rows}))
+    assert [f.subject for f in by_id(findings, "HOSTS-FAILED")] == ["h2"]
+    assert by_id(findings, "HOSTS-IMBALANCE")[0].evidence["slowest"] == "h3 200 MB/s"
+    assert by_id(findings, "HOSTS-STRAGGLER")[0].evidence["first done"] == "h3 7.0 s"
+    readable(findings)
+
+
+def test_steady_state_reached_is_information_and_missed_is_a_warning():
+    steady = SteadyOutcome("/dev/x", True, "steady in rounds 3-7", [100.0, 101.0, 99.0])
+    missed = SteadyOutcome("/dev/y", False, "steady state not reached by round 25", [100.0, 80.0])
+    found = {f.subject: f for f in by_id(evaluate(Context(steady=[steady, missed])), "RES-STEADY-STATE")}
+    assert found["/dev/x"].severity is Severity.INFO and found["/dev/x"].fix == ""
+    assert found["/dev/y"].severity is Severity.WARNING and found["/dev/y"].evidence["rounds"] == "100, 80"
+
+
+def test_a_dip_inside_the_series_own_noise_is_not_claimed():
+    rng = __import__("random").Random(7)
+    noisy = [500.0 * (1 + rng.uniform(-0.25, 0.25)) for _ in range(30)]
+    shallow = list(noisy)
+    shallow[12:14] = [v * 0.6 for v in shallow[12:14]]  # 40% for 2 s: within what this device does anyway
+    assert by_id(evaluate(Context(series=[series(shallow)])), "TEL-DIP") == []
+    deep = list(noisy)
+    deep[12:16] = [40.0] * 4
+    (dip,) = by_id(evaluate(Context(series=[series(deep)])), "TEL-DIP")
+    assert dip.evidence["onset"] == "12 s"
+
+
+def test_an_outlier_only_alone_that_kept_up_together_is_information():
+    alone = {**{f"l{i}": 1500.0 + 10 * i for i in range(8)}, "l0": 1150.0}  # measured first, on a busy host
+    together = {f"l{i}": 300.0 + i for i in range(8)}
+    (found,) = by_id(evaluate(Context(arrays=[array(together, alone)])), "ARR-OUTLIER")
+    assert found.subject == "l0" and found.severity is Severity.INFO and "re-run it alone" in found.title
+    throttled = {**together, "l0": 120.0}
+    both = by_id(evaluate(Context(arrays=[array(throttled, alone)])), "ARR-OUTLIER")
+    assert [(f.subject, f.severity) for f in both] == [("l0", Severity.WARNING)] * 2
