@@ -87,14 +87,15 @@ def test_sigkill_mid_run_keeps_finished_points_in_a_readable_database(tmp_path, 
     assert not _fio_children_alive(os.getpid()), "fio outlived iolab"
 
 
-def test_ctrl_c_stops_cleanly_keeps_points_and_removes_the_scratch_file(tmp_path, iolab_home):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["ctrl-c", "term", "hup"])
+def test_ctrl_c_term_or_hup_stop_cleanly_keep_points_and_remove_the_scratch_file(tmp_path, iolab_home, stop):
     proc = _start_run(tmp_path, runtime="3")
     _wait_for_points(iolab_home, 1, proc)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 3, err
     assert "Traceback" not in err
     assert "interrupted:" in err and "are kept in run 1" in err
-    assert not (tmp_path / "iolab-scratch.dat").exists()
+    assert not list(tmp_path.glob("iolab-scratch-*")), "scratch left behind"
     (run,) = json.loads(iolab("ls", "--json").stdout)
     assert run["status"] == "interrupted" and run["points_done"] >= 1

@@ -26,7 +26,7 @@ def _size_option(text: str) -> int:
 def run(
     args: Annotated[Optional[list[str]], typer.Argument(metavar="[PLAN] [TARGET...]", help="A TOML plan or fio job file (optional), then directories (a scratch file is made inside), files or block devices. Default: the quick preset on the current directory.")] = None,
     preset_name: Annotated[Optional[str], typer.Option("--preset", help="A built-in plan (see `iolab presets`).")] = None,
-    allow_write: Annotated[bool, typer.Option("--allow-write", help="Allow writes to a block device or existing file (refused anyway if it holds data).")] = False,
+    allow_write: Annotated[bool, typer.Option("--allow-write", help="Allow writes to a blank block device (refused anyway if it holds data; an existing file is never written).")] = False,
     allow_commands: Annotated[bool, typer.Option("--allow-commands", help="Let the plan run programs: fio's exec_prerun/exec_postrun, I/O engines iolab cannot check, pre/post-point commands (`iolab plan check` lists them).")] = False,
     runtime: Annotated[Optional[int], typer.Option(min=1, help="Measured seconds per point.")] = None,
     ramp: Annotated[Optional[int], typer.Option(min=0, help="Unmeasured warm-up seconds before each point.")] = None,
@@ -256,3 +256,29 @@ def import_(
     if outcome.problems:
         shown = outcome.problems[0] + (f" (and {len(outcome.problems) - 1} more)" if len(outcome.problems) > 1 else "")
         raise UserError(f"could not import {shown}")
+
+
+@app.command()
+def clean(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be removed.")] = False,
+) -> None:
+    """Remove scratch files and directories that killed runs left behind.
+
+    Only paths iolab recorded creating are touched, and only while they are still what it created:
+    a file replaced by another, or by a link, is left and listed. Runs still going keep theirs.
+    """
+    from rich.console import Console
+
+    from iolab.runner.scratch import leftovers, remove
+    from iolab.store.db import open_store
+
+    store = open_store()
+    done = remove(store, leftovers(store), dry_run=dry_run)
+    console = Console(highlight=False, soft_wrap=True)
+    verb = "would remove" if dry_run else "removed"
+    for path in done.removed:
+        console.print(f"{verb} {path}")
+    for line in done.kept_notes():
+        console.print(line)
+    if not done.removed and not done.kept:
+        console.print("nothing to clean: no scratch left by killed runs")

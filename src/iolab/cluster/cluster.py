@@ -11,6 +11,7 @@ results stand; later points run without it.
 from __future__ import annotations
 
 import re
+import secrets
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -24,8 +25,8 @@ from iolab.fio.options import escape_path
 from iolab.fio.parse import FioOutput, aggregate
 from iolab.fio.run import point_jobfile
 from iolab.models import HostOutcome, Point, Result, Target
+from iolab.runner.scratch import PREFIX
 
-SCRATCH_NAME = "iolab-scratch"
 DEFAULT_REMOTE_SCRATCH = 2 * 2**30  # free space on another host is not visible from here
 CLEANUP_TIMEOUT_S = 60.0
 ON_FAILURE = ("continue", "stop")
@@ -39,6 +40,9 @@ class Cluster:
     fio: str = "fio"
     on_failure: str = "continue"
     skipped: list[HostState] = field(default_factory=list)
+    # Scratch names of this run (`iolab-scratch-TOKEN-HOST.dat`): new every run, so fio on a host never
+    # opens (follows, overwrites, then unlinks) a file or link that was there before. See iolab.runner.scratch.
+    token: str = field(default_factory=lambda: secrets.token_hex(6))
 
     @classmethod
     def start(cls, specs: list[HostSpec], fio: str, controller_version: str, skip_unreachable: bool = False,
@@ -81,7 +85,7 @@ class Cluster:
         if path.startswith("/dev/"):
             return Target(path=path, kind="block", filename=path, size_bytes=0, hosts=self.names)
         devices = [s.name for s in self.states if (s.spec.target or "").startswith("/dev/")]
-        return Target(path=path, kind="directory", filename=str(Path(path) / f"{SCRATCH_NAME}.dat"),
+        return Target(path=path, kind="directory", filename=str(Path(path) / f"{PREFIX}{self.token}.dat"),
                       size_bytes=size or DEFAULT_REMOTE_SCRATCH, scratch=True, writable=not devices, hosts=self.names)
 
     def host_target(self, target: Target, state: HostState) -> Target:
@@ -89,7 +93,7 @@ class Cluster:
         path = state.spec.target or target.path
         if path.startswith("/dev/"):
             return replace(target, path=path, kind="block", filename=path, size_bytes=0, scratch=False)
-        name = f"{SCRATCH_NAME}-{re.sub(r'[^A-Za-z0-9_.-]', '_', state.name)}.dat"
+        name = f"{PREFIX}{self.token}-{re.sub(r'[^A-Za-z0-9_.-]', '_', state.name)}.dat"
         return replace(target, path=path, kind="directory", filename=str(Path(path) / name), scratch=True,
                        size_bytes=target.size_bytes or DEFAULT_REMOTE_SCRATCH)
 

@@ -1,20 +1,21 @@
 """Running fio: locating it, building a point's job file, and one bounded invocation.
 
-fio runs in its own process group, so a Ctrl-C at the terminal reaches
-iolab alone; iolab then asks fio to stop (SIGINT: fio ends the job and
-writes its results) and waits a bounded time before killing it. A
-parent-death signal makes fio die with iolab when iolab is killed, so a
-SIGKILLed run leaves no fio writing behind it.
+fio runs under a keeper process in its own process group, so a Ctrl-C at
+the terminal reaches iolab alone; iolab then asks fio to stop (SIGINT: fio
+ends the job and writes its results) and waits a bounded time before
+killing it. The keeper kills fio and every job process fio started when
+iolab dies, however it dies, so a killed run leaves no fio writing behind
+it (see `iolab.fio.supervisor`).
 """
 
 from __future__ import annotations
 
-import ctypes
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,8 @@ DEVICE_SEPARATOR = "@"
 # Seconds fio gets beyond its expected duration (file layout, start-up) before it counts as hung.
 HANG_GRACE_S = 60.0
 STOP_GRACE_S = 15.0
-_PR_SET_PDEATHSIG = 1
+# fio runs under a keeper (see iolab.fio.supervisor), started as a script so it imports nothing of iolab.
+KEEPER = str(Path(__file__).with_name("supervisor.py"))
 
 
 def find_fio(fio: str = "fio") -> str:
@@ -142,8 +144,9 @@ def check_point(point: Point) -> None:
 
 
 def metadata_dir(target: Target) -> Path:
-    """Where file create/stat/remove workloads work: an iolab directory inside the target directory."""
-    return Path(target.filename).parent / "iolab-metadata"
+    """Where file create/stat/remove workloads work: beside the scratch file `iolab-scratch-RANDOM.dat`,
+    the directory `iolab-metadata-RANDOM` (iolab creates both; see `iolab.runner.scratch`)."""
+    return Path(target.filename).parent / Path(target.filename).stem.replace("iolab-scratch", "iolab-metadata", 1)
 
 
 @dataclass
@@ -154,15 +157,6 @@ class FioInvocation:
     returncode: int
     stderr: str
     elapsed_s: float
-
-
-def _die_with_parent() -> None:
-    """Runs in the child before exec: SIGKILL fio if iolab dies."""
-    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-# Resolved before any fork, so the child only calls an already-loaded function.
-_prctl = ctypes.CDLL(None, use_errno=True).prctl
 
 
 def run_fio(jobfile: Path, output: Path, fio: str, timeout_s: float,
@@ -177,61 +171,40 @@ def run_fio(jobfile: Path, output: Path, fio: str, timeout_s: float,
     jobs = [str(jobfile)] if clients is None else [a for c, job in clients for a in (f"--client={c}", str(job))]
     command = [fio, "--output-format=json+", f"--output={output}", "--eta=never", *jobs]
     started = time.monotonic()
-    proc = subprocess.Popen(
-        command,
-        cwd=jobfile.parent,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        process_group=0,
-        preexec_fn=_die_with_parent,
-    )
+    lifeline, held = os.pipe()  # iolab holds the only write end: the keeper sees iolab die
     try:
-        _, stderr = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _stop(proc, signal.SIGKILL)
-        raise RunFailed(f"fio did not finish within {timeout_s:.0f} s and was killed") from None
-    except KeyboardInterrupt:
-        _stop(proc, signal.SIGINT)
-        raise
+        proc = subprocess.Popen(
+            [sys.executable, "-I", KEEPER, str(lifeline), "--", *command],
+            cwd=jobfile.parent,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            process_group=0,
+            pass_fds=(lifeline,),
+        )
+    finally:
+        os.close(lifeline)
+    try:
+        try:
+            _, stderr = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            _stop(proc, signal.SIGTERM)
+            raise RunFailed(f"fio did not finish within {timeout_s:.0f} s and was killed") from None
+        except KeyboardInterrupt:
+            _stop(proc, signal.SIGINT)
+            raise
+    finally:
+        os.close(held)
     return FioInvocation(command, proc.returncode, stderr or "", time.monotonic() - started)
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every process below `pid`. fio's job processes leave its process group, so a
-    signal to the group alone would leave them running (and holding its stderr)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(entry))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def _signal_tree(pid: int, sig: signal.Signals) -> None:
-    for target in [pid, *_descendants(pid)]:
-        try:
-            os.kill(target, sig)
-        except ProcessLookupError:
-            pass
-
-
 def _stop(proc: subprocess.Popen, sig: signal.Signals) -> None:
-    """Signal fio and every process it started, then kill them if they have not exited in time."""
-    _signal_tree(proc.pid, sig)
+    """Tell the keeper to stop fio (SIGINT: fio writes its results) or kill it (SIGTERM), then
+    kill the keeper's whole tree if fio has not stopped in time."""
+    proc.send_signal(sig)
     try:
         proc.communicate(timeout=STOP_GRACE_S)
     except subprocess.TimeoutExpired:
-        _signal_tree(proc.pid, signal.SIGKILL)
+        proc.send_signal(signal.SIGTERM)
         proc.communicate()

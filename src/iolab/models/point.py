@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -38,6 +39,13 @@ class Target:
     members: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
 
+    @property
+    def identity_filename(self) -> str:
+        """The filename a point's identity holds. A scratch file has a new random name every run, so its
+        identity is the one fixed name older versions gave it: a point stays the same measurement, runs
+        resume across versions."""
+        return os.path.join(os.path.dirname(self.filename), "iolab-scratch.dat") if self.scratch else self.filename
+
 
 @dataclass(frozen=True)
 class Point:
@@ -57,7 +65,7 @@ class Point:
     def key(self) -> str:
         """Content hash of what this point runs; equal keys mean the same measurement."""
         identity = {
-            "filename": self.target.filename,
+            "filename": self.target.identity_filename,
             "size": self.target.size_bytes,
             "direct": self.target.direct,
             "options": dict(sorted(self.options.items())),

@@ -9,6 +9,8 @@ can sum and pool them itself. Durations at default settings come from
 
 from __future__ import annotations
 
+import inspect
+
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -196,4 +198,11 @@ def preset(name: str, **settings: object) -> Plan:
     """The preset `name` built with `settings`; an unknown name is a UserError listing the choices."""
     if name not in PRESETS:
         raise UserError(f"no preset {name!r}; choose one of: {', '.join(PRESETS)}")
-    return PRESETS[name].build(**settings)
+    build = PRESETS[name].build
+    takes = inspect.signature(build).parameters
+    unknown = [key for key in settings if key not in takes]
+    if unknown:
+        options = [f"--{key}" for key in ("runtime", "ramp") if key in takes]
+        raise UserError(f"the {name} preset has no --{unknown[0]} setting; "
+                        + (f"it takes {' and '.join(options)}" if options else "drop it"))
+    return build(**settings)

@@ -48,7 +48,7 @@ def dry_run(request: RunRequest) -> DryRun:
     for target in {p.target for p in points}:
         if target.scratch:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
-            name = target.filename if cluster is None else f"{target.path}/iolab-scratch-HOST.dat on each of {len(cluster.states)} hosts"
+            name = target.filename if cluster is None else f"{target.path}/iolab-scratch-RANDOM-HOST.dat on each of {len(cluster.states)} hosts"
             writes.append(f"scratch file {name} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)")
         writers = sorted({p.name for p in points if p.target == target and p.writes})
         if writers and not target.scratch:

@@ -10,7 +10,10 @@ points are identified by content hash, and finished ones are skipped.
 
 from __future__ import annotations
 
-import shutil
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -20,13 +23,16 @@ from iolab.fio.values import is_metadata
 from iolab.models import Finding, Plan, Point, PointRecord, Result, Target, primary_metric
 from iolab.models.material import SteadyOutcome
 from iolab.plan.effects import check_commands
+from iolab.runner import scratch
 from iolab.runner.arrays import array_points, resolve_members
+from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
-from iolab.runner.phases import discard, fill_scratch, remove_scratch, run_unmeasured
+from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.targets import resolve_target
 from iolab.store.db import Store
+from iolab.store.queries import open_scratch
 
 if TYPE_CHECKING:
     from iolab.cluster.cluster import Cluster
@@ -163,7 +169,7 @@ class Session:
                 self.progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
                 fill_scratch(target, self.measurer.fio)
             if is_metadata(point.options):
-                metadata_dir(target).mkdir(exist_ok=True)
+                scratch.create_dir(self.store, self.run_id, metadata_dir(target))
         elif pre is not None and pre.scope == "before_each_write" and point.writes and target.writable:
             self._precondition(target, pre)
 
@@ -245,12 +251,40 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
     plan = plan or build_plan(request)
     check_commands(plan, request.allow_commands)
     version = fio_version(request.fio)
-    cluster = _start_cluster(request, plan, version)
+    with stop_signals_interrupt():
+        cluster = _start_cluster(request, plan, version)
+        locks = TargetLocks(store.path.parent)
+        try:
+            return _execute(request, store, progress, plan, version, cluster, resume, fresh, locks)
+        finally:
+            locks.release()
+            if cluster is not None:
+                cluster.shutdown()
+
+
+@contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop a run the way Ctrl-C does: fio stops, finished points are kept, scratch
+    is removed, the run is marked interrupted (exit 3). A service manager's stop or a closed terminal
+    must not leave a multi-GiB scratch file and a run that says "running". Only the first such signal
+    interrupts; more while the run cleans up are ignored, so the cleanup finishes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired = False
+
+    def interrupt(signum: int, frame: object) -> None:
+        nonlocal fired
+        if not fired:
+            fired = True
+            raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        return _execute(request, store, progress, plan, version, cluster, resume, fresh)
+        yield
     finally:
-        if cluster is not None:
-            cluster.shutdown()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _start_cluster(request: RunRequest, plan: Plan, version: str) -> Cluster | None:
@@ -269,11 +303,14 @@ def _start_cluster(request: RunRequest, plan: Plan, version: str) -> Cluster | N
 
 
 def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, version: str,
-             cluster: Cluster | None, resume: int | None, fresh: bool) -> RunOutcome:
+             cluster: Cluster | None, resume: int | None, fresh: bool, locks: TargetLocks) -> RunOutcome:
     from iolab.plan import run_order
     from iolab.probe import Root, take_snapshot
     from iolab.store.queries import get_run, point_statuses, resumable_run, run_points
 
+    if resume is not None and get_run(store, resume).status == "running":
+        raise UserError(f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
+                        "or stop it, before resuming it")
     if request.devices:
         members = resolve_members(request.devices, request.allow_write, request.size)
         targets = {None: members}
@@ -294,8 +331,10 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
     identity = plan_identity([p.key for p in points], request)
-    run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
     every_target = sorted({t for ts in targets.values() for t in ts} | {p.target for p in points}, key=lambda t: t.path)
+    if cluster is None:  # another host's targets are not this host's to lock
+        locks.acquire(every_target, "a run that is starting")
+    run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
     if run_id is None:
         run_id = store.create_run(plan.name, request.command, [t.path for t in every_target], version,
                                   request.to_dict(), identity)
@@ -304,6 +343,14 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         store.reopen_run(run_id)
         done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
         notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
+    locks.name_holder(f"run {run_id}")
+    left = scratch.remove(store, scratch.leftovers(store))
+    if left.removed:
+        notes.append(f"removed {len(left.removed)} scratch path(s) left by killed runs: {', '.join(left.removed)}")
+    notes += left.kept_notes()
+    for target in every_target:
+        if target.scratch and not target.hosts:
+            scratch.create_file(store, run_id, target.filename)
     statuses = point_statuses(store, run_id)
     new = [p for p in points if p.key not in statuses]
     planned = {key: pid for key, (pid, _) in statuses.items()}
@@ -344,10 +391,7 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         if cluster is not None:
             _save_host_snapshots(store, run_id, cluster, "after")
             measurer.notes.extend(cluster.cleanup(every_target))
-        for target in every_target if cluster is None else []:
-            remove_scratch(target)
-            if target.kind == "directory":
-                shutil.rmtree(metadata_dir(target), ignore_errors=True)
+        measurer.notes.extend(scratch.remove(store, open_scratch(store, run_id)).kept_notes())
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
     findings = _run_findings(store, run_id, snapshot, steady)
     store.save_findings(run_id, findings)

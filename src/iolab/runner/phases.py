@@ -61,9 +61,3 @@ def discard(target: Target) -> str | None:
     if proc.returncode != 0:
         return f"{target.path}: blkdiscard failed ({proc.stderr.strip() or proc.returncode})"
     return None
-
-
-def remove_scratch(target: Target) -> None:
-    """Delete a scratch file iolab created; a missing one is fine."""
-    if target.scratch:
-        Path(target.filename).unlink(missing_ok=True)

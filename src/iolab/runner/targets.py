@@ -22,8 +22,8 @@ from iolab.models import Target
 from iolab.probe.fs import RAM_FILESYSTEMS, mount_of
 from iolab.probe.root import Root
 from iolab.runner.safety import check_writable, kernel_name
+from iolab.runner.scratch import scratch_filename
 
-SCRATCH_NAME = "iolab-scratch.dat"
 DEFAULT_SCRATCH = 2 << 30
 MIN_SCRATCH = 64 << 20
 
@@ -80,22 +80,26 @@ def _directory_target(path: Path, size: int | None, root: Root) -> Target:
         raise UserError(f"{path}: you cannot write to this directory; choose one you can write, or run as its owner")
     fs_type, ram = _fs_info(path, root)
     return Target(
-        path=str(path), kind="directory", filename=str(path.resolve() / SCRATCH_NAME),
+        path=str(path), kind="directory", filename=scratch_filename(path.resolve()),
         size_bytes=scratch_size(path, size, _free_bytes(path, ram, root)), scratch=True, writable=True,
         direct=supports_direct(path), ram_backed=ram, fs_type=fs_type,
     )
 
 
 def _file_target(path: Path, allow_write: bool, size: int | None, root: Root) -> Target:
-    if not os.access(path, os.R_OK) or (allow_write and not os.access(path, os.W_OK)):
-        raise UserError(f"{path}: permission denied; run as a user who can {'write' if allow_write else 'read'} it")
+    """An existing file is read, never written: iolab writes only files it creates itself."""
+    if allow_write:
+        raise UserError(f"{path} is an existing file: iolab never writes to a file it did not create; give its "
+                        "directory for a scratch file, or drop --allow-write to read it")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"{path}: permission denied; run as a user who can read it")
     length = path.stat().st_size
     if length == 0:
         raise UserError(f"{path} is empty: give a file with data to read, or a directory for a scratch file")
     fs_type, ram = _fs_info(path, root)
     return Target(
         path=str(path), kind="file", filename=str(path.resolve()), size_bytes=min(size or length, length),
-        writable=allow_write, direct=supports_direct(path.parent) if os.access(path.parent, os.W_OK) else True,
+        writable=False, direct=supports_direct(path.parent) if os.access(path.parent, os.W_OK) else True,
         ram_backed=ram, fs_type=fs_type,
     )
 

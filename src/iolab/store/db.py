@@ -98,6 +98,22 @@ class Store:
                 (status, time.time(), message, run_id),
             )
 
+    # ----- scratch files ----------------------------------------------------
+    def record_scratch(self, run_id: int, path: str, kind: str) -> int:
+        """Note a scratch path before it is created: a run killed at any moment leaves nothing unrecorded."""
+        with self.conn:
+            cur = self.conn.execute("INSERT INTO scratch (run_id, path, kind, created_at) VALUES (?, ?, ?, ?)",
+                                    (run_id, path, kind, time.time()))
+        return int(cur.lastrowid)
+
+    def scratch_created(self, scratch_id: int, dev: int, ino: int) -> None:
+        with self.conn:
+            self.conn.execute("UPDATE scratch SET dev = ?, ino = ? WHERE id = ?", (dev, ino, scratch_id))
+
+    def scratch_removed(self, scratch_id: int) -> None:
+        with self.conn:
+            self.conn.execute("UPDATE scratch SET removed_at = ? WHERE id = ?", (time.time(), scratch_id))
+
     # ----- points ---------------------------------------------------------
     def plan_points(self, run_id: int, points: list[Point]) -> list[int]:
         """Record every planned point as pending, so a killed run shows what it missed."""

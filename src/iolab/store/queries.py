@@ -6,6 +6,7 @@ import json
 import os
 import socket
 import sqlite3
+from dataclasses import dataclass
 
 from iolab.errors import UserError
 from iolab.models import DirectionResult, Finding, LatencyStats, Point, PointRecord, Result, Run, Sample, Severity
@@ -241,3 +242,26 @@ def run_material(store: Store, run_id: int, snapshot: Snapshot | None = None,
         snapshot = Snapshot.from_dict(stored) if stored else None
     return RunMaterial(snapshot, records, {r.id: point_samples(store, r.id) for r in records if r.result},
                        device_bandwidth(store, run_id), host_rows(store, run_id), steady or [])
+
+
+@dataclass(frozen=True)
+class ScratchRecord:
+    """A scratch file or directory iolab made (or was about to make) for a run, not yet removed."""
+
+    id: int
+    run_id: int
+    path: str
+    kind: str  # "file" or "dir"
+    dev: int | None
+    ino: int | None
+    run_running: bool  # its run is still going (in a live process on this host)
+
+
+def open_scratch(store: Store, run_id: int | None = None) -> list[ScratchRecord]:
+    """Scratch paths not yet removed, of one run or of every run."""
+    rows = store.conn.execute(
+        "SELECT s.id, s.run_id, s.path, s.kind, s.dev, s.ino, r.status, r.host, r.pid FROM scratch s"
+        " JOIN runs r ON r.id = s.run_id WHERE s.removed_at IS NULL" + (" AND s.run_id = ?" if run_id else "")
+        + " ORDER BY s.id", (run_id,) if run_id else ())
+    return [ScratchRecord(r["id"], r["run_id"], r["path"], r["kind"], r["dev"], r["ino"],
+                          effective_status(r["status"], r["host"], r["pid"]) == "running") for r in rows]

@@ -1,0 +1,150 @@
+"""fio's keeper: the process between iolab and fio that makes sure fio never outlives iolab.
+
+iolab starts this file as a script (`python -I supervisor.py FD -- fio ...`,
+standard library only, so it starts in milliseconds), and it starts fio.
+Neither a parent-death signal nor a process-group kill can stop a fio run
+on its own: fio's job processes call setsid(), so they leave fio's group,
+and they are fio's children, not iolab's. So the keeper:
+
+- makes itself a child subreaper: when fio's main process dies, its job
+  processes become the keeper's children, never init's, and stay in reach;
+- holds the read end of a pipe whose only write end is in iolab. The kernel
+  closes that end when iolab dies, however it dies (SIGKILL included), and
+  the keeper sees end-of-file within POLL_S and kills every process below
+  it. If iolab is already gone when the keeper starts, fio never starts;
+- forwards SIGINT (iolab's "stop, and write your results") to fio and its
+  jobs, and takes SIGTERM or SIGHUP as "kill them all now";
+- when fio's main process exits, kills whatever it left behind, so a job
+  process that never exits cannot keep writing.
+
+Its exit status is fio's (128 + N when a signal N ended fio).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import select
+import signal
+import sys
+import time
+
+POLL_S = 0.1
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, found from the parent links in /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def signal_all(pids: list[int], sig: int) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+class Keeper:
+    """Runs one fio command and answers for every process it makes."""
+
+    def __init__(self, lifeline: int, command: list[str]) -> None:
+        self.lifeline = lifeline
+        self.command = command
+        self.fio_pid = 0
+        self.fio_status: int | None = None
+        self.kill_all = False
+
+    def iolab_gone(self, wait: float) -> bool:
+        """True once iolab has closed (or lost) its end of the lifeline."""
+        try:
+            ready, _, _ = select.select([self.lifeline], [], [], wait)
+        except InterruptedError:
+            return False
+        return bool(ready) and os.read(self.lifeline, 1) == b""
+
+    def start(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1)
+        pid = os.fork()
+        if pid == 0:  # fio: dies with the keeper too, should the keeper itself be killed
+            try:
+                libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+                os.close(self.lifeline)
+                os.execvp(self.command[0], self.command)
+            except OSError as exc:
+                os.write(2, f"cannot start {self.command[0]}: {exc.strerror}\n".encode())
+            os._exit(127)
+        self.fio_pid = pid
+
+    def reap(self) -> None:
+        """Collect every exited child, noting fio's own status."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.fio_pid:
+                self.fio_status = os.waitstatus_to_exitcode(status)
+
+    def kill_everything(self) -> None:
+        """SIGKILL every process below the keeper until none is left."""
+        while True:
+            below = descendants(os.getpid())
+            if not below:
+                break
+            signal_all(below, signal.SIGKILL)
+            time.sleep(0.01)  # a moment for the kernel to finish the kills
+            self.reap()
+
+    def run(self) -> int:
+        if self.iolab_gone(0):
+            return 128 + signal.SIGKILL
+        self.start()
+        while self.fio_status is None:
+            if self.kill_all or self.iolab_gone(POLL_S):
+                self.kill_everything()
+                return 128 + signal.SIGKILL
+            self.reap()
+        self.kill_everything()  # job processes fio left behind
+        status = self.fio_status
+        return status if status >= 0 else 128 - status
+
+
+def main(argv: list[str]) -> int:
+    lifeline, command = int(argv[1]), argv[3:]
+    keeper = Keeper(lifeline, command)
+
+    def stop(signum: int, frame: object) -> None:
+        signal_all(descendants(os.getpid()), signal.SIGINT)
+
+    def kill(signum: int, frame: object) -> None:
+        keeper.kill_all = True
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, kill)
+    signal.signal(signal.SIGHUP, kill)
+    return keeper.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,129 @@
+"""Scratch files and directories: iolab writes and removes only what it created.
+
+A scratch path gets a name nobody else uses (`iolab-scratch-<random>.dat`,
+`iolab-metadata-<random>/`), so a user's own file, a look-alike directory
+or a symlink planted under iolab's old fixed names is never touched. The
+path is recorded in the store before it exists, then created exclusively
+(`O_CREAT|O_EXCL|O_NOFOLLOW`, or `mkdir`, which never follows or reuses):
+if something is already there, the run stops instead of writing into it.
+Its device and inode are recorded once created, and removal checks them:
+a path that is no longer the file iolab made (replaced, swapped for a
+symlink) is left alone and reported. What a killed run left is removed by
+the next run or by `iolab clean`, from the records alone.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from iolab.errors import UserError
+from iolab.store.db import Store
+from iolab.store.queries import ScratchRecord, open_scratch
+
+PREFIX = "iolab-scratch-"
+METADATA_PREFIX = "iolab-metadata-"
+
+
+def scratch_filename(directory: Path) -> str:
+    """A fresh scratch file path in `directory`: 48 random bits, so no existing file is ever its name."""
+    return str(directory / f"{PREFIX}{secrets.token_hex(6)}.dat")
+
+
+def create_file(store: Store, run_id: int, path: str) -> None:
+    """Record, then create `path` as a new empty file of this user; UserError when anything is there."""
+    scratch_id = store.record_scratch(run_id, path, "file")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        store.scratch_removed(scratch_id)  # never made: nothing to remove later
+        raise UserError(_cannot_create(path, exc)) from None
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    store.scratch_created(scratch_id, info.st_dev, info.st_ino)
+
+
+def create_dir(store: Store, run_id: int, path: Path) -> None:
+    """Record, then create `path` as a new directory (mkdir neither follows nor reuses an existing path)."""
+    scratch_id = store.record_scratch(run_id, str(path), "dir")
+    try:
+        os.mkdir(path, 0o700)
+    except OSError as exc:
+        store.scratch_removed(scratch_id)
+        raise UserError(_cannot_create(str(path), exc)) from None
+    info = os.lstat(path)
+    store.scratch_created(scratch_id, info.st_dev, info.st_ino)
+
+
+def _cannot_create(path: str, exc: OSError) -> str:
+    if exc.errno in (errno.EEXIST, errno.ELOOP):
+        return f"{path} already exists: iolab writes only files it creates itself; remove it or choose another directory"
+    return f"cannot create {path}: {exc.strerror}; choose a directory you can write"
+
+
+@dataclass
+class Cleanup:
+    """What a cleanup removed, and what it left with the reason."""
+
+    removed: list[str]
+    kept: list[str]
+
+    def kept_notes(self) -> list[str]:
+        return [f"left in place, not iolab's to remove: {path}" for path in self.kept]
+
+
+def remove(store: Store, records: list[ScratchRecord], dry_run: bool = False) -> Cleanup:
+    """Remove the recorded paths that are still what iolab created; report the others."""
+    done = Cleanup([], [])
+    for record in records:
+        why = _not_ours(record)
+        if why == "gone":
+            if not dry_run:
+                store.scratch_removed(record.id)
+            continue
+        if why:
+            done.kept.append(f"{record.path} ({why})")
+            continue
+        if not dry_run:
+            try:
+                shutil.rmtree(record.path) if record.kind == "dir" else os.unlink(record.path)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                done.kept.append(f"{record.path} ({exc.strerror})")
+                continue
+            store.scratch_removed(record.id)
+        done.removed.append(record.path)
+    return done
+
+
+def _not_ours(record: ScratchRecord) -> str:
+    """Why the recorded path is not iolab's to remove ("gone" when nothing is there), or ""."""
+    try:
+        info = os.lstat(record.path)
+    except FileNotFoundError:
+        return "gone"
+    except OSError as exc:
+        return exc.strerror or "unreadable"
+    wanted = stat.S_ISDIR if record.kind == "dir" else stat.S_ISREG
+    if not wanted(info.st_mode):
+        return "no longer the " + ("directory" if record.kind == "dir" else "file") + " iolab created"
+    if info.st_uid != os.geteuid() or not Path(record.path).name.startswith((PREFIX, METADATA_PREFIX)):
+        return "not created by iolab"
+    # A directory is removed with all it holds, so it must be the very one created. A file may have been
+    # laid out again by fio (a workload's unlink=1): its random name and owner vouch for it.
+    if record.kind == "dir" and record.ino is not None and (info.st_dev, info.st_ino) != (record.dev, record.ino):
+        return "replaced since iolab created it"
+    return ""
+
+
+def leftovers(store: Store) -> list[ScratchRecord]:
+    """Scratch of runs that are no longer running: a killed or crashed run's files."""
+    return [r for r in open_scratch(store) if not r.run_running]
