@@ -29,7 +29,7 @@ def workload_identity(point: Point) -> str:
     identity = {
         "name": point.name,
         "options": dict(sorted(point.options.items())),
-        "filename": point.target.filename,
+        "filename": point.target.identity_filename,
         "kind": point.target.kind,
         "size": point.target.size_bytes,
     }
