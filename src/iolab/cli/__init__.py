@@ -28,9 +28,32 @@ from iolab.cli import agent, doctor, history, plans, report, results, runs, sche
 
 
 def main() -> None:
-    """Console-script entry point: maps iolab's errors to messages and exit codes."""
+    """Console-script entry point: maps iolab's errors to messages and exit codes.
+
+    A command-line mistake is one line too (typer's own display is a usage
+    line, a hint and a boxed panel): what was wrong, and where help is.
+    """
     try:
-        app()
+        code = app(standalone_mode=False)
     except (UserError, RunFailed) as exc:
         print(f"iolab: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except typer.Abort:  # Ctrl-C outside a run, which handles its own
+        print("iolab: interrupted", file=sys.stderr)
+        sys.exit(1)
+    except typer.TyperException as exc:  # click's usage errors: bad option, bad value, unknown command
+        if type(exc).__name__ != "NoArgsIsHelpError":  # that one has printed the help already
+            command = _command_path(getattr(exc, "ctx", None))
+            message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+            print(f"{command}: {message} (see `{command} --help`)", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _command_path(context: typer.Context | None) -> str:
+    """"iolab plan check" for an error inside that command, whatever name iolab was started by."""
+    names = []
+    while context is not None and context.parent is not None:
+        names.append(context.info_name or "")
+        context = context.parent
+    return " ".join(["iolab", *reversed(names)])

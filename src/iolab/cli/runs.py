@@ -10,6 +10,11 @@ import typer
 
 from iolab.cli import app
 from iolab.errors import UserError
+from iolab.plan.limits import MAX_REPEATS
+
+
+MIN_SIZE = 1 << 20
+MAX_SECONDS = 30 * 86400  # a month per point: beyond it, a typo
 
 
 def _size_option(text: str) -> int:
@@ -19,6 +24,8 @@ def _size_option(text: str) -> int:
     value = parse_size(text)
     if value is None or value <= 0:
         raise UserError(f"--size {text!r} is not a size: write it like 512M, 4G or 1T")
+    if value < MIN_SIZE:
+        raise UserError(f"--size {text} is below 1M, the least iolab measures on (it writes in 1 MiB blocks)")
     return int(value)
 
 
@@ -28,10 +35,10 @@ def run(
     preset_name: Annotated[Optional[str], typer.Option("--preset", help="A built-in plan (see `iolab presets`).")] = None,
     allow_write: Annotated[bool, typer.Option("--allow-write", help="Allow writes to a blank block device (refused anyway if it holds data; an existing file is never written).")] = False,
     allow_commands: Annotated[bool, typer.Option("--allow-commands", help="Let the plan run programs: fio's exec_prerun/exec_postrun, I/O engines iolab cannot check, pre/post-point commands (`iolab plan check` lists them).")] = False,
-    runtime: Annotated[Optional[int], typer.Option(min=1, help="Measured seconds per point.")] = None,
-    ramp: Annotated[Optional[int], typer.Option(min=0, help="Unmeasured warm-up seconds before each point.")] = None,
+    runtime: Annotated[Optional[int], typer.Option(min=1, max=MAX_SECONDS, help="Measured seconds per point.")] = None,
+    ramp: Annotated[Optional[int], typer.Option(min=0, max=MAX_SECONDS, help="Unmeasured warm-up seconds before each point.")] = None,
     size: Annotated[Optional[str], typer.Option(help="Bytes of the target to use, e.g. 8G (scratch file size for directories).")] = None,
-    repeat: Annotated[Optional[int], typer.Option(min=1, help="Run each point this many times (separate samples: mean, stddev, COV, CI).")] = None,
+    repeat: Annotated[Optional[int], typer.Option(min=1, max=MAX_REPEATS, help="Run each point this many times (separate samples: mean, stddev, COV, CI).")] = None,
     adaptive: Annotated[bool, typer.Option("--adaptive", help="qd-sweep: search the queue depth instead of running every one.")] = False,
     resume: Annotated[Optional[str], typer.Option(help="Finish an interrupted run (id or `last`) without rerunning its finished points.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Start a new run even if the same plan was interrupted before.")] = False,
@@ -152,9 +159,9 @@ def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> lis
 
     if on_host_failure not in ON_FAILURE:
         raise UserError(f"--on-host-failure {on_host_failure!r}: use one of {', '.join(ON_FAILURE)}")
-    if hosts and hostfile:
+    if hosts is not None and hostfile is not None:
         raise UserError("give --hosts or --hostfile, not both")
-    specs = parse_hosts(hosts) if hosts else read_hostfile(hostfile) if hostfile else []
+    specs = parse_hosts(hosts) if hosts is not None else read_hostfile(hostfile) if hostfile is not None else []
     return [spec.to_dict() for spec in specs]
 
 

@@ -16,13 +16,22 @@ host.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from iolab.errors import UserError
+from iolab.textfile import read_input
 
 FIO_PORT = 8765
 HOSTFILE_KEYS = ("address", "port", "ssh", "fio", "target")
+# More hosts than one fio client can drive sensibly from one machine: a typo or a generated file gone wrong.
+MAX_HOSTS = 1024
+# Names and addresses end up on command lines (ssh, fio --client) and in a remote
+# shell: host names, IPv4 and IPv6 literals only, never an option or shell syntax.
+_HOST = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,252}|\[?[0-9A-Fa-f:.]+\]?")
+_SSH = re.compile(r"([A-Za-z0-9_][A-Za-z0-9._-]{0,63}@)?(" + _HOST.pattern + ")")
+_FIO = re.compile(r"[A-Za-z0-9_./+-]{1,4096}")
 
 
 @dataclass(frozen=True)
@@ -62,29 +71,29 @@ def parse_hosts(text: str) -> list[HostSpec]:
         if not item:
             continue
         name, _, port = item.partition(":")
+        _host_name(name, "--hosts", "host name")
         hosts.append(HostSpec(name=name, address=name, port=_port(port, "--hosts") if port else FIO_PORT, ssh=name))
     return _checked(hosts, "--hosts")
 
 
 def read_hostfile(path: str) -> list[HostSpec]:
     """Hosts from a host file (format in the module docstring); errors name the line."""
-    try:
-        lines = Path(path).read_text().splitlines()
-    except OSError as exc:
-        raise UserError(f"cannot read host file {path}: {exc.strerror}") from None
+    lines = read_input(path, "host file").splitlines()
     hosts = []
     for number, line in enumerate(lines, start=1):
         fields = line.split("#", 1)[0].split()
         if not fields:
             continue
         where = f"{path} line {number}"
-        name, settings = fields[0], {}
+        name, settings = _host_name(fields[0], where, "host name"), {}
         for field_text in fields[1:]:
             key, sep, value = field_text.partition("=")
-            if not sep or key not in HOSTFILE_KEYS:
-                raise UserError(f"{where}: {field_text!r} is not a setting (key=value with key one of "
+            if not sep or key not in HOSTFILE_KEYS or not value:
+                raise UserError(f"{where}: {field_text[:80]!r} is not a setting (key=value with key one of "
                                 f"{', '.join(HOSTFILE_KEYS)})")
-            settings[key] = value
+            if key in settings:
+                raise UserError(f"{where}: {key} is set twice")
+            settings[key] = _setting(key, value, where)
         ssh = settings.get("ssh", name)
         hosts.append(HostSpec(
             name=name,
@@ -97,9 +106,30 @@ def read_hostfile(path: str) -> list[HostSpec]:
     return _checked(hosts, path)
 
 
+def _host_name(text: str, where: str, what: str) -> str:
+    if not _HOST.fullmatch(text):
+        raise UserError(f"{where}: {text[:80]!r} is not a {what} (letters, digits, '.', '-', '_'; or an IP address)")
+    return text
+
+
+def _setting(key: str, value: str, where: str) -> str:
+    """A host-file setting checked for what it becomes: an address, an ssh destination, a program, a path."""
+    if key == "address":
+        return _host_name(value, where, "host address")
+    if key == "ssh" and value != "no" and not _SSH.fullmatch(value):
+        raise UserError(f"{where}: ssh={value[:80]!r} is not [user@]host or no")
+    if key == "fio" and (not _FIO.fullmatch(value) or value.startswith("-")):
+        raise UserError(f"{where}: fio={value[:80]!r} is not a program path (letters, digits, / . _ + -)")
+    if key == "target" and (not value.startswith("/") or not value.isprintable() or "\\" in value):
+        raise UserError(f"{where}: target={value[:80]!r} is not an absolute path")
+    return value
+
+
 def _checked(hosts: list[HostSpec], source: str) -> list[HostSpec]:
     if not hosts:
         raise UserError(f"{source}: no hosts named")
+    if len(hosts) > MAX_HOSTS:
+        raise UserError(f"{source}: {len(hosts)} hosts; iolab drives at most {MAX_HOSTS} from one client")
     seen: set[str] = set()
     for host in hosts:
         if host.name in seen:

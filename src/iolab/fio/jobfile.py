@@ -20,6 +20,7 @@ from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.fio.options import check_text, control_character
+from iolab.textfile import read_input
 
 _SECTION_NAME = re.compile(r"^[^\[\]]{1,200}$")
 
@@ -74,10 +75,7 @@ def parse_jobfile(text: str, source: str = "<job file>") -> list[JobSection]:
 
 def read_jobfile(path: str | Path) -> list[JobSection]:
     """Parse a job file from disk; a missing or unreadable file is a UserError."""
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise UserError(f"cannot read job file {path}: {exc.strerror}") from None
+    text = read_input(path, "job file")
     return parse_jobfile(text, source=str(path))
 
 

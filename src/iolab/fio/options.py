@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from iolab.errors import UserError
 from iolab.fio.catalog import alias_target, job_option_names
+from iolab.fio.values import parse_size
 
 # fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"); names missing here are asked of fio.
 ALIASES = {
@@ -73,6 +74,12 @@ PATH_OPTIONS = {
 }
 # Options that run a program.
 COMMAND_OPTIONS = frozenset({"exec_prerun", "exec_postrun"})
+# Options that change the system beyond the target; like programs, they need --allow-commands.
+SYSTEM_OPTIONS = {
+    "ioscheduler": "switches the device's I/O scheduler (and leaves it switched)",
+    "cgroup": "creates a cgroup and moves fio into it",
+    "uid": "runs the jobs as another user", "gid": "runs the jobs as another group",
+}
 # Options that change data on the target whatever the `rw` mode says, when set to a non-zero value.
 WRITING_OPTIONS = {
     "trim_percentage": "trims verified blocks", "trim_backlog": "trims verified blocks",
@@ -89,6 +96,9 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 # Any C0 control character, DEL, and the Unicode line breaks: fio reads a job file line by line.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 MAX_VALUE = 4096
+# fio's own ceilings: REAL_MAX_JOBS is 4096; the kernel's AIO and io_uring rings stop at 65535 entries.
+COUNT_LIMITS = {"iodepth": 65535, "numjobs": 4096}
+MAX_BLOCK_SIZE = 1 << 30
 COMMENT_CHARACTERS = (";", "#")
 
 _SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE)
@@ -122,7 +132,7 @@ def canonical_name(name: str) -> str:
     """fio's own name of an option (`readwrite` -> `rw`), so every check sees one spelling."""
     if name in ALIASES:
         return ALIASES[name]
-    if name in TARGET_OPTIONS or name in PATH_OPTIONS or name in COMMAND_OPTIONS:
+    if name in TARGET_OPTIONS or name in PATH_OPTIONS or name in COMMAND_OPTIONS or name in SYSTEM_OPTIONS:
         return name
     known = job_option_names()
     if known is not None and name in known:
@@ -181,18 +191,28 @@ def value_problem(name: str, value: str) -> str | None:
     """What the value of a canonical option should have been, or None (fio checks the rest itself)."""
     if name == "rw":
         return None if rw_mode({"rw": value}) in RW_MODES else f"one of {', '.join(sorted(RW_MODES))}"
-    if name in ("iodepth", "numjobs"):
-        return None if value.isdigit() and int(value) >= 1 else "a whole number >= 1"
+    if name in COUNT_LIMITS:
+        limit = COUNT_LIMITS[name]
+        return None if value.isdigit() and 1 <= int(value) <= limit else f"a whole number from 1 to {limit}"
     if name in ("rwmixread", "rwmixwrite"):
         return None if value.isdigit() and int(value) <= 100 else "a whole number from 0 to 100"
     if name in ("bs", "size", "filesize", "io_size"):
         ok = all(_SIZE_TEXT.match(p.strip()) or p.strip().endswith("%") for p in value.split(","))
+        if name == "bs" and ok:  # every direction's block size > 0 and one fio can allocate buffers of
+            sizes = [parse_size(p.strip()) for p in value.split(",") if p.strip()]
+            ok = all(s is not None and 0 < s <= MAX_BLOCK_SIZE for s in sizes)
+            return None if ok else "a block size from 1 byte to 1 GiB, such as '4k' or '1m'"
         return None if ok and value.strip() else "a size such as 4096, '4k' or '1MiB'"
     if name in ("runtime", "ramp_time"):
         return None if _TIME_TEXT.match(value.strip()) else "a duration such as 30 or '30s' or '2m'"
     if name == "ioengine":
         return None if value.strip() else "a non-empty string"
     return None
+
+
+# Options whose values iolab checks (`value_problem`): a TOML true/false is never one of them.
+TYPED_OPTIONS = frozenset({"rw", "iodepth", "numjobs", "rwmixread", "rwmixwrite", "bs", "size", "filesize",
+                           "io_size", "runtime", "ramp_time", "ioengine"})
 
 
 def rw_mode(options: Mapping[str, str]) -> str:
@@ -247,6 +267,7 @@ class Effects:
 def effects(options: Mapping[str, str]) -> Effects:
     """The writes and commands in a job's (canonical) options."""
     commands = [f"{name}={options[name]}" for name in sorted(COMMAND_OPTIONS) if options.get(name, "").strip()]
+    commands += [f"{name}={options[name]} {what}" for name, what in SYSTEM_OPTIONS.items() if name in options]
     problem = engine_problem(options.get("ioengine", "psync").strip())
     if problem:
         commands.append(problem)

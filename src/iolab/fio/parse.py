@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from iolab.errors import UserError
+from iolab.fio.validate import check_document
 from iolab.models import PERCENTILES, DirectionResult, LatencyStats, Result
 
 DIRECTIONS = ("read", "write", "trim")
@@ -72,6 +73,8 @@ def _decode_all(decoder: json.JSONDecoder, text: str) -> list[dict]:
     while pos != -1:
         try:
             obj, end = decoder.raw_decode(text, pos)
+        except RecursionError:  # nested deeper than any fio output: not fio's
+            break
         except json.JSONDecodeError:
             pos = text.find("\n{", pos + 1)
             pos = pos + 1 if pos != -1 else -1
@@ -85,6 +88,7 @@ def _decode_all(decoder: json.JSONDecoder, text: str) -> list[dict]:
 def parse_output(text: str, source: str = "fio output") -> FioOutput:
     """Parse fio's JSON/json+ text into job groups, keyed by job name."""
     doc = extract_document(text, source)
+    check_document(doc, source)
     entries = doc.get("client_stats") if "client_stats" in doc else doc.get("jobs")
     if not isinstance(entries, list):
         raise UserError(f"{source}: fio JSON without a jobs list; is this fio output?")

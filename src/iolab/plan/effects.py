@@ -46,7 +46,7 @@ def check_commands(plan: Plan, allowed: bool) -> None:
     """UserError listing the plan's programs unless the user allowed them (`--allow-commands`)."""
     commands = plan_commands(plan)
     if commands and not allowed:
-        raise UserError(f"plan {plan.name} runs programs: {'; '.join(commands)}. Run it with --allow-commands "
+        raise UserError(f"plan {plan.name} runs programs or changes the system: {'; '.join(commands)}. Run it with --allow-commands "
                         "if you trust them (`iolab plan check` lists them)")
 
 

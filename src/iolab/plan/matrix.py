@@ -11,12 +11,14 @@ more than one value, e.g. ``randread-4k-qd32-j4``.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections.abc import Mapping, Sequence
 
 from iolab.errors import UserError
 from iolab.models.plan import Workload
 from iolab.plan.exclude import ExcludeRule, compile_exclude
+from iolab.plan.limits import MAX_POINTS
 
 TARGET_AXIS = "target"
 
@@ -55,6 +57,9 @@ def expand(
         for i, rule in enumerate(exclude)
     ]
     dimensions = _dimensions(axes, zip_groups, where)
+    count = math.prod(len(d) for d in dimensions)
+    if count > MAX_POINTS:
+        raise UserError(f"{where}: the axes make {count} workloads; a plan may have at most {MAX_POINTS}: split it")
     varying = [axis for axis, values in axes.items() if len(values) > 1 and axis != TARGET_AXIS]
     workloads: list[Workload] = []
     for combination in itertools.product(*dimensions):

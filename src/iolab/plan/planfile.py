@@ -17,10 +17,20 @@ from typing import TYPE_CHECKING, Any
 from iolab.errors import UserError
 from iolab.fio.catalog import unknown_options
 from iolab.fio.jobfile import JobSection, read_jobfile
-from iolab.fio.options import TARGET_OPTIONS, check_text, checked_option, checked_options, split_paths
+from iolab.fio.options import (
+    TARGET_OPTIONS,
+    TYPED_OPTIONS,
+    canonical_name,
+    check_text,
+    checked_option,
+    checked_options,
+    split_paths,
+)
 from iolab.fio.values import is_flag_on, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
+from iolab.plan.limits import MAX_NAME, MAX_POINTS
 from iolab.plan.matrix import TARGET_AXIS, expand
+from iolab.textfile import read_input
 
 if TYPE_CHECKING:
     from iolab.plan.schema import PhasesSpec, PlanSpec, SweepSpec
@@ -34,10 +44,7 @@ def load_plan(path: str | Path) -> Plan:
     """A plan from a TOML plan file (``*.toml``) or a raw fio job file (anything else)."""
     path = Path(path)
     if path.suffix.lower() in TOML_SUFFIXES:
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise UserError(f"cannot read plan {path}: {exc.strerror}") from None
+        text = read_input(path, "plan")
         return parse_plan(text, source=str(path), base_dir=path.parent)
     return plan_from_jobfile(path)
 
@@ -60,19 +67,28 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UserError(f"{source}: nested too deeply to be a plan (see docs/plans.md)") from None
+    if not any(key in raw for key in ("workloads", "options", "axes", "job")):
+        raise UserError(f"{source}: no workloads: add [[workloads]] entries (or top-level options, axes or job)")
     if isinstance(raw.get("repeat"), int) and not isinstance(raw.get("repeat"), bool):
         raw["repeat"] = {"count": raw["repeat"]}
     try:
         spec = PlanSpec.model_validate(raw)
     except ValidationError as exc:
         raise UserError("\n".join(f"{source}: {line}" for line in error_lines(exc))) from None
-    name = spec.name or Path(source).stem
+    name = _checked_name(spec.name, source, "name") or Path(source).stem
+    for index, sweep in enumerate(spec.workloads):
+        _checked_name(sweep.name, source, f"workloads[{index}].name")
     targets = _resolve_targets(spec.targets, spec.target_groups, source, "targets")
     sweeps: Sequence[SweepSpec] = spec.workloads or [spec]
     workloads: list[Workload] = []
     for index, sweep in enumerate(sweeps):
         where = f"workloads[{index}]." if spec.workloads else ""
         workloads.extend(_expand_sweep(spec, sweep, where, source, base_dir))
+    if len(workloads) * spec.repeat.count > MAX_POINTS:
+        raise UserError(f"{source}: {len(workloads)} workloads x {spec.repeat.count} repeats; a plan may have at most "
+                        f"{MAX_POINTS} points: split it")
     keys = [(w.name, w.target) for w in workloads]
     duplicates = sorted({name for name, target in keys if keys.count((name, target)) > 1})
     if duplicates:
@@ -169,7 +185,7 @@ def _resolve_targets(values: Iterable[str], groups: Mapping[str, list[str]], sou
     """Targets with group references ("@name") replaced by the group's members."""
     targets: list[str] = []
     for i, value in enumerate(values):
-        check_text(value, f"{source}: {field}[{i}]")
+        _checked_target(value, source, f"{field}[{i}]")
         if value.startswith("@"):
             if value[1:] not in groups:
                 raise UserError(f"{source}: {field}[{i}]: no target group {value[1:]!r} in [target_groups]")
@@ -238,11 +254,22 @@ def _checked_value(key: str, value: Any, source: str, field: str) -> tuple[str, 
     """
     if isinstance(value, (dict, list)) or value is None:
         raise UserError(f"{source}: {field}: expected a single string, number or boolean, got {value!r}")
+    if isinstance(value, bool) and canonical_name(key) in TYPED_OPTIONS:
+        raise UserError(f"{source}: {field}: expected a value for {key}, got {str(value).lower()}")
     if isinstance(value, float) and not math.isfinite(value):
         raise UserError(f"{source}: {field}: expected a finite number, got {value!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool) and (value < 0 or abs(value) >= 2**63):
         raise UserError(f"{source}: {field}: expected a number from 0 to 2^63, got {value!r}")
     return checked_option(key, to_fio_string(value), f"{source}: {field}", written=value)
+
+
+def _checked_name(value: str, source: str, field: str) -> str:
+    """A plan or workload name: it heads tables and reports, so printable text of a sensible length."""
+    if len(value) > MAX_NAME:
+        raise UserError(f"{source}: {field}: {len(value)} characters; a name may have at most {MAX_NAME}")
+    if not value.isprintable():
+        raise UserError(f"{source}: {field}: {value[:40]!r} holds a control character; names are printable text")
+    return value
 
 
 def _checked_target(value: Any, source: str, field: str) -> str:

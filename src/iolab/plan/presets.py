@@ -10,7 +10,6 @@ can sum and pool them itself. Durations at default settings come from
 from __future__ import annotations
 
 import inspect
-
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass

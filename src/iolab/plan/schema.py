@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from iolab.plan.limits import MAX_REPEATS
+
 
 class _Strict(BaseModel):
     """Unknown keys are typos and "3" is not 3: reject both."""
@@ -20,10 +22,10 @@ class _Strict(BaseModel):
 
 
 class RepeatSpec(_Strict):
-    count: int = Field(default=1, ge=1)
+    count: int = Field(default=1, ge=1, le=MAX_REPEATS)
     adaptive: bool = False
     cov_target: float = Field(default=0.05, gt=0, lt=1)
-    max: int = Field(default=10, ge=1)
+    max: int = Field(default=10, ge=1, le=MAX_REPEATS)
     interleave: bool = False
     metric: Literal["auto", "iops", "bw", "lat_mean"] = "auto"
 

@@ -28,12 +28,13 @@ class DryRun:
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
     from iolab.plan import FIO_STARTUP_SECONDS, estimate_seconds
-    from iolab.plan.effects import plan_commands
+    from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import point_seconds
     from iolab.runner.execute import plan_points, resolve_targets
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
+    check_commands(plan, request.allow_commands)  # refused here as the run would refuse it, before any listing
     cluster = None
     if request.hosts:  # the hosts are not contacted: a dry run only plans
         from iolab.cluster.cluster import Cluster
@@ -61,7 +62,5 @@ def dry_run(request: RunRequest) -> DryRun:
         open_ended.append("points chosen while running (adaptive search, latency curve or steady-state rounds): "
                           "the estimate counts them at their cap")
     commands = plan_commands(plan)
-    if commands and not request.allow_commands:
-        notes.append("the programs below run only with --allow-commands; without it the run stops before it starts")
     return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended,
                   commands=commands)

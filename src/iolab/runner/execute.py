@@ -23,6 +23,7 @@ from iolab.fio.values import is_metadata
 from iolab.models import Finding, Plan, Point, PointRecord, Result, Target, primary_metric
 from iolab.models.material import SteadyOutcome
 from iolab.plan.effects import check_commands
+from iolab.plan.limits import MAX_POINTS
 from iolab.runner import scratch
 from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.locks import TargetLocks
@@ -96,6 +97,14 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
                 check_point(point)  # refused now, before a run exists, rather than at its turn
                 base.append(point)
     assert plan.repeats is not None
+    if skipped and not base and not (plan.qd_searches or plan.latency_curve or plan.steady_rounds):
+        path, names = next(iter(skipped.items()))
+        raise UserError(f"nothing to run: {path} cannot take {', '.join(names)}"
+                        + (" (writes need --allow-write, and never go to a file or device holding data)"
+                           if not any("needs a directory" in n for n in names) else ""))
+    if len(base) * plan.repeats.count > MAX_POINTS:
+        raise UserError(f"{len(base)} points x {plan.repeats.count} repeats: a run may have at most {MAX_POINTS}; "
+                        "split the plan or use fewer targets")
     points = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
     notes = [f"{path}: skipped {', '.join(names)} (writes need --allow-write)" for path, names in skipped.items()]
     for target in {t for ts in targets.values() for t in ts}:

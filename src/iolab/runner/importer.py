@@ -19,6 +19,7 @@ from pathlib import Path
 from iolab.errors import UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import JobGroup, aggregate, parse_output
+from iolab.textfile import read_input
 from iolab.models import Point, Sample, Target
 from iolab.store.db import Artifact, Store
 
@@ -80,7 +81,7 @@ def import_paths(paths: list[str], store: Store, command: str) -> ImportOutcome:
     outcome = ImportOutcome(run_id=None)
     for path in files:
         try:
-            text = path.read_text(errors="replace")
+            text = read_input(path, "fio output")
             parsed.append((path, text, parse_output(text, source=str(path))))
         except UserError as exc:
             outcome.problems.append(str(exc))

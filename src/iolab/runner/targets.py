@@ -129,10 +129,12 @@ def resolve_target(path: str, allow_write: bool = False, size: int | None = None
     p = Path(path)
     try:
         mode = p.stat().st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
     except PermissionError:
         raise UserError(f"{path}: permission denied; run as a user who can read it") from None
+    except OSError as exc:
+        raise UserError(f"{path}: {exc.strerror}; {_TARGET_HELP}") from None
     if stat.S_ISDIR(mode):
         return _directory_target(p, size, root)
     if stat.S_ISBLK(mode):

@@ -91,7 +91,9 @@ def resolve_run_id(store: Store, ref: str) -> int:
     try:
         run_id = int(ref)
     except ValueError:
-        raise UserError(f"{ref!r} is not a run id: give a number from `iolab ls`, or `last`") from None
+        raise UserError(f"{ref[:40]!r} is not a run id: give a number from `iolab ls`, or `last`") from None
+    if not 0 < run_id < 2**63:
+        raise UserError(f"there is no run {ref[:40]}: `iolab ls` lists the runs")
     if store.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
         raise UserError(f"there is no run {run_id}: `iolab ls` lists the runs")
     return run_id

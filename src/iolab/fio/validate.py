@@ -1,0 +1,139 @@
+"""Is this fio's JSON? Every field iolab reads, checked for fio's type and a possible value.
+
+fio writes its numbers as JSON numbers and its options as strings; a file
+edited by hand, produced by another tool or damaged on the way may hold
+NaN, a negative count, a string for a number or 1e300 IOPS. Stored, such a
+value would break every later `history`, `export` and report that reads
+the run, so a document is checked whole before anything is taken from it,
+and the first bad field is named by its path (`jobs[0].read.iops`).
+Fields iolab does not read (disk_util, ctx, iodepth_level, ...) are not
+checked: they cannot hurt.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from iolab.errors import UserError
+from iolab.plan.limits import MAX_NAME
+
+# Upper bounds no real device or run reaches: far beyond them is damage.
+MAX_COUNT = 2**63 - 1
+MAX_RATE = 1e15  # IOPS, or bytes/s (a petabyte per second)
+MAX_RUNTIME_MS = 10 * 365 * 86400 * 1000
+MAX_CPU_PERCENT = 1e6
+MAX_LATENCY_NS = 1e18  # about 30 years
+# fio writes all three from 3.x on (trim is absent before 2.1); read and write always.
+REQUIRED_DIRECTIONS = ("read", "write")
+DIRECTIONS = ("read", "write", "trim")
+LATENCY_KEYS = ("slat_ns", "clat_ns", "lat_ns", "slat", "clat", "lat")
+
+
+class BadField(Exception):
+    """A field that is not what fio writes; `path` names it, `problem` says what it should be."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+
+
+def check_document(doc: Mapping, source: str) -> None:
+    """UserError naming the first field of `doc` that fio would not have written, or nothing."""
+    try:
+        _document(doc)
+    except BadField as exc:
+        raise UserError(f"{source}: not fio output as fio writes it: {exc}") from None
+
+
+def _document(doc: Mapping) -> None:
+    if "fio version" in doc and not isinstance(doc["fio version"], str):
+        raise BadField("fio version", "expected a string such as fio-3.33")
+    if "timestamp_ms" in doc:
+        _number(doc["timestamp_ms"], "timestamp_ms", MAX_COUNT, whole=True)
+    elif "timestamp" in doc:
+        _number(doc["timestamp"], "timestamp", MAX_COUNT // 1000, whole=True)
+    key = "client_stats" if "client_stats" in doc else "jobs"
+    jobs = doc.get(key)
+    if not isinstance(jobs, list) or not jobs:
+        raise BadField(key, "expected a list of at least one job")
+    for index, job in enumerate(jobs):
+        _job(job, f"{key}[{index}]")
+
+
+def _job(job: object, path: str) -> None:
+    if not isinstance(job, dict):
+        raise BadField(path, "expected a job object")
+    name = job.get("jobname")
+    if not isinstance(name, str) or not name or len(name) > MAX_NAME or not name.isprintable():
+        raise BadField(f"{path}.jobname", f"expected a name of 1-{MAX_NAME} printable characters")
+    if "hostname" in job and not isinstance(job["hostname"], str):
+        raise BadField(f"{path}.hostname", "expected a string")
+    if "error" in job:
+        _number(job["error"], f"{path}.error", MAX_COUNT, whole=True)
+    options = job.get("job options", {})
+    if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
+        raise BadField(f"{path}.job options", "expected an object of option strings")
+    for cpu in ("usr_cpu", "sys_cpu"):
+        if cpu in job:
+            _number(job[cpu], f"{path}.{cpu}", MAX_CPU_PERCENT)
+    if job.get("jobname") == "All clients":
+        return  # fio's client summary: read only for its options
+    for ddir in DIRECTIONS:
+        if ddir in job or ddir in REQUIRED_DIRECTIONS:
+            _direction(job.get(ddir), f"{path}.{ddir}")
+
+
+def _direction(part: object, path: str) -> None:
+    if not isinstance(part, dict):
+        raise BadField(path, "expected the direction's statistics (an object)")
+    if "io_bytes" not in part and "io_kbytes" not in part:
+        raise BadField(f"{path}.io_bytes", "missing")
+    for key, limit, whole in (("io_bytes", MAX_COUNT, True), ("io_kbytes", MAX_COUNT, True),
+                              ("total_ios", MAX_COUNT, True), ("runtime", MAX_RUNTIME_MS, True),
+                              ("iops", MAX_RATE, False), ("bw_bytes", MAX_RATE, False), ("bw", MAX_RATE / 1024, False)):
+        if key in part:
+            _number(part[key], f"{path}.{key}", limit, whole=whole)
+    for key in LATENCY_KEYS:
+        if key in part:
+            _latency(part[key], f"{path}.{key}")
+
+
+def _latency(stats: object, path: str) -> None:
+    if not isinstance(stats, dict):
+        raise BadField(path, "expected latency statistics (an object)")
+    for key in ("min", "max", "mean", "stddev"):
+        if key in stats:
+            _number(stats[key], f"{path}.{key}", MAX_LATENCY_NS)
+    if "N" in stats:
+        _number(stats["N"], f"{path}.N", MAX_COUNT, whole=True)
+    percentiles = stats.get("percentile", {})
+    if not isinstance(percentiles, dict):
+        raise BadField(f"{path}.percentile", "expected an object of percentile: latency")
+    for key, value in percentiles.items():
+        _key_number(key, f"{path}.percentile", 100.0)
+        _number(value, f"{path}.percentile[{key}]", MAX_LATENCY_NS)
+    bins = stats.get("bins", {})
+    if not isinstance(bins, dict):
+        raise BadField(f"{path}.bins", "expected an object of latency: count")
+    for key, value in bins.items():
+        _key_number(key, f"{path}.bins", MAX_LATENCY_NS)
+        _number(value, f"{path}.bins[{key}]", MAX_COUNT, whole=True)
+
+
+def _key_number(key: str, path: str, limit: float) -> None:
+    try:
+        value = float(key)
+    except ValueError:
+        raise BadField(path, f"the key {key[:40]!r} is not a number") from None
+    if not 0 <= value <= limit:
+        raise BadField(path, f"the key {key[:40]} is outside 0-{limit:g}")
+
+
+def _number(value: object, path: str, limit: float, whole: bool = False) -> None:
+    """A JSON number fio could have written: finite, from 0 to `limit`, whole where fio counts."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadField(path, f"expected a number, got {str(value)[:40]!r}")
+    if not math.isfinite(value) or not 0 <= value <= limit:
+        raise BadField(path, f"{value!r} is not possible (expected 0 to {limit:g})")
+    if whole and not float(value).is_integer():
+        raise BadField(path, f"expected a whole number, got {value!r}")

@@ -1,0 +1,118 @@
+"""The malformed-input corpus (tests/data/malformed): every case a clean exit 2, never a traceback or a hang.
+
+Each case runs iolab's real entry point (`main`) in a child forked from
+this process, so 300+ cases cost seconds instead of one interpreter start
+each, and a case can neither hang the suite (the child and everything it
+started are killed after 10 s) nor leave state behind (signal handlers,
+working directory, open stores die with the child). Plans, job files and
+host files are checked by `run --dry-run`, which expands and checks them
+exactly as a run does without running fio. See generate.py there for
+what each case breaks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import pytest
+
+from iolab.cli import main
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "malformed"
+CASES = json.loads((CORPUS / "cases.json").read_text())
+LIMIT_S = 10
+CRASHED = 99  # the child's exit code when something escaped main()
+
+
+def _child(argv: list[str], cwd: Path, stderr: Path) -> None:
+    """Runs `iolab ARGV` as the forked child and never returns: its exit code is iolab's."""
+    code = CRASHED
+    try:
+        os.setpgid(0, 0)  # so the parent can kill whatever this case starts
+        os.chdir(cwd)
+        fd = os.open(stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, 2)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        sys.stderr = open(2, "w", closefd=False)  # pytest's capture objects stand in for them here
+        sys.stdout = open(1, "w", closefd=False)
+        sys.argv = ["iolab", *argv]
+        try:
+            main()
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:  # noqa: BLE001  (any escape is the bug this test looks for)
+            sys.stderr.write(traceback.format_exc())
+            code = CRASHED
+        sys.stderr.flush()
+        sys.stdout.flush()
+    finally:
+        os._exit(code)
+
+
+def _run(argv: list[str], cwd: Path) -> tuple[int | None, str, float]:
+    """(exit code or None when killed for taking too long, stderr, seconds) of `iolab ARGV`."""
+    stderr = cwd / "stderr.txt"
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(argv, cwd, stderr)
+    code: int | None = None
+    while time.monotonic() - started < LIMIT_S:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            break
+        time.sleep(0.01)
+    else:
+        _kill_group(pid)
+    seconds = time.monotonic() - started
+    _kill_group(pid)  # anything the case left running
+    return code, stderr.read_text(errors="replace") if stderr.exists() else "", seconds
+
+
+def _kill_group(pid: int) -> None:
+    """SIGKILL the case's process group and reap its leader."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def test_the_corpus_is_large_and_matches_its_generator():
+    files = sorted(p.name for p in (CORPUS / "cases").iterdir())
+    assert sorted(c["file"] for c in CASES if c["file"]) == files
+    assert len(CASES) >= 300
+    assert all(c["expect"] in ("error", "accepted") for c in CASES)
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (job files are checked against it)")
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_malformed_input_is_a_clean_exit_2(case, tmp_path, monkeypatch):
+    monkeypatch.setenv("IOLAB_HOME", str(tmp_path / "home"))
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / "plan.toml").mkdir()  # a plan path that is a directory
+    file = str(CORPUS / "cases" / case["file"]) if case["file"] else ""
+    argv = [a.replace("{file}", file).replace("{dir}", str(target)) for a in case["argv"]]
+    code, stderr, seconds = _run(argv, tmp_path)
+    assert code is not None, f"{case['why']}: still running after {LIMIT_S} s"
+    assert "Traceback" not in stderr and code != CRASHED, f"{case['why']}: {stderr}"
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    stderr = stderr if len(stderr) < 400 else stderr[:400] + "..."
+    if case["expect"] == "accepted":  # valid after all (a field iolab does not read): taken without fuss
+        assert code == 0, f"{case['why']}: exit {code}: {stderr}"
+        return
+    assert code == 2, f"{case['why']}: exit {code}: {stderr}"
+    assert 1 <= len(lines) <= 2, f"{case['why']}: {len(lines)} lines: {stderr}"
