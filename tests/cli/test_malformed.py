@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import signal
 import sys
@@ -36,6 +37,7 @@ def _child(argv: list[str], cwd: Path, stderr: Path) -> None:
     code = CRASHED
     try:
         os.setpgid(0, 0)  # so the parent can kill whatever this case starts
+        _confine()
         os.chdir(cwd)
         fd = os.open(stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(fd, 2)
@@ -55,6 +57,15 @@ def _child(argv: list[str], cwd: Path, stderr: Path) -> None:
         sys.stdout.flush()
     finally:
         os._exit(code)
+
+
+def _confine() -> None:
+    """Caps the child's memory, file sizes and CPU so a case that gets past the checks cannot hurt the machine."""
+    gib = 1 << 30
+    resource.setrlimit(resource.RLIMIT_AS, (4 * gib, 4 * gib))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+    resource.setrlimit(resource.RLIMIT_CPU, (2 * LIMIT_S, 2 * LIMIT_S))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails with EFBIG instead of killing
 
 
 def _run(argv: list[str], cwd: Path) -> tuple[int | None, str, float]:
