@@ -85,3 +85,22 @@ def test_metadata_threads_double_with_three_phases_each():
     plan = preset("metadata")
     assert [w.name for w in plan.workloads[:3]] == ["create-j1", "stat-j1", "remove-j1"]
     assert [w.options["numjobs"] for w in plan.workloads[::3]] == ["1", "2", "4", "8", "16", "32", "64"]
+
+
+def test_long_and_fractional_times_are_written_as_fio_reads_them():
+    """`1.2096e+06s` (Python's %g) is read by fio as 1 s: every duration goes out as whole seconds or ms."""
+    from iolab.fio.options import seconds_value
+
+    assert [seconds_value(s) for s in (1209600, 0, 2, 0.5, 86400 * 30)] == ["1209600s", "0s", "2s", "500ms", "2592000s"]
+    for name in ("quick", "qd-sweep", "metadata"):
+        runtimes = {w.options["runtime"] for w in preset(name, runtime=1209600).workloads}
+        assert runtimes == {"1209600s"}, (name, runtimes)
+
+
+def test_runtime_override_of_a_plan_file_is_an_integer(tmp_path):
+    from iolab.runner.request import RunRequest, build_plan
+
+    plan = tmp_path / "p.toml"
+    plan.write_text('[options]\nrw = "randread"\nruntime = "5s"\n')
+    built = build_plan(RunRequest(plan=str(plan), targets=[], settings={"runtime": 1209600, "ramp": 0}))
+    assert built.workloads[0].options["runtime"] == "1209600s" and built.workloads[0].options["ramp_time"] == "0s"

@@ -8,6 +8,7 @@ dependencies inside the command so `iolab --help` stays fast.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 import typer
@@ -38,6 +39,10 @@ def main() -> None:
     except (UserError, RunFailed) as exc:
         print(f"iolab: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except sqlite3.Error as exc:  # the store could not be written mid-command (a run handles its own)
+        print(f"iolab: the iolab database could not be written ({exc}): free space in IOLAB_HOME or set it"
+              " to a writable directory", file=sys.stderr)
+        sys.exit(RunFailed.exit_code)
     except typer.Abort:  # Ctrl-C outside a run, which handles its own
         print("iolab: interrupted", file=sys.stderr)
         sys.exit(1)

@@ -55,13 +55,15 @@ def compare(
         comparison_table,
     )
     from iolab.store.db import open_store
+    from iolab.store.integrity import warn_unreadable
     from iolab.store.tags import resolve_runs
 
     if fmt not in ("text", "md"):
         raise UserError(f"--format {fmt!r}: choose text or md")
     threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
-    store = open_store()
+    store = open_store(for_reading=True)
     runs_a, runs_b = resolve_runs(store, side_a), resolve_runs(store, side_b)
+    warn_unreadable(store, [*runs_a, *runs_b])
     result = compare_runs(store, side_a, runs_a, side_b, runs_b)
     if not result.rows:
         raise UserError(f"{side_a} and {side_b} have no workload in common (same name, options and target): "
@@ -105,10 +107,12 @@ def history(
     """Each workload over time: latest value, rolling mean and COV, health, change points and what changed on the host."""
     from iolab.report.history_view import analyse, history_json, history_text
     from iolab.store.db import open_store
+    from iolab.store.integrity import warn_unreadable
     from iolab.store.series import load_series
 
     window_s, target_cov = _window_seconds(window), _fraction(cov_target, "--cov-target")
-    store = open_store()
+    store = open_store(for_reading=True)
+    warn_unreadable(store)
     found = load_series(store, host, target, workload)
     if not found:
         asked = ", ".join(f"{k} {v!r}" for k, v in (("host", host), ("target", target), ("workload", workload)) if v)
@@ -133,10 +137,12 @@ def export(
 ) -> None:
     """Write results for other tools: Prometheus textfile, CSV or JSON (any of them at once)."""
     from iolab.store.db import open_store
+    from iolab.store.integrity import warn_unreadable
 
     if prometheus is None and csv_file is None and json_file is None:
         raise UserError("say what to write: --prometheus FILE, --csv FILE and/or --json FILE")
-    store = open_store()
+    store = open_store(for_reading=True)
+    warn_unreadable(store)
     if prometheus is not None:
         from iolab.report.prometheus import render_textfile, write_textfile
         from iolab.report.series_metrics import series_metrics

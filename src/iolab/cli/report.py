@@ -50,10 +50,12 @@ def report(
     from rich.console import Console
 
     from iolab.store.db import open_store
+    from iolab.store.integrity import warn_unreadable
     from iolab.store.queries import get_run, resolve_run_id, run_points
 
-    store = open_store()
+    store = open_store(for_reading=True)
     run_ids = list(dict.fromkeys(resolve_run_id(store, ref) for ref in runs))
+    warn_unreadable(store, run_ids)
     if html is not None or png is not None:
         write_html(store, run_ids, html, png)
         if output is None and fmt is ReportFormat.table:

@@ -26,7 +26,7 @@ def list_runs(
     from iolab.store.queries import list_runs as query_runs
     from iolab.store.tags import notes_of, tags_of
 
-    store = open_store()
+    store = open_store(for_reading=True)
     runs = query_runs(store, limit, tag)
     tags = tags_of(store, [r.id for r in runs])
     if as_json:
@@ -45,10 +45,13 @@ def show(
     """Show a run's points and results."""
     from iolab.cli.runs import _print_run
     from iolab.store.db import open_store
+    from iolab.store.integrity import warn_unreadable
     from iolab.store.queries import resolve_run_id
 
-    store = open_store()
-    _print_run(store, resolve_run_id(store, run), as_json)
+    store = open_store(for_reading=True)
+    run_id = resolve_run_id(store, run)
+    warn_unreadable(store, [run_id])
+    _print_run(store, run_id, as_json)
 
 
 @app.command("diff-env")
@@ -64,7 +67,7 @@ def diff_env(
     from iolab.store.host_changes import host_changes
     from iolab.store.queries import resolve_run_id, run_snapshot
 
-    store = open_store()
+    store = open_store(for_reading=True)
     ids = [resolve_run_id(store, ref) for ref in (run_a, run_b)]
     changes = host_changes(store, ids[0], ids[1])
     if changes is None:

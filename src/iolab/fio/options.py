@@ -314,3 +314,9 @@ def escape_path(path: str) -> str:
 def split_paths(value: str) -> list[str]:
     """The paths of a job file's `filename=`/`directory=`: split on unescaped `:`, `\\:` kept as `:`."""
     return [part.replace("\\:", ":") for part in re.split(r"(?<!\\):", value)]
+
+
+def seconds_value(seconds: float) -> str:
+    """A duration as fio reads it exactly: `1209600s`, `1500ms`; never Python's `1.2096e+06s`, which fio cuts to 1 s."""
+    millis = round(seconds * 1000)
+    return f"{millis // 1000}s" if millis % 1000 == 0 else f"{millis}ms"

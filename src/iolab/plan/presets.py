@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from iolab.errors import UserError
+from iolab.fio.options import seconds_value
 from iolab.fio.values import is_metadata
 from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, SteadyRounds, Workload
 from iolab.plan.matrix import expand, workload_name
@@ -30,7 +31,7 @@ def timed(runtime: float, ramp: float, **options: str | int) -> dict[str, str]:
         raise UserError(f"runtime must be > 0 and ramp >= 0 seconds, got runtime={runtime}, ramp={ramp}")
     base = {
         "ioengine": "libaio", "time_based": "1",
-        "runtime": f"{runtime:g}s", "ramp_time": f"{ramp:g}s",
+        "runtime": seconds_value(runtime), "ramp_time": seconds_value(ramp),
     }
     return {**base, **{k: str(v) for k, v in options.items()}}
 
@@ -140,7 +141,7 @@ def metadata(threads: Sequence[int] = DOUBLING_THREADS, files_per_thread: int = 
         common = {
             "thread": "1", "numjobs": str(n), "nrfiles": str(files_per_thread), "filesize": "4k",
             "openfiles": "1", "group_reporting": "1", "filename_format": "iolab-md.$jobnum.$filenum",
-            "runtime": f"{runtime:g}s",
+            "runtime": seconds_value(runtime),
         }
         for op, engine in (("create", "filecreate"), ("stat", "filestat"), ("remove", "filedelete")):
             workloads.append(Workload(workload_name(op, {"numjobs": str(n)}), {**common, "ioengine": engine}))

@@ -10,7 +10,10 @@ points are identified by content hash, and finished ones are skipped.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -265,10 +268,24 @@ def execute(request: RunRequest, store: Store, progress: Progress, resume: int |
         locks = TargetLocks(store.path.parent)
         try:
             return _execute(request, store, progress, plan, version, cluster, resume, fresh, locks)
+        except sqlite3.OperationalError as exc:
+            raise _store_failed(store, exc) from None
         finally:
             locks.release()
             if cluster is not None:
                 cluster.shutdown()
+
+
+def _store_failed(store: Store, exc: sqlite3.OperationalError) -> RunFailed:
+    """IOLAB_HOME full (or its disk failing) mid-run: the run stops with what is stored kept, and is marked
+    failed. The write that failed was rolled back, which usually leaves room for marking it."""
+    message = f"cannot write the iolab database ({exc}): free space in {store.path.parent} or set IOLAB_HOME"
+    with contextlib.suppress(sqlite3.Error):
+        row = store.conn.execute("SELECT id FROM runs WHERE pid = ? AND status = 'running'", (os.getpid(),)).fetchone()
+        if row is not None:
+            store.finish_run(row[0], "failed", message)
+            message += f"; run {row[0]} keeps the points stored before it"
+    return RunFailed(message)
 
 
 @contextmanager
@@ -353,33 +370,34 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
         notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
     locks.name_holder(f"run {run_id}")
-    left = scratch.remove(store, scratch.leftovers(store))
-    if left.removed:
-        notes.append(f"removed {len(left.removed)} scratch path(s) left by killed runs: {', '.join(left.removed)}")
-    notes += left.kept_notes()
-    for target in every_target:
-        if target.scratch and not target.hosts:
-            scratch.create_file(store, run_id, target.filename)
-    statuses = point_statuses(store, run_id)
-    new = [p for p in points if p.key not in statuses]
-    planned = {key: pid for key, (pid, _) in statuses.items()}
-    planned.update(zip([p.key for p in new], store.plan_points(run_id, new)))
-    probed = [t.path for t in every_target if t.kind != "group"]
-    snapshot = take_snapshot(Root(), probed)
-    store.save_snapshot(run_id, "before", snapshot.to_dict())
-    if cluster is not None:
-        _save_host_snapshots(store, run_id, cluster, "before")
-    measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval, cluster,
-                        fio_clocksource(snapshot.clocksource), allow_commands=request.allow_commands)
-    session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
-    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
-        from iolab.plan import estimate_seconds
-
-        later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in targets[None]]))
-        notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
-    progress.run_started(run_id, [p for p in points if p.key not in done], notes)
     steady: list[SteadyOutcome] = []
+    measurer: Measurer | None = None
     try:
+        left = scratch.remove(store, scratch.leftovers(store))
+        if left.removed:
+            notes.append(f"removed {len(left.removed)} scratch path(s) left by killed runs: {', '.join(left.removed)}")
+        notes += left.kept_notes()
+        for target in every_target:
+            if target.scratch and not target.hosts:
+                scratch.create_file(store, run_id, target.filename)
+        statuses = point_statuses(store, run_id)
+        new = [p for p in points if p.key not in statuses]
+        planned = {key: pid for key, (pid, _) in statuses.items()}
+        planned.update(zip([p.key for p in new], store.plan_points(run_id, new)))
+        probed = [t.path for t in every_target if t.kind != "group"]
+        snapshot = take_snapshot(Root(), probed)
+        store.save_snapshot(run_id, "before", snapshot.to_dict())
+        if cluster is not None:
+            _save_host_snapshots(store, run_id, cluster, "before")
+        measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval, cluster,
+                            fio_clocksource(snapshot.clocksource), allow_commands=request.allow_commands)
+        session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
+        if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+            from iolab.plan import estimate_seconds
+
+            later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in targets[None]]))
+            notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
+        progress.run_started(run_id, [p for p in points if p.key not in done], notes)
         for point in points:
             session.run(point)
         steady = _open_ended(session, plan, targets)
@@ -397,10 +415,14 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         store.finish_run(run_id, "failed", str(exc))
         raise
     finally:
+        cleaned = []
         if cluster is not None:
-            _save_host_snapshots(store, run_id, cluster, "after")
-            measurer.notes.extend(cluster.cleanup(every_target))
-        measurer.notes.extend(scratch.remove(store, open_scratch(store, run_id)).kept_notes())
+            with contextlib.suppress(sqlite3.Error):  # a full store must not keep the hosts' scratch files
+                _save_host_snapshots(store, run_id, cluster, "after")
+            cleaned += cluster.cleanup(every_target)
+        cleaned += scratch.remove(store, open_scratch(store, run_id)).kept_notes()
+        if measurer is not None:
+            measurer.notes.extend(cleaned)
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
     findings = _run_findings(store, run_id, snapshot, steady)
     store.save_findings(run_id, findings)

@@ -70,13 +70,14 @@ def build_plan(request: RunRequest) -> Plan:
 
 def _override_times(plan: Plan, settings: dict[str, object]) -> None:
     """--runtime/--ramp given with a plan file replace its times, as they do for presets."""
+    from iolab.fio.options import seconds_value
     from iolab.models import Workload
 
     updates = {}
     if settings.get("runtime") is not None:
-        updates["runtime"] = f"{settings['runtime']}s"
+        updates["runtime"] = seconds_value(float(settings["runtime"]))
     if settings.get("ramp") is not None:
-        updates["ramp_time"] = f"{settings['ramp']}s"
+        updates["ramp_time"] = seconds_value(float(settings["ramp"]))
     plan.workloads = [Workload(w.name, {**w.options, **updates}, w.target) for w in plan.workloads]
 
 

@@ -20,7 +20,7 @@ from iolab import __version__
 from iolab.errors import UserError
 from iolab.models import Finding, HostOutcome, Point, Result, Sample
 from iolab.private import PRIVATE_FILE, private_dir
-from iolab.store.migrations import migrate
+from iolab.store.migrations import latest_version, migrate
 
 DB_NAME = "iolab.db"
 
@@ -46,9 +46,10 @@ class Artifact:
 class Store:
     """Writes and reads of one iolab database."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, read_only: bool = False) -> None:
         self.conn = conn
         self.path = path
+        self.read_only = read_only  # opened read-only: readers must not try to write (backfills, caches)
 
     # ----- runs -----------------------------------------------------------
     def create_run(
@@ -226,8 +227,13 @@ class Store:
         self.conn.close()
 
 
-def open_store(home: Path | None = None) -> Store:
-    """Open (creating and migrating) the database in `home` or $IOLAB_HOME."""
+def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
+    """Open (creating and migrating) the database in `home` or $IOLAB_HOME.
+
+    With `for_reading` (ls, show, report, history...), a database that cannot be
+    opened for writing (a read-only IOLAB_HOME, a copy on read-only media) is
+    opened read-only instead, so results stay readable wherever they are.
+    """
     directory = home or home_dir()
     path = directory / DB_NAME
     try:
@@ -240,10 +246,34 @@ def open_store(home: Path | None = None) -> Store:
         conn.execute("PRAGMA synchronous=NORMAL")
         migrate(conn, str(path))
     except (OSError, sqlite3.OperationalError) as exc:
+        if for_reading and path.is_file():
+            return _read_only_store(path)
         raise UserError(f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory") from None
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path} is not a usable iolab database ({exc}); move it aside or set IOLAB_HOME") from None
     return Store(conn, path)
+
+
+def _read_only_store(path: Path) -> Store:
+    """The database opened read-only: `mode=ro` while SQLite can still share it, else `immutable` (a
+    read-only directory where SQLite cannot create the WAL index; nothing else can be writing there)."""
+    from urllib.parse import quote
+
+    problem: Exception | None = None
+    for flags in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(f"file:{quote(str(path))}?{flags}", uri=True, timeout=30.0)
+            conn.row_factory = sqlite3.Row
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            conn.execute("SELECT 1 FROM runs LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as exc:
+            problem = exc
+            continue
+        if version != latest_version():
+            raise UserError(f"{path} is read-only and its schema (version {version}) is not this iolab's"
+                            f" ({latest_version()}): open it with the iolab that wrote it, or copy it somewhere writable")
+        return Store(conn, path, read_only=True)
+    raise UserError(f"cannot read the iolab database at {path}: {problem}; set IOLAB_HOME to a readable copy")
 
 
 def _private_database(path: Path) -> None:

@@ -26,11 +26,17 @@ def available() -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def latest_version() -> int:
+    """The schema version this iolab writes."""
+    steps = available()
+    return steps[-1][0] if steps else 0
+
+
 def migrate(conn: sqlite3.Connection, source: str) -> int:
     """Apply pending migrations, each in its own transaction; return the version."""
     current = conn.execute("PRAGMA user_version").fetchone()[0]
     steps = available()
-    latest = steps[-1][0] if steps else 0
+    latest = latest_version()
     if current > latest:
         raise UserError(
             f"{source} has schema version {current}, newer than this iolab understands ({latest}): upgrade iolab"

@@ -9,11 +9,14 @@ import sqlite3
 from dataclasses import dataclass
 
 from iolab.errors import UserError
-from iolab.models import DirectionResult, Finding, LatencyStats, Point, PointRecord, Result, Run, Sample, Severity
+from iolab.models import (
+    DirectionResult, Finding, LatencyStats, Point, PointRecord, Result, Run, Sample, Severity, Target,
+)
 from iolab.models.material import HostRow, RunMaterial, SteadyOutcome
 from iolab.models.run import MEASURED
 from iolab.models.snapshot import Snapshot
 from iolab.store.db import Store
+from iolab.store.integrity import unreadable_points
 
 
 def _alive(pid: int | None) -> bool:
@@ -107,40 +110,58 @@ def get_run(store: Store, run_id: int) -> Run:
 
 
 def run_points(store: Store, run_id: int) -> list[PointRecord]:
-    """Every point of a run in order, with results for the finished ones."""
+    """Every point of a run in order, with results for the finished ones.
+
+    A point whose stored rows cannot be read (`store.integrity`) comes back failed, with why as its error.
+    """
+    bad = unreadable_points(store, [run_id])
     rows = store.conn.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
     by_point: dict[int, dict[str, DirectionResult]] = {}
     for r in store.conn.execute(
         "SELECT results.* FROM results JOIN points ON points.id = results.point_id WHERE points.run_id = ?",
         (run_id,),
     ):
-        latency = None
-        if r["lat_kind"]:
-            latency = LatencyStats(
-                kind=r["lat_kind"], count=r["lat_count"], mean_ns=r["lat_mean_ns"], stddev_ns=r["lat_stddev_ns"],
-                min_ns=r["lat_min_ns"], max_ns=r["lat_max_ns"],
-                percentiles={float(p): v for p, v in json.loads(r["percentiles"]).items()},
-            )
-        by_point.setdefault(r["point_id"], {})[r["ddir"]] = DirectionResult(
-            ddir=r["ddir"], bw_bytes=r["bw_bytes"], iops=r["iops"], total_ios=r["total_ios"],
-            io_bytes=r["io_bytes"], runtime_ms=r["runtime_ms"], latency=latency,
-        )
+        if r["point_id"] not in bad:
+            by_point.setdefault(r["point_id"], {})[r["ddir"]] = _direction(r)
     records = []
     for row in rows:
+        why = bad.get(row["id"])
         result = None
-        if row["status"] in MEASURED:
+        if row["status"] in MEASURED and why is None:
             result = Result(
                 directions=by_point.get(row["id"], {}), usr_cpu=row["usr_cpu"] or 0.0, sys_cpu=row["sys_cpu"] or 0.0,
                 jobs=row["jobs"] or 0, fio_version="", hosts=json.loads(row["hosts"]), error=row["fio_error"] or 0,
             )
         records.append(
             PointRecord(
-                id=row["id"], run_id=run_id, seq=row["seq"], point=Point.from_dict(json.loads(row["spec"])),
-                status=row["status"], error=row["error"], result=result,
-                started_at=row["started_at"], finished_at=row["finished_at"],
+                id=row["id"], run_id=run_id, seq=row["seq"], point=_point(row, why),
+                status="failed" if why else row["status"], error=f"stored result unreadable: {why}" if why else row["error"],
+                result=result, started_at=row["started_at"], finished_at=row["finished_at"],
             )
         )
     return records
+
+
+def _direction(r: sqlite3.Row) -> DirectionResult:
+    latency = None
+    if r["lat_kind"]:
+        latency = LatencyStats(
+            kind=r["lat_kind"], count=r["lat_count"], mean_ns=r["lat_mean_ns"], stddev_ns=r["lat_stddev_ns"],
+            min_ns=r["lat_min_ns"], max_ns=r["lat_max_ns"],
+            percentiles={float(p): v for p, v in json.loads(r["percentiles"]).items()},
+        )
+    return DirectionResult(ddir=r["ddir"], bw_bytes=r["bw_bytes"], iops=r["iops"], total_ios=r["total_ios"],
+                           io_bytes=r["io_bytes"], runtime_ms=r["runtime_ms"], latency=latency)
+
+
+def _point(row: sqlite3.Row, why: str | None) -> Point:
+    """The stored point; for an unreadable one whose description is lost, a stand-in that carries its name."""
+    try:
+        return Point.from_dict(json.loads(row["spec"]))
+    except (ValueError, KeyError, TypeError):
+        if why is None:
+            raise
+        return Point(name=row["name"], target=Target(path="?", kind="file", filename="?", size_bytes=0))
 
 
 def point_samples(store: Store, point_id: int) -> list[Sample]:

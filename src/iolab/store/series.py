@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from iolab.models import Point
 from iolab.store.db import Store
+from iolab.store.integrity import unreadable_points
 from iolab.store.queries import effective_status
 
 # rw values that stream: their figure of merit is bandwidth, not IOPS.
@@ -65,10 +66,14 @@ def backfill_workloads(store: Store) -> int:
         return 0
     updates = []
     for point_id, spec in rows:
-        point = Point.from_dict(json.loads(spec))
+        try:
+            point = Point.from_dict(json.loads(spec))
+        except (ValueError, KeyError, TypeError):
+            continue  # unreadable: `store.integrity` names it and readers leave it out
         updates.append((workload_identity(point), point.target.path, point_id))
-    with store.conn:
-        store.conn.executemany("UPDATE points SET workload = ?, target = ? WHERE id = ?", updates)
+    if updates and not store.read_only:
+        with store.conn:
+            store.conn.executemany("UPDATE points SET workload = ?, target = ? WHERE id = ?", updates)
     return len(updates)
 
 
@@ -102,11 +107,11 @@ class Series:
 _SERIES_SQL = """
 SELECT r.id, r.started_at, r.status, r.host, r.pid, p.workload, p.target, p.name,
        COUNT(*) AS planned,
-       SUM(p.status = 'ok') AS ok,
-       SUM(CASE WHEN p.status = 'ok' THEN v.iops END) AS iops,
-       SUM(CASE WHEN p.status = 'ok' THEN v.bw END) AS bw,
-       SUM(CASE WHEN p.status = 'ok' THEN v.lat END) AS lat,
-       SUM(CASE WHEN p.status = 'ok' AND v.lat IS NOT NULL THEN 1 ELSE 0 END) AS lat_n
+       SUM({ok}) AS ok,
+       SUM(CASE WHEN {ok} THEN v.iops END) AS iops,
+       SUM(CASE WHEN {ok} THEN v.bw END) AS bw,
+       SUM(CASE WHEN {ok} THEN v.lat END) AS lat,
+       SUM(CASE WHEN {ok} AND v.lat IS NOT NULL THEN 1 ELSE 0 END) AS lat_n
 FROM points p
 JOIN runs r ON r.id = p.run_id
 LEFT JOIN (
@@ -126,17 +131,19 @@ def load_series(
 
     Per-point metrics follow `models.primary_metric`: IOPS and
     bandwidth summed over directions, latency the mean of the directions'
-    means.
+    means. A point whose stored rows are unreadable counts as a failed repeat.
     """
     backfill_workloads(store)
+    unreadable = sorted(unreadable_points(store))
+    ok = "p.status = 'ok'" + (f" AND p.id NOT IN ({','.join(map(str, unreadable))})" if unreadable else "")
     clauses, args = [], []
     for column, value in (("r.host", host), ("p.target", target), ("p.name", workload)):
         if value is not None:
             clauses.append(f"{column} = ?")
             args.append(value)
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-    rows = store.conn.execute(_SERIES_SQL.format(where=where), args).fetchall()
-    metrics = _workload_metrics(store, {row["workload"] for row in rows})
+    rows = store.conn.execute(_SERIES_SQL.format(where=where, ok=ok), args).fetchall()
+    metrics = _workload_metrics(store, {row["workload"] for row in rows}, unreadable)
     found: dict[tuple[str, str], Series] = {}
     for row in rows:
         key = (row["host"], row["workload"])
@@ -167,14 +174,16 @@ def load_series(
     return sorted(found.values(), key=lambda s: (s.host, s.target, s.name, s.workload))
 
 
-def _workload_metrics(store: Store, workloads: set[str]) -> dict[str, str]:
-    """Metric of each workload identity, read from one stored point of it."""
+def _workload_metrics(store: Store, workloads: set[str], unreadable: list[int]) -> dict[str, str]:
+    """Metric of each workload identity, read from one readable stored point of it ("iops" when none is)."""
     if not workloads:
         return {}
     marks = ",".join("?" * len(workloads))
+    skip = f" AND id NOT IN ({','.join(map(str, unreadable))})" if unreadable else ""
     rows = store.conn.execute(
         f"SELECT workload, spec FROM points WHERE id IN"
-        f" (SELECT MIN(id) FROM points WHERE workload IN ({marks}) GROUP BY workload)",
+        f" (SELECT MIN(id) FROM points WHERE workload IN ({marks}){skip} GROUP BY workload)",
         sorted(workloads),
     )
-    return {w: metric_for(json.loads(spec)["options"]) for w, spec in rows}
+    found = {w: metric_for(json.loads(spec)["options"]) for w, spec in rows}
+    return {w: found.get(w, "iops") for w in workloads}
