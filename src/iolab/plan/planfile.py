@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import shlex
 import tomllib
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,14 +70,14 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise UserError(f"{source}: nested too deeply to be a plan (see docs/plans.md)") from None
-    if not any(key in raw for key in ("workloads", "options", "axes", "job")):
-        raise UserError(f"{source}: no workloads: add [[workloads]] entries (or top-level options, axes or job)")
     if isinstance(raw.get("repeat"), int) and not isinstance(raw.get("repeat"), bool):
         raw["repeat"] = {"count": raw["repeat"]}
     try:
         spec = PlanSpec.model_validate(raw)
     except ValidationError as exc:
         raise UserError("\n".join(f"{source}: {line}" for line in error_lines(exc))) from None
+    if not any(key in raw for key in ("workloads", "options", "axes", "job")):
+        raise UserError(f"{source}: no workloads: add [[workloads]] entries (or top-level options, axes or job)")
     name = _checked_name(spec.name, source, "name") or Path(source).stem
     for index, sweep in enumerate(spec.workloads):
         _checked_name(sweep.name, source, f"workloads[{index}].name")
@@ -89,8 +90,8 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
     if len(workloads) * spec.repeat.count > MAX_POINTS:
         raise UserError(f"{source}: {len(workloads)} workloads x {spec.repeat.count} repeats; a plan may have at most "
                         f"{MAX_POINTS} points: split it")
-    keys = [(w.name, w.target) for w in workloads]
-    duplicates = sorted({name for name, target in keys if keys.count((name, target)) > 1})
+    counts = Counter((w.name, w.target) for w in workloads)
+    duplicates = sorted({name for (name, _), n in counts.items() if n > 1})
     if duplicates:
         raise UserError(f"{source}: workloads: the name {duplicates[0]!r} is used twice; give the [[workloads]] different names")
     repeats = RepeatPolicy(

@@ -24,6 +24,7 @@ from iolab.probe.root import Root
 from iolab.telemetry.cpu import cpu_percent, parse_proc_stat
 from iolab.telemetry.diskstats import disk_rates, parse_diskstats
 from iolab.telemetry.net import net_rates, parse_net_dev
+from iolab.telemetry.processes import ProcessTimes, other_cpu, process_times
 
 MIN_INTERVAL_S = 0.1
 _READ_CHUNK = 65536
@@ -37,6 +38,10 @@ DISK_QUEUE_DEPTH = "disk.queue_depth"  # mean I/O in flight over the interval
 DISK_IN_FLIGHT = "disk.in_flight"  # I/O in flight at the end of the interval
 CPU_METRICS = ("usr", "sys", "iowait", "irq", "softirq", "steal", "busy")  # "cpu.<name>", percent
 NET_BW = "net.bw"  # bytes/s
+# Percent of one CPU used over the whole point by a process that is neither fio nor iolab
+# (source: its name; "(others)" sums those under MIN_PROCESS_PCT each). One sample per name, at the end.
+PROC_CPU = "proc.cpu"
+MIN_PROCESS_PCT = 1.0
 
 
 def _read_all(fd: int) -> bytes:
@@ -83,6 +88,7 @@ class Sampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._t0 = 0
+        self._processes: list[tuple[int, ProcessTimes]] = []  # (monotonic ns, times) at start and stop
         self.error: str | None = None  # set when a read failed mid-run; samples stop there
 
     # -- lifecycle -------------------------------------------------------
@@ -111,6 +117,7 @@ class Sampler:
         except OSError as e:
             self._close()
             raise UserError(f"cannot read {e.filename} for telemetry: {e.strerror}") from None
+        self._processes = [(time.monotonic_ns(), process_times(self._root.path("/proc"), frozenset({os.getpid()})))]
         self._t0 = time.monotonic_ns()
         self._take()
         self._check_names()
@@ -126,6 +133,9 @@ class Sampler:
         if self.error is None:
             self._take()
         self._close()
+        if self.cpu:
+            self._processes.append(
+                (time.monotonic_ns(), process_times(self._root.path("/proc"), frozenset({os.getpid()}))))
 
     def elapsed_ms(self) -> int:
         """Milliseconds since the first reading: the time base of every sample's `t_ms`."""
@@ -180,7 +190,20 @@ class Sampler:
             t_ms = (ticks[i][0] - self._t0) // 1_000_000
             seconds = (ticks[i][0] - ticks[i - 1][0]) / 1e9
             out.extend(self._interval(parsed[i - 1], parsed[i], seconds, t_ms))
-        return out
+        return out + self._other_processes()
+
+    def _other_processes(self) -> list[Sample]:
+        """PROC_CPU samples: who else used the CPUs between start() and stop()."""
+        if len(self._processes) != 2:
+            return []
+        (t0, before), (t1, after) = self._processes
+        used = other_cpu(before, after, (t1 - t0) / 1e9)
+        t_ms = (t1 - self._t0) // 1_000_000
+        named = {name: pct for name, pct in used.items() if pct >= MIN_PROCESS_PCT}
+        rest = sum(pct for name, pct in used.items() if name not in named)
+        if rest >= MIN_PROCESS_PCT:
+            named["(others)"] = rest
+        return [Sample(PROC_CPU, "total", name, t_ms, pct) for name, pct in sorted(named.items())]
 
     def _parse(self, texts: tuple[bytes, ...]) -> dict[str, dict]:
         by_file = dict(zip(self._files, texts, strict=True))
