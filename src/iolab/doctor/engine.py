@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import iolab.doctor.rules  # noqa: F401  (registers every rule)
-from iolab.doctor.material import array_views, point_series, qd_curves
+from iolab.doctor.material import array_views, interference, point_series, qd_curves
 from iolab.doctor.rule import RULES, Context, JobView, Rule
 from iolab.fio.jobfile import JobSection
 from iolab.models import Finding, Point, Result
@@ -69,6 +69,7 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
         curves=qd_curves(records),
         hosts={names[point_id]: rows for point_id, rows in material.hosts.items() if point_id in names},
         steady=material.steady,
+        interference=interference(records, material.samples),
     )
     return evaluate(ctx)
 

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from iolab.analysis.interference import Interference
 from iolab.models import PointRecord, Result, Sample
 from iolab.models.result import primary_metric
 
@@ -143,3 +144,25 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
                             statistics.median(primary_metric(result, "bw") for result in results),
                             statistics.median(latencies) if all(latencies) else None)
     return out
+
+
+def interference(records: Sequence[PointRecord], samples: dict[int, list[Sample]]) -> list[Interference]:
+    """What else used the CPUs and the target's devices during each measured point (where telemetry ran)."""
+    from iolab.analysis.interference import measure_interference
+    from iolab.fio.values import is_flag_on, is_metadata, parse_seconds
+
+    out = []
+    for record in records:
+        point = record.point
+        if record.result is None or not samples.get(record.id):
+            continue
+        options = point.options
+        direct = is_flag_on({"direct": "1" if point.target.direct else "0", **options}, "direct") \
+            and not is_metadata(options)
+        ramp = parse_seconds(options.get("ramp_time", "0")) or 0.0
+        members = tuple(os.path.basename(m) for m in point.target.members)
+        found = measure_interference(point.name, record.result, samples[record.id], ramp, direct, members)
+        if found is not None:
+            out.append(found)
+    return out
+

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from iolab.analysis.interference import Interference
 from iolab.doctor.material import ArrayView, PointSeries, QdCurve
 from iolab.models import Finding, Point, Result, Severity
 from iolab.models.material import HostRow, SteadyOutcome
@@ -157,7 +158,8 @@ class Context:
     A rule's `needs` names the parts it reads: "snapshot", "jobs", "results"
     (jobs with a result), "series" (per-second bandwidth), "arrays" (devices
     together, alone and in sets), "curves" (queue-depth curves), "hosts"
-    (each host's part of multi-host points), "steady" (steady-state rounds).
+    (each host's part of multi-host points), "steady" (steady-state rounds),
+    "interference" (what else used the CPUs and the target's devices per point).
     """
 
     snapshot: Snapshot | None = None
@@ -168,10 +170,12 @@ class Context:
     curves: list[QdCurve] = field(default_factory=list)
     hosts: dict[str, list[HostRow]] = field(default_factory=dict)  # point name -> its hosts' rows
     steady: list[SteadyOutcome] = field(default_factory=list)
+    interference: list[Interference] = field(default_factory=list)
 
     def supplied(self) -> set[str]:
         """The parts this context has, as rules name them in `needs`."""
-        have = {name for name in ("series", "arrays", "curves", "hosts", "steady") if getattr(self, name)}
+        have = {name for name in ("series", "arrays", "curves", "hosts", "steady", "interference")
+                if getattr(self, name)}
         have |= {"snapshot"} if self.snapshot is not None else set()
         have |= {"jobs"} if self.jobs else set()
         have |= {"results"} if self.results else set()

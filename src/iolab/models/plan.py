@@ -131,7 +131,8 @@ class Plan:
     `workloads` are fixed points. Open-ended parts whose points depend on
     measurements (`qd_searches`, `latency_curve`, `steady_rounds`) are run
     after them by the runner, which calls the pure decision functions in
-    `iolab.plan`. `repeat` is the run count per point; `repeats` holds the
+    `iolab.plan`. `rerun_disturbed` re-measures, once, a point during which
+    other processes or other I/O were busy (`iolab.analysis.interference`). `repeat` is the run count per point; `repeats` holds the
     full policy and agrees with it.
     """
 
@@ -146,6 +147,7 @@ class Plan:
     qd_searches: list[QdSearch] = field(default_factory=list)
     latency_curve: LatencyCurve | None = None
     steady_rounds: SteadyRounds | None = None
+    rerun_disturbed: bool = False  # measure a point again, once, when something else was busy during it
 
     def __post_init__(self) -> None:
         """Keep `repeat` and `repeats.count` one number, whichever the caller set."""

@@ -46,7 +46,8 @@ def quick(runtime: float = 8, ramp: float = 2) -> Plan:
         ("randread-4k-qd1", dict(rw="randread", bs="4k", iodepth=1, numjobs=1, description="latency at queue depth 1")),
     ]
     workloads = [Workload(name, timed(runtime, ramp, **opts)) for name, opts in points]
-    return Plan(name="quick", workloads=workloads, description="sequential 1 MiB and random 4 KiB throughput, 4 KiB QD1 latency")
+    return Plan(name="quick", workloads=workloads, rerun_disturbed=True,
+                description="sequential 1 MiB and random 4 KiB throughput, 4 KiB QD1 latency")
 
 
 def array_read(runtime: float = 10, ramp: float = 2) -> Plan:

@@ -136,6 +136,18 @@ class Session:
     prepared: set[Target] = field(default_factory=set)
     results: dict[str, Result | None] = field(default_factory=dict)
     plan: Plan | None = None
+    reruns: list[str] = field(default_factory=list)  # points measured again because something else was busy
+
+    def _disturbed(self, point: Point) -> bool:
+        """Whether other processes or other I/O were busy during the point just stored."""
+        from iolab.doctor.material import interference
+        from iolab.store.queries import point_samples, run_points
+
+        point_id = self.planned[point.key]
+        record = next((r for r in run_points(self.store, self.run_id) if r.id == point_id), None)
+        if record is None:
+            return False
+        return any(seen.disturbed for seen in interference([record], {point_id: point_samples(self.store, point_id)}))
 
     def run(self, point: Point) -> Result | None:
         """The point's result: from this run's store when it finished before, else measured now."""
@@ -152,6 +164,11 @@ class Session:
         index = len(self.done) + self.measured
         self.progress.point_started(index, self.total, point)
         result, error, lost = self.measurer.measure(point, self.planned[point.key])
+        if result is not None and self.plan is not None and self.plan.rerun_disturbed and self._disturbed(point):
+            self.store.reset_point(self.planned[point.key])
+            self.reruns.append(point.name)
+            self.progress.phase(f"something else was busy during {point.name}: measuring it again")
+            result, error, lost = self.measurer.measure(point, self.planned[point.key])
         self.results[point.key] = result
         self.progress.point_finished(index, self.total, point, result, error)
         if error:
@@ -432,6 +449,8 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     if status == "complete" and session.partial:
         status = "partial"
     store.finish_run(run_id, status, "; ".join(failed + session.partial + measurer.notes))
+    if session.reruns:
+        measurer.note(f"measured again, once, because something else was busy during them: {', '.join(session.reruns)}")
     lost = [f"{s.name}: {s.problem}" for s in cluster.states if not s.reachable] if cluster is not None else []
     return RunOutcome(run_id, status, notes + measurer.notes, failed, skipped=len(done), findings=findings,
                       failed_hosts=lost)

@@ -185,6 +185,13 @@ class Store:
             )
             self._add_artifacts(point_id, artifacts)
 
+    def reset_point(self, point_id: int) -> None:
+        """Forget a measured point's results, samples and files, before it is measured again."""
+        with self.conn:
+            for table in ("results", "device_results", "samples", "artifacts", "point_hosts", "host_results"):
+                self.conn.execute(f"DELETE FROM {table} WHERE point_id = ?", (point_id,))
+            self.conn.execute("UPDATE points SET status = 'pending', error = '' WHERE id = ?", (point_id,))
+
     def fail_point(self, point_id: int, error: str, artifacts: list[Artifact], started_at: float,
                    hosts: list[HostOutcome] | None = None) -> None:
         """Mark a point failed, keeping what fio left (stderr, job file) for diagnosis."""

@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterator
 
 from iolab.analysis.dips import Dip, DipReport, detect_dips
+from iolab.analysis.interference import OTHER_CPU_PCT, OTHER_IO_BYTES_S, OTHER_IO_SHARE
 from iolab.doctor.material import MIN_SERIES_SAMPLES, PointSeries
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
@@ -173,3 +174,38 @@ def dip(ctx: Context, r: Rule) -> Iterator[Finding]:
             yield r.finding(f"{series.point}: {series.label} bandwidth dipped {event.depth:.0%} for "
                             f"{event.duration_s:.0f} s at {event.onset_s:.0f} s", f"{series.point}: {series.label}",
                             _evidence(event, report))
+
+
+@rule(
+    id="TEL-INTERFERENCE", family="telemetry", level="medium", needs="interference", heuristic=True,
+    title="Something other than fio was busy during a point",
+    applies="points measured with telemetry on this host",
+    trigger=f"user-space processes other than fio and iolab used {OTHER_CPU_PCT:.0f}% of a CPU or more on average "
+            "(per-process CPU time, read from /proc when the point starts and ends), or the target's devices moved "
+            f"at least {OTHER_IO_BYTES_S / 1e6:.0f} MB/s and {OTHER_IO_SHARE:.0%} more than fio did in a direction "
+            "over the measured seconds (direct I/O only)",
+    why="On a shared host a slow result is as often a busy neighbour as a slow drive: another process's I/O queues "
+        "beside fio's on the same device, and its CPU time delays fio's submissions and completions.",
+    fix="Re-run the point when the host is quiet (the figures name the busiest processes), or stop what competes; "
+        "compare only runs with the same background.",
+    evidence="other CPU (% of one CPU) and the busiest processes; bytes read and written by others per device",
+    source="/proc/PID/stat utime+stime (proc(5)); /proc/diskstats (kernel Documentation/admin-guide/iostats.rst) "
+           "against fio's own byte counts",
+)
+def interference(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for seen in ctx.interference:
+        parts: list[str] = []
+        evidence: dict[str, object] = {}
+        if seen.busy_cpu:
+            busiest = ", ".join(f"{name} {units.percent(pct)}" for name, pct in seen.processes)
+            parts.append(f"other processes used {units.percent(seen.other_cpu_pct)} of a CPU ({busiest})")
+            evidence["other CPU"] = f"{units.percent(seen.other_cpu_pct)} of one CPU"
+            evidence["busiest"] = busiest
+        for device, index in seen.busy_io():
+            rate, ddir = seen.other_io[device][index], ("read", "write")[index]
+            moved = units.size(rate * seen.seconds) if seen.seconds else f"{units.mb_per_s(rate)} MB/s"
+            parts.append(f"others {('read', 'wrote')[index]} {moved} on {device}")
+            evidence[f"{device} {ddir} by others"] = f"{units.mb_per_s(rate)} MB/s"
+            evidence[f"fio {ddir}"] = f"{units.mb_per_s(seen.fio_bytes_s[index])} MB/s"
+        if parts:
+            yield r.finding(f"{seen.point}: " + " and ".join(parts) + " during this point", seen.point, evidence)
