@@ -59,3 +59,18 @@ fio --output-format=json --output=logs/logged.json --name=logged "${common[@]}" 
     --rw=randread --bs=4k --iodepth=4 --numjobs=2 --rate_iops=2000 --log_avg_msec=1000 \
     --write_bw_log=logs/point --write_iops_log=logs/point --write_lat_log=logs/point
 sed -i "s#$work#/scratch#g" logs/*.json
+
+# ramp_time at QD32 on a device throttled to 50 MiB/s (a loop device in a cgroup-v1 blkio group): the
+# I/Os in flight when the ramp ends complete inside the measured window, so io_bytes counts them and
+# total_ios does not (fio's iops then disagrees with its bandwidth).
+truncate -s 256m "$work/throttled.img"
+loop=$(losetup --find --show "$work/throttled.img")
+group=/sys/fs/cgroup/blkio/iolab-generate
+mkdir -p "$group"
+echo "$(cat /sys/class/block/"$(basename "$loop")"/dev) 52428800" > "$group/blkio.throttle.read_bps_device"
+(echo $BASHPID > "$group/cgroup.procs"; exec fio --output-format=json+ --output=ramp-qd32-throttled.json \
+    --name=ramped --filename="$loop" --rw=read --bs=1M --ioengine=libaio --direct=1 --iodepth=32 \
+    --time_based --ramp_time=2 --runtime=3)
+losetup -d "$loop"
+rmdir "$group"
+sed -i "s#$loop#/dev/loop0#g" ramp-qd32-throttled.json
