@@ -31,7 +31,7 @@ def test_lint_seed_job_reports_engine_size_and_file_not_buffered():
     by_id = {f.rule_id: f for f in findings}
     assert by_id["FIO-SYNC-ENGINE-QD"].severity is Severity.WARNING
     assert by_id["FIO-SYNC-ENGINE-QD"].evidence["ioengine"] == "(default)"
-    assert by_id["FIO-CACHE-SIZE"].evidence["data set"] == "1.0 GiB"
+    assert by_id["FIO-CACHE-SIZE"].evidence["distinct bytes"] == "1.0 GiB"
     assert by_id["FIO-FILE-TARGET"].evidence["target"] == "/tmp/fio-test"
     assert "FIO-BUFFERED" not in by_id  # the job asks for direct=1
     assert "FIO-SHORT-RUN" not in by_id  # time_based, 30 s

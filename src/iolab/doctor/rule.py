@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from iolab.analysis.interference import Interference
 from iolab.doctor.material import ArrayView, PointSeries, QdCurve
+from iolab.fio.values import is_metadata
 from iolab.models import Finding, Point, Result, Severity
 from iolab.models.material import HostRow, SteadyOutcome
 from iolab.models.snapshot import BlockDevice, Snapshot
@@ -142,12 +143,19 @@ class JobView:
         return "time_based" in self.options and _flag(self.options.get("time_based"))
 
     @property
+    def metadata(self) -> bool:
+        """A file create/stat/delete job: no data set, no ramp, CPU-bound by nature."""
+        return is_metadata(self.options)
+
+    @property
     def data_set_bytes(self) -> int | None:
-        """Bytes the job touches: size per job, times numjobs unless they share one file."""
+        """Distinct bytes the job touches: its size once when its jobs share one file or device (fio's
+        numjobs all work on the same `filename` unless offset_increment spreads them), else per job."""
         size = parse_size(self.options.get("size")) or parse_size(self.options.get("filesize"))
         if size is None:
             return None
-        shared = self.target_kind == "file" and self.numjobs > 1 and ":" not in (self.options.get("filename") or "")
+        filename = self.options.get("filename") or ""
+        shared = bool(filename) and ":" not in filename and not self.options.get("offset_increment")
         return size if shared else size * self.numjobs
 
 

@@ -170,6 +170,10 @@ class TargetInfo:
     mount_point: str | None = None
     fs_type: str | None = None
     is_block_device: bool = False
+    # A block device's blocks read at evenly spaced offsets when the snapshot was taken, and how many of
+    # them held anything but zeros: never-written (or trimmed) blocks read as zeros without touching media.
+    blocks_sampled: int | None = None
+    blocks_with_data: int | None = None
 
 
 @dataclass

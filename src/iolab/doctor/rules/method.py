@@ -41,9 +41,11 @@ def buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
     id="FIO-CACHE-SIZE", family="method", level="high", needs="jobs",
     title="Data set small enough to be cached",
     applies="jobs with a size",
-    trigger="data set < 2 x RAM: high when buffered (page cache); low with direct=1 (device caches, a small slice of the device)",
-    why="Buffered re-reads come from the page cache (a 1 GB test file on ext4 is read from RAM after its first pass). Even with direct=1, "
-        "a small working set sits in the drive's DRAM/SLC cache and a fresh region of a file, so it flatters the device.",
+    trigger="distinct bytes touched < 2 x RAM: high when buffered (the page cache holds them); info with direct=1 on "
+            "a file or part of a device (the drive's own DRAM/SLC cache may); never for direct I/O over a whole device",
+    why="Buffered re-reads come from the page cache (a 1 GB test file on ext4 is read from RAM after its first pass). With "
+        "direct=1 the page cache is out of the path, but a working set of a few GiB can sit in a drive's DRAM or SLC "
+        "cache and a fresh region of a file, so it flatters the device.",
     fix="direct=1 and a data set of at least 2x RAM (or the whole device); drop caches between phases.",
     evidence="size x numjobs, RAM, direct",
     source="fio HOWTO size/invalidate; IOR tutorial on caching",
@@ -51,16 +53,18 @@ def buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
 def cache_size(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         size = job.data_set_bytes
-        if size is None:
-            continue
+        if size is None or job.metadata or (job.direct and job.target_kind == "block" and "offset" not in job.options):
+            continue  # a whole device read directly has no larger data set to offer
         if ctx.mem_total_bytes is None:
             yield r.not_evaluated(f"RAM size unknown; {job.name} touches {_gib(size)}", job.name)
         elif size < 2 * ctx.mem_total_bytes:
-            yield r.finding(
-                f"{job.name} touches {_gib(size)}, under 2x RAM ({_gib(2 * ctx.mem_total_bytes)})", job.name,
-                {"data set": _gib(size), "RAM": _gib(ctx.mem_total_bytes), "direct": int(job.direct)},
-                level=None if not job.direct else "low",
-            )
+            evidence = {"distinct bytes": _gib(size), "RAM": _gib(ctx.mem_total_bytes), "direct": int(job.direct)}
+            if job.direct:
+                yield r.finding(f"{job.name} works on {_gib(size)} with direct I/O: a drive's DRAM or SLC cache may "
+                                "hold much of it", job.name, evidence, level="info")
+            else:
+                yield r.finding(f"{job.name} touches {_gib(size)} through the page cache, under 2x RAM "
+                                f"({_gib(2 * ctx.mem_total_bytes)})", job.name, evidence)
 
 
 @rule(
@@ -149,7 +153,7 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
     id="FIO-NO-RAMP", family="method", level="low", needs="jobs", heuristic=True,
     title="No warm-up excluded from the numbers",
     applies="every job",
-    trigger="ramp_time absent or 0 and runtime < 300 s (medium for SSD writes)",
+    trigger="ramp_time absent or 0 and runtime < 300 s (not for file create/stat/delete jobs)",
     why="The first seconds include cache warm-up and device transients; ramp_time lets performance settle before logging.",
     fix="ramp_time=5..30 (iolab measures the warm-up separately rather than hiding it).",
     evidence="ramp_time, runtime",
@@ -159,16 +163,17 @@ def no_ramp(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         ramp = parse_seconds(job.get("ramp_time")) or 0
         runtime = parse_seconds(job.get("runtime"))
-        if ramp == 0 and (runtime is None or runtime < 300):
-            yield r.finding(f"{job.name} has no ramp_time", job.name, _opts(job, "ramp_time", "runtime"),
-                            level="medium" if job.writes else None)
+        if ramp == 0 and (runtime is None or runtime < 300) and not job.metadata:
+            yield r.finding(f"{job.name} has no ramp_time", job.name, _opts(job, "ramp_time", "runtime"))
 
 
 @rule(
     id="FIO-UNWRITTEN-READ", family="method", level="medium", needs="jobs",
     title="Reading blocks that may never have been written",
     applies="read jobs on raw block devices",
-    trigger="a read job on /dev/... with no earlier job in the same set writing that device",
+    trigger="a read job on /dev/... with no earlier job in the same set writing that device, unless most of 64 "
+            "blocks read across the device when the run started held data (a device never sampled, as in lint, "
+            "cannot be told apart)",
     why="SSDs return deallocated LBAs (after blkdiscard, nvme format, a new drive) without touching media: "
         "'completely fake (very high) IOPS'.",
     fix="Write the full region first (sequential fill, bs=1M), then read.",
@@ -177,10 +182,19 @@ def no_ramp(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def unwritten_read(ctx: Context, r: Rule) -> Iterator[Finding]:
     written: set[str] = set()
+    sampled = {t.path: t for t in ctx.snapshot.targets} if ctx.snapshot else {}
     for job in ctx.jobs:
         target = job.target_path or ""
         if job.target_kind == "block" and job.reads and not job.writes and target not in written:
-            yield r.finding(f"{job.name} reads {target} with no fill before it", job.name, _opts(job, "rw", "filename"))
+            info = sampled.get(target)
+            if info is None or info.blocks_sampled is None or info.blocks_with_data is None:
+                yield r.finding(f"{job.name} reads {target} with no fill before it", job.name,
+                                _opts(job, "rw", "filename"))
+            elif 2 * info.blocks_with_data < info.blocks_sampled:
+                zeros = info.blocks_sampled - info.blocks_with_data
+                yield r.finding(f"{job.name} reads {target}, where {zeros} of {info.blocks_sampled} blocks sampled "
+                                "across the device are all zeros", job.name,
+                                {**_opts(job, "rw", "filename"), "blocks of zeros": f"{zeros} of {info.blocks_sampled}"})
         if job.writes:
             written.add(target)
 
@@ -189,7 +203,7 @@ def unwritten_read(ctx: Context, r: Rule) -> Iterator[Finding]:
     id="FIO-FILE-TARGET", family="method", level="low", needs="jobs",
     title="Measuring a file, not the device",
     applies="jobs whose filename/directory is not a block device",
-    trigger="filename not under /dev, or directory= set",
+    trigger="filename not under /dev, or directory= set (not for file create/stat/delete jobs, which measure the file system)",
     why="The file system is in the path (allocation, journal, extent layout, fragmentation) and the file covers a "
         "small, possibly cached, region of the device; compare with the raw device to separate the two.",
     fix="To characterise the drive, run on the raw device (reads only, or a scratch device); keep file tests for "
@@ -199,7 +213,7 @@ def unwritten_read(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def file_target(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        if job.target_kind in ("file", "directory"):
+        if job.target_kind in ("file", "directory") and not job.metadata:
             yield r.finding(f"{job.name} measures a file ({job.target_path}), not a device", job.name,
                             {"target": job.target_path})
 
@@ -279,7 +293,8 @@ def unpinned(ctx: Context, r: Rule) -> Iterator[Finding]:
     id="FIO-CPU-BOUND", family="method", level="high", needs="results", heuristic=True,
     title="fio's own threads are CPU-saturated",
     applies="results",
-    trigger="(usr_cpu + sys_cpu) per job >= 90% of one CPU (medium from 70%)",
+    trigger="(usr_cpu + sys_cpu) per job >= 90% of one CPU (medium from 70%); not for file create/stat/delete jobs, "
+            "which are system calls only",
     why="The submitting thread, not the device, is the bottleneck; high sys time points at per-I/O kernel cost "
         "(IOMMU, mitigations, debug kernel, dm-crypt).",
     fix="More numjobs, io_uring with fixedbufs/registerfiles/sqthread_poll, larger bs; check IOMMU-* and MITIG-*.",
@@ -289,7 +304,7 @@ def unpinned(ctx: Context, r: Rule) -> Iterator[Finding]:
 def cpu_bound(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.results:
         res = job.result
-        if res is None or not res.jobs:
+        if res is None or not res.jobs or job.metadata:
             continue
         per_job = res.cpu / res.jobs
         if per_job >= 70:

@@ -1,0 +1,69 @@
+"""Method rules that used to fire on every run: unwritten reads, cache size, ramp, metadata jobs."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from iolab.doctor.engine import all_rules, evaluate
+from iolab.doctor.rule import Context, JobView
+from iolab.models import Severity
+from iolab.probe import Root, take_snapshot
+from tests.loopdev import loop_devices, loop_skip_reason
+
+GIB = 1 << 30
+
+
+def _run(rule_id: str, ctx: Context) -> list:
+    return evaluate(ctx, [r for r in all_rules() if r.id == rule_id])
+
+
+def _block_job(path: str, **options: str) -> JobView:
+    return JobView(name="rr", options={"filename": path, "rw": "randread", "direct": "1", **options},
+                   target_path=path, target_kind="block")
+
+
+@pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
+def test_unwritten_read_only_where_the_sampled_blocks_are_zeros():
+    with loop_devices(2, size_mib=32) as (blank, filled):
+        with open(filled.path, "r+b") as device:
+            for _ in range(32):
+                device.write(os.urandom(1 << 20))
+        snapshot = take_snapshot(Root(), [blank.path, filled.path])
+        blank_findings = _run("FIO-UNWRITTEN-READ", Context(snapshot=snapshot, jobs=[_block_job(blank.path)]))
+        assert len(blank_findings) == 1 and "64 of 64 blocks" in blank_findings[0].title
+        assert _run("FIO-UNWRITTEN-READ", Context(snapshot=snapshot, jobs=[_block_job(filled.path)])) == []
+    # lint, with nothing sampled, cannot tell: it says so
+    assert len(_run("FIO-UNWRITTEN-READ", Context(jobs=[_block_job("/dev/nvme0n1")]))) == 1
+
+
+def test_cache_size_counts_distinct_bytes_and_speaks_of_the_device_cache_for_direct_io():
+    ram = 16 * GIB
+    whole_device = _block_job("/dev/loop0", size=str(300 << 20), numjobs="4")
+    assert _run("FIO-CACHE-SIZE", Context(jobs=[whole_device], mem_total_bytes=ram)) == []
+    buffered = _block_job("/dev/loop0", size=str(300 << 20), numjobs="4", direct="0")
+    (finding,) = _run("FIO-CACHE-SIZE", Context(jobs=[buffered], mem_total_bytes=ram))
+    assert finding.evidence["distinct bytes"] == "0.3 GiB" and "page cache" in finding.title  # not 1.2 GiB
+    assert finding.severity is Severity.WARNING
+    small_file = JobView("f", {"filename": "/data/f", "size": "1G", "direct": "1"}, "/data/f", "file")
+    (finding,) = _run("FIO-CACHE-SIZE", Context(jobs=[small_file], mem_total_bytes=ram))
+    assert finding.severity is Severity.INFO and "DRAM or SLC cache" in finding.title
+    per_job_files = JobView("d", {"directory": "/data", "size": "1G", "numjobs": "4", "direct": "0"}, "/data",
+                            "directory")
+    (finding,) = _run("FIO-CACHE-SIZE", Context(jobs=[per_job_files], mem_total_bytes=ram))
+    assert finding.evidence["distinct bytes"] == "4.0 GiB"  # one file per job in a directory
+
+
+def test_no_ramp_is_context_for_reads_and_writes_alike():
+    for rw in ("randread", "randwrite"):
+        (finding,) = _run("FIO-NO-RAMP", Context(jobs=[_block_job("/dev/loop0", rw=rw, runtime="10")]))
+        assert finding.severity is Severity.INFO
+
+
+def test_metadata_jobs_get_none_of_the_data_rules():
+    create = JobView("create-j4", {"ioengine": "filecreate", "nrfiles": "1000", "filesize": "4k", "numjobs": "4",
+                                   "directory": "/data", "thread": "1"}, "/data", "directory")
+    ctx = Context(jobs=[create], mem_total_bytes=16 * GIB)
+    for rule_id in ("FIO-NO-RAMP", "FIO-CACHE-SIZE", "FIO-FILE-TARGET"):
+        assert _run(rule_id, ctx) == [], rule_id
