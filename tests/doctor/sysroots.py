@@ -106,7 +106,8 @@ def gen3_x2(tree: Path) -> None:
 
 
 def slot_gen3(tree: Path) -> None:
-    set_link(tree, PORT, "8.0 GT/s PCIe", 4, "16.0 GT/s PCIe", 4)
+    """The port above the drive can only do Gen3 (its capability, LnkCap), whatever the drive can."""
+    set_link(tree, PORT, "8.0 GT/s PCIe", 4, "8.0 GT/s PCIe", 4)
 
 
 def wbt_on(tree: Path) -> None:

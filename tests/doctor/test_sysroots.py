@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sysroots import BASE, CASES, MODELLED_RULES, add_nvme, copy_base, write
+from sysroots import BASE, CASES, ENDPOINT, MODELLED_RULES, PORT, add_nvme, copy_base, set_link, write
 
 from iolab.doctor import diagnose
 from iolab.models import Severity
@@ -68,3 +68,11 @@ def test_missing_smart_is_not_evaluated(nvme_tree):
     skipped = [f for f in findings if f.rule_id == "NVME-CRITICAL-WARNING"]
     assert skipped and skipped[0].severity is Severity.NOT_EVALUATED
     assert "nvme smart-log" in skipped[0].title
+
+
+def test_a_port_that_trained_down_with_its_drive_is_a_degraded_link_not_a_slow_slot(nvme_tree):
+    """Both ends capable of 16 GT/s x4, both running 8 GT/s: the link is degraded; the slot is not to blame."""
+    set_link(nvme_tree, PORT, "8.0 GT/s PCIe", 4, "16.0 GT/s PCIe", 4)
+    set_link(nvme_tree, ENDPOINT, "8.0 GT/s PCIe", 4, "16.0 GT/s PCIe", 4)
+    ids = {f.rule_id for f in fired(nvme_tree)}
+    assert "PCIE-LINK-DEGRADED" in ids and "PCIE-SLOT-LIMITED" not in ids

@@ -58,7 +58,8 @@ def link_degraded(ctx: Context, r: Rule) -> Iterator[Finding]:
     id="PCIE-SLOT-LIMITED", family="pcie", level="high", needs="snapshot",
     title="A slower upstream link limits the device",
     applies="a PCIe endpoint with readable upstream bridges",
-    trigger="min(current ceiling of the bridges above the device) < the device's capable ceiling",
+    trigger="a bridge above the device is capable of less than the device (its LnkCap ceiling, not its trained link: "
+            "a port that trained down with a degraded device is PCIE-LINK-DEGRADED's case)",
     why="The device can do more, but a root port, switch port or chipset uplink above it runs at a lower "
         "generation or width, and every byte crosses that link.",
     fix="Move the SSD to a CPU-attached slot of the right generation; enable Gen4/Gen5 in the BIOS; "
@@ -71,14 +72,14 @@ def slot_limited(ctx: Context, r: Rule) -> Iterator[Finding]:
         if isinstance(item, Finding):
             continue  # PCIE-LINK-DEGRADED already reports the unreadable endpoint
         capable = item.pcie.capable_ceiling if item.pcie else None
-        limits = [p for p in item.upstream if p.current_ceiling and capable and p.current_ceiling < capable]
+        limits = [p for p in item.upstream if p.capable_ceiling and capable and p.capable_ceiling < capable]
         if limits:
-            worst = min(limits, key=lambda p: p.current_ceiling or 0.0)
+            worst = min(limits, key=lambda p: p.capable_ceiling or 0.0)
             yield r.finding(
-                f"{item.name} is limited to {gbs(worst.current_ceiling)} by upstream port {worst.address}",
+                f"{item.name} is limited to {gbs(worst.capable_ceiling)} by upstream port {worst.address}",
                 item.name,
-                {"limiting port": worst.address, "its link": worst.describe(),
-                 "port ceiling": gbs(worst.current_ceiling), "device capable": gbs(capable)},
+                {"limiting port": worst.address, "its capability": worst.describe(current=False),
+                 "port ceiling": gbs(worst.capable_ceiling), "device capable": gbs(capable)},
             )
 
 
