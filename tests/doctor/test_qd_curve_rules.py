@@ -49,10 +49,12 @@ def test_a_depth_sweep_gets_its_knee_and_peak_and_more_jobs_are_weighed_against_
     assert peak[0].evidence["in flight at the peak"] == "64"
 
 
-def test_repeats_count_by_their_median_and_other_shapes_or_targets_are_other_curves():
-    repeats = sweep({1: 10_000, 4: 40_000, 16: 50_000}) + sweep({16: 90_000}) + sweep({16: 52_000})
+def test_repeats_count_by_their_mean_with_its_interval_and_other_shapes_or_targets_are_other_curves():
+    repeats = sweep({1: 10_000, 4: 40_000, 16: 50_000}) + sweep({16: 48_000}) + sweep({16: 52_000})
     findings = qd_curve_findings(repeats)
-    assert [f.title for f in findings if f.rule_id == "RES-QD-PEAK"] == ["rr: peak 52.0k IOPS (213 MB/s) at QD16 x 1 job"]
+    (peak,) = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
+    assert peak.title == "rr: peak 50.0k IOPS (205 MB/s) at QD16 x 1 job"  # the mean, not the best repeat
+    assert peak.evidence["peak's 95% interval"] == "45.0k to 55.0k IOPS over 3 repeats"  # t(0.975, 2) = 4.30
     other = Target(path="/dev/y", kind="block", filename="/dev/y", size_bytes=1 << 30)
     split = sweep({1: 10_000, 4: 40_000}) + sweep({16: 50_000}, target=other)
     assert qd_curve_findings(split) == []  # two depths on one target, one on another: no curve of three

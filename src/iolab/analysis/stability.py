@@ -62,3 +62,40 @@ def summarize(values: Sequence[float]) -> Stability:
     half = t975(n - 1) * stddev / math.sqrt(n)
     cov = stddev / abs(mean) if mean != 0 else None
     return Stability(n=n, mean=mean, stddev=stddev, cov=cov, ci95_low=mean - half, ci95_high=mean + half)
+
+
+@dataclass(frozen=True)
+class FarRepeat:
+    """A repeat far from the others: its index, its value, and the others' median and range."""
+
+    index: int
+    value: float
+    others_median: float
+    others_low: float
+    others_high: float
+
+
+FAR_RATIO = 0.25  # a repeat at least 25% away from the others' median ...
+FAR_SIGMAS = 4.0  # ... and beyond 4 robust standard deviations (1.4826 x MAD) of the others
+
+
+def far_repeats(values: Sequence[float], ratio: float = FAR_RATIO, sigmas: float = FAR_SIGMAS) -> list[FarRepeat]:
+    """Repeats that disagree with all the others (at least 3 repeats): each judged against the rest, so
+    the odd one cannot pull the baseline towards itself, and only beyond both a relative and a robust
+    distance: a noisy set (a COV problem) has no single odd repeat."""
+    found: list[FarRepeat] = []
+    if len(values) < 3:
+        return found
+    for i, value in enumerate(values):
+        others = sorted(v for j, v in enumerate(values) if j != i)
+        median = _median(others)
+        mad = 1.4826 * _median([abs(v - median) for v in others])
+        if abs(value - median) > max(ratio * abs(median), sigmas * mad):
+            found.append(FarRepeat(i, value, median, others[0], others[-1]))
+    return found if len(found) < len(values) / 2 else []
+
+
+def _median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import iolab.doctor.rules  # noqa: F401  (registers every rule)
-from iolab.doctor.material import array_views, interference, point_series, qd_curves
+from iolab.doctor.material import array_views, interference, point_series, qd_curves, repeat_sets
 from iolab.doctor.rule import RULES, Context, JobView, Rule
 from iolab.fio.jobfile import JobSection
 from iolab.models import Finding, Point, Result
@@ -70,6 +70,8 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
         hosts={names[point_id]: rows for point_id, rows in material.hosts.items() if point_id in names},
         steady=material.steady,
         interference=interference(records, material.samples),
+        repeats=repeat_sets(records),
+        cov_target=material.cov_target,
     )
     return evaluate(ctx)
 

@@ -48,11 +48,13 @@ class ArrayView:
 
 @dataclass(frozen=True)
 class Level:
-    """One (iodepth, numjobs) configuration's medians over its repeats."""
+    """One (iodepth, numjobs) configuration's means over its repeats, with the IOPS mean's uncertainty."""
 
     iops: float
     bw_bytes: float
     latency_ns: float | None  # mean total latency; None where a repeat had none
+    repeats: int = 1
+    iops_half_width: float | None = None  # 95% confidence interval of the mean IOPS, +/-; None for one repeat
 
 
 @dataclass(frozen=True)
@@ -131,18 +133,21 @@ def curve_name(point_name: str) -> str:
 
 
 def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
-    """(iodepth, numjobs) -> its Level: medians over its repeats."""
+    """(iodepth, numjobs) -> its Level: means over its repeats, with a confidence interval."""
     values: dict[tuple[int, int], list[Result]] = defaultdict(list)
     for record in members:
         options = record.point.options
         assert record.result is not None
         values[(int(options.get("iodepth", "1")), int(options.get("numjobs", "1")))].append(record.result)
+    from iolab.analysis.stability import summarize
+
     out = {}
     for config, results in values.items():
         latencies = [primary_metric(result, "lat_mean") for result in results]  # 0 where fio gave none
-        out[config] = Level(statistics.median(primary_metric(result) for result in results),
-                            statistics.median(primary_metric(result, "bw") for result in results),
-                            statistics.median(latencies) if all(latencies) else None)
+        iops = summarize([primary_metric(result) for result in results])
+        half = iops.ci95_high - iops.mean if iops.ci95_high is not None else None
+        out[config] = Level(iops.mean, statistics.fmean(primary_metric(r, "bw") for r in results),
+                            statistics.fmean(latencies) if all(latencies) else None, iops.n, half)
     return out
 
 
@@ -166,3 +171,33 @@ def interference(records: Sequence[PointRecord], samples: dict[int, list[Sample]
             out.append(found)
     return out
 
+
+
+@dataclass(frozen=True)
+class RepeatSet:
+    """The repeats of one workload on one target: their primary metric, in repeat order."""
+
+    name: str
+    metric: str  # "bw", "iops" or "lat_mean" (`iolab.models.result.primary_metric`)
+    repeats: list[int]
+    values: list[float]
+
+
+def repeat_sets(records: Sequence[PointRecord]) -> list[RepeatSet]:
+    """Measured points grouped by everything but their repeat number (two or more repeats each)."""
+    from iolab.store.series import metric_for
+
+    groups: dict[tuple, list[PointRecord]] = defaultdict(list)
+    for record in records:
+        if record.result is not None:
+            point = record.point
+            groups[(point.name, point.target.path, tuple(sorted(point.options.items())))].append(record)
+    out = []
+    for (name, _, _), members in groups.items():
+        if len(members) < 2:
+            continue
+        members.sort(key=lambda r: r.point.repeat)
+        metric = metric_for(members[0].point.options)
+        out.append(RepeatSet(name, metric, [r.point.repeat for r in members],
+                             [primary_metric(r.result, metric) for r in members if r.result is not None]))
+    return out

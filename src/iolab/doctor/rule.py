@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from iolab.analysis.interference import Interference
-from iolab.doctor.material import ArrayView, PointSeries, QdCurve
+from iolab.doctor.material import ArrayView, PointSeries, QdCurve, RepeatSet
 from iolab.fio.values import is_metadata
 from iolab.models import Finding, Point, Result, Severity
 from iolab.models.material import HostRow, SteadyOutcome
@@ -167,7 +167,8 @@ class Context:
     (jobs with a result), "series" (per-second bandwidth), "arrays" (devices
     together, alone and in sets), "curves" (queue-depth curves), "hosts"
     (each host's part of multi-host points), "steady" (steady-state rounds),
-    "interference" (what else used the CPUs and the target's devices per point).
+    "interference" (what else used the CPUs and the target's devices per point), "repeats" (the
+    repeats of each workload).
     """
 
     snapshot: Snapshot | None = None
@@ -179,10 +180,12 @@ class Context:
     hosts: dict[str, list[HostRow]] = field(default_factory=dict)  # point name -> its hosts' rows
     steady: list[SteadyOutcome] = field(default_factory=list)
     interference: list[Interference] = field(default_factory=list)
+    repeats: list[RepeatSet] = field(default_factory=list)
+    cov_target: float | None = None  # the plan's, when its repeats were adaptive
 
     def supplied(self) -> set[str]:
         """The parts this context has, as rules name them in `needs`."""
-        have = {name for name in ("series", "arrays", "curves", "hosts", "steady", "interference")
+        have = {name for name in ("series", "arrays", "curves", "hosts", "steady", "interference", "repeats")
                 if getattr(self, name)}
         have |= {"snapshot"} if self.snapshot is not None else set()
         have |= {"jobs"} if self.jobs else set()

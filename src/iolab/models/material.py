@@ -49,3 +49,4 @@ class RunMaterial:
     device_bw: dict[int, dict[str, float]] = field(default_factory=dict)  # point id -> device -> bytes/s
     hosts: dict[int, list[HostRow]] = field(default_factory=dict)  # point id -> each host's row
     steady: list[SteadyOutcome] = field(default_factory=list)
+    cov_target: float | None = None  # the plan's COV target when its repeats were adaptive

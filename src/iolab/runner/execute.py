@@ -263,12 +263,13 @@ def _save_host_snapshots(store: Store, run_id: int, cluster: Cluster, phase: str
             store.save_snapshot(run_id, f"{phase}@{state.name}", data)
 
 
-def _run_findings(store: Store, run_id: int, snapshot, steady: list[SteadyOutcome]) -> list[Finding]:  # noqa: ANN001
+def _run_findings(store: Store, run_id: int, snapshot, steady: list[SteadyOutcome],  # noqa: ANN001
+                  cov_target: float | None) -> list[Finding]:
     """The doctor's findings on the finished run (`snapshot`: the Snapshot taken before it)."""
     from iolab.doctor.engine import diagnose_run
     from iolab.store.queries import run_material
 
-    return diagnose_run(run_material(store, run_id, snapshot, steady))
+    return diagnose_run(run_material(store, run_id, snapshot, steady, cov_target))
 
 
 def execute(request: RunRequest, store: Store, progress: Progress, resume: int | None = None,
@@ -441,7 +442,7 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         if measurer is not None:
             measurer.notes.extend(cleaned)
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
-    findings = _run_findings(store, run_id, snapshot, steady)
+    findings = _run_findings(store, run_id, snapshot, steady, plan.repeats.cov_target if plan.repeats.adaptive else None)
     store.save_findings(run_id, findings)
     failed = session.failed
     attempted = len(done) + session.measured

@@ -256,7 +256,7 @@ def host_rows(store: Store, run_id: int) -> dict[int, list[HostRow]]:
 
 
 def run_material(store: Store, run_id: int, snapshot: Snapshot | None = None,
-                 steady: list[SteadyOutcome] | None = None) -> RunMaterial:
+                 steady: list[SteadyOutcome] | None = None, cov_target: float | None = None) -> RunMaterial:
     """Everything the doctor judges a run by: its measured points with their samples, per-device and
     per-host figures, and its snapshot before (`snapshot` when the caller already has it)."""
     records = run_points(store, run_id)
@@ -264,7 +264,7 @@ def run_material(store: Store, run_id: int, snapshot: Snapshot | None = None,
         stored = run_snapshot(store, run_id, "before")
         snapshot = Snapshot.from_dict(stored) if stored else None
     return RunMaterial(snapshot, records, {r.id: point_samples(store, r.id) for r in records if r.result},
-                       device_bandwidth(store, run_id), host_rows(store, run_id), steady or [])
+                       device_bandwidth(store, run_id), host_rows(store, run_id), steady or [], cov_target)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import partial
 from collections.abc import Iterator
 
 from iolab.analysis.knee import KneeReport
+from iolab.analysis.stability import FAR_RATIO, FAR_SIGMAS, far_repeats, summarize
 from iolab.doctor.rule import Context, JobView, Rule, rule
 from iolab.doctor.rules.pcie import gbs, link_bandwidths
 from iolab.models import Finding, units
@@ -153,12 +155,16 @@ def _knee_advice(report: KneeReport) -> str:
         "job's best, one job's submission path (one CPU) was the limit, not the device.",
     fix="Use the peak's iodepth and numjobs for peak throughput; quote latency at the knee, not at the peak.",
     evidence="configurations measured, I/Os in flight at the peak, best with one job, best per job count",
-    source="the sweep's own results (medians over repeats)",
+    source="the sweep's own results (means over repeats, with a 95% t interval where there are several)",
 )
 def qd_peak(ctx: Context, r: Rule) -> Iterator[Finding]:
     for curve in ctx.curves:
         (qd, jobs), top = max(curve.configs.items(), key=lambda item: item[1].iops)
         evidence = {"configurations measured": len(curve.configs), "in flight at the peak": qd * jobs}
+        if top.iops_half_width is not None:
+            evidence["peak's 95% interval"] = (f"{units.iops(top.iops - top.iops_half_width)} to "
+                                               f"{units.iops(top.iops + top.iops_half_width)} IOPS "
+                                               f"over {top.repeats} repeats")
         title = (f"{curve.name}: peak {units.iops(top.iops)} IOPS ({units.mb_per_s(top.bw_bytes)} MB/s) at "
                  f"QD{qd} x {jobs} job{'s' if jobs > 1 else ''}")
         single = {c: level for c, level in curve.configs.items() if c[1] == 1}
@@ -192,3 +198,55 @@ def steady_state(ctx: Context, r: Rule) -> Iterator[Finding]:
         yield r.finding(outcome.reason, outcome.target,
                         {"rounds": ", ".join(f"{v:,.0f}" for v in outcome.values)},
                         level="info" if outcome.steady else None, fix="" if outcome.steady else None)
+
+
+@rule(
+    id="RES-REPEAT-OUTLIER", family="results", level="medium", needs="repeats",
+    title="One repeat far from the others",
+    applies="workloads repeated at least 3 times",
+    trigger=f"a repeat at least {FAR_RATIO:.0%} from the median of the other repeats and beyond "
+            f"{FAR_SIGMAS:g} robust standard deviations (1.4826 x MAD) of them",
+    why="Something happened during that repeat (another process, a background flush, a thermal event) that did "
+        "not happen in the others; its value pulls the mean and widens every interval computed from it.",
+    fix="Re-run that point (`iolab run --resume` does not re-run finished points; run the plan again, or with "
+        "more repeats) and look at its telemetry and TEL-INTERFERENCE for the cause.",
+    evidence="the repeat's value, the others' median and range",
+    source="leave-one-out median and MAD (robust statistics, Rousseeuw and Croux 1993)",
+)
+def repeat_outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for found in ctx.repeats:
+        for far in far_repeats(found.values):
+            show = partial(units.metric_value, found.metric)
+            yield r.finding(
+                f"{found.name}: repeat {found.repeats[far.index] + 1} gave {show(far.value)}, the other "
+                f"{len(found.values) - 1} {show(far.others_low)} to {show(far.others_high)}", found.name,
+                {"this repeat": show(far.value), "others' median": show(far.others_median),
+                 "others' range": f"{show(far.others_low)} to {show(far.others_high)}"})
+
+
+@rule(
+    id="RES-COV-TARGET", family="results", level="medium", needs="repeats",
+    title="Repeats still spread wider than the plan's target",
+    applies="plans with adaptive repeats (a COV target)",
+    trigger="the coefficient of variation over the workload's repeats is above the target after the last repeat",
+    why="Adaptive repeats stop at their cap whether or not the spread came down: the mean is then less certain "
+        "than the plan asked for.",
+    fix="Find what varies (RES-REPEAT-OUTLIER, TEL-INTERFERENCE, a write cache or thermal state), then raise "
+        "max_count or lengthen each repeat.",
+    evidence="COV, target, repeats, mean with its 95% interval",
+    source="sample standard deviation (n-1) over the mean; Student's t interval",
+)
+def cov_target(ctx: Context, r: Rule) -> Iterator[Finding]:
+    if ctx.cov_target is None:
+        return
+    for found in ctx.repeats:
+        summary = summarize(found.values)
+        if summary.cov is None or summary.cov <= ctx.cov_target or summary.ci95_low is None:
+            continue
+        show = partial(units.metric_value, found.metric)
+        yield r.finding(
+            f"{found.name}: COV {summary.cov:.1%} over {summary.n} repeats, {(summary.cov - ctx.cov_target) * 100:.1f} "
+            f"points above the {ctx.cov_target:.0%} target", found.name,
+            {"COV": f"{summary.cov:.1%}", "target": f"{ctx.cov_target:.0%}", "repeats": summary.n,
+             "mean (95% interval)": f"{show(summary.mean)} ({show(summary.ci95_low)} to {show(summary.ci95_high)})"})
+

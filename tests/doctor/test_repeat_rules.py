@@ -1,0 +1,49 @@
+"""Repeats: one far from its siblings is named; a spread above the plan's COV target says by how much."""
+
+from __future__ import annotations
+
+from iolab.analysis.stability import far_repeats
+from iolab.doctor.engine import diagnose_run
+from iolab.models import Point, PointRecord, Target
+from iolab.models.material import RunMaterial
+from iolab.models.result import DirectionResult, Result
+
+TARGET = Target(path="/dev/x", kind="block", filename="/dev/x", size_bytes=1 << 30)
+
+
+def _records(bandwidths: list[float]) -> list[PointRecord]:
+    out = []
+    for repeat, bw in enumerate(bandwidths):
+        result = Result({"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 10), 10_000, None)},
+                        5.0, 5.0, 1, "fio-3.33")
+        point = Point("seqread", TARGET, {"rw": "read", "bs": "1m", "iodepth": "32"}, repeat)
+        out.append(PointRecord(repeat + 1, 1, repeat + 1, point, "ok", result=result))
+    return out
+
+
+def _findings(bandwidths: list[float], cov_target: float | None = None) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for f in diagnose_run(RunMaterial(records=_records(bandwidths), cov_target=cov_target)):
+        found.setdefault(f.rule_id, []).append(f)
+    return found
+
+
+def test_a_repeat_at_a_twelfth_of_its_siblings_is_named():
+    found = _findings([1_190e6, 1_210e6, 103e6, 1_200e6, 1_195e6])
+    (far,) = found["RES-REPEAT-OUTLIER"]
+    assert far.title == "seqread: repeat 3 gave 103 MB/s, the other 4 1,190 MB/s to 1,210 MB/s"
+
+
+def test_ordinary_spread_has_no_odd_repeat():
+    assert "RES-REPEAT-OUTLIER" not in _findings([1_190e6, 1_230e6, 1_150e6, 1_200e6, 1_260e6])
+    assert far_repeats([100.0, 140.0, 60.0, 120.0, 80.0]) == []  # noisy, but no single odd one
+    assert far_repeats([100.0, 10.0]) == []  # two repeats cannot say which is odd
+
+
+def test_a_missed_cov_target_is_a_warning_that_says_by_how_much():
+    spread = [1_000e6, 1_400e6, 700e6, 1_200e6, 900e6]
+    (missed,) = _findings(spread, cov_target=0.03)["RES-COV-TARGET"]
+    assert missed.title.startswith("seqread: COV 26.0% over 5 repeats, 23.0 points above the 3% target")
+    assert missed.severity.value == "warning"
+    assert "RES-COV-TARGET" not in _findings(spread)  # without an adaptive target, nothing to miss
+    assert "RES-COV-TARGET" not in _findings([1_000e6, 1_010e6, 990e6], cov_target=0.03)
