@@ -94,3 +94,28 @@ def test_diff_lists_link_wbt_cmdline_firmware_and_fullness(tmp_path):
     assert "host: cmdline mitigations=auto,no_guest_host,no_guest_guest -> (absent)" in lines
     assert "/data: used 10.0% -> 80.0%" in lines
     assert diff_snapshots(take_snapshot(Root(before_tree)), take_snapshot(Root(before_tree))) == []
+
+
+def test_compare_and_history_see_only_changes_that_concern_the_targets():
+    """Another user's mount filling up, or a disk no target is on, is no reason B differs from A."""
+    from iolab.models.snapshot import BlockDevice, FileSystem, Snapshot, TargetInfo
+    from iolab.probe.diff import diff_snapshots, scoped
+
+    def snapshot(kernel: str, md_scheduler: str, other_scheduler: str, data_used: int, home_used: int) -> Snapshot:
+        return Snapshot(
+            kernel=kernel,
+            devices=[BlockDevice("md0", scheduler=md_scheduler, slaves=["nvme0n1", "nvme1n1"]),
+                     BlockDevice("nvme0n1", scheduler="none"), BlockDevice("nvme1n1", scheduler="none"),
+                     BlockDevice("sda", scheduler=other_scheduler)],
+            filesystems=[FileSystem("/data", "xfs", "/dev/md0", "9:0", size_bytes=100, used_bytes=data_used),
+                         FileSystem("/home", "ext4", "/dev/sda1", "8:1", size_bytes=100, used_bytes=home_used)],
+            targets=[TargetInfo("/data/bench", device="md0", mount_point="/data", fs_type="xfs")],
+        )
+
+    a = snapshot("6.1.0", "none", "mq-deadline", 10, 10)
+    b = snapshot("6.1.1", "none", "bfq", 30, 90)
+    b.devices[1] = BlockDevice("nvme0n1", scheduler="mq-deadline")  # a member of the target's md array
+    kept = {(c.subject, c.what) for c in scoped(diff_snapshots(a, b), a, b)}
+    assert kept == {("host", "kernel"), ("nvme0n1", "scheduler"), ("/data", "used")}
+    everything = {(c.subject, c.what) for c in diff_snapshots(a, b)}
+    assert {("sda", "scheduler"), ("/home", "used")} <= everything  # `iolab diff-env` still shows all

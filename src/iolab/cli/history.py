@@ -54,6 +54,7 @@ def compare(
         comparison_notes,
         comparison_table,
     )
+    from iolab.report.terminal import stdout_console
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.tags import resolve_runs
@@ -78,7 +79,7 @@ def compare(
     elif fmt == "md":
         print(comparison_markdown(result), end="")
     else:
-        console = Console()
+        console = stdout_console()
         console.print(comparison_table(result))
         for line in comparison_notes(result):
             console.print(line, highlight=False, markup=False)

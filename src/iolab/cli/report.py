@@ -24,9 +24,6 @@ if TYPE_CHECKING:
     from iolab.store.db import Store
 
 
-# Columns of a table printed to a pipe or file, wide enough that no cell wraps.
-PLAIN_WIDTH = 200
-
 
 class ReportFormat(str, Enum):
     table = "table"
@@ -49,6 +46,7 @@ def report(
 
     from rich.console import Console
 
+    from iolab.report.terminal import PLAIN_WIDTH
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.queries import get_run, resolve_run_id, run_points

@@ -21,7 +21,7 @@ def list_runs(
     from rich.console import Console
 
     from iolab.report.export import run_dict
-    from iolab.report.terminal import runs_table
+    from iolab.report.terminal import runs_table, stdout_console
     from iolab.store.db import open_store
     from iolab.store.queries import list_runs as query_runs
     from iolab.store.tags import notes_of, tags_of
@@ -34,7 +34,7 @@ def list_runs(
     elif not runs:
         Console().print(f"No run is tagged {tag!r}." if tag else "No runs yet: start one with `iolab run`.")
     else:
-        Console().print(runs_table(runs, tags))
+        stdout_console().print(runs_table(runs, tags))
 
 
 @app.command()
@@ -60,20 +60,19 @@ def diff_env(
     run_b: Annotated[str, typer.Argument(help="The later run (id or `last`).")],
 ) -> None:
     """What changed on the host between two runs: kernel, command line, firmware, queue settings, fullness..."""
-    from rich.console import Console
-
     from iolab.errors import UserError
+    from iolab.report.terminal import stdout_console
     from iolab.store.db import open_store
     from iolab.store.host_changes import host_changes
     from iolab.store.queries import resolve_run_id, run_snapshot
 
     store = open_store(for_reading=True)
     ids = [resolve_run_id(store, ref) for ref in (run_a, run_b)]
-    changes = host_changes(store, ids[0], ids[1])
+    changes = host_changes(store, ids[0], ids[1], every=True)
     if changes is None:
         missing = ids[0] if run_snapshot(store, ids[0], "before") is None and run_snapshot(store, ids[0], "after") is None else ids[1]
         raise UserError(f"run {missing} has no host snapshot (imported, or made before iolab kept snapshots)")
-    console = Console()
+    console = stdout_console()
     if not changes:
         console.print(f"No differences between the hosts of run {ids[0]} and run {ids[1]}.")
     for change in changes:

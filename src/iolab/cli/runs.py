@@ -187,11 +187,9 @@ def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Sto
     import json
     from dataclasses import asdict
 
-    from rich.console import Console
-
     from iolab.report.export import record_dict, run_dict
     from iolab.report.findings import render_findings
-    from iolab.report.terminal import results_table
+    from iolab.report.terminal import results_table, stdout_console
     from iolab.store.queries import get_run, host_rows, run_findings, run_points
 
     run_info = get_run(store, run_id)
@@ -206,7 +204,7 @@ def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Sto
             "findings": [{**asdict(f), "severity": f.severity.value} for f in findings],
         }, indent=2))
         return
-    console = Console(width=None if sys.stdout.isatty() else 120)  # piped output: rows need not wrap
+    console = stdout_console()
     title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
     console.print(results_table(records, title=title))
     from iolab.store.tags import notes_of, tags_of

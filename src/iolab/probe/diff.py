@@ -88,3 +88,29 @@ def diff_snapshots(a: Snapshot, b: Snapshot) -> list[Change]:
         else:
             changes += _fs_changes(fs_a[mp], fs_b[mp])
     return changes
+
+
+def target_scope(*snapshots: Snapshot) -> set[str] | None:
+    """The subjects that concern the runs' targets: each target's disk and what it is built on (dm/md
+    members), and its file system's mount point. None when no snapshot names a target (an older run)."""
+    scope: set[str] = set()
+    for snap in snapshots:
+        queue = [t.device for t in snap.targets if t.device]
+        scope |= {t.mount_point for t in snap.targets if t.mount_point}
+        while queue:
+            name = queue.pop()
+            if name in scope:
+                continue
+            scope.add(name)
+            device = snap.device(name)
+            queue += device.slaves if device else []
+    return scope or None
+
+
+def scoped(changes: list[Change], a: Snapshot, b: Snapshot) -> list[Change]:
+    """The changes that can matter for the targets the runs measured: host-wide settings, and the targets'
+    devices and file systems; another user's mount filling up, or a disk no target is on, is left out."""
+    scope = target_scope(a, b)
+    if scope is None:
+        return changes
+    return [c for c in changes if c.subject == "host" or c.subject in scope]

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 from rich.console import Console
 from rich.table import Table
 
 from iolab.models import Point, PointRecord, Result, Run, units
+
+# Columns of a table written to a pipe or file: wide enough that no cell is cut or wrapped ("equival…").
+PLAIN_WIDTH = 200
+
+
+def stdout_console() -> Console:
+    """The console for a command's output: the terminal's width on a terminal; on a pipe or in a file,
+    rows on one line each and no colour codes, so `| grep`, `| less` and saved files read whole."""
+    if sys.stdout.isatty():
+        return Console(highlight=False)
+    return Console(width=PLAIN_WIDTH, color_system=None, highlight=False)
 
 CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where only that was reported) · CPU = usr+sys, 100% = one core"
 

@@ -1,0 +1,21 @@
+"""Tables sent to a pipe or a file keep every cell whole, as `show` always did (no `equival…`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.iolab_cli import iolab
+
+FIO_JSON = Path(__file__).resolve().parents[1] / "data" / "fio" / "randread-4jobs.json"
+
+
+def test_compare_ls_and_show_on_a_pipe_are_not_cut():
+    for _ in range(4):
+        assert iolab("import", str(FIO_JSON)).returncode == 0
+    compared = iolab("compare", "1", "2")  # captured: stdout is a pipe
+    assert compared.returncode == 0, compared.stderr
+    assert "not evaluated: at least 2 values per side are needed" in compared.stdout
+    assert "…" not in compared.stdout and "\x1b[" not in compared.stdout  # nothing cut, no colour codes
+    for args in (["ls"], ["show", "1"]):
+        out = iolab(*args).stdout
+        assert "…" not in out and "\x1b[" not in out, out
