@@ -1,12 +1,45 @@
-"""Shared fixtures: an isolated IOLAB_HOME per test."""
+"""Shared fixtures: an isolated IOLAB_HOME per test, and a check of every finding the suite's runs stored."""
 from __future__ import annotations
 
+import json
+import re
+import sqlite3
+from pathlib import Path
+
 import pytest
+
+# What a finding may never show a user: NaN, Python's exponent notation, internal references.
+UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNORECASE)
 
 
 @pytest.fixture(autouse=True)
 def iolab_home(tmp_path, monkeypatch):
-    """Every test gets its own database directory, never the user's."""
+    """Every test gets its own database directory, never the user's; the findings its runs stored are
+    checked afterwards, so every run the suite makes is also a test of the findings' wording."""
     home = tmp_path / "iolab-home"
     monkeypatch.setenv("IOLAB_HOME", str(home))
-    return home
+    yield home
+    unreadable = _unreadable_findings(home / "iolab.db")
+    assert not unreadable, f"findings a user cannot read: {unreadable[:3]}"
+
+
+def _unreadable_findings(database: Path) -> list[str]:
+    """Each stored finding's title and evidence that shows nan, e+ notation or an internal reference."""
+    if not database.is_file():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        rows = conn.execute("SELECT rule_id, title, evidence FROM findings").fetchall()
+        conn.close()
+    except sqlite3.Error:  # no findings table (a test's deliberately broken store), or no database at all
+        return []
+    bad = []
+    for rule_id, title, evidence in rows:
+        try:
+            values = json.loads(evidence).values()
+        except (ValueError, AttributeError):
+            values = [evidence]
+        text = " ".join([title, *map(str, values)])
+        if UNREADABLE.search(text):
+            bad.append(f"{rule_id}: {text}")
+    return bad

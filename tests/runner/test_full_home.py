@@ -16,16 +16,24 @@ pytestmark = [
 ]
 
 
+ROOM = 160 << 10  # what is left once the database exists: a point or two of fio output and logs, not five
+
+
 @pytest.fixture
 def small_home(tmp_path):
-    """A 512 KiB tmpfs: room for the database and a point or two of results, not for five."""
+    """A tmpfs holding a new iolab database and a filler file that leaves ROOM bytes free."""
     home = tmp_path / "home"
     home.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(home)], capture_output=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(home)], capture_output=True)
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    yield home
-    subprocess.run(["umount", "-l", str(home)], check=False)
+    try:
+        assert iolab("ls", env={"IOLAB_HOME": str(home)}).returncode == 0  # creates the database
+        free = os.statvfs(home).f_bavail * os.statvfs(home).f_frsize
+        (home / "filler").write_bytes(b"\0" * max(0, free - ROOM))
+        yield home
+    finally:
+        subprocess.run(["umount", "-l", str(home)], check=False)
 
 
 def test_a_full_home_ends_the_run_with_exit_3_and_one_line(small_home, tmp_path):
@@ -33,7 +41,7 @@ def test_a_full_home_ends_the_run_with_exit_3_and_one_line(small_home, tmp_path)
     target.mkdir()
     env = {"IOLAB_HOME": str(small_home)}
     proc = iolab("run", "--quiet", "--preset", "quick", "--runtime", "1", "--ramp", "0", "--size", "16M",
-                 "--no-telemetry", str(target), env=env)
+                 str(target), env=env)
     assert proc.returncode == 3, (proc.returncode, proc.stderr[-600:])
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

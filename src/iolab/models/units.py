@@ -44,7 +44,7 @@ def percent(value: float) -> str:
 
 def duration(seconds: float) -> str:
     if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
+        return f"{seconds / 3600:.1f}".removesuffix(".0") + " h"
     if seconds >= 120:
         return f"{seconds / 60:.0f} min"
     return f"{seconds:.0f} s"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthPoint, change_points, rolling_health
 from iolab.models import Change
-from iolab.models.units import metric_value
+from iolab.models.units import duration, metric_value
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.series import METRIC_LABELS, Series
@@ -97,7 +97,7 @@ def change_line(change: LocatedChange) -> str:
 def health_line(hp: HealthPoint, metric: str) -> str:
     """E.g. "rolling 48 h: mean 1,000 MB/s, COV 1.2% over 48 runs (target 8%): healthy"."""
     cov = "n/a" if hp.cov is None else f"{hp.cov:.1%}"
-    return (f"rolling {hp.params.window_s / 3600:g} h: mean {metric_value(metric, hp.mean)}, COV {cov} over "
+    return (f"rolling {duration(hp.params.window_s)}: mean {metric_value(metric, hp.mean)}, COV {cov} over "
             f"{hp.n} runs (target {hp.params.cov_target:.0%}): {hp.state}")
 
 

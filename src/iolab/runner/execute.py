@@ -298,6 +298,7 @@ def _store_failed(store: Store, exc: sqlite3.OperationalError) -> RunFailed:
     """IOLAB_HOME full (or its disk failing) mid-run: the run stops with what is stored kept, and is marked
     failed. The write that failed was rolled back, which usually leaves room for marking it."""
     message = f"cannot write the iolab database ({exc}): free space in {store.path.parent} or set IOLAB_HOME"
+    store.release_reserve()
     with contextlib.suppress(sqlite3.Error):
         row = store.conn.execute("SELECT id FROM runs WHERE pid = ? AND status = 'running'", (os.getpid(),)).fetchone()
         if row is not None:

@@ -23,6 +23,10 @@ from iolab.private import PRIVATE_FILE, private_dir
 from iolab.store.migrations import latest_version, migrate
 
 DB_NAME = "iolab.db"
+# Room kept aside in IOLAB_HOME: when the file system fills up mid-run, iolab deletes it to have the space
+# to mark the run failed (`Store.release_reserve`), and makes it again the next time it opens the store.
+RESERVE_NAME = ".iolab-reserve"
+RESERVE_BYTES = 256 << 10
 
 
 def home_dir() -> Path:
@@ -230,6 +234,10 @@ class Store:
         ).fetchone()
         return zlib.decompress(row[0]) if row else None
 
+    def release_reserve(self) -> None:
+        """Free the space kept aside in IOLAB_HOME (the file system is full and something must be written)."""
+        (self.path.parent / RESERVE_NAME).unlink(missing_ok=True)
+
     def close(self) -> None:
         self.conn.close()
 
@@ -252,6 +260,7 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
         migrate(conn, str(path))
+        _keep_reserve(directory / RESERVE_NAME)
     except (OSError, sqlite3.OperationalError) as exc:
         if for_reading and path.is_file():
             return _read_only_store(path)
@@ -259,6 +268,18 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path} is not a usable iolab database ({exc}); move it aside or set IOLAB_HOME") from None
     return Store(conn, path)
+
+
+def _keep_reserve(path: Path) -> None:
+    """Make the reserve file when it is missing; a full file system just goes without one."""
+    if path.exists():
+        return
+    try:
+        with open(path, "xb") as handle:
+            handle.write(b"\0" * RESERVE_BYTES)
+        path.chmod(PRIVATE_FILE)
+    except OSError:
+        path.unlink(missing_ok=True)
 
 
 def _read_only_store(path: Path) -> Store:
