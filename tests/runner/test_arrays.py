@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
+from contextlib import contextmanager
 
 import pytest
 
@@ -46,10 +50,44 @@ def test_the_throttled_device_is_named_and_no_other():
     assert together["target"]["members"] == [d.path for d in devices]
 
 
-def test_no_device_is_named_when_none_is_throttled():
-    with loop_devices(6) as devices:
-        shown = _run_array(devices, "together,alone")
-    assert _outliers(shown) == set()
+NOISE_RULES = {"TEL-DIP", "TEL-STEP", "ARR-OUTLIER", "ARR-SHARED-PATH", "ARR-SCALING-DROP", "ARR-SCALING-LOW",
+               "RES-NONMONOTONIC-SCALING"}
+
+
+@contextmanager
+def busy_host():
+    """What a shared host adds: a CPU hog and a reader streaming the root disk with O_DIRECT."""
+    from iolab.telemetry import devices_for_path
+
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    disks = devices_for_path("/")
+    reader = subprocess.Popen(["sh", "-c", f"while :; do dd if=/dev/{disks[0]} of=/dev/null bs=1M count=1024 "
+                                           "iflag=direct 2>/dev/null; done"], start_new_session=True) if disks else None
+    try:
+        yield
+    finally:
+        hog.kill()
+        hog.wait()
+        if reader is not None:
+            os.killpg(reader.pid, signal.SIGKILL)
+            reader.wait()
+
+
+def test_identical_devices_on_a_busy_host_raise_no_alarm_but_the_interference_is_named():
+    with loop_devices(6) as devices, busy_host():
+        shown = _run_array(devices, "together,alone,scaling")
+    serious = [f"{f['rule_id']}: {f['title']}" for f in shown["findings"]
+               if f["rule_id"] in NOISE_RULES and f["severity"] in ("warning", "critical")]
+    assert serious == []
+    assert any(f["rule_id"] == "TEL-INTERFERENCE" and "python" in f["title"] for f in shown["findings"])
+
+
+def test_a_dry_run_of_an_array_lists_its_points_and_writes_nothing():
+    with loop_devices(3) as devices:
+        proc = iolab("run", "--dry-run", "--devices", ",".join(d.path for d in devices))
+    assert proc.returncode == 0, proc.stderr
+    assert "seqread-1m-qd32-together on 3 devices" in proc.stderr and "-alone-" in proc.stderr
+    assert "writes: nothing: reads only" in proc.stderr and "scratch" not in proc.stderr
 
 
 def test_subset_scaling_on_four_devices_prints_the_table():

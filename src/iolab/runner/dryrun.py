@@ -30,7 +30,7 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan import FIO_STARTUP_SECONDS, estimate_seconds
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import point_seconds
-    from iolab.runner.execute import plan_points, resolve_targets
+    from iolab.runner.execute import array_plan, plan_points, resolve_targets
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
@@ -42,8 +42,11 @@ def dry_run(request: RunRequest) -> DryRun:
         from iolab.cluster.servers import HostState
 
         cluster = Cluster([HostState(HostSpec.from_dict(h), reachable=True) for h in request.hosts])
-    targets = resolve_targets(request, plan, cluster)
-    points, notes = plan_points(plan, targets)
+    if request.devices:
+        plan, targets, points, notes = array_plan(request, plan)
+    else:
+        targets = resolve_targets(request, plan, cluster)
+        points, notes = plan_points(plan, targets)
     seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
     for target in {p.target for p in points}:

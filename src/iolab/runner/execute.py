@@ -83,6 +83,24 @@ def resolve_targets(request: RunRequest, plan: Plan, cluster: Cluster | None = N
     return resolved
 
 
+def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, list[Target]], list[Point], list[str]]:
+    """A `--devices` run: each drive checked as a target, the workloads run together, alone and in sets.
+
+    Returns the plan without its open-ended parts (an array run has none), the members, the points and notes.
+    """
+    from iolab.plan import run_order
+
+    members = resolve_members(request.devices, request.allow_write, request.size)
+    assert plan.repeats is not None
+    base = array_points(plan, members, tuple(request.array_modes))
+    planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
+    points = [p for p in planned if not p.writes or p.target.writable]
+    for point in points:
+        check_point(point)
+    notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
+    return replace(plan, qd_searches=[], latency_curve=None, steady_rounds=None), {None: members}, points, notes
+
+
 def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[list[Point], list[str]]:
     """The fixed points (workloads x targets x repeats in run order), less what cannot run, with notes."""
     from iolab.plan import run_order
@@ -349,7 +367,6 @@ def _start_cluster(request: RunRequest, plan: Plan, version: str) -> Cluster | N
 
 def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, version: str,
              cluster: Cluster | None, resume: int | None, fresh: bool, locks: TargetLocks) -> RunOutcome:
-    from iolab.plan import run_order
     from iolab.probe import Root, take_snapshot
     from iolab.store.queries import get_run, point_statuses, resumable_run, run_points
 
@@ -357,16 +374,7 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         raise UserError(f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
                         "or stop it, before resuming it")
     if request.devices:
-        members = resolve_members(request.devices, request.allow_write, request.size)
-        targets = {None: members}
-        assert plan.repeats is not None
-        base = array_points(plan, members, tuple(request.array_modes))
-        planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
-        points = [p for p in planned if not p.writes or p.target.writable]
-        for point in points:
-            check_point(point)
-        notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
-        plan = replace(plan, qd_searches=[], latency_curve=None, steady_rounds=None)
+        plan, targets, points, notes = array_plan(request, plan)
     else:
         targets = resolve_targets(request, plan, cluster)
         points, notes = plan_points(plan, targets)
