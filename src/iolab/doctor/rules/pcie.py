@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from iolab.doctor.rule import Context, Rule, rule
-from iolab.models import Finding
+from iolab.models import Finding, units
 from iolab.models.snapshot import BlockDevice, pcie_generation
 
 
 def gbs(value: float | None) -> str:
-    return f"{value / 1e9:.2f} GB/s" if value else "?"
+    """Bandwidth as a person reads it: GB/s from 1 GB/s (link ceilings), MB/s below (a slow result)."""
+    if not value:
+        return "?"
+    return f"{value / 1e9:.2f} GB/s" if value >= 1e9 else f"{units.mb_per_s(value)} MB/s"
 
 
 def _pcie_devices(ctx: Context, r: Rule) -> Iterator[BlockDevice | Finding]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from functools import partial
 from collections.abc import Iterator
@@ -69,34 +70,64 @@ def write_gt_read(ctx: Context, r: Rule) -> Iterator[Finding]:
                                 {"read": gbs(rd.bw_bytes), "write": gbs(wr.bw_bytes)})
 
 
+MIN_DROP = 0.05  # the least drop worth a finding, whatever the noise
+NO_NOISE_DROP = 0.10  # the drop needed where nothing measures the noise (one repeat, no per-second series)
+
+
 @rule(
     id="RES-NONMONOTONIC-SCALING", family="results", level="high", needs="results", heuristic=True,
     title="More parallelism, less bandwidth",
     applies="results that differ only in numjobs or iodepth (device counts: ARR-SCALING-DROP)",
-    trigger="aggregate bandwidth drops by more than 5% when the parameter grows",
+    trigger="the mean bandwidth over repeats drops when the parameter grows, by more than 5% and more than twice the "
+            "noise of the difference (standard errors from the repeats, else from each point's per-second series; "
+            "10% where neither exists, as for imported results); not for file create/stat/delete jobs",
     why="Check in order: CPU saturation (FIO-CPU-BOUND; per-I/O cost from IOMMU, mitigations, debug kernel), a shared "
         "PCIe uplink, NUMA placement, and for writes a device cache that more writers fill sooner.",
     fix="Sweep per NUMA node and per uplink; fix per-I/O CPU cost first, then re-run the sweep.",
     evidence="parameter values and their bandwidth",
-    source="heuristic 5% tolerance",
+    source="standard error of a difference of means; 5% floor as a practical effect size",
 )
 def nonmonotonic(ctx: Context, r: Rule) -> Iterator[Finding]:
     for param in ("numjobs", "iodepth"):
-        groups: dict[tuple, list[tuple[int, JobView]]] = defaultdict(list)
+        groups: dict[tuple, dict[int, list[JobView]]] = defaultdict(lambda: defaultdict(list))
         for job in ctx.results:
-            value = job.numjobs if param == "numjobs" else job.iodepth
-            groups[(job.rw, _shape(job, (param,)))].append((value, job))
-        for points in groups.values():
-            points.sort(key=lambda p: p[0])
-            best_value, best_bw = None, 0.0
-            for value, job in points:
-                bw = _total_bw(job)
-                if best_value is not None and value > best_value and bw < 0.95 * best_bw:
-                    yield r.finding(f"{param}={value} gives {gbs(bw)}, less than {gbs(best_bw)} at {param}={best_value}",
-                                    job.name, {param: f"{best_value} -> {value}", "bandwidth": f"{gbs(best_bw)} -> {gbs(bw)}"})
-                    break
-                if bw > best_bw:
-                    best_value, best_bw = value, bw
+            if not job.metadata:
+                groups[(job.rw, _shape(job, (param,)))][job.numjobs if param == "numjobs" else job.iodepth].append(job)
+        for by_value in groups.values():
+            levels = sorted((value, _level(ctx, jobs)) for value, jobs in by_value.items())
+            best: tuple[int, float, float | None] | None = None
+            for value, (bw, error) in levels:
+                if best is not None and value > best[0]:
+                    noise = math.hypot(error, best[2]) if error is not None and best[2] is not None else None
+                    tolerance = max(MIN_DROP, 2 * noise) if noise is not None else NO_NOISE_DROP
+                    if bw < (1 - tolerance) * best[1]:
+                        name = by_value[value][0].name
+                        yield r.finding(
+                            f"{param}={value} gives {gbs(bw)}, less than {gbs(best[1])} at {param}={best[0]}", name,
+                            {param: f"{best[0]} -> {value}", "bandwidth": f"{gbs(best[1])} -> {gbs(bw)}",
+                             "drop": f"{1 - bw / best[1]:.0%}", "noise allowed": f"{tolerance:.0%}"})
+                        break
+                if best is None or bw > best[1]:
+                    best = (value, bw, error)
+
+
+def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None]:
+    """(mean bandwidth over the repeats, its relative standard error or None when nothing measures it)."""
+    values = [_total_bw(job) for job in jobs]
+    mean = sum(values) / len(values)
+    if mean <= 0:
+        return mean, None
+    if len(values) >= 2:
+        variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+        return mean, math.sqrt(variance / len(values)) / mean
+    seconds = next((s.values[1:-1] for s in ctx.series if s.point == jobs[0].name and s.label == "all jobs"), None)
+    if not seconds or len(seconds) < 3:
+        return mean, None
+    second_mean = sum(seconds) / len(seconds)
+    if second_mean <= 0:
+        return mean, None
+    variance = sum((v - second_mean) ** 2 for v in seconds) / (len(seconds) - 1)
+    return mean, math.sqrt(variance / len(seconds)) / second_mean
 
 
 @rule(
