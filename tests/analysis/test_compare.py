@@ -17,6 +17,7 @@ from iolab.analysis.compare import (
     welch_test,
 )
 from iolab.analysis.stability import _T975
+from iolab.report.comparison import verdict_summary
 
 GBPS = 1e9
 
@@ -86,7 +87,7 @@ def test_ten_percent_slower_with_five_repeats_is_called_slower(noise, min_share)
         if v.kind == "slower":
             assert v.ci_high < 0 and v.ci_low < v.change < v.ci_high
             assert v.p_welch < 0.05 and v.p_mwu < 0.05
-            assert "slower (95% CI -" in v.summary and "n=5/5" in v.summary
+            assert "slower (95% CI -" in verdict_summary(v) and "n=5/5" in verdict_summary(v)
     assert kinds["slower"] >= min_share * 200, kinds
     assert kinds["slower"] + kinds["inconclusive"] == 200, kinds
 
@@ -95,14 +96,14 @@ def test_ten_percent_slower_with_five_repeats_is_called_slower(noise, min_share)
 def test_ten_percent_faster_is_called_faster(seed):
     rng = np.random.default_rng(100 + seed)
     v = compare_samples(repeats(rng, 1e5, 0.025, 5), repeats(rng, 1.1e5, 0.025, 5))
-    assert v.kind == "faster" and v.ci_low > 0, v.summary
+    assert v.kind == "faster" and v.ci_low > 0, verdict_summary(v)
 
 
 def test_lower_is_better_turns_a_higher_latency_into_slower():
     rng = np.random.default_rng(7)
     a, b = repeats(rng, 100e-6, 0.02, 6), repeats(rng, 115e-6, 0.02, 6)
     v = compare_samples(a, b, CompareParams(higher_is_better=False))
-    assert v.kind == "slower" and v.ci_low > 0, v.summary
+    assert v.kind == "slower" and v.ci_low > 0, verdict_summary(v)
     assert compare_samples(b, a, CompareParams(higher_is_better=False)).kind == "faster"
 
 
@@ -153,7 +154,7 @@ def test_never_faster_or_slower_when_the_ci_includes_no_change():
         v = compare_samples(repeats(rng, 1.0, noise, n_a), repeats(rng, shift, noise, n_b))
         if v.kind in ("faster", "slower"):
             checked += 1
-            assert v.ci_low > 0 or v.ci_high < 0, v.summary
+            assert v.ci_low > 0 or v.ci_high < 0, verdict_summary(v)
             assert v.p_welch < 0.05
     assert checked > 100  # the property was exercised
 
@@ -162,7 +163,7 @@ def test_inconclusive_says_how_many_runs_would_settle_it_and_that_many_mostly_do
     rng = np.random.default_rng(42)
     v = compare_samples([1.0, 1.05, 0.96], [0.97, 0.93, 1.01])
     assert v.kind == "inconclusive" and v.repeats_needed is not None and v.repeats_needed > 3
-    assert f"about {v.repeats_needed} runs per side" in v.summary
+    assert f"about {v.repeats_needed} runs per side" in verdict_summary(v)
     # Simulate with the observed effect and noise: the suggested n should settle most repeats.
     ratio, sd, n = v.ratio, v.log_sd, v.repeats_needed
     settled = 0
@@ -204,7 +205,7 @@ def test_identical_samples_are_equivalent_and_constant_different_samples_differ(
 def test_too_few_values_nan_and_zeros_are_not_evaluated():
     v = compare_samples([1.0, 2.0, math.nan], [3.0])
     assert not v.evaluated and v.n_a == 2 and v.n_b == 1 and v.dropped == 1
-    assert v.summary.startswith("not evaluated")
+    assert verdict_summary(v).startswith("not evaluated")
     zero = compare_samples([5.0, 0.0, 5.0], [4.0, 4.0, 4.0])
     assert not zero.evaluated and "failed runs" in zero.reason
     kept = compare_samples([1.0, 1.01, math.nan, 0.99], [1.0, 1.02, 0.98])

@@ -293,31 +293,6 @@ class Verdict:
     def change(self) -> float | None:
         return None if self.ratio is None else self.ratio - 1.0
 
-    @property
-    def summary(self) -> str:
-        """One line: the verdict, the effect with its CI, both p-values and the sizes."""
-        n = f"n={self.n_a}/{self.n_b}"
-        if not self.evaluated:
-            return f"not evaluated: {self.reason}, {n}"
-        ci = f"95% CI {self.ci_low * 100:+.1f}% to {self.ci_high * 100:+.1f}%"
-        tests = f"Welch p={_p(self.p_welch)}, MWU p={_p(self.p_mwu)}"
-        change = self.ratio - 1.0
-        if self.kind in ("faster", "slower"):
-            return f"B is {abs(change) * 100:.1f}% {self.kind} ({ci}), {tests}, {n}"
-        if self.kind == "equivalent":
-            return (
-                f"B is equivalent to A within ±{self.params.equivalence_margin:.0%} "
-                f"(change {change * 100:+.1f}%, {ci}), TOST p={_p(self.p_tost)}, {tests}, {n}"
-            )
-        needs = f"; about {self.repeats_needed} runs per side would settle it" if self.repeats_needed else ""
-        return f"inconclusive: change {change * 100:+.1f}% ({ci}), {tests}, {n}; {self.reason}{needs}"
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "n/a"
-    return f"{p:.2g}" if p < 0.001 else f"{p:.3f}".rstrip("0").rstrip(".") if p < 1 else "1"
-
 
 def _clean(values: Sequence[float]) -> tuple[list[float], int]:
     """Values without NaN, and how many NaN were left out."""

@@ -59,3 +59,10 @@ def metric_value(metric: str, value: float | None) -> str:
     if metric == "lat_mean":
         return latency(value)
     return f"{iops(value)} IOPS"
+
+
+def p_value(p: float | None) -> str:
+    """A p-value as people read it: 0.003, 0.05, 1, and "<0.001" below that (never 0, never 2.1e-05)."""
+    if p is None:
+        return "n/a"
+    return "<0.001" if p < 0.001 else f"{p:.3f}".rstrip("0").rstrip(".") if p < 1 else "1"

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 
 from iolab.analysis.compare import CompareParams, Verdict, compare_samples
-from iolab.models import Change, primary_metric
+from iolab.models import Change, primary_metric, units
 from iolab.models.units import metric_value
 from iolab.report.markdown import escape_text
 from iolab.store.db import Store
@@ -123,13 +123,30 @@ def verdict_cells(row: ComparedWorkload) -> tuple[str, ...]:
     v, metric = row.verdict, row.a.metric
     if v.evaluated and v.change is not None:
         change = f"{v.change:+.1%} ({v.ci_low:+.1%} to {v.ci_high:+.1%})"
-        p = f"{v.p_welch:.2g}"
+        p = units.p_value(v.p_welch)
     else:
         change, p = "-", "-"
     kind = v.kind if v.evaluated else f"not evaluated: {v.reason}"
     needed = str(v.repeats_needed) if v.kind == "inconclusive" and v.repeats_needed else ""
     return (f"{row.a.name} on {row.a.target}", METRIC_LABELS[metric], metric_value(metric, _median(row.a.values)),
             metric_value(metric, _median(row.b.values)), change, p, kind, needed)
+
+
+def verdict_summary(v: Verdict) -> str:
+    """One line: the verdict, the effect with its CI, both p-values and the sizes."""
+    n = f"n={v.n_a}/{v.n_b}"
+    if not v.evaluated or v.ratio is None or v.ci_low is None or v.ci_high is None:
+        return f"not evaluated: {v.reason}, {n}"
+    ci = f"95% CI {v.ci_low * 100:+.1f}% to {v.ci_high * 100:+.1f}%"
+    tests = f"Welch p={units.p_value(v.p_welch)}, MWU p={units.p_value(v.p_mwu)}"
+    change = v.ratio - 1.0
+    if v.kind in ("faster", "slower"):
+        return f"B is {abs(change) * 100:.1f}% {v.kind} ({ci}), {tests}, {n}"
+    if v.kind == "equivalent":
+        return (f"B is equivalent to A within ±{v.params.equivalence_margin:.0%} "
+                f"(change {change * 100:+.1f}%, {ci}), TOST p={units.p_value(v.p_tost)}, {tests}, {n}")
+    needs = f"; about {v.repeats_needed} runs per side would settle it" if v.repeats_needed else ""
+    return f"inconclusive: change {change * 100:+.1f}% ({ci}), {tests}, {n}; {v.reason}{needs}"
 
 
 def _side_text(label: str, runs: list[int]) -> str:
@@ -201,7 +218,7 @@ def comparison_json(comparison: Comparison) -> str:
         rows.append({
             "workload": row.a.workload, "name": row.a.name, "target": row.a.target, "metric": row.a.metric,
             "higher_is_better": v.params.higher_is_better, "verdict": v.kind if v.evaluated else "not evaluated",
-            "summary": v.summary, "change": v.change, "ci_low": v.ci_low, "ci_high": v.ci_high,
+            "summary": verdict_summary(v), "change": v.change, "ci_low": v.ci_low, "ci_high": v.ci_high,
             "p_welch": v.p_welch, "p_mann_whitney": v.p_mwu, "p_tost": v.p_tost,
             "repeats_needed": v.repeats_needed, "a": _samples_dict(row.a), "b": _samples_dict(row.b),
         })

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthPoint, change_points, rolling_health
 from iolab.models import Change
-from iolab.models.units import duration, metric_value
+from iolab.models.units import duration, metric_value, p_value
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.series import METRIC_LABELS, Series
@@ -86,7 +86,7 @@ def change_line(change: LocatedChange) -> str:
     """E.g. "-14.0% from 2026-03-02 10:00 (run 812); host: cmdline (absent) -> spec_rstack_overflow=safe-ret"."""
     cp = change.point
     size = "n/a" if cp.relative_change is None else f"{cp.relative_change:+.1%}"
-    head = f"{size} from {_when(change.time)} (run {change.run_at}, p={cp.pvalue:.2g})"
+    head = f"{size} from {_when(change.time)} (run {change.run_at}, p={p_value(cp.pvalue)})"
     if change.host_changes is None:
         return f"{head}; host differences unknown (no snapshot)"
     if not change.host_changes:
