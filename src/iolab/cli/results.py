@@ -41,6 +41,7 @@ def list_runs(
 def show(
     run: Annotated[str, typer.Argument(help="Run id from `iolab ls`, or `last`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every finding, information and rules not evaluated too.")] = False,
 ) -> None:
     """Show a run's points and results."""
     from iolab.cli.runs import _print_run
@@ -51,7 +52,7 @@ def show(
     store = open_store(for_reading=True)
     run_id = resolve_run_id(store, run)
     warn_unreadable(store, [run_id])
-    _print_run(store, run_id, as_json)
+    _print_run(store, run_id, as_json, verbose)
 
 
 @app.command("diff-env")

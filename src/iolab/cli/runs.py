@@ -53,6 +53,7 @@ def run(
     on_host_failure: Annotated[str, typer.Option("--on-host-failure", help="When a host dies mid-run: continue (without it) or stop.")] = "continue",
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON on stdout.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every finding, information and rules not evaluated too.")] = False,
 ) -> None:
     """Run a preset or plan: the quick preset by default (sequential and random read/write, QD1 latency, about a minute)."""
     from rich.console import Console
@@ -91,7 +92,7 @@ def run(
         return
     progress = SilentProgress() if quiet else ConsoleProgress(err)
     outcome = execute(request, store, progress, resume=run_id, fresh=fresh)
-    _print_run(store, outcome.run_id, as_json)
+    _print_run(store, outcome.run_id, as_json, verbose)
     _write_run_report(store, outcome.run_id, err, quiet)
     if not quiet:
         for note in outcome.notes:
@@ -182,7 +183,7 @@ def _print_dry_run(request, console) -> None:  # noqa: ANN001
     console.print(f"{len(plan.points)} points, estimated {units.duration(plan.seconds)}")
 
 
-def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Store)
+def _print_run(store, run_id: int, as_json: bool, verbose: bool = False) -> None:  # noqa: ANN001  (Store)
     """The stored run as a table with its findings (or JSON): what `run` ends with and `show` prints."""
     import json
     from dataclasses import asdict
@@ -217,12 +218,8 @@ def _print_run(store, run_id: int, as_json: bool) -> None:  # noqa: ANN001  (Sto
         from iolab.report.terminal import hosts_table
 
         console.print(hosts_table(records, hosts))
-    shown = [f for f in findings if f.severity.value != "not-evaluated"]
-    if shown:
-        render_findings(shown, console)
-    hidden = len(findings) - len(shown)
-    if hidden:
-        console.print(f"[dim]{hidden} rules could not be evaluated on this host; `iolab show {run_id} --json` lists them[/dim]")
+    if findings:
+        render_findings(findings, console, verbose, f"`iolab show {run_id} --verbose` lists them")
 
 
 def _print_arrays(store, run_id: int, records, console) -> None:  # noqa: ANN001

@@ -27,38 +27,55 @@ def group_by_rule(findings: Sequence[Finding]) -> list[list[Finding]]:
     return list(groups.values())
 
 
-def render_findings(findings: Sequence[Finding], console: Console) -> None:
+def render_findings(findings: Sequence[Finding], console: Console, verbose: bool = True, more: str = "") -> None:
     """Print findings grouped by severity; not-evaluated ones as one short list at the end.
 
     Each triggered finding shows its evidence (what was read) and the fix,
-    so a reader can check it rather than trust it.
+    so a reader can check it rather than trust it. Not `verbose` (after a
+    run), information and not-evaluated rules are only counted, with `more`
+    saying how to list them: context must not bury a warning.
     """
     ordered = sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
     triggered = [f for f in ordered if f.severity is not Severity.NOT_EVALUATED]
     skipped = [f for f in ordered if f.severity is Severity.NOT_EVALUATED]
-    if not triggered:
-        console.print("[green]No findings.[/green]")
-    for group in group_by_rule(triggered):
-        finding = group[0]
-        label, style = _STYLE[finding.severity]
-        likely = " [dim](heuristic)[/dim]" if finding.confidence < 1.0 else ""
-        title = finding.title if not finding.subject or finding.subject in finding.title else f"{finding.subject}: {finding.title}"
-        console.print(f"[{style}]{label:<8}[/{style}] [bold]{finding.rule_id}[/bold]  {escape(title)}{likely}")
-        if finding.evidence:
-            shown = "; ".join(f"{k}={v}" for k, v in finding.evidence.items())
-            console.print(f"         evidence: {escape(shown)}", highlight=False)
-        if len(group) > 1:
-            others = ", ".join(f.subject or f.title for f in group[1:])
-            console.print(f"         also: {escape(others)}", highlight=False)
-        if finding.why:
-            console.print(f"         why: {escape(finding.why)}", style="dim", highlight=False)
-        if finding.fix:
-            console.print(f"         fix: {escape(finding.fix)}", highlight=False)
-    if skipped:
+    listed = triggered if verbose else [f for f in triggered if f.severity in (Severity.CRITICAL, Severity.WARNING)]
+    if not listed:
+        console.print("[green]No findings.[/green]" if verbose else "[green]No warnings.[/green]")
+    for group in group_by_rule(listed):
+        _render_group(group, console)
+    if verbose and skipped:
         console.print(f"\n[dim]Not evaluated ({len(skipped)}):[/dim]")
         for finding in skipped:
             reason = finding.title.removeprefix("not evaluated: ")
             console.print(f"  [dim]{finding.rule_id}: {escape(reason)}[/dim]", highlight=False)
+    _counts(findings, console)
+    context = [f for f in triggered if f not in listed]
+    if not verbose and (context or skipped):
+        rules = ", ".join(sorted({f.rule_id for f in context}))
+        counted = f"{len(context)} info" + (f" ({rules})" if rules else "") + f" and {len(skipped)} not evaluated"
+        console.print(f"[dim]not listed: {counted}{'; ' + more if more else ''}[/dim]", highlight=False)
+
+
+def _render_group(group: list[Finding], console: Console) -> None:
+    """One rule's finding with its evidence, why and fix; the other subjects it fired on as "also"."""
+    finding = group[0]
+    label, style = _STYLE[finding.severity]
+    likely = " [dim](heuristic)[/dim]" if finding.confidence < 1.0 else ""
+    title = finding.title if not finding.subject or finding.subject in finding.title else f"{finding.subject}: {finding.title}"
+    console.print(f"[{style}]{label:<8}[/{style}] [bold]{finding.rule_id}[/bold]  {escape(title)}{likely}")
+    if finding.evidence:
+        shown = "; ".join(f"{k}={v}" for k, v in finding.evidence.items())
+        console.print(f"         evidence: {escape(shown)}", highlight=False)
+    if len(group) > 1:
+        others = ", ".join(f.subject or f.title for f in group[1:])
+        console.print(f"         also: {escape(others)}", highlight=False)
+    if finding.why:
+        console.print(f"         why: {escape(finding.why)}", style="dim", highlight=False)
+    if finding.fix:
+        console.print(f"         fix: {escape(finding.fix)}", highlight=False)
+
+
+def _counts(findings: Sequence[Finding], console: Console) -> None:
     counts = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
     console.print(
         f"\n{counts[Severity.CRITICAL]} critical, {counts[Severity.WARNING]} warning, "

@@ -103,5 +103,15 @@ def import_paths(paths: list[str], store: Store, command: str) -> ImportOutcome:
             artifacts = [Artifact("fio.json", text.encode()), Artifact("source", str(path.resolve()).encode()), *logs]
             store.record_point(point_id, result, samples, artifacts, when, when)
             outcome.points += 1
+    _judge(store, run_id)
     store.finish_run(run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems))
     return outcome
+
+
+def _judge(store: Store, run_id: int) -> None:
+    """The imported run's findings, from the same diagnosis stage as a run's: method and results (there is no
+    snapshot of the host the output came from, so no host rules)."""
+    from iolab.doctor.engine import diagnose_run
+    from iolab.store.queries import run_material
+
+    store.save_findings(run_id, diagnose_run(run_material(store, run_id)))
