@@ -20,7 +20,7 @@ run: $(STAMP) fio
 	$(BIN)/iolab run
 
 test: $(STAMP) fio
-	$(BIN)/pytest -q -ra
+	$(BIN)/pytest -q -ra --durations=15
 
 bench: $(STAMP) fio
 	$(BIN)/python bench/run_all.py
