@@ -30,40 +30,19 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.loopdev import BlkioCgroup, LoopDevice, blkio_cgroup, loop_devices, throttle_skip_reason  # noqa: E402
+from tests.loopdev import (  # noqa: E402
+    BlkioCgroup, LoopDevice, blkio_cgroup, busy_host, loop_devices, throttle_skip_reason,
+)
 
 MIB = 1 << 20
 DRIVE_BPS = 100 * MIB
 NOISE_RULES = {"TEL-DIP", "TEL-STEP", "ARR-OUTLIER", "ARR-SHARED-PATH", "ARR-SCALING-DROP", "ARR-SCALING-LOW",
                "RES-NONMONOTONIC-SCALING"}
 SERIOUS = {"warning", "critical"}
-
-
-@contextmanager
-def busy_host() -> Iterator[None]:
-    """A CPU hog and a streaming O_DIRECT reader of the root disk, for as long as the block runs."""
-    from iolab.telemetry import devices_for_path
-
-    disks = devices_for_path("/")
-    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    reader = None
-    if disks:
-        reader = subprocess.Popen(["sh", "-c", f"while :; do dd if=/dev/{disks[0]} of=/dev/null bs=1M count=2048 "
-                                               "iflag=direct 2>/dev/null; done"], start_new_session=True)
-    try:
-        yield
-    finally:
-        hog.kill()
-        hog.wait()
-        if reader is not None:
-            os.killpg(reader.pid, 9)
-            reader.wait()
 
 
 def run_array(cgroup: BlkioCgroup, devices: list[LoopDevice], home: Path, runtime: int,

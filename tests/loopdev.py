@@ -129,3 +129,26 @@ def fio_read_argv(devices: Sequence[LoopDevice], runtime_s: float, output: str, 
     for dev in devices:
         argv += [f"--name={dev.name}", f"--filename={dev.path}"]
     return argv
+
+
+@contextmanager
+def busy_host() -> Iterator[None]:
+    """What a shared host adds to a measurement: a CPU hog, and a reader streaming the root file system's
+    disk with O_DIRECT, both running for as long as the block does."""
+    import signal
+    import sys
+
+    from iolab.telemetry import devices_for_path
+
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    disks = devices_for_path("/")
+    reader = subprocess.Popen(["sh", "-c", f"while :; do dd if=/dev/{disks[0]} of=/dev/null bs=1M count=1024 "
+                                           "iflag=direct 2>/dev/null; done"], start_new_session=True) if disks else None
+    try:
+        yield
+    finally:
+        hog.kill()
+        hog.wait()
+        if reader is not None:
+            os.killpg(reader.pid, signal.SIGKILL)
+            reader.wait()

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
-from contextlib import contextmanager
 
 import pytest
 
 from tests.iolab_cli import assert_clean_error, iolab
-from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
+from tests.loopdev import blkio_cgroup, busy_host, loop_devices, throttle_skip_reason
 
 pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
 
@@ -52,25 +48,6 @@ def test_the_throttled_device_is_named_and_no_other():
 
 NOISE_RULES = {"TEL-DIP", "TEL-STEP", "ARR-OUTLIER", "ARR-SHARED-PATH", "ARR-SCALING-DROP", "ARR-SCALING-LOW",
                "RES-NONMONOTONIC-SCALING"}
-
-
-@contextmanager
-def busy_host():
-    """What a shared host adds: a CPU hog and a reader streaming the root disk with O_DIRECT."""
-    from iolab.telemetry import devices_for_path
-
-    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    disks = devices_for_path("/")
-    reader = subprocess.Popen(["sh", "-c", f"while :; do dd if=/dev/{disks[0]} of=/dev/null bs=1M count=1024 "
-                                           "iflag=direct 2>/dev/null; done"], start_new_session=True) if disks else None
-    try:
-        yield
-    finally:
-        hog.kill()
-        hog.wait()
-        if reader is not None:
-            os.killpg(reader.pid, signal.SIGKILL)
-            reader.wait()
 
 
 def test_identical_devices_on_a_busy_host_raise_no_alarm_but_the_interference_is_named():
