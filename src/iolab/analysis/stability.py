@@ -9,6 +9,7 @@ small n of benchmark repeats (t = 4.30 at n = 3 against 1.96 for large n).
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -88,14 +89,9 @@ def far_repeats(values: Sequence[float], ratio: float = FAR_RATIO, sigmas: float
         return found
     for i, value in enumerate(values):
         others = sorted(v for j, v in enumerate(values) if j != i)
-        median = _median(others)
-        mad = 1.4826 * _median([abs(v - median) for v in others])
+        median = statistics.median(others)
+        mad = 1.4826 * statistics.median([abs(v - median) for v in others])
         if abs(value - median) > max(ratio * abs(median), sigmas * mad):
             found.append(FarRepeat(i, value, median, others[0], others[-1]))
     return found if len(found) < len(values) / 2 else []
 
-
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    mid = len(ordered) // 2
-    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
