@@ -47,3 +47,12 @@ def test_edge_cases():
     assert [r.n for r in report.rows] == [1]
     with pytest.raises(ValueError):
         scaling_table([(("a",), 1.0)], params=ScalingParams(reference="median"))
+
+
+def test_a_set_is_measured_against_its_own_members_alone():
+    """A slow drive alone is 100% of itself, not 229% of the array's average drive."""
+    single = {"a": 577.0, "b": 577.0, "slow": 126.0}
+    report = scaling_table([(("slow",), 126.0), (("a", "slow"), 600.0)], single)
+    rows = {r.devices: r for r in report.rows}
+    assert rows[("slow",)].efficiency == pytest.approx(1.0)
+    assert rows[("a", "slow")].ideal == pytest.approx(703.0)

@@ -1,7 +1,10 @@
 """How aggregate bandwidth grows with the number of devices run together.
 
-Efficiency = aggregate / (n x one device's bandwidth alone), where "one
-device" is the mean (or the best) of the devices measured alone. A larger set
+Efficiency = aggregate / what the set's own members gave alone (their sum),
+so a one-drive set is measured against that drive and not against the
+array's average drive (a slow drive alone read 229% of "one device" before).
+Where a member was not measured alone, and with reference "best", the ideal
+is n x the mean (or the best) of the devices measured alone. A larger set
 whose aggregate is lower than that of a smaller set it contains, by more than
 `tolerance`, is a non-monotonic point: adding drives made the array slower
 (in a public 30-SSD study, 30 drives gave 127 GB/s, 28 gave 131 and 24 gave
@@ -26,7 +29,7 @@ class ScalingParams:
 class ScalingRow:
     devices: tuple[str, ...]
     aggregate: float
-    ideal: float  # n x reference
+    ideal: float  # the members' bandwidths alone, summed (else n x reference)
     efficiency: float
 
     @property
@@ -79,10 +82,13 @@ def scaling_table(
     if not singles:
         return ScalingReport(params, evaluated=False, reason="no device measured alone, so no reference")
     ref = float(np.mean(singles)) if params.reference == "mean" else float(np.max(singles))
-    rows = sorted(
-        (ScalingRow(d, a, len(d) * ref, a / (len(d) * ref)) for d, a in clean),
-        key=lambda r: (r.n, -r.aggregate),
-    )
+    def ideal(devices: tuple[str, ...]) -> float:
+        alone = [single.get(d) for d in devices]
+        if params.reference == "mean" and all(v is not None and np.isfinite(v) and v > 0 for v in alone):
+            return float(sum(alone))  # type: ignore[arg-type]
+        return len(devices) * ref
+
+    rows = sorted((ScalingRow(d, a, ideal(d), a / ideal(d)) for d, a in clean), key=lambda r: (r.n, -r.aggregate))
     drops = []
     for row in rows:
         members = set(row.devices)

@@ -274,7 +274,7 @@ def device_bars(view: ArrayView, reports: dict[str, OutlierReport]) -> Figure | 
 
 
 def scaling_chart(report: ScalingReport) -> Figure | None:
-    """Aggregate MB/s against the number of devices, with the ideal (n x one device) and efficiency."""
+    """Aggregate MB/s against the number of devices, with the ideal (the same devices alone, summed) and efficiency."""
     best: dict[int, float] = {}
     ideal: dict[int, float] = {}
     efficiency: dict[int, float] = {}
@@ -285,7 +285,7 @@ def scaling_chart(report: ScalingReport) -> Figure | None:
         return None
     ns = sorted(best)
     fig, (ax,) = _figure(3.4)
-    ax.plot(ns, [ideal[n] / units.MB for n in ns], linestyle="--", color="#7f7f7f", label="ideal: n x one device alone")
+    ax.plot(ns, [ideal[n] / units.MB for n in ns], linestyle="--", color="#7f7f7f", label="ideal: the same devices alone, summed")
     ax.plot(ns, [best[n] / units.MB for n in ns], marker="o", color="#1f77b4", label="measured aggregate")
     for n in ns:
         ax.annotate(units.percent(100 * efficiency[n]), (n, best[n] / units.MB), xytext=(4, -12),

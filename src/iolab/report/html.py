@@ -260,7 +260,7 @@ def array_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
                         "Outliers by modified z-score against the array's median."),
             output.make(f"{base}-scaling", f"{view.workload}: scaling with the number of devices",
                         charts.scaling_chart(scaling) if scaling and scaling.evaluated else None,
-                        "Aggregate of the best set of each size; labels are efficiency = aggregate / (n x one device alone)."),
+                        "Aggregate of the best set of each size; labels are efficiency = aggregate / the same devices alone, summed."),
         )
         if found:
             sections.append(Section(base, f"Array: {view.workload}", "array", charts=found))

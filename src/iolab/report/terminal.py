@@ -154,8 +154,8 @@ def hosts_table(records, hosts) -> Table:  # noqa: ANN001  (PointRecord list, st
 
 
 def scaling_view(workload: str, rows) -> Table:  # noqa: ANN001  (analysis.scaling.ScalingRow list)
-    """Aggregate bandwidth against device count, with efficiency against n x one device."""
-    table = Table(title=f"Scaling · {workload}", caption="efficiency = aggregate / (n x mean single-device bandwidth)",
+    """Aggregate bandwidth against device count, with efficiency against the same devices alone."""
+    table = Table(title=f"Scaling · {workload}", caption="efficiency = aggregate / the same devices alone, summed",
                   caption_justify="left")
     for name in ("Devices", "Aggregate MB/s", "Ideal MB/s", "Efficiency"):
         table.add_column(name, justify="right")

@@ -144,7 +144,7 @@ def _scaling(view: ArrayView) -> ScalingReport | None:
 def _scaling_method(report: ScalingReport) -> str:
     p = report.params
     return (f"a set against the best of the smaller sets it contains; a drop beyond {p.tolerance:.0%}; "
-            f"efficiency = aggregate / (n x the {p.reference} drive alone)")
+            "efficiency = aggregate / the same drives' bandwidths alone, summed")
 
 
 @rule(
@@ -186,7 +186,7 @@ def scaling_drop(ctx: Context, r: Rule) -> Iterator[Finding]:
     id="ARR-SCALING-LOW", family="arrays", level="info", needs="arrays",
     title="Drives together reach well under n times one drive",
     applies="array runs with device sets and drives measured alone",
-    trigger="the least efficient set of 2 or more drives below 80% of n x the mean drive alone",
+    trigger="the least efficient set of 2 or more drives below 80% of what the same drives gave alone, summed",
     why="Below-linear scaling means something other than the drives limits the total.",
     fix="Check for CPU-bound jobs and saturated CPUs in the same run.",
     evidence="aggregate, ideal, efficiency",
@@ -199,6 +199,7 @@ def scaling_low(ctx: Context, r: Rule) -> Iterator[Finding]:
             continue
         worst = min((row for row in report.rows if row.n > 1), key=lambda row: row.efficiency, default=None)
         if worst is not None and worst.efficiency < report.params.low_efficiency:
-            yield r.finding(f"{view.workload}: {worst.n} drives reach {worst.efficiency:.0%} of {worst.n}x one drive",
+            yield r.finding(f"{view.workload}: {worst.n} drives together reach {worst.efficiency:.0%} of what they "
+                            "gave alone",
                             view.workload, {"aggregate": _mb(worst.aggregate), "ideal": _mb(worst.ideal),
                                             "method": _scaling_method(report)})
