@@ -12,7 +12,7 @@ from pathlib import Path
 HERE = Path(__file__).parent
 SCRIPTS = ["startup.py", "overhead.py", "telemetry_overhead.py", "time_to_answer.py", "import_speed.py",
            "history_speed.py", "history_cli_speed.py", "loop_vs_fio.py", "loop_memory_control.py",
-           "dryrun_accuracy.py", "html_report_size.py"]
+           "dryrun_accuracy.py", "html_report_size.py", "calibration.py"]
 
 
 def main() -> int:
