@@ -7,19 +7,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from iolab.analysis.compare import (
-    CompareParams,
-    compare_samples,
-    mann_whitney,
-    repeats_needed,
-    t_quantile,
-    t_sf,
-    welch_test,
-)
-from iolab.analysis.stability import _T975
+from iolab.analysis.compare import CompareParams, compare_samples, mann_whitney, repeats_needed, welch_test
+from iolab.analysis.student_t import t_quantile, t_sf
 from iolab.report.comparison import verdict_summary
 
 GBPS = 1e9
+# Two-sided 95% Student t quantiles t(0.975, df) as printed in standard tables.
+_T975 = {1: 12.706, 2: 4.303, 4: 2.776, 7: 2.365, 10: 2.228, 20: 2.086, 30: 2.042, 60: 2.000, 120: 1.980}
 
 
 def repeats(rng: np.random.Generator, level: float, noise: float, n: int) -> list[float]:

@@ -13,16 +13,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-# Two-sided 95% Student t quantiles (t_{0.975, df}) from standard tables;
-# between entries we interpolate linearly in 1/df, which is accurate to
-# about 0.001 over these ranges; df beyond 120 uses the normal value.
-_T975 = {
-    1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-    10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-    18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060,
-    26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980,
-}
-_Z975 = 1.960
+from iolab.analysis.student_t import t_quantile
 
 
 @dataclass(frozen=True)
@@ -41,14 +32,7 @@ def t975(df: int) -> float:
     """The 0.975 quantile of Student's t with `df` degrees of freedom."""
     if df < 1:
         raise ValueError("degrees of freedom must be >= 1")
-    if df in _T975:
-        return _T975[df]
-    if df > 120:
-        return _Z975
-    lower = max(k for k in _T975 if k < df)
-    upper = min(k for k in _T975 if k > df)
-    weight = (1 / lower - 1 / df) / (1 / lower - 1 / upper)
-    return _T975[lower] + weight * (_T975[upper] - _T975[lower])
+    return t_quantile(0.975, df)
 
 
 def summarize(values: Sequence[float]) -> Stability:

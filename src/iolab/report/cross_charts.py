@@ -125,7 +125,7 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
 
 def _mean_ci(values: Sequence[float]) -> tuple[float, float]:
     """Mean and the half-width of its 95% confidence interval (Student's t; 0 for a single value)."""
-    from iolab.analysis.compare import t_quantile
+    from iolab.analysis.student_t import t_quantile
 
     mean = sum(values) / len(values)
     if len(values) < 2:
