@@ -34,23 +34,37 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.loopdev import (  # noqa: E402
-    BlkioCgroup, LoopDevice, blkio_cgroup, busy_host, loop_devices, throttle_skip_reason,
-)
+from tests.loopdev import BlkioCgroup, LoopDevice, blkio_cgroup, busy_host, loop_devices, throttle_skip_reason  # noqa: E402
 
 MIB = 1 << 20
 DRIVE_BPS = 100 * MIB
-NOISE_RULES = {"TEL-DIP", "TEL-STEP", "ARR-OUTLIER", "ARR-SHARED-PATH", "ARR-SCALING-DROP", "ARR-SCALING-LOW",
-               "RES-NONMONOTONIC-SCALING"}
+NOISE_RULES = {
+    "TEL-DIP",
+    "TEL-STEP",
+    "ARR-OUTLIER",
+    "ARR-SHARED-PATH",
+    "ARR-SCALING-DROP",
+    "ARR-SCALING-LOW",
+    "RES-NONMONOTONIC-SCALING",
+}
 SERIOUS = {"warning", "critical"}
 
 
-def run_array(cgroup: BlkioCgroup, devices: list[LoopDevice], home: Path, runtime: int,
-              during=None) -> dict:  # noqa: ANN001  (a callable started beside the run)
+def run_array(cgroup: BlkioCgroup, devices: list[LoopDevice], home: Path, runtime: int, during=None) -> dict:
     """`iolab run --devices ...` inside the cgroup; the stored run as `iolab show --json` gives it."""
     env = {**os.environ, "IOLAB_HOME": str(home)}
-    argv = [sys.executable, "-m", "iolab", "run", "--quiet", "--json", "--runtime", str(runtime),
-            "--devices", ",".join(d.path for d in devices)]
+    argv = [
+        sys.executable,
+        "-m",
+        "iolab",
+        "run",
+        "--quiet",
+        "--json",
+        "--runtime",
+        str(runtime),
+        "--devices",
+        ",".join(d.path for d in devices),
+    ]
     proc = cgroup.popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     helper = threading.Thread(target=during, args=(proc.pid,)) if during else None
     if helper:
@@ -89,10 +103,13 @@ def clean_runs(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
             run = run_array(cgroup, devices, tmp / f"clean{i}", runtime)
             noise = serious_noise(run)
             named = any(f["rule_id"] == "TEL-INTERFERENCE" for f in run["findings"])
-            results.append({"false_alarms": [f"{f['rule_id']}: {f['title']}" for f in noise],
-                            "interference_named": named})
-            print(f"clean run {i + 1}: {len(noise)} false alarm(s), interference {'named' if named else 'NOT named'}",
-                  flush=True)
+            results.append(
+                {"false_alarms": [f"{f['rule_id']}: {f['title']}" for f in noise], "interference_named": named}
+            )
+            print(
+                f"clean run {i + 1}: {len(noise)} false alarm(s), interference {'named' if named else 'NOT named'}",
+                flush=True,
+            )
             for f in noise:
                 print(f"   {f['rule_id']} {f['severity']}: {f['title']}")
     return results
@@ -106,12 +123,20 @@ def slow_drive(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
         run = run_array(cgroup, devices, tmp / "slow", runtime)
     finally:
         cgroup.set_read_bps(slow.major_minor, DRIVE_BPS)
-    views = sorted({f["title"].rsplit("(", 1)[-1].rstrip(")") for f in run["findings"]
-                    if f["rule_id"] == "ARR-OUTLIER" and f["subject"] == slow.name and f["severity"] in SERIOUS})
+    views = sorted(
+        {
+            f["title"].rsplit("(", 1)[-1].rstrip(")")
+            for f in run["findings"]
+            if f["rule_id"] == "ARR-OUTLIER" and f["subject"] == slow.name and f["severity"] in SERIOUS
+        }
+    )
     fine = [f["title"] for f in run["findings"] if slow.name in f["title"] and "fine" in f["title"]]
     others = [f"{f['rule_id']}: {f['title']}" for f in serious_noise(run) if f["subject"] != slow.name]
-    print(f"slow drive {slow.name}: named in {views or 'no view'}; called fine: {len(fine)}; "
-          f"alarms on other drives: {len(others)}", flush=True)
+    print(
+        f"slow drive {slow.name}: named in {views or 'no view'}; called fine: {len(fine)}; "
+        f"alarms on other drives: {len(others)}",
+        flush=True,
+    )
     return {"device": slow.name, "views_named": views, "called_fine": fine, "other_alarms": others}
 
 
@@ -130,15 +155,32 @@ def dip_window(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
         cgroup.set_read_bps(dipping.major_minor, DRIVE_BPS)
 
     run = run_array(cgroup, devices, tmp / "dip", runtime, during=throttle_window)
-    found = [f for f in run["findings"] if f["rule_id"] in ("TEL-DIP", "TEL-STEP") and dipping.name in f["subject"]
-             and f["subject"].startswith("seqread-1m-qd32-together")]
+    found = [
+        f
+        for f in run["findings"]
+        if f["rule_id"] in ("TEL-DIP", "TEL-STEP")
+        and dipping.name in f["subject"]
+        and f["subject"].startswith("seqread-1m-qd32-together")
+    ]
     onsets = [float(f["evidence"]["onset"].removesuffix(" s")) for f in found if "onset" in f["evidence"]]
-    others = [f"{f['rule_id']}: {f['subject']}: {f['title']}" for f in serious_noise(run)
-              if f not in found and f["rule_id"] in ("TEL-DIP", "TEL-STEP")]
-    print(f"4 s window on {dipping.name} from {window.get('onset_s', float('nan')):.1f} s after its fio started: "
-          + ("; ".join(f["title"] for f in found) or "NOT found") + f"; other dips: {len(others)}", flush=True)
-    return {"device": dipping.name, "applied_onset_s": round(window.get("onset_s", -1), 1),
-            "found": [f"{f['rule_id']}: {f['title']}" for f in found], "onsets_s": onsets, "other_dips": others}
+    others = [
+        f"{f['rule_id']}: {f['subject']}: {f['title']}"
+        for f in serious_noise(run)
+        if f not in found and f["rule_id"] in ("TEL-DIP", "TEL-STEP")
+    ]
+    print(
+        f"4 s window on {dipping.name} from {window.get('onset_s', float('nan')):.1f} s after its fio started: "
+        + ("; ".join(f["title"] for f in found) or "NOT found")
+        + f"; other dips: {len(others)}",
+        flush=True,
+    )
+    return {
+        "device": dipping.name,
+        "applied_onset_s": round(window.get("onset_s", -1), 1),
+        "found": [f"{f['rule_id']}: {f['title']}" for f in found],
+        "onsets_s": onsets,
+        "other_dips": others,
+    }
 
 
 def main() -> int:
@@ -151,8 +193,11 @@ def main() -> int:
     if reason:
         raise SystemExit(f"cannot calibrate here: {reason}")
     figures: dict = {"drives": 8, "drive_bps": DRIVE_BPS, "runtime_s": args.runtime}
-    with loop_devices(8, size_mib=256) as devices, blkio_cgroup() as cgroup, \
-            tempfile.TemporaryDirectory(prefix="iolab-calibration-") as tmp:
+    with (
+        loop_devices(8, size_mib=256) as devices,
+        blkio_cgroup() as cgroup,
+        tempfile.TemporaryDirectory(prefix="iolab-calibration-") as tmp,
+    ):
         for dev in devices:
             cgroup.set_read_bps(dev.major_minor, DRIVE_BPS)
             with open(dev.path, "r+b") as handle:  # written, so reads are of data (FIO-UNWRITTEN-READ stays quiet)
@@ -161,8 +206,10 @@ def main() -> int:
         figures["slow_40pct"] = slow_drive(cgroup, devices, Path(tmp), args.runtime)
         figures["dip_4s"] = dip_window(cgroup, devices, Path(tmp), args.dip_runtime)
     clean_ok = sum(1 for c in figures["clean"] if not c["false_alarms"])
-    print(f"clean runs without a false alarm: {clean_ok} of {len(figures['clean'])}; interference named in "
-          f"{sum(c['interference_named'] for c in figures['clean'])}")
+    print(
+        f"clean runs without a false alarm: {clean_ok} of {len(figures['clean'])}; interference named in "
+        f"{sum(c['interference_named'] for c in figures['clean'])}"
+    )
     out = Path(__file__).parent / "results" / "calibration.json"
     out.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -55,10 +55,22 @@ def main() -> None:
     error = estimate / wall - 1
     print(f"{match[1]} points: estimated {estimate:.0f} s, took {wall:.1f} s ({error:+.1%}; goal within 15%)")
     RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps({
-        "benchmark": "dryrun_accuracy", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "points": int(match[1]),
-        "runtime_s": args.runtime, "estimate_s": estimate, "wall_s": wall, "relative_error": error, "goal": 0.15,
-    }, indent=2) + "\n")
+    RESULT.write_text(
+        json.dumps(
+            {
+                "benchmark": "dryrun_accuracy",
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "points": int(match[1]),
+                "runtime_s": args.runtime,
+                "estimate_s": estimate,
+                "wall_s": wall,
+                "relative_error": error,
+                "goal": 0.15,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

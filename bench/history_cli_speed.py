@@ -60,14 +60,27 @@ def build(home: Path, runs: int) -> list[int]:
         failed = i % 500 == 499
         level = 1.0
         snap = first
-        for (_, factor, _), at, edited in zip(STEPS, steps, snapshots):
+        for (_, factor, _), at, edited in zip(STEPS, steps, snapshots, strict=True):
             if i >= at:
                 level *= factor
                 snap = edited
-        run_rows.append((run_id, started, started + 65, "failed" if failed else "complete", "hourly", "bench",
-                         "iolab run plan.toml --quiet", "fio-3.33", "bench", '["/scratch"]'))
-        point_rows.append((point_id, run_id, 1, key, point.name, spec, "failed" if failed else "ok", workload,
-                           target.path))
+        run_rows.append(
+            (
+                run_id,
+                started,
+                started + 65,
+                "failed" if failed else "complete",
+                "hourly",
+                "bench",
+                "iolab run plan.toml --quiet",
+                "fio-3.33",
+                "bench",
+                '["/scratch"]',
+            )
+        )
+        point_rows.append(
+            (point_id, run_id, 1, key, point.name, spec, "failed" if failed else "ok", workload, target.path)
+        )
         if not failed:
             bw = 20e9 * level * (1 + rng.gauss(0, 0.03))
             result_rows.append((point_id, "read", bw, bw / 2**20, 1000, int(bw * 60), 60_000))
@@ -75,15 +88,22 @@ def build(home: Path, runs: int) -> list[int]:
     with store.conn:
         store.conn.executemany(
             "INSERT INTO runs (id, started_at, finished_at, status, label, host, command, fio_version, iolab_version,"
-            " targets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", run_rows)
+            " targets) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            run_rows,
+        )
         store.conn.executemany(
             "INSERT INTO points (id, run_id, seq, key, name, spec, status, workload, target)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", point_rows)
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            point_rows,
+        )
         store.conn.executemany(
             "INSERT INTO results (point_id, ddir, bw_bytes, iops, total_ios, io_bytes, runtime_ms)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)", result_rows)
-        store.conn.executemany("INSERT INTO snapshots (run_id, phase, taken_at, data) VALUES (?, ?, ?, ?)",
-                               snapshot_rows)
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            result_rows,
+        )
+        store.conn.executemany(
+            "INSERT INTO snapshots (run_id, phase, taken_at, data) VALUES (?, ?, ?, ?)", snapshot_rows
+        )
     store.close()
     return steps
 
@@ -121,8 +141,10 @@ def main() -> None:
     }
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"iolab history over {args.runs} runs: median {result['median_s']:.3f} s (max {result['max_s']:.3f} s), "
-          f"target {result['target_s']:.0f} s")
+    print(
+        f"iolab history over {args.runs} runs: median {result['median_s']:.3f} s (max {result['max_s']:.3f} s), "
+        f"target {result['target_s']:.0f} s"
+    )
     print(output, end="")
 
 

@@ -35,7 +35,7 @@ def one_pass(points: int, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     values = 20e9 * (1.0 + 0.03 * rng.standard_normal(points))
     for fraction, factor in STEPS.items():
-        values[int(fraction * points):] *= factor
+        values[int(fraction * points) :] *= factor
     values[rng.choice(points, size=max(1, points // 500), replace=False)] = 0.0  # failed runs
     times = 1.7e9 + 3600.0 * np.arange(points)
     made = time.perf_counter()
@@ -67,7 +67,9 @@ def main() -> None:
     for seed in range(args.repeats):
         out = subprocess.run(
             [sys.executable, __file__, "--points", str(args.points), "--child", str(seed)],
-            capture_output=True, text=True, check=True,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         passes.append(json.loads(out.stdout))
     totals = sorted(p["total_s"] for p in passes)

@@ -37,11 +37,25 @@ RENDER_GOAL_S = 2.0
 
 def _plan(points: int) -> Plan:
     """`points` workloads: read/randread over block sizes and queue depths, 1 s each, no warm-up."""
-    shapes = [(rw, bs, qd) for rw in ("read", "randread") for bs in ("4k", "16k", "64k", "256k", "1m")
-              for qd in (1, 2, 4, 8, 16)]
+    shapes = [
+        (rw, bs, qd)
+        for rw in ("read", "randread")
+        for bs in ("4k", "16k", "64k", "256k", "1m")
+        for qd in (1, 2, 4, 8, 16)
+    ]
     workloads = [
-        Workload(name=f"{rw}-{bs}-qd{qd}", options={"rw": rw, "bs": bs, "iodepth": str(qd), "ioengine": "libaio",
-                                                   "runtime": "1", "ramp_time": "0", "time_based": "1"})
+        Workload(
+            name=f"{rw}-{bs}-qd{qd}",
+            options={
+                "rw": rw,
+                "bs": bs,
+                "iodepth": str(qd),
+                "ioengine": "libaio",
+                "runtime": "1",
+                "ramp_time": "0",
+                "time_based": "1",
+            },
+        )
         for rw, bs, qd in shapes[:points]
     ]
     return Plan(name=f"html size bench, {points} points", workloads=workloads, repeat=1)
@@ -73,17 +87,26 @@ def main() -> None:
         render_s = statistics.median(load.seconds for load in loads) - blank
         charts = html.count('<figure class="chart"')
     result = {
-        "points": args.points, "charts": charts, "size_bytes": size, "size_goal_bytes": SIZE_GOAL,
-        "make_seconds": round(make_s, 3), "chromium_render_seconds": round(render_s, 3),
-        "chromium_blank_seconds": round(blank, 3), "render_goal_seconds": RENDER_GOAL_S,
-        "console_errors": errors, "host": platform.node(), "python": platform.python_version(),
+        "points": args.points,
+        "charts": charts,
+        "size_bytes": size,
+        "size_goal_bytes": SIZE_GOAL,
+        "make_seconds": round(make_s, 3),
+        "chromium_render_seconds": round(render_s, 3),
+        "chromium_blank_seconds": round(blank, 3),
+        "render_goal_seconds": RENDER_GOAL_S,
+        "console_errors": errors,
+        "host": platform.node(),
+        "python": platform.python_version(),
     }
     out = ROOT / "bench" / "results" / "html_report_size.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"{args.points} points, {charts} charts: {size / 1e6:.2f} MB (goal < {SIZE_GOAL / 1e6:.0f} MB), "
-          f"made in {make_s:.2f} s, Chromium render {render_s:.2f} s over about:blank (goal < {RENDER_GOAL_S:.0f} s)"
-          + (f", console errors: {errors}" if errors else ""))
+    print(
+        f"{args.points} points, {charts} charts: {size / 1e6:.2f} MB (goal < {SIZE_GOAL / 1e6:.0f} MB), "
+        f"made in {make_s:.2f} s, Chromium render {render_s:.2f} s over about:blank (goal < {RENDER_GOAL_S:.0f} s)"
+        + (f", console errors: {errors}" if errors else "")
+    )
     print(f"wrote {out.relative_to(ROOT)}")
 
 

@@ -33,8 +33,11 @@ import time
 from pathlib import Path
 
 RESULT = Path(__file__).parent / "results" / "import_speed.json"
-WORKLOADS = [(rw, bs, qd) for rw in ("randread", "randwrite") for bs, qd in
-             (("4k", 1), ("4k", 8), ("64k", 4), ("128k", 16), ("1m", 2))]
+WORKLOADS = [
+    (rw, bs, qd)
+    for rw in ("randread", "randwrite")
+    for bs, qd in (("4k", 1), ("4k", 8), ("64k", 4), ("128k", 16), ("1m", 2))
+]
 
 
 def fio(args: list[str], cwd: Path) -> None:
@@ -46,9 +49,23 @@ def make_outputs(work: Path, target: Path) -> Path:
     originals = work / "originals"
     originals.mkdir()
     for rw, bs, qd in WORKLOADS:
-        fio([f"--name={rw}-{bs}", f"--filename={target}", "--size=64m", f"--rw={rw}", f"--bs={bs}",
-             f"--iodepth={qd}", "--ioengine=libaio", "--direct=1", "--time_based=1", "--runtime=1",
-             "--output-format=json+", f"--output={originals / f'{rw}-{bs}-qd{qd}.json'}"], work)
+        fio(
+            [
+                f"--name={rw}-{bs}",
+                f"--filename={target}",
+                "--size=64m",
+                f"--rw={rw}",
+                f"--bs={bs}",
+                f"--iodepth={qd}",
+                "--ioengine=libaio",
+                "--direct=1",
+                "--time_based=1",
+                "--runtime=1",
+                "--output-format=json+",
+                f"--output={originals / f'{rw}-{bs}-qd{qd}.json'}",
+            ],
+            work,
+        )
     archive = work / "outputs"
     archive.mkdir()
     for copy in range(100):
@@ -62,13 +79,47 @@ def make_log_sets(work: Path, target: Path) -> Path:
     first = work / "logset"
     first.mkdir()
     prefix = "randread-iodepth-4-numjobs-1"  # bench-fio's naming, which fio-plot parses
-    fio([f"--name={prefix}", f"--filename={target}", "--size=64m", "--rw=randread", "--bs=4k", "--iodepth=4",
-         "--ioengine=libaio", "--direct=1", "--time_based=1", "--runtime=10", "--rate_iops=2000",
-         f"--write_bw_log={prefix}", f"--write_iops_log={prefix}", f"--write_lat_log={prefix}",
-         "--log_avg_msec=1000", "--output-format=json+", f"--output={prefix}.json"], first)
-    fio([f"--name={prefix}-perio", f"--filename={target}", "--size=64m", "--rw=randread", "--bs=4k",
-         "--iodepth=4", "--ioengine=libaio", "--direct=1", "--time_based=1", "--runtime=5", "--rate_iops=2000",
-         f"--write_lat_log={prefix}-perio", "--output-format=json+", f"--output={prefix}-perio.json"], first)
+    fio(
+        [
+            f"--name={prefix}",
+            f"--filename={target}",
+            "--size=64m",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=4",
+            "--ioengine=libaio",
+            "--direct=1",
+            "--time_based=1",
+            "--runtime=10",
+            "--rate_iops=2000",
+            f"--write_bw_log={prefix}",
+            f"--write_iops_log={prefix}",
+            f"--write_lat_log={prefix}",
+            "--log_avg_msec=1000",
+            "--output-format=json+",
+            f"--output={prefix}.json",
+        ],
+        first,
+    )
+    fio(
+        [
+            f"--name={prefix}-perio",
+            f"--filename={target}",
+            "--size=64m",
+            "--rw=randread",
+            "--bs=4k",
+            "--iodepth=4",
+            "--ioengine=libaio",
+            "--direct=1",
+            "--time_based=1",
+            "--runtime=5",
+            "--rate_iops=2000",
+            f"--write_lat_log={prefix}-perio",
+            "--output-format=json+",
+            f"--output={prefix}-perio.json",
+        ],
+        first,
+    )
     sets = work / "logsets"
     sets.mkdir()
     for copy in range(100):
@@ -78,7 +129,7 @@ def make_log_sets(work: Path, target: Path) -> Path:
 
 def timed(argv: list[str], env: dict[str, str]) -> float:
     started = time.monotonic()
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"{argv[0]} failed: {proc.stderr.strip()[-400:]}")
     return time.monotonic() - started
@@ -123,30 +174,71 @@ def main() -> None:
         for number in range(args.charts):
             logset = sets / f"set-{number:03d}"
             env = {**os.environ, "IOLAB_HOME": str(work / f"home-chart-{number}")}
-            ours.append(timed([*iolab, "import", str(logset)], env)
-                        + timed([*iolab, "report", "1", "--png", str(work / f"png-{number}")], env))
-            theirs.append(timed([plotter, "-i", str(logset), "-T", "bench", "-g", "-t", "bw", "iops", "lat",
-                                 "-r", "randread", "-d", "4", "-n", "1", "-o", str(work / f"fio-plot-{number}.png")],
-                                dict(os.environ)))
+            ours.append(
+                timed([*iolab, "import", str(logset)], env)
+                + timed([*iolab, "report", "1", "--png", str(work / f"png-{number}")], env)
+            )
+            theirs.append(
+                timed(
+                    [
+                        plotter,
+                        "-i",
+                        str(logset),
+                        "-T",
+                        "bench",
+                        "-g",
+                        "-t",
+                        "bw",
+                        "iops",
+                        "lat",
+                        "-r",
+                        "randread",
+                        "-d",
+                        "4",
+                        "-n",
+                        "1",
+                        "-o",
+                        str(work / f"fio-plot-{number}.png"),
+                    ],
+                    dict(os.environ),
+                )
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     figures = {
         "outputs": {"files": 1000, "seconds": outputs_s, "rows": outputs_rows, "rows_per_s": outputs_rows / outputs_s},
         "log_sets": {"sets": 100, "seconds": logs_s, "rows": logs_rows, "rows_per_s": logs_rows / logs_s},
-        "chart": {"iolab_import_and_png_s": statistics.median(ours), "fio_plot_s": statistics.median(theirs),
-                  "fio_plot_over_iolab": statistics.median(theirs) / statistics.median(ours)},
+        "chart": {
+            "iolab_import_and_png_s": statistics.median(ours),
+            "fio_plot_s": statistics.median(theirs),
+            "fio_plot_over_iolab": statistics.median(theirs) / statistics.median(ours),
+        },
     }
-    print(f"import 1,000 json+ outputs: {outputs_s:.1f} s, {outputs_rows} rows, {figures['outputs']['rows_per_s']:,.0f} rows/s")
-    print(f"import 100 log sets (json+, 1 s logs, per-I/O lat log): {logs_s:.1f} s, {logs_rows} rows, "
-          f"{figures['log_sets']['rows_per_s']:,.0f} rows/s")
-    print(f"one log set to charts: iolab import + report --png {figures['chart']['iolab_import_and_png_s']:.2f} s, "
-          f"fio-plot -g {figures['chart']['fio_plot_s']:.2f} s (ratio fio-plot/iolab "
-          f"{figures['chart']['fio_plot_over_iolab']:.2f})")
+    print(
+        f"import 1,000 json+ outputs: {outputs_s:.1f} s, {outputs_rows} rows, {figures['outputs']['rows_per_s']:,.0f} rows/s"
+    )
+    print(
+        f"import 100 log sets (json+, 1 s logs, per-I/O lat log): {logs_s:.1f} s, {logs_rows} rows, "
+        f"{figures['log_sets']['rows_per_s']:,.0f} rows/s"
+    )
+    print(
+        f"one log set to charts: iolab import + report --png {figures['chart']['iolab_import_and_png_s']:.2f} s, "
+        f"fio-plot -g {figures['chart']['fio_plot_s']:.2f} s (ratio fio-plot/iolab "
+        f"{figures['chart']['fio_plot_over_iolab']:.2f})"
+    )
     RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps({
-        "benchmark": "import_speed", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "host": {"kernel": platform.release(), "cpus": os.cpu_count()}, **figures,
-    }, indent=2) + "\n")
+    RESULT.write_text(
+        json.dumps(
+            {
+                "benchmark": "import_speed",
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
+                **figures,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

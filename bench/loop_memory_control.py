@@ -57,8 +57,12 @@ def job_text(device: str, runtime: int, rw: str = "read", time_based: bool = Tru
 def bare(job: Path, hold_mib: int) -> float:
     """Read bandwidth (bytes/s) of bare fio under a fresh Python parent holding `hold_mib`."""
     with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(hold_mib), str(job), f"{tmp}/out.json"],
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, str(hold_mib), str(job), f"{tmp}/out.json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     return float(proc.stdout.split()[-1])
 
 
@@ -93,14 +97,23 @@ def main() -> None:
     for side in sides:
         print(f"{side:28s} median {medians[side] / 1e9:.2f} GB/s, x{medians[side] / medians['bare']:.3f} of bare")
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "loop_memory_control.json").write_text(json.dumps({
-        "benchmark": "loop_memory_control", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-        "device": f"default (buffered) loop device over a sparse {args.size_mib} MiB file on the disk, written once",
-        "job": "1 MiB sequential read, QD32, libaio, direct", "runtime_s": args.runtime,
-        "median_bw": medians, "ratio_to_bare": {side: medians[side] / medians["bare"] for side in sides},
-        "bw": figures,
-    }, indent=2) + "\n")
+    (RESULTS / "loop_memory_control.json").write_text(
+        json.dumps(
+            {
+                "benchmark": "loop_memory_control",
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
+                "device": f"default (buffered) loop device over a sparse {args.size_mib} MiB file on the disk, written once",
+                "job": "1 MiB sequential read, QD32, libaio, direct",
+                "runtime_s": args.runtime,
+                "median_bw": medians,
+                "ratio_to_bare": {side: medians[side] / medians["bare"] for side in sides},
+                "bw": figures,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ def iolab_command(args: list[str], home: str) -> tuple[list[str], dict[str, str]
 def iolab_run(args: list[str], home: str) -> dict:
     """`iolab run ARGS --fresh --json` with its own IOLAB_HOME; the run as JSON."""
     argv, env = iolab_command(args, home)
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"iolab failed: {proc.stderr.strip()[-400:]}")
     return json.loads(proc.stdout)
@@ -55,13 +55,17 @@ def bare_fio(job_text: str, keep_logs: bool = False) -> dict[str, tuple[float, f
     """(bw bytes/s, iops) per direction of bare fio on the job: its log options removed, or
     (`keep_logs`) kept and pointed at a scratch directory, so fio runs exactly the job iolab ran."""
     with tempfile.TemporaryDirectory() as tmp:
-        lines = [f"{ln.split('=', 1)[0]}={tmp}/bare" if keep_logs and ln.startswith("write_") else ln
-                 for ln in job_text.splitlines() if keep_logs or ln.split("=", 1)[0] not in LOG_KEYS]
+        lines = [
+            f"{ln.split('=', 1)[0]}={tmp}/bare" if keep_logs and ln.startswith("write_") else ln
+            for ln in job_text.splitlines()
+            if keep_logs or ln.split("=", 1)[0] not in LOG_KEYS
+        ]
         job = Path(tmp) / "job.fio"
         job.write_text("\n".join(lines) + "\n")
-        out = subprocess.run(["fio", "--output-format=json", "--group_reporting", str(job)],
-                             capture_output=True, text=True, check=True).stdout
-    entry = json.loads(out[out.index("{"):])["jobs"][0]
+        out = subprocess.run(
+            ["fio", "--output-format=json", "--group_reporting", str(job)], capture_output=True, text=True, check=True
+        ).stdout
+    entry = json.loads(out[out.index("{") :])["jobs"][0]
     return {d: (entry[d]["bw_bytes"], entry[d]["iops"]) for d in ("read", "write") if entry[d]["total_ios"]}
 
 
@@ -81,7 +85,7 @@ def point_by_point(args: argparse.Namespace) -> tuple[dict[str, list[dict]], str
             jobs: dict[str, str] = {}  # the job iolab wrote: each pair that starts with bare fio follows one with iolab
             for pair in range(args.pairs):
                 sides = {}
-                for side in (("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab")):
+                for side in ("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab"):
                     if side == "iolab":
                         sides["iolab"] = iolab_side([str(jobfile), "--allow-write", device], home, jobs)
                     else:
@@ -99,7 +103,7 @@ def as_checked(args: argparse.Namespace) -> tuple[dict[str, list[dict]], str]:
         jobs: dict[str, str] = {}
         for pair in range(args.pairs):
             sides = {}
-            for side in (("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab")):
+            for side in ("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab"):
                 if side == "iolab":
                     sides["iolab"] = iolab_side(["--allow-write", device, "--runtime", str(args.runtime)], home, jobs)
                 else:
@@ -119,8 +123,10 @@ def iolab_side(argv: list[str], home: str, jobs: dict[str, str]) -> dict[str, di
             jobs[point["name"]] = store.artifact(point["id"], "job.fio").decode()
     finally:
         store.close()
-    return {point["name"]: {d: (r["bw_bytes"], r["iops"]) for d, r in point["result"]["directions"].items()}
-            for point in points}
+    return {
+        point["name"]: {d: (r["bw_bytes"], r["iops"]) for d, r in point["result"]["directions"].items()}
+        for point in points
+    }
 
 
 def add_ratios(ratios: dict[str, list[dict]], sides: dict[str, dict]) -> None:
@@ -128,7 +134,8 @@ def add_ratios(ratios: dict[str, list[dict]], sides: dict[str, dict]) -> None:
         for ddir, (bw, iops) in bare.items():
             ours_bw, ours_iops = sides["iolab"][name][ddir]
             ratios.setdefault(name, []).append(
-                {"bw_ratio": ours_bw / bw, "iops_ratio": ours_iops / iops, "iolab_bw": ours_bw, "bare_bw": bw})
+                {"bw_ratio": ours_bw / bw, "iops_ratio": ours_iops / iops, "iolab_bw": ours_bw, "bare_bw": bw}
+            )
 
 
 def main() -> None:
@@ -137,32 +144,53 @@ def main() -> None:
     parser.add_argument("--runtime", type=int, default=5)
     parser.add_argument("--size-mib", type=int, default=1024)
     parser.add_argument("--only", help="measure just this quick-preset point, e.g. seqwrite-1m-qd32")
-    parser.add_argument("--as-checked", action="store_true",
-                        help="the whole preset on a buffered loop device over a file on this directory's disk")
+    parser.add_argument(
+        "--as-checked",
+        action="store_true",
+        help="the whole preset on a buffered loop device over a file on this directory's disk",
+    )
     args = parser.parse_args()
     ratios, device = as_checked(args) if args.as_checked else point_by_point(args)
+
     def cov(values: list[float]) -> float:
         return statistics.stdev(values) / statistics.mean(values) if len(values) > 1 else float("nan")
 
     # The bare runs' own spread says how small a difference this host can show at all.
-    summary = {name: {"median_bw_ratio": statistics.median(r["bw_ratio"] for r in rs),
-                      "median_iops_ratio": statistics.median(r["iops_ratio"] for r in rs),
-                      "bare_bw_cov": cov([r["bare_bw"] for r in rs]), "iolab_bw_cov": cov([r["iolab_bw"] for r in rs]),
-                      "pairs": rs}
-               for name, rs in ratios.items()}
+    summary = {
+        name: {
+            "median_bw_ratio": statistics.median(r["bw_ratio"] for r in rs),
+            "median_iops_ratio": statistics.median(r["iops_ratio"] for r in rs),
+            "bare_bw_cov": cov([r["bare_bw"] for r in rs]),
+            "iolab_bw_cov": cov([r["iolab_bw"] for r in rs]),
+            "pairs": rs,
+        }
+        for name, rs in ratios.items()
+    }
     for name, s in summary.items():
-        print(f"{name:24s} iolab/bare bw {s['median_bw_ratio']:.3f}  iops {s['median_iops_ratio']:.3f}  "
-              f"(run-to-run CoV: bare {s['bare_bw_cov']:.1%}, iolab {s['iolab_bw_cov']:.1%})")
+        print(
+            f"{name:24s} iolab/bare bw {s['median_bw_ratio']:.3f}  iops {s['median_iops_ratio']:.3f}  "
+            f"(run-to-run CoV: bare {s['bare_bw_cov']:.1%}, iolab {s['iolab_bw_cov']:.1%})"
+        )
     worst = max(abs(1 - s[k]) for s in summary.values() for k in ("median_bw_ratio", "median_iops_ratio"))
     print(f"largest deviation of a median ratio from 1: {worst:.1%} (goal: within 5%)")
     result = RESULTS / ("loop_vs_fio_as_checked.json" if args.as_checked else "loop_vs_fio.json")
     result.parent.mkdir(parents=True, exist_ok=True)
-    result.write_text(json.dumps({
-        "benchmark": "loop_vs_fio", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-        "device": device, "runtime_s": args.runtime,
-        "points": summary, "largest_deviation": worst, "goal": 0.05,
-    }, indent=2) + "\n")
+    result.write_text(
+        json.dumps(
+            {
+                "benchmark": "loop_vs_fio",
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
+                "device": device,
+                "runtime_s": args.runtime,
+                "points": summary,
+                "largest_deviation": worst,
+                "goal": 0.05,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

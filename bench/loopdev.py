@@ -24,8 +24,9 @@ def ram_loop_device(prefix: str, size_mib: int = 512) -> Iterator[tuple[Path, st
         raise SystemExit("needs root for a loop device")
     work = Path(tempfile.mkdtemp(prefix=prefix, dir="/dev/shm"))
     backing = work / "disk.img"
-    subprocess.run(["dd", "if=/dev/zero", f"of={backing}", "bs=1M", f"count={size_mib}"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["dd", "if=/dev/zero", f"of={backing}", "bs=1M", f"count={size_mib}"], check=True, capture_output=True
+    )
     with _attached(work, backing, ["--direct-io=on"]) as device:
         yield work, device
 
@@ -46,8 +47,9 @@ def disk_loop_device(directory: Path, size_mib: int) -> Iterator[tuple[Path, str
 @contextmanager
 def _attached(work: Path, backing: Path, options: list[str]) -> Iterator[str]:
     """The loop device over `backing`; detached and `work` removed afterwards, whatever happened."""
-    device = subprocess.run(["losetup", "--find", "--show", *options, str(backing)],
-                            capture_output=True, text=True, check=True).stdout.strip()
+    device = subprocess.run(
+        ["losetup", "--find", "--show", *options, str(backing)], capture_output=True, text=True, check=True
+    ).stdout.strip()
     try:
         yield device
     finally:

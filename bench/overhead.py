@@ -43,9 +43,9 @@ from loopdev import ram_loop_device
 RESULT = Path(__file__).parent / "results" / "overhead.json"
 JOBS = {
     "null": "[null-randread-4k]\nioengine=null\nrw=randread\nbs=4k\niodepth=1\ntime_based=1\nruntime={runtime}\n"
-            "ramp_time=1\n",
+    "ramp_time=1\n",
     "loop": "[randread-4k-qd32]\nioengine=libaio\nrw=randread\nbs=4k\niodepth=32\ntime_based=1\nruntime={runtime}\n"
-            "ramp_time=1\n",
+    "ramp_time=1\n",
 }
 
 
@@ -74,8 +74,15 @@ def measure(name: str, target: str, work: Path, pairs: int, runtime: int) -> dic
                 sides["bare"].append(bare_fio(job_text)["read"][1])
     ratios = [a / b for a, b in zip(sides["iolab"], sides["bare"], strict=True)]
     cov = {side: statistics.stdev(v) / statistics.mean(v) for side, v in sides.items() if len(v) > 1}
-    return {"median_ratio": statistics.median(ratios), "ci95": median_ci(ratios), "ratios": ratios, "iops": sides,
-            "cov": cov, "iolab_cpu_share": statistics.median(own_cpu), "iolab_cpu_shares": own_cpu}
+    return {
+        "median_ratio": statistics.median(ratios),
+        "ci95": median_ci(ratios),
+        "ratios": ratios,
+        "iops": sides,
+        "cov": cov,
+        "iolab_cpu_share": statistics.median(own_cpu),
+        "iolab_cpu_shares": own_cpu,
+    }
 
 
 def median_ci(values: list[float], resamples: int = 5000) -> tuple[float, float]:
@@ -142,22 +149,36 @@ def main() -> None:
     with ram_loop_device("iolab-overhead-") as (work, device):
         scratch = work / "null-target"
         scratch.mkdir()
-        results = {"null": measure("null", str(scratch), work, args.pairs, args.runtime),
-                   "loop": measure("loop", device, work, args.pairs, args.runtime)}
+        results = {
+            "null": measure("null", str(scratch), work, args.pairs, args.runtime),
+            "loop": measure("loop", device, work, args.pairs, args.runtime),
+        }
     for name, r in results.items():
         r["verdict"] = verdict(r)
         low, high = r["ci95"]
-        print(f"{name:5s} iolab/bare IOPS median ratio {r['median_ratio']:.3f} (95% CI {low:.3f}-{high:.3f})  "
-              f"pairs {[round(x, 3) for x in r['ratios']]}  (COV bare {r['cov'].get('bare', float('nan')):.1%}, "
-              f"iolab {r['cov'].get('iolab', float('nan')):.1%})")
+        print(
+            f"{name:5s} iolab/bare IOPS median ratio {r['median_ratio']:.3f} (95% CI {low:.3f}-{high:.3f})  "
+            f"pairs {[round(x, 3) for x in r['ratios']]}  (COV bare {r['cov'].get('bare', float('nan')):.1%}, "
+            f"iolab {r['cov'].get('iolab', float('nan')):.1%})"
+        )
         print(f"      iolab's own CPU while fio ran: {r['iolab_cpu_share']:.2%} of one CPU  -> {r['verdict']}")
     print("goal: median ratio >= 0.99")
     RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps({
-        "benchmark": "overhead", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "host": {"kernel": platform.release(), "cpus": os.cpu_count(), "python": sys.version.split()[0]},
-        "runtime_s": args.runtime, "pairs": args.pairs, "targets": results, "goal": 0.99,
-    }, indent=2) + "\n")
+    RESULT.write_text(
+        json.dumps(
+            {
+                "benchmark": "overhead",
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "host": {"kernel": platform.release(), "cpus": os.cpu_count(), "python": sys.version.split()[0]},
+                "runtime_s": args.runtime,
+                "pairs": args.pairs,
+                "targets": results,
+                "goal": 0.99,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def verdict(result: dict) -> str:
@@ -169,8 +190,10 @@ def verdict(result: dict) -> str:
     if high < 0.99:
         return "goal missed: iolab costs fio more than 1%"
     if result["iolab_cpu_share"] < 0.01:
-        return (f"goal met by the direct figure; the pairs cannot resolve 1% on this host (CI {low:.3f}-{high:.3f}), "
-                "re-run with more --pairs")
+        return (
+            f"goal met by the direct figure; the pairs cannot resolve 1% on this host (CI {low:.3f}-{high:.3f}), "
+            "re-run with more --pairs"
+        )
     return "inconclusive: noisy pairs and iolab's own CPU over 1% of one CPU"
 
 

@@ -10,16 +10,27 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SCRIPTS = ["startup.py", "overhead.py", "telemetry_overhead.py", "time_to_answer.py", "import_speed.py",
-           "history_speed.py", "history_cli_speed.py", "loop_vs_fio.py", "loop_memory_control.py",
-           "dryrun_accuracy.py", "html_report_size.py", "calibration.py"]
+SCRIPTS = [
+    "startup.py",
+    "overhead.py",
+    "telemetry_overhead.py",
+    "time_to_answer.py",
+    "import_speed.py",
+    "history_speed.py",
+    "history_cli_speed.py",
+    "loop_vs_fio.py",
+    "loop_memory_control.py",
+    "dryrun_accuracy.py",
+    "html_report_size.py",
+    "calibration.py",
+]
 
 
 def main() -> int:
     failed = []
     for name in SCRIPTS:
         print(f"== {name}", flush=True)
-        if subprocess.run([sys.executable, str(HERE / name)]).returncode != 0:
+        if subprocess.run([sys.executable, str(HERE / name)], check=False).returncode != 0:
             failed.append(name)
     if failed:
         print("failed: " + ", ".join(failed))

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from history_cli_speed import build  # noqa: E402  (the same 10,000-run store)
+from history_cli_speed import build
 
 RESULT = Path(__file__).parent / "results" / "startup.json"
 
@@ -51,8 +51,19 @@ def main() -> None:
     for name, seconds in figures.items():
         print(f"{name:14s} {seconds:.3f} s")
     RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps({"benchmark": "startup", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                                  "runs": args.runs, **figures, "goal_help_s": 0.5}, indent=2) + "\n")
+    RESULT.write_text(
+        json.dumps(
+            {
+                "benchmark": "startup",
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "runs": args.runs,
+                **figures,
+                "goal_help_s": 0.5,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

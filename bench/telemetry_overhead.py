@@ -39,11 +39,21 @@ def fio_null_iops(fio: str, runtime_s: int, clocksource: str | None) -> float:
     """IOPS of one single-job null-engine run: pure submission CPU, with the clock source iolab gives fio
     (left to itself, fio picks one per process on a VM, which moves a null-engine job by about 20%)."""
     argv = [
-        fio, "--name=null", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1t", f"--cpus_allowed={PINNED_CPU}",
-        "--iodepth=1", "--numjobs=1", "--time_based", f"--runtime={runtime_s}", "--output-format=json",
+        fio,
+        "--name=null",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=1t",
+        f"--cpus_allowed={PINNED_CPU}",
+        "--iodepth=1",
+        "--numjobs=1",
+        "--time_based",
+        f"--runtime={runtime_s}",
+        "--output-format=json",
         *([f"--clocksource={clocksource}"] if clocksource else []),
     ]
-    done = subprocess.run(argv, capture_output=True, text=True)
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"fio exited {done.returncode}: {done.stderr.strip()[-300:]}")
     out = done.stdout
@@ -106,7 +116,7 @@ def main() -> None:
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "host": {"kernel": platform.release(), "cpus": os.cpu_count(), "python": platform.python_version()},
         "workload": f"fio ioengine=null rw=randread bs=4k iodepth=1 numjobs=1 runtime={args.runtime}s "
-                    f"clocksource={clocksource or 'left to fio'}",
+        f"clocksource={clocksource or 'left to fio'}",
         "sampler": {"interval_s": args.interval, "devices": len(devices), "cpu": True, "net": "all but lo"},
         "pairs": pairs,
         "median_ratio": statistics.median(ratios),
@@ -114,8 +124,9 @@ def main() -> None:
         "target": 0.99,
         "off_iops_cov": off_cov,
         # A 1% effect cannot be seen through run-to-run noise larger than 1%: then the A/B says nothing.
-        "ab_verdict": ("inconclusive: host noise" if off_cov > 0.01
-                       else "pass" if statistics.median(ratios) >= 0.99 else "fail"),
+        "ab_verdict": (
+            "inconclusive: host noise" if off_cov > 0.01 else "pass" if statistics.median(ratios) >= 0.99 else "fail"
+        ),
         # Independent of host load: the sampler's own CPU as a share of the machine's CPU.
         "sampler_share_of_machine": cpu_share[f"{args.interval:g}s"] / (os.cpu_count() or 1),
         "sampler_cpu_share_of_one_core": cpu_share,
@@ -128,8 +139,10 @@ def main() -> None:
     }
     RESULT.parent.mkdir(parents=True, exist_ok=True)
     RESULT.write_text(json.dumps(result, indent=2) + "\n")
-    print(f"median on/off ratio {result['median_ratio']:.4f} (min {result['min_ratio']:.4f}); "
-          f"off-run CoV {off_cov:.1%}; A/B verdict: {result['ab_verdict']}")
+    print(
+        f"median on/off ratio {result['median_ratio']:.4f} (min {result['min_ratio']:.4f}); "
+        f"off-run CoV {off_cov:.1%}; A/B verdict: {result['ab_verdict']}"
+    )
     print(f"sampler CPU at {args.interval:g} s: {result['sampler_share_of_machine']:.4%} of the machine")
     print("sampler CPU, share of one core: " + ", ".join(f"{k}: {v:.5f}" for k, v in cpu_share.items()))
     print(f"converting {len(samples)} samples after a {args.runtime} s run took {convert_s * 1000:.1f} ms")

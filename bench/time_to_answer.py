@@ -46,18 +46,36 @@ def grid(device: str, runtime: int, ramp: int) -> tuple[list[dict], float]:
     started = time.monotonic()
     for numjobs in JOBS:
         for depth in DEPTHS:
-            points.append({"iodepth": depth, "numjobs": numjobs, "iops": bare_iops(device, depth, numjobs, runtime, ramp)})
+            points.append(
+                {"iodepth": depth, "numjobs": numjobs, "iops": bare_iops(device, depth, numjobs, runtime, ramp)}
+            )
     return points, time.monotonic() - started
 
 
 def bare_iops(device: str, depth: int, numjobs: int, runtime: int, ramp: int) -> float:
     """4 KiB random-read IOPS of one bare fio run at (depth, numjobs)."""
     out = subprocess.run(
-        ["fio", "--output-format=json", "--group_reporting", "--name=grid", f"--filename={device}",
-         "--direct=1", "--ioengine=libaio", "--rw=randread", "--bs=4k", f"--iodepth={depth}",
-         f"--numjobs={numjobs}", "--time_based=1", f"--runtime={runtime}", f"--ramp_time={ramp}"],
-        capture_output=True, text=True, check=True).stdout
-    return json.loads(out[out.index("{"):])["jobs"][0]["read"]["iops"]
+        [
+            "fio",
+            "--output-format=json",
+            "--group_reporting",
+            "--name=grid",
+            f"--filename={device}",
+            "--direct=1",
+            "--ioengine=libaio",
+            "--rw=randread",
+            "--bs=4k",
+            f"--iodepth={depth}",
+            f"--numjobs={numjobs}",
+            "--time_based=1",
+            f"--runtime={runtime}",
+            f"--ramp_time={ramp}",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out[out.index("{") :])["jobs"][0]["read"]["iops"]
 
 
 def confirm(device: str, grid_peak: dict, our_peak: dict, rounds: int, runtime: int, ramp: int) -> dict:
@@ -95,8 +113,15 @@ def adaptive(device: str, runtime: int, ramp: int, home: Path) -> tuple[list[dic
     started = time.monotonic()
     run_id = execute(request, store, SilentProgress(), plan=plan).run_id
     seconds = time.monotonic() - started
-    points = [{"iodepth": int(r.point.options["iodepth"]), "numjobs": int(r.point.options.get("numjobs", 1)),
-               "iops": r.result.directions["read"].iops} for r in run_points(store, run_id) if r.result]
+    points = [
+        {
+            "iodepth": int(r.point.options["iodepth"]),
+            "numjobs": int(r.point.options.get("numjobs", 1)),
+            "iops": r.result.directions["read"].iops,
+        }
+        for r in run_points(store, run_id)
+        if r.result
+    ]
     store.close()
     return points, seconds
 
@@ -114,25 +139,44 @@ def main() -> None:
         best_ours = max(ours, key=lambda p: p["iops"])
         confirmed = confirm(device, best_grid, best_ours, args.confirm, args.runtime, args.ramp)
     ratio, time_ratio = best_ours["iops"] / best_grid["iops"], ours_s / grid_s
-    print(f"grid    : {len(grid_points)} points, {grid_s:.0f} s; peak {best_grid['iops']:.0f} IOPS at "
-          f"iodepth {best_grid['iodepth']} x numjobs {best_grid['numjobs']}")
-    print(f"adaptive: {len(ours)} points, {ours_s:.0f} s; peak {best_ours['iops']:.0f} IOPS at iodepth "
-          f"{best_ours['iodepth']} x numjobs {best_ours['numjobs']}")
-    print(f"adaptive peak / grid peak {ratio:.3f} as measured in the search; wall time {time_ratio:.1%} of the grid's "
-          "(goal <= 25%)")
-    print(f"both peak configurations re-measured alternately x{args.confirm}: adaptive/grid {confirmed['ratio']:.3f} "
-          f"(goal >= 0.97; medians {confirmed['median']['adaptive']:.0f} vs {confirmed['median']['grid']:.0f} IOPS)")
+    print(
+        f"grid    : {len(grid_points)} points, {grid_s:.0f} s; peak {best_grid['iops']:.0f} IOPS at "
+        f"iodepth {best_grid['iodepth']} x numjobs {best_grid['numjobs']}"
+    )
+    print(
+        f"adaptive: {len(ours)} points, {ours_s:.0f} s; peak {best_ours['iops']:.0f} IOPS at iodepth "
+        f"{best_ours['iodepth']} x numjobs {best_ours['numjobs']}"
+    )
+    print(
+        f"adaptive peak / grid peak {ratio:.3f} as measured in the search; wall time {time_ratio:.1%} of the grid's "
+        "(goal <= 25%)"
+    )
+    print(
+        f"both peak configurations re-measured alternately x{args.confirm}: adaptive/grid {confirmed['ratio']:.3f} "
+        f"(goal >= 0.97; medians {confirmed['median']['adaptive']:.0f} vs {confirmed['median']['grid']:.0f} IOPS)"
+    )
     RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps({
-        "benchmark": "time_to_answer", "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-        "target": "loop device, direct-io over a 512 MiB tmpfs file",
-        "runtime_s": args.runtime, "ramp_s": args.ramp,
-        "grid": {"points": grid_points, "seconds": grid_s, "peak": best_grid},
-        "adaptive": {"points": ours, "seconds": ours_s, "peak": best_ours},
-        "confirmed": confirmed, "peak_ratio_confirmed": confirmed["ratio"],
-        "peak_ratio": ratio, "time_ratio": time_ratio, "goals": {"peak_ratio": 0.97, "time_ratio": 0.25},
-    }, indent=2) + "\n")
+    RESULT.write_text(
+        json.dumps(
+            {
+                "benchmark": "time_to_answer",
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
+                "target": "loop device, direct-io over a 512 MiB tmpfs file",
+                "runtime_s": args.runtime,
+                "ramp_s": args.ramp,
+                "grid": {"points": grid_points, "seconds": grid_s, "peak": best_grid},
+                "adaptive": {"points": ours, "seconds": ours_s, "peak": best_ours},
+                "confirmed": confirmed,
+                "peak_ratio_confirmed": confirmed["ratio"],
+                "peak_ratio": ratio,
+                "time_ratio": time_ratio,
+                "goals": {"peak_ratio": 0.97, "time_ratio": 0.25},
+            },
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -20,9 +20,16 @@ from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
 SWITCHES = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--enable-logging=stderr", "--v=0",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--enable-logging=stderr",
+    "--v=0",
 )
 # Runs before anything else on the page; the report's own CSP comes after it, so it is allowed.
 PROBE = (
@@ -53,7 +60,9 @@ def run_chromium(url: str, *extra: str, timeout: float = 60.0) -> Browse:
     with tempfile.TemporaryDirectory(prefix="iolab-chromium-") as profile:
         argv = [str(CHROMIUM), *SWITCHES, f"--user-data-dir={profile}", *extra, url]
         started = time.perf_counter()
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env={**os.environ, "HOME": profile})
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, env={**os.environ, "HOME": profile}, check=False
+        )
         seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"chromium exited {done.returncode}: {done.stderr[-2000:]}")

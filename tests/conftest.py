@@ -1,4 +1,5 @@
 """Shared fixtures: an isolated IOLAB_HOME per test, and a check of every finding the suite's runs stored."""
+
 from __future__ import annotations
 
 import json

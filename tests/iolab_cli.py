@@ -12,7 +12,13 @@ def iolab(*args: str, cwd=None, env: dict | None = None, timeout: float = 180) -
     full_env = dict(os.environ)
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "iolab", *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "iolab", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 

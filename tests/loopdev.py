@@ -142,8 +142,18 @@ def busy_host() -> Iterator[None]:
 
     hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     disks = devices_for_path("/")
-    reader = subprocess.Popen(["sh", "-c", f"while :; do dd if=/dev/{disks[0]} of=/dev/null bs=1M count=1024 "
-                                           "iflag=direct 2>/dev/null; done"], start_new_session=True) if disks else None
+    reader = (
+        subprocess.Popen(
+            [
+                "sh",
+                "-c",
+                f"while :; do dd if=/dev/{disks[0]} of=/dev/null bs=1M count=1024 iflag=direct 2>/dev/null; done",
+            ],
+            start_new_session=True,
+        )
+        if disks
+        else None
+    )
     try:
         yield
     finally:

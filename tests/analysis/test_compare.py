@@ -1,4 +1,5 @@
 """A/B verdicts on synthetic repeats with known truth, and the distributions against textbook values."""
+
 from __future__ import annotations
 
 import math

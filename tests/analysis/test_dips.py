@@ -96,5 +96,3 @@ def test_constant_series_and_nan_gaps():
     x[12:15] = 0.0  # a stalled device is a 100% dip
     (dip,) = detect_dips(seconds(20), x).dips
     assert dip.depth == 1.0 and dip.onset_s == 12.0
-
-

@@ -1,4 +1,5 @@
 """Rolling health and change points on synthetic run histories with known answers."""
+
 from __future__ import annotations
 
 import math

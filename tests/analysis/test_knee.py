@@ -63,5 +63,3 @@ def test_repeated_and_nan_points():
 def test_not_evaluated(qd, x):
     report = find_knee(qd, x)
     assert not report.evaluated
-
-

@@ -1,4 +1,5 @@
 """Stability summary: sample stddev, CoV and a Student-t 95% CI."""
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,9 @@ def test_zero_mean_has_no_cov():
     assert summarize([-1.0, 1.0]).cov is None
 
 
-@pytest.mark.parametrize("df, expected", [(1, 12.706), (4, 2.776), (35, 2.030), (50, 2.009), (121, 1.980), (1000, 1.962)])
+@pytest.mark.parametrize(
+    "df, expected", [(1, 12.706), (4, 2.776), (35, 2.030), (50, 2.009), (121, 1.980), (1000, 1.962)]
+)
 def test_t_quantiles_match_tables(df, expected):
     assert t975(df) == pytest.approx(expected, abs=0.002)
 

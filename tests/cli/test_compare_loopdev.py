@@ -37,8 +37,17 @@ def three_groups(tmp_path_factory) -> dict:
         for _ in range(ROUNDS):
             for tag, bps in groups:
                 cgroup.set_read_bps(dev.major_minor, bps)
-                argv = [sys.executable, "-m", "iolab", "run", str(job), dev.path, "--fresh", "--quiet",
-                        "--no-telemetry"]
+                argv = [
+                    sys.executable,
+                    "-m",
+                    "iolab",
+                    "run",
+                    str(job),
+                    dev.path,
+                    "--fresh",
+                    "--quiet",
+                    "--no-telemetry",
+                ]
                 proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True, env=env)
                 _, err = proc.communicate(timeout=60)
                 assert proc.returncode == 0, err

@@ -25,8 +25,9 @@ START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
 
 
 def _point() -> Point:
-    target = Target(path="/mnt/lustre/scratch", kind="directory", filename="/mnt/lustre/scratch/iolab.dat",
-                    size_bytes=64 << 30)
+    target = Target(
+        path="/mnt/lustre/scratch", kind="directory", filename="/mnt/lustre/scratch/iolab.dat", size_bytes=64 << 30
+    )
     return Point("seqread-1m", target, {"rw": "read", "bs": "1m", "iodepth": "32", "runtime": "30"})
 
 
@@ -50,8 +51,9 @@ def build_history(home, failed_run: int | None = None) -> list[int]:
             store.finish_run(run_id, "failed")
         else:
             bw = BASE * (0.9 if i >= STEP_AT else 1.0) * (1 + rng.gauss(0, 0.01))
-            result = Result({"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 30), 30_000)},
-                            1.0, 5.0, 1, "fio-3.33")
+            result = Result(
+                {"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 30), 30_000)}, 1.0, 5.0, 1, "fio-3.33"
+            )
             store.record_point(point_id, result, [], [], started, started + 30)
             store.finish_run(run_id, "complete")
         ids.append(run_id)

@@ -33,7 +33,8 @@ def test_install_refuses_a_plan_without_targets_and_lists_what_a_plan_runs(tmp_p
     untargeted = tmp_path / "anywhere.toml"
     untargeted.write_text('[options]\nrw = "randread"\n')
     assert "must name its targets" in assert_clean_error(
-        iolab("schedule", "install", str(untargeted), "--every", "1h", "--cron-file", str(cron)))
+        iolab("schedule", "install", str(untargeted), "--every", "1h", "--cron-file", str(cron))
+    )
     runs = tmp_path / "runs.fio"
     runs.write_text(f"[j]\nfilename={tmp_path}/data\nrw=read\nexec_prerun=touch {tmp_path}/marker\n")
     refused = iolab("schedule", "install", str(runs), "--every", "1h", "--cron-file", str(cron))

@@ -67,8 +67,10 @@ def fio_servers(addresses: list[str]):
     if FIO is None:
         pytest.skip("fio is not installed")
     port = free_port(addresses[0])
-    procs = {a: subprocess.Popen([FIO, f"--server={a},{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-             for a in addresses}
+    procs = {
+        a: subprocess.Popen([FIO, f"--server={a},{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for a in addresses
+    }
     try:
         for address in addresses:
             wait_listening(address, port)
@@ -109,8 +111,9 @@ def local_sshd(workdir: Path):
         f"AuthorizedKeysFile {workdir / 'authorized_keys'}\nPasswordAuthentication no\nPermitRootLogin yes\n"
         f"StrictModes no\nPidFile {workdir / 'sshd.pid'}\nUsePAM no\n"
     )
-    sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", str(workdir / "sshd_config")], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    sshd = subprocess.Popen(
+        [SSHD, "-D", "-e", "-f", str(workdir / "sshd_config")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     config = workdir / "ssh_config"
     config.write_text(
         f"Host iolab-test\n  HostName 127.0.0.1\n  Port {port}\n  User root\n  IdentityFile {workdir / 'client_key'}\n"

@@ -45,8 +45,9 @@ def test_sigterm_stops_the_server_cleanly():
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
-    agent = subprocess.Popen([sys.executable, "-m", "iolab", "agent", "--port", str(port)],
-                             stderr=subprocess.PIPE, text=True)
+    agent = subprocess.Popen(
+        [sys.executable, "-m", "iolab", "agent", "--port", str(port)], stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:

@@ -12,25 +12,32 @@ from tests.iolab_cli import assert_clean_error, iolab
 def test_host_list_with_ports():
     hosts = parse_hosts("node01, node02:8766,")
     assert [(h.name, h.address, h.port, h.ssh) for h in hosts] == [
-        ("node01", "node01", FIO_PORT, "node01"), ("node02", "node02", 8766, "node02")]
+        ("node01", "node01", FIO_PORT, "node01"),
+        ("node02", "node02", 8766, "node02"),
+    ]
     assert hosts[1].client_arg == "node02,8766"
 
 
 def test_hostfile_settings_and_comments(tmp_path):
     path = tmp_path / "hosts"
-    path.write_text("# the NFS clients\nc1 address=10.0.0.1 ssh=admin@c1 fio=/opt/fio target=/mnt/nfs\n\nc2 ssh=no  # agent\n")
+    path.write_text(
+        "# the NFS clients\nc1 address=10.0.0.1 ssh=admin@c1 fio=/opt/fio target=/mnt/nfs\n\nc2 ssh=no  # agent\n"
+    )
     c1, c2 = read_hostfile(str(path))
     assert (c1.address, c1.ssh, c1.fio, c1.target) == ("10.0.0.1", "admin@c1", "/opt/fio", "/mnt/nfs")
     assert (c2.address, c2.ssh, c2.port) == ("c2", None, FIO_PORT)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("c1 prot=1\n", "line 1: 'prot=1' is not a setting"),
-    ("c1\nc1\n", "host c1 is named twice"),
-    ("c1 port=99999\n", "line 1: port '99999' is not a TCP port"),
-    ("c1 address=10.0.0.1\nc2 address=10.0.0.1\n", "share one fio server address"),
-    ("# nobody\n", "no hosts named"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("c1 prot=1\n", "line 1: 'prot=1' is not a setting"),
+        ("c1\nc1\n", "host c1 is named twice"),
+        ("c1 port=99999\n", "line 1: port '99999' is not a TCP port"),
+        ("c1 address=10.0.0.1\nc2 address=10.0.0.1\n", "share one fio server address"),
+        ("# nobody\n", "no hosts named"),
+    ],
+)
 def test_hostfile_errors_name_the_problem(tmp_path, text, message):
     path = tmp_path / "hosts"
     path.write_text(text)

@@ -82,7 +82,7 @@ def test_three_hosts_results_per_host_and_an_honest_aggregate(tmp_path, iolab_ho
         ddir = "read" if point["name"] == "randread" else "write"
         raw = conn.execute("SELECT data FROM artifacts WHERE point_id = ? AND name = 'fio.json'", (point["id"],))
         text = zlib.decompress(raw.fetchone()[0]).decode()
-        doc = json.loads(text[text.index("\n{") + 1:])
+        doc = json.loads(text[text.index("\n{") + 1 :])
         hosts_entries = [e for e in doc["client_stats"] if e["jobname"] != "All clients"]
         all_clients = next(e for e in doc["client_stats"] if e["jobname"] == "All clients")[ddir]
         stored = point["result"]["directions"][ddir]
@@ -110,8 +110,20 @@ def run_and_kill_h2(tmp_path: Path, *extra: str, come_back: bool = False) -> sub
     target.mkdir()
     with fio_servers(ADDRESSES) as (port, servers):
         hosts = hostfile(tmp_path / "hosts", ADDRESSES, port)
-        argv = [sys.executable, "-m", "iolab", "run", str(plan(tmp_path, runtime=4)), str(target),
-                "--hostfile", str(hosts), "--size", "32M", "--json", *extra]
+        argv = [
+            sys.executable,
+            "-m",
+            "iolab",
+            "run",
+            str(plan(tmp_path, runtime=4)),
+            str(target),
+            "--hostfile",
+            str(hosts),
+            "--size",
+            "32M",
+            "--json",
+            *extra,
+        ]
         run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         victim = servers[ADDRESSES[1]].pid
         # The first point is running once h2's server has had a job process for a while (the
@@ -129,8 +141,9 @@ def run_and_kill_h2(tmp_path: Path, *extra: str, come_back: bool = False) -> sub
         kill_tree(victim)
         if come_back:
             servers[ADDRESSES[1]].wait()
-            servers[ADDRESSES[1]] = subprocess.Popen([FIO, f"--server={ADDRESSES[1]},{port}"],
-                                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            servers[ADDRESSES[1]] = subprocess.Popen(
+                [FIO, f"--server={ADDRESSES[1]},{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
         stdout, stderr = run.communicate(timeout=120)
     return subprocess.CompletedProcess(argv, run.returncode, stdout, stderr)
 
@@ -143,7 +156,9 @@ def test_a_host_killed_mid_run_is_marked_failed_and_the_others_are_kept(tmp_path
     # h2 never answered again: its scratch file is named as left, the others' are gone.
     left = sorted(p.name for p in (tmp_path / "shared").iterdir())
     assert len(left) == 1 and "h2" in left[0], proc.stderr
-    assert "h2 did not answer, so its scratch files (if it made them) are left" in proc.stderr and left[0] in proc.stderr
+    assert (
+        "h2 did not answer, so its scratch files (if it made them) are left" in proc.stderr and left[0] in proc.stderr
+    )
     out = json.loads(proc.stdout)
     assert out["run"]["status"] == "partial"
     first, second = out["points"]
@@ -183,11 +198,22 @@ def test_unreachable_host_is_reported_before_anything_runs(tmp_path, iolab_home)
         proc = iolab("run", str(plan(tmp_path)), str(target), "--hostfile", str(hosts), "--size", "32M")
         message = assert_clean_error(proc)
         assert "h3: no fio server listens at 127.0.0.39" in message and "--skip-unreachable" in message
-        assert not (iolab_home / "iolab.db").exists() or database(iolab_home).execute(
-            "SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+        assert (
+            not (iolab_home / "iolab.db").exists()
+            or database(iolab_home).execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+        )
 
-        proc = iolab("run", str(plan(tmp_path)), str(target), "--hostfile", str(hosts), "--size", "32M",
-                     "--skip-unreachable", "--json")
+        proc = iolab(
+            "run",
+            str(plan(tmp_path)),
+            str(target),
+            "--hostfile",
+            str(hosts),
+            "--size",
+            "32M",
+            "--skip-unreachable",
+            "--json",
+        )
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert sorted(h["host"] for h in out["points"][0]["hosts"]) == ["h1", "h2"]
@@ -198,15 +224,23 @@ def test_different_fio_versions_are_refused(tmp_path, iolab_home):
     """The controller's fio says it is another version than the servers': nothing runs."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    real = subprocess.run(["which", "fio"], capture_output=True, text=True).stdout.strip()
-    (bin_dir / "fio").write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then echo fio-3.1; exit 0; fi\nexec {real} "$@"\n')
+    real = subprocess.run(["which", "fio"], capture_output=True, text=True, check=False).stdout.strip()
+    (bin_dir / "fio").write_text(
+        f'#!/bin/sh\nif [ "$1" = --version ]; then echo fio-3.1; exit 0; fi\nexec {real} "$@"\n'
+    )
     (bin_dir / "fio").chmod(0o755)
     target = tmp_path / "shared"
     target.mkdir()
     with fio_servers(ADDRESSES[:2]) as (port, _):
         hosts = hostfile(tmp_path / "hosts", ADDRESSES[:2], port)
-        proc = iolab("run", str(plan(tmp_path)), str(target), "--hostfile", str(hosts),
-                     env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+        proc = iolab(
+            "run",
+            str(plan(tmp_path)),
+            str(target),
+            "--hostfile",
+            str(hosts),
+            env={"PATH": f"{bin_dir}:{os.environ['PATH']}"},
+        )
     message = assert_clean_error(proc)
     assert "fio versions differ (this host: fio-3.1; h1: fio-3." in message
 
@@ -225,17 +259,29 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
         trap.unlink(missing_ok=True)
         trap.symlink_to(victim)
         piddirs_before = set(Path("/tmp").glob("iolab-fio-server.*"))
-        proc = iolab("run", str(plan(tmp_path)), str(target), "--hostfile", str(hosts), "--size", "32M", "--json",
-                     env={"IOLAB_SSH_COMMAND": f"ssh -F {config}"})
+        proc = iolab(
+            "run",
+            str(plan(tmp_path)),
+            str(target),
+            "--hostfile",
+            str(hosts),
+            "--size",
+            "32M",
+            "--json",
+            env={"IOLAB_SSH_COMMAND": f"ssh -F {config}"},
+        )
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert [h["host"] for h in out["points"][0]["hosts"]] == ["remote"]
-        data = json.loads(database(iolab_home).execute(
-            "SELECT data FROM snapshots WHERE phase = 'before@remote'").fetchone()[0])
+        data = json.loads(
+            database(iolab_home).execute("SELECT data FROM snapshots WHERE phase = 'before@remote'").fetchone()[0]
+        )
         assert data["source"] in ("iolab probe", "minimal probe over ssh")
         assert data.get("kernel") or data.get("snapshot")
         # The server iolab started is gone again.
-        left = subprocess.run(["pgrep", "-f", f"--server=127.0.0.41,{port}"], capture_output=True, text=True).stdout
+        left = subprocess.run(
+            ["pgrep", "-f", f"--server=127.0.0.41,{port}"], capture_output=True, text=True, check=False
+        ).stdout
         assert left.strip() == ""
         # Its pid file lived in a private directory of its own, removed with it.
         assert set(Path("/tmp").glob("iolab-fio-server.*")) == piddirs_before
@@ -243,6 +289,12 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
         trap.unlink()
 
         hosts.write_text("nowhere address=127.0.0.42 ssh=nobody@iolab-test\n")
-        proc = iolab("run", str(plan(tmp_path)), str(target), "--hostfile", str(hosts),
-                     env={"IOLAB_SSH_COMMAND": f"ssh -F {config}"})
+        proc = iolab(
+            "run",
+            str(plan(tmp_path)),
+            str(target),
+            "--hostfile",
+            str(hosts),
+            env={"IOLAB_SSH_COMMAND": f"ssh -F {config}"},
+        )
         assert "nowhere: ssh nobody@iolab-test failed" in assert_clean_error(proc)

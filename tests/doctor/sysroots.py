@@ -22,9 +22,17 @@ NS = f"{CTRL}/nvme0n1"
 REAL_DISK = "sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda"
 
 HEALTHY_SMART = {
-    "critical_warning": 0, "temperature": 310, "avail_spare": 100, "spare_thresh": 10, "percent_used": 3,
-    "data_units_read": 1234567, "data_units_written": 2345678, "media_errors": 0, "num_err_log_entries": 0,
-    "warning_temp_time": 0, "critical_comp_time": 0,
+    "critical_warning": 0,
+    "temperature": 310,
+    "avail_spare": 100,
+    "spare_thresh": 10,
+    "percent_used": 3,
+    "data_units_read": 1234567,
+    "data_units_written": 2345678,
+    "media_errors": 0,
+    "num_err_log_entries": 0,
+    "warning_temp_time": 0,
+    "critical_comp_time": 0,
 }
 
 
@@ -76,8 +84,14 @@ def add_nvme(tree: Path) -> Path:
     set_link(tree, ENDPOINT, "16.0 GT/s PCIe", 4, "16.0 GT/s PCIe", 4)
     write(tree, f"{ENDPOINT}/numa_node", (tree / "sys/devices/pci0000:00/0000:00:02.0/numa_node").read_text())
     write(tree, f"{ENDPOINT}/class", "0x010802")
-    for name, value in {"model": "Samsung SSD 980 PRO 1TB", "serial": "S5GXNF0R123456", "firmware_rev": "5B2QGXA7",
-                        "transport": "pcie", "address": "0000:01:00.0", "numa_node": "-1"}.items():
+    for name, value in {
+        "model": "Samsung SSD 980 PRO 1TB",
+        "serial": "S5GXNF0R123456",
+        "firmware_rev": "5B2QGXA7",
+        "transport": "pcie",
+        "address": "0000:01:00.0",
+        "numa_node": "-1",
+    }.items():
         write(tree, f"{CTRL}/{name}", value)
     shutil.copytree(tree / REAL_DISK / "queue", tree / NS / "queue")
     write(tree, f"{NS}/size", str(1953525168))

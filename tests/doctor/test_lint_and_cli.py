@@ -23,7 +23,7 @@ IOLAB = str(Path(sys.executable).with_name("iolab"))
 
 
 def run_iolab(*args: str, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    return subprocess.run([*prefix, IOLAB, *args], capture_output=True, text=True, timeout=60, cwd="/")
+    return subprocess.run([*prefix, IOLAB, *args], capture_output=True, text=True, timeout=60, cwd="/", check=False)
 
 
 def test_lint_seed_job_reports_engine_size_and_file_not_buffered():
@@ -86,8 +86,13 @@ def _unprivileged_prefix() -> tuple[str, ...] | None:
 
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         return None
-    probe = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", IOLAB, "--help"],
-                           capture_output=True, timeout=30, cwd="/")
+    probe = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", IOLAB, "--help"],
+        capture_output=True,
+        timeout=30,
+        cwd="/",
+        check=False,
+    )
     return ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups") if probe.returncode == 0 else None
 
 

@@ -20,8 +20,12 @@ def _run(rule_id: str, ctx: Context) -> list:
 
 
 def _block_job(path: str, **options: str) -> JobView:
-    return JobView(name="rr", options={"filename": path, "rw": "randread", "direct": "1", **options},
-                   target_path=path, target_kind="block")
+    return JobView(
+        name="rr",
+        options={"filename": path, "rw": "randread", "direct": "1", **options},
+        target_path=path,
+        target_kind="block",
+    )
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
@@ -49,8 +53,9 @@ def test_cache_size_counts_distinct_bytes_and_speaks_of_the_device_cache_for_dir
     small_file = JobView("f", {"filename": "/data/f", "size": "1G", "direct": "1"}, "/data/f", "file")
     (finding,) = _run("FIO-CACHE-SIZE", Context(jobs=[small_file], mem_total_bytes=ram))
     assert finding.severity is Severity.INFO and "DRAM or SLC cache" in finding.title
-    per_job_files = JobView("d", {"directory": "/data", "size": "1G", "numjobs": "4", "direct": "0"}, "/data",
-                            "directory")
+    per_job_files = JobView(
+        "d", {"directory": "/data", "size": "1G", "numjobs": "4", "direct": "0"}, "/data", "directory"
+    )
     (finding,) = _run("FIO-CACHE-SIZE", Context(jobs=[per_job_files], mem_total_bytes=ram))
     assert finding.evidence["distinct bytes"] == "4.0 GiB"  # one file per job in a directory
 
@@ -62,8 +67,19 @@ def test_no_ramp_is_context_for_reads_and_writes_alike():
 
 
 def test_metadata_jobs_get_none_of_the_data_rules():
-    create = JobView("create-j4", {"ioengine": "filecreate", "nrfiles": "1000", "filesize": "4k", "numjobs": "4",
-                                   "directory": "/data", "thread": "1"}, "/data", "directory")
+    create = JobView(
+        "create-j4",
+        {
+            "ioengine": "filecreate",
+            "nrfiles": "1000",
+            "filesize": "4k",
+            "numjobs": "4",
+            "directory": "/data",
+            "thread": "1",
+        },
+        "/data",
+        "directory",
+    )
     ctx = Context(jobs=[create], mem_total_bytes=16 * GIB)
     for rule_id in ("FIO-NO-RAMP", "FIO-CACHE-SIZE", "FIO-FILE-TARGET"):
         assert _run(rule_id, ctx) == [], rule_id

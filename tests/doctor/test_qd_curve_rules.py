@@ -1,4 +1,5 @@
 """The answers of a queue-depth sweep, from stored records: curves grouped by shape, knee and peak rules."""
+
 from __future__ import annotations
 
 from iolab.doctor.engine import diagnose_run
@@ -10,10 +11,17 @@ from iolab.models.result import DirectionResult, LatencyStats, Result
 TARGET = Target(path="/dev/x", kind="block", filename="/dev/x", size_bytes=1 << 30)
 
 
-def record(number: int, name: str, iops: float, latency_ns: float, target: Target = TARGET, **options: str) -> PointRecord:
+def record(
+    number: int, name: str, iops: float, latency_ns: float, target: Target = TARGET, **options: str
+) -> PointRecord:
     latency = LatencyStats("lat", 1000, latency_ns, 0.0, latency_ns, latency_ns)
-    result = Result({"read": DirectionResult("read", iops * 4096, iops, 1000, 4096000, 1000, latency)}, 10.0, 10.0,
-                    int(options.get("numjobs", "1")), "fio-3.33")
+    result = Result(
+        {"read": DirectionResult("read", iops * 4096, iops, 1000, 4096000, 1000, latency)},
+        10.0,
+        10.0,
+        int(options.get("numjobs", "1")),
+        "fio-3.33",
+    )
     point = Point(name, target, {"rw": "randread", "bs": "4k", **options})
     return PointRecord(number, 1, number, point, "ok", result=result)
 
@@ -24,8 +32,18 @@ def qd_curve_findings(records: list[PointRecord]):
 
 
 def sweep(iops_by_depth: dict[int, float], base: str = "rr", target: Target = TARGET, jobs: int = 1):
-    return [record(i, f"{base}-qd{qd}" + (f"-j{jobs}" if jobs > 1 else ""), iops, 1e9 * qd * jobs / iops, target,
-                   iodepth=str(qd), numjobs=str(jobs)) for i, (qd, iops) in enumerate(iops_by_depth.items())]
+    return [
+        record(
+            i,
+            f"{base}-qd{qd}" + (f"-j{jobs}" if jobs > 1 else ""),
+            iops,
+            1e9 * qd * jobs / iops,
+            target,
+            iodepth=str(qd),
+            numjobs=str(jobs),
+        )
+        for i, (qd, iops) in enumerate(iops_by_depth.items())
+    ]
 
 
 def test_curve_name_drops_depth_and_job_tokens_only():
@@ -58,8 +76,9 @@ def test_repeats_count_by_their_mean_with_its_interval_and_other_shapes_or_targe
     other = Target(path="/dev/y", kind="block", filename="/dev/y", size_bytes=1 << 30)
     split = sweep({1: 10_000, 4: 40_000}) + sweep({16: 50_000}, target=other)
     assert qd_curve_findings(split) == []  # two depths on one target, one on another: no curve of three
-    mixed = sweep({1: 10_000, 4: 40_000}) + [record(9, "rr-qd16", 50_000, 3e5, iodepth="16", numjobs="1",
-                                                   rw="randwrite")]
+    mixed = sweep({1: 10_000, 4: 40_000}) + [
+        record(9, "rr-qd16", 50_000, 3e5, iodepth="16", numjobs="1", rw="randwrite")
+    ]
     assert qd_curve_findings(mixed) == []
 
 
@@ -69,8 +88,9 @@ def test_each_curve_keeps_its_own_answer_where_advice_alike_is_said_once():
     from iolab.report.findings import render_findings
 
     other = Target(path="/dev/y", kind="block", filename="/dev/y", size_bytes=1 << 30)
-    findings = qd_curve_findings(sweep({1: 10_000, 4: 40_000, 16: 50_000})
-                                 + sweep({1: 1_000, 4: 3_000, 16: 3_100}, base="seq", target=other))
+    findings = qd_curve_findings(
+        sweep({1: 10_000, 4: 40_000, 16: 50_000}) + sweep({1: 1_000, 4: 3_000, 16: 3_100}, base="seq", target=other)
+    )
     console = Console(width=200, record=True)
     render_findings(findings, console)
     text = console.export_text()

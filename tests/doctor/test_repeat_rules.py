@@ -14,8 +14,9 @@ TARGET = Target(path="/dev/x", kind="block", filename="/dev/x", size_bytes=1 << 
 def _records(bandwidths: list[float]) -> list[PointRecord]:
     out = []
     for repeat, bw in enumerate(bandwidths):
-        result = Result({"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 10), 10_000, None)},
-                        5.0, 5.0, 1, "fio-3.33")
+        result = Result(
+            {"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 10), 10_000, None)}, 5.0, 5.0, 1, "fio-3.33"
+        )
         point = Point("seqread", TARGET, {"rw": "read", "bs": "1m", "iodepth": "32"}, repeat)
         out.append(PointRecord(repeat + 1, 1, repeat + 1, point, "ok", result=result))
     return out
@@ -53,8 +54,13 @@ def _scaling_records(by_jobs: dict[int, list[float]]) -> list[PointRecord]:
     out = []
     for jobs, bandwidths in by_jobs.items():
         for repeat, bw in enumerate(bandwidths):
-            result = Result({"write": DirectionResult("write", bw, bw / 4096, 1000, int(bw * 10), 10_000, None)},
-                            5.0, 5.0, jobs, "fio-3.33")
+            result = Result(
+                {"write": DirectionResult("write", bw, bw / 4096, 1000, int(bw * 10), 10_000, None)},
+                5.0,
+                5.0,
+                jobs,
+                "fio-3.33",
+            )
             point = Point(f"rw-j{jobs}", TARGET, {"rw": "randwrite", "bs": "4k", "numjobs": str(jobs)}, repeat)
             out.append(PointRecord(len(out) + 1, 1, len(out) + 1, point, "ok", result=result))
     return out
@@ -62,10 +68,14 @@ def _scaling_records(by_jobs: dict[int, list[float]]) -> list[PointRecord]:
 
 def test_scaling_claims_a_drop_only_beyond_the_repeats_noise():
     def claims(by_jobs: dict[int, list[float]]) -> list[str]:
-        return [f.title for f in diagnose_run(RunMaterial(records=_scaling_records(by_jobs)))
-                if f.rule_id == "RES-NONMONOTONIC-SCALING"]
+        return [
+            f.title
+            for f in diagnose_run(RunMaterial(records=_scaling_records(by_jobs)))
+            if f.rule_id == "RES-NONMONOTONIC-SCALING"
+        ]
 
     assert claims({1: [60e6, 64e6, 62e6], 4: [65e6, 66e6, 64e6], 16: [6.3e6, 6.1e6, 6.5e6]}) == [
-        "numjobs=16 gives 6.3 MB/s, less than 65.0 MB/s at numjobs=4"]
+        "numjobs=16 gives 6.3 MB/s, less than 65.0 MB/s at numjobs=4"
+    ]
     # 8% lower at 4 jobs, but the repeats spread by 20%: inside the noise, no claim
     assert claims({1: [50e6, 70e6, 60e6], 4: [45e6, 65e6, 55e6]}) == []

@@ -15,14 +15,23 @@ TARGET = Target(path="/data", kind="directory", filename="/data/iolab.0", size_b
 
 
 def point(name: str, rw: str, **options: str) -> Point:
-    opts = {"rw": rw, "bs": "1M", "ioengine": "io_uring", "iodepth": "32", "runtime": "60", "time_based": "1",
-            "ramp_time": "5", **options}
+    opts = {
+        "rw": rw,
+        "bs": "1M",
+        "ioengine": "io_uring",
+        "iodepth": "32",
+        "runtime": "60",
+        "time_based": "1",
+        "ramp_time": "5",
+        **options,
+    }
     return Point(name=name, target=TARGET, options=opts)
 
 
 def result(ddir: str, bw: float, cpu: float = 20.0, jobs: int = 1, runtime_ms: int = 60_000) -> Result:
-    direction = DirectionResult(ddir=ddir, bw_bytes=bw, iops=bw / 2**20, total_ios=1000, io_bytes=int(bw * 60),
-                                runtime_ms=runtime_ms)
+    direction = DirectionResult(
+        ddir=ddir, bw_bytes=bw, iops=bw / 2**20, total_ios=1000, io_bytes=int(bw * 60), runtime_ms=runtime_ms
+    )
     return Result(directions={ddir: direction}, usr_cpu=cpu / 2, sys_cpu=cpu / 2, jobs=jobs, fio_version="fio-3.33")
 
 
@@ -61,8 +70,11 @@ def test_write_faster_than_read_and_nonmonotonic_scaling(gen3_snapshot):
 
 
 def test_cpu_bound_short_and_buffered_run(gen3_snapshot):
-    p = Point(name="buffered", target=Target(path="/data", kind="directory", filename="/data/f", size_bytes=2**30,
-                                             direct=False), options={"rw": "read", "bs": "4k"})
+    p = Point(
+        name="buffered",
+        target=Target(path="/data", kind="directory", filename="/data/f", size_bytes=2**30, direct=False),
+        options={"rw": "read", "bs": "4k"},
+    )
     findings = diagnose(gen3_snapshot, [(p, result("read", 5e8, cpu=97.0, runtime_ms=1500))])
     assert {"FIO-CPU-BOUND", "FIO-SHORT-RUN", "FIO-BUFFERED", "FIO-CACHE-SIZE", "FIO-SYNC-ENGINE-QD"} <= ids(findings)
 
@@ -84,7 +96,9 @@ def test_diff_lists_link_wbt_cmdline_firmware_and_fullness(tmp_path):
     CASES["wbt_on"][0](after_tree)
     CASES["full_80"][0](after_tree)
     cmdline = (after_tree / "proc/cmdline").read_text().strip()
-    write(after_tree, "proc/cmdline", cmdline.replace("mitigations=auto,no_guest_host,no_guest_guest", "mitigations=off"))
+    write(
+        after_tree, "proc/cmdline", cmdline.replace("mitigations=auto,no_guest_host,no_guest_guest", "mitigations=off")
+    )
     write(after_tree, "sys/class/nvme/nvme0/firmware_rev", "5B2QGXA8")
     lines = [c.render() for c in diff_snapshots(take_snapshot(Root(before_tree)), take_snapshot(Root(after_tree)))]
     assert "nvme0n1: PCIe link 16.0 GT/s x4 -> 8.0 GT/s x2" in lines
@@ -104,11 +118,16 @@ def test_compare_and_history_see_only_changes_that_concern_the_targets():
     def snapshot(kernel: str, md_scheduler: str, other_scheduler: str, data_used: int, home_used: int) -> Snapshot:
         return Snapshot(
             kernel=kernel,
-            devices=[BlockDevice("md0", scheduler=md_scheduler, slaves=["nvme0n1", "nvme1n1"]),
-                     BlockDevice("nvme0n1", scheduler="none"), BlockDevice("nvme1n1", scheduler="none"),
-                     BlockDevice("sda", scheduler=other_scheduler)],
-            filesystems=[FileSystem("/data", "xfs", "/dev/md0", "9:0", size_bytes=100, used_bytes=data_used),
-                         FileSystem("/home", "ext4", "/dev/sda1", "8:1", size_bytes=100, used_bytes=home_used)],
+            devices=[
+                BlockDevice("md0", scheduler=md_scheduler, slaves=["nvme0n1", "nvme1n1"]),
+                BlockDevice("nvme0n1", scheduler="none"),
+                BlockDevice("nvme1n1", scheduler="none"),
+                BlockDevice("sda", scheduler=other_scheduler),
+            ],
+            filesystems=[
+                FileSystem("/data", "xfs", "/dev/md0", "9:0", size_bytes=100, used_bytes=data_used),
+                FileSystem("/home", "ext4", "/dev/sda1", "8:1", size_bytes=100, used_bytes=home_used),
+            ],
             targets=[TargetInfo("/data/bench", device="md0", mount_point="/data", fs_type="xfs")],
         )
 

@@ -43,7 +43,7 @@ def test_a_dip_every_device_shares_is_not_one_device_s_fault_but_a_lone_dip_is()
     def device(name, dip_at=None):
         values = [500.0] * 20
         if dip_at is not None:
-            values[dip_at:dip_at + 4] = [150.0] * 4
+            values[dip_at : dip_at + 4] = [150.0] * 4
         return series(values, f"{name} read")
 
     together = [device(f"loop{i}", dip_at=6) for i in range(8)]  # a busy host: all slow in the same seconds
@@ -71,8 +71,12 @@ def test_a_step_down_is_a_warning_with_both_levels():
 
 
 def array(together, alone, sets=()):
-    return ArrayView("seq-read", {d: v * MB for d, v in together.items()}, {d: v * MB for d, v in alone.items()},
-                     [(devices, v * MB) for devices, v in sets])
+    return ArrayView(
+        "seq-read",
+        {d: v * MB for d, v in together.items()},
+        {d: v * MB for d, v in alone.items()},
+        [(devices, v * MB) for devices, v in sets],
+    )
 
 
 def test_a_drive_slow_alone_is_never_called_fine():
@@ -103,8 +107,11 @@ def test_scaling_drop_only_against_a_set_of_its_own_members():
 
 
 def test_hosts_failed_slow_and_straggling():
-    rows = [HostRow(1, "h1", "ok", "", 10_000, 500 * MB), HostRow(1, "h2", "failed", "disconnected", None),
-            HostRow(1, "h3", "ok", "", 7_000, 200 * MB)]
+    rows = [
+        HostRow(1, "h1", "ok", "", 10_000, 500 * MB),
+        HostRow(1, "h2", "failed", "disconnected", None),
+        HostRow(1, "h3", "ok", "", 7_000, 200 * MB),
+    ]
     findings = evaluate(Context(hosts={"randread": rows}))
     assert [f.subject for f in by_id(findings, "HOSTS-FAILED")] == ["h2"]
     assert by_id(findings, "HOSTS-IMBALANCE")[0].evidence["slowest"] == "h3 200 MB/s"

@@ -32,4 +32,8 @@ def test_bandwidth_is_converted_to_bytes_per_second_and_matches_the_summary():
 def test_repeated_final_window_keeps_the_first_row_and_bad_lines_are_skipped():
     text = "1000, 100, 0, 0, 0\n2000, 110, 0, 0, 0\n2000, 9999, 0, 0, 0\n1000, 50, 1, 0, 0\ngarbage\n30"
     samples = parse_log(text, "iops", "job1")
-    assert [(s.t_ms, s.ddir, s.value) for s in samples] == [(1000, "read", 100), (2000, "read", 110), (1000, "write", 50)]
+    assert [(s.t_ms, s.ddir, s.value) for s in samples] == [
+        (1000, "read", 100),
+        (2000, "read", 110),
+        (1000, "write", 50),
+    ]

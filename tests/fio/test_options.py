@@ -20,8 +20,17 @@ from iolab.fio.options import (
 )
 
 
-@pytest.mark.parametrize(("alias", "name"), [("readwrite", "rw"), ("blocksize", "bs"), ("timeout", "runtime"),
-                                             ("ss", "steadystate"), ("fill_fs", "fill_device"), ("iodepth", "iodepth")])
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [
+        ("readwrite", "rw"),
+        ("blocksize", "bs"),
+        ("timeout", "runtime"),
+        ("ss", "steadystate"),
+        ("fill_fs", "fill_device"),
+        ("iodepth", "iodepth"),
+    ],
+)
 def test_aliases_become_fios_own_name(alias, name):
     assert canonical_name(alias) == name
 
@@ -35,8 +44,22 @@ def test_checked_options_canonicalise_and_refuse_the_same_option_twice():
     assert checked_options({"filename": "/dev/sda"}, "job", allow_target=True) == {"filename": "/dev/sda"}
 
 
-@pytest.mark.parametrize("mode", ["write", "randwrite", "trim", "randtrim", "rw", "readwrite", "randrw", "trimwrite",
-                                  "randtrimwrite", "write:4k", " randwrite "])
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "write",
+        "randwrite",
+        "trim",
+        "randtrim",
+        "rw",
+        "readwrite",
+        "randrw",
+        "trimwrite",
+        "randtrimwrite",
+        "write:4k",
+        " randwrite ",
+    ],
+)
 def test_every_writing_mode_writes(mode):
     assert writes({"rw": mode}) and rw_mode({"rw": mode}) == mode.split(":")[0].strip()
 
@@ -57,20 +80,23 @@ def test_control_characters_are_refused(value):
         checked_option(value, "1", "plan.toml: options")
 
 
-@pytest.mark.parametrize(("name", "value", "message"), [
-    ("opendir", "/home", "name that directory as a target"),
-    ("write_iolog", "/tmp/x", "run's own directory"),
-    ("read_iolog", "x.log", "replay"),
-    ("mem", "mmap:/tmp/f", "names a file"),
-    ("size", "${HOME}", "expand"),
-    ("size", "$(1+1)", "expand"),
-    ("filename_format", "../f.$jobnum", "file names only"),
-    ("filename_format", "..", "file names only"),
-    ("rw", "wirte", "one of"),
-    ("iodepth", "0", "whole number"),
-    ("bad name", "1", "not a fio option name"),
-    ("allow_mounted_write", "1", "mounted"),
-])
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("opendir", "/home", "name that directory as a target"),
+        ("write_iolog", "/tmp/x", "run's own directory"),
+        ("read_iolog", "x.log", "replay"),
+        ("mem", "mmap:/tmp/f", "names a file"),
+        ("size", "${HOME}", "expand"),
+        ("size", "$(1+1)", "expand"),
+        ("filename_format", "../f.$jobnum", "file names only"),
+        ("filename_format", "..", "file names only"),
+        ("rw", "wirte", "one of"),
+        ("iodepth", "0", "whole number"),
+        ("bad name", "1", "not a fio option name"),
+        ("allow_mounted_write", "1", "mounted"),
+    ],
+)
 def test_options_iolab_refuses(name, value, message):
     with pytest.raises(UserError, match=message):
         checked_option(name, value, "job")
@@ -112,17 +138,28 @@ def test_job_files_are_read_by_fios_lines_only():
     assert jobs[0].options == {"rw": "read", "bs": "4k"}
     # fio ends a line at ';' or '#' wherever it is (fio --showcmd prints --bs=4k for "bs=4k;8k")
     assert parse_jobfile("; c\n[j] # x\nrw=read ;w\nbs=4k;8k\n# rw=write\n", "j.fio")[0].options == {
-        "rw": "read", "bs": "4k"}
-    for text in ("[j]\nrw=read\x0bfilename=/dev/sda\n", "[j\n]\nrw=read\n", "[a]b]\nrw=read\n",
-                 "include other.fio\n[j]\nrw=read\n"):
+        "rw": "read",
+        "bs": "4k",
+    }
+    for text in (
+        "[j]\nrw=read\x0bfilename=/dev/sda\n",
+        "[j\n]\nrw=read\n",
+        "[a]b]\nrw=read\n",
+        "include other.fio\n[j]\nrw=read\n",
+    ):
         with pytest.raises(UserError):
             parse_jobfile(text, "j.fio")
 
 
 def test_rendering_refuses_what_fio_would_read_differently():
     assert render_jobfile([JobSection("j", {"rw": "read", "time_based": ""})]) == "[j]\nrw=read\ntime_based\n"
-    for section in (JobSection("j\n[evil]", {}), JobSection("j", {"rw": "read\nexec_prerun=x"}),
-                    JobSection("j", {"filename": "/mnt/a;b/f"}), JobSection("j#1", {}),
-                    JobSection("j", {"a\nb": "1"}), JobSection("j]", {})):
+    for section in (
+        JobSection("j\n[evil]", {}),
+        JobSection("j", {"rw": "read\nexec_prerun=x"}),
+        JobSection("j", {"filename": "/mnt/a;b/f"}),
+        JobSection("j#1", {}),
+        JobSection("j", {"a\nb": "1"}),
+        JobSection("j]", {}),
+    ):
         with pytest.raises(UserError):
             render_jobfile([section])

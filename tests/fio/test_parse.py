@@ -46,7 +46,7 @@ def test_four_jobs_are_summed_pooled_and_merged():
     assert lat.kind == "lat"
     counts = [e["read"]["lat_ns"]["N"] for e in entries]
     assert lat.count == sum(counts)
-    expected_mean = sum(n * e["read"]["lat_ns"]["mean"] for n, e in zip(counts, entries)) / sum(counts)
+    expected_mean = sum(n * e["read"]["lat_ns"]["mean"] for n, e in zip(counts, entries, strict=True)) / sum(counts)
     assert lat.mean_ns == pytest.approx(expected_mean)
     assert sum(lat.bins.values()) == lat.count
     # A quantile of a mixture lies between the components' quantiles.

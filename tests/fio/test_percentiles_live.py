@@ -18,10 +18,25 @@ def test_merged_percentiles_match_exact_percentiles_of_all_ios(tmp_path):
     data = tmp_path / "data"
     data.write_bytes(b"\0" * (16 << 20))
     subprocess.run(
-        ["fio", "--output-format=json+", f"--output={tmp_path / 'out.json'}", "--name=p", f"--filename={data}",
-         "--rw=randread", "--bs=4k", "--ioengine=libaio", "--iodepth=2", "--numjobs=3", "--time_based",
-         "--runtime=1", "--rate_iops=1500", "--lat_percentiles=1", f"--write_lat_log={tmp_path / 'io'}"],
-        check=True, capture_output=True,
+        [
+            "fio",
+            "--output-format=json+",
+            f"--output={tmp_path / 'out.json'}",
+            "--name=p",
+            f"--filename={data}",
+            "--rw=randread",
+            "--bs=4k",
+            "--ioengine=libaio",
+            "--iodepth=2",
+            "--numjobs=3",
+            "--time_based",
+            "--runtime=1",
+            "--rate_iops=1500",
+            "--lat_percentiles=1",
+            f"--write_lat_log={tmp_path / 'io'}",
+        ],
+        check=True,
+        capture_output=True,
     )
     out = parse_output((tmp_path / "out.json").read_text())
     latency = aggregate(out.groups[0].entries).directions["read"].latency

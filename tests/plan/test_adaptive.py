@@ -1,4 +1,5 @@
 """Adaptive QD search on synthetic curves and surfaces: the knee is bracketed and the peak found with few runs."""
+
 from __future__ import annotations
 
 import math
@@ -114,7 +115,7 @@ def test_more_jobs_each_at_twice_the_knee_then_one_deeper_step_finds_the_peak():
     order, measured = run_search(submission_bound, WITH_JOBS)
     single = [c for c in order if c[1] == 1]
     assert single == [(1, 1), (4, 1), (16, 1), (64, 1), (8, 1), (11, 1)]  # one job's knee: QD 10
-    assert order[len(single):] == [(32, 2), (32, 4), (32, 8), (64, 4)]  # jobs at 2 x 11 -> 32 each, then 64 x 4
+    assert order[len(single) :] == [(32, 2), (32, 4), (32, 8), (64, 4)]  # jobs at 2 x 11 -> 32 each, then 64 x 4
     assert peak_config(measured) == (32, 4)
     exhaustive = max(submission_bound(d, j) for d in DEPTHS for j in JOBS)
     assert measured[peak_config(measured)] == exhaustive

@@ -1,4 +1,5 @@
 """The example plans shipped in examples/ stay valid and expand as documented."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,9 +11,15 @@ from iolab.plan.planfile import load_plan
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-@pytest.mark.parametrize("name, count", [
-    ("nvme-qd-table.toml", 4), ("nfs-scaling.toml", 28), ("matrix-zip-exclude.toml", 10),
-    ("mixed.fio", 2), ("jobfile-sweep.toml", 8),
-])
+@pytest.mark.parametrize(
+    "name, count",
+    [
+        ("nvme-qd-table.toml", 4),
+        ("nfs-scaling.toml", 28),
+        ("matrix-zip-exclude.toml", 10),
+        ("mixed.fio", 2),
+        ("jobfile-sweep.toml", 8),
+    ],
+)
 def test_example_expands(name, count):
     assert len(load_plan(EXAMPLES / name).workloads) == count

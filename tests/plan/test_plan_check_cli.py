@@ -1,4 +1,5 @@
 """`iolab plan check`: bad plans give a one-line error naming file and field, exit 2, no traceback."""
+
 from __future__ import annotations
 
 import shutil
@@ -22,49 +23,64 @@ def check(tmp_path, text):
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="option names are checked against fio")
 def test_unknown_fio_option_is_named(tmp_path):
-    result = check(tmp_path, """
+    result = check(
+        tmp_path,
+        """
         [options]
         ioengine = "libaio"
         iodpeth = 32
-    """)
+    """,
+    )
     assert result.exit_code == 2
     assert "bad.toml: options/axes: 'iodpeth' is not a fio option" in result.stderr
     assert "Traceback" not in result.output
 
 
 def test_value_of_wrong_type_is_named(tmp_path):
-    result = check(tmp_path, """
+    result = check(
+        tmp_path,
+        """
         [axes]
         iodepth = [1, "deep", 4]
-    """)
+    """,
+    )
     assert result.exit_code == 2
     assert "bad.toml: axes.iodepth[1]: expected a whole number from 1 to 65535, got 'deep'" in result.stderr
 
 
 def test_wrong_type_in_a_structured_table_is_named(tmp_path):
-    result = check(tmp_path, """
+    result = check(
+        tmp_path,
+        """
         [repeat]
         count = "three"
-    """)
+    """,
+    )
     assert result.exit_code == 2
     assert "bad.toml: repeat.count: Input should be a valid integer, got 'three'" in result.stderr
 
 
 def test_empty_axis_is_named(tmp_path):
-    result = check(tmp_path, """
+    result = check(
+        tmp_path,
+        """
         [axes]
         rw = ["randread"]
         bs = []
-    """)
+    """,
+    )
     assert result.exit_code == 2
     assert "bad.toml: axes.bs: empty axis" in result.stderr
 
 
 def test_misspelt_top_level_key_is_named(tmp_path):
-    result = check(tmp_path, """
+    result = check(
+        tmp_path,
+        """
         [axis]
         bs = ["4k"]
-    """)
+    """,
+    )
     assert result.exit_code == 2
     assert "bad.toml: axis: unknown key" in result.stderr
 
@@ -81,8 +97,13 @@ def test_good_plan_prints_its_points(tmp_path):
 def test_real_command_exits_2_without_traceback(tmp_path):
     plan = tmp_path / "bad.toml"
     plan.write_text("[axes]\nnumjobs = 0\n")
-    done = subprocess.run([sys.executable, "-c", "from iolab.cli import main; main()", "plan", "check", str(plan)],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        [sys.executable, "-c", "from iolab.cli import main; main()", "plan", "check", str(plan)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert done.returncode == 2
     assert done.stderr.strip() == f"iolab: {plan}: axes.numjobs[0]: expected a whole number from 1 to 4096, got 0"
 
@@ -92,6 +113,13 @@ def test_presets_lists_every_preset_with_a_duration():
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert [line.split()[0] for line in lines] == [
-        "quick", "array-read", "qd-sweep", "jobs-sweep", "bs-sweep", "latency-curve", "metadata", "ssd-steady",
+        "quick",
+        "array-read",
+        "qd-sweep",
+        "jobs-sweep",
+        "bs-sweep",
+        "latency-curve",
+        "metadata",
+        "ssd-steady",
     ]
     assert lines[0].split()[1] == "52s"

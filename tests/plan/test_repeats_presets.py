@@ -1,4 +1,5 @@
 """Repeat ordering and the adaptive-repeat gate; presets and their duration estimates."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,7 +12,14 @@ from iolab.plan.repeats import needs_more_runs, run_order
 
 
 def test_interleaved_order_runs_each_pass_over_all_points():
-    assert run_order(["a", "b", "c"], 2, interleave=True) == [("a", 0), ("b", 0), ("c", 0), ("a", 1), ("b", 1), ("c", 1)]
+    assert run_order(["a", "b", "c"], 2, interleave=True) == [
+        ("a", 0),
+        ("b", 0),
+        ("c", 0),
+        ("a", 1),
+        ("b", 1),
+        ("c", 1),
+    ]
     assert run_order(["a", "b"], 2, interleave=False) == [("a", 0), ("a", 1), ("b", 0), ("b", 1)]
 
 
@@ -27,9 +35,15 @@ def test_adaptive_repeats_stop_when_cov_is_under_target_or_at_the_cap():
 def test_quick_preset_takes_about_a_minute():
     plan = preset("quick")
     assert [w.name for w in plan.workloads] == [
-        "seqread-1m-qd32", "seqwrite-1m-qd32", "randread-4k-qd32-j4", "randwrite-4k-qd32-j4", "randread-4k-qd1",
+        "seqread-1m-qd32",
+        "seqwrite-1m-qd32",
+        "randread-4k-qd32-j4",
+        "randwrite-4k-qd32-j4",
+        "randread-4k-qd1",
     ]
-    assert all(w.target is None and "direct" not in w.options and w.options["ramp_time"] == "2s" for w in plan.workloads)
+    assert all(
+        w.target is None and "direct" not in w.options and w.options["ramp_time"] == "2s" for w in plan.workloads
+    )
     assert estimate_seconds(plan) == pytest.approx(5 * (10 + FIO_STARTUP_SECONDS))
     assert estimate_seconds(preset("quick", runtime=28)) == pytest.approx(5 * (30 + FIO_STARTUP_SECONDS))
 

@@ -1,4 +1,5 @@
 """SNIA PTS steady-state decision on synthetic rounds."""
+
 from __future__ import annotations
 
 from iolab.plan.steady import steady_state

@@ -56,7 +56,12 @@ def qd_sweep(tmp_path_factory) -> StoredRun:
 def bs_sweep(tmp_path_factory) -> StoredRun:
     """randrw 70/30 with two jobs for 3 s at bs 64k, 1000 and 4k; bs=1000 fails under O_DIRECT."""
     options = {
-        "rw": "randrw", "rwmixread": "70", "iodepth": "2", "numjobs": "2", **QUICK, "runtime": "3",
+        "rw": "randrw",
+        "rwmixread": "70",
+        "iodepth": "2",
+        "numjobs": "2",
+        **QUICK,
+        "runtime": "3",
         "description": MIX_DESCRIPTION,
     }
     workloads = [Workload(name=f"mix-{bs}", options={**options, "bs": bs}) for bs in ("64k", "1000", "4k")]

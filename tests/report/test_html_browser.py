@@ -37,8 +37,9 @@ QUICK = {"runtime": "1", "ramp_time": "0", "time_based": "1", "ioengine": "libai
 
 def _sweep(home: Path, data: Path) -> int:
     """randread 4k at QD 1, 4, 16, two repeats each, telemetry every 0.5 s; label and description hostile."""
-    workloads = [Workload(name=f"rr-qd{qd}", options={**QUICK, "iodepth": str(qd), "description": HOSTILE})
-                 for qd in (1, 4, 16)]
+    workloads = [
+        Workload(name=f"rr-qd{qd}", options={**QUICK, "iodepth": str(qd), "description": HOSTILE}) for qd in (1, 4, 16)
+    ]
     plan = Plan(name=f"{HOSTILE} qd sweep", workloads=workloads, repeat=2)
     request = RunRequest(plan=plan.name, targets=[str(data)], size=64 << 20, telemetry_interval=0.5)
     return execute(request, open_store(home), SilentProgress(), plan=plan).run_id
@@ -60,8 +61,13 @@ def _array(home: Path) -> bool:
             with blkio_cgroup() as cgroup:
                 for dev in devices:
                     cgroup.set_read_bps(dev.major_minor, (50 << 20) if dev is devices[2] else (200 << 20))
-                proc = cgroup.popen([sys.executable, "-m", "iolab", *argv], stdout=-1, stderr=-1, text=True,
-                                    env={**__import__("os").environ, **env})
+                proc = cgroup.popen(
+                    [sys.executable, "-m", "iolab", *argv],
+                    stdout=-1,
+                    stderr=-1,
+                    text=True,
+                    env={**__import__("os").environ, **env},
+                )
                 _, err = proc.communicate(timeout=120)
                 assert proc.returncode == 0, err
         else:
@@ -95,8 +101,14 @@ def page(tmp_path_factory) -> dict:
     screenshot(report, shot)
     ARTIFACTS.mkdir(exist_ok=True)
     shutil.copyfile(shot, ARTIFACTS / "html_report.png")
-    return {"html": report.read_text(), "dom": dom, "shot": shot, "png": out / "png", "array": has_array,
-            "small": runs[-3:]}
+    return {
+        "html": report.read_text(),
+        "dom": dom,
+        "shot": shot,
+        "png": out / "png",
+        "array": has_array,
+        "small": runs[-3:],
+    }
 
 
 def _ids(dom: str, pattern: str) -> set[str]:
@@ -107,7 +119,9 @@ def test_every_section_and_chart_is_in_the_browsers_dom(page):
     dom = page["dom"].stdout
     assert _ids(dom, r"run1-[a-z0-9-]+") >= {"run1-summary", "run1-findings", "run1-table1", "run1-timeline"}
     assert _ids(dom, r"chart-run1-[a-z0-9-]+") == {
-        "chart-run1-table1-throughput", "chart-run1-table1-latency", "chart-run1-table1-latency-throughput",
+        "chart-run1-table1-throughput",
+        "chart-run1-table1-latency",
+        "chart-run1-table1-latency-throughput",
         "chart-run1-timeline",
     }
     figures = re.findall(r'<figure class="chart" id="chart-([a-z0-9-]+)">.*?</figure>', dom, re.S)
@@ -116,10 +130,11 @@ def test_every_section_and_chart_is_in_the_browsers_dom(page):
     # the sweep's axis, with the tables' units on the charts
     assert "iodepth" in dom and "MB/s, 1 MB = 10^6 bytes" in dom
     # every chart also exported as PNG, named by its id
-    assert {p.stem for p in page["png"].glob("*.png")} == {f[len("chart-"):] for f in _ids(dom, r"chart-[a-z0-9-]+")}
+    assert {p.stem for p in page["png"].glob("*.png")} == {f[len("chart-") :] for f in _ids(dom, r"chart-[a-z0-9-]+")}
     if page["array"]:
         assert {"chart-run2-array1-devices", "chart-run2-array1-scaling", "chart-run2-table1-bars"} <= _ids(
-            dom, r"chart-run2-[a-z0-9-]+")
+            dom, r"chart-run2-[a-z0-9-]+"
+        )
     # the small workload's history (3 runs) and its last run against its first
     first, last = page["small"][0], page["small"][-1]
     assert "history1-rr-small" in _ids(dom, r"history[a-z0-9-]+")

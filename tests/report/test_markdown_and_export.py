@@ -20,9 +20,7 @@ UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
 def _markdown(*stored: StoredRun) -> str:
-    reports = [
-        build_report(s.run, s.records, {r.id: point_samples(s.store, r.id) for r in s.records}) for s in stored
-    ]
+    reports = [build_report(s.run, s.records, {r.id: point_samples(s.store, r.id) for r in s.records}) for s in stored]
     return render_markdown(reports)
 
 
@@ -90,7 +88,7 @@ def test_csv_has_one_row_per_point_and_direction_with_the_stores_numbers(qd_swee
     rows = list(csv.DictReader(io.StringIO(points_csv(records))))
     expected = [(r, d) for r in records for d in (r.result.directions.values() if r.result else [None])]
     assert len(rows) == len(expected)
-    for row, (record, direction) in zip(rows, expected):
+    for row, (record, direction) in zip(rows, expected, strict=True):
         assert int(row["run_id"]) == record.run_id and int(row["point_id"]) == record.id
         assert row["key"] == record.point.key and int(row["repeat"]) == record.point.repeat
         assert row["status"] == record.status and row["target"] == record.point.target.path
@@ -115,6 +113,6 @@ def test_json_holds_every_point_with_its_run_id_as_show_exports_it(qd_sweep, bs_
     document = json.loads(points_json([qd_sweep.run, bs_sweep.run], records))
     assert [run["id"] for run in document["runs"]] == [qd_sweep.run.id, bs_sweep.run.id]
     assert len(document["points"]) == len(records)
-    for point, record in zip(document["points"], records):
+    for point, record in zip(document["points"], records, strict=True):
         assert point["run_id"] == record.run_id
         assert {k: v for k, v in point.items() if k != "run_id"} == json.loads(json.dumps(record_dict(record)))

@@ -1,4 +1,5 @@
 """The textfile-collector output, read back with the Prometheus client's own parser."""
+
 from __future__ import annotations
 
 import os
@@ -23,9 +24,16 @@ def samples(text: str) -> dict[tuple[str, tuple], float]:
 
 def full(host: str = "node1", target: str = "/dev/nvme0n1", workload: str = "randread-4k-qd32") -> SeriesMetrics:
     return SeriesMetrics(
-        host=host, target=target, workload=workload,
-        bandwidth_bytes_per_second=6.9e9, iops=1.68e6, latency_mean_seconds=76e-6, latency_p99_seconds=0.000212,
-        rolling_cov=0.031, healthy=True, last_run_timestamp_seconds=1_763_780_000.0,
+        host=host,
+        target=target,
+        workload=workload,
+        bandwidth_bytes_per_second=6.9e9,
+        iops=1.68e6,
+        latency_mean_seconds=76e-6,
+        latency_p99_seconds=0.000212,
+        rolling_cov=0.031,
+        healthy=True,
+        last_run_timestamp_seconds=1_763_780_000.0,
     )
 
 
@@ -52,7 +60,9 @@ def test_label_values_with_quotes_backslashes_and_newlines_survive():
 
 
 def test_unknown_values_are_left_out_and_unhealthy_is_zero():
-    partial = SeriesMetrics("n2", "/scratch", "seq-write", bandwidth_bytes_per_second=1e9, rolling_cov=0.12, healthy=False)
+    partial = SeriesMetrics(
+        "n2", "/scratch", "seq-write", bandwidth_bytes_per_second=1e9, rolling_cov=0.12, healthy=False
+    )
     text = render_textfile([partial, full()])
     parsed = samples(text)
     n2 = (("host", "n2"), ("target", "/scratch"), ("workload", "seq-write"))

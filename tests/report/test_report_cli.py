@@ -62,6 +62,8 @@ def test_bad_input_exits_2_with_a_short_message(qd_sweep, tmp_path):
     assert "there is no run 999" in assert_clean_error(iolab("report", "999", env=env))
     assert "not a run id" in assert_clean_error(iolab("report", "nope", env=env))
     unwritable = tmp_path / "missing-dir" / "report.md"
-    assert "cannot write the report" in assert_clean_error(iolab("report", "last", "-f", "md", "-o", str(unwritable), env=env))
+    assert "cannot write the report" in assert_clean_error(
+        iolab("report", "last", "-f", "md", "-o", str(unwritable), env=env)
+    )
     assert not unwritable.parent.exists()
     assert "no runs yet" in assert_clean_error(iolab("report", "last"))

@@ -78,7 +78,12 @@ def test_mixed_workload_gets_a_row_per_direction_and_within_run_bw_stddev(bs_swe
     assert table.axis == "bs"
     assert [c.key for c in table.columns][:3] == ["bs", "ddir", "bw_bytes"]
     ok_rows = [row for row in table.rows if not row.failed]
-    assert [(row.cells[0], row.ddir) for row in ok_rows] == [("4k", "read"), ("4k", "write"), ("64k", "read"), ("64k", "write")]
+    assert [(row.cells[0], row.ddir) for row in ok_rows] == [
+        ("4k", "read"),
+        ("4k", "write"),
+        ("64k", "read"),
+        ("64k", "write"),
+    ]
     assert _column(table, "bs")[0] == "1000"  # 1000 < 4k (4096) < 64k
     assert dict(table.fixed)["rwmixread"] == "70" and dict(table.fixed)["numjobs"] == "2"
     records = {r.point.options["bs"]: r for r in bs_sweep.records}

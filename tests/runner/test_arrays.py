@@ -20,8 +20,21 @@ def _run_array(devices, modes: str, slow=None) -> dict:
     with blkio_cgroup() as cgroup:
         for dev in devices:
             cgroup.set_read_bps(dev.major_minor, SLOW if dev is slow else CAP)
-        argv = [sys.executable, "-m", "iolab", "run", "--devices", ",".join(d.path for d in devices),
-                "--array-modes", modes, "--runtime", "2", "--ramp", "0", "--json"]
+        argv = [
+            sys.executable,
+            "-m",
+            "iolab",
+            "run",
+            "--devices",
+            ",".join(d.path for d in devices),
+            "--array-modes",
+            modes,
+            "--runtime",
+            "2",
+            "--ramp",
+            "0",
+            "--json",
+        ]
         proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True)
         out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
@@ -29,8 +42,11 @@ def _run_array(devices, modes: str, slow=None) -> dict:
 
 
 def _outliers(shown: dict) -> set[tuple[str, str]]:
-    return {(f["subject"], f["title"].split("(")[-1].rstrip(")")) for f in shown["findings"]
-            if f["rule_id"] == "ARR-OUTLIER" and f["severity"] == "warning"}
+    return {
+        (f["subject"], f["title"].split("(")[-1].rstrip(")"))
+        for f in shown["findings"]
+        if f["rule_id"] == "ARR-OUTLIER" and f["severity"] == "warning"
+    }
 
 
 def test_the_throttled_device_is_named_and_no_other():
@@ -46,15 +62,25 @@ def test_the_throttled_device_is_named_and_no_other():
     assert together["target"]["members"] == [d.path for d in devices]
 
 
-NOISE_RULES = {"TEL-DIP", "TEL-STEP", "ARR-OUTLIER", "ARR-SHARED-PATH", "ARR-SCALING-DROP", "ARR-SCALING-LOW",
-               "RES-NONMONOTONIC-SCALING"}
+NOISE_RULES = {
+    "TEL-DIP",
+    "TEL-STEP",
+    "ARR-OUTLIER",
+    "ARR-SHARED-PATH",
+    "ARR-SCALING-DROP",
+    "ARR-SCALING-LOW",
+    "RES-NONMONOTONIC-SCALING",
+}
 
 
 def test_identical_devices_on_a_busy_host_raise_no_alarm_but_the_interference_is_named():
     with loop_devices(6) as devices, busy_host():
         shown = _run_array(devices, "together,alone,scaling")
-    serious = [f"{f['rule_id']}: {f['title']}" for f in shown["findings"]
-               if f["rule_id"] in NOISE_RULES and f["severity"] in ("warning", "critical")]
+    serious = [
+        f"{f['rule_id']}: {f['title']}"
+        for f in shown["findings"]
+        if f["rule_id"] in NOISE_RULES and f["severity"] in ("warning", "critical")
+    ]
     assert serious == []
     assert any(f["rule_id"] == "TEL-INTERFERENCE" and "python" in f["title"] for f in shown["findings"])
 
@@ -72,15 +98,25 @@ def test_subset_scaling_on_four_devices_prints_the_table():
         with blkio_cgroup() as cgroup:
             for dev in devices:
                 cgroup.set_read_bps(dev.major_minor, 100 << 20)
-            argv = [sys.executable, "-m", "iolab", "run", "--devices", ",".join(d.path for d in devices),
-                    "--runtime", "2", "--ramp", "0"]
+            argv = [
+                sys.executable,
+                "-m",
+                "iolab",
+                "run",
+                "--devices",
+                ",".join(d.path for d in devices),
+                "--runtime",
+                "2",
+                "--ramp",
+                "0",
+            ]
             proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True, env=None)
             out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    scaling = out[out.index("Scaling"):]
+    scaling = out[out.index("Scaling") :]
     rows = [line.split("│")[1:-1] for line in scaling.splitlines() if line.startswith("│")]
     assert [int(r[0]) for r in rows] == [1, 2, 4]
-    for count, aggregate, ideal, efficiency in ((int(r[0]), float(r[1].replace(",", "")), r[2], r[3]) for r in rows):
+    for count, aggregate, efficiency in ((int(r[0]), float(r[1].replace(",", "")), r[3]) for r in rows):
         assert efficiency.strip().endswith("%")
         assert aggregate == pytest.approx(count * 104.9, rel=0.1)  # 100 MiB/s cap each = 104.9 MB/s
 

@@ -24,7 +24,9 @@ def small_home(tmp_path):
     """A tmpfs holding a new iolab database and a filler file that leaves ROOM bytes free."""
     home = tmp_path / "home"
     home.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(home)], capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(home)], capture_output=True, check=False
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
     try:
@@ -40,8 +42,9 @@ def test_a_full_home_ends_the_run_with_exit_3_and_one_line(small_home, tmp_path)
     target = tmp_path / "target"
     target.mkdir()
     env = {"IOLAB_HOME": str(small_home)}
-    proc = iolab("run", "--quiet", "--preset", "quick", "--runtime", "1", "--ramp", "0", "--size", "16M",
-                 str(target), env=env)
+    proc = iolab(
+        "run", "--quiet", "--preset", "quick", "--runtime", "1", "--ramp", "0", "--size", "16M", str(target), env=env
+    )
     assert proc.returncode == 3, (proc.returncode, proc.stderr[-600:])
     assert "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

@@ -34,7 +34,10 @@ def _start_run(target, runtime: str = "1") -> subprocess.Popen:
     env = {**os.environ, "IOLAB_TEST_PARENT": str(os.getpid())}
     return subprocess.Popen(
         [sys.executable, "-m", "iolab", "run", str(target), "--runtime", runtime, "--ramp", "0", "--size", "64M"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
 
 

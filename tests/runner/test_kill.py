@@ -50,9 +50,25 @@ def _processes(marker: str) -> dict[str, list[int]]:
 
 def _kill_at(moment: float, marker: str, target, plan) -> None:
     """Start a run and SIGKILL iolab `moment` s after its fio starts (or as its keeper starts when negative)."""
-    proc = subprocess.Popen([sys.executable, "-m", "iolab", "run", str(plan), str(target), "--runtime", "3",
-                             "--ramp", "0", "--size", "32M"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "IOLAB_KILL_TEST": marker})
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "iolab",
+            "run",
+            str(plan),
+            str(target),
+            "--runtime",
+            "3",
+            "--ramp",
+            "0",
+            "--size",
+            "32M",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "IOLAB_KILL_TEST": marker},
+    )
     wanted = "keeper" if moment < 0 else "fio"
     deadline = time.monotonic() + 60
     while not _processes(marker)[wanted]:

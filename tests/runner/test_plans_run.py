@@ -85,7 +85,7 @@ def test_killed_twelve_point_plan_resumes_to_exactly_twelve_without_rerunning(tm
 
 
 def test_dry_run_lists_points_time_and_writes_without_running(tmp_path):
-    plan = _write_plan(tmp_path, PLAN_12.replace('iodepth = [1, 4, 8]', 'iodepth = [1]').replace('"read"]', '"write"]'))
+    plan = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [1]").replace('"read"]', '"write"]'))
     target = tmp_path / "data"
     target.mkdir()
     proc = iolab("run", str(plan), str(target), "--size", "32M", "--dry-run", "--allow-write")
@@ -105,9 +105,14 @@ def test_plan_errors_are_clear(tmp_path):
 
 
 def test_repeats_are_separate_samples_with_snapshots_findings_and_telemetry(tmp_path):
-    plan = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [4]").replace(
-        'rw = ["randread", "read"]', 'rw = ["randread"]').replace('bs = ["4k", "64k"]', 'bs = ["4k"]').replace(
-        'name = "twelve"', 'name = "three"\nrepeat = 3').replace('runtime = "1s"', 'runtime = "2s"'))
+    plan = _write_plan(
+        tmp_path,
+        PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [4]")
+        .replace('rw = ["randread", "read"]', 'rw = ["randread"]')
+        .replace('bs = ["4k", "64k"]', 'bs = ["4k"]')
+        .replace('name = "twelve"', 'name = "three"\nrepeat = 3')
+        .replace('runtime = "1s"', 'runtime = "2s"'),
+    )
     proc = iolab("run", str(plan), str(tmp_path), "--size", "32M", "--json")
     assert proc.returncode == 0, proc.stderr
     shown = json.loads(proc.stdout)
@@ -125,8 +130,12 @@ def test_repeats_are_separate_samples_with_snapshots_findings_and_telemetry(tmp_
 
 def test_diff_env_names_a_changed_setting(tmp_path):
     for _ in range(2):
-        assert iolab("run", str(tmp_path), "--runtime", "1", "--ramp", "0", "--size", "32M", "--fresh",
-                     "--no-telemetry").returncode == 0
+        assert (
+            iolab(
+                "run", str(tmp_path), "--runtime", "1", "--ramp", "0", "--size", "32M", "--fresh", "--no-telemetry"
+            ).returncode
+            == 0
+        )
     same = iolab("diff-env", "1", "2")
     assert same.returncode == 0 and "No differences" in same.stdout
     store = open_store()
@@ -138,8 +147,12 @@ def test_diff_env_names_a_changed_setting(tmp_path):
 
 
 def test_metadata_preset_reports_create_stat_remove_rates(tmp_path):
-    request = RunRequest(plan="metadata", settings={"threads": (1, 2), "files_per_thread": 50, "runtime": 2},
-                         targets=[str(tmp_path)], telemetry_interval=None)
+    request = RunRequest(
+        plan="metadata",
+        settings={"threads": (1, 2), "files_per_thread": 50, "runtime": 2},
+        targets=[str(tmp_path)],
+        telemetry_interval=None,
+    )
     outcome = execute(request, open_store(), SilentProgress())
     assert outcome.status == "complete", outcome.failed
     records = run_points(open_store(), outcome.run_id)
@@ -153,8 +166,13 @@ def test_metadata_preset_reports_create_stat_remove_rates(tmp_path):
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
 def test_ssd_steady_on_a_loop_device_reports_its_window_or_the_cap():
     with loop_devices(1, size_mib=32) as (dev,):
-        request = RunRequest(plan="ssd-steady", settings={"round_runtime": 1, "max_rounds": 6},
-                             targets=[dev.path], allow_write=True, telemetry_interval=None)
+        request = RunRequest(
+            plan="ssd-steady",
+            settings={"round_runtime": 1, "max_rounds": 6},
+            targets=[dev.path],
+            allow_write=True,
+            telemetry_interval=None,
+        )
         outcome = execute(request, open_store(), SilentProgress())
     steady = [f for f in outcome.findings if f.rule_id == "RES-STEADY-STATE"]
     assert len(steady) == 1
@@ -168,8 +186,12 @@ def test_ssd_steady_on_a_loop_device_reports_its_window_or_the_cap():
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
 def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
     with loop_devices(1, size_mib=64) as (dev,):
-        request = RunRequest(plan="qd-sweep", settings={"adaptive": True, "runtime": 1, "ramp": 0, "max_qd": 32,
-                                                        "max_jobs": 4}, targets=[dev.path], telemetry_interval=None)
+        request = RunRequest(
+            plan="qd-sweep",
+            settings={"adaptive": True, "runtime": 1, "ramp": 0, "max_qd": 32, "max_jobs": 4},
+            targets=[dev.path],
+            telemetry_interval=None,
+        )
         outcome = execute(request, open_store(), SilentProgress())
     assert outcome.status == "complete", outcome.failed
     records = run_points(open_store(), outcome.run_id)
@@ -180,14 +202,17 @@ def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
     # (recomputed here from the one-job points, not imported, so a wrong rule in the code fails this)
     for base in ("randread-4k", "seqread-128k"):
         mine = [r for r in records if r.point.name.startswith(base)]
-        single = {int(r.point.options["iodepth"]): primary_metric(r.result) for r in mine
-                  if r.point.options.get("numjobs", "1") == "1"}
+        single = {
+            int(r.point.options["iodepth"]): primary_metric(r.result)
+            for r in mine
+            if r.point.options.get("numjobs", "1") == "1"
+        }
         plateau = statistics.median(sorted(single.values(), reverse=True)[:3])
         knee = min(qd for qd, v in single.items() if v >= 0.9 * plateau)
-        each = min(32, next(2 ** k for k in range(9) if 2 ** k >= 2 * knee))
+        each = min(32, next(2**k for k in range(9) if 2**k >= 2 * knee))
         more = [r for r in mine if r.point.options.get("numjobs", "1") != "1"]
         jobs = [r.point.options["numjobs"] for r in more if int(r.point.options["iodepth"]) == each]
-        assert jobs and jobs == ["2", "4"][:len(jobs)]
+        assert jobs and jobs == ["2", "4"][: len(jobs)]
         deeper = [r for r in more if int(r.point.options["iodepth"]) != each]
         assert len(deeper) <= 1 and all(int(r.point.options["iodepth"]) == min(32, 2 * each) for r in deeper)
         # the answers are findings of the run: one job's knee, and the best configuration measured
@@ -202,8 +227,13 @@ def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
 def test_qd_sweep_on_a_loop_device_gives_a_markdown_row_per_queue_depth_with_repeats(iolab_home):
     with loop_devices(1, size_mib=64) as (dev,):
-        request = RunRequest(plan="qd-sweep", settings={"runtime": 1, "ramp": 0, "max_qd": 4}, repeat=2,
-                             targets=[dev.path], telemetry_interval=None)
+        request = RunRequest(
+            plan="qd-sweep",
+            settings={"runtime": 1, "ramp": 0, "max_qd": 4},
+            repeat=2,
+            targets=[dev.path],
+            telemetry_interval=None,
+        )
         outcome = execute(request, open_store(), SilentProgress())
     assert outcome.status == "complete", outcome.failed
     md = iolab("report", str(outcome.run_id), "--format", "md")
@@ -221,13 +251,16 @@ def test_qd_sweep_on_a_loop_device_gives_a_markdown_row_per_queue_depth_with_rep
 
 def test_phases_drop_caches_and_run_pre_and_post_commands_around_each_point(tmp_path):
     marker = tmp_path / "marks"
-    plan = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [2]").replace(
-        'bs = ["4k", "64k"]', 'bs = ["4k"]') + f"""
+    plan = _write_plan(
+        tmp_path,
+        PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [2]").replace('bs = ["4k", "64k"]', 'bs = ["4k"]')
+        + f"""
 [phases]
 drop_caches = true
 pre_point = [["sh", "-c", "echo pre >> {marker}"]]
 post_point = [["sh", "-c", "echo post >> {marker}"]]
-""")
+""",
+    )
     data = tmp_path / "data"
     data.mkdir()
     refused = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry")
@@ -244,8 +277,11 @@ post_point = [["sh", "-c", "echo post >> {marker}"]]
 
 
 def test_a_failing_pre_point_command_fails_that_point_only(tmp_path):
-    plan = _write_plan(tmp_path, PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [2]").replace(
-        'bs = ["4k", "64k"]', 'bs = ["4k"]') + '\n[phases]\npre_point = [["false"]]\n')
+    plan = _write_plan(
+        tmp_path,
+        PLAN_12.replace("iodepth = [1, 4, 8]", "iodepth = [2]").replace('bs = ["4k", "64k"]', 'bs = ["4k"]')
+        + '\n[phases]\npre_point = [["false"]]\n',
+    )
     data = tmp_path / "data"
     data.mkdir()
     proc = iolab("run", str(plan), str(data), "--size", "32M", "--no-telemetry", "--allow-commands")
@@ -271,7 +307,11 @@ def test_latency_curve_and_adaptive_repeats_run_their_chosen_points(tmp_path):
     quick = preset("quick", runtime=1, ramp=0)
     adaptive = dc_replace(quick, workloads=quick.workloads[-1:])
     adaptive.repeats = dc_replace(adaptive.repeats, count=2, adaptive=True, cov_target=0.0001, max_count=4)
-    outcome = execute(RunRequest(plan="adaptive", targets=[str(tmp_path)], size=32 << 20, telemetry_interval=None),
-                      open_store(), SilentProgress(), plan=adaptive)
+    outcome = execute(
+        RunRequest(plan="adaptive", targets=[str(tmp_path)], size=32 << 20, telemetry_interval=None),
+        open_store(),
+        SilentProgress(),
+        plan=adaptive,
+    )
     repeats = [r.point.repeat for r in run_points(open_store(), outcome.run_id)]
     assert repeats == [0, 1, 2, 3]  # a 0.01% CoV target is never met: the cap of 4 stops it

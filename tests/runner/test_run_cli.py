@@ -21,7 +21,13 @@ def test_run_on_a_directory_measures_stores_and_cleans_up(tmp_path):
     target.mkdir()
     proc = iolab("run", str(target), *FAST)
     assert proc.returncode == 0, proc.stderr
-    for name in ("seqread-1m-qd32", "seqwrite-1m-qd32", "randread-4k-qd32-j4", "randwrite-4k-qd32-j4", "randread-4k-qd1"):
+    for name in (
+        "seqread-1m-qd32",
+        "seqwrite-1m-qd32",
+        "randread-4k-qd32-j4",
+        "randwrite-4k-qd32-j4",
+        "randread-4k-qd1",
+    ):
         assert name in proc.stdout
     assert "MB/s" in proc.stdout and "p99 lat" in proc.stdout
     assert list(target.iterdir()) == []  # scratch file removed
@@ -80,7 +86,9 @@ def test_unknown_target_is_a_clear_error(tmp_path):
     assert "no such file, directory or device" in err
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv to act as nobody")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None, reason="needs root and setpriv to act as nobody"
+)
 def test_unwritable_directory_is_a_clear_error():
     import tempfile
 
@@ -94,7 +102,11 @@ def test_unwritable_directory_is_a_clear_error():
     try:
         proc = subprocess.run(
             ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *_python_iolab(), "run", str(locked)],
-            capture_output=True, text=True, env={**os.environ, "IOLAB_HOME": str(home)}, timeout=60,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "IOLAB_HOME": str(home)},
+            timeout=60,
+            check=False,
         )
         assert "cannot write to this directory" in assert_clean_error(proc)
     finally:

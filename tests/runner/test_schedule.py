@@ -1,4 +1,5 @@
 """Schedules written into temporary directories; systemctl is never run, cron lines are run through sh."""
+
 from __future__ import annotations
 
 import json
@@ -39,12 +40,16 @@ def fake_iolab(tmp_path) -> Path:
     """An executable that records its argv as JSON, standing in for iolab."""
     path = tmp_path / "bin" / "iolab"
     path.parent.mkdir()
-    path.write_text(f"#!{sys.executable}\nimport json, sys\nopen(sys.argv[0] + '.argv', 'w').write(json.dumps(sys.argv[1:]))\n")
+    path.write_text(
+        f"#!{sys.executable}\nimport json, sys\nopen(sys.argv[0] + '.argv', 'w').write(json.dumps(sys.argv[1:]))\n"
+    )
     path.chmod(0o755)
     return path
 
 
-@pytest.mark.parametrize("every, seconds", [("30m", 1800), ("1h", 3600), ("1d", 86400), (" 15min ", 900), ("90m", 5400)])
+@pytest.mark.parametrize(
+    "every, seconds", [("30m", 1800), ("1h", 3600), ("1d", 86400), (" 15min ", 900), ("90m", 5400)]
+)
 def test_every_is_parsed(every, seconds):
     assert parse_every(every) == seconds
 
@@ -91,10 +96,21 @@ def test_an_interval_with_no_calendar_form_uses_monotonic_timers(tmp_path, plan)
 def test_systemd_analyze_accepts_the_units(tmp_path, plan, fake_iolab):
     units = tmp_path / "units"
     for every, name in (("30m", "a"), ("90m", "b")):
-        install(plan, every, name, [str(fake_iolab), "run"], unit_dir=units, use_systemd=True, flock=FLOCK or "/usr/bin/flock")
+        install(
+            plan,
+            every,
+            name,
+            [str(fake_iolab), "run"],
+            unit_dir=units,
+            use_systemd=True,
+            flock=FLOCK or "/usr/bin/flock",
+        )
     done = subprocess.run(
         ["systemd-analyze", "verify", "--man=no", *map(str, sorted(units.iterdir()))],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     # Offline (no running systemd) verify may complain about the environment; never about our syntax.
     problems = [line for line in done.stderr.splitlines() if str(units) in line]
@@ -108,7 +124,8 @@ def test_list_and_remove_systemd(tmp_path, plan):
     (units / "other.timer").write_text("[Timer]\nOnCalendar=daily\n")  # not ours
     found = list_installed(units, cron_file=None)
     assert [(s.name, s.every, s.plan_path, s.kind) for s in found] == [
-        ("daily", "1d", plan, "systemd"), ("hourly", "1h", plan, "systemd"),
+        ("daily", "1d", plan, "systemd"),
+        ("hourly", "1h", plan, "systemd"),
     ]
     removed = remove("hourly", units, cron_file=None)
     assert sorted(p.name for p in removed) == ["iolab-hourly.service", "iolab-hourly.timer"]
@@ -128,7 +145,8 @@ def test_reinstalling_replaces_the_schedule(tmp_path, plan):
 
 def test_commands_to_activate_and_deactivate_are_returned_not_run():
     assert activation_commands("nightly") == [
-        ["systemctl", "daemon-reload"], ["systemctl", "enable", "--now", "iolab-nightly.timer"],
+        ["systemctl", "daemon-reload"],
+        ["systemctl", "enable", "--now", "iolab-nightly.timer"],
     ]
     assert deactivation_commands("nightly") == [["systemctl", "disable", "--now", "iolab-nightly.timer"]]
 
@@ -146,7 +164,8 @@ def test_cron_line_keeps_other_lines_and_lists_and_removes(tmp_path, plan):
     install(plan, "1d", "daily", ["/usr/bin/iolab", "run"], use_systemd=False, cron_file=cron, cron_user=None)
     assert cron.read_text().splitlines()[-1].startswith("0 0 * * * /usr/bin/flock")
     assert [(s.name, s.every, s.plan_path) for s in list_installed(tmp_path / "none", cron)] == [
-        ("daily", "1d", plan), ("every-half-hour", "30m", plan),
+        ("daily", "1d", plan),
+        ("every-half-hour", "30m", plan),
     ]
     remove("every-half-hour", tmp_path / "none", cron)
     assert cron.read_text().splitlines()[0] == "MAILTO=ops@example.org"
@@ -161,19 +180,19 @@ def test_cron_refuses_an_interval_it_cannot_express(tmp_path, plan):
 @pytest.mark.skipif(FLOCK is None, reason="flock (util-linux) not installed")
 def test_cron_command_runs_with_its_arguments_intact_and_never_overlaps(tmp_path, plan, fake_iolab):
     cron, lock = tmp_path / "iolab.cron", tmp_path / "iolab.lock"
-    argv = [str(fake_iolab), "run", "--tag", "it's 50% \"done\""]
+    argv = [str(fake_iolab), "run", "--tag", 'it\'s 50% "done"']
     install(plan, "1h", "q", argv, use_systemd=False, cron_file=cron, cron_user=None, lock_path=lock, flock=FLOCK)
     line = cron.read_text().splitlines()[-1]
     command = line.split(" ", 5)[5].replace("\\%", "%")  # what cron hands to sh: fields gone, \% unescaped
-    assert subprocess.run(["/bin/sh", "-c", command], timeout=30).returncode == 0
-    assert json.loads(Path(str(fake_iolab) + ".argv").read_text()) == ["run", "--tag", "it's 50% \"done\"", str(plan)]
+    assert subprocess.run(["/bin/sh", "-c", command], timeout=30, check=False).returncode == 0
+    assert json.loads(Path(str(fake_iolab) + ".argv").read_text()) == ["run", "--tag", 'it\'s 50% "done"', str(plan)]
     # While another run holds the lock, this one is skipped with exit code 75.
     with open(lock, "w") as held:
         subprocess.run([FLOCK, "-n", str(lock), "true"], check=True)  # lock is free
         import fcntl
 
         fcntl.flock(held, fcntl.LOCK_EX)
-        busy = subprocess.run(["/bin/sh", "-c", command], timeout=30)
+        busy = subprocess.run(["/bin/sh", "-c", command], timeout=30, check=False)
     assert busy.returncode == schedule.BUSY_EXIT_CODE
 
 

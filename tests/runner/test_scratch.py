@@ -105,8 +105,10 @@ def test_case6_an_existing_metadata_directory_is_untouched(tmp_path):
     (target / "iolab-metadata").mkdir(parents=True)
     (target / "iolab-metadata" / "notes.txt").write_text("mine")
     plan = tmp_path / "md.toml"
-    plan.write_text('name = "md"\n[[workloads]]\nname = "create"\noptions = { ioengine = "filecreate", nrfiles = 50, '
-                    'filesize = "4k", numjobs = 1, openfiles = 1 }\n')
+    plan.write_text(
+        'name = "md"\n[[workloads]]\nname = "create"\noptions = { ioengine = "filecreate", nrfiles = 50, '
+        'filesize = "4k", numjobs = 1, openfiles = 1 }\n'
+    )
     done = iolab("run", str(plan), str(target), "--runtime", "1")
     assert done.returncode == 0, done.stderr
     assert (target / "iolab-metadata" / "notes.txt").read_text() == "mine"
@@ -126,8 +128,9 @@ def test_case7_allow_write_on_an_existing_file_is_refused(tmp_path, write_plan):
 
 
 def _start(*args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "iolab", "run", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "iolab", "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def _wait_running(home: Path, proc: subprocess.Popen) -> int:
@@ -136,8 +139,10 @@ def _wait_running(home: Path, proc: subprocess.Popen) -> int:
         assert proc.poll() is None, proc.communicate()
         try:
             with sqlite3.connect(home / "iolab.db", timeout=5) as conn:
-                row = conn.execute("SELECT r.id FROM runs r JOIN scratch s ON s.run_id = r.id "
-                                   "WHERE r.status = 'running' AND s.dev IS NOT NULL").fetchone()
+                row = conn.execute(
+                    "SELECT r.id FROM runs r JOIN scratch s ON s.run_id = r.id "
+                    "WHERE r.status = 'running' AND s.dev IS NOT NULL"
+                ).fetchone()
         except sqlite3.OperationalError:  # no database or schema yet
             row = None
         if row:

@@ -78,8 +78,15 @@ def test_case3_options_that_name_paths_are_refused(tmp_path):
     before = _tree_digest(docs)
     work = tmp_path / "work"
     work.mkdir()
-    for line in (f"opendir={docs}", "filename_format=../docs/f$jobnum.txt", f"write_iolog={docs}/f0.txt",
-                 f"write_bw_log={docs}/f1", f"mem=mmap:{docs}/f2.txt", "size=${HOME}", f"directory={docs}:{work}"):
+    for line in (
+        f"opendir={docs}",
+        "filename_format=../docs/f$jobnum.txt",
+        f"write_iolog={docs}/f0.txt",
+        f"write_bw_log={docs}/f1",
+        f"mem=mmap:{docs}/f2.txt",
+        "size=${HOME}",
+        f"directory={docs}:{work}",
+    ):
         job = tmp_path / "j.fio"
         job.write_text(f"[j]\nrw=write\nbs=4k\nsize=64k\n{line}\n")
         assert_clean_error(iolab("run", str(job), str(work), "--allow-write", *FAST))
@@ -101,7 +108,12 @@ def test_case8_a_colon_in_the_target_directory_stays_one_path(tmp_path):
     proc = iolab("run", str(plan), str(target), "--size", "16M", *FAST, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert _digest(tmp_path / "a") == before
-    assert list(target.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["a", "a:b", "iolab-home", "p.toml"]
+    assert list(target.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == [
+        "a",
+        "a:b",
+        "iolab-home",
+        "p.toml",
+    ]
 
 
 @needs_fio

@@ -20,19 +20,24 @@ FIO_JSON = Path(__file__).resolve().parents[1] / "data" / "fio" / "randread-4job
 
 def _copy_run(conn: sqlite3.Connection, source: int) -> int:
     """A new run holding a copy of run `source`'s point and results; returns its id (= its point's id here)."""
+
     def columns(table: str) -> list[str]:
         return [row[1] for row in conn.execute(f"PRAGMA table_info({table})") if row[1] != "id"]
 
     runs, points, results = columns("runs"), columns("points"), columns("results")
-    run_id = conn.execute(f"INSERT INTO runs ({','.join(runs)}) SELECT {','.join(runs)} FROM runs WHERE id = ?",
-                          (source,)).lastrowid
+    run_id = conn.execute(
+        f"INSERT INTO runs ({','.join(runs)}) SELECT {','.join(runs)} FROM runs WHERE id = ?", (source,)
+    ).lastrowid
     old_point = conn.execute("SELECT id FROM points WHERE run_id = ?", (source,)).fetchone()[0]
     picked = ",".join("?" if c == "run_id" else c for c in points)
-    point_id = conn.execute(f"INSERT INTO points ({','.join(points)}) SELECT {picked} FROM points WHERE id = ?",
-                            (run_id, old_point)).lastrowid
+    point_id = conn.execute(
+        f"INSERT INTO points ({','.join(points)}) SELECT {picked} FROM points WHERE id = ?", (run_id, old_point)
+    ).lastrowid
     picked = ",".join("?" if c == "point_id" else c for c in results)
-    conn.execute(f"INSERT INTO results ({','.join(results)}) SELECT {picked} FROM results WHERE point_id = ?",
-                 (point_id, old_point))
+    conn.execute(
+        f"INSERT INTO results ({','.join(results)}) SELECT {picked} FROM results WHERE point_id = ?",
+        (point_id, old_point),
+    )
     return run_id
 
 
@@ -96,7 +101,9 @@ def test_show_and_compare_name_the_bad_point(damaged_store):
 @pytest.mark.skipif(os.geteuid() != 0, reason="a read-only mount needs root (as a user, root-owned files would do)")
 def test_a_read_only_home_still_serves_ls_show_and_report(iolab_home, tmp_path):
     assert iolab("import", str(FIO_JSON)).returncode == 0
-    mounted = subprocess.run(["mount", "--bind", "-o", "ro", str(iolab_home), str(iolab_home)], capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "--bind", "-o", "ro", str(iolab_home), str(iolab_home)], capture_output=True, check=False
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot bind-mount read-only here: {mounted.stderr.decode().strip()}")
     try:

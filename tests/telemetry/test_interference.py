@@ -38,8 +38,15 @@ def test_per_process_accounting_charges_the_hog_and_not_kernel_threads(cpu_hog):
 
 
 def _result(read_bytes_s: float) -> Result:
-    read = DirectionResult(ddir="read", bw_bytes=read_bytes_s, iops=read_bytes_s / 4096, total_ios=1000,
-                           io_bytes=int(read_bytes_s * 10), runtime_ms=10_000, latency=None)
+    read = DirectionResult(
+        ddir="read",
+        bw_bytes=read_bytes_s,
+        iops=read_bytes_s / 4096,
+        total_ios=1000,
+        io_bytes=int(read_bytes_s * 10),
+        runtime_ms=10_000,
+        latency=None,
+    )
     return Result(directions={"read": read}, usr_cpu=5.0, sys_cpu=10.0, jobs=1, fio_version="fio-3.33")
 
 

@@ -20,7 +20,7 @@ from iolab.analysis.scaling import scaling_table
 from iolab.telemetry import Sampler, devices_for_path, mean_by_source, series_by_source
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
-from loopdev import blkio_cgroup, fio_read_argv, loop_devices, throttle_skip_reason  # noqa: E402
+from loopdev import blkio_cgroup, fio_read_argv, loop_devices, throttle_skip_reason
 
 pytestmark = [
     pytest.mark.root,
@@ -68,7 +68,7 @@ def test_outlier_analysis_names_the_throttled_loop_device(tmp_path):
         assert jobs[slow.name]["read"]["bw_bytes"] < 0.5 * min(peers)
         # Telemetry's bytes agree with fio's (diskstats counts what reached the device).
         times, rates = series_by_source(samples, "disk.bw", "read")[slow.name]
-        seen = sum(r * (t - t0) for r, t, t0 in zip(rates, times, [0.0] + times[:-1]))
+        seen = sum(r * (t - t0) for r, t, t0 in zip(rates, times, [0.0] + times[:-1], strict=True))
         assert seen == pytest.approx(jobs[slow.name]["read"]["io_bytes"], rel=0.05)
 
         cgroup.set_read_bps(slow.major_minor, DRIVE_BPS)
@@ -117,7 +117,7 @@ def test_subset_scaling_table_over_one_two_and_four_devices(tmp_path):
         print(row.n, round(row.aggregate / MIB), f"{row.efficiency:.2f}")
     assert [r.n for r in report.rows] == [1, 2, 4]
     assert report.reference == sets[0][1]
-    for row, (_, aggregate) in zip(report.rows, sets):
+    for row, (_, aggregate) in zip(report.rows, sets, strict=True):
         assert row.efficiency == pytest.approx(aggregate / (row.n * sets[0][1]))
     # Identical capped drives on an idle host scale linearly; the drop check stays quiet.
     assert all(r.efficiency > 0.8 for r in report.rows) and report.drops == []

@@ -162,7 +162,7 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> MannWhitney:
         size = j - i + 1
         tie_term += size**3 - size
         i = j + 1
-    rank_sum_b = sum(r for r, (_, side) in zip(ranks, pooled) if side == 1)
+    rank_sum_b = sum(r for r, (_, side) in zip(ranks, pooled, strict=True) if side == 1)
     u = rank_sum_b - m * (m + 1) / 2.0
     centre = m * n / 2.0
     if tie_term == 0.0 and m * n <= 2500 and min(m, n) <= 25:
@@ -286,8 +286,10 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
         return Verdict(kind="inconclusive", evaluated=False, reason="at least 2 values per side are needed", **base)
     if any(v <= 0.0 or math.isinf(v) for v in xa + xb):
         return Verdict(
-            kind="inconclusive", evaluated=False,
-            reason="zero, negative or infinite values (failed runs?) cannot be compared as ratios", **base,
+            kind="inconclusive",
+            evaluated=False,
+            reason="zero, negative or infinite values (failed runs?) cannot be compared as ratios",
+            **base,
         )
 
     la, lb = [math.log(v) for v in xa], [math.log(v) for v in xb]
@@ -321,8 +323,17 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
         notes.append(f"{dropped} NaN value(s) left out")
 
     result = dict(
-        ratio=ratio, ci_low=ci_low, ci_high=ci_high, p_welch=welch.p, p_mwu=mwu.p, mwu_method=mwu.method,
-        p_tost=p_tost, sample_median_ratio=_median(xb) / _median(xa), log_sd=log_sd, notes=notes, **base,
+        ratio=ratio,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        p_welch=welch.p,
+        p_mwu=mwu.p,
+        mwu_method=mwu.method,
+        p_tost=p_tost,
+        sample_median_ratio=_median(xb) / _median(xa),
+        log_sd=log_sd,
+        notes=notes,
+        **base,
     )
     significant = welch.p < params.alpha
     mwu_agrees = mwu.p < params.alpha or not mwu_can_decide

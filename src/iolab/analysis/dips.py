@@ -155,7 +155,11 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
     median = float(np.median(x[valid]))
     if median <= 0:
         return DipReport(
-            params, samples=n, interval_s=interval, median=median, evaluated=False,
+            params,
+            samples=n,
+            interval_s=interval,
+            median=median,
+            evaluated=False,
             reason="the series is idle (median 0)",
         )
     width = max(3, int(round(params.window_s / interval)) | 1)
@@ -169,7 +173,7 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
     if k is not None:
         before, after = xv[:k], xv[k:]
         level_before, level_after = float(np.median(before)), float(np.median(after))
-        tail = float(np.median(xv[-max(3, min_samples):]))
+        tail = float(np.median(xv[-max(3, min_samples) :]))
         ceiling = (1.0 - params.step_drop) * level_before
         if level_before > 0 and level_after < ceiling and tail < ceiling:
             onset = float(tv[k] - interval)

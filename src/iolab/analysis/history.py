@@ -217,7 +217,7 @@ def _candidates(x, params: ChangePointParams) -> list[int]:
     rows = np.stack([x[s : s + w] for s in starts])
     splits, _ = _best_energy_splits(rows, size)
     found: set[int] = set()
-    pending = [(s, s + int(k), s + w) for s, k in zip(starts, splits)]
+    pending = [(s, s + int(k), s + w) for s, k in zip(starts, splits, strict=True)]
     while pending:
         lo, split, hi = pending.pop()
         p, _, _ = _segment_test(x, lo, split, hi)
@@ -315,7 +315,7 @@ def change_points(values: Sequence[float], params: ChangePointParams | None = No
     found[:] = _refine(x, found, params)
     stats = merge()  # a moved point is re-tested, so what is reported always passed
     out = []
-    for split, (p, mb, ma, nb, na) in zip(found, stats):
+    for split, (p, mb, ma, nb, na) in zip(found, stats, strict=True):
         out.append(
             ChangePoint(
                 params=params,

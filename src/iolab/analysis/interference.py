@@ -43,16 +43,21 @@ class Interference:
 
     def busy_io(self) -> list[tuple[str, int]]:
         """(device, 0 for read or 1 for write) where others moved enough bytes to matter."""
-        return [(device, index) for device, rates in sorted(self.other_io.items()) for index in (0, 1)
-                if rates[index] >= OTHER_IO_BYTES_S and rates[index] >= OTHER_IO_SHARE * self.fio_bytes_s[index]]
+        return [
+            (device, index)
+            for device, rates in sorted(self.other_io.items())
+            for index in (0, 1)
+            if rates[index] >= OTHER_IO_BYTES_S and rates[index] >= OTHER_IO_SHARE * self.fio_bytes_s[index]
+        ]
 
     @property
     def disturbed(self) -> bool:
         return self.busy_cpu or bool(self.busy_io())
 
 
-def measure_interference(point: str, result: Result, samples: list[Sample], ramp_s: float,
-                         direct: bool, group_members: tuple[str, ...] = ()) -> Interference | None:
+def measure_interference(
+    point: str, result: Result, samples: list[Sample], ramp_s: float, direct: bool, group_members: tuple[str, ...] = ()
+) -> Interference | None:
     """The interference figures of one point, or None when its telemetry holds none of them.
 
     `group_members` limits the devices to an array's members (their kernel names); otherwise every device
@@ -74,8 +79,9 @@ def _fio_rate(result: Result, ddir: str) -> float:
     return direction.bw_bytes if direction is not None else 0.0
 
 
-def _other_io(samples: list[Sample], ramp_s: float, fio_rates: tuple[float, float],
-              members: tuple[str, ...]) -> dict[str, tuple[float, float]]:
+def _other_io(
+    samples: list[Sample], ramp_s: float, fio_rates: tuple[float, float], members: tuple[str, ...]
+) -> dict[str, tuple[float, float]]:
     """Device -> (read, write) bytes/s beyond fio's, over the measured whole seconds.
 
     fio's bytes are spread over the devices in proportion to each device's own traffic (an array's

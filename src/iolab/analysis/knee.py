@@ -100,12 +100,14 @@ def find_knee(
     xs = np.array([np.median(x[q == v]) for v in levels])
     lats = np.array([np.nanmedian(lat[q == v]) if np.any(np.isfinite(lat[q == v])) else np.nan for v in levels])
     if len(levels) < params.min_points:
-        return KneeReport(params, evaluated=False,
-                          reason=f"{len(levels)} queue depths; at least {params.min_points} are needed")
+        return KneeReport(
+            params, evaluated=False, reason=f"{len(levels)} queue depths; at least {params.min_points} are needed"
+        )
     peak = float(np.median(np.sort(xs)[-params.plateau_top :]))
     if not peak > 0:
-        return KneeReport(params, qd=list(levels), throughput=list(xs), evaluated=False,
-                          reason="no throughput at any queue depth")
+        return KneeReport(
+            params, qd=list(levels), throughput=list(xs), evaluated=False, reason="no throughput at any queue depth"
+        )
     qd_frac = float(levels[np.argmax(xs >= params.fraction * peak)])
     have_lat = bool(np.all(np.isfinite(lats)))
     n_star = float(peak * lats[0] * 1e-9) if have_lat and lats[0] > 0 else None

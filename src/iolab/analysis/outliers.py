@@ -66,7 +66,7 @@ def qn_scale(values: Sequence[float]) -> float:
     n = len(values)
     if n < 2:
         return 0.0
-    distances = sorted(abs(a - b) for i, a in enumerate(values) for b in values[i + 1:])
+    distances = sorted(abs(a - b) for i, a in enumerate(values) for b in values[i + 1 :])
     h = n // 2 + 1
     k = h * (h - 1) // 2
     factor = _QN_SMALL.get(n, n / (n + 1.4) if n % 2 else n / (n + 3.8))
@@ -93,14 +93,17 @@ def find_outliers(
     if int(ok.sum()) < params.min_devices:
         scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
         return OutlierReport(
-            **report, scores=scores, evaluated=False,
+            **report,
+            scores=scores,
+            evaluated=False,
             reason=f"{int(ok.sum())} device(s) with a value; at least {params.min_devices} are needed",
         )
     med = float(np.median(x[ok]))
     if med <= 0:
         scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
-        return OutlierReport(**report, scores=scores, median=med, evaluated=False,
-                             reason="the median is 0: the devices did no work")
+        return OutlierReport(
+            **report, scores=scores, median=med, evaluated=False, reason="the median is 0: the devices did no work"
+        )
     dev = x[ok] - med
     mad = float(np.median(np.abs(dev)))
     if mad >= params.mad_floor * med:

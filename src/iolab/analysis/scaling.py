@@ -82,6 +82,7 @@ def scaling_table(
     if not singles:
         return ScalingReport(params, evaluated=False, reason="no device measured alone, so no reference")
     ref = float(np.mean(singles)) if params.reference == "mean" else float(np.max(singles))
+
     def ideal(devices: tuple[str, ...]) -> float:
         alone = [single.get(d) for d in devices]
         if params.reference == "mean" and all(v is not None and np.isfinite(v) and v > 0 for v in alone):
@@ -95,6 +96,9 @@ def scaling_table(
         contained = [s for s in rows if s.n < row.n and set(s.devices) <= members]
         best = max(contained, key=lambda s: s.aggregate, default=None)
         if best is not None and row.aggregate < (1.0 - params.tolerance) * best.aggregate:
-            drops.append(ScalingDrop(row.devices, row.aggregate, best.devices, best.aggregate,
-                                     1.0 - row.aggregate / best.aggregate))
+            drops.append(
+                ScalingDrop(
+                    row.devices, row.aggregate, best.devices, best.aggregate, 1.0 - row.aggregate / best.aggregate
+                )
+            )
     return ScalingReport(params, reference=ref, rows=rows, drops=drops)

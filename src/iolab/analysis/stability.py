@@ -78,4 +78,3 @@ def far_repeats(values: Sequence[float], ratio: float = FAR_RATIO, sigmas: float
         if abs(value - median) > max(ratio * abs(median), sigmas * mad):
             found.append(FarRepeat(i, value, median, others[0], others[-1]))
     return found if len(found) < len(values) / 2 else []
-

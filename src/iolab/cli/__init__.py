@@ -40,8 +40,11 @@ def main() -> None:
         print(f"iolab: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
     except sqlite3.Error as exc:  # the store could not be written mid-command (a run handles its own)
-        print(f"iolab: the iolab database could not be written ({exc}): free space in IOLAB_HOME or set it"
-              " to a writable directory", file=sys.stderr)
+        print(
+            f"iolab: the iolab database could not be written ({exc}): free space in IOLAB_HOME or set it"
+            " to a writable directory",
+            file=sys.stderr,
+        )
         sys.exit(RunFailed.exit_code)
     except typer.Abort:  # Ctrl-C outside a run, which handles its own
         print("iolab: interrupted", file=sys.stderr)
@@ -56,7 +59,7 @@ def main() -> None:
 
 
 def _command_path(context: typer.Context | None) -> str:
-    """"iolab plan check" for an error inside that command, whatever name iolab was started by."""
+    """ "iolab plan check" for an error inside that command, whatever name iolab was started by."""
     names = []
     while context is not None and context.parent is not None:
         names.append(context.info_name or "")

@@ -13,8 +13,13 @@ from iolab.errors import RunFailed, UserError
 
 @app.command()
 def agent(
-    bind: Annotated[str, typer.Option(help="Address fio's server listens on. It runs ANY job it is sent, so keep it "
-                                           "on loopback (reach it through an SSH tunnel) or a private network.")] = "127.0.0.1",
+    bind: Annotated[
+        str,
+        typer.Option(
+            help="Address fio's server listens on. It runs ANY job it is sent, so keep it "
+            "on loopback (reach it through an SSH tunnel) or a private network."
+        ),
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port (fio's default is 8765).")] = 8765,
     fio: Annotated[str, typer.Option(help="The fio binary.")] = "fio",
 ) -> None:
@@ -23,9 +28,11 @@ def agent(
     if path is None:
         raise UserError(f"{fio} not found; install fio (apt-get install fio, dnf install fio)")
     _check_bind(bind, port)
-    typer.echo(f"fio server on {bind}:{port}: it runs whatever job a client sends, so keep this address private; "
-               f"on the controller: iolab run ... --hostfile FILE (a line `NAME address={bind} port={port} ssh=no`)",
-               err=True)
+    typer.echo(
+        f"fio server on {bind}:{port}: it runs whatever job a client sends, so keep this address private; "
+        f"on the controller: iolab run ... --hostfile FILE (a line `NAME address={bind} port={port} ssh=no`)",
+        err=True,
+    )
     _serve([path, f"--server={bind},{port}"])
 
 
@@ -40,8 +47,10 @@ def _check_bind(bind: str, port: int) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as fio does: TIME_WAIT is no conflict
             probe.bind(address)
     except (OSError, UnicodeError) as exc:
-        raise UserError(f"cannot listen on {bind}:{port}: {getattr(exc, 'strerror', None) or exc}; "
-                        "choose another --port, or a --bind address of this host") from None
+        raise UserError(
+            f"cannot listen on {bind}:{port}: {getattr(exc, 'strerror', None) or exc}; "
+            "choose another --port, or a --bind address of this host"
+        ) from None
 
 
 def _serve(argv: list[str]) -> None:
@@ -62,5 +71,6 @@ def _serve(argv: list[str]) -> None:
         signal.signal(sig, stop)
     code = server.wait()
     if not stopped:
-        raise RunFailed(f"fio's server stopped by itself (exit {code}; its message is above): "
-                        "nothing is listening any more")
+        raise RunFailed(
+            f"fio's server stopped by itself (exit {code}; its message is above): nothing is listening any more"
+        )

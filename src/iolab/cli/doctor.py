@@ -7,15 +7,17 @@ command so `iolab --help` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from iolab.cli import app
 
-RootOpt = Annotated[Optional[Path], typer.Option("--root", help="Analyse a captured tree (sys/, proc/, etc/) instead of /.")]
+RootOpt = Annotated[
+    Path | None, typer.Option("--root", help="Analyse a captured tree (sys/, proc/, etc/) instead of /.")
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-TargetsArg = Annotated[Optional[list[str]], typer.Argument(help="Files, directories or block devices to focus on.")]
+TargetsArg = Annotated[list[str] | None, typer.Argument(help="Files, directories or block devices to focus on.")]
 
 
 def _findings_json(findings: list) -> str:
@@ -29,7 +31,9 @@ def _findings_json(findings: list) -> str:
 def probe(
     targets: TargetsArg = None,
     json_out: JsonOpt = False,
-    save: Annotated[Optional[Path], typer.Option("--save", help="Write the raw files read into FILE.tar.gz (a support bundle).")] = None,
+    save: Annotated[
+        Path | None, typer.Option("--save", help="Write the raw files read into FILE.tar.gz (a support bundle).")
+    ] = None,
     root: RootOpt = None,
 ) -> None:
     """Snapshot the host: kernel, CPU, block devices, PCIe links, NVMe SMART, file systems."""
@@ -52,22 +56,34 @@ def probe(
         _print_snapshot(snapshot)
 
 
-def _print_snapshot(snapshot) -> None:  # noqa: ANN001  (Snapshot, imported lazily)
+def _print_snapshot(snapshot) -> None:
     from rich.console import Console
     from rich.table import Table
 
     console = Console()
     console.print(f"[bold]{snapshot.hostname}[/bold]  {snapshot.os_name}  kernel {snapshot.kernel}")
-    console.print(f"CPU {snapshot.cpu_model} ({snapshot.cpus_online} online, {len(snapshot.numa_nodes)} NUMA node(s)); "
-                  f"RAM {(snapshot.mem_total_bytes or 0) / 2**30:.1f} GiB; governors "
-                  f"{sorted(set(snapshot.governors.values())) or 'n/a'}; IOMMU {snapshot.iommu_units or 'off/absent'}")
+    console.print(
+        f"CPU {snapshot.cpu_model} ({snapshot.cpus_online} online, {len(snapshot.numa_nodes)} NUMA node(s)); "
+        f"RAM {(snapshot.mem_total_bytes or 0) / 2**30:.1f} GiB; governors "
+        f"{sorted(set(snapshot.governors.values())) or 'n/a'}; IOMMU {snapshot.iommu_units or 'off/absent'}"
+    )
     console.print(f"cmdline: {snapshot.cmdline}", highlight=False)
     table = Table("device", "model", "size", "rot", "sched", "wbt", "ra KiB", "PCIe now / max", "NUMA", "SMART")
     for d in snapshot.devices:
         link = f"{d.pcie.describe()} / {d.pcie.describe(False)}" if d.pcie and d.pcie.current_gts else "-"
-        smart = (f"warn={d.smart.critical_warning} used={d.smart.percent_used}%" if d.smart else (d.smart_error or "-"))
-        table.add_row(d.name, d.model or "-", f"{(d.size_bytes or 0) / 1e9:.0f} GB", str(int(d.rotational)) if d.rotational is not None else "?",
-                      d.scheduler or "?", str(d.wbt_lat_usec), str(d.read_ahead_kb), link, str(d.numa_node), smart)
+        smart = f"warn={d.smart.critical_warning} used={d.smart.percent_used}%" if d.smart else (d.smart_error or "-")
+        table.add_row(
+            d.name,
+            d.model or "-",
+            f"{(d.size_bytes or 0) / 1e9:.0f} GB",
+            str(int(d.rotational)) if d.rotational is not None else "?",
+            d.scheduler or "?",
+            str(d.wbt_lat_usec),
+            str(d.read_ahead_kb),
+            link,
+            str(d.numa_node),
+            smart,
+        )
     console.print(table)
     fs_table = Table("mount", "type", "source", "used", "options")
     for f in snapshot.filesystems:
@@ -81,10 +97,14 @@ def _print_snapshot(snapshot) -> None:  # noqa: ANN001  (Snapshot, imported lazi
 @app.command()
 def doctor(
     targets: TargetsArg = None,
-    bundle: Annotated[Optional[Path], typer.Option("--from", help="Analyse a bundle written by `iolab probe --save`.")] = None,
+    bundle: Annotated[
+        Path | None, typer.Option("--from", help="Analyse a bundle written by `iolab probe --save`.")
+    ] = None,
     root: RootOpt = None,
     json_out: JsonOpt = False,
-    rules_md: Annotated[bool, typer.Option("--rules-md", help="Print the rule catalogue as Markdown (docs/rules.md) and exit.")] = False,
+    rules_md: Annotated[
+        bool, typer.Option("--rules-md", help="Print the rule catalogue as Markdown (docs/rules.md) and exit.")
+    ] = False,
 ) -> None:
     """Pre-flight check (no I/O): what in this machine holds the storage back, with evidence and fix."""
     from rich.console import Console
@@ -134,8 +154,9 @@ def lint(
     if json_out:
         import json
 
-        typer.echo(json.dumps({"findings": json.loads(_findings_json(findings)), "writes": writes, "runs": commands},
-                              indent=2))
+        typer.echo(
+            json.dumps({"findings": json.loads(_findings_json(findings)), "writes": writes, "runs": commands}, indent=2)
+        )
         return
     render_findings(findings, Console())
     for line in writes or ["nothing: reads only"]:

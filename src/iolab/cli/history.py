@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -36,13 +36,31 @@ def _fraction(text: str, option: str) -> float:
 
 @app.command()
 def compare(
-    side_a: Annotated[str, typer.Argument(metavar="A", help="Run id, `last`, or `tag:NAME` (every run with that tag).")],
+    side_a: Annotated[
+        str, typer.Argument(metavar="A", help="Run id, `last`, or `tag:NAME` (every run with that tag).")
+    ],
     side_b: Annotated[str, typer.Argument(metavar="B", help="Run id, `last`, or `tag:NAME`.")],
     fmt: Annotated[str, typer.Option("--format", help="text or md (Markdown).")] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
-    fail_on_regression: Annotated[Optional[str], typer.Option("--fail-on-regression", metavar="PCT", help="Exit 1 when a workload is slower by more than PCT (e.g. 5%), with a verdict that holds statistically.")] = None,
-    html: Annotated[Optional[Path], typer.Option("--html", metavar="FILE", help="Also write the comparison as one self-contained HTML page (side-by-side bars with CIs).")] = None,
-    png: Annotated[Optional[Path], typer.Option("--png", metavar="DIR", help="Also write its chart as PNG into DIR.")] = None,
+    fail_on_regression: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on-regression",
+            metavar="PCT",
+            help="Exit 1 when a workload is slower by more than PCT (e.g. 5%), with a verdict that holds statistically.",
+        ),
+    ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Also write the comparison as one self-contained HTML page (side-by-side bars with CIs).",
+        ),
+    ] = None,
+    png: Annotated[
+        Path | None, typer.Option("--png", metavar="DIR", help="Also write its chart as PNG into DIR.")
+    ] = None,
 ) -> None:
     """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host."""
     from rich.console import Console
@@ -67,8 +85,9 @@ def compare(
     warn_unreadable(store, [*runs_a, *runs_b])
     result = compare_runs(store, side_a, runs_a, side_b, runs_b)
     if not result.rows:
-        raise UserError(f"{side_a} and {side_b} have no workload in common (same name, options and target): "
-                        "nothing to compare")
+        raise UserError(
+            f"{side_a} and {side_b} have no workload in common (same name, options and target): nothing to compare"
+        )
     if html is not None or png is not None:
         from iolab.cli.report import write_html
         from iolab.report.cross_sections import comparison_page
@@ -88,22 +107,35 @@ def compare(
         if failed:
             Console(stderr=True).print(
                 f"regression gate failed: {len(failed)} workload(s) slower by more than {threshold:.1%}: "
-                + ", ".join(row.a.name for row in failed), highlight=False, markup=False,
+                + ", ".join(row.a.name for row in failed),
+                highlight=False,
+                markup=False,
             )
             raise typer.Exit(1)
 
 
 @app.command()
 def history(
-    host: Annotated[Optional[str], typer.Option(help="Only this host.")] = None,
-    target: Annotated[Optional[str], typer.Option(help="Only this target (as given to `iolab run`).")] = None,
-    workload: Annotated[Optional[str], typer.Option(help="Only workloads of this name.")] = None,
+    host: Annotated[str | None, typer.Option(help="Only this host.")] = None,
+    target: Annotated[str | None, typer.Option(help="Only this target (as given to `iolab run`).")] = None,
+    workload: Annotated[str | None, typer.Option(help="Only workloads of this name.")] = None,
     window: Annotated[str, typer.Option(help="Rolling window for mean and COV, e.g. 48h.")] = "48h",
-    cov_target: Annotated[str, typer.Option("--cov-target", help="Healthy when the rolling COV is at most this.")] = "8%",
+    cov_target: Annotated[
+        str, typer.Option("--cov-target", help="Healthy when the rolling COV is at most this.")
+    ] = "8%",
     min_runs: Annotated[int, typer.Option("--min-runs", min=2, help="Fewest runs in the window to judge health.")] = 24,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
-    html: Annotated[Optional[Path], typer.Option("--html", metavar="FILE", help="Also write one self-contained HTML page: each series with its rolling COV, target and change points.")] = None,
-    png: Annotated[Optional[Path], typer.Option("--png", metavar="DIR", help="Also write the charts as PNG into DIR.")] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Also write one self-contained HTML page: each series with its rolling COV, target and change points.",
+        ),
+    ] = None,
+    png: Annotated[
+        Path | None, typer.Option("--png", metavar="DIR", help="Also write the charts as PNG into DIR.")
+    ] = None,
 ) -> None:
     """Each workload over time: latest value, rolling mean and COV, health, change points and what changed on the host."""
     from iolab.report.history_view import analyse, history_json, history_text
@@ -129,9 +161,20 @@ def history(
 
 @app.command()
 def export(
-    prometheus: Annotated[Optional[Path], typer.Option("--prometheus", metavar="FILE", help="node_exporter textfile: latest values, rolling COV and health of every series (replaced atomically).")] = None,
-    csv_file: Annotated[Optional[Path], typer.Option("--csv", metavar="FILE", help="Every point of every run as CSV.")] = None,
-    json_file: Annotated[Optional[Path], typer.Option("--json", metavar="FILE", help="Every run and point as JSON.")] = None,
+    prometheus: Annotated[
+        Path | None,
+        typer.Option(
+            "--prometheus",
+            metavar="FILE",
+            help="node_exporter textfile: latest values, rolling COV and health of every series (replaced atomically).",
+        ),
+    ] = None,
+    csv_file: Annotated[
+        Path | None, typer.Option("--csv", metavar="FILE", help="Every point of every run as CSV.")
+    ] = None,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", metavar="FILE", help="Every run and point as JSON.")
+    ] = None,
     window: Annotated[str, typer.Option(help="Rolling window for the COV in the Prometheus file.")] = "48h",
     cov_target: Annotated[str, typer.Option("--cov-target", help="COV target for the healthy gauge.")] = "8%",
     min_runs: Annotated[int, typer.Option("--min-runs", min=2, help="Fewest runs in the window to judge health.")] = 24,
@@ -149,8 +192,9 @@ def export(
         from iolab.report.series_metrics import series_metrics
         from iolab.store.series import load_series
 
-        metrics = series_metrics(load_series(store), _window_seconds(window), _fraction(cov_target, "--cov-target"),
-                                 min_runs)
+        metrics = series_metrics(
+            load_series(store), _window_seconds(window), _fraction(cov_target, "--cov-target"), min_runs
+        )
         _write(prometheus, lambda path: write_textfile(path, render_textfile(metrics)))
     if csv_file is not None or json_file is not None:
         from iolab.private import write_private
@@ -165,7 +209,7 @@ def export(
             _write(json_file, lambda path: write_private(path, points_json(runs, records)))
 
 
-def _write(path: Path, write) -> None:  # noqa: ANN001
+def _write(path: Path, write) -> None:
     """Run `write(path)`; a file that cannot be written is the user's to fix, not a traceback."""
     try:
         write(path)

@@ -53,9 +53,13 @@ def check(file: Path = typer.Argument(..., help="A TOML plan (*.toml) or a fio j
         raise typer.Exit(code=exc.exit_code) from None
     repeats = plan.repeats
     assert repeats is not None
-    mode = f"{repeats.count}" + (f" (adaptive to CoV {repeats.cov_target:.0%}, max {repeats.max_count})" if repeats.adaptive else "")
-    typer.echo(f"plan {plan.name}: {len(plan.workloads)} workloads, repeat {mode}"
-               + (", interleaved" if repeats.interleave else ""))
+    mode = f"{repeats.count}" + (
+        f" (adaptive to CoV {repeats.cov_target:.0%}, max {repeats.max_count})" if repeats.adaptive else ""
+    )
+    typer.echo(
+        f"plan {plan.name}: {len(plan.workloads)} workloads, repeat {mode}"
+        + (", interleaved" if repeats.interleave else "")
+    )
     typer.echo(f"targets: {', '.join(plan.targets) if plan.targets else '(from the command line)'}")
     for workload in plan.workloads:
         options = " ".join(f"{k}={v}" if v != "" else k for k, v in workload.options.items())

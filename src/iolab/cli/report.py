@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from iolab.store.db import Store
 
 
-
 class ReportFormat(str, Enum):
     table = "table"
     md = "md"
@@ -35,10 +34,24 @@ class ReportFormat(str, Enum):
 @app.command()
 def report(
     runs: Annotated[list[str], typer.Argument(help="Run ids from `iolab ls`, or `last`.", show_default=False)],
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="table (terminal), md (GitHub Markdown), csv or json (every point).")] = ReportFormat.table,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write to FILE instead of standard output.")] = None,
-    html: Annotated[Optional[Path], typer.Option("--html", metavar="FILE", help="Also write one self-contained HTML page with charts (no network needed to view it).")] = None,
-    png: Annotated[Optional[Path], typer.Option("--png", metavar="DIR", help="Also write every chart as a PNG file into DIR.")] = None,
+    fmt: Annotated[
+        ReportFormat,
+        typer.Option("--format", "-f", help="table (terminal), md (GitHub Markdown), csv or json (every point)."),
+    ] = ReportFormat.table,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of standard output.")
+    ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Also write one self-contained HTML page with charts (no network needed to view it).",
+        ),
+    ] = None,
+    png: Annotated[
+        Path | None, typer.Option("--png", metavar="DIR", help="Also write every chart as a PNG file into DIR.")
+    ] = None,
 ) -> None:
     """Lab-notebook tables of runs: one table per varied parameter, repeats as mean ± stddev."""
     import io
@@ -86,8 +99,9 @@ def report(
         _write(output, text)
 
 
-def write_html(store: Store, run_ids: list[int], path: Path | None, png_dir: Path | None,
-               extra: list | None = None) -> None:
+def write_html(
+    store: Store, run_ids: list[int], path: Path | None, png_dir: Path | None, extra: list | None = None
+) -> None:
     """The HTML page of the runs into `path`, and/or their charts as PNGs into `png_dir`.
 
     `extra` page builders follow the runs; by default, the history of the runs' workloads and a
@@ -101,13 +115,18 @@ def write_html(store: Store, run_ids: list[int], path: Path | None, png_dir: Pat
         try:
             png_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise UserError(f"cannot create {png_dir} for the PNG charts: {exc.strerror or exc}; choose another --png") from None
+            raise UserError(
+                f"cannot create {png_dir} for the PNG charts: {exc.strerror or exc}; choose another --png"
+            ) from None
     try:
         pages = pages_for_runs(store, run_ids) if extra is None else extra
-        text, written = render_html([load_run(store, run_id) for run_id in run_ids], png_dir, pages,
-                                    svg=path is not None)
+        text, written = render_html(
+            [load_run(store, run_id) for run_id in run_ids], png_dir, pages, svg=path is not None
+        )
     except OSError as exc:
-        raise UserError(f"cannot write the PNG charts into {png_dir}: {exc.strerror or exc}; choose another --png") from None
+        raise UserError(
+            f"cannot write the PNG charts into {png_dir}: {exc.strerror or exc}; choose another --png"
+        ) from None
     if png_dir is not None:
         typer.echo(f"wrote {len(written)} charts into {png_dir}", err=True)
     if path is not None:

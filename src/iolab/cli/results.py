@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -12,7 +12,7 @@ from iolab.cli import app
 @app.command("ls")
 def list_runs(
     limit: Annotated[int, typer.Option(min=1, help="Show at most this many runs, newest first.")] = 50,
-    tag: Annotated[Optional[str], typer.Option("--tag", help="Only runs carrying this tag.")] = None,
+    tag: Annotated[str | None, typer.Option("--tag", help="Only runs carrying this tag.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
     """List runs, newest first, with their tags."""
@@ -41,7 +41,9 @@ def list_runs(
 def show(
     run: Annotated[str, typer.Argument(help="Run id from `iolab ls`, or `last`.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every finding, information and rules not evaluated too.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="List every finding, information and rules not evaluated too.")
+    ] = False,
 ) -> None:
     """Show a run's points and results."""
     from iolab.cli.runs import _print_run
@@ -71,7 +73,11 @@ def diff_env(
     ids = [resolve_run_id(store, ref) for ref in (run_a, run_b)]
     changes = host_changes(store, ids[0], ids[1], every=True)
     if changes is None:
-        missing = ids[0] if run_snapshot(store, ids[0], "before") is None and run_snapshot(store, ids[0], "after") is None else ids[1]
+        missing = (
+            ids[0]
+            if run_snapshot(store, ids[0], "before") is None and run_snapshot(store, ids[0], "after") is None
+            else ids[1]
+        )
         raise UserError(f"run {missing} has no host snapshot (imported, or made before iolab kept snapshots)")
     console = stdout_console()
     if not changes:

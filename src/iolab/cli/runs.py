@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import shlex
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from iolab.cli import app
 from iolab.errors import UserError
 from iolab.plan.limits import MAX_REPEATS
-
 
 MIN_SIZE = 1 << 20
 MAX_SECONDS = 30 * 86400  # a month per point: beyond it, a typo
@@ -31,29 +30,97 @@ def _size_option(text: str) -> int:
 
 @app.command()
 def run(
-    args: Annotated[Optional[list[str]], typer.Argument(metavar="[PLAN] [TARGET...]", help="A TOML plan or fio job file (optional), then directories (a scratch file is made inside), files or block devices. Default: the quick preset on the current directory.")] = None,
-    preset_name: Annotated[Optional[str], typer.Option("--preset", help="A built-in plan (see `iolab presets`).")] = None,
-    allow_write: Annotated[bool, typer.Option("--allow-write", help="Allow writes to a blank block device (refused anyway if it holds data; an existing file is never written).")] = False,
-    allow_commands: Annotated[bool, typer.Option("--allow-commands", help="Let the plan run programs: fio's exec_prerun/exec_postrun, I/O engines iolab cannot check, pre/post-point commands (`iolab plan check` lists them).")] = False,
-    runtime: Annotated[Optional[int], typer.Option(min=1, max=MAX_SECONDS, help="Measured seconds per point.")] = None,
-    ramp: Annotated[Optional[int], typer.Option(min=0, max=MAX_SECONDS, help="Unmeasured warm-up seconds before each point.")] = None,
-    size: Annotated[Optional[str], typer.Option(help="Bytes of the target to use, e.g. 8G (scratch file size for directories).")] = None,
-    repeat: Annotated[Optional[int], typer.Option(min=1, max=MAX_REPEATS, help="Run each point this many times (separate samples: mean, stddev, COV, CI).")] = None,
-    adaptive: Annotated[bool, typer.Option("--adaptive", help="qd-sweep: search the queue depth instead of running every one.")] = False,
-    resume: Annotated[Optional[str], typer.Option(help="Finish an interrupted run (id or `last`) without rerunning its finished points.")] = None,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Start a new run even if the same plan was interrupted before.")] = False,
-    dry: Annotated[bool, typer.Option("--dry-run", help="Show the points, the estimated time and what would be written; run nothing.")] = False,
-    devices: Annotated[Optional[list[str]], typer.Option("--devices", help="An array of block devices (comma list or glob, e.g. '/dev/nvme*n1'): measured together, each alone, and in growing subsets.")] = None,
-    array_modes: Annotated[str, typer.Option("--array-modes", help="Which array views to run: together,alone,scaling.")] = "together,alone,scaling",
-    telemetry: Annotated[bool, typer.Option("--telemetry/--no-telemetry", help="Sample devices and CPUs beside fio.")] = True,
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[PLAN] [TARGET...]",
+            help="A TOML plan or fio job file (optional), then directories (a scratch file is made inside), files or block devices. Default: the quick preset on the current directory.",
+        ),
+    ] = None,
+    preset_name: Annotated[str | None, typer.Option("--preset", help="A built-in plan (see `iolab presets`).")] = None,
+    allow_write: Annotated[
+        bool,
+        typer.Option(
+            "--allow-write",
+            help="Allow writes to a blank block device (refused anyway if it holds data; an existing file is never written).",
+        ),
+    ] = False,
+    allow_commands: Annotated[
+        bool,
+        typer.Option(
+            "--allow-commands",
+            help="Let the plan run programs: fio's exec_prerun/exec_postrun, I/O engines iolab cannot check, pre/post-point commands (`iolab plan check` lists them).",
+        ),
+    ] = False,
+    runtime: Annotated[int | None, typer.Option(min=1, max=MAX_SECONDS, help="Measured seconds per point.")] = None,
+    ramp: Annotated[
+        int | None, typer.Option(min=0, max=MAX_SECONDS, help="Unmeasured warm-up seconds before each point.")
+    ] = None,
+    size: Annotated[
+        str | None, typer.Option(help="Bytes of the target to use, e.g. 8G (scratch file size for directories).")
+    ] = None,
+    repeat: Annotated[
+        int | None,
+        typer.Option(
+            min=1, max=MAX_REPEATS, help="Run each point this many times (separate samples: mean, stddev, COV, CI)."
+        ),
+    ] = None,
+    adaptive: Annotated[
+        bool, typer.Option("--adaptive", help="qd-sweep: search the queue depth instead of running every one.")
+    ] = False,
+    resume: Annotated[
+        str | None, typer.Option(help="Finish an interrupted run (id or `last`) without rerunning its finished points.")
+    ] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Start a new run even if the same plan was interrupted before.")
+    ] = False,
+    dry: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Show the points, the estimated time and what would be written; run nothing."),
+    ] = False,
+    devices: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--devices",
+            help="An array of block devices (comma list or glob, e.g. '/dev/nvme*n1'): measured together, each alone, and in growing subsets.",
+        ),
+    ] = None,
+    array_modes: Annotated[
+        str, typer.Option("--array-modes", help="Which array views to run: together,alone,scaling.")
+    ] = "together,alone,scaling",
+    telemetry: Annotated[
+        bool, typer.Option("--telemetry/--no-telemetry", help="Sample devices and CPUs beside fio.")
+    ] = True,
     interval: Annotated[float, typer.Option(min=0.1, help="Telemetry interval in seconds.")] = 1.0,
-    hosts: Annotated[Optional[str], typer.Option("--hosts", help="Run on these hosts at once through fio's client/server mode: name[:fio port],... (fio servers are started over ssh).")] = None,
-    hostfile: Annotated[Optional[str], typer.Option("--hostfile", help="Hosts one a line: name [address=IP] [port=N] [ssh=DEST|no] [fio=PATH] [target=PATH].")] = None,
-    skip_unreachable: Annotated[bool, typer.Option("--skip-unreachable", help="Run without hosts that cannot be reached at the start (default: refuse).")] = False,
-    on_host_failure: Annotated[str, typer.Option("--on-host-failure", help="When a host dies mid-run: continue (without it) or stop.")] = "continue",
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")] = False,
+    hosts: Annotated[
+        str | None,
+        typer.Option(
+            "--hosts",
+            help="Run on these hosts at once through fio's client/server mode: name[:fio port],... (fio servers are started over ssh).",
+        ),
+    ] = None,
+    hostfile: Annotated[
+        str | None,
+        typer.Option(
+            "--hostfile", help="Hosts one a line: name [address=IP] [port=N] [ssh=DEST|no] [fio=PATH] [target=PATH]."
+        ),
+    ] = None,
+    skip_unreachable: Annotated[
+        bool,
+        typer.Option(
+            "--skip-unreachable", help="Run without hosts that cannot be reached at the start (default: refuse)."
+        ),
+    ] = False,
+    on_host_failure: Annotated[
+        str, typer.Option("--on-host-failure", help="When a host dies mid-run: continue (without it) or stop.")
+    ] = "continue",
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON on stdout.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every finding, information and rules not evaluated too.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="List every finding, information and rules not evaluated too.")
+    ] = False,
 ) -> None:
     """Run a preset or plan: the quick preset by default (sequential and random read/write, QD1 latency, about a minute)."""
     from rich.console import Console
@@ -98,13 +165,17 @@ def run(
         for note in outcome.notes:
             err.print(f"[yellow]note:[/yellow] {note}")
     if outcome.failed:
-        raise RunFailed(f"{len(outcome.failed)} point(s) failed, the others are kept in run {outcome.run_id}: {outcome.failed[0]}")
+        raise RunFailed(
+            f"{len(outcome.failed)} point(s) failed, the others are kept in run {outcome.run_id}: {outcome.failed[0]}"
+        )
     if outcome.failed_hosts:
-        raise RunFailed(f"host(s) failed during run {outcome.run_id}, whose points are kept without them: "
-                        + "; ".join(outcome.failed_hosts))
+        raise RunFailed(
+            f"host(s) failed during run {outcome.run_id}, whose points are kept without them: "
+            + "; ".join(outcome.failed_hosts)
+        )
 
 
-def _write_run_report(store, run_id: int, console, quiet: bool) -> None:  # noqa: ANN001  (Store, Console)
+def _write_run_report(store, run_id: int, console, quiet: bool) -> None:
     """The run's HTML page in $IOLAB_HOME/reports, and one line saying where it is.
 
     The page is a convenience on top of a run whose results are already
@@ -118,14 +189,16 @@ def _write_run_report(store, run_id: int, console, quiet: bool) -> None:  # noqa
         private_dir(path.parent)
         html, _ = render_html([load_run(store, run_id)])
         write_private(path, html)
-    except Exception as exc:  # noqa: BLE001  (see docstring)
-        console.print(f"warning: no HTML report for run {run_id}: {type(exc).__name__}: {exc}", markup=False, highlight=False)
+    except Exception as exc:
+        console.print(
+            f"warning: no HTML report for run {run_id}: {type(exc).__name__}: {exc}", markup=False, highlight=False
+        )
         return
     if not quiet:
         console.print(f"report: {path}", markup=False, highlight=False)
 
 
-def _request(args: list[str], preset_name, allow_write, runtime, ramp, size, adaptive):  # noqa: ANN001,ANN202
+def _request(args: list[str], preset_name, allow_write, runtime, ramp, size, adaptive):
     """A RunRequest from the command line: plan file or preset, targets, settings."""
     import os
 
@@ -148,8 +221,12 @@ def _request(args: list[str], preset_name, allow_write, runtime, ramp, size, ada
     if plans and not os.path.isfile(plan):
         raise UserError(f"{plans[0]}: no such plan file")
     return RunRequest(
-        plan=plan, settings=settings, targets=targets, allow_write=allow_write,
-        size=_size_option(size) if size else None, command=shlex.join(["iolab", *sys.argv[1:]]),
+        plan=plan,
+        settings=settings,
+        targets=targets,
+        allow_write=allow_write,
+        size=_size_option(size) if size else None,
+        command=shlex.join(["iolab", *sys.argv[1:]]),
     )
 
 
@@ -166,14 +243,16 @@ def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> lis
     return [spec.to_dict() for spec in specs]
 
 
-def _print_dry_run(request, console) -> None:  # noqa: ANN001
+def _print_dry_run(request, console) -> None:
     from iolab.models import units
     from iolab.runner.dryrun import dry_run
 
     plan = dry_run(request)
     for point in plan.points:
         rep = f" repeat {point.repeat + 1}" if point.repeat else ""
-        console.print(f"  {point.name}{rep} on {point.target.path}: " + " ".join(f"{k}={v}" for k, v in point.options.items()))
+        console.print(
+            f"  {point.name}{rep} on {point.target.path}: " + " ".join(f"{k}={v}" for k, v in point.options.items())
+        )
     for line in plan.notes + plan.open_ended:
         console.print(f"[yellow]note:[/yellow] {line}")
     for line in plan.writes or ["nothing: reads only"]:
@@ -183,7 +262,7 @@ def _print_dry_run(request, console) -> None:  # noqa: ANN001
     console.print(f"{len(plan.points)} points, estimated {units.duration(plan.seconds)}")
 
 
-def _print_run(store, run_id: int, as_json: bool, verbose: bool = False) -> None:  # noqa: ANN001  (Store)
+def _print_run(store, run_id: int, as_json: bool, verbose: bool = False) -> None:
     """The stored run as a table with its findings (or JSON): what `run` ends with and `show` prints."""
     import json
     from dataclasses import asdict
@@ -198,12 +277,19 @@ def _print_run(store, run_id: int, as_json: bool, verbose: bool = False) -> None
     findings = run_findings(store, run_id)
     hosts = host_rows(store, run_id)
     if as_json:
-        print(json.dumps({
-            "run": run_dict(run_info),
-            "points": [{**record_dict(r), **({"hosts": [asdict(h) for h in hosts[r.id]]} if r.id in hosts else {})}
-                       for r in records],
-            "findings": [{**asdict(f), "severity": f.severity.value} for f in findings],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "run": run_dict(run_info),
+                    "points": [
+                        {**record_dict(r), **({"hosts": [asdict(h) for h in hosts[r.id]]} if r.id in hosts else {})}
+                        for r in records
+                    ],
+                    "findings": [{**asdict(f), "severity": f.severity.value} for f in findings],
+                },
+                indent=2,
+            )
+        )
         return
     console = stdout_console()
     title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
@@ -222,7 +308,7 @@ def _print_run(store, run_id: int, as_json: bool, verbose: bool = False) -> None
         render_findings(findings, console, verbose, f"`iolab show {run_id} --verbose` lists them")
 
 
-def _print_arrays(store, run_id: int, records, console) -> None:  # noqa: ANN001
+def _print_arrays(store, run_id: int, records, console) -> None:
     """For array runs: bandwidth per device (together, alone) and the scaling table."""
     from iolab.analysis.scaling import scaling_table
     from iolab.doctor.material import array_views
@@ -254,7 +340,9 @@ def import_(
     outcome = import_paths(paths, store, shlex.join(["iolab", *sys.argv[1:]]))
     console = Console(stderr=True)
     if outcome.run_id is not None:
-        console.print(f"Imported {outcome.points} points from {outcome.files} files as run {outcome.run_id} (`iolab show {outcome.run_id}`)")
+        console.print(
+            f"Imported {outcome.points} points from {outcome.files} files as run {outcome.run_id} (`iolab show {outcome.run_id}`)"
+        )
     if outcome.problems:
         shown = outcome.problems[0] + (f" (and {len(outcome.problems) - 1} more)" if len(outcome.problems) > 1 else "")
         raise UserError(f"could not import {shown}")

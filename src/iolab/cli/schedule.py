@@ -5,22 +5,23 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from iolab.cli import app
 
-schedule_app = typer.Typer(help="Run a plan on a schedule (systemd timer, or cron without systemd).",
-                           no_args_is_help=True)
+schedule_app = typer.Typer(
+    help="Run a plan on a schedule (systemd timer, or cron without systemd).", no_args_is_help=True
+)
 app.add_typer(schedule_app, name="schedule")
 
 # Hidden: tests (and packagers) point these at scratch places; when set, nothing is activated with systemctl.
-UnitDir = Annotated[Optional[Path], typer.Option("--unit-dir", hidden=True)]
-CronFile = Annotated[Optional[Path], typer.Option("--cron-file", hidden=True)]
+UnitDir = Annotated[Path | None, typer.Option("--unit-dir", hidden=True)]
+CronFile = Annotated[Path | None, typer.Option("--cron-file", hidden=True)]
 
 
-def _places(unit_dir: Optional[Path], cron_file: Optional[Path]) -> tuple[Path, Path]:
+def _places(unit_dir: Path | None, cron_file: Path | None) -> tuple[Path, Path]:
     from iolab.runner.schedule import CRON_FILE, SYSTEMD_UNIT_DIR
 
     return unit_dir or SYSTEMD_UNIT_DIR, cron_file or CRON_FILE
@@ -35,8 +36,11 @@ def scheduled_argv() -> list[str]:
 def install(
     plan: Annotated[Path, typer.Argument(help="The plan file (TOML or fio job file) to run.")],
     every: Annotated[str, typer.Option("--every", help="Interval: 30m, 1h, 6h, 1d ...")],
-    name: Annotated[Optional[str], typer.Option("--name", help="Schedule name (default: the plan file's name).")] = None,
-    allow_commands: Annotated[bool, typer.Option("--allow-commands", help="Let the scheduled runs run the programs the plan names (listed first).")] = False,
+    name: Annotated[str | None, typer.Option("--name", help="Schedule name (default: the plan file's name).")] = None,
+    allow_commands: Annotated[
+        bool,
+        typer.Option("--allow-commands", help="Let the scheduled runs run the programs the plan names (listed first)."),
+    ] = False,
     unit_dir: UnitDir = None,
     cron_file: CronFile = None,
 ) -> None:
@@ -56,13 +60,14 @@ def install(
     units, cron = _places(unit_dir, cron_file)
     use_systemd = True if unit_dir else False if cron_file else None
     schedule_name = name or re.sub(r"[^A-Za-z0-9_.-]", "-", plan.stem).lstrip("-._") or "plan"
-    written = install_schedule(plan, every, schedule_name, argv, unit_dir=units, use_systemd=use_systemd,
-                               cron_file=cron)
+    written = install_schedule(
+        plan, every, schedule_name, argv, unit_dir=units, use_systemd=use_systemd, cron_file=cron
+    )
     for path in written:
         print(f"wrote {path}")
     if any(path.suffix == ".timer" for path in written) and unit_dir is None:
         for argv in activation_commands(schedule_name):
-            done = subprocess.run(argv, capture_output=True, text=True)
+            done = subprocess.run(argv, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 raise UserError(f"{' '.join(argv)} failed: {done.stderr.strip() or done.returncode}")
     print(f"scheduled {schedule_name}: {plan.expanduser().absolute()} every {every.strip()}")
@@ -78,8 +83,10 @@ def _show_effects(plan_path: Path, allow_commands: bool) -> None:
         raise UserError(f"plan {plan_path} does not exist; give the path of a plan file to run on schedule")
     plan = load_plan(plan_path)
     if not plan.targets and not all(w.target for w in plan.workloads):
-        raise UserError(f"{plan_path}: a scheduled plan must name its targets (targets = [\"/mnt/test\"] in the plan, "
-                        "or filename= in a job file): cron and systemd would run it in their own working directory")
+        raise UserError(
+            f'{plan_path}: a scheduled plan must name its targets (targets = ["/mnt/test"] in the plan, '
+            "or filename= in a job file): cron and systemd would run it in their own working directory"
+        )
     for line in plan_writes(plan) or ["nothing but a scratch file in each directory target (removed afterwards)"]:
         print(f"writes: {line}")
     for line in plan_commands(plan):
@@ -115,8 +122,8 @@ def remove(
     is_timer = any(s.name == name and s.kind == "systemd" for s in list_installed(units, cron))
     if is_timer and unit_dir is None:
         for argv in deactivation_commands(name):
-            subprocess.run(argv, capture_output=True)  # a timer that was never started is fine to delete
+            subprocess.run(argv, capture_output=True, check=False)  # a timer that was never started is fine to delete
     for path in remove_schedule(name, units, cron):
         print(f"removed {name} from {path}")
     if is_timer and unit_dir is None:
-        subprocess.run(["systemctl", "daemon-reload"], capture_output=True)
+        subprocess.run(["systemctl", "daemon-reload"], capture_output=True, check=False)

@@ -29,7 +29,7 @@ def tag(
 @app.command()
 def note(
     run: Annotated[str, typer.Argument(help="Run id from `iolab ls`, or `last`.")],
-    text: Annotated[str, typer.Argument(help="What to remember about the run, e.g. \"after BIOS 2.1\".")],
+    text: Annotated[str, typer.Argument(help='What to remember about the run, e.g. "after BIOS 2.1".')],
 ) -> None:
     """Attach a note to a run (shown by `iolab show`, its HTML report and `iolab ls --json`)."""
     from iolab.store.db import open_store

@@ -45,8 +45,14 @@ class Cluster:
     token: str = field(default_factory=lambda: secrets.token_hex(6))
 
     @classmethod
-    def start(cls, specs: list[HostSpec], fio: str, controller_version: str, skip_unreachable: bool = False,
-              on_failure: str = "continue") -> Cluster:
+    def start(
+        cls,
+        specs: list[HostSpec],
+        fio: str,
+        controller_version: str,
+        skip_unreachable: bool = False,
+        on_failure: str = "continue",
+    ) -> Cluster:
         """Bring every host up before anything runs; refuse unreachable hosts and mixed fio versions."""
         with ThreadPoolExecutor(max_workers=min(32, len(specs))) as pool:
             states = list(pool.map(lambda spec: bring_up(spec, fio), specs))
@@ -54,15 +60,19 @@ class Cluster:
         problems = [f"{s.name}: {s.problem}" for s in cluster.skipped]
         if problems and not skip_unreachable or not cluster.states:
             cluster.shutdown()
-            raise UserError("unreachable hosts, nothing was run: " + "; ".join(problems) +
-                            ("" if not cluster.states else ". Fix them, or pass --skip-unreachable to run without them"))
+            raise UserError(
+                "unreachable hosts, nothing was run: "
+                + "; ".join(problems)
+                + ("" if not cluster.states else ". Fix them, or pass --skip-unreachable to run without them")
+            )
         versions = {s.name: s.fio_version for s in cluster.states if s.fio_version != controller_version}
         if versions:
             cluster.shutdown()
             raise UserError(
-                f"fio versions differ (this host: {controller_version}; " +
-                ", ".join(f"{name}: {v}" for name, v in versions.items()) +
-                "); fio's client/server mode misbehaves silently across versions: install one fio version everywhere")
+                f"fio versions differ (this host: {controller_version}; "
+                + ", ".join(f"{name}: {v}" for name, v in versions.items())
+                + "); fio's client/server mode misbehaves silently across versions: install one fio version everywhere"
+            )
         return cluster
 
     @property
@@ -85,8 +95,15 @@ class Cluster:
         if path.startswith("/dev/"):
             return Target(path=path, kind="block", filename=path, size_bytes=0, hosts=self.names)
         devices = [s.name for s in self.states if (s.spec.target or "").startswith("/dev/")]
-        return Target(path=path, kind="directory", filename=str(Path(path) / f"{PREFIX}{self.token}.dat"),
-                      size_bytes=size or DEFAULT_REMOTE_SCRATCH, scratch=True, writable=not devices, hosts=self.names)
+        return Target(
+            path=path,
+            kind="directory",
+            filename=str(Path(path) / f"{PREFIX}{self.token}.dat"),
+            size_bytes=size or DEFAULT_REMOTE_SCRATCH,
+            scratch=True,
+            writable=not devices,
+            hosts=self.names,
+        )
 
     def host_target(self, target: Target, state: HostState) -> Target:
         """The target as this host sees it: its own path, and its own scratch file."""
@@ -94,14 +111,23 @@ class Cluster:
         if path.startswith("/dev/"):
             return replace(target, path=path, kind="block", filename=path, size_bytes=0, scratch=False)
         name = f"{PREFIX}{self.token}-{re.sub(r'[^A-Za-z0-9_.-]', '_', state.name)}.dat"
-        return replace(target, path=path, kind="directory", filename=str(Path(path) / name), scratch=True,
-                       size_bytes=target.size_bytes or DEFAULT_REMOTE_SCRATCH)
+        return replace(
+            target,
+            path=path,
+            kind="directory",
+            filename=str(Path(path) / name),
+            scratch=True,
+            size_bytes=target.size_bytes or DEFAULT_REMOTE_SCRATCH,
+        )
 
     def jobfiles(self, point: Point, workdir: Path) -> tuple[list[tuple[HostState, Path]], list[HostOutcome]]:
         """A job file per host still up; hosts that stopped answering, now or before, are failed for this point."""
         jobs: list[tuple[HostState, Path]] = []
-        lost = [HostOutcome(s.name, "failed", f"left out since it failed: {s.problem}")
-                for s in self.states if not s.reachable]
+        lost = [
+            HostOutcome(s.name, "failed", f"left out since it failed: {s.problem}")
+            for s in self.states
+            if not s.reachable
+        ]
         for state in self.active:
             if not listening(state.spec):
                 self.fail(state, "its fio server stopped answering")
@@ -112,8 +138,9 @@ class Cluster:
             jobs.append((state, job))
         return jobs, lost
 
-    def outcomes(self, parsed: FioOutput | None, text: str, ran: list[HostState],
-                 version: str) -> tuple[Result | None, list[HostOutcome]]:
+    def outcomes(
+        self, parsed: FioOutput | None, text: str, ran: list[HostState], version: str
+    ) -> tuple[Result | None, list[HostOutcome]]:
         """The point's result over the hosts that finished (their throughput summed, their
         histograms merged), and each host's own; a host without one is failed from here on."""
         entries: dict[str, list[dict]] = {}
@@ -164,7 +191,9 @@ class Cluster:
                     clients += [f"--client={state.spec.client_arg}", str(job)]
             try:
                 if clients:
-                    subprocess.run([self.fio, *clients], capture_output=True, timeout=CLEANUP_TIMEOUT_S, cwd=tmp)
+                    subprocess.run(
+                        [self.fio, *clients], capture_output=True, timeout=CLEANUP_TIMEOUT_S, cwd=tmp, check=False
+                    )
             except subprocess.TimeoutExpired:
                 pass
         for state in restarted:
@@ -175,8 +204,10 @@ class Cluster:
         for state in self.states:
             files = [self.host_target(t, state).filename for t in scratch if self.host_target(t, state).scratch]
             if state.name not in cleaned and files:
-                left.append(f"{state.name} did not answer, so its scratch files (if it made them) are left: "
-                            f"{', '.join(files)}; remove them there by hand")
+                left.append(
+                    f"{state.name} did not answer, so its scratch files (if it made them) are left: "
+                    f"{', '.join(files)}; remove them there by hand"
+                )
         return left
 
     def _cleanup_job(self, state: HostState, scratch: list[Target]) -> str:
@@ -186,8 +217,10 @@ class Cluster:
         for number, target in enumerate(scratch):
             mine = self.host_target(target, state)
             if mine.scratch:  # a host whose own target is a device has nothing of iolab's to remove
-                sections.append(f"[rm{number}]\nfilename={escape_path(mine.filename)}\nrw=read\nbs=4k\nsize=4k\n"
-                                "unlink=1\nallow_file_create=0\n")
+                sections.append(
+                    f"[rm{number}]\nfilename={escape_path(mine.filename)}\nrw=read\nbs=4k\nsize=4k\n"
+                    "unlink=1\nallow_file_create=0\n"
+                )
         return "".join(sections)
 
     def shutdown(self) -> None:
@@ -205,5 +238,5 @@ def _host_error(text: str, state: HostState) -> str:
 def _fio_said(text: str, state: HostState) -> str:
     """The last error line fio's server sent back (client/server output prefixes it `<hostname>`)."""
     prefix = f"<{state.identity.get('hostname', '')}>"
-    said = [ln[len(prefix):].strip() for ln in text.splitlines() if ln.startswith(prefix) and "fio:" in ln]
+    said = [ln[len(prefix) :].strip() for ln in text.splitlines() if ln.startswith(prefix) and "fio:" in ln]
     return said[-1] if said else ""

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.textfile import read_input
@@ -89,20 +88,24 @@ def read_hostfile(path: str) -> list[HostSpec]:
         for field_text in fields[1:]:
             key, sep, value = field_text.partition("=")
             if not sep or key not in HOSTFILE_KEYS or not value:
-                raise UserError(f"{where}: {field_text[:80]!r} is not a setting (key=value with key one of "
-                                f"{', '.join(HOSTFILE_KEYS)})")
+                raise UserError(
+                    f"{where}: {field_text[:80]!r} is not a setting (key=value with key one of "
+                    f"{', '.join(HOSTFILE_KEYS)})"
+                )
             if key in settings:
                 raise UserError(f"{where}: {key} is set twice")
             settings[key] = _setting(key, value, where)
         ssh = settings.get("ssh", name)
-        hosts.append(HostSpec(
-            name=name,
-            address=settings.get("address", name),
-            port=_port(settings["port"], where) if "port" in settings else FIO_PORT,
-            ssh=None if ssh == "no" else ssh,
-            fio=settings.get("fio", "fio"),
-            target=settings.get("target"),
-        ))
+        hosts.append(
+            HostSpec(
+                name=name,
+                address=settings.get("address", name),
+                port=_port(settings["port"], where) if "port" in settings else FIO_PORT,
+                ssh=None if ssh == "no" else ssh,
+                fio=settings.get("fio", "fio"),
+                target=settings.get("target"),
+            )
+        )
     return _checked(hosts, path)
 
 

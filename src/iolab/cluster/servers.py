@@ -29,8 +29,10 @@ START_WAIT_S = 15.0
 PROBE_TIMEOUT_S = 30.0
 # fio's answer to a client's probe, printed with --debug=net:
 # "hostname=vm, be=0, 64-bit, os=Linux, arch=x86-64, fio=fio-3.33, flags=1"
-PROBE_REPLY = re.compile(r"hostname=(?P<hostname>[^,]*), be=\d+, (?P<bits>\d+)-bit, os=(?P<os>[^,]*), "
-                         r"arch=(?P<arch>[^,]*), fio=(?P<fio>[^,\s]*)")
+PROBE_REPLY = re.compile(
+    r"hostname=(?P<hostname>[^,]*), be=\d+, (?P<bits>\d+)-bit, os=(?P<os>[^,]*), "
+    r"arch=(?P<arch>[^,]*), fio=(?P<fio>[^,\s]*)"
+)
 # A job that touches no storage: the probe only needs the server to answer.
 PROBE_JOB = "[iolab-probe]\nioengine=null\nsize=4k\n"
 
@@ -74,9 +76,11 @@ def server_command(host: HostSpec) -> str:
     written or followed, as a fixed /tmp name would be. The shell prints the
     directory; `stop` needs it.
     """
-    return (f"dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; "
-            f"{shlex.quote(host.fio)} --server={shlex.quote(host.client_arg)} --daemonize=\"$dir/fio.pid\" "
-            '&& echo "$dir"')
+    return (
+        f"dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; "
+        f'{shlex.quote(host.fio)} --server={shlex.quote(host.client_arg)} --daemonize="$dir/fio.pid" '
+        '&& echo "$dir"'
+    )
 
 
 def stop_command(piddir: str) -> str:
@@ -87,10 +91,12 @@ def stop_command(piddir: str) -> str:
     process that reused the number.
     """
     d = shlex.quote(piddir)
-    return (f'd={d}; if [ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ]; then '
-            'p=$(cat "$d/fio.pid" 2>/dev/null); '
-            'case "$p" in ""|*[!0-9]*) ;; *) [ "$(cat /proc/$p/comm 2>/dev/null)" = fio ] && kill "$p";; esac; '
-            'rm -rf -- "$d"; fi')
+    return (
+        f'd={d}; if [ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ]; then '
+        'p=$(cat "$d/fio.pid" 2>/dev/null); '
+        'case "$p" in ""|*[!0-9]*) ;; *) [ "$(cat /proc/$p/comm 2>/dev/null)" = fio ] && kill "$p";; esac; '
+        'rm -rf -- "$d"; fi'
+    )
 
 
 def probe_server(host: HostSpec, fio: str) -> dict[str, str] | str:
@@ -103,8 +109,15 @@ def probe_server(host: HostSpec, fio: str) -> dict[str, str] | str:
         job = Path(tmp) / "probe.fio"
         job.write_text(PROBE_JOB)
         try:
-            proc = subprocess.run([fio, f"--client={host.client_arg}", "--debug=net", str(job)], capture_output=True,
-                                  text=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, cwd=tmp)
+            proc = subprocess.run(
+                [fio, f"--client={host.client_arg}", "--debug=net", str(job)],
+                capture_output=True,
+                text=True,
+                timeout=PROBE_TIMEOUT_S,
+                stdin=subprocess.DEVNULL,
+                cwd=tmp,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             return f"its fio server did not answer within {PROBE_TIMEOUT_S:.0f} s"
     match = PROBE_REPLY.search(proc.stdout + proc.stderr)
@@ -119,8 +132,10 @@ def bring_up(host: HostSpec, fio: str) -> HostState:
     state = HostState(host)
     if not listening(host):
         if host.ssh is None:
-            state.problem = (f"no fio server listens at {host.address}:{host.port}; start one there with "
-                             "`iolab agent --bind ADDRESS` or give an SSH destination")
+            state.problem = (
+                f"no fio server listens at {host.address}:{host.port}; start one there with "
+                "`iolab agent --bind ADDRESS` or give an SSH destination"
+            )
             return state
         started = run_remote(host.ssh, server_command(host))
         if not started.ok:

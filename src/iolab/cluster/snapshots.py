@@ -15,7 +15,7 @@ from iolab.cluster.servers import HostState
 from iolab.cluster.ssh import run_remote
 
 MINIMAL_FIELDS = ("kernel", "arch", "cpus", "mem_kib", "cmdline")
-MINIMAL_PROBE = ("uname -r; uname -m; nproc; awk '/^MemTotal/ {print $2}' /proc/meminfo; cat /proc/cmdline")
+MINIMAL_PROBE = "uname -r; uname -m; nproc; awk '/^MemTotal/ {print $2}' /proc/meminfo; cat /proc/cmdline"
 
 
 def host_snapshot(state: HostState) -> dict:
@@ -33,4 +33,8 @@ def host_snapshot(state: HostState) -> dict:
     if not minimal.ok:
         return {**snapshot, "source": "fio server probe", "problem": minimal.error or minimal.stderr.strip()[-200:]}
     values = minimal.stdout.splitlines()
-    return {**snapshot, "source": "minimal probe over ssh", **dict(zip(MINIMAL_FIELDS, values))}
+    return {
+        **snapshot,
+        "source": "minimal probe over ssh",
+        **dict(zip(MINIMAL_FIELDS, values, strict=False)),
+    }  # a field the host could not read is missing

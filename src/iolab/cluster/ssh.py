@@ -41,8 +41,14 @@ def ssh_argv(destination: str, command: str) -> list[str]:
 def run_remote(destination: str, command: str, timeout_s: float = COMMAND_TIMEOUT_S) -> RemoteResult:
     """Run a shell command on `destination`, bounded by `timeout_s`."""
     try:
-        proc = subprocess.run(ssh_argv(destination, command), capture_output=True, text=True, timeout=timeout_s,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            ssh_argv(destination, command),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
     except FileNotFoundError:
         return RemoteResult(-1, "", "", "the ssh client is not installed (install openssh-client)")
     except subprocess.TimeoutExpired:

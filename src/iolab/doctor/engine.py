@@ -103,8 +103,10 @@ def rules_markdown() -> str:
         "| id | family | severity | needs | title |",
         "|---|---|---|---|---|",
     ]
-    lines += [f"| [{r.id}](#{r.id.lower()}) | {r.family} | {r.severity.value} ({r.level}) | {r.needs} | {r.title} |"
-              for r in rules]
+    lines += [
+        f"| [{r.id}](#{r.id.lower()}) | {r.family} | {r.severity.value} ({r.level}) | {r.needs} | {r.title} |"
+        for r in rules
+    ]
     for r in rules:
         lines += [
             "",

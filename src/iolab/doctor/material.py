@@ -79,14 +79,24 @@ def point_series(records: Sequence[PointRecord], samples: dict[int, list[Sample]
             if sample.metric == "bw" and job.startswith("job"):
                 sums = per_second.setdefault(f"{host} all jobs" if sep else "all jobs", {})
                 sums[sample.t_ms] = sums.get(sample.t_ms, 0.0) + sample.value
-        series = {label: ([t / 1000 for t in sorted(sums)], [sums[t] for t in sorted(sums)])
-                  for label, sums in per_second.items()}
+        series = {
+            label: ([t / 1000 for t in sorted(sums)], [sums[t] for t in sorted(sums)])
+            for label, sums in per_second.items()
+        }
         if record.point.target.kind == "group":
             for ddir in ("read", "write"):
-                series.update({f"{dev} {ddir}": s for dev, s in series_by_source(points, "disk.bw", ddir).items()
-                               if max(s[1], default=0) > 0})
-        out += [PointSeries(record.point.name, label, list(times), list(values))
-                for label, (times, values) in series.items() if len(times) >= MIN_SERIES_SAMPLES]
+                series.update(
+                    {
+                        f"{dev} {ddir}": s
+                        for dev, s in series_by_source(points, "disk.bw", ddir).items()
+                        if max(s[1], default=0) > 0
+                    }
+                )
+        out += [
+            PointSeries(record.point.name, label, list(times), list(values))
+            for label, (times, values) in series.items()
+            if len(times) >= MIN_SERIES_SAMPLES
+        ]
     return out
 
 
@@ -146,8 +156,13 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
         latencies = [primary_metric(result, "lat_mean") for result in results]  # 0 where fio gave none
         iops = summarize([primary_metric(result) for result in results])
         half = iops.ci95_high - iops.mean if iops.ci95_high is not None else None
-        out[config] = Level(iops.mean, statistics.fmean(primary_metric(r, "bw") for r in results),
-                            statistics.fmean(latencies) if all(latencies) else None, iops.n, half)
+        out[config] = Level(
+            iops.mean,
+            statistics.fmean(primary_metric(r, "bw") for r in results),
+            statistics.fmean(latencies) if all(latencies) else None,
+            iops.n,
+            half,
+        )
     return out
 
 
@@ -162,15 +177,15 @@ def interference(records: Sequence[PointRecord], samples: dict[int, list[Sample]
         if record.result is None or not samples.get(record.id):
             continue
         options = point.options
-        direct = is_flag_on({"direct": "1" if point.target.direct else "0", **options}, "direct") \
-            and not is_metadata(options)
+        direct = is_flag_on({"direct": "1" if point.target.direct else "0", **options}, "direct") and not is_metadata(
+            options
+        )
         ramp = parse_seconds(options.get("ramp_time", "0")) or 0.0
         members = tuple(os.path.basename(m) for m in point.target.members)
         found = measure_interference(point.name, record.result, samples[record.id], ramp, direct, members)
         if found is not None:
             out.append(found)
     return out
-
 
 
 @dataclass(frozen=True)
@@ -198,6 +213,12 @@ def repeat_sets(records: Sequence[PointRecord]) -> list[RepeatSet]:
             continue
         members.sort(key=lambda r: r.point.repeat)
         metric = metric_for(members[0].point.options)
-        out.append(RepeatSet(name, metric, [r.point.repeat for r in members],
-                             [primary_metric(r.result, metric) for r in members if r.result is not None]))
+        out.append(
+            RepeatSet(
+                name,
+                metric,
+                [r.point.repeat for r in members],
+                [primary_metric(r.result, metric) for r in members if r.result is not None],
+            )
+        )
     return out

@@ -185,8 +185,11 @@ class Context:
 
     def supplied(self) -> set[str]:
         """The parts this context has, as rules name them in `needs`."""
-        have = {name for name in ("series", "arrays", "curves", "hosts", "steady", "interference", "repeats")
-                if getattr(self, name)}
+        have = {
+            name
+            for name in ("series", "arrays", "curves", "hosts", "steady", "interference", "repeats")
+            if getattr(self, name)
+        }
         have |= {"snapshot"} if self.snapshot is not None else set()
         have |= {"jobs"} if self.jobs else set()
         have |= {"results"} if self.results else set()

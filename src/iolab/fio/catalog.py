@@ -31,21 +31,21 @@ def _fio_output(*args: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def job_option_names() -> frozenset[str] | None:
     """fio's job option names (no aliases, no engine options), or None without fio."""
     text = _fio_output("--cmdhelp")
     return frozenset(_OPTION_LINE.findall(text)) if text else None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def engine_option_names(engine: str) -> frozenset[str]:
     """Options an I/O engine adds (e.g. io_uring's `hipri`); empty if unknown."""
     text = _fio_output(f"--enghelp={engine}")
     return frozenset(_OPTION_LINE.findall(text)) if text else frozenset()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def alias_target(name: str) -> str | None:
     """The option `name` is an alias of, as the installed fio says ("alias: name" under it); None if not one.
 

@@ -52,8 +52,9 @@ def parse_jobfile(text: str, source: str = "<job file>") -> list[JobSection]:
         if line.startswith("["):
             name = line[1:-1].strip()
             if not line.endswith("]") or not _SECTION_NAME.match(name):
-                raise UserError(f"{source}:{lineno}: malformed section header {line!r} (a name of 1-200 characters "
-                                "in [brackets])")
+                raise UserError(
+                    f"{source}:{lineno}: malformed section header {line!r} (a name of 1-200 characters in [brackets])"
+                )
             if name == "global":
                 current = global_opts
             else:

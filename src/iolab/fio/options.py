@@ -34,23 +34,55 @@ from iolab.fio.values import parse_size
 
 # fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"); names missing here are asked of fio.
 ALIASES = {
-    "readwrite": "rw", "blocksize": "bs", "blockalign": "ba", "blocksize_range": "bsrange",
-    "blocksize_unaligned": "bs_unaligned", "iodepth_batch_submit": "iodepth_batch",
-    "iodepth_batch_complete": "iodepth_batch_complete_min", "io_limit": "io_size", "fill_fs": "fill_device",
-    "fileoffset": "offset", "nr_files": "nrfiles", "timeout": "runtime", "iomem": "mem", "ratemin": "rate_min",
-    "ratecycle": "rate_cycle", "wait_for_previous": "stonewall", "disable_bw": "disable_bw_measurement",
-    "ss": "steadystate", "ss_dur": "steadystate_duration", "ss_ramp": "steadystate_ramp_time",
+    "readwrite": "rw",
+    "blocksize": "bs",
+    "blockalign": "ba",
+    "blocksize_range": "bsrange",
+    "blocksize_unaligned": "bs_unaligned",
+    "iodepth_batch_submit": "iodepth_batch",
+    "iodepth_batch_complete": "iodepth_batch_complete_min",
+    "io_limit": "io_size",
+    "fill_fs": "fill_device",
+    "fileoffset": "offset",
+    "nr_files": "nrfiles",
+    "timeout": "runtime",
+    "iomem": "mem",
+    "ratemin": "rate_min",
+    "ratecycle": "rate_cycle",
+    "wait_for_previous": "stonewall",
+    "disable_bw": "disable_bw_measurement",
+    "ss": "steadystate",
+    "ss_dur": "steadystate_duration",
+    "ss_ramp": "steadystate_ramp_time",
 }
 READ_MODES = frozenset({"read", "randread"})
-WRITE_MODES = frozenset({"write", "trim", "randwrite", "randtrim", "rw", "readwrite", "randrw", "trimwrite",
-                         "randtrimwrite"})
+WRITE_MODES = frozenset(
+    {"write", "trim", "randwrite", "randtrim", "rw", "readwrite", "randrw", "trimwrite", "randtrimwrite"}
+)
 RW_MODES = READ_MODES | WRITE_MODES
 
 # Engines whose reads read and whose writes write the target iolab names (the `rw` mode decides).
-DATA_ENGINES = frozenset({
-    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "io_uring_cmd", "posixaio", "mmap",
-    "null", "sg", "splice", "xnvme", "dev-dax", "libpmem", "cpuio",
-})
+DATA_ENGINES = frozenset(
+    {
+        "sync",
+        "psync",
+        "vsync",
+        "pvsync",
+        "pvsync2",
+        "libaio",
+        "io_uring",
+        "io_uring_cmd",
+        "posixaio",
+        "mmap",
+        "null",
+        "sg",
+        "splice",
+        "xnvme",
+        "dev-dax",
+        "libpmem",
+        "cpuio",
+    }
+)
 # fio's file-operation engines: their "I/O" is one create/stat/unlink per file in `directory=`,
 # which iolab points at a directory it created itself.
 METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
@@ -78,14 +110,19 @@ COMMAND_OPTIONS = frozenset({"exec_prerun", "exec_postrun"})
 SYSTEM_OPTIONS = {
     "ioscheduler": "switches the device's I/O scheduler (and leaves it switched)",
     "cgroup": "creates a cgroup and moves fio into it",
-    "uid": "runs the jobs as another user", "gid": "runs the jobs as another group",
+    "uid": "runs the jobs as another user",
+    "gid": "runs the jobs as another group",
 }
 # Options that change data on the target whatever the `rw` mode says, when set to a non-zero value.
 WRITING_OPTIONS = {
-    "trim_percentage": "trims verified blocks", "trim_backlog": "trims verified blocks",
-    "unlink": "deletes the files it used", "unlink_each_loop": "deletes the files it used",
-    "fill_device": "writes until the device is full", "file_append": "appends to the file",
-    "overwrite": "overwrites the file's data", "zone_reset_threshold": "resets zones",
+    "trim_percentage": "trims verified blocks",
+    "trim_backlog": "trims verified blocks",
+    "unlink": "deletes the files it used",
+    "unlink_each_loop": "deletes the files it used",
+    "fill_device": "writes until the device is full",
+    "file_append": "appends to the file",
+    "overwrite": "overwrites the file's data",
+    "zone_reset_threshold": "resets zones",
     "zone_reset_frequency": "resets zones",
 }
 # Options that set the size or place of the region a job uses: past a file's end, fio extends it by writing.
@@ -120,12 +157,15 @@ def check_text(text: str, what: str) -> None:
     """
     bad = control_character(text)
     if bad is not None:
-        raise UserError(f"{what}: contains the control character {bad}, which fio would read as a new line "
-                        "or option; remove it")
+        raise UserError(
+            f"{what}: contains the control character {bad}, which fio would read as a new line or option; remove it"
+        )
     for char in COMMENT_CHARACTERS:
         if char in text:
-            raise UserError(f"{what}: contains {char!r}, where fio would cut it short (fio reads ';' and '#' as the "
-                            "start of a comment); remove it, or rename the path")
+            raise UserError(
+                f"{what}: contains {char!r}, where fio would cut it short (fio reads ';' and '#' as the "
+                "start of a comment); remove it, or rename the path"
+            )
 
 
 def canonical_name(name: str) -> str:
@@ -155,12 +195,15 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
     if len(value) > MAX_VALUE:
         raise UserError(f"{where}: the value is {len(value)} characters long; fio options take at most {MAX_VALUE}")
     if "${" in value or "$(" in value:
-        raise UserError(f"{where}: {value!r}: fio would expand it (environment variables, expressions); "
-                        "write the value itself")
+        raise UserError(
+            f"{where}: {value!r}: fio would expand it (environment variables, expressions); write the value itself"
+        )
     canonical = canonical_name(name)
     if canonical == "filename_format" and ("/" in value or value.strip() in ("", ".", "..")):
-        raise UserError(f"{where}: {value!r}: file names only (fio makes them in the directory iolab chose); "
-                        "name a directory as the target instead")
+        raise UserError(
+            f"{where}: {value!r}: file names only (fio makes them in the directory iolab chose); "
+            "name a directory as the target instead"
+        )
     if canonical in PATH_OPTIONS:
         raise UserError(f"{where}: iolab does not pass {name}= to fio: {PATH_OPTIONS[canonical]}")
     if canonical == "mem" and _MEM_PATH.match(value):
@@ -211,8 +254,22 @@ def value_problem(name: str, value: str) -> str | None:
 
 
 # Options whose values iolab checks (`value_problem`): a TOML true/false is never one of them.
-TYPED_OPTIONS = frozenset({"rw", "iodepth", "numjobs", "rwmixread", "rwmixwrite", "bs", "size", "filesize",
-                           "io_size", "runtime", "ramp_time", "ioengine"})
+TYPED_OPTIONS = frozenset(
+    {
+        "rw",
+        "iodepth",
+        "numjobs",
+        "rwmixread",
+        "rwmixwrite",
+        "bs",
+        "size",
+        "filesize",
+        "io_size",
+        "runtime",
+        "ramp_time",
+        "ioengine",
+    }
+)
 
 
 def rw_mode(options: Mapping[str, str]) -> str:
@@ -252,8 +309,10 @@ def engine_problem(engine: str) -> str | None:
         return None
     if engine.startswith("external") or "/" in engine:
         return f"ioengine={engine} loads a shared library into fio"
-    return (f"ioengine={engine} is not an engine iolab can check (fio loads engines it lacks from shared "
-            "libraries, and others reach the network or change files beyond rw=)")
+    return (
+        f"ioengine={engine} is not an engine iolab can check (fio loads engines it lacks from shared "
+        "libraries, and others reach the network or change files beyond rw=)"
+    )
 
 
 @dataclass

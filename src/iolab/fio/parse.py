@@ -63,7 +63,9 @@ def extract_document(text: str, source: str = "fio output") -> dict:
             return docs[-1]
     if "{" not in text:
         raise UserError(f"{source}: no JSON found; is this fio output written with --output-format=json or json+?")
-    raise UserError(f"{source}: the fio JSON is incomplete (truncated file or an interrupted fio?); rerun fio or give the complete file")
+    raise UserError(
+        f"{source}: the fio JSON is incomplete (truncated file or an interrupted fio?); rerun fio or give the complete file"
+    )
 
 
 def _decode_all(decoder: json.JSONDecoder, text: str) -> list[dict]:
@@ -232,9 +234,9 @@ def pool_latency(parts: list[dict]) -> LatencyStats | None:
     if total == 0:
         return None
     means = [float(obj.get("mean", 0.0)) * scale for obj, scale in stats]
-    mean = sum(n * m for n, m in zip(counts, means)) / total
+    mean = sum(n * m for n, m in zip(counts, means, strict=True)) / total
     sq = 0.0
-    for n, m, (obj, scale) in zip(counts, means, stats):
+    for n, m, (obj, scale) in zip(counts, means, stats, strict=True):
         sd = float(obj.get("stddev", 0.0)) * scale
         sq += max(n - 1, 0) * sd * sd + n * (m - mean) ** 2
     stddev = math.sqrt(sq / (total - 1)) if total > 1 else 0.0

@@ -53,7 +53,9 @@ def fio_version(fio: str = "fio") -> str:
     """fio's version string (e.g. "fio-3.33"), refusing versions iolab cannot parse."""
     path = find_fio(fio)
     try:
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+        out = subprocess.run(
+            [path, "--version"], capture_output=True, text=True, timeout=30, check=False
+        ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise UserError(f"fio at {path} does not run ({exc}); reinstall it: {INSTALL_ADVICE}.") from None
     match = re.search(r"fio-(\d+)\.(\d+)", out)
@@ -97,8 +99,13 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     else:
         # size is unknown (0) for a device on another host: there fio takes the whole device
         size = {"size": str(target.size_bytes)} if target.size_bytes else {}
-        options = {"filename": escape_path(target.filename), **size, "direct": "1", "lat_percentiles": "1",
-                   **point.options}
+        options = {
+            "filename": escape_path(target.filename),
+            **size,
+            "direct": "1",
+            "lat_percentiles": "1",
+            **point.options,
+        }
         if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
             options["direct"] = "0"
     prefix = str(log_dir / LOG_PREFIX)
@@ -111,11 +118,15 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     if target.kind != "group":
         return render_jobfile([JobSection(name=point.name, options=options)])
     # An array: one job per device, all started together, named so results map back to devices.
-    return render_jobfile([
-        JobSection(name=f"{point.name}{DEVICE_SEPARATOR}{Path(member).name}",
-                   options={**options, "filename": escape_path(member)})
-        for member in target.members
-    ])
+    return render_jobfile(
+        [
+            JobSection(
+                name=f"{point.name}{DEVICE_SEPARATOR}{Path(member).name}",
+                options={**options, "filename": escape_path(member)},
+            )
+            for member in target.members
+        ]
+    )
 
 
 def check_point(point: Point) -> None:
@@ -130,8 +141,10 @@ def check_point(point: Point) -> None:
     target = point.target
     reasons = write_reasons(point.options)
     if reasons and not target.writable:
-        raise UserError(f"{point.name}: refusing to run on {target.path}: it writes ({', '.join(reasons)}) and the "
-                        "target is read-only (writes need --allow-write, on a blank device or a scratch directory)")
+        raise UserError(
+            f"{point.name}: refusing to run on {target.path}: it writes ({', '.join(reasons)}) and the "
+            "target is read-only (writes need --allow-write, on a blank device or a scratch directory)"
+        )
     for name, value in point.options.items():
         checked_option(name, value, f"{point.name}: {name}")
         if name in TARGET_OPTIONS:
@@ -139,8 +152,10 @@ def check_point(point: Point) -> None:
     if target.kind == "file" and not target.scratch and target.size_bytes:
         problem = extent_problem(point.options, target.size_bytes)
         if problem:
-            raise UserError(f"{point.name}: refusing to run on {target.path}: {problem}, and fio would extend the "
-                            "file by writing to it")
+            raise UserError(
+                f"{point.name}: refusing to run on {target.path}: {problem}, and fio would extend the "
+                "file by writing to it"
+            )
 
 
 def metadata_dir(target: Target) -> Path:
@@ -159,8 +174,9 @@ class FioInvocation:
     elapsed_s: float
 
 
-def run_fio(jobfile: Path, output: Path, fio: str, timeout_s: float,
-            clients: list[tuple[str, Path]] | None = None) -> FioInvocation:
+def run_fio(
+    jobfile: Path, output: Path, fio: str, timeout_s: float, clients: list[tuple[str, Path]] | None = None
+) -> FioInvocation:
     """Run fio on a job file with json+ output into `output`; bounded by `timeout_s`.
 
     With `clients` ((fio server address, job file) pairs) fio is the

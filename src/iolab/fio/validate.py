@@ -88,9 +88,15 @@ def _direction(part: object, path: str) -> None:
         raise BadField(path, "expected the direction's statistics (an object)")
     if "io_bytes" not in part and "io_kbytes" not in part:
         raise BadField(f"{path}.io_bytes", "missing")
-    for key, limit, whole in (("io_bytes", MAX_COUNT, True), ("io_kbytes", MAX_COUNT, True),
-                              ("total_ios", MAX_COUNT, True), ("runtime", MAX_RUNTIME_MS, True),
-                              ("iops", MAX_RATE, False), ("bw_bytes", MAX_RATE, False), ("bw", MAX_RATE / 1024, False)):
+    for key, limit, whole in (
+        ("io_bytes", MAX_COUNT, True),
+        ("io_kbytes", MAX_COUNT, True),
+        ("total_ios", MAX_COUNT, True),
+        ("runtime", MAX_RUNTIME_MS, True),
+        ("iops", MAX_RATE, False),
+        ("bw_bytes", MAX_RATE, False),
+        ("bw", MAX_RATE / 1024, False),
+    ):
         if key in part:
             _number(part[key], f"{path}.{key}", limit, whole=whole)
     for key in LATENCY_KEYS:

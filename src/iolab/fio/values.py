@@ -13,13 +13,22 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE)
 _TIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*$", re.IGNORECASE)
 _SIZE_FACTOR = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 _TIME_FACTOR = {
-    "us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1.0, "sec": 1.0,
-    "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0,
+    "us": 1e-6,
+    "usec": 1e-6,
+    "ms": 1e-3,
+    "msec": 1e-3,
+    "s": 1.0,
+    "sec": 1.0,
+    "m": 60.0,
+    "min": 60.0,
+    "h": 3600.0,
+    "d": 86400.0,
 }
 
 # fio's file-operation engines: their "I/O" is one create/stat/unlink per
 # file, reported as `iops`; they need `directory=` (not `filename=`).
 METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
+
 
 def is_metadata(options: dict[str, str]) -> bool:
     """Whether a job uses a file-operation engine, and so works on a directory, not a file."""
@@ -28,10 +37,18 @@ def is_metadata(options: dict[str, str]) -> bool:
 
 # Options whose plain numbers are seconds (fio's time-postfix options that the
 # plan side reasons about); everything else numeric is a count or a size.
-TIME_OPTIONS = frozenset({
-    "runtime", "ramp_time", "startdelay", "steadystate_duration", "ss_dur",
-    "steadystate_ramp_time", "ss_ramp", "timeout",
-})
+TIME_OPTIONS = frozenset(
+    {
+        "runtime",
+        "ramp_time",
+        "startdelay",
+        "steadystate_duration",
+        "ss_dur",
+        "steadystate_ramp_time",
+        "ss_ramp",
+        "timeout",
+    }
+)
 
 
 def to_fio_string(value: bool | int | float | str) -> str:

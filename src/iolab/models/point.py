@@ -93,8 +93,13 @@ class Point:
     def from_dict(cls, data: dict) -> Point:
         return cls(
             name=data["name"],
-            target=Target(**{**data["target"], "members": tuple(data["target"].get("members", ())),
-                             "hosts": tuple(data["target"].get("hosts", ()))}),
+            target=Target(
+                **{
+                    **data["target"],
+                    "members": tuple(data["target"].get("members", ())),
+                    "hosts": tuple(data["target"].get("hosts", ())),
+                }
+            ),
             options=dict(data["options"]),
             repeat=int(data.get("repeat", 0)),
         )

@@ -68,9 +68,7 @@ class PciPort:
 
     def describe(self, current: bool = True) -> str:
         """`16.0 GT/s x4` (current) or the capability, for evidence lines."""
-        gts, width = (
-            (self.current_gts, self.current_width) if current else (self.max_gts, self.max_width)
-        )
+        gts, width = (self.current_gts, self.current_width) if current else (self.max_gts, self.max_width)
         return f"{gts if gts is not None else '?'} GT/s x{width if width is not None else '?'}"
 
 

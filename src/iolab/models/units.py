@@ -27,7 +27,13 @@ def latency(ns: float | None) -> str:
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if ns >= scale:
             value = ns / scale
-            return f"{value:.0f} {unit}" if value >= 100 else f"{value:.1f} {unit}" if value >= 10 else f"{value:.2f} {unit}"
+            return (
+                f"{value:.0f} {unit}"
+                if value >= 100
+                else f"{value:.1f} {unit}"
+                if value >= 10
+                else f"{value:.2f} {unit}"
+            )
     return f"{ns:.0f} ns"
 
 

@@ -22,7 +22,18 @@ from iolab.plan.repeats import needs_more_runs, run_order
 from iolab.plan.steady import steady_state
 
 __all__ = [
-    "FIO_STARTUP_SECONDS", "PRESETS", "estimate_seconds", "expand", "latency_curve_workloads", "load_plan",
-    "needs_more_runs", "next_configs", "preset", "qd_bracket", "run_order", "steady_state",
-    "uses_directory", "workload_at_qd",
+    "FIO_STARTUP_SECONDS",
+    "PRESETS",
+    "estimate_seconds",
+    "expand",
+    "latency_curve_workloads",
+    "load_plan",
+    "needs_more_runs",
+    "next_configs",
+    "preset",
+    "qd_bracket",
+    "run_order",
+    "steady_state",
+    "uses_directory",
+    "workload_at_qd",
 ]

@@ -46,8 +46,10 @@ def check_commands(plan: Plan, allowed: bool) -> None:
     """UserError listing the plan's programs unless the user allowed them (`--allow-commands`)."""
     commands = plan_commands(plan)
     if commands and not allowed:
-        raise UserError(f"plan {plan.name} runs programs or changes the system: {'; '.join(commands)}. Run it with --allow-commands "
-                        "if you trust them (`iolab plan check` lists them)")
+        raise UserError(
+            f"plan {plan.name} runs programs or changes the system: {'; '.join(commands)}. Run it with --allow-commands "
+            "if you trust them (`iolab plan check` lists them)"
+        )
 
 
 def job_effects(sections: list[JobSection]) -> tuple[list[str], list[str]]:
@@ -63,8 +65,10 @@ def job_effects(sections: list[JobSection]) -> tuple[list[str], list[str]]:
         paths = [p for name in TARGET_OPTIONS for p in split_paths(options.get(name, "")) if p]
         reasons = write_reasons(options)
         if reasons:
-            writes.append(f"[{section.name}] writes {', '.join(paths) or 'its own files in the current directory'} "
-                          f"({', '.join(reasons)})")
+            writes.append(
+                f"[{section.name}] writes {', '.join(paths) or 'its own files in the current directory'} "
+                f"({', '.join(reasons)})"
+            )
         for name in PATH_OPTIONS:
             if options.get(name, "").strip():
                 writes.append(f"[{section.name}] {name}={options[name]}: {PATH_OPTIONS[name]}")
@@ -79,6 +83,8 @@ def plan_writes(plan: Plan) -> list[str]:
         reasons = write_reasons(workload.options)
         if reasons:
             where = workload.target or ", ".join(plan.targets) or "the targets given on the command line"
-            lines.append(f"{workload.name} writes {where} ({', '.join(reasons)}): a scratch file in a directory; "
-                         "a blank device only with --allow-write")
+            lines.append(
+                f"{workload.name} writes {where} ({', '.join(reasons)}): a scratch file in a directory; "
+                "a blank device only with --allow-write"
+            )
     return lines

@@ -58,8 +58,21 @@ def compile_exclude(text: str, known_names: Iterable[str], where: str) -> Exclud
 def _check_node(node: ast.AST, text: str, where: str, known: set[str]) -> None:
     """Reject any syntax outside the small allowed subset."""
     allowed = (
-        ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.Compare, ast.Name, ast.Load,
-        ast.Constant, ast.List, ast.Tuple, ast.In, ast.NotIn, *_ORDERING, *_EQUALITY,
+        ast.BoolOp,
+        ast.And,
+        ast.Or,
+        ast.UnaryOp,
+        ast.Not,
+        ast.Compare,
+        ast.Name,
+        ast.Load,
+        ast.Constant,
+        ast.List,
+        ast.Tuple,
+        ast.In,
+        ast.NotIn,
+        *_ORDERING,
+        *_EQUALITY,
     )
     if not isinstance(node, allowed):
         raise UserError(

@@ -25,8 +25,15 @@ TARGET_AXIS = "target"
 # Short name tokens for the axes storage people read at a glance; any other
 # axis shows as key+value (e.g. "rate_iops5000").
 _TOKEN_PREFIX = {
-    "rw": "", "readwrite": "", "bs": "", "ioengine": "", "iodepth": "qd", "numjobs": "j",
-    "rwmixread": "mix", "size": "size", "runtime": "t",
+    "rw": "",
+    "readwrite": "",
+    "bs": "",
+    "ioengine": "",
+    "iodepth": "qd",
+    "numjobs": "j",
+    "rwmixread": "mix",
+    "size": "size",
+    "runtime": "t",
 }
 
 
@@ -52,8 +59,7 @@ def expand(
         if len(set(values)) != len(values):
             raise UserError(f"{where}: axes.{axis} repeats a value: {list(values)}")
     rules = [
-        rule if isinstance(rule, ExcludeRule)
-        else compile_exclude(rule, [*base, *axes], f"{where}: exclude[{i}]")
+        rule if isinstance(rule, ExcludeRule) else compile_exclude(rule, [*base, *axes], f"{where}: exclude[{i}]")
         for i, rule in enumerate(exclude)
     ]
     dimensions = _dimensions(axes, zip_groups, where)
@@ -69,11 +75,13 @@ def expand(
         options = {**base, **{k: v for k, v in setting.items() if k != TARGET_AXIS}}
         if any(rule.matches({**options, **setting}) for rule in rules):
             continue
-        workloads.append(Workload(
-            name=workload_name(name, {axis: setting[axis] for axis in varying}),
-            options=options,
-            target=setting.get(TARGET_AXIS, target),
-        ))
+        workloads.append(
+            Workload(
+                name=workload_name(name, {axis: setting[axis] for axis in varying}),
+                options=options,
+                target=setting.get(TARGET_AXIS, target),
+            )
+        )
     _check_unique(workloads, where)
     return workloads
 
@@ -99,7 +107,9 @@ def _dimensions(
         if group is None:
             dimensions.append([{axis: v} for v in values])
         elif group[0] == axis:
-            dimensions.append([dict(zip(group, row, strict=True)) for row in zip(*(axes[a] for a in group), strict=True)])
+            dimensions.append(
+                [dict(zip(group, row, strict=True)) for row in zip(*(axes[a] for a in group), strict=True)]
+            )
     return dimensions
 
 

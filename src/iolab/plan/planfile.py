@@ -88,20 +88,31 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
         where = f"workloads[{index}]." if spec.workloads else ""
         workloads.extend(_expand_sweep(spec, sweep, where, source, base_dir))
     if len(workloads) * spec.repeat.count > MAX_POINTS:
-        raise UserError(f"{source}: {len(workloads)} workloads x {spec.repeat.count} repeats; a plan may have at most "
-                        f"{MAX_POINTS} points: split it")
+        raise UserError(
+            f"{source}: {len(workloads)} workloads x {spec.repeat.count} repeats; a plan may have at most "
+            f"{MAX_POINTS} points: split it"
+        )
     counts = Counter((w.name, w.target) for w in workloads)
     duplicates = sorted({name for (name, _), n in counts.items() if n > 1})
     if duplicates:
-        raise UserError(f"{source}: workloads: the name {duplicates[0]!r} is used twice; give the [[workloads]] different names")
+        raise UserError(
+            f"{source}: workloads: the name {duplicates[0]!r} is used twice; give the [[workloads]] different names"
+        )
     repeats = RepeatPolicy(
-        count=spec.repeat.count, adaptive=spec.repeat.adaptive, cov_target=spec.repeat.cov_target,
-        max_count=max(spec.repeat.max, spec.repeat.count), interleave=spec.repeat.interleave,
+        count=spec.repeat.count,
+        adaptive=spec.repeat.adaptive,
+        cov_target=spec.repeat.cov_target,
+        max_count=max(spec.repeat.max, spec.repeat.count),
+        interleave=spec.repeat.interleave,
         metric=spec.repeat.metric,
     )
     return Plan(
-        name=name, workloads=workloads, targets=targets, description=spec.description,
-        target_groups={k: list(v) for k, v in spec.target_groups.items()}, repeats=repeats,
+        name=name,
+        workloads=workloads,
+        targets=targets,
+        description=spec.description,
+        target_groups={k: list(v) for k, v in spec.target_groups.items()},
+        repeats=repeats,
         phases=_phases(spec.phases, source),
     )
 
@@ -130,10 +141,17 @@ def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, bas
     bases = jobfile_workloads(read_jobfile(job_path), str(job_path))
     workloads: list[Workload] = []
     for base in bases:
-        workloads.extend(expand(
-            base.name if len(bases) > 1 or not prefix else prefix, {**base.options, **options}, axes, zip_groups, exclude,
-            target=target or base.target, where=context,
-        ))
+        workloads.extend(
+            expand(
+                base.name if len(bases) > 1 or not prefix else prefix,
+                {**base.options, **options},
+                axes,
+                zip_groups,
+                exclude,
+                target=target or base.target,
+                where=context,
+            )
+        )
     return workloads
 
 
@@ -145,8 +163,9 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
     (stonewall or wait_for). A file's filename/directory becomes the
     workload's target, so the runner's safety checks see it.
     """
-    sections = [JobSection(s.name, checked_options(s.options, f"{source}: [{s.name}]", allow_target=True))
-                for s in sections]
+    sections = [
+        JobSection(s.name, checked_options(s.options, f"{source}: [{s.name}]", allow_target=True)) for s in sections
+    ]
     for section in sections[1:]:
         if not (is_flag_on(section.options, "stonewall") or "wait_for" in section.options):
             raise UserError(
@@ -157,7 +176,9 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
     for section in sections:
         unknown = unknown_options(section.options, engines)
         if unknown:
-            raise UserError(f"{source}: [{section.name}]: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)")
+            raise UserError(
+                f"{source}: [{section.name}]: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)"
+            )
     workloads = []
     for section in sections:
         options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in TARGET_OPTIONS}
@@ -176,8 +197,10 @@ def _jobfile_target(section: JobSection, source: str) -> str | None:
             continue
         paths = split_paths(value)
         if len(paths) > 1:
-            raise UserError(f"{source}: [{section.name}]: {name}={value} names {len(paths)} paths; iolab runs one "
-                            "target per job: give each path as a target on the command line")
+            raise UserError(
+                f"{source}: [{section.name}]: {name}={value} names {len(paths)} paths; iolab runs one "
+                "target per job: give each path as a target on the command line"
+            )
         return paths[0]
     return None
 
@@ -201,10 +224,14 @@ def _fio_options(raw: Mapping[str, Any], source: str, field: str) -> dict[str, s
     options: dict[str, str] = {}
     for key, value in raw.items():
         if key in TARGET_OPTIONS or key == TARGET_AXIS:
-            raise UserError(f"{source}: {field}.{key}: iolab sets this from the target; list paths in 'targets' instead")
+            raise UserError(
+                f"{source}: {field}.{key}: iolab sets this from the target; list paths in 'targets' instead"
+            )
         name, text = _checked_value(key, value, source, f"{field}.{key}")
         if name in TARGET_OPTIONS:
-            raise UserError(f"{source}: {field}.{key}: iolab sets this from the target; list paths in 'targets' instead")
+            raise UserError(
+                f"{source}: {field}.{key}: iolab sets this from the target; list paths in 'targets' instead"
+            )
         if name in options:
             raise UserError(f"{source}: {field}: {key} and {name} are the same fio option; give it once")
         options[name] = text
@@ -288,7 +315,8 @@ def _phases(spec: PhasesSpec, source: str) -> Phases:
         _check_option_names(list(options), list(options.items()), source, "phases.precondition.")
         precondition = Precondition(
             Workload(name="precondition", options=options),
-            scope=spec.precondition.scope, discard_first=spec.precondition.discard_first,
+            scope=spec.precondition.scope,
+            discard_first=spec.precondition.discard_first,
         )
     return Phases(
         precondition=precondition,

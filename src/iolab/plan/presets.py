@@ -30,8 +30,10 @@ def timed(runtime: float, ramp: float, **options: str | int) -> dict[str, str]:
     if runtime <= 0 or ramp < 0:
         raise UserError(f"runtime must be > 0 and ramp >= 0 seconds, got runtime={runtime}, ramp={ramp}")
     base = {
-        "ioengine": "libaio", "time_based": "1",
-        "runtime": seconds_value(runtime), "ramp_time": seconds_value(ramp),
+        "ioengine": "libaio",
+        "time_based": "1",
+        "runtime": seconds_value(runtime),
+        "ramp_time": seconds_value(ramp),
     }
     return {**base, **{k: str(v) for k, v in options.items()}}
 
@@ -46,18 +48,25 @@ def quick(runtime: float = 8, ramp: float = 2) -> Plan:
         ("randread-4k-qd1", dict(rw="randread", bs="4k", iodepth=1, numjobs=1, description="latency at queue depth 1")),
     ]
     workloads = [Workload(name, timed(runtime, ramp, **opts)) for name, opts in points]
-    return Plan(name="quick", workloads=workloads, rerun_disturbed=True,
-                description="sequential 1 MiB and random 4 KiB throughput, 4 KiB QD1 latency")
+    return Plan(
+        name="quick",
+        workloads=workloads,
+        rerun_disturbed=True,
+        description="sequential 1 MiB and random 4 KiB throughput, 4 KiB QD1 latency",
+    )
 
 
 def array_read(runtime: float = 10, ramp: float = 2) -> Plan:
     """1 MiB sequential read at QD32 per device: the array bandwidth question of seed 000."""
     workloads = [Workload("seqread-1m-qd32", timed(runtime, ramp, rw="read", bs="1m", iodepth=32, numjobs=1))]
-    return Plan(name="array-read", workloads=workloads, description="per-device and aggregate read bandwidth of an array")
+    return Plan(
+        name="array-read", workloads=workloads, description="per-device and aggregate read bandwidth of an array"
+    )
 
 
-def qd_sweep(runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_qd: int = 256,
-             max_jobs: int = 16) -> Plan:
+def qd_sweep(
+    runtime: float = 10, ramp: float = 2, adaptive: bool = False, max_qd: int = 256, max_jobs: int = 16
+) -> Plan:
     """4 KiB random read and 128 KiB sequential read over queue depth 1..max_qd.
 
     Adaptive: the points are chosen while running (see iolab.plan.adaptive);
@@ -83,7 +92,8 @@ def jobs_sweep(runtime: float = 10, ramp: float = 2, threads: Sequence[int] = DO
     """4 KiB random and 1 MiB sequential reads, QD1 per job, as the job count doubles 1..64."""
     counts = [str(n) for n in threads]
     workloads = [
-        w for rw, bs in (("randread", "4k"), ("read", "1m"))
+        w
+        for rw, bs in (("randread", "4k"), ("read", "1m"))
         for w in expand(f"{rw}-{bs}-qd1", timed(runtime, ramp, rw=rw, bs=bs, iodepth=1), {"numjobs": counts})
     ]
     return Plan(name="jobs-sweep", workloads=workloads, description="scaling with concurrent jobs (threads, clients)")
@@ -92,8 +102,11 @@ def jobs_sweep(runtime: float = 10, ramp: float = 2, threads: Sequence[int] = DO
 def bs_sweep(runtime: float = 10, ramp: float = 2, iodepth: int = 32) -> Plan:
     """Sequential and random reads over block sizes 4 KiB..4 MiB at one queue depth."""
     workloads = [
-        w for rw in ("read", "randread")
-        for w in expand(f"{rw}-qd{iodepth}", timed(runtime, ramp, rw=rw, iodepth=iodepth, numjobs=1), {"bs": list(BLOCK_SIZES)})
+        w
+        for rw in ("read", "randread")
+        for w in expand(
+            f"{rw}-qd{iodepth}", timed(runtime, ramp, rw=rw, iodepth=iodepth, numjobs=1), {"bs": list(BLOCK_SIZES)}
+        )
     ]
     return Plan(name="bs-sweep", workloads=workloads, description="throughput and IOPS against block size")
 
@@ -106,7 +119,12 @@ def latency_curve(runtime: float = 10, ramp: float = 2, fractions: Sequence[floa
     """
     probe = Workload("randread-4k-qd32-j4", timed(runtime, ramp, rw="randread", bs="4k", iodepth=32, numjobs=4))
     curve = LatencyCurve(probe=probe) if fractions is None else LatencyCurve(probe=probe, fractions=tuple(fractions))
-    return Plan(name="latency-curve", workloads=[], latency_curve=curve, description="latency against offered load (10-100% of max IOPS)")
+    return Plan(
+        name="latency-curve",
+        workloads=[],
+        latency_curve=curve,
+        description="latency against offered load (10-100% of max IOPS)",
+    )
 
 
 def latency_curve_workloads(probe: Workload, max_iops: float, fractions: Sequence[float]) -> list[Workload]:
@@ -140,8 +158,13 @@ def metadata(threads: Sequence[int] = DOUBLING_THREADS, files_per_thread: int = 
     workloads = []
     for n in threads:
         common = {
-            "thread": "1", "numjobs": str(n), "nrfiles": str(files_per_thread), "filesize": "4k",
-            "openfiles": "1", "group_reporting": "1", "filename_format": "iolab-md.$jobnum.$filenum",
+            "thread": "1",
+            "numjobs": str(n),
+            "nrfiles": str(files_per_thread),
+            "filesize": "4k",
+            "openfiles": "1",
+            "group_reporting": "1",
+            "filename_format": "iolab-md.$jobnum.$filenum",
             "runtime": seconds_value(runtime),
         }
         for op, engine in (("create", "filecreate"), ("stat", "filestat"), ("remove", "filedelete")):
@@ -162,13 +185,25 @@ def ssd_steady(round_runtime: float = 60, max_rounds: int = 25) -> Plan:
     `iolab.plan.steady.steady_state` and reports the steady window, or that
     it was not reached by `max_rounds`.
     """
-    precondition = Workload("precondition-seqwrite-128k-2x", {
-        "ioengine": "libaio", "direct": "1", "rw": "write", "bs": "128k", "iodepth": "32",
-        "numjobs": "1", "loops": "2",
-    })
-    round_workload = Workload("round-randwrite-4k-qd32-j4", timed(round_runtime, 0, rw="randwrite", bs="4k", iodepth=32, numjobs=4))
+    precondition = Workload(
+        "precondition-seqwrite-128k-2x",
+        {
+            "ioengine": "libaio",
+            "direct": "1",
+            "rw": "write",
+            "bs": "128k",
+            "iodepth": "32",
+            "numjobs": "1",
+            "loops": "2",
+        },
+    )
+    round_workload = Workload(
+        "round-randwrite-4k-qd32-j4", timed(round_runtime, 0, rw="randwrite", bs="4k", iodepth=32, numjobs=4)
+    )
     return Plan(
-        name="ssd-steady", workloads=[], description="SSD write IOPS at steady state (SNIA PTS style)",
+        name="ssd-steady",
+        workloads=[],
+        description="SSD write IOPS at steady state (SNIA PTS style)",
         phases=Phases(precondition=Precondition(precondition, scope="once", discard_first=True)),
         steady_rounds=SteadyRounds(round=(round_workload,), max_rounds=max_rounds),
     )
@@ -183,16 +218,25 @@ class Preset:
     build: Callable[..., Plan]
 
 
-PRESETS: dict[str, Preset] = {p.name: p for p in (
-    Preset("quick", "sequential 1 MiB and random 4 KiB read/write throughput, 4 KiB QD1 latency", quick),
-    Preset("array-read", "1 MiB sequential read per device of an array (with --devices: together, alone, subsets)", array_read),
-    Preset("qd-sweep", "throughput and latency vs queue depth 1-256 (4 KiB random, 128 KiB sequential read)", qd_sweep),
-    Preset("jobs-sweep", "scaling with job count 1-64 (4 KiB random, 1 MiB sequential read, QD1 each)", jobs_sweep),
-    Preset("bs-sweep", "throughput vs block size 4 KiB-4 MiB (sequential and random read, QD32)", bs_sweep),
-    Preset("latency-curve", "latency at 10-100% of the measured maximum 4 KiB random-read IOPS", latency_curve),
-    Preset("metadata", "file create/stat/remove rates vs threads 1-64 (like mdtest)", metadata),
-    Preset("ssd-steady", "SSD random-write IOPS at steady state (purge, 2x precondition, PTS rounds)", ssd_steady),
-)}
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        Preset("quick", "sequential 1 MiB and random 4 KiB read/write throughput, 4 KiB QD1 latency", quick),
+        Preset(
+            "array-read",
+            "1 MiB sequential read per device of an array (with --devices: together, alone, subsets)",
+            array_read,
+        ),
+        Preset(
+            "qd-sweep", "throughput and latency vs queue depth 1-256 (4 KiB random, 128 KiB sequential read)", qd_sweep
+        ),
+        Preset("jobs-sweep", "scaling with job count 1-64 (4 KiB random, 1 MiB sequential read, QD1 each)", jobs_sweep),
+        Preset("bs-sweep", "throughput vs block size 4 KiB-4 MiB (sequential and random read, QD32)", bs_sweep),
+        Preset("latency-curve", "latency at 10-100% of the measured maximum 4 KiB random-read IOPS", latency_curve),
+        Preset("metadata", "file create/stat/remove rates vs threads 1-64 (like mdtest)", metadata),
+        Preset("ssd-steady", "SSD random-write IOPS at steady state (purge, 2x precondition, PTS rounds)", ssd_steady),
+    )
+}
 
 
 def preset(name: str, **settings: object) -> Plan:
@@ -204,6 +248,8 @@ def preset(name: str, **settings: object) -> Plan:
     unknown = [key for key in settings if key not in takes]
     if unknown:
         options = [f"--{key}" for key in ("runtime", "ramp") if key in takes]
-        raise UserError(f"the {name} preset has no --{unknown[0]} setting; "
-                        + (f"it takes {' and '.join(options)}" if options else "drop it"))
+        raise UserError(
+            f"the {name} preset has no --{unknown[0]} setting; "
+            + (f"it takes {' and '.join(options)}" if options else "drop it")
+        )
     return build(**settings)

@@ -97,5 +97,7 @@ def open_bundle(path: str | os.PathLike[str]) -> Iterator[Root]:
             with tarfile.open(path, "r:*") as tar:
                 tar.extractall(tmp, filter="data")
         except (tarfile.TarError, OSError, EOFError) as exc:
-            raise UserError(f"bundle {path} is not a readable .tar.gz ({exc}); capture it again with `iolab probe --save`") from None
+            raise UserError(
+                f"bundle {path} is not a readable .tar.gz ({exc}); capture it again with `iolab probe --save`"
+            ) from None
         yield Root(tmp)

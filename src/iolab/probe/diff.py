@@ -6,10 +6,32 @@ from collections import Counter
 
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, Snapshot
 
-_HOST_FIELDS = ("hostname", "os_name", "kernel", "cpu_model", "cpus_online", "mem_total_bytes",
-                "cpufreq_driver", "thp_enabled", "aspm_policy", "fstrim_timer")
-_DEVICE_FIELDS = ("model", "serial", "firmware", "size_bytes", "rotational", "scheduler", "wbt_lat_usec",
-                  "read_ahead_kb", "nr_requests", "max_sectors_kb", "numa_node", "transport")
+_HOST_FIELDS = (
+    "hostname",
+    "os_name",
+    "kernel",
+    "cpu_model",
+    "cpus_online",
+    "mem_total_bytes",
+    "cpufreq_driver",
+    "thp_enabled",
+    "aspm_policy",
+    "fstrim_timer",
+)
+_DEVICE_FIELDS = (
+    "model",
+    "serial",
+    "firmware",
+    "size_bytes",
+    "rotational",
+    "scheduler",
+    "wbt_lat_usec",
+    "read_ahead_kb",
+    "nr_requests",
+    "max_sectors_kb",
+    "numa_node",
+    "transport",
+)
 _SMART_FIELDS = ("critical_warning", "avail_spare", "percent_used", "media_errors")
 # Fullness moves with every run; a change under one point is noise, not an event.
 FULLNESS_STEP = 1.0
@@ -44,8 +66,11 @@ def _fs_changes(a: FileSystem, b: FileSystem) -> list[Change]:
     out += _pair(a.mount_point, "options", ",".join(a.options), ",".join(b.options))
     ua, ub = a.used_percent, b.used_percent
     if (ua is None) != (ub is None) or (ua is not None and ub is not None and abs(ua - ub) >= FULLNESS_STEP):
-        out.append(Change(a.mount_point, "used", f"{ua:.1f}%" if ua is not None else "",
-                          f"{ub:.1f}%" if ub is not None else ""))
+        out.append(
+            Change(
+                a.mount_point, "used", f"{ua:.1f}%" if ua is not None else "", f"{ub:.1f}%" if ub is not None else ""
+            )
+        )
     return out
 
 

@@ -64,9 +64,26 @@ def mount_of(path: str, root: Root) -> Mount | None:
 # Kernel-internal file systems that say nothing about storage.
 PSEUDO_FILESYSTEMS = frozenset(
     {
-        "proc", "sysfs", "devpts", "cgroup", "cgroup2", "securityfs", "debugfs", "tracefs",
-        "configfs", "pstore", "bpf", "mqueue", "fusectl", "binfmt_misc", "autofs", "efivarfs",
-        "rpc_pipefs", "nsfs", "selinuxfs", "hugetlbfs",
+        "proc",
+        "sysfs",
+        "devpts",
+        "cgroup",
+        "cgroup2",
+        "securityfs",
+        "debugfs",
+        "tracefs",
+        "configfs",
+        "pstore",
+        "bpf",
+        "mqueue",
+        "fusectl",
+        "binfmt_misc",
+        "autofs",
+        "efivarfs",
+        "rpc_pipefs",
+        "nsfs",
+        "selinuxfs",
+        "hugetlbfs",
     }
 )
 NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "lustre", "cifs", "smb3", "ceph", "glusterfs", "beegfs"})

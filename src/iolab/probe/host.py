@@ -114,9 +114,7 @@ def read_host(root: Root) -> dict[str, Any]:
         for g in root.listdir("/sys/kernel/iommu_groups")
     }
     osc_dirs = ("/sys/fs/lustre/osc", "/proc/fs/lustre/osc")
-    lustre = {
-        f"{d}/{o}": root.read_value(f"{d}/{o}/checksums") or "?" for d in osc_dirs for o in root.listdir(d)
-    }
+    lustre = {f"{d}/{o}": root.read_value(f"{d}/{o}/checksums") or "?" for d in osc_dirs for o in root.listdir(d)}
     return {
         "hostname": root.read_value("/proc/sys/kernel/hostname"),
         "os_name": _os_name(root),

@@ -41,7 +41,7 @@ def read_smart(root: Root, controller: str) -> tuple[NvmeSmart | None, str]:
     if text is None:
         return None, reason
     try:
-        log = json.loads(text[text.index("{"):])
+        log = json.loads(text[text.index("{") :])
     except ValueError:
         return None, f"nvme smart-log for {controller} is not JSON"
     ident_text, _ = root.command(
@@ -50,7 +50,7 @@ def read_smart(root: Root, controller: str) -> tuple[NvmeSmart | None, str]:
     ident: dict[str, Any] = {}
     if ident_text:
         try:
-            ident = json.loads(ident_text[ident_text.index("{"):])
+            ident = json.loads(ident_text[ident_text.index("{") :])
         except ValueError:
             ident = {}
     smart = NvmeSmart(

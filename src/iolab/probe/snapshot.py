@@ -23,12 +23,19 @@ def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
         try:
             st = os.stat(path)
         except OSError as exc:
-            raise UserError(f"target {path}: {exc.strerror}; name an existing file, directory or block device") from None
+            raise UserError(
+                f"target {path}: {exc.strerror}; name an existing file, directory or block device"
+            ) from None
         if stat.S_ISBLK(st.st_mode):
             mm = f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
             sampled, with_data = sample_blocks(path)
-            return TargetInfo(path=path, device=device_for_major_minor(root, mm), is_block_device=True,
-                              blocks_sampled=sampled, blocks_with_data=with_data)
+            return TargetInfo(
+                path=path,
+                device=device_for_major_minor(root, mm),
+                is_block_device=True,
+                blocks_sampled=sampled,
+                blocks_with_data=with_data,
+            )
         path = os.path.realpath(path)
     elif path.startswith("/dev/"):
         name = os.path.basename(path)

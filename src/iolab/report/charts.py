@@ -60,7 +60,7 @@ def render_svg(fig: Figure, chart_id: str) -> str:
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": chart_id}):
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
-    return text[text.index("<svg"):]
+    return text[text.index("<svg") :]
 
 
 def save_png(fig: Figure, path: Path) -> None:
@@ -98,7 +98,7 @@ def _series(table: NotebookTable, ddir: str | None, key: str) -> tuple[list[int]
     return xs, means, errs
 
 
-def _label_axis(ax, table: NotebookTable) -> None:  # noqa: ANN001  (matplotlib Axes)
+def _label_axis(ax, table: NotebookTable) -> None:
     values = _axis_values(table)
     ax.set_xticks(range(len(values)), values)
     ax.set_xlabel(table.axis or "")
@@ -114,8 +114,15 @@ def sweep_throughput(table: NotebookTable) -> Figure | None:
         label = ddir or "all"
         for ax, key, scale in ((bw_ax, "bw_bytes", units.MB), (iops_ax, "iops", 1.0)):
             xs, means, errs = _series(table, ddir, key)
-            ax.errorbar(xs, [m / scale for m in means], yerr=[e / scale for e in errs], marker="o", capsize=4,
-                        color=DIR_COLOURS.get(ddir), label=label)
+            ax.errorbar(
+                xs,
+                [m / scale for m in means],
+                yerr=[e / scale for e in errs],
+                marker="o",
+                capsize=4,
+                color=DIR_COLOURS.get(ddir),
+                label=label,
+            )
     for ax, ylabel in ((bw_ax, BW_AXIS), (iops_ax, IOPS_AXIS)):
         _label_axis(ax, table)
         ax.set_ylabel(ylabel)
@@ -125,7 +132,9 @@ def sweep_throughput(table: NotebookTable) -> Figure | None:
     return fig
 
 
-def sweep_latency(table: NotebookTable, percentiles: dict[tuple[int, str | None], dict[float, Stability]]) -> Figure | None:
+def sweep_latency(
+    table: NotebookTable, percentiles: dict[tuple[int, str | None], dict[float, Stability]]
+) -> Figure | None:
     """p50, p99 and p99.9 against the swept parameter (log scale), each the mean of the repeats' own.
 
     `percentiles` maps (row index, direction) to the row's summaries by percentile.
@@ -143,10 +152,16 @@ def sweep_latency(table: NotebookTable, percentiles: dict[tuple[int, str | None]
                 if row.ddir == ddir and pct in percentiles.get((i, ddir), {})
             ]
             if points:
-                ax.errorbar([x for x, _ in points], [s.mean / scale for _, s in points],
-                            yerr=[(s.stddev or 0.0) / scale for _, s in points], marker="o", capsize=3,
-                            linestyle=PERCENTILE_STYLES[pct], color=DIR_COLOURS.get(ddir),
-                            label=f"{ddir or 'all'} p{pct:g}")
+                ax.errorbar(
+                    [x for x, _ in points],
+                    [s.mean / scale for _, s in points],
+                    yerr=[(s.stddev or 0.0) / scale for _, s in points],
+                    marker="o",
+                    capsize=3,
+                    linestyle=PERCENTILE_STYLES[pct],
+                    color=DIR_COLOURS.get(ddir),
+                    label=f"{ddir or 'all'} p{pct:g}",
+                )
     _label_axis(ax, table)
     ax.set_yscale("log")
     ax.set_ylabel(f"latency ({unit}, log scale)")
@@ -165,15 +180,35 @@ def latency_throughput(table: NotebookTable) -> Figure | None:
         mine = [row for row in rows if row.ddir == ddir]
         bw = [row.numbers["bw_bytes"].mean / units.MB for row in mine]  # type: ignore[union-attr]
         colour = DIR_COLOURS.get(ddir)
-        ax.plot(bw, [row.numbers["lat_mean_ns"].mean / scale for row in mine], marker="o", color=colour,  # type: ignore[union-attr]
-                label=f"{ddir or 'all'} mean")
-        p99 = [(b, row.numbers["lat_p99_ns"].mean / scale) for b, row in zip(bw, mine, strict=True) if row.numbers.get("lat_p99_ns")]  # type: ignore[union-attr]
+        ax.plot(
+            bw,
+            [row.numbers["lat_mean_ns"].mean / scale for row in mine],
+            marker="o",
+            color=colour,  # type: ignore[union-attr]
+            label=f"{ddir or 'all'} mean",
+        )
+        p99 = [
+            (b, row.numbers["lat_p99_ns"].mean / scale)
+            for b, row in zip(bw, mine, strict=True)
+            if row.numbers.get("lat_p99_ns")
+        ]  # type: ignore[union-attr]
         if p99:
-            ax.plot([b for b, _ in p99], [v for _, v in p99], marker="s", linestyle="--", color=colour,
-                    label=f"{ddir or 'all'} p99")
+            ax.plot(
+                [b for b, _ in p99],
+                [v for _, v in p99],
+                marker="s",
+                linestyle="--",
+                color=colour,
+                label=f"{ddir or 'all'} p99",
+            )
         for b, row in zip(bw, mine, strict=True):
-            ax.annotate(f"{table.axis}={row.cells[0]}", (b, row.numbers["lat_mean_ns"].mean / scale),  # type: ignore[union-attr]
-                        textcoords="offset points", xytext=(4, 4), fontsize="x-small")
+            ax.annotate(
+                f"{table.axis}={row.cells[0]}",
+                (b, row.numbers["lat_mean_ns"].mean / scale),  # type: ignore[union-attr]
+                textcoords="offset points",
+                xytext=(4, 4),
+                fontsize="x-small",
+            )
     ax.set_xlabel(BW_AXIS)
     ax.set_ylabel(f"latency ({unit}, log scale)")
     ax.set_yscale("log")
@@ -188,7 +223,7 @@ def _row_label(row: Row, table: NotebookTable) -> str:
     return row.cells[0] + (f" ({row.cells[keys.index('ddir')]})" if "ddir" in keys else "")
 
 
-def _iops_ticks(ax, axis: str) -> None:  # noqa: ANN001  (matplotlib Axes)
+def _iops_ticks(ax, axis: str) -> None:
     """IOPS tick labels as the tables write them (84.0k, 1.20M), so they do not run into each other."""
     from matplotlib.ticker import FuncFormatter
 
@@ -206,8 +241,13 @@ def workload_bars(table: NotebookTable) -> Figure | None:
     colours = [DIR_COLOURS.get(row.ddir, DIR_COLOURS[None]) for row in rows]
     for ax, key, scale, xlabel in ((bw_ax, "bw_bytes", units.MB, BW_AXIS), (iops_ax, "iops", 1.0, IOPS_AXIS)):
         stats = [row.numbers[key] for row in rows]
-        ax.barh(positions, [s.mean / scale if s else 0.0 for s in stats],
-                xerr=[(s.stddev or 0.0) / scale if s else 0.0 for s in stats], capsize=3, color=colours)
+        ax.barh(
+            positions,
+            [s.mean / scale if s else 0.0 for s in stats],
+            xerr=[(s.stddev or 0.0) / scale if s else 0.0 for s in stats],
+            capsize=3,
+            color=colours,
+        )
         ax.set_yticks(positions, labels if ax is bw_ax else [""] * len(rows), fontsize="small")
         ax.invert_yaxis()
         ax.set_xlabel(xlabel)
@@ -226,15 +266,27 @@ def timeline_chart(timeline: Timeline) -> Figure | None:
     axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
     for ax, name in zip(axes, names, strict=True):
         times, values = timeline.series[name]
-        ax.plot(times, [v / units.MB for v in values], linewidth=1.0, marker=".", markersize=4,
-                color="#333333" if ax is axes[0] else "#1f77b4")
+        ax.plot(
+            times,
+            [v / units.MB for v in values],
+            linewidth=1.0,
+            marker=".",
+            markersize=4,
+            color="#333333" if ax is axes[0] else "#1f77b4",
+        )
         for i, span in enumerate(timeline.points):
             if i % 2:
                 ax.axvspan(span.start_s, span.end_s, color="#000000", alpha=0.04, linewidth=0)
         for dip in timeline.dips.get(name, []):
             ax.axvspan(dip.start_s, dip.end_s, color=MARK_COLOUR, alpha=0.25, linewidth=0)
-            ax.annotate(dip.label, (dip.start_s, 0), xytext=(2, 2), textcoords="offset points",
-                        fontsize="x-small", color=MARK_COLOUR)
+            ax.annotate(
+                dip.label,
+                (dip.start_s, 0),
+                xytext=(2, 2),
+                textcoords="offset points",
+                fontsize="x-small",
+                color=MARK_COLOUR,
+            )
         ax.set_ylim(bottom=0)
         ax.set_ylabel("MB/s", fontsize="small")
         ax.set_title(name, loc="left", fontsize="small")
@@ -261,11 +313,23 @@ def device_bars(view: ArrayView, reports: dict[str, OutlierReport]) -> Figure | 
             if device in outliers:
                 bar.set_edgecolor(MARK_COLOUR)
                 bar.set_linewidth(2.5)
-                ax.annotate("outlier", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
-                            xytext=(0, 3), textcoords="offset points", color=MARK_COLOUR, fontsize="small")
+                ax.annotate(
+                    "outlier",
+                    (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+                    ha="center",
+                    xytext=(0, 3),
+                    textcoords="offset points",
+                    color=MARK_COLOUR,
+                    fontsize="small",
+                )
         if mode in reports and reports[mode].evaluated and reports[mode].median:
-            ax.axhline(reports[mode].median / units.MB, color=("#1f77b4", "#ff7f0e")[m], linestyle=":",
-                       linewidth=1, label=f"median {mode}")
+            ax.axhline(
+                reports[mode].median / units.MB,
+                color=("#1f77b4", "#ff7f0e")[m],
+                linestyle=":",
+                linewidth=1,
+                label=f"median {mode}",
+            )
     ax.set_xticks(range(len(devices)), devices)
     ax.set_ylabel(BW_AXIS)
     ax.set_ylim(bottom=0)
@@ -285,15 +349,33 @@ def scaling_chart(report: ScalingReport) -> Figure | None:
         return None
     ns = sorted(best)
     fig, (ax,) = _figure(3.4)
-    ax.plot(ns, [ideal[n] / units.MB for n in ns], linestyle="--", color="#7f7f7f", label="ideal: the same devices alone, summed")
+    ax.plot(
+        ns,
+        [ideal[n] / units.MB for n in ns],
+        linestyle="--",
+        color="#7f7f7f",
+        label="ideal: the same devices alone, summed",
+    )
     ax.plot(ns, [best[n] / units.MB for n in ns], marker="o", color="#1f77b4", label="measured aggregate")
     for n in ns:
-        ax.annotate(units.percent(100 * efficiency[n]), (n, best[n] / units.MB), xytext=(4, -12),
-                    textcoords="offset points", fontsize="x-small")
+        ax.annotate(
+            units.percent(100 * efficiency[n]),
+            (n, best[n] / units.MB),
+            xytext=(4, -12),
+            textcoords="offset points",
+            fontsize="x-small",
+        )
     for drop in report.drops:
         n = len(drop.larger)
-        ax.plot([n], [drop.larger_aggregate / units.MB], marker="x", markersize=12, color=MARK_COLOUR,
-                linestyle="none", label=f"slower than {len(drop.smaller)} devices (-{drop.drop:.0%})")
+        ax.plot(
+            [n],
+            [drop.larger_aggregate / units.MB],
+            marker="x",
+            markersize=12,
+            color=MARK_COLOUR,
+            linestyle="none",
+            label=f"slower than {len(drop.smaller)} devices (-{drop.drop:.0%})",
+        )
     ax.set_xticks(ns)
     ax.set_xlabel("devices run together (labels: scaling efficiency)")
     ax.set_ylabel(BW_AXIS)

@@ -78,8 +78,9 @@ def side_samples(store: Store, run_ids: list[int]) -> dict[str, WorkloadSamples]
             identity = workload_identity(point)
             samples = out.get(identity)
             if samples is None:
-                samples = out[identity] = WorkloadSamples(identity, point.name, point.target.path,
-                                                          metric_for(point.options))
+                samples = out[identity] = WorkloadSamples(
+                    identity, point.name, point.target.path, metric_for(point.options)
+                )
             if record.status == "ok" and record.result is not None:
                 samples.values.append(primary_metric(record.result, samples.metric))
             else:
@@ -87,8 +88,9 @@ def side_samples(store: Store, run_ids: list[int]) -> dict[str, WorkloadSamples]
     return out
 
 
-def compare_runs(store: Store, label_a: str, runs_a: list[int], label_b: str, runs_b: list[int],
-                 params: CompareParams | None = None) -> Comparison:
+def compare_runs(
+    store: Store, label_a: str, runs_a: list[int], label_b: str, runs_b: list[int], params: CompareParams | None = None
+) -> Comparison:
     """Compare every workload present on both sides; list the others as unmatched."""
     from dataclasses import replace
 
@@ -128,8 +130,16 @@ def verdict_cells(row: ComparedWorkload) -> tuple[str, ...]:
         change, p = "-", "-"
     kind = v.kind if v.evaluated else f"not evaluated: {v.reason}"
     needed = str(v.repeats_needed) if v.kind == "inconclusive" and v.repeats_needed else ""
-    return (f"{row.a.name} on {row.a.target}", METRIC_LABELS[metric], metric_value(metric, _median(row.a.values)),
-            metric_value(metric, _median(row.b.values)), change, p, kind, needed)
+    return (
+        f"{row.a.name} on {row.a.target}",
+        METRIC_LABELS[metric],
+        metric_value(metric, _median(row.a.values)),
+        metric_value(metric, _median(row.b.values)),
+        change,
+        p,
+        kind,
+        needed,
+    )
 
 
 def verdict_summary(v: Verdict) -> str:
@@ -143,8 +153,10 @@ def verdict_summary(v: Verdict) -> str:
     if v.kind in ("faster", "slower"):
         return f"B is {abs(change) * 100:.1f}% {v.kind} ({ci}), {tests}, {n}"
     if v.kind == "equivalent":
-        return (f"B is equivalent to A within ±{v.params.equivalence_margin:.0%} "
-                f"(change {change * 100:+.1f}%, {ci}), TOST p={units.p_value(v.p_tost)}, {tests}, {n}")
+        return (
+            f"B is equivalent to A within ±{v.params.equivalence_margin:.0%} "
+            f"(change {change * 100:+.1f}%, {ci}), TOST p={units.p_value(v.p_tost)}, {tests}, {n}"
+        )
     needs = f"; about {v.repeats_needed} runs per side would settle it" if v.repeats_needed else ""
     return f"inconclusive: change {change * 100:+.1f}% ({ci}), {tests}, {n}; {v.reason}{needs}"
 
@@ -173,8 +185,10 @@ def comparison_table(comparison: Comparison):  # -> rich.table.Table
     """The verdicts as a Rich table; host differences and unmatched workloads as its caption."""
     from rich.table import Table
 
-    table = Table(title=f"A = {_side_text(comparison.label_a, comparison.runs_a)}, "
-                        f"B = {_side_text(comparison.label_b, comparison.runs_b)}")
+    table = Table(
+        title=f"A = {_side_text(comparison.label_a, comparison.runs_a)}, "
+        f"B = {_side_text(comparison.label_b, comparison.runs_b)}"
+    )
     for i, header in enumerate(HEADERS):
         table.add_column(header, justify="left" if i in (0, 1, 6) else "right")
     colours = {"faster": "green", "slower": "red", "equivalent": "cyan"}
@@ -215,13 +229,26 @@ def comparison_json(comparison: Comparison) -> str:
     rows = []
     for row in comparison.rows:
         v = row.verdict
-        rows.append({
-            "workload": row.a.workload, "name": row.a.name, "target": row.a.target, "metric": row.a.metric,
-            "higher_is_better": v.params.higher_is_better, "verdict": v.kind if v.evaluated else "not evaluated",
-            "summary": verdict_summary(v), "change": v.change, "ci_low": v.ci_low, "ci_high": v.ci_high,
-            "p_welch": v.p_welch, "p_mann_whitney": v.p_mwu, "p_tost": v.p_tost,
-            "repeats_needed": v.repeats_needed, "a": _samples_dict(row.a), "b": _samples_dict(row.b),
-        })
+        rows.append(
+            {
+                "workload": row.a.workload,
+                "name": row.a.name,
+                "target": row.a.target,
+                "metric": row.a.metric,
+                "higher_is_better": v.params.higher_is_better,
+                "verdict": v.kind if v.evaluated else "not evaluated",
+                "summary": verdict_summary(v),
+                "change": v.change,
+                "ci_low": v.ci_low,
+                "ci_high": v.ci_high,
+                "p_welch": v.p_welch,
+                "p_mann_whitney": v.p_mwu,
+                "p_tost": v.p_tost,
+                "repeats_needed": v.repeats_needed,
+                "a": _samples_dict(row.a),
+                "b": _samples_dict(row.b),
+            }
+        )
     document = {
         "a": {"label": comparison.label_a, "runs": comparison.runs_a},
         "b": {"label": comparison.label_b, "runs": comparison.runs_b},
@@ -230,8 +257,8 @@ def comparison_json(comparison: Comparison) -> str:
             "a": [{"name": s.name, "target": s.target, "workload": s.workload} for s in comparison.only_a],
             "b": [{"name": s.name, "target": s.target, "workload": s.workload} for s in comparison.only_b],
         },
-        "host_changes": None if comparison.changes is None else [
-            {"subject": c.subject, "what": c.what, "before": c.before, "after": c.after} for c in comparison.changes
-        ],
+        "host_changes": None
+        if comparison.changes is None
+        else [{"subject": c.subject, "what": c.what, "before": c.before, "after": c.after} for c in comparison.changes],
     }
     return json.dumps(document, indent=2) + "\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from iolab.analysis.history import HealthPoint
@@ -46,37 +46,55 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
     from matplotlib.figure import Figure
 
     scale, label = metric_scale(series.metric, series.values)
-    when = [datetime.fromtimestamp(t, tz=timezone.utc) for t in series.times]
+    when = [datetime.fromtimestamp(t, tz=UTC) for t in series.times]
     fig = Figure(figsize=(WIDTH_IN, 4.2), layout="constrained")
     value_ax, cov_ax = fig.subplots(2, 1, sharex=True, height_ratios=(2.2, 1))
-    value_ax.plot(when, [v / scale for v in series.values], linestyle="none", marker=".", markersize=5,
-                  color="#1f77b4", label="run")
-    failed = [(w, v / scale) for w, v, f in zip(when, series.values, series.failed) if f and not math.isnan(v)]
+    value_ax.plot(
+        when,
+        [v / scale for v in series.values],
+        linestyle="none",
+        marker=".",
+        markersize=5,
+        color="#1f77b4",
+        label="run",
+    )
+    failed = [
+        (w, v / scale) for w, v, f in zip(when, series.values, series.failed, strict=True) if f and not math.isnan(v)
+    ]
     if failed:
-        value_ax.plot(*zip(*failed), linestyle="none", marker="x", color=MARK_COLOUR, label="a repeat failed")
-    means = [(datetime.fromtimestamp(h.time, tz=timezone.utc), h.mean / scale) for h in health if h.mean is not None]
+        value_ax.plot(
+            *zip(*failed, strict=True), linestyle="none", marker="x", color=MARK_COLOUR, label="a repeat failed"
+        )
+    means = [(datetime.fromtimestamp(h.time, tz=UTC), h.mean / scale) for h in health if h.mean is not None]
     if means:
-        value_ax.plot(*zip(*means), color="#333333", linewidth=1.2, label="rolling mean")
+        value_ax.plot(*zip(*means, strict=True), color="#333333", linewidth=1.2, label="rolling mean")
     for change in history.changes:
-        at = datetime.fromtimestamp(change.time, tz=timezone.utc)
+        at = datetime.fromtimestamp(change.time, tz=UTC)
         value_ax.axvline(at, color=MARK_COLOUR, linestyle="--", linewidth=1)
         shift = change.point.relative_change
         text = f"{shift:+.0%} at run {change.run_at}" if shift is not None else f"change at run {change.run_at}"
-        value_ax.annotate(text, (at, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -12),
-                          textcoords="offset points", fontsize="small", color=MARK_COLOUR)
+        value_ax.annotate(
+            text,
+            (at, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -12),
+            textcoords="offset points",
+            fontsize="small",
+            color=MARK_COLOUR,
+        )
     value_ax.set_ylabel(label, fontsize="small")
     value_ax.set_ylim(bottom=0)
     value_ax.legend(fontsize="x-small", loc="lower left")
-    judged = [(datetime.fromtimestamp(h.time, tz=timezone.utc), 100 * h.cov) for h in health if h.cov is not None]
+    judged = [(datetime.fromtimestamp(h.time, tz=UTC), 100 * h.cov) for h in health if h.cov is not None]
     if judged:
-        cov_ax.plot(*zip(*judged), color="#333333", linewidth=1.2)
+        cov_ax.plot(*zip(*judged, strict=True), color="#333333", linewidth=1.2)
     target = health[-1].params.cov_target * 100 if health else None
     if target is not None:
         cov_ax.axhline(target, color=MARK_COLOUR, linestyle=":", linewidth=1.2, label=f"target {target:.0f}%")
         cov_ax.legend(fontsize="x-small", loc="upper left")
     for h in health:
         if h.state == "insufficient":
-            at = datetime.fromtimestamp(h.time, tz=timezone.utc)
+            at = datetime.fromtimestamp(h.time, tz=UTC)
             cov_ax.axvline(at, color="#000000", alpha=0.05, linewidth=3)
     cov_ax.set_ylabel("rolling COV (%)", fontsize="small")
     cov_ax.set_ylim(bottom=0)
@@ -107,13 +125,28 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
         unit = sum(row.a.values) / len(row.a.values) / 100 if mixed else scale
         for j, side in enumerate((row.a, row.b)):
             mean, half = _mean_ci(side.values)
-            ax.barh(i + (j - 0.5) * 0.38, mean / unit, height=0.36, xerr=half / unit, capsize=3,
-                    color=SIDE_COLOURS[j], label=(comparison.label_a, comparison.label_b)[j] if i == 0 else None)
+            ax.barh(
+                i + (j - 0.5) * 0.38,
+                mean / unit,
+                height=0.36,
+                xerr=half / unit,
+                capsize=3,
+                color=SIDE_COLOURS[j],
+                label=(comparison.label_a, comparison.label_b)[j] if i == 0 else None,
+            )
         verdict = row.verdict
         change = f" {verdict.change:+.1%}" if verdict.evaluated and verdict.change is not None else ""
-        ax.annotate(f"{verdict.kind}{change}", (1.0, i), xycoords=("axes fraction", "data"), xytext=(4, 0),
-                    textcoords="offset points", va="center", fontsize="small",
-                    color=VERDICT_COLOURS.get(verdict.kind, "#555555"), annotation_clip=False)
+        ax.annotate(
+            f"{verdict.kind}{change}",
+            (1.0, i),
+            xycoords=("axes fraction", "data"),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize="small",
+            color=VERDICT_COLOURS.get(verdict.kind, "#555555"),
+            annotation_clip=False,
+        )
     labels = [f"{r.a.name} ({METRIC_LABELS.get(r.a.metric, r.a.metric)})" if mixed else r.a.name for r in rows]
     ax.set_yticks(range(len(rows)), labels, fontsize="small")
     ax.invert_yaxis()

@@ -45,9 +45,12 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
         if history.failed_runs:
             facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))
         facts += [("change", change_line(c)) for c in history.changes] or [("change points", "none")]
-        chart = output.make(f"{base}-series", f"{s.name}: every run, rolling mean and COV",
-                            history_chart(history, health),
-                            "Dashed lines: change points (the first run of a new level); dotted: the COV target.")
+        chart = output.make(
+            f"{base}-series",
+            f"{s.name}: every run, rolling mean and COV",
+            history_chart(history, health),
+            "Dashed lines: change points (the first run of a new level); dotted: the COV target.",
+        )
         sections.append(Section(base, series_title(s), "history", facts=tuple(facts), charts=present_charts(chart)))
     return Page("history", "History", tuple(sections)) if sections else None
 
@@ -57,17 +60,35 @@ def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "
     if not comparison.rows:
         return None
     columns = tuple(Column(_slug(h), h, numeric=h not in ("workload", "metric", "verdict")) for h in HEADERS)
-    rows = tuple(Row(cells=verdict_cells(row), numbers={}, ddir=None, repeats=len(row.b.values), ok=len(row.b.values),
-                     point_ids=()) for row in comparison.rows)
+    rows = tuple(
+        Row(
+            cells=verdict_cells(row),
+            numbers={},
+            ddir=None,
+            repeats=len(row.b.values),
+            ok=len(row.b.values),
+            point_ids=(),
+        )
+        for row in comparison.rows
+    )
     table = NotebookTable(title="verdicts", axis=None, fixed=(), columns=columns, rows=rows)
-    chart = output.make(f"{anchor}-bars", f"{comparison.label_b} against {comparison.label_a}",
-                        comparison_chart(comparison),
-                        "Bars: mean of each side's repeats; a verdict needs the whole interval, not the bars.")
+    chart = output.make(
+        f"{anchor}-bars",
+        f"{comparison.label_b} against {comparison.label_a}",
+        comparison_chart(comparison),
+        "Bars: mean of each side's repeats; a verdict needs the whole interval, not the bars.",
+    )
     title = f"B = {comparison.label_b} against A = {comparison.label_a}"
-    section = Section(f"{anchor}-verdicts", title, "comparison",
-                      subtitle=f"A: runs {', '.join(map(str, comparison.runs_a))}; "
-                               f"B: runs {', '.join(map(str, comparison.runs_b))}", subtitle_label="Runs",
-                      table=table, charts=present_charts(chart), notes=tuple(comparison_notes(comparison)))
+    section = Section(
+        f"{anchor}-verdicts",
+        title,
+        "comparison",
+        subtitle=f"A: runs {', '.join(map(str, comparison.runs_a))}; B: runs {', '.join(map(str, comparison.runs_b))}",
+        subtitle_label="Runs",
+        table=table,
+        charts=present_charts(chart),
+        notes=tuple(comparison_notes(comparison)),
+    )
     return Page(anchor, f"Comparison: {comparison.label_b} against {comparison.label_a}", (section,))
 
 

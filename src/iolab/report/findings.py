@@ -61,7 +61,11 @@ def _render_group(group: list[Finding], console: Console) -> None:
     finding = group[0]
     label, style = _STYLE[finding.severity]
     likely = " [dim](heuristic)[/dim]" if finding.confidence < 1.0 else ""
-    title = finding.title if not finding.subject or finding.subject in finding.title else f"{finding.subject}: {finding.title}"
+    title = (
+        finding.title
+        if not finding.subject or finding.subject in finding.title
+        else f"{finding.subject}: {finding.title}"
+    )
     console.print(f"[{style}]{label:<8}[/{style}] [bold]{finding.rule_id}[/bold]  {escape(title)}{likely}")
     if finding.evidence:
         shown = "; ".join(f"{k}={v}" for k, v in finding.evidence.items())

@@ -73,8 +73,9 @@ def analyse(store: Store, series: Series, window_s: float, cov_target: float, mi
     for cp in change_points(series.values, params):
         before = _previous_valid(series, cp.index)
         run_before, run_at = series.run_ids[before], series.run_ids[cp.index]
-        located.append(LocatedChange(cp, run_before, run_at, series.times[cp.index],
-                                     host_changes(store, run_before, run_at)))
+        located.append(
+            LocatedChange(cp, run_before, run_at, series.times[cp.index], host_changes(store, run_before, run_at))
+        )
     return SeriesHistory(series, health, located, sum(series.failed))
 
 
@@ -97,8 +98,10 @@ def change_line(change: LocatedChange) -> str:
 def health_line(hp: HealthPoint, metric: str) -> str:
     """E.g. "rolling 48 h: mean 1,000 MB/s, COV 1.2% over 48 runs (target 8%): healthy"."""
     cov = "n/a" if hp.cov is None else f"{hp.cov:.1%}"
-    return (f"rolling {duration(hp.params.window_s)}: mean {metric_value(metric, hp.mean)}, COV {cov} over "
-            f"{hp.n} runs (target {hp.params.cov_target:.0%}): {hp.state}")
+    return (
+        f"rolling {duration(hp.params.window_s)}: mean {metric_value(metric, hp.mean)}, COV {cov} over "
+        f"{hp.n} runs (target {hp.params.cov_target:.0%}): {hp.state}"
+    )
 
 
 def series_title(s: Series) -> str:
@@ -112,8 +115,10 @@ def history_text(histories: list[SeriesHistory]) -> str:
         s = h.series
         lines.append(series_title(s))
         latest = s.values[-1]
-        lines.append(f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"
-                     f" at {_when(s.times[-1])} (run {s.run_ids[-1]})")
+        lines.append(
+            f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"
+            f" at {_when(s.times[-1])} (run {s.run_ids[-1]})"
+        )
         if h.health is not None:
             lines.append("  " + health_line(h.health, s.metric))
         if h.failed_runs:
@@ -130,23 +135,50 @@ def history_json(histories: list[SeriesHistory]) -> str:
     out = []
     for h in histories:
         s, hp = h.series, h.health
-        out.append({
-            "host": s.host, "target": s.target, "workload": s.workload, "name": s.name, "metric": s.metric,
-            "runs": len(s.values), "failed_runs": h.failed_runs,
-            "latest": {"run": s.run_ids[-1], "time": s.times[-1],
-                       "value": None if math.isnan(s.values[-1]) else s.values[-1]},
-            "health": None if hp is None else {
-                "window_s": hp.params.window_s, "cov_target": hp.params.cov_target, "runs": hp.n,
-                "mean": hp.mean, "stddev": hp.stddev, "cov": hp.cov, "state": hp.state,
-            },
-            "change_points": [{
-                "run_before": c.run_before, "run": c.run_at, "time": c.time, "mean_before": c.point.mean_before,
-                "mean_after": c.point.mean_after, "relative_change": c.point.relative_change,
-                "pvalue": c.point.pvalue, "text": change_line(c),
-                "host_changes": None if c.host_changes is None else [
-                    {"subject": x.subject, "what": x.what, "before": x.before, "after": x.after}
-                    for x in c.host_changes
+        out.append(
+            {
+                "host": s.host,
+                "target": s.target,
+                "workload": s.workload,
+                "name": s.name,
+                "metric": s.metric,
+                "runs": len(s.values),
+                "failed_runs": h.failed_runs,
+                "latest": {
+                    "run": s.run_ids[-1],
+                    "time": s.times[-1],
+                    "value": None if math.isnan(s.values[-1]) else s.values[-1],
+                },
+                "health": None
+                if hp is None
+                else {
+                    "window_s": hp.params.window_s,
+                    "cov_target": hp.params.cov_target,
+                    "runs": hp.n,
+                    "mean": hp.mean,
+                    "stddev": hp.stddev,
+                    "cov": hp.cov,
+                    "state": hp.state,
+                },
+                "change_points": [
+                    {
+                        "run_before": c.run_before,
+                        "run": c.run_at,
+                        "time": c.time,
+                        "mean_before": c.point.mean_before,
+                        "mean_after": c.point.mean_after,
+                        "relative_change": c.point.relative_change,
+                        "pvalue": c.point.pvalue,
+                        "text": change_line(c),
+                        "host_changes": None
+                        if c.host_changes is None
+                        else [
+                            {"subject": x.subject, "what": x.what, "before": x.before, "after": x.after}
+                            for x in c.host_changes
+                        ],
+                    }
+                    for c in h.changes
                 ],
-            } for c in h.changes],
-        })
+            }
+        )
     return json.dumps(out, indent=2) + "\n"

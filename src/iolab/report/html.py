@@ -59,10 +59,14 @@ def load_run(store: Store, run_id: int) -> RunMaterial:
 
     records = run_points(store, run_id)
     return RunMaterial(
-        run=get_run(store, run_id), records=records,
+        run=get_run(store, run_id),
+        records=records,
         samples={record.id: point_samples(store, record.id) for record in records},
-        findings=run_findings(store, run_id), snapshot=run_snapshot(store, run_id, "before"),
-        device_bw=device_bandwidth(store, run_id), tags=tags_of(store, [run_id])[run_id], notes=notes_of(store, run_id),
+        findings=run_findings(store, run_id),
+        snapshot=run_snapshot(store, run_id, "before"),
+        device_bw=device_bandwidth(store, run_id),
+        tags=tags_of(store, [run_id])[run_id],
+        notes=notes_of(store, run_id),
     )
 
 
@@ -170,9 +174,14 @@ def summary_section(material: RunMaterial, output: ChartOutput) -> list[Section]
 def _finding_view(group: list[Finding]) -> FindingView:
     first = group[0]
     return FindingView(
-        severity=first.severity.value, rule_id=first.rule_id, title=first.title,
-        evidence=tuple((str(k), str(v)) for k, v in first.evidence.items()), why=first.why, fix=first.fix,
-        heuristic=first.confidence < 1.0, also=tuple(f.subject or f.title for f in group[1:]),
+        severity=first.severity.value,
+        rule_id=first.rule_id,
+        title=first.title,
+        evidence=tuple((str(k), str(v)) for k, v in first.evidence.items()),
+        why=first.why,
+        fix=first.fix,
+        heuristic=first.confidence < 1.0,
+        also=tuple(f.subject or f.title for f in group[1:]),
     )
 
 
@@ -182,8 +191,9 @@ def findings_section(material: RunMaterial, output: ChartOutput) -> list[Section
         return []
     ordered = sorted(material.findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
     triggered = [f for f in ordered if f.severity is not Severity.NOT_EVALUATED]
-    skipped = tuple((f.rule_id, f.title.removeprefix("not evaluated: "))
-                    for f in ordered if f.severity is Severity.NOT_EVALUATED)
+    skipped = tuple(
+        (f.rule_id, f.title.removeprefix("not evaluated: ")) for f in ordered if f.severity is Severity.NOT_EVALUATED
+    )
     views = tuple(_finding_view(group) for group in group_by_rule(triggered))
     return [Section(f"run{material.run.id}-findings", "Findings", "findings", findings=views, not_evaluated=skipped)]
 
@@ -207,23 +217,49 @@ def table_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
     sections = []
     for number, table in enumerate(material.report.tables, start=1):
         base = f"run{material.run.id}-table{number}"
-        if table.axis is None or not table.columns[0].numeric:  # a target or rw "sweep" has no order to draw lines along
-            found = present_charts(output.make(f"{base}-bars", "Bandwidth and IOPS per " + (table.axis or "workload"), charts.workload_bars(table),
-                                         "Error bars: sample standard deviation of the repeats."))
+        if (
+            table.axis is None or not table.columns[0].numeric
+        ):  # a target or rw "sweep" has no order to draw lines along
+            found = present_charts(
+                output.make(
+                    f"{base}-bars",
+                    "Bandwidth and IOPS per " + (table.axis or "workload"),
+                    charts.workload_bars(table),
+                    "Error bars: sample standard deviation of the repeats.",
+                )
+            )
         else:
             found = present_charts(
-                output.make(f"{base}-throughput", f"Bandwidth and IOPS against {table.axis}", charts.sweep_throughput(table),
-                            "Error bars: sample standard deviation (n-1) of the repeats."),
-                output.make(f"{base}-latency", f"Latency percentiles against {table.axis}",
-                            charts.sweep_latency(table, _percentiles(table, by_id)),
-                            "p50, p99 and p99.9 from fio's histograms; with repeats, the mean ± stddev of each repeat's own percentile."),
-                output.make(f"{base}-latency-throughput", "Latency against throughput", charts.latency_throughput(table),
-                            "Each point is one swept value; latency rising while MB/s stays flat is load that no longer pays."),
+                output.make(
+                    f"{base}-throughput",
+                    f"Bandwidth and IOPS against {table.axis}",
+                    charts.sweep_throughput(table),
+                    "Error bars: sample standard deviation (n-1) of the repeats.",
+                ),
+                output.make(
+                    f"{base}-latency",
+                    f"Latency percentiles against {table.axis}",
+                    charts.sweep_latency(table, _percentiles(table, by_id)),
+                    "p50, p99 and p99.9 from fio's histograms; with repeats, the mean ± stddev of each repeat's own percentile.",
+                ),
+                output.make(
+                    f"{base}-latency-throughput",
+                    "Latency against throughput",
+                    charts.latency_throughput(table),
+                    "Each point is one swept value; latency rising while MB/s stays flat is load that no longer pays.",
+                ),
             )
-        sections.append(Section(
-            base, f"Table {material.run.id}.{number}: {table.title}", "table", subtitle=table.fixed_text,
-            table=table, charts=found, notes=table.notes,
-        ))
+        sections.append(
+            Section(
+                base,
+                f"Table {material.run.id}.{number}: {table.title}",
+                "table",
+                subtitle=table.fixed_text,
+                table=table,
+                charts=found,
+                notes=table.notes,
+            )
+        )
     return sections
 
 
@@ -232,12 +268,18 @@ def timeline_section(material: RunMaterial, output: ChartOutput) -> list[Section
     from iolab.report.timeline import run_timeline
 
     timeline = run_timeline(material.run, material.records, material.samples)
-    chart = output.make(f"run{material.run.id}-timeline", "Per-second bandwidth", charts.timeline_chart(timeline),
-                        "fio's per-job logs summed per second, and each device's reads + writes from /proc/diskstats. "
-                        "Shaded red: dips detected within a point (the same detector as the findings).")
+    chart = output.make(
+        f"run{material.run.id}-timeline",
+        "Per-second bandwidth",
+        charts.timeline_chart(timeline),
+        "fio's per-job logs summed per second, and each device's reads + writes from /proc/diskstats. "
+        "Shaded red: dips detected within a point (the same detector as the findings).",
+    )
     if chart is None:
         return []
-    dips = tuple(f"{name}: {span.label} at {span.start_s:.0f} s" for name, spans in timeline.dips.items() for span in spans)
+    dips = tuple(
+        f"{name}: {span.label} at {span.start_s:.0f} s" for name, spans in timeline.dips.items() for span in spans
+    )
     return [Section(f"run{material.run.id}-timeline", "Timeline", "timeline", charts=(chart,), notes=dips)]
 
 
@@ -250,17 +292,27 @@ def array_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
     sections = []
     for number, view in enumerate(array_views(material.records, material.device_bw), start=1):
         base = f"run{material.run.id}-array{number}"
-        reports = {mode: find_outliers(values, view=mode, metric="bandwidth")
-                   for mode in ("together", "alone") if (values := getattr(view, mode))}
+        reports = {
+            mode: find_outliers(values, view=mode, metric="bandwidth")
+            for mode in ("together", "alone")
+            if (values := getattr(view, mode))
+        }
         sets = view.device_sets()
         scaling = scaling_table(sets, view.alone or None) if sets else None
         found = present_charts(
-            output.make(f"{base}-devices", f"{view.workload}: bandwidth per device", charts.device_bars(view, reports),
-                        "Together: each device's share while all ran at once (from /proc/diskstats); alone: each device by itself. "
-                        "Outliers by modified z-score against the array's median."),
-            output.make(f"{base}-scaling", f"{view.workload}: scaling with the number of devices",
-                        charts.scaling_chart(scaling) if scaling and scaling.evaluated else None,
-                        "Aggregate of the best set of each size; labels are efficiency = aggregate / the same devices alone, summed."),
+            output.make(
+                f"{base}-devices",
+                f"{view.workload}: bandwidth per device",
+                charts.device_bars(view, reports),
+                "Together: each device's share while all ran at once (from /proc/diskstats); alone: each device by itself. "
+                "Outliers by modified z-score against the array's median.",
+            ),
+            output.make(
+                f"{base}-scaling",
+                f"{view.workload}: scaling with the number of devices",
+                charts.scaling_chart(scaling) if scaling and scaling.evaluated else None,
+                "Aggregate of the best set of each size; labels are efficiency = aggregate / the same devices alone, summed.",
+            ),
         )
         if found:
             sections.append(Section(base, f"Array: {view.workload}", "array", charts=found))
@@ -269,7 +321,11 @@ def array_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
 
 SectionBuilder = Callable[[RunMaterial, ChartOutput], list[Section]]
 RUN_SECTIONS: tuple[SectionBuilder, ...] = (
-    summary_section, findings_section, table_sections, timeline_section, array_sections,
+    summary_section,
+    findings_section,
+    table_sections,
+    timeline_section,
+    array_sections,
 )
 
 
@@ -285,8 +341,9 @@ class Page:
 PageBuilder = Callable[[ChartOutput], "Page | None"]
 
 
-def render_html(materials: Sequence[RunMaterial], png_dir: Path | None = None,
-                extra: Sequence[PageBuilder] = (), svg: bool = True) -> tuple[str, list[Path]]:
+def render_html(
+    materials: Sequence[RunMaterial], png_dir: Path | None = None, extra: Sequence[PageBuilder] = (), svg: bool = True
+) -> tuple[str, list[Path]]:
     """The whole file, and the PNG files written (when `png_dir` is given).
 
     `extra` builds pages after the runs' (history, comparison; see `report.cross_sections`).
@@ -303,12 +360,18 @@ def render_html(materials: Sequence[RunMaterial], png_dir: Path | None = None,
     ]
     pages += [page for build in extra if (page := build(output)) is not None]
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("iolab.report", "templates"), autoescape=True,
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+        loader=jinja2.PackageLoader("iolab.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     environment.globals["zip"] = zip
     title = "iolab report: " + ", ".join(page.title for page in pages)
     html = environment.get_template("report.html.j2").render(
-        title=title, pages=pages, units_note=UNITS_NOTE, iolab_version=version("iolab"),
+        title=title,
+        pages=pages,
+        units_note=UNITS_NOTE,
+        iolab_version=version("iolab"),
     )
     return html, output.written

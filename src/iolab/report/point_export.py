@@ -26,25 +26,50 @@ from iolab.report.tables import PARAMETER_ORDER
 POINT_COLUMNS = ("run_id", "point_id", "seq", "name", "repeat", "key", "status", "target", "ddir")
 PERCENTILE_COLUMNS = tuple(f"lat_p{p:g}_ns" for p in PERCENTILES)
 METRIC_COLUMNS = (
-    "bw_bytes", "iops", "total_ios", "io_bytes", "runtime_ms",
-    "lat_kind", "lat_count", "lat_mean_ns", "lat_stddev_ns", "lat_min_ns", "lat_max_ns", *PERCENTILE_COLUMNS,
-    "usr_cpu", "sys_cpu", "jobs", "error",
+    "bw_bytes",
+    "iops",
+    "total_ios",
+    "io_bytes",
+    "runtime_ms",
+    "lat_kind",
+    "lat_count",
+    "lat_mean_ns",
+    "lat_stddev_ns",
+    "lat_min_ns",
+    "lat_max_ns",
+    *PERCENTILE_COLUMNS,
+    "usr_cpu",
+    "sys_cpu",
+    "jobs",
+    "error",
 )
 OPTION_PREFIX = "fio_"
 
 
 def _direction_fields(d: DirectionResult) -> dict[str, object]:
     fields: dict[str, object] = {
-        "ddir": d.ddir, "bw_bytes": d.bw_bytes, "iops": d.iops, "total_ios": d.total_ios,
-        "io_bytes": d.io_bytes, "runtime_ms": d.runtime_ms,
+        "ddir": d.ddir,
+        "bw_bytes": d.bw_bytes,
+        "iops": d.iops,
+        "total_ios": d.total_ios,
+        "io_bytes": d.io_bytes,
+        "runtime_ms": d.runtime_ms,
     }
     if d.latency is not None:
         lat = d.latency
-        fields.update({
-            "lat_kind": lat.kind, "lat_count": lat.count, "lat_mean_ns": lat.mean_ns, "lat_stddev_ns": lat.stddev_ns,
-            "lat_min_ns": lat.min_ns, "lat_max_ns": lat.max_ns,
-        })
-        fields.update({f"lat_p{p:g}_ns": v for p, v in lat.percentiles.items() if f"lat_p{p:g}_ns" in PERCENTILE_COLUMNS})
+        fields.update(
+            {
+                "lat_kind": lat.kind,
+                "lat_count": lat.count,
+                "lat_mean_ns": lat.mean_ns,
+                "lat_stddev_ns": lat.stddev_ns,
+                "lat_min_ns": lat.min_ns,
+                "lat_max_ns": lat.max_ns,
+            }
+        )
+        fields.update(
+            {f"lat_p{p:g}_ns": v for p, v in lat.percentiles.items() if f"lat_p{p:g}_ns" in PERCENTILE_COLUMNS}
+        )
     return fields
 
 
@@ -54,8 +79,14 @@ def point_rows(records: Sequence[PointRecord]) -> list[dict[str, object]]:
     for record in records:
         point = record.point
         base: dict[str, object] = {
-            "run_id": record.run_id, "point_id": record.id, "seq": record.seq, "name": point.name,
-            "repeat": point.repeat, "key": point.key, "status": record.status, "target": point.target.path,
+            "run_id": record.run_id,
+            "point_id": record.id,
+            "seq": record.seq,
+            "name": point.name,
+            "repeat": point.repeat,
+            "key": point.key,
+            "status": record.status,
+            "target": point.target.path,
             "error": record.error,
         }
         base.update({OPTION_PREFIX + k: v for k, v in point.options.items()})
@@ -77,8 +108,9 @@ def _option_columns(records: Sequence[PointRecord]) -> list[str]:
 def points_csv(records: Sequence[PointRecord]) -> str:
     """CSV text of every point and direction of `records` (which may span runs)."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=[*POINT_COLUMNS, *METRIC_COLUMNS, *_option_columns(records)],
-                            restval="", lineterminator="\n")
+    writer = csv.DictWriter(
+        buffer, fieldnames=[*POINT_COLUMNS, *METRIC_COLUMNS, *_option_columns(records)], restval="", lineterminator="\n"
+    )
     writer.writeheader()
     writer.writerows(point_rows(records))
     return buffer.getvalue()

@@ -24,12 +24,17 @@ def series_metrics(series: list[Series], window_s: float, cov_target: float, min
         health = latest_health(s, window_s, cov_target, min_runs)
         label = s.name if names[(s.host, s.target, s.name)] == 1 else f"{s.name}@{s.workload}"
         latency = s.latest.get("lat_mean")
-        out.append(SeriesMetrics(
-            host=s.host, target=s.target, workload=label,
-            bandwidth_bytes_per_second=s.latest.get("bw"), iops=s.latest.get("iops"),
-            latency_mean_seconds=None if latency is None else latency * NS,
-            rolling_cov=health.cov,
-            healthy=None if health.state == "insufficient" else health.state == "healthy",
-            last_run_timestamp_seconds=s.times[-1],
-        ))
+        out.append(
+            SeriesMetrics(
+                host=s.host,
+                target=s.target,
+                workload=label,
+                bandwidth_bytes_per_second=s.latest.get("bw"),
+                iops=s.latest.get("iops"),
+                latency_mean_seconds=None if latency is None else latency * NS,
+                rolling_cov=health.cov,
+                healthy=None if health.state == "insufficient" else health.state == "healthy",
+                last_run_timestamp_seconds=s.times[-1],
+            )
+        )
     return out

@@ -46,8 +46,19 @@ from iolab.models import DirectionResult, PointRecord, Run, Sample, units
 
 # Display order of parameters, and preference among equally good axes.
 PARAMETER_ORDER = (
-    "rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "direct", "rate_iops", "rate",
-    "runtime", "ramp_time", "time_based", "target",
+    "rw",
+    "bs",
+    "iodepth",
+    "numjobs",
+    "rwmixread",
+    "ioengine",
+    "direct",
+    "rate_iops",
+    "rate",
+    "runtime",
+    "ramp_time",
+    "time_based",
+    "target",
 )
 AXIS_PREFERENCE = ("iodepth", "numjobs", "bs", "rwmixread", "rate_iops", "rate", "ioengine", "rw", "target")
 # fio's defaults for options that define a workload's shape, so that a job that
@@ -191,8 +202,9 @@ def _order(key: str, preference: Sequence[str]) -> tuple[int, str]:
 
 def _varying(workloads: Sequence[_Workload]) -> list[str]:
     keys = {k for w in workloads for k in w.params}
-    return sorted((k for k in keys if len({w.params.get(k) for w in workloads}) > 1),
-                  key=lambda k: _order(k, PARAMETER_ORDER))
+    return sorted(
+        (k for k in keys if len({w.params.get(k) for w in workloads}) > 1), key=lambda k: _order(k, PARAMETER_ORDER)
+    )
 
 
 def _is_numeric(key: str, values: Sequence[str]) -> bool:
@@ -290,8 +302,11 @@ def _spread(stats: Stability | None, fmt: Callable[[float], str], with_cov: bool
 def _latency_kind(workloads: Sequence[_Workload]) -> str:
     kinds = {
         d.latency.kind
-        for w in workloads for r in w.records if r.result
-        for d in r.result.directions.values() if d.latency
+        for w in workloads
+        for r in w.records
+        if r.result
+        for d in r.result.directions.values()
+        if d.latency
     }
     return kinds.pop() if len(kinds) == 1 else "lat"
 
@@ -346,7 +361,11 @@ def _ci_cell(stats: Stability | None) -> str:
 
 
 def _workload_rows(
-    workload: _Workload, lead: list[str], with_dir: bool, samples: Mapping[int, Sequence[Sample]], label: str,
+    workload: _Workload,
+    lead: list[str],
+    with_dir: bool,
+    samples: Mapping[int, Sequence[Sample]],
+    label: str,
     with_ci: bool = False,
 ) -> list[Row]:
     """The rows of one workload: one per direction measured, or one failed row."""
@@ -358,12 +377,25 @@ def _workload_rows(
     ddirs = [d for d in DIRECTIONS if d in present] + sorted(present - set(DIRECTIONS))
     if not ddirs:
         status = ", ".join(dict.fromkeys(r.status for r in workload.records))
-        cells = [*lead, *(["-"] if with_dir else []), status, *(["-"] if with_ci else []), "-", "-", "-", "-", "-", repeats]
+        cells = [
+            *lead,
+            *(["-"] if with_dir else []),
+            status,
+            *(["-"] if with_ci else []),
+            "-",
+            "-",
+            "-",
+            "-",
+            "-",
+            repeats,
+        ]
         return [Row(tuple(cells), {}, None, len(workload.records), 0, ids, notes)]
     rows = []
     for i, ddir in enumerate(ddirs):
         measured: list[tuple[PointRecord, DirectionResult]] = [
-            (r, r.result.directions[ddir]) for r in done if ddir in r.result.directions  # type: ignore[union-attr]
+            (r, r.result.directions[ddir])
+            for r in done
+            if ddir in r.result.directions  # type: ignore[union-attr]
         ]
         within = [v for r, _ in measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None]
         numbers = {
@@ -407,9 +439,11 @@ def _sweep_table(axis: str, group: list[_Workload], samples: Mapping[int, Sequen
     columns = [Column(axis, axis, numeric=_is_numeric(axis, [w.params[axis] for w in ordered]))]
     columns += _measure_columns(ordered, with_dir)
     rows = [
-        row for w in ordered
-        for row in _workload_rows(w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}",
-                                  _repeated(ordered))
+        row
+        for w in ordered
+        for row in _workload_rows(
+            w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}", _repeated(ordered)
+        )
     ]
     shape = " ".join(value for key, value in fixed if key in ("rw", "bs"))
     title = f"{axis} sweep" + (f": {shape}" if shape else "")

@@ -21,6 +21,7 @@ def stdout_console() -> Console:
         return Console(highlight=False)
     return Console(width=PLAIN_WIDTH, color_system=None, highlight=False)
 
+
 CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where only that was reported) · CPU = usr+sys, 100% = one core"
 
 
@@ -72,8 +73,14 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
 def runs_table(runs: list[Run], tags: dict[int, list[str]] | None = None) -> Table:
     """The runs, one row each; a Tags column when `tags` (run id -> tags) is given."""
     table = Table(title="iolab runs")
-    columns = [("Run", "right"), ("Started", "left"), ("Label", "left"), ("Targets", "left"),
-               ("Points", "right"), ("Status", "left")]
+    columns = [
+        ("Run", "right"),
+        ("Started", "left"),
+        ("Label", "left"),
+        ("Targets", "left"),
+        ("Points", "right"),
+        ("Status", "left"),
+    ]
     if tags is not None:
         columns.append(("Tags", "left"))
     for name, justify in columns:
@@ -83,8 +90,12 @@ def runs_table(runs: list[Run], tags: dict[int, list[str]] | None = None) -> Tab
         points = f"{run.points_done}/{run.points_planned}"
         colour = colours.get(run.status, "white")
         cells = [
-            str(run.id), time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started_at)), run.label,
-            ", ".join(run.targets), points, f"[{colour}]{run.status}[/{colour}]",
+            str(run.id),
+            time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started_at)),
+            run.label,
+            ", ".join(run.targets),
+            points,
+            f"[{colour}]{run.status}[/{colour}]",
         ]
         if tags is not None:
             cells.append(", ".join(tags.get(run.id, [])))
@@ -120,7 +131,9 @@ class ConsoleProgress:
             self.console.print(f"  [{index}/{total}] [red]failed:[/red] {error}")
             return
         assert result is not None
-        parts = [f"{d.ddir} {units.mb_per_s(d.bw_bytes)} MB/s {units.iops(d.iops)} IOPS" for d in result.directions.values()]
+        parts = [
+            f"{d.ddir} {units.mb_per_s(d.bw_bytes)} MB/s {units.iops(d.iops)} IOPS" for d in result.directions.values()
+        ]
         self.console.print(f"  [{index}/{total}] [green]done[/green]: " + ", ".join(parts))
 
 
@@ -135,30 +148,42 @@ def device_table(workload: str, together: dict[str, float], alone: dict[str, flo
     return table
 
 
-def hosts_table(records, hosts) -> Table:  # noqa: ANN001  (PointRecord list, store.queries.HostRow by point id)
+def hosts_table(records, hosts) -> Table:
     """Each host's share of each multi-host point: status, throughput, latency and when it was done."""
-    table = Table(title="Per host", caption="runtime: when the host's jobs were done (first-done against last-done)",
-                  caption_justify="left")
+    table = Table(
+        title="Per host",
+        caption="runtime: when the host's jobs were done (first-done against last-done)",
+        caption_justify="left",
+    )
     for name in ("Point", "Host", "Status", "MB/s", "IOPS", "Mean lat", "p99 lat", "Runtime"):
         table.add_column(name, justify="left" if name in ("Point", "Host", "Status") else "right")
     for record in records:
         for row in hosts.get(record.id, []):
             status = row.status if row.status == "ok" else f"[red]{row.status}[/red]: {row.error}"
-            table.add_row(record.point.name, row.host, status,
-                          units.mb_per_s(row.bw_bytes) if row.bw_bytes is not None else "-",
-                          units.iops(row.iops) if row.iops is not None else "-",
-                          units.latency(row.lat_mean_ns),
-                          units.latency(row.p99_ns),
-                          units.duration(row.runtime_ms / 1000) if row.runtime_ms else "-")
+            table.add_row(
+                record.point.name,
+                row.host,
+                status,
+                units.mb_per_s(row.bw_bytes) if row.bw_bytes is not None else "-",
+                units.iops(row.iops) if row.iops is not None else "-",
+                units.latency(row.lat_mean_ns),
+                units.latency(row.p99_ns),
+                units.duration(row.runtime_ms / 1000) if row.runtime_ms else "-",
+            )
     return table
 
 
-def scaling_view(workload: str, rows) -> Table:  # noqa: ANN001  (analysis.scaling.ScalingRow list)
+def scaling_view(workload: str, rows) -> Table:
     """Aggregate bandwidth against device count, with efficiency against the same devices alone."""
-    table = Table(title=f"Scaling · {workload}", caption="efficiency = aggregate / the same devices alone, summed",
-                  caption_justify="left")
+    table = Table(
+        title=f"Scaling · {workload}",
+        caption="efficiency = aggregate / the same devices alone, summed",
+        caption_justify="left",
+    )
     for name in ("Devices", "Aggregate MB/s", "Ideal MB/s", "Efficiency"):
         table.add_column(name, justify="right")
     for row in rows:
-        table.add_row(str(row.n), units.mb_per_s(row.aggregate), units.mb_per_s(row.ideal), units.percent(row.efficiency * 100))
+        table.add_row(
+            str(row.n), units.mb_per_s(row.aggregate), units.mb_per_s(row.ideal), units.percent(row.efficiency * 100)
+        )
     return table

@@ -35,8 +35,11 @@ def group_target(members: list[Target]) -> Target:
     """Several block devices driven together; each job uses the smallest device's size."""
     names = ", ".join(Path(m.filename).name for m in members)
     return Target(
-        path=f"{len(members)} devices ({names})", kind="group", filename=":".join(m.filename for m in members),
-        size_bytes=min(m.size_bytes for m in members), writable=all(m.writable for m in members),
+        path=f"{len(members)} devices ({names})",
+        kind="group",
+        filename=":".join(m.filename for m in members),
+        size_bytes=min(m.size_bytes for m in members),
+        writable=all(m.writable for m in members),
         members=tuple(m.filename for m in members),
     )
 
@@ -73,6 +76,9 @@ def array_points(plan: Plan, members: list[Target], modes: tuple[str, ...]) -> l
         if "alone" in modes:
             points.extend(Point(f"{workload.name}-alone-{Path(m.filename).name}", m, options) for m in members)
         if "scaling" in modes:
-            points.extend(Point(f"{workload.name}-x{k}", group_target(members[:k]), options)
-                          for k in subset_sizes(len(members))[:-1] if k > 1)
+            points.extend(
+                Point(f"{workload.name}-x{k}", group_target(members[:k]), options)
+                for k in subset_sizes(len(members))[:-1]
+                if k > 1
+            )
     return points

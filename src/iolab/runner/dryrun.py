@@ -52,18 +52,29 @@ def dry_run(request: RunRequest) -> DryRun:
     for target in {p.target for p in points}:
         if target.scratch:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
-            name = target.filename if cluster is None else f"{target.path}/iolab-scratch-RANDOM-HOST.dat on each of {len(cluster.states)} hosts"
+            name = (
+                target.filename
+                if cluster is None
+                else f"{target.path}/iolab-scratch-RANDOM-HOST.dat on each of {len(cluster.states)} hosts"
+            )
             writes.append(f"scratch file {name} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)")
         writers = sorted({p.name for p in points if p.target == target and p.writes})
         if writers and not target.scratch:
             writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")
     open_ended = []
     if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
-        fixed_only = type(plan)(name=plan.name, workloads=[], repeats=plan.repeats, qd_searches=plan.qd_searches,
-                                latency_curve=plan.latency_curve, steady_rounds=plan.steady_rounds)
+        fixed_only = type(plan)(
+            name=plan.name,
+            workloads=[],
+            repeats=plan.repeats,
+            qd_searches=plan.qd_searches,
+            latency_curve=plan.latency_curve,
+            steady_rounds=plan.steady_rounds,
+        )
         seconds += estimate_seconds(fixed_only) * len(targets[None])
-        open_ended.append("points chosen while running (adaptive search, latency curve or steady-state rounds): "
-                          "the estimate counts them at their cap")
+        open_ended.append(
+            "points chosen while running (adaptive search, latency curve or steady-state rounds): "
+            "the estimate counts them at their cap"
+        )
     commands = plan_commands(plan)
-    return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended,
-                  commands=commands)
+    return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended, commands=commands)

@@ -43,8 +43,10 @@ if TYPE_CHECKING:
 
 
 PER_HOST = "per-host"
-MULTIHOST_TARGET = ("a multi-host run needs a target every host has: a directory (e.g. the NFS or Lustre mount "
-                    "point) or a device, as in `iolab run /mnt/shared --hosts a,b`")
+MULTIHOST_TARGET = (
+    "a multi-host run needs a target every host has: a directory (e.g. the NFS or Lustre mount "
+    "point) or a device, as in `iolab run /mnt/shared --hosts a,b`"
+)
 
 
 @dataclass
@@ -72,8 +74,11 @@ def resolve_targets(request: RunRequest, plan: Plan, cluster: Cluster | None = N
 
     def resolve(path: str) -> Target:
         if path not in cache:
-            cache[path] = (resolve_target(path, request.allow_write, request.size) if cluster is None
-                           else cluster.target(path, request.size))
+            cache[path] = (
+                resolve_target(path, request.allow_write, request.size)
+                if cluster is None
+                else cluster.target(path, request.size)
+            )
         return cache[path]
 
     resolved: dict[str | None, list[Target]] = {None: [resolve(p) for p in default_paths]}
@@ -120,18 +125,27 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
     assert plan.repeats is not None
     if skipped and not base and not (plan.qd_searches or plan.latency_curve or plan.steady_rounds):
         path, names = next(iter(skipped.items()))
-        raise UserError(f"nothing to run: {path} cannot take {', '.join(names)}"
-                        + (" (writes need --allow-write, and never go to a file or device holding data)"
-                           if not any("needs a directory" in n for n in names) else ""))
+        raise UserError(
+            f"nothing to run: {path} cannot take {', '.join(names)}"
+            + (
+                " (writes need --allow-write, and never go to a file or device holding data)"
+                if not any("needs a directory" in n for n in names)
+                else ""
+            )
+        )
     if len(base) * plan.repeats.count > MAX_POINTS:
-        raise UserError(f"{len(base)} points x {plan.repeats.count} repeats: a run may have at most {MAX_POINTS}; "
-                        "split the plan or use fewer targets")
+        raise UserError(
+            f"{len(base)} points x {plan.repeats.count} repeats: a run may have at most {MAX_POINTS}; "
+            "split the plan or use fewer targets"
+        )
     points = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
     notes = [f"{path}: skipped {', '.join(names)} (writes need --allow-write)" for path, names in skipped.items()]
     for target in {t for ts in targets.values() for t in ts}:
         if not target.direct:
             ram = " and the result is RAM-backed" if target.ram_backed else ""
-            notes.append(f"{target.path}: {target.fs_type or 'this file system'} has no O_DIRECT; using buffered I/O{ram}")
+            notes.append(
+                f"{target.path}: {target.fs_type or 'this file system'} has no O_DIRECT; using buffered I/O{ram}"
+            )
         elif target.ram_backed:
             notes.append(f"{target.path}: on {target.fs_type}, the result is RAM-backed")
     return points, notes
@@ -195,8 +209,7 @@ class Session:
             self.partial.append(f"{point.name}: without {', '.join(lost)}")
         cluster = self.measurer.cluster
         if lost and cluster is not None and cluster.on_failure == "stop":
-            raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as "
-                            "--on-host-failure stop asks")
+            raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as --on-host-failure stop asks")
         return result
 
     def _prepare(self, target: Target, point: Point) -> None:
@@ -220,7 +233,7 @@ class Session:
         elif pre is not None and pre.scope == "before_each_write" and point.writes and target.writable:
             self._precondition(target, pre)
 
-    def _precondition(self, target: Target, pre) -> None:  # noqa: ANN001  (Precondition)
+    def _precondition(self, target: Target, pre) -> None:
         if pre.discard_first:
             problem = discard(target)
             if problem:
@@ -277,12 +290,13 @@ def _save_host_snapshots(store: Store, run_id: int, cluster: Cluster, phase: str
     from iolab.cluster.snapshots import host_snapshot
 
     with ThreadPoolExecutor(max_workers=min(16, len(cluster.active) or 1)) as pool:
-        for state, data in zip(cluster.active, pool.map(host_snapshot, cluster.active)):
+        for state, data in zip(cluster.active, pool.map(host_snapshot, cluster.active), strict=True):
             store.save_snapshot(run_id, f"{phase}@{state.name}", data)
 
 
-def _run_findings(store: Store, run_id: int, snapshot, steady: list[SteadyOutcome],  # noqa: ANN001
-                  cov_target: float | None) -> list[Finding]:
+def _run_findings(
+    store: Store, run_id: int, snapshot, steady: list[SteadyOutcome], cov_target: float | None
+) -> list[Finding]:
     """The doctor's findings on the finished run (`snapshot`: the Snapshot taken before it)."""
     from iolab.doctor.engine import diagnose_run
     from iolab.store.queries import run_material
@@ -290,8 +304,14 @@ def _run_findings(store: Store, run_id: int, snapshot, steady: list[SteadyOutcom
     return diagnose_run(run_material(store, run_id, snapshot, steady, cov_target))
 
 
-def execute(request: RunRequest, store: Store, progress: Progress, resume: int | None = None,
-            fresh: bool = False, plan: Plan | None = None) -> RunOutcome:
+def execute(
+    request: RunRequest,
+    store: Store,
+    progress: Progress,
+    resume: int | None = None,
+    fresh: bool = False,
+    plan: Plan | None = None,
+) -> RunOutcome:
     """Run what the request asks for; RunFailed on interruption, after keeping every finished point.
 
     `plan` lets a program hand over a Plan it built; otherwise the request names one.
@@ -361,18 +381,34 @@ def _start_cluster(request: RunRequest, plan: Plan, version: str) -> Cluster | N
     from iolab.cluster.cluster import Cluster
     from iolab.cluster.hosts import HostSpec
 
-    return Cluster.start([HostSpec.from_dict(h) for h in request.hosts], request.fio, version,
-                         request.skip_unreachable, request.on_host_failure)
+    return Cluster.start(
+        [HostSpec.from_dict(h) for h in request.hosts],
+        request.fio,
+        version,
+        request.skip_unreachable,
+        request.on_host_failure,
+    )
 
 
-def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, version: str,
-             cluster: Cluster | None, resume: int | None, fresh: bool, locks: TargetLocks) -> RunOutcome:
+def _execute(
+    request: RunRequest,
+    store: Store,
+    progress: Progress,
+    plan: Plan,
+    version: str,
+    cluster: Cluster | None,
+    resume: int | None,
+    fresh: bool,
+    locks: TargetLocks,
+) -> RunOutcome:
     from iolab.probe import Root, take_snapshot
     from iolab.store.queries import get_run, point_statuses, resumable_run, run_points
 
     if resume is not None and get_run(store, resume).status == "running":
-        raise UserError(f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
-                        "or stop it, before resuming it")
+        raise UserError(
+            f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
+            "or stop it, before resuming it"
+        )
     if request.devices:
         plan, targets, points, notes = array_plan(request, plan)
     else:
@@ -389,8 +425,9 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         locks.acquire(every_target, "a run that is starting")
     run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
     if run_id is None:
-        run_id = store.create_run(plan.name, request.command, [t.path for t in every_target], version,
-                                  request.to_dict(), identity)
+        run_id = store.create_run(
+            plan.name, request.command, [t.path for t in every_target], version, request.to_dict(), identity
+        )
         done: dict[str, PointRecord] = {}
     else:
         store.reopen_run(run_id)
@@ -410,14 +447,22 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         statuses = point_statuses(store, run_id)
         new = [p for p in points if p.key not in statuses]
         planned = {key: pid for key, (pid, _) in statuses.items()}
-        planned.update(zip([p.key for p in new], store.plan_points(run_id, new)))
+        planned.update(zip([p.key for p in new], store.plan_points(run_id, new), strict=True))
         probed = [t.path for t in every_target if t.kind != "group"]
         snapshot = take_snapshot(Root(), probed)
         store.save_snapshot(run_id, "before", snapshot.to_dict())
         if cluster is not None:
             _save_host_snapshots(store, run_id, cluster, "before")
-        measurer = Measurer(store, request.fio, version, plan.phases, request.telemetry_interval, cluster,
-                            fio_clocksource(snapshot.clocksource), allow_commands=request.allow_commands)
+        measurer = Measurer(
+            store,
+            request.fio,
+            version,
+            plan.phases,
+            request.telemetry_interval,
+            cluster,
+            fio_clocksource(snapshot.clocksource),
+            allow_commands=request.allow_commands,
+        )
         session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
         if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
             from iolab.plan import estimate_seconds
@@ -451,7 +496,9 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
         if measurer is not None:
             measurer.notes.extend(cleaned)
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
-    findings = _run_findings(store, run_id, snapshot, steady, plan.repeats.cov_target if plan.repeats.adaptive else None)
+    findings = _run_findings(
+        store, run_id, snapshot, steady, plan.repeats.cov_target if plan.repeats.adaptive else None
+    )
     store.save_findings(run_id, findings)
     failed = session.failed
     attempted = len(done) + session.measured
@@ -462,5 +509,6 @@ def _execute(request: RunRequest, store: Store, progress: Progress, plan: Plan, 
     if session.reruns:
         measurer.note(f"measured again, once, because something else was busy during them: {', '.join(session.reruns)}")
     lost = [f"{s.name}: {s.problem}" for s in cluster.states if not s.reachable] if cluster is not None else []
-    return RunOutcome(run_id, status, notes + measurer.notes, failed, skipped=len(done), findings=findings,
-                      failed_hosts=lost)
+    return RunOutcome(
+        run_id, status, notes + measurer.notes, failed, skipped=len(done), findings=findings, failed_hosts=lost
+    )

@@ -19,9 +19,9 @@ from pathlib import Path
 from iolab.errors import UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import JobGroup, aggregate, parse_output
-from iolab.textfile import read_input
 from iolab.models import Point, Sample, Target
 from iolab.store.db import Artifact, Store
+from iolab.textfile import read_input
 
 
 @dataclass
@@ -51,8 +51,13 @@ def _target_of(options: dict[str, str]) -> Target:
     filename = options.get("filename", options.get("directory", ""))
     kind = "block" if filename.startswith("/dev/") else "file"
     size = options.get("size", "0")
-    return Target(path=filename, kind=kind, filename=filename, size_bytes=int(size) if size.isdigit() else 0,
-                  direct=options.get("direct", "0") not in ("0", "false"))
+    return Target(
+        path=filename,
+        kind=kind,
+        filename=filename,
+        size_bytes=int(size) if size.isdigit() else 0,
+        direct=options.get("direct", "0") not in ("0", "false"),
+    )
 
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")

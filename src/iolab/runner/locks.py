@@ -62,8 +62,9 @@ class TargetLocks:
                 except BlockingIOError:
                     other = os.pread(fd, 512, 0).decode(errors="replace").strip() or "another iolab run"
                     os.close(fd)
-                    raise UserError(f"{name.removeprefix('block ')} is in use by {other}; wait for it to end, "
-                                    "or stop it") from None
+                    raise UserError(
+                        f"{name.removeprefix('block ')} is in use by {other}; wait for it to end, or stop it"
+                    ) from None
                 self.held.append(fd)
         except BaseException:
             self.release()

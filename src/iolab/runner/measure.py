@@ -56,7 +56,9 @@ class Measurer:
         multi-host point each host that failed with why)."""
         started = time.time()
         artifacts: list[Artifact] = []
-        commands = effects(point.options).commands + [shlex.join(a) for a in self.phases.pre_point + self.phases.post_point]
+        commands = effects(point.options).commands + [
+            shlex.join(a) for a in self.phases.pre_point + self.phases.post_point
+        ]
         if commands and not self.allow_commands:
             raise UserError(f"{point.name} runs programs ({'; '.join(commands)}): they need --allow-commands")
         try:
@@ -73,8 +75,9 @@ class Measurer:
             self.store.fail_point(point_id, run.error, artifacts, started, run.hosts)
             return None, run.error, lost
         assert run.result is not None
-        self.store.record_point(point_id, run.result, run.samples, artifacts, started, time.time(), run.per_device,
-                                run.hosts)
+        self.store.record_point(
+            point_id, run.result, run.samples, artifacts, started, time.time(), run.per_device, run.hosts
+        )
         return run.result, "", lost
 
     # -- phases ------------------------------------------------------------
@@ -101,11 +104,15 @@ class Measurer:
 
     def _command(self, argv: tuple[str, ...], when: str, artifacts: list[Artifact]) -> bool:
         try:
-            proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S)
+            proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             artifacts.append(Artifact(f"{when}-command", f"{shlex.join(argv)}\n{exc}".encode()))
             return False
-        artifacts.append(Artifact(f"{when}-command", f"{shlex.join(argv)}\nexit {proc.returncode}\n{proc.stdout}{proc.stderr}".encode()))
+        artifacts.append(
+            Artifact(
+                f"{when}-command", f"{shlex.join(argv)}\nexit {proc.returncode}\n{proc.stdout}{proc.stderr}".encode()
+            )
+        )
         return proc.returncode == 0
 
     # -- fio ---------------------------------------------------------------
@@ -131,8 +138,9 @@ class Measurer:
         else:
             jobs, lost = self.cluster.jobfiles(point, workdir)
             if not jobs:
-                return Measured(error="no host is left to run it: " + "; ".join(f"{o.host}: {o.error}" for o in lost),
-                                hosts=lost)
+                return Measured(
+                    error="no host is left to run it: " + "; ".join(f"{o.host}: {o.error}" for o in lost), hosts=lost
+                )
             clients = [(state.spec.client_arg, job) for state, job in jobs]
             artifacts.extend(Artifact(f"job@{state.name}.fio", job.read_bytes()) for state, job in jobs)
         output = workdir / "fio.json"
@@ -162,8 +170,9 @@ class Measurer:
             total, hosts = self.cluster.outcomes(parsed, text, [state for state, _ in jobs], self.fio_version)
             hosts += lost
             if total is None:
-                return Measured(error="every host failed: " + "; ".join(f"{o.host}: {o.error}" for o in hosts),
-                                hosts=hosts)
+                return Measured(
+                    error="every host failed: " + "; ".join(f"{o.host}: {o.error}" for o in hosts), hosts=hosts
+                )
             return Measured(total, samples=samples, hosts=hosts)
         entries = [entry for group in parsed.groups for entry in group.entries] if parsed else []
         result = aggregate(entries, self.fio_version) if entries else None
@@ -175,7 +184,7 @@ class Measurer:
             per_device = {g.name.rpartition(DEVICE_SEPARATOR)[2]: aggregate(g.entries) for g in parsed.groups}
         return Measured(result, samples=samples + telemetry, per_device=per_device)
 
-    def _start_sampler(self, point: Point):  # noqa: ANN202  (Sampler, imported lazily)
+    def _start_sampler(self, point: Point):
         """Telemetry beside fio; a failure to start it is a note, never a failed point."""
         if self.telemetry_interval is None:
             return None

@@ -30,8 +30,11 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     """
     if write_reasons(options) and not target.writable:
         raise UserError(f"{name} writes and {target.path} is read-only: writes need --allow-write")
-    job = {"filename": escape_path(target.filename), "size": str(target.size_bytes),
-           "direct": "1" if target.direct else "0"}
+    job = {
+        "filename": escape_path(target.filename),
+        "size": str(target.size_bytes),
+        "direct": "1" if target.direct else "0",
+    }
     job.update(checked_options(options, name))
     if not target.direct:
         job["direct"] = "0"
@@ -57,7 +60,7 @@ def discard(target: Target) -> str | None:
     """Trim a whole block device (the PTS purge stand-in); returns why it could not, or None."""
     if target.kind != "block" or not target.writable:
         return f"{target.path}: discard applies only to block devices opened with --allow-write"
-    proc = subprocess.run(["blkdiscard", target.filename], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(["blkdiscard", target.filename], capture_output=True, text=True, timeout=600, check=False)
     if proc.returncode != 0:
         return f"{target.path}: blkdiscard failed ({proc.stderr.strip() or proc.returncode})"
     return None

@@ -31,15 +31,21 @@ def _major_minor(device: str) -> str:
 
 def partitions_of(name: str, root: Root) -> list[str]:
     """Partitions the kernel knows for a whole device (loop0p1, nvme0n1p2, sda1)."""
-    return [e for e in root.listdir(f"/sys/class/block/{name}") if root.exists(f"/sys/class/block/{name}/{e}/partition")]
+    return [
+        e for e in root.listdir(f"/sys/class/block/{name}") if root.exists(f"/sys/class/block/{name}/{e}/partition")
+    ]
 
 
 def _signature(device: str) -> str | None:
     """What blkid finds on the device (low-level probe, no cache), or None when it is blank."""
     blkid = shutil.which("blkid") or next((p for p in ("/sbin/blkid", "/usr/sbin/blkid") if os.path.exists(p)), None)
     if blkid is None:
-        return "an unknown signature (blkid from util-linux is not installed, so iolab cannot check the device is blank)"
-    proc = subprocess.run([blkid, "-p", "-o", "export", device], capture_output=True, text=True, timeout=30)
+        return (
+            "an unknown signature (blkid from util-linux is not installed, so iolab cannot check the device is blank)"
+        )
+    proc = subprocess.run(
+        [blkid, "-p", "-o", "export", device], capture_output=True, text=True, timeout=30, check=False
+    )
     if proc.returncode == 2:  # nothing found
         return None
     if proc.returncode != 0:

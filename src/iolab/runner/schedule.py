@@ -137,8 +137,9 @@ def _check(plan_path: Path, every: str, name: str, iolab_argv: list[str]) -> tup
         )
     seconds = parse_every(every)
     if not iolab_argv or not Path(iolab_argv[0]).is_absolute():
-        raise UserError("the scheduled command must start with an absolute path to iolab (cron and systemd "
-                        "do not search your PATH)")
+        raise UserError(
+            "the scheduled command must start with an absolute path to iolab (cron and systemd do not search your PATH)"
+        )
     plan = Path(plan_path).expanduser().absolute()
     if not plan.is_file():
         raise UserError(f"plan {plan} does not exist; give the path of a plan file to run on schedule")
@@ -205,7 +206,7 @@ def _install_systemd(plan: Path, every: str, seconds: int, name: str, command: l
     )
     unit_dir.mkdir(parents=True, exist_ok=True)
     paths = [unit_dir / f"iolab-{name}.service", unit_dir / f"iolab-{name}.timer"]
-    for path, text in zip(paths, (service, timer)):
+    for path, text in zip(paths, (service, timer), strict=True):
         write_private(path, text)  # systemd reads units as root; others have no need to see the command
     return paths
 
@@ -235,7 +236,7 @@ def _without(cron_file: Path, name: str) -> tuple[list[str], bool]:
 
 def _marker_fields(marker: str) -> dict[str, str]:
     """name=, every= and plan= (the plan last: it may contain spaces)."""
-    body = marker[len(_MARKER):]
+    body = marker[len(_MARKER) :]
     head, _, plan = body.partition(" plan=")
     fields = dict(part.split("=", 1) for part in head.split() if "=" in part)
     fields["plan"] = plan
@@ -277,7 +278,7 @@ def _unit_settings(path: Path) -> dict[str, str]:
     for line in path.read_text().splitlines():
         key, sep, value = line.partition("=")
         if sep and key.startswith("X-Iolab-"):
-            settings[key[len("X-Iolab-"):].lower()] = value
+            settings[key[len("X-Iolab-") :].lower()] = value
     return settings
 
 
@@ -290,7 +291,7 @@ def list_installed(unit_dir: Path = SYSTEMD_UNIT_DIR, cron_file: Path | None = C
             settings = _unit_settings(timer)
             if "every" not in settings or "plan" not in settings:
                 continue  # not written by install()
-            name = timer.name[len("iolab-"):-len(".timer")]
+            name = timer.name[len("iolab-") : -len(".timer")]
             service = timer.with_suffix(".service")
             files = (service, timer) if service.exists() else (timer,)
             found.append(Schedule(name, settings["every"], Path(settings["plan"]), "systemd", files))

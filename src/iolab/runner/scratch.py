@@ -64,7 +64,9 @@ def create_dir(store: Store, run_id: int, path: Path) -> None:
 
 def _cannot_create(path: str, exc: OSError) -> str:
     if exc.errno in (errno.EEXIST, errno.ELOOP):
-        return f"{path} already exists: iolab writes only files it creates itself; remove it or choose another directory"
+        return (
+            f"{path} already exists: iolab writes only files it creates itself; remove it or choose another directory"
+        )
     return f"cannot create {path}: {exc.strerror}; choose a directory you can write"
 
 

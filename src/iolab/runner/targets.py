@@ -27,7 +27,9 @@ from iolab.runner.scratch import scratch_filename
 DEFAULT_SCRATCH = 2 << 30
 MIN_SCRATCH = 64 << 20
 
-_TARGET_HELP = "give an existing directory (a scratch file is made inside), a file, or a block device such as /dev/nvme0n1"
+_TARGET_HELP = (
+    "give an existing directory (a scratch file is made inside), a file, or a block device such as /dev/nvme0n1"
+)
 
 
 def supports_direct(directory: Path) -> bool:
@@ -38,7 +40,9 @@ def supports_direct(directory: Path) -> bool:
     except OSError as exc:
         if exc.errno == errno.EINVAL:
             return False
-        raise UserError(f"cannot create a file in {directory}: {exc.strerror}; choose a directory you can write") from None
+        raise UserError(
+            f"cannot create a file in {directory}: {exc.strerror}; choose a directory you can write"
+        ) from None
     os.close(fd)
     probe.unlink(missing_ok=True)
     return True
@@ -65,7 +69,9 @@ def scratch_size(directory: Path, requested: int | None, free: int) -> int:
         return requested
     size = min(DEFAULT_SCRATCH, (free // 10) >> 20 << 20)
     if size < MIN_SCRATCH:
-        raise UserError(f"{directory} has only {free >> 20} MiB free: iolab needs at least {MIN_SCRATCH * 10 >> 20} MiB")
+        raise UserError(
+            f"{directory} has only {free >> 20} MiB free: iolab needs at least {MIN_SCRATCH * 10 >> 20} MiB"
+        )
     return size
 
 
@@ -80,17 +86,25 @@ def _directory_target(path: Path, size: int | None, root: Root) -> Target:
         raise UserError(f"{path}: you cannot write to this directory; choose one you can write, or run as its owner")
     fs_type, ram = _fs_info(path, root)
     return Target(
-        path=str(path), kind="directory", filename=scratch_filename(path.resolve()),
-        size_bytes=scratch_size(path, size, _free_bytes(path, ram, root)), scratch=True, writable=True,
-        direct=supports_direct(path), ram_backed=ram, fs_type=fs_type,
+        path=str(path),
+        kind="directory",
+        filename=scratch_filename(path.resolve()),
+        size_bytes=scratch_size(path, size, _free_bytes(path, ram, root)),
+        scratch=True,
+        writable=True,
+        direct=supports_direct(path),
+        ram_backed=ram,
+        fs_type=fs_type,
     )
 
 
 def _file_target(path: Path, allow_write: bool, size: int | None, root: Root) -> Target:
     """An existing file is read, never written: iolab writes only files it creates itself."""
     if allow_write:
-        raise UserError(f"{path} is an existing file: iolab never writes to a file it did not create; give its "
-                        "directory for a scratch file, or drop --allow-write to read it")
+        raise UserError(
+            f"{path} is an existing file: iolab never writes to a file it did not create; give its "
+            "directory for a scratch file, or drop --allow-write to read it"
+        )
     if not os.access(path, os.R_OK):
         raise UserError(f"{path}: permission denied; run as a user who can read it")
     length = path.stat().st_size
@@ -98,9 +112,14 @@ def _file_target(path: Path, allow_write: bool, size: int | None, root: Root) ->
         raise UserError(f"{path} is empty: give a file with data to read, or a directory for a scratch file")
     fs_type, ram = _fs_info(path, root)
     return Target(
-        path=str(path), kind="file", filename=str(path.resolve()), size_bytes=min(size or length, length),
-        writable=False, direct=supports_direct(path.parent) if os.access(path.parent, os.W_OK) else True,
-        ram_backed=ram, fs_type=fs_type,
+        path=str(path),
+        kind="file",
+        filename=str(path.resolve()),
+        size_bytes=min(size or length, length),
+        writable=False,
+        direct=supports_direct(path.parent) if os.access(path.parent, os.W_OK) else True,
+        ram_backed=ram,
+        fs_type=fs_type,
     )
 
 
@@ -115,8 +134,12 @@ def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -
         check_writable(str(path))
     length = int(sectors) * 512
     return Target(
-        path=str(path), kind="block", filename=str(path), size_bytes=min(size or length, length),
-        writable=allow_write, direct=True,
+        path=str(path),
+        kind="block",
+        filename=str(path),
+        size_bytes=min(size or length, length),
+        writable=allow_write,
+        direct=True,
     )
 
 

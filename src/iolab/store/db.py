@@ -57,15 +57,30 @@ class Store:
 
     # ----- runs -----------------------------------------------------------
     def create_run(
-        self, label: str, command: str, targets: list[str], fio_version: str, request: dict | None = None,
+        self,
+        label: str,
+        command: str,
+        targets: list[str],
+        fio_version: str,
+        request: dict | None = None,
         identity: str = "",
     ) -> int:
         with self.conn:
             cur = self.conn.execute(
                 "INSERT INTO runs (started_at, status, label, host, command, fio_version, iolab_version, targets, pid,"
                 " request, identity) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (time.time(), label, socket.gethostname(), command, fio_version, __version__,
-                 json.dumps(targets), os.getpid(), json.dumps(request or {}), identity),
+                (
+                    time.time(),
+                    label,
+                    socket.gethostname(),
+                    command,
+                    fio_version,
+                    __version__,
+                    json.dumps(targets),
+                    os.getpid(),
+                    json.dumps(request or {}),
+                    identity,
+                ),
             )
         return int(cur.lastrowid)
 
@@ -86,14 +101,27 @@ class Store:
     def save_findings(self, run_id: int, findings: list[Finding], point_id: int | None = None) -> None:
         """Replace the run's (or point's) findings with these."""
         with self.conn:
-            self.conn.execute(
-                "DELETE FROM findings WHERE run_id = ? AND point_id IS ?", (run_id, point_id)
-            )
+            self.conn.execute("DELETE FROM findings WHERE run_id = ? AND point_id IS ?", (run_id, point_id))
             self.conn.executemany(
                 "INSERT INTO findings (run_id, point_id, rule_id, family, severity, title, subject, evidence, why,"
                 " fix, confidence, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(run_id, point_id, f.rule_id, f.family, f.severity.value, f.title, f.subject,
-                  json.dumps(f.evidence), f.why, f.fix, f.confidence, f.source) for f in findings],
+                [
+                    (
+                        run_id,
+                        point_id,
+                        f.rule_id,
+                        f.family,
+                        f.severity.value,
+                        f.title,
+                        f.subject,
+                        json.dumps(f.evidence),
+                        f.why,
+                        f.fix,
+                        f.confidence,
+                        f.source,
+                    )
+                    for f in findings
+                ],
             )
 
     def finish_run(self, run_id: int, status: str, message: str = "") -> None:
@@ -107,8 +135,10 @@ class Store:
     def record_scratch(self, run_id: int, path: str, kind: str) -> int:
         """Note a scratch path before it is created: a run killed at any moment leaves nothing unrecorded."""
         with self.conn:
-            cur = self.conn.execute("INSERT INTO scratch (run_id, path, kind, created_at) VALUES (?, ?, ?, ?)",
-                                    (run_id, path, kind, time.time()))
+            cur = self.conn.execute(
+                "INSERT INTO scratch (run_id, path, kind, created_at) VALUES (?, ?, ?, ?)",
+                (run_id, path, kind, time.time()),
+            )
         return int(cur.lastrowid)
 
     def scratch_created(self, scratch_id: int, dev: int, ino: int) -> None:
@@ -133,8 +163,15 @@ class Store:
                 cur = self.conn.execute(
                     "INSERT INTO points (run_id, seq, key, name, spec, status, workload, target)"
                     " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
-                    (run_id, first + offset, point.key, point.name, json.dumps(point.to_dict()),
-                     workload_identity(point), point.target.path),
+                    (
+                        run_id,
+                        first + offset,
+                        point.key,
+                        point.name,
+                        json.dumps(point.to_dict()),
+                        workload_identity(point),
+                        point.target.path,
+                    ),
                 )
                 ids.append(int(cur.lastrowid))
         return ids
@@ -161,8 +198,18 @@ class Store:
             self.conn.execute(
                 "UPDATE points SET status = ?, error = ?, started_at = ?, finished_at = ?, usr_cpu = ?,"
                 " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ? WHERE id = ?",
-                (status, error, started_at, finished_at, result.usr_cpu, result.sys_cpu, result.jobs, result.error,
-                 json.dumps(result.hosts), point_id),
+                (
+                    status,
+                    error,
+                    started_at,
+                    finished_at,
+                    result.usr_cpu,
+                    result.sys_cpu,
+                    result.jobs,
+                    result.error,
+                    json.dumps(result.hosts),
+                    point_id,
+                ),
             )
             self._add_hosts(point_id, hosts or [])
             for d in result.directions.values():
@@ -171,17 +218,39 @@ class Store:
                     "INSERT OR REPLACE INTO results (point_id, ddir, bw_bytes, iops, total_ios, io_bytes, runtime_ms,"
                     " lat_kind, lat_count, lat_mean_ns, lat_stddev_ns, lat_min_ns, lat_max_ns, percentiles)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (point_id, d.ddir, d.bw_bytes, d.iops, d.total_ios, d.io_bytes, d.runtime_ms,
-                     lat.kind if lat else None, lat.count if lat else None, lat.mean_ns if lat else None,
-                     lat.stddev_ns if lat else None, lat.min_ns if lat else None, lat.max_ns if lat else None,
-                     json.dumps({str(p): v for p, v in lat.percentiles.items()}) if lat else "{}"),
+                    (
+                        point_id,
+                        d.ddir,
+                        d.bw_bytes,
+                        d.iops,
+                        d.total_ios,
+                        d.io_bytes,
+                        d.runtime_ms,
+                        lat.kind if lat else None,
+                        lat.count if lat else None,
+                        lat.mean_ns if lat else None,
+                        lat.stddev_ns if lat else None,
+                        lat.min_ns if lat else None,
+                        lat.max_ns if lat else None,
+                        json.dumps({str(p): v for p, v in lat.percentiles.items()}) if lat else "{}",
+                    ),
                 )
             self.conn.executemany(
                 "INSERT OR REPLACE INTO device_results (point_id, device, ddir, bw_bytes, iops, lat_mean_ns, p99_ns)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(point_id, device, d.ddir, d.bw_bytes, d.iops, d.latency.mean_ns if d.latency else None,
-                  d.latency.percentiles.get(99.0) if d.latency else None)
-                 for device, res in (per_device or {}).items() for d in res.directions.values()],
+                [
+                    (
+                        point_id,
+                        device,
+                        d.ddir,
+                        d.bw_bytes,
+                        d.iops,
+                        d.latency.mean_ns if d.latency else None,
+                        d.latency.percentiles.get(99.0) if d.latency else None,
+                    )
+                    for device, res in (per_device or {}).items()
+                    for d in res.directions.values()
+                ],
             )
             self.conn.executemany(
                 "INSERT INTO samples (point_id, metric, ddir, source, t_ms, value) VALUES (?, ?, ?, ?, ?, ?)",
@@ -196,8 +265,14 @@ class Store:
                 self.conn.execute(f"DELETE FROM {table} WHERE point_id = ?", (point_id,))
             self.conn.execute("UPDATE points SET status = 'pending', error = '' WHERE id = ?", (point_id,))
 
-    def fail_point(self, point_id: int, error: str, artifacts: list[Artifact], started_at: float,
-                   hosts: list[HostOutcome] | None = None) -> None:
+    def fail_point(
+        self,
+        point_id: int,
+        error: str,
+        artifacts: list[Artifact],
+        started_at: float,
+        hosts: list[HostOutcome] | None = None,
+    ) -> None:
         """Mark a point failed, keeping what fio left (stderr, job file) for diagnosis."""
         with self.conn:
             self.conn.execute(
@@ -216,9 +291,21 @@ class Store:
         self.conn.executemany(
             "INSERT OR REPLACE INTO host_results (point_id, host, ddir, bw_bytes, iops, total_ios, lat_mean_ns, p99_ns)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(point_id, o.host, d.ddir, d.bw_bytes, d.iops, d.total_ios, d.latency.mean_ns if d.latency else None,
-              d.latency.percentiles.get(99.0) if d.latency else None)
-             for o in hosts if o.result is not None for d in o.result.directions.values()],
+            [
+                (
+                    point_id,
+                    o.host,
+                    d.ddir,
+                    d.bw_bytes,
+                    d.iops,
+                    d.total_ios,
+                    d.latency.mean_ns if d.latency else None,
+                    d.latency.percentiles.get(99.0) if d.latency else None,
+                )
+                for o in hosts
+                if o.result is not None
+                for d in o.result.directions.values()
+            ],
         )
 
     def _add_artifacts(self, point_id: int, artifacts: list[Artifact]) -> None:
@@ -264,7 +351,9 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
     except (OSError, sqlite3.OperationalError) as exc:
         if for_reading and path.is_file():
             return _read_only_store(path)
-        raise UserError(f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory") from None
+        raise UserError(
+            f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory"
+        ) from None
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path} is not a usable iolab database ({exc}); move it aside or set IOLAB_HOME") from None
     return Store(conn, path)
@@ -298,8 +387,10 @@ def _read_only_store(path: Path) -> Store:
             problem = exc
             continue
         if version != latest_version():
-            raise UserError(f"{path} is read-only and its schema (version {version}) is not this iolab's"
-                            f" ({latest_version()}): open it with the iolab that wrote it, or copy it somewhere writable")
+            raise UserError(
+                f"{path} is read-only and its schema (version {version}) is not this iolab's"
+                f" ({latest_version()}): open it with the iolab that wrote it, or copy it somewhere writable"
+            )
         return Store(conn, path, read_only=True)
     raise UserError(f"cannot read the iolab database at {path}: {problem}; set IOLAB_HOME to a readable copy")
 

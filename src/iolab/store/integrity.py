@@ -24,31 +24,42 @@ _LATENCY = ("lat_count", "lat_mean_ns", "lat_stddev_ns", "lat_min_ns", "lat_max_
 def _bad_number(column: str, nullable: bool) -> str:
     """SQL that is true when `column` is not a finite number in 0..HUGE."""
     null = f"{column} IS NULL" if nullable else "0"
-    return (f"CASE WHEN {null} THEN 0 WHEN typeof({column}) NOT IN ('integer', 'real') THEN 1"
-            f" WHEN NOT ({column} BETWEEN 0 AND {_HUGE}) THEN 1 ELSE 0 END")
+    return (
+        f"CASE WHEN {null} THEN 0 WHEN typeof({column}) NOT IN ('integer', 'real') THEN 1"
+        f" WHEN NOT ({column} BETWEEN 0 AND {_HUGE}) THEN 1 ELSE 0 END"
+    )
 
 
 def _checks() -> list[tuple[str, str]]:
     """(SQL condition on a `results` row r, what it means) for every way a stored result can be unreadable."""
     checks = [(_bad_number(f"r.{c}", False), f"{c} is not a number in range") for c in _REQUIRED]
-    checks += [(f"r.lat_kind IS NOT NULL AND {_bad_number(f'r.{c}', True)}", f"{c} is not a number in range")
-               for c in _LATENCY]
-    checks.append(("r.lat_kind IS NOT NULL AND CASE WHEN json_valid(r.percentiles)"
-                   " THEN json_type(r.percentiles) IS NOT 'object' ELSE 1 END",
-                   "its percentiles are not JSON"))
+    checks += [
+        (f"r.lat_kind IS NOT NULL AND {_bad_number(f'r.{c}', True)}", f"{c} is not a number in range") for c in _LATENCY
+    ]
+    checks.append(
+        (
+            "r.lat_kind IS NOT NULL AND CASE WHEN json_valid(r.percentiles)"
+            " THEN json_type(r.percentiles) IS NOT 'object' ELSE 1 END",
+            "its percentiles are not JSON",
+        )
+    )
     return checks
 
 
 def _point_checks() -> list[tuple[str, str]]:
     """(SQL condition on a `points` row p, what it means)."""
-    spec_ok = ("CASE WHEN json_valid(p.spec) THEN json_type(p.spec, '$.name') IS 'text'"
-               " AND json_type(p.spec, '$.target') IS 'object' AND json_type(p.spec, '$.options') IS 'object'"
-               " ELSE 0 END")
+    spec_ok = (
+        "CASE WHEN json_valid(p.spec) THEN json_type(p.spec, '$.name') IS 'text'"
+        " AND json_type(p.spec, '$.target') IS 'object' AND json_type(p.spec, '$.options') IS 'object'"
+        " ELSE 0 END"
+    )
     return [
         (f"NOT ({spec_ok})", "its description (spec) is not readable"),
         ("NOT json_valid(p.hosts)", "its host list is not JSON"),
-        ("p.status IN ('ok', 'partial') AND NOT EXISTS (SELECT 1 FROM results x WHERE x.point_id = p.id)",
-         "it is marked measured but has no result"),
+        (
+            "p.status IN ('ok', 'partial') AND NOT EXISTS (SELECT 1 FROM results x WHERE x.point_id = p.id)",
+            "it is marked measured but has no result",
+        ),
     ]
 
 
@@ -60,8 +71,10 @@ def unreadable_points(store: Store, run_ids: list[int] | None = None) -> dict[in
             return {}
         scope = f" AND p.run_id IN ({','.join('?' * len(run_ids))})"
     parts = [f"SELECT p.id, ? FROM points p WHERE ({cond}){scope}" for cond, _ in _point_checks()]
-    parts += [f"SELECT r.point_id, ? FROM results r JOIN points p ON p.id = r.point_id WHERE ({cond}){scope}"
-              for cond, _ in _checks()]
+    parts += [
+        f"SELECT r.point_id, ? FROM results r JOIN points p ON p.id = r.point_id WHERE ({cond}){scope}"
+        for cond, _ in _checks()
+    ]
     params: list[object] = []
     for _, why in _point_checks() + _checks():
         params += [why, *args]
@@ -77,9 +90,12 @@ def warn_unreadable(store: Store, run_ids: list[int] | None = None) -> dict[int,
     if not bad:
         return bad
     marks = ",".join("?" * len(bad))
-    rows = store.conn.execute(f"SELECT id, run_id, seq, name FROM points WHERE id IN ({marks}) ORDER BY id",
-                              list(bad)).fetchall()
+    rows = store.conn.execute(
+        f"SELECT id, run_id, seq, name FROM points WHERE id IN ({marks}) ORDER BY id", list(bad)
+    ).fetchall()
     for point_id, run_id, seq, name in rows:
-        print(f"iolab: run {run_id} point {seq} ({name}): stored result unreadable ({bad[point_id]});"
-              " left out", file=sys.stderr)
+        print(
+            f"iolab: run {run_id} point {seq} ({name}): stored result unreadable ({bad[point_id]}); left out",
+            file=sys.stderr,
+        )
     return bad

@@ -10,7 +10,16 @@ from dataclasses import dataclass
 
 from iolab.errors import UserError
 from iolab.models import (
-    DirectionResult, Finding, LatencyStats, Point, PointRecord, Result, Run, Sample, Severity, Target,
+    DirectionResult,
+    Finding,
+    LatencyStats,
+    Point,
+    PointRecord,
+    Result,
+    Run,
+    Sample,
+    Severity,
+    Target,
 )
 from iolab.models.material import HostRow, RunMaterial, SteadyOutcome
 from iolab.models.run import MEASURED
@@ -129,14 +138,25 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
         result = None
         if row["status"] in MEASURED and why is None:
             result = Result(
-                directions=by_point.get(row["id"], {}), usr_cpu=row["usr_cpu"] or 0.0, sys_cpu=row["sys_cpu"] or 0.0,
-                jobs=row["jobs"] or 0, fio_version="", hosts=json.loads(row["hosts"]), error=row["fio_error"] or 0,
+                directions=by_point.get(row["id"], {}),
+                usr_cpu=row["usr_cpu"] or 0.0,
+                sys_cpu=row["sys_cpu"] or 0.0,
+                jobs=row["jobs"] or 0,
+                fio_version="",
+                hosts=json.loads(row["hosts"]),
+                error=row["fio_error"] or 0,
             )
         records.append(
             PointRecord(
-                id=row["id"], run_id=run_id, seq=row["seq"], point=_point(row, why),
-                status="failed" if why else row["status"], error=f"stored result unreadable: {why}" if why else row["error"],
-                result=result, started_at=row["started_at"], finished_at=row["finished_at"],
+                id=row["id"],
+                run_id=run_id,
+                seq=row["seq"],
+                point=_point(row, why),
+                status="failed" if why else row["status"],
+                error=f"stored result unreadable: {why}" if why else row["error"],
+                result=result,
+                started_at=row["started_at"],
+                finished_at=row["finished_at"],
             )
         )
     return records
@@ -146,12 +166,23 @@ def _direction(r: sqlite3.Row) -> DirectionResult:
     latency = None
     if r["lat_kind"]:
         latency = LatencyStats(
-            kind=r["lat_kind"], count=r["lat_count"], mean_ns=r["lat_mean_ns"], stddev_ns=r["lat_stddev_ns"],
-            min_ns=r["lat_min_ns"], max_ns=r["lat_max_ns"],
+            kind=r["lat_kind"],
+            count=r["lat_count"],
+            mean_ns=r["lat_mean_ns"],
+            stddev_ns=r["lat_stddev_ns"],
+            min_ns=r["lat_min_ns"],
+            max_ns=r["lat_max_ns"],
             percentiles={float(p): v for p, v in json.loads(r["percentiles"]).items()},
         )
-    return DirectionResult(ddir=r["ddir"], bw_bytes=r["bw_bytes"], iops=r["iops"], total_ios=r["total_ios"],
-                           io_bytes=r["io_bytes"], runtime_ms=r["runtime_ms"], latency=latency)
+    return DirectionResult(
+        ddir=r["ddir"],
+        bw_bytes=r["bw_bytes"],
+        iops=r["iops"],
+        total_ios=r["total_ios"],
+        io_bytes=r["io_bytes"],
+        runtime_ms=r["runtime_ms"],
+        latency=latency,
+    )
 
 
 def _point(row: sqlite3.Row, why: str | None) -> Point:
@@ -179,9 +210,16 @@ def run_findings(store: Store, run_id: int) -> list[Finding]:
     rows = store.conn.execute("SELECT * FROM findings WHERE run_id = ? ORDER BY id", (run_id,)).fetchall()
     findings = [
         Finding(
-            rule_id=r["rule_id"], family=r["family"], severity=Severity(r["severity"]), title=r["title"],
-            subject=r["subject"], evidence=json.loads(r["evidence"]), why=r["why"], fix=r["fix"],
-            confidence=r["confidence"], source=r["source"],
+            rule_id=r["rule_id"],
+            family=r["family"],
+            severity=Severity(r["severity"]),
+            title=r["title"],
+            subject=r["subject"],
+            evidence=json.loads(r["evidence"]),
+            why=r["why"],
+            fix=r["fix"],
+            confidence=r["confidence"],
+            source=r["source"],
         )
         for r in rows
     ]
@@ -249,22 +287,44 @@ def host_rows(store: Store, run_id: int) -> dict[int, list[HostRow]]:
         " WHERE p.run_id = ? GROUP BY h.point_id, h.host ORDER BY p.seq, h.host",
         (run_id,),
     ):
-        out.setdefault(row["point_id"], []).append(HostRow(
-            row["point_id"], row["host"], row["status"], row["error"], row["runtime_ms"],
-            row["bw"], row["iops"], row["lat"], row["p99"]))
+        out.setdefault(row["point_id"], []).append(
+            HostRow(
+                row["point_id"],
+                row["host"],
+                row["status"],
+                row["error"],
+                row["runtime_ms"],
+                row["bw"],
+                row["iops"],
+                row["lat"],
+                row["p99"],
+            )
+        )
     return out
 
 
-def run_material(store: Store, run_id: int, snapshot: Snapshot | None = None,
-                 steady: list[SteadyOutcome] | None = None, cov_target: float | None = None) -> RunMaterial:
+def run_material(
+    store: Store,
+    run_id: int,
+    snapshot: Snapshot | None = None,
+    steady: list[SteadyOutcome] | None = None,
+    cov_target: float | None = None,
+) -> RunMaterial:
     """Everything the doctor judges a run by: its measured points with their samples, per-device and
     per-host figures, and its snapshot before (`snapshot` when the caller already has it)."""
     records = run_points(store, run_id)
     if snapshot is None:
         stored = run_snapshot(store, run_id, "before")
         snapshot = Snapshot.from_dict(stored) if stored else None
-    return RunMaterial(snapshot, records, {r.id: point_samples(store, r.id) for r in records if r.result},
-                       device_bandwidth(store, run_id), host_rows(store, run_id), steady or [], cov_target)
+    return RunMaterial(
+        snapshot,
+        records,
+        {r.id: point_samples(store, r.id) for r in records if r.result},
+        device_bandwidth(store, run_id),
+        host_rows(store, run_id),
+        steady or [],
+        cov_target,
+    )
 
 
 @dataclass(frozen=True)
@@ -284,7 +344,20 @@ def open_scratch(store: Store, run_id: int | None = None) -> list[ScratchRecord]
     """Scratch paths not yet removed, of one run or of every run."""
     rows = store.conn.execute(
         "SELECT s.id, s.run_id, s.path, s.kind, s.dev, s.ino, r.status, r.host, r.pid FROM scratch s"
-        " JOIN runs r ON r.id = s.run_id WHERE s.removed_at IS NULL" + (" AND s.run_id = ?" if run_id else "")
-        + " ORDER BY s.id", (run_id,) if run_id else ())
-    return [ScratchRecord(r["id"], r["run_id"], r["path"], r["kind"], r["dev"], r["ino"],
-                          effective_status(r["status"], r["host"], r["pid"]) == "running") for r in rows]
+        " JOIN runs r ON r.id = s.run_id WHERE s.removed_at IS NULL"
+        + (" AND s.run_id = ?" if run_id else "")
+        + " ORDER BY s.id",
+        (run_id,) if run_id else (),
+    )
+    return [
+        ScratchRecord(
+            r["id"],
+            r["run_id"],
+            r["path"],
+            r["kind"],
+            r["dev"],
+            r["ino"],
+            effective_status(r["status"], r["host"], r["pid"]) == "running",
+        )
+        for r in rows
+    ]

@@ -149,8 +149,9 @@ def load_series(
         key = (row["host"], row["workload"])
         series = found.get(key)
         if series is None:
-            series = found[key] = Series(row["host"], row["target"], row["workload"], row["name"],
-                                         metrics[row["workload"]])
+            series = found[key] = Series(
+                row["host"], row["target"], row["workload"], row["name"], metrics[row["workload"]]
+            )
         status = row["status"]
         if status == "running":
             status = effective_status(status, row["host"], row["pid"])

@@ -38,10 +38,11 @@ def remove_tags(store: Store, run_id: int, tags: list[str]) -> None:
 
 def add_note(store: Store, run_id: int, text: str) -> None:
     if not text.strip():
-        raise UserError("a note needs some text, e.g. iolab note last \"after the BIOS update\"")
+        raise UserError('a note needs some text, e.g. iolab note last "after the BIOS update"')
     with store.conn:
-        store.conn.execute("INSERT INTO notes (run_id, created_at, text) VALUES (?, ?, ?)",
-                           (run_id, time.time(), text.strip()))
+        store.conn.execute(
+            "INSERT INTO notes (run_id, created_at, text) VALUES (?, ?, ?)", (run_id, time.time(), text.strip())
+        )
 
 
 def tags_of(store: Store, run_ids: list[int]) -> dict[int, list[str]]:
@@ -75,5 +76,5 @@ def resolve_runs(store: Store, ref: str) -> list[int]:
     from iolab.store.queries import resolve_run_id
 
     if ref.startswith("tag:"):
-        return tagged_runs(store, ref[len("tag:"):])
+        return tagged_runs(store, ref[len("tag:") :])
     return [resolve_run_id(store, ref)]

@@ -135,7 +135,8 @@ class Sampler:
         self._close()
         if self.cpu:
             self._processes.append(
-                (time.monotonic_ns(), process_times(self._root.path("/proc"), frozenset({os.getpid()}))))
+                (time.monotonic_ns(), process_times(self._root.path("/proc"), frozenset({os.getpid()})))
+            )
 
     def elapsed_ms(self) -> int:
         """Milliseconds since the first reading: the time base of every sample's `t_ms`."""

@@ -55,7 +55,7 @@ def plan_cases() -> list[tuple[str, str]]:
         ("workload name with an escape", PLAN.replace('name = "w"', 'name = "w\\u001b[31m"')),
         ("two workloads with one name", PLAN + '[[workloads]]\nname = "w"\noptions = { rw = "read" }\n'),
         ("unknown top-level key", PLAN + "colour = 3\n"),
-        ("unknown workload key", PLAN.replace("options = {", 'optoins = { x = 1 }\noptions = {')),
+        ("unknown workload key", PLAN.replace("options = {", "optoins = { x = 1 }\noptions = {")),
         ("targets a string", PLAN.replace('name = "p"', 'name = "p"\ntargets = "/tmp"')),
         ("targets of numbers", PLAN.replace('name = "p"', 'name = "p"\ntargets = [1]')),
         ("empty target", PLAN.replace('name = "p"', 'name = "p"\ntargets = [""]')),
@@ -63,10 +63,10 @@ def plan_cases() -> list[tuple[str, str]]:
         ("unknown target group", PLAN.replace('name = "p"', 'name = "p"\ntargets = ["@nope"]')),
         ("target group a string", PLAN.replace('name = "p"', 'name = "p"\ntarget_groups = "x"')),
         ("options a string", PLAN.replace('[options]\nioengine = "libaio"\nbs = "4k"', 'options = "bs=4k"')),
-        ("option not fio's", PLAN.replace('bs = "4k"', 'bogus_option = 1')),
+        ("option not fio's", PLAN.replace('bs = "4k"', "bogus_option = 1")),
         ("option misspelt", PLAN.replace('bs = "4k"', 'blocksize_typo = "4k"')),
         ("option an array", PLAN.replace('bs = "4k"', 'bs = ["4k"]')),
-        ("option a table", PLAN.replace('bs = "4k"', 'bs = { a = 1 }')),
+        ("option a table", PLAN.replace('bs = "4k"', "bs = { a = 1 }")),
         ("option a date", PLAN.replace('bs = "4k"', "bs = 1979-05-27")),
         ("option nan", PLAN.replace('bs = "4k"', "bs = nan")),
         ("option inf", PLAN.replace('bs = "4k"', "bs = inf")),
@@ -90,8 +90,12 @@ def plan_cases() -> list[tuple[str, str]]:
         ("ioengine external", PLAN.replace('ioengine = "libaio"', 'ioengine = "external:/tmp/evil.so"')),
         ("rw not a mode", PLAN.replace('rw = "randread"', 'rw = "sideways"')),
         ("rw a number", PLAN.replace('rw = "randread"', "rw = 3")),
-        ("rw write on default target", PLAN.replace('rw = "randread"', 'rw = "write"').replace(
-            'name = "p"', 'name = "p"\ntargets = ["/dev/null/x"]')),
+        (
+            "rw write on default target",
+            PLAN.replace('rw = "randread"', 'rw = "write"').replace(
+                'name = "p"', 'name = "p"\ntargets = ["/dev/null/x"]'
+            ),
+        ),
         ("iodepth zero", PLAN.replace("iodepth = 4", "iodepth = 0")),
         ("iodepth negative", PLAN.replace("iodepth = 4", "iodepth = -1")),
         ("iodepth huge", PLAN.replace("iodepth = 4", "iodepth = 99999999999")),
@@ -117,16 +121,38 @@ def plan_cases() -> list[tuple[str, str]]:
         ("axis of tables", PLAN.replace("options = {", "axes = { bs = [{ a = 1 }] }\noptions = {")),
         ("axis not fio's", PLAN.replace("options = {", "axes = { nonsense = [1, 2] }\noptions = {")),
         ("axis filename", PLAN.replace("options = {", 'axes = { filename = ["/dev/sda"] }\noptions = {')),
-        ("axis value with a newline", PLAN.replace("options = {", 'axes = { bs = ["4k\\nexec_prerun=id"] }\noptions = {')),
-        ("axis nested 40 deep", PLAN.replace("options = {", "axes = { bs = " + "[" * 40 + "1" + "]" * 40 + " }\noptions = {")),
-        ("a million points", PLAN.replace("options = {", "axes = { iodepth = [" + ", ".join(str(i) for i in range(1, 101))
-                                          + "], bs = [" + ", ".join(f'"{i}k"' for i in range(1, 101)) + "], numjobs = ["
-                                          + ", ".join(str(i) for i in range(1, 101)) + "] }\noptions = {")),
+        (
+            "axis value with a newline",
+            PLAN.replace("options = {", 'axes = { bs = ["4k\\nexec_prerun=id"] }\noptions = {'),
+        ),
+        (
+            "axis nested 40 deep",
+            PLAN.replace("options = {", "axes = { bs = " + "[" * 40 + "1" + "]" * 40 + " }\noptions = {"),
+        ),
+        (
+            "a million points",
+            PLAN.replace(
+                "options = {",
+                "axes = { iodepth = ["
+                + ", ".join(str(i) for i in range(1, 101))
+                + "], bs = ["
+                + ", ".join(f'"{i}k"' for i in range(1, 101))
+                + "], numjobs = ["
+                + ", ".join(str(i) for i in range(1, 101))
+                + "] }\noptions = {",
+            ),
+        ),
         ("zip of unknown axes", PLAN.replace("options = {", 'zip = [["bs", "iodepth"]]\noptions = {')),
         ("zip a string", PLAN.replace("options = {", 'zip = "bs"\noptions = {')),
-        ("exclude not a rule", PLAN.replace("options = {", 'axes = { bs = ["4k", "8k"] }\nexclude = ["bs ==="]\noptions = {')),
+        (
+            "exclude not a rule",
+            PLAN.replace("options = {", 'axes = { bs = ["4k", "8k"] }\nexclude = ["bs ==="]\noptions = {'),
+        ),
         ("exclude a number", PLAN.replace("options = {", "exclude = [5]\noptions = {")),
-        ("exclude unknown axis", PLAN.replace("options = {", 'axes = { bs = ["4k", "8k"] }\nexclude = ["qd == 4"]\noptions = {')),
+        (
+            "exclude unknown axis",
+            PLAN.replace("options = {", 'axes = { bs = ["4k", "8k"] }\nexclude = ["qd == 4"]\noptions = {'),
+        ),
         ("repeat a number", PLAN + "repeat = 3\n"),
         ("repeat count zero", PLAN + "[repeat]\ncount = 0\n"),
         ("repeat count negative", PLAN + "[repeat]\ncount = -3\n"),
@@ -138,9 +164,9 @@ def plan_cases() -> list[tuple[str, str]]:
         ("phases a string", PLAN + 'phases = "drop"\n'),
         ("phase command not a string", PLAN + "[phases]\npre_point = [5]\n"),
         ("phase command empty", PLAN + '[phases]\npre_point = [""]\n'),
-        ("phase command unbalanced quote", PLAN + "[phases]\npre_point = [\"echo 'a\"]\n"),
+        ("phase command unbalanced quote", PLAN + '[phases]\npre_point = ["echo \'a"]\n'),
         ("phase command without allow-commands", PLAN + '[phases]\npre_point = ["touch /tmp/iolab-pwned"]\n'),
-        ("precondition without options", PLAN + "[phases.precondition]\nscope = \"once\"\n"),
+        ("precondition without options", PLAN + '[phases.precondition]\nscope = "once"\n'),
         ("precondition unknown scope", PLAN + '[phases.precondition]\noptions = { rw = "write" }\nscope = "always"\n'),
         ("precondition filename", PLAN + '[phases.precondition]\noptions = { rw = "write", filename = "/dev/sda" }\n'),
         ("job file missing", PLAN.replace('name = "w"', 'name = "w"\njob = "no-such-job.fio"')),
@@ -148,7 +174,7 @@ def plan_cases() -> list[tuple[str, str]]:
         ("job is /dev/zero", PLAN.replace('name = "w"', 'name = "w"\njob = "/dev/zero"')),
         ("deeply nested tables", "a = " + "{ b = " * 60 + "1" + " }" * 60 + "\n"),
         ("deeply nested arrays", "a = " + "[" * 500 + "]" * 500 + "\n"),
-        ("invalid utf-8", "name = \"\udcff\"\n"),
+        ("invalid utf-8", 'name = "\udcff"\n'),
     ]
     return cases
 
@@ -254,7 +280,10 @@ def json_cases() -> list[tuple[str, str]]:
         ("jobs of numbers", json.dumps({"fio version": "fio-3.33", "jobs": [1, 2]})),
         ("a job with only a name", json.dumps({"fio version": "fio-3.33", "jobs": [{"jobname": "x"}]})),
         ("a job with no name", json.dumps({"fio version": "fio-3.33", "jobs": [{"read": {}}]})),
-        ("directions empty", json.dumps({"fio version": "fio-3.33", "jobs": [{"jobname": "x", "read": {}, "write": {}}]})),
+        (
+            "directions empty",
+            json.dumps({"fio version": "fio-3.33", "jobs": [{"jobname": "x", "read": {}, "write": {}}]}),
+        ),
         ("text only", "fio: this is not json at all\n"),
         ("deep nesting", "[" * 20_000 + "]" * 20_000),
         ("deep nesting objects", '{"a":' * 10_000 + "1" + "}" * 10_000),
@@ -337,10 +366,15 @@ def json_cases() -> list[tuple[str, str]]:
     bins = plus_data["jobs"][0]["read"]["clat_ns"].get("bins") or plus_data["jobs"][0]["read"]["lat_ns"].get("bins")
     key = "clat_ns" if plus_data["jobs"][0]["read"]["clat_ns"].get("bins") else "lat_ns"
     first = next(iter(bins))
-    for description, value in (("bins negative count", {first: -5}), ("bins key not a number", {"fast": 3}),
-                               ("bins a list", [1, 2]), ("bins count NaN", {first: float("nan")}),
-                               ("bins count 2^70", {first: 2**70}), ("bins key negative", {"-5": 3}),
-                               ("bins count a string", {first: "many"})):
+    for description, value in (
+        ("bins negative count", {first: -5}),
+        ("bins key not a number", {"fast": 3}),
+        ("bins a list", [1, 2]),
+        ("bins count NaN", {first: float("nan")}),
+        ("bins count 2^70", {first: 2**70}),
+        ("bins key negative", {"-5": 3}),
+        ("bins count a string", {first: "many"}),
+    ):
         cases.append((f"json+ {description}", json.dumps(_spoil(plus_data, ["jobs", 0, "read", key, "bins"], value))))
     return cases
 
@@ -433,7 +467,10 @@ def command_cases() -> list[tuple[str, list[str]]]:
         ("tag no run", ["tag", "4242", "x"]),
         ("diff-env no runs", ["diff-env", "1", "2"]),
         ("schedule install without target", ["schedule", "install", "--every", "1h", "--cron-file", "{dir}/cron"]),
-        ("schedule bad interval", ["schedule", "install", "--every", "sometimes", "{dir}", "--cron-file", "{dir}/cron"]),
+        (
+            "schedule bad interval",
+            ["schedule", "install", "--every", "sometimes", "{dir}", "--cron-file", "{dir}/cron"],
+        ),
         ("agent bad port", ["agent", "--port", "0"]),
         ("agent port too big", ["agent", "--port", "70000"]),
     ]
@@ -449,12 +486,25 @@ ACCEPTED = {
     ("job", "directory"),  # a new scratch file of iolab's own in that directory, removed afterwards
     ("job", "stonewall only"),  # fio's default job: sequential reads
     ("hosts", "target with a colon"),  # escaped for fio, one path
-    ("json", "version missing"), ("json", "version garbage"),  # informational: stored as given
+    ("json", "version missing"),
+    ("json", "version garbage"),  # informational: stored as given
     ("json", "read clat_ns missing"),  # total latency stands in, as for fio before 3.0
     # fields iolab does not read (the file is kept whole beside the run)
-    *(("json", what) for what in ("ctx negative", "iodepth_level a list", "latency_ns a string", "disk_util a dict",
-                                  "disk_util entries strings", "timestamp a string", "timestamp negative",
-                                  "timestamp 1e30", "elapsed negative", "global options a list")),
+    *(
+        ("json", what)
+        for what in (
+            "ctx negative",
+            "iodepth_level a list",
+            "latency_ns a string",
+            "disk_util a dict",
+            "disk_util entries strings",
+            "timestamp a string",
+            "timestamp negative",
+            "timestamp 1e30",
+            "elapsed negative",
+            "global options a list",
+        )
+    ),
 }
 
 
@@ -463,16 +513,20 @@ def main() -> None:
         shutil.rmtree(CASES)
     CASES.mkdir()
     index = []
-    kinds = (("plan", ".toml", plan_cases(), ["run", "--dry-run", "{file}", "{dir}"]),
-             ("job", ".fio", job_cases(), ["run", "--dry-run", "{file}", "{dir}"]),
-             ("json", ".json", json_cases(), ["import", "{file}"]),
-             ("hosts", ".hosts", host_cases(), ["run", "--dry-run", "{dir}", "--hostfile", "{file}"]))
+    kinds = (
+        ("plan", ".toml", plan_cases(), ["run", "--dry-run", "{file}", "{dir}"]),
+        ("job", ".fio", job_cases(), ["run", "--dry-run", "{file}", "{dir}"]),
+        ("json", ".json", json_cases(), ["import", "{file}"]),
+        ("hosts", ".hosts", host_cases(), ["run", "--dry-run", "{dir}", "--hostfile", "{file}"]),
+    )
     for kind, suffix, cases, argv in kinds:
         for number, (description, text) in enumerate(cases, 1):
             name = f"{kind}-{number:03d}{suffix}"
             (CASES / name).write_bytes(text.encode("utf-8", "surrogateescape"))
             expect = "accepted" if (kind, description) in ACCEPTED else "error"
-            index.append({"id": f"{kind}-{number:03d}", "why": description, "file": name, "argv": argv, "expect": expect})
+            index.append(
+                {"id": f"{kind}-{number:03d}", "why": description, "file": name, "argv": argv, "expect": expect}
+            )
     for number, (description, argv) in enumerate(command_cases(), 1):
         expect = "accepted" if ("cli", description) in ACCEPTED else "error"
         index.append({"id": f"cli-{number:03d}", "why": description, "file": None, "argv": argv, "expect": expect})

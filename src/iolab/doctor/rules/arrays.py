@@ -27,25 +27,33 @@ def _mb(value: float) -> str:
 
 def _outliers(view: ArrayView) -> dict[str, OutlierReport]:
     """The outlier report of each view the array was measured in ("together", "alone")."""
-    return {label: find_outliers(values, view=label, metric="bandwidth")
-            for label, values in (("together", view.together), ("alone", view.alone)) if values}
+    return {
+        label: find_outliers(values, view=label, metric="bandwidth")
+        for label, values in (("together", view.together), ("alone", view.alone))
+        if values
+    }
 
 
 def _method(report: OutlierReport) -> str:
     p = report.params
-    return (f"modified z-score (robust scale: {report.scale_method}), flagged below the median when |M| > "
-            f"{p.threshold:g} and at least {p.rel_floor:.0%} from it")
+    return (
+        f"modified z-score (robust scale: {report.scale_method}), flagged below the median when |M| > "
+        f"{p.threshold:g} and at least {p.rel_floor:.0%} from it"
+    )
 
 
 @rule(
-    id="ARR-OUTLIER", family="arrays", level="high", needs="arrays",
+    id="ARR-OUTLIER",
+    family="arrays",
+    level="high",
+    needs="arrays",
     title="A drive is the odd one out of its array",
     applies="array runs with at least 3 drives in a view (together or alone)",
     trigger="modified z-score of its bandwidth below -3.5 and at least 5% below the array median (info when only "
-            "alone and the drive kept up together: each drive alone runs at another moment of the host)",
+    "alone and the drive kept up together: each drive alone runs at another moment of the host)",
     why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
     fix="Compare its PCIe link speed and width, NUMA node, firmware, SMART temperature and fill/TRIM state "
-        "with its peers; re-run to see if it stays an outlier.",
+    "with its peers; re-run to see if it stays an outlier.",
     evidence="its bandwidth, the median, modified z, drives",
     source="Iglewicz and Hoaglin's modified z-score; Rousseeuw and Croux's Qn when MAD is 0",
 )
@@ -58,16 +66,25 @@ def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
                 yield r.not_evaluated(report.reason, subject)
                 continue
             for score in report.outliers:
-                evidence = {"bandwidth": _mb(score.value), "median": _mb(report.median),
-                            "modified z": "n/a" if score.z is None else f"{score.z:.1f}", "drives": len(report.scores),
-                            "workload": view.workload, "method": _method(report)}
+                evidence = {
+                    "bandwidth": _mb(score.value),
+                    "median": _mb(report.median),
+                    "modified z": "n/a" if score.z is None else f"{score.z:.1f}",
+                    "drives": len(report.scores),
+                    "workload": view.workload,
+                    "method": _method(report),
+                }
                 title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
                 if label == "alone" and _kept_up_together(score.device, view, reports.get("together")):
                     # Alone, each drive runs at another moment of a possibly busy host; together, all run in the
                     # same seconds. A drive that kept up together is not shown slow beyond the host's own drift.
                     evidence["together"] = _mb(view.together[score.device])
-                    yield r.finding(f"{title}; together it kept up: re-run it alone to confirm", score.device,
-                                    evidence, level="info")
+                    yield r.finding(
+                        f"{title}; together it kept up: re-run it alone to confirm",
+                        score.device,
+                        evidence,
+                        level="info",
+                    )
                     continue
                 yield r.finding(title, score.device, evidence)
 
@@ -76,17 +93,19 @@ def _kept_up_together(device: str, view: ArrayView, together: OutlierReport | No
     """Whether the device reached KEEPS_UP of the together median and was not an outlier there."""
     if together is None or not together.evaluated or device not in view.together:
         return False
-    return (device not in {s.device for s in together.outliers}
-            and view.together[device] >= KEEPS_UP * together.median)
+    return device not in {s.device for s in together.outliers} and view.together[device] >= KEEPS_UP * together.median
 
 
 @rule(
-    id="ARR-SHARED-PATH", family="arrays", level="high", needs="arrays",
+    id="ARR-SHARED-PATH",
+    family="arrays",
+    level="high",
+    needs="arrays",
     title="A drive is slow only when the array runs together",
     applies="array runs measured both together and alone",
     trigger="an outlier together that, alone, reached at least 95% of the median of its peers alone",
     why="Alone it keeps up with its peers; something it shares with the others under load (a PCIe switch, a "
-        "root port, a NUMA node, the CPUs taking its interrupts) does not.",
+    "root port, a NUMA node, the CPUs taking its interrupts) does not.",
     fix="Check which PCIe switch or root port and NUMA node it hangs off, and which CPUs service its interrupts.",
     evidence="its bandwidth together and alone against each view's median",
     source="reading the together and alone views side by side",
@@ -102,9 +121,14 @@ def shared_path(ctx: Context, r: Rule) -> Iterator[Finding]:
             if value is None or value < KEEPS_UP * alone.median:
                 continue  # slow alone as well (flagged or not): the drive itself, never "fine"
             yield r.finding(
-                f"{score.device} is slow only when the array runs together", score.device,
-                {"together": f"{_mb(score.value)} (median {_mb(together.median)})",
-                 "alone": f"{_mb(value)} (median {_mb(alone.median)})", "workload": view.workload})
+                f"{score.device} is slow only when the array runs together",
+                score.device,
+                {
+                    "together": f"{_mb(score.value)} (median {_mb(together.median)})",
+                    "alone": f"{_mb(value)} (median {_mb(alone.median)})",
+                    "workload": view.workload,
+                },
+            )
 
 
 def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> float | None:
@@ -143,21 +167,26 @@ def _scaling(view: ArrayView) -> ScalingReport | None:
 
 def _scaling_method(report: ScalingReport) -> str:
     p = report.params
-    return (f"a set against the best of the smaller sets it contains; a drop beyond {p.tolerance:.0%}; "
-            "efficiency = aggregate / the same drives' bandwidths alone, summed")
+    return (
+        f"a set against the best of the smaller sets it contains; a drop beyond {p.tolerance:.0%}; "
+        "efficiency = aggregate / the same drives' bandwidths alone, summed"
+    )
 
 
 @rule(
-    id="ARR-SCALING-DROP", family="arrays", level="high", needs="arrays",
+    id="ARR-SCALING-DROP",
+    family="arrays",
+    level="high",
+    needs="arrays",
     title="More drives together, less bandwidth",
     applies="array runs with device sets (scaling mode)",
     trigger="a set's aggregate more than 2% below that of a smaller set it contains, and more than 2 standard "
-            "errors of the difference of their means (from each point's per-second samples)",
+    "errors of the difference of their means (from each point's per-second samples)",
     why="Adding drives should never lower the total; when it does, a shared resource (CPU, PCIe switch, memory "
-        "bandwidth, interrupts) is saturated or contended. A 30-SSD server in a public study gave 127 GB/s with "
-        "30 drives, 131 GB/s with 28 and 132 GB/s with 24.",
+    "bandwidth, interrupts) is saturated or contended. A 30-SSD server in a public study gave 127 GB/s with "
+    "30 drives, 131 GB/s with 28 and 132 GB/s with 24.",
     fix="Look at per-CPU busy and softirq telemetry during the larger set, spread jobs over NUMA nodes, and check "
-        "the added drives' PCIe paths.",
+    "the added drives' PCIe paths.",
     evidence="both sets' aggregates, the drives added",
     source="aggregate against contained subsets",
 )
@@ -177,13 +206,20 @@ def scaling_drop(ctx: Context, r: Rule) -> Iterator[Finding]:
             yield r.finding(
                 f"{view.workload}: {len(drop.larger)} drives gave {drop.drop:.0%} less than {len(drop.smaller)} of them",
                 view.workload,
-                {f"{len(drop.larger)} drives": _mb(drop.larger_aggregate),
-                 f"{len(drop.smaller)} drives": f"{_mb(drop.smaller_aggregate)} ({', '.join(drop.smaller)})",
-                 "added": ", ".join(added) or "-", "method": _scaling_method(report)})
+                {
+                    f"{len(drop.larger)} drives": _mb(drop.larger_aggregate),
+                    f"{len(drop.smaller)} drives": f"{_mb(drop.smaller_aggregate)} ({', '.join(drop.smaller)})",
+                    "added": ", ".join(added) or "-",
+                    "method": _scaling_method(report),
+                },
+            )
 
 
 @rule(
-    id="ARR-SCALING-LOW", family="arrays", level="info", needs="arrays",
+    id="ARR-SCALING-LOW",
+    family="arrays",
+    level="info",
+    needs="arrays",
     title="Drives together reach well under n times one drive",
     applies="array runs with device sets and drives measured alone",
     trigger="the least efficient set of 2 or more drives below 80% of what the same drives gave alone, summed",
@@ -199,7 +235,8 @@ def scaling_low(ctx: Context, r: Rule) -> Iterator[Finding]:
             continue
         worst = min((row for row in report.rows if row.n > 1), key=lambda row: row.efficiency, default=None)
         if worst is not None and worst.efficiency < report.params.low_efficiency:
-            yield r.finding(f"{view.workload}: {worst.n} drives together reach {worst.efficiency:.0%} of what they "
-                            "gave alone",
-                            view.workload, {"aggregate": _mb(worst.aggregate), "ideal": _mb(worst.ideal),
-                                            "method": _scaling_method(report)})
+            yield r.finding(
+                f"{view.workload}: {worst.n} drives together reach {worst.efficiency:.0%} of what they gave alone",
+                view.workload,
+                {"aggregate": _mb(worst.aggregate), "ideal": _mb(worst.ideal), "method": _scaling_method(report)},
+            )

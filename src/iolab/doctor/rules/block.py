@@ -15,12 +15,15 @@ def _fast(device: BlockDevice) -> bool:
 
 
 @rule(
-    id="BLK-SCHED", family="block", level="high", needs="snapshot",
+    id="BLK-SCHED",
+    family="block",
+    level="high",
+    needs="snapshot",
     title="I/O scheduler on a fast (NVMe/SSD) device",
     applies="non-rotational devices",
     trigger="active scheduler is bfq (high), kyber (low), or mq-deadline on NVMe (info; medium above ~300k IOPS)",
     why="NVMe's kernel default is 'none'; bfq is built for desktop interactivity, not throughput, and mq-deadline "
-        "gets in the way on high-IOPS devices.",
+    "gets in the way on high-IOPS devices.",
     fix="echo none > /sys/block/<dev>/queue/scheduler (persist with a udev rule).",
     evidence="queue/scheduler, rotational",
     source="RHEL 'Setting the disk scheduler'; facebookexperimental/resctl-demo v2.2.1",
@@ -37,17 +40,24 @@ def scheduler(ctx: Context, r: Rule) -> Iterator[Finding]:
         if device.scheduler == "mq-deadline" and device.is_nvme:
             level = "medium" if fast_iops else "info"
         if level:
-            yield r.finding(f"{device.name} uses the {device.scheduler} scheduler", device.name,
-                            {"scheduler": device.scheduler, "rotational": device.rotational}, level=level)
+            yield r.finding(
+                f"{device.name} uses the {device.scheduler} scheduler",
+                device.name,
+                {"scheduler": device.scheduler, "rotational": device.rotational},
+                level=level,
+            )
 
 
 @rule(
-    id="BLK-WBT", family="block", level="medium", needs="snapshot",
+    id="BLK-WBT",
+    family="block",
+    level="medium",
+    needs="snapshot",
     title="Writeback throttling active on a fast device",
     applies="non-rotational devices; matters for buffered writes and writes from md/dm/Lustre/NFS servers",
     trigger="queue/wbt_lat_usec > 0 (info when every job writes with O_DIRECT, which wbt skips)",
     why="wbt shrinks the write queue when read latency passes its target; under stacked drivers it has cut NVMe writes "
-        "from ~1000 to 0-100 MB/s. Under Lustre on NVMe RAID it has held writes back the same way.",
+    "from ~1000 to 0-100 MB/s. Under Lustre on NVMe RAID it has held writes back the same way.",
     fix="echo 0 > /sys/block/<dev>/queue/wbt_lat_usec on the device (and md/dm members), re-run; persist with udev.",
     evidence="queue/wbt_lat_usec and whether the device is stacked",
     source="kernel block/blk-wbt.c wbt_should_throttle; sysfs-block wbt_lat_usec",
@@ -60,18 +70,23 @@ def wbt(ctx: Context, r: Rule) -> Iterator[Finding]:
         if device.wbt_lat_usec is None:
             yield r.not_evaluated(f"queue/wbt_lat_usec of {device.name} unreadable", device.name)
         elif device.wbt_lat_usec > 0:
-            yield r.finding(f"{device.name} has writeback throttling on ({device.wbt_lat_usec} us target)", device.name,
-                            {"wbt_lat_usec": device.wbt_lat_usec, "holders": ",".join(device.holders) or "(none)"},
-                            level="info" if all_direct and not device.holders else None)
+            yield r.finding(
+                f"{device.name} has writeback throttling on ({device.wbt_lat_usec} us target)",
+                device.name,
+                {"wbt_lat_usec": device.wbt_lat_usec, "holders": ",".join(device.holders) or "(none)"},
+                level="info" if all_direct and not device.holders else None,
+            )
 
 
 @rule(
-    id="BLK-READAHEAD", family="block", level="medium", needs="snapshot",
+    id="BLK-READAHEAD",
+    family="block",
+    level="medium",
+    needs="snapshot",
     title="Small read-ahead for buffered sequential reads",
     applies="buffered sequential reads (irrelevant with direct=1); info before any job is known",
     trigger="queue/read_ahead_kb <= 128",
-    why="With a single synchronous buffered reader (psync at depth 1) read-ahead is the only source "
-        "of parallelism.",
+    why="With a single synchronous buffered reader (psync at depth 1) read-ahead is the only source of parallelism.",
     fix="Raise read_ahead_kb to 1024-4096 (blockdev --setra), or better test with direct=1 and a real queue depth.",
     evidence="queue/read_ahead_kb",
     source="kernel Documentation/ABI/stable/sysfs-block",
@@ -82,17 +97,24 @@ def readahead(ctx: Context, r: Rule) -> Iterator[Finding]:
         return
     for device in ctx.devices():
         if device.read_ahead_kb is not None and device.read_ahead_kb <= 128:
-            yield r.finding(f"{device.name} reads ahead only {device.read_ahead_kb} KiB", device.name,
-                            {"read_ahead_kb": device.read_ahead_kb}, level=None if buffered_seq else "info")
+            yield r.finding(
+                f"{device.name} reads ahead only {device.read_ahead_kb} KiB",
+                device.name,
+                {"read_ahead_kb": device.read_ahead_kb},
+                level=None if buffered_seq else "info",
+            )
 
 
 @rule(
-    id="BLK-ROTATIONAL-MISREPORT", family="block", level="medium", needs="snapshot",
+    id="BLK-ROTATIONAL-MISREPORT",
+    family="block",
+    level="medium",
+    needs="snapshot",
     title="Flash device reports itself rotational",
     applies="NVMe devices",
     trigger="queue/rotational = 1 on an NVMe namespace",
     why="The flag picks defaults: wbt target 75 ms instead of 2 ms, the scheduler and file-system heuristics.",
-    fix="udev rule ATTR{queue/rotational}=\"0\".",
+    fix='udev rule ATTR{queue/rotational}="0".',
     evidence="queue/rotational",
     source="kernel sysfs-block rotational",
 )
@@ -103,12 +125,15 @@ def rotational(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="BLK-DMCRYPT", family="block", level="high", needs="snapshot",
+    id="BLK-DMCRYPT",
+    family="block",
+    level="high",
+    needs="snapshot",
     title="dm-crypt in the device stack",
     applies="dm devices",
     trigger="dm/uuid starts with CRYPT-",
     why="dm-crypt queues I/O through kcryptd workqueues; without no_read_workqueue/no_write_workqueue NVMe-class "
-        "throughput and latency suffer. (The flags need root to read: dmsetup table.)",
+    "throughput and latency suffer. (The flags need root to read: dmsetup table.)",
     fix="cryptsetup refresh --perf-no_read_workqueue --perf-no_write_workqueue, or measure the raw device for comparison.",
     evidence="dm/uuid, members",
     source="Cloudflare 'Speeding up Linux disk encryption'; dm-crypt workqueue bypass flags",
@@ -116,12 +141,18 @@ def rotational(ctx: Context, r: Rule) -> Iterator[Finding]:
 def dmcrypt(ctx: Context, r: Rule) -> Iterator[Finding]:
     for device in ctx.devices():
         if (device.dm_uuid or "").startswith("CRYPT-"):
-            yield r.finding(f"{device.name} is dm-crypt", device.name,
-                            {"dm uuid": device.dm_uuid, "members": ",".join(device.slaves)})
+            yield r.finding(
+                f"{device.name} is dm-crypt",
+                device.name,
+                {"dm uuid": device.dm_uuid, "members": ",".join(device.slaves)},
+            )
 
 
 @rule(
-    id="BLK-NR-REQUESTS", family="block", level="low", needs="snapshot+jobs",
+    id="BLK-NR-REQUESTS",
+    family="block",
+    level="low",
+    needs="snapshot+jobs",
     title="Request pool smaller than the queue depth offered",
     applies="devices with a scheduler (not 'none')",
     trigger="iodepth x numjobs of the jobs on a device > queue/nr_requests",
@@ -135,5 +166,8 @@ def nr_requests(ctx: Context, r: Rule) -> Iterator[Finding]:
         device = ctx.device_of(job)
         offered = job.iodepth * job.numjobs
         if device and device.scheduler not in (None, "none") and device.nr_requests and offered > device.nr_requests:
-            yield r.finding(f"{job.name} offers {offered} I/Os to {device.name}, whose pool holds {device.nr_requests}",
-                            device.name, {"offered": offered, "nr_requests": device.nr_requests})
+            yield r.finding(
+                f"{job.name} offers {offered} I/Os to {device.name}, whose pool holds {device.nr_requests}",
+                device.name,
+                {"offered": offered, "nr_requests": device.nr_requests},
+            )

@@ -10,12 +10,15 @@ from iolab.models import Finding
 
 
 @rule(
-    id="CPU-GOVERNOR", family="cpu", level="medium", needs="snapshot",
+    id="CPU-GOVERNOR",
+    family="cpu",
+    level="medium",
+    needs="snapshot",
     title="CPU frequency governor is not 'performance'",
     applies="hosts with cpufreq (absent in most VMs)",
     trigger="any cpufreq policy's scaling_governor != performance",
     why="Storage completions land on mostly idle cores; a powersave or schedutil governor keeps them slow and adds "
-        "ramp-up latency, which shows most at queue depth 1.",
+    "ramp-up latency, which shows most at queue depth 1.",
     fix="cpupower frequency-set -g performance, or tuned-adm profile throughput-performance / latency-performance.",
     evidence="governors and how many policies use each, the scaling driver",
     source="kernel Documentation/admin-guide/pm/cpufreq.rst",
@@ -32,17 +35,21 @@ def governor(ctx: Context, r: Rule) -> Iterator[Finding]:
     if slow:
         yield r.finding(
             "CPU governor " + ", ".join(f"{g} on {n} of {len(snap.governors)} policies" for g, n in slow.items()),
-            "host", {"governors": dict(counts), "driver": snap.cpufreq_driver},
+            "host",
+            {"governors": dict(counts), "driver": snap.cpufreq_driver},
         )
 
 
 @rule(
-    id="ENV-VM", family="env", level="info", needs="snapshot",
+    id="ENV-VM",
+    family="env",
+    level="info",
+    needs="snapshot",
     title="Running inside a virtual machine",
     applies="any host",
     trigger="the CPU flags include 'hypervisor'",
     why="PCIe link, IOMMU, cpufreq and rotational information in a guest is emulated or missing, so several rules "
-        "cannot be evaluated; host-side caching can inflate results.",
+    "cannot be evaluated; host-side caching can inflate results.",
     fix="Benchmark on bare metal to characterise devices; in a VM, check the hypervisor's cache mode (cache=none).",
     evidence="/proc/cpuinfo flags",
     source="iolab diagnosis catalogue ENV-VM",

@@ -22,7 +22,10 @@ def _filesystems(ctx: Context) -> list[FileSystem]:
 
 
 @rule(
-    id="FS-TARGET-IN-RAM", family="fs", level="critical", needs="snapshot",
+    id="FS-TARGET-IN-RAM",
+    family="fs",
+    level="critical",
+    needs="snapshot",
     title="Benchmark target lives in RAM",
     applies="targets named on the command line or in the run",
     trigger="the target's file system is tmpfs/ramfs/devtmpfs, or its device is zram/brd/ram",
@@ -37,8 +40,11 @@ def target_in_ram(ctx: Context, r: Rule) -> Iterator[Finding]:
         ram = target.fs_type in RAM_FILESYSTEMS or (target.device or "").startswith(("zram", "ram", "brd"))
         if ram:
             seen.add(target.path)
-            yield r.finding(f"{target.path} is on {target.fs_type or target.device} (RAM)", target.path,
-                            {"mount": target.mount_point, "fs": target.fs_type, "device": target.device})
+            yield r.finding(
+                f"{target.path} is on {target.fs_type or target.device} (RAM)",
+                target.path,
+                {"mount": target.mount_point, "fs": target.fs_type, "device": target.device},
+            )
     for job in ctx.jobs:
         if job.ram_backed and job.target_path not in seen:
             seen.add(job.target_path)
@@ -46,12 +52,15 @@ def target_in_ram(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="FS-FULL", family="fs", level="medium", needs="snapshot",
+    id="FS-FULL",
+    family="fs",
+    level="medium",
+    needs="snapshot",
     title="File system nearly full",
     applies="block-backed file systems (or the targets')",
     trigger="used >= 75% (medium), >= 90% (high)",
     why="Allocators fall back to fragmented free space and the SSD has less free area for garbage collection; "
-        "writes commonly degrade past 75% fullness.",
+    "writes commonly degrade past 75% fullness.",
     fix="Benchmark on an emptier, trimmed file system; delete data and fstrim; rebalance.",
     evidence="used %, size, free",
     source="wiki.lustre.org Handling_Full_OSTs",
@@ -62,19 +71,28 @@ def full(ctx: Context, r: Rule) -> Iterator[Finding]:
         if used is None:
             yield r.not_evaluated(f"fullness of {fs.mount_point} unknown (statvfs not read)", fs.mount_point)
         elif used >= 75:
-            yield r.finding(f"{fs.mount_point} is {used:.0f}% full", fs.mount_point,
-                            {"used": f"{used:.1f}%", "size": f"{(fs.size_bytes or 0) / 1e9:.1f} GB",
-                             "available": f"{(fs.avail_bytes or 0) / 1e9:.1f} GB"},
-                            level="high" if used >= 90 else None)
+            yield r.finding(
+                f"{fs.mount_point} is {used:.0f}% full",
+                fs.mount_point,
+                {
+                    "used": f"{used:.1f}%",
+                    "size": f"{(fs.size_bytes or 0) / 1e9:.1f} GB",
+                    "available": f"{(fs.avail_bytes or 0) / 1e9:.1f} GB",
+                },
+                level="high" if used >= 90 else None,
+            )
 
 
 @rule(
-    id="FS-DISCARD-ONLINE", family="fs", level="low", needs="snapshot",
+    id="FS-DISCARD-ONLINE",
+    family="fs",
+    level="low",
+    needs="snapshot",
     title="Continuous (online) discard mount option",
     applies="block-backed file systems",
     trigger="mount options contain discard (or discard=sync/async)",
     why="Inline discards add work to the delete and overwrite path; Red Hat recommends periodic fstrim instead, "
-        "online discard only where batch discard is infeasible. Matters for file-creating jobs.",
+    "online discard only where batch discard is infeasible. Matters for file-creating jobs.",
     fix="Remount without discard and enable fstrim.timer.",
     evidence="mount options",
     source="Red Hat 'Discarding unused blocks'",
@@ -83,17 +101,23 @@ def discard_online(ctx: Context, r: Rule) -> Iterator[Finding]:
     for fs in _filesystems(ctx):
         opts = [o for o in fs.options if o == "discard" or o.startswith("discard=")]
         if opts:
-            yield r.finding(f"{fs.mount_point} is mounted with {opts[0]}", fs.mount_point,
-                            {"options": ",".join(dict.fromkeys(fs.options))})
+            yield r.finding(
+                f"{fs.mount_point} is mounted with {opts[0]}",
+                fs.mount_point,
+                {"options": ",".join(dict.fromkeys(fs.options))},
+            )
 
 
 @rule(
-    id="FS-NO-TRIM", family="fs", level="medium", needs="snapshot",
+    id="FS-NO-TRIM",
+    family="fs",
+    level="medium",
+    needs="snapshot",
     title="SSD-backed file system never trimmed",
     applies="file systems on non-rotational devices that support discard",
     trigger="no discard mount option and fstrim.timer not enabled",
     why="Without TRIM the SSD treats deleted data as live, so garbage collection copies it: mid-run bandwidth dips "
-        "(they go away after blkdiscard or fstrim).",
+    "(they go away after blkdiscard or fstrim).",
     fix="fstrim -av now and systemctl enable --now fstrim.timer; for a scratch device, blkdiscard (destroys data) then precondition.",
     evidence="device, discard_max_bytes, fstrim.timer state",
     source="Fedora Changes/EnableFSTrimTimer; Red Hat 'Discarding unused blocks'",
@@ -103,7 +127,9 @@ def no_trim(ctx: Context, r: Rule) -> Iterator[Finding]:
     if snap is None:
         return
     for fs in _filesystems(ctx):
-        device = next((d for d in snap.devices if d.major_minor == fs.major_minor or fs.source == f"/dev/{d.name}"), None)
+        device = next(
+            (d for d in snap.devices if d.major_minor == fs.major_minor or fs.source == f"/dev/{d.name}"), None
+        )
         if device is None or device.rotational is not False or not device.discard_max_bytes:
             continue
         if any(o == "discard" or o.startswith("discard=") for o in fs.options):
@@ -111,13 +137,22 @@ def no_trim(ctx: Context, r: Rule) -> Iterator[Finding]:
         if snap.fstrim_timer is None:
             yield r.not_evaluated("fstrim.timer state unknown (no systemd files)", fs.mount_point)
         elif snap.fstrim_timer != "enabled":
-            yield r.finding(f"{fs.mount_point} on SSD {device.name} is not trimmed (fstrim.timer {snap.fstrim_timer})",
-                            fs.mount_point, {"device": device.name, "discard_max_bytes": device.discard_max_bytes,
-                                             "fstrim.timer": snap.fstrim_timer})
+            yield r.finding(
+                f"{fs.mount_point} on SSD {device.name} is not trimmed (fstrim.timer {snap.fstrim_timer})",
+                fs.mount_point,
+                {
+                    "device": device.name,
+                    "discard_max_bytes": device.discard_max_bytes,
+                    "fstrim.timer": snap.fstrim_timer,
+                },
+            )
 
 
 @rule(
-    id="FS-SYNC-MOUNT", family="fs", level="medium", needs="snapshot",
+    id="FS-SYNC-MOUNT",
+    family="fs",
+    level="medium",
+    needs="snapshot",
     title="Synchronous or data-journaling mount",
     applies="mounted file systems",
     trigger="mount options contain sync, dirsync, data=journal or wsync",
@@ -130,7 +165,9 @@ def sync_mount(ctx: Context, r: Rule) -> Iterator[Finding]:
     for fs in _filesystems(ctx):
         hits = [o for o in fs.options if o in ("sync", "dirsync", "data=journal", "wsync")]
         if hits:
-            yield r.finding(f"{fs.mount_point} is mounted {','.join(hits)}", fs.mount_point, {"options": ",".join(fs.options)})
+            yield r.finding(
+                f"{fs.mount_point} is mounted {','.join(hits)}", fs.mount_point, {"options": ",".join(fs.options)}
+            )
 
 
 def network_filesystems(ctx: Context, kinds: frozenset[str] = NETWORK_FILESYSTEMS) -> list[FileSystem]:

@@ -7,9 +7,11 @@ from collections.abc import Iterator
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding
 
-_FIX = ("A/B test, weighing isolation: iommu.strict=0 (lazy invalidation, keeps translation) or iommu=pt "
-        "(identity for host-owned devices; amd_iommu=pt is not a valid option); amd_iommu=off/intel_iommu=off "
-        "only as a diagnostic.")
+_FIX = (
+    "A/B test, weighing isolation: iommu.strict=0 (lazy invalidation, keeps translation) or iommu=pt "
+    "(identity for host-owned devices; amd_iommu=pt is not a valid option); amd_iommu=off/intel_iommu=off "
+    "only as a diagnostic."
+)
 
 
 def _nvme_domains(ctx: Context, r: Rule) -> Iterator[tuple[str, str] | Finding]:
@@ -27,12 +29,15 @@ def _nvme_domains(ctx: Context, r: Rule) -> Iterator[tuple[str, str] | Finding]:
 
 
 @rule(
-    id="IOMMU-STRICT", family="iommu", level="high", needs="snapshot",
+    id="IOMMU-STRICT",
+    family="iommu",
+    level="high",
+    needs="snapshot",
     title="IOMMU in strict (synchronous) invalidation mode",
     applies="PCIe NVMe devices behind an active IOMMU",
     trigger="the device's IOMMU group type is DMA (not DMA-FQ), or the command line has iommu.strict=1",
     why="Every unmap waits for an IOTLB invalidation; one measurement on 8 NVMe drives gave 16.5 M IOPS passthrough, "
-        "16.4 M lazy and 2.8 M strict. Some distribution kernels build with strict as the default.",
+    "16.4 M lazy and 2.8 M strict. Some distribution kernels build with strict as the default.",
     fix=_FIX,
     evidence="group type per device, IOMMU units, cmdline iommu tokens",
     source="kernel sysfs-kernel-iommu_groups (type DMA/DMA-FQ/identity); NVIDIA/NV-Kernels#182",
@@ -46,18 +51,24 @@ def strict(ctx: Context, r: Rule) -> Iterator[Finding]:
             yield r.finding(
                 f"{item[0]} DMA goes through a strict IOMMU domain",
                 item[0],
-                {"group type": item[1], "IOMMU": ",".join(ctx.snapshot.iommu_units) or "?",
-                 "cmdline iommu": " ".join(t for t in cmdline if "iommu" in t) or "(none)"},
+                {
+                    "group type": item[1],
+                    "IOMMU": ",".join(ctx.snapshot.iommu_units) or "?",
+                    "cmdline iommu": " ".join(t for t in cmdline if "iommu" in t) or "(none)",
+                },
             )
 
 
 @rule(
-    id="IOMMU-TRANSLATED", family="iommu", level="info", needs="snapshot",
+    id="IOMMU-TRANSLATED",
+    family="iommu",
+    level="info",
+    needs="snapshot",
     title="NVMe DMA is translated by the IOMMU (lazy mode)",
     applies="PCIe NVMe devices behind an active IOMMU",
     trigger="the device's IOMMU group type is DMA-FQ (escalates when a job is CPU-bound or above ~1 M IOPS)",
     why="Each I/O maps and unmaps its buffers; the CPU cost shows at high IOPS and with many devices. On a 30-SSD "
-        "server, amd_iommu=off (with mitigations=off) lifted reads from 113 to 124 GB/s and halved CPU use.",
+    "server, amd_iommu=off (with mitigations=off) lifted reads from 113 to 124 GB/s and halved CPU use.",
     fix=_FIX,
     evidence="group type per device and the cmdline",
     source="kernel Documentation/ABI/testing/sysfs-kernel-iommu_groups",
@@ -67,5 +78,9 @@ def translated(ctx: Context, r: Rule) -> Iterator[Finding]:
     busy = busy or any(d.iops > 1e6 for j in ctx.results if j.result for d in j.result.directions.values())
     for item in _nvme_domains(ctx, r):
         if not isinstance(item, Finding) and item[1] == "DMA-FQ":
-            yield r.finding(f"{item[0]} DMA is translated (lazy IOMMU)", item[0], {"group type": item[1]},
-                            level="medium" if busy else None)
+            yield r.finding(
+                f"{item[0]} DMA is translated (lazy IOMMU)",
+                item[0],
+                {"group type": item[1]},
+                level="medium" if busy else None,
+            )

@@ -8,18 +8,29 @@ from collections.abc import Iterator
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding
 
-_DEBUG_OPTIONS = ("CONFIG_PROVE_LOCKING", "CONFIG_DEBUG_LOCK_ALLOC", "CONFIG_LOCKDEP", "CONFIG_KASAN",
-                  "CONFIG_DEBUG_PAGEALLOC", "CONFIG_SLUB_DEBUG_ON", "CONFIG_DEBUG_VM", "CONFIG_KMEMLEAK",
-                  "CONFIG_DEBUG_OBJECTS")
+_DEBUG_OPTIONS = (
+    "CONFIG_PROVE_LOCKING",
+    "CONFIG_DEBUG_LOCK_ALLOC",
+    "CONFIG_LOCKDEP",
+    "CONFIG_KASAN",
+    "CONFIG_DEBUG_PAGEALLOC",
+    "CONFIG_SLUB_DEBUG_ON",
+    "CONFIG_DEBUG_VM",
+    "CONFIG_KMEMLEAK",
+    "CONFIG_DEBUG_OBJECTS",
+)
 
 
 @rule(
-    id="KERN-DEBUG", family="kernel", level="high", needs="snapshot",
+    id="KERN-DEBUG",
+    family="kernel",
+    level="high",
+    needs="snapshot",
     title="Debug kernel or heavy debug options",
     applies="any host",
     trigger="release ends in 'debug', a lock/memory debug CONFIG_* =y, or slub_debug / debug_pagealloc=on on the cmdline",
     why="Debug kernels (Fedora kernel-debug, most Rawhide kernels) check locks, slabs and VM state on hot paths; "
-        "DEBUG_PAGEALLOC alone causes an extreme slowdown. Landing on one explains 'slower after switching distribution'.",
+    "DEBUG_PAGEALLOC alone causes an extreme slowdown. Landing on one explains 'slower after switching distribution'.",
     fix="Boot a release (non-debug) kernel for benchmarking.",
     evidence="kernel release, the debug options found",
     source="fedoraproject.org/wiki/KernelDebugStrategy",
@@ -32,20 +43,29 @@ def debug(ctx: Context, r: Rule) -> Iterator[Finding]:
     found = {k: v for k, v in snap.kernel_config.items() if k in _DEBUG_OPTIONS and v == "y"}
     tokens = [t for t in (snap.cmdline or "").split() if t.startswith("slub_debug") or t == "debug_pagealloc=on"]
     if re.search(r"[+.-]?debug$", release) or found or tokens:
-        yield r.finding(f"kernel {release} carries debug options", "host",
-                        {"release": release, **found, **({"cmdline": " ".join(tokens)} if tokens else {})})
+        yield r.finding(
+            f"kernel {release} carries debug options",
+            "host",
+            {"release": release, **found, **({"cmdline": " ".join(tokens)} if tokens else {})},
+        )
     elif not snap.kernel_config:
-        yield r.not_evaluated(f"build config of {release or 'the kernel'} not readable (/boot/config-*); "
-                              "only the release name was checked", "host")
+        yield r.not_evaluated(
+            f"build config of {release or 'the kernel'} not readable (/boot/config-*); "
+            "only the release name was checked",
+            "host",
+        )
 
 
 @rule(
-    id="KERN-ISOLCPUS-MANAGED-IRQ", family="kernel", level="medium", needs="snapshot",
+    id="KERN-ISOLCPUS-MANAGED-IRQ",
+    family="kernel",
+    level="medium",
+    needs="snapshot",
     title="isolcpus with managed_irq confines NVMe queue interrupts",
     applies="any host",
     trigger="the kernel command line has isolcpus=...managed_irq...",
     why="With managed_irq, NVMe queue interrupts go only to housekeeping cores and the queue count shrinks to theirs; "
-        "fio on isolated cores completes its I/O remotely.",
+    "fio on isolated cores completes its I/O remotely.",
     fix="Run fio on housekeeping cores, or drop managed_irq for storage benchmarks.",
     evidence="the isolcpus token",
     source="suse-edge/suse-edge.github.io#656",
@@ -60,15 +80,18 @@ _SLOW_CLOCKSOURCES = ("hpet", "acpi_pm", "pit", "jiffies")
 
 
 @rule(
-    id="KERN-CLOCKSOURCE", family="kernel", level="high", needs="snapshot",
+    id="KERN-CLOCKSOURCE",
+    family="kernel",
+    level="high",
+    needs="snapshot",
     title="Slow kernel clock source",
     applies="any host that names its clock source",
     trigger="/sys/devices/system/clocksource/clocksource0/current_clocksource is hpet, acpi_pm, pit or jiffies",
     why="fio reads the clock several times per I/O (submission, completion, latency). With the TSC the read stays in "
-        "user space; hpet and acpi_pm are a port or MMIO read of about a microsecond each, which caps a CPU-bound job "
-        "and inflates small latencies. The kernel drops to them when its watchdog finds the TSC unstable.",
+    "user space; hpet and acpi_pm are a port or MMIO read of about a microsecond each, which caps a CPU-bound job "
+    "and inflates small latencies. The kernel drops to them when its watchdog finds the TSC unstable.",
     fix="Find why the TSC was marked unstable (dmesg 'clocksource'); on a sound TSC boot with clocksource=tsc "
-        "(tsc=reliable on VMs whose hypervisor exposes an invariant TSC).",
+    "(tsc=reliable on VMs whose hypervisor exposes an invariant TSC).",
     evidence="current clock source",
     source="kernel Documentation/admin-guide/kernel-parameters.txt (clocksource=, tsc=)",
 )

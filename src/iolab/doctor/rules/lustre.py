@@ -10,12 +10,15 @@ from iolab.models import Finding
 
 
 @rule(
-    id="LUS-OST-FULL", family="lustre", level="medium", needs="snapshot",
+    id="LUS-OST-FULL",
+    family="lustre",
+    level="medium",
+    needs="snapshot",
     title="Lustre file system past 75% full",
     applies="lustre mounts with statvfs read",
     trigger="aggregate used >= 75% (high at 85%); per-OST spread needs `lfs df`, not read here",
     why="Lustre's own guidance is to add capacity before OSTs pass 80%: allocation slows and writes degrade as they fill "
-        "(one site measured the fall from 75%).",
+    "(one site measured the fall from 75%).",
     fix="Add OSTs or free space, rebalance; run `lfs df` to find the fullest OSTs and benchmark on empty ones.",
     evidence="used % of the mount",
     source="wiki.lustre.org Handling_Full_OSTs",
@@ -24,17 +27,24 @@ def ost_full(ctx: Context, r: Rule) -> Iterator[Finding]:
     for fs in network_filesystems(ctx, frozenset({"lustre"})):
         used = fs.used_percent
         if used is not None and used >= 75:
-            yield r.finding(f"Lustre {fs.mount_point} is {used:.0f}% full", fs.mount_point, {"used": f"{used:.1f}%"},
-                            level="high" if used >= 85 else None)
+            yield r.finding(
+                f"Lustre {fs.mount_point} is {used:.0f}% full",
+                fs.mount_point,
+                {"used": f"{used:.1f}%"},
+                level="high" if used >= 85 else None,
+            )
 
 
 @rule(
-    id="LUS-CHECKSUMS", family="lustre", level="medium", needs="snapshot",
+    id="LUS-CHECKSUMS",
+    family="lustre",
+    level="medium",
+    needs="snapshot",
     title="Lustre client checksums on",
     applies="Lustre clients (osc parameters readable)",
     trigger="osc.*.checksums = 1",
     why="Every bulk RPC is checksummed on client and server, at a CPU cost on both; one site measured 17% less "
-        "write bandwidth with them on.",
+    "write bandwidth with them on.",
     fix="A/B with lctl set_param osc.*.checksums=0; if integrity is required keep it and pick a hardware-accelerated algorithm.",
     evidence="osc checksums values",
     source="NVIDIA GDS troubleshooting guide, EXAScaler performance",

@@ -9,7 +9,10 @@ from iolab.models import Finding
 
 
 @rule(
-    id="MD-STRIPE-CACHE", family="md", level="medium", needs="snapshot",
+    id="MD-STRIPE-CACHE",
+    family="md",
+    level="medium",
+    needs="snapshot",
     title="RAID5/6 stripe cache at its default",
     applies="md RAID4/5/6 arrays",
     trigger="md/stripe_cache_size <= 256",
@@ -21,12 +24,18 @@ from iolab.models import Finding
 def stripe_cache(ctx: Context, r: Rule) -> Iterator[Finding]:
     for device in ctx.devices():
         if device.md_level in ("raid4", "raid5", "raid6") and (device.md_stripe_cache_size or 0) <= 256:
-            yield r.finding(f"{device.name} ({device.md_level}) stripe cache is {device.md_stripe_cache_size}", device.name,
-                            {"level": device.md_level, "stripe_cache_size": device.md_stripe_cache_size})
+            yield r.finding(
+                f"{device.name} ({device.md_level}) stripe cache is {device.md_stripe_cache_size}",
+                device.name,
+                {"level": device.md_level, "stripe_cache_size": device.md_stripe_cache_size},
+            )
 
 
 @rule(
-    id="BG-RAID-SYNC", family="md", level="high", needs="snapshot",
+    id="BG-RAID-SYNC",
+    family="md",
+    level="high",
+    needs="snapshot",
     title="md array is resyncing, recovering or checking",
     applies="md arrays",
     trigger="md/sync_action is not idle",
@@ -38,4 +47,6 @@ def stripe_cache(ctx: Context, r: Rule) -> Iterator[Finding]:
 def raid_sync(ctx: Context, r: Rule) -> Iterator[Finding]:
     for device in ctx.devices():
         if device.md_sync_action not in (None, "idle", "frozen"):
-            yield r.finding(f"{device.name} is busy: {device.md_sync_action}", device.name, {"sync_action": device.md_sync_action})
+            yield r.finding(
+                f"{device.name} is busy: {device.md_sync_action}", device.name, {"sync_action": device.md_sync_action}
+            )

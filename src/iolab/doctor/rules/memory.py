@@ -9,7 +9,10 @@ from iolab.models import Finding
 
 
 @rule(
-    id="MEM-THP", family="memory", level="info", needs="snapshot",
+    id="MEM-THP",
+    family="memory",
+    level="info",
+    needs="snapshot",
     title="Transparent huge pages always on",
     applies="buffered or mmap workloads",
     trigger="/sys/kernel/mm/transparent_hugepage/enabled is [always]",

@@ -21,12 +21,15 @@ def _opts(job: JobView, *keys: str) -> dict[str, str]:
 
 
 @rule(
-    id="FIO-BUFFERED", family="method", level="high", needs="jobs",
+    id="FIO-BUFFERED",
+    family="method",
+    level="high",
+    needs="jobs",
     title="Buffered I/O: the page cache is in the measurement",
     applies="every job",
     trigger="direct is not 1 (fio's default is buffered), or buffered=1",
     why="Reads may be served from RAM and writes complete into RAM, so the number measures memory and dirty limits, "
-        "not the device.",
+    "not the device.",
     fix="direct=1 with an async engine and a queue depth; if buffered is what you want, a data set >= 2x RAM and end_fsync=1.",
     evidence="direct, buffered",
     source="fio HOWTO direct/buffered",
@@ -38,14 +41,17 @@ def buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="FIO-CACHE-SIZE", family="method", level="high", needs="jobs",
+    id="FIO-CACHE-SIZE",
+    family="method",
+    level="high",
+    needs="jobs",
     title="Data set small enough to be cached",
     applies="jobs with a size",
     trigger="distinct bytes touched < 2 x RAM: high when buffered (the page cache holds them); info with direct=1 on "
-            "a file or part of a device (the drive's own DRAM/SLC cache may); never for direct I/O over a whole device",
+    "a file or part of a device (the drive's own DRAM/SLC cache may); never for direct I/O over a whole device",
     why="Buffered re-reads come from the page cache (a 1 GB test file on ext4 is read from RAM after its first pass). With "
-        "direct=1 the page cache is out of the path, but a working set of a few GiB can sit in a drive's DRAM or SLC "
-        "cache and a fresh region of a file, so it flatters the device.",
+    "direct=1 the page cache is out of the path, but a working set of a few GiB can sit in a drive's DRAM or SLC "
+    "cache and a fresh region of a file, so it flatters the device.",
     fix="direct=1 and a data set of at least 2x RAM (or the whole device); drop caches between phases.",
     evidence="size x numjobs, RAM, direct",
     source="fio HOWTO size/invalidate; IOR tutorial on caching",
@@ -60,20 +66,32 @@ def cache_size(ctx: Context, r: Rule) -> Iterator[Finding]:
         elif size < 2 * ctx.mem_total_bytes:
             evidence = {"distinct bytes": _gib(size), "RAM": _gib(ctx.mem_total_bytes), "direct": int(job.direct)}
             if job.direct:
-                yield r.finding(f"{job.name} works on {_gib(size)} with direct I/O: a drive's DRAM or SLC cache may "
-                                "hold much of it", job.name, evidence, level="info")
+                yield r.finding(
+                    f"{job.name} works on {_gib(size)} with direct I/O: a drive's DRAM or SLC cache may "
+                    "hold much of it",
+                    job.name,
+                    evidence,
+                    level="info",
+                )
             else:
-                yield r.finding(f"{job.name} touches {_gib(size)} through the page cache, under 2x RAM "
-                                f"({_gib(2 * ctx.mem_total_bytes)})", job.name, evidence)
+                yield r.finding(
+                    f"{job.name} touches {_gib(size)} through the page cache, under 2x RAM "
+                    f"({_gib(2 * ctx.mem_total_bytes)})",
+                    job.name,
+                    evidence,
+                )
 
 
 @rule(
-    id="FIO-LIBAIO-BUFFERED", family="method", level="high", needs="jobs",
+    id="FIO-LIBAIO-BUFFERED",
+    family="method",
+    level="high",
+    needs="jobs",
     title="Async engine made synchronous by buffered I/O",
     applies="libaio and posixaio jobs",
     trigger="ioengine libaio/posixaio, direct != 1 and iodepth > 1",
     why="Linux only queues asynchronously with O_DIRECT; buffered libaio runs one I/O at a time, although fio's "
-        "iodepth_level can still show the configured depth.",
+    "iodepth_level can still show the configured depth.",
     fix="direct=1, or ioengine=io_uring (which does buffered I/O asynchronously).",
     evidence="ioengine, direct, iodepth",
     source="fio HOWTO ioengine libaio",
@@ -81,17 +99,23 @@ def cache_size(ctx: Context, r: Rule) -> Iterator[Finding]:
 def libaio_buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         if job.engine in ("libaio", "posixaio") and not job.direct and job.iodepth > 1:
-            yield r.finding(f"{job.name}: {job.engine} with buffered I/O is synchronous", job.name,
-                            _opts(job, "ioengine", "direct", "iodepth"))
+            yield r.finding(
+                f"{job.name}: {job.engine} with buffered I/O is synchronous",
+                job.name,
+                _opts(job, "ioengine", "direct", "iodepth"),
+            )
 
 
 @rule(
-    id="FIO-SYNC-ENGINE-QD", family="method", level="high", needs="jobs",
+    id="FIO-SYNC-ENGINE-QD",
+    family="method",
+    level="high",
+    needs="jobs",
     title="Synchronous engine keeps one I/O in flight per job",
     applies="sync, psync (fio's default), vsync, pvsync, pvsync2 jobs",
     trigger="iodepth > 1 (fio caps it at 1), or numjobs <= 4 for a bandwidth or IOPS test",
     why="A synchronous thread waits for each I/O before issuing the next; NVMe needs many in flight to reach its "
-        "specification (psync at depth 1 gives about 1 GB/s from a drive rated for 7 GB/s).",
+    "specification (psync at depth 1 gives about 1 GB/s from a drive rated for 7 GB/s).",
     fix="ioengine=io_uring or libaio with direct=1 and iodepth=32..128 for bandwidth, or more numjobs.",
     evidence="ioengine, iodepth, numjobs",
     source="fio HOWTO iodepth; fio backend.c 'queue depth will be capped at 1'",
@@ -101,15 +125,24 @@ def sync_engine_qd(ctx: Context, r: Rule) -> Iterator[Finding]:
         if job.engine not in SYNC_ENGINES:
             continue
         if job.iodepth > 1:
-            yield r.finding(f"{job.name} asks for iodepth={job.iodepth} from synchronous {job.engine}: fio caps it at 1",
-                            job.name, _opts(job, "ioengine", "iodepth", "numjobs"))
+            yield r.finding(
+                f"{job.name} asks for iodepth={job.iodepth} from synchronous {job.engine}: fio caps it at 1",
+                job.name,
+                _opts(job, "ioengine", "iodepth", "numjobs"),
+            )
         elif job.numjobs <= 4:
-            yield r.finding(f"{job.name}: {job.engine} with {job.numjobs} job(s) keeps only {job.numjobs} I/O in flight",
-                            job.name, _opts(job, "ioengine", "iodepth", "numjobs"))
+            yield r.finding(
+                f"{job.name}: {job.engine} with {job.numjobs} job(s) keeps only {job.numjobs} I/O in flight",
+                job.name,
+                _opts(job, "ioengine", "iodepth", "numjobs"),
+            )
 
 
 @rule(
-    id="FIO-QD1-ASYNC", family="method", level="medium", needs="jobs",
+    id="FIO-QD1-ASYNC",
+    family="method",
+    level="medium",
+    needs="jobs",
     title="Async engine at queue depth 1",
     applies="libaio, io_uring and other async engines",
     trigger="iodepth = 1 (explicit or default) and numjobs <= 2, unless the job's description says it measures latency",
@@ -122,16 +155,21 @@ def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         declared = "latency" in (job.get("description") or "").lower()
         if job.engine in ASYNC_ENGINES and job.iodepth == 1 and job.numjobs <= 2 and not declared:
-            yield r.finding(f"{job.name}: {job.engine} at iodepth 1", job.name, _opts(job, "ioengine", "iodepth", "numjobs"))
+            yield r.finding(
+                f"{job.name}: {job.engine} at iodepth 1", job.name, _opts(job, "ioengine", "iodepth", "numjobs")
+            )
 
 
 @rule(
-    id="FIO-SHORT-RUN", family="method", level="medium", needs="jobs",
+    id="FIO-SHORT-RUN",
+    family="method",
+    level="medium",
+    needs="jobs",
     title="Run too short to trust",
     applies="every job",
     trigger="measured runtime < 5 s (high under 2 s), or time_based with runtime < 5 s",
     why="Start-up, cache and firmware transients dominate and variance cannot be judged; without time_based fio stops "
-        "when size is done, so a small file gives a short run.",
+    "when size is done, so a small file gives a short run.",
     fix="time_based=1 and runtime=60 or more (long enough to reach steady state for writes).",
     evidence="runtime (ms), time_based",
     source="fio HOWTO runtime/time_based",
@@ -141,16 +179,26 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
         if job.result is not None:
             runtimes = [d.runtime_ms for d in job.result.directions.values() if d.runtime_ms]
             if runtimes and max(runtimes) < 5_000:
-                yield r.finding(f"{job.name} ran {max(runtimes) / 1000:.1f} s", job.name, {"runtime_ms": max(runtimes)},
-                                level="high" if max(runtimes) < 2_000 else None)
+                yield r.finding(
+                    f"{job.name} ran {max(runtimes) / 1000:.1f} s",
+                    job.name,
+                    {"runtime_ms": max(runtimes)},
+                    level="high" if max(runtimes) < 2_000 else None,
+                )
         elif job.time_based:
             seconds = parse_seconds(job.get("runtime"))
             if seconds is not None and seconds < 5:
-                yield r.finding(f"{job.name} is set to run {seconds:g} s", job.name, _opts(job, "runtime", "time_based"))
+                yield r.finding(
+                    f"{job.name} is set to run {seconds:g} s", job.name, _opts(job, "runtime", "time_based")
+                )
 
 
 @rule(
-    id="FIO-NO-RAMP", family="method", level="low", needs="jobs", heuristic=True,
+    id="FIO-NO-RAMP",
+    family="method",
+    level="low",
+    needs="jobs",
+    heuristic=True,
     title="No warm-up excluded from the numbers",
     applies="every job",
     trigger="ramp_time absent or 0 and runtime < 300 s (not for file create/stat/delete jobs)",
@@ -168,14 +216,17 @@ def no_ramp(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="FIO-UNWRITTEN-READ", family="method", level="medium", needs="jobs",
+    id="FIO-UNWRITTEN-READ",
+    family="method",
+    level="medium",
+    needs="jobs",
     title="Reading blocks that may never have been written",
     applies="read jobs on raw block devices",
     trigger="a read job on /dev/... with no earlier job in the same set writing that device, unless most of 64 "
-            "blocks read across the device when the run started held data (a device never sampled, as in lint, "
-            "cannot be told apart)",
+    "blocks read across the device when the run started held data (a device never sampled, as in lint, "
+    "cannot be told apart)",
     why="SSDs return deallocated LBAs (after blkdiscard, nvme format, a new drive) without touching media: "
-        "'completely fake (very high) IOPS'.",
+    "'completely fake (very high) IOPS'.",
     fix="Write the full region first (sequential fill, bs=1M), then read.",
     evidence="rw, filename, earlier writers",
     source="axboe/fio#719",
@@ -188,38 +239,49 @@ def unwritten_read(ctx: Context, r: Rule) -> Iterator[Finding]:
         if job.target_kind == "block" and job.reads and not job.writes and target not in written:
             info = sampled.get(target)
             if info is None or info.blocks_sampled is None or info.blocks_with_data is None:
-                yield r.finding(f"{job.name} reads {target} with no fill before it", job.name,
-                                _opts(job, "rw", "filename"))
+                yield r.finding(
+                    f"{job.name} reads {target} with no fill before it", job.name, _opts(job, "rw", "filename")
+                )
             elif 2 * info.blocks_with_data < info.blocks_sampled:
                 zeros = info.blocks_sampled - info.blocks_with_data
-                yield r.finding(f"{job.name} reads {target}, where {zeros} of {info.blocks_sampled} blocks sampled "
-                                "across the device are all zeros", job.name,
-                                {**_opts(job, "rw", "filename"), "blocks of zeros": f"{zeros} of {info.blocks_sampled}"})
+                yield r.finding(
+                    f"{job.name} reads {target}, where {zeros} of {info.blocks_sampled} blocks sampled "
+                    "across the device are all zeros",
+                    job.name,
+                    {**_opts(job, "rw", "filename"), "blocks of zeros": f"{zeros} of {info.blocks_sampled}"},
+                )
         if job.writes:
             written.add(target)
 
 
 @rule(
-    id="FIO-FILE-TARGET", family="method", level="low", needs="jobs",
+    id="FIO-FILE-TARGET",
+    family="method",
+    level="low",
+    needs="jobs",
     title="Measuring a file, not the device",
     applies="jobs whose filename/directory is not a block device",
     trigger="filename not under /dev, or directory= set (not for file create/stat/delete jobs, which measure the file system)",
     why="The file system is in the path (allocation, journal, extent layout, fragmentation) and the file covers a "
-        "small, possibly cached, region of the device; compare with the raw device to separate the two.",
+    "small, possibly cached, region of the device; compare with the raw device to separate the two.",
     fix="To characterise the drive, run on the raw device (reads only, or a scratch device); keep file tests for "
-        "file-system questions.",
+    "file-system questions.",
     evidence="filename or directory",
     source="fio HOWTO: filename, directory",
 )
 def file_target(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         if job.target_kind in ("file", "directory") and not job.metadata:
-            yield r.finding(f"{job.name} measures a file ({job.target_path}), not a device", job.name,
-                            {"target": job.target_path})
+            yield r.finding(
+                f"{job.name} measures a file ({job.target_path}), not a device", job.name, {"target": job.target_path}
+            )
 
 
 @rule(
-    id="FIO-BUFFER-CONTENT", family="method", level="info", needs="jobs",
+    id="FIO-BUFFER-CONTENT",
+    family="method",
+    level="info",
+    needs="jobs",
     title="Compressible or dedupable write buffers",
     applies="write jobs",
     trigger="zero_buffers, buffer_pattern, buffer_compress_percentage > 0 or dedupe_percentage > 0",
@@ -231,14 +293,20 @@ def file_target(ctx: Context, r: Rule) -> Iterator[Finding]:
 def buffer_content(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         hits = {k: job.get(k) or "1" for k in ("zero_buffers", "buffer_pattern") if k in job.options}
-        hits |= {k: job.get(k) for k in ("buffer_compress_percentage", "dedupe_percentage")
-                 if (job.get(k) or "0") not in ("0", "")}
+        hits |= {
+            k: job.get(k)
+            for k in ("buffer_compress_percentage", "dedupe_percentage")
+            if (job.get(k) or "0") not in ("0", "")
+        }
         if job.writes and hits:
             yield r.finding(f"{job.name} writes compressible data", job.name, hits)
 
 
 @rule(
-    id="FIO-RATE-OR-THINKTIME", family="method", level="info", needs="jobs",
+    id="FIO-RATE-OR-THINKTIME",
+    family="method",
+    level="info",
+    needs="jobs",
     title="Job is paced on purpose",
     applies="every job",
     trigger="rate, rate_iops, rate_min, thinktime or latency_target set",
@@ -255,7 +323,10 @@ def paced(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="FIO-VERIFY", family="method", level="low", needs="jobs",
+    id="FIO-VERIFY",
+    family="method",
+    level="low",
+    needs="jobs",
     title="Verification during a performance run",
     applies="every job",
     trigger="verify set (and not 0)",
@@ -271,7 +342,10 @@ def verify(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="FIO-UNPINNED", family="method", level="medium", needs="snapshot+jobs",
+    id="FIO-UNPINNED",
+    family="method",
+    level="medium",
+    needs="snapshot+jobs",
     title="Placement not controlled on a multi-node host",
     applies="hosts with more than one NUMA node",
     trigger="no cpus_allowed, cpumask or numa_cpu_nodes in the job",
@@ -290,13 +364,17 @@ def unpinned(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="FIO-CPU-BOUND", family="method", level="high", needs="results", heuristic=True,
+    id="FIO-CPU-BOUND",
+    family="method",
+    level="high",
+    needs="results",
+    heuristic=True,
     title="fio's own threads are CPU-saturated",
     applies="results",
     trigger="(usr_cpu + sys_cpu) per job >= 90% of one CPU (medium from 70%); not for file create/stat/delete jobs, "
-            "which are system calls only",
+    "which are system calls only",
     why="The submitting thread, not the device, is the bottleneck; high sys time points at per-I/O kernel cost "
-        "(IOMMU, mitigations, debug kernel, dm-crypt).",
+    "(IOMMU, mitigations, debug kernel, dm-crypt).",
     fix="More numjobs, io_uring with fixedbufs/registerfiles/sqthread_poll, larger bs; check IOMMU-* and MITIG-*.",
     evidence="usr and sys CPU per job",
     source="fio JSON usr_cpu/sys_cpu",
@@ -308,13 +386,19 @@ def cpu_bound(ctx: Context, r: Rule) -> Iterator[Finding]:
             continue
         per_job = res.cpu / res.jobs
         if per_job >= 70:
-            yield r.finding(f"{job.name}: fio threads at {per_job:.0f}% CPU each", job.name,
-                            {"usr": f"{res.usr_cpu:.1f}%", "sys": f"{res.sys_cpu:.1f}%", "jobs": res.jobs},
-                            level=None if per_job >= 90 else "medium")
+            yield r.finding(
+                f"{job.name}: fio threads at {per_job:.0f}% CPU each",
+                job.name,
+                {"usr": f"{res.usr_cpu:.1f}%", "sys": f"{res.sys_cpu:.1f}%", "jobs": res.jobs},
+                level=None if per_job >= 90 else "medium",
+            )
 
 
 @rule(
-    id="FIO-ERRORS", family="method", level="high", needs="results",
+    id="FIO-ERRORS",
+    family="method",
+    level="high",
+    needs="results",
     title="fio reported errors",
     applies="results",
     trigger="the fio error code != 0",
@@ -326,4 +410,6 @@ def cpu_bound(ctx: Context, r: Rule) -> Iterator[Finding]:
 def errors(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.results:
         if job.result and job.result.error:
-            yield r.finding(f"{job.name} ended with fio error {job.result.error}", job.name, {"error": job.result.error})
+            yield r.finding(
+                f"{job.name} ended with fio error {job.result.error}", job.name, {"error": job.result.error}
+            )

@@ -9,14 +9,17 @@ from iolab.models import Finding
 
 
 @rule(
-    id="MITIG-SRSO", family="mitigations", level="medium", needs="snapshot",
+    id="MITIG-SRSO",
+    family="mitigations",
+    level="medium",
+    needs="snapshot",
     title="AMD SRSO (Inception) mitigation active",
     applies="AMD Zen hosts (spec_rstack_overflow present)",
     trigger="spec_rstack_overflow starts with 'Mitigation: Safe RET' or 'Mitigation: IBPB' (not 'on VMEXIT')",
     why="Safe RET sends every kernel function return through a thunk; syscall- and interrupt-heavy I/O "
-        "(small blocks, sync engines, many jobs) pays it. One Lustre OSS measured 14% less write bandwidth with it.",
+    "(small blocks, sync engines, many jobs) pays it. One Lustre OSS measured 14% less write bandwidth with it.",
     fix="On a trusted, isolated host A/B test spec_rstack_overflow=microcode (with current microcode) or =off, "
-        "or mitigations=off; report the delta and leave the decision to security.",
+    "or mitigations=off; report the delta and leave the decision to security.",
     evidence="/sys/devices/system/cpu/vulnerabilities/spec_rstack_overflow",
     source="kernel Documentation/admin-guide/hw-vuln/srso.rst; siderolabs/talos#9539",
 )
@@ -46,13 +49,16 @@ _COSTLY = (
 
 
 @rule(
-    id="MITIG-OTHER", family="mitigations", level="info", needs="snapshot",
+    id="MITIG-OTHER",
+    family="mitigations",
+    level="info",
+    needs="snapshot",
     title="Other mitigations with a per-syscall cost are active",
     applies="any host with /sys/devices/system/cpu/vulnerabilities",
     trigger="PTI, retpolines, non-enhanced IBRS, untrained return thunk, CPU buffer clearing or GDS microcode in use "
-            "(medium when a job is CPU-bound)",
+    "(medium when a job is CPU-bound)",
     why="These add work to every kernel entry, interrupt and context switch; psync and small-block tests are syscall-bound. "
-        "Two installs of one server with different mitigations can differ by several percent.",
+    "Two installs of one server with different mitigations can differ by several percent.",
     fix="A/B with mitigations=off on an isolated test host, then find which single mitigation matters.",
     evidence="the costly lines of the vulnerabilities table",
     source="kernel-parameters mitigations=; hw-vuln documentation",
@@ -68,5 +74,9 @@ def other(ctx: Context, r: Rule) -> Iterator[Finding]:
             hits[name] = vulns[name]
     if hits:
         busy = any(j.result and j.result.jobs and j.result.cpu / j.result.jobs >= 90 for j in ctx.results)
-        yield r.finding(f"{len(hits)} costly mitigation(s) active: {', '.join(hits)}", "host", hits,
-                        level="medium" if busy else None)
+        yield r.finding(
+            f"{len(hits)} costly mitigation(s) active: {', '.join(hits)}",
+            "host",
+            hits,
+            level="medium" if busy else None,
+        )

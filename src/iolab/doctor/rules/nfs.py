@@ -12,7 +12,10 @@ _NFS = frozenset({"nfs", "nfs4"})
 
 
 @rule(
-    id="NFS-READAHEAD", family="nfs", level="medium", needs="snapshot",
+    id="NFS-READAHEAD",
+    family="nfs",
+    level="medium",
+    needs="snapshot",
     title="NFS client read-ahead at 128 KiB",
     applies="NFS mounts",
     trigger="/sys/class/bdi/<mount dev>/read_ahead_kb <= 128",
@@ -25,12 +28,18 @@ def readahead(ctx: Context, r: Rule) -> Iterator[Finding]:
     for fs in network_filesystems(ctx, _NFS):
         if fs.read_ahead_kb is not None and fs.read_ahead_kb <= 128:
             rsize = next((o for o in fs.options if o.startswith("rsize=")), "rsize=?")
-            yield r.finding(f"{fs.mount_point} reads ahead {fs.read_ahead_kb} KiB", fs.mount_point,
-                            {"bdi": fs.major_minor, "read_ahead_kb": fs.read_ahead_kb, "rsize": rsize})
+            yield r.finding(
+                f"{fs.mount_point} reads ahead {fs.read_ahead_kb} KiB",
+                fs.mount_point,
+                {"bdi": fs.major_minor, "read_ahead_kb": fs.read_ahead_kb, "rsize": rsize},
+            )
 
 
 @rule(
-    id="NFS-NCONNECT", family="nfs", level="info", needs="snapshot",
+    id="NFS-NCONNECT",
+    family="nfs",
+    level="info",
+    needs="snapshot",
     title="NFS mount uses one TCP connection",
     applies="NFS mounts (matters on links of 25 Gb/s and more)",
     trigger="no nconnect= mount option",
@@ -46,7 +55,11 @@ def nconnect(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="NFS-SERVER-THREADS", family="nfs", level="medium", needs="snapshot", heuristic=True,
+    id="NFS-SERVER-THREADS",
+    family="nfs",
+    level="medium",
+    needs="snapshot",
+    heuristic=True,
     title="Few NFS server threads",
     applies="NFS servers (/proc/fs/nfsd/threads readable)",
     trigger="fewer than 16 nfsd threads",

@@ -19,7 +19,10 @@ def cpu_set(cpulist: str) -> set[int]:
 
 
 @rule(
-    id="NUMA-REMOTE", family="numa", level="medium", needs="snapshot+jobs",
+    id="NUMA-REMOTE",
+    family="numa",
+    level="medium",
+    needs="snapshot+jobs",
     title="fio pinned away from the device's NUMA node",
     applies="hosts with more than one NUMA node and a device with a known node",
     trigger="the job's cpus_allowed / numa_cpu_nodes share no CPU with the device's node",
@@ -44,6 +47,12 @@ def remote(ctx: Context, r: Rule) -> Iterator[Finding]:
         else:
             continue  # FIO-UNPINNED speaks about unpinned jobs
         if used and not used & local:
-            yield r.finding(f"{job.name} runs on CPUs remote to {device.name} (node {device.numa_node})", device.name,
-                            {"device node": device.numa_node, "node cpus": nodes.get(f"node{device.numa_node}"),
-                             "job cpus": job.get("cpus_allowed") or f"nodes {job.get('numa_cpu_nodes')}"})
+            yield r.finding(
+                f"{job.name} runs on CPUs remote to {device.name} (node {device.numa_node})",
+                device.name,
+                {
+                    "device node": device.numa_node,
+                    "node cpus": nodes.get(f"node{device.numa_node}"),
+                    "job cpus": job.get("cpus_allowed") or f"nodes {job.get('numa_cpu_nodes')}",
+                },
+            )

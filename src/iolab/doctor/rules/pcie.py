@@ -23,20 +23,25 @@ def _pcie_devices(ctx: Context, r: Rule) -> Iterator[BlockDevice | Finding]:
             continue
         if device.pcie is None or device.pcie.current_gts is None or device.pcie.max_gts is None:
             where = device.pcie.address if device.pcie else "no PCI function in its sysfs path"
-            yield r.not_evaluated(f"no PCIe link attributes for {device.name} ({where}; virtual or non-PCIe device)", device.name)
+            yield r.not_evaluated(
+                f"no PCIe link attributes for {device.name} ({where}; virtual or non-PCIe device)", device.name
+            )
             continue
         yield device
 
 
 @rule(
-    id="PCIE-LINK-DEGRADED", family="pcie", level="high", needs="snapshot",
+    id="PCIE-LINK-DEGRADED",
+    family="pcie",
+    level="high",
+    needs="snapshot",
     title="PCIe link trained below the device's capability",
     applies="a PCIe endpoint with readable link attributes",
     trigger="current_link_speed < max_link_speed or current_link_width < max_link_width",
     why="The device negotiated fewer GT/s or lanes than it supports, so its bandwidth ceiling is the degraded link "
-        "(a Gen4 x4 SSD at Gen3 x2 tops out at 1.97 GB/s). Some devices drop speed when idle (ASPM): re-check under load.",
+    "(a Gen4 x4 SSD at Gen3 x2 tops out at 1.97 GB/s). Some devices drop speed when idle (ASPM): re-check under load.",
     fix="Reseat the device or riser, check the BIOS slot speed (Auto, not Gen3), check the slot is wired for x4 "
-        "(M.2 slots share lanes), update firmware, look at AER counters.",
+    "(M.2 slots share lanes), update firmware, look at AER counters.",
     evidence="endpoint address, current vs capable speed and width, ceilings in GB/s",
     source="kernel drivers/pci/pci.h PCIE_SPEED2MBS_ENC; lspci LnkSta (downgraded)",
 )
@@ -52,23 +57,31 @@ def link_degraded(ctx: Context, r: Rule) -> Iterator[Finding]:
                 f"{item.name} runs at Gen{pcie_generation(port.current_gts)} x{port.current_width}, "
                 f"capable of Gen{pcie_generation(port.max_gts)} x{port.max_width}",
                 item.name,
-                {"endpoint": port.address, "current": port.describe(), "capable": port.describe(current=False),
-                 "ceiling now": gbs(port.current_ceiling), "ceiling capable": gbs(port.capable_ceiling)},
+                {
+                    "endpoint": port.address,
+                    "current": port.describe(),
+                    "capable": port.describe(current=False),
+                    "ceiling now": gbs(port.current_ceiling),
+                    "ceiling capable": gbs(port.capable_ceiling),
+                },
             )
 
 
 @rule(
-    id="PCIE-SLOT-LIMITED", family="pcie", level="high", needs="snapshot",
+    id="PCIE-SLOT-LIMITED",
+    family="pcie",
+    level="high",
+    needs="snapshot",
     title="A slower upstream link limits the device",
     applies="a PCIe endpoint with readable upstream bridges",
     trigger="a bridge above the device is capable of less than the device (its LnkCap ceiling, not its trained link: "
-            "a port that trained down with a degraded device is PCIE-LINK-DEGRADED's case)",
+    "a port that trained down with a degraded device is PCIE-LINK-DEGRADED's case)",
     why="The device can do more, but a root port, switch port or chipset uplink above it runs at a lower "
-        "generation or width, and every byte crosses that link.",
+    "generation or width, and every byte crosses that link.",
     fix="Move the SSD to a CPU-attached slot of the right generation; enable Gen4/Gen5 in the BIOS; "
-        "M.2 slots behind the chipset share its uplink.",
+    "M.2 slots behind the chipset share its uplink.",
     evidence="the limiting port, its link, and the ceiling compared with the device's",
-    source="kernel drivers/pci/pci.c __pcie_print_link_status (\"limited by ... link at\")",
+    source='kernel drivers/pci/pci.c __pcie_print_link_status ("limited by ... link at")',
 )
 def slot_limited(ctx: Context, r: Rule) -> Iterator[Finding]:
     for item in _pcie_devices(ctx, r):
@@ -81,8 +94,12 @@ def slot_limited(ctx: Context, r: Rule) -> Iterator[Finding]:
             yield r.finding(
                 f"{item.name} is limited to {gbs(worst.capable_ceiling)} by upstream port {worst.address}",
                 item.name,
-                {"limiting port": worst.address, "its capability": worst.describe(current=False),
-                 "port ceiling": gbs(worst.capable_ceiling), "device capable": gbs(capable)},
+                {
+                    "limiting port": worst.address,
+                    "its capability": worst.describe(current=False),
+                    "port ceiling": gbs(worst.capable_ceiling),
+                    "device capable": gbs(capable),
+                },
             )
 
 
@@ -100,7 +117,10 @@ def link_bandwidths(ctx: Context) -> Iterator[tuple]:
 
 
 @rule(
-    id="PCIE-CEILING-HIT", family="pcie", level="info", needs="snapshot+results",
+    id="PCIE-CEILING-HIT",
+    family="pcie",
+    level="info",
+    needs="snapshot+results",
     title="Result explained by the PCIe link",
     applies="a result on a device whose link ceiling is known",
     trigger="read or write bandwidth >= 0.85 x the hard ceiling of the narrowest current link",
@@ -120,7 +140,10 @@ def ceiling_hit(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="PCIE-AER", family="pcie", level="high", needs="snapshot",
+    id="PCIE-AER",
+    family="pcie",
+    level="high",
+    needs="snapshot",
     title="PCIe errors counted on the device's link",
     applies="PCIe functions with AER statistics (aer_dev_* files)",
     trigger="aer_dev_fatal or aer_dev_nonfatal total > 0 on the endpoint or a bridge above it (correctable: info)",
@@ -143,7 +166,10 @@ def aer(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="PCIE-ASPM", family="pcie", level="low", needs="snapshot",
+    id="PCIE-ASPM",
+    family="pcie",
+    level="low",
+    needs="snapshot",
     title="Aggressive PCIe link power management",
     applies="hosts with the pcie_aspm module parameter",
     trigger="pcie_aspm policy is powersave or powersupersave",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from functools import partial
 from collections.abc import Iterator
+from functools import partial
 
 from iolab.analysis.knee import KneeReport
 from iolab.analysis.stability import FAR_RATIO, FAR_SIGMAS, far_repeats, summarize
@@ -19,12 +19,15 @@ def _total_bw(job: JobView) -> float:
 
 
 @rule(
-    id="RES-ABOVE-LINK", family="results", level="critical", needs="snapshot+results",
+    id="RES-ABOVE-LINK",
+    family="results",
+    level="critical",
+    needs="snapshot+results",
     title="Faster than the PCIe link can carry",
     applies="results on a device whose link ceiling is known",
     trigger="read or write bandwidth > 1.02 x the hard ceiling of the narrowest current link",
     why="Physically impossible: the data came from the page cache, a tiny cached working set, compression, "
-        "or the target is not the device you think.",
+    "or the target is not the device you think.",
     fix="Check FIO-BUFFERED, FIO-CACHE-SIZE, FIO-UNWRITTEN-READ, FIO-BUFFER-CONTENT and the target mapping.",
     evidence="measured, link, ceiling",
     source="PCIe per-lane rates (kernel PCIE_SPEED2MBS_ENC)",
@@ -32,9 +35,11 @@ def _total_bw(job: JobView) -> float:
 def above_link(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job, device, limit, ddir, d, ceiling in link_bandwidths(ctx):
         if d.bw_bytes > 1.02 * ceiling:
-            yield r.finding(f"{job.name}: {ddir} {gbs(d.bw_bytes)} exceeds the {gbs(ceiling)} link of {device.name}",
-                            device.name, {"measured": gbs(d.bw_bytes), "link": f"{limit.address} {limit.describe()}",
-                                          "ceiling": gbs(ceiling)})
+            yield r.finding(
+                f"{job.name}: {ddir} {gbs(d.bw_bytes)} exceeds the {gbs(ceiling)} link of {device.name}",
+                device.name,
+                {"measured": gbs(d.bw_bytes), "link": f"{limit.address} {limit.describe()}", "ceiling": gbs(ceiling)},
+            )
 
 
 def _shape(job: JobView, drop: tuple[str, ...]) -> tuple:
@@ -44,12 +49,15 @@ def _shape(job: JobView, drop: tuple[str, ...]) -> tuple:
 
 
 @rule(
-    id="RES-WRITE-GT-READ", family="results", level="medium", needs="results",
+    id="RES-WRITE-GT-READ",
+    family="results",
+    level="medium",
+    needs="results",
     title="Writes faster than reads",
     applies="pairs of results alike except for read vs write",
     trigger="write bandwidth > 1.2 x read bandwidth with the same pattern, bs, depth and target",
     why="Writes landing in a cache (page cache without end_fsync, device DRAM/SLC, async export) while reads go to "
-        "media; a desktop test on a 1 GB file saw writes 3x faster than reads.",
+    "media; a desktop test on a 1 GB file saw writes 3x faster than reads.",
     fix="direct=1, end_fsync=1, longer writes (past the SLC cache).",
     evidence="read and write bandwidth of the pair",
     source="page cache and device write caches (fio HOWTO: direct, end_fsync)",
@@ -57,7 +65,9 @@ def _shape(job: JobView, drop: tuple[str, ...]) -> tuple:
 def write_gt_read(ctx: Context, r: Rule) -> Iterator[Finding]:
     groups: dict[tuple, dict[str, JobView]] = defaultdict(dict)
     for job in ctx.results:
-        kind = {"read": "seq-read", "write": "seq-write", "randread": "rand-read", "randwrite": "rand-write"}.get(job.rw)
+        kind = {"read": "seq-read", "write": "seq-write", "randread": "rand-read", "randwrite": "rand-write"}.get(
+            job.rw
+        )
         if kind:
             groups[(_shape(job, ()), kind.split("-")[0])][kind.split("-")[1]] = job
     for pair in groups.values():
@@ -65,9 +75,12 @@ def write_gt_read(ctx: Context, r: Rule) -> Iterator[Finding]:
             rd = pair["read"].result.directions.get("read") if pair["read"].result else None
             wr = pair["write"].result.directions.get("write") if pair["write"].result else None
             if rd and wr and rd.bw_bytes > 0 and wr.bw_bytes > 1.2 * rd.bw_bytes:
-                yield r.finding(f"{pair['write'].name} writes {wr.bw_bytes / rd.bw_bytes:.1f}x faster than "
-                                f"{pair['read'].name} reads", pair["write"].name,
-                                {"read": gbs(rd.bw_bytes), "write": gbs(wr.bw_bytes)})
+                yield r.finding(
+                    f"{pair['write'].name} writes {wr.bw_bytes / rd.bw_bytes:.1f}x faster than "
+                    f"{pair['read'].name} reads",
+                    pair["write"].name,
+                    {"read": gbs(rd.bw_bytes), "write": gbs(wr.bw_bytes)},
+                )
 
 
 MIN_DROP = 0.05  # the least drop worth a finding, whatever the noise
@@ -75,14 +88,18 @@ NO_NOISE_DROP = 0.10  # the drop needed where nothing measures the noise (one re
 
 
 @rule(
-    id="RES-NONMONOTONIC-SCALING", family="results", level="high", needs="results", heuristic=True,
+    id="RES-NONMONOTONIC-SCALING",
+    family="results",
+    level="high",
+    needs="results",
+    heuristic=True,
     title="More parallelism, less bandwidth",
     applies="results that differ only in numjobs or iodepth (device counts: ARR-SCALING-DROP)",
     trigger="the mean bandwidth over repeats drops when the parameter grows, by more than 5% and more than twice the "
-            "noise of the difference (standard errors from the repeats, else from each point's per-second series; "
-            "10% where neither exists, as for imported results); not for file create/stat/delete jobs",
+    "noise of the difference (standard errors from the repeats, else from each point's per-second series; "
+    "10% where neither exists, as for imported results); not for file create/stat/delete jobs",
     why="Check in order: CPU saturation (FIO-CPU-BOUND; per-I/O cost from IOMMU, mitigations, debug kernel), a shared "
-        "PCIe uplink, NUMA placement, and for writes a device cache that more writers fill sooner.",
+    "PCIe uplink, NUMA placement, and for writes a device cache that more writers fill sooner.",
     fix="Sweep per NUMA node and per uplink; fix per-I/O CPU cost first, then re-run the sweep.",
     evidence="parameter values and their bandwidth",
     source="standard error of a difference of means; 5% floor as a practical effect size",
@@ -103,9 +120,15 @@ def nonmonotonic(ctx: Context, r: Rule) -> Iterator[Finding]:
                     if bw < (1 - tolerance) * best[1]:
                         name = by_value[value][0].name
                         yield r.finding(
-                            f"{param}={value} gives {gbs(bw)}, less than {gbs(best[1])} at {param}={best[0]}", name,
-                            {param: f"{best[0]} -> {value}", "bandwidth": f"{gbs(best[1])} -> {gbs(bw)}",
-                             "drop": f"{1 - bw / best[1]:.0%}", "noise allowed": f"{tolerance:.0%}"})
+                            f"{param}={value} gives {gbs(bw)}, less than {gbs(best[1])} at {param}={best[0]}",
+                            name,
+                            {
+                                param: f"{best[0]} -> {value}",
+                                "bandwidth": f"{gbs(best[1])} -> {gbs(bw)}",
+                                "drop": f"{1 - bw / best[1]:.0%}",
+                                "noise allowed": f"{tolerance:.0%}",
+                            },
+                        )
                         break
                 if best is None or bw > best[1]:
                     best = (value, bw, error)
@@ -131,7 +154,10 @@ def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None]:
 
 
 @rule(
-    id="RES-QD-KNEE", family="results", level="info", needs="curves",
+    id="RES-QD-KNEE",
+    family="results",
+    level="info",
+    needs="curves",
     title="Where more queue depth stops paying",
     applies="queue-depth curves with at least 3 depths at one job",
     trigger="always, once the curve has 3 depths: the knee is the answer of a QD sweep",
@@ -148,18 +174,26 @@ def qd_knee(ctx: Context, r: Rule) -> Iterator[Finding]:
         if len(single) < 3:
             continue
         latencies = [level.latency_ns for _, level in single]
-        report = find_knee([qd for qd, _ in single], [level.iops for _, level in single],
-                           latencies if all(lat is not None for lat in latencies) else None)
+        report = find_knee(
+            [qd for qd, _ in single],
+            [level.iops for _, level in single],
+            latencies if all(lat is not None for lat in latencies) else None,
+        )
         if not report.evaluated or report.recommended_qd is None:
             continue
         yield r.finding(
             f"{curve.name}: queue-depth knee at QD {report.recommended_qd:g} (one job)"
-            + ("" if report.consistent else "; ill-defined, the methods disagree"), curve.name,
-            {f"QD at {report.params.fraction:.0%} of the plateau": _qd(report.qd_at_fraction),
-             "N* (X_max x R0)": "n/a" if report.n_star is None else f"{report.n_star:.1f}",
-             "latency elbow": _qd(report.latency_elbow_qd), "Kneedle": _qd(report.kneedle_qd),
-             "plateau": f"{units.iops(report.peak)} IOPS"},
-            fix=f"{curve.name}: {_knee_advice(report)}")  # each curve's advice its own, never folded into another's
+            + ("" if report.consistent else "; ill-defined, the methods disagree"),
+            curve.name,
+            {
+                f"QD at {report.params.fraction:.0%} of the plateau": _qd(report.qd_at_fraction),
+                "N* (X_max x R0)": "n/a" if report.n_star is None else f"{report.n_star:.1f}",
+                "latency elbow": _qd(report.latency_elbow_qd),
+                "Kneedle": _qd(report.kneedle_qd),
+                "plateau": f"{units.iops(report.peak)} IOPS",
+            },
+            fix=f"{curve.name}: {_knee_advice(report)}",
+        )  # each curve's advice its own, never folded into another's
 
 
 def _qd(value: float | None) -> str:
@@ -172,18 +206,23 @@ def _knee_advice(report: KneeReport) -> str:
     text = f"use QD {report.qd[i]:g}: {report.throughput[i] / report.peak:.0%} of the plateau throughput"
     if report.latency_ns and report.latency_ns[0] > 0:
         top = max(range(len(report.throughput)), key=lambda k: report.throughput[k])
-        text += (f" at {report.latency_ns[i] / report.latency_ns[0]:.1f}x the QD {report.qd[0]:g} latency; the "
-                 f"highest throughput (QD {report.qd[top]:g}) costs {report.latency_ns[top] / report.latency_ns[0]:.1f}x")
+        text += (
+            f" at {report.latency_ns[i] / report.latency_ns[0]:.1f}x the QD {report.qd[0]:g} latency; the "
+            f"highest throughput (QD {report.qd[top]:g}) costs {report.latency_ns[top] / report.latency_ns[0]:.1f}x"
+        )
     return text + ("." if report.consistent else ". The methods disagree: look at the curve before relying on it.")
 
 
 @rule(
-    id="RES-QD-PEAK", family="results", level="info", needs="curves",
+    id="RES-QD-PEAK",
+    family="results",
+    level="info",
+    needs="curves",
     title="The best configuration over depths and job counts",
     applies="queue-depth curves with at least 3 configurations",
     trigger="always: the peak is the other answer of a QD sweep",
     why="The most this workload got from the target over the depths and job counts run; where more jobs beat one "
-        "job's best, one job's submission path (one CPU) was the limit, not the device.",
+    "job's best, one job's submission path (one CPU) was the limit, not the device.",
     fix="Use the peak's iodepth and numjobs for peak throughput; quote latency at the knee, not at the peak.",
     evidence="configurations measured, I/Os in flight at the peak, best with one job, best per job count",
     source="the sweep's own results (means over repeats, with a 95% t interval where there are several)",
@@ -193,11 +232,15 @@ def qd_peak(ctx: Context, r: Rule) -> Iterator[Finding]:
         (qd, jobs), top = max(curve.configs.items(), key=lambda item: item[1].iops)
         evidence = {"configurations measured": len(curve.configs), "in flight at the peak": qd * jobs}
         if top.iops_half_width is not None:
-            evidence["peak's 95% interval"] = (f"{units.iops(top.iops - top.iops_half_width)} to "
-                                               f"{units.iops(top.iops + top.iops_half_width)} IOPS "
-                                               f"over {top.repeats} repeats")
-        title = (f"{curve.name}: peak {units.iops(top.iops)} IOPS ({units.mb_per_s(top.bw_bytes)} MB/s) at "
-                 f"QD{qd} x {jobs} job{'s' if jobs > 1 else ''}")
+            evidence["peak's 95% interval"] = (
+                f"{units.iops(top.iops - top.iops_half_width)} to "
+                f"{units.iops(top.iops + top.iops_half_width)} IOPS "
+                f"over {top.repeats} repeats"
+            )
+        title = (
+            f"{curve.name}: peak {units.iops(top.iops)} IOPS ({units.mb_per_s(top.bw_bytes)} MB/s) at "
+            f"QD{qd} x {jobs} job{'s' if jobs > 1 else ''}"
+        )
         single = {c: level for c, level in curve.configs.items() if c[1] == 1}
         if single and jobs > 1:
             (best_qd, _), best = max(single.items(), key=lambda item: item[1].iops)
@@ -207,40 +250,54 @@ def qd_peak(ctx: Context, r: Rule) -> Iterator[Finding]:
         for (_, n), level in curve.configs.items():
             by_jobs[n].append(level.iops)
         evidence["best per job count"] = ", ".join(f"{n}: {units.iops(max(v))}" for n, v in sorted(by_jobs.items()))
-        yield r.finding(title, curve.name, evidence,
-                        fix=f"{curve.name}: iodepth={qd} numjobs={jobs} for peak throughput; quote latency at the knee, "
-                            "not at the peak.")
+        yield r.finding(
+            title,
+            curve.name,
+            evidence,
+            fix=f"{curve.name}: iodepth={qd} numjobs={jobs} for peak throughput; quote latency at the knee, "
+            "not at the peak.",
+        )
 
 
 @rule(
-    id="RES-STEADY-STATE", family="results", level="medium", needs="steady",
+    id="RES-STEADY-STATE",
+    family="results",
+    level="medium",
+    needs="steady",
     title="Steady state across rounds reached, or not",
     applies="plans with steady-state rounds",
     trigger="the last rounds' range within 20% of their mean and the fitted line's excursion within 10% "
-            "(info), or the round cap reached first (warning)",
+    "(info), or the round cap reached first (warning)",
     why="A result from before steady state describes a device still changing (a write cache filling, garbage "
-        "collection starting), not the device under sustained load.",
+    "collection starting), not the device under sustained load.",
     fix="Raise the round cap or precondition longer.",
     evidence="the tracked metric per round",
     source="SNIA Solid State Storage Performance Test Specification, steady state (definition 2.1.24)",
 )
 def steady_state(ctx: Context, r: Rule) -> Iterator[Finding]:
     for outcome in ctx.steady:
-        yield r.finding(outcome.reason, outcome.target,
-                        {"rounds": ", ".join(f"{v:,.0f}" for v in outcome.values)},
-                        level="info" if outcome.steady else None, fix="" if outcome.steady else None)
+        yield r.finding(
+            outcome.reason,
+            outcome.target,
+            {"rounds": ", ".join(f"{v:,.0f}" for v in outcome.values)},
+            level="info" if outcome.steady else None,
+            fix="" if outcome.steady else None,
+        )
 
 
 @rule(
-    id="RES-REPEAT-OUTLIER", family="results", level="medium", needs="repeats",
+    id="RES-REPEAT-OUTLIER",
+    family="results",
+    level="medium",
+    needs="repeats",
     title="One repeat far from the others",
     applies="workloads repeated at least 3 times",
     trigger=f"a repeat at least {FAR_RATIO:.0%} from the median of the other repeats and beyond "
-            f"{FAR_SIGMAS:g} robust standard deviations (1.4826 x MAD) of them",
+    f"{FAR_SIGMAS:g} robust standard deviations (1.4826 x MAD) of them",
     why="Something happened during that repeat (another process, a background flush, a thermal event) that did "
-        "not happen in the others; its value pulls the mean and widens every interval computed from it.",
+    "not happen in the others; its value pulls the mean and widens every interval computed from it.",
     fix="Re-run that point (`iolab run --resume` does not re-run finished points; run the plan again, or with "
-        "more repeats) and look at its telemetry and TEL-INTERFERENCE for the cause.",
+    "more repeats) and look at its telemetry and TEL-INTERFERENCE for the cause.",
     evidence="the repeat's value, the others' median and range",
     source="leave-one-out median and MAD (robust statistics, Rousseeuw and Croux 1993)",
 )
@@ -250,20 +307,28 @@ def repeat_outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
             show = partial(units.metric_value, found.metric)
             yield r.finding(
                 f"{found.name}: repeat {found.repeats[far.index] + 1} gave {show(far.value)}, the other "
-                f"{len(found.values) - 1} {show(far.others_low)} to {show(far.others_high)}", found.name,
-                {"this repeat": show(far.value), "others' median": show(far.others_median),
-                 "others' range": f"{show(far.others_low)} to {show(far.others_high)}"})
+                f"{len(found.values) - 1} {show(far.others_low)} to {show(far.others_high)}",
+                found.name,
+                {
+                    "this repeat": show(far.value),
+                    "others' median": show(far.others_median),
+                    "others' range": f"{show(far.others_low)} to {show(far.others_high)}",
+                },
+            )
 
 
 @rule(
-    id="RES-COV-TARGET", family="results", level="medium", needs="repeats",
+    id="RES-COV-TARGET",
+    family="results",
+    level="medium",
+    needs="repeats",
     title="Repeats still spread wider than the plan's target",
     applies="plans with adaptive repeats (a COV target)",
     trigger="the coefficient of variation over the workload's repeats is above the target after the last repeat",
     why="Adaptive repeats stop at their cap whether or not the spread came down: the mean is then less certain "
-        "than the plan asked for.",
+    "than the plan asked for.",
     fix="Find what varies (RES-REPEAT-OUTLIER, TEL-INTERFERENCE, a write cache or thermal state), then raise "
-        "max_count or lengthen each repeat.",
+    "max_count or lengthen each repeat.",
     evidence="COV, target, repeats, mean with its 95% interval",
     source="sample standard deviation (n-1) over the mean; Student's t interval",
 )
@@ -277,7 +342,12 @@ def cov_target(ctx: Context, r: Rule) -> Iterator[Finding]:
         show = partial(units.metric_value, found.metric)
         yield r.finding(
             f"{found.name}: COV {summary.cov:.1%} over {summary.n} repeats, {(summary.cov - ctx.cov_target) * 100:.1f} "
-            f"points above the {ctx.cov_target:.0%} target", found.name,
-            {"COV": f"{summary.cov:.1%}", "target": f"{ctx.cov_target:.0%}", "repeats": summary.n,
-             "mean (95% interval)": f"{show(summary.mean)} ({show(summary.ci95_low)} to {show(summary.ci95_high)})"})
-
+            f"points above the {ctx.cov_target:.0%} target",
+            found.name,
+            {
+                "COV": f"{summary.cov:.1%}",
+                "target": f"{ctx.cov_target:.0%}",
+                "repeats": summary.n,
+                "mean (95% interval)": f"{show(summary.mean)} ({show(summary.ci95_low)} to {show(summary.ci95_high)})",
+            },
+        )

@@ -9,7 +9,10 @@ from iolab.models import Finding
 
 
 @rule(
-    id="SPDK-DRIVER", family="spdk", level="info", needs="snapshot",
+    id="SPDK-DRIVER",
+    family="spdk",
+    level="info",
+    needs="snapshot",
     title="NVMe device owned by a user-space driver",
     applies="NVMe PCI functions (class 0x010802)",
     trigger="bound to vfio-pci, uio_pci_generic or igb_uio",
@@ -24,7 +27,10 @@ def driver(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="SPDK-QD-SWEEP", family="spdk", level="medium", needs="results",
+    id="SPDK-QD-SWEEP",
+    family="spdk",
+    level="medium",
+    needs="results",
     title="NVMe-oF / SPDK result at a single queue depth",
     applies="jobs with the spdk engine or on NVMe-over-fabrics devices",
     trigger="all such results use one iodepth",
@@ -34,8 +40,11 @@ def driver(ctx: Context, r: Rule) -> Iterator[Finding]:
     source="spdk/spdk#3296; Mellanox SPDK I/O pacing study",
 )
 def qd_sweep(ctx: Context, r: Rule) -> Iterator[Finding]:
-    fabric = [j for j in ctx.results
-              if j.engine.startswith("spdk") or ((d := ctx.device_of(j)) is not None and d.transport in ("tcp", "rdma", "fc"))]
+    fabric = [
+        j
+        for j in ctx.results
+        if j.engine.startswith("spdk") or ((d := ctx.device_of(j)) is not None and d.transport in ("tcp", "rdma", "fc"))
+    ]
     depths = {j.iodepth for j in fabric}
     if fabric and len(depths) == 1:
         yield r.finding(f"{len(fabric)} fabric result(s), all at iodepth {depths.pop()}", "runs", {"jobs": len(fabric)})

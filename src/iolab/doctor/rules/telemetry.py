@@ -38,7 +38,7 @@ def _active(series: PointSeries) -> tuple[list[float], list[float]]:
         return [], []
     floor = ACTIVE * finite[len(finite) // 2]
     busy = [i for i, v in enumerate(values) if math.isfinite(v) and v >= floor]
-    return (times[busy[0]:busy[-1] + 1], values[busy[0]:busy[-1] + 1]) if busy else ([], [])
+    return (times[busy[0] : busy[-1] + 1], values[busy[0] : busy[-1] + 1]) if busy else ([], [])
 
 
 def _peers(ctx: Context) -> dict[tuple[str, str], list[PointSeries]]:
@@ -132,65 +132,81 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
         "level after": _mb(dip.level_after),
         "lost": units.size(dip.lost_mib * MIB),
         "method": f"rolling median over {p.window_s:g} s; low when {p.drop:.0%} below it for at least "
-                  f"{p.min_duration_s:g} s; a step when the rest of the point stays {p.step_drop:.0%} below",
+        f"{p.min_duration_s:g} s; a step when the rest of the point stays {p.step_drop:.0%} below",
     }
 
 
 @rule(
-    id="TEL-STEP", family="telemetry", level="high", needs="series",
+    id="TEL-STEP",
+    family="telemetry",
+    level="high",
+    needs="series",
     title="Bandwidth stepped down inside a point and stayed low",
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
     trigger="a one-breakpoint least-squares split whose later level and the last seconds stay 25% below the "
-            "earlier level (over the seconds with I/O; in arrays, also 25% down against the other devices)",
+    "earlier level (over the seconds with I/O; in arrays, also 25% down against the other devices)",
     why="The point's average mixes two levels, so it describes neither.",
     fix="Report the two levels separately. A lasting drop on flash is often a write cache filling, garbage "
-        "collection or thermal throttling: check SMART temperature, and TRIM (blkdiscard) before re-running.",
+    "collection or thermal throttling: check SMART temperature, and TRIM (blkdiscard) before re-running.",
     evidence="onset, depth, level before and after, MiB lost",
     source="one-breakpoint least squares (Bai and Perron); a rolling median cannot see a step",
 )
 def step(ctx: Context, r: Rule) -> Iterator[Finding]:
     for series, dip, report in _reports(ctx):
         if dip.kind == "step":
-            yield r.finding(f"{series.point}: {series.label} bandwidth stepped down {dip.depth:.0%} at "
-                            f"{dip.onset_s:.0f} s and stayed low", f"{series.point}: {series.label}",
-                            _evidence(dip, report))
+            yield r.finding(
+                f"{series.point}: {series.label} bandwidth stepped down {dip.depth:.0%} at "
+                f"{dip.onset_s:.0f} s and stayed low",
+                f"{series.point}: {series.label}",
+                _evidence(dip, report),
+            )
 
 
 @rule(
-    id="TEL-DIP", family="telemetry", level="medium", needs="series",
+    id="TEL-DIP",
+    family="telemetry",
+    level="medium",
+    needs="series",
     title="Bandwidth dipped for a few seconds inside a point",
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
     trigger="at least 2 s of samples 25% below a rolling median of 11 s (gaps up to 1 s merged; over the seconds "
-            "with I/O; in arrays, also 25% down against the other devices in the same seconds)",
+    "with I/O; in arrays, also 25% down against the other devices in the same seconds)",
     why="A transient stall on one device holds back every job that waits on it.",
     fix="Re-run to see if it repeats; a device read in a non-trimmed, garbage-collecting state often dips this "
-        "way and recovers after blkdiscard or a purge.",
+    "way and recovers after blkdiscard or a purge.",
     evidence="onset, duration, depth, level before and lowest, MiB lost",
     source="rolling-median baseline with low samples excluded (robust change detection)",
 )
 def dip(ctx: Context, r: Rule) -> Iterator[Finding]:
     for series, event, report in _reports(ctx):
         if event.kind == "transient":
-            yield r.finding(f"{series.point}: {series.label} bandwidth dipped {event.depth:.0%} for "
-                            f"{event.duration_s:.0f} s at {event.onset_s:.0f} s", f"{series.point}: {series.label}",
-                            _evidence(event, report))
+            yield r.finding(
+                f"{series.point}: {series.label} bandwidth dipped {event.depth:.0%} for "
+                f"{event.duration_s:.0f} s at {event.onset_s:.0f} s",
+                f"{series.point}: {series.label}",
+                _evidence(event, report),
+            )
 
 
 @rule(
-    id="TEL-INTERFERENCE", family="telemetry", level="medium", needs="interference", heuristic=True,
+    id="TEL-INTERFERENCE",
+    family="telemetry",
+    level="medium",
+    needs="interference",
+    heuristic=True,
     title="Something other than fio was busy during a point",
     applies="points measured with telemetry on this host",
     trigger=f"user-space processes other than fio and iolab used {OTHER_CPU_PCT:.0f}% of a CPU or more on average "
-            "(per-process CPU time, read from /proc when the point starts and ends), or the target's devices moved "
-            f"at least {OTHER_IO_BYTES_S / 1e6:.0f} MB/s and {OTHER_IO_SHARE:.0%} more than fio did in a direction "
-            "over the measured seconds (direct I/O only)",
+    "(per-process CPU time, read from /proc when the point starts and ends), or the target's devices moved "
+    f"at least {OTHER_IO_BYTES_S / 1e6:.0f} MB/s and {OTHER_IO_SHARE:.0%} more than fio did in a direction "
+    "over the measured seconds (direct I/O only)",
     why="On a shared host a slow result is as often a busy neighbour as a slow drive: another process's I/O queues "
-        "beside fio's on the same device, and its CPU time delays fio's submissions and completions.",
+    "beside fio's on the same device, and its CPU time delays fio's submissions and completions.",
     fix="Re-run the point when the host is quiet (the figures name the busiest processes), or stop what competes; "
-        "compare only runs with the same background.",
+    "compare only runs with the same background.",
     evidence="other CPU (% of one CPU) and the busiest processes; bytes read and written by others per device",
     source="/proc/PID/stat utime+stime (proc(5)); /proc/diskstats (kernel Documentation/admin-guide/iostats.rst) "
-           "against fio's own byte counts",
+    "against fio's own byte counts",
 )
 def interference(ctx: Context, r: Rule) -> Iterator[Finding]:
     for seen in ctx.interference:
