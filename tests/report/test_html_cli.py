@@ -38,8 +38,9 @@ def test_run_ends_by_saying_where_its_report_is(one_run, iolab_home):
     assert lines == [f"report: {iolab_home / 'reports' / 'run-1.html'}"]
     page = (iolab_home / "reports" / "run-1.html").read_text()
     sections = set(re.findall(r'<section class="report-section (\w+)"', page))
-    # no telemetry and no array: those sections are left out, not shown empty
-    assert sections == {"summary", "findings", "table"}
+    # no telemetry and no array: those sections are left out, not shown empty. A timeline may come from fio's
+    # own per-second logs, which some fio versions write for this job and others do not.
+    assert {"summary", "findings", "table"} <= sections <= {"summary", "findings", "table", "timeline"}
     assert 'id="chart-run1-table1-bars"' in page
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from iolab.models import Point
+from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.request import RunRequest
 
 # Sequential write rate assumed for writing a scratch file before it is read;
@@ -35,29 +36,26 @@ def dry_run(request: RunRequest) -> DryRun:
 
     plan = build_plan(request)
     check_commands(plan, request.allow_commands)  # refused here as the run would refuse it, before any listing
-    cluster = None
+    executor: Executor = LocalExecutor()
     if request.hosts:  # the hosts are not contacted: a dry run only plans
         from iolab.cluster.cluster import Cluster
         from iolab.cluster.hosts import HostSpec
         from iolab.cluster.servers import HostState
 
-        cluster = Cluster([HostState(HostSpec.from_dict(h), reachable=True) for h in request.hosts])
+        executor = ClusterExecutor(Cluster([HostState(HostSpec.from_dict(h), reachable=True) for h in request.hosts]))
     if request.devices:
         plan, targets, points, notes = array_plan(request, plan)
     else:
-        targets = resolve_targets(request, plan, cluster)
+        targets = resolve_targets(request, plan, executor)
         points, notes = plan_points(plan, targets)
     seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
     for target in {p.target for p in points}:
         if target.scratch:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
-            name = (
-                target.filename
-                if cluster is None
-                else f"{target.path}/iolab-scratch-RANDOM-HOST.dat on each of {len(cluster.states)} hosts"
+            writes.append(
+                f"scratch file {executor.scratch_name(target)} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)"
             )
-            writes.append(f"scratch file {name} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)")
         writers = sorted({p.name for p in points if p.target == target and p.writes})
         if writers and not target.scratch:
             writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")

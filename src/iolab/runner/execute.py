@@ -18,7 +18,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
@@ -29,24 +28,14 @@ from iolab.plan.effects import check_commands
 from iolab.plan.limits import MAX_POINTS
 from iolab.runner import scratch
 from iolab.runner.arrays import array_points, resolve_members
+from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.request import RunRequest, build_plan, plan_identity
-from iolab.runner.targets import resolve_target
 from iolab.store.db import Store
 from iolab.store.queries import open_scratch
-
-if TYPE_CHECKING:
-    from iolab.cluster.cluster import Cluster
-
-
-PER_HOST = "per-host"
-MULTIHOST_TARGET = (
-    "a multi-host run needs a target every host has: a directory (e.g. the NFS or Lustre mount "
-    "point) or a device, as in `iolab run /mnt/shared --hosts a,b`"
-)
 
 
 @dataclass
@@ -60,25 +49,17 @@ class RunOutcome:
     failed_hosts: list[str] = field(default_factory=list)  # "name: why" of hosts lost during the run
 
 
-def resolve_targets(request: RunRequest, plan: Plan, cluster: Cluster | None = None) -> dict[str | None, list[Target]]:
-    """Targets by the path workloads name (None: the default targets).
-
-    On several hosts a target is a path every host has; it cannot be checked from here.
-    """
-    default_paths = request.targets or plan.targets or ["."]
-    if cluster is not None and not (request.targets or plan.targets):
-        if not all(s.spec.target for s in cluster.states):
-            raise UserError(MULTIHOST_TARGET)
-        default_paths = [PER_HOST]  # each host's own `target=` from the host file
+def resolve_targets(
+    request: RunRequest, plan: Plan, executor: Executor | None = None
+) -> dict[str | None, list[Target]]:
+    """Targets by the path workloads name (None: the default targets), as the executor sees them."""
+    executor = executor or LocalExecutor()
+    default_paths = executor.default_paths(request.targets or plan.targets)
     cache: dict[str, Target] = {}
 
     def resolve(path: str) -> Target:
         if path not in cache:
-            cache[path] = (
-                resolve_target(path, request.allow_write, request.size)
-                if cluster is None
-                else cluster.target(path, request.size)
-            )
+            cache[path] = executor.target(path, request.allow_write, request.size)
         return cache[path]
 
     resolved: dict[str | None, list[Target]] = {None: [resolve(p) for p in default_paths]}
@@ -207,8 +188,7 @@ class Session:
             self.failed.append(f"{point.name} on {point.target.path}: {error}")
         if lost and not error:
             self.partial.append(f"{point.name}: without {', '.join(lost)}")
-        cluster = self.measurer.cluster
-        if lost and cluster is not None and cluster.on_failure == "stop":
+        if lost and self.measurer.executor.stops_on_host_loss:
             raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as --on-host-failure stop asks")
         return result
 
@@ -283,17 +263,6 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
     return steady
 
 
-def _save_host_snapshots(store: Store, run_id: int, cluster: Cluster, phase: str) -> None:
-    """Each host's snapshot, as `<phase>@<host>`, taken side by side (SSH round trips add up)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from iolab.cluster.snapshots import host_snapshot
-
-    with ThreadPoolExecutor(max_workers=min(16, len(cluster.active) or 1)) as pool:
-        for state, data in zip(cluster.active, pool.map(host_snapshot, cluster.active), strict=True):
-            store.save_snapshot(run_id, f"{phase}@{state.name}", data)
-
-
 def _run_findings(
     store: Store, run_id: int, snapshot, steady: list[SteadyOutcome], cov_target: float | None
 ) -> list[Finding]:
@@ -320,16 +289,16 @@ def execute(
     check_commands(plan, request.allow_commands)
     version = fio_version(request.fio)
     with stop_signals_interrupt():
-        cluster = _start_cluster(request, plan, version)
+        executor = _start_executor(request, plan, version)
         locks = TargetLocks(store.path.parent)
         try:
-            return _execute(request, store, progress, plan, version, cluster, resume, fresh, locks)
+            prepared = _prepare(request, store, plan, version, executor, resume, fresh, locks)
+            return _measure_and_finish(request, store, progress, executor, prepared)
         except sqlite3.OperationalError as exc:
             raise _store_failed(store, exc) from None
         finally:
             locks.release()
-            if cluster is not None:
-                cluster.shutdown()
+            executor.close()
 
 
 def _store_failed(store: Store, exc: sqlite3.OperationalError) -> RunFailed:
@@ -370,10 +339,10 @@ def stop_signals_interrupt() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _start_cluster(request: RunRequest, plan: Plan, version: str) -> Cluster | None:
-    """For a multi-host run: every host up and checked before anything else happens."""
+def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:
+    """This host's fio, or for a multi-host run every host up and checked before anything else happens."""
     if not request.hosts:
-        return None
+        return LocalExecutor(version)
     if request.devices:
         raise UserError("--devices and --hosts do not go together: name a device per host in a host file instead")
     if not (request.targets or plan.targets or all(h.get("target") for h in request.hosts)):
@@ -381,28 +350,42 @@ def _start_cluster(request: RunRequest, plan: Plan, version: str) -> Cluster | N
     from iolab.cluster.cluster import Cluster
     from iolab.cluster.hosts import HostSpec
 
-    return Cluster.start(
+    cluster = Cluster.start(
         [HostSpec.from_dict(h) for h in request.hosts],
         request.fio,
         version,
         request.skip_unreachable,
         request.on_host_failure,
     )
+    return ClusterExecutor(cluster, version)
 
 
-def _execute(
+@dataclass
+class Prepared:
+    """A run ready to measure: its plan and points, its targets, and the run it is stored as."""
+
+    plan: Plan
+    targets: dict[str | None, list[Target]]
+    every_target: list[Target]
+    points: list[Point]
+    notes: list[str]
+    run_id: int
+    done: dict[str, PointRecord]
+
+
+def _prepare(
     request: RunRequest,
     store: Store,
-    progress: Progress,
     plan: Plan,
     version: str,
-    cluster: Cluster | None,
+    executor: Executor,
     resume: int | None,
     fresh: bool,
     locks: TargetLocks,
-) -> RunOutcome:
-    from iolab.probe import Root, take_snapshot
-    from iolab.store.queries import get_run, point_statuses, resumable_run, run_points
+) -> Prepared:
+    """Targets checked, points planned, targets locked, and the run created or reopened (for --resume or
+    the same plan again: a run is identified by its points' content hashes)."""
+    from iolab.store.queries import get_run, resumable_run, run_points
 
     if resume is not None and get_run(store, resume).status == "running":
         raise UserError(
@@ -412,16 +395,15 @@ def _execute(
     if request.devices:
         plan, targets, points, notes = array_plan(request, plan)
     else:
-        targets = resolve_targets(request, plan, cluster)
+        targets = resolve_targets(request, plan, executor)
         points, notes = plan_points(plan, targets)
-    if cluster is not None:
-        notes += [f"{s.name}: left out, {s.problem}" for s in cluster.skipped]
+    notes += executor.notes()
     open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or plan.repeats.adaptive)
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
     identity = plan_identity([p.key for p in points], request)
     every_target = sorted({t for ts in targets.values() for t in ts} | {p.target for p in points}, key=lambda t: t.path)
-    if cluster is None:  # another host's targets are not this host's to lock
+    if executor.local:  # another host's targets are not this host's to lock
         locks.acquire(every_target, "a run that is starting")
     run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
     if run_id is None:
@@ -434,8 +416,25 @@ def _execute(
         done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
         notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
     locks.name_holder(f"run {run_id}")
+    return Prepared(plan, targets, every_target, points, notes, run_id, done)
+
+
+def _measure_and_finish(
+    request: RunRequest, store: Store, progress: Progress, executor: Executor, prepared: Prepared
+) -> RunOutcome:
+    """Every point measured and stored as it finishes, then snapshots, findings and the run's status.
+
+    Whatever stops the loop (Ctrl-C, a failed host with --on-host-failure stop, a point refused at its turn),
+    the scratch files this run made are removed and the points already stored are kept.
+    """
+    from iolab.probe import Root, take_snapshot
+    from iolab.store.queries import get_run, point_statuses
+
+    plan, run_id, points, every_target = prepared.plan, prepared.run_id, prepared.points, prepared.every_target
+    notes = prepared.notes
     steady: list[SteadyOutcome] = []
     measurer: Measurer | None = None
+    cleaned: list[str] = []
     try:
         left = scratch.remove(store, scratch.leftovers(store))
         if left.removed:
@@ -451,28 +450,26 @@ def _execute(
         probed = [t.path for t in every_target if t.kind != "group"]
         snapshot = take_snapshot(Root(), probed)
         store.save_snapshot(run_id, "before", snapshot.to_dict())
-        if cluster is not None:
-            _save_host_snapshots(store, run_id, cluster, "before")
+        executor.save_snapshots(store, run_id, "before")
         measurer = Measurer(
             store,
             request.fio,
-            version,
+            executor,
             plan.phases,
             request.telemetry_interval,
-            cluster,
-            fio_clocksource(snapshot.clocksource),
+            fio_clocksource(snapshot.clocksource) if executor.local else None,
             allow_commands=request.allow_commands,
         )
-        session = Session(store, run_id, measurer, progress, done, planned, total=len(planned), plan=plan)
+        session = Session(store, run_id, measurer, progress, prepared.done, planned, total=len(planned), plan=plan)
         if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
             from iolab.plan import estimate_seconds
 
-            later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in targets[None]]))
+            later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in prepared.targets[None]]))
             notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
-        progress.run_started(run_id, [p for p in points if p.key not in done], notes)
+        progress.run_started(run_id, [p for p in points if p.key not in prepared.done], notes)
         for point in points:
             session.run(point)
-        steady = _open_ended(session, plan, targets)
+        steady = _open_ended(session, plan, prepared.targets)
     except KeyboardInterrupt:
         kept = get_run(store, run_id).points_done
         store.finish_run(run_id, "interrupted", "interrupted by the user")
@@ -487,11 +484,9 @@ def _execute(
         store.finish_run(run_id, "failed", str(exc))
         raise
     finally:
-        cleaned = []
-        if cluster is not None:
-            with contextlib.suppress(sqlite3.Error):  # a full store must not keep the hosts' scratch files
-                _save_host_snapshots(store, run_id, cluster, "after")
-            cleaned += cluster.cleanup(every_target)
+        with contextlib.suppress(sqlite3.Error):  # a full store must not keep the hosts' scratch files
+            executor.save_snapshots(store, run_id, "after")
+        cleaned += executor.cleanup(every_target)
         cleaned += scratch.remove(store, open_scratch(store, run_id)).kept_notes()
         if measurer is not None:
             measurer.notes.extend(cleaned)
@@ -500,15 +495,33 @@ def _execute(
         store, run_id, snapshot, steady, plan.repeats.cov_target if plan.repeats.adaptive else None
     )
     store.save_findings(run_id, findings)
+    return _outcome(store, run_id, session, measurer, notes, findings, executor)
+
+
+def _outcome(
+    store: Store,
+    run_id: int,
+    session: Session,
+    measurer: Measurer,
+    notes: list[str],
+    findings: list[Finding],
+    executor: Executor,
+) -> RunOutcome:
+    """The run's status (complete, partial: some points or hosts failed, failed: every point did), stored."""
     failed = session.failed
-    attempted = len(done) + session.measured
+    attempted = len(session.done) + session.measured
     status = "complete" if not failed else ("failed" if len(failed) == attempted else "partial")
     if status == "complete" and session.partial:
         status = "partial"
     store.finish_run(run_id, status, "; ".join(failed + session.partial + measurer.notes))
     if session.reruns:
         measurer.note(f"measured again, once, because something else was busy during them: {', '.join(session.reruns)}")
-    lost = [f"{s.name}: {s.problem}" for s in cluster.states if not s.reachable] if cluster is not None else []
     return RunOutcome(
-        run_id, status, notes + measurer.notes, failed, skipped=len(done), findings=findings, failed_hosts=lost
+        run_id,
+        status,
+        notes + measurer.notes,
+        failed,
+        skipped=len(session.done),
+        findings=findings,
+        failed_hosts=executor.lost_hosts(),
     )

@@ -9,28 +9,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iolab.cluster.cluster import Cluster
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.options import effects
-from iolab.fio.parse import aggregate, parse_output
-from iolab.fio.run import DEVICE_SEPARATOR, HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
-from iolab.models import HostOutcome, Phases, Point, Result, Sample
+from iolab.fio.parse import parse_output
+from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX, run_fio
+from iolab.models import Phases, Point, Result, Sample
+from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import discard
 from iolab.store.db import Artifact, Store
 
 COMMAND_TIMEOUT_S = 300.0
-
-
-@dataclass
-class Measured:
-    """What running one point gave: its result or an error, and what came with it."""
-
-    result: Result | None = None
-    error: str = ""
-    samples: list[Sample] = field(default_factory=list)
-    per_device: dict[str, Result] = field(default_factory=dict)
-    hosts: list[HostOutcome] = field(default_factory=list)
 
 
 @dataclass
@@ -39,10 +28,9 @@ class Measurer:
 
     store: Store
     fio: str
-    fio_version: str
+    executor: Executor
     phases: Phases
     telemetry_interval: float | None
-    cluster: Cluster | None = None
     clocksource: str | None = None  # given to fio on this host (`iolab.fio.run.fio_clocksource`)
     allow_commands: bool = False  # the user's --allow-commands; the plan was checked, this guards each point
     notes: list[str] = field(default_factory=list)
@@ -130,25 +118,16 @@ class Measurer:
         return devices
 
     def _run(self, point: Point, workdir: Path, artifacts: list[Artifact]) -> Measured:
-        jobfile = workdir / "point.fio"
-        clients: list[tuple[str, Path]] | None = None
-        if self.cluster is None:
-            jobfile.write_text(point_jobfile(point, workdir, self.clocksource))
-            artifacts.append(Artifact("job.fio", jobfile.read_bytes()))
-        else:
-            jobs, lost = self.cluster.jobfiles(point, workdir)
-            if not jobs:
-                return Measured(
-                    error="no host is left to run it: " + "; ".join(f"{o.host}: {o.error}" for o in lost), hosts=lost
-                )
-            clients = [(state.spec.client_arg, job) for state, job in jobs]
-            artifacts.extend(Artifact(f"job@{state.name}.fio", job.read_bytes()) for state, job in jobs)
+        jobs = self.executor.jobs(point, workdir, self.clocksource)
+        artifacts.extend(jobs.artifacts)
+        if jobs.error:
+            return Measured(error=jobs.error, hosts=jobs.lost)
         output = workdir / "fio.json"
         timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
         telemetry: list[Sample] = []
-        sampler = self._start_sampler(point) if self.cluster is None else None  # this host's disks are not theirs
+        sampler = self._start_sampler(point) if self.executor.watches_devices() else None
         try:
-            invocation = run_fio(jobfile, output, self.fio, timeout, clients)
+            invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
             return Measured(error=str(exc))
         finally:
@@ -166,23 +145,10 @@ class Measurer:
             parsed = parse_output(text, source=f"fio output of {point.name}")
         except UserError:
             parsed = None
-        if self.cluster is not None:
-            total, hosts = self.cluster.outcomes(parsed, text, [state for state, _ in jobs], self.fio_version)
-            hosts += lost
-            if total is None:
-                return Measured(
-                    error="every host failed: " + "; ".join(f"{o.host}: {o.error}" for o in hosts), hosts=hosts
-                )
-            return Measured(total, samples=samples, hosts=hosts)
-        entries = [entry for group in parsed.groups for entry in group.entries] if parsed else []
-        result = aggregate(entries, self.fio_version) if entries else None
-        if invocation.returncode != 0 or result is None or result.error:
-            return Measured(error=_fio_error(invocation.stderr, invocation.returncode))
-        per_device: dict[str, Result] = {}
-        if point.target.kind == "group":
-            assert parsed is not None
-            per_device = {g.name.rpartition(DEVICE_SEPARATOR)[2]: aggregate(g.entries) for g in parsed.groups}
-        return Measured(result, samples=samples + telemetry, per_device=per_device)
+        measured = self.executor.measured(point, parsed, text, jobs, invocation)
+        if measured.result is not None:
+            measured.samples = samples + telemetry
+        return measured
 
     def _start_sampler(self, point: Point):
         """Telemetry beside fio; a failure to start it is a note, never a failed point."""
@@ -197,10 +163,3 @@ class Measurer:
             self.note(f"telemetry off: {exc}")
             return None
         return sampler
-
-
-def _fio_error(stderr: str, returncode: int) -> str:
-    """fio's own words for a failure: its last error line, else the exit code."""
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-    errors = [ln for ln in lines if "error" in ln.lower() or ln.startswith("fio:")]
-    return (errors or lines or [f"fio exited with code {returncode}"])[-1]
