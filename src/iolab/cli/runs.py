@@ -18,7 +18,7 @@ MAX_SECONDS = 30 * 86400  # a month per point: beyond it, a typo
 
 def _size_option(text: str) -> int:
     """--size as fio writes sizes: 512M, 4G, 1T (binary multiples)."""
-    from iolab.fio.values import parse_size
+    from iolab.models.option_values import parse_size
 
     value = parse_size(text)
     if value is None or value <= 0:

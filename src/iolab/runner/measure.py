@@ -12,7 +12,7 @@ from pathlib import Path
 from iolab.cluster.cluster import Cluster
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
-from iolab.fio.options import effects
+from iolab.fio.options import effects, writes
 from iolab.fio.parse import aggregate, parse_output
 from iolab.fio.run import DEVICE_SEPARATOR, HANG_GRACE_S, LOG_PREFIX, point_jobfile, run_fio
 from iolab.models import HostOutcome, Phases, Point, Result, Sample
@@ -82,7 +82,7 @@ class Measurer:
 
     # -- phases ------------------------------------------------------------
     def _before(self, point: Point, artifacts: list[Artifact]) -> None:
-        if self.phases.discard_before_writes and point.writes:
+        if self.phases.discard_before_writes and writes(point.options):
             self._discard(point)
         if self.phases.drop_caches:
             self._drop_caches()
