@@ -333,7 +333,7 @@ def import_(
     """Import existing fio JSON and json+ outputs (standalone or client/server) as a run."""
     from rich.console import Console
 
-    from iolab.runner.importer import import_paths
+    from iolab.imports import import_paths
     from iolab.store.db import open_store
 
     store = open_store()
