@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 
 schedule_app = typer.Typer(
     help="Run a plan on a schedule (systemd timer, or cron without systemd).", no_args_is_help=True
