@@ -35,9 +35,9 @@ START = 1_700_000_000.0
 def build(home: Path, runs: int) -> list[int]:
     """Write `runs` hourly runs; returns the run indices where the steps start."""
     from iolab.models import Point, Target
+    from iolab.models.workload import workload_identity
     from iolab.probe import Root, take_snapshot
     from iolab.store.db import open_store
-    from iolab.store.series import workload_identity
 
     store = open_store(home)
     target = Target(path="/scratch", kind="directory", filename="/scratch/iolab.dat", size_bytes=64 << 30)

@@ -9,7 +9,8 @@ from sysroots import CASES, add_nvme, copy_base, write
 
 from iolab.doctor import diagnose
 from iolab.models import DirectionResult, Point, Result, Severity, Snapshot, Target
-from iolab.probe import Root, diff_snapshots, take_snapshot
+from iolab.models.snapshot_diff import diff_snapshots
+from iolab.probe import Root, take_snapshot
 
 TARGET = Target(path="/data", kind="directory", filename="/data/iolab.0", size_bytes=64 * 2**30, writable=True)
 
@@ -113,7 +114,7 @@ def test_diff_lists_link_wbt_cmdline_firmware_and_fullness(tmp_path):
 def test_compare_and_history_see_only_changes_that_concern_the_targets():
     """Another user's mount filling up, or a disk no target is on, is no reason B differs from A."""
     from iolab.models.snapshot import BlockDevice, FileSystem, Snapshot, TargetInfo
-    from iolab.probe.diff import diff_snapshots, scoped
+    from iolab.models.snapshot_diff import scoped
 
     def snapshot(kernel: str, md_scheduler: str, other_scheduler: str, data_used: int, home_used: int) -> Snapshot:
         return Snapshot(

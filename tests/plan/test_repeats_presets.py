@@ -1,14 +1,13 @@
-"""Repeat ordering and the adaptive-repeat gate; presets and their duration estimates."""
+"""Repeat ordering; presets and their duration estimates."""
 
 from __future__ import annotations
 
 import pytest
 
 from iolab.errors import UserError
-from iolab.models.plan import RepeatPolicy
 from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds
 from iolab.plan.presets import PRESETS, latency_curve_workloads, preset
-from iolab.plan.repeats import needs_more_runs, run_order
+from iolab.plan.repeats import run_order
 
 
 def test_interleaved_order_runs_each_pass_over_all_points():
@@ -21,15 +20,6 @@ def test_interleaved_order_runs_each_pass_over_all_points():
         ("c", 1),
     ]
     assert run_order(["a", "b"], 2, interleave=False) == [("a", 0), ("a", 1), ("b", 0), ("b", 1)]
-
-
-def test_adaptive_repeats_stop_when_cov_is_under_target_or_at_the_cap():
-    policy = RepeatPolicy(count=3, adaptive=True, cov_target=0.05, max_count=5)
-    assert needs_more_runs([100.0, 101.0], policy)  # below the minimum count
-    assert not needs_more_runs([100.0, 101.0, 99.0], policy)  # CoV 1%
-    assert needs_more_runs([100.0, 120.0, 80.0], policy)  # CoV 20%
-    assert not needs_more_runs([100.0, 120.0, 80.0, 100.0, 130.0], policy)  # cap of 5 reached
-    assert not needs_more_runs([100.0, 120.0, 80.0], RepeatPolicy(count=3))  # fixed policy
 
 
 def test_quick_preset_takes_about_a_minute():

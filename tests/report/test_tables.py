@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from stored_runs import SWEEP_LABEL, StoredRun, requires_fio
 
+from iolab.imports import import_paths
 from iolab.models import units
 from iolab.report.tables import build_report, notebook_tables
-from iolab.runner.importer import import_paths
 from iolab.store.db import open_store
 from iolab.store.queries import get_run, point_samples, run_points
 

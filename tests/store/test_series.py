@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from iolab.models import Point, Target
-from iolab.store.series import workload_identity
+from iolab.models.workload import workload_identity
 
 
 def _point(filename: str, scratch: bool, repeat: int = 0) -> Point:

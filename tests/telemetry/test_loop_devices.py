@@ -17,7 +17,8 @@ import pytest
 from iolab.analysis.dips import detect_dips
 from iolab.analysis.outliers import find_outliers
 from iolab.analysis.scaling import scaling_table
-from iolab.telemetry import Sampler, devices_for_path, mean_by_source, series_by_source
+from iolab.analysis.series import mean_by_source, series_by_source
+from iolab.telemetry import Sampler, devices_for_path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
 from loopdev import blkio_cgroup, fio_read_argv, loop_devices, throttle_skip_reason

@@ -5,8 +5,9 @@ import time
 
 import pytest
 
+from iolab.analysis.series import series_by_source
 from iolab.errors import UserError
-from iolab.telemetry import Sampler, devices_for_path, series_by_source
+from iolab.telemetry import Sampler, devices_for_path
 from iolab.telemetry.diskstats import parse_diskstats
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from iolab.analysis.series import series_by_source
 from iolab.models import Result, Sample
-from iolab.telemetry.series import series_by_source
 
 # What counts as disturbed: a quarter of a CPU used by other processes on average, or I/O on the target's
 # devices beyond fio's of at least 10 MB/s and 20% of fio's own rate in that direction.

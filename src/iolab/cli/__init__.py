@@ -2,8 +2,9 @@
 
 Exit codes: 0 ok; 1 a gate the user asked for failed; 2 usage or input
 error; 3 the run itself failed or was interrupted (finished points kept).
-Command modules register themselves on `app`; each imports its heavy
-dependencies inside the command so `iolab --help` stays fast.
+Command modules register themselves on `app` (`iolab.cli.application`);
+each imports its heavy dependencies inside the command so `iolab --help`
+stays fast.
 """
 
 from __future__ import annotations
@@ -13,19 +14,10 @@ import sys
 
 import typer
 
-from iolab.errors import RunFailed, UserError
-
-app = typer.Typer(
-    name="iolab",
-    help="A storage-performance lab: plans and runs fio, keeps every result, explains the numbers.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
 # Registration by import: each module adds its commands to `app`.
-from iolab.cli import agent, doctor, history, plans, report, results, runs, schedule, tags  # noqa: E402,F401
+from iolab.cli import agent, doctor, history, plans, report, results, runs, schedule, tags  # noqa: F401
+from iolab.cli.application import app
+from iolab.errors import RunFailed, UserError
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 from iolab.errors import RunFailed, UserError
 
 

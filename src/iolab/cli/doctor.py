@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 
 RootOpt = Annotated[
     Path | None, typer.Option("--root", help="Analyse a captured tree (sys/, proc/, etc/) instead of /.")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 from iolab.errors import UserError
 
 _WINDOW = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d)\s*$")

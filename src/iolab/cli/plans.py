@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 from iolab.errors import UserError
 
 plan_app = typer.Typer(help="Check and inspect plan files.", no_args_is_help=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 
 
 @app.command("ls")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 from iolab.errors import UserError
 from iolab.plan.limits import MAX_REPEATS
 
@@ -18,7 +18,7 @@ MAX_SECONDS = 30 * 86400  # a month per point: beyond it, a typo
 
 def _size_option(text: str) -> int:
     """--size as fio writes sizes: 512M, 4G, 1T (binary multiples)."""
-    from iolab.fio.values import parse_size
+    from iolab.models.option_values import parse_size
 
     value = parse_size(text)
     if value is None or value <= 0:
@@ -333,7 +333,7 @@ def import_(
     """Import existing fio JSON and json+ outputs (standalone or client/server) as a run."""
     from rich.console import Console
 
-    from iolab.runner.importer import import_paths
+    from iolab.imports import import_paths
     from iolab.store.db import open_store
 
     store = open_store()

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from iolab.cli import app
+from iolab.cli.application import app
 
 schedule_app = typer.Typer(
     help="Run a plan on a schedule (systemd timer, or cron without systemd).", no_args_is_help=True
@@ -22,7 +22,7 @@ CronFile = Annotated[Path | None, typer.Option("--cron-file", hidden=True)]
 
 
 def _places(unit_dir: Path | None, cron_file: Path | None) -> tuple[Path, Path]:
-    from iolab.runner.schedule import CRON_FILE, SYSTEMD_UNIT_DIR
+    from iolab.schedule import CRON_FILE, SYSTEMD_UNIT_DIR
 
     return unit_dir or SYSTEMD_UNIT_DIR, cron_file or CRON_FILE
 
@@ -52,8 +52,8 @@ def install(
     import subprocess
 
     from iolab.errors import UserError
-    from iolab.runner.schedule import activation_commands
-    from iolab.runner.schedule import install as install_schedule
+    from iolab.schedule import activation_commands
+    from iolab.schedule import install as install_schedule
 
     argv = scheduled_argv() + (["--allow-commands"] if allow_commands else [])
     _show_effects(plan, allow_commands)
@@ -97,7 +97,7 @@ def _show_effects(plan_path: Path, allow_commands: bool) -> None:
 @schedule_app.command("list")
 def list_schedules(unit_dir: UnitDir = None, cron_file: CronFile = None) -> None:
     """The installed schedules: name, interval, plan, and where each is kept."""
-    from iolab.runner.schedule import list_installed
+    from iolab.schedule import list_installed
 
     found = list_installed(*_places(unit_dir, cron_file))
     if not found:
@@ -115,8 +115,8 @@ def remove(
     """Stop and delete a schedule (the results of its runs are kept)."""
     import subprocess
 
-    from iolab.runner.schedule import deactivation_commands, list_installed
-    from iolab.runner.schedule import remove as remove_schedule
+    from iolab.schedule import deactivation_commands, list_installed
+    from iolab.schedule import remove as remove_schedule
 
     units, cron = _places(unit_dir, cron_file)
     is_timer = any(s.name == name and s.kind == "systemd" for s in list_installed(units, cron))

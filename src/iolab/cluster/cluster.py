@@ -25,7 +25,7 @@ from iolab.fio.options import escape_path
 from iolab.fio.parse import FioOutput, aggregate
 from iolab.fio.run import point_jobfile
 from iolab.models import HostOutcome, Point, Result, Target
-from iolab.runner.scratch import PREFIX
+from iolab.models.point import SCRATCH_PREFIX
 
 DEFAULT_REMOTE_SCRATCH = 2 * 2**30  # free space on another host is not visible from here
 CLEANUP_TIMEOUT_S = 60.0
@@ -98,7 +98,7 @@ class Cluster:
         return Target(
             path=path,
             kind="directory",
-            filename=str(Path(path) / f"{PREFIX}{self.token}.dat"),
+            filename=str(Path(path) / f"{SCRATCH_PREFIX}{self.token}.dat"),
             size_bytes=size or DEFAULT_REMOTE_SCRATCH,
             scratch=True,
             writable=not devices,
@@ -110,7 +110,7 @@ class Cluster:
         path = state.spec.target or target.path
         if path.startswith("/dev/"):
             return replace(target, path=path, kind="block", filename=path, size_bytes=0, scratch=False)
-        name = f"{PREFIX}{self.token}-{re.sub(r'[^A-Za-z0-9_.-]', '_', state.name)}.dat"
+        name = f"{SCRATCH_PREFIX}{self.token}-{re.sub(r'[^A-Za-z0-9_.-]', '_', state.name)}.dat"
         return replace(
             target,
             path=path,

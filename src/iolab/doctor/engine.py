@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 import iolab.doctor.rules  # noqa: F401  (registers every rule)
 from iolab.doctor.material import array_views, interference, point_series, qd_curves, repeat_sets
 from iolab.doctor.rule import RULES, Context, JobView, Rule
-from iolab.fio.jobfile import JobSection
 from iolab.models import Finding, Point, Result
 from iolab.models.material import RunMaterial
 from iolab.models.snapshot import Snapshot
+
+
+class Job(Protocol):
+    """A job of a fio job file as the doctor reads it (`iolab.fio.jobfile.JobSection` is one): its name and its
+    effective options. The doctor reads the plain data, not the job-file syntax."""
+
+    name: str
+    options: dict[str, str]
 
 
 def all_rules() -> list[Rule]:
@@ -77,7 +85,7 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
 
 
 def lint_jobs(
-    jobs: Sequence[JobSection],
+    jobs: Sequence[Job],
     snapshot: Snapshot | None = None,
     mem_total_bytes: int | None = None,
 ) -> list[Finding]:

@@ -68,7 +68,7 @@ class QdCurve:
 def point_series(records: Sequence[PointRecord], samples: dict[int, list[Sample]]) -> list[PointSeries]:
     """fio's per-job logs summed per second ("jobN", or "HOST:jobN" on several hosts, each host a series of
     its own), and for array points each device's own series from telemetry, where a dip hides in the sum."""
-    from iolab.telemetry.series import series_by_source
+    from iolab.analysis.series import series_by_source
 
     out: list[PointSeries] = []
     for record in records:
@@ -169,7 +169,7 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
 def interference(records: Sequence[PointRecord], samples: dict[int, list[Sample]]) -> list[Interference]:
     """What else used the CPUs and the target's devices during each measured point (where telemetry ran)."""
     from iolab.analysis.interference import measure_interference
-    from iolab.fio.values import is_flag_on, is_metadata, parse_seconds
+    from iolab.models.option_values import is_flag_on, is_metadata, parse_seconds
 
     out = []
     for record in records:
@@ -200,7 +200,7 @@ class RepeatSet:
 
 def repeat_sets(records: Sequence[PointRecord]) -> list[RepeatSet]:
     """Measured points grouped by everything but their repeat number (two or more repeats each)."""
-    from iolab.store.series import metric_for
+    from iolab.models.workload import metric_for
 
     groups: dict[tuple, list[PointRecord]] = defaultdict(list)
     for record in records:

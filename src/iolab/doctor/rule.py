@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 from iolab.analysis.interference import Interference
 from iolab.doctor.material import ArrayView, PointSeries, QdCurve, RepeatSet
-from iolab.fio.values import is_metadata
 from iolab.models import Finding, Point, Result, Severity
 from iolab.models.material import HostRow, SteadyOutcome
+from iolab.models.option_values import is_metadata
 from iolab.models.snapshot import BlockDevice, Snapshot
 
 # The catalogue grades five levels; Finding has three that matter to a user:

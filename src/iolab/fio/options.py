@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from iolab.errors import UserError
 from iolab.fio.catalog import alias_target, job_option_names
-from iolab.fio.values import parse_size
+from iolab.models.option_values import parse_size
 
 # fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"); names missing here are asked of fio.
 ALIASES = {
@@ -133,6 +133,8 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
 # Any C0 control character, DEL, and the Unicode line breaks: fio reads a job file line by line.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 MAX_VALUE = 4096
+# Characters of a job name: a plan's workload names its fio job, and fio JSON names each job it ran.
+MAX_NAME = 200
 # fio's own ceilings: REAL_MAX_JOBS is 4096; the kernel's AIO and io_uring rings stop at 65535 entries.
 COUNT_LIMITS = {"iodepth": 65535, "numjobs": 4096}
 MAX_BLOCK_SIZE = 1 << 30
@@ -338,7 +340,6 @@ def extent_problem(options: Mapping[str, str], length: int) -> str | None:
 
     Only what can be shown in range is allowed: plain sizes and percentages, offset + size <= length.
     """
-    from iolab.fio.values import parse_size
 
     def bytes_of(name: str, default: float) -> float | None:
         text = options.get(name, "").strip()

@@ -23,8 +23,8 @@ from pathlib import Path
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import JobSection, render_jobfile
 from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path, extent_problem, write_reasons
-from iolab.fio.values import is_metadata
 from iolab.models import Point, Target
+from iolab.models.option_values import is_metadata
 
 INSTALL_ADVICE = (
     "install it with `apt-get install fio` (Debian/Ubuntu) or `dnf install fio` (Fedora/RHEL), "

@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 
 from iolab.errors import UserError
-from iolab.plan.limits import MAX_NAME
+from iolab.fio.options import MAX_NAME
 
 # Upper bounds no real device or run reaches: far beyond them is damage.
 MAX_COUNT = 2**63 - 1

@@ -8,10 +8,15 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from iolab.fio.options import writes as options_write
-from iolab.fio.values import job_seconds
+from iolab.models.option_values import job_seconds
 
 TargetKind = Literal["file", "directory", "block", "group"]
+
+# What iolab creates in a directory target: `iolab-scratch-<random>.dat` and, for file-operation workloads,
+# `iolab-metadata-<random>/`. Local runs, multi-host runs and the clean-up that removes only what is
+# iolab's own use the same prefixes.
+SCRATCH_PREFIX = "iolab-scratch-"
+METADATA_PREFIX = "iolab-metadata-"
 
 
 @dataclass(frozen=True)
@@ -75,11 +80,6 @@ class Point:
             identity["hosts"] = list(self.target.hosts)
         blob = json.dumps(identity, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
-
-    @property
-    def writes(self) -> bool:
-        """True when the workload writes, trims or deletes data on its target (`iolab.fio.options.writes`)."""
-        return options_write(self.options)
 
     @property
     def expected_seconds(self) -> float:

@@ -1,7 +1,7 @@
 """What a host looked like when it was probed: kernel, CPU, devices, file systems.
 
 A `Snapshot` is plain data so it can be stored next to a run (JSON via
-`to_dict`/`from_dict`), compared with another (`iolab.probe.diff`) and judged
+`to_dict`/`from_dict`), compared with another (`iolab.models.snapshot_diff`) and judged
 by the doctor. A value that could not be read is None, never a guess, so
 rules can say "not evaluated" instead of passing silently.
 """
@@ -135,6 +135,13 @@ class BlockDevice:
         """The port with the lowest current ceiling between the device and the CPU."""
         ports = [p for p in [self.pcie, *self.upstream] if p and p.current_ceiling]
         return min(ports, key=lambda p: p.current_ceiling or 0.0) if ports else None
+
+
+# File system types, as a FileSystem's `fs_type` names them: the probe, the runner's target checks and the
+# doctor's rules class a mount by the same sets.
+# File systems whose data lives in memory: a result on them measures RAM.
+RAM_FILESYSTEMS = frozenset({"tmpfs", "ramfs", "devtmpfs", "hugetlbfs"})
+NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "lustre", "cifs", "smb3", "ceph", "glusterfs", "beegfs"})
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ The runner's entry points, all importable without pydantic being loaded
 - `preset(name, **settings)`, `PRESETS`: the built-in plans
 - `expand(...)`: one sweep -> workloads
 - `estimate_seconds(plan)`: for --dry-run and `iolab presets`
-- `run_order`, `needs_more_runs`: repeat order and the adaptive-repeat gate
+- `run_order`: the order repeats run in
 - `next_configs`, `workload_at_qd`: adaptive QD search
 - `latency_curve_workloads`: the rate-limited points after the probe
 - `steady_state`: the SNIA PTS round decision
@@ -18,7 +18,7 @@ from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds
 from iolab.plan.matrix import expand
 from iolab.plan.planfile import load_plan
 from iolab.plan.presets import PRESETS, latency_curve_workloads, preset, uses_directory
-from iolab.plan.repeats import needs_more_runs, run_order
+from iolab.plan.repeats import run_order
 from iolab.plan.steady import steady_state
 
 __all__ = [
@@ -28,7 +28,6 @@ __all__ = [
     "expand",
     "latency_curve_workloads",
     "load_plan",
-    "needs_more_runs",
     "next_configs",
     "preset",
     "qd_bracket",

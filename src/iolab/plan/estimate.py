@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from iolab.fio.values import job_seconds
+from iolab.models.option_values import job_seconds
 from iolab.models.plan import Plan
 from iolab.plan.adaptive import max_runs
 

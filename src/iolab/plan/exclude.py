@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from iolab.errors import UserError
-from iolab.fio.values import option_number
+from iolab.models.option_values import option_number
 
 Literal = str | int | float | bool
 _ORDERING = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}

@@ -7,4 +7,3 @@ expanded, so a hostile plan costs milliseconds, not memory.
 
 MAX_POINTS = 10_000
 MAX_REPEATS = 1_000
-MAX_NAME = 200  # characters of a plan, workload or job name

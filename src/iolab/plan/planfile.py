@@ -19,6 +19,7 @@ from iolab.errors import UserError
 from iolab.fio.catalog import unknown_options
 from iolab.fio.jobfile import JobSection, read_jobfile
 from iolab.fio.options import (
+    MAX_NAME,
     TARGET_OPTIONS,
     TYPED_OPTIONS,
     canonical_name,
@@ -27,9 +28,9 @@ from iolab.fio.options import (
     checked_options,
     split_paths,
 )
-from iolab.fio.values import is_flag_on, to_fio_string
+from iolab.models.option_values import is_flag_on, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
-from iolab.plan.limits import MAX_NAME, MAX_POINTS
+from iolab.plan.limits import MAX_POINTS
 from iolab.plan.matrix import TARGET_AXIS, expand
 from iolab.textfile import read_input
 

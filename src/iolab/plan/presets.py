@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from iolab.errors import UserError
 from iolab.fio.options import seconds_value
-from iolab.fio.values import is_metadata
+from iolab.models.option_values import is_metadata
 from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, SteadyRounds, Workload
 from iolab.plan.matrix import expand, workload_name
 

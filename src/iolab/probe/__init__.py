@@ -4,8 +4,7 @@ Every read goes through one `Root`, so a captured tree or support bundle can
 be analysed like the live machine.
 """
 
-from iolab.probe.diff import diff_snapshots
 from iolab.probe.root import Root
 from iolab.probe.snapshot import take_snapshot
 
-__all__ = ["Root", "diff_snapshots", "take_snapshot"]
+__all__ = ["Root", "take_snapshot"]

@@ -5,11 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from iolab.models.snapshot import FileSystem
+from iolab.models.snapshot import NETWORK_FILESYSTEMS, RAM_FILESYSTEMS, FileSystem
 from iolab.probe.root import Root
-
-# File systems whose data lives in memory: a result on them measures RAM.
-RAM_FILESYSTEMS = frozenset({"tmpfs", "ramfs", "devtmpfs", "hugetlbfs"})
 
 
 @dataclass(frozen=True)
@@ -86,7 +83,6 @@ PSEUDO_FILESYSTEMS = frozenset(
         "hugetlbfs",
     }
 )
-NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "lustre", "cifs", "smb3", "ceph", "glusterfs", "beegfs"})
 
 
 def read_filesystems(root: Root, statvfs_mounts: set[str] = frozenset()) -> list[FileSystem]:

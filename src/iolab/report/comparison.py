@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from iolab.analysis.compare import CompareParams, Verdict, compare_samples
 from iolab.models import Change, primary_metric, units
 from iolab.models.units import metric_value
+from iolab.models.workload import METRIC_LABELS, higher_is_better, metric_for, workload_identity
 from iolab.report.markdown import escape_text
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
 from iolab.store.queries import run_points
-from iolab.store.series import METRIC_LABELS, higher_is_better, metric_for, workload_identity
 
 
 @dataclass

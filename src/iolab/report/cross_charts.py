@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from iolab.analysis.history import HealthPoint
 from iolab.models import units
+from iolab.models.workload import METRIC_LABELS
 from iolab.report.charts import BW_AXIS, IOPS_AXIS, MARK_COLOUR, WIDTH_IN, latency_scale
 
 if TYPE_CHECKING:
@@ -109,8 +110,6 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
     """Per workload, the mean of each side with its 95% CI (Student's t over the repeats) side by side,
     and the verdict beside the pair. Workloads judged on different metrics (bandwidth, IOPS, latency)
     share one axis as a percentage of side A."""
-    from iolab.store.series import METRIC_LABELS
-
     rows = [row for row in comparison.rows if row.a.values and row.b.values]
     if not rows:
         return None

@@ -99,10 +99,11 @@ HISTORY_MIN_RUNS = 3
 def pages_for_runs(store: Store, run_ids: Sequence[int]) -> list[PageBuilder]:
     """What `iolab report RUN...` adds after the runs: the history of their workloads (those with at
     least HISTORY_MIN_RUNS runs), and, where two of the runs share workloads, the last against the first."""
+    from iolab.models.workload import workload_identity
     from iolab.report.comparison import compare_runs
     from iolab.report.history_view import analyse
     from iolab.store.queries import run_points
-    from iolab.store.series import load_series, workload_identity
+    from iolab.store.series import load_series
 
     builders: list[PageBuilder] = []
     chosen = set(run_ids)

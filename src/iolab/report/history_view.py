@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthPoint, change_points, rolling_health
 from iolab.models import Change
 from iolab.models.units import duration, metric_value, p_value
+from iolab.models.workload import METRIC_LABELS
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
-from iolab.store.series import METRIC_LABELS, Series
+from iolab.store.series import Series
 
 # Below this many runs, Otava's looser threshold (reference/analysis.md §0: 0.01 for sparse series).
 SPARSE_RUNS = 100

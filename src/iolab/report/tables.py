@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from iolab.analysis.stability import Stability, summarize
-from iolab.fio.values import option_number
 from iolab.models import DirectionResult, PointRecord, Run, Sample, units
+from iolab.models.option_values import option_number
 
 # Display order of parameters, and preference among equally good axes.
 PARAMETER_ORDER = (

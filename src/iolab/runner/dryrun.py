@@ -28,6 +28,7 @@ class DryRun:
 
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
+    from iolab.fio.options import writes as options_write
     from iolab.plan import FIO_STARTUP_SECONDS, estimate_seconds
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import point_seconds
@@ -56,7 +57,7 @@ def dry_run(request: RunRequest) -> DryRun:
             writes.append(
                 f"scratch file {executor.scratch_name(target)} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)"
             )
-        writers = sorted({p.name for p in points if p.target == target and p.writes})
+        writers = sorted({p.name for p in points if p.target == target and options_write(p.options)})
         if writers and not target.scratch:
             writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")
     open_ended = []

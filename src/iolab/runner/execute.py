@@ -20,10 +20,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from iolab.errors import RunFailed, UserError
+from iolab.fio.options import writes
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
-from iolab.fio.values import is_metadata
 from iolab.models import Finding, Plan, Point, PointRecord, Result, Target, primary_metric
 from iolab.models.material import SteadyOutcome
+from iolab.models.option_values import is_metadata
 from iolab.plan.effects import check_commands
 from iolab.plan.limits import MAX_POINTS
 from iolab.runner import scratch
@@ -80,7 +81,7 @@ def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, 
     assert plan.repeats is not None
     base = array_points(plan, members, tuple(request.array_modes))
     planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
-    points = [p for p in planned if not p.writes or p.target.writable]
+    points = [p for p in planned if not writes(p.options) or p.target.writable]
     for point in points:
         check_point(point)
     notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
@@ -96,7 +97,7 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
     for workload in plan.workloads:
         for target in targets[workload.target]:
             point = Point(name=workload.name, target=target, options=dict(workload.options))
-            if point.writes and not target.writable:
+            if writes(point.options) and not target.writable:
                 skipped.setdefault(target.path, []).append(workload.name)
             elif is_metadata(point.options) and target.kind != "directory":
                 skipped.setdefault(target.path, []).append(f"{workload.name} (needs a directory)")
@@ -210,7 +211,7 @@ class Session:
                 fill_scratch(target, self.measurer.fio)
             if is_metadata(point.options):
                 scratch.create_dir(self.store, self.run_id, metadata_dir(target))
-        elif pre is not None and pre.scope == "before_each_write" and point.writes and target.writable:
+        elif pre is not None and pre.scope == "before_each_write" and writes(point.options) and target.writable:
             self._precondition(target, pre)
 
     def _precondition(self, target: Target, pre) -> None:
@@ -224,7 +225,8 @@ class Session:
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[SteadyOutcome]:
     """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
-    from iolab.plan import latency_curve_workloads, needs_more_runs, next_configs, steady_state, workload_at_qd
+    from iolab.plan import latency_curve_workloads, next_configs, steady_state, workload_at_qd
+    from iolab.runner.repeat_gate import needs_more_runs
 
     steady: list[SteadyOutcome] = []
     policy = plan.repeats

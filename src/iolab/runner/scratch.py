@@ -23,16 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.errors import UserError
+from iolab.models.point import METADATA_PREFIX, SCRATCH_PREFIX
 from iolab.store.db import Store
 from iolab.store.queries import ScratchRecord, open_scratch
-
-PREFIX = "iolab-scratch-"
-METADATA_PREFIX = "iolab-metadata-"
 
 
 def scratch_filename(directory: Path) -> str:
     """A fresh scratch file path in `directory`: 48 random bits, so no existing file is ever its name."""
-    return str(directory / f"{PREFIX}{secrets.token_hex(6)}.dat")
+    return str(directory / f"{SCRATCH_PREFIX}{secrets.token_hex(6)}.dat")
 
 
 def create_file(store: Store, run_id: int, path: str) -> None:
@@ -117,7 +115,7 @@ def _not_ours(record: ScratchRecord) -> str:
     wanted = stat.S_ISDIR if record.kind == "dir" else stat.S_ISREG
     if not wanted(info.st_mode):
         return "no longer the " + ("directory" if record.kind == "dir" else "file") + " iolab created"
-    if info.st_uid != os.geteuid() or not Path(record.path).name.startswith((PREFIX, METADATA_PREFIX)):
+    if info.st_uid != os.geteuid() or not Path(record.path).name.startswith((SCRATCH_PREFIX, METADATA_PREFIX)):
         return "not created by iolab"
     # A directory is removed with all it holds, so it must be the very one created. A file may have been
     # laid out again by fio (a workload's unlink=1): its random name and owner vouch for it.

@@ -19,7 +19,8 @@ from pathlib import Path
 from iolab.errors import UserError
 from iolab.fio.options import check_text
 from iolab.models import Target
-from iolab.probe.fs import RAM_FILESYSTEMS, mount_of
+from iolab.models.snapshot import RAM_FILESYSTEMS
+from iolab.probe.fs import mount_of
 from iolab.probe.root import Root
 from iolab.runner.safety import check_writable, kernel_name
 from iolab.runner.scratch import scratch_filename

@@ -19,6 +19,7 @@ from pathlib import Path
 from iolab import __version__
 from iolab.errors import UserError
 from iolab.models import Finding, HostOutcome, Point, Result, Sample
+from iolab.models.workload import workload_identity
 from iolab.private import PRIVATE_FILE, private_dir
 from iolab.store.migrations import latest_version, migrate
 
@@ -152,8 +153,6 @@ class Store:
     # ----- points ---------------------------------------------------------
     def plan_points(self, run_id: int, points: list[Point]) -> list[int]:
         """Record every planned point as pending, so a killed run shows what it missed."""
-        from iolab.store.series import workload_identity  # series reads through this module
-
         with self.conn:
             first = self.conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM points WHERE run_id = ?", (run_id,)

@@ -6,8 +6,7 @@ from collections.abc import Iterator
 
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding
-from iolab.models.snapshot import FileSystem
-from iolab.probe.fs import NETWORK_FILESYSTEMS, RAM_FILESYSTEMS
+from iolab.models.snapshot import NETWORK_FILESYSTEMS, RAM_FILESYSTEMS, FileSystem
 
 
 def _filesystems(ctx: Context) -> list[FileSystem]:

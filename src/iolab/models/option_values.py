@@ -3,6 +3,9 @@
 Plans hold TOML scalars (1, "4k", true); fio job files hold strings. Exclude
 rules and duration estimates need numbers again, with fio's own suffixes:
 sizes use base 1024 (fio's default kb_base), times default to seconds.
+
+Pure reading of a Point's plain option strings, so it lives with the models: a Point knows how long it
+runs, and the plan, the doctor and the report read option values the same way without importing fio.
 """
 
 from __future__ import annotations

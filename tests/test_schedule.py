@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from iolab import schedule
 from iolab.errors import UserError
-from iolab.runner import schedule
-from iolab.runner.schedule import (
+from iolab.schedule import (
     activation_commands,
     cron_fields,
     deactivation_commands,

@@ -1,4 +1,8 @@
-"""What changed between two snapshots: kernel, command line, firmware, queue settings..."""
+"""What changed between two snapshots: kernel, command line, firmware, queue settings...
+
+A pure function of two Snapshots, so it lives with them: the store reads what changed between two
+stored runs without knowing how a host is probed.
+"""
 
 from __future__ import annotations
 

@@ -22,6 +22,9 @@ that divide an hour or a day can be written as cron fields.
 
 Nothing here runs systemctl: `activation_commands` and
 `deactivation_commands` return the argv lists for the caller to run.
+
+A module of its own, not the runner's: a schedule calls the `iolab` command
+and knows nothing of the pipeline it starts.
 """
 
 from __future__ import annotations

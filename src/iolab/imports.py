@@ -8,6 +8,9 @@ fio's per-interval and per-I/O logs (write_bw_log, write_iops_log,
 write_lat_log) that sit beside a JSON file come with it: the job's log
 options name their prefix (fio wrote `<prefix>_bw.1.log` and so on), and
 the samples are stored with the point, as they are for a run of iolab's own.
+
+A module of its own, not the runner's: it measures nothing, it only hands
+fio's output to the store and the run to the doctor.
 """
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
-"""Pick one series per source out of a flat list of samples, for the analyses."""
+"""Pick one series per source out of a flat list of samples, for the analyses.
+
+Telemetry writes the samples; reading them back into series is the analyses' own first step, so it
+lives with them and they need nothing of the samplers.
+"""
 
 from __future__ import annotations
 

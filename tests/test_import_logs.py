@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.iolab_cli import iolab
 
-LOGS = Path(__file__).parents[1] / "data" / "fio" / "logs"
+LOGS = Path(__file__).parent / "data" / "fio" / "logs"
 
 
 def test_logs_beside_the_json_become_the_points_samples(tmp_path):

@@ -1,0 +1,50 @@
+"""The same workload across runs: its identity and the metric it is judged by.
+
+`Point.key` includes the repeat, so it names one measurement. Comparing
+runs and following a workload over months needs the identity of the
+workload itself: what it runs and where, without the repeat. The store
+keeps that identity with each point; compare, history, export and the
+doctor's repeat sets judge a workload by the same metric.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from iolab.models.point import Point
+
+# rw values that stream: their figure of merit is bandwidth, not IOPS.
+SEQUENTIAL_RW = ("read", "write", "rw", "readwrite", "trim")
+METRIC_LABELS = {"bw": "bandwidth", "iops": "IOPS", "lat_mean": "mean latency"}
+
+
+def workload_identity(point: Point) -> str:
+    """Hash of what a point runs and where, without its repeat: equal across runs of the same workload."""
+    identity = {
+        "name": point.name,
+        "options": dict(sorted(point.options.items())),
+        "filename": point.target.identity_filename,
+        "kind": point.target.kind,
+        "size": point.target.size_bytes,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def metric_for(options: dict[str, str]) -> str:
+    """The metric a workload is judged by: "bw" when it streams, "lat_mean" at QD1 x 1 job, else "iops".
+
+    The same choice everywhere (compare, history, export) so a series never
+    changes its unit between commands. A random workload at one outstanding
+    I/O measures latency; its IOPS is only the reciprocal.
+    """
+    rw = options.get("rw", options.get("readwrite", "read"))
+    if rw in SEQUENTIAL_RW:
+        return "bw"
+    if options.get("iodepth", "1") == "1" and options.get("numjobs", "1") == "1":
+        return "lat_mean"
+    return "iops"
+
+
+def higher_is_better(metric: str) -> bool:
+    return metric != "lat_mean"
