@@ -10,7 +10,7 @@ be read. A rule that does not apply yields nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from iolab.analysis.interference import Interference
@@ -260,7 +260,7 @@ class Rule:
         self,
         title: str,
         subject: str = "",
-        evidence: dict[str, object] | None = None,
+        evidence: Mapping[str, object] | None = None,  # read only, so a dict[str, str] is welcome too
         level: str | None = None,
         why: str | None = None,
         fix: str | None = None,
