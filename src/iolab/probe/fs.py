@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from iolab.models.snapshot import FileSystem
@@ -89,7 +90,7 @@ PSEUDO_FILESYSTEMS = frozenset(
 NETWORK_FILESYSTEMS = frozenset({"nfs", "nfs4", "lustre", "cifs", "smb3", "ceph", "glusterfs", "beegfs"})
 
 
-def read_filesystems(root: Root, statvfs_mounts: set[str] = frozenset()) -> list[FileSystem]:
+def read_filesystems(root: Root, statvfs_mounts: AbstractSet[str] = frozenset()) -> list[FileSystem]:
     """Storage-relevant mounts with options and fullness.
 
     statvfs is asked only of block-backed mounts, RAM file systems and the

@@ -271,14 +271,16 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
                     session.run(Point(workload.name, target, dict(workload.options)))
         rounds = plan.steady_rounds
         if rounds is not None:
-            values: list[float] = []
+            round_values: list[float] = []
             for number in range(1, rounds.max_rounds + 1):
                 for workload in rounds.round:  # the round number is the repeat index: each round its own point
                     result = session.run(Point(workload.name, target, dict(workload.options), repeat=number - 1))
-                    values.append(primary_metric(result, rounds.metric))
-                verdict = steady_state(values, rounds.window, rounds.range_frac, rounds.slope_frac, rounds.max_rounds)
+                    round_values.append(primary_metric(result, rounds.metric))
+                verdict = steady_state(
+                    round_values, rounds.window, rounds.range_frac, rounds.slope_frac, rounds.max_rounds
+                )
                 if verdict.status != "continue":
-                    steady.append(SteadyOutcome(target.path, verdict.status == "steady", verdict.reason, values))
+                    steady.append(SteadyOutcome(target.path, verdict.status == "steady", verdict.reason, round_values))
                     break
     return steady
 
@@ -416,7 +418,9 @@ def _execute(
         points, notes = plan_points(plan, targets)
     if cluster is not None:
         notes += [f"{s.name}: left out, {s.problem}" for s in cluster.skipped]
-    open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or plan.repeats.adaptive)
+    policy = plan.repeats
+    assert policy is not None  # Plan.__post_init__ always sets it
+    open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or policy.adaptive)
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
     identity = plan_identity([p.key for p in points], request)
@@ -496,9 +500,7 @@ def _execute(
         if measurer is not None:
             measurer.notes.extend(cleaned)
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
-    findings = _run_findings(
-        store, run_id, snapshot, steady, plan.repeats.cov_target if plan.repeats.adaptive else None
-    )
+    findings = _run_findings(store, run_id, snapshot, steady, policy.cov_target if policy.adaptive else None)
     store.save_findings(run_id, findings)
     failed = session.failed
     attempted = len(done) + session.measured
