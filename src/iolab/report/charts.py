@@ -25,6 +25,7 @@ from iolab.models import units
 from iolab.report.tables import NotebookTable, Row
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from iolab.analysis.outliers import OutlierReport
@@ -98,7 +99,7 @@ def _series(table: NotebookTable, ddir: str | None, key: str) -> tuple[list[int]
     return xs, means, errs
 
 
-def _label_axis(ax, table: NotebookTable) -> None:
+def _label_axis(ax: Axes, table: NotebookTable) -> None:
     values = _axis_values(table)
     ax.set_xticks(range(len(values)), values)
     ax.set_xlabel(table.axis or "")
@@ -224,7 +225,7 @@ def _row_label(row: Row, table: NotebookTable) -> str:
     return row.cells[0] + (f" ({row.cells[keys.index('ddir')]})" if "ddir" in keys else "")
 
 
-def _iops_ticks(ax, axis: str) -> None:
+def _iops_ticks(ax: Axes, axis: str) -> None:
     """IOPS tick labels as the tables write them (84.0k, 1.20M), so they do not run into each other."""
     from matplotlib.ticker import FuncFormatter
 

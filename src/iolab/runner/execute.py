@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from iolab.errors import RunFailed, UserError
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
 from iolab.fio.values import is_metadata
-from iolab.models import Finding, Plan, Point, PointRecord, Result, Target, primary_metric
+from iolab.models import Finding, Plan, Point, PointRecord, Precondition, Result, Snapshot, Target, primary_metric
 from iolab.models.material import SteadyOutcome
 from iolab.plan.effects import check_commands
 from iolab.plan.limits import MAX_POINTS
@@ -233,7 +233,7 @@ class Session:
         elif pre is not None and pre.scope == "before_each_write" and point.writes and target.writable:
             self._precondition(target, pre)
 
-    def _precondition(self, target: Target, pre) -> None:
+    def _precondition(self, target: Target, pre: Precondition) -> None:
         if pre.discard_first:
             problem = discard(target)
             if problem:
@@ -297,7 +297,7 @@ def _save_host_snapshots(store: Store, run_id: int, cluster: Cluster, phase: str
 
 
 def _run_findings(
-    store: Store, run_id: int, snapshot, steady: list[SteadyOutcome], cov_target: float | None
+    store: Store, run_id: int, snapshot: Snapshot, steady: list[SteadyOutcome], cov_target: float | None
 ) -> list[Finding]:
     """The doctor's findings on the finished run (`snapshot`: the Snapshot taken before it)."""
     from iolab.doctor.engine import diagnose_run

@@ -8,6 +8,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iolab.cluster.cluster import Cluster
 from iolab.errors import RunFailed, UserError
@@ -18,6 +19,9 @@ from iolab.fio.run import DEVICE_SEPARATOR, HANG_GRACE_S, LOG_PREFIX, point_jobf
 from iolab.models import HostOutcome, Phases, Point, Result, Sample
 from iolab.runner.phases import discard
 from iolab.store.db import Artifact, Store
+
+if TYPE_CHECKING:
+    from iolab.telemetry import Sampler  # imported when a point starts: telemetry is optional
 
 COMMAND_TIMEOUT_S = 300.0
 
@@ -184,7 +188,7 @@ class Measurer:
             per_device = {g.name.rpartition(DEVICE_SEPARATOR)[2]: aggregate(g.entries) for g in parsed.groups}
         return Measured(result, samples=samples + telemetry, per_device=per_device)
 
-    def _start_sampler(self, point: Point):
+    def _start_sampler(self, point: Point) -> Sampler | None:
         """Telemetry beside fio; a failure to start it is a note, never a failed point."""
         if self.telemetry_interval is None:
             return None
