@@ -22,7 +22,7 @@ from pathlib import Path
 from iolab.errors import UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import JobGroup, aggregate, parse_output
-from iolab.models import Point, Sample, Target
+from iolab.models import Point, Sample, Target, TargetKind
 from iolab.store.db import Artifact, Store
 from iolab.textfile import read_input
 
@@ -52,7 +52,7 @@ def _files(paths: list[str]) -> list[Path]:
 
 def _target_of(options: dict[str, str]) -> Target:
     filename = options.get("filename", options.get("directory", ""))
-    kind = "block" if filename.startswith("/dev/") else "file"
+    kind: TargetKind = "block" if filename.startswith("/dev/") else "file"
     size = options.get("size", "0")
     return Target(
         path=filename,

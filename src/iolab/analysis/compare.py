@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from iolab.analysis.student_t import t_quantile, t_sf
 
@@ -281,15 +281,15 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     xa, drop_a = _clean(a)
     xb, drop_b = _clean(b)
     dropped = drop_a + drop_b
-    base = dict(params=params, n_a=len(xa), n_b=len(xb), dropped=dropped)
+    # Every verdict starts from this one; `replace` keeps each field's type checked (a dict of kwargs would not).
+    base = Verdict(params=params, kind="inconclusive", n_a=len(xa), n_b=len(xb), dropped=dropped)
     if len(xa) < 2 or len(xb) < 2:
-        return Verdict(kind="inconclusive", evaluated=False, reason="at least 2 values per side are needed", **base)
+        return replace(base, evaluated=False, reason="at least 2 values per side are needed")
     if any(v <= 0.0 or math.isinf(v) for v in xa + xb):
-        return Verdict(
-            kind="inconclusive",
+        return replace(
+            base,
             evaluated=False,
             reason="zero, negative or infinite values (failed runs?) cannot be compared as ratios",
-            **base,
         )
 
     la, lb = [math.log(v) for v in xa], [math.log(v) for v in xb]
@@ -322,7 +322,8 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     if dropped:
         notes.append(f"{dropped} NaN value(s) left out")
 
-    result = dict(
+    result = replace(
+        base,
         ratio=ratio,
         ci_low=ci_low,
         ci_high=ci_high,
@@ -333,7 +334,6 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
         sample_median_ratio=_median(xb) / _median(xa),
         log_sd=log_sd,
         notes=notes,
-        **base,
     )
     significant = welch.p < params.alpha
     mwu_agrees = mwu.p < params.alpha or not mwu_can_decide
@@ -341,9 +341,9 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     if significant and mwu_agrees and beyond_noise:
         b_larger = ci_low > 0.0
         kind = "faster" if b_larger == params.higher_is_better else "slower"
-        return Verdict(kind=kind, **result)
+        return replace(result, kind=kind)
     if p_tost < params.alpha:
-        return Verdict(kind="equivalent", **result)
+        return replace(result, kind="equivalent")
 
     if significant and not mwu_agrees:
         reason = "Welch's t and Mann-Whitney disagree (an outlier or skew?)"
@@ -357,4 +357,4 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     needed = None
     if options:
         needed = min(max(min(options), max(len(xa), len(xb)) + 1), params.max_repeats)
-    return Verdict(kind="inconclusive", reason=reason, repeats_needed=needed, **result)
+    return replace(result, reason=reason, repeats_needed=needed)

@@ -18,7 +18,7 @@ the two side by side.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -89,11 +89,11 @@ def find_outliers(
     names = list(values)
     x = np.array([float(values[n]) for n in names], dtype=float)
     ok = np.isfinite(x)
-    report = dict(params=params, view=view, metric=metric)
+    report = OutlierReport(params=params, view=view, metric=metric)  # every return fills in the rest with `replace`
     if int(ok.sum()) < params.min_devices:
         scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
-        return OutlierReport(
-            **report,
+        return replace(
+            report,
             scores=scores,
             evaluated=False,
             reason=f"{int(ok.sum())} device(s) with a value; at least {params.min_devices} are needed",
@@ -101,8 +101,8 @@ def find_outliers(
     med = float(np.median(x[ok]))
     if med <= 0:
         scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
-        return OutlierReport(
-            **report, scores=scores, median=med, evaluated=False, reason="the median is 0: the devices did no work"
+        return replace(
+            report, scores=scores, median=med, evaluated=False, reason="the median is 0: the devices did no work"
         )
     dev = x[ok] - med
     mad = float(np.median(np.abs(dev)))
@@ -122,7 +122,7 @@ def find_outliers(
         far = sign * rel >= params.rel_floor
         outlier = far and (z is None or sign * z > params.threshold)
         scores.append(DeviceScore(name, float(v), None if z is None else float(z), float(rel), bool(outlier)))
-    return OutlierReport(**report, scores=scores, median=med, scale=scale, scale_method=scale_method)
+    return replace(report, scores=scores, median=med, scale=scale, scale_method=scale_method)
 
 
 def persistent_outliers(reports: Sequence[OutlierReport], min_hits: int = 2) -> list[str]:

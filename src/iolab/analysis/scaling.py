@@ -84,9 +84,9 @@ def scaling_table(
     ref = float(np.mean(singles)) if params.reference == "mean" else float(np.max(singles))
 
     def ideal(devices: tuple[str, ...]) -> float:
-        alone = [single.get(d) for d in devices]
-        if params.reference == "mean" and all(v is not None and np.isfinite(v) and v > 0 for v in alone):
-            return float(sum(alone))  # type: ignore[arg-type]
+        alone = [v for d in devices if (v := single.get(d)) is not None and np.isfinite(v) and v > 0]
+        if params.reference == "mean" and len(alone) == len(devices):  # every device has its own figure
+            return float(sum(alone))
         return len(devices) * ref
 
     rows = sorted((ScalingRow(d, a, ideal(d), a / ideal(d)) for d, a in clean), key=lambda r: (r.n, -r.aggregate))

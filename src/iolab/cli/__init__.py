@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from typing import Protocol
 
 import typer
 
@@ -50,7 +51,18 @@ def main() -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-def _command_path(context: typer.Context | None) -> str:
+class _CommandContext(Protocol):
+    """What `_command_path` reads of a click context: typer.Context's parents are typer's vendored click
+    contexts, not typer.Context, and that class lives in a private module."""
+
+    @property
+    def parent(self) -> _CommandContext | None: ...
+
+    @property
+    def info_name(self) -> str | None: ...
+
+
+def _command_path(context: _CommandContext | None) -> str:
     """ "iolab plan check" for an error inside that command, whatever name iolab was started by."""
     names = []
     while context is not None and context.parent is not None:

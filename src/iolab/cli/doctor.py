@@ -7,11 +7,14 @@ command so `iolab --help` stays fast.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from iolab.cli.application import app
+
+if TYPE_CHECKING:
+    from iolab.models import Snapshot
 
 RootOpt = Annotated[
     Path | None, typer.Option("--root", help="Analyse a captured tree (sys/, proc/, etc/) instead of /.")
@@ -56,7 +59,7 @@ def probe(
         _print_snapshot(snapshot)
 
 
-def _print_snapshot(snapshot) -> None:
+def _print_snapshot(snapshot: Snapshot) -> None:
     from rich.console import Console
     from rich.table import Table
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -209,7 +210,7 @@ def export(
             _write(json_file, lambda path: write_private(path, points_json(runs, records)))
 
 
-def _write(path: Path, write) -> None:
+def _write(path: Path, write: Callable[[Path], object]) -> None:
     """Run `write(path)`; a file that cannot be written is the user's to fix, not a traceback."""
     try:
         write(path)

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import shlex
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from iolab.cli.application import app
 from iolab.errors import UserError
 from iolab.plan.limits import MAX_REPEATS
+
+if TYPE_CHECKING:  # the commands import these inside, so `iolab --help` stays fast
+    from rich.console import Console
+
+    from iolab.analysis.scaling import ScalingRow
+    from iolab.models import PointRecord
+    from iolab.runner.request import RunRequest
+    from iolab.store.db import Store
 
 MIN_SIZE = 1 << 20
 MAX_SECONDS = 30 * 86400  # a month per point: beyond it, a typo
@@ -175,7 +183,7 @@ def run(
         )
 
 
-def _write_run_report(store, run_id: int, console, quiet: bool) -> None:
+def _write_run_report(store: Store, run_id: int, console: Console, quiet: bool) -> None:
     """The run's HTML page in $IOLAB_HOME/reports, and one line saying where it is.
 
     The page is a convenience on top of a run whose results are already
@@ -198,7 +206,15 @@ def _write_run_report(store, run_id: int, console, quiet: bool) -> None:
         console.print(f"report: {path}", markup=False, highlight=False)
 
 
-def _request(args: list[str], preset_name, allow_write, runtime, ramp, size, adaptive):
+def _request(
+    args: list[str],
+    preset_name: str | None,
+    allow_write: bool,
+    runtime: int | None,
+    ramp: int | None,
+    size: str | None,
+    adaptive: bool,
+) -> RunRequest:
     """A RunRequest from the command line: plan file or preset, targets, settings."""
     import os
 
@@ -243,7 +259,7 @@ def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> lis
     return [spec.to_dict() for spec in specs]
 
 
-def _print_dry_run(request, console) -> None:
+def _print_dry_run(request: RunRequest, console: Console) -> None:
     from iolab.models import units
     from iolab.runner.dryrun import dry_run
 
@@ -262,7 +278,7 @@ def _print_dry_run(request, console) -> None:
     console.print(f"{len(plan.points)} points, estimated {units.duration(plan.seconds)}")
 
 
-def _print_run(store, run_id: int, as_json: bool, verbose: bool = False) -> None:
+def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) -> None:
     """The stored run as a table with its findings (or JSON): what `run` ends with and `show` prints."""
     import json
     from dataclasses import asdict
@@ -308,7 +324,7 @@ def _print_run(store, run_id: int, as_json: bool, verbose: bool = False) -> None
         render_findings(findings, console, verbose, f"`iolab show {run_id} --verbose` lists them")
 
 
-def _print_arrays(store, run_id: int, records, console) -> None:
+def _print_arrays(store: Store, run_id: int, records: list[PointRecord], console: Console) -> None:
     """For array runs: bandwidth per device (together, alone) and the scaling table."""
     from iolab.analysis.scaling import scaling_table
     from iolab.doctor.material import array_views
@@ -320,7 +336,7 @@ def _print_arrays(store, run_id: int, records, console) -> None:
             console.print(device_table(view.workload, view.together, view.alone))
         report = scaling_table(view.device_sets(), view.alone or None)
         if report.evaluated and len({row.n for row in report.rows}) > 1:
-            best = {}
+            best: dict[int, ScalingRow] = {}
             for row in report.rows:  # one row per device count: the full set, or the first n devices
                 best.setdefault(row.n, row)
             console.print(scaling_view(view.workload, sorted(best.values(), key=lambda r: r.n)))

@@ -10,7 +10,7 @@ be read. A rule that does not apply yields nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from iolab.analysis.interference import Interference
@@ -260,7 +260,7 @@ class Rule:
         self,
         title: str,
         subject: str = "",
-        evidence: dict[str, object] | None = None,
+        evidence: Mapping[str, object] | None = None,  # read only, so a dict[str, str] is welcome too
         level: str | None = None,
         why: str | None = None,
         fix: str | None = None,
@@ -294,15 +294,46 @@ class Rule:
 RULES: list[Rule] = []
 
 
-def rule(**meta: object) -> Callable[[Check], Check]:
+def rule(
+    *,
+    id: str,
+    family: str,
+    title: str,
+    level: str,
+    applies: str,
+    trigger: str,
+    why: str,
+    fix: str,
+    evidence: str,
+    source: str,
+    needs: str,
+    heuristic: bool = False,
+) -> Callable[[Check], Check]:
     """Register the decorated check with its catalogue fields.
 
     `needs` names the Context parts the rule reads, joined by "+" (see
     `Context`): the engine runs a rule only when its call supplies them all.
+    The fields are Rule's own, spelled out so a missing or misspelt one is a type error, not a TypeError at import.
     """
 
     def register(check: Check) -> Check:
-        RULES.append(Rule(check=check, **meta))  # type: ignore[arg-type]
+        RULES.append(
+            Rule(
+                id=id,
+                family=family,
+                title=title,
+                level=level,
+                applies=applies,
+                trigger=trigger,
+                why=why,
+                fix=fix,
+                evidence=evidence,
+                source=source,
+                needs=needs,
+                check=check,
+                heuristic=heuristic,
+            )
+        )
         return check
 
     return register

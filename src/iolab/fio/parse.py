@@ -220,8 +220,7 @@ def _latency_object(part: dict) -> tuple[str, dict, float] | None:
 
 def pool_latency(parts: list[dict]) -> LatencyStats | None:
     """Pool per-job latency stats by sample count and merge their histograms."""
-    found = [_latency_object(p) for p in parts]
-    found = [f for f in found if f is not None]
+    found = [f for p in parts if (f := _latency_object(p)) is not None]
     if not found:
         return None
     kinds = {f[0] for f in found}

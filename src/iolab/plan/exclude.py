@@ -123,7 +123,7 @@ def _compare(op: ast.cmpop, left: ast.expr, right: ast.expr, options: Mapping[st
         value = _operand(left, options)
         if not isinstance(right, (ast.List, ast.Tuple)):
             raise UserError(f"{rule.where}: {rule.text!r}: 'in' needs a list of literals on its right")
-        members = [e.value for e in right.elts if isinstance(e, ast.Constant)]
+        members = [_constant(e) for e in right.elts if isinstance(e, ast.Constant)]
         found = value is not None and any(_equal(key, value, m) for m in members)
         return found if isinstance(op, ast.In) else not found
     a, b = _operand(left, options), _operand(right, options)
@@ -143,6 +143,13 @@ def _operand(node: ast.expr, options: Mapping[str, str]) -> Literal | None:
     if isinstance(node, ast.Name):
         return options.get(node.id)
     assert isinstance(node, ast.Constant)
+    return _constant(node)
+
+
+def _constant(node: ast.Constant) -> Literal:
+    """A literal's value, narrowed to what `_check_node` lets through (it rejected None, bytes and the rest)."""
+    if not isinstance(node.value, (str, int, float, bool)):
+        raise TypeError(f"exclude literal {node.value!r} should have been rejected by compile_exclude")
     return node.value
 
 

@@ -103,12 +103,12 @@ def _dimensions(
             raise UserError(f"{where}: zip[{i}] axes must have the same number of values, got {lengths}")
     dimensions: list[list[dict[str, str]]] = []
     for axis, values in axes.items():
-        group = zipped.get(axis)
-        if group is None:
+        members = zipped.get(axis)
+        if members is None:
             dimensions.append([{axis: v} for v in values])
-        elif group[0] == axis:
+        elif members[0] == axis:
             dimensions.append(
-                [dict(zip(group, row, strict=True)) for row in zip(*(axes[a] for a in group), strict=True)]
+                [dict(zip(members, row, strict=True)) for row in zip(*(axes[a] for a in members), strict=True)]
             )
     return dimensions
 

@@ -40,7 +40,7 @@ def timed(runtime: float, ramp: float, **options: str | int) -> dict[str, str]:
 
 def quick(runtime: float = 8, ramp: float = 2) -> Plan:
     """Five points, about a minute: sequential and random throughput, QD1 latency."""
-    points = [
+    points: list[tuple[str, dict[str, str | int]]] = [
         ("seqread-1m-qd32", dict(rw="read", bs="1m", iodepth=32, numjobs=1)),
         ("seqwrite-1m-qd32", dict(rw="write", bs="1m", iodepth=32, numjobs=1)),
         ("randread-4k-qd32-j4", dict(rw="randread", bs="4k", iodepth=32, numjobs=4)),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from iolab.models.snapshot import NETWORK_FILESYSTEMS, RAM_FILESYSTEMS, FileSystem
@@ -85,7 +86,7 @@ PSEUDO_FILESYSTEMS = frozenset(
 )
 
 
-def read_filesystems(root: Root, statvfs_mounts: set[str] = frozenset()) -> list[FileSystem]:
+def read_filesystems(root: Root, statvfs_mounts: AbstractSet[str] = frozenset()) -> list[FileSystem]:
     """Storage-relevant mounts with options and fullness.
 
     statvfs is asked only of block-backed mounts, RAM file systems and the

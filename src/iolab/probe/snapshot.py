@@ -39,8 +39,8 @@ def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
         path = os.path.realpath(path)
     elif path.startswith("/dev/"):
         name = os.path.basename(path)
-        mm = root.read_value(f"/sys/class/block/{name}/dev")
-        device = device_for_major_minor(root, mm) if mm else None
+        read_mm = root.read_value(f"/sys/class/block/{name}/dev")  # None in a capture without it
+        device = device_for_major_minor(root, read_mm) if read_mm else None
         return TargetInfo(path=path, device=device or name, is_block_device=True)
     fs = filesystem_of(path, snap.filesystems)
     if fs is None:

@@ -25,6 +25,7 @@ from iolab.models import units
 from iolab.report.tables import NotebookTable, Row
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from iolab.analysis.outliers import OutlierReport
@@ -98,7 +99,7 @@ def _series(table: NotebookTable, ddir: str | None, key: str) -> tuple[list[int]
     return xs, means, errs
 
 
-def _label_axis(ax, table: NotebookTable) -> None:
+def _label_axis(ax: Axes, table: NotebookTable) -> None:
     values = _axis_values(table)
     ax.set_xticks(range(len(values)), values)
     ax.set_xlabel(table.axis or "")
@@ -171,27 +172,28 @@ def sweep_latency(
 
 def latency_throughput(table: NotebookTable) -> Figure | None:
     """Mean and p99 latency against MB/s, one point per swept value: where more load stops paying."""
-    rows = [row for row in table.rows if row.numbers.get("bw_bytes") and row.numbers.get("lat_mean_ns")]
+    # Each row with the summaries drawn from it; rows lacking bandwidth or mean latency are left out.
+    rows = [
+        (row, row_bw, row_lat, row.numbers.get("lat_p99_ns"))
+        for row in table.rows
+        if (row_bw := row.numbers.get("bw_bytes")) and (row_lat := row.numbers.get("lat_mean_ns"))
+    ]
     if table.axis is None or len(rows) < 2:
         return None
-    scale, unit = latency_scale([row.numbers["lat_mean_ns"].mean for row in rows])  # type: ignore[union-attr]
+    scale, unit = latency_scale([lat.mean for _, _, lat, _ in rows])
     fig, (ax,) = _figure(3.6)
     for ddir in _directions(table):
-        mine = [row for row in rows if row.ddir == ddir]
-        bw = [row.numbers["bw_bytes"].mean / units.MB for row in mine]  # type: ignore[union-attr]
+        mine = [item for item in rows if item[0].ddir == ddir]
+        bw = [b.mean / units.MB for _, b, _, _ in mine]
         colour = DIR_COLOURS.get(ddir)
         ax.plot(
             bw,
-            [row.numbers["lat_mean_ns"].mean / scale for row in mine],
+            [lat.mean / scale for _, _, lat, _ in mine],
             marker="o",
-            color=colour,  # type: ignore[union-attr]
+            color=colour,
             label=f"{ddir or 'all'} mean",
         )
-        p99 = [
-            (b, row.numbers["lat_p99_ns"].mean / scale)
-            for b, row in zip(bw, mine, strict=True)
-            if row.numbers.get("lat_p99_ns")
-        ]  # type: ignore[union-attr]
+        p99 = [(b, p.mean / scale) for b, (_, _, _, p) in zip(bw, mine, strict=True) if p]
         if p99:
             ax.plot(
                 [b for b, _ in p99],
@@ -201,10 +203,10 @@ def latency_throughput(table: NotebookTable) -> Figure | None:
                 color=colour,
                 label=f"{ddir or 'all'} p99",
             )
-        for b, row in zip(bw, mine, strict=True):
+        for b, (row, _, lat, _) in zip(bw, mine, strict=True):
             ax.annotate(
                 f"{table.axis}={row.cells[0]}",
-                (b, row.numbers["lat_mean_ns"].mean / scale),  # type: ignore[union-attr]
+                (b, lat.mean / scale),
                 textcoords="offset points",
                 xytext=(4, 4),
                 fontsize="x-small",
@@ -223,7 +225,7 @@ def _row_label(row: Row, table: NotebookTable) -> str:
     return row.cells[0] + (f" ({row.cells[keys.index('ddir')]})" if "ddir" in keys else "")
 
 
-def _iops_ticks(ax, axis: str) -> None:
+def _iops_ticks(ax: Axes, axis: str) -> None:
     """IOPS tick labels as the tables write them (84.0k, 1.20M), so they do not run into each other."""
     from matplotlib.ticker import FuncFormatter
 

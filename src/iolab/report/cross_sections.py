@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from iolab.analysis.history import HealthParams, rolling_health
@@ -120,5 +121,6 @@ def pages_for_runs(store: Store, run_ids: Sequence[int]) -> list[PageBuilder]:
             pairs[(having[0], having[-1])] = None
     for a, b in pairs:
         comparison = compare_runs(store, f"run {a}", [a], f"run {b}", [b])
-        builders.append(lambda output, c=comparison, a=a, b=b: comparison_page(c, output, f"comparison-{a}-{b}"))
+        # partial binds this pair's comparison now (a closure would see the loop's last one); mypy can type it
+        builders.append(partial(comparison_page, comparison, anchor=f"comparison-{a}-{b}"))
     return builders

@@ -369,11 +369,13 @@ def _workload_rows(
     with_ci: bool = False,
 ) -> list[Row]:
     """The rows of one workload: one per direction measured, or one failed row."""
-    done = [r for r in workload.records if r.measured and r.result is not None]
+    # Each measured record with its result, so the result's type says it is there.
+    finished = [(r, result) for r in workload.records if r.measured and (result := r.result) is not None]
+    done = [r for r, _ in finished]
     ids = tuple(r.id for r in workload.records)
     notes = _problem_notes(label, workload)
     repeats = _repeats_cell(workload, len(done))
-    present = {d for r in done for d in r.result.directions}  # type: ignore[union-attr]
+    present = {d for _, result in finished for d in result.directions}
     ddirs = [d for d in DIRECTIONS if d in present] + sorted(present - set(DIRECTIONS))
     if not ddirs:
         status = ", ".join(dict.fromkeys(r.status for r in workload.records))
@@ -393,9 +395,7 @@ def _workload_rows(
     rows = []
     for i, ddir in enumerate(ddirs):
         measured: list[tuple[PointRecord, DirectionResult]] = [
-            (r, r.result.directions[ddir])
-            for r in done
-            if ddir in r.result.directions  # type: ignore[union-attr]
+            (r, result.directions[ddir]) for r, result in finished if ddir in result.directions
         ]
         within = [v for r, _ in measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None]
         numbers = {
@@ -404,7 +404,7 @@ def _workload_rows(
             "lat_mean_ns": _summary([d.latency.mean_ns for _, d in measured if d.latency]),
             "lat_p99_ns": repeat_percentile(done, ddir, 99.0),
             "bw_stddev_bytes": _summary(within),
-            "cpu_percent": _summary([r.result.cpu for r in done]) if i == 0 else None,  # type: ignore[union-attr]
+            "cpu_percent": _summary([result.cpu for _, result in finished]) if i == 0 else None,
         }
         cells = [
             *lead,

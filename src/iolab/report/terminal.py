@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from iolab.models import Point, PointRecord, Result, Run, units
+
+if TYPE_CHECKING:
+    from iolab.analysis.scaling import ScalingRow
+    from iolab.models.material import HostRow
 
 # Columns of a table written to a pipe or file: wide enough that no cell is cut or wrapped ("equival…").
 PLAIN_WIDTH = 200
@@ -73,7 +79,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
 def runs_table(runs: list[Run], tags: dict[int, list[str]] | None = None) -> Table:
     """The runs, one row each; a Tags column when `tags` (run id -> tags) is given."""
     table = Table(title="iolab runs")
-    columns = [
+    columns: list[tuple[str, JustifyMethod]] = [
         ("Run", "right"),
         ("Started", "left"),
         ("Label", "left"),
@@ -84,7 +90,7 @@ def runs_table(runs: list[Run], tags: dict[int, list[str]] | None = None) -> Tab
     if tags is not None:
         columns.append(("Tags", "left"))
     for name, justify in columns:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        table.add_column(name, justify=justify)
     colours = {"complete": "green", "partial": "yellow", "failed": "red", "interrupted": "red", "running": "cyan"}
     for run in runs:
         points = f"{run.points_done}/{run.points_planned}"
@@ -148,7 +154,7 @@ def device_table(workload: str, together: dict[str, float], alone: dict[str, flo
     return table
 
 
-def hosts_table(records, hosts) -> Table:
+def hosts_table(records: Sequence[PointRecord], hosts: Mapping[int, Sequence[HostRow]]) -> Table:
     """Each host's share of each multi-host point: status, throughput, latency and when it was done."""
     table = Table(
         title="Per host",
@@ -173,7 +179,7 @@ def hosts_table(records, hosts) -> Table:
     return table
 
 
-def scaling_view(workload: str, rows) -> Table:
+def scaling_view(workload: str, rows: Sequence[ScalingRow]) -> Table:
     """Aggregate bandwidth against device count, with efficiency against the same devices alone."""
     table = Table(
         title=f"Scaling · {workload}",

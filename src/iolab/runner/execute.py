@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import writes
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
-from iolab.models import Finding, Plan, Point, PointRecord, Result, Target, primary_metric
+from iolab.models import Finding, Plan, Point, PointRecord, Precondition, Result, Snapshot, Target, primary_metric
 from iolab.models.material import SteadyOutcome
 from iolab.models.option_values import is_metadata
 from iolab.plan.effects import check_commands
@@ -214,7 +214,7 @@ class Session:
         elif pre is not None and pre.scope == "before_each_write" and writes(point.options) and target.writable:
             self._precondition(target, pre)
 
-    def _precondition(self, target: Target, pre) -> None:
+    def _precondition(self, target: Target, pre: Precondition) -> None:
         if pre.discard_first:
             problem = discard(target)
             if problem:
@@ -253,20 +253,22 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
                     session.run(Point(workload.name, target, dict(workload.options)))
         rounds = plan.steady_rounds
         if rounds is not None:
-            values: list[float] = []
+            round_values: list[float] = []
             for number in range(1, rounds.max_rounds + 1):
                 for workload in rounds.round:  # the round number is the repeat index: each round its own point
                     result = session.run(Point(workload.name, target, dict(workload.options), repeat=number - 1))
-                    values.append(primary_metric(result, rounds.metric))
-                verdict = steady_state(values, rounds.window, rounds.range_frac, rounds.slope_frac, rounds.max_rounds)
+                    round_values.append(primary_metric(result, rounds.metric))
+                verdict = steady_state(
+                    round_values, rounds.window, rounds.range_frac, rounds.slope_frac, rounds.max_rounds
+                )
                 if verdict.status != "continue":
-                    steady.append(SteadyOutcome(target.path, verdict.status == "steady", verdict.reason, values))
+                    steady.append(SteadyOutcome(target.path, verdict.status == "steady", verdict.reason, round_values))
                     break
     return steady
 
 
 def _run_findings(
-    store: Store, run_id: int, snapshot, steady: list[SteadyOutcome], cov_target: float | None
+    store: Store, run_id: int, snapshot: Snapshot, steady: list[SteadyOutcome], cov_target: float | None
 ) -> list[Finding]:
     """The doctor's findings on the finished run (`snapshot`: the Snapshot taken before it)."""
     from iolab.doctor.engine import diagnose_run
@@ -400,7 +402,9 @@ def _prepare(
         targets = resolve_targets(request, plan, executor)
         points, notes = plan_points(plan, targets)
     notes += executor.notes()
-    open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or plan.repeats.adaptive)
+    policy = plan.repeats
+    assert policy is not None  # Plan.__post_init__ always sets it
+    open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or policy.adaptive)
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
     identity = plan_identity([p.key for p in points], request)
@@ -493,9 +497,9 @@ def _measure_and_finish(
         if measurer is not None:
             measurer.notes.extend(cleaned)
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
-    findings = _run_findings(
-        store, run_id, snapshot, steady, plan.repeats.cov_target if plan.repeats.adaptive else None
-    )
+    policy = plan.repeats
+    assert policy is not None  # Plan.__post_init__ always sets it
+    findings = _run_findings(store, run_id, snapshot, steady, policy.cov_target if policy.adaptive else None)
     store.save_findings(run_id, findings)
     return _outcome(store, run_id, session, measurer, notes, findings, executor)
 

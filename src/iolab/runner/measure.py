@@ -8,6 +8,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
@@ -18,6 +19,9 @@ from iolab.models import Phases, Point, Result, Sample
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import discard
 from iolab.store.db import Artifact, Store
+
+if TYPE_CHECKING:
+    from iolab.telemetry import Sampler  # imported when a point starts: telemetry is optional
 
 COMMAND_TIMEOUT_S = 300.0
 
@@ -150,7 +154,7 @@ class Measurer:
             measured.samples = samples + telemetry
         return measured
 
-    def _start_sampler(self, point: Point):
+    def _start_sampler(self, point: Point) -> Sampler | None:
         """Telemetry beside fio; a failure to start it is a note, never a failed point."""
         if self.telemetry_interval is None:
             return None

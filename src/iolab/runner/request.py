@@ -63,6 +63,7 @@ def build_plan(request: RunRequest) -> Plan:
     if request.repeat is not None:  # --repeat overrides the plan's count, keeping the rest of its policy
         from dataclasses import replace
 
+        assert plan.repeats is not None  # Plan.__post_init__ always sets it
         plan.repeats = replace(plan.repeats, count=request.repeat)
         plan.repeat = request.repeat
     return plan
@@ -74,11 +75,18 @@ def _override_times(plan: Plan, settings: dict[str, object]) -> None:
     from iolab.models import Workload
 
     updates = {}
-    if settings.get("runtime") is not None:
-        updates["runtime"] = seconds_value(float(settings["runtime"]))
-    if settings.get("ramp") is not None:
-        updates["ramp_time"] = seconds_value(float(settings["ramp"]))
+    for setting, option in (("runtime", "runtime"), ("ramp", "ramp_time")):
+        value = settings.get(setting)
+        if value is not None:
+            updates[option] = seconds_value(_seconds(value))
     plan.workloads = [Workload(w.name, {**w.options, **updates}, w.target) for w in plan.workloads]
+
+
+def _seconds(value: object) -> float:
+    """A --runtime/--ramp setting: a number from the command line, or from a stored request's JSON."""
+    if not isinstance(value, (int, float, str)):
+        raise TypeError(f"a number of seconds was expected, not {value!r}")
+    return float(value)
 
 
 def plan_identity(point_keys: list[str], request: RunRequest) -> str:

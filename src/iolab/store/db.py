@@ -30,6 +30,13 @@ RESERVE_NAME = ".iolab-reserve"
 RESERVE_BYTES = 256 << 10
 
 
+def _inserted_id(cur: sqlite3.Cursor) -> int:
+    """The rowid an INSERT just made (sqlite3 types lastrowid as optional: it is None before any insert)."""
+    if cur.lastrowid is None:
+        raise RuntimeError("sqlite3 reported no rowid after an INSERT")
+    return cur.lastrowid
+
+
 def home_dir() -> Path:
     """$IOLAB_HOME, else ~/.local/share/iolab (XDG data home)."""
     explicit = os.environ.get("IOLAB_HOME")
@@ -83,7 +90,7 @@ class Store:
                     identity,
                 ),
             )
-        return int(cur.lastrowid)
+        return _inserted_id(cur)
 
     def reopen_run(self, run_id: int) -> None:
         """A resumed run belongs to this process again until it finishes."""
@@ -140,7 +147,7 @@ class Store:
                 "INSERT INTO scratch (run_id, path, kind, created_at) VALUES (?, ?, ?, ?)",
                 (run_id, path, kind, time.time()),
             )
-        return int(cur.lastrowid)
+        return _inserted_id(cur)
 
     def scratch_created(self, scratch_id: int, dev: int, ino: int) -> None:
         with self.conn:
@@ -172,7 +179,7 @@ class Store:
                         point.target.path,
                     ),
                 )
-                ids.append(int(cur.lastrowid))
+                ids.append(_inserted_id(cur))
         return ids
 
     def record_point(

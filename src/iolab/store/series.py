@@ -99,10 +99,10 @@ def load_series(
     unreadable = sorted(unreadable_points(store))
     ok = "p.status = 'ok'" + (f" AND p.id NOT IN ({','.join(map(str, unreadable))})" if unreadable else "")
     clauses, args = [], []
-    for column, value in (("r.host", host), ("p.target", target), ("p.name", workload)):
-        if value is not None:
+    for column, wanted in (("r.host", host), ("p.target", target), ("p.name", workload)):
+        if wanted is not None:
             clauses.append(f"{column} = ?")
-            args.append(value)
+            args.append(wanted)
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     rows = store.conn.execute(_SERIES_SQL.format(where=where, ok=ok), args).fetchall()
     metrics = _workload_metrics(store, {row["workload"] for row in rows}, unreadable)

@@ -26,7 +26,7 @@ class ProcessTimes:
     ticks: dict[int, tuple[str, int]]
 
 
-def process_times(proc: str = "/proc", exclude: frozenset[int] = frozenset()) -> ProcessTimes:
+def process_times(proc: str | os.PathLike[str] = "/proc", exclude: frozenset[int] = frozenset()) -> ProcessTimes:
     """utime + stime of every user-space process now (kernel threads and `exclude` left out)."""
     found: dict[int, tuple[str, int]] = {}
     try:

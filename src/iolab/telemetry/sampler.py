@@ -246,8 +246,8 @@ class Sampler:
             out += [Sample(f"cpu.{m}", "total", name, t_ms, getattr(pct, m)) for m in CPU_METRICS]
         for iface, now in after.get("net", {}).items():
             prev = before["net"].get(iface)
-            rates = net_rates(prev, now, seconds) if prev else None
-            if rates is None:
+            rx_tx = net_rates(prev, now, seconds) if prev else None
+            if rx_tx is None:
                 continue
-            out += [Sample(NET_BW, "rx", iface, t_ms, rates[0]), Sample(NET_BW, "tx", iface, t_ms, rates[1])]
+            out += [Sample(NET_BW, "rx", iface, t_ms, rx_tx[0]), Sample(NET_BW, "tx", iface, t_ms, rx_tx[1])]
         return out

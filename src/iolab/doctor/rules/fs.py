@@ -34,7 +34,7 @@ def _filesystems(ctx: Context) -> list[FileSystem]:
     source="/proc/self/mountinfo",
 )
 def target_in_ram(ctx: Context, r: Rule) -> Iterator[Finding]:
-    seen = set()
+    seen: set[str | None] = set()  # target paths, and jobs' (a job may not know its path)
     for target in ctx.snapshot.targets if ctx.snapshot else []:
         ram = target.fs_type in RAM_FILESYSTEMS or (target.device or "").startswith(("zram", "ram", "brd"))
         if ram:

@@ -43,7 +43,10 @@ def _nvme_domains(ctx: Context, r: Rule) -> Iterator[tuple[str, str] | Finding]:
     source="kernel sysfs-kernel-iommu_groups (type DMA/DMA-FQ/identity); NVIDIA/NV-Kernels#182",
 )
 def strict(ctx: Context, r: Rule) -> Iterator[Finding]:
-    cmdline = (ctx.snapshot.cmdline or "").split() if ctx.snapshot else []
+    snap = ctx.snapshot
+    if snap is None:  # _nvme_domains yields nothing without a snapshot either
+        return
+    cmdline = (snap.cmdline or "").split()
     for item in _nvme_domains(ctx, r):
         if isinstance(item, Finding):
             yield item
@@ -53,7 +56,7 @@ def strict(ctx: Context, r: Rule) -> Iterator[Finding]:
                 item[0],
                 {
                     "group type": item[1],
-                    "IOMMU": ",".join(ctx.snapshot.iommu_units) or "?",
+                    "IOMMU": ",".join(snap.iommu_units) or "?",
                     "cmdline iommu": " ".join(t for t in cmdline if "iommu" in t) or "(none)",
                 },
             )

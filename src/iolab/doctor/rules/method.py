@@ -17,7 +17,11 @@ def _gib(n: int | None) -> str:
 
 
 def _opts(job: JobView, *keys: str) -> dict[str, str]:
-    return {k: job.get(k) if job.get(k) is not None else "(default)" for k in keys}
+    shown: dict[str, str] = {}
+    for k in keys:
+        value = job.get(k)
+        shown[k] = "(default)" if value is None else value
+    return shown
 
 
 @rule(
@@ -292,11 +296,11 @@ def file_target(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def buffer_content(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        hits = {k: job.get(k) or "1" for k in ("zero_buffers", "buffer_pattern") if k in job.options}
+        hits: dict[str, str] = {k: job.get(k) or "1" for k in ("zero_buffers", "buffer_pattern") if k in job.options}
         hits |= {
-            k: job.get(k)
+            k: value
             for k in ("buffer_compress_percentage", "dedupe_percentage")
-            if (job.get(k) or "0") not in ("0", "")
+            if (value := job.get(k)) and value != "0"  # unset, empty and 0 all mean "off"
         }
         if job.writes and hits:
             yield r.finding(f"{job.name} writes compressible data", job.name, hits)

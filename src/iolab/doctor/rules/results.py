@@ -173,11 +173,11 @@ def qd_knee(ctx: Context, r: Rule) -> Iterator[Finding]:
         single = sorted((qd, level) for (qd, jobs), level in curve.configs.items() if jobs == 1)
         if len(single) < 3:
             continue
-        latencies = [level.latency_ns for _, level in single]
+        latencies = [level.latency_ns for _, level in single if level.latency_ns is not None]
         report = find_knee(
             [qd for qd, _ in single],
             [level.iops for _, level in single],
-            latencies if all(lat is not None for lat in latencies) else None,
+            latencies if len(latencies) == len(single) else None,  # the latency elbow needs every depth's latency
         )
         if not report.evaluated or report.recommended_qd is None:
             continue
@@ -230,7 +230,10 @@ def _knee_advice(report: KneeReport) -> str:
 def qd_peak(ctx: Context, r: Rule) -> Iterator[Finding]:
     for curve in ctx.curves:
         (qd, jobs), top = max(curve.configs.items(), key=lambda item: item[1].iops)
-        evidence = {"configurations measured": len(curve.configs), "in flight at the peak": qd * jobs}
+        evidence: dict[str, object] = {
+            "configurations measured": len(curve.configs),
+            "in flight at the peak": qd * jobs,
+        }
         if top.iops_half_width is not None:
             evidence["peak's 95% interval"] = (
                 f"{units.iops(top.iops - top.iops_half_width)} to "

@@ -212,7 +212,7 @@ def interference(ctx: Context, r: Rule) -> Iterator[Finding]:
     for seen in ctx.interference:
         parts: list[str] = []
         evidence: dict[str, object] = {}
-        if seen.busy_cpu:
+        if seen.other_cpu_pct is not None and seen.busy_cpu:  # busy_cpu implies a figure; the check tells mypy
             busiest = ", ".join(f"{name} {units.percent(pct)}" for name, pct in seen.processes)
             parts.append(f"other processes used {units.percent(seen.other_cpu_pct)} of a CPU ({busiest})")
             evidence["other CPU"] = f"{units.percent(seen.other_cpu_pct)} of one CPU"
