@@ -24,11 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from iolab.models import Plan, Workload  # noqa: E402
-from iolab.report.html import load_run, render_html  # noqa: E402
+from iolab.report.html import render_html  # noqa: E402
 from iolab.runner.execute import execute  # noqa: E402
 from iolab.runner.progress import SilentProgress  # noqa: E402
 from iolab.runner.request import RunRequest  # noqa: E402
 from iolab.store.db import open_store  # noqa: E402
+from iolab.views.run import load_run  # noqa: E402
 from tests.chromium import chromium_skip_reason, dump_dom, run_chromium  # noqa: E402
 
 SIZE_GOAL = 5_000_000

@@ -47,8 +47,12 @@ ALLOWED: dict[str, frozenset[str]] = {
     "schedule": BASE,
     # existing fio output read into the store as a run and diagnosed as a measured one is
     "imports": BASE | {"models", "fio", "store", "doctor"},
-    # views load from the store and compute with analysis and doctor; renderers show the views
-    "report": BASE | {"models", "store", "analysis", "doctor"},
+    # views: what a page shows (a run, a comparison, a series' history), loaded from the store and computed
+    # with analysis and the doctor's material
+    "views": BASE | {"models", "store", "analysis", "doctor"},
+    # renderers, one per format: they lay out views and never open the store; analysis only for the result
+    # types views carry (Verdict, Stability, HealthPoint) and the t quantile of a chart's error bars
+    "report": BASE | {"models", "views", "analysis"},
     # the command line calls any stage
     "cli": BASE
     | {
@@ -64,6 +68,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         "runner",
         "schedule",
         "imports",
+        "views",
         "report",
     },
     # `python -m iolab`

@@ -10,7 +10,7 @@ import pytest
 
 from iolab.analysis.compare import CompareParams, compare_samples, mann_whitney, repeats_needed, welch_test
 from iolab.analysis.student_t import t_quantile, t_sf
-from iolab.report.comparison import verdict_summary
+from iolab.report.wording import verdict_summary
 
 GBPS = 1e9
 # Two-sided 95% Student t quantiles t(0.975, df) as printed in standard tables.

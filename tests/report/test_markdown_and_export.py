@@ -9,11 +9,11 @@ import re
 
 from stored_runs import MIX_DESCRIPTION, SWEEP_LABEL, StoredRun, requires_fio
 
-from iolab.report.export import record_dict
+from iolab.report.csv_output import points_csv
+from iolab.report.json_output import points_json, record_dict
 from iolab.report.markdown import code_span, escape_text, render_markdown
-from iolab.report.point_export import points_csv, points_json
-from iolab.report.tables import UNITS_NOTE, build_report
 from iolab.store.queries import point_samples
+from iolab.views.tables import UNITS_NOTE, build_report
 
 pytestmark = requires_fio
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

@@ -11,9 +11,9 @@ from stored_runs import SWEEP_LABEL, StoredRun, requires_fio
 
 from iolab.imports import import_paths
 from iolab.models import units
-from iolab.report.tables import build_report, notebook_tables
 from iolab.store.db import open_store
 from iolab.store.queries import get_run, point_samples, run_points
+from iolab.views.tables import build_report, notebook_tables
 
 pytestmark = requires_fio
 FIO_DATA = Path(__file__).parent.parent / "data" / "fio"

@@ -66,17 +66,10 @@ def compare(
     """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host."""
     from rich.console import Console
 
-    from iolab.report.comparison import (
-        compare_runs,
-        comparison_json,
-        comparison_markdown,
-        comparison_notes,
-        comparison_table,
-    )
-    from iolab.report.terminal import stdout_console
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.tags import resolve_runs
+    from iolab.views.comparison import compare_runs
 
     if fmt not in ("text", "md"):
         raise UserError(f"--format {fmt!r}: choose text or md")
@@ -95,14 +88,17 @@ def compare(
 
         write_html(store, [], html, png, [lambda output: comparison_page(result, output)])
     if as_json:
+        from iolab.report.json_output import comparison_json
+
         print(comparison_json(result), end="")
     elif fmt == "md":
+        from iolab.report.markdown import comparison_markdown
+
         print(comparison_markdown(result), end="")
     else:
-        console = stdout_console()
-        console.print(comparison_table(result))
-        for line in comparison_notes(result):
-            console.print(line, highlight=False, markup=False)
+        from iolab.report.terminal import print_comparison, stdout_console
+
+        print_comparison(result, stdout_console())
     if threshold is not None:
         failed = result.regressions(threshold)
         if failed:
@@ -139,25 +135,30 @@ def history(
     ] = None,
 ) -> None:
     """Each workload over time: latest value, rolling mean and COV, health, change points and what changed on the host."""
-    from iolab.report.history_view import analyse, history_json, history_text
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
-    from iolab.store.series import load_series
+    from iolab.views.history import load_histories
 
     window_s, target_cov = _window_seconds(window), _fraction(cov_target, "--cov-target")
     store = open_store(for_reading=True)
     warn_unreadable(store)
-    found = load_series(store, host, target, workload)
-    if not found:
+    histories = load_histories(store, window_s, target_cov, min_runs, host, target, workload)
+    if not histories:
         asked = ", ".join(f"{k} {v!r}" for k, v in (("host", host), ("target", target), ("workload", workload)) if v)
         raise UserError(f"no runs match {asked}" if asked else "there are no runs yet: start one with `iolab run`")
-    histories = [analyse(store, s, window_s, target_cov, min_runs) for s in found]
     if html is not None or png is not None:
         from iolab.cli.report import write_html
         from iolab.report.cross_sections import history_page
 
         write_html(store, [], html, png, [lambda output: history_page(histories, output)])
-    print(history_json(histories) if as_json else history_text(histories), end="")
+    if as_json:
+        from iolab.report.json_output import history_json
+
+        print(history_json(histories), end="")
+    else:
+        from iolab.report.terminal import history_text
+
+        print(history_text(histories), end="")
 
 
 @app.command()
@@ -190,8 +191,8 @@ def export(
     warn_unreadable(store)
     if prometheus is not None:
         from iolab.report.prometheus import render_textfile, write_textfile
-        from iolab.report.series_metrics import series_metrics
         from iolab.store.series import load_series
+        from iolab.views.series_metrics import series_metrics
 
         metrics = series_metrics(
             load_series(store), _window_seconds(window), _fraction(cov_target, "--cov-target"), min_runs
@@ -199,7 +200,8 @@ def export(
         _write(prometheus, lambda path: write_textfile(path, render_textfile(metrics)))
     if csv_file is not None or json_file is not None:
         from iolab.private import write_private
-        from iolab.report.point_export import points_csv, points_json
+        from iolab.report.csv_output import points_csv
+        from iolab.report.json_output import points_json
         from iolab.store.queries import list_runs, run_points
 
         runs = list(reversed(list_runs(store)))

@@ -1,7 +1,7 @@
 """`iolab report`: a run's lab-notebook tables (terminal or Markdown), every point as CSV/JSON, or an HTML page.
 
 The command only loads runs and picks a renderer; the tables come from
-`iolab.report.tables`, the HTML page (tables, findings, charts) from
+`iolab.views.tables`, the HTML page (tables, findings, charts) from
 `iolab.report.html`. `--html` and `--png` write files beside whatever
 `--format` prints, so one call can give a terminal summary and the page.
 """
@@ -17,10 +17,6 @@ import typer
 from iolab.cli.application import app
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from iolab.models import PointRecord, Run
-    from iolab.report.tables import RunReport
     from iolab.store.db import Store
 
 
@@ -59,10 +55,11 @@ def report(
 
     from rich.console import Console
 
-    from iolab.report.terminal import PLAIN_WIDTH
+    from iolab.report.terminal import PLAIN_WIDTH, print_run_reports
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.queries import get_run, resolve_run_id, run_points
+    from iolab.views.run import run_report
 
     store = open_store(for_reading=True)
     run_ids = list(dict.fromkeys(resolve_run_id(store, ref) for ref in runs))
@@ -73,25 +70,25 @@ def report(
             return
     loaded = [(get_run(store, run_id), run_points(store, run_id)) for run_id in run_ids]
     if fmt is ReportFormat.csv:
-        from iolab.report.point_export import points_csv
+        from iolab.report.csv_output import points_csv
 
         text = points_csv([record for _, records in loaded for record in records])
     elif fmt is ReportFormat.json:
-        from iolab.report.point_export import points_json
+        from iolab.report.json_output import points_json
 
         text = points_json([run for run, _ in loaded], [record for _, records in loaded for record in records])
     else:
-        reports = [_build(store, run, records) for run, records in loaded]
+        reports = [run_report(store, run, records) for run, records in loaded]
         if fmt is ReportFormat.md:
             from iolab.report.markdown import render_markdown
 
             text = render_markdown(reports)
         elif output is None and sys.stdout.isatty():
-            _print_reports(reports, Console(highlight=False))
+            print_run_reports(reports, Console(highlight=False))
             return
         else:  # a pipe or file has no width to fit: keep each row on one line
             buffer = io.StringIO()
-            _print_reports(reports, Console(file=buffer, width=PLAIN_WIDTH, color_system=None, highlight=False))
+            print_run_reports(reports, Console(file=buffer, width=PLAIN_WIDTH, color_system=None, highlight=False))
             text = buffer.getvalue()
     if output is None:
         sys.stdout.write(text)
@@ -109,7 +106,9 @@ def write_html(
     """
     from iolab.errors import UserError
     from iolab.report.cross_sections import pages_for_runs
-    from iolab.report.html import load_run, render_html
+    from iolab.report.html import render_html
+    from iolab.views.history import across_runs
+    from iolab.views.run import load_run
 
     if png_dir is not None:
         try:
@@ -119,7 +118,7 @@ def write_html(
                 f"cannot create {png_dir} for the PNG charts: {exc.strerror or exc}; choose another --png"
             ) from None
     try:
-        pages = pages_for_runs(store, run_ids) if extra is None else extra
+        pages = pages_for_runs(across_runs(store, run_ids)) if extra is None else extra
         text, written = render_html(
             [load_run(store, run_id) for run_id in run_ids], png_dir, pages, svg=path is not None
         )
@@ -133,15 +132,6 @@ def write_html(
         _write(path, text, "--html")
 
 
-def _build(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
-    """A run's notebook page, with each point's stored per-second samples for BW stddev."""
-    from iolab.report.tables import build_report
-    from iolab.store.queries import point_samples
-
-    samples = {record.id: point_samples(store, record.id) for record in records}
-    return build_report(run, records, samples)
-
-
 def _write(path: Path, text: str, option: str = "--output") -> None:
     """Write the finished report at once, so a failure never leaves half a file; private (0600), as it
     names hosts, targets and command lines."""
@@ -153,32 +143,3 @@ def _write(path: Path, text: str, option: str = "--output") -> None:
     except OSError as exc:
         raise UserError(f"cannot write the report to {path}: {exc.strerror or exc}; choose another {option}") from None
     typer.echo(f"wrote {path}", err=True)
-
-
-def _print_reports(reports: list[RunReport], console: Console) -> None:
-    """The notebook tables as Rich tables: run header, then each table under its fixed parameters."""
-    from rich import box
-    from rich.markup import escape
-    from rich.table import Table
-
-    from iolab.report.tables import UNITS_NOTE
-
-    for report in reports:
-        console.print(f"[bold]{escape(report.title)}[/bold]")
-        for label, value in report.facts:
-            console.print(f"  {escape(label)}: {escape(value)}", soft_wrap=True)
-        for number, notebook in enumerate(report.tables, start=1):
-            table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-            for column in notebook.columns:
-                table.add_column(escape(column.header), justify="right" if column.numeric else "left")
-            for row in notebook.rows:
-                cells = [escape(cell) for cell in row.cells]
-                table.add_row(*cells, style="red" if row.failed else None)
-            console.print(f"\n[bold]Table {report.run.id}.{number}: {escape(notebook.title)}[/bold]")
-            if notebook.fixed:
-                console.print(f"[dim]fixed: {escape(notebook.fixed_text)}[/dim]", soft_wrap=True)
-            console.print(table)
-            for note in notebook.notes:
-                console.print(f"  [red]{escape(note)}[/red]", soft_wrap=True)
-        console.print()
-    console.print(f"[dim]{escape(UNITS_NOTE)}[/dim]")

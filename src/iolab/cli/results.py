@@ -20,7 +20,7 @@ def list_runs(
 
     from rich.console import Console
 
-    from iolab.report.export import run_dict
+    from iolab.report.json_output import run_dict
     from iolab.report.terminal import runs_table, stdout_console
     from iolab.store.db import open_store
     from iolab.store.queries import list_runs as query_runs

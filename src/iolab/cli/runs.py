@@ -190,7 +190,8 @@ def _write_run_report(store: Store, run_id: int, console: Console, quiet: bool) 
     stored, so any failure making it is a one-line warning, never a failed run.
     """
     from iolab.private import private_dir, write_private
-    from iolab.report.html import load_run, render_html
+    from iolab.report.html import render_html
+    from iolab.views.run import load_run
 
     path = store.path.parent / "reports" / f"run-{run_id}.html"
     try:
@@ -283,8 +284,8 @@ def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) 
     import json
     from dataclasses import asdict
 
-    from iolab.report.export import record_dict, run_dict
     from iolab.report.findings import render_findings
+    from iolab.report.json_output import record_dict, run_dict
     from iolab.report.terminal import results_table, stdout_console
     from iolab.store.queries import get_run, host_rows, run_findings, run_points
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass, field
 
 from iolab.models.point import Point
 
@@ -48,3 +49,30 @@ def metric_for(options: dict[str, str]) -> str:
 
 def higher_is_better(metric: str) -> bool:
     return metric != "lat_mean"
+
+
+@dataclass
+class Series:
+    """One workload on one target of one host, oldest run first.
+
+    `values` holds one figure per run: the mean over the run's repeats of
+    the primary metric. For throughput a planned repeat that failed, or that
+    a finished or killed run never reached, counts as 0 (the run delivered
+    nothing); for latency it is left out, and a run with none is NaN.
+    """
+
+    host: str
+    target: str
+    workload: str  # identity
+    name: str
+    metric: str
+    run_ids: list[int] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    failed: list[bool] = field(default_factory=list)  # some planned repeat of this run gave nothing
+    # Every metric of the latest run (mean over its finished repeats; None when none finished), for export.
+    latest: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def higher_is_better(self) -> bool:
+        return higher_is_better(self.metric)

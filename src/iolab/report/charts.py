@@ -22,16 +22,15 @@ from typing import TYPE_CHECKING
 
 from iolab.analysis.stability import Stability
 from iolab.models import units
-from iolab.report.tables import NotebookTable, Row
+from iolab.views.tables import NotebookTable, Row
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from iolab.analysis.outliers import OutlierReport
     from iolab.analysis.scaling import ScalingReport
-    from iolab.doctor.material import ArrayView
-    from iolab.report.timeline import Timeline
+    from iolab.views.run import ArrayFigures
+    from iolab.views.timeline import Timeline
 
 BW_AXIS = "bandwidth (MB/s, 1 MB = 10^6 bytes)"
 IOPS_AXIS = "IOPS (I/O per second)"
@@ -297,8 +296,9 @@ def timeline_chart(timeline: Timeline) -> Figure | None:
     return fig
 
 
-def device_bars(view: ArrayView, reports: dict[str, OutlierReport]) -> Figure | None:
+def device_bars(figures: ArrayFigures) -> Figure | None:
     """Each device's MB/s together (in the array) and alone; outliers outlined and labelled."""
+    view, reports = figures.view, figures.reports
     devices = sorted(set(view.together) | set(view.alone))
     if not devices:
         return None

@@ -21,8 +21,8 @@ from iolab.report.charts import BW_AXIS, IOPS_AXIS, MARK_COLOUR, WIDTH_IN, laten
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from iolab.report.comparison import Comparison
-    from iolab.report.history_view import SeriesHistory
+    from iolab.views.comparison import Comparison
+    from iolab.views.history import SeriesHistory
 
 SIDE_COLOURS = ("#7f7f7f", "#1f77b4")
 VERDICT_COLOURS = {"faster": "#2ca02c", "slower": MARK_COLOUR}

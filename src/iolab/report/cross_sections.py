@@ -13,16 +13,16 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from iolab.analysis.history import HealthParams, rolling_health
 from iolab.models.units import metric_value
-from iolab.report.comparison import HEADERS, Comparison, comparison_notes, verdict_cells
 from iolab.report.cross_charts import comparison_chart, history_chart
-from iolab.report.history_view import SeriesHistory, change_line, health_line, series_title
 from iolab.report.html import ChartOutput, Page, PageBuilder, Section, present_charts
-from iolab.report.tables import Column, NotebookTable, Row
+from iolab.report.wording import HEADERS, change_line, comparison_notes, health_line, series_title, verdict_cells
+from iolab.views.comparison import Comparison
+from iolab.views.history import AcrossRuns, SeriesHistory
+from iolab.views.tables import Column, NotebookTable, Row
 
 if TYPE_CHECKING:
-    from iolab.store.db import Store
+    pass
 
 
 def _slug(text: str) -> str:
@@ -36,7 +36,7 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
         s, hp = history.series, history.health
         if hp is None or len(s.values) < 2:
             continue
-        health = rolling_health(s.times, s.values, hp.params.window_s, hp.params.cov_target, hp.params.min_points)
+        health = history.rolling()
         base = f"history{number}-{_slug(s.name)}"
         latest = s.values[-1]
         facts = [
@@ -93,34 +93,14 @@ def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "
     return Page(anchor, f"Comparison: {comparison.label_b} against {comparison.label_a}", (section,))
 
 
-# A history needs a few runs before its chart says more than the run's own table.
-HISTORY_MIN_RUNS = 3
-
-
-def pages_for_runs(store: Store, run_ids: Sequence[int]) -> list[PageBuilder]:
-    """What `iolab report RUN...` adds after the runs: the history of their workloads (those with at
-    least HISTORY_MIN_RUNS runs), and, where two of the runs share workloads, the last against the first."""
-    from iolab.models.workload import workload_identity
-    from iolab.report.comparison import compare_runs
-    from iolab.report.history_view import analyse
-    from iolab.store.queries import run_points
-    from iolab.store.series import load_series
-
+def pages_for_runs(across: AcrossRuns) -> list[PageBuilder]:
+    """What `iolab report RUN...` adds after the runs: the history of their workloads, and each comparison
+    of two of them (`iolab.views.history.across_runs`)."""
     builders: list[PageBuilder] = []
-    chosen = set(run_ids)
-    series = [s for s in load_series(store) if chosen & set(s.run_ids) and len(s.run_ids) >= HISTORY_MIN_RUNS]
-    if series:
-        health = HealthParams()  # the defaults `iolab history` uses too
-        histories = [analyse(store, s, health.window_s, health.cov_target, health.min_points) for s in series]
-        builders.append(lambda output: history_page(histories, output))
-    identities = {run_id: {workload_identity(r.point) for r in run_points(store, run_id)} for run_id in run_ids}
-    pairs: dict[tuple[int, int], None] = {}
-    for identity in set().union(*identities.values()) if identities else ():
-        having = [run_id for run_id in run_ids if identity in identities[run_id]]
-        if len(having) >= 2:
-            pairs[(having[0], having[-1])] = None
-    for a, b in pairs:
-        comparison = compare_runs(store, f"run {a}", [a], f"run {b}", [b])
+    if across.histories:
+        builders.append(partial(history_page, across.histories))
+    for comparison in across.comparisons:
+        a, b = comparison.runs_a[0], comparison.runs_b[0]
         # partial binds this pair's comparison now (a closure would see the loop's last one); mypy can type it
         builders.append(partial(comparison_page, comparison, anchor=f"comparison-{a}-{b}"))
     return builders

@@ -1,7 +1,7 @@
 """One self-contained HTML file per report: tables, findings and inline SVG charts.
 
 The page is a list of sections per run, each made by one function of the
-shape `(RunMaterial, ChartOutput) -> list[Section]` in `RUN_SECTIONS`. A
+shape `(RunView, ChartOutput) -> list[Section]` in `RUN_SECTIONS`. A
 section with nothing to show is not made, so a run without telemetry has
 no timeline heading and a single-device run no array section. History
 (a series with rolling COV, a target line and change points, from
@@ -19,55 +19,18 @@ SVG (which escapes its own text) is marked safe.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from iolab.models import Finding, PointRecord, Run, Sample, Severity, units
+from iolab.models import Finding, PointRecord, Severity, units
 from iolab.report import charts
 from iolab.report.findings import group_by_rule
-from iolab.report.tables import UNITS_NOTE, NotebookTable, RunReport, build_report, repeat_percentile
+from iolab.views.run import RunView
+from iolab.views.tables import UNITS_NOTE, NotebookTable, repeat_percentile
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from iolab.store.db import Store
-
-
-@dataclass
-class RunMaterial:
-    """Everything stored about one run that the page shows, loaded once."""
-
-    run: Run
-    records: list[PointRecord]
-    samples: dict[int, list[Sample]]
-    findings: list[Finding]
-    snapshot: dict | None
-    device_bw: dict[int, dict[str, float]]
-    tags: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what people wrote about the run (`iolab note`)
-    report: RunReport = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.report = build_report(self.run, self.records, self.samples)
-
-
-def load_run(store: Store, run_id: int) -> RunMaterial:
-    """A run's points, per-second samples, findings, host snapshot and per-device results."""
-    from iolab.store.queries import device_bandwidth, get_run, point_samples, run_findings, run_points, run_snapshot
-    from iolab.store.tags import notes_of, tags_of
-
-    records = run_points(store, run_id)
-    return RunMaterial(
-        run=get_run(store, run_id),
-        records=records,
-        samples={record.id: point_samples(store, record.id) for record in records},
-        findings=run_findings(store, run_id),
-        snapshot=run_snapshot(store, run_id, "before"),
-        device_bw=device_bandwidth(store, run_id),
-        tags=tags_of(store, [run_id])[run_id],
-        notes=notes_of(store, run_id),
-    )
 
 
 @dataclass(frozen=True)
@@ -162,7 +125,7 @@ def _snapshot_facts(snapshot: dict | None) -> list[tuple[str, str]]:
     return facts
 
 
-def summary_section(material: RunMaterial, output: ChartOutput) -> list[Section]:
+def summary_section(material: RunView, output: ChartOutput) -> list[Section]:
     """What ran, where and when, and the host it ran on."""
     facts = [("label", material.run.label), *material.report.facts]
     facts += [("tags", ", ".join(material.tags))] if material.tags else []
@@ -185,7 +148,7 @@ def _finding_view(group: list[Finding]) -> FindingView:
     )
 
 
-def findings_section(material: RunMaterial, output: ChartOutput) -> list[Section]:
+def findings_section(material: RunView, output: ChartOutput) -> list[Section]:
     """Findings most serious first, each with its evidence; rules that could not run listed once."""
     if not material.findings:
         return []
@@ -211,7 +174,7 @@ def _percentiles(table: NotebookTable, records: Mapping[int, PointRecord]) -> di
     return out
 
 
-def table_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
+def table_sections(material: RunView, output: ChartOutput) -> list[Section]:
     """A section per notebook table: the table, then its throughput, latency and latency-throughput charts."""
     by_id = {record.id: record for record in material.records}
     sections = []
@@ -263,11 +226,9 @@ def table_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
     return sections
 
 
-def timeline_section(material: RunMaterial, output: ChartOutput) -> list[Section]:
+def timeline_section(material: RunView, output: ChartOutput) -> list[Section]:
     """Per-second bandwidth of fio and each device across the run, dips marked."""
-    from iolab.report.timeline import run_timeline
-
-    timeline = run_timeline(material.run, material.records, material.samples)
+    timeline = material.timeline()
     chart = output.make(
         f"run{material.run.id}-timeline",
         "Per-second bandwidth",
@@ -283,27 +244,17 @@ def timeline_section(material: RunMaterial, output: ChartOutput) -> list[Section
     return [Section(f"run{material.run.id}-timeline", "Timeline", "timeline", charts=(chart,), notes=dips)]
 
 
-def array_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
+def array_sections(material: RunView, output: ChartOutput) -> list[Section]:
     """For array runs: each device together and alone with outliers marked, and the scaling curve."""
-    from iolab.analysis.outliers import find_outliers
-    from iolab.analysis.scaling import scaling_table
-    from iolab.doctor.material import array_views
-
     sections = []
-    for number, view in enumerate(array_views(material.records, material.device_bw), start=1):
+    for number, figures in enumerate(material.arrays(), start=1):
+        view, scaling = figures.view, figures.scaling
         base = f"run{material.run.id}-array{number}"
-        reports = {
-            mode: find_outliers(values, view=mode, metric="bandwidth")
-            for mode in ("together", "alone")
-            if (values := getattr(view, mode))
-        }
-        sets = view.device_sets()
-        scaling = scaling_table(sets, view.alone or None) if sets else None
         found = present_charts(
             output.make(
                 f"{base}-devices",
                 f"{view.workload}: bandwidth per device",
-                charts.device_bars(view, reports),
+                charts.device_bars(figures),
                 "Together: each device's share while all ran at once (from /proc/diskstats); alone: each device by itself. "
                 "Outliers by modified z-score against the array's median.",
             ),
@@ -319,7 +270,7 @@ def array_sections(material: RunMaterial, output: ChartOutput) -> list[Section]:
     return sections
 
 
-SectionBuilder = Callable[[RunMaterial, ChartOutput], list[Section]]
+SectionBuilder = Callable[[RunView, ChartOutput], list[Section]]
 RUN_SECTIONS: tuple[SectionBuilder, ...] = (
     summary_section,
     findings_section,
@@ -342,7 +293,7 @@ PageBuilder = Callable[[ChartOutput], "Page | None"]
 
 
 def render_html(
-    materials: Sequence[RunMaterial], png_dir: Path | None = None, extra: Sequence[PageBuilder] = (), svg: bool = True
+    materials: Sequence[RunView], png_dir: Path | None = None, extra: Sequence[PageBuilder] = (), svg: bool = True
 ) -> tuple[str, list[Path]]:
     """The whole file, and the PNG files written (when `png_dir` is given).
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from iolab.report.tables import UNITS_NOTE, NotebookTable, RunReport
+from iolab.report.wording import HEADERS, comparison_notes, side_text, verdict_cells
+from iolab.views.comparison import Comparison
+from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 # Characters with inline meaning in GFM. Backslash-escaping any ASCII
 # punctuation is always allowed, so escaping a few extra is harmless.
@@ -67,3 +69,17 @@ def render_markdown(reports: Sequence[RunReport]) -> str:
     """A whole report: every run in turn, then the units footnote once."""
     body = "\n\n".join(run_markdown(report) for report in reports)
     return f"{body}\n\n---\n\n<sub>{escape_text(UNITS_NOTE)}</sub>\n"
+
+
+def comparison_markdown(comparison: Comparison) -> str:
+    lines = [
+        f"A = {escape_text(side_text(comparison.label_a, comparison.runs_a))}, "
+        f"B = {escape_text(side_text(comparison.label_b, comparison.runs_b))}",
+        "",
+        "| " + " | ".join(HEADERS) + " |",
+        "|:---|:---|---:|---:|---:|---:|:---|---:|",
+    ]
+    lines += ["| " + " | ".join(escape_text(c) or " " for c in verdict_cells(row)) + " |" for row in comparison.rows]
+    lines.append("")
+    lines += [f"- {escape_text(line)}" for line in comparison_notes(comparison)]
+    return "\n".join(lines) + "\n"

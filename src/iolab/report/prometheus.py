@@ -20,27 +20,10 @@ moment, and must never see half a file.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.private import write_private
-
-
-@dataclass(frozen=True)
-class SeriesMetrics:
-    """The latest figures of one series: a workload on a target on a host."""
-
-    host: str
-    target: str
-    workload: str
-    bandwidth_bytes_per_second: float | None = None
-    iops: float | None = None
-    latency_mean_seconds: float | None = None
-    latency_p99_seconds: float | None = None
-    rolling_cov: float | None = None  # stddev / mean over the health window
-    healthy: bool | None = None  # None: too few runs to judge
-    last_run_timestamp_seconds: float | None = None  # epoch seconds
-
+from iolab.views.series_metrics import SeriesMetrics
 
 # (metric name, attribute, help text); gauges all, since each is the latest value.
 FAMILIES = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -11,6 +12,20 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from iolab.models import Point, PointRecord, Result, Run, units
+from iolab.models.units import metric_value
+from iolab.report.wording import (
+    HEADERS,
+    change_line,
+    comparison_notes,
+    health_line,
+    series_title,
+    side_text,
+    verdict_cells,
+    when,
+)
+from iolab.views.comparison import Comparison
+from iolab.views.history import SeriesHistory
+from iolab.views.tables import UNITS_NOTE, RunReport
 
 if TYPE_CHECKING:
     from iolab.analysis.scaling import ScalingRow
@@ -193,3 +208,79 @@ def scaling_view(workload: str, rows: Sequence[ScalingRow]) -> Table:
             str(row.n), units.mb_per_s(row.aggregate), units.mb_per_s(row.ideal), units.percent(row.efficiency * 100)
         )
     return table
+
+
+def print_comparison(comparison: Comparison, console: Console) -> None:
+    """The verdict table, then the host differences and the workloads only one side has."""
+    console.print(comparison_table(comparison))
+    for line in comparison_notes(comparison):
+        console.print(line, highlight=False, markup=False)
+
+
+def comparison_table(comparison: Comparison) -> Table:
+    """The verdicts as a Rich table; host differences and unmatched workloads as its caption."""
+
+    table = Table(
+        title=f"A = {side_text(comparison.label_a, comparison.runs_a)}, "
+        f"B = {side_text(comparison.label_b, comparison.runs_b)}"
+    )
+    for i, header in enumerate(HEADERS):
+        table.add_column(header, justify="left" if i in (0, 1, 6) else "right")
+    colours = {"faster": "green", "slower": "red", "equivalent": "cyan"}
+    for row in comparison.rows:
+        cells = list(verdict_cells(row))
+        colour = colours.get(row.verdict.kind)
+        if colour and row.verdict.evaluated:
+            cells[6] = f"[{colour}]{cells[6]}[/{colour}]"
+        table.add_row(*cells)
+    return table
+
+
+def history_text(histories: list[SeriesHistory]) -> str:
+    """Plain lines, one block per series."""
+    lines: list[str] = []
+    for h in histories:
+        s = h.series
+        lines.append(series_title(s))
+        latest = s.values[-1]
+        lines.append(
+            f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"
+            f" at {when(s.times[-1])} (run {s.run_ids[-1]})"
+        )
+        if h.health is not None:
+            lines.append("  " + health_line(h.health, s.metric))
+        if h.failed_runs:
+            lines.append(f"  {h.failed_runs} run(s) failed or were interrupted (counted as 0 throughput)")
+        if h.changes:
+            lines += ["  change: " + change_line(c) for c in h.changes]
+        else:
+            lines.append("  no change points")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def print_run_reports(reports: list[RunReport], console: Console) -> None:
+    """The notebook tables as Rich tables: run header, then each table under its fixed parameters."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    for report in reports:
+        console.print(f"[bold]{escape(report.title)}[/bold]")
+        for label, value in report.facts:
+            console.print(f"  {escape(label)}: {escape(value)}", soft_wrap=True)
+        for number, notebook in enumerate(report.tables, start=1):
+            table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+            for column in notebook.columns:
+                table.add_column(escape(column.header), justify="right" if column.numeric else "left")
+            for row in notebook.rows:
+                cells = [escape(cell) for cell in row.cells]
+                table.add_row(*cells, style="red" if row.failed else None)
+            console.print(f"\n[bold]Table {report.run.id}.{number}: {escape(notebook.title)}[/bold]")
+            if notebook.fixed:
+                console.print(f"[dim]fixed: {escape(notebook.fixed_text)}[/dim]", soft_wrap=True)
+            console.print(table)
+            for note in notebook.notes:
+                console.print(f"  [red]{escape(note)}[/red]", soft_wrap=True)
+        console.print()
+    console.print(f"[dim]{escape(UNITS_NOTE)}[/dim]")

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 
 from iolab.models import Point
-from iolab.models.workload import higher_is_better, metric_for, workload_identity
+from iolab.models.workload import Series, metric_for, workload_identity
 from iolab.store.db import Store
 from iolab.store.integrity import unreadable_points
 from iolab.store.queries import effective_status
@@ -37,33 +36,6 @@ def backfill_workloads(store: Store) -> int:
         with store.conn:
             store.conn.executemany("UPDATE points SET workload = ?, target = ? WHERE id = ?", updates)
     return len(updates)
-
-
-@dataclass
-class Series:
-    """One workload on one target of one host, oldest run first.
-
-    `values` holds one figure per run: the mean over the run's repeats of
-    the primary metric. For throughput a planned repeat that failed, or that
-    a finished or killed run never reached, counts as 0 (the run delivered
-    nothing); for latency it is left out, and a run with none is NaN.
-    """
-
-    host: str
-    target: str
-    workload: str  # identity
-    name: str
-    metric: str
-    run_ids: list[int] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
-    values: list[float] = field(default_factory=list)
-    failed: list[bool] = field(default_factory=list)  # some planned repeat of this run gave nothing
-    # Every metric of the latest run (mean over its finished repeats; None when none finished), for export.
-    latest: dict[str, float | None] = field(default_factory=dict)
-
-    @property
-    def higher_is_better(self) -> bool:
-        return higher_is_better(self.metric)
 
 
 _SERIES_SQL = """

@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
-from iolab.report.history_view import latest_health
-from iolab.report.prometheus import SeriesMetrics
-from iolab.store.series import Series
+from iolab.models.workload import Series
+from iolab.views.history import latest_health
 
 NS = 1e-9
+
+
+@dataclass(frozen=True)
+class SeriesMetrics:
+    """The latest figures of one series: a workload on a target on a host."""
+
+    host: str
+    target: str
+    workload: str
+    bandwidth_bytes_per_second: float | None = None
+    iops: float | None = None
+    latency_mean_seconds: float | None = None
+    latency_p99_seconds: float | None = None
+    rolling_cov: float | None = None  # stddev / mean over the health window
+    healthy: bool | None = None  # None: too few runs to judge
+    last_run_timestamp_seconds: float | None = None  # epoch seconds
 
 
 def series_metrics(series: list[Series], window_s: float, cov_target: float, min_runs: int) -> list[SeriesMetrics]:

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 
-from iolab.models import PERCENTILES, DirectionResult, PointRecord, Run
-from iolab.report.export import record_dict, run_dict
-from iolab.report.tables import PARAMETER_ORDER
+from iolab.models import PERCENTILES, DirectionResult, PointRecord
+from iolab.views.tables import PARAMETER_ORDER
 
 POINT_COLUMNS = ("run_id", "point_id", "seq", "name", "repeat", "key", "status", "target", "ddir")
 PERCENTILE_COLUMNS = tuple(f"lat_p{p:g}_ns" for p in PERCENTILES)
@@ -114,12 +112,3 @@ def points_csv(records: Sequence[PointRecord]) -> str:
     writer.writeheader()
     writer.writerows(point_rows(records))
     return buffer.getvalue()
-
-
-def points_json(runs: Sequence[Run], records: Sequence[PointRecord]) -> str:
-    """JSON of the runs and all their points, each point carrying its run id (see `report.export`)."""
-    document = {
-        "runs": [run_dict(run) for run in runs],
-        "points": [{"run_id": record.run_id, **record_dict(record)} for record in records],
-    }
-    return json.dumps(document, indent=2) + "\n"

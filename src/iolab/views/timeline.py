@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from iolab.analysis.dips import Dip, detect_dips
 from iolab.models import PointRecord, Run, Sample
-from iolab.report.tables import DIRECTIONS, job_totals_per_second
+from iolab.views.tables import DIRECTIONS, job_totals_per_second
 
 FIO_SUM = "fio jobs (sum)"
 

@@ -1,0 +1,149 @@
+"""Runs and points as plain JSON-ready dicts, for `--json` and scripts."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from iolab.models import PointRecord, Run
+from iolab.report.wording import change_line, median, verdict_summary
+from iolab.views.comparison import Comparison, WorkloadSamples
+from iolab.views.history import SeriesHistory
+
+
+def run_dict(run: Run) -> dict:
+    return asdict(run)
+
+
+def record_dict(record: PointRecord) -> dict:
+    data = {
+        "id": record.id,
+        "seq": record.seq,
+        "key": record.point.key,
+        "name": record.point.name,
+        "status": record.status,
+        "error": record.error,
+        "started_at": record.started_at,
+        "finished_at": record.finished_at,
+        "target": asdict(record.point.target),
+        "options": record.point.options,
+        "repeat": record.point.repeat,
+        "result": None,
+    }
+    if record.result is not None:
+        result = asdict(record.result)
+        for direction in result["directions"].values():
+            lat = direction.get("latency")
+            if lat:
+                lat["percentiles"] = {str(p): v for p, v in lat["percentiles"].items()}
+                lat.pop("bins", None)
+        data["result"] = result
+    return data
+
+
+def _samples_dict(s: WorkloadSamples) -> dict:
+    return {"values": s.values, "failed": s.failed, "median": median(s.values)}
+
+
+def comparison_json(comparison: Comparison) -> str:
+    """Everything the table shows, unrounded, plus the samples it was computed from."""
+    rows = []
+    for row in comparison.rows:
+        v = row.verdict
+        rows.append(
+            {
+                "workload": row.a.workload,
+                "name": row.a.name,
+                "target": row.a.target,
+                "metric": row.a.metric,
+                "higher_is_better": v.params.higher_is_better,
+                "verdict": v.kind if v.evaluated else "not evaluated",
+                "summary": verdict_summary(v),
+                "change": v.change,
+                "ci_low": v.ci_low,
+                "ci_high": v.ci_high,
+                "p_welch": v.p_welch,
+                "p_mann_whitney": v.p_mwu,
+                "p_tost": v.p_tost,
+                "repeats_needed": v.repeats_needed,
+                "a": _samples_dict(row.a),
+                "b": _samples_dict(row.b),
+            }
+        )
+    document = {
+        "a": {"label": comparison.label_a, "runs": comparison.runs_a},
+        "b": {"label": comparison.label_b, "runs": comparison.runs_b},
+        "workloads": rows,
+        "unmatched": {
+            "a": [{"name": s.name, "target": s.target, "workload": s.workload} for s in comparison.only_a],
+            "b": [{"name": s.name, "target": s.target, "workload": s.workload} for s in comparison.only_b],
+        },
+        "host_changes": None
+        if comparison.changes is None
+        else [{"subject": c.subject, "what": c.what, "before": c.before, "after": c.after} for c in comparison.changes],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def history_json(histories: list[SeriesHistory]) -> str:
+    out = []
+    for h in histories:
+        s, hp = h.series, h.health
+        out.append(
+            {
+                "host": s.host,
+                "target": s.target,
+                "workload": s.workload,
+                "name": s.name,
+                "metric": s.metric,
+                "runs": len(s.values),
+                "failed_runs": h.failed_runs,
+                "latest": {
+                    "run": s.run_ids[-1],
+                    "time": s.times[-1],
+                    "value": None if math.isnan(s.values[-1]) else s.values[-1],
+                },
+                "health": None
+                if hp is None
+                else {
+                    "window_s": hp.params.window_s,
+                    "cov_target": hp.params.cov_target,
+                    "runs": hp.n,
+                    "mean": hp.mean,
+                    "stddev": hp.stddev,
+                    "cov": hp.cov,
+                    "state": hp.state,
+                },
+                "change_points": [
+                    {
+                        "run_before": c.run_before,
+                        "run": c.run_at,
+                        "time": c.time,
+                        "mean_before": c.point.mean_before,
+                        "mean_after": c.point.mean_after,
+                        "relative_change": c.point.relative_change,
+                        "pvalue": c.point.pvalue,
+                        "text": change_line(c),
+                        "host_changes": None
+                        if c.host_changes is None
+                        else [
+                            {"subject": x.subject, "what": x.what, "before": x.before, "after": x.after}
+                            for x in c.host_changes
+                        ],
+                    }
+                    for c in h.changes
+                ],
+            }
+        )
+    return json.dumps(out, indent=2) + "\n"
+
+
+def points_json(runs: Sequence[Run], records: Sequence[PointRecord]) -> str:
+    """JSON of the runs and all their points, each point carrying its run id (`run_dict`, `record_dict`)."""
+    document = {
+        "runs": [run_dict(run) for run in runs],
+        "points": [{"run_id": record.run_id, **record_dict(record)} for record in records],
+    }
+    return json.dumps(document, indent=2) + "\n"

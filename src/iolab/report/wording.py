@@ -1,0 +1,120 @@
+"""The words and cells every format shares: a comparison's verdicts, a series' health and change points.
+
+Terminal, Markdown, JSON and HTML show the same sentences, so they are made
+once here from the views (`iolab.views`) and every renderer uses them.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from iolab.analysis.compare import Verdict
+from iolab.analysis.history import HealthPoint
+from iolab.models import units
+from iolab.models.units import duration, metric_value, p_value
+from iolab.models.workload import METRIC_LABELS, Series
+from iolab.views.comparison import ComparedWorkload, Comparison
+from iolab.views.history import LocatedChange
+
+
+def median(values: list[float]) -> float | None:
+    """The median of a side's samples; None for a side with none."""
+    return statistics.median(values) if values else None
+
+
+HEADERS = ("workload", "metric", "A median", "B median", "change (95% CI)", "p", "verdict", "repeats needed")
+
+
+def verdict_cells(row: ComparedWorkload) -> tuple[str, ...]:
+    v, metric = row.verdict, row.a.metric
+    if v.evaluated and v.change is not None:
+        change = f"{v.change:+.1%} ({v.ci_low:+.1%} to {v.ci_high:+.1%})"
+        p = units.p_value(v.p_welch)
+    else:
+        change, p = "-", "-"
+    kind = v.kind if v.evaluated else f"not evaluated: {v.reason}"
+    needed = str(v.repeats_needed) if v.kind == "inconclusive" and v.repeats_needed else ""
+    return (
+        f"{row.a.name} on {row.a.target}",
+        METRIC_LABELS[metric],
+        metric_value(metric, median(row.a.values)),
+        metric_value(metric, median(row.b.values)),
+        change,
+        p,
+        kind,
+        needed,
+    )
+
+
+def verdict_summary(v: Verdict) -> str:
+    """One line: the verdict, the effect with its CI, both p-values and the sizes."""
+    n = f"n={v.n_a}/{v.n_b}"
+    if not v.evaluated or v.ratio is None or v.ci_low is None or v.ci_high is None:
+        return f"not evaluated: {v.reason}, {n}"
+    ci = f"95% CI {v.ci_low * 100:+.1f}% to {v.ci_high * 100:+.1f}%"
+    tests = f"Welch p={units.p_value(v.p_welch)}, MWU p={units.p_value(v.p_mwu)}"
+    change = v.ratio - 1.0
+    if v.kind in ("faster", "slower"):
+        return f"B is {abs(change) * 100:.1f}% {v.kind} ({ci}), {tests}, {n}"
+    if v.kind == "equivalent":
+        return (
+            f"B is equivalent to A within ±{v.params.equivalence_margin:.0%} "
+            f"(change {change * 100:+.1f}%, {ci}), TOST p={units.p_value(v.p_tost)}, {tests}, {n}"
+        )
+    needs = f"; about {v.repeats_needed} runs per side would settle it" if v.repeats_needed else ""
+    return f"inconclusive: change {change * 100:+.1f}% ({ci}), {tests}, {n}; {v.reason}{needs}"
+
+
+def side_text(label: str, runs: list[int]) -> str:
+    ids = ", ".join(str(r) for r in runs)
+    return f"{label} (run {ids})" if len(runs) == 1 else f"{label} ({len(runs)} runs: {ids})"
+
+
+def env_lines(comparison: Comparison) -> list[str]:
+    if comparison.changes is None:
+        return ["Host differences: unknown (a run has no host snapshot)."]
+    if not comparison.changes:
+        return ["Host differences: none between the last A run and the first B run."]
+    return ["B differs: " + change.render() for change in comparison.changes]
+
+
+def unmatched_lines(comparison: Comparison) -> list[str]:
+    lines = []
+    for side, items in (("A", comparison.only_a), ("B", comparison.only_b)):
+        lines += [f"only in {side}: {s.name} on {s.target} (not compared)" for s in items]
+    return lines
+
+
+def comparison_notes(comparison: Comparison) -> list[str]:
+    """The lines shown beside the table: host differences, then unmatched workloads."""
+    return env_lines(comparison) + unmatched_lines(comparison)
+
+
+def when(epoch: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
+
+
+def change_line(change: LocatedChange) -> str:
+    """E.g. "-14.0% from 2026-03-02 10:00 (run 812); host: cmdline (absent) -> spec_rstack_overflow=safe-ret"."""
+    cp = change.point
+    size = "n/a" if cp.relative_change is None else f"{cp.relative_change:+.1%}"
+    head = f"{size} from {when(change.time)} (run {change.run_at}, p={p_value(cp.pvalue)})"
+    if change.host_changes is None:
+        return f"{head}; host differences unknown (no snapshot)"
+    if not change.host_changes:
+        return f"{head}; no host setting changed between run {change.run_before} and run {change.run_at}"
+    return f"{head}; " + "; ".join(c.render() for c in change.host_changes)
+
+
+def health_line(hp: HealthPoint, metric: str) -> str:
+    """E.g. "rolling 48 h: mean 1,000 MB/s, COV 1.2% over 48 runs (target 8%): healthy"."""
+    cov = "n/a" if hp.cov is None else f"{hp.cov:.1%}"
+    return (
+        f"rolling {duration(hp.params.window_s)}: mean {metric_value(metric, hp.mean)}, COV {cov} over "
+        f"{hp.n} runs (target {hp.params.cov_target:.0%}): {hp.state}"
+    )
+
+
+def series_title(s: Series) -> str:
+    return f"{s.name} on {s.target} @ {s.host} ({METRIC_LABELS[s.metric]}, {len(s.values)} runs)"

@@ -1,0 +1,144 @@
+"""Each series over time: latest value, rolling mean and COV, health, and its change points with causes.
+
+The statistics are `analysis.history`; the values come from
+`store.series.load_series` (one query for all series). For each change
+point the host snapshots of the run just before it and the run at it are
+diffed, because a step in a nine-month history is almost always a change
+someone made: a BIOS update, a kernel parameter, a mount option.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from iolab.analysis.history import (
+    ChangePoint,
+    ChangePointParams,
+    HealthParams,
+    HealthPoint,
+    change_points,
+    rolling_health,
+)
+from iolab.models import Change
+from iolab.models.workload import Series
+from iolab.store.db import Store
+from iolab.store.host_changes import host_changes
+from iolab.views.comparison import Comparison
+
+SPARSE_RUNS = 100
+
+
+@dataclass
+class LocatedChange:
+    """A change point with the runs on either side and what changed on the host between them."""
+
+    point: ChangePoint
+    run_before: int
+    run_at: int
+    time: float
+    host_changes: list[Change] | None  # None when a snapshot is missing
+
+
+@dataclass
+class SeriesHistory:
+    series: Series
+    health: HealthPoint | None  # the window ending at the latest run
+    changes: list[LocatedChange]
+    failed_runs: int
+
+    def rolling(self) -> list[HealthPoint]:
+        """The rolling mean and COV at every run, for a chart: computed on demand, as a 10,000-run series
+        costs more than the rest of `history` and its text needs only the latest window."""
+        hp = self.health
+        if hp is None:
+            return []
+        s = self.series
+        return rolling_health(s.times, s.values, hp.params.window_s, hp.params.cov_target, hp.params.min_points)
+
+
+def _previous_valid(series: Series, index: int) -> int:
+    """Index of the last run before `index` that has a usable value (change points skip failures)."""
+    for i in range(index - 1, -1, -1):
+        value = series.values[i]
+        if not math.isnan(value) and value != 0.0:
+            return i
+    return max(0, index - 1)
+
+
+def latest_health(series: Series, window_s: float, cov_target: float, min_runs: int) -> HealthPoint:
+    """`rolling_health` of the window ending at the latest run.
+
+    Only the runs inside that window are passed: the window (t - w, t] of
+    the last run never reaches further back, and building a HealthPoint for
+    each of 10,000 earlier runs would cost more than the rest of `history`.
+    """
+    start = bisect.bisect_right(series.times, series.times[-1] - window_s)
+    return rolling_health(series.times[start:], series.values[start:], window_s, cov_target, min_runs)[-1]
+
+
+def series_history(store: Store, series: Series, window_s: float, cov_target: float, min_runs: int) -> SeriesHistory:
+    """Health of the latest window and every change point of one series, each with its host differences."""
+    health = latest_health(series, window_s, cov_target, min_runs)
+    params = ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
+    located = []
+    for cp in change_points(series.values, params):
+        before = _previous_valid(series, cp.index)
+        run_before, run_at = series.run_ids[before], series.run_ids[cp.index]
+        located.append(
+            LocatedChange(cp, run_before, run_at, series.times[cp.index], host_changes(store, run_before, run_at))
+        )
+    return SeriesHistory(series, health, located, sum(series.failed))
+
+
+def load_histories(
+    store: Store,
+    window_s: float,
+    cov_target: float,
+    min_runs: int,
+    host: str | None = None,
+    target: str | None = None,
+    workload: str | None = None,
+) -> list[SeriesHistory]:
+    """The history of every series matching the filters (all of them without filters)."""
+    from iolab.store.series import load_series
+
+    return [
+        series_history(store, s, window_s, cov_target, min_runs) for s in load_series(store, host, target, workload)
+    ]
+
+
+@dataclass
+class AcrossRuns:
+    """What a report of some runs adds after them: their workloads' histories and their comparisons."""
+
+    histories: list[SeriesHistory]
+    comparisons: list[Comparison]
+
+
+# A history needs a few runs before its chart says more than the run's own table.
+HISTORY_MIN_RUNS = 3
+
+
+def across_runs(store: Store, run_ids: Sequence[int]) -> AcrossRuns:
+    """The history of the runs' workloads (those with at least HISTORY_MIN_RUNS runs), and, where two of
+    the runs share workloads, the last of them against the first."""
+    from iolab.models.workload import workload_identity
+    from iolab.store.queries import run_points
+    from iolab.store.series import load_series
+    from iolab.views.comparison import compare_runs
+
+    chosen = set(run_ids)
+    series = [s for s in load_series(store) if chosen & set(s.run_ids) and len(s.run_ids) >= HISTORY_MIN_RUNS]
+    health = HealthParams()  # the defaults `iolab history` uses too
+    histories = [series_history(store, s, health.window_s, health.cov_target, health.min_points) for s in series]
+    identities = {run_id: {workload_identity(r.point) for r in run_points(store, run_id)} for run_id in run_ids}
+    pairs: dict[tuple[int, int], None] = {}
+    for identity in set().union(*identities.values()) if identities else ():
+        having = [run_id for run_id in run_ids if identity in identities[run_id]]
+        if len(having) >= 2:
+            pairs[(having[0], having[-1])] = None
+    comparisons = [compare_runs(store, f"run {a}", [a], f"run {b}", [b]) for a, b in pairs]
+    return AcrossRuns(histories, comparisons)
