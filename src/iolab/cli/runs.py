@@ -219,13 +219,13 @@ def _request(
     """A RunRequest from the command line: plan file or preset, targets, settings."""
     import os
 
-    from iolab.runner.request import PLAN_SUFFIXES, RunRequest
+    from iolab.runner.request import PLAN_SUFFIXES, PresetSettings, RunRequest
 
     plans = [a for a in args if a.endswith(PLAN_SUFFIXES)]
     targets = [a for a in args if not a.endswith(PLAN_SUFFIXES)]
     if len(plans) > 1 or (plans and preset_name):
         raise UserError("give one plan: a plan file or --preset, not both")
-    settings: dict[str, object] = {}
+    settings = PresetSettings()
     if runtime is not None:
         settings["runtime"] = runtime
     if ramp is not None:

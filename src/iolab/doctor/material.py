@@ -169,7 +169,7 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
 def interference(records: Sequence[PointRecord], samples: dict[int, list[Sample]]) -> list[Interference]:
     """What else used the CPUs and the target's devices during each measured point (where telemetry ran)."""
     from iolab.analysis.interference import measure_interference
-    from iolab.models.option_values import is_flag_on, is_metadata, parse_seconds
+    from iolab.models.option_values import is_flag_on, is_metadata, option_seconds
 
     out = []
     for record in records:
@@ -180,7 +180,7 @@ def interference(records: Sequence[PointRecord], samples: dict[int, list[Sample]
         direct = is_flag_on({"direct": "1" if point.target.direct else "0", **options}, "direct") and not is_metadata(
             options
         )
-        ramp = parse_seconds(options.get("ramp_time", "0")) or 0.0
+        ramp = option_seconds(options, "ramp_time") or 0.0
         members = tuple(os.path.basename(m) for m in point.target.members)
         found = measure_interference(point.name, record.result, samples[record.id], ramp, direct, members)
         if found is not None:

@@ -9,7 +9,6 @@ be read. A rule that does not apply yields nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -17,7 +16,7 @@ from iolab.analysis.interference import Interference
 from iolab.doctor.material import ArrayView, PointSeries, QdCurve, RepeatSet
 from iolab.models import Finding, Point, Result, Severity
 from iolab.models.material import HostRow, SteadyOutcome
-from iolab.models.option_values import is_metadata
+from iolab.models.option_values import is_flag_on, is_metadata, option_size
 from iolab.models.snapshot import BlockDevice, Snapshot
 
 # The catalogue grades five levels; Finding has three that matter to a user:
@@ -33,36 +32,6 @@ LEVELS: dict[str, Severity] = {
 
 SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 ASYNC_ENGINES = frozenset({"libaio", "io_uring", "posixaio", "windowsaio", "solarisaio", "spdk"})
-
-_SIZE = re.compile(r"^\s*([0-9.]+)\s*([kmgtp]?)(i?b?)\s*$", re.I)
-_TIME = re.compile(r"^\s*([0-9.]+)\s*(us|ms|s|m|h|d)?\s*$", re.I)
-
-
-def parse_size(text: str | None) -> int | None:
-    """fio size ("1G", "128k", "4096"): base 2 as fio's default kb_base; None for % or junk."""
-    if not text:
-        return None
-    match = _SIZE.match(text)
-    if not match:
-        return None
-    power = " kmgtp".index(match.group(2).lower() or " ")
-    return int(float(match.group(1)) * 1024**power)
-
-
-def parse_seconds(text: str | None) -> float | None:
-    """fio time ("30", "30s", "2m", "500ms"); a bare number is seconds."""
-    if not text:
-        return None
-    match = _TIME.match(text)
-    if not match:
-        return None
-    factor = {"us": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}[(match.group(2) or "s").lower()]
-    return float(match.group(1)) * factor
-
-
-def _flag(value: str | None) -> bool:
-    """fio bool options: a bare flag ("") or a non-zero number means on."""
-    return value is not None and value.strip() not in ("0", "false", "off")
 
 
 @dataclass
@@ -108,15 +77,15 @@ class JobView:
 
     @property
     def iodepth(self) -> int:
-        return int(parse_size(self.options.get("iodepth")) or 1)
+        return option_size(self.options, "iodepth") or 1
 
     @property
     def numjobs(self) -> int:
-        return int(parse_size(self.options.get("numjobs")) or 1)
+        return option_size(self.options, "numjobs") or 1
 
     @property
     def direct(self) -> bool:
-        return _flag(self.options.get("direct")) and not _flag(self.options.get("buffered"))
+        return is_flag_on(self.options, "direct") and not is_flag_on(self.options, "buffered")
 
     @property
     def rw(self) -> str:
@@ -136,11 +105,11 @@ class JobView:
 
     @property
     def bs(self) -> int:
-        return parse_size(self.options.get("bs", self.options.get("blocksize"))) or 4096
+        return option_size(self.options, "bs" if "bs" in self.options else "blocksize") or 4096
 
     @property
     def time_based(self) -> bool:
-        return "time_based" in self.options and _flag(self.options.get("time_based"))
+        return is_flag_on(self.options, "time_based")
 
     @property
     def metadata(self) -> bool:
@@ -151,7 +120,7 @@ class JobView:
     def data_set_bytes(self) -> int | None:
         """Distinct bytes the job touches: its size once when its jobs share one file or device (fio's
         numjobs all work on the same `filename` unless offset_increment spreads them), else per job."""
-        size = parse_size(self.options.get("size")) or parse_size(self.options.get("filesize"))
+        size = option_size(self.options, "size") or option_size(self.options, "filesize")
         if size is None:
             return None
         filename = self.options.get("filename") or ""

@@ -11,6 +11,7 @@ runs, and the plan, the doctor and the report read option values the same way wi
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE)
 _TIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*$", re.IGNORECASE)
@@ -54,6 +55,30 @@ TIME_OPTIONS = frozenset(
 )
 
 
+# fio's own defaults (HOWTO) for the options iolab reads where a job leaves them out; the one place that
+# knows them, so the doctor, the tables and the estimates read a job the same way fio runs it.
+FIO_DEFAULTS: dict[str, str] = {
+    "iodepth": "1",
+    "numjobs": "1",
+    "bs": "4k",
+    "ramp_time": "0",
+}
+
+
+def option_seconds(options: Mapping[str, str], key: str) -> float | None:
+    """A time option's seconds (fio's default where it has one); None when absent or not a time."""
+    text = options.get(key, FIO_DEFAULTS.get(key))
+    return parse_seconds(text) if text else None
+
+
+def option_size(options: Mapping[str, str], key: str) -> int | None:
+    """A size or count option in bytes or units (fio's default where it has one); None when absent, a
+    percentage, or not a number."""
+    text = options.get(key, FIO_DEFAULTS.get(key))
+    value = parse_size(text) if text else None
+    return None if value is None else int(value)
+
+
 def to_fio_string(value: bool | int | float | str) -> str:
     """The job-file spelling of a TOML scalar: booleans become fio's 1/0."""
     if isinstance(value, bool):
@@ -84,7 +109,7 @@ def option_number(key: str, text: str) -> float | None:
     return parse_seconds(text) if key in TIME_OPTIONS else parse_size(text)
 
 
-def is_flag_on(options: dict[str, str], key: str) -> bool:
+def is_flag_on(options: Mapping[str, str], key: str) -> bool:
     """Whether a boolean fio option is set: a bare flag ("") or a non-zero value."""
     if key not in options:
         return False
@@ -101,4 +126,4 @@ def job_seconds(options: dict[str, str]) -> float:
     """
     if not is_flag_on(options, "time_based") and "runtime" not in options:
         return 0.0
-    return (parse_seconds(options.get("ramp_time", "0")) or 0.0) + (parse_seconds(options.get("runtime", "0")) or 0.0)
+    return (option_seconds(options, "ramp_time") or 0.0) + (option_seconds(options, "runtime") or 0.0)

@@ -4,13 +4,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 from iolab.models import Plan
 
 # A command-line argument ending in one of these is a plan, not a target.
 PLAN_SUFFIXES = (".toml", ".fio", ".job", ".ini")
+
+
+class PresetSettings(TypedDict, total=False):
+    """What a user may set on a preset, each with its type: the keyword arguments of the preset functions
+    in `iolab.plan.presets` (`--runtime`, `--ramp` and `--adaptive` on the command line). A key left out
+    keeps the preset's default; the dict is stored with the run as given, so `--resume` rebuilds the plan
+    and a plan run again keeps its identity."""
+
+    runtime: float  # measured seconds per point
+    ramp: float  # unmeasured seconds before each point
+    adaptive: bool  # qd-sweep: choose points as results come in
+    max_qd: int
+    max_jobs: int
+    iodepth: int  # bs-sweep
+    threads: Sequence[int]  # jobs-sweep, metadata
+    files_per_thread: int  # metadata
+    fractions: Sequence[float]  # latency-curve
+    round_runtime: float  # ssd-steady
+    max_rounds: int  # ssd-steady
 
 
 @dataclass
@@ -22,7 +43,7 @@ class RunRequest:
     """
 
     plan: str = "quick"
-    settings: dict[str, object] = field(default_factory=dict)
+    settings: PresetSettings = field(default_factory=lambda: PresetSettings())
     targets: list[str] = field(default_factory=list)
     allow_write: bool = False
     allow_commands: bool = False  # fio exec options, unchecked engines, pre/post-point commands
@@ -56,7 +77,7 @@ def build_plan(request: RunRequest) -> Plan:
 
     if request.is_file():
         plan = load_plan(request.plan)
-        if request.settings.get("runtime") is not None or request.settings.get("ramp") is not None:
+        if "runtime" in request.settings or "ramp" in request.settings:
             _override_times(plan, request.settings)
     else:
         plan = preset(request.plan, **request.settings)
@@ -69,24 +90,17 @@ def build_plan(request: RunRequest) -> Plan:
     return plan
 
 
-def _override_times(plan: Plan, settings: dict[str, object]) -> None:
+def _override_times(plan: Plan, settings: PresetSettings) -> None:
     """--runtime/--ramp given with a plan file replace its times, as they do for presets."""
     from iolab.fio.options import seconds_value
     from iolab.models import Workload
 
     updates = {}
-    for setting, option in (("runtime", "runtime"), ("ramp", "ramp_time")):
-        value = settings.get(setting)
-        if value is not None:
-            updates[option] = seconds_value(_seconds(value))
+    if "runtime" in settings:
+        updates["runtime"] = seconds_value(settings["runtime"])
+    if "ramp" in settings:
+        updates["ramp_time"] = seconds_value(settings["ramp"])
     plan.workloads = [Workload(w.name, {**w.options, **updates}, w.target) for w in plan.workloads]
-
-
-def _seconds(value: object) -> float:
-    """A --runtime/--ramp setting: a number from the command line, or from a stored request's JSON."""
-    if not isinstance(value, (int, float, str)):
-        raise TypeError(f"a number of seconds was expected, not {value!r}")
-    return float(value)
 
 
 def plan_identity(point_keys: list[str], request: RunRequest) -> str:

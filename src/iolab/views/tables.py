@@ -42,7 +42,7 @@ from datetime import datetime
 
 from iolab.analysis.stability import Stability, summarize
 from iolab.models import DirectionResult, PointRecord, Run, Sample, units
-from iolab.models.option_values import option_number
+from iolab.models.option_values import FIO_DEFAULTS, option_number
 
 # Display order of parameters, and preference among equally good axes.
 PARAMETER_ORDER = (
@@ -63,7 +63,7 @@ PARAMETER_ORDER = (
 AXIS_PREFERENCE = ("iodepth", "numjobs", "bs", "rwmixread", "rate_iops", "rate", "ioengine", "rw", "target")
 # fio's defaults for options that define a workload's shape, so that a job that
 # leaves iodepth unset compares equal to one that says iodepth=1.
-FIO_DEFAULTS = {"iodepth": "1", "numjobs": "1"}
+SHOWN_DEFAULTS = {key: FIO_DEFAULTS[key] for key in ("iodepth", "numjobs")}
 # Parameters the overview table gives a column each when they differ between
 # workloads; any other differing options share one "other options" column.
 SHAPE = ("rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "direct", "target")
@@ -177,7 +177,7 @@ def _parameters(record: PointRecord) -> dict[str, str]:
     the target's repeat what the point's name and target already say.
     """
     point = record.point
-    params = {**FIO_DEFAULTS, **point.options}
+    params = {**SHOWN_DEFAULTS, **point.options}
     params["direct"] = params.get("direct", "1") if point.target.direct else "0"
     params.pop("name", None)
     if params.get("filename") == point.target.filename:
