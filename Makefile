@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench fio clean
+.PHONY: run check test bench fio clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,16 @@ fio:
 run: $(STAMP) fio
 	$(BIN)/iolab run
 
-test: $(STAMP) fio
-	$(BIN)/pytest -q -ra --durations=15
+# The fast tier (under a minute): lint, format, types and the unit tests.
+check: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy src
+	$(BIN)/pytest -q -m "not e2e"
+
+# The checks, then the end-to-end tests (real fio, loop devices, a browser, sshd): the whole suite.
+test: check fio
+	$(BIN)/pytest -q -ra --durations=15 -m e2e
 
 bench: $(STAMP) fio
 	$(BIN)/python bench/run_all.py

@@ -1,13 +1,34 @@
-"""Shared fixtures: an isolated IOLAB_HOME per test, and a check of every finding the suite's runs stored."""
+"""Shared fixtures: an isolated IOLAB_HOME per test, and a check of every finding the suite's runs stored.
+
+Tests are in two tiers. A module that needs something real to run (fio, the `iolab` command, loop
+devices, a browser, sshd, the stores of real runs) is end to end and marked `e2e`; the rest are unit
+tests of one module each, which `make check` runs in under a minute (`pytest -m "not e2e"`).
+"""
 
 from __future__ import annotations
 
 import json
 import re
 import sqlite3
+from functools import cache
 from pathlib import Path
 
 import pytest
+
+# What an end-to-end module uses: fio (its skip guard), the iolab command, loop devices, Chromium, sshd,
+# or the report tests' stores of real runs.
+E2E_USES = re.compile(r'which\("fio"\)|requires_fio|\bloopdev\b|from tests\.iolab_cli import|stored_runs|chromium|sshd')
+
+
+@cache
+def _is_e2e(path: Path) -> bool:
+    return bool(E2E_USES.search(path.read_text(encoding="utf-8")))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _is_e2e(Path(str(item.path))):
+            item.add_marker(pytest.mark.e2e)
 
 # What a finding may never show a user: NaN, Python's exponent notation, internal references.
 UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNORECASE)

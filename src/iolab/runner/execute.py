@@ -1,5 +1,9 @@
 """A run, start to finish: resolve targets, plan points, run each, store each at once.
 
+Everything a run needs is imported with this module, not at a point's turn: on a busy host a
+Ctrl-C or SIGTERM between points was seen landing inside the first import of the doctor's modules,
+and some of those runs ended killed by SIGINT instead of exiting 3 (tests/runner/test_interrupt.py).
+
 Order matters for the promise "nothing lost": targets and fio are checked
 before the run exists; every fixed point is recorded as pending before the
 first one runs; each finished point is committed immediately; a Ctrl-C or
@@ -19,14 +23,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
+from iolab.doctor.engine import diagnose_run
+from iolab.doctor.material import interference
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import writes
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
 from iolab.models import Finding, Plan, Point, PointRecord, Precondition, Result, Snapshot, Target, primary_metric
 from iolab.models.material import SteadyOutcome
 from iolab.models.option_values import is_metadata
+from iolab.plan import latency_curve_workloads, next_configs, run_order, steady_state, workload_at_qd
 from iolab.plan.effects import check_commands
 from iolab.plan.limits import MAX_POINTS
+from iolab.probe import Root, take_snapshot
 from iolab.runner import scratch
 from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
@@ -34,9 +42,18 @@ from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
+from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.store.db import Store
-from iolab.store.queries import open_scratch
+from iolab.store.queries import (
+    get_run,
+    open_scratch,
+    point_samples,
+    point_statuses,
+    resumable_run,
+    run_material,
+    run_points,
+)
 
 
 @dataclass
@@ -75,8 +92,6 @@ def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, 
 
     Returns the plan without its open-ended parts (an array run has none), the members, the points and notes.
     """
-    from iolab.plan import run_order
-
     members = resolve_members(request.devices, request.allow_write, request.size)
     assert plan.repeats is not None
     base = array_points(plan, members, tuple(request.array_modes))
@@ -90,8 +105,6 @@ def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, 
 
 def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[list[Point], list[str]]:
     """The fixed points (workloads x targets x repeats in run order), less what cannot run, with notes."""
-    from iolab.plan import run_order
-
     base: list[Point] = []
     skipped: dict[str, list[str]] = {}
     for workload in plan.workloads:
@@ -154,9 +167,6 @@ class Session:
 
     def _disturbed(self, point: Point) -> bool:
         """Whether other processes or other I/O were busy during the point just stored."""
-        from iolab.doctor.material import interference
-        from iolab.store.queries import point_samples, run_points
-
         point_id = self.planned[point.key]
         record = next((r for r in run_points(self.store, self.run_id) if r.id == point_id), None)
         if record is None:
@@ -225,9 +235,6 @@ class Session:
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[SteadyOutcome]:
     """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
-    from iolab.plan import latency_curve_workloads, next_configs, steady_state, workload_at_qd
-    from iolab.runner.repeat_gate import needs_more_runs
-
     steady: list[SteadyOutcome] = []
     policy = plan.repeats
     assert policy is not None
@@ -271,9 +278,6 @@ def _run_findings(
     store: Store, run_id: int, snapshot: Snapshot, steady: list[SteadyOutcome], cov_target: float | None
 ) -> list[Finding]:
     """The doctor's findings on the finished run (`snapshot`: the Snapshot taken before it)."""
-    from iolab.doctor.engine import diagnose_run
-    from iolab.store.queries import run_material
-
     return diagnose_run(run_material(store, run_id, snapshot, steady, cov_target))
 
 
@@ -389,8 +393,6 @@ def _prepare(
 ) -> Prepared:
     """Targets checked, points planned, targets locked, and the run created or reopened (for --resume or
     the same plan again: a run is identified by its points' content hashes)."""
-    from iolab.store.queries import get_run, resumable_run, run_points
-
     if resume is not None and get_run(store, resume).status == "running":
         raise UserError(
             f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
@@ -433,9 +435,6 @@ def _measure_and_finish(
     Whatever stops the loop (Ctrl-C, a failed host with --on-host-failure stop, a point refused at its turn),
     the scratch files this run made are removed and the points already stored are kept.
     """
-    from iolab.probe import Root, take_snapshot
-    from iolab.store.queries import get_run, point_statuses
-
     plan, run_id, points, every_target = prepared.plan, prepared.run_id, prepared.points, prepared.every_target
     notes = prepared.notes
     steady: list[SteadyOutcome] = []

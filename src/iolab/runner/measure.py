@@ -8,7 +8,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
@@ -19,9 +18,7 @@ from iolab.models import Phases, Point, Result, Sample
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import discard
 from iolab.store.db import Artifact, Store
-
-if TYPE_CHECKING:
-    from iolab.telemetry import Sampler  # imported when a point starts: telemetry is optional
+from iolab.telemetry import Sampler, devices_for_path
 
 COMMAND_TIMEOUT_S = 300.0
 
@@ -109,8 +106,6 @@ class Measurer:
 
     # -- fio ---------------------------------------------------------------
     def _devices(self, point: Point) -> list[str]:
-        from iolab.telemetry.diskstats import devices_for_path
-
         target = point.target
         places = target.members or (target.filename if target.kind != "directory" else target.path,)
         devices: list[str] = []
@@ -158,8 +153,6 @@ class Measurer:
         """Telemetry beside fio; a failure to start it is a note, never a failed point."""
         if self.telemetry_interval is None:
             return None
-        from iolab.telemetry import Sampler
-
         try:
             sampler = Sampler(self._devices(point), interval_s=self.telemetry_interval)
             sampler.start()
