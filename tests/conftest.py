@@ -30,6 +30,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if _is_e2e(Path(str(item.path))):
             item.add_marker(pytest.mark.e2e)
 
+
 # What a finding may never show a user: NaN, Python's exponent notation, internal references.
 UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNORECASE)
 
