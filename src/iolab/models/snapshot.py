@@ -31,6 +31,21 @@ def pcie_generation(gts: float | None) -> int | None:
     return order.index(gts) + 1 if gts in PCIE_MBS_PER_LANE else None
 
 
+# Kernel build options whose cost shows up in every I/O (catalogue KERN-DEBUG): the probe reads them, the
+# doctor flags those set.
+KERNEL_DEBUG_OPTIONS = (
+    "CONFIG_PROVE_LOCKING",
+    "CONFIG_DEBUG_LOCK_ALLOC",
+    "CONFIG_LOCKDEP",
+    "CONFIG_KASAN",
+    "CONFIG_DEBUG_PAGEALLOC",
+    "CONFIG_SLUB_DEBUG_ON",
+    "CONFIG_DEBUG_VM",
+    "CONFIG_KMEMLEAK",
+    "CONFIG_DEBUG_OBJECTS",
+)
+
+
 @dataclass(frozen=True)
 class PciPort:
     """One PCIe function's link: what it runs at and what it can do.

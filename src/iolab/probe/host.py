@@ -5,20 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from iolab.models.snapshot import KERNEL_DEBUG_OPTIONS
 from iolab.probe.block import active_choice
 from iolab.probe.root import Root
 
-# Kernel options whose cost shows up in every I/O (catalogue KERN-DEBUG).
+# Kernel options the snapshot keeps: those whose cost shows up in every I/O (catalogue KERN-DEBUG), and
+# the IOMMU's default mode.
 DEBUG_CONFIG = (
-    "CONFIG_PROVE_LOCKING",
-    "CONFIG_DEBUG_LOCK_ALLOC",
-    "CONFIG_LOCKDEP",
-    "CONFIG_KASAN",
-    "CONFIG_DEBUG_PAGEALLOC",
-    "CONFIG_SLUB_DEBUG_ON",
-    "CONFIG_DEBUG_VM",
-    "CONFIG_KMEMLEAK",
-    "CONFIG_DEBUG_OBJECTS",
+    *KERNEL_DEBUG_OPTIONS,
     "CONFIG_IOMMU_DEFAULT_DMA_STRICT",
     "CONFIG_IOMMU_DEFAULT_DMA_LAZY",
     "CONFIG_IOMMU_DEFAULT_PASSTHROUGH",

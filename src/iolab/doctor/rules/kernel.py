@@ -7,18 +7,7 @@ from collections.abc import Iterator
 
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding
-
-_DEBUG_OPTIONS = (
-    "CONFIG_PROVE_LOCKING",
-    "CONFIG_DEBUG_LOCK_ALLOC",
-    "CONFIG_LOCKDEP",
-    "CONFIG_KASAN",
-    "CONFIG_DEBUG_PAGEALLOC",
-    "CONFIG_SLUB_DEBUG_ON",
-    "CONFIG_DEBUG_VM",
-    "CONFIG_KMEMLEAK",
-    "CONFIG_DEBUG_OBJECTS",
-)
+from iolab.models.snapshot import KERNEL_DEBUG_OPTIONS
 
 
 @rule(
@@ -40,7 +29,7 @@ def debug(ctx: Context, r: Rule) -> Iterator[Finding]:
     if snap is None:
         return
     release = snap.kernel or ""
-    found = {k: v for k, v in snap.kernel_config.items() if k in _DEBUG_OPTIONS and v == "y"}
+    found = {k: v for k, v in snap.kernel_config.items() if k in KERNEL_DEBUG_OPTIONS and v == "y"}
     tokens = [t for t in (snap.cmdline or "").split() if t.startswith("slub_debug") or t == "debug_pagealloc=on"]
     if re.search(r"[+.-]?debug$", release) or found or tokens:
         yield r.finding(
