@@ -31,7 +31,7 @@ from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_di
 from iolab.models import Finding, Plan, Point, PointRecord, Precondition, Result, Snapshot, Target, primary_metric
 from iolab.models.material import SteadyOutcome
 from iolab.models.option_values import is_metadata
-from iolab.plan import latency_curve_workloads, next_configs, run_order, steady_state, workload_at_qd
+from iolab.plan import estimate_seconds, latency_curve_workloads, next_configs, run_order, steady_state, workload_at_qd
 from iolab.plan.effects import check_commands
 from iolab.plan.limits import MAX_POINTS
 from iolab.probe import Root, take_snapshot
@@ -441,17 +441,8 @@ def _measure_and_finish(
     measurer: Measurer | None = None
     cleaned: list[str] = []
     try:
-        left = scratch.remove(store, scratch.leftovers(store))
-        if left.removed:
-            notes.append(f"removed {len(left.removed)} scratch path(s) left by killed runs: {', '.join(left.removed)}")
-        notes += left.kept_notes()
-        for target in every_target:
-            if target.scratch and not target.hosts:
-                scratch.create_file(store, run_id, target.filename)
-        statuses = point_statuses(store, run_id)
-        new = [p for p in points if p.key not in statuses]
-        planned = {key: pid for key, (pid, _) in statuses.items()}
-        planned.update(zip([p.key for p in new], store.plan_points(run_id, new), strict=True))
+        notes += _claim_scratch(store, run_id, every_target)
+        planned = _point_ids(store, run_id, points)
         probed = [t.path for t in every_target if t.kind != "group"]
         snapshot = take_snapshot(Root(), probed)
         store.save_snapshot(run_id, "before", snapshot.to_dict())
@@ -467,8 +458,6 @@ def _measure_and_finish(
         )
         session = Session(store, run_id, measurer, progress, prepared.done, planned, total=len(planned), plan=plan)
         if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
-            from iolab.plan import estimate_seconds
-
             later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in prepared.targets[None]]))
             notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
         progress.run_started(run_id, [p for p in points if p.key not in prepared.done], notes)
@@ -501,6 +490,27 @@ def _measure_and_finish(
     findings = _run_findings(store, run_id, snapshot, steady, policy.cov_target if policy.adaptive else None)
     store.save_findings(run_id, findings)
     return _outcome(store, run_id, session, measurer, notes, findings, executor)
+
+
+def _claim_scratch(store: Store, run_id: int, targets: list[Target]) -> list[str]:
+    """Remove what killed runs left, then record this run's scratch files before anything writes them
+    (so a kill at any moment leaves them findable); the notes say what was removed or kept."""
+    left = scratch.remove(store, scratch.leftovers(store))
+    notes = [f"removed {len(left.removed)} scratch path(s) left by killed runs: {', '.join(left.removed)}"]
+    notes = (notes if left.removed else []) + left.kept_notes()
+    for target in targets:
+        if target.scratch and not target.hosts:
+            scratch.create_file(store, run_id, target.filename)
+    return notes
+
+
+def _point_ids(store: Store, run_id: int, points: list[Point]) -> dict[str, int]:
+    """Each point's stored id by key: those a resumed run has already, the new ones recorded as pending."""
+    statuses = point_statuses(store, run_id)
+    new = [p for p in points if p.key not in statuses]
+    planned = {key: pid for key, (pid, _) in statuses.items()}
+    planned.update(zip([p.key for p in new], store.plan_points(run_id, new), strict=True))
+    return planned
 
 
 def _outcome(
