@@ -8,6 +8,7 @@ tests of one module each, which `make check` runs in under a minute (`pytest -m 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 from functools import cache
@@ -30,6 +31,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if _is_e2e(Path(str(item.path))):
             item.add_marker(pytest.mark.e2e)
 
+
+# A run's HTML page costs about a second of charts; only the tests of that page ask for it
+# (monkeypatch.setenv("IOLAB_RUN_REPORT", "1")). Set here, not in a fixture, so the session- and
+# module-scoped fixtures that make runs inherit it too.
+os.environ.setdefault("IOLAB_RUN_REPORT", "0")
 
 # What a finding may never show a user: NaN, Python's exponent notation, internal references.
 UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNORECASE)

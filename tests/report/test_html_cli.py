@@ -27,7 +27,9 @@ def one_run(tmp_path, iolab_home):
     plan.write_text(PLAN)
     data = tmp_path / "data"
     data.mkdir()
-    done = iolab("run", str(plan), str(data), "--runtime", "1", "--ramp", "0", "--size", "64M", "--no-telemetry")
+    done = iolab(
+        "run", str(plan), str(data), "--runtime", "1", "--ramp", "0", "--size", "64M", "--no-telemetry", "--report"
+    )
     assert done.returncode == 0, done.stderr
     return done
 
@@ -58,10 +60,22 @@ def test_a_report_failure_is_a_warning_not_a_failed_run(tmp_path, iolab_home):
     (iolab_home / "reports").write_text("a file where the reports directory should be")
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN)
-    done = iolab("run", str(plan), str(tmp_path), "--runtime", "1", "--ramp", "0", "--size", "64M", "--no-telemetry")
+    done = iolab(
+        "run", str(plan), str(tmp_path), "--runtime", "1", "--ramp", "0", "--size", "64M", "--no-telemetry", "--report"
+    )
     assert done.returncode == 0, done.stderr
     warnings = [ln for ln in done.stderr.splitlines() if ln.startswith("warning: no HTML report")]
     assert len(warnings) == 1 and "report: " not in done.stderr
+
+
+@requires_fio
+def test_no_report_writes_no_page(tmp_path, iolab_home, monkeypatch):
+    monkeypatch.setenv("IOLAB_RUN_REPORT", "1")  # the flag wins over the environment
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    done = iolab("run", str(plan), str(tmp_path), "--runtime", "1", "--ramp", "0", "--size", "64M", "--no-report")
+    assert done.returncode == 0, done.stderr
+    assert "report: " not in done.stderr and not (iolab_home / "reports").exists()
 
 
 def test_an_unknown_run_is_a_user_error(tmp_path):

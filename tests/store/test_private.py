@@ -48,7 +48,7 @@ def test_run_report_and_exports_are_private(tmp_path, iolab_home):
     job.write_text(JOB)
     target = tmp_path / "dir"
     target.mkdir()
-    proc = iolab("run", str(job), str(target), "--size", "1M")
+    proc = iolab("run", str(job), str(target), "--size", "1M", "--report")
     assert proc.returncode == 0, proc.stderr
     assert mode(iolab_home) == 0o700 and mode(iolab_home / "reports") == 0o700
     assert mode(iolab_home / "reports" / "run-1.html") == 0o600

@@ -126,6 +126,15 @@ def run(
         bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON on stdout.")] = False,
+    write_report: Annotated[
+        bool,
+        typer.Option(
+            "--report/--no-report",
+            envvar="IOLAB_RUN_REPORT",
+            help="Write the run's HTML page into IOLAB_HOME/reports (default); --no-report (or IOLAB_RUN_REPORT=0) "
+            "saves about a second of charts per run where nobody opens it, e.g. hourly scheduled runs.",
+        ),
+    ] = True,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="List every finding, information and rules not evaluated too.")
     ] = False,
@@ -168,7 +177,8 @@ def run(
     progress = SilentProgress() if quiet else ConsoleProgress(err)
     outcome = execute(request, store, progress, resume=run_id, fresh=fresh)
     _print_run(store, outcome.run_id, as_json, verbose)
-    _write_run_report(store, outcome.run_id, err, quiet)
+    if write_report:
+        _write_run_report(store, outcome.run_id, err, quiet)
     if not quiet:
         for note in outcome.notes:
             err.print(f"[yellow]note:[/yellow] {note}")
