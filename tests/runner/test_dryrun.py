@@ -141,11 +141,6 @@ def test_an_adaptive_search_is_flagged_as_open_ended(directory):
     assert planned.seconds > RUN_OVERHEAD_S
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: dry_run lists scratch files only for targets of fixed points, so a plan made only of "
-    "adaptive searches says it writes nothing (and leaves the fill time out) though its run makes one",
-)
 def test_an_adaptive_search_on_a_directory_still_says_it_writes_a_scratch_file(directory):
     request = RunRequest(plan="qd-sweep", targets=[str(directory)], size=SIZE, settings={"adaptive": True})
     (write,) = dry_run(request).writes

@@ -30,10 +30,6 @@ def test_tags_that_could_not_be_typed_back_are_refused_saying_what_is_allowed(ta
         check_tag(tag)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: _TAG ends in `$`, which also matches before a final newline, so 'baseline\\n' is stored as is",
-)
 def test_a_tag_ending_in_a_newline_is_refused():
     """A newline cannot be typed back in `tag:NAME`; the run would carry a tag nobody can name."""
     with pytest.raises(UserError):

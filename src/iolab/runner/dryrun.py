@@ -51,7 +51,8 @@ def dry_run(request: RunRequest) -> DryRun:
         points, notes = plan_points(plan, targets)
     seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
-    for target in {p.target for p in points}:
+    # Every target the run makes ready, as the run counts them: open-ended parts use the default targets too.
+    for target in {t for ts in targets.values() for t in ts} | {p.target for p in points}:
         if target.scratch:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
             writes.append(

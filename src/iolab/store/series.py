@@ -91,10 +91,10 @@ def load_series(
             status = effective_status(status, row["host"], row["pid"])
         # Repeats a live run has not reached yet are not failures.
         expected = row["ok"] if status == "running" else row["planned"]
+        if expected == 0:
+            continue  # a live run with nothing finished yet
         if series.metric == "lat_mean":
             value = row["lat"] / row["lat_n"] if row["lat_n"] else math.nan
-        elif expected == 0:
-            continue  # a live run with nothing finished yet
         else:
             value = ((row["bw"] if series.metric == "bw" else row["iops"]) or 0.0) / expected
         series.run_ids.append(row["id"])
@@ -106,7 +106,8 @@ def load_series(
             "bw": row["bw"] / row["ok"] if row["ok"] else None,
             "lat_mean": row["lat"] / row["lat_n"] if row["lat_n"] else None,
         }
-    return sorted(found.values(), key=lambda s: (s.host, s.target, s.name, s.workload))
+    # A workload whose only run is live with nothing finished has no value yet: no series.
+    return sorted((s for s in found.values() if s.values), key=lambda s: (s.host, s.target, s.name, s.workload))
 
 
 def _workload_metrics(store: Store, workloads: set[str], unreadable: list[int]) -> dict[str, str]:

@@ -8,12 +8,12 @@ import time
 from iolab.errors import UserError
 from iolab.store.db import Store
 
-_TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}$")
+_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")  # fullmatch: `$` would let a final newline in
 
 
 def check_tag(tag: str) -> str:
     """A tag as stored; UserError when it could not be typed back (spaces, empty, too long)."""
-    if not _TAG.match(tag):
+    if not _TAG.fullmatch(tag):
         raise UserError(
             f"tag {tag!r} is not usable: letters, digits and . _ : + -, starting with a letter or digit, at most 64"
         )
