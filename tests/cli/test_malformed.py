@@ -101,6 +101,30 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _loaded_before_forking() -> None:
+    """What every case would load again in its child, loaded once here: the run's modules, and fio's option
+    catalogue (`fio --cmdhelp`, cached per process). Forked children inherit both."""
+    import importlib
+
+    from iolab.fio import catalog
+
+    for module in (
+        "iolab.runner.dryrun",
+        "iolab.runner.execute",
+        "iolab.plan.schema",  # pydantic: most of a child's own time before this
+        "iolab.report.terminal",
+        "iolab.cluster.cluster",
+        "iolab.views.history",
+    ):
+        importlib.import_module(module)
+
+    if shutil.which("fio") is not None:
+        catalog.job_option_names()
+        for engine in ("libaio", "psync", "sync", "io_uring", "null", "filecreate", "filestat", "filedelete"):
+            catalog.engine_option_names(engine)
+
+
 def test_the_corpus_is_large_and_matches_its_generator():
     files = sorted(p.name for p in (CORPUS / "cases").iterdir())
     assert sorted(c["file"] for c in CASES if c["file"]) == files
