@@ -77,7 +77,7 @@ def test_many_hosts_write_a_job_file_each_and_sum_what_came_back(tmp_path):
     measured = executor.measured(_point(tmp_path), parsed, "", jobs, OK)
     assert measured.result is not None and [o.status for o in measured.hosts] == ["ok", "ok", "ok"]
     assert measured.result.directions["read"].total_ios == parsed.all_clients[0]["read"]["total_ios"]
-    assert not executor.watches_devices() and LocalExecutor().watches_devices()
+    assert not executor.local and LocalExecutor().local
 
 
 def test_a_host_without_a_result_is_failed_and_named(tmp_path):

@@ -11,7 +11,6 @@ import time
 
 from iolab.analysis.compare import Verdict
 from iolab.analysis.history import HealthPoint
-from iolab.models import units
 from iolab.models.units import duration, metric_value, p_value
 from iolab.models.workload import METRIC_LABELS, Series
 from iolab.views.comparison import ComparedWorkload, Comparison
@@ -30,7 +29,7 @@ def verdict_cells(row: ComparedWorkload) -> tuple[str, ...]:
     v, metric = row.verdict, row.a.metric
     if v.evaluated and v.change is not None:
         change = f"{v.change:+.1%} ({v.ci_low:+.1%} to {v.ci_high:+.1%})"
-        p = units.p_value(v.p_welch)
+        p = p_value(v.p_welch)
     else:
         change, p = "-", "-"
     kind = v.kind if v.evaluated else f"not evaluated: {v.reason}"
@@ -53,14 +52,14 @@ def verdict_summary(v: Verdict) -> str:
     if not v.evaluated or v.ratio is None or v.ci_low is None or v.ci_high is None:
         return f"not evaluated: {v.reason}, {n}"
     ci = f"95% CI {v.ci_low * 100:+.1f}% to {v.ci_high * 100:+.1f}%"
-    tests = f"Welch p={units.p_value(v.p_welch)}, MWU p={units.p_value(v.p_mwu)}"
+    tests = f"Welch p={p_value(v.p_welch)}, MWU p={p_value(v.p_mwu)}"
     change = v.ratio - 1.0
     if v.kind in ("faster", "slower"):
         return f"B is {abs(change) * 100:.1f}% {v.kind} ({ci}), {tests}, {n}"
     if v.kind == "equivalent":
         return (
             f"B is equivalent to A within ±{v.params.equivalence_margin:.0%} "
-            f"(change {change * 100:+.1f}%, {ci}), TOST p={units.p_value(v.p_tost)}, {tests}, {n}"
+            f"(change {change * 100:+.1f}%, {ci}), TOST p={p_value(v.p_tost)}, {tests}, {n}"
         )
     needs = f"; about {v.repeats_needed} runs per side would settle it" if v.repeats_needed else ""
     return f"inconclusive: change {change * 100:+.1f}% ({ci}), {tests}, {n}; {v.reason}{needs}"

@@ -32,7 +32,7 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan import FIO_STARTUP_SECONDS, estimate_seconds
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import point_seconds
-    from iolab.runner.execute import array_plan, plan_points, resolve_targets
+    from iolab.runner.execute import array_plan, plan_points, resolve_targets, run_targets
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
@@ -51,8 +51,7 @@ def dry_run(request: RunRequest) -> DryRun:
         points, notes = plan_points(plan, targets)
     seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
-    # Every target the run makes ready, as the run counts them: open-ended parts use the default targets too.
-    for target in {t for ts in targets.values() for t in ts} | {p.target for p in points}:
+    for target in run_targets(targets, points):  # as the run counts them: open-ended parts too
         if target.scratch:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
             writes.append(

@@ -67,11 +67,8 @@ class RunOutcome:
     failed_hosts: list[str] = field(default_factory=list)  # "name: why" of hosts lost during the run
 
 
-def resolve_targets(
-    request: RunRequest, plan: Plan, executor: Executor | None = None
-) -> dict[str | None, list[Target]]:
+def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict[str | None, list[Target]]:
     """Targets by the path workloads name (None: the default targets), as the executor sees them."""
-    executor = executor or LocalExecutor()
     default_paths = executor.default_paths(request.targets or plan.targets)
     cache: dict[str, Target] = {}
 
@@ -85,6 +82,12 @@ def resolve_targets(
         if workload.target is not None and workload.target not in resolved:
             resolved[workload.target] = [resolve(workload.target)]
     return resolved
+
+
+def run_targets(targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
+    """Every target a run makes ready (locks, scratch files): the resolved ones, which open-ended parts
+    use too, and those of its points (an array's members and sets), by path."""
+    return sorted({t for ts in targets.values() for t in ts} | {p.target for p in points}, key=lambda t: t.path)
 
 
 def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, list[Target]], list[Point], list[str]]:
@@ -410,7 +413,7 @@ def _prepare(
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
     identity = plan_identity([p.key for p in points], request)
-    every_target = sorted({t for ts in targets.values() for t in ts} | {p.target for p in points}, key=lambda t: t.path)
+    every_target = run_targets(targets, points)
     if executor.local:  # another host's targets are not this host's to lock
         locks.acquire(every_target, "a run that is starting")
     run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
@@ -453,7 +456,7 @@ def _measure_and_finish(
             executor,
             plan.phases,
             request.telemetry_interval,
-            fio_clocksource(snapshot.clocksource) if executor.local else None,
+            fio_clocksource(snapshot.clocksource),  # the cluster executor leaves it out of its job files
             allow_commands=request.allow_commands,
         )
         session = Session(store, run_id, measurer, progress, prepared.done, planned, total=len(planned), plan=plan)

@@ -63,7 +63,8 @@ class Executor(Protocol):
 
     @property
     def local(self) -> bool:
-        """Targets are this host's: they can be locked, probed and watched from here."""
+        """Targets are this host's: they can be locked and probed here, and this host's disks and CPUs
+        are the ones fio drives, so its telemetry means something."""
         ...
 
     @property
@@ -80,10 +81,6 @@ class Executor(Protocol):
         ...
 
     def jobs(self, point: Point, workdir: Path, clocksource: str | None) -> Jobs: ...
-
-    def watches_devices(self) -> bool:
-        """Whether this host's disks and CPUs are the ones fio drives (telemetry means something)."""
-        ...
 
     def measured(
         self, point: Point, parsed: FioOutput | None, text: str, jobs: Jobs, invocation: FioInvocation
@@ -129,9 +126,6 @@ class LocalExecutor:
         jobfile = workdir / "point.fio"
         jobfile.write_text(point_jobfile(point, workdir, clocksource))
         return Jobs(jobfile, artifacts=[Artifact("job.fio", jobfile.read_bytes())])
-
-    def watches_devices(self) -> bool:
-        return True
 
     def measured(
         self, point: Point, parsed: FioOutput | None, text: str, jobs: Jobs, invocation: FioInvocation
@@ -199,9 +193,6 @@ class ClusterExecutor:
             lost=lost,
             ran=[state for state, _ in jobs],
         )
-
-    def watches_devices(self) -> bool:
-        return False  # this host's disks are not theirs
 
     def measured(
         self, point: Point, parsed: FioOutput | None, text: str, jobs: Jobs, invocation: FioInvocation

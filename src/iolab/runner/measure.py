@@ -124,7 +124,7 @@ class Measurer:
         output = workdir / "fio.json"
         timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
         telemetry: list[Sample] = []
-        sampler = self._start_sampler(point) if self.executor.watches_devices() else None
+        sampler = self._start_sampler(point) if self.executor.local else None  # other hosts' disks are not ours
         try:
             invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
