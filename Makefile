@@ -27,8 +27,11 @@ check: $(STAMP)
 	$(BIN)/pytest -q -m "not e2e"
 
 # The checks, then the end-to-end tests (real fio, loop devices, a browser, sshd): the whole suite.
+# Most run on several workers; those that measure a difference, a dip or a signal's timing run
+# afterwards, alone (the `serial` list in tests/conftest.py).
 test: check fio
-	$(BIN)/pytest -q -ra --durations=15 -m e2e
+	$(BIN)/pytest -q -ra --durations=10 -m "e2e and not serial" -n auto --maxprocesses=4
+	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial"
 
 bench: $(STAMP) fio
 	$(BIN)/python bench/run_all.py

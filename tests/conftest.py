@@ -3,6 +3,10 @@
 Tests are in two tiers. A module that needs something real to run (fio, the `iolab` command, loop
 devices, a browser, sshd, the stores of real runs) is end to end and marked `e2e`; the rest are unit
 tests of one module each, which `make check` runs in under a minute (`pytest -m "not e2e"`).
+
+`make test` runs the end-to-end tests on several workers (pytest-xdist), except the modules in
+SERIAL: they measure a difference, a dip, interference or the timing of a signal, which another
+worker's fio would disturb, so they run afterwards, alone (`-m serial`).
 """
 
 from __future__ import annotations
@@ -21,15 +25,35 @@ import pytest
 E2E_USES = re.compile(r'which\("fio"\)|requires_fio|\bloopdev\b|from tests\.iolab_cli import|stored_runs|chromium|sshd')
 
 
+# Modules that must have the machine to themselves, and why.
+SERIAL = {
+    "tests/cli/test_compare_loopdev.py": "a 10% bandwidth difference must be called slower, a 0% one never",
+    "tests/runner/test_arrays.py": "a busy host's interference, a throttled drive and a dip are named",
+    "tests/telemetry/test_loop_devices.py": "a dip's onset and depth are found",
+    "tests/telemetry/test_interference.py": "a busy neighbour is named, and only then",
+    "tests/runner/test_kill.py": "SIGKILL lands at chosen moments of a run",
+    "tests/runner/test_interrupt.py": "Ctrl-C, TERM and HUP land between and inside points",
+    "tests/cluster/test_multihost.py": "hosts are killed and revived within a run's timeouts",
+    "tests/report/test_html_browser.py": "a browser's page load has a deadline",
+}
+ROOT = Path(__file__).resolve().parent.parent
+
+
 @cache
 def _is_e2e(path: Path) -> bool:
     return bool(E2E_USES.search(path.read_text(encoding="utf-8")))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    renamed = [name for name in SERIAL if not (ROOT / name).is_file()]
+    if renamed:  # a moved module would silently lose its `serial` mark and run beside other workers
+        raise pytest.UsageError(f"tests/conftest.py SERIAL names modules that do not exist: {renamed}")
     for item in items:
-        if _is_e2e(Path(str(item.path))):
+        path = Path(str(item.path))
+        if _is_e2e(path):
             item.add_marker(pytest.mark.e2e)
+        if path.relative_to(ROOT).as_posix() in SERIAL:
+            item.add_marker(pytest.mark.serial)
 
 
 # A run's HTML page costs about a second of charts; only the tests of that page ask for it

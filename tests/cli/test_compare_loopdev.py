@@ -19,8 +19,8 @@ from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
 pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
 
 MIB = 1 << 20
-ROUNDS = 5
-JOB = "[seqread]\nrw=read\nbs=128k\niodepth=4\nioengine=libaio\ndirect=1\ntime_based=1\nruntime=2\nramp_time=0\n"
+ROUNDS = 4
+JOB = "[seqread]\nrw=read\nbs=128k\niodepth=4\nioengine=libaio\ndirect=1\ntime_based=1\nruntime=1\nramp_time=0\n"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,8 @@ import pytest
 from tests.iolab_cli import iolab
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
-KILLS = 20
+# When iolab is killed: as its fio keeper starts (negative), or this many seconds after fio starts.
+MOMENTS = (-1.0, 0.0, 0.05, 0.1, 0.15, 0.2, 0.5, 1.0, 1.5, 2.5)
 PLAN = """name = "w"
 [options]
 time_based = true
@@ -85,9 +86,8 @@ def test_sigkill_at_any_moment_leaves_no_fio_and_the_next_run_cleans_up(tmp_path
     target.mkdir()
     plan = tmp_path / "w.toml"
     plan.write_text(PLAN)
-    moments = [-1.0, 0.0, 0.05, 0.1, 0.15, 0.2, 0.5, 1.0, 1.5, 2.5] * (KILLS // 10)
     survivors = []
-    for number, moment in enumerate(moments):
+    for number, moment in enumerate(MOMENTS):
         marker = f"{os.getpid()}-{number}"
         _kill_at(moment, marker, target, plan)
         deadline = time.monotonic() + 2.0

@@ -292,7 +292,7 @@ def test_a_failing_pre_point_command_fails_that_point_only(tmp_path):
 def test_latency_curve_and_adaptive_repeats_run_their_chosen_points(tmp_path):
     from dataclasses import replace as dc_replace
 
-    from iolab.plan import preset
+    from iolab.plan.presets import preset
 
     plan = preset("latency-curve", runtime=1, ramp=0, fractions=(0.5, 1.0))
     request = RunRequest(plan="latency-curve", targets=[str(tmp_path)], size=32 << 20, telemetry_interval=None)

@@ -172,7 +172,7 @@ def test_a_second_run_on_the_same_target_and_a_resume_of_a_live_run_are_refused(
 def test_clean_removes_what_a_killed_run_left_and_nothing_else(tmp_path, iolab_home):
     target = tmp_path / "target"
     target.mkdir()
-    proc = _start(str(target), "--runtime", "5", "--ramp", "0", "--size", "64M")
+    proc = _start(str(target), "--runtime", "1", "--ramp", "0", "--size", "64M")
     run_id = _wait_running(iolab_home, proc)
     proc.kill()
     proc.wait()

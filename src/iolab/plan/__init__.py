@@ -1,38 +1,16 @@
 """Plans: TOML plan files, fio job files and presets, expanded into `Workload`s.
 
-The runner's entry points, all importable without pydantic being loaded
-(plan files import it only while they are parsed):
+The runner's entry points, each in the module that owns it (the package itself imports nothing, so
+`iolab --help`, which needs only `plan.limits`, does not load the rest; plan files import pydantic
+only while they are parsed):
 
-- `load_plan(path)`: a TOML plan or a fio job file -> `Plan`
-- `preset(name, **settings)`, `PRESETS`: the built-in plans
-- `expand(...)`: one sweep -> workloads
-- `estimate_seconds(plan)`: for --dry-run and `iolab presets`
-- `run_order`: the order repeats run in
-- `next_configs`, `workload_at_qd`: adaptive QD search
-- `latency_curve_workloads`: the rate-limited points after the probe
-- `steady_state`: the SNIA PTS round decision
+- `planfile.load_plan(path)`: a TOML plan or a fio job file -> `Plan`
+- `presets.preset(name, **settings)`, `presets.PRESETS`: the built-in plans
+- `matrix.expand(...)`: one sweep -> workloads
+- `estimate.estimate_seconds(plan)`: for --dry-run and `iolab presets`
+- `repeats.run_order`: the order repeats run in
+- `adaptive.next_configs`, `adaptive.workload_at_qd`: adaptive QD search
+- `presets.latency_curve_workloads`: the rate-limited points after the probe
+- `steady.steady_state`: the SNIA PTS round decision
+- `limits`: how big a plan may be
 """
-
-from iolab.plan.adaptive import next_configs, qd_bracket, workload_at_qd
-from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds
-from iolab.plan.matrix import expand
-from iolab.plan.planfile import load_plan
-from iolab.plan.presets import PRESETS, latency_curve_workloads, preset, uses_directory
-from iolab.plan.repeats import run_order
-from iolab.plan.steady import steady_state
-
-__all__ = [
-    "FIO_STARTUP_SECONDS",
-    "PRESETS",
-    "estimate_seconds",
-    "expand",
-    "latency_curve_workloads",
-    "load_plan",
-    "next_configs",
-    "preset",
-    "qd_bracket",
-    "run_order",
-    "steady_state",
-    "uses_directory",
-    "workload_at_qd",
-]

@@ -29,9 +29,8 @@ class DryRun:
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
     from iolab.fio.options import writes as options_write
-    from iolab.plan import FIO_STARTUP_SECONDS, estimate_seconds
     from iolab.plan.effects import check_commands, plan_commands
-    from iolab.plan.estimate import point_seconds
+    from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds, point_seconds
     from iolab.runner.execute import array_plan, plan_points, resolve_targets, run_targets
     from iolab.runner.request import build_plan
 

@@ -31,9 +31,13 @@ from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_di
 from iolab.models import Finding, Plan, Point, PointRecord, Precondition, Result, Snapshot, Target, primary_metric
 from iolab.models.material import SteadyOutcome
 from iolab.models.option_values import is_metadata
-from iolab.plan import estimate_seconds, latency_curve_workloads, next_configs, run_order, steady_state, workload_at_qd
+from iolab.plan.adaptive import next_configs, workload_at_qd
 from iolab.plan.effects import check_commands
+from iolab.plan.estimate import estimate_seconds
 from iolab.plan.limits import MAX_POINTS
+from iolab.plan.presets import latency_curve_workloads
+from iolab.plan.repeats import run_order
+from iolab.plan.steady import steady_state
 from iolab.probe import Root, take_snapshot
 from iolab.runner import scratch
 from iolab.runner.arrays import array_points, resolve_members

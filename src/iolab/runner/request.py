@@ -73,7 +73,8 @@ class RunRequest:
 
 def build_plan(request: RunRequest) -> Plan:
     """The Plan a request names: a plan file (absolute path kept for --resume) or a preset."""
-    from iolab.plan import load_plan, preset
+    from iolab.plan.planfile import load_plan
+    from iolab.plan.presets import preset
 
     if request.is_file():
         plan = load_plan(request.plan)
