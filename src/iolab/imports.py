@@ -23,6 +23,7 @@ from iolab.errors import UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import JobGroup, aggregate, parse_output
 from iolab.models import Point, Sample, Target, TargetKind
+from iolab.models.job_options import JobOptions
 from iolab.store.db import Artifact, Store
 from iolab.textfile import read_input
 
@@ -59,7 +60,7 @@ def _target_of(options: dict[str, str]) -> Target:
         kind=kind,
         filename=filename,
         size_bytes=int(size) if size.isdigit() else 0,
-        direct=options.get("direct", "0") not in ("0", "false"),
+        direct=JobOptions(options).direct,
     )
 
 

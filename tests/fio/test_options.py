@@ -13,7 +13,6 @@ from iolab.fio.options import (
     effects,
     escape_path,
     extent_problem,
-    rw_mode,
     split_paths,
     write_reasons,
     writes,
@@ -61,7 +60,8 @@ def test_checked_options_canonicalise_and_refuse_the_same_option_twice():
     ],
 )
 def test_every_writing_mode_writes(mode):
-    assert writes({"rw": mode}) and rw_mode({"rw": mode}) == mode.split(":")[0].strip()
+    mode_alone = mode.split(":")[0].strip().replace("readwrite", "rw")  # fio's one mode with two names
+    assert writes({"rw": mode}) and write_reasons({"rw": mode}) == [f"rw={mode_alone}"]
 
 
 def test_reads_only_when_nothing_writes():
@@ -70,6 +70,10 @@ def test_reads_only_when_nothing_writes():
     assert writes({"rw": "read", "unlink": ""})  # a bare flag is on
     assert not writes({"rw": "read", "unlink": "0", "overwrite": "false"})
     assert writes({"readwrite": "write"})  # an imported job that was never canonicalised
+    assert write_reasons({"fill_fs": "1"}) == [
+        "fill_device=1 writes until the device is full"
+    ]  # an alias is fio's own name
+    assert not writes({"unlink": "0.0"}) and not writes({"unlink": "00"}) and writes({"unlink": "2"})  # as fio reads
 
 
 @pytest.mark.parametrize("value", ["psync\nfilename=/dev/sda", "a\rb", "x\x00", "x\x0by", "x\u2028y", "a\x7f"])

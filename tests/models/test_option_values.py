@@ -1,18 +1,10 @@
-"""Reading fio option values the way fio does: one place for sizes, times, flags and fio's defaults."""
+"""Reading one fio option value the way fio does: sizes, times and numbers (a whole job: test_job_options)."""
 
 from __future__ import annotations
 
 import pytest
 
-from iolab.models.option_values import (
-    FIO_DEFAULTS,
-    is_flag_on,
-    job_seconds,
-    option_seconds,
-    option_size,
-    parse_seconds,
-    parse_size,
-)
+from iolab.models.option_values import option_number, parse_seconds, parse_size, to_fio_string
 
 
 @pytest.mark.parametrize(
@@ -27,16 +19,11 @@ def test_a_bare_time_is_seconds(text, expected):
     assert parse_seconds(text) == pytest.approx(expected)
 
 
-def test_fio_s_defaults_fill_what_a_job_leaves_out():
-    assert option_size({}, "iodepth") == 1 and option_size({}, "numjobs") == 1 and option_size({}, "bs") == 4096
-    assert option_size({"iodepth": "32"}, "iodepth") == 32
-    assert option_seconds({}, "ramp_time") == 0.0 and option_seconds({}, "runtime") is None
-    assert option_size({"size": "10%"}, "size") is None  # a share of the device is not a size
-    assert set(FIO_DEFAULTS) >= {"iodepth", "numjobs", "bs", "ramp_time"}
+def test_an_options_number_is_seconds_for_a_time_option_and_a_size_otherwise():
+    assert option_number("runtime", "2m") == 120.0 and option_number("timeout", "2m") == 120.0  # an alias
+    assert option_number("size", "2m") == 2 * 2**20 and option_number("bs", "4k") == 4096
+    assert option_number("iodepth", "deep") is None
 
 
-def test_flags_and_the_seconds_a_job_takes():
-    assert is_flag_on({"time_based": ""}, "time_based") and not is_flag_on({"direct": "0"}, "direct")
-    assert not is_flag_on({}, "direct")
-    assert job_seconds({"time_based": "1", "runtime": "8s", "ramp_time": "2"}) == 10.0
-    assert job_seconds({"size": "1g"}) == 0.0  # bounded by size alone: the device decides
+def test_toml_scalars_become_fio_strings():
+    assert [to_fio_string(v) for v in (True, False, 32, 2.0, 0.5, "4k")] == ["1", "0", "32", "2", "0.5", "4k"]

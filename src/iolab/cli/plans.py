@@ -32,7 +32,7 @@ def presets() -> None:
 
     for entry in PRESETS.values():
         plan = entry.build()
-        capped = any(w.options.get("time_based") != "1" for w in plan.workloads)
+        capped = any(not w.job.time_based for w in plan.workloads)
         bound = "up to " if plan.qd_searches or plan.steady_rounds or capped else ""
         extra = " + precondition" if plan.phases.precondition else ""
         estimate = f"{bound}{_duration(estimate_seconds(plan))}{extra}"

@@ -146,9 +146,9 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
     """(iodepth, numjobs) -> its Level: means over its repeats, with a confidence interval."""
     values: dict[tuple[int, int], list[Result]] = defaultdict(list)
     for record in members:
-        options = record.point.options
+        job = record.point.job
         assert record.result is not None
-        values[(int(options.get("iodepth", "1")), int(options.get("numjobs", "1")))].append(record.result)
+        values[(job.iodepth, job.numjobs)].append(record.result)
     from iolab.analysis.stability import summarize
 
     out = {}
@@ -169,18 +169,14 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
 def interference(records: Sequence[PointRecord], samples: dict[int, list[Sample]]) -> list[Interference]:
     """What else used the CPUs and the target's devices during each measured point (where telemetry ran)."""
     from iolab.analysis.interference import measure_interference
-    from iolab.models.option_values import is_flag_on, is_metadata, option_seconds
 
     out = []
     for record in records:
         point = record.point
         if record.result is None or not samples.get(record.id):
             continue
-        options = point.options
-        direct = is_flag_on({"direct": "1" if point.target.direct else "0", **options}, "direct") and not is_metadata(
-            options
-        )
-        ramp = option_seconds(options, "ramp_time") or 0.0
+        direct = point.direct and not point.job.is_metadata
+        ramp = point.job.ramp_seconds
         members = tuple(os.path.basename(m) for m in point.target.members)
         found = measure_interference(point.name, record.result, samples[record.id], ramp, direct, members)
         if found is not None:

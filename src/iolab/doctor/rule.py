@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from iolab.analysis.interference import Interference
 from iolab.doctor.material import ArrayView, PointSeries, QdCurve, RepeatSet
 from iolab.models import Finding, Point, Result, Severity
+from iolab.models.job_options import JobOptions
 from iolab.models.material import HostRow, SteadyOutcome
-from iolab.models.option_values import is_flag_on, is_metadata, option_size
 from iolab.models.snapshot import BlockDevice, Snapshot
 
 # The catalogue grades five levels; Finding has three that matter to a user:
@@ -34,31 +34,40 @@ SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 ASYNC_ENGINES = frozenset({"libaio", "io_uring", "posixaio", "windowsaio", "solarisaio", "spdk"})
 
 
-@dataclass
+@dataclass(frozen=True)
 class JobView:
     """One fio job as methodology rules see it: effective options, target, result.
 
     Built from a job-file section (lint) or from a Point and its Result
     (runs); `options` then include the target-derived filename/size/direct.
+    `job` reads them as fio does (`JobOptions`); the properties below are
+    the parts rules ask for.
     """
 
     name: str
-    options: dict[str, str]
+    options: Mapping[str, str]
     target_path: str | None = None
     target_kind: str | None = None
     ram_backed: bool = False
     result: Result | None = None
+    job: JobOptions = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "job", JobOptions(self.options))
 
     @classmethod
     def from_point(cls, point: Point, result: Result | None) -> JobView:
         options = dict(point.options)
         options.setdefault("filename", point.target.filename)
         options.setdefault("size", str(point.target.size_bytes))
-        options.setdefault("direct", "1" if point.target.direct else "0")
+        # direct as the job file had it (`Point.direct`), given last: fio lets the later of direct= and
+        # buffered= decide, so a workload's buffered= cannot contradict it
+        options.pop("direct", None)
+        options["direct"] = "1" if point.direct else "0"
         return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result)
 
     @classmethod
-    def from_options(cls, name: str, options: dict[str, str]) -> JobView:
+    def from_options(cls, name: str, options: Mapping[str, str]) -> JobView:
         filename = options.get("filename")
         if filename:
             first = filename.split(":")[0]
@@ -73,54 +82,63 @@ class JobView:
 
     @property
     def engine(self) -> str:
-        return self.options.get("ioengine", "psync")  # fio's default on Linux
+        return self.job.engine
 
     @property
     def iodepth(self) -> int:
-        return option_size(self.options, "iodepth") or 1
+        return self.job.iodepth
 
     @property
     def numjobs(self) -> int:
-        return option_size(self.options, "numjobs") or 1
+        return self.job.numjobs
 
     @property
     def direct(self) -> bool:
-        return is_flag_on(self.options, "direct") and not is_flag_on(self.options, "buffered")
+        return self.job.direct
 
     @property
     def rw(self) -> str:
-        return self.options.get("rw", self.options.get("readwrite", "read"))
+        """The rw mode without fio's `:<n>` suffix (`job.rw_suffix`)."""
+        return self.job.rw
 
     @property
     def reads(self) -> bool:
-        return "read" in self.rw or self.rw in ("rw", "randrw")
+        return self.job.reads
 
     @property
     def writes(self) -> bool:
-        return "write" in self.rw or self.rw in ("rw", "randrw", "trim", "randtrim")
+        return self.job.writes
 
     @property
     def sequential(self) -> bool:
-        return not self.rw.startswith("rand")
+        return self.job.sequential
 
     @property
     def bs(self) -> int:
-        return option_size(self.options, "bs" if "bs" in self.options else "blocksize") or 4096
+        return self.job.bs
 
     @property
     def time_based(self) -> bool:
-        return is_flag_on(self.options, "time_based")
+        return self.job.time_based
+
+    @property
+    def runtime_seconds(self) -> float | None:
+        return self.job.runtime_seconds
+
+    @property
+    def ramp_seconds(self) -> float:
+        return self.job.ramp_seconds
 
     @property
     def metadata(self) -> bool:
         """A file create/stat/delete job: no data set, no ramp, CPU-bound by nature."""
-        return is_metadata(self.options)
+        return self.job.is_metadata
 
     @property
     def data_set_bytes(self) -> int | None:
         """Distinct bytes the job touches: its size once when its jobs share one file or device (fio's
         numjobs all work on the same `filename` unless offset_increment spreads them), else per job."""
-        size = option_size(self.options, "size") or option_size(self.options, "filesize")
+        size = self.job.size_bytes
         if size is None:
             return None
         filename = self.options.get("filename") or ""

@@ -30,36 +30,8 @@ from dataclasses import dataclass, field
 
 from iolab.errors import UserError
 from iolab.fio.catalog import alias_target, job_option_names
-from iolab.models.option_values import parse_size
-
-# fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"); names missing here are asked of fio.
-ALIASES = {
-    "readwrite": "rw",
-    "blocksize": "bs",
-    "blockalign": "ba",
-    "blocksize_range": "bsrange",
-    "blocksize_unaligned": "bs_unaligned",
-    "iodepth_batch_submit": "iodepth_batch",
-    "iodepth_batch_complete": "iodepth_batch_complete_min",
-    "io_limit": "io_size",
-    "fill_fs": "fill_device",
-    "fileoffset": "offset",
-    "nr_files": "nrfiles",
-    "timeout": "runtime",
-    "iomem": "mem",
-    "ratemin": "rate_min",
-    "ratecycle": "rate_cycle",
-    "wait_for_previous": "stonewall",
-    "disable_bw": "disable_bw_measurement",
-    "ss": "steadystate",
-    "ss_dur": "steadystate_duration",
-    "ss_ramp": "steadystate_ramp_time",
-}
-READ_MODES = frozenset({"read", "randread"})
-WRITE_MODES = frozenset(
-    {"write", "trim", "randwrite", "randtrim", "rw", "readwrite", "randrw", "trimwrite", "randtrimwrite"}
-)
-RW_MODES = READ_MODES | WRITE_MODES
+from iolab.models.job_options import RW_MODES, JobOptions
+from iolab.models.option_values import ALIASES, METADATA_ENGINES, parse_size
 
 # Engines whose reads read and whose writes write the target iolab names (the `rw` mode decides).
 DATA_ENGINES = frozenset(
@@ -83,10 +55,6 @@ DATA_ENGINES = frozenset(
         "cpuio",
     }
 )
-# fio's file-operation engines: their "I/O" is one create/stat/unlink per file in `directory=`,
-# which iolab points at a directory it created itself.
-METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
-
 # The runner sets these from the target; a plan names targets instead.
 TARGET_OPTIONS = frozenset({"filename", "directory"})
 # Options that name a path fio would write, read as a job or open: refused, with what to do instead.
@@ -235,7 +203,7 @@ def checked_options(options: Mapping[str, str], where: str, allow_target: bool =
 def value_problem(name: str, value: str) -> str | None:
     """What the value of a canonical option should have been, or None (fio checks the rest itself)."""
     if name == "rw":
-        return None if rw_mode({"rw": value}) in RW_MODES else f"one of {', '.join(sorted(RW_MODES))}"
+        return None if JobOptions({"rw": value}).rw in RW_MODES else f"one of {', '.join(sorted(RW_MODES))}"
     if name in COUNT_LIMITS:
         limit = COUNT_LIMITS[name]
         return None if value.isdigit() and 1 <= int(value) <= limit else f"a whole number from 1 to {limit}"
@@ -274,29 +242,14 @@ TYPED_OPTIONS = frozenset(
 )
 
 
-def rw_mode(options: Mapping[str, str]) -> str:
-    """The I/O direction of a job: `rw=` without fio's `:<n>` suffix (default read)."""
-    return options.get("rw", options.get("readwrite", "read")).split(":", 1)[0].strip()
-
-
-def _is_on(value: str) -> bool:
-    """Whether an option's value turns it on: a bare flag or anything but zero/false/off."""
-    text = value.strip().lower().rstrip("%")
-    try:
-        return float(text) != 0
-    except ValueError:
-        return text not in ("false", "off", "no")
-
-
 def write_reasons(options: Mapping[str, str]) -> list[str]:
-    """Why a job changes data on its target ("rw=randwrite", "unlink=1 deletes the files it used"); empty: reads only."""
-    reasons = []
-    mode = rw_mode(options)
-    if mode not in READ_MODES:
-        reasons.append(f"rw={mode}")
-    for name, what in WRITING_OPTIONS.items():
-        if name in options and _is_on(options[name]):
-            reasons.append(f"{name}={options[name]} {what}")
+    """Why a job changes data on its target ("rw=randwrite", "unlink=1 deletes the files it used"); empty: reads only.
+
+    A flag counts as set unless its value is clearly zero or off (`flag_on`): the guard errs towards "it writes".
+    """
+    job = JobOptions(options)
+    reasons = [f"rw={job.rw}"] if job.writes else []
+    reasons += [f"{name}={job.text(name)} {what}" for name, what in WRITING_OPTIONS.items() if job.flag(name)]
     return reasons
 
 
@@ -329,7 +282,7 @@ def effects(options: Mapping[str, str]) -> Effects:
     """The writes and commands in a job's (canonical) options."""
     commands = [f"{name}={options[name]}" for name in sorted(COMMAND_OPTIONS) if options.get(name, "").strip()]
     commands += [f"{name}={options[name]} {what}" for name, what in SYSTEM_OPTIONS.items() if name in options]
-    problem = engine_problem(options.get("ioengine", "psync").strip())
+    problem = engine_problem(JobOptions(options).engine)
     if problem:
         commands.append(problem)
     return Effects(writes=write_reasons(options), commands=commands)
@@ -354,7 +307,7 @@ def extent_problem(options: Mapping[str, str], length: int) -> str | None:
         return "nrfiles= makes fio create more files"
     offset, size = bytes_of("offset", 0.0), bytes_of("size", float(length))
     filesize = bytes_of("filesize", 0.0)
-    if options.get("offset_increment", "").strip() and int(options.get("numjobs", "1") or 1) > 1:
+    if options.get("offset_increment", "").strip() and JobOptions(options).numjobs > 1:
         return "offset_increment= with numjobs moves each job further into the file"
     if offset is None or size is None or filesize is None:
         return "its size or offset is not a plain size or percentage"

@@ -24,7 +24,6 @@ from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import JobSection, render_jobfile
 from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path, extent_problem, write_reasons
 from iolab.models import Point, Target
-from iolab.models.option_values import is_metadata
 
 INSTALL_ADVICE = (
     "install it with `apt-get install fio` (Debian/Ubuntu) or `dnf install fio` (Fedora/RHEL), "
@@ -94,7 +93,7 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     """
     target = point.target
     check_point(point)
-    if is_metadata(point.options):
+    if point.job.is_metadata:
         options = {"directory": escape_path(str(metadata_dir(target))), **point.options}
     else:
         # size is unknown (0) for a device on another host: there fio takes the whole device

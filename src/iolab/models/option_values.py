@@ -1,17 +1,19 @@
-"""fio option values: turning plan scalars into fio strings and back into numbers.
+"""fio option values: turning plan scalars into fio strings and one fio value back into a number or a flag.
 
 Plans hold TOML scalars (1, "4k", true); fio job files hold strings. Exclude
-rules and duration estimates need numbers again, with fio's own suffixes:
-sizes use base 1024 (fio's default kb_base), times default to seconds.
+rules, duration estimates, the doctor and the tables need numbers again, with
+fio's own suffixes: sizes use base 1024 (fio's default kb_base), times default
+to seconds. A whole job's options are read through `JobOptions`
+(`iolab.models.job_options`), which applies fio's aliases and defaults from
+here; the functions below read one value.
 
-Pure reading of a Point's plain option strings, so it lives with the models: a Point knows how long it
-runs, and the plan, the doctor and the report read option values the same way without importing fio.
+Pure vocabulary, so it lives with the models: the plan, the doctor and the
+report read option values the same way without importing fio.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE)
 _TIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*$", re.IGNORECASE)
@@ -29,54 +31,56 @@ _TIME_FACTOR = {
     "d": 86400.0,
 }
 
+# fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"): alias -> fio's own name. The fio stage
+# asks fio itself about names missing here (`iolab.fio.options.canonical_name`).
+ALIASES = {
+    "readwrite": "rw",
+    "blocksize": "bs",
+    "blockalign": "ba",
+    "blocksize_range": "bsrange",
+    "blocksize_unaligned": "bs_unaligned",
+    "iodepth_batch_submit": "iodepth_batch",
+    "iodepth_batch_complete": "iodepth_batch_complete_min",
+    "io_limit": "io_size",
+    "fill_fs": "fill_device",
+    "fileoffset": "offset",
+    "nr_files": "nrfiles",
+    "timeout": "runtime",
+    "iomem": "mem",
+    "ratemin": "rate_min",
+    "ratecycle": "rate_cycle",
+    "wait_for_previous": "stonewall",
+    "disable_bw": "disable_bw_measurement",
+    "ss": "steadystate",
+    "ss_dur": "steadystate_duration",
+    "ss_ramp": "steadystate_ramp_time",
+}
+
 # fio's file-operation engines: their "I/O" is one create/stat/unlink per
 # file, reported as `iops`; they need `directory=` (not `filename=`).
 METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
 
+# Options whose plain numbers are seconds (fio's time-postfix options that iolab reasons about, by fio's
+# own names); everything else numeric is a count or a size.
+TIME_OPTIONS = frozenset({"runtime", "ramp_time", "startdelay", "steadystate_duration", "steadystate_ramp_time"})
 
-def is_metadata(options: dict[str, str]) -> bool:
-    """Whether a job uses a file-operation engine, and so works on a directory, not a file."""
-    return options.get("ioengine") in METADATA_ENGINES
-
-
-# Options whose plain numbers are seconds (fio's time-postfix options that the
-# plan side reasons about); everything else numeric is a count or a size.
-TIME_OPTIONS = frozenset(
-    {
-        "runtime",
-        "ramp_time",
-        "startdelay",
-        "steadystate_duration",
-        "ss_dur",
-        "steadystate_ramp_time",
-        "ss_ramp",
-        "timeout",
-    }
-)
-
-
-# fio's own defaults (HOWTO) for the options iolab reads where a job leaves them out; the one place that
-# knows them, so the doctor, the tables and the estimates read a job the same way fio runs it.
+# fio's own defaults (HOWTO; psync is fio's default engine on Linux) for the options iolab reads where a
+# job leaves them out: the one place that knows them, so the doctor, the tables and the estimates read a
+# job the way fio runs it. Flags left out are off (fio's default for every flag iolab reads).
 FIO_DEFAULTS: dict[str, str] = {
+    "ioengine": "psync",
+    "rw": "read",
     "iodepth": "1",
     "numjobs": "1",
     "bs": "4k",
     "ramp_time": "0",
+    "loops": "1",
 }
 
 
-def option_seconds(options: Mapping[str, str], key: str) -> float | None:
-    """A time option's seconds (fio's default where it has one); None when absent or not a time."""
-    text = options.get(key, FIO_DEFAULTS.get(key))
-    return parse_seconds(text) if text else None
-
-
-def option_size(options: Mapping[str, str], key: str) -> int | None:
-    """A size or count option in bytes or units (fio's default where it has one); None when absent, a
-    percentage, or not a number."""
-    text = options.get(key, FIO_DEFAULTS.get(key))
-    value = parse_size(text) if text else None
-    return None if value is None else int(value)
+def canonical(name: str) -> str:
+    """fio's own name of an option this module knows an alias of (`readwrite` -> `rw`), else the name."""
+    return ALIASES.get(name, name)
 
 
 def to_fio_string(value: bool | int | float | str) -> str:
@@ -104,26 +108,20 @@ def parse_seconds(text: str) -> float | None:
     return float(match.group(1)) * _TIME_FACTOR[(match.group(2) or "s").lower()]
 
 
-def option_number(key: str, text: str) -> float | None:
-    """The numeric value of option `key`, using time units for time options."""
-    return parse_seconds(text) if key in TIME_OPTIONS else parse_size(text)
+def option_number(name: str, text: str) -> float | None:
+    """The numeric value of option `name`: seconds for a time option ("2m" is 120), else a size ("2m" is 2 MiB)."""
+    return parse_seconds(text) if canonical(name) in TIME_OPTIONS else parse_size(text)
 
 
-def is_flag_on(options: Mapping[str, str], key: str) -> bool:
-    """Whether a boolean fio option is set: a bare flag ("") or a non-zero value."""
-    if key not in options:
-        return False
-    value = options[key].strip()
-    return value == "" or value not in ("0", "false", "off", "no")
+def flag_on(text: str) -> bool:
+    """Whether a flag's value turns it on: a bare flag, or anything that is not clearly zero, false or off.
 
-
-def job_seconds(options: dict[str, str]) -> float:
-    """Seconds fio should spend on a job: ramp_time + runtime.
-
-    Time-based jobs take exactly that. Otherwise runtime, when set, is only
-    a cap, used as an upper bound; a job bounded by size alone counts 0
-    (its time depends on the device).
+    fio reads a flag's value as a number ("0", "00", "0.0" and "0%" are off; "1", "2" and "1.0" are on)
+    and refuses words; a word that says off counts as off, anything else unclear counts as on, so the
+    write guard errs towards "it writes".
     """
-    if not is_flag_on(options, "time_based") and "runtime" not in options:
-        return 0.0
-    return (option_seconds(options, "ramp_time") or 0.0) + (option_seconds(options, "runtime") or 0.0)
+    value = text.strip().lower().rstrip("%")
+    try:
+        return float(value) != 0
+    except ValueError:
+        return value not in ("false", "off", "no")

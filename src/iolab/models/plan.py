@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from iolab.models.job_options import JobOptions
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -18,6 +20,11 @@ class Workload:
     name: str
     options: dict[str, str] = field(default_factory=dict)
     target: str | None = None
+
+    @property
+    def job(self) -> JobOptions:
+        """The options as typed values (fio's aliases and defaults applied)."""
+        return JobOptions(self.options)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from iolab.models.option_values import job_seconds
+from iolab.models.job_options import JobOptions
 
 TargetKind = Literal["file", "directory", "block", "group"]
 
@@ -82,9 +82,22 @@ class Point:
         return hashlib.sha256(blob).hexdigest()[:16]
 
     @property
+    def job(self) -> JobOptions:
+        """The options as typed values (fio's aliases and defaults applied); `options` stay the strings
+        that are stored, hashed and written to the job file."""
+        return JobOptions(self.options)
+
+    @property
+    def direct(self) -> bool:
+        """Whether fio does this point's I/O with O_DIRECT, as its job file says: the runner writes direct=1
+        before the workload's own options (which may ask for buffered I/O), and direct=0 where the file
+        system refuses O_DIRECT (`iolab.fio.run.point_jobfile`)."""
+        return self.target.direct and JobOptions({"direct": "1", **self.options}).direct
+
+    @property
     def expected_seconds(self) -> float:
         """Wall time fio should take: ramp plus runtime for time-based jobs."""
-        return job_seconds(self.options)
+        return self.job.expected_seconds
 
     def to_dict(self) -> dict:
         return asdict(self)

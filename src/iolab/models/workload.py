@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from iolab.models.job_options import JobOptions
 from iolab.models.point import Point
 
-# rw values that stream: their figure of merit is bandwidth, not IOPS.
-SEQUENTIAL_RW = ("read", "write", "rw", "readwrite", "trim")
+# rw modes that stream (`JobOptions.rw`: readwrite is spelt rw): their figure of merit is bandwidth, not IOPS.
+SEQUENTIAL_RW = ("read", "write", "rw", "trim")
 METRIC_LABELS = {"bw": "bandwidth", "iops": "IOPS", "lat_mean": "mean latency"}
 
 
@@ -32,17 +34,17 @@ def workload_identity(point: Point) -> str:
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def metric_for(options: dict[str, str]) -> str:
+def metric_for(options: Mapping[str, str]) -> str:
     """The metric a workload is judged by: "bw" when it streams, "lat_mean" at QD1 x 1 job, else "iops".
 
     The same choice everywhere (compare, history, export) so a series never
     changes its unit between commands. A random workload at one outstanding
     I/O measures latency; its IOPS is only the reciprocal.
     """
-    rw = options.get("rw", options.get("readwrite", "read"))
-    if rw in SEQUENTIAL_RW:
+    job = JobOptions(options)
+    if job.rw in SEQUENTIAL_RW:
         return "bw"
-    if options.get("iodepth", "1") == "1" and options.get("numjobs", "1") == "1":
+    if job.iodepth == 1 and job.numjobs == 1:
         return "lat_mean"
     return "iops"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from iolab.models.option_values import job_seconds
+from iolab.models.job_options import JobOptions
 from iolab.models.plan import Plan
 from iolab.plan.adaptive import max_runs
 
@@ -19,7 +19,7 @@ FIO_STARTUP_SECONDS = 0.35
 
 def point_seconds(options: Mapping[str, str]) -> float:
     """Expected wall time of one fio invocation of these options: the job plus fio's start-up."""
-    return job_seconds(dict(options)) + FIO_STARTUP_SECONDS
+    return JobOptions(options).expected_seconds + FIO_STARTUP_SECONDS
 
 
 def estimate_seconds(plan: Plan) -> float:

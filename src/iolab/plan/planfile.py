@@ -28,7 +28,8 @@ from iolab.fio.options import (
     checked_options,
     split_paths,
 )
-from iolab.models.option_values import is_flag_on, to_fio_string
+from iolab.models.job_options import JobOptions
+from iolab.models.option_values import FIO_DEFAULTS, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
 from iolab.plan.limits import MAX_POINTS
 from iolab.plan.matrix import TARGET_AXIS, expand
@@ -168,12 +169,12 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
         JobSection(s.name, checked_options(s.options, f"{source}: [{s.name}]", allow_target=True)) for s in sections
     ]
     for section in sections[1:]:
-        if not (is_flag_on(section.options, "stonewall") or "wait_for" in section.options):
+        if not (JobOptions(section.options).flag("stonewall") or "wait_for" in section.options):
             raise UserError(
                 f"{source}: [{section.name}]: fio runs this job concurrently with the ones before it; "
                 "iolab runs one job per point, so add 'stonewall' to run jobs in turn, or split the file"
             )
-    engines = [s.options.get("ioengine", "psync") for s in sections]
+    engines = [JobOptions(s.options).engine for s in sections]
     for section in sections:
         unknown = unknown_options(section.options, engines)
         if unknown:
@@ -268,7 +269,7 @@ def _axis_items(axes: Mapping[str, list[str]]) -> list[tuple[str, str]]:
 
 
 def _check_option_names(names: Sequence[str], items: Sequence[tuple[str, str]], source: str, where: str) -> None:
-    engines = [value for key, value in items if key == "ioengine"] or ["psync"]
+    engines = [value for key, value in items if key == "ioengine"] or [FIO_DEFAULTS["ioengine"]]
     unknown = unknown_options(dict.fromkeys(names), engines)
     if unknown:
         field = f"{where}options/axes" if where else "options/axes"

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from iolab.errors import UserError
 from iolab.fio.options import seconds_value
-from iolab.models.option_values import is_metadata
 from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, SteadyRounds, Workload
 from iolab.plan.matrix import expand, workload_name
 
@@ -135,7 +134,7 @@ def latency_curve_workloads(probe: Workload, max_iops: float, fractions: Sequenc
     """
     if not max_iops > 0:
         raise UserError(f"latency curve: the probe measured {max_iops} IOPS; nothing to scale")
-    jobs = int(probe.options.get("numjobs", "1"))
+    jobs = probe.job.numjobs
     workloads = []
     for fraction in fractions:
         if not 0 < fraction <= 1:
@@ -174,7 +173,7 @@ def metadata(threads: Sequence[int] = DOUBLING_THREADS, files_per_thread: int = 
 
 def uses_directory(workload: Workload) -> bool:
     """Whether the runner must pass the target as `directory=` (file-operation engines)."""
-    return is_metadata(workload.options)
+    return workload.job.is_metadata
 
 
 def ssd_steady(round_runtime: float = 60, max_rounds: int = 25) -> Plan:

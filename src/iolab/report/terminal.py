@@ -47,10 +47,10 @@ CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where 
 
 
 def _workload(point: Point) -> str:
-    opts = point.options
-    shape = f"{opts.get('rw', '?')} {opts.get('bs', '')} QD{opts.get('iodepth', '1')}"
-    jobs = opts.get("numjobs", "1")
-    return shape + (f"×{jobs}" if jobs != "1" else "")
+    """rw and bs as the workload wrote them, its queue depth, and its jobs where more than one."""
+    job = point.job
+    shape = f"{job.get('rw', '?')} {job.get('bs', '')} QD{job.iodepth}"
+    return shape + (f"×{job.numjobs}" if job.numjobs != 1 else "")
 
 
 def results_table(records: list[PointRecord], title: str | None = None) -> Table:

@@ -30,7 +30,6 @@ from iolab.fio.options import writes
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
 from iolab.models import Finding, Plan, Point, PointRecord, Precondition, Result, Snapshot, Target, primary_metric
 from iolab.models.material import SteadyOutcome
-from iolab.models.option_values import is_metadata
 from iolab.plan.adaptive import next_configs, workload_at_qd
 from iolab.plan.effects import check_commands
 from iolab.plan.estimate import estimate_seconds
@@ -119,7 +118,7 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
             point = Point(name=workload.name, target=target, options=dict(workload.options))
             if writes(point.options) and not target.writable:
                 skipped.setdefault(target.path, []).append(workload.name)
-            elif is_metadata(point.options) and target.kind != "directory":
+            elif point.job.is_metadata and target.kind != "directory":
                 skipped.setdefault(target.path, []).append(f"{workload.name} (needs a directory)")
             else:
                 check_point(point)  # refused now, before a run exists, rather than at its turn
@@ -223,10 +222,10 @@ class Session:
             self.prepared.add(target)
             if pre is not None and pre.scope == "once" and target.writable:
                 self._precondition(target, pre)
-            if target.scratch and not is_metadata(point.options):
+            if target.scratch and not point.job.is_metadata:
                 self.progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
                 fill_scratch(target, self.measurer.fio)
-            if is_metadata(point.options):
+            if point.job.is_metadata:
                 scratch.create_dir(self.store, self.run_id, metadata_dir(target))
         elif pre is not None and pre.scope == "before_each_write" and writes(point.options) and target.writable:
             self._precondition(target, pre)

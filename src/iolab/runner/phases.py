@@ -17,6 +17,7 @@ from iolab.fio.jobfile import JobSection, render_jobfile
 from iolab.fio.options import checked_options, escape_path, write_reasons
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import Target
+from iolab.models.job_options import JobOptions
 
 # Slowest write rate (bytes/s) before the fill counts as hung: a slow USB disk.
 _SLOWEST_FILL = 5e6
@@ -41,7 +42,7 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     with tempfile.TemporaryDirectory(prefix="iolab-phase-") as tmp:
         jobfile = Path(tmp) / f"{name}.fio"
         jobfile.write_text(render_jobfile([JobSection(name=name, options=job)]))
-        loops = int(options.get("loops", "1") or 1)
+        loops = JobOptions(options).size("loops") or 1
         timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
         invocation = run_fio(jobfile, Path(tmp) / f"{name}.json", fio, timeout)
     if invocation.returncode != 0:

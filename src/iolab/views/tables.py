@@ -172,13 +172,14 @@ def describe_parameters(params: Sequence[tuple[str, str]]) -> str:
 def _parameters(record: PointRecord) -> dict[str, str]:
     """What defines a workload: its fio options as run, plus the target.
 
-    `direct` is stated as the runner ran it (it adds direct=1 unless the
-    file system refuses O_DIRECT); fio's `name` and a `filename` equal to
-    the target's repeat what the point's name and target already say.
+    `direct` is stated as the runner ran it (`Point.direct`: direct=1 unless
+    the workload asks for buffered I/O or the file system refuses O_DIRECT);
+    fio's `name` and a `filename` equal to the target's repeat what the
+    point's name and target already say.
     """
     point = record.point
     params = {**SHOWN_DEFAULTS, **point.options}
-    params["direct"] = params.get("direct", "1") if point.target.direct else "0"
+    params["direct"] = "1" if point.direct else "0"
     params.pop("name", None)
     if params.get("filename") == point.target.filename:
         params.pop("filename")

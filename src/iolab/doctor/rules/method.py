@@ -10,7 +10,6 @@ from collections.abc import Iterator
 
 from iolab.doctor.rule import ASYNC_ENGINES, SYNC_ENGINES, Context, JobView, Rule, rule
 from iolab.models import Finding
-from iolab.models.option_values import option_seconds
 
 
 def _gib(n: int | None) -> str:
@@ -191,7 +190,7 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
                     level="high" if max(runtimes) < 2_000 else None,
                 )
         elif job.time_based:
-            seconds = option_seconds(job.options, "runtime")
+            seconds = job.runtime_seconds
             if seconds is not None and seconds < 5:
                 yield r.finding(
                     f"{job.name} is set to run {seconds:g} s", job.name, _opts(job, "runtime", "time_based")
@@ -214,9 +213,8 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def no_ramp(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        ramp = option_seconds(job.options, "ramp_time") or 0
-        runtime = option_seconds(job.options, "runtime")
-        if ramp == 0 and (runtime is None or runtime < 300) and not job.metadata:
+        runtime = job.runtime_seconds
+        if job.ramp_seconds == 0 and (runtime is None or runtime < 300) and not job.metadata:
             yield r.finding(f"{job.name} has no ramp_time", job.name, _opts(job, "ramp_time", "runtime"))
 
 

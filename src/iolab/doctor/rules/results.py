@@ -43,9 +43,10 @@ def above_link(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 def _shape(job: JobView, drop: tuple[str, ...]) -> tuple:
-    """Everything that defines a job except the options named in `drop`."""
+    """Everything that defines a job except the options named in `drop` and its rw mode (rw's `:<n>` suffix,
+    the same for a read and a write of one pattern, stays)."""
     keep = {k: v for k, v in job.options.items() if k not in drop + ("name", "rw", "readwrite")}
-    return (job.target_path, tuple(sorted(keep.items())))
+    return (job.target_path, job.job.rw_suffix, tuple(sorted(keep.items())))
 
 
 @rule(

@@ -1,0 +1,185 @@
+"""One fio job's options, read as fio reads them: the one typed view of option strings.
+
+Options travel as strings: that is how a Point stores and hashes them and how
+the job file is written, so the strings stay the canonical form and
+`JobOptions` is a read-only `Mapping[str, str]` of exactly the strings it was
+given. What a reader wants back (how deep the queue is, whether the I/O is
+direct, how long the job runs) it asks here, and gets it with fio's aliases
+(a job file may say `readwrite=` or `blocksize=`), fio's suffixes
+(`option_values`) and fio's defaults (`FIO_DEFAULTS`) applied in one place,
+so the doctor, the tables, the estimates and the write guard cannot read one
+job two ways.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from iolab.models.option_values import (
+    FIO_DEFAULTS,
+    METADATA_ENGINES,
+    canonical,
+    flag_on,
+    option_number,
+    parse_seconds,
+    parse_size,
+)
+
+# fio's rw modes ("readwrite" is fio's other name of "rw"): those that only read, and those that write or
+# trim. `writes` counts any mode that is not read-only, so a mode fio has not got errs towards writing.
+READ_ONLY_MODES = frozenset({"read", "randread"})
+WRITE_MODES = frozenset({"write", "trim", "randwrite", "randtrim", "rw", "randrw", "trimwrite", "randtrimwrite"})
+RW_MODES = READ_ONLY_MODES | WRITE_MODES | {"readwrite"}
+_READING_MODES = READ_ONLY_MODES | {"rw", "randrw"}
+
+
+class JobOptions(Mapping[str, str]):
+    """A job's option strings as given (a copy), and their values as fio reads them.
+
+    Reading an option by any of its names gives the value of the one given
+    last (fio applies a job's options in order), else fio's default, else
+    None. A value that is not a number of the kind asked for reads as None.
+    """
+
+    __slots__ = ("_options", "_by_name")
+
+    def __init__(self, options: Mapping[str, str] | None = None) -> None:
+        self._options: dict[str, str] = dict(options or {})
+        self._by_name = {canonical(name): value for name, value in self._options.items()}
+
+    def __getitem__(self, name: str) -> str:
+        return self._options[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._options)
+
+    def __len__(self) -> int:
+        return len(self._options)
+
+    def __repr__(self) -> str:
+        return f"JobOptions({self._options!r})"
+
+    def text(self, name: str) -> str | None:
+        """The value of option `name` under any of its names, else fio's default, else None."""
+        name = canonical(name)
+        return self._by_name.get(name, FIO_DEFAULTS.get(name))
+
+    def _value(self, name: str) -> str:
+        """The value of an option fio has a default for (a name in FIO_DEFAULTS)."""
+        return self._by_name.get(name, FIO_DEFAULTS[name])
+
+    def seconds(self, name: str) -> float | None:
+        """A time option in seconds ("30", "2m", "500ms")."""
+        text = self.text(name)
+        return None if text is None else parse_seconds(text)
+
+    def size(self, name: str) -> int | None:
+        """A size in bytes or a count ("4k", "1MiB", "32": fio reads both with the same suffixes); None for a
+        percentage of the device."""
+        text = self.text(name)
+        value = None if text is None else parse_size(text)
+        return None if value is None else int(value)
+
+    def number(self, name: str) -> float | None:
+        """The option's number: seconds for a time option ("2m" is 120), else a size ("2m" is 2 MiB)."""
+        text = self.text(name)
+        return None if text is None else option_number(name, text)
+
+    def flag(self, name: str) -> bool:
+        """Whether a flag is on: given bare or with a value that is not clearly zero or off (`flag_on`)."""
+        text = self.text(name)
+        return text is not None and flag_on(text)
+
+    @property
+    def engine(self) -> str:
+        return self._value("ioengine").strip()
+
+    @property
+    def is_metadata(self) -> bool:
+        """A file-operation engine (create/stat/delete): it works on a directory, not a file, and its I/O
+        is one operation per file."""
+        return self.engine in METADATA_ENGINES
+
+    @property
+    def rw(self) -> str:
+        """The I/O pattern: rw= without fio's `:<n>` suffix, `readwrite` spelt `rw` (one mode, two names)."""
+        mode = self._value("rw").split(":", 1)[0].strip()
+        return "rw" if mode == "readwrite" else mode
+
+    @property
+    def rw_suffix(self) -> str:
+        """What follows rw='s `:` ("8" in `randread:8`: a new random offset every 8 I/Os; for a sequential
+        mode, a gap after each I/O), or ""."""
+        return self._value("rw").partition(":")[2].strip()
+
+    @property
+    def reads(self) -> bool:
+        return self.rw in _READING_MODES
+
+    @property
+    def writes(self) -> bool:
+        """Whether the rw mode writes or trims (options that change data whatever the mode: `iolab.fio.options`)."""
+        return self.rw not in READ_ONLY_MODES
+
+    @property
+    def sequential(self) -> bool:
+        return not self.rw.startswith("rand")
+
+    @property
+    def iodepth(self) -> int:
+        return self.size("iodepth") or 1
+
+    @property
+    def numjobs(self) -> int:
+        return self.size("numjobs") or 1
+
+    @property
+    def bs(self) -> int:
+        """Bytes per I/O. fio's `bs=r,w,t` sizes each direction (a missing one inherits the one before, an
+        empty one is fio's default): this is the reads' size for a job that reads, else the writes' (the
+        trims' for a trim job)."""
+        parts = self._value("bs").split(",")
+        direction = 0 if self.reads else 2 if self.rw in ("trim", "randtrim") else 1
+        part = parts[min(direction, len(parts) - 1)].strip() or FIO_DEFAULTS["bs"]
+        return int(parse_size(part) or parse_size(FIO_DEFAULTS["bs"]) or 0)
+
+    @property
+    def direct(self) -> bool:
+        """O_DIRECT: direct=1 or buffered=0. fio keeps one setting for both (buffered is direct's inverse),
+        so the one given later decides; neither given is fio's default, buffered."""
+        for name, value in reversed(self._options.items()):
+            if canonical(name) == "direct":
+                return flag_on(value)
+            if canonical(name) == "buffered":
+                return not flag_on(value)
+        return False
+
+    @property
+    def time_based(self) -> bool:
+        return self.flag("time_based")
+
+    @property
+    def runtime_seconds(self) -> float | None:
+        """runtime= in seconds; None when the job sets none (it ends when its size is done)."""
+        return self.seconds("runtime")
+
+    @property
+    def ramp_seconds(self) -> float:
+        return self.seconds("ramp_time") or 0.0
+
+    @property
+    def size_bytes(self) -> int | None:
+        """The bytes a job's I/O spans: size=, else filesize=; None when neither is a plain size."""
+        return self.size("size") or self.size("filesize")
+
+    @property
+    def expected_seconds(self) -> float:
+        """Seconds fio should spend on the job: ramp_time + runtime.
+
+        Time-based jobs take exactly that. Otherwise runtime, when set, is
+        only a cap, used as an upper bound; a job bounded by size alone
+        counts 0 (its time depends on the device).
+        """
+        if not self.time_based and self.text("runtime") is None:
+            return 0.0
+        return self.ramp_seconds + (self.runtime_seconds or 0.0)
