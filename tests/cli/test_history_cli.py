@@ -7,6 +7,8 @@ edited from the step on: history must find the step and name the setting.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import random
 
@@ -124,8 +126,12 @@ def test_csv_and_json_export_hold_every_point(iolab_home, tmp_path):
     proc = iolab("export", "--csv", str(csv_path), "--json", str(json_path))
     assert proc.returncode == 0, proc.stderr
     assert len(csv_path.read_text().splitlines()) == RUNS + 1
+    rows = list(csv.DictReader(io.StringIO(csv_path.read_text())))
+    assert rows[0]["run_started"] == "2026-01-01T00:00:00+00:00" and rows[-1]["run_started"].startswith("2026-01-03T21")
+    assert rows[0]["kernel"] and rows[0]["host"] and len({row["workload"] for row in rows}) == 1
     document = json.loads(json_path.read_text())
     assert len(document["runs"]) == RUNS and len(document["points"]) == RUNS
+    assert document["runs"][0]["started"] == rows[0]["run_started"] and document["runs"][0]["environment"]["kernel"]
     assert_clean_error(iolab("export"))
     assert_clean_error(iolab("export", "--csv", str(tmp_path / "missing-dir" / "x.csv")))
 

@@ -226,14 +226,14 @@ def export(
         from iolab.private import write_private
         from iolab.report.csv_output import points_csv
         from iolab.report.json_output import points_json
-        from iolab.store.queries import list_runs, run_points
+        from iolab.store.queries import list_runs
+        from iolab.views.export import load_export
 
-        runs = list(reversed(list_runs(store)))
-        records = [record for run in runs for record in run_points(store, run.id)]
+        runs = load_export(store, [run.id for run in reversed(list_runs(store))])
         if csv_file is not None:
-            _write(csv_file, lambda path: write_private(path, points_csv(records)))
+            _write(csv_file, lambda path: write_private(path, points_csv(runs)))
         if json_file is not None:
-            _write(json_file, lambda path: write_private(path, points_json(runs, records)))
+            _write(json_file, lambda path: write_private(path, points_json(runs)))
 
 
 def _write(path: Path, write: Callable[[Path], object]) -> None:
