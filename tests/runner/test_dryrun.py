@@ -150,3 +150,21 @@ def test_an_adaptive_search_on_a_directory_still_says_it_writes_a_scratch_file(d
 def test_a_missing_target_is_refused_before_anything_is_planned(tmp_path):
     with pytest.raises(UserError, match="no such file, directory or device"):
         dry_run(RunRequest(plan="quick", targets=[str(tmp_path / "absent")]))
+
+
+def test_a_plan_that_names_its_size_gets_a_scratch_file_of_that_size_without_size_given(tmp_path, directory):
+    plan = tmp_path / "sized.toml"
+    plan.write_text(
+        'name = "sized"\n[options]\nsize = "128M"\nruntime = 1\ntime_based = true\n'
+        '[[workloads]]\nname = "r"\noptions = { rw = "randread" }\n'
+        '[[workloads]]\nname = "w"\noptions = { rw = "randwrite", size = "96M", offset = "32M" }\n'
+    )
+    planned = dry_run(RunRequest(plan=str(plan), targets=[str(directory)]))
+    (target,) = {p.target for p in planned.points}
+    assert target.scratch and target.size_bytes == 128 << 20
+    (write,) = planned.writes
+    assert _scratch_write(directory, "0.1").fullmatch(write)
+    # --size still sizes it, never below what a workload reaches
+    assert dry_run(RunRequest(plan=str(plan), targets=[str(directory)], size=SIZE)).points[0].target.size_bytes == (
+        128 << 20
+    )

@@ -24,7 +24,7 @@ MIN_SIZE = 1 << 20
 MAX_SECONDS = 30 * 86400  # a month per point: beyond it, a typo
 
 
-def _size_option(text: str) -> int:
+def size_option(text: str) -> int:
     """--size as fio writes sizes: 512M, 4G, 1T (binary multiples)."""
     from iolab.models.option_values import parse_size
 
@@ -252,7 +252,7 @@ def _request(
         settings=settings,
         targets=targets,
         allow_write=allow_write,
-        size=_size_option(size) if size else None,
+        size=size_option(size) if size else None,
         command=shlex.join(["iolab", *sys.argv[1:]]),
     )
 

@@ -28,10 +28,21 @@ from iolab.doctor.material import interference
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import writes
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
-from iolab.models import Finding, Plan, Point, PointRecord, Precondition, Result, Snapshot, Target, primary_metric
+from iolab.models import (
+    Finding,
+    Plan,
+    Point,
+    PointRecord,
+    Precondition,
+    Result,
+    Snapshot,
+    Target,
+    Workload,
+    primary_metric,
+)
 from iolab.models.material import SteadyOutcome
 from iolab.plan.adaptive import next_configs, workload_at_qd
-from iolab.plan.effects import check_commands
+from iolab.plan.effects import check_commands, plan_workloads
 from iolab.plan.estimate import estimate_seconds
 from iolab.plan.limits import MAX_POINTS
 from iolab.plan.presets import latency_curve_workloads
@@ -47,6 +58,7 @@ from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
+from iolab.runner.targets import scratch_bytes
 from iolab.store.db import Store
 from iolab.store.queries import (
     get_run,
@@ -71,19 +83,25 @@ class RunOutcome:
 
 
 def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict[str | None, list[Target]]:
-    """Targets by the path workloads name (None: the default targets), as the executor sees them."""
+    """Targets by the path workloads name (None: the default targets), as the executor sees them.
+
+    A directory's scratch file is sized for the workloads that run on it (`scratch_bytes`): the default
+    targets carry every workload without a target of its own, open-ended parts and precondition too.
+    """
     default_paths = executor.default_paths(request.targets or plan.targets)
-    cache: dict[str, Target] = {}
-
-    def resolve(path: str) -> Target:
-        if path not in cache:
-            cache[path] = executor.target(path, request.allow_write, request.size)
-        return cache[path]
-
-    resolved: dict[str | None, list[Target]] = {None: [resolve(p) for p in default_paths]}
+    on_default = [w for w in plan_workloads(plan) if w.target is None]
+    users: dict[str, list[Workload]] = {path: list(on_default) for path in default_paths}
     for workload in plan.workloads:
-        if workload.target is not None and workload.target not in resolved:
-            resolved[workload.target] = [resolve(workload.target)]
+        if workload.target is not None:
+            users.setdefault(workload.target, []).append(workload)
+    cache = {
+        path: executor.target(path, request.allow_write, request.size, scratch_bytes(request.size, workloads))
+        for path, workloads in users.items()
+    }
+    resolved: dict[str | None, list[Target]] = {None: [cache[p] for p in default_paths]}
+    for workload in plan.workloads:
+        if workload.target is not None:
+            resolved[workload.target] = [cache[workload.target]]
     return resolved
 
 

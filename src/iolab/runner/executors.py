@@ -74,7 +74,10 @@ class Executor(Protocol):
         """The paths the default targets come from (the request's or the plan's)."""
         ...
 
-    def target(self, path: str, allow_write: bool, size: int | None) -> Target: ...
+    def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None) -> Target:
+        """`path` checked as a target: `size` is `--size`, `scratch` the bytes of a directory's scratch file
+        (`runner.targets.scratch_bytes`; None: the default rule)."""
+        ...
 
     def scratch_name(self, target: Target) -> str:
         """How a dry run names the scratch file this target will get."""
@@ -116,8 +119,8 @@ class LocalExecutor:
     def default_paths(self, paths: list[str]) -> list[str]:
         return paths or ["."]
 
-    def target(self, path: str, allow_write: bool, size: int | None) -> Target:
-        return resolve_target(path, allow_write, size)
+    def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None) -> Target:
+        return resolve_target(path, allow_write, size, scratch=scratch)
 
     def scratch_name(self, target: Target) -> str:
         return target.filename
@@ -174,8 +177,8 @@ class ClusterExecutor:
             raise UserError(MULTIHOST_TARGET)
         return [PER_HOST]  # each host's own `target=` from the host file
 
-    def target(self, path: str, allow_write: bool, size: int | None) -> Target:
-        return self.cluster.target(path, size)  # a path every host has: it cannot be checked from here
+    def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None) -> Target:
+        return self.cluster.target(path, scratch)  # a path every host has: it cannot be checked from here
 
     def scratch_name(self, target: Target) -> str:
         return f"{target.path}/iolab-scratch-RANDOM-HOST.dat on each of {len(self.cluster.states)} hosts"
