@@ -87,7 +87,7 @@ def test_a_failed_run_counts_as_zero_and_makes_the_window_unhealthy(iolab_home):
     assert series["failed_runs"] == 1
     assert series["health"]["state"] == "unhealthy" and series["health"]["cov"] > 0.08
     proc = iolab("history")
-    assert "1 run(s) failed or were interrupted" in proc.stdout
+    assert "1 run failed or was interrupted" in proc.stdout
     # The change point is still found: failures are left out of the change-point search.
     assert [cp["run"] for cp in series["change_points"]] == [ids[STEP_AT]]
 

@@ -15,7 +15,6 @@ from iolab.plan.limits import MAX_REPEATS
 if TYPE_CHECKING:  # the commands import these inside, so `iolab --help` stays fast
     from rich.console import Console
 
-    from iolab.analysis.scaling import ScalingRow
     from iolab.models import PointRecord
     from iolab.runner.request import RunRequest
     from iolab.store.db import Store
@@ -90,12 +89,25 @@ def run(
         list[str] | None,
         typer.Option(
             "--devices",
-            help="An array of block devices (comma list or glob, e.g. '/dev/nvme*n1'): measured together, each alone, and in growing subsets.",
+            help="An array of block devices (comma list or glob, e.g. '/dev/nvme*n1', expanded in natural order: "
+            "nvme2n1 before nvme10n1): measured together, each alone, and in sets (--subsets).",
         ),
     ] = None,
     array_modes: Annotated[
-        str, typer.Option("--array-modes", help="Which array views to run: together,alone,scaling.")
+        str,
+        typer.Option(
+            "--array-modes", help="Which array views to run: together,alone,scaling (scaling: the --subsets sets)."
+        ),
     ] = "together,alone,scaling",
+    subsets: Annotated[
+        str | None,
+        typer.Option(
+            "--subsets",
+            help="The device sets of the scaling mode, a comma list of: N (the first N devices in --devices "
+            "order), doubling (1, 2, 4 ... all; the default), leave-one-out (every device but one, each in turn) "
+            "or DEV+DEV+... (those devices, by name or path), e.g. 30,28,24.",
+        ),
+    ] = None,
     telemetry: Annotated[
         bool, typer.Option("--telemetry/--no-telemetry", help="Sample devices and CPUs beside fio.")
     ] = True,
@@ -159,11 +171,15 @@ def run(
         request = _request(args or [], preset_name, allow_write, runtime, ramp, size, adaptive)
         request.repeat = repeat
         request.allow_commands = allow_commands
+        if subsets is not None and not devices:
+            raise UserError("--subsets chooses sets of --devices: name the array's devices with --devices")
         if devices:
             if request.targets:
                 raise UserError("give either targets or --devices, not both")
             request.devices = devices
             request.array_modes = [m.strip() for m in array_modes.split(",") if m.strip()]
+            if subsets is not None:
+                request.subsets = [subsets]
             if request.plan == "quick" and not preset_name:
                 request.plan = "array-read"
         request.hosts = _hosts(hosts, hostfile, on_host_failure)
@@ -271,22 +287,24 @@ def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> lis
 
 
 def _print_dry_run(request: RunRequest, console: Console) -> None:
-    from iolab.models import units
     from iolab.runner.dryrun import dry_run
 
     plan = dry_run(request)
+    for line in plan.array:
+        console.print(line, markup=False, highlight=False)
     for point in plan.points:
         rep = f" repeat {point.repeat + 1}" if point.repeat else ""
-        console.print(
-            f"  {point.name}{rep} on {point.target.path}: " + " ".join(f"{k}={v}" for k, v in point.options.items())
-        )
+        # an array's sets are listed above, device by device
+        where = f"{len(point.target.members)} devices" if point.target.kind == "group" else point.target.path
+        options = " ".join(f"{k}={v}" for k, v in point.options.items())
+        console.print(f"  {point.name}{rep} on {where}: {options}", markup=False, highlight=False)
     for line in plan.notes + plan.open_ended:
         console.print(f"[yellow]note:[/yellow] {line}")
     for line in plan.writes or ["nothing: reads only"]:
         console.print(f"writes: {line}", markup=False, highlight=False)
     for line in plan.commands:
         console.print(f"runs: {line}", markup=False, highlight=False)
-    console.print(f"{len(plan.points)} points, estimated {units.duration(plan.seconds)}")
+    console.print(plan.summary, markup=False, highlight=False)
 
 
 def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) -> None:
@@ -347,10 +365,9 @@ def _print_arrays(store: Store, run_id: int, records: list[PointRecord], console
             console.print(device_table(view.workload, view.together, view.alone))
         report = scaling_table(view.device_sets(), view.alone or None)
         if report.evaluated and len({row.n for row in report.rows}) > 1:
-            best: dict[int, ScalingRow] = {}
-            for row in report.rows:  # one row per device count: the full set, or the first n devices
-                best.setdefault(row.n, row)
-            console.print(scaling_view(view.workload, sorted(best.values(), key=lambda r: r.n)))
+            # every set run together (rows come largest aggregate first within a size), and the best drive alone
+            rows = [row for row in report.rows if row.n > 1 or row is report.rows[0]]
+            console.print(scaling_view(view.workload, rows, {row.devices: view.label(row.devices) for row in rows}))
 
 
 @app.command("import")

@@ -39,6 +39,12 @@ def latency(ns: float | None) -> str:
     return f"{ns:.0f} ns"
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 device`, `2 devices`, `0 points`: a count with its noun in the right number; `plural` for a noun
+    that does not just add an s (`1 directory`, `2 directories`)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
+
+
 def size(nbytes: float) -> str:
     for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if nbytes >= scale:

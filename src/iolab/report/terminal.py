@@ -12,7 +12,8 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from iolab.models import Point, PointRecord, Result, Run, units
-from iolab.models.units import metric_value
+from iolab.models.array_names import natural_key
+from iolab.models.units import counted, metric_value
 from iolab.report.wording import (
     HEADERS,
     change_line,
@@ -163,7 +164,7 @@ def device_table(workload: str, together: dict[str, float], alone: dict[str, flo
     table = Table(title=f"Per device · {workload}")
     for name in ("Device", "Together MB/s", "Alone MB/s"):
         table.add_column(name, justify="left" if name == "Device" else "right")
-    for device in sorted(set(together) | set(alone)):
+    for device in sorted(set(together) | set(alone), key=natural_key):
         cells = [units.mb_per_s(view[device]) if device in view else "-" for view in (together, alone)]
         table.add_row(device, *cells)
     return table
@@ -194,18 +195,23 @@ def hosts_table(records: Sequence[PointRecord], hosts: Mapping[int, Sequence[Hos
     return table
 
 
-def scaling_view(workload: str, rows: Sequence[ScalingRow]) -> Table:
-    """Aggregate bandwidth against device count, with efficiency against the same devices alone."""
+def scaling_view(workload: str, rows: Sequence[ScalingRow], labels: Mapping[tuple[str, ...], str]) -> Table:
+    """Aggregate bandwidth against device count, with efficiency against the same devices alone; `labels`
+    name each set as its point does (x28, without-nvme3n1), so sets of one size can be told apart."""
     table = Table(
         title=f"Scaling · {workload}",
         caption="efficiency = aggregate / the same devices alone, summed",
         caption_justify="left",
     )
-    for name in ("Devices", "Aggregate MB/s", "Ideal MB/s", "Efficiency"):
-        table.add_column(name, justify="right")
+    for name in ("Devices", "Aggregate MB/s", "Ideal MB/s", "Efficiency", "Set"):
+        table.add_column(name, justify="left" if name == "Set" else "right")
     for row in rows:
         table.add_row(
-            str(row.n), units.mb_per_s(row.aggregate), units.mb_per_s(row.ideal), units.percent(row.efficiency * 100)
+            str(row.n),
+            units.mb_per_s(row.aggregate),
+            units.mb_per_s(row.ideal),
+            units.percent(row.efficiency * 100),
+            labels.get(row.devices, ""),
         )
     return table
 
@@ -250,7 +256,10 @@ def history_text(histories: list[SeriesHistory]) -> str:
         if h.health is not None:
             lines.append("  " + health_line(h.health, s.metric))
         if h.failed_runs:
-            lines.append(f"  {h.failed_runs} run(s) failed or were interrupted (counted as 0 throughput)")
+            failed = counted(h.failed_runs, "run")
+            lines.append(
+                f"  {failed} failed or {'was' if h.failed_runs == 1 else 'were'} interrupted (counted as 0 throughput)"
+            )
         if h.changes:
             lines += ["  change: " + change_line(c) for c in h.changes]
         else:

@@ -43,7 +43,7 @@ from iolab.models import (
 from iolab.models.material import SteadyOutcome
 from iolab.plan.adaptive import next_configs, workload_at_qd
 from iolab.plan.effects import check_commands, plan_workloads
-from iolab.plan.estimate import estimate_seconds
+from iolab.plan.estimate import chosen_while_running, estimate_seconds
 from iolab.plan.limits import MAX_POINTS
 from iolab.plan.presets import latency_curve_workloads
 from iolab.plan.repeats import run_order
@@ -69,6 +69,8 @@ from iolab.store.queries import (
     run_material,
     run_points,
 )
+
+DEVICES_AND_HOSTS = "--devices and --hosts do not go together: name a device per host in a host file instead"
 
 
 @dataclass
@@ -114,17 +116,38 @@ def run_targets(targets: dict[str | None, list[Target]], points: list[Point]) ->
 def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, list[Target]], list[Point], list[str]]:
     """A `--devices` run: each drive checked as a target, the workloads run together, alone and in sets.
 
-    Returns the plan without its open-ended parts (an array run has none), the members, the points and notes.
+    Returns the plan without its open-ended parts (an array run measures fixed workloads; a note says what
+    was left out), the members, the points and notes.
     """
     members = resolve_members(request.devices, request.allow_write, request.size)
     assert plan.repeats is not None
-    base = array_points(plan, members, tuple(request.array_modes))
+    dropped = [*chosen_while_running(plan), *(["adaptive repeats"] if plan.repeats.adaptive else [])]
+    if dropped and not plan.workloads:
+        raise UserError(
+            f"--devices measures fixed workloads, and {plan.name} chooses its points while running "
+            f"({', '.join(dropped)}): run it on one device at a time"
+        )
+    base = array_points(plan, members, tuple(request.array_modes), request.subsets)
+    if len(base) * plan.repeats.count > MAX_POINTS:
+        raise UserError(
+            f"{len(base)} array points x {plan.repeats.count} repeats: a run may have at most {MAX_POINTS}; "
+            "ask for fewer --subsets or --array-modes"
+        )
     planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
     points = [p for p in planned if not writes(p.options) or p.target.writable]
     for point in points:
         check_point(point)
     notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
-    return replace(plan, qd_searches=[], latency_curve=None, steady_rounds=None), {None: members}, points, notes
+    if dropped:
+        notes.append(f"left out with --devices: {', '.join(dropped)} (an array run measures fixed workloads)")
+    fixed = replace(
+        plan,
+        qd_searches=[],
+        latency_curve=None,
+        steady_rounds=None,
+        repeats=replace(plan.repeats, adaptive=False),
+    )
+    return fixed, {None: members}, points, notes
 
 
 def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[list[Point], list[str]]:
@@ -376,7 +399,7 @@ def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:
     if not request.hosts:
         return LocalExecutor(version)
     if request.devices:
-        raise UserError("--devices and --hosts do not go together: name a device per host in a host file instead")
+        raise UserError(DEVICES_AND_HOSTS)
     if not (request.targets or plan.targets or all(h.get("target") for h in request.hosts)):
         raise UserError(MULTIHOST_TARGET)
     from iolab.cluster.cluster import Cluster
@@ -439,9 +462,9 @@ def _prepare(
         locks.acquire(every_target, "a run that is starting")
     run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
     if run_id is None:
-        run_id = store.create_run(
-            plan.name, request.command, [t.path for t in every_target], version, request.to_dict(), identity
-        )
+        # an array's sets are made of its devices, which are listed: 30 sets of 29 names would bury them
+        listed = [t.path for t in every_target if t.kind != "group"]
+        run_id = store.create_run(plan.name, request.command, listed, version, request.to_dict(), identity)
         done: dict[str, PointRecord] = {}
     else:
         store.reopen_run(run_id)

@@ -52,6 +52,7 @@ class RunRequest:
     telemetry_interval: float | None = 1.0
     devices: list[str] = field(default_factory=list)
     array_modes: list[str] = field(default_factory=lambda: ["together", "alone", "scaling"])
+    subsets: list[str] = field(default_factory=lambda: ["doubling"])  # the scaling mode's sets (runner.arrays)
     fio: str = "fio"
     command: str = ""
     hosts: list[dict] = field(default_factory=list)  # HostSpec dicts: a multi-host run
