@@ -126,7 +126,7 @@ class Measurer:
         telemetry: list[Sample] = []
         sampler = self._start_sampler(point) if self.executor.local else None  # other hosts' disks are not ours
         try:
-            invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients)
+            invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients, own_dir=workdir)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
             return Measured(error=str(exc))
         finally:
