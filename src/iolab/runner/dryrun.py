@@ -24,6 +24,7 @@ class DryRun:
     notes: list[str] = field(default_factory=list)
     open_ended: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)  # programs the plan runs (need --allow-commands)
+    changes: list[str] = field(default_factory=list)  # host settings written before points (--allow-host-changes)
 
 
 def dry_run(request: RunRequest) -> DryRun:
@@ -32,10 +33,12 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds, point_seconds
     from iolab.runner.execute import array_plan, plan_points, resolve_targets, run_targets
+    from iolab.runner.host_settings import HostSettings, check_request
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
     check_commands(plan, request.allow_commands)  # refused here as the run would refuse it, before any listing
+    check_request(plan, request)
     executor: Executor = LocalExecutor()
     if request.hosts:  # the hosts are not contacted: a dry run only plans
         from iolab.cluster.cluster import Cluster
@@ -75,4 +78,5 @@ def dry_run(request: RunRequest) -> DryRun:
             "the estimate counts them at their cap"
         )
     commands = plan_commands(plan)
-    return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended, commands=commands)
+    changes = HostSettings(None).check(points)  # checked against this kernel, nothing written
+    return DryRun(points, seconds, writes, notes, open_ended, commands, changes)
