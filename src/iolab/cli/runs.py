@@ -59,6 +59,13 @@ def run(
             help="Let the plan run programs: fio's exec_prerun/exec_postrun, I/O engines iolab cannot check, pre/post-point commands (`iolab plan check` lists them).",
         ),
     ] = False,
+    allow_host_changes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-host-changes",
+            help="Let the plan's [host] table set block-queue settings and the CPU governor before each point (root; the original values are put back afterwards, after a crash by the next run or `iolab clean`).",
+        ),
+    ] = False,
     runtime: Annotated[int | None, typer.Option(min=1, max=MAX_SECONDS, help="Measured seconds per point.")] = None,
     ramp: Annotated[
         int | None, typer.Option(min=0, max=MAX_SECONDS, help="Unmeasured warm-up seconds before each point.")
@@ -173,6 +180,7 @@ def run(
         request.allow_commands = allow_commands
         if subsets is not None and not devices:
             raise UserError("--subsets chooses sets of --devices: name the array's devices with --devices")
+        request.allow_host_changes = allow_host_changes
         if devices:
             if request.targets:
                 raise UserError("give either targets or --devices, not both")
@@ -296,7 +304,7 @@ def _print_dry_run(request: RunRequest, console: Console) -> None:
         rep = f" repeat {point.repeat + 1}" if point.repeat else ""
         # an array's sets are listed above, device by device
         where = f"{len(point.target.members)} devices" if point.target.kind == "group" else point.target.path
-        options = " ".join(f"{k}={v}" for k, v in point.options.items())
+        options = " ".join(f"{k}={v}" for k, v in {**point.options, **point.host_settings}.items())
         console.print(f"  {point.name}{rep} on {where}: {options}", markup=False, highlight=False)
     for line in plan.notes + plan.open_ended:
         console.print(f"[yellow]note:[/yellow] {line}")
@@ -304,6 +312,8 @@ def _print_dry_run(request: RunRequest, console: Console) -> None:
         console.print(f"writes: {line}", markup=False, highlight=False)
     for line in plan.commands:
         console.print(f"runs: {line}", markup=False, highlight=False)
+    for line in plan.changes:
+        console.print(f"changes: {line}", markup=False, highlight=False)
     console.print(plan.summary, markup=False, highlight=False)
 
 
@@ -396,23 +406,29 @@ def import_(
 def clean(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be removed.")] = False,
 ) -> None:
-    """Remove scratch files and directories that killed runs left behind.
+    """Remove scratch files and directories that killed runs left behind, and put back the host settings
+    they changed.
 
     Only paths iolab recorded creating are touched, and only while they are still what it created:
-    a file replaced by another, or by a link, is left and listed. Runs still going keep theirs.
+    a file replaced by another, or by a link, is left and listed. A setting is written back only on the
+    boot and device it was taken from. Runs still going keep theirs.
     """
     from rich.console import Console
 
+    from iolab.runner.host_settings import restore_leftovers
     from iolab.runner.scratch import leftovers, remove
     from iolab.store.db import open_store
 
     store = open_store()
+    settings = restore_leftovers(store, dry_run=dry_run)
     done = remove(store, leftovers(store), dry_run=dry_run)
     console = Console(highlight=False, soft_wrap=True)
     verb = "would remove" if dry_run else "removed"
+    for line in settings:
+        console.print(line)
     for path in done.removed:
         console.print(f"{verb} {path}")
     for line in done.kept_notes():
         console.print(line)
-    if not done.removed and not done.kept:
-        console.print("nothing to clean: no scratch left by killed runs")
+    if not done.removed and not done.kept and not settings:
+        console.print("nothing to clean: no scratch or host settings left by killed runs")

@@ -56,6 +56,13 @@ def install(
         bool,
         typer.Option("--allow-commands", help="Let the scheduled runs run the programs the plan names (listed first)."),
     ] = False,
+    allow_host_changes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-host-changes",
+            help="Let the scheduled runs write the plan's [host] settings (listed first; put back after each run).",
+        ),
+    ] = False,
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="Print the unit files (or cron line) and the exact command; install nothing."),
@@ -81,9 +88,10 @@ def install(
 
     absolute = [os.path.abspath(target) for target in targets or []]
     argv = scheduled_argv() + (["--allow-commands"] if allow_commands else [])
+    argv += ["--allow-host-changes"] if allow_host_changes else []
     if size is not None:
         argv += ["--size", size]
-    _check_run(plan, absolute, size, allow_commands)
+    _check_run(plan, absolute, size, allow_commands, allow_host_changes)
     units, cron = _places(unit_dir, cron_file)
     schedule_name = name or re.sub(r"[^A-Za-z0-9_.-]", "-", plan.stem).lstrip("-._") or "plan"
     entry = prepare(
@@ -119,7 +127,9 @@ def install(
     print(f"scheduled {schedule_name}: every {every.strip()}, results in {entry.home}")
 
 
-def _check_run(plan_path: Path, targets: list[str], size: str | None, allow_commands: bool) -> None:
+def _check_run(
+    plan_path: Path, targets: list[str], size: str | None, allow_commands: bool, allow_host_changes: bool
+) -> None:
     """The scheduled run checked now as `iolab run --dry-run` checks it, printing what it writes and runs.
 
     UserError when the plan and the command line name no target (a scheduled run has no directory of the
@@ -148,12 +158,15 @@ def _check_run(plan_path: Path, targets: list[str], size: str | None, allow_comm
         targets=targets,
         allow_commands=allow_commands,
         size=size_option(size) if size is not None else None,
+        allow_host_changes=allow_host_changes,
     )
     planned = dry_run(request)
     for line in planned.notes:
         print(f"note: {line}")
     for line in planned.writes or ["nothing: reads only"]:
         print(f"writes: {line}")
+    for line in planned.changes:
+        print(f"changes: {line}")
 
 
 @schedule_app.command("list")

@@ -138,7 +138,8 @@ def qd_curves(records: Sequence[PointRecord], min_configs: int = 3) -> list[QdCu
         if record.result is None or record.point.target.kind == "group":
             continue
         shape = tuple(sorted((k, v) for k, v in record.point.options.items() if k not in VARIED))
-        members[(record.point.target.path, shape)].append(record)
+        settings = tuple(sorted(record.point.host_settings.items()))  # another scheduler, another curve
+        members[(record.point.target.path, shape, settings)].append(record)
     curves = [QdCurve(curve_name(group[0].point.name), _by_config(group)) for group in members.values()]
     return [c for c in curves if len(c.configs) >= min_configs]
 
@@ -208,9 +209,10 @@ def repeat_sets(records: Sequence[PointRecord]) -> list[RepeatSet]:
     for record in records:
         if record.result is not None:
             point = record.point
-            groups[(point.name, point.target.path, tuple(sorted(point.options.items())))].append(record)
+            options, settings = tuple(sorted(point.options.items())), tuple(sorted(point.host_settings.items()))
+            groups[(point.name, point.target.path, options, settings)].append(record)
     out = []
-    for (name, _, _), members in groups.items():
+    for (name, _, _, _), members in groups.items():
         if len(members) < 2:
             continue
         members.sort(key=lambda r: r.point.repeat)

@@ -31,6 +31,7 @@ def record_dict(record: PointRecord) -> dict:
         "finished_at": record.finished_at,
         "target": asdict(record.point.target),
         "options": record.point.options,
+        "host_settings": record.point.host_settings,
         "repeat": record.point.repeat,
         "result": None,
     }

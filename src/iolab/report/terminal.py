@@ -13,6 +13,7 @@ from rich.table import Table
 
 from iolab.models import Point, PointRecord, Result, Run, units
 from iolab.models.array_names import natural_key
+from iolab.models.host_settings import SETTINGS
 from iolab.models.units import counted, metric_value
 from iolab.report.wording import (
     HEADERS,
@@ -60,18 +61,22 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     # Array points name their devices already; a long group description would only squeeze the table.
     show_target = len(targets) > 1 and not any(t.kind == "group" for t in targets)
     show_repeat = any(r.point.repeat for r in records)
+    settings = [name for name in SETTINGS if any(name in r.point.host_settings for r in records)]
     table = Table(title=title, caption=CAPTION, caption_justify="left")
     if show_target:
         table.add_column("Target", overflow="fold")
     table.add_column("Point", no_wrap=True)
     if show_repeat:
         table.add_column("Rep", justify="right")
+    for name in settings:  # a plan's [host] settings, one column each
+        table.add_column(name, no_wrap=True)
     table.add_column("Dir", no_wrap=True)
     for name in ("MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"):
         table.add_column(name, justify="right", no_wrap=True)
     for record in records:
         lead = ([record.point.target.path] if show_target else []) + [record.point.name]
         lead += [str(record.point.repeat + 1)] if show_repeat else []
+        lead += [record.point.host_settings.get(name, "-") for name in settings]
         result = record.result
         if result is None or not result.directions:
             status = record.error or record.status

@@ -27,6 +27,7 @@ class DryRun:
     commands: list[str] = field(default_factory=list)  # programs the plan runs (need --allow-commands)
     chosen_max: int = 0  # points chosen while running, at most (adaptive searches and repeats, curves, rounds)
     array: list[str] = field(default_factory=list)  # an array run: its devices and sets (`describe_sets`)
+    changes: list[str] = field(default_factory=list)  # host settings written before points (--allow-host-changes)
 
     @property
     def summary(self) -> str:
@@ -47,10 +48,12 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan.estimate import FIO_STARTUP_SECONDS, chosen_while_running, estimate_seconds, point_seconds
     from iolab.runner.arrays import describe_sets
     from iolab.runner.execute import DEVICES_AND_HOSTS, array_plan, plan_points, resolve_targets, run_targets
+    from iolab.runner.host_settings import HostSettings, check_request
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
     check_commands(plan, request.allow_commands)  # refused here as the run would refuse it, before any listing
+    check_request(plan, request)
     executor: Executor = LocalExecutor()
     if request.hosts and request.devices:
         raise UserError(DEVICES_AND_HOSTS)
@@ -103,6 +106,7 @@ def dry_run(request: RunRequest) -> DryRun:
             f"runs is under {policy.cov_target:.0%}; the estimate counts {policy.count}"
         )
     commands = plan_commands(plan)
+    changes = HostSettings(None).check(points)  # checked against this kernel, nothing written
     return DryRun(
         points=points,
         seconds=seconds,
@@ -112,4 +116,5 @@ def dry_run(request: RunRequest) -> DryRun:
         commands=commands,
         chosen_max=chosen_max,
         array=array,
+        changes=changes,
     )

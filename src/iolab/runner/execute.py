@@ -52,6 +52,7 @@ from iolab.probe import Root, take_snapshot
 from iolab.runner import scratch
 from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
+from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
 from iolab.runner.phases import discard, fill_scratch, run_unmeasured
@@ -59,7 +60,7 @@ from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.targets import scratch_bytes
-from iolab.store.db import Store
+from iolab.store.db import Artifact, Store
 from iolab.store.queries import (
     get_run,
     open_scratch,
@@ -156,7 +157,7 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
     skipped: dict[str, list[str]] = {}
     for workload in plan.workloads:
         for target in targets[workload.target]:
-            point = Point(name=workload.name, target=target, options=dict(workload.options))
+            point = Point(workload.name, target, dict(workload.options), host_settings=dict(workload.host_settings))
             if writes(point.options) and not target.writable:
                 skipped.setdefault(target.path, []).append(workload.name)
             elif point.job.is_metadata and target.kind != "directory":
@@ -211,6 +212,7 @@ class Session:
     results: dict[str, Result | None] = field(default_factory=dict)
     plan: Plan | None = None
     reruns: list[str] = field(default_factory=list)  # points measured again because something else was busy
+    settings: HostSettings | None = None  # the plan's [host] settings, set before each point
 
     def _disturbed(self, point: Point) -> bool:
         """Whether other processes or other I/O were busy during the point just stored."""
@@ -231,15 +233,17 @@ class Session:
             (self.planned[point.key],) = self.store.plan_points(self.run_id, [point])
             self.total += 1
         self._prepare(point.target, point)
+        applied = self.settings.apply(point) if self.settings is not None else []
+        kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []
         self.measured += 1
         index = len(self.done) + self.measured
         self.progress.point_started(index, self.total, point)
-        result, error, lost = self.measurer.measure(point, self.planned[point.key])
+        result, error, lost = self.measurer.measure(point, self.planned[point.key], kept)
         if result is not None and self.plan is not None and self.plan.rerun_disturbed and self._disturbed(point):
             self.store.reset_point(self.planned[point.key])
             self.reruns.append(point.name)
             self.progress.phase(f"something else was busy during {point.name}: measuring it again")
-            result, error, lost = self.measurer.measure(point, self.planned[point.key])
+            result, error, lost = self.measurer.measure(point, self.planned[point.key], kept)
         self.results[point.key] = result
         self.progress.point_finished(index, self.total, point, result, error)
         if error:
@@ -342,16 +346,20 @@ def execute(
     """
     plan = plan or build_plan(request)
     check_commands(plan, request.allow_commands)
+    check_request(plan, request)
     version = fio_version(request.fio)
     with stop_signals_interrupt():
         executor = _start_executor(request, plan, version)
         locks = TargetLocks(store.path.parent)
+        settings = HostSettings(store)
         try:
-            prepared = _prepare(request, store, plan, version, executor, resume, fresh, locks)
+            prepared = _prepare(request, store, plan, version, executor, resume, fresh, locks, settings)
             return _measure_and_finish(request, store, progress, executor, prepared)
         except sqlite3.OperationalError as exc:
             raise _store_failed(store, exc) from None
         finally:
+            with contextlib.suppress(sqlite3.Error):  # done already unless the run stopped before measuring
+                settings.restore()
             locks.release()
             executor.close()
 
@@ -426,6 +434,7 @@ class Prepared:
     notes: list[str]
     run_id: int
     done: dict[str, PointRecord]
+    settings: HostSettings
 
 
 def _prepare(
@@ -437,9 +446,11 @@ def _prepare(
     resume: int | None,
     fresh: bool,
     locks: TargetLocks,
+    settings: HostSettings,
 ) -> Prepared:
-    """Targets checked, points planned, targets locked, and the run created or reopened (for --resume or
-    the same plan again: a run is identified by its points' content hashes)."""
+    """Targets checked, points planned, targets locked, host settings tried (what killed runs changed put back
+    first), and the run created or reopened (for --resume or the same plan again: a run is identified by its
+    points' content hashes)."""
     if resume is not None and get_run(store, resume).status == "running":
         raise UserError(
             f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
@@ -460,6 +471,8 @@ def _prepare(
     every_target = run_targets(targets, points)
     if executor.local:  # another host's targets are not this host's to lock
         locks.acquire(every_target, "a run that is starting")
+    notes += restore_leftovers(store)  # before the originals are read: a killed run's values are not originals
+    settings.prepare(points)
     run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
     if run_id is None:
         # an array's sets are made of its devices, which are listed: 30 sets of 29 names would bury them
@@ -470,8 +483,9 @@ def _prepare(
         store.reopen_run(run_id)
         done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
         notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
+    settings.attach(run_id)
     locks.name_holder(f"run {run_id}")
-    return Prepared(plan, targets, every_target, points, notes, run_id, done)
+    return Prepared(plan, targets, every_target, points, notes, run_id, done, settings)
 
 
 def _measure_and_finish(
@@ -503,7 +517,17 @@ def _measure_and_finish(
             fio_clocksource(snapshot.clocksource),  # the cluster executor leaves it out of its job files
             allow_commands=request.allow_commands,
         )
-        session = Session(store, run_id, measurer, progress, prepared.done, planned, total=len(planned), plan=plan)
+        session = Session(
+            store,
+            run_id,
+            measurer,
+            progress,
+            prepared.done,
+            planned,
+            len(planned),
+            plan=plan,
+            settings=prepared.settings,
+        )
         if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
             later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in prepared.targets[None]]))
             notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
@@ -525,6 +549,8 @@ def _measure_and_finish(
         store.finish_run(run_id, "failed", str(exc))
         raise
     finally:
+        with contextlib.suppress(sqlite3.Error):  # the values are back first; a full store leaves records open
+            cleaned += prepared.settings.restore()  # before the "after" snapshot, which shows the host as found
         with contextlib.suppress(sqlite3.Error):  # a full store must not keep the hosts' scratch files
             executor.save_snapshots(store, run_id, "after")
         cleaned += executor.cleanup(every_target)
