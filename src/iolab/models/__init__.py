@@ -3,7 +3,16 @@
 from iolab.models.finding import Finding, Severity
 from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, RepeatPolicy, SteadyRounds, Workload
 from iolab.models.point import Point, Target, TargetKind
-from iolab.models.result import PERCENTILES, DirectionResult, HostOutcome, LatencyStats, Result, Sample, primary_metric
+from iolab.models.result import (
+    PERCENTILES,
+    DirectionResult,
+    HostOutcome,
+    LatencyStats,
+    Result,
+    Sample,
+    StopRecord,
+    primary_metric,
+)
 from iolab.models.run import PointRecord, Run
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, NvmeSmart, PciPort, Snapshot, TargetInfo
 
@@ -25,6 +34,7 @@ __all__ = [
     "QdSearch",
     "RepeatPolicy",
     "Result",
+    "StopRecord",
     "Run",
     "NvmeSmart",
     "PciPort",

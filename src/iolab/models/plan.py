@@ -157,6 +157,7 @@ class Plan:
     latency_curve: LatencyCurve | None = None
     steady_rounds: SteadyRounds | None = None
     rerun_disturbed: bool = False  # measure a point again, once, when something else was busy during it
+    stopping: dict[str, str | float] = field(default_factory=dict)  # [stopping]: `iolab.runner.stopping`
 
     def __post_init__(self) -> None:
         """Keep `repeat` and `repeats.count` one number, whichever the caller set."""

@@ -19,6 +19,7 @@ from iolab.models import (
     Run,
     Sample,
     Severity,
+    StopRecord,
     Target,
 )
 from iolab.models.material import HostRow, RunMaterial, SteadyOutcome
@@ -145,6 +146,7 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
                 fio_version="",
                 hosts=json.loads(row["hosts"]),
                 error=row["fio_error"] or 0,
+                stopping=StopRecord(**json.loads(row["stopping"])) if row["stopping"] else None,
             )
         records.append(
             PointRecord(
