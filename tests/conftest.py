@@ -34,6 +34,7 @@ SERIAL = {
     "tests/telemetry/test_interference.py": "a busy neighbour is named, and only then",
     "tests/runner/test_kill.py": "SIGKILL lands at chosen moments of a run",
     "tests/runner/test_interrupt.py": "Ctrl-C, TERM and HUP land between and inside points",
+    "tests/runner/test_stopping_loopdev.py": "a point ends when its rate is known, and a rate that falls is not",
 }
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -27,7 +27,7 @@ from iolab.report.wording import (
 )
 from iolab.views.comparison import Comparison
 from iolab.views.history import SeriesHistory
-from iolab.views.tables import UNITS_NOTE, RunReport
+from iolab.views.tables import UNITS_NOTE, RunReport, stop_text
 
 if TYPE_CHECKING:
     from iolab.analysis.scaling import ScalingRow
@@ -62,6 +62,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     show_target = len(targets) > 1 and not any(t.kind == "group" for t in targets)
     show_repeat = any(r.point.repeat for r in records)
     settings = [name for name in SETTINGS if any(name in r.point.host_settings for r in records)]
+    stopped = any(r.result is not None and r.result.stopping is not None for r in records)
     table = Table(title=title, caption=CAPTION, caption_justify="left")
     if show_target:
         table.add_column("Target", overflow="fold")
@@ -73,6 +74,8 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     table.add_column("Dir", no_wrap=True)
     for name in ("MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"):
         table.add_column(name, justify="right", no_wrap=True)
+    if stopped:  # --stop-when-known: why each point ended and how well its rate is known
+        table.add_column("Stopped")
     for record in records:
         lead = ([record.point.target.path] if show_target else []) + [record.point.name]
         lead += [str(record.point.repeat + 1)] if show_repeat else []
@@ -81,7 +84,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
         if result is None or not result.directions:
             status = record.error or record.status
             style = "red" if record.status == "failed" else "dim"
-            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * 5)
+            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * (6 if stopped else 5))
             continue
         for i, d in enumerate(result.directions.values()):
             lat = d.latency
@@ -93,6 +96,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
                 units.latency(lat.mean_ns if lat else None),
                 units.latency(lat.percentiles.get(99.0) if lat else None),
                 units.percent(result.cpu) if i == 0 else "",
+                *([stop_text(result.stopping) if result.stopping and i == 0 else ""] if stopped else []),
             )
     return table
 
