@@ -8,8 +8,10 @@ writes, so 32 hosts on 2 cores are not simply CPU-starved) and reports:
 
 - setup: from starting `iolab run` to its first point starting (servers
   probed, versions checked, host snapshots taken, scratch files written);
-- controller time per point: a point's wall time minus fio's runtime (what
-  iolab and fio's controller add around the measurement);
+- controller time per point: a point's wall time minus fio's runtime, and
+  beside it bare fio's own client/server time for the same job on the same
+  servers (fio's controller alone takes seconds with many servers on one
+  machine): the difference is what iolab adds;
 - whether the stored aggregate equals fio's own "All clients" figures (I/O
   count summed, bandwidth summed, mean latency pooled) for every point;
 - at 32 hosts one server is slowed (cgroup-v1 CPU quota of a fraction of a
@@ -39,7 +41,7 @@ from pathlib import Path
 
 RESULT = Path(__file__).parent / "results" / "many_hosts.json"
 CPU_CGROUP = Path("/sys/fs/cgroup/cpu")
-SLOW_QUOTA = 0.02  # of one CPU, for the slowed server
+SLOW_QUOTA = 0.001  # of one CPU, for the slowed server (a millisecond of CPU a second)
 PLAN = """[global]
 ioengine=psync
 bs=4k
@@ -82,8 +84,8 @@ def slow_cgroup(quota: float):
     group = CPU_CGROUP / f"iolab-bench-slow-{os.getpid()}"
     group.mkdir()
     try:
-        (group / "cpu.cfs_period_us").write_text("100000")
-        (group / "cpu.cfs_quota_us").write_text(str(max(1000, int(100000 * quota))))
+        (group / "cpu.cfs_period_us").write_text("1000000")
+        (group / "cpu.cfs_quota_us").write_text(str(max(1000, int(1_000_000 * quota))))
         yield group / "cgroup.procs"
     finally:
         for pid in (group / "cgroup.procs").read_text().split():
@@ -162,6 +164,7 @@ def run_hosts(count: int, runtime: int, work: Path, slow: bool) -> dict:
             started = time.time()
             proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, check=False)
             wall = time.time() - started
+            bare = bare_fio_seconds(addresses, port, runtime, target, work)
     finally:
         shutil.rmtree(target, ignore_errors=True)
     if proc.returncode != 0:
@@ -176,13 +179,31 @@ def run_hosts(count: int, runtime: int, work: Path, slow: bool) -> dict:
         "wall_s": round(wall, 2),
         "setup_s": round(first - started, 2),
         "controller_s_per_point": round(sum(per_point) / len(per_point), 2),
+        "bare_fio_controller_s": round(bare - runtime, 2),
         "aggregate_problems": check_aggregate(home, points),
         "slowed_host": f"h{count}" if slow else None,
         "named_slow": slow_named,
-        "hosts_ok": [sorted(h["host"] for h in p["hosts"] if h["status"] == "ok") == sorted(
-            f"h{i}" for i in range(1, count + 1)
-        ) for p in points],
+        "hosts_ok": [
+            sorted(h["host"] for h in p["hosts"] if h["status"] == "ok") == sorted(f"h{i}" for i in range(1, count + 1))
+            for p in points
+        ],
     }
+
+
+def bare_fio_seconds(addresses: list[str], port: int, runtime: int, target: Path, work: Path) -> float:
+    """Wall seconds of bare fio, as client of the same servers, running the plan's first job on each."""
+    fio = shutil.which("fio") or "fio"
+    argv = [fio, "--output-format=json", f"--output={work / 'bare.json'}"]
+    for number, address in enumerate(addresses, 1):
+        job = work / f"bare-{number}.fio"
+        job.write_text(
+            f"[randread]\nioengine=psync\nbs=4k\ntime_based=1\nruntime={runtime}\nrate_iops=500\nrw=randread\n"
+            f"filename={target / f'bare-{number}.dat'}\nsize=8M\n"
+        )
+        argv += [f"--client={address},{port}", str(job)]
+    started = time.time()
+    subprocess.run(argv, capture_output=True, timeout=600, check=False)
+    return time.time() - started
 
 
 @contextmanager
@@ -215,7 +236,12 @@ def main() -> int:
     RESULT.parent.mkdir(exist_ok=True)
     RESULT.write_text(
         json.dumps(
-            {"machine": platform.node() and f"{os.cpu_count()} CPUs", "runtime_s": args.runtime, "rows": rows, **verdict},
+            {
+                "machine": platform.node() and f"{os.cpu_count()} CPUs",
+                "runtime_s": args.runtime,
+                "rows": rows,
+                **verdict,
+            },
             indent=2,
         )
         + "\n"
