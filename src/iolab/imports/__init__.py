@@ -1,126 +1,169 @@
-"""`iolab import`: a user's archive of fio JSON/json+ files becomes runs and points.
+"""`iolab import`: an archive of benchmark outputs becomes runs and points, with where each came from.
 
-Each file becomes a point per job name (numjobs clones and client/server
-hosts aggregated), all in one run labelled "import". A file that cannot
-be read is reported and skipped; the others are still imported.
+Every fio output since 2.0 (JSON, json+, terse; standalone or client/server) and IOR, mdtest and
+IOzone outputs are read, recognised by content (`discover`), not by name. Each tool's files make one
+run (label "import <versions>", so `ls` shows it imported), each point keeping its source file,
+the file's SHA-256, the tool and its version (`store.provenance`). A file whose bytes were imported
+before is not stored again: the run holding it is named. A named file that cannot be read is
+reported and the others are still imported; what a directory held besides outputs is skipped and
+counted by reason.
 
-fio's per-interval and per-I/O logs (write_bw_log, write_iops_log,
-write_lat_log) that sit beside a JSON file come with it: the job's log
-options name their prefix (fio wrote `<prefix>_bw.1.log` and so on), and
-the samples are stored with the point, as they are for a run of iolab's own.
-
-A module of its own, not the runner's: it measures nothing, it only hands
-fio's output to the store and the run to the doctor.
+A module of its own, not the runner's: it measures nothing, it only hands outputs to the store and
+the runs to the doctor.
 """
 
 from __future__ import annotations
 
-import time
+import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from iolab.errors import UserError
-from iolab.fio.logs import read_logs
-from iolab.fio.parse import JobGroup, aggregate, parse_output
-from iolab.models import Point, Sample, Target, TargetKind
-from iolab.models.job_options import JobOptions
-from iolab.store.db import Artifact, Store
-from iolab.textfile import read_input
+from iolab.imports.discover import FORMATS, Candidate, discover
+from iolab.imports.fio_files import FioFile, read_fio, store_fio
+from iolab.imports.tool_files import ToolFile, read_tool, store_tool
+from iolab.store.db import Store
+from iolab.store.provenance import Provenance, date_imported_run, imported_run, record_provenance
+
+__all__ = ["ImportOutcome", "import_paths", "report_lines"]
+
+
+@dataclass
+class ImportedRun:
+    run_id: int
+    label: str
+    points: int = 0
+    files: int = 0
 
 
 @dataclass
 class ImportOutcome:
-    run_id: int | None
-    points: int = 0
-    files: int = 0
+    runs: list[ImportedRun] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    skipped: dict[str, list[str]] = field(default_factory=dict)  # reason -> paths
+    logs: int = 0  # fio logs found in directories, read with the outputs that name them
+    already: list[tuple[str, int]] = field(default_factory=list)  # (path, run holding its bytes)
+    notes: list[str] = field(default_factory=list)
 
+    @property
+    def run_ids(self) -> list[int]:
+        return [run.run_id for run in self.runs]
 
-def _files(paths: list[str]) -> list[Path]:
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*.json") if p.is_file()))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise UserError(f"{raw}: no such file or directory; give fio JSON files or directories holding them")
-    if not found:
-        raise UserError("no .json files found in " + ", ".join(paths))
-    return found
+    @property
+    def run_id(self) -> int | None:
+        return self.runs[0].run_id if self.runs else None
 
+    @property
+    def points(self) -> int:
+        return sum(run.points for run in self.runs)
 
-def _target_of(options: dict[str, str]) -> Target:
-    filename = options.get("filename", options.get("directory", ""))
-    kind: TargetKind = "block" if filename.startswith("/dev/") else "file"
-    size = options.get("size", "0")
-    return Target(
-        path=filename,
-        kind=kind,
-        filename=filename,
-        size_bytes=int(size) if size.isdigit() else 0,
-        direct=JobOptions(options).direct,
-    )
-
-
-LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
-
-
-def _logs_beside(json_path: Path, group: JobGroup) -> tuple[list[Sample], list[Artifact]]:
-    """The samples (and raw texts) of the job's logs found next to its JSON file.
-
-    The prefix is the log option's value (its last path part: the archive has
-    moved) or, for a bare `write_bw_log=`, the job name, as fio does.
-    """
-    prefixes = {Path(group.options[key] or group.name).name for key in LOG_OPTIONS if key in group.options}
-    samples: list[Sample] = []
-    artifacts: list[Artifact] = []
-    for prefix in sorted(prefixes):
-        found, raw = read_logs(json_path.parent, prefix)
-        samples += found
-        artifacts += [Artifact(f"logs/{name}", text.encode()) for name, text in raw.items()]
-    return samples, artifacts
+    @property
+    def files(self) -> int:
+        return sum(run.files for run in self.runs)
 
 
 def import_paths(paths: list[str], store: Store, command: str) -> ImportOutcome:
-    """Import every fio output file under `paths` into one new run."""
-    files = _files(paths)
-    parsed = []
-    outcome = ImportOutcome(run_id=None)
-    for path in files:
+    """Import every benchmark output under `paths`: a run per tool, with the provenance of each point."""
+    found = discover(paths)
+    if not found.candidates and not found.problems:
+        raise UserError(f"no benchmark output ({FORMATS}) found in {', '.join(paths)}; {skipped_text(found.skipped)}")
+    outcome = ImportOutcome(problems=list(found.problems), skipped=found.skipped, logs=found.logs)
+    by_tool: dict[str, list[tuple[FioFile | ToolFile, str]]] = {}
+    seen: dict[str, str] = {}
+    for candidate in found.candidates:
+        digest = hashlib.sha256(candidate.data).hexdigest()
+        earlier = imported_run(store, digest)
+        if earlier is not None:
+            outcome.already.append((str(candidate.path), earlier))
+            continue
+        if digest in seen:
+            outcome.skipped.setdefault("the same bytes as another file here", []).append(str(candidate.path))
+            continue
+        seen[digest] = str(candidate.path)
         try:
-            text = read_input(path, "fio output")
-            parsed.append((path, text, parse_output(text, source=str(path))))
+            parsed = _read(candidate)
         except UserError as exc:
             outcome.problems.append(str(exc))
-        except OSError as exc:
-            outcome.problems.append(f"{path}: {exc.strerror}")
-    if not parsed:
-        return outcome
-    versions = sorted({out.version for _, _, out in parsed if out.version})
-    run_id = store.create_run("import", command, [str(p) for p in paths], ", ".join(versions))
-    outcome.run_id = run_id
-    for path, text, output in parsed:
-        outcome.files += 1
-        for group in output.groups:
-            point = Point(name=group.name, target=_target_of(group.options), options=group.options)
-            (point_id,) = store.plan_points(run_id, [point])
-            result = aggregate(group.entries, output.version, group.hosts)
-            when = output.timestamp_ms / 1000.0 if output.timestamp_ms else time.time()
-            samples, logs = _logs_beside(path, group)
-            artifacts = [Artifact("fio.json", text.encode()), Artifact("source", str(path.resolve()).encode()), *logs]
-            store.record_point(point_id, result, samples, artifacts, when, when)
-            outcome.points += 1
-    _judge(store, run_id)
-    store.finish_run(run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems))
+            continue
+        tool = "fio" if isinstance(parsed, FioFile) else parsed.output.tool
+        by_tool.setdefault(tool, []).append((parsed, digest))
+    for tool, files in by_tool.items():
+        _store_run(store, command, tool, files, outcome)
     return outcome
 
 
-def _judge(store: Store, run_id: int) -> None:
+def _read(candidate: Candidate) -> FioFile | ToolFile:
+    """The candidate parsed by its format; a named file of no known format is read as fio JSON, whose
+    errors say what is wrong with it (no JSON, truncated, a field fio would not write)."""
+    if candidate.kind in ("fio", "fio-terse", ""):
+        return read_fio(candidate.path, candidate.text, terse=candidate.kind == "fio-terse")
+    return read_tool(candidate.path, candidate.text, candidate.kind)
+
+
+def _store_run(
+    store: Store, command: str, tool: str, files: list[tuple[FioFile | ToolFile, str]], outcome: ImportOutcome
+) -> None:
+    versions = list(dict.fromkeys(v for f, _ in files for v in f.version.split(", ") if v))
+    label = "import " + (", ".join(versions[:3]) + (f" (+{len(versions) - 3})" if len(versions) > 3 else "") or tool)
+    fio_versions = ", ".join(versions) if tool == "fio" else ""
+    run_id = store.create_run(label, command, [str(f.path) for f, _ in files], fio_versions)
+    run = ImportedRun(run_id, label)
+    outcome.runs.append(run)
+    for parsed, digest in files:
+        if isinstance(parsed, FioFile):
+            ids = store_fio(store, run_id, parsed)
+        else:
+            ids = store_tool(store, run_id, parsed)
+            outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
+        record_provenance(store, ids, Provenance(str(parsed.path.resolve()), digest, tool, parsed.version))
+        run.points += len(ids)
+        run.files += 1
+    _judge(store, run_id, tool)
+    store.finish_run(run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems))
+    began = [f.started for f, _ in files if f.started is not None]
+    if began:
+        date_imported_run(store, run_id, min(began), max(began))
+
+
+def _judge(store: Store, run_id: int, tool: str) -> None:
     """The imported run's findings, from the same diagnosis stage as a run's: method and results (there is no
-    snapshot of the host the output came from, so no host rules)."""
+    snapshot of the host the output came from, so no host rules). fio's method rules advise fio options
+    (ramp_time=, direct=1...), which mean nothing to another tool's run: they are kept for fio only."""
     from iolab.doctor.engine import diagnose_run
     from iolab.store.queries import run_material
 
-    store.save_findings(run_id, diagnose_run(run_material(store, run_id)))
+    findings = diagnose_run(run_material(store, run_id))
+    store.save_findings(run_id, [f for f in findings if tool == "fio" or f.family != "method"])
+
+
+def skipped_text(skipped: dict[str, list[str]], names: int = 3) -> str:
+    """What was skipped, by reason with a few names: "skipped 5 files: 3 not text (a.png, b.png, ...), ..."."""
+    if not skipped:
+        return "nothing else was there"
+    parts = []
+    for reason, paths in sorted(skipped.items(), key=lambda item: -len(item[1])):
+        shown = ", ".join(p.rsplit("/", 1)[-1] for p in paths[:names]) + (", ..." if len(paths) > names else "")
+        parts.append(f"{len(paths)} {reason} ({shown})")
+    return f"skipped {sum(len(p) for p in skipped.values())} files: " + "; ".join(parts)
+
+
+def report_lines(outcome: ImportOutcome) -> list[str]:
+    """What an import did, for the user: each run made, what was imported before, what was skipped and why."""
+    lines = [
+        f"Imported {run.points} points from {run.files} file{'s' * (run.files != 1)} as run {run.run_id}"
+        f" ({run.label}; `iolab show {run.run_id}`)"
+        for run in outcome.runs
+    ]
+    if outcome.already:
+        by_run: dict[int, list[str]] = {}
+        for path, run_id in outcome.already:
+            by_run.setdefault(run_id, []).append(path.rsplit("/", 1)[-1])
+        for run_id, names in sorted(by_run.items()):
+            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            lines.append(f"Already imported as run {run_id}, not stored again: {shown}")
+    if outcome.logs:
+        lines.append(f"{outcome.logs} fio log files found, read with the outputs that name them")
+    if outcome.skipped:
+        text = skipped_text(outcome.skipped)
+        lines.append(text[0].upper() + text[1:])
+    lines += outcome.notes
+    return lines
