@@ -27,7 +27,7 @@ def test_two_imported_ior_runs_compare_and_list_as_imported(tmp_path):
     second = iolab("import", str(folder))
     assert second.returncode == 0, second.stderr
     assert "as run 2 (import IOR-3.2.0" in second.stderr
-    assert "Skipped 1 files: 1 not a benchmark output (job.id)" in second.stderr
+    assert "Skipped 1 files: 1 not a benchmark output (may/job.id)" in second.stderr
 
     again = iolab("import", str(IOR / "akrr-doc-ior-3.0.1.md"))
     assert (

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.imports.discover import FORMATS, Candidate, discover
@@ -141,7 +142,8 @@ def skipped_text(skipped: dict[str, list[str]], names: int = 3) -> str:
         return "nothing else was there"
     parts = []
     for reason, paths in sorted(skipped.items(), key=lambda item: -len(item[1])):
-        shown = ", ".join(p.rsplit("/", 1)[-1] for p in paths[:names]) + (", ..." if len(paths) > names else "")
+        # folder and name: a harness repeats names (README.md, result.json) across folders
+        shown = ", ".join("/".join(Path(p).parts[-2:]) for p in paths[:names]) + (", ..." if len(paths) > names else "")
         parts.append(f"{len(paths)} {reason} ({shown})")
     return f"skipped {sum(len(p) for p in skipped.values())} files: " + "; ".join(parts)
 

@@ -24,6 +24,9 @@ from iolab.tools import ior, iozone, mdtest
 # fio's per-interval and histogram logs (<prefix>_bw.1.log, <prefix>_clat_hist.2.log.<host>).
 FIO_LOG = re.compile(r"_(?:bw|iops|lat|clat|slat|clat_hist|lat_hist)\.\d+\.log(?:\.[^/]+)?$")
 FORMATS = "fio JSON/json+/terse, IOR, mdtest or IOzone"
+# fio's JSON by its keys as keys (a quoted name, then a colon), not by a page that mentions them.
+FIO_KEYS = re.compile(r'"(?:fio version|fioversion)"\s*:\s*"|"client_stats"\s*:\s*\[')
+FIO_JOBS = re.compile(r'"jobs"\s*:\s*\[\s*\{\s*"jobname"\s*:')
 
 
 @dataclass
@@ -51,7 +54,7 @@ class Found:
 def kind_of(text: str) -> str:
     """The format `text` shows, by content alone; "" when none."""
     head = text[: 1 << 16]
-    if '"fio version"' in head or '"fioversion"' in head or '"client_stats"' in head:
+    if FIO_KEYS.search(head):
         return "fio"
     if ior.looks_like_json(text):
         return "ior-json"
@@ -63,7 +66,7 @@ def kind_of(text: str) -> str:
         return "iozone"
     if terse.looks_like(text):
         return "fio-terse"
-    if '"jobs"' in head and '"jobname"' in head:
+    if FIO_JOBS.search(head):
         return "fio"
     return ""
 

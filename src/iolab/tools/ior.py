@@ -38,7 +38,7 @@ def looks_like_text(text: str) -> bool:
 
 
 def looks_like_json(text: str) -> bool:
-    return '"summary"' in text and ('"bwMeanMIB"' in text or '"bwMaxMIB"' in text)
+    return re.search(r'"summary"\s*:\s*\[', text) is not None and re.search(r'"bwMeanMIB"\s*:', text) is not None
 
 
 @dataclass
