@@ -402,21 +402,22 @@ def _print_arrays(store: Store, run_id: int, records: list[PointRecord], console
 
 @app.command("import")
 def import_(
-    paths: Annotated[list[str], typer.Argument(help="fio JSON/json+ output files, or directories holding them.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Outputs of fio (JSON, json+, terse), IOR, mdtest or IOzone, or folders holding them."),
+    ],
 ) -> None:
-    """Import existing fio JSON and json+ outputs (standalone or client/server) as a run."""
+    """Import benchmark outputs as runs: fio since 2.0 (standalone or client/server), IOR, mdtest, IOzone."""
     from rich.console import Console
 
-    from iolab.imports import import_paths
+    from iolab.imports import import_paths, report_lines
     from iolab.store.db import open_store
 
     store = open_store()
     outcome = import_paths(paths, store, shlex.join(["iolab", *sys.argv[1:]]))
-    console = Console(stderr=True)
-    if outcome.run_id is not None:
-        console.print(
-            f"Imported {outcome.points} points from {outcome.files} files as run {outcome.run_id} (`iolab show {outcome.run_id}`)"
-        )
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    for line in report_lines(outcome):
+        console.print(line, markup=False)
     if outcome.problems:
         shown = outcome.problems[0] + (f" (and {len(outcome.problems) - 1} more)" if len(outcome.problems) > 1 else "")
         raise UserError(f"could not import {shown}")
