@@ -1,4 +1,4 @@
-"""Migration 0008 upgrades a database in place: its runs stay readable, imports get their provenance."""
+"""Migration 0009 upgrades a database in place: its runs stay readable, imports get their provenance."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ FIO_JSON = Path(__file__).parent.parent / "data" / "fio" / "randread-4jobs.json"
 
 
 def test_a_database_from_before_provenance_is_upgraded_in_place(tmp_path):
-    # A database as the iolab before 0008 left it: every earlier migration, a run of its own in it.
+    # A database as the iolab before 0009 left it: every earlier migration, a run of its own in it.
     conn = sqlite3.connect(tmp_path / "iolab.db")
     for version, sql in available():
-        if version < 8:
+        if version < 9:
             conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
     conn.execute(
         "INSERT INTO runs (started_at, status, label, host, command, fio_version, iolab_version)"

@@ -1,6 +1,6 @@
 """Where imported points came from: source file, its SHA-256, the tool and its version.
 
-Kept beside the points (table `provenance`, migration 0008) so that importing the same bytes twice
+Kept beside the points (table `provenance`, migration 0009) so that importing the same bytes twice
 names the run that already holds them instead of storing them again, and so that `ls` and `show`
 can say a run was imported, and from what.
 """
