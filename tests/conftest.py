@@ -21,9 +21,11 @@ from pathlib import Path
 
 import pytest
 
-# What an end-to-end module uses: fio (its skip guard), the iolab command, loop devices, Chromium, sshd,
-# or the report tests' stores of real runs.
-E2E_USES = re.compile(r'which\("fio"\)|requires_fio|\bloopdev\b|from tests\.iolab_cli import|stored_runs|chromium|sshd')
+# What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
+# installed script beside the interpreter), loop devices, Chromium, sshd, or the report tests' stores of real runs.
+E2E_USES = re.compile(
+    r'which\("fio"\)|requires_fio|\bloopdev\b|from tests\.iolab_cli import|with_name\("iolab"\)|stored_runs|chromium|sshd'
+)
 
 
 # Modules that must have the machine to themselves, and why.
