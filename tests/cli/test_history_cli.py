@@ -104,13 +104,19 @@ def test_history_filters_and_bad_input(iolab_home):
 def test_prometheus_export_parses(iolab_home, tmp_path):
     from prometheus_client.parser import text_string_to_metric_families
 
-    build_history(iolab_home, failed_run=5)
+    ids = build_history(iolab_home, failed_run=5)
     out = tmp_path / "iolab.prom"
     proc = iolab("export", "--prometheus", str(out))
     assert proc.returncode == 0, proc.stderr
     families = {f.name: f for f in text_string_to_metric_families(out.read_text())}
     (bw,) = families["iolab_bandwidth_bytes_per_second"].samples
     assert bw.labels["workload"] == "seqread-1m" and bw.labels["target"] == "/mnt/lustre/scratch"
+    (series,) = json.loads(iolab("history", "--json").stdout)
+    assert bw.labels["workload_id"] == series["workload"]  # stable: the identity, not anything of one run
+    (change,) = families["iolab_last_change_point_run"].samples
+    assert change.value == ids[STEP_AT] and change.labels == bw.labels
+    (change_time,) = families["iolab_last_change_point_timestamp_seconds"].samples
+    assert change_time.value == START + STEP_AT * 3600
     assert bw.value == pytest.approx(0.9 * BASE, rel=0.05)
     (cov,) = families["iolab_rolling_cov_ratio"].samples
     assert 0 < cov.value < 0.08  # the failed run is long out of the 48 h window

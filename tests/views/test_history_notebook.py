@@ -11,6 +11,7 @@ import pytest
 
 from iolab.models import DirectionResult, Point, Result, Target
 from iolab.store.db import open_store
+from iolab.store.series import load_series
 from iolab.store.tags import add_note, add_tags, annotations_of
 from iolab.views.history import load_histories
 
@@ -94,3 +95,28 @@ def test_annotations_of_many_runs_are_read_in_chunks(tmp_path):
     add_note(store, [ids[-1]], "last one")
     found = annotations_of(store, ids)
     assert found == {ids[0]: [("tag", "edge")], ids[-1]: [("tag", "edge"), ("note", "last one")]}
+
+
+def test_prometheus_series_carry_fullness_from_the_snapshot_and_the_last_change_point(tmp_path, utc):
+    """The latest run's snapshot of a real directory gives its file system's fullness; labels are stable."""
+    from iolab.probe import Root, take_snapshot
+    from iolab.views.series_metrics import series_metrics
+
+    data = tmp_path / "data"
+    data.mkdir()
+    ids = build(tmp_path)
+    store = open_store(tmp_path)
+    snapshot = take_snapshot(Root(), [str(data)]).to_dict()
+    (info,) = snapshot["targets"]
+    mount = next(fs for fs in snapshot["filesystems"] if fs["mount_point"] == info["mount_point"])
+    # The runs name /srv/data; the snapshot names the probed directory: matched by position, as the runner probes.
+    store.save_snapshot(ids[-1], "before", snapshot)
+    (metrics,) = series_metrics(store, load_series(store), 48 * 3600, 0.08, 6)
+    assert metrics.filesystem_used_ratio == pytest.approx(mount["used_bytes"] / mount["size_bytes"])
+    assert 0 < metrics.filesystem_used_ratio < 1
+    assert (metrics.workload, metrics.host, metrics.target) == ("seqread", load_series(store)[0].host, "/srv/data")
+    assert len(metrics.workload_id) == 16
+    assert metrics.last_change_run == ids[STEP_AT] and metrics.last_change_timestamp_seconds == START + STEP_AT * 7200
+    # A run without a snapshot has no fullness: left out, not 0.
+    store.conn.execute("DELETE FROM snapshots WHERE run_id = ?", (ids[-1],))
+    assert series_metrics(store, load_series(store), 48 * 3600, 0.08, 6)[0].filesystem_used_ratio is None

@@ -88,13 +88,19 @@ def latest_health(series: Series, window_s: float, cov_target: float, min_runs: 
     return rolling_health(series.times[start:], series.values[start:], window_s, cov_target, min_runs)[-1]
 
 
+def series_change_points(series: Series) -> list[ChangePoint]:
+    """The change points of a series' values, stricter on a long series (more runs, more chances of a
+    false step); `history` and the Prometheus export name the same ones."""
+    params = ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
+    return change_points(series.values, params)
+
+
 def series_history(store: Store, series: Series, window_s: float, cov_target: float, min_runs: int) -> SeriesHistory:
     """Health of the latest window, every change point of one series with its host differences, the tags
     and notes of its runs, and its COV per day."""
     health = latest_health(series, window_s, cov_target, min_runs)
-    params = ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
     located, indices = [], []
-    for cp in change_points(series.values, params):
+    for cp in series_change_points(series):
         indices.append(cp.index)
         before = _previous_valid(series, cp.index)
         run_before, run_at = series.run_ids[before], series.run_ids[cp.index]
