@@ -9,7 +9,6 @@ the hours a person and the host's cron share.
 from __future__ import annotations
 
 import math
-import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,9 +36,15 @@ def daily_cov(times: Sequence[float], values: Sequence[float], cov_target: float
     out = []
     for day in sorted(days):
         stamps, figures = zip(*days[day], strict=True)
-        mean = statistics.fmean(figures)
-        cov = statistics.stdev(figures) / mean if len(figures) >= 2 and mean > 0 else None
+        mean = math.fsum(figures) / len(figures)
+        cov = _stdev(figures, mean) / mean if len(figures) >= 2 and mean > 0 else None
         # A day whose runs all failed has no COV but was not a good day.
         over = (cov is not None and cov > cov_target) or (len(figures) >= 2 and mean == 0)
         out.append(DayCov(day, len(figures), mean, cov, (min(stamps) + max(stamps)) / 2, over))
     return out
+
+
+def _stdev(figures: Sequence[float], mean: float) -> float:
+    """Sample standard deviation (n-1) about a known mean, in two passes of floats: `statistics.stdev`
+    computes in exact fractions, which took 0.15 s for the days of 10,000 runs."""
+    return math.sqrt(math.fsum((x - mean) ** 2 for x in figures) / (len(figures) - 1))
