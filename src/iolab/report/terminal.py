@@ -19,7 +19,9 @@ from iolab.report.wording import (
     HEADERS,
     change_line,
     comparison_notes,
+    daily_line,
     health_line,
+    notebook_line,
     series_title,
     side_text,
     verdict_cells,
@@ -273,6 +275,11 @@ def history_text(histories: list[SeriesHistory]) -> str:
             lines += ["  change: " + change_line(c) for c in h.changes]
         else:
             lines.append("  no change points")
+        if h.days and h.health is not None:
+            lines.append("  " + daily_line(h.days, h.health.params.cov_target))
+        if h.notebook:
+            lines.append("  notebook:")
+            lines += ["    " + notebook_line(entry) for entry in h.notebook]
         lines.append("")
     return "\n".join(lines)
 
