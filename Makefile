@@ -1,6 +1,10 @@
 # Each target does its own set-up: a virtualenv, iolab installed into it,
 # and fio from the OS package manager when it is missing.
 PYTHON ?= python3
+# Some environments set PYTHONDONTWRITEBYTECODE: then every `iolab` the tests start compiles its modules
+# again, and pytest rewrites every test module's asserts again (about 15 s a collection here). Bytecode
+# goes to __pycache__ (ignored by git).
+unexport PYTHONDONTWRITEBYTECODE
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -24,7 +28,7 @@ check: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy src
-	$(BIN)/pytest -q -m "not e2e"
+	$(BIN)/pytest -q -m "not e2e" -n auto --maxprocesses=4
 
 # The checks, then the end-to-end tests (real fio, loop devices, a browser, sshd): the whole suite.
 # Most run on several workers; those that measure a difference, a dip or a signal's timing run
