@@ -117,7 +117,12 @@ def main() -> None:
         "host": {"kernel": platform.release(), "cpus": os.cpu_count(), "python": platform.python_version()},
         "workload": f"fio ioengine=null rw=randread bs=4k iodepth=1 numjobs=1 runtime={args.runtime}s "
         f"clocksource={clocksource or 'left to fio'}",
-        "sampler": {"interval_s": args.interval, "devices": len(devices), "cpu": True, "net": "all but lo"},
+        "sampler": {
+            "interval_s": args.interval,
+            "devices": len(devices),
+            "cpu": True,
+            "net": "every interface, lo too",
+        },
         "pairs": pairs,
         "median_ratio": statistics.median(ratios),
         "min_ratio": min(ratios),

@@ -16,6 +16,7 @@ import pytest
 
 from tests.cluster.servers import FIO, fio_servers, free_port, hostfile, kill_tree, local_sshd, tree
 from tests.iolab_cli import assert_clean_error, iolab
+from tests.loopback import Loopback
 
 ADDRESSES = ["127.0.0.31", "127.0.0.32", "127.0.0.33"]
 # Two short points; rate-capped so three hosts on two cores stay responsive.
@@ -101,6 +102,29 @@ def test_three_hosts_results_per_host_and_an_honest_aggregate(tmp_path, iolab_ho
 
     shown = iolab("show", str(out["run"]["id"]))
     assert "Per host" in shown.stdout and "h3" in shown.stdout
+
+
+def test_this_host_s_network_is_the_wire_a_multi_host_run_shows(tmp_path, iolab_home):
+    """fio's client/server mode sends jobs and results, not the I/O's data: on fio servers at 127.0.0.x
+    the loopback carries what this host's network saw (here also 20 MB/s this test pushes through it);
+    the hosts' CPUs and counters are not this host's, and the figures say so instead."""
+    target = tmp_path / "shared"
+    target.mkdir()
+    with fio_servers(ADDRESSES[:2]) as (port, _), Loopback(20e6):
+        hosts = hostfile(tmp_path / "hosts", ADDRESSES[:2], port)
+        one_point = "[global]\nioengine=psync\nbs=4k\ntime_based=1\nruntime=1\n[randread]\nrw=randread\n"
+        (tmp_path / "one.fio").write_text(one_point)
+        proc = iolab("run", str(tmp_path / "one.fio"), str(target), "--hostfile", str(hosts), "--size", "32M")
+        assert proc.returncode == 0, proc.stderr
+    [point] = json.loads(iolab("report", "last", "-f", "json").stdout)["points"]
+    side = point["side"]
+    assert side["wire.lo.rx"]["value"] > 5e6 and side["wire.lo.tx"]["value"] > 5e6
+    assert side["host_cpu_us_per_io"]["problem"] == "multi-host run: the hosts' CPUs are not sampled"
+    assert side["perf"]["problem"] == "multi-host run: fio runs on the hosts, not on this one"
+    assert side["fio_cpu_us_per_io"]["value"] > 0  # fio's own figure covers every host's jobs
+    md = iolab("report", "last", "-f", "md").stdout
+    assert " lo rx MB/s " in md
+    assert "- **wire:** lo is this host" in md
 
 
 def run_and_kill_h2(tmp_path: Path, *extra: str, come_back: bool = False) -> subprocess.CompletedProcess:

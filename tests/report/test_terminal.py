@@ -16,7 +16,7 @@ from rich.table import Table
 
 from iolab.analysis.compare import CompareParams, Verdict
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthParams, HealthPoint
-from iolab.models import Change, DirectionResult, LatencyStats, Point, PointRecord, Result, Run, Target
+from iolab.models import Change, DirectionResult, LatencyStats, Point, PointMetric, PointRecord, Result, Run, Target
 from iolab.models.workload import Series
 from iolab.report.terminal import CAPTION, history_text, print_comparison, print_run_reports, results_table, runs_table
 from iolab.views.comparison import ComparedWorkload, Comparison, WorkloadSamples
@@ -91,8 +91,8 @@ def test_a_point_s_row_shows_throughput_iops_latency_and_cpu_in_readable_units()
     read = _direction("read", 1500 * MB, 25_000, 250_000, 1_500_000)
     rows = _rows(_render(results_table([_record(1, "seq-read", read)], title="Run 3")))
     assert rows == [
-        ["Point", "Dir", "MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"],
-        ["seq-read", "read", "1,500", "25.0k", "250 µs", "1.50 ms", "15%"],  # CPU = usr 12 + sys 3
+        ["Point", "Dir", "MB/s", "IOPS", "Mean lat", "p99 lat", "CPU", "fio CPU µs/IO"],
+        ["seq-read", "read", "1,500", "25.0k", "250 µs", "1.50 ms", "15%", "6.00"],  # CPU = usr 12 + sys 3
     ]
 
 
@@ -107,8 +107,8 @@ def test_a_mixed_point_has_a_row_per_direction_with_name_and_cpu_only_on_the_fir
     write = _direction("write", 100 * MB, 2000, None, None)
     rows = _rows(_render(results_table([_record(1, "mixed", read, write)])))
     assert rows[1:] == [
-        ["mixed", "read", "300", "5,000", "100 µs", "-", "15%"],
-        ["", "write", "100", "2,000", "-", "-", ""],
+        ["mixed", "read", "300", "5,000", "100 µs", "-", "15%", "21.4"],  # 0.15 CPU / 7,000 I/O per second
+        ["", "write", "100", "2,000", "-", "-", "", ""],
     ]
 
 
@@ -119,8 +119,27 @@ def test_a_failed_point_shows_its_error_and_a_pending_one_its_status():
         _record(3, "later", status="pending"),
     ]
     rows = _rows(_render(results_table(records)))
-    assert rows[2] == ["broken", "fio exited 1: no space left", "", "", "", "", ""]
-    assert rows[3] == ["later", "pending", "", "", "", "", ""]
+    assert rows[2] == ["broken", "fio exited 1: no space left", "", "", "", "", "", ""]
+    assert rows[3] == ["later", "pending", "", "", "", "", "", ""]
+
+
+def test_side_figures_are_columns_on_a_point_s_first_row_and_a_metric_s_non_number_says_what_it_was():
+    read = _direction("read", 300 * MB, 5000, 100_000, None)
+    write = _direction("write", 100 * MB, 2000, None, None)
+    mixed = _record(1, "mixed", read, write)
+    mixed.metrics = {
+        "host_cpu_us_per_io": PointMetric("host_cpu_us_per_io", 35.0),
+        "wire.eth0.rx": PointMetric("wire.eth0.rx", 250e6),
+        "cmd.target": PointMetric("cmd.target", None, "not a number: 'busy'"),
+        "perf": PointMetric("perf", None, "not available: perf is not installed"),
+    }
+    quiet = _record(2, "quiet", _direction("read", MB, 10, None, None))
+    quiet.metrics = {"cmd.target": PointMetric("cmd.target", 3.0)}
+    rows = _rows(_render(results_table([mixed, quiet])))
+    assert rows[0][6:] == ["CPU", "fio CPU µs/IO", "host CPU µs/IO", "eth0 rx MB/s", "target"]
+    assert rows[1][6:] == ["15%", "21.4", "35.0", "250", "not a number: 'busy'"]
+    assert rows[2][6:] == ["", "", "", "", ""]
+    assert rows[3][6:] == ["15%", "15,000", "-", "-", "3"]
 
 
 def test_several_targets_get_a_target_column_and_repeats_a_rep_column_counted_from_one():

@@ -9,7 +9,7 @@ import pytest
 
 from iolab.errors import UserError
 from iolab.fio.parse import aggregate, parse_output
-from iolab.models import Point, Sample, Target
+from iolab.models import Point, PointMetric, Sample, Target
 from iolab.store.db import Artifact, open_store
 from iolab.store.migrations import available
 from iolab.store.queries import get_run, list_runs, point_samples, resolve_run_id, run_points
@@ -88,3 +88,28 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path):
     (tmp_path / "iolab.db").write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(UserError, match="not a usable iolab database"):
         open_store(tmp_path)
+
+
+def test_a_database_of_schema_9_is_upgraded_in_place_and_keeps_its_points(tmp_path):
+    """Version 10 adds the side figures' table: a store an iolab of version 9 wrote opens, keeps its
+    points (read back without side figures) and takes new points with them."""
+    out = parse_output((DATA / "randread-4jobs.json").read_text())
+    result = aggregate(out.groups[0].entries, out.version)
+    store = open_store(tmp_path)
+    run_id = store.create_run("old", "iolab run", ["/x"], "fio-3.33")
+    (old,) = store.plan_points(run_id, [_point("old")])
+    store.record_point(old, result, [], [], 1.0, 2.0)
+    store.conn.executescript("BEGIN; DROP TABLE point_metrics; PRAGMA user_version = 9; COMMIT;")  # as 9 left it
+    store.close()
+
+    store = open_store(tmp_path)
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == available()[-1][0]
+    (new,) = store.plan_points(run_id, [_point("new")])
+    figures = [PointMetric("host_cpu_us_per_io", 12.5), PointMetric("perf", None, "not available: no PMU")]
+    store.record_point(new, result, [], [], 3.0, 4.0, metrics=figures)
+    before, after = run_points(store, run_id)
+    assert before.measured and before.result.directions["read"].iops == result.directions["read"].iops
+    assert before.metrics == {}
+    assert after.metrics == {m.name: m for m in figures}
+    store.reset_point(new)
+    assert run_points(store, run_id)[1].metrics == {}

@@ -30,7 +30,7 @@ def test_ticks_cpu_and_disk_series():
     assert all(0.0 <= b <= 100.0 for b in busy) and max(busy) > 0
     assert series_by_source(samples, "disk.bw", "read")[disk][1]
     assert {s.source for s in samples if s.metric == "cpu.usr"} >= {"cpu", "cpu0"}
-    assert not any(s.source == "lo" for s in samples)
+    assert {"rx", "tx"} <= {s.ddir for s in samples if s.metric == "net.bw" and s.source == "lo"}
 
 
 def test_user_errors():

@@ -14,6 +14,7 @@ from iolab.models.result import (
     primary_metric,
 )
 from iolab.models.run import PointRecord, Run
+from iolab.models.side import PointMetric
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, NvmeSmart, PciPort, Snapshot, TargetInfo
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "Phases",
     "Plan",
     "Point",
+    "PointMetric",
     "PointRecord",
     "Precondition",
     "QdSearch",

@@ -75,7 +75,9 @@ class Phases:
     Commands are argv lists (never shell strings); the runner executes them.
     `discard_before_writes` trims the whole target (blkdiscard or fstrim)
     before each point that writes, so every write test starts from the same
-    state; `drop_caches` drops the page cache before each point.
+    state; `drop_caches` drops the page cache before each point. `metrics`
+    are (name, argv) pairs run after each point: the number a command prints
+    is stored with the point as the column `name` (a plan's `metrics` table).
     """
 
     precondition: Precondition | None = None
@@ -83,6 +85,7 @@ class Phases:
     drop_caches: bool = False
     pre_point: tuple[tuple[str, ...], ...] = ()
     post_point: tuple[tuple[str, ...], ...] = ()
+    metrics: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

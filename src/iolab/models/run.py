@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from iolab.models.point import Point
 from iolab.models.result import Result
+from iolab.models.side import PointMetric
 
 # Run statuses: running, complete, partial, failed, interrupted. "interrupted" is
 # also derived when a "running" run's process is gone (killed), so nothing has
@@ -36,7 +37,8 @@ MEASURED = ("ok", "partial")
 
 @dataclass
 class PointRecord:
-    """A stored point: what it ran, how it ended, and its result if it finished."""
+    """A stored point: what it ran, how it ended, its result if it finished, and the side figures stored
+    with it by name (`iolab.models.side`)."""
 
     id: int
     run_id: int
@@ -47,6 +49,7 @@ class PointRecord:
     result: Result | None = None
     started_at: float | None = None
     finished_at: float | None = None
+    metrics: dict[str, PointMetric] = field(default_factory=dict)
 
     @property
     def measured(self) -> bool:

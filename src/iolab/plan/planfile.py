@@ -32,6 +32,7 @@ from iolab.models.host_settings import SETTINGS, setting_value
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
+from iolab.models.side import METRIC_NAME
 from iolab.plan.limits import MAX_POINTS
 from iolab.plan.matrix import TARGET_AXIS, expand
 from iolab.textfile import read_input
@@ -116,7 +117,7 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
         description=spec.description,
         target_groups={k: list(v) for k, v in spec.target_groups.items()},
         repeats=repeats,
-        phases=_phases(spec.phases, source),
+        phases=_phases(spec.phases, source, _metrics(spec.metrics, source)),
         stopping=spec.stopping.model_dump() if spec.stopping else {},
     )
 
@@ -332,7 +333,7 @@ def _checked_target(value: Any, source: str, field: str) -> str:
     return value
 
 
-def _phases(spec: PhasesSpec, source: str) -> Phases:
+def _phases(spec: PhasesSpec, source: str, metrics: tuple[tuple[str, tuple[str, ...]], ...]) -> Phases:
     precondition = None
     if spec.precondition is not None:
         options = _fio_options(spec.precondition.options, source, "phases.precondition.options")
@@ -348,23 +349,36 @@ def _phases(spec: PhasesSpec, source: str) -> Phases:
         drop_caches=spec.drop_caches,
         pre_point=_commands(spec.pre_point, source, "phases.pre_point"),
         post_point=_commands(spec.post_point, source, "phases.post_point"),
+        metrics=metrics,
     )
 
 
 def _commands(raw: Sequence[Any], source: str, field: str) -> tuple[tuple[str, ...], ...]:
     """Commands as argv tuples: a string is split like a shell would (no shell runs it)."""
-    commands = []
-    for i, command in enumerate(raw):
-        if isinstance(command, str):
-            try:
-                argv = shlex.split(command)
-            except ValueError as exc:
-                raise UserError(f"{source}: {field}[{i}]: cannot split {command!r}: {exc}") from None
-        elif isinstance(command, list) and all(isinstance(a, str) for a in command):
-            argv = list(command)
-        else:
-            raise UserError(f"{source}: {field}[{i}]: expected a command string or a list of strings, got {command!r}")
-        if not argv:
-            raise UserError(f"{source}: {field}[{i}]: empty command")
-        commands.append(tuple(argv))
-    return tuple(commands)
+    return tuple(_command(command, source, f"{field}[{i}]") for i, command in enumerate(raw))
+
+
+def _command(command: Any, source: str, field: str) -> tuple[str, ...]:
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise UserError(f"{source}: {field}: cannot split {command!r}: {exc}") from None
+    elif isinstance(command, list) and all(isinstance(a, str) for a in command):
+        argv = list(command)
+    else:
+        raise UserError(f"{source}: {field}: expected a command string or a list of strings, got {command!r}")
+    if not argv:
+        raise UserError(f"{source}: {field}: empty command")
+    return tuple(argv)
+
+
+def _metrics(raw: Mapping[str, Any], source: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A plan's `metrics = { name = "command" }`: each name a column (a word), each command as a phase's."""
+    for name in raw:
+        if not METRIC_NAME.match(name):
+            raise UserError(
+                f"{source}: metrics.{name[:40]}: a metric's name is a word of at most 40 letters, digits, _ and -, "
+                "starting with a letter (it names a column)"
+            )
+    return tuple((name, _command(command, source, f"metrics.{name}")) for name, command in raw.items())

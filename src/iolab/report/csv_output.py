@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from iolab.models import PERCENTILES, DirectionResult, PointRecord
 from iolab.models.units import iso_utc
 from iolab.views.export import ExportedRun, HostFacts, TargetFacts
+from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
 from iolab.views.tables import PARAMETER_ORDER
 
 RUN_COLUMNS = ("run_id", "run_started", "run_label", "run_status", "host", "tags", "notes")
@@ -84,6 +85,10 @@ METRIC_COLUMNS = (
     "error",
 )
 OPTION_PREFIX = "fio_"
+# Side figures (`iolab.models.side`) get a column each, `side_<name>`, where some point has one; why a point
+# has none of a figure goes into one `side_notes` cell ("name: why; ..."), keeping the figures' columns numeric.
+SIDE_PREFIX = "side_"
+SIDE_NOTES = "side_notes"
 
 
 def _direction_fields(d: DirectionResult) -> dict[str, object]:
@@ -178,11 +183,29 @@ def _record_rows(record: PointRecord, context: dict[str, object]) -> list[dict[s
         "error": record.error,
     }
     base.update({OPTION_PREFIX + k: v for k, v in point.options.items()})
+    base.update(_side_fields(record))
     result = record.result
     if result is None or not result.directions:
         return [base]
     base.update({"usr_cpu": result.usr_cpu, "sys_cpu": result.sys_cpu, "jobs": result.jobs})
     return [{**base, **_direction_fields(d)} for d in result.directions.values()]
+
+
+def _side_fields(record: PointRecord) -> dict[str, object]:
+    fields: dict[str, object] = {SIDE_PREFIX + n: m.value for n, m in record.metrics.items() if m.value is not None}
+    if (fio_cpu := point_value(record, FIO_CPU_US_PER_IO)) is not None:
+        fields[SIDE_PREFIX + FIO_CPU_US_PER_IO] = fio_cpu
+    notes = [f"{name}: {m.problem}" for name, m in record.metrics.items() if m.value is None and m.problem]
+    if notes:
+        fields[SIDE_NOTES] = "; ".join(notes)
+    return fields
+
+
+def _side_names(records: Sequence[PointRecord]) -> list[str]:
+    """The side figures some of `records` have a value for: fio's CPU per I/O first, then the stored ones."""
+    stored = sorted({name for r in records for name, m in r.metrics.items() if m.value is not None})
+    computed = [FIO_CPU_US_PER_IO] if any(point_value(r, FIO_CPU_US_PER_IO) is not None for r in records) else []
+    return computed + stored
 
 
 def _option_columns(records: Sequence[PointRecord]) -> list[str]:
@@ -194,7 +217,8 @@ def _option_columns(records: Sequence[PointRecord]) -> list[str]:
 def points_csv(runs: Sequence[ExportedRun]) -> str:
     """CSV text of every point and direction of `runs`."""
     records = [record for exported in runs for record in exported.records]
-    columns = [*RUN_COLUMNS, *POINT_COLUMNS, *METRIC_COLUMNS, *ENVIRONMENT_COLUMNS, *_option_columns(records)]
+    side = [SIDE_PREFIX + name for name in _side_names(records)] + [SIDE_NOTES]
+    columns = [*RUN_COLUMNS, *POINT_COLUMNS, *METRIC_COLUMNS, *side, *ENVIRONMENT_COLUMNS, *_option_columns(records)]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, restval="", lineterminator="\n")
     writer.writeheader()

@@ -13,6 +13,7 @@ from iolab.report.wording import change_line, median, verdict_summary
 from iolab.views.comparison import Comparison, WorkloadSamples
 from iolab.views.export import ExportedRun
 from iolab.views.history import SeriesHistory
+from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
 
 
 def run_dict(run: Run) -> dict:
@@ -34,6 +35,7 @@ def record_dict(record: PointRecord) -> dict:
         "host_settings": record.point.host_settings,
         "repeat": record.point.repeat,
         "result": None,
+        "side": side_dict(record),
     }
     if record.result is not None:
         result = asdict(record.result)
@@ -44,6 +46,16 @@ def record_dict(record: PointRecord) -> dict:
                 lat.pop("bins", None)
         data["result"] = result
     return data
+
+
+def side_dict(record: PointRecord) -> dict[str, dict]:
+    """The point's side figures by name (`iolab.models.side`), each its value (null when there is none) and
+    why it has none; fio's own CPU time per I/O, computed from its result, among them."""
+    side = {name: {"value": m.value, "problem": m.problem} for name, m in record.metrics.items()}
+    fio_cpu = point_value(record, FIO_CPU_US_PER_IO)
+    if fio_cpu is not None:
+        side[FIO_CPU_US_PER_IO] = {"value": fio_cpu, "problem": ""}
+    return side
 
 
 def _samples_dict(s: WorkloadSamples) -> dict:

@@ -29,6 +29,7 @@ from iolab.report.wording import (
 )
 from iolab.views.comparison import Comparison
 from iolab.views.history import SeriesHistory
+from iolab.views.side_columns import column_values, side_columns
 from iolab.views.tables import UNITS_NOTE, RunReport, stop_text
 
 if TYPE_CHECKING:
@@ -58,7 +59,8 @@ def _workload(point: Point) -> str:
 
 
 def results_table(records: list[PointRecord], title: str | None = None) -> Table:
-    """One row per point and direction: throughput, IOPS, latency mean and p99, CPU."""
+    """One row per point and direction: throughput, IOPS, latency mean and p99, CPU, and the side figures
+    some point has (`views.side_columns`) on each point's first row."""
     targets = {r.point.target for r in records}
     # Array points name their devices already; a long group description would only squeeze the table.
     show_target = len(targets) > 1 and not any(t.kind == "group" for t in targets)
@@ -78,6 +80,9 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
         table.add_column(name, justify="right", no_wrap=True)
     if stopped:  # --stop-when-known: why each point ended and how well its rate is known
         table.add_column("Stopped")
+    side = side_columns(records)
+    for column in side:
+        table.add_column(column.header, justify="right", no_wrap=True)
     for record in records:
         lead = ([record.point.target.path] if show_target else []) + [record.point.name]
         lead += [str(record.point.repeat + 1)] if show_repeat else []
@@ -86,8 +91,12 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
         if result is None or not result.directions:
             status = record.error or record.status
             style = "red" if record.status == "failed" else "dim"
-            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * (6 if stopped else 5))
+            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * ((6 if stopped else 5) + len(side)))
             continue
+        side_cells = []
+        for column in side:
+            values, problem = column_values(column, [record])
+            side_cells.append(column.fmt(values[0]) if values else problem if column.is_command and problem else "-")
         for i, d in enumerate(result.directions.values()):
             lat = d.latency
             table.add_row(
@@ -99,6 +108,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
                 units.latency(lat.percentiles.get(99.0) if lat else None),
                 units.percent(result.cpu) if i == 0 else "",
                 *([stop_text(result.stopping) if result.stopping and i == 0 else ""] if stopped else []),
+                *(side_cells if i == 0 else [""] * len(side)),
             )
     return table
 

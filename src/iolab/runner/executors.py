@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 from iolab.errors import UserError
 from iolab.fio.parse import FioOutput, aggregate
 from iolab.fio.run import DEVICE_SEPARATOR, FioInvocation, point_jobfile
-from iolab.models import HostOutcome, Point, Result, Sample, Target
+from iolab.models import HostOutcome, Point, PointMetric, Result, Sample, Target
 from iolab.runner.targets import resolve_target
 from iolab.store.db import Artifact, Store
 
@@ -43,6 +43,7 @@ class Measured:
     samples: list[Sample] = field(default_factory=list)
     per_device: dict[str, Result] = field(default_factory=dict)
     hosts: list[HostOutcome] = field(default_factory=list)
+    metrics: list[PointMetric] = field(default_factory=list)  # side figures (`iolab.runner.side`)
 
 
 @dataclass

@@ -17,12 +17,12 @@ from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX, run_fio
 from iolab.models import Phases, Point, Result, Sample
 from iolab.runner.executors import Executor, Measured
-from iolab.runner.phases import discard
+from iolab.runner.phases import discard, run_command
+from iolab.runner.side import SideFigures
 from iolab.runner.stopping import StopRule, Watch, stopping_point
 from iolab.store.db import Artifact, Store
 from iolab.telemetry import Sampler, devices_for_path
 
-COMMAND_TIMEOUT_S = 300.0
 FIO_STOPPED = 128  # fio 3.33's exit status after SIGINT, with its results written
 
 
@@ -39,6 +39,10 @@ class Measurer:
     allow_commands: bool = False  # the user's --allow-commands; the plan was checked, this guards each point
     stopping: StopRule | None = None  # stop each point when its number is known (on this host only)
     notes: list[str] = field(default_factory=list)
+    side: SideFigures = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.side = SideFigures(self.executor.local, self.telemetry_interval is None, self.note, self.phases.metrics)
 
     def note(self, message: str) -> None:
         if message not in self.notes:
@@ -52,7 +56,8 @@ class Measurer:
         started = time.time()
         artifacts: list[Artifact] = list(kept)
         commands = effects(point.options).commands + [
-            shlex.join(a) for a in self.phases.pre_point + self.phases.post_point
+            shlex.join(a)
+            for a in self.phases.pre_point + self.phases.post_point + tuple(a for _, a in self.phases.metrics)
         ]
         if commands and not self.allow_commands:
             raise UserError(f"{point.name} runs programs ({'; '.join(commands)}): they need --allow-commands")
@@ -63,15 +68,17 @@ class Measurer:
             return None, str(exc), []
         with tempfile.TemporaryDirectory(prefix="iolab-point-") as tmp:
             run = self._run(point, Path(tmp), artifacts)
+        if run.result is not None and not run.error:
+            run.metrics += self.side.commands(artifacts)
         for argv in self.phases.post_point:
-            self._command(argv, "post", artifacts)
+            run_command(argv, "post", artifacts)
         lost = [f"{o.host}: {o.error}" for o in run.hosts if o.status != "ok"]
         if run.error:
             self.store.fail_point(point_id, run.error, artifacts, started, run.hosts)
             return None, run.error, lost
         assert run.result is not None
         self.store.record_point(
-            point_id, run.result, run.samples, artifacts, started, time.time(), run.per_device, run.hosts
+            point_id, run.result, run.samples, artifacts, started, time.time(), run.per_device, run.hosts, run.metrics
         )
         return run.result, "", lost
 
@@ -82,7 +89,7 @@ class Measurer:
         if self.phases.drop_caches:
             self._drop_caches()
         for argv in self.phases.pre_point:
-            if not self._command(argv, "pre", artifacts):
+            if not run_command(argv, "pre", artifacts).ok:
                 raise RunFailed(f"pre-point command failed: {shlex.join(argv)}")
 
     def _drop_caches(self) -> None:
@@ -96,19 +103,6 @@ class Measurer:
         problem = discard(point.target)
         if problem:
             self.note(problem + "; writes start from an unknown state")
-
-    def _command(self, argv: tuple[str, ...], when: str, artifacts: list[Artifact]) -> bool:
-        try:
-            proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            artifacts.append(Artifact(f"{when}-command", f"{shlex.join(argv)}\n{exc}".encode()))
-            return False
-        artifacts.append(
-            Artifact(
-                f"{when}-command", f"{shlex.join(argv)}\nexit {proc.returncode}\n{proc.stdout}{proc.stderr}".encode()
-            )
-        )
-        return proc.returncode == 0
 
     # -- fio ---------------------------------------------------------------
     def _devices(self, point: Point) -> list[str]:
@@ -134,12 +128,14 @@ class Measurer:
         watch = Watch(output, stopping) if stopping is not None else None
         timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
         telemetry: list[Sample] = []
-        sampler = self._start_sampler(point) if self.executor.local else None  # other hosts' disks are not ours
+        self.side.start(point, workdir)  # first: its once-a-run check of perf stays out of the sampled seconds
+        sampler = self._start_sampler(point)
         try:
             invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients, own_dir=workdir, watch=watch)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
             return Measured(error=str(exc))
         finally:
+            counts = self.side.stop()
             if sampler is not None:
                 sampler.stop()
                 telemetry = sampler.samples()
@@ -164,14 +160,18 @@ class Measurer:
             measured.samples = samples + telemetry
             if watch is not None:
                 watch.record(measured.result)
+            measured.metrics = self.side.figures(point, measured.result, telemetry, counts)
         return measured
 
     def _start_sampler(self, point: Point) -> Sampler | None:
-        """Telemetry beside fio; a failure to start it is a note, never a failed point."""
+        """Telemetry beside fio; a failure to start it is a note, never a failed point. When fio runs on other
+        hosts, their disks and CPUs are not this host's: only this host's network is watched."""
         if self.telemetry_interval is None:
             return None
+        local = self.executor.local
         try:
-            sampler = Sampler(self._devices(point), interval_s=self.telemetry_interval)
+            devices = self._devices(point) if local else []
+            sampler = Sampler(devices, interval_s=self.telemetry_interval, cpu=local)
             sampler.start()
         except UserError as exc:
             self.note(f"telemetry off: {exc}")

@@ -1,15 +1,21 @@
-"""Unmeasured phases around the measured points: writing the scratch file first.
+"""Unmeasured phases around the measured points: writing the scratch file first, and a plan's commands.
 
 Reading a file that was only allocated measures nothing: the file system
 returns zeros for unwritten extents without touching the device. So a
 scratch file is written in full, sequentially, before any point reads it,
 and removed when the run ends.
+
+A plan's commands (pre- and post-point, and its metric commands) run one
+way, `run_command`: argv lists, no shell, a time limit, and their output
+kept with the point.
 """
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
@@ -18,9 +24,39 @@ from iolab.fio.options import checked_options, escape_path, write_reasons
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import Target
 from iolab.models.job_options import JobOptions
+from iolab.store.db import Artifact
 
 # Slowest write rate (bytes/s) before the fill counts as hung: a slow USB disk.
 _SLOWEST_FILL = 5e6
+# A plan's command that runs longer is stopped, and counts as failed: a run must not wait on a hung ssh.
+COMMAND_TIMEOUT_S = 300.0
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    """How a plan's command ended: its standard output, and why it failed (empty when it exited 0)."""
+
+    stdout: str
+    problem: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+
+def run_command(argv: tuple[str, ...], when: str, artifacts: list[Artifact]) -> CommandOutcome:
+    """Run one of the plan's commands (the user allowed them: `--allow-commands`), bounded by
+    COMMAND_TIMEOUT_S; what it printed is kept as the point's `<when>-command` artifact."""
+    try:
+        proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        artifacts.append(Artifact(f"{when}-command", f"{shlex.join(argv)}\n{exc}".encode()))
+        problem = f"stopped after {COMMAND_TIMEOUT_S:g} s" if isinstance(exc, subprocess.TimeoutExpired) else str(exc)
+        return CommandOutcome("", problem)
+    artifacts.append(
+        Artifact(f"{when}-command", f"{shlex.join(argv)}\nexit {proc.returncode}\n{proc.stdout}{proc.stderr}".encode())
+    )
+    return CommandOutcome(proc.stdout, f"exit {proc.returncode}" if proc.returncode else "")
 
 
 def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str) -> float:

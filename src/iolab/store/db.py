@@ -18,7 +18,7 @@ from pathlib import Path
 
 from iolab import __version__
 from iolab.errors import UserError
-from iolab.models import Finding, HostOutcome, Point, Result, Sample
+from iolab.models import Finding, HostOutcome, Point, PointMetric, Result, Sample
 from iolab.models.workload import workload_identity
 from iolab.private import PRIVATE_FILE, private_dir
 from iolab.store.migrations import latest_version, migrate
@@ -192,8 +192,9 @@ class Store:
         finished_at: float,
         per_device: dict[str, Result] | None = None,
         hosts: list[HostOutcome] | None = None,
+        metrics: list[PointMetric] | None = None,
     ) -> None:
-        """Store a finished point with everything it produced, in one transaction.
+        """Store a finished point with everything it produced (its side figures too), in one transaction.
 
         A multi-host point where some host failed is 'partial': its result is
         that of the hosts that finished, and each host's status is kept.
@@ -263,12 +264,24 @@ class Store:
                 "INSERT INTO samples (point_id, metric, ddir, source, t_ms, value) VALUES (?, ?, ?, ?, ?, ?)",
                 [(point_id, s.metric, s.ddir, s.source, s.t_ms, s.value) for s in samples],
             )
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO point_metrics (point_id, name, value, problem) VALUES (?, ?, ?, ?)",
+                [(point_id, m.name, m.value, m.problem) for m in metrics or []],
+            )
             self._add_artifacts(point_id, artifacts)
 
     def reset_point(self, point_id: int) -> None:
         """Forget a measured point's results, samples and files, before it is measured again."""
         with self.conn:
-            for table in ("results", "device_results", "samples", "artifacts", "point_hosts", "host_results"):
+            for table in (
+                "results",
+                "device_results",
+                "samples",
+                "artifacts",
+                "point_hosts",
+                "host_results",
+                "point_metrics",
+            ):
                 self.conn.execute(f"DELETE FROM {table} WHERE point_id = ?", (point_id,))
             self.conn.execute("UPDATE points SET status = 'pending', error = '' WHERE id = ?", (point_id,))
 

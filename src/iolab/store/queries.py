@@ -14,6 +14,7 @@ from iolab.models import (
     Finding,
     LatencyStats,
     Point,
+    PointMetric,
     PointRecord,
     Result,
     Run,
@@ -139,6 +140,7 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
     ):
         if r["point_id"] not in bad:
             by_point.setdefault(r["point_id"], {})[r["ddir"]] = _direction(r)
+    metrics = _run_metrics(store, run_id)
     records = []
     for row in rows:
         why = bad.get(row["id"])
@@ -165,9 +167,22 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
                 result=result,
                 started_at=row["started_at"],
                 finished_at=row["finished_at"],
+                metrics={} if why else metrics.get(row["id"], {}),
             )
         )
     return records
+
+
+def _run_metrics(store: Store, run_id: int) -> dict[int, dict[str, PointMetric]]:
+    """Point id -> its side figures by name (`iolab.models.side`)."""
+    found: dict[int, dict[str, PointMetric]] = {}
+    for r in store.conn.execute(
+        "SELECT point_metrics.* FROM point_metrics JOIN points ON points.id = point_metrics.point_id"
+        " WHERE points.run_id = ? ORDER BY point_metrics.name",
+        (run_id,),
+    ):
+        found.setdefault(r["point_id"], {})[r["name"]] = PointMetric(r["name"], r["value"], r["problem"])
+    return found
 
 
 def _direction(r: sqlite3.Row) -> DirectionResult:

@@ -63,7 +63,9 @@ class Sampler:
     """Reads /proc/diskstats, /proc/stat and /proc/net/dev every `interval_s` while in a `with` block.
 
     `devices` are kernel names of whole devices (see `devices_for_path`);
-    `interfaces=None` watches every interface but `lo`, an empty list none.
+    `interfaces=None` watches every interface, `lo` too (storage served by
+    this host itself, a loopback NFS export or fio servers on 127.x, moves
+    its traffic there), an empty list none.
     """
 
     def __init__(
@@ -215,10 +217,7 @@ class Sampler:
             parsed["cpu"] = parse_proc_stat(by_file["/proc/stat"].decode())
         if "/proc/net/dev" in by_file:
             wanted = None if self._interfaces is None else frozenset(self._interfaces)
-            nets = parse_net_dev(by_file["/proc/net/dev"].decode(), wanted)
-            if self._interfaces is None:
-                nets.pop("lo", None)
-            parsed["net"] = nets
+            parsed["net"] = parse_net_dev(by_file["/proc/net/dev"].decode(), wanted)
         return parsed
 
     @staticmethod

@@ -26,7 +26,9 @@ Mixed read/write workloads get one row per direction (with a `dir`
 column), rather than read and write column pairs: the rows keep the same
 columns as every other table, and a reader compares read with read down
 the column. CPU belongs to the whole point, so it is shown on the first
-direction's row only.
+direction's row only, and so are the side figures after it (CPU per I/O,
+wire bandwidth, hardware counters, a plan's metrics: `views.side_columns`),
+each a column only where some point of the table has it.
 
 Percentiles are never averaged into a pooled figure: with repeats, the p99
 cell is the mean ± stddev of each repeat's own p99 (from fio's
@@ -44,6 +46,7 @@ from iolab.analysis.stability import Stability, summarize
 from iolab.models import DirectionResult, PointRecord, Run, Sample, StopRecord, units
 from iolab.models.host_settings import SETTINGS
 from iolab.models.option_values import FIO_DEFAULTS, option_number
+from iolab.views.side_columns import SideColumn, column_values, side_columns, side_facts
 
 # Display order of parameters, and preference among equally good axes. Host settings (a plan's [host] table)
 # are parameters like fio's options; a setting compared for every workload makes a table per workload.
@@ -80,7 +83,11 @@ UNITS_NOTE = (
     "BW stddev is the standard deviation of the per-second bandwidth within each run (jobs summed per second; "
     "with repeats, mean ± stddev of those); '-' where fewer than two whole seconds were logged. "
     "Latency is submission + completion (lat) where fio reported it, else completion only (clat), as the header says. "
-    "CPU is usr + sys summed over jobs, 100% = one core."
+    "CPU is usr + sys summed over jobs, 100% = one core. "
+    "fio CPU µs/IO is fio's own usr + sys time per I/O; host CPU µs/IO is the whole host's busy time (every CPU, "
+    "process and kernel thread) per I/O over the measured seconds. Wire MB/s is an interface's mean receive (rx) "
+    "or send (tx) rate over the measured seconds, shown where it moved more than 1 MB/s ('-': less). "
+    "LLC hit % and cycles/IO come from perf stat counting every CPU from the end of the ramp."
 )
 
 
@@ -321,6 +328,10 @@ def _repeated(workloads: Sequence[_Workload]) -> bool:
     return any(len(w.records) > 1 for w in workloads)
 
 
+def _side(workloads: Sequence[_Workload]) -> list[SideColumn]:
+    return side_columns([r for w in workloads for r in w.records])
+
+
 def _measure_columns(workloads: Sequence[_Workload], with_dir: bool) -> list[Column]:
     kind = _latency_kind(workloads)
     repeated = _repeated(workloads)
@@ -333,6 +344,7 @@ def _measure_columns(workloads: Sequence[_Workload], with_dir: bool) -> list[Col
         Column("lat_p99_ns", f"p99 {kind} (mean of repeats)" if repeated else f"p99 {kind}"),
         Column("bw_stddev_bytes", "BW stddev MB/s"),
         Column("cpu_percent", "CPU"),
+        *(Column(side.key, side.header) for side in _side(workloads)),
         Column("repeats", "repeats"),
     ]
     return columns
@@ -372,8 +384,10 @@ def _workload_rows(
     samples: Mapping[int, Sequence[Sample]],
     label: str,
     with_ci: bool = False,
+    side: Sequence[SideColumn] = (),
 ) -> list[Row]:
-    """The rows of one workload: one per direction measured, or one failed row."""
+    """The rows of one workload: one per direction measured, or one failed row. Side figures (`side`)
+    belong to the whole point, like CPU: they are on the first direction's row."""
     # Each measured record with its result, so the result's type says it is there.
     finished = [(r, result) for r in workload.records if r.measured and (result := r.result) is not None]
     done = [r for r, _ in finished]
@@ -394,9 +408,11 @@ def _workload_rows(
             "-",
             "-",
             "-",
+            *(["-"] * len(side)),
             repeats,
         ]
         return [Row(tuple(cells), {}, None, len(workload.records), 0, ids, notes)]
+    side_cells, side_numbers = _side_cells(side, done)
     rows = []
     for i, ddir in enumerate(ddirs):
         measured: list[tuple[PointRecord, DirectionResult]] = [
@@ -410,6 +426,7 @@ def _workload_rows(
             "lat_p99_ns": repeat_percentile(done, ddir, 99.0),
             "bw_stddev_bytes": _summary(within),
             "cpu_percent": _summary([result.cpu for _, result in finished]) if i == 0 else None,
+            **(side_numbers if i == 0 else {}),
         }
         cells = [
             *lead,
@@ -421,6 +438,7 @@ def _workload_rows(
             _spread(numbers["lat_p99_ns"], units.latency),
             _spread(numbers["bw_stddev_bytes"], units.mb_per_s),
             _spread(numbers["cpu_percent"], units.percent) if i == 0 else "",
+            *(side_cells if i == 0 else [""] * len(side)),
             repeats,
         ]
         rows.append(Row(tuple(cells), numbers, ddir, len(workload.records), len(done), ids, notes if i == 0 else ()))
@@ -447,6 +465,19 @@ def _with_stop_cell(workload: _Workload, rows: list[Row]) -> list[Row]:
     return [replace(row, cells=(*row.cells, cell if i == 0 else "")) for i, row in enumerate(rows)]
 
 
+def _side_cells(
+    side: Sequence[SideColumn], records: Sequence[PointRecord]
+) -> tuple[list[str], dict[str, Stability | None]]:
+    """Each side column's cell over a workload's repeats (mean ± stddev; for a plan's metric command
+    without a number, what it printed instead), and the summaries by column key."""
+    cells, numbers = [], {}
+    for column in side:
+        values, problem = column_values(column, records)
+        numbers[column.key] = _summary(values)
+        cells.append(_spread(numbers[column.key], column.fmt) if values or not column.is_command else problem or "-")
+    return cells, numbers
+
+
 def _multi_direction(workloads: Sequence[_Workload]) -> bool:
     return any(len(r.result.directions) > 1 for w in workloads for r in w.records if r.result)
 
@@ -467,7 +498,8 @@ def _sweep_table(axis: str, group: list[_Workload], samples: Mapping[int, Sequen
     columns += [Column("stopped", "stopped", numeric=False)] if stopped else []
     rows = []
     for w in ordered:
-        these = _workload_rows(w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}", _repeated(ordered))
+        label = f"{axis}={w.params[axis]}"
+        these = _workload_rows(w, [w.params[axis]], with_dir, samples, label, _repeated(ordered), _side(ordered))
         rows += _with_stop_cell(w, these) if stopped else these
     shape = " ".join(value for key, value in fixed if key in ("rw", "bs"))
     title = f"{axis} sweep" + (f": {shape}" if shape else "")
@@ -491,7 +523,7 @@ def _overview_table(workloads: list[_Workload], samples: Mapping[int, Sequence[S
         lead = [w.name, *(w.params.get(k, "-") for k in shape)]
         if others:
             lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
-        these = _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered))
+        these = _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered), _side(ordered))
         rows += _with_stop_cell(w, these) if stopped else these
     return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
 
@@ -541,5 +573,7 @@ def run_facts(run: Run) -> tuple[tuple[str, str], ...]:
 
 
 def build_report(run: Run, records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]) -> RunReport:
-    """A run's notebook page: header facts and one table per varied parameter."""
-    return RunReport(run, run_facts(run), tuple(notebook_tables(records, samples)))
+    """A run's notebook page: header facts (with why a side figure is missing from the whole run) and one
+    table per varied parameter."""
+    facts = run_facts(run) + tuple(side_facts(records))
+    return RunReport(run, facts, tuple(notebook_tables(records, samples)))

@@ -1,0 +1,118 @@
+"""Side figures of one point from what was sampled beside fio: wire bandwidth, the host's CPU per I/O, and
+perf's hardware counts turned into a cache hit rate and cycles per I/O.
+
+Every figure is over the measured seconds only. fio's ramp is not measured, so a telemetry interval that
+began before the ramp ended is left out: an interval is kept when it starts at or after `start_ms` (the
+ramp, in the sampler's time, whose zero is just before fio starts). Means are weighted by interval
+length, because the sampler's last interval (to the moment fio exits) is shorter than the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from iolab.models import Sample
+from iolab.models.side import CYCLES_PER_IO, HOST_CPU_US_PER_IO, LLC_HIT_PCT, PERF, RX, TX, WIRE, PointMetric, wire_name
+
+NET_BW = "net.bw"  # as the sampler writes it (`iolab.telemetry.sampler.NET_BW`): bytes/s, ddir rx/tx
+CPU_BUSY = "cpu.busy"  # percent of the CPU's time not idle or waiting for I/O; source "cpu" is every CPU
+ALL_CPUS = "cpu"
+# An interface is on the wire of a point when it moved more than this (bytes/s, rx or tx) over the measured
+# seconds: an idle host's own chatter (ssh, DNS, fio's client/server status messages) stays below it.
+WIRE_THRESHOLD = 1e6
+# perf stat's events: what `perf_figures` reads, in the order `perf stat -e` is given them.
+CYCLES, CACHE_REFERENCES, CACHE_MISSES, DURATION = "cycles", "cache-references", "cache-misses", "duration_time"
+
+
+def window_means(samples: Sequence[Sample], metric: str, start_ms: int) -> dict[tuple[str, str], float]:
+    """(source, ddir) -> `metric`'s mean over the intervals that start at or after `start_ms`, each weighted
+    by its length. A sample's interval ends at its `t_ms` and starts at the previous sample of its series
+    (at 0, the sampler's first reading, for the first)."""
+    series: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for s in samples:
+        if s.metric == metric:
+            series.setdefault((s.source, s.ddir), []).append((s.t_ms, s.value))
+    means: dict[tuple[str, str], float] = {}
+    for key, points in series.items():
+        weighted = length = 0.0
+        previous = 0
+        for t_ms, value in sorted(points):
+            if previous >= start_ms and t_ms > previous:
+                weighted += value * (t_ms - previous)
+                length += t_ms - previous
+            previous = t_ms
+        if length > 0:
+            means[key] = weighted / length
+    return means
+
+
+@dataclass(frozen=True)
+class Wire:
+    """Interfaces that carried traffic: name -> (rx, tx) bytes/s; and the busiest one when none did."""
+
+    active: dict[str, tuple[float, float]]
+    busiest: tuple[str, float] | None  # (interface, its larger direction in bytes/s); None: no samples
+
+
+def wire_traffic(samples: Sequence[Sample], start_ms: int, threshold: float = WIRE_THRESHOLD) -> Wire:
+    """Each interface whose mean rx or tx over the measured seconds exceeds `threshold`."""
+    means = window_means(samples, NET_BW, start_ms)
+    interfaces = sorted({source for source, _ in means})
+    rates = {i: (means.get((i, RX), 0.0), means.get((i, TX), 0.0)) for i in interfaces}
+    active = {i: rx_tx for i, rx_tx in rates.items() if max(rx_tx) > threshold}
+    busiest = max(((i, max(rx_tx)) for i, rx_tx in rates.items()), key=lambda pair: pair[1], default=None)
+    return Wire(active, busiest)
+
+
+def wire_metrics(wire: Wire, why_none: str) -> list[PointMetric]:
+    """The wire figures to store: rx and tx of each active interface, or one `wire` row saying why none."""
+    if not wire.active:
+        return [PointMetric(WIRE, None, why_none)]
+    return [
+        PointMetric(wire_name(interface, direction), value)
+        for interface, (rx, tx) in wire.active.items()
+        for direction, value in ((RX, rx), (TX, tx))
+    ]
+
+
+def host_busy_cores(samples: Sequence[Sample], start_ms: int) -> float | None:
+    """How many CPUs' worth of time the whole host was busy, on average over the measured seconds (every
+    process and the kernel: fio, its I/O's interrupts and kernel threads, and anything else running).
+    None without CPU samples."""
+    means = window_means(samples, CPU_BUSY, start_ms)
+    everything = means.get((ALL_CPUS, "total"))
+    cpus = sum(1 for source, _ in means if source != ALL_CPUS)
+    if everything is None or cpus == 0:
+        return None
+    return everything / 100.0 * cpus
+
+
+def host_cpu_metric(samples: Sequence[Sample], start_ms: int, iops: float) -> PointMetric:
+    """The host's CPU time per I/O in µs, or why there is none."""
+    cores = host_busy_cores(samples, start_ms)
+    if cores is None:
+        return PointMetric(HOST_CPU_US_PER_IO, None, "no CPU telemetry inside the measured seconds")
+    if iops <= 0:
+        return PointMetric(HOST_CPU_US_PER_IO, None, "no I/O")
+    return PointMetric(HOST_CPU_US_PER_IO, cores / iops * 1e6)
+
+
+def perf_figures(counts: Mapping[str, float | None], iops: float, window_s: float) -> list[PointMetric]:
+    """LLC hit rate and cycles per I/O from `perf stat -a` counts over the measured window.
+
+    `counts` maps each event to its count (None: perf could not count it); `window_s` is how long perf
+    counted (its duration_time), the I/O in that window being `iops` x `window_s`. A figure whose events
+    perf could not count is left out; when none is left, one `perf` row says why.
+    """
+    found: list[PointMetric] = []
+    references, misses, cycles = counts.get(CACHE_REFERENCES), counts.get(CACHE_MISSES), counts.get(CYCLES)
+    if references and misses is not None:
+        found.append(PointMetric(LLC_HIT_PCT, 100.0 * max(0.0, 1.0 - misses / references)))
+    if cycles is not None and iops > 0 and window_s > 0:
+        found.append(PointMetric(CYCLES_PER_IO, cycles / (iops * window_s)))
+    if not found:
+        uncounted = [event for event in (CYCLES, CACHE_REFERENCES, CACHE_MISSES) if counts.get(event) is None]
+        why = f"perf counted none of {', '.join(uncounted)}" if uncounted else "no I/O in perf's window"
+        found.append(PointMetric(PERF, None, why))
+    return found

@@ -1,0 +1,121 @@
+"""Side figures as table columns: which columns some points have, their values, and why a whole run has none.
+
+A column appears only where some point has a value for it, so a run on a host without hardware counters
+gets no empty "LLC hit %" column: it gets one line saying why (`side_facts`), said once for the run,
+not once per point. fio's own CPU time per I/O is computed from its stored result, so every run has it,
+imported and older ones too; the other figures were stored with each point by the runner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from iolab.models import PointRecord, units
+from iolab.models.side import (
+    COMMAND,
+    CYCLES_PER_IO,
+    HOST_CPU_US_PER_IO,
+    LLC_HIT_PCT,
+    PERF,
+    RX,
+    WIRE,
+    fio_cpu_us_per_io,
+    wire_parts,
+)
+
+FIO_CPU_US_PER_IO = "fio_cpu_us_per_io"  # not stored: computed from fio's result
+LOOPBACK = "lo"
+
+
+def micros(value: float) -> str:
+    """µs with three significant digits at most, thousands grouped."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+@dataclass(frozen=True)
+class SideColumn:
+    """A side figure's column: its key (the stored name, or FIO_CPU_US_PER_IO), header and number format."""
+
+    key: str
+    header: str
+    fmt: Callable[[float], str]
+
+    @property
+    def is_command(self) -> bool:
+        """A plan's metric command: its cell says what the command printed when it was not a number."""
+        return self.key.startswith(COMMAND + ".")
+
+
+def point_value(record: PointRecord, key: str) -> float | None:
+    """One point's figure for a column, or None."""
+    if key == FIO_CPU_US_PER_IO:
+        return fio_cpu_us_per_io(record.result) if record.measured and record.result is not None else None
+    metric = record.metrics.get(key)
+    return metric.value if metric is not None else None
+
+
+def column_values(column: SideColumn, records: Sequence[PointRecord]) -> tuple[list[float], str]:
+    """The figures of `records` (repeats of one workload) for a column, and, when none has one, why (the
+    first stored reason; empty when there is none)."""
+    values = [v for r in records if (v := point_value(r, column.key)) is not None]
+    if values:
+        return values, ""
+    problems = [m.problem for r in records if (m := r.metrics.get(column.key)) is not None and m.problem]
+    return [], problems[0] if problems else ""
+
+
+def side_columns(records: Sequence[PointRecord]) -> list[SideColumn]:
+    """The side columns some of `records` have a value for: CPU per I/O (fio's, the host's), wire bandwidth
+    per interface, perf's figures, then the plan's metric commands (which show even without a number,
+    to say what the command printed)."""
+    names = {name for r in records for name, m in r.metrics.items() if m.value is not None}
+    commands = sorted({name for r in records for name in r.metrics if name.startswith(COMMAND + ".")})
+    columns = []
+    if any(point_value(r, FIO_CPU_US_PER_IO) is not None for r in records):
+        columns.append(SideColumn(FIO_CPU_US_PER_IO, "fio CPU µs/IO", micros))
+    if HOST_CPU_US_PER_IO in names:
+        columns.append(SideColumn(HOST_CPU_US_PER_IO, "host CPU µs/IO", micros))
+    wires = sorted((parts, name) for name in names if (parts := wire_parts(name)) is not None)
+    columns += [
+        SideColumn(name, f"{interface} {direction} MB/s", units.mb_per_s) for (interface, direction), name in wires
+    ]
+    if LLC_HIT_PCT in names:
+        columns.append(SideColumn(LLC_HIT_PCT, "LLC hit %", units.percent))
+    if CYCLES_PER_IO in names:
+        columns.append(SideColumn(CYCLES_PER_IO, "cycles/IO", lambda v: f"{v:,.0f}"))
+    columns += [SideColumn(name, name.partition(".")[2], lambda v: f"{v:g}") for name in commands]
+    return columns
+
+
+def side_facts(records: Sequence[PointRecord]) -> list[tuple[str, str]]:
+    """Lines for a run's header: why a side figure is missing from every point (once for the run), and
+    what `lo` is when it carried a point's traffic."""
+    measured = [r for r in records if r.measured]
+    if not measured:
+        return []
+    if not any(r.metrics for r in measured):
+        return [("side figures", "not recorded: the run was imported, or made by an iolab that did not keep them")]
+    names = {name for r in measured for name, m in r.metrics.items() if m.value is not None}
+    facts = []
+    if not any(wire_parts(name) for name in names):
+        facts.append(("wire", _reasons(measured, WIRE)))
+    elif any(wire_parts(name) == (LOOPBACK, RX) for name in names):
+        facts.append(
+            (
+                "wire",
+                "lo is this host's loopback: what it carried went to a server on this same host "
+                "(fio servers on 127.x, a loopback NFS or NVMe-oF target)",
+            )
+        )
+    if HOST_CPU_US_PER_IO not in names:
+        facts.append(("host CPU", _reasons(measured, HOST_CPU_US_PER_IO)))
+    if not names & {LLC_HIT_PCT, CYCLES_PER_IO}:
+        facts.append(("hardware counters", _reasons(measured, PERF)))
+    return facts
+
+
+def _reasons(records: Sequence[PointRecord], name: str) -> str:
+    """The distinct reasons stored for a figure, in point order, as one line."""
+    found = dict.fromkeys(m.problem for r in records if (m := r.metrics.get(name)) is not None and m.problem)
+    return "; ".join(found) or "not recorded"
