@@ -14,6 +14,7 @@ SCRIPTS = [
     "startup.py",
     "overhead.py",
     "telemetry_overhead.py",
+    "perf_overhead.py",
     "time_to_answer.py",
     "import_speed.py",
     "history_speed.py",
