@@ -146,21 +146,34 @@ def test_diff_env_names_a_changed_setting(tmp_path):
     assert "spec_rstack_overflow=safe-ret" in changed.stdout
 
 
-def test_metadata_preset_reports_create_stat_remove_rates(tmp_path):
+def test_metadata_preset_reports_create_stat_remove_rates_within_its_estimate(tmp_path):
+    import time
+
+    from iolab.plan.estimate import estimate_seconds
+    from iolab.runner.request import build_plan
+    from iolab.store.queries import open_scratch
+
     request = RunRequest(
-        plan="metadata",
-        settings={"threads": (1, 2), "files_per_thread": 50, "runtime": 2},
-        targets=[str(tmp_path)],
-        telemetry_interval=None,
+        plan="metadata", settings={"threads": (1, 4), "runtime": 1}, targets=[str(tmp_path)], telemetry_interval=None
     )
+    estimate = estimate_seconds(build_plan(request))
+    started = time.monotonic()
     outcome = execute(request, open_store(), SilentProgress())
+    elapsed = time.monotonic() - started
     assert outcome.status == "complete", outcome.failed
+    assert elapsed < 1.5 * estimate, (elapsed, estimate)
     records = run_points(open_store(), outcome.run_id)
-    names = [r.point.name for r in records]
-    assert len(names) == 6 and any("create" in n for n in names) and any("remove" in n for n in names)
+    assert [r.point.name for r in records] == [f"{op}-j{n}" for n in (1, 4) for op in ("create", "stat", "remove")]
     for record in records:
-        assert record.result.directions["read"].iops > 0, record.point.name
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["iolab-home"]  # metadata dir and scratch removed
+        assert record.result is not None and record.result.directions["read"].iops > 0, record.point.name
+    stat, remove = records[1].point.options, records[2].point.options
+    assert stat["nrfiles"] == remove["nrfiles"]  # the files the create made, every one of them
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iolab-home"]  # metadata directory removed
+    recorded = open_store().conn.execute("SELECT kind, path FROM scratch").fetchall()
+    assert [kind for kind, _ in recorded] == ["dir"]  # no scratch file made, let alone written
+    assert open_scratch(open_store()) == []
+    rules = {f.rule_id for f in outcome.findings}
+    assert not rules & {"FIO-CACHE-SIZE", "FIO-SHORT-RUN", "RES-QD-PEAK", "RES-QD-KNEE"}, rules
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))

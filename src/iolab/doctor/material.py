@@ -129,8 +129,8 @@ def qd_curves(records: Sequence[PointRecord], min_configs: int = 3) -> list[QdCu
     """Every curve over iodepth x numjobs among `records` with at least `min_configs` configurations."""
     members: dict[tuple, list[PointRecord]] = defaultdict(list)
     for record in records:
-        if record.result is None or record.point.target.kind == "group":
-            continue
+        if record.result is None or record.point.target.kind == "group" or record.point.job.is_metadata:
+            continue  # a file operation's threads are not a queue (its tables: ops/s by threads)
         shape = tuple(sorted((k, v) for k, v in record.point.options.items() if k not in VARIED))
         members[(record.point.target.path, shape)].append(record)
     curves = [QdCurve(curve_name(group[0].point.name), _by_config(group)) for group in members.values()]

@@ -58,6 +58,9 @@ class JobView:
     @classmethod
     def from_point(cls, point: Point, result: Result | None) -> JobView:
         options = dict(point.options)
+        if point.job.is_metadata:  # its job file names a directory inside the target, no file, size or direct
+            options.setdefault("directory", point.target.path)
+            return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result)
         options.setdefault("filename", point.target.filename)
         options.setdefault("size", str(point.target.size_bytes))
         # direct as the job file had it (`Point.direct`), given last: fio lets the later of direct= and

@@ -1,7 +1,17 @@
 """Plain typed data that crosses package borders (see ARCHITECTURE.md)."""
 
 from iolab.models.finding import Finding, Severity
-from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, RepeatPolicy, SteadyRounds, Workload
+from iolab.models.plan import (
+    LatencyCurve,
+    MetadataScaling,
+    Phases,
+    Plan,
+    Precondition,
+    QdSearch,
+    RepeatPolicy,
+    SteadyRounds,
+    Workload,
+)
 from iolab.models.point import Point, Target, TargetKind
 from iolab.models.result import PERCENTILES, DirectionResult, HostOutcome, LatencyStats, Result, Sample, primary_metric
 from iolab.models.run import PointRecord, Run
@@ -17,6 +27,7 @@ __all__ = [
     "HostOutcome",
     "LatencyCurve",
     "LatencyStats",
+    "MetadataScaling",
     "Phases",
     "Plan",
     "Point",

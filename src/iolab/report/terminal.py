@@ -47,8 +47,12 @@ CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where 
 
 
 def _workload(point: Point) -> str:
-    """rw and bs as the workload wrote them, its queue depth, and its jobs where more than one."""
+    """rw and bs as the workload wrote them, its queue depth, and its jobs where more than one; for a file
+    operation, what it does, its threads and files."""
     job = point.job
+    if job.operation is not None:
+        threads = f"{job.numjobs} thread{'s' if job.numjobs > 1 else ''}"
+        return f"file {job.operation}, {threads}, {job.get('nrfiles', '1')} files each"
     shape = f"{job.get('rw', '?')} {job.get('bs', '')} QD{job.iodepth}"
     return shape + (f"×{job.numjobs}" if job.numjobs != 1 else "")
 
@@ -59,7 +63,10 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     # Array points name their devices already; a long group description would only squeeze the table.
     show_target = len(targets) > 1 and not any(t.kind == "group" for t in targets)
     show_repeat = any(r.point.repeat for r in records)
-    table = Table(title=title, caption=CAPTION, caption_justify="left")
+    caption = CAPTION
+    if any(r.point.job.is_metadata for r in records):
+        caption += " · file create/stat/remove: operations per second under IOPS"
+    table = Table(title=title, caption=caption, caption_justify="left")
     if show_target:
         table.add_column("Target", overflow="fold")
     table.add_column("Point", no_wrap=True)
@@ -77,12 +84,13 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
             style = "red" if record.status == "failed" else "dim"
             table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * 5)
             continue
+        operation = record.point.job.operation  # a file operation moves no data: its ops/s in the IOPS column
         for i, d in enumerate(result.directions.values()):
             lat = d.latency
             table.add_row(
                 *(lead if i == 0 else [""] * len(lead)),
-                d.ddir,
-                units.mb_per_s(d.bw_bytes),
+                operation or d.ddir,
+                "-" if operation else units.mb_per_s(d.bw_bytes),
                 units.iops(d.iops),
                 units.latency(lat.mean_ns if lat else None),
                 units.latency(lat.percentiles.get(99.0) if lat else None),
@@ -152,8 +160,12 @@ class ConsoleProgress:
             self.console.print(f"  [{index}/{total}] [red]failed:[/red] {error}")
             return
         assert result is not None
+        operation = point.job.operation
         parts = [
-            f"{d.ddir} {units.mb_per_s(d.bw_bytes)} MB/s {units.iops(d.iops)} IOPS" for d in result.directions.values()
+            f"{operation} {units.iops(d.iops)} ops/s"
+            if operation is not None
+            else f"{d.ddir} {units.mb_per_s(d.bw_bytes)} MB/s {units.iops(d.iops)} IOPS"
+            for d in result.directions.values()
         ]
         self.console.print(f"  [{index}/{total}] [green]done[/green]: " + ", ".join(parts))
 

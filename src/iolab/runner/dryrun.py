@@ -29,9 +29,10 @@ class DryRun:
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
     from iolab.fio.options import writes as options_write
+    from iolab.fio.run import metadata_dir
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds, point_seconds
-    from iolab.runner.execute import array_plan, plan_points, resolve_targets, run_targets
+    from iolab.runner.execute import array_plan, check_metadata_targets, plan_points, resolve_targets, run_targets
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
@@ -50,8 +51,16 @@ def dry_run(request: RunRequest) -> DryRun:
         points, notes = plan_points(plan, targets)
     seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
+    if plan.metadata is not None:
+        check_metadata_targets(targets[None])
+    data = {p.target for p in points if not p.job.is_metadata}
+    data |= set(targets[None]) if plan.qd_searches or plan.latency_curve or plan.steady_rounds else set()
     for target in run_targets(targets, points):  # as the run counts them: open-ended parts too
-        if target.scratch:
+        if target.kind == "directory" and (
+            plan.metadata is not None or any(p.target == target for p in points if p.job.is_metadata)
+        ):
+            writes.append(f"directory {metadata_dir(target)} for file create, stat and remove (removed afterwards)")
+        if target.scratch and target in data:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
             writes.append(
                 f"scratch file {executor.scratch_name(target)} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)"
@@ -60,7 +69,7 @@ def dry_run(request: RunRequest) -> DryRun:
         if writers and not target.scratch:
             writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")
     open_ended = []
-    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+    if plan.open_ended:
         fixed_only = type(plan)(
             name=plan.name,
             workloads=[],
@@ -68,11 +77,18 @@ def dry_run(request: RunRequest) -> DryRun:
             qd_searches=plan.qd_searches,
             latency_curve=plan.latency_curve,
             steady_rounds=plan.steady_rounds,
+            metadata=plan.metadata,
         )
         seconds += estimate_seconds(fixed_only) * len(targets[None])
-        open_ended.append(
-            "points chosen while running (adaptive search, latency curve or steady-state rounds): "
-            "the estimate counts them at their cap"
-        )
+        if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+            open_ended.append(
+                "points chosen while running (adaptive search, latency curve or steady-state rounds): "
+                "the estimate counts them at their cap"
+            )
+        if plan.metadata is not None:
+            open_ended.append(
+                "file create, stat and remove per thread count, file counts sized while running so each phase "
+                "lasts about its runtime: the estimate counts each phase at its runtime"
+            )
     commands = plan_commands(plan)
     return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended, commands=commands)

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from iolab.doctor.engine import diagnose_run
 from iolab.doctor.material import interference
@@ -43,6 +44,7 @@ from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
+from iolab.runner.metadata import measure_scaling
 from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
@@ -87,6 +89,16 @@ def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict
     return resolved
 
 
+def check_metadata_targets(targets: list[Target]) -> None:
+    """File create/stat/remove scaling needs directories: UserError naming the first target that is not one."""
+    for target in targets:
+        if target.kind != "directory":
+            raise UserError(
+                f"{target.path}: the metadata preset creates, stats and removes files in a directory; "
+                "give a directory on the file system to measure"
+            )
+
+
 def run_targets(targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
     """Every target a run makes ready (locks, scratch files): the resolved ones, which open-ended parts
     use too, and those of its points (an array's members and sets), by path."""
@@ -124,7 +136,7 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
                 check_point(point)  # refused now, before a run exists, rather than at its turn
                 base.append(point)
     assert plan.repeats is not None
-    if skipped and not base and not (plan.qd_searches or plan.latency_curve or plan.steady_rounds):
+    if skipped and not base and not plan.open_ended:
         path, names = next(iter(skipped.items()))
         raise UserError(
             f"nothing to run: {path} cannot take {', '.join(names)}"
@@ -167,6 +179,8 @@ class Session:
     partial: list[str] = field(default_factory=list)  # multi-host points some host did not finish
     measured: int = 0
     prepared: set[Target] = field(default_factory=set)
+    filled: set[Target] = field(default_factory=set)  # scratch files written in full before a point reads them
+    metadata_dirs: set[Target] = field(default_factory=set)
     results: dict[str, Result | None] = field(default_factory=dict)
     plan: Plan | None = None
     reruns: list[str] = field(default_factory=list)  # points measured again because something else was busy
@@ -179,16 +193,24 @@ class Session:
             return False
         return any(seen.disturbed for seen in interference([record], {point_id: point_samples(self.store, point_id)}))
 
-    def run(self, point: Point) -> Result | None:
-        """The point's result: from this run's store when it finished before, else measured now."""
+    def run(self, point: Point, again: bool = False) -> Result | None:
+        """The point's result: from this run's store when it finished before, else measured now.
+
+        `again` measures it even when it finished before (a metadata create, whose files are gone).
+        """
+        if again and point.key in self.done:
+            self.store.reset_point(self.planned[point.key])
+            del self.done[point.key]
         finished = self.done.get(point.key)
         if finished is not None:
             return finished.result
-        if point.key in self.results:  # an adaptive search can ask for a depth it already ran
+        if point.key in self.results and not again:  # an adaptive search can ask for a depth it already ran
             return self.results[point.key]
         if point.key not in self.planned:
             (self.planned[point.key],) = self.store.plan_points(self.run_id, [point])
             self.total += 1
+        elif point.key in self.results:
+            self.store.reset_point(self.planned[point.key])
         self._prepare(point.target, point)
         self.measured += 1
         index = len(self.done) + self.measured
@@ -222,13 +244,22 @@ class Session:
             self.prepared.add(target)
             if pre is not None and pre.scope == "once" and target.writable:
                 self._precondition(target, pre)
-            if target.scratch and not point.job.is_metadata:
-                self.progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
-                fill_scratch(target, self.measurer.fio)
-            if point.job.is_metadata:
-                scratch.create_dir(self.store, self.run_id, metadata_dir(target))
         elif pre is not None and pre.scope == "before_each_write" and writes(point.options) and target.writable:
             self._precondition(target, pre)
+        if point.job.is_metadata:
+            self.metadata_directory(target)
+        elif target.scratch and target not in self.filled:
+            self.filled.add(target)
+            self.progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
+            fill_scratch(target, self.measurer.fio)
+
+    def metadata_directory(self, target: Target) -> Path:
+        """The run's directory for file create/stat/remove on `target`, recorded and created on first use."""
+        directory = metadata_dir(target)
+        if target not in self.metadata_dirs:
+            scratch.create_dir(self.store, self.run_id, directory)
+            self.metadata_dirs.add(target)
+        return directory
 
     def _precondition(self, target: Target, pre: Precondition) -> None:
         if pre.discard_first:
@@ -264,6 +295,12 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
             if probe is not None:
                 for workload in latency_curve_workloads(curve.probe, primary_metric(probe), curve.fractions):
                     session.run(Point(workload.name, target, dict(workload.options)))
+        if plan.metadata is not None:
+            directory = session.metadata_directory(target)
+            for note in measure_scaling(
+                plan.metadata, target, directory, session.measurer.fio, session.run, session.progress.phase
+            ):
+                session.measurer.note(note)
         rounds = plan.steady_rounds
         if rounds is not None:
             round_values: list[float] = []
@@ -357,6 +394,8 @@ def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:
     """This host's fio, or for a multi-host run every host up and checked before anything else happens."""
     if not request.hosts:
         return LocalExecutor(version)
+    if plan.metadata is not None:
+        raise UserError("the metadata preset runs on one host: drop --hosts (or run it on each host)")
     if request.devices:
         raise UserError("--devices and --hosts do not go together: name a device per host in a host file instead")
     if not (request.targets or plan.targets or all(h.get("target") for h in request.hosts)):
@@ -409,10 +448,12 @@ def _prepare(
     else:
         targets = resolve_targets(request, plan, executor)
         points, notes = plan_points(plan, targets)
+    if plan.metadata is not None:
+        check_metadata_targets(targets[None])
     notes += executor.notes()
     policy = plan.repeats
     assert policy is not None  # Plan.__post_init__ always sets it
-    open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or policy.adaptive)
+    open_ended = plan.open_ended or policy.adaptive
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
     identity = plan_identity([p.key for p in points], request)
@@ -447,7 +488,7 @@ def _measure_and_finish(
     measurer: Measurer | None = None
     cleaned: list[str] = []
     try:
-        notes += _claim_scratch(store, run_id, every_target)
+        notes += _claim_scratch(store, run_id, _data_targets(plan, prepared.targets, points))
         planned = _point_ids(store, run_id, points)
         probed = [t.path for t in every_target if t.kind != "group"]
         snapshot = take_snapshot(Root(), probed)
@@ -463,9 +504,9 @@ def _measure_and_finish(
             allow_commands=request.allow_commands,
         )
         session = Session(store, run_id, measurer, progress, prepared.done, planned, total=len(planned), plan=plan)
-        if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+        if plan.open_ended:
             later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in prepared.targets[None]]))
-            notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
+            notes.append(_open_ended_note(plan, later))
         progress.run_started(run_id, [p for p in points if p.key not in prepared.done], notes)
         for point in points:
             session.run(point)
@@ -508,6 +549,26 @@ def _claim_scratch(store: Store, run_id: int, targets: list[Target]) -> list[str
         if target.scratch and not target.hosts:
             scratch.create_file(store, run_id, target.filename)
     return notes
+
+
+def _open_ended_note(plan: Plan, seconds: float) -> str:
+    """What the run says at its start about the points it chooses while running, with their seconds."""
+    if plan.metadata is not None and not (plan.qd_searches or plan.latency_curve or plan.steady_rounds):
+        counts = len(plan.metadata.threads)
+        return (
+            f"file create, stat and remove at {counts} thread count{'s' if counts > 1 else ''}, "
+            f"each phase about {plan.metadata.runtime:g} s: about {seconds:.0f} s"
+        )
+    return f"more points are chosen as the results come in: up to about {seconds:.0f} s"
+
+
+def _data_targets(plan: Plan, targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
+    """The targets whose scratch file a point reads or writes: not those only file create/stat/remove
+    work on (in a directory of their own), which would get a scratch file written and never used."""
+    found = {p.target for p in points if not p.job.is_metadata}
+    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+        found |= set(targets[None])
+    return sorted(found, key=lambda t: t.path)
 
 
 def _point_ids(store: Store, run_id: int, points: list[Point]) -> dict[str, int]:
