@@ -328,3 +328,19 @@ def test_latency_curve_and_adaptive_repeats_run_their_chosen_points(tmp_path):
     )
     repeats = [r.point.repeat for r in run_points(open_store(), outcome.run_id)]
     assert repeats == [0, 1, 2, 3]  # a 0.01% CoV target is never met: the cap of 4 stops it
+
+
+def test_a_job_that_asks_fio_for_steady_state_reports_whether_and_when_it_held(tmp_path):
+    job = tmp_path / "ss.fio"
+    job.write_text(
+        "[steady]\nrw=randread\nbs=4k\nioengine=psync\nrate_iops=400\ntime_based=1\nruntime=6\nss=iops:50%\nss_dur=1\n"
+    )
+    target = tmp_path / "t"
+    target.mkdir()
+    request = RunRequest(plan=str(job), targets=[str(target)], size=8 << 20, telemetry_interval=None)
+    outcome = execute(request, open_store(), SilentProgress())
+    (record,) = run_points(open_store(), outcome.run_id)
+    steady = record.result.steady
+    assert steady is not None and steady.attained and steady.criterion.startswith("iops:50")
+    assert steady.runtime_ms < 6000  # fio stopped once it held, before the 6 s asked
+    assert abs(steady.runtime_ms - record.result.directions["read"].runtime_ms) <= 1  # fio's two clocks, 1 ms apart

@@ -13,7 +13,16 @@ from iolab.models.plan import (
     Workload,
 )
 from iolab.models.point import Point, Target, TargetKind
-from iolab.models.result import PERCENTILES, DirectionResult, HostOutcome, LatencyStats, Result, Sample, primary_metric
+from iolab.models.result import (
+    PERCENTILES,
+    DirectionResult,
+    HostOutcome,
+    LatencyStats,
+    Result,
+    Sample,
+    SteadyState,
+    primary_metric,
+)
 from iolab.models.run import PointRecord, Run
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, NvmeSmart, PciPort, Snapshot, TargetInfo
 
@@ -43,6 +52,7 @@ __all__ = [
     "Severity",
     "Snapshot",
     "SteadyRounds",
+    "SteadyState",
     "Target",
     "TargetInfo",
     "TargetKind",

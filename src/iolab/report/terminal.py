@@ -25,7 +25,7 @@ from iolab.report.wording import (
 )
 from iolab.views.comparison import Comparison
 from iolab.views.history import SeriesHistory
-from iolab.views.tables import UNITS_NOTE, RunReport
+from iolab.views.tables import UNITS_NOTE, RunReport, steady_text
 
 if TYPE_CHECKING:
     from iolab.analysis.scaling import ScalingRow
@@ -75,6 +75,9 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     table.add_column("Dir", no_wrap=True)
     for name in ("MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"):
         table.add_column(name, justify="right", no_wrap=True)
+    steady = any(r.result is not None and r.result.steady is not None for r in records)
+    if steady:  # fio judged steady state (ss=): whether and when it held, and so how long fio ran
+        table.add_column("Steady state (ss=)")
     for record in records:
         lead = ([record.point.target.path] if show_target else []) + [record.point.name]
         lead += [str(record.point.repeat + 1)] if show_repeat else []
@@ -82,7 +85,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
         if result is None or not result.directions:
             status = record.error or record.status
             style = "red" if record.status == "failed" else "dim"
-            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * 5)
+            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * (6 if steady else 5))
             continue
         operation = record.point.job.operation  # a file operation moves no data: its ops/s in the IOPS column
         for i, d in enumerate(result.directions.values()):
@@ -95,8 +98,16 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
                 units.latency(lat.mean_ns if lat else None),
                 units.latency(lat.percentiles.get(99.0) if lat else None),
                 units.percent(result.cpu) if i == 0 else "",
+                *([_steady_cell(result) if i == 0 else ""] if steady else []),
             )
     return table
+
+
+def _steady_cell(result: Result) -> str:
+    """fio's steady-state verdict and how long it let the job run, or '-' for a job without ss=."""
+    if result.steady is None:
+        return "-"
+    return f"{steady_text(result.steady)}, ran {units.elapsed_ms(result.steady.runtime_ms)}"
 
 
 def runs_table(runs: list[Run], tags: dict[int, list[str]] | None = None) -> Table:

@@ -13,7 +13,7 @@ import socket
 import sqlite3
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from iolab import __version__
@@ -203,7 +203,7 @@ class Store:
         with self.conn:
             self.conn.execute(
                 "UPDATE points SET status = ?, error = ?, started_at = ?, finished_at = ?, usr_cpu = ?,"
-                " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ? WHERE id = ?",
+                " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ?, steady = ? WHERE id = ?",
                 (
                     status,
                     error,
@@ -214,6 +214,7 @@ class Store:
                     result.jobs,
                     result.error,
                     json.dumps(result.hosts),
+                    json.dumps(asdict(result.steady)) if result.steady is not None else None,
                     point_id,
                 ),
             )
@@ -269,7 +270,9 @@ class Store:
         with self.conn:
             for table in ("results", "device_results", "samples", "artifacts", "point_hosts", "host_results"):
                 self.conn.execute(f"DELETE FROM {table} WHERE point_id = ?", (point_id,))
-            self.conn.execute("UPDATE points SET status = 'pending', error = '' WHERE id = ?", (point_id,))
+            self.conn.execute(
+                "UPDATE points SET status = 'pending', error = '', steady = NULL WHERE id = ?", (point_id,)
+            )
 
     def fail_point(
         self,

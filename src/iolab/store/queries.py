@@ -19,6 +19,7 @@ from iolab.models import (
     Run,
     Sample,
     Severity,
+    SteadyState,
     Target,
 )
 from iolab.models.material import HostRow, RunMaterial, SteadyOutcome
@@ -145,6 +146,7 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
                 fio_version="",
                 hosts=json.loads(row["hosts"]),
                 error=row["fio_error"] or 0,
+                steady=SteadyState(**json.loads(row["steady"])) if row["steady"] else None,
             )
         records.append(
             PointRecord(

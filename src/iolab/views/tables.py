@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from iolab.analysis.stability import Stability, summarize
-from iolab.models import DirectionResult, PointRecord, Result, Run, Sample, units
+from iolab.models import DirectionResult, PointRecord, Result, Run, Sample, SteadyState, units
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, option_number
 
@@ -336,9 +336,38 @@ def _measure_columns(workloads: Sequence[_Workload], with_dir: bool) -> list[Col
         Column("lat_p99_ns", f"p99 {kind} (mean of repeats)" if repeated else f"p99 {kind}"),
         Column("bw_stddev_bytes", "BW stddev MB/s"),
         Column("cpu_percent", "CPU"),
-        Column("repeats", "repeats"),
     ]
+    if _steady(workloads):
+        columns += [Column("steady", "steady state (ss=)", numeric=False), Column("ran_ms", "ran")]
+    columns += [Column("repeats", "repeats")]
     return columns
+
+
+def _steady(workloads: Sequence[_Workload]) -> bool:
+    """Whether fio judged steady state (ss=) in any of these workloads: then each row says how it went."""
+    return any(r.result is not None and r.result.steady is not None for w in workloads for r in w.records)
+
+
+def steady_text(steady: SteadyState) -> str:
+    """fio's steady-state verdict in words: when it was reached, or what the last window measured."""
+    if steady.attained:
+        return f"reached at {units.elapsed_ms(steady.runtime_ms)}"
+    return f"not reached (last {steady.duration_s:g} s: {steady.measured})"
+
+
+def _steady_cells(workload: _Workload, results: Sequence[Result]) -> list[str]:
+    """The steady-state verdict of a workload's repeats, and how long fio ran them of the runtime asked."""
+    verdicts = [result.steady for result in results if result.steady is not None]
+    if not verdicts:
+        return ["-", "-"]
+    if len(verdicts) == 1:
+        verdict = steady_text(verdicts[0])
+    else:
+        reached = sum(v.attained for v in verdicts)
+        verdict = f"reached in {reached} of {len(verdicts)}"
+    ran = _spread(_summary([v.runtime_ms for v in verdicts]), units.elapsed_ms)
+    asked = JobOptions(workload.params).runtime_seconds
+    return [verdict, ran + (f" of {units.elapsed_ms(asked * 1000)}" if asked else "")]
 
 
 def _repeats_cell(workload: _Workload, ok: int) -> str:
@@ -375,6 +404,7 @@ def _workload_rows(
     samples: Mapping[int, Sequence[Sample]],
     label: str,
     with_ci: bool = False,
+    with_steady: bool = False,
 ) -> list[Row]:
     """The rows of one workload: one per direction measured, or one failed row."""
     # Each measured record with its result, so the result's type says it is there.
@@ -385,6 +415,7 @@ def _workload_rows(
     repeats = _repeats_cell(workload, len(done))
     present = {d for _, result in finished for d in result.directions}
     ddirs = [d for d in DIRECTIONS if d in present] + sorted(present - set(DIRECTIONS))
+    steady = _steady_cells(workload, [result for _, result in finished]) if with_steady else []
     if not ddirs:
         status = ", ".join(dict.fromkeys(r.status for r in workload.records))
         cells = [
@@ -397,6 +428,7 @@ def _workload_rows(
             "-",
             "-",
             "-",
+            *steady,
             repeats,
         ]
         return [Row(tuple(cells), {}, None, len(workload.records), 0, ids, notes)]
@@ -424,6 +456,7 @@ def _workload_rows(
             _spread(numbers["lat_p99_ns"], units.latency),
             _spread(numbers["bw_stddev_bytes"], units.mb_per_s),
             _spread(numbers["cpu_percent"], units.percent) if i == 0 else "",
+            *(steady if i == 0 else ["" for _ in steady]),
             repeats,
         ]
         rows.append(Row(tuple(cells), numbers, ddir, len(workload.records), len(done), ids, notes if i == 0 else ()))
@@ -450,7 +483,7 @@ def _sweep_table(axis: str, group: list[_Workload], samples: Mapping[int, Sequen
         row
         for w in ordered
         for row in _workload_rows(
-            w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}", _repeated(ordered)
+            w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}", _repeated(ordered), _steady(ordered)
         )
     ]
     shape = " ".join(value for key, value in fixed if key in ("rw", "bs"))
@@ -473,7 +506,7 @@ def _overview_table(workloads: list[_Workload], samples: Mapping[int, Sequence[S
         lead = [w.name, *(w.params.get(k, "-") for k in shape)]
         if others:
             lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
-        rows += _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered))
+        rows += _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered), _steady(ordered))
     return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
 
 
