@@ -344,3 +344,25 @@ def test_a_job_that_asks_fio_for_steady_state_reports_whether_and_when_it_held(t
     assert steady is not None and steady.attained and steady.criterion.startswith("iops:50")
     assert steady.runtime_ms < 6000  # fio stopped once it held, before the 6 s asked
     assert abs(steady.runtime_ms - record.result.directions["read"].runtime_ms) <= 1  # fio's two clocks, 1 ms apart
+
+
+def test_a_job_files_own_new_file_and_size_are_honoured_and_the_file_removed_afterwards(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    new = data / "mine.dat"
+    job = tmp_path / "own.fio"
+    job.write_text(
+        "[global]\nioengine=libaio\nbs=4k\niodepth=4\ntime_based=1\nruntime=1\n"
+        f"[w]\nfilename={new}\nsize=8m\nrw=randwrite\n"
+        f"[r]\nstonewall\ndirectory={data}\nsize=4m\nrw=randread\n"
+    )
+    outcome = execute(RunRequest(plan=str(job), telemetry_interval=None), open_store(), SilentProgress())
+    assert outcome.status == "complete", outcome.failed
+    records = {r.point.name: r for r in run_points(open_store(), outcome.run_id)}
+    assert records["w"].point.target.filename == str(new) and records["w"].point.target.size_bytes == 8 << 20
+    assert records["w"].result.directions["write"].io_bytes > 0
+    assert records["r"].point.target.size_bytes == 4 << 20  # the job's size, not a 2 GiB scratch file
+    assert list(data.iterdir()) == []  # the new file and the scratch file are gone
+    rows = open_store().conn.execute("SELECT path, removed_at IS NOT NULL FROM scratch ORDER BY id").fetchall()
+    recorded = [tuple(row) for row in rows]
+    assert (str(new), 1) in recorded and all(removed for _, removed in recorded)

@@ -148,7 +148,7 @@ def check_point(point: Point) -> None:
         checked_option(name, value, f"{point.name}: {name}")
         if name in TARGET_OPTIONS:
             raise UserError(f"{point.name}: {name}= is set by iolab from the target")
-    if target.kind == "file" and not target.scratch and target.size_bytes:
+    if target.kind == "file" and target.size_bytes:  # a file iolab made for a job too: see scratch._not_ours
         problem = extent_problem(point.options, target.size_bytes)
         if problem:
             raise UserError(

@@ -24,7 +24,9 @@ class Target:
     """A place fio does I/O to, resolved and checked before anything runs.
 
     `path` is what the user named; `filename` is what fio opens (a scratch
-    file inside a directory target). `direct` is False only where the file
+    file inside a directory target). `scratch` says iolab creates the file
+    (and removes it afterwards): a scratch file of its own name, or a file a
+    job named that did not exist yet. `direct` is False only where the file
     system refuses O_DIRECT, and then `ram_backed` says whether the numbers
     measure RAM rather than a device. A "group" is several block devices
     driven together by one fio invocation, one job per device (`members`).
@@ -49,7 +51,9 @@ class Target:
         """The filename a point's identity holds. A scratch file has a new random name every run, so its
         identity is the one fixed name older versions gave it: a point stays the same measurement, runs
         resume across versions."""
-        return os.path.join(os.path.dirname(self.filename), "iolab-scratch.dat") if self.scratch else self.filename
+        if self.scratch and os.path.basename(self.filename).startswith(SCRATCH_PREFIX):
+            return os.path.join(os.path.dirname(self.filename), "iolab-scratch.dat")
+        return self.filename  # a device, a file, or a file a job named that iolab made for it
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from iolab.models import Point
+from iolab.models import Point, units
 from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.request import RunRequest
 
@@ -62,8 +62,9 @@ def dry_run(request: RunRequest) -> DryRun:
             writes.append(f"directory {metadata_dir(target)} for file create, stat and remove (removed afterwards)")
         if target.scratch and target in data:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
+            what = "scratch file" if target.kind == "directory" or target.hosts else "new file for the job"
             writes.append(
-                f"scratch file {executor.scratch_name(target)} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)"
+                f"{what} {executor.scratch_name(target)} ({units.size(target.size_bytes)}, removed afterwards)"
             )
         writers = sorted({p.name for p in points if p.target == target and options_write(p.options)})
         if writers and not target.scratch:

@@ -29,8 +29,21 @@ from iolab.doctor.material import interference
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import writes
 from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
-from iolab.models import Finding, Plan, Point, PointRecord, Precondition, Result, Snapshot, Target, primary_metric
+from iolab.models import (
+    Finding,
+    Plan,
+    Point,
+    PointRecord,
+    Precondition,
+    Result,
+    Snapshot,
+    Target,
+    Workload,
+    primary_metric,
+    units,
+)
 from iolab.models.material import SteadyOutcome
+from iolab.models.point import SCRATCH_PREFIX
 from iolab.plan.adaptive import next_configs, workload_at_qd
 from iolab.plan.effects import check_commands
 from iolab.plan.estimate import estimate_seconds
@@ -73,20 +86,38 @@ class RunOutcome:
 
 
 def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict[str | None, list[Target]]:
-    """Targets by the path workloads name (None: the default targets), as the executor sees them."""
+    """Targets by the path workloads name (None: the default targets), as the executor sees them.
+
+    A scratch file or a file iolab makes for a job is as large as --size, else as the workloads on it
+    ask (`job_size`), else the default; a path a workload names may be a new file for it.
+    """
     default_paths = executor.default_paths(request.targets or plan.targets)
     cache: dict[str, Target] = {}
 
-    def resolve(path: str) -> Target:
+    def resolve(path: str, key: str | None) -> Target:
         if path not in cache:
-            cache[path] = executor.target(path, request.allow_write, request.size)
+            wanted = job_size([w for w in plan.workloads if w.target == key])
+            cache[path] = executor.target(path, request.allow_write, request.size, key is not None, wanted)
         return cache[path]
 
-    resolved: dict[str | None, list[Target]] = {None: [resolve(p) for p in default_paths]}
+    resolved: dict[str | None, list[Target]] = {None: [resolve(p, None) for p in default_paths]}
     for workload in plan.workloads:
         if workload.target is not None and workload.target not in resolved:
-            resolved[workload.target] = [resolve(workload.target)]
+            resolved[workload.target] = [resolve(workload.target, workload.target)]
     return resolved
+
+
+def job_size(workloads: list[Workload]) -> int | None:
+    """Bytes the workloads' own sizes ask of a file: the largest offset + size (or filesize) among them;
+    None when there are none, or one leaves its size to the target (no size, or a percentage)."""
+    sizes = []
+    for workload in workloads:
+        job = workload.job
+        size, offset = job.size_bytes, job.size("offset") or 0
+        if size is None or job.is_metadata:
+            return None
+        sizes.append(offset + size)
+    return max(sizes, default=None)
 
 
 def check_metadata_targets(targets: list[Target]) -> None:
@@ -250,7 +281,7 @@ class Session:
             self.metadata_directory(target)
         elif target.scratch and target not in self.filled:
             self.filled.add(target)
-            self.progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
+            self.progress.phase(f"writing scratch file {target.filename} ({units.size(target.size_bytes)})")
             fill_scratch(target, self.measurer.fio)
 
     def metadata_directory(self, target: Target) -> Path:
@@ -490,7 +521,7 @@ def _measure_and_finish(
     try:
         notes += _claim_scratch(store, run_id, _data_targets(plan, prepared.targets, points))
         planned = _point_ids(store, run_id, points)
-        probed = [t.path for t in every_target if t.kind != "group"]
+        probed = [_probed_path(t) for t in every_target if t.kind != "group"]
         snapshot = take_snapshot(Root(), probed)
         store.save_snapshot(run_id, "before", snapshot.to_dict())
         executor.save_snapshots(store, run_id, "before")
@@ -547,8 +578,15 @@ def _claim_scratch(store: Store, run_id: int, targets: list[Target]) -> list[str
     notes = (notes if left.removed else []) + left.kept_notes()
     for target in targets:
         if target.scratch and not target.hosts:
-            scratch.create_file(store, run_id, target.filename)
+            named = not os.path.basename(target.filename).startswith(SCRATCH_PREFIX)
+            scratch.create_file(store, run_id, target.filename, target.size_bytes if named else None)
     return notes
+
+
+def _probed_path(target: Target) -> str:
+    """Where the host snapshot looks for a target's file system and device: a file iolab made for a job
+    by its directory, which is there before the file is made and after it is removed."""
+    return os.path.dirname(target.filename) if target.kind == "file" and target.scratch else target.path
 
 
 def _open_ended_note(plan: Plan, seconds: float) -> str:

@@ -74,7 +74,12 @@ class Executor(Protocol):
         """The paths the default targets come from (the request's or the plan's)."""
         ...
 
-    def target(self, path: str, allow_write: bool, size: int | None) -> Target: ...
+    def target(
+        self, path: str, allow_write: bool, size: int | None, create: bool = False, job_size: int | None = None
+    ) -> Target:
+        """`path` checked and described for fio (`iolab.runner.targets.resolve_target`): `create` a job's own
+        file when it does not exist, `job_size` what its workloads ask of a file iolab makes."""
+        ...
 
     def scratch_name(self, target: Target) -> str:
         """How a dry run names the scratch file this target will get."""
@@ -116,8 +121,10 @@ class LocalExecutor:
     def default_paths(self, paths: list[str]) -> list[str]:
         return paths or ["."]
 
-    def target(self, path: str, allow_write: bool, size: int | None) -> Target:
-        return resolve_target(path, allow_write, size)
+    def target(
+        self, path: str, allow_write: bool, size: int | None, create: bool = False, job_size: int | None = None
+    ) -> Target:
+        return resolve_target(path, allow_write, size, create=create, job_size=job_size)
 
     def scratch_name(self, target: Target) -> str:
         return target.filename
@@ -174,8 +181,10 @@ class ClusterExecutor:
             raise UserError(MULTIHOST_TARGET)
         return [PER_HOST]  # each host's own `target=` from the host file
 
-    def target(self, path: str, allow_write: bool, size: int | None) -> Target:
-        return self.cluster.target(path, size)  # a path every host has: it cannot be checked from here
+    def target(
+        self, path: str, allow_write: bool, size: int | None, create: bool = False, job_size: int | None = None
+    ) -> Target:
+        return self.cluster.target(path, size or job_size)  # a path every host has: it cannot be checked from here
 
     def scratch_name(self, target: Target) -> str:
         return f"{target.path}/iolab-scratch-RANDOM-HOST.dat on each of {len(self.cluster.states)} hosts"

@@ -1,7 +1,8 @@
 """Turning what the user named (a directory, a file, a device) into a checked `Target`.
 
-Scratch size: a directory target gets a scratch file of 2 GiB, or a tenth
-of the free space when that is less (never under 64 MiB). 2 GiB is large
+Scratch size: a directory target gets a scratch file as large as its
+workloads ask (their size=, or --size), else of 2 GiB, or a tenth of the
+free space when that is less (never under 64 MiB). 2 GiB is large
 enough that a drive's internal read cache cannot serve a random test from
 memory and that writing it first costs seconds on an SSD, so the quick
 preset stays near a minute; `--size` asks for more (e.g. past an SLC
@@ -144,8 +145,65 @@ def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -
     )
 
 
-def resolve_target(path: str, allow_write: bool = False, size: int | None = None, root: Root | None = None) -> Target:
-    """Check a target the user named and describe it for fio; UserError when it cannot be used."""
+# Where a file named by a job is never made: device nodes and the kernel's own file systems. A job naming
+# /dev/nvme0n2 that does not exist is a typo for a device, not a request for a file in RAM.
+_NO_NEW_FILES = ("/dev", "/proc", "/sys")
+
+
+def _new_file_target(p: Path, size: int | None, root: Root) -> Target:
+    """A file a job names that does not exist yet: iolab makes it, as fio would, and removes it afterwards.
+
+    It is made only in an existing directory the user can write, never under /dev, /proc or /sys, and
+    only with a size (the job's `size=`, or --size): fio needs one to make a file, and iolab records the
+    file before it exists, so `iolab clean` removes it after a killed run (`iolab.runner.scratch`).
+    """
+    parent = p.parent.resolve()
+    where = str(parent)
+    if any(where == top or where.startswith(top + "/") for top in _NO_NEW_FILES):
+        raise UserError(f"{p}: no such file or device; iolab makes no new files under {where}")
+    if not parent.is_dir():
+        raise UserError(f"{p}: no such file, and its directory {p.parent} does not exist: {_TARGET_HELP}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{p}: no such file, and you cannot create one in {p.parent}")
+    if size is None:
+        raise UserError(
+            f"{p} does not exist: give the job a size= (or --size) so a file of that size can be made for it"
+        )
+    fs_type, ram = _fs_info(parent, root)
+    free = _free_bytes(parent, ram, root)
+    if size > free * 0.9:
+        raise UserError(
+            f"{p.parent} has {free / 2**30:.1f} GiB free, too little for a {size / 2**30:.1f} GiB file: free space "
+            "or give the job a smaller size="
+        )
+    return Target(
+        path=str(p),
+        kind="file",
+        filename=str(parent / p.name),
+        size_bytes=size,
+        scratch=True,
+        writable=True,
+        direct=supports_direct(parent),
+        ram_backed=ram,
+        fs_type=fs_type,
+    )
+
+
+def resolve_target(
+    path: str,
+    allow_write: bool = False,
+    size: int | None = None,
+    root: Root | None = None,
+    create: bool = False,
+    job_size: int | None = None,
+) -> Target:
+    """Check a target the user named and describe it for fio; UserError when it cannot be used.
+
+    `create`: the path is a job's own file, which iolab makes when it does not exist (`_new_file_target`);
+    a target given on the command line must exist (a typo must not become a new file). `job_size` is
+    what the workloads on it ask: the size of a file iolab makes (a scratch file, a job's new file)
+    when `size` (--size) is not given; an existing file or device is used whole, or up to --size.
+    """
     root = root or Root()
     if not path:
         raise UserError(f"an empty target: {_TARGET_HELP}")
@@ -153,14 +211,18 @@ def resolve_target(path: str, allow_write: bool = False, size: int | None = None
     p = Path(path)
     try:
         mode = p.stat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
+    except FileNotFoundError:
+        if create and not p.is_symlink():
+            return _new_file_target(p, size or job_size, root)
+        raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
+    except NotADirectoryError:
         raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
     except PermissionError:
         raise UserError(f"{path}: permission denied; run as a user who can read it") from None
     except OSError as exc:
         raise UserError(f"{path}: {exc.strerror}; {_TARGET_HELP}") from None
     if stat.S_ISDIR(mode):
-        return _directory_target(p, size, root)
+        return _directory_target(p, size or job_size, root)
     if stat.S_ISBLK(mode):
         return _block_target(p, allow_write, size, root)
     if stat.S_ISREG(mode):
