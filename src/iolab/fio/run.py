@@ -95,6 +95,16 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     check_point(point)
     if point.job.is_metadata:
         options = {"directory": escape_path(str(metadata_dir(target))), **point.options}
+    elif point.per_job_files:  # each job its own file, of its share of the target's size
+        options = {
+            "directory": escape_path(str(files_dir(target))),
+            "size": str(point.per_job_bytes),
+            "direct": "1",
+            "lat_percentiles": "1",
+            **point.options,
+        }
+        if not target.direct:
+            options["direct"] = "0"
     else:
         # size is unknown (0) for a device on another host: there fio takes the whole device
         size = {"size": str(target.size_bytes)} if target.size_bytes else {}
@@ -161,6 +171,13 @@ def metadata_dir(target: Target) -> Path:
     """Where file create/stat/remove workloads work: beside the scratch file `iolab-scratch-RANDOM.dat`,
     the directory `iolab-metadata-RANDOM` (iolab creates both; see `iolab.runner.scratch`)."""
     return Path(target.filename).parent / Path(target.filename).stem.replace("iolab-scratch", "iolab-metadata", 1)
+
+
+def files_dir(target: Target) -> Path:
+    """Where the jobs of a per-job-files workload keep their own files: beside the scratch file
+    `iolab-scratch-RANDOM.dat`, the directory `iolab-scratch-RANDOM.files` (iolab creates it, records
+    it and removes it with all it holds; see `iolab.runner.scratch`)."""
+    return Path(target.filename).with_suffix(".files")
 
 
 @dataclass

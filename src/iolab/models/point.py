@@ -56,6 +56,14 @@ class Target:
         return self.filename  # a device, a file, or a file a job named that iolab made for it
 
 
+# How a workload on a directory target names one file per job (`files = "per-job"` in a plan): fio makes
+# iolab-job.0.0, iolab-job.1.0, ... inside a directory iolab made for them, as IOzone's throughput mode
+# gives each thread its own file.
+PER_JOB_FORMAT = "iolab-job.$jobnum.$filenum"
+# The least a per-job file is given when the target's size is shared out among many jobs.
+MIN_PER_JOB_BYTES = 1 << 20
+
+
 @dataclass(frozen=True)
 class Point:
     """One fio invocation: a named workload on a target, one repeat of it.
@@ -97,6 +105,24 @@ class Point:
         before the workload's own options (which may ask for buffered I/O), and direct=0 where the file
         system refuses O_DIRECT (`iolab.fio.run.point_jobfile`)."""
         return self.target.direct and JobOptions({"direct": "1", **self.options}).direct
+
+    @property
+    def per_job_files(self) -> bool:
+        """Each job works on a file of its own, named by the workload's `filename_format`, in a directory
+        iolab made inside the target (`iolab.fio.run.files_dir`); a file create/stat/remove job has its own
+        directory instead. Only on a directory target: a file or device is what every job opens."""
+        job = self.job
+        return self.target.kind == "directory" and job.text("filename_format") is not None and not job.is_metadata
+
+    @property
+    def per_job_bytes(self) -> int:
+        """The size of each job's own file: the workload's size=, else the target's size shared out among the
+        jobs (IOzone's throughput mode divides the total among its threads), whole MiB, at least 1 MiB."""
+        own = self.job.size_bytes
+        if own is not None:
+            return own
+        share = self.target.size_bytes // self.job.numjobs
+        return max(MIN_PER_JOB_BYTES, share - share % MIN_PER_JOB_BYTES)
 
     @property
     def expected_seconds(self) -> float:

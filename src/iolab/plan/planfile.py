@@ -31,6 +31,7 @@ from iolab.fio.options import (
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
+from iolab.models.point import PER_JOB_FORMAT
 from iolab.plan.limits import MAX_POINTS
 from iolab.plan.matrix import TARGET_AXIS, expand
 from iolab.textfile import read_input
@@ -131,6 +132,8 @@ def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, bas
         exclude += sweep.exclude
     job = sweep.job or plan.job
     target = sweep.target or plan.target
+    if (sweep.files or plan.files) == "per-job":  # fio names each job's file in the directory iolab gives it
+        options.setdefault("filename_format", PER_JOB_FORMAT)
     if target is not None:
         _checked_target(target, source, f"{where}target")
     names = [*options, *(axis for axis in axes if axis != TARGET_AXIS)]

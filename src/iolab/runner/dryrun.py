@@ -29,7 +29,7 @@ class DryRun:
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
     from iolab.fio.options import writes as options_write
-    from iolab.fio.run import metadata_dir
+    from iolab.fio.run import files_dir, metadata_dir
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds, point_seconds
     from iolab.runner.execute import array_plan, check_metadata_targets, plan_points, resolve_targets, run_targets
@@ -53,13 +53,20 @@ def dry_run(request: RunRequest) -> DryRun:
     writes: list[str] = []
     if plan.metadata is not None:
         check_metadata_targets(targets[None])
-    data = {p.target for p in points if not p.job.is_metadata}
+    data = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
     data |= set(targets[None]) if plan.qd_searches or plan.latency_curve or plan.steady_rounds else set()
     for target in run_targets(targets, points):  # as the run counts them: open-ended parts too
         if target.kind == "directory" and (
             plan.metadata is not None or any(p.target == target for p in points if p.job.is_metadata)
         ):
             writes.append(f"directory {metadata_dir(target)} for file create, stat and remove (removed afterwards)")
+        per_job = [p for p in points if p.target == target and p.per_job_files]
+        if per_job:
+            largest = max(p.per_job_bytes * p.job.numjobs for p in per_job)
+            writes.append(
+                f"directory {files_dir(target)} for each job's own file (up to {units.size(largest)} at a time, "
+                "laid out by fio, removed afterwards)"
+            )
         if target.scratch and target in data:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
             what = "scratch file" if target.kind == "directory" or target.hosts else "new file for the job"

@@ -28,7 +28,7 @@ from iolab.doctor.engine import diagnose_run
 from iolab.doctor.material import interference
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import writes
-from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
+from iolab.fio.run import check_point, files_dir, fio_clocksource, fio_version, metadata_dir
 from iolab.models import (
     Finding,
     Plan,
@@ -212,6 +212,7 @@ class Session:
     prepared: set[Target] = field(default_factory=set)
     filled: set[Target] = field(default_factory=set)  # scratch files written in full before a point reads them
     metadata_dirs: set[Target] = field(default_factory=set)
+    per_job_layouts: dict[Target, tuple[int, int]] = field(default_factory=dict)  # (jobs, bytes each) now there
     results: dict[str, Result | None] = field(default_factory=dict)
     plan: Plan | None = None
     reruns: list[str] = field(default_factory=list)  # points measured again because something else was busy
@@ -279,10 +280,24 @@ class Session:
             self._precondition(target, pre)
         if point.job.is_metadata:
             self.metadata_directory(target)
+        elif point.per_job_files:
+            self._per_job_directory(point)
         elif target.scratch and target not in self.filled:
             self.filled.add(target)
             self.progress.phase(f"writing scratch file {target.filename} ({units.size(target.size_bytes)})")
             fill_scratch(target, self.measurer.fio)
+
+    def _per_job_directory(self, point: Point) -> None:
+        """The directory of each job's own file, made on first use; emptied when the files a point asks for
+        differ from those there (another job count, another size), so the target holds one set of files at
+        a time, of its size in all, and fio lays out each job's file for the point that reads it."""
+        target, directory = point.target, files_dir(point.target)
+        layout = (point.job.numjobs, point.per_job_bytes)
+        if target not in self.per_job_layouts:
+            scratch.create_dir(self.store, self.run_id, directory)
+        elif self.per_job_layouts[target] != layout:
+            scratch.empty_directory(directory)
+        self.per_job_layouts[target] = layout
 
     def metadata_directory(self, target: Target) -> Path:
         """The run's directory for file create/stat/remove on `target`, recorded and created on first use."""
@@ -601,9 +616,10 @@ def _open_ended_note(plan: Plan, seconds: float) -> str:
 
 
 def _data_targets(plan: Plan, targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
-    """The targets whose scratch file a point reads or writes: not those only file create/stat/remove
-    work on (in a directory of their own), which would get a scratch file written and never used."""
-    found = {p.target for p in points if not p.job.is_metadata}
+    """The targets whose scratch file a point reads or writes: not those only file create/stat/remove or
+    per-job files work on (in directories of their own), which would get a scratch file written and never
+    used."""
+    found = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
     if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
         found |= set(targets[None])
     return sorted(found, key=lambda t: t.path)

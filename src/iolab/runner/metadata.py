@@ -31,6 +31,7 @@ from iolab.fio.parse import aggregate, parse_output
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import MetadataScaling, Point, Result, Target
 from iolab.plan.presets import calibration_seconds, metadata_files, metadata_workload
+from iolab.runner.scratch import empty_directory
 
 # Files the calibration may create, all threads together: few enough that fio lays its file table out in
 # a few milliseconds (about 1 s per 200,000 files); a file system faster than that finishes them early,
@@ -144,11 +145,3 @@ def _run_from_zero(numbers: set[int]) -> int:
     while count in numbers:
         count += 1
     return count
-
-
-def empty_directory(directory: Path) -> None:
-    """Remove the files fio made in iolab's own metadata directory (never following a link out of it)."""
-    with os.scandir(directory) as entries:
-        for entry in entries:
-            if not entry.is_dir(follow_symlinks=False):
-                os.unlink(entry.path)

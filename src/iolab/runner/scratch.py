@@ -67,6 +67,15 @@ def create_dir(store: Store, run_id: int, path: Path) -> None:
     store.scratch_created(scratch_id, info.st_dev, info.st_ino)
 
 
+def empty_directory(directory: Path) -> None:
+    """Remove the files fio made in a directory iolab created for a run (its metadata or per-job files
+    directory), never following a link out of it; the directory itself stays, recorded, for the run."""
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                os.unlink(entry.path)
+
+
 def _cannot_create(path: str, exc: OSError) -> str:
     if exc.errno in (errno.EEXIST, errno.ELOOP):
         return (
