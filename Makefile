@@ -30,7 +30,7 @@ check: $(STAMP)
 # Most run on several workers; those that measure a difference, a dip or a signal's timing run
 # afterwards, alone (the `serial` list in tests/conftest.py).
 test: check fio
-	$(BIN)/pytest -q -ra --durations=10 -m "e2e and not serial" -n auto --maxprocesses=4
+	$(BIN)/pytest -q -ra --durations=10 -m "e2e and not serial" -n auto --maxprocesses=4 --dist loadfile
 	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial"
 
 bench: $(STAMP) fio

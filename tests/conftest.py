@@ -4,9 +4,10 @@ Tests are in two tiers. A module that needs something real to run (fio, the `iol
 devices, a browser, sshd, the stores of real runs) is end to end and marked `e2e`; the rest are unit
 tests of one module each, which `make check` runs in under a minute (`pytest -m "not e2e"`).
 
-`make test` runs the end-to-end tests on several workers (pytest-xdist), except the modules in
-SERIAL: they measure a difference, a dip, interference or the timing of a signal, which another
-worker's fio would disturb, so they run afterwards, alone (`-m serial`).
+`make test` runs the end-to-end tests on several workers (pytest-xdist, a module's tests on one
+worker, so its module-scoped runs are made once), except the modules in SERIAL: they measure a
+difference, a dip, interference or the timing of a signal, which another worker's fio would
+disturb, so they run afterwards, alone (`-m serial`).
 """
 
 from __future__ import annotations
@@ -33,8 +34,6 @@ SERIAL = {
     "tests/telemetry/test_interference.py": "a busy neighbour is named, and only then",
     "tests/runner/test_kill.py": "SIGKILL lands at chosen moments of a run",
     "tests/runner/test_interrupt.py": "Ctrl-C, TERM and HUP land between and inside points",
-    "tests/cluster/test_multihost.py": "hosts are killed and revived within a run's timeouts",
-    "tests/report/test_html_browser.py": "a browser's page load has a deadline",
 }
 ROOT = Path(__file__).resolve().parent.parent
 

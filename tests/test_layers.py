@@ -51,7 +51,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # with analysis and the doctor's material
     "views": BASE | {"models", "store", "analysis", "doctor"},
     # renderers, one per format: they lay out views and never open the store; analysis only for the result
-    # types views carry (Verdict, Stability, HealthPoint) and the t quantile of a chart's error bars
+    # types views carry (Verdict, Stability, HealthPoint)
     "report": BASE | {"models", "views", "analysis"},
     # the command line calls any stage
     "cli": BASE

@@ -17,14 +17,26 @@ from iolab.schedule import (
     activation_commands,
     cron_fields,
     deactivation_commands,
-    install,
     list_installed,
     on_calendar,
     parse_every,
+    prepare,
     remove,
+    write,
 )
 
 FLOCK = shutil.which("flock")
+HOME, WORKDIR = Path("/var/lib/iolab"), Path("/srv/bench")
+
+
+def install(plan: Path, every: str, name: str, argv: list[str], **settings) -> list[Path]:
+    """Prepare and write a schedule; IOLAB_HOME and the working directory default to fixed absolute paths.
+
+    Never the machine's own: a test names where the files go and which kind they are.
+    """
+    assert "use_systemd" in settings and ("unit_dir" in settings or "cron_file" in settings), settings
+    settings = {"home": HOME, "workdir": WORKDIR, **settings}
+    return write(prepare(plan, every, name, argv, **settings))
 
 
 @pytest.fixture
@@ -37,11 +49,14 @@ def plan(tmp_path) -> Path:
 
 @pytest.fixture
 def fake_iolab(tmp_path) -> Path:
-    """An executable that records its argv as JSON, standing in for iolab."""
+    """An executable that records its argv as JSON, standing in for iolab; and where it ran, with which
+    IOLAB_HOME, in `.where`."""
     path = tmp_path / "bin" / "iolab"
     path.parent.mkdir()
     path.write_text(
-        f"#!{sys.executable}\nimport json, sys\nopen(sys.argv[0] + '.argv', 'w').write(json.dumps(sys.argv[1:]))\n"
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        "open(sys.argv[0] + '.argv', 'w').write(json.dumps(sys.argv[1:]))\n"
+        "open(sys.argv[0] + '.where', 'w').write(json.dumps([os.getcwd(), os.environ.get('IOLAB_HOME')]))\n"
     )
     path.chmod(0o755)
     return path
@@ -159,10 +174,13 @@ def test_cron_line_keeps_other_lines_and_lists_and_removes(tmp_path, plan):
     assert written == cron
     lines = cron.read_text().splitlines()
     assert lines[0] == "MAILTO=ops@example.org"
-    assert lines[2].startswith("*/30 * * * * root /usr/bin/flock -n -E 75 /run/lock/iolab.lock /usr/bin/iolab run '")
+    assert lines[2].startswith(
+        "*/30 * * * * root cd /srv/bench && IOLAB_HOME=/var/lib/iolab "
+        "/usr/bin/flock -n -E 75 /run/lock/iolab.lock /usr/bin/iolab run '"
+    )
     assert cron.read_text().endswith("\n")
     install(plan, "1d", "daily", ["/usr/bin/iolab", "run"], use_systemd=False, cron_file=cron, cron_user=None)
-    assert cron.read_text().splitlines()[-1].startswith("0 0 * * * /usr/bin/flock")
+    assert cron.read_text().splitlines()[-1].startswith("0 0 * * * cd /srv/bench && IOLAB_HOME=/var/lib/iolab /usr/")
     assert [(s.name, s.every, s.plan_path) for s in list_installed(tmp_path / "none", cron)] == [
         ("daily", "1d", plan),
         ("every-half-hour", "30m", plan),
@@ -180,12 +198,19 @@ def test_cron_refuses_an_interval_it_cannot_express(tmp_path, plan):
 @pytest.mark.skipif(FLOCK is None, reason="flock (util-linux) not installed")
 def test_cron_command_runs_with_its_arguments_intact_and_never_overlaps(tmp_path, plan, fake_iolab):
     cron, lock = tmp_path / "iolab.cron", tmp_path / "iolab.lock"
+    home, workdir = tmp_path / "it's 50% home", tmp_path / "work dir"  # quotes, % and spaces on purpose
+    workdir.mkdir()
     argv = [str(fake_iolab), "run", "--tag", 'it\'s 50% "done"']
-    install(plan, "1h", "q", argv, use_systemd=False, cron_file=cron, cron_user=None, lock_path=lock, flock=FLOCK)
+    target = str(tmp_path / "data dir")
+    settings = {"home": home, "workdir": workdir, "targets": [target], "lock_path": lock, "flock": FLOCK}
+    install(plan, "1h", "q", argv, use_systemd=False, cron_file=cron, cron_user=None, **settings)
     line = cron.read_text().splitlines()[-1]
     command = line.split(" ", 5)[5].replace("\\%", "%")  # what cron hands to sh: fields gone, \% unescaped
-    assert subprocess.run(["/bin/sh", "-c", command], timeout=30, check=False).returncode == 0
-    assert json.loads(Path(str(fake_iolab) + ".argv").read_text()) == ["run", "--tag", 'it\'s 50% "done"', str(plan)]
+    cron_env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}  # what cron gives a job: no IOLAB_HOME
+    assert subprocess.run(["/bin/sh", "-c", command], cwd="/", env=cron_env, timeout=30, check=False).returncode == 0
+    recorded = json.loads(Path(str(fake_iolab) + ".argv").read_text())
+    assert recorded == ["run", "--tag", 'it\'s 50% "done"', str(plan), target]
+    assert json.loads(Path(str(fake_iolab) + ".where").read_text()) == [str(workdir), str(home)]
     # While another run holds the lock, this one is skipped with exit code 75.
     with open(lock, "w") as held:
         subprocess.run([FLOCK, "-n", str(lock), "true"], check=True)  # lock is free
@@ -212,3 +237,49 @@ def test_systemd_detection_follows_the_runtime_directory(tmp_path, plan):
     assert schedule.systemd_available(tmp_path) is True
     assert schedule.systemd_available(tmp_path / "absent") is False
     assert os.path.isdir("/run/systemd/system") == schedule.systemd_available()
+
+
+def test_systemd_units_carry_the_home_the_working_directory_and_the_targets(tmp_path, plan):
+    units = tmp_path / "units"
+    home, workdir = Path('/var/lib/it\'s 50% "home"'), Path("/srv/50% bench")
+    argv = ["/opt/iolab/bin/iolab", "run", "--quiet", "--size", "128M"]
+    targets = ["/mnt/a b", "/dev/sdb"]
+    install(plan, "1h", "h", argv, home=home, workdir=workdir, targets=targets, unit_dir=units, use_systemd=True)
+    service = (units / "iolab-h.service").read_text()
+    assert 'Environment="IOLAB_HOME=/var/lib/it\'s 50%% \\"home\\""\n' in service  # % doubled, quotes escaped
+    assert "WorkingDirectory=/srv/50%% bench\n" in service
+    assert service.splitlines()[-1].endswith(f'run --quiet --size 128M "{plan}" "/mnt/a b" /dev/sdb')
+
+
+def test_prepare_writes_nothing_and_its_shell_line_runs_the_command_there(tmp_path, plan, fake_iolab):
+    units, home, workdir = tmp_path / "units", tmp_path / "home", tmp_path / "work"
+    workdir.mkdir()
+    entry = prepare(
+        plan,
+        "1h",
+        "dry",
+        [str(fake_iolab), "run", "--quiet"],
+        home=home,
+        workdir=workdir,
+        targets=[str(tmp_path)],
+        unit_dir=units,
+        use_systemd=True,
+        lock_path=tmp_path / "lock",
+        flock=FLOCK or "/usr/bin/flock",
+    )
+    assert not units.exists() and sorted(p.name for p in entry.files) == ["iolab-dry.service", "iolab-dry.timer"]
+    assert entry.shell_line().startswith(f"cd {workdir} && IOLAB_HOME={home} ")
+    if FLOCK is None:
+        return
+    done = subprocess.run(["/bin/sh", "-c", entry.shell_line()], cwd="/", env={"PATH": "/usr/bin:/bin"}, check=False)
+    assert done.returncode == 0
+    assert json.loads(Path(str(fake_iolab) + ".argv").read_text()) == ["run", "--quiet", str(plan), str(tmp_path)]
+    assert json.loads(Path(str(fake_iolab) + ".where").read_text()) == [str(workdir), str(home)]
+
+
+@pytest.mark.parametrize("place", ["home", "workdir", "targets"])
+def test_relative_places_are_refused_a_scheduled_run_starts_elsewhere(tmp_path, plan, place):
+    settings: dict = {"home": HOME, "workdir": WORKDIR, "targets": ["/mnt/data"]}
+    settings[place] = ["data"] if place == "targets" else Path("data")
+    with pytest.raises(UserError, match="data is not an absolute path"):
+        prepare(plan, "1h", "x", ["/usr/bin/iolab"], unit_dir=tmp_path / "units", use_systemd=True, **settings)

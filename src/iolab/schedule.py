@@ -1,6 +1,6 @@
 """Scheduled runs: a systemd timer, or a cron line where there is no systemd.
 
-Each schedule runs `iolab_argv + [plan]` under `flock -n` on one lock file
+Each schedule runs `iolab_argv + [plan, *targets]` under `flock -n` on one lock file
 shared by every schedule. One lock for all, not one per schedule: two
 benchmarks running at once on the same host measure each other, so a run
 that finds another still going is skipped (flock exits 75, EX_TEMPFAIL,
@@ -20,6 +20,14 @@ cron (no `/run/systemd/system`): one line per schedule in a cron.d-style
 file, after a `# iolab-schedule` marker line that names it. Only intervals
 that divide an hour or a day can be written as cron fields.
 
+A scheduled run must land where `iolab ls` and `iolab history` look, and
+find what the plan names as it was found when it was installed: neither
+systemd nor cron passes on the installer's environment or directory, so
+every schedule carries its `IOLAB_HOME` and working directory
+(`Environment=` and `WorkingDirectory=`; `cd DIR && IOLAB_HOME=...` in
+cron), both absolute. `Entry.shell_line` is the same command for a person
+to run by hand.
+
 Nothing here runs systemctl: `activation_commands` and
 `deactivation_commands` return the argv lists for the caller to run.
 
@@ -30,6 +38,7 @@ and knows nothing of the pipeline it starts.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,11 +137,25 @@ def _cron_quote(arg: str) -> str:
     return "'" + arg.replace("'", "'\\''").replace("%", "\\%") + "'"
 
 
-def _command(plan: Path, iolab_argv: list[str], lock_path: Path, flock: str) -> list[str]:
-    return [flock, "-n", "-E", str(BUSY_EXIT_CODE), str(lock_path), *iolab_argv, str(plan)]
+@dataclass(frozen=True)
+class Entry:
+    """What installing a schedule writes, before anything is written: `--dry-run` prints it, `write` writes it."""
+
+    name: str
+    kind: str  # "systemd" or "cron"
+    files: dict[Path, str]  # each file with its whole new text
+    command: list[str]  # what runs: flock, iolab, the plan, the targets
+    home: Path  # IOLAB_HOME of every run
+    workdir: Path
+
+    def shell_line(self) -> str:
+        """The scheduled command as one shell line: what a person runs to see what the schedule will do."""
+        return f"cd {shlex.quote(str(self.workdir))} && IOLAB_HOME={shlex.quote(str(self.home))} {shlex.join(self.command)}"
 
 
-def _check(plan_path: Path, every: str, name: str, iolab_argv: list[str]) -> tuple[Path, int]:
+def _check(
+    plan_path: Path, every: str, name: str, iolab_argv: list[str], places: list[Path], targets: list[str]
+) -> tuple[Path, int]:
     if not _NAME.match(name or ""):
         raise UserError(
             f"schedule name {name!r} is not usable: letters, digits, '.', '_' and '-', starting with a letter "
@@ -146,42 +169,68 @@ def _check(plan_path: Path, every: str, name: str, iolab_argv: list[str]) -> tup
     plan = Path(plan_path).expanduser().absolute()
     if not plan.is_file():
         raise UserError(f"plan {plan} does not exist; give the path of a plan file to run on schedule")
-    if any("\n" in part for part in [*iolab_argv, str(plan)]):
-        raise UserError("the scheduled command and plan path must not contain newlines")
+    for path in [*places, *map(Path, targets)]:
+        if not path.is_absolute():
+            raise UserError(f"{path} is not an absolute path: a scheduled run starts in a directory of its own")
+    if any("\n" in str(part) for part in [*iolab_argv, plan, *places, *targets]):
+        raise UserError("the scheduled command, its paths and targets must not contain newlines")
     return plan, seconds
 
 
-def install(
+def prepare(
     plan_path: Path,
     every: str,
     name: str,
     iolab_argv: list[str],
     *,
+    home: Path,
+    workdir: Path,
+    targets: list[str] | None = None,
     unit_dir: Path = SYSTEMD_UNIT_DIR,
     use_systemd: bool | None = None,
     cron_file: Path = CRON_FILE,
     cron_user: str | None = "root",
     lock_path: Path = LOCK_FILE,
     flock: str = FLOCK,
-) -> list[Path]:
-    """Write the files that run `iolab_argv + [plan]` every `every`; returns the files written.
+) -> Entry:
+    """The files that run `iolab_argv + [plan, *targets]` every `every` in `workdir` with IOLAB_HOME=`home`.
 
-    `use_systemd=None` decides by `systemd_available()`. Installing a name
-    again replaces that schedule. `cron_user=None` writes a user-crontab
-    line (no user field) instead of the cron.d format. The systemd units
-    still have to be loaded: run `activation_commands(name)`.
+    Nothing is written. `use_systemd=None` decides by `systemd_available()`. Installing a name again
+    replaces that schedule. `cron_user=None` writes a user-crontab line (no user field) instead of the
+    cron.d format. Targets, `home` and `workdir` must be absolute: the run starts elsewhere.
     """
-    plan, seconds = _check(plan_path, every, name, iolab_argv)
-    command = _command(plan, list(iolab_argv), Path(lock_path), flock)
+    targets = list(targets or [])
+    home, workdir = Path(home), Path(workdir)
+    plan, seconds = _check(plan_path, every, name, iolab_argv, [home, workdir], targets)
+    command = [flock, "-n", "-E", str(BUSY_EXIT_CODE), str(lock_path), *iolab_argv, str(plan), *targets]
     if use_systemd is None:
         use_systemd = systemd_available()
     if use_systemd:
-        return _install_systemd(plan, every, seconds, name, command, Path(unit_dir))
-    return [_install_cron(plan, every, seconds, name, command, Path(cron_file), cron_user)]
+        files = _systemd_units(plan, every, seconds, name, command, home, workdir, Path(unit_dir))
+        return Entry(name, "systemd", files, command, home, workdir)
+    text = _cron_text(plan, every, seconds, name, command, home, workdir, Path(cron_file), cron_user)
+    return Entry(name, "cron", {Path(cron_file): text}, command, home, workdir)
 
 
-def _install_systemd(plan: Path, every: str, seconds: int, name: str, command: list[str], unit_dir: Path) -> list[Path]:
+def write(entry: Entry) -> list[Path]:
+    """Write an entry's files (private: they hold the command); the systemd units still have to be loaded,
+    with `activation_commands(name)`."""
+    for path, text in entry.files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_private(path, text)
+    return list(entry.files)
+
+
+def _unit_value(value: str) -> str:
+    """A path or value for a unit setting that takes it whole: only systemd's specifiers (%) are escaped."""
+    return value.replace("%", "%%")
+
+
+def _systemd_units(
+    plan: Path, every: str, seconds: int, name: str, command: list[str], home: Path, workdir: Path, unit_dir: Path
+) -> dict[Path, str]:
     settings = f"X-Iolab-Every={every.strip()}\nX-Iolab-Plan={plan}\n"
+    environment = _unit_value(f"IOLAB_HOME={home}").replace("\\", "\\\\").replace('"', '\\"')
     service = (
         "[Unit]\n"
         f"Description=iolab scheduled run {name}\n"
@@ -190,6 +239,8 @@ def _install_systemd(plan: Path, every: str, seconds: int, name: str, command: l
         "After=local-fs.target network-online.target\n"
         "\n[Service]\n"
         "Type=oneshot\n"
+        f'Environment="{environment}"\n'
+        f"WorkingDirectory={_unit_value(str(workdir))}\n"
         f"ExecStart={' '.join(_systemd_quote(arg) for arg in command)}\n"
     )
     calendar = on_calendar(seconds)
@@ -207,11 +258,7 @@ def _install_systemd(plan: Path, every: str, seconds: int, name: str, command: l
         "\n[Install]\n"
         "WantedBy=timers.target\n"
     )
-    unit_dir.mkdir(parents=True, exist_ok=True)
-    paths = [unit_dir / f"iolab-{name}.service", unit_dir / f"iolab-{name}.timer"]
-    for path, text in zip(paths, (service, timer), strict=True):
-        write_private(path, text)  # systemd reads units as root; others have no need to see the command
-    return paths
+    return {unit_dir / f"iolab-{name}.service": service, unit_dir / f"iolab-{name}.timer": timer}
 
 
 def _cron_entries(cron_file: Path) -> list[tuple[str, str]]:
@@ -246,9 +293,18 @@ def _marker_fields(marker: str) -> dict[str, str]:
     return fields
 
 
-def _install_cron(
-    plan: Path, every: str, seconds: int, name: str, command: list[str], cron_file: Path, cron_user: str | None
-) -> Path:
+def _cron_text(
+    plan: Path,
+    every: str,
+    seconds: int,
+    name: str,
+    command: list[str],
+    home: Path,
+    workdir: Path,
+    cron_file: Path,
+    cron_user: str | None,
+) -> str:
+    """The cron file with this schedule's marker and line in place of any earlier one of the same name."""
     fields = cron_fields(seconds)
     if fields is None:
         raise UserError(
@@ -257,13 +313,12 @@ def _install_cron(
         )
     kept, _ = _without(cron_file, name)
     user = f"{cron_user} " if cron_user else ""
+    where = f"cd {_cron_quote(str(workdir))} && IOLAB_HOME={_cron_quote(str(home))}"
     kept += [
         f"{_MARKER}name={name} every={every.strip()} plan={plan}",
-        f"{fields} {user}{' '.join(_cron_quote(arg) for arg in command)}",
+        f"{fields} {user}{where} {' '.join(_cron_quote(arg) for arg in command)}",
     ]
-    cron_file.parent.mkdir(parents=True, exist_ok=True)
-    write_private(cron_file, "\n".join(kept) + "\n")  # cron ignores a last line without a newline
-    return cron_file
+    return "\n".join(kept) + "\n"  # cron ignores a last line without a newline
 
 
 def activation_commands(name: str) -> list[list[str]]:

@@ -7,6 +7,8 @@ edited from the step on: history must find the step and name the setting.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import random
 
@@ -85,7 +87,7 @@ def test_a_failed_run_counts_as_zero_and_makes_the_window_unhealthy(iolab_home):
     assert series["failed_runs"] == 1
     assert series["health"]["state"] == "unhealthy" and series["health"]["cov"] > 0.08
     proc = iolab("history")
-    assert "1 run(s) failed or were interrupted" in proc.stdout
+    assert "1 run failed or was interrupted" in proc.stdout
     # The change point is still found: failures are left out of the change-point search.
     assert [cp["run"] for cp in series["change_points"]] == [ids[STEP_AT]]
 
@@ -124,8 +126,12 @@ def test_csv_and_json_export_hold_every_point(iolab_home, tmp_path):
     proc = iolab("export", "--csv", str(csv_path), "--json", str(json_path))
     assert proc.returncode == 0, proc.stderr
     assert len(csv_path.read_text().splitlines()) == RUNS + 1
+    rows = list(csv.DictReader(io.StringIO(csv_path.read_text())))
+    assert rows[0]["run_started"] == "2026-01-01T00:00:00+00:00" and rows[-1]["run_started"].startswith("2026-01-03T21")
+    assert rows[0]["kernel"] and rows[0]["host"] and len({row["workload"] for row in rows}) == 1
     document = json.loads(json_path.read_text())
     assert len(document["runs"]) == RUNS and len(document["points"]) == RUNS
+    assert document["runs"][0]["started"] == rows[0]["run_started"] and document["runs"][0]["environment"]["kernel"]
     assert_clean_error(iolab("export"))
     assert_clean_error(iolab("export", "--csv", str(tmp_path / "missing-dir" / "x.csv")))
 
@@ -149,14 +155,14 @@ def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_
 
     store = open_store(iolab_home)
     for run_id in ids[:10]:
-        add_tags(store, run_id, ["before"])
+        add_tags(store, [run_id], ["before"])
     for run_id in ids[-10:]:
-        add_tags(store, run_id, ["after"])
+        add_tags(store, [run_id], ["after"])
     store.close()
     proc = iolab("compare", "tag:before", "tag:after", "--html", str(page))
     assert proc.returncode == 0, proc.stderr
     html = page.read_text()
-    assert 'id="chart-comparison-bars"' in html and "95% CI of the mean" in html
+    assert 'id="chart-comparison-bars"' in html and "bars: median of the repeats" in html
     assert "slower -10." in html or "slower -9." in html
 
 
@@ -168,3 +174,56 @@ def test_show_prints_a_runs_tags_and_notes_as_written(iolab_home):
     assert shown.returncode == 0, shown.stderr
     assert "tags: baseline" in shown.stdout
     assert "note: after BIOS 2.1 [red]not markup[/red] <b>" in shown.stdout
+
+
+def test_compare_takes_ranges_lists_and_time_windows_for_each_side(iolab_home):
+    ids = build_history(iolab_home)
+    before, after = f"{ids[0]}-{ids[9]}", f"{ids[-10]}-{ids[-1]}"
+    by_range = json.loads(iolab("compare", before, after, "--json").stdout)
+    assert by_range["a"]["runs"] == ids[:10] and by_range["b"]["runs"] == ids[-10:]
+    (row,) = by_range["workloads"]
+    assert row["verdict"] == "slower" and row["change"] == pytest.approx(-0.10, abs=0.02)
+    # The same runs by the hours they started (hourly from 2026-01-01 00:00 UTC), and as a list.
+    by_time = json.loads(iolab("compare", "..2026-01-01T09:00Z", "2026-01-03T12:00Z..", "--json").stdout)
+    assert by_time["a"]["runs"] == ids[:10] and by_time["b"]["runs"] == ids[-10:]
+    listed = json.loads(iolab("compare", f"{ids[0]},{ids[1]}-{ids[9]}", after, "--json").stdout)
+    assert listed["a"]["runs"] == ids[:10]
+    # --since/--until narrow both sides: the last 10 runs against the 10 before them.
+    narrowed = iolab("compare", f"1-{ids[59]}", f"{ids[60]}-{ids[-1]}", "--since", "2026-01-03T02:00Z", "--json")
+    document = json.loads(narrowed.stdout)
+    assert document["a"]["runs"] == ids[50:60] and document["b"]["runs"] == ids[60:]
+    assert document["a"]["label"] == f"1-{ids[59]} (since 2026-01-03T02:00Z)"
+
+
+def test_compare_refuses_what_is_not_a_selection_in_one_line(iolab_home):
+    ids = build_history(iolab_home)
+    assert "runs backwards" in assert_clean_error(iolab("compare", f"{ids[9]}-{ids[0]}", str(ids[-1])))
+    assert "not a run selection" in assert_clean_error(iolab("compare", "6-13x", str(ids[-1])))
+    assert "is not a date or time" in assert_clean_error(iolab("compare", "1-5", "6-10", "--since", "yesterday"))
+    assert "on both sides" in assert_clean_error(iolab("compare", f"{ids[0]}-{ids[9]}", f"{ids[5]}-{ids[15]}"))
+    assert "no run of" in assert_clean_error(iolab("compare", "1-5", "6-10", "--until", "2025-12-31"))
+
+
+def test_tag_and_note_take_several_runs_and_refuse_a_run_written_as_a_tag(iolab_home):
+    from iolab.store.tags import add_tags
+
+    ids = build_history(iolab_home)
+    tagged = iolab("tag", f"{ids[0]}-{ids[2]}", "before", "baseline")
+    assert tagged.returncode == 0, tagged.stderr
+    assert f"3 runs ({ids[0]}, {ids[1]}, {ids[2]})" in tagged.stdout
+    assert [r["id"] for r in json.loads(iolab("ls", "--tag", "before", "--json").stdout)] == ids[2::-1]
+    # The old form read `7 8` as tags of run 6: refused, saying how to write it, and nothing is tagged.
+    refused = assert_clean_error(iolab("tag", str(ids[5]), str(ids[6]), str(ids[7]), "after"))
+    assert f"`iolab tag {ids[5]},{ids[6]},{ids[7]} after`" in refused
+    assert json.loads(iolab("ls", "--tag", "after", "--json").stdout) == []
+    assert iolab("tag", f"{ids[0]},{ids[2]}", "before", "--remove").returncode == 0
+    # A tag the old form left (run 6 tagged "7") can still be taken off.
+    store = open_store(iolab_home)
+    add_tags(store, [ids[5]], [str(ids[6])])
+    store.close()
+    assert iolab("tag", str(ids[5]), str(ids[6]), "--remove").returncode == 0
+    assert [r["id"] for r in json.loads(iolab("ls", "--tag", "before", "--json").stdout)] == [ids[1]]
+    noted = iolab("note", f"{ids[3]}-{ids[4]}", "after the BIOS update")
+    assert noted.returncode == 0 and f"note added to 2 runs ({ids[3]}, {ids[4]})" in noted.stdout
+    runs = {r["id"]: r for r in json.loads(iolab("ls", "--limit", str(RUNS), "--json").stdout)}
+    assert runs[ids[3]]["notes"] == runs[ids[4]]["notes"] == ["after the BIOS update"]

@@ -52,3 +52,21 @@ def test_cli_rejects_bad_host_options(tmp_path):
     assert "cannot read host file" in assert_clean_error(proc)
     proc = iolab("run", str(tmp_path), "--hosts", "a", "--on-host-failure", "retry")
     assert "use one of continue, stop" in assert_clean_error(proc)
+
+
+@pytest.mark.parametrize(
+    ("path", "device"),
+    [
+        ("/dev/nvme0n1", True),
+        ("/dev/disk/by-id/nvme-eui.0025", True),
+        ("/dev/shm", False),
+        ("/dev/shm/iolab", False),
+        ("/dev/hugepages/", False),
+        ("/dev/shmem", True),
+        ("/mnt/data", False),
+    ],
+)
+def test_a_path_under_dev_is_a_device_unless_it_is_a_ram_directory(path, device):
+    from iolab.cluster.cluster import is_device_path
+
+    assert is_device_path(path) is device

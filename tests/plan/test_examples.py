@@ -19,6 +19,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
         ("matrix-zip-exclude.toml", 10),
         ("mixed.fio", 2),
         ("jobfile-sweep.toml", 8),
+        ("scheduler-ab.toml", 6),
     ],
 )
 def test_example_expands(name, count):

@@ -85,8 +85,8 @@ def page(tmp_path_factory) -> dict:
     from iolab.store.tags import add_note, add_tags
 
     store = open_store(home)
-    add_note(store, int(runs[0]), f"firmware 2.1 {HOSTILE}")
-    add_tags(store, int(runs[0]), ["baseline"])
+    add_note(store, [int(runs[0])], f"firmware 2.1 {HOSTILE}")
+    add_tags(store, [int(runs[0])], ["baseline"])
     store.close()
     has_array = loop_skip_reason() is None and _array(home)
     if has_array:

@@ -13,6 +13,7 @@ from iolab.report.csv_output import points_csv
 from iolab.report.json_output import points_json, record_dict
 from iolab.report.markdown import code_span, escape_text, render_markdown
 from iolab.store.queries import point_samples
+from iolab.views.export import ExportedRun, load_export
 from iolab.views.tables import UNITS_NOTE, build_report
 
 pytestmark = requires_fio
@@ -83,9 +84,13 @@ def test_failed_point_is_listed_under_its_markdown_table(bs_sweep):
         assert f"| {record.point.options['bs']} | - | {record.status} |" in text
 
 
+def _exported(*stored: StoredRun) -> list[ExportedRun]:
+    return [exported for s in stored for exported in load_export(s.store, [s.run.id])]
+
+
 def test_csv_has_one_row_per_point_and_direction_with_the_stores_numbers(qd_sweep, bs_sweep):
     records = qd_sweep.records + bs_sweep.records
-    rows = list(csv.DictReader(io.StringIO(points_csv(records))))
+    rows = list(csv.DictReader(io.StringIO(points_csv(_exported(qd_sweep, bs_sweep)))))
     expected = [(r, d) for r in records for d in (r.result.directions.values() if r.result else [None])]
     assert len(rows) == len(expected)
     for row, (record, direction) in zip(rows, expected, strict=True):
@@ -106,13 +111,16 @@ def test_csv_has_one_row_per_point_and_direction_with_the_stores_numbers(qd_swee
             assert float(row[column]) == lat.percentiles[p]
         assert float(row["usr_cpu"]) == record.result.usr_cpu and int(row["jobs"]) == record.result.jobs
     assert {"fio_iodepth", "fio_numjobs", "fio_bs", "fio_description"} <= set(rows[0])
+    # A real run's snapshot: every row knows the kernel and the target's file system.
+    assert all(row["kernel"] and row["fs_type"] and row["mount_point"] and row["run_started"] for row in rows)
 
 
 def test_json_holds_every_point_with_its_run_id_as_show_exports_it(qd_sweep, bs_sweep):
     records = qd_sweep.records + bs_sweep.records
-    document = json.loads(points_json([qd_sweep.run, bs_sweep.run], records))
+    document = json.loads(points_json(_exported(qd_sweep, bs_sweep)))
     assert [run["id"] for run in document["runs"]] == [qd_sweep.run.id, bs_sweep.run.id]
     assert len(document["points"]) == len(records)
     for point, record in zip(document["points"], records, strict=True):
-        assert point["run_id"] == record.run_id
-        assert {k: v for k, v in point.items() if k != "run_id"} == json.loads(json.dumps(record_dict(record)))
+        assert point["run_id"] == record.run_id and len(point["workload"]) == 16
+        own = {k: v for k, v in point.items() if k not in ("run_id", "workload")}
+        assert own == json.loads(json.dumps(record_dict(record)))

@@ -60,7 +60,8 @@ def test_report_of_a_sweep_prints_the_qd_table(qd_sweep):
 def test_bad_input_exits_2_with_a_short_message(qd_sweep, tmp_path):
     env = {"IOLAB_HOME": str(qd_sweep.home)}
     assert "there is no run 999" in assert_clean_error(iolab("report", "999", env=env))
-    assert "not a run id" in assert_clean_error(iolab("report", "nope", env=env))
+    assert "is not a run selection: give a run id" in assert_clean_error(iolab("report", "nope", env=env))
+    assert "runs backwards" in assert_clean_error(iolab("report", "5-2", env=env))
     unwritable = tmp_path / "missing-dir" / "report.md"
     assert "cannot write the report" in assert_clean_error(
         iolab("report", "last", "-f", "md", "-o", str(unwritable), env=env)

@@ -283,7 +283,7 @@ def test_history_states_title_latest_health_failures_and_each_change_with_its_ca
         "seq-read on /data @ vm (bandwidth, 4 runs)",
         f"  latest 400 MB/s at {_local(T0 + 3 * HOUR)} (run 14)",
         "  rolling 48 h: mean 352 MB/s, COV 12.0% over 4 runs (target 8%): insufficient",
-        "  1 run(s) failed or were interrupted (counted as 0 throughput)",
+        "  1 run failed or was interrupted (counted as 0 throughput)",
         f"  change: -20.8% from {_local(T0 + 3 * HOUR)} (run 14, p=0.004); host: kernel 6.1 -> 6.8",
         "",
     ]
@@ -294,7 +294,7 @@ def test_a_history_without_health_or_changes_says_so_and_a_nan_latest_value_is_a
     latest_failed = SeriesHistory(_series([300 * MB, math.nan], [6, 7]), None, [], 0)
     lines = history_text([quiet, latest_failed]).splitlines()
     assert lines == [
-        "seq-read on /data @ vm (bandwidth, 1 runs)",
+        "seq-read on /data @ vm (bandwidth, 1 run)",
         f"  latest 300 MB/s at {_local(T0)} (run 5)",
         "  no change points",
         "",

@@ -85,12 +85,50 @@ def test_identical_devices_on_a_busy_host_raise_no_alarm_but_the_interference_is
     assert any(f["rule_id"] == "TEL-INTERFERENCE" and "python" in f["title"] for f in shown["findings"])
 
 
-def test_a_dry_run_of_an_array_lists_its_points_and_writes_nothing():
+def test_a_dry_run_of_an_array_lists_its_devices_sets_and_points_and_writes_nothing():
     with loop_devices(3) as devices:
-        proc = iolab("run", "--dry-run", "--devices", ",".join(d.path for d in devices))
+        paths = ",".join(d.path for d in devices)
+        proc = iolab("run", "--dry-run", "--devices", paths)
+        chosen = iolab("run", "--dry-run", "--devices", paths, "--array-modes", "scaling", "--subsets", "leave-one-out")
     assert proc.returncode == 0, proc.stderr
+    first, second, third = (d.name for d in devices)
+    assert proc.stderr.startswith(f"array: 3 devices in this order: {first} ... {third}\n")
+    assert f"  x2: 2 devices ({first}, {second})\n" in proc.stderr
     assert "seqread-1m-qd32-together on 3 devices" in proc.stderr and "-alone-" in proc.stderr
     assert "writes: nothing: reads only" in proc.stderr and "scratch" not in proc.stderr
+    assert proc.stderr.endswith("5 points, estimated 64 s\n")
+    assert chosen.returncode == 0, chosen.stderr
+    lines = chosen.stderr.splitlines()
+    assert lines[1:4] == [
+        f"  without-{first}: 2 devices ({second}, {third})",
+        f"  without-{second}: 2 devices ({first}, {third})",
+        f"  x2: 2 devices ({first}, {second})",
+    ]
+    assert lines[-1] == "3 points, estimated 39 s"
+
+
+def test_leave_one_out_names_each_set_in_the_scaling_table():
+    with loop_devices(3) as devices:
+        proc = iolab(
+            "run",
+            "--devices",
+            ",".join(d.path for d in devices),
+            "--array-modes",
+            "scaling",
+            "--subsets",
+            "1,leave-one-out",
+            "--runtime",
+            "1",
+            "--ramp",
+            "0",
+        )
+    assert proc.returncode == 0, proc.stderr
+    scaling = proc.stdout[proc.stdout.index("Scaling") :]
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in scaling.splitlines() if line.startswith("│")]
+    first, second, third = (d.name for d in devices)
+    assert [row[0] for row in rows] == ["1", "2", "2", "2"]
+    assert rows[0][4] == f"alone-{first}"  # the set of one: the first drive alone, the reference
+    assert sorted(row[4] for row in rows[1:]) == sorted([f"without-{first}", f"without-{second}", "x2"])
 
 
 def test_subset_scaling_on_four_devices_prints_the_table():
@@ -123,6 +161,10 @@ def test_subset_scaling_on_four_devices_prints_the_table():
 
 def test_devices_and_targets_together_is_a_clear_error(tmp_path):
     assert "not both" in assert_clean_error(iolab("run", str(tmp_path), "--devices", "/dev/loop0,/dev/loop1"))
+
+
+def test_subsets_without_devices_is_a_clear_error(tmp_path):
+    assert "--devices" in assert_clean_error(iolab("run", str(tmp_path), "--subsets", "2", "--dry-run"))
 
 
 def test_a_glob_matching_nothing_is_a_clear_error():

@@ -134,11 +134,34 @@ def test_an_adaptive_search_is_flagged_as_open_ended(directory):
     request = RunRequest(plan="qd-sweep", targets=[str(directory)], size=SIZE, settings={"adaptive": True})
     planned = dry_run(request)
     assert planned.points == []  # every point is chosen while running
+    # per search (4k random, 128k sequential): QD 1, 4, 16, 64, 256, two bisections, then 1..16 jobs doubling
+    assert planned.chosen_max == 2 * (5 + 2 + 5)
     assert planned.open_ended == [
-        "points chosen while running (adaptive search, latency curve or steady-state rounds): "
+        "points chosen while running on each target (adaptive queue-depth search: up to 24): "
         "the estimate counts them at their cap"
     ]
     assert planned.seconds > RUN_OVERHEAD_S
+    assert planned.summary.startswith("0 fixed points and up to 24 chosen while running, estimated ")
+
+
+def test_adaptive_repeats_preview_their_cap_beside_the_fixed_points(directory):
+    plan = directory.parent / "adaptive.toml"
+    plan.write_text(
+        '[options]\nrw = "randread"\nbs = "4k"\nruntime = 1\ntime_based = true\n'
+        "[repeat]\ncount = 3\nadaptive = true\nmax = 8\ncov_target = 0.02\n"
+    )
+    planned = dry_run(RunRequest(plan=str(plan), targets=[str(directory)], size=SIZE))
+    assert len(planned.points) == 3 and planned.chosen_max == 8 - 3
+    assert planned.open_ended == [
+        "adaptive repeats: each point runs 3 to 8 times, until the COV of its runs is under 2%; the estimate counts 3"
+    ]
+    assert planned.summary.startswith("3 fixed points and up to 5 chosen while running, estimated ")
+
+
+def test_one_point_is_one_point():
+    from iolab.runner.dryrun import DryRun
+
+    assert DryRun(points=[], seconds=64).summary == "0 points, estimated 64 s"
 
 
 def test_an_adaptive_search_on_a_directory_still_says_it_writes_a_scratch_file(directory):
@@ -150,3 +173,21 @@ def test_an_adaptive_search_on_a_directory_still_says_it_writes_a_scratch_file(d
 def test_a_missing_target_is_refused_before_anything_is_planned(tmp_path):
     with pytest.raises(UserError, match="no such file, directory or device"):
         dry_run(RunRequest(plan="quick", targets=[str(tmp_path / "absent")]))
+
+
+def test_a_plan_that_names_its_size_gets_a_scratch_file_of_that_size_without_size_given(tmp_path, directory):
+    plan = tmp_path / "sized.toml"
+    plan.write_text(
+        'name = "sized"\n[options]\nsize = "128M"\nruntime = 1\ntime_based = true\n'
+        '[[workloads]]\nname = "r"\noptions = { rw = "randread" }\n'
+        '[[workloads]]\nname = "w"\noptions = { rw = "randwrite", size = "96M", offset = "32M" }\n'
+    )
+    planned = dry_run(RunRequest(plan=str(plan), targets=[str(directory)]))
+    (target,) = {p.target for p in planned.points}
+    assert target.scratch and target.size_bytes == 128 << 20
+    (write,) = planned.writes
+    assert _scratch_write(directory, "128.0 MiB").fullmatch(write)
+    # --size still sizes it, never below what a workload reaches
+    assert dry_run(RunRequest(plan=str(plan), targets=[str(directory)], size=SIZE)).points[0].target.size_bytes == (
+        128 << 20
+    )

@@ -68,7 +68,7 @@ def test_many_hosts_need_a_target_every_host_has():
 
 def test_many_hosts_write_a_job_file_each_and_sum_what_came_back(tmp_path):
     executor = _hosts(None, None, None)
-    target = executor.target(str(tmp_path), allow_write=False, size=2**20)
+    target = executor.target(str(tmp_path), allow_write=False, size=2**20, scratch=2**20)
     assert target.hosts == ("h0", "h1", "h2") and target.scratch
     assert "on each of 3 hosts" in executor.scratch_name(target)
     parsed = parse_output((DATA / "client-server-3hosts.json").read_text())

@@ -1,6 +1,6 @@
 """A job's own file and size, as a job file writes them: what iolab makes, how large, and what it refuses.
 
-Unit tests of `resolve_target`, `job_size` and the scratch records of a job's file; no fio runs here.
+Unit tests of `resolve_target` and the scratch records of a job's file; no fio runs here.
 """
 
 from __future__ import annotations
@@ -11,22 +11,20 @@ from pathlib import Path
 import pytest
 
 from iolab.errors import UserError
-from iolab.models import Workload
 from iolab.runner import scratch
-from iolab.runner.execute import job_size
-from iolab.runner.targets import DEFAULT_SCRATCH, resolve_target
+from iolab.runner.targets import resolve_target
 from iolab.store.db import open_store
 from iolab.store.queries import open_scratch
 
 
 def test_a_file_a_job_names_that_does_not_exist_is_made_at_the_jobs_size(tmp_path):
     new = tmp_path / "mine.dat"
-    target = resolve_target(str(new), create=True, job_size=16 << 20)
+    target = resolve_target(str(new), create=True, scratch=16 << 20)
     assert (target.kind, target.filename, target.size_bytes) == ("file", str(new), 16 << 20)
     assert target.scratch and target.writable and not new.exists()  # made by the run, recorded first
     assert target.identity_filename == str(new)  # its own name, not the scratch file's stand-in
     with pytest.raises(UserError, match="no such file, directory or device"):
-        resolve_target(str(new), job_size=16 << 20)  # a command-line target is never made: a typo stays one
+        resolve_target(str(new), scratch=16 << 20)  # a command-line target is never made: a typo stays one
 
 
 @pytest.mark.parametrize(
@@ -41,32 +39,15 @@ def test_a_file_a_job_names_that_does_not_exist_is_made_at_the_jobs_size(tmp_pat
 def test_a_new_file_is_refused_where_fio_would_make_it_unasked(tmp_path, path, size, message):
     (tmp_path / "dangling").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(UserError, match=message):
-        resolve_target(path.format(tmp=tmp_path), create=True, job_size=size)
+        resolve_target(path.format(tmp=tmp_path), create=True, scratch=size)
     assert not (tmp_path / "elsewhere").exists()
-
-
-def test_a_directory_gets_a_scratch_file_as_large_as_its_jobs_ask(tmp_path):
-    assert resolve_target(str(tmp_path), job_size=48 << 20).size_bytes == 48 << 20
-    assert resolve_target(str(tmp_path), size=64 << 20, job_size=48 << 20).size_bytes == 64 << 20  # --size wins
-    assert resolve_target(str(tmp_path)).size_bytes <= DEFAULT_SCRATCH
 
 
 def test_an_existing_file_is_used_as_it_is_whatever_the_jobs_size(tmp_path):
     data = tmp_path / "data.bin"
     data.write_bytes(b"x" * 8192)
-    target = resolve_target(str(data), create=True, job_size=1 << 30)
+    target = resolve_target(str(data), create=True, scratch=1 << 30)
     assert (target.size_bytes, target.scratch, target.writable) == (8192, False, False)
-
-
-def test_job_size_is_the_largest_extent_unless_one_job_leaves_it_to_the_target():
-    def w(**options: str) -> Workload:
-        return Workload("j", dict(options))
-
-    assert job_size([w(size="16m"), w(size="8m", offset="12m"), w(filesize="4m")]) == 20 << 20
-    assert job_size([w(size="16m"), w(rw="read")]) is None
-    assert job_size([w(size="50%")]) is None
-    assert job_size([w(ioengine="filecreate", filesize="4k")]) is None
-    assert job_size([]) is None
 
 
 def test_a_jobs_file_is_removed_only_while_it_is_the_very_file_iolab_made(tmp_path, iolab_home):

@@ -49,7 +49,7 @@ def _processes(marker: str) -> dict[str, list[int]]:
     return found
 
 
-def _kill_at(moment: float, marker: str, target, plan) -> None:
+def _kill_at(moment: float, marker: str, target, plan, tmpdir) -> None:
     """Start a run and SIGKILL iolab `moment` s after its fio starts (or as its keeper starts when negative)."""
     proc = subprocess.Popen(
         [
@@ -68,7 +68,7 @@ def _kill_at(moment: float, marker: str, target, plan) -> None:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env={**os.environ, "IOLAB_KILL_TEST": marker},
+        env={**os.environ, "IOLAB_KILL_TEST": marker, "TMPDIR": str(tmpdir)},
     )
     wanted = "keeper" if moment < 0 else "fio"
     deadline = time.monotonic() + 60
@@ -86,10 +86,12 @@ def test_sigkill_at_any_moment_leaves_no_fio_and_the_next_run_cleans_up(tmp_path
     target.mkdir()
     plan = tmp_path / "w.toml"
     plan.write_text(PLAN)
+    tmpdir = tmp_path / "tmp"  # where iolab makes each fio run's job file and output
+    tmpdir.mkdir()
     survivors = []
     for number, moment in enumerate(MOMENTS):
         marker = f"{os.getpid()}-{number}"
-        _kill_at(moment, marker, target, plan)
+        _kill_at(moment, marker, target, plan, tmpdir)
         deadline = time.monotonic() + 2.0
         while any(_processes(marker).values()) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -99,6 +101,7 @@ def test_sigkill_at_any_moment_leaves_no_fio_and_the_next_run_cleans_up(tmp_path
             for pid in left["fio"] + left["keeper"]:
                 os.kill(pid, signal.SIGKILL)
     assert survivors == [], f"processes alive 2 s after iolab was killed: {survivors}"
+    assert list(tmpdir.iterdir()) == []  # each run's temporary directory removed by its keeper
 
     runs = json.loads(iolab("ls", "--json").stdout)
     assert len(runs) == 1 and runs[0]["status"] == "interrupted"  # one plan, resumed by every new start

@@ -233,8 +233,12 @@ def test_adaptive_qd_sweep_on_a_loop_device_brackets_the_knee():
         peak = [f for f in outcome.findings if f.rule_id == "RES-QD-PEAK" and f.subject == base]
         assert len(peak) == 1 and f"at QD{best['iodepth']} x {best.get('numjobs', '1')} job" in peak[0].title
         assert peak[0].evidence["configurations measured"] == str(len(mine))
+        # a knee needs three depths at one job; a host too busy for QD4 to pay stops the climb at two
         knee = [f for f in outcome.findings if f.rule_id == "RES-QD-KNEE" and f.subject == base]
-        assert len(knee) == 1 and knee[0].title.startswith(f"{base}: queue-depth knee at QD ")
+        if len(single) >= 3:
+            assert len(knee) == 1 and knee[0].title.startswith(f"{base}: queue-depth knee at QD ")
+        else:
+            assert knee == [], single
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))

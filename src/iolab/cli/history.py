@@ -38,9 +38,23 @@ def _fraction(text: str, option: str) -> float:
 @app.command()
 def compare(
     side_a: Annotated[
-        str, typer.Argument(metavar="A", help="Run id, `last`, or `tag:NAME` (every run with that tag).")
+        str,
+        typer.Argument(
+            metavar="A",
+            help="Runs: an id, `last`, a range 6-13, a list 1,4,7, `tag:NAME`, or a window 2025-06-01..2025-06-07.",
+        ),
     ],
-    side_b: Annotated[str, typer.Argument(metavar="B", help="Run id, `last`, or `tag:NAME`.")],
+    side_b: Annotated[str, typer.Argument(metavar="B", help="Runs, written as for A.")],
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="WHEN", help="Only runs started then or later, on both sides (ISO date/time)."),
+    ] = None,
+    until: Annotated[
+        str | None,
+        typer.Option(
+            "--until", metavar="WHEN", help="Only runs started up to then (a date: its whole day), on both sides."
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="text or md (Markdown).")] = "text",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
     fail_on_regression: Annotated[
@@ -63,24 +77,34 @@ def compare(
         Path | None, typer.Option("--png", metavar="DIR", help="Also write its chart as PNG into DIR.")
     ] = None,
 ) -> None:
-    """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host."""
+    """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host.
+
+    Each side is one or more runs (`iolab compare 1-5 6-10`, `iolab compare tag:before tag:after`); every
+    repeat of every run of a side is one sample. A run may not be on both sides.
+    """
     from rich.console import Console
 
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
-    from iolab.store.tags import resolve_runs
+    from iolab.store.selection import select_runs, window
     from iolab.views.comparison import compare_runs
 
     if fmt not in ("text", "md"):
         raise UserError(f"--format {fmt!r}: choose text or md")
     threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
+    narrow = window(since, until)
     store = open_store(for_reading=True)
-    runs_a, runs_b = resolve_runs(store, side_a), resolve_runs(store, side_b)
+    runs_a, runs_b = select_runs(store, side_a, narrow), select_runs(store, side_b, narrow)
+    both = sorted(set(runs_a) & set(runs_b))
+    if both:
+        shown = ", ".join(map(str, both[:5])) + (" ..." if len(both) > 5 else "")
+        raise UserError(f"run(s) {shown} are on both sides ({side_a} and {side_b}): a run can be on one side only")
     warn_unreadable(store, [*runs_a, *runs_b])
-    result = compare_runs(store, side_a, runs_a, side_b, runs_b)
+    label_a, label_b = (f"{side} ({narrow.text})" if narrow else side for side in (side_a, side_b))
+    result = compare_runs(store, label_a, runs_a, label_b, runs_b)
     if not result.rows:
         raise UserError(
-            f"{side_a} and {side_b} have no workload in common (same name, options and target): nothing to compare"
+            f"{label_a} and {label_b} have no workload in common (same name, options and target): nothing to compare"
         )
     if html is not None or png is not None:
         from iolab.cli.report import write_html
@@ -202,14 +226,14 @@ def export(
         from iolab.private import write_private
         from iolab.report.csv_output import points_csv
         from iolab.report.json_output import points_json
-        from iolab.store.queries import list_runs, run_points
+        from iolab.store.queries import list_runs
+        from iolab.views.export import load_export
 
-        runs = list(reversed(list_runs(store)))
-        records = [record for run in runs for record in run_points(store, run.id)]
+        runs = load_export(store, [run.id for run in reversed(list_runs(store))])
         if csv_file is not None:
-            _write(csv_file, lambda path: write_private(path, points_csv(records)))
+            _write(csv_file, lambda path: write_private(path, points_csv(runs)))
         if json_file is not None:
-            _write(json_file, lambda path: write_private(path, points_json(runs, records)))
+            _write(json_file, lambda path: write_private(path, points_json(runs)))
 
 
 def _write(path: Path, write: Callable[[Path], object]) -> None:

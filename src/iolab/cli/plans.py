@@ -42,7 +42,7 @@ def presets() -> None:
 @plan_app.command("check")
 def check(file: Path = typer.Argument(..., help="A TOML plan (*.toml) or a fio job file.")) -> None:
     """Validate a plan and print the points it expands to (exit 2 on errors)."""
-    from iolab.plan.effects import plan_commands, plan_writes
+    from iolab.plan.effects import plan_commands, plan_settings, plan_writes
     from iolab.plan.estimate import estimate_seconds
     from iolab.plan.planfile import load_plan
 
@@ -62,11 +62,15 @@ def check(file: Path = typer.Argument(..., help="A TOML plan (*.toml) or a fio j
     )
     typer.echo(f"targets: {', '.join(plan.targets) if plan.targets else '(from the command line)'}")
     for workload in plan.workloads:
-        options = " ".join(f"{k}={v}" if v != "" else k for k, v in workload.options.items())
+        options = " ".join(
+            f"{k}={v}" if v != "" else k for k, v in {**workload.options, **workload.host_settings}.items()
+        )
         where = f" @ {workload.target}" if workload.target else ""
         typer.echo(f"  {workload.name}{where}: {options}")
     for line in plan_writes(plan) or ["nothing but a scratch file in each directory target (removed afterwards)"]:
         typer.echo(f"writes: {line}")
     for line in plan_commands(plan):
         typer.echo(f"runs: {line} (only with --allow-commands)")
+    for line in plan_settings(plan):
+        typer.echo(f"changes: {line} (only with --allow-host-changes; put back afterwards)")
     typer.echo(f"estimated duration: {_duration(estimate_seconds(plan))}")

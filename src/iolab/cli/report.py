@@ -29,7 +29,13 @@ class ReportFormat(str, Enum):
 
 @app.command()
 def report(
-    runs: Annotated[list[str], typer.Argument(help="Run ids from `iolab ls`, or `last`.", show_default=False)],
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Runs: ids from `iolab ls`, `last`, ranges 6-13, tag:NAME, windows 2025-06-01..2025-06-07.",
+            show_default=False,
+        ),
+    ],
     fmt: Annotated[
         ReportFormat,
         typer.Option("--format", "-f", help="table (terminal), md (GitHub Markdown), csv or json (every point)."),
@@ -58,27 +64,26 @@ def report(
     from iolab.report.terminal import PLAIN_WIDTH, print_run_reports
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
-    from iolab.store.queries import get_run, resolve_run_id, run_points
+    from iolab.store.queries import get_run, run_points
+    from iolab.store.selection import select_runs
     from iolab.views.run import run_report
 
     store = open_store(for_reading=True)
-    run_ids = list(dict.fromkeys(resolve_run_id(store, ref) for ref in runs))
+    run_ids = list(dict.fromkeys(run_id for ref in runs for run_id in select_runs(store, ref)))
     warn_unreadable(store, run_ids)
     if html is not None or png is not None:
         write_html(store, run_ids, html, png)
         if output is None and fmt is ReportFormat.table:
             return
-    loaded = [(get_run(store, run_id), run_points(store, run_id)) for run_id in run_ids]
-    if fmt is ReportFormat.csv:
+    if fmt in (ReportFormat.csv, ReportFormat.json):
         from iolab.report.csv_output import points_csv
-
-        text = points_csv([record for _, records in loaded for record in records])
-    elif fmt is ReportFormat.json:
         from iolab.report.json_output import points_json
+        from iolab.views.export import load_export
 
-        text = points_json([run for run, _ in loaded], [record for _, records in loaded for record in records])
+        exported = load_export(store, run_ids)
+        text = points_csv(exported) if fmt is ReportFormat.csv else points_json(exported)
     else:
-        reports = [run_report(store, run, records) for run, records in loaded]
+        reports = [run_report(store, get_run(store, run_id), run_points(store, run_id)) for run_id in run_ids]
         if fmt is ReportFormat.md:
             from iolab.report.markdown import render_markdown
 

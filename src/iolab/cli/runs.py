@@ -15,7 +15,6 @@ from iolab.plan.limits import MAX_REPEATS
 if TYPE_CHECKING:  # the commands import these inside, so `iolab --help` stays fast
     from rich.console import Console
 
-    from iolab.analysis.scaling import ScalingRow
     from iolab.models import PointRecord
     from iolab.runner.request import RunRequest
     from iolab.store.db import Store
@@ -24,7 +23,7 @@ MIN_SIZE = 1 << 20
 MAX_SECONDS = 30 * 86400  # a month per point: beyond it, a typo
 
 
-def _size_option(text: str) -> int:
+def size_option(text: str) -> int:
     """--size as fio writes sizes: 512M, 4G, 1T (binary multiples)."""
     from iolab.models.option_values import parse_size
 
@@ -60,6 +59,13 @@ def run(
             help="Let the plan run programs: fio's exec_prerun/exec_postrun, I/O engines iolab cannot check, pre/post-point commands (`iolab plan check` lists them).",
         ),
     ] = False,
+    allow_host_changes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-host-changes",
+            help="Let the plan's [host] table set block-queue settings and the CPU governor before each point (root; the original values are put back afterwards, after a crash by the next run or `iolab clean`).",
+        ),
+    ] = False,
     runtime: Annotated[int | None, typer.Option(min=1, max=MAX_SECONDS, help="Measured seconds per point.")] = None,
     ramp: Annotated[
         int | None, typer.Option(min=0, max=MAX_SECONDS, help="Unmeasured warm-up seconds before each point.")
@@ -90,12 +96,25 @@ def run(
         list[str] | None,
         typer.Option(
             "--devices",
-            help="An array of block devices (comma list or glob, e.g. '/dev/nvme*n1'): measured together, each alone, and in growing subsets.",
+            help="An array of block devices (comma list or glob, e.g. '/dev/nvme*n1', expanded in natural order: "
+            "nvme2n1 before nvme10n1): measured together, each alone, and in sets (--subsets).",
         ),
     ] = None,
     array_modes: Annotated[
-        str, typer.Option("--array-modes", help="Which array views to run: together,alone,scaling.")
+        str,
+        typer.Option(
+            "--array-modes", help="Which array views to run: together,alone,scaling (scaling: the --subsets sets)."
+        ),
     ] = "together,alone,scaling",
+    subsets: Annotated[
+        str | None,
+        typer.Option(
+            "--subsets",
+            help="The device sets of the scaling mode, a comma list of: N (the first N devices in --devices "
+            "order), doubling (1, 2, 4 ... all; the default), leave-one-out (every device but one, each in turn) "
+            "or DEV+DEV+... (those devices, by name or path), e.g. 30,28,24.",
+        ),
+    ] = None,
     telemetry: Annotated[
         bool, typer.Option("--telemetry/--no-telemetry", help="Sample devices and CPUs beside fio.")
     ] = True,
@@ -159,11 +178,16 @@ def run(
         request = _request(args or [], preset_name, allow_write, runtime, ramp, size, adaptive)
         request.repeat = repeat
         request.allow_commands = allow_commands
+        if subsets is not None and not devices:
+            raise UserError("--subsets chooses sets of --devices: name the array's devices with --devices")
+        request.allow_host_changes = allow_host_changes
         if devices:
             if request.targets:
                 raise UserError("give either targets or --devices, not both")
             request.devices = devices
             request.array_modes = [m.strip() for m in array_modes.split(",") if m.strip()]
+            if subsets is not None:
+                request.subsets = [subsets]
             if request.plan == "quick" and not preset_name:
                 request.plan = "array-read"
         request.hosts = _hosts(hosts, hostfile, on_host_failure)
@@ -252,7 +276,7 @@ def _request(
         settings=settings,
         targets=targets,
         allow_write=allow_write,
-        size=_size_option(size) if size else None,
+        size=size_option(size) if size else None,
         command=shlex.join(["iolab", *sys.argv[1:]]),
     )
 
@@ -271,22 +295,26 @@ def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> lis
 
 
 def _print_dry_run(request: RunRequest, console: Console) -> None:
-    from iolab.models import units
     from iolab.runner.dryrun import dry_run
 
     plan = dry_run(request)
+    for line in plan.array:
+        console.print(line, markup=False, highlight=False)
     for point in plan.points:
         rep = f" repeat {point.repeat + 1}" if point.repeat else ""
-        console.print(
-            f"  {point.name}{rep} on {point.target.path}: " + " ".join(f"{k}={v}" for k, v in point.options.items())
-        )
+        # an array's sets are listed above, device by device
+        where = f"{len(point.target.members)} devices" if point.target.kind == "group" else point.target.path
+        options = " ".join(f"{k}={v}" for k, v in {**point.options, **point.host_settings}.items())
+        console.print(f"  {point.name}{rep} on {where}: {options}", markup=False, highlight=False)
     for line in plan.notes + plan.open_ended:
         console.print(f"[yellow]note:[/yellow] {line}")
     for line in plan.writes or ["nothing: reads only"]:
         console.print(f"writes: {line}", markup=False, highlight=False)
     for line in plan.commands:
         console.print(f"runs: {line}", markup=False, highlight=False)
-    console.print(f"{len(plan.points)} points, estimated {units.duration(plan.seconds)}")
+    for line in plan.changes:
+        console.print(f"changes: {line}", markup=False, highlight=False)
+    console.print(plan.summary, markup=False, highlight=False)
 
 
 def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) -> None:
@@ -347,10 +375,9 @@ def _print_arrays(store: Store, run_id: int, records: list[PointRecord], console
             console.print(device_table(view.workload, view.together, view.alone))
         report = scaling_table(view.device_sets(), view.alone or None)
         if report.evaluated and len({row.n for row in report.rows}) > 1:
-            best: dict[int, ScalingRow] = {}
-            for row in report.rows:  # one row per device count: the full set, or the first n devices
-                best.setdefault(row.n, row)
-            console.print(scaling_view(view.workload, sorted(best.values(), key=lambda r: r.n)))
+            # every set run together (rows come largest aggregate first within a size), and the best drive alone
+            rows = [row for row in report.rows if row.n > 1 or row is report.rows[0]]
+            console.print(scaling_view(view.workload, rows, {row.devices: view.label(row.devices) for row in rows}))
 
 
 @app.command("import")
@@ -379,23 +406,29 @@ def import_(
 def clean(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be removed.")] = False,
 ) -> None:
-    """Remove scratch files and directories that killed runs left behind.
+    """Remove scratch files and directories that killed runs left behind, and put back the host settings
+    they changed.
 
     Only paths iolab recorded creating are touched, and only while they are still what it created:
-    a file replaced by another, or by a link, is left and listed. Runs still going keep theirs.
+    a file replaced by another, or by a link, is left and listed. A setting is written back only on the
+    boot and device it was taken from. Runs still going keep theirs.
     """
     from rich.console import Console
 
+    from iolab.runner.host_settings import restore_leftovers
     from iolab.runner.scratch import leftovers, remove
     from iolab.store.db import open_store
 
     store = open_store()
+    settings = restore_leftovers(store, dry_run=dry_run)
     done = remove(store, leftovers(store), dry_run=dry_run)
     console = Console(highlight=False, soft_wrap=True)
     verb = "would remove" if dry_run else "removed"
+    for line in settings:
+        console.print(line)
     for path in done.removed:
         console.print(f"{verb} {path}")
     for line in done.kept_notes():
         console.print(line)
-    if not done.removed and not done.kept:
-        console.print("nothing to clean: no scratch left by killed runs")
+    if not done.removed and not done.kept and not settings:
+        console.print("nothing to clean: no scratch or host settings left by killed runs")

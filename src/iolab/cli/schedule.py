@@ -19,6 +19,7 @@ app.add_typer(schedule_app, name="schedule")
 # Hidden: tests (and packagers) point these at scratch places; when set, nothing is activated with systemctl.
 UnitDir = Annotated[Path | None, typer.Option("--unit-dir", hidden=True)]
 CronFile = Annotated[Path | None, typer.Option("--cron-file", hidden=True)]
+LockFile = Annotated[Path | None, typer.Option("--lock-file", hidden=True)]  # the lock every schedule shares
 
 
 def _places(unit_dir: Path | None, cron_file: Path | None) -> tuple[Path, Path]:
@@ -36,62 +37,136 @@ def scheduled_argv() -> list[str]:
 def install(
     plan: Annotated[Path, typer.Argument(help="The plan file (TOML or fio job file) to run.")],
     every: Annotated[str, typer.Option("--every", help="Interval: 30m, 1h, 6h, 1d ...")],
+    targets: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="TARGET",
+            help="Directories, files or devices to run it on (default: the plan's own targets).",
+            show_default=False,
+        ),
+    ] = None,
+    size: Annotated[
+        str | None,
+        typer.Option(
+            "--size", help="Bytes of each target to use, e.g. 128M (a directory's scratch file), as `iolab run`."
+        ),
+    ] = None,
     name: Annotated[str | None, typer.Option("--name", help="Schedule name (default: the plan file's name).")] = None,
     allow_commands: Annotated[
         bool,
         typer.Option("--allow-commands", help="Let the scheduled runs run the programs the plan names (listed first)."),
     ] = False,
+    allow_host_changes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-host-changes",
+            help="Let the scheduled runs write the plan's [host] settings (listed first; put back after each run).",
+        ),
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Print the unit files (or cron line) and the exact command; install nothing."),
+    ] = False,
     unit_dir: UnitDir = None,
     cron_file: CronFile = None,
+    lock_file: LockFile = None,
 ) -> None:
-    """Run PLAN every --every with `iolab run PLAN --quiet`; a run still going when the next is due is skipped.
+    """Run PLAN every --every with `iolab run --quiet PLAN [TARGET...]`; a run still going when the next is due is
+    skipped.
 
-    Scheduled runs run unattended, often as root: the plan must name its own
-    targets, and what it writes and runs is shown before it is installed.
+    Every run stores into the IOLAB_HOME in effect now and starts in the current directory, whoever starts it
+    (systemd or cron pass on neither), so `iolab ls` and `iolab history` here see them. The run is checked
+    as `iolab run --dry-run` would check it (targets, free space for --size or the plan's sizes, programs),
+    and what it writes and runs is shown, before anything is installed.
     """
+    import os
     import subprocess
 
     from iolab.errors import UserError
-    from iolab.schedule import activation_commands
-    from iolab.schedule import install as install_schedule
+    from iolab.schedule import LOCK_FILE, activation_commands, prepare, write
+    from iolab.store.db import home_dir
 
+    absolute = [os.path.abspath(target) for target in targets or []]
     argv = scheduled_argv() + (["--allow-commands"] if allow_commands else [])
-    _show_effects(plan, allow_commands)
+    argv += ["--allow-host-changes"] if allow_host_changes else []
+    if size is not None:
+        argv += ["--size", size]
+    _check_run(plan, absolute, size, allow_commands, allow_host_changes)
     units, cron = _places(unit_dir, cron_file)
-    use_systemd = True if unit_dir else False if cron_file else None
     schedule_name = name or re.sub(r"[^A-Za-z0-9_.-]", "-", plan.stem).lstrip("-._") or "plan"
-    written = install_schedule(
-        plan, every, schedule_name, argv, unit_dir=units, use_systemd=use_systemd, cron_file=cron
+    entry = prepare(
+        plan,
+        every,
+        schedule_name,
+        argv,
+        home=home_dir().expanduser().absolute(),
+        workdir=Path.cwd(),
+        targets=absolute,
+        unit_dir=units,
+        use_systemd=True if unit_dir else False if cron_file else None,
+        cron_file=cron,
+        lock_path=lock_file or LOCK_FILE,
     )
-    for path in written:
+    activate = entry.kind == "systemd" and unit_dir is None
+    if dry_run:
+        for path, text in entry.files.items():
+            print(f"--- {path}\n{text}", end="" if text.endswith("\n") else "\n")
+        for command in activation_commands(schedule_name) if activate else []:
+            print(f"then runs: {' '.join(command)}")
+        print(f"command: {entry.shell_line()}")
+        print(f"nothing installed (--dry-run): {schedule_name} would run every {every.strip()}")
+        return
+    for path in write(entry):
         print(f"wrote {path}")
-    if any(path.suffix == ".timer" for path in written) and unit_dir is None:
-        for argv in activation_commands(schedule_name):
-            done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if activate:
+        for command in activation_commands(schedule_name):
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode != 0:
-                raise UserError(f"{' '.join(argv)} failed: {done.stderr.strip() or done.returncode}")
-    print(f"scheduled {schedule_name}: {plan.expanduser().absolute()} every {every.strip()}")
+                raise UserError(f"{' '.join(command)} failed: {done.stderr.strip() or done.returncode}")
+    print(f"command: {entry.shell_line()}")
+    print(f"scheduled {schedule_name}: every {every.strip()}, results in {entry.home}")
 
 
-def _show_effects(plan_path: Path, allow_commands: bool) -> None:
-    """Print what the plan writes and runs; UserError when it names no target or runs programs not allowed."""
+def _check_run(
+    plan_path: Path, targets: list[str], size: str | None, allow_commands: bool, allow_host_changes: bool
+) -> None:
+    """The scheduled run checked now as `iolab run --dry-run` checks it, printing what it writes and runs.
+
+    UserError when the plan and the command line name no target (a scheduled run has no directory of the
+    user's to fall back on), or when the run would be refused: a target missing or too small, programs not
+    allowed. A schedule that fails every hour is worse than one never installed.
+    """
+    from iolab.cli.runs import size_option
     from iolab.errors import UserError
-    from iolab.plan.effects import check_commands, plan_commands, plan_writes
+    from iolab.plan.effects import plan_commands
     from iolab.plan.planfile import load_plan
+    from iolab.runner.dryrun import dry_run
+    from iolab.runner.request import RunRequest
 
     if not plan_path.is_file():
         raise UserError(f"plan {plan_path} does not exist; give the path of a plan file to run on schedule")
     plan = load_plan(plan_path)
-    if not plan.targets and not all(w.target for w in plan.workloads):
+    if not targets and not plan.targets and not all(w.target for w in plan.workloads):
         raise UserError(
-            f'{plan_path}: a scheduled plan must name its targets (targets = ["/mnt/test"] in the plan, '
-            "or filename= in a job file): cron and systemd would run it in their own working directory"
+            f"{plan_path}: a scheduled run must name its targets: after the plan (iolab schedule install PLAN DIR), "
+            'as targets = ["/mnt/test"] in the plan, or as filename= in a job file'
         )
-    for line in plan_writes(plan) or ["nothing but a scratch file in each directory target (removed afterwards)"]:
-        print(f"writes: {line}")
     for line in plan_commands(plan):
         print(f"runs: {line}")
-    check_commands(plan, allow_commands)
+    request = RunRequest(
+        plan=str(plan_path.expanduser().absolute()),
+        targets=targets,
+        allow_commands=allow_commands,
+        size=size_option(size) if size is not None else None,
+        allow_host_changes=allow_host_changes,
+    )
+    planned = dry_run(request)
+    for line in planned.notes:
+        print(f"note: {line}")
+    for line in planned.writes or ["nothing: reads only"]:
+        print(f"writes: {line}")
+    for line in planned.changes:
+        print(f"changes: {line}")
 
 
 @schedule_app.command("list")

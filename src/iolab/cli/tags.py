@@ -1,4 +1,11 @@
-"""Commands that annotate runs: `tag` and `note`."""
+"""Commands that annotate runs: `tag` and `note`.
+
+Both take the runs as ONE argument (`12`, `6-8`, `6,7,8`, `tag:NAME`, a time
+window; `iolab.store.selection`), so nothing after it can be read as a run
+or a run as a tag. A tag written like a run selection is refused: `iolab tag
+6 7 8 before` would otherwise tag run 6 with "7", "8" and "before", as the
+old `tag RUN TAG...` did; `--remove` still takes such tags off.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +15,59 @@ import typer
 
 from iolab.cli.application import app
 
+_RUNS_HELP = "Runs: an id, `last`, a range 6-8, a list 6,7,12, tag:NAME, or a window 2025-06-01..2025-06-08."
+
 
 @app.command()
 def tag(
-    run: Annotated[str, typer.Argument(help="Run id from `iolab ls`, or `last`.")],
+    runs: Annotated[str, typer.Argument(metavar="RUNS", help=_RUNS_HELP)],
     tags: Annotated[list[str], typer.Argument(metavar="TAG...", help="Tags to add (or remove), e.g. baseline.")],
     remove: Annotated[bool, typer.Option("--remove", help="Remove these tags instead of adding them.")] = False,
 ) -> None:
-    """Tag a run, so `iolab compare tag:A tag:B` and `iolab ls --tag A` can name a group of runs."""
+    """Tag runs, so `iolab compare tag:A tag:B` and `iolab ls --tag A` can name a group of runs."""
+    from iolab.errors import UserError
     from iolab.store.db import open_store
-    from iolab.store.queries import resolve_run_id
+    from iolab.store.selection import looks_like_runs, select_runs
     from iolab.store.tags import add_tags, remove_tags, tags_of
 
+    # Removing is exempt: it is how a tag the old form put on a run ("7") comes off, and a run never
+    # carries a tag by mistake of this command, so the store refuses what is not there.
+    mistaken = [] if remove else [name for name in tags if looks_like_runs(name)]
+    if mistaken:
+        rest = [name for name in tags if name not in mistaken]
+        raise UserError(
+            f"{mistaken[0]!r} is written like runs, not a tag: give every run in the first argument, "
+            f"e.g. `iolab tag {','.join([runs, *mistaken])} {' '.join(rest) or 'TAG'}`"
+        )
     store = open_store()
-    run_id = resolve_run_id(store, run)
-    (remove_tags if remove else add_tags)(store, run_id, tags)
-    print(f"run {run_id}: {', '.join(tags_of(store, [run_id])[run_id]) or 'no tags'}")
+    run_ids = select_runs(store, runs)
+    (remove_tags if remove else add_tags)(store, run_ids, tags)
+    if len(run_ids) == 1:
+        print(f"run {run_ids[0]}: {', '.join(tags_of(store, run_ids)[run_ids[0]]) or 'no tags'}")
+    else:
+        done = "removed from" if remove else "added to"
+        print(f"{', '.join(tags)} {done} {_runs_text(run_ids)}")
 
 
 @app.command()
 def note(
-    run: Annotated[str, typer.Argument(help="Run id from `iolab ls`, or `last`.")],
-    text: Annotated[str, typer.Argument(help='What to remember about the run, e.g. "after BIOS 2.1".')],
+    runs: Annotated[str, typer.Argument(metavar="RUNS", help=_RUNS_HELP)],
+    text: Annotated[str, typer.Argument(help='What to remember about the runs, e.g. "after BIOS 2.1".')],
 ) -> None:
-    """Attach a note to a run (shown by `iolab show`, its HTML report and `iolab ls --json`)."""
+    """Attach a note to runs (shown by `iolab show`, its HTML report, `iolab ls --json` and exports)."""
     from iolab.store.db import open_store
-    from iolab.store.queries import resolve_run_id
+    from iolab.store.selection import select_runs
     from iolab.store.tags import add_note
 
     store = open_store()
-    run_id = resolve_run_id(store, run)
-    add_note(store, run_id, text)
-    print(f"run {run_id}: note added")
+    run_ids = select_runs(store, runs)
+    add_note(store, run_ids, text)
+    print(f"note added to {_runs_text(run_ids)}")
+
+
+def _runs_text(run_ids: list[int]) -> str:
+    """`run 7`, `3 runs (6, 7, 8)`, or for many `400 runs (6 ... 405)`."""
+    if len(run_ids) == 1:
+        return f"run {run_ids[0]}"
+    shown = ", ".join(map(str, run_ids)) if len(run_ids) <= 10 else f"{run_ids[0]} ... {run_ids[-1]}"
+    return f"{len(run_ids)} runs ({shown})"

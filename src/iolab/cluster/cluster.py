@@ -92,9 +92,9 @@ class Cluster:
         """A target every host has: a directory (each host writes its own scratch file in it) or a
         device (read only: from here iolab cannot check that a device on another host is blank)."""
         escape_path(path)  # refuses what fio would not read back as this path
-        if path.startswith("/dev/"):
+        if is_device_path(path):
             return Target(path=path, kind="block", filename=path, size_bytes=0, hosts=self.names)
-        devices = [s.name for s in self.states if (s.spec.target or "").startswith("/dev/")]
+        devices = [s.name for s in self.states if is_device_path(s.spec.target or "")]
         return Target(
             path=path,
             kind="directory",
@@ -108,7 +108,7 @@ class Cluster:
     def host_target(self, target: Target, state: HostState) -> Target:
         """The target as this host sees it: its own path, and its own scratch file."""
         path = state.spec.target or target.path
-        if path.startswith("/dev/"):
+        if is_device_path(path):
             return replace(target, path=path, kind="block", filename=path, size_bytes=0, scratch=False)
         name = f"{SCRATCH_PREFIX}{self.token}-{re.sub(r'[^A-Za-z0-9_.-]', '_', state.name)}.dat"
         return replace(
@@ -226,6 +226,17 @@ class Cluster:
     def shutdown(self) -> None:
         for state in self.states + self.skipped:
             stop(state)
+
+
+# Directories under /dev on every Linux host (RAM file systems and the like), never devices.
+DEV_DIRECTORIES = ("/dev/shm", "/dev/hugepages", "/dev/mqueue", "/dev/pts")
+
+
+def is_device_path(path: str) -> bool:
+    """Whether a path on another host names a device: iolab cannot look there before the run, so it goes
+    by the path, and /dev/shm (where RAM runs put their files) and its like are directories."""
+    inside = path.rstrip("/")
+    return path.startswith("/dev/") and not any(inside == d or inside.startswith(d + "/") for d in DEV_DIRECTORIES)
 
 
 def _host_error(text: str, state: HostState) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from iolab.analysis.interference import Interference
 from iolab.models import PointRecord, Result, Sample
+from iolab.models.array_names import TOGETHER, alone_device, array_workload
 from iolab.models.result import primary_metric
 
 VARIED = ("iodepth", "numjobs")  # what a queue-depth curve varies
@@ -44,6 +45,11 @@ class ArrayView:
     def device_sets(self) -> list[tuple[tuple[str, ...], float]]:
         """The sets run together and each device alone as a set of one: what scaling is judged on."""
         return self.sets + [((device,), bw) for device, bw in self.alone.items()]
+
+    def label(self, devices: tuple[str, ...]) -> str:
+        """What a set is called in its point's name: `together`, `x28`, `without-nvme3n1`, `alone-nvme0n1`."""
+        name = self.points.get(devices)
+        return name.removeprefix(f"{self.workload}-") if name else ""
 
 
 @dataclass(frozen=True)
@@ -108,17 +114,17 @@ def array_views(records: Sequence[PointRecord], device_bw: dict[int, dict[str, f
             continue
         name, target = record.point.name, record.point.target
         total = sum(d.bw_bytes for d in record.result.directions.values())
+        base = array_workload(name)
+        if base is None:
+            continue
         if target.kind == "group":
-            together = name.endswith("-together")
-            base = name.removesuffix("-together") if together else name.rpartition("-x")[0]
             view = views.setdefault(base, ArrayView(base, {}, {}, []))
             members = tuple(os.path.basename(m) for m in target.members)
             view.sets.append((members, total))
             view.points[members] = name
-            if together:
+            if name == f"{base}-{TOGETHER}":
                 view.together = device_bw.get(record.id, {})
-        elif "-alone-" in name:
-            base, _, device = name.rpartition("-alone-")
+        elif (device := alone_device(name)) is not None:
             view = views.setdefault(base, ArrayView(base, {}, {}, []))
             view.alone[device] = total
             view.points[(device,)] = name
@@ -132,7 +138,8 @@ def qd_curves(records: Sequence[PointRecord], min_configs: int = 3) -> list[QdCu
         if record.result is None or record.point.target.kind == "group" or record.point.job.is_metadata:
             continue  # a file operation's threads are not a queue (its tables: ops/s by threads)
         shape = tuple(sorted((k, v) for k, v in record.point.options.items() if k not in VARIED))
-        members[(record.point.target.path, shape)].append(record)
+        settings = tuple(sorted(record.point.host_settings.items()))  # another scheduler, another curve
+        members[(record.point.target.path, shape, settings)].append(record)
     curves = [QdCurve(curve_name(group[0].point.name), _by_config(group)) for group in members.values()]
     return [c for c in curves if len(c.configs) >= min_configs]
 
@@ -202,9 +209,10 @@ def repeat_sets(records: Sequence[PointRecord]) -> list[RepeatSet]:
     for record in records:
         if record.result is not None:
             point = record.point
-            groups[(point.name, point.target.path, tuple(sorted(point.options.items())))].append(record)
+            options, settings = tuple(sorted(point.options.items())), tuple(sorted(point.host_settings.items()))
+            groups[(point.name, point.target.path, options, settings)].append(record)
     out = []
-    for (name, _, _), members in groups.items():
+    for (name, _, _, _), members in groups.items():
         if len(members) < 2:
             continue
         members.sort(key=lambda r: r.point.repeat)

@@ -191,12 +191,19 @@ class FioInvocation:
 
 
 def run_fio(
-    jobfile: Path, output: Path, fio: str, timeout_s: float, clients: list[tuple[str, Path]] | None = None
+    jobfile: Path,
+    output: Path,
+    fio: str,
+    timeout_s: float,
+    clients: list[tuple[str, Path]] | None = None,
+    own_dir: Path | None = None,
 ) -> FioInvocation:
     """Run fio on a job file with json+ output into `output`; bounded by `timeout_s`.
 
     With `clients` ((fio server address, job file) pairs) fio is the
     controller of a client/server run instead, each server sent its own job.
+    `own_dir` is the temporary directory iolab made for this run: should iolab
+    be killed before it can remove it, the keeper does.
     Raises RunFailed when fio hangs past the timeout (it is killed), and
     re-raises KeyboardInterrupt after fio has been stopped.
     """
@@ -206,7 +213,15 @@ def run_fio(
     lifeline, held = os.pipe()  # iolab holds the only write end: the keeper sees iolab die
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-I", KEEPER, str(lifeline), "--", *command],
+            [
+                sys.executable,
+                "-I",
+                KEEPER,
+                str(lifeline),
+                *(["--remove", str(own_dir)] if own_dir else []),
+                "--",
+                *command,
+            ],
             cwd=jobfile.parent,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

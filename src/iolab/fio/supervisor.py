@@ -15,7 +15,10 @@ and they are fio's children, not iolab's. So the keeper:
 - forwards SIGINT (iolab's "stop, and write your results") to fio and its
   jobs, and takes SIGTERM or SIGHUP as "kill them all now";
 - when fio's main process exits, kills whatever it left behind, so a job
-  process that never exits cannot keep writing.
+  process that never exits cannot keep writing;
+- given `--remove DIR` (the temporary directory iolab made for this fio run:
+  its job file and output), removes it when iolab died first, since iolab
+  can no longer remove it itself. Nothing else is ever removed.
 
 Its exit status is fio's (128 + N when a signal N ended fio).
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 import ctypes
 import os
 import select
+import shutil
 import signal
 import sys
 import time
@@ -65,9 +69,10 @@ def signal_all(pids: list[int], sig: int) -> None:
 class Keeper:
     """Runs one fio command and answers for every process it makes."""
 
-    def __init__(self, lifeline: int, command: list[str]) -> None:
+    def __init__(self, lifeline: int, command: list[str], orphaned_dir: str | None = None) -> None:
         self.lifeline = lifeline
         self.command = command
+        self.orphaned_dir = orphaned_dir
         self.fio_pid = 0
         self.fio_status: int | None = None
         self.kill_all = False
@@ -116,12 +121,21 @@ class Keeper:
             time.sleep(0.01)  # a moment for the kernel to finish the kills
             self.reap()
 
+    def orphaned(self) -> int:
+        """iolab is gone: nothing of this run may outlive it, its temporary directory included."""
+        self.kill_everything()
+        if self.orphaned_dir is not None:
+            shutil.rmtree(self.orphaned_dir, ignore_errors=True)
+        return 128 + signal.SIGKILL
+
     def run(self) -> int:
         if self.iolab_gone(0):
-            return 128 + signal.SIGKILL
+            return self.orphaned()
         self.start()
         while self.fio_status is None:
-            if self.kill_all or self.iolab_gone(POLL_S):
+            if self.iolab_gone(POLL_S):
+                return self.orphaned()
+            if self.kill_all:
                 self.kill_everything()
                 return 128 + signal.SIGKILL
             self.reap()
@@ -131,8 +145,12 @@ class Keeper:
 
 
 def main(argv: list[str]) -> int:
-    lifeline, command = int(argv[1]), argv[3:]
-    keeper = Keeper(lifeline, command)
+    """`supervisor.py FD [--remove DIR] -- COMMAND...`"""
+    lifeline, rest = int(argv[1]), argv[2:]
+    orphaned_dir = None
+    if rest[0] == "--remove":
+        orphaned_dir, rest = rest[1], rest[2:]
+    keeper = Keeper(lifeline, rest[1:], orphaned_dir)
 
     def stop(signum: int, frame: object) -> None:
         signal_all(descendants(os.getpid()), signal.SIGINT)

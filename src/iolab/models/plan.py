@@ -15,11 +15,13 @@ class Workload:
     `target` is a path as the user wrote it, or None to run on each of the
     plan's (or command line's) default targets. The runner resolves targets,
     checks their safety and turns each workload x target x repeat into a Point.
+    `host_settings` (a plan's `[host]` table) are set on the host while it runs.
     """
 
     name: str
     options: dict[str, str] = field(default_factory=dict)
     target: str | None = None
+    host_settings: dict[str, str] = field(default_factory=dict)
 
     @property
     def job(self) -> JobOptions:

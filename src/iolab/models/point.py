@@ -71,12 +71,15 @@ class Point:
     `options` are fio job options as strings (fio's own JSON keeps them as
     strings too); target-derived options (filename, size, direct) are added
     when the job file is written, so they are not repeated here.
+    `host_settings` are the host settings the point runs under (a plan's
+    `[host]` table, `models.host_settings`), written to sysfs before it runs.
     """
 
     name: str
     target: Target
     options: dict[str, str] = field(default_factory=dict)
     repeat: int = 0
+    host_settings: dict[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -90,6 +93,8 @@ class Point:
         }
         if self.target.hosts:  # other hosts, another measurement; single-host keys stay as they were
             identity["hosts"] = list(self.target.hosts)
+        if self.host_settings:  # another scheduler, another measurement; keys without settings stay as they were
+            identity["host_settings"] = dict(sorted(self.host_settings.items()))
         blob = json.dumps(identity, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
@@ -145,4 +150,5 @@ class Point:
             ),
             options=dict(data["options"]),
             repeat=int(data.get("repeat", 0)),
+            host_settings=dict(data.get("host_settings", {})),
         )

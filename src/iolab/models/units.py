@@ -5,6 +5,8 @@ k/M suffixes, latency in the unit that gives 1-3 integer digits.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 MB = 1_000_000
 
 
@@ -35,6 +37,12 @@ def latency(ns: float | None) -> str:
                 else f"{value:.2f} {unit}"
             )
     return f"{ns:.0f} ns"
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 device`, `2 devices`, `0 points`: a count with its noun in the right number; `plural` for a noun
+    that does not just add an s (`1 directory`, `2 directories`)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def size(nbytes: float) -> str:
@@ -83,3 +91,9 @@ def p_value(p: float | None) -> str:
     if p is None:
         return "n/a"
     return "<0.001" if p < 0.001 else f"{p:.3f}".rstrip("0").rstrip(".") if p < 1 else "1"
+
+
+def iso_utc(seconds: float | None) -> str:
+    """A stored time (seconds since the epoch) as ISO 8601 in UTC to the second, "" when there is none: what a
+    spreadsheet or pandas parses without being told the format or the zone."""
+    return "" if seconds is None else datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")

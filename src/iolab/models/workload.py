@@ -31,6 +31,8 @@ def workload_identity(point: Point) -> str:
         "kind": point.target.kind,
         "size": point.target.size_bytes,
     }
+    if point.host_settings:  # two schedulers are two workloads; identities without settings stay as they were
+        identity["host_settings"] = dict(sorted(point.host_settings.items()))
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -5,6 +5,8 @@ I/O engine iolab cannot vouch for (fio loads unknown engines from shared
 libraries), and the plan's own pre- and post-point commands. None of them
 runs unless the user says `--allow-commands`; `plan check`, `lint`,
 `--dry-run` and `schedule install` list them so the user can decide.
+Host settings (a plan's `[host]` table) are written to sysfs only with
+`--allow-host-changes`; `plan check` and `--dry-run` list them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shlex
 from iolab.errors import UserError
 from iolab.fio.jobfile import JobSection
 from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, canonical_name, effects, split_paths, write_reasons
+from iolab.models.host_settings import GOVERNOR, SETTINGS
 from iolab.models.plan import Plan, Workload
 
 
@@ -49,6 +52,30 @@ def check_commands(plan: Plan, allowed: bool) -> None:
         raise UserError(
             f"plan {plan.name} runs programs or changes the system: {'; '.join(commands)}. Run it with --allow-commands "
             "if you trust them (`iolab plan check` lists them)"
+        )
+
+
+def plan_settings(plan: Plan) -> list[str]:
+    """Each host setting the plan changes with its values, as "scheduler = none, mq-deadline (where)"."""
+    values: dict[str, dict[str, None]] = {}
+    for workload in plan.workloads:
+        for name, value in workload.host_settings.items():
+            values.setdefault(name, {})[value] = None
+    where = {GOVERNOR: "every CPU's frequency policy"}
+    return [
+        f"{name} = {', '.join(values[name])} ({where.get(name, 'the block device under each target')})"
+        for name in SETTINGS
+        if name in values
+    ]
+
+
+def check_settings(plan: Plan, allowed: bool) -> None:
+    """UserError listing the host settings the plan changes unless the user allowed it (`--allow-host-changes`)."""
+    settings = plan_settings(plan)
+    if settings and not allowed:
+        raise UserError(
+            f"plan {plan.name} changes host settings: {'; '.join(settings)}. Run it with --allow-host-changes "
+            "(as root) to let iolab write them; it puts the original values back afterwards"
         )
 
 

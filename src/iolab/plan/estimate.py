@@ -53,3 +53,18 @@ def estimate_seconds(plan: Plan) -> float:
     if plan.phases.precondition is not None:
         total += FIO_STARTUP_SECONDS
     return fixed + total * targets
+
+
+def chosen_while_running(plan: Plan) -> dict[str, int]:
+    """The parts of a plan that choose their points from results, each with the most points it adds on one
+    target: what a preview can promise about a run whose points are not known before it runs."""
+    parts: dict[str, int] = {}
+    if plan.qd_searches:
+        parts["adaptive queue-depth search"] = sum(max_runs(s) for s in plan.qd_searches)
+    if plan.latency_curve is not None:
+        parts["latency curve"] = 1 + len(plan.latency_curve.fractions)
+    if plan.steady_rounds is not None:
+        parts["steady-state rounds"] = plan.steady_rounds.max_rounds * len(plan.steady_rounds.round)
+    if plan.metadata is not None:
+        parts["file create, stat and remove, file counts sized from a calibration"] = 3 * len(plan.metadata.threads)
+    return parts

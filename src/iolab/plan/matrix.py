@@ -3,7 +3,9 @@
 Every axis is a list of fio values. Axes are crossed in the order given;
 axes named together in a zip group move in lockstep (same length, i-th
 values together) and take the position of the group's first axis. The
-special axis `target` sets `Workload.target` instead of an option.
+special axis `target` sets `Workload.target` instead of an option; host
+axes (a plan's `[host]` table) come after the others and set
+`Workload.host_settings`, so an A/B of a setting alternates A, B, A, B.
 Workload names say what varies: the prefix, then one token per axis with
 more than one value, e.g. ``randread-4k-qd32-j4``.
 """
@@ -34,6 +36,14 @@ _TOKEN_PREFIX = {
     "rwmixread": "mix",
     "size": "size",
     "runtime": "t",
+    # host settings (`iolab.models.host_settings`)
+    "scheduler": "sched_",
+    "governor": "gov_",
+    "nr_requests": "nr",
+    "wbt_lat_usec": "wbt",
+    "read_ahead_kb": "ra",
+    "rq_affinity": "rqaff",
+    "nomerges": "nomerges",
 }
 
 
@@ -45,19 +55,24 @@ def expand(
     exclude: Sequence[ExcludeRule | str] = (),
     target: str | None = None,
     where: str = "plan",
+    host: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Workload]:
     """The workloads of one sweep, in axis order (the last axis varies fastest).
 
     `base` options apply to every workload and are overridden by axis
-    values. Raises UserError (prefixed with `where`) for an empty axis, a
-    zip group naming an unknown axis or axes of different lengths, or an
-    exclude rule that does not parse.
+    values; `host` holds the host-setting axes, crossed after `axes`.
+    Raises UserError (prefixed with `where`) for an empty axis, a zip group
+    naming an unknown axis or axes of different lengths, or an exclude rule
+    that does not parse.
     """
+    host = host or {}
+    axes = {**axes, **host}
     for axis, values in axes.items():
+        table = "host" if axis in host else "axes"
         if len(values) == 0:
-            raise UserError(f"{where}: axes.{axis} is empty; give at least one value")
+            raise UserError(f"{where}: {table}.{axis} is empty; give at least one value")
         if len(set(values)) != len(values):
-            raise UserError(f"{where}: axes.{axis} repeats a value: {list(values)}")
+            raise UserError(f"{where}: {table}.{axis} repeats a value: {list(values)}")
     rules = [
         rule if isinstance(rule, ExcludeRule) else compile_exclude(rule, [*base, *axes], f"{where}: exclude[{i}]")
         for i, rule in enumerate(exclude)
@@ -72,7 +87,7 @@ def expand(
         setting: dict[str, str] = {}
         for group in combination:
             setting.update(group)
-        options = {**base, **{k: v for k, v in setting.items() if k != TARGET_AXIS}}
+        options = {**base, **{k: v for k, v in setting.items() if k != TARGET_AXIS and k not in host}}
         if any(rule.matches({**options, **setting}) for rule in rules):
             continue
         workloads.append(
@@ -80,6 +95,7 @@ def expand(
                 name=workload_name(name, {axis: setting[axis] for axis in varying}),
                 options=options,
                 target=setting.get(TARGET_AXIS, target),
+                host_settings={k: v for k, v in setting.items() if k in host},
             )
         )
     _check_unique(workloads, where)

@@ -28,6 +28,7 @@ from iolab.fio.options import (
     checked_options,
     split_paths,
 )
+from iolab.models.host_settings import SETTINGS, setting_value
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
@@ -124,10 +125,12 @@ def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, bas
     """One [[workloads]] entry (or the top level), inheriting the top level's settings."""
     options = _fio_options(plan.options, source, "options")
     axes = _axes(plan.axes, plan.target_groups, source, "axes")
+    host = _host(plan.host, source, "host")
     zip_groups, exclude = list(plan.zip), list(plan.exclude)
     if sweep is not plan:
         options.update(_fio_options(sweep.options, source, f"{where}options"))
         axes.update(_axes(sweep.axes, plan.target_groups, source, f"{where}axes"))
+        host.update(_host(sweep.host, source, f"{where}host"))
         zip_groups += sweep.zip
         exclude += sweep.exclude
     job = sweep.job or plan.job
@@ -141,7 +144,7 @@ def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, bas
     context = f"{source}: {where[:-1]}" if where else source
     prefix = sweep.name if sweep is not plan else ""
     if job is None:
-        return expand(prefix, options, axes, zip_groups, exclude, target=target, where=context)
+        return expand(prefix, options, axes, zip_groups, exclude, target=target, where=context, host=host)
     job_path = base_dir / job
     bases = jobfile_workloads(read_jobfile(job_path), str(job_path))
     workloads: list[Workload] = []
@@ -155,6 +158,7 @@ def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, bas
                 exclude,
                 target=target or base.target,
                 where=context,
+                host=host,
             )
         )
     return workloads
@@ -267,6 +271,21 @@ def _axes(raw: Mapping[str, Any], groups: Mapping[str, list[str]], source: str, 
     return axes
 
 
+def _host(raw: Mapping[str, Any], source: str, field: str) -> dict[str, list[str]]:
+    """A `[host]` table as axes of sysfs values: a list is swept, a single value holds for every point."""
+    host: dict[str, list[str]] = {}
+    for key, values in raw.items():
+        if not isinstance(values, list):
+            values = [values]
+        if not values:
+            raise UserError(f"{source}: {field}.{key}: empty list; give at least one value")
+        try:
+            host[key] = [setting_value(key, v) for v in values]
+        except ValueError as exc:
+            raise UserError(f"{source}: {field}.{key}: {exc}") from None
+    return host
+
+
 def _axis_items(axes: Mapping[str, list[str]]) -> list[tuple[str, str]]:
     return [(key, value) for key, values in axes.items() for value in values]
 
@@ -276,6 +295,8 @@ def _check_option_names(names: Sequence[str], items: Sequence[tuple[str, str]], 
     unknown = unknown_options(dict.fromkeys(names), engines)
     if unknown:
         field = f"{where}options/axes" if where else "options/axes"
+        if unknown[0] in SETTINGS:
+            raise UserError(f"{source}: {field}: {unknown[0]!r} is a host setting, not a fio option: give it in [host]")
         raise UserError(f"{source}: {field}: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)")
 
 

@@ -45,13 +45,14 @@ class PhasesSpec(_Strict):
 
 
 class SweepSpec(_Strict):
-    """A workload group: its own options, axes, zip groups and exclude rules."""
+    """A workload group: its own options, axes, host settings, zip groups and exclude rules."""
 
     name: str = ""
     job: str | None = None
     target: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
     axes: dict[str, Any] = Field(default_factory=dict)
+    host: dict[str, Any] = Field(default_factory=dict)
     zip: list[list[str]] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
     files: Literal["shared", "per-job"] | None = None  # on a directory: one scratch file, or a file per job

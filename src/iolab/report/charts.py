@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING
 
 from iolab.analysis.stability import Stability
 from iolab.models import units
+from iolab.models.array_names import natural_key
+from iolab.models.option_values import METADATA_ENGINES
+from iolab.report.chart_axes import beside, latency_log_axis
 from iolab.views.tables import NotebookTable, Row
 
 if TYPE_CHECKING:
@@ -34,12 +37,14 @@ if TYPE_CHECKING:
 
 BW_AXIS = "bandwidth (MB/s, 1 MB = 10^6 bytes)"
 IOPS_AXIS = "IOPS (I/O per second)"
+OPS_AXIS = "file operations per second"
 PERCENTILES_SHOWN = (50.0, 99.0, 99.9)
 WIDTH_IN = 9.0
 # Colour per direction, and for marks, from matplotlib's default cycle so charts match each other.
 DIR_COLOURS = {"read": "#1f77b4", "write": "#d62728", "trim": "#2ca02c", None: "#1f77b4"}
 PERCENTILE_STYLES = {50.0: "-", 99.0: "--", 99.9: ":"}
 MARK_COLOUR = "#d62728"
+POINT_NAME_IN_PER_CHAR = 0.075  # a character of an x-small label, in inches (7 pt type, with room)
 
 
 def _figure(height_in: float, columns: int = 1) -> tuple[Figure, list]:
@@ -80,6 +85,28 @@ def _directions(table: NotebookTable) -> list[str | None]:
     return list(dict.fromkeys(row.ddir for row in table.rows if not row.failed))
 
 
+def operation(table: NotebookTable, row: Row) -> str | None:
+    """The file operation a row measured (filecreate, filestat, filedelete ...), None for a row of I/O.
+
+    fio reports these engines' operations as reads; their rate is operations per second and their "MB/s"
+    is no transfer, so a chart shows the rate under the operation's name.
+    """
+    keys = [column.key for column in table.columns]
+    engine = row.cells[keys.index("ioengine")] if "ioengine" in keys else dict(table.fixed).get("ioengine")
+    return engine if engine in METADATA_ENGINES else None
+
+
+def _table_operation(table: NotebookTable) -> str | None:
+    """The one file operation every row of the table measured, else None."""
+    found = {operation(table, row) for row in table.rows}
+    return found.pop() if len(found) == 1 else None
+
+
+def _series_label(table: NotebookTable, ddir: str | None) -> str:
+    """A line's legend: the file operation (`filecreate`), or the direction (`read`)."""
+    return _table_operation(table) or ddir or "all"
+
+
 def _axis_values(table: NotebookTable) -> list[str]:
     """The swept values in table order (the first cell of each workload's rows)."""
     return list(dict.fromkeys(row.cells[0] for row in table.rows))
@@ -109,10 +136,14 @@ def sweep_throughput(table: NotebookTable) -> Figure | None:
     directions = _directions(table)
     if table.axis is None or not directions:
         return None
-    fig, (bw_ax, iops_ax) = _figure(3.4, columns=2)
+    panels = (
+        [("iops", 1.0, OPS_AXIS)]
+        if _table_operation(table)
+        else [("bw_bytes", units.MB, BW_AXIS), ("iops", 1.0, IOPS_AXIS)]
+    )
+    fig, axes = _figure(3.4, columns=len(panels))
     for ddir in directions:
-        label = ddir or "all"
-        for ax, key, scale in ((bw_ax, "bw_bytes", units.MB), (iops_ax, "iops", 1.0)):
+        for ax, (key, scale, _) in zip(axes, panels, strict=True):
             xs, means, errs = _series(table, ddir, key)
             ax.errorbar(
                 xs,
@@ -121,14 +152,14 @@ def sweep_throughput(table: NotebookTable) -> Figure | None:
                 marker="o",
                 capsize=4,
                 color=DIR_COLOURS.get(ddir),
-                label=label,
+                label=_series_label(table, ddir),
             )
-    for ax, ylabel in ((bw_ax, BW_AXIS), (iops_ax, IOPS_AXIS)):
+    for ax, (_, _, ylabel) in zip(axes, panels, strict=True):
         _label_axis(ax, table)
         ax.set_ylabel(ylabel)
         ax.set_ylim(bottom=0)
         ax.legend(fontsize="small")
-    _iops_ticks(iops_ax, "y")
+    _iops_ticks(axes[-1], "y")
     return fig
 
 
@@ -141,7 +172,7 @@ def sweep_latency(
     """
     if table.axis is None or not any(percentiles.values()):
         return None
-    scale, unit = latency_scale([s.mean for by_pct in percentiles.values() for s in by_pct.values()])
+    scale, _ = latency_scale([s.mean for by_pct in percentiles.values() for s in by_pct.values()])
     positions = {value: i for i, value in enumerate(_axis_values(table))}
     fig, (ax,) = _figure(3.6)
     for ddir in _directions(table):
@@ -160,68 +191,73 @@ def sweep_latency(
                     capsize=3,
                     linestyle=PERCENTILE_STYLES[pct],
                     color=DIR_COLOURS.get(ddir),
-                    label=f"{ddir or 'all'} p{pct:g}",
+                    label=f"{_series_label(table, ddir)} p{pct:g}",
                 )
     _label_axis(ax, table)
-    ax.set_yscale("log")
-    ax.set_ylabel(f"latency ({unit}, log scale)")
+    latency_log_axis(ax, "y", scale)
+    ax.set_ylabel("latency (log scale)")
     ax.legend(fontsize="small", ncols=2)
     return fig
 
 
 def latency_throughput(table: NotebookTable) -> Figure | None:
-    """Mean and p99 latency against MB/s, one point per swept value: where more load stops paying."""
-    # Each row with the summaries drawn from it; rows lacking bandwidth or mean latency are left out.
+    """Mean and p99 latency against MB/s (file operations: against operations per second), one point per
+    swept value: where more load stops paying."""
+    rate_key, rate_scale, rate_axis = (
+        ("iops", 1.0, OPS_AXIS) if _table_operation(table) else ("bw_bytes", units.MB, BW_AXIS)
+    )
+    # Each row with the summaries drawn from it; rows lacking a rate or mean latency are left out.
     rows = [
-        (row, row_bw, row_lat, row.numbers.get("lat_p99_ns"))
+        (row, rate.mean / rate_scale, lat, row.numbers.get("lat_p99_ns"))
         for row in table.rows
-        if (row_bw := row.numbers.get("bw_bytes")) and (row_lat := row.numbers.get("lat_mean_ns"))
+        if (rate := row.numbers.get(rate_key)) and (lat := row.numbers.get("lat_mean_ns"))
     ]
     if table.axis is None or len(rows) < 2:
         return None
-    scale, unit = latency_scale([lat.mean for _, _, lat, _ in rows])
+    scale, _ = latency_scale([lat.mean for _, _, lat, _ in rows])
     fig, (ax,) = _figure(3.6)
+    every_x = [x for _, x, _, _ in rows]
+    every_y = [lat.mean / scale for _, _, lat, _ in rows] + [p.mean / scale for _, _, _, p in rows if p]
     for ddir in _directions(table):
         mine = [item for item in rows if item[0].ddir == ddir]
-        bw = [b.mean / units.MB for _, b, _, _ in mine]
+        xs = [x for _, x, _, _ in mine]
         colour = DIR_COLOURS.get(ddir)
-        ax.plot(
-            bw,
-            [lat.mean / scale for _, _, lat, _ in mine],
-            marker="o",
-            color=colour,
-            label=f"{ddir or 'all'} mean",
-        )
-        p99 = [(b, p.mean / scale) for b, (_, _, _, p) in zip(bw, mine, strict=True) if p]
+        label = _series_label(table, ddir)
+        ax.plot(xs, [lat.mean / scale for _, _, lat, _ in mine], marker="o", color=colour, label=f"{label} mean")
+        p99 = [(x, p.mean / scale) for _, x, _, p in mine if p]
         if p99:
             ax.plot(
-                [b for b, _ in p99],
+                [x for x, _ in p99],
                 [v for _, v in p99],
                 marker="s",
                 linestyle="--",
                 color=colour,
-                label=f"{ddir or 'all'} p99",
+                label=f"{label} p99",
             )
-        for b, (row, _, lat, _) in zip(bw, mine, strict=True):
+        for row, x, lat, _ in mine:
+            y = lat.mean / scale
             ax.annotate(
                 f"{table.axis}={row.cells[0]}",
-                (b, lat.mean / scale),
-                textcoords="offset points",
-                xytext=(4, 4),
+                (x, y),
                 fontsize="x-small",
+                **beside(x, y, every_x, every_y, log_y=True),
             )
-    ax.set_xlabel(BW_AXIS)
-    ax.set_ylabel(f"latency ({unit}, log scale)")
-    ax.set_yscale("log")
+    ax.set_xlabel(rate_axis)
+    latency_log_axis(ax, "y", scale)
+    ax.set_ylabel("latency (log scale)")
     ax.set_xlim(left=0)
+    if rate_key == "iops":
+        _iops_ticks(ax, "x")
     ax.legend(fontsize="small")
     return fig
 
 
 def _row_label(row: Row, table: NotebookTable) -> str:
-    """An overview row's workload name, and its direction when the table has a dir column."""
+    """An overview row's workload name, and its file operation or, when the table has a dir column, its
+    direction."""
     keys = [column.key for column in table.columns]
-    return row.cells[0] + (f" ({row.cells[keys.index('ddir')]})" if "ddir" in keys else "")
+    kind = operation(table, row) or (row.cells[keys.index("ddir")] if "ddir" in keys else None)
+    return row.cells[0] + (f" ({kind})" if kind and kind != row.cells[0] else "")
 
 
 def _iops_ticks(ax: Axes, axis: str) -> None:
@@ -232,16 +268,24 @@ def _iops_ticks(ax: Axes, axis: str) -> None:
 
 
 def workload_bars(table: NotebookTable) -> Figure | None:
-    """MB/s and IOPS per workload of a table without a sweep, error bars = stddev of repeats."""
-    rows = [row for row in table.rows if row.numbers.get("bw_bytes")]
+    """MB/s and IOPS per workload of a table without a sweep, error bars = stddev of repeats. A file
+    operation has a rate and no MB/s: its row has no MB/s bar, and a table of them only the rate."""
+    rows = [row for row in table.rows if row.numbers.get("bw_bytes") or row.numbers.get("iops")]
     if not rows:
         return None
     labels = [_row_label(row, table) for row in rows]
-    fig, (bw_ax, iops_ax) = _figure(1.0 + 0.35 * len(rows), columns=2)
+    only_operations = all(operation(table, row) for row in rows)
+    some_operations = any(operation(table, row) for row in rows)
+    panels: list[tuple[str, float, str]] = (
+        [("iops", 1.0, OPS_AXIS)] if only_operations else [("bw_bytes", float(units.MB), BW_AXIS)]
+    )
+    if not only_operations:
+        panels.append(("iops", 1.0, "IOPS (I/O, or file operations, per second)" if some_operations else IOPS_AXIS))
+    fig, axes = _figure(1.0 + 0.35 * len(rows), columns=len(panels))
     positions = range(len(rows))
     colours = [DIR_COLOURS.get(row.ddir, DIR_COLOURS[None]) for row in rows]
-    for ax, key, scale, xlabel in ((bw_ax, "bw_bytes", units.MB, BW_AXIS), (iops_ax, "iops", 1.0, IOPS_AXIS)):
-        stats = [row.numbers[key] for row in rows]
+    for ax, (key, scale, xlabel) in zip(axes, panels, strict=True):
+        stats = [None if key == "bw_bytes" and operation(table, row) else row.numbers.get(key) for row in rows]
         ax.barh(
             positions,
             [s.mean / scale if s else 0.0 for s in stats],
@@ -249,21 +293,24 @@ def workload_bars(table: NotebookTable) -> Figure | None:
             capsize=3,
             color=colours,
         )
-        ax.set_yticks(positions, labels if ax is bw_ax else [""] * len(rows), fontsize="small")
+        ax.set_yticks(positions, labels if ax is axes[0] else [""] * len(rows), fontsize="small")
         ax.invert_yaxis()
         ax.set_xlabel(xlabel)
-    _iops_ticks(iops_ax, "x")
+    _iops_ticks(axes[-1], "x")
     return fig
 
 
 def timeline_chart(timeline: Timeline) -> Figure | None:
-    """Per-second MB/s of fio's job sum and each device on the run's clock; dips shaded and labelled."""
+    """Per-second MB/s of fio's job sum and each device on the run's clock; dips shaded and labelled, and
+    each point's band named along the top."""
     if timeline.empty:
         return None
     from matplotlib.figure import Figure
 
     names = list(timeline.series)
-    fig = Figure(figsize=(WIDTH_IN, 0.6 + 1.5 * len(names)), layout="constrained")
+    # the point names stand on end above the first panel: room for the longest one
+    names_in = POINT_NAME_IN_PER_CHAR * max((len(span.label) for span in timeline.points), default=0)
+    fig = Figure(figsize=(WIDTH_IN, 0.6 + names_in + 1.5 * len(names)), layout="constrained")
     axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
     for ax, name in zip(axes, names, strict=True):
         times, values = timeline.series[name]
@@ -292,6 +339,14 @@ def timeline_chart(timeline: Timeline) -> Figure | None:
         ax.set_ylabel("MB/s", fontsize="small")
         ax.set_title(name, loc="left", fontsize="small")
         ax.grid(True, alpha=0.3)
+    if timeline.points:
+        top = axes[0].secondary_xaxis("top")
+        top.set_xticks(
+            [(span.start_s + span.end_s) / 2 for span in timeline.points],
+            [span.label for span in timeline.points],
+            rotation=90,
+            fontsize="x-small",
+        )
     axes[-1].set_xlabel("seconds since the run started (points alternate shading); MB/s = 10^6 bytes/s")
     return fig
 
@@ -299,10 +354,11 @@ def timeline_chart(timeline: Timeline) -> Figure | None:
 def device_bars(figures: ArrayFigures) -> Figure | None:
     """Each device's MB/s together (in the array) and alone; outliers outlined and labelled."""
     view, reports = figures.view, figures.reports
-    devices = sorted(set(view.together) | set(view.alone))
+    devices = sorted(set(view.together) | set(view.alone), key=natural_key)
     if not devices:
         return None
-    fig, (ax,) = _figure(3.4)
+    crowded = _crowded(devices)  # names stand on end under the bars: room for the longest one
+    fig, (ax,) = _figure(3.4 + (POINT_NAME_IN_PER_CHAR * max(map(len, devices)) if crowded else 0.0))
     modes = [mode for mode in ("together", "alone") if getattr(view, mode)]
     width = 0.8 / len(modes)
     for m, mode in enumerate(modes):
@@ -332,11 +388,16 @@ def device_bars(figures: ArrayFigures) -> Figure | None:
                 linewidth=1,
                 label=f"median {mode}",
             )
-    ax.set_xticks(range(len(devices)), devices)
+    ax.set_xticks(range(len(devices)), devices, rotation=90 if crowded else 0)
     ax.set_ylabel(BW_AXIS)
     ax.set_ylim(bottom=0)
     ax.legend(fontsize="small")
     return fig
+
+
+def _crowded(labels: Sequence[str]) -> bool:
+    """Whether category labels side by side would run into each other across the chart's width."""
+    return len(labels) * (max(map(len, labels), default=0) + 2) * POINT_NAME_IN_PER_CHAR > WIDTH_IN - 1.5
 
 
 def scaling_chart(report: ScalingReport) -> Figure | None:
@@ -358,14 +419,22 @@ def scaling_chart(report: ScalingReport) -> Figure | None:
         color="#7f7f7f",
         label="ideal: the same devices alone, summed",
     )
-    ax.plot(ns, [best[n] / units.MB for n in ns], marker="o", color="#1f77b4", label="measured aggregate")
+    ax.plot(ns, [best[n] / units.MB for n in ns], marker="o", color="#1f77b4", label="measured aggregate (best set)")
+    if len(report.rows) > len(ns):  # several sets of one size (leave-one-out, sets by name): each one a dot
+        ax.plot(
+            [row.n for row in report.rows],
+            [row.aggregate / units.MB for row in report.rows],
+            marker=".",
+            linestyle="none",
+            color="#7f7f7f",
+            label="each set",
+        )
     for n in ns:
         ax.annotate(
             units.percent(100 * efficiency[n]),
             (n, best[n] / units.MB),
-            xytext=(4, -12),
-            textcoords="offset points",
             fontsize="x-small",
+            **beside(n, best[n] / units.MB, ns, [best[k] / units.MB for k in ns]),
         )
     for drop in report.drops:
         n = len(drop.larger)
@@ -376,7 +445,7 @@ def scaling_chart(report: ScalingReport) -> Figure | None:
             markersize=12,
             color=MARK_COLOUR,
             linestyle="none",
-            label=f"slower than {len(drop.smaller)} devices (-{drop.drop:.0%})",
+            label=f"slower than {units.counted(len(drop.smaller), 'device')} (-{drop.drop:.0%})",
         )
     ax.set_xticks(ns)
     ax.set_xlabel("devices run together (labels: scaling efficiency)")

@@ -9,6 +9,7 @@ the unit that fits, a figure or None when there is nothing to draw.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -107,9 +108,9 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
 
 
 def comparison_chart(comparison: Comparison) -> Figure | None:
-    """Per workload, the mean of each side with its 95% CI (Student's t over the repeats) side by side,
-    and the verdict beside the pair. Workloads judged on different metrics (bandwidth, IOPS, latency)
-    share one axis as a percentage of side A."""
+    """Per workload, the median of each side's repeats side by side (the statistic of the verdict table),
+    whiskers from its lowest to its highest repeat, and the verdict beside the pair. Workloads judged on
+    different metrics (bandwidth, IOPS, latency) share one axis as a percentage of side A's median."""
     rows = [row for row in comparison.rows if row.a.values and row.b.values]
     if not rows:
         return None
@@ -121,14 +122,14 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
     fig = Figure(figsize=(WIDTH_IN, 1.0 + 0.55 * len(rows)), layout="constrained")
     ax = fig.subplots()
     for i, row in enumerate(rows):
-        unit = sum(row.a.values) / len(row.a.values) / 100 if mixed else scale
+        unit = statistics.median(row.a.values) / 100 if mixed else scale
         for j, side in enumerate((row.a, row.b)):
-            mean, half = _mean_ci(side.values)
+            middle = statistics.median(side.values)
             ax.barh(
                 i + (j - 0.5) * 0.38,
-                mean / unit,
+                middle / unit,
                 height=0.36,
-                xerr=half / unit,
+                xerr=[[(middle - min(side.values)) / unit], [(max(side.values) - middle) / unit]],
                 capsize=3,
                 color=SIDE_COLOURS[j],
                 label=(comparison.label_a, comparison.label_b)[j] if i == 0 else None,
@@ -149,18 +150,10 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
     labels = [f"{r.a.name} ({METRIC_LABELS.get(r.a.metric, r.a.metric)})" if mixed else r.a.name for r in rows]
     ax.set_yticks(range(len(rows)), labels, fontsize="small")
     ax.invert_yaxis()
-    ax.set_xlabel((f"% of {comparison.label_a}" if mixed else axis_label) + "; error bars: 95% CI of the mean")
+    ax.set_xlabel(
+        (f"% of {comparison.label_a}'s median" if mixed else axis_label)
+        + "; bars: median of the repeats, whiskers: lowest to highest"
+    )
     ax.legend(fontsize="x-small", loc="lower right")
     ax.grid(True, axis="x", alpha=0.3)
     return fig
-
-
-def _mean_ci(values: Sequence[float]) -> tuple[float, float]:
-    """Mean and the half-width of its 95% confidence interval (Student's t; 0 for a single value)."""
-    from iolab.analysis.student_t import t_quantile
-
-    mean = sum(values) / len(values)
-    if len(values) < 2:
-        return mean, 0.0
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
-    return mean, t_quantile(0.975, len(values) - 1) * sd / math.sqrt(len(values))

@@ -57,7 +57,7 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
 
 
 def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "comparison") -> Page | None:
-    """The verdict table, the side-by-side bars with their CIs, and what differs on the host."""
+    """The verdict table, the side-by-side bars of the medians with their ranges, and what differs on the host."""
     if not comparison.rows:
         return None
     columns = tuple(Column(_slug(h), h, numeric=h not in ("workload", "metric", "verdict")) for h in HEADERS)
@@ -77,7 +77,8 @@ def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "
         f"{anchor}-bars",
         f"{comparison.label_b} against {comparison.label_a}",
         comparison_chart(comparison),
-        "Bars: mean of each side's repeats; a verdict needs the whole interval, not the bars.",
+        "Bars: the median of each side's repeats, as in the table; whiskers: its lowest to highest repeat. "
+        "A verdict rests on the confidence interval of the change (the table), not on the bars.",
     )
     title = f"B = {comparison.label_b} against A = {comparison.label_a}"
     section = Section(

@@ -10,6 +10,12 @@ row with the direction and metrics empty and its error filled in). Each
 fio option gets its own `fio_<option>` column, so a sweep can be pivoted
 on `fio_iodepth` without parsing; the prefix keeps fio's `size` or `name`
 apart from iolab's own columns.
+
+Each row also carries its run (start, label, status, host, tags, notes),
+the workload's identity (equal across runs: the column to follow a series
+on), the target as the host snapshot saw it and the host's kernel, OS, CPU
+and fio (`views.export`), so months of scheduled runs can be filtered by
+date, tag or kernel in one file. Times are ISO 8601 in UTC, to the second.
 """
 
 from __future__ import annotations
@@ -19,9 +25,45 @@ import io
 from collections.abc import Sequence
 
 from iolab.models import PERCENTILES, DirectionResult, PointRecord
+from iolab.models.units import iso_utc
+from iolab.views.export import ExportedRun, HostFacts, TargetFacts
 from iolab.views.tables import PARAMETER_ORDER
 
-POINT_COLUMNS = ("run_id", "point_id", "seq", "name", "repeat", "key", "status", "target", "ddir")
+RUN_COLUMNS = ("run_id", "run_started", "run_label", "run_status", "host", "tags", "notes")
+POINT_COLUMNS = (
+    "point_id",
+    "seq",
+    "name",
+    "repeat",
+    "key",
+    "workload",
+    "status",
+    "point_started",
+    "point_finished",
+    "target",
+    "target_kind",
+    "target_size_bytes",
+    "ddir",
+)
+ENVIRONMENT_COLUMNS = (
+    "device",
+    "device_model",
+    "device_firmware",
+    "scheduler",
+    "wbt_lat_usec",
+    "fs_type",
+    "mount_point",
+    "mount_options",
+    "fs_used_percent",
+    "kernel",
+    "os",
+    "cpu_model",
+    "cpus_online",
+    "clocksource",
+    "fio",  # fio's version ("fio-3.33"); not fio_version: `fio_` starts the option columns
+    "iolab_version",
+)
+NOTE_SEPARATOR = " | "
 PERCENTILE_COLUMNS = tuple(f"lat_p{p:g}_ns" for p in PERCENTILES)
 METRIC_COLUMNS = (
     "bw_bytes",
@@ -71,30 +113,76 @@ def _direction_fields(d: DirectionResult) -> dict[str, object]:
     return fields
 
 
-def point_rows(records: Sequence[PointRecord]) -> list[dict[str, object]]:
+def _run_fields(exported: ExportedRun) -> dict[str, object]:
+    run, host = exported.run, exported.host or HostFacts()
+    return {
+        "run_id": run.id,
+        "run_started": iso_utc(run.started_at),
+        "run_label": run.label,
+        "run_status": run.status,
+        "host": run.host,
+        "tags": ";".join(exported.tags),
+        "notes": NOTE_SEPARATOR.join(exported.notes),
+        "kernel": host.kernel,
+        "os": host.os_name,
+        "cpu_model": host.cpu_model,
+        "cpus_online": host.cpus_online,
+        "clocksource": host.clocksource,
+        "fio": run.fio_version,
+        "iolab_version": run.iolab_version,
+    }
+
+
+def _target_fields(facts: TargetFacts) -> dict[str, object]:
+    return {
+        "device": facts.device,
+        "device_model": facts.model,
+        "device_firmware": facts.firmware,
+        "scheduler": facts.scheduler,
+        "wbt_lat_usec": facts.wbt_lat_usec,
+        "fs_type": facts.fs_type,
+        "mount_point": facts.mount_point,
+        "mount_options": ",".join(facts.mount_options),
+        "fs_used_percent": facts.fs_used_percent,
+    }
+
+
+def point_rows(runs: Sequence[ExportedRun]) -> list[dict[str, object]]:
     """One dict per point and direction, keyed by the CSV columns (missing keys are empty cells)."""
     rows: list[dict[str, object]] = []
-    for record in records:
-        point = record.point
-        base: dict[str, object] = {
-            "run_id": record.run_id,
-            "point_id": record.id,
-            "seq": record.seq,
-            "name": point.name,
-            "repeat": point.repeat,
-            "key": point.key,
-            "status": record.status,
-            "target": point.target.path,
-            "error": record.error,
-        }
-        base.update({OPTION_PREFIX + k: v for k, v in point.options.items()})
-        result = record.result
-        if result is None or not result.directions:
-            rows.append(base)
-            continue
-        base.update({"usr_cpu": result.usr_cpu, "sys_cpu": result.sys_cpu, "jobs": result.jobs})
-        rows.extend({**base, **_direction_fields(d)} for d in result.directions.values())
+    for exported in runs:
+        run_fields = _run_fields(exported)
+        workloads = exported.workloads()
+        for record in exported.records:
+            context = {**run_fields, **_target_fields(exported.target(record.point.target.path))}
+            rows += _record_rows(record, {**context, "workload": workloads[record.id]})
     return rows
+
+
+def _record_rows(record: PointRecord, context: dict[str, object]) -> list[dict[str, object]]:
+    """The rows of one point: one per direction, or one without figures when it has none."""
+    point = record.point
+    base: dict[str, object] = {
+        **context,
+        "point_id": record.id,
+        "seq": record.seq,
+        "name": point.name,
+        "repeat": point.repeat,
+        "key": point.key,
+        "status": record.status,
+        "point_started": iso_utc(record.started_at),
+        "point_finished": iso_utc(record.finished_at),
+        "target": point.target.path,
+        "target_kind": point.target.kind,
+        "target_size_bytes": point.target.size_bytes,
+        "error": record.error,
+    }
+    base.update({OPTION_PREFIX + k: v for k, v in point.options.items()})
+    result = record.result
+    if result is None or not result.directions:
+        return [base]
+    base.update({"usr_cpu": result.usr_cpu, "sys_cpu": result.sys_cpu, "jobs": result.jobs})
+    return [{**base, **_direction_fields(d)} for d in result.directions.values()]
 
 
 def _option_columns(records: Sequence[PointRecord]) -> list[str]:
@@ -103,12 +191,12 @@ def _option_columns(records: Sequence[PointRecord]) -> list[str]:
     return [OPTION_PREFIX + k for k in sorted(keys, key=lambda k: (order.get(k, len(order)), k))]
 
 
-def points_csv(records: Sequence[PointRecord]) -> str:
-    """CSV text of every point and direction of `records` (which may span runs)."""
+def points_csv(runs: Sequence[ExportedRun]) -> str:
+    """CSV text of every point and direction of `runs`."""
+    records = [record for exported in runs for record in exported.records]
+    columns = [*RUN_COLUMNS, *POINT_COLUMNS, *METRIC_COLUMNS, *ENVIRONMENT_COLUMNS, *_option_columns(records)]
     buffer = io.StringIO()
-    writer = csv.DictWriter(
-        buffer, fieldnames=[*POINT_COLUMNS, *METRIC_COLUMNS, *_option_columns(records)], restval="", lineterminator="\n"
-    )
+    writer = csv.DictWriter(buffer, fieldnames=columns, restval="", lineterminator="\n")
     writer.writeheader()
-    writer.writerows(point_rows(records))
+    writer.writerows(point_rows(runs))
     return buffer.getvalue()

@@ -233,8 +233,9 @@ def timeline_section(material: RunView, output: ChartOutput) -> list[Section]:
         f"run{material.run.id}-timeline",
         "Per-second bandwidth",
         charts.timeline_chart(timeline),
-        "fio's per-job logs summed per second, and each device's reads + writes from /proc/diskstats. "
-        "Shaded red: dips detected within a point (the same detector as the findings).",
+        "fio's per-job logs summed per second, and each device's reads + writes from /proc/diskstats; each "
+        "point's band is named along the top. Shaded red: dips detected within a point (the same detector as "
+        "the findings).",
     )
     if chart is None:
         return []
@@ -262,7 +263,8 @@ def array_sections(material: RunView, output: ChartOutput) -> list[Section]:
                 f"{base}-scaling",
                 f"{view.workload}: scaling with the number of devices",
                 charts.scaling_chart(scaling) if scaling and scaling.evaluated else None,
-                "Aggregate of the best set of each size; labels are efficiency = aggregate / the same devices alone, summed.",
+                "Aggregate of the best set of each size (grey dots: every set and drive alone, where a size has "
+                "several); labels are efficiency = aggregate / the same devices alone, summed.",
             ),
         )
         if found:

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from iolab.models import PointRecord, Run
+from iolab.models.units import iso_utc
 from iolab.report.wording import change_line, median, verdict_summary
 from iolab.views.comparison import Comparison, WorkloadSamples
+from iolab.views.export import ExportedRun
 from iolab.views.history import SeriesHistory
 
 
@@ -29,6 +31,7 @@ def record_dict(record: PointRecord) -> dict:
         "finished_at": record.finished_at,
         "target": asdict(record.point.target),
         "options": record.point.options,
+        "host_settings": record.point.host_settings,
         "repeat": record.point.repeat,
         "result": None,
     }
@@ -140,10 +143,27 @@ def history_json(histories: list[SeriesHistory]) -> str:
     return json.dumps(out, indent=2) + "\n"
 
 
-def points_json(runs: Sequence[Run], records: Sequence[PointRecord]) -> str:
-    """JSON of the runs and all their points, each point carrying its run id (`run_dict`, `record_dict`)."""
-    document = {
-        "runs": [run_dict(run) for run in runs],
-        "points": [{"run_id": record.run_id, **record_dict(record)} for record in records],
+def exported_run_dict(exported: ExportedRun) -> dict:
+    """A run as `run_dict`, with its start in ISO 8601 (UTC), tags, notes, host facts and each target's facts."""
+    return {
+        **run_dict(exported.run),
+        "started": iso_utc(exported.run.started_at),
+        "tags": exported.tags,
+        "notes": exported.notes,
+        "environment": None if exported.host is None else asdict(exported.host),
+        "target_environment": {path: asdict(facts) for path, facts in exported.targets.items()},
     }
+
+
+def points_json(runs: Sequence[ExportedRun]) -> str:
+    """JSON of the runs and all their points, each point carrying its run id and workload identity
+    (`exported_run_dict`, `record_dict`)."""
+    points = []
+    for exported in runs:
+        workloads = exported.workloads()
+        points += [
+            {"run_id": record.run_id, "workload": workloads[record.id], **record_dict(record)}
+            for record in exported.records
+        ]
+    document = {"runs": [exported_run_dict(exported) for exported in runs], "points": points}
     return json.dumps(document, indent=2) + "\n"

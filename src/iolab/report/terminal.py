@@ -12,7 +12,9 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from iolab.models import Point, PointRecord, Result, Run, units
-from iolab.models.units import metric_value
+from iolab.models.array_names import natural_key
+from iolab.models.host_settings import SETTINGS
+from iolab.models.units import counted, metric_value
 from iolab.report.wording import (
     HEADERS,
     change_line,
@@ -63,6 +65,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     # Array points name their devices already; a long group description would only squeeze the table.
     show_target = len(targets) > 1 and not any(t.kind == "group" for t in targets)
     show_repeat = any(r.point.repeat for r in records)
+    settings = [name for name in SETTINGS if any(name in r.point.host_settings for r in records)]
     caption = CAPTION
     if any(r.point.job.is_metadata for r in records):
         caption += " · file create/stat/remove: operations per second under IOPS"
@@ -72,6 +75,8 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     table.add_column("Point", no_wrap=True)
     if show_repeat:
         table.add_column("Rep", justify="right")
+    for name in settings:  # a plan's [host] settings, one column each
+        table.add_column(name, no_wrap=True)
     table.add_column("Dir", no_wrap=True)
     for name in ("MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"):
         table.add_column(name, justify="right", no_wrap=True)
@@ -81,6 +86,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     for record in records:
         lead = ([record.point.target.path] if show_target else []) + [record.point.name]
         lead += [str(record.point.repeat + 1)] if show_repeat else []
+        lead += [record.point.host_settings.get(name, "-") for name in settings]
         result = record.result
         if result is None or not result.directions:
             status = record.error or record.status
@@ -186,7 +192,7 @@ def device_table(workload: str, together: dict[str, float], alone: dict[str, flo
     table = Table(title=f"Per device · {workload}")
     for name in ("Device", "Together MB/s", "Alone MB/s"):
         table.add_column(name, justify="left" if name == "Device" else "right")
-    for device in sorted(set(together) | set(alone)):
+    for device in sorted(set(together) | set(alone), key=natural_key):
         cells = [units.mb_per_s(view[device]) if device in view else "-" for view in (together, alone)]
         table.add_row(device, *cells)
     return table
@@ -217,18 +223,23 @@ def hosts_table(records: Sequence[PointRecord], hosts: Mapping[int, Sequence[Hos
     return table
 
 
-def scaling_view(workload: str, rows: Sequence[ScalingRow]) -> Table:
-    """Aggregate bandwidth against device count, with efficiency against the same devices alone."""
+def scaling_view(workload: str, rows: Sequence[ScalingRow], labels: Mapping[tuple[str, ...], str]) -> Table:
+    """Aggregate bandwidth against device count, with efficiency against the same devices alone; `labels`
+    name each set as its point does (x28, without-nvme3n1), so sets of one size can be told apart."""
     table = Table(
         title=f"Scaling · {workload}",
         caption="efficiency = aggregate / the same devices alone, summed",
         caption_justify="left",
     )
-    for name in ("Devices", "Aggregate MB/s", "Ideal MB/s", "Efficiency"):
-        table.add_column(name, justify="right")
+    for name in ("Devices", "Aggregate MB/s", "Ideal MB/s", "Efficiency", "Set"):
+        table.add_column(name, justify="left" if name == "Set" else "right")
     for row in rows:
         table.add_row(
-            str(row.n), units.mb_per_s(row.aggregate), units.mb_per_s(row.ideal), units.percent(row.efficiency * 100)
+            str(row.n),
+            units.mb_per_s(row.aggregate),
+            units.mb_per_s(row.ideal),
+            units.percent(row.efficiency * 100),
+            labels.get(row.devices, ""),
         )
     return table
 
@@ -273,7 +284,10 @@ def history_text(histories: list[SeriesHistory]) -> str:
         if h.health is not None:
             lines.append("  " + health_line(h.health, s.metric))
         if h.failed_runs:
-            lines.append(f"  {h.failed_runs} run(s) failed or were interrupted (counted as 0 throughput)")
+            failed = counted(h.failed_runs, "run")
+            lines.append(
+                f"  {failed} failed or {'was' if h.failed_runs == 1 else 'were'} interrupted (counted as 0 throughput)"
+            )
         if h.changes:
             lines += ["  change: " + change_line(c) for c in h.changes]
         else:

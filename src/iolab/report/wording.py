@@ -11,7 +11,7 @@ import time
 
 from iolab.analysis.compare import Verdict
 from iolab.analysis.history import HealthPoint
-from iolab.models.units import duration, metric_value, p_value
+from iolab.models.units import counted, duration, metric_value, p_value
 from iolab.models.workload import METRIC_LABELS, Series
 from iolab.views.comparison import ComparedWorkload, Comparison
 from iolab.views.history import LocatedChange
@@ -111,9 +111,9 @@ def health_line(hp: HealthPoint, metric: str) -> str:
     cov = "n/a" if hp.cov is None else f"{hp.cov:.1%}"
     return (
         f"rolling {duration(hp.params.window_s)}: mean {metric_value(metric, hp.mean)}, COV {cov} over "
-        f"{hp.n} runs (target {hp.params.cov_target:.0%}): {hp.state}"
+        f"{counted(hp.n, 'run')} (target {hp.params.cov_target:.0%}): {hp.state}"
     )
 
 
 def series_title(s: Series) -> str:
-    return f"{s.name} on {s.target} @ {s.host} ({METRIC_LABELS[s.metric]}, {len(s.values)} runs)"
+    return f"{s.name} on {s.target} @ {s.host} ({METRIC_LABELS[s.metric]}, {counted(len(s.values), 'run')})"

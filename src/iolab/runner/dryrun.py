@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from iolab.errors import UserError
 from iolab.models import Point, units
 from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.request import RunRequest
@@ -24,6 +25,20 @@ class DryRun:
     notes: list[str] = field(default_factory=list)
     open_ended: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)  # programs the plan runs (need --allow-commands)
+    chosen_max: int = 0  # points chosen while running, at most (adaptive searches and repeats, curves, rounds)
+    array: list[str] = field(default_factory=list)  # an array run: its devices and sets (`describe_sets`)
+    changes: list[str] = field(default_factory=list)  # host settings written before points (--allow-host-changes)
+
+    @property
+    def summary(self) -> str:
+        """The preview's last line: how many points, and the budget of those chosen while running (an adaptive
+        plan has few fixed points or none, and "0 points" would hide the run it is)."""
+        if not self.chosen_max:
+            return f"{units.counted(len(self.points), 'point')}, estimated {units.duration(self.seconds)}"
+        return (
+            f"{units.counted(len(self.points), 'fixed point')} and up to {self.chosen_max:,} chosen while running, "
+            f"estimated {units.duration(self.seconds)}"
+        )
 
 
 def dry_run(request: RunRequest) -> DryRun:
@@ -31,21 +46,35 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.fio.options import writes as options_write
     from iolab.fio.run import files_dir, metadata_dir
     from iolab.plan.effects import check_commands, plan_commands
-    from iolab.plan.estimate import FIO_STARTUP_SECONDS, estimate_seconds, point_seconds
-    from iolab.runner.execute import array_plan, check_metadata_targets, plan_points, resolve_targets, run_targets
+    from iolab.plan.estimate import FIO_STARTUP_SECONDS, chosen_while_running, estimate_seconds, point_seconds
+    from iolab.runner.arrays import describe_sets
+    from iolab.runner.execute import (
+        DEVICES_AND_HOSTS,
+        array_plan,
+        check_metadata_targets,
+        plan_points,
+        resolve_targets,
+        run_targets,
+    )
+    from iolab.runner.host_settings import HostSettings, check_request
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
     check_commands(plan, request.allow_commands)  # refused here as the run would refuse it, before any listing
+    check_request(plan, request)
     executor: Executor = LocalExecutor()
+    if request.hosts and request.devices:
+        raise UserError(DEVICES_AND_HOSTS)
     if request.hosts:  # the hosts are not contacted: a dry run only plans
         from iolab.cluster.cluster import Cluster
         from iolab.cluster.hosts import HostSpec
         from iolab.cluster.servers import HostState
 
         executor = ClusterExecutor(Cluster([HostState(HostSpec.from_dict(h), reachable=True) for h in request.hosts]))
+    array: list[str] = []
     if request.devices:
         plan, targets, points, notes = array_plan(request, plan)
+        array = describe_sets(targets[None], points)
     else:
         targets = resolve_targets(request, plan, executor)
         points, notes = plan_points(plan, targets)
@@ -76,8 +105,9 @@ def dry_run(request: RunRequest) -> DryRun:
         writers = sorted({p.name for p in points if p.target == target and options_write(p.options)})
         if writers and not target.scratch:
             writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")
-    open_ended = []
-    if plan.open_ended:
+    open_ended, chosen_max = [], 0
+    parts = chosen_while_running(plan)
+    if parts:
         fixed_only = type(plan)(
             name=plan.name,
             workloads=[],
@@ -88,15 +118,28 @@ def dry_run(request: RunRequest) -> DryRun:
             metadata=plan.metadata,
         )
         seconds += estimate_seconds(fixed_only) * len(targets[None])
-        if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
-            open_ended.append(
-                "points chosen while running (adaptive search, latency curve or steady-state rounds): "
-                "the estimate counts them at their cap"
-            )
-        if plan.metadata is not None:
-            open_ended.append(
-                "file create, stat and remove per thread count, file counts sized while running so each phase "
-                "lasts about its runtime: the estimate counts each phase at its runtime"
-            )
+        chosen_max += sum(parts.values()) * len(targets[None])
+        each = "; ".join(f"{name}: up to {count}" for name, count in parts.items())
+        open_ended.append(f"points chosen while running on each target ({each}): the estimate counts them at their cap")
+    policy = plan.repeats
+    assert policy is not None  # Plan.__post_init__ always sets it
+    if policy.adaptive:
+        firsts = sum(1 for p in points if p.repeat == 0)
+        chosen_max += firsts * max(0, policy.max_count - policy.count)
+        open_ended.append(
+            f"adaptive repeats: each point runs {policy.count} to {policy.max_count} times, until the COV of its "
+            f"runs is under {policy.cov_target:.0%}; the estimate counts {policy.count}"
+        )
     commands = plan_commands(plan)
-    return DryRun(points=points, seconds=seconds, writes=writes, notes=notes, open_ended=open_ended, commands=commands)
+    changes = HostSettings(None).check(points)  # checked against this kernel, nothing written
+    return DryRun(
+        points=points,
+        seconds=seconds,
+        writes=writes,
+        notes=notes,
+        open_ended=open_ended,
+        commands=commands,
+        chosen_max=chosen_max,
+        array=array,
+        changes=changes,
+    )

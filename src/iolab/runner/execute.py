@@ -45,8 +45,8 @@ from iolab.models import (
 from iolab.models.material import SteadyOutcome
 from iolab.models.point import SCRATCH_PREFIX
 from iolab.plan.adaptive import next_configs, workload_at_qd
-from iolab.plan.effects import check_commands
-from iolab.plan.estimate import estimate_seconds
+from iolab.plan.effects import check_commands, plan_workloads
+from iolab.plan.estimate import chosen_while_running, estimate_seconds
 from iolab.plan.limits import MAX_POINTS
 from iolab.plan.presets import latency_curve_workloads
 from iolab.plan.repeats import run_order
@@ -55,6 +55,7 @@ from iolab.probe import Root, take_snapshot
 from iolab.runner import scratch
 from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
+from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
 from iolab.runner.metadata import measure_scaling
@@ -62,7 +63,8 @@ from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
-from iolab.store.db import Store
+from iolab.runner.targets import scratch_bytes
+from iolab.store.db import Artifact, Store
 from iolab.store.queries import (
     get_run,
     open_scratch,
@@ -72,6 +74,8 @@ from iolab.store.queries import (
     run_material,
     run_points,
 )
+
+DEVICES_AND_HOSTS = "--devices and --hosts do not go together: name a device per host in a host file instead"
 
 
 @dataclass
@@ -88,36 +92,26 @@ class RunOutcome:
 def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict[str | None, list[Target]]:
     """Targets by the path workloads name (None: the default targets), as the executor sees them.
 
-    A scratch file or a file iolab makes for a job is as large as --size, else as the workloads on it
-    ask (`job_size`), else the default; a path a workload names may be a new file for it.
+    A directory's scratch file is sized for the workloads that run on it (`scratch_bytes`): the default
+    targets carry every workload without a target of its own, open-ended parts and precondition too.
     """
     default_paths = executor.default_paths(request.targets or plan.targets)
-    cache: dict[str, Target] = {}
-
-    def resolve(path: str, key: str | None) -> Target:
-        if path not in cache:
-            wanted = job_size([w for w in plan.workloads if w.target == key])
-            cache[path] = executor.target(path, request.allow_write, request.size, key is not None, wanted)
-        return cache[path]
-
-    resolved: dict[str | None, list[Target]] = {None: [resolve(p, None) for p in default_paths]}
+    on_default = [w for w in plan_workloads(plan) if w.target is None]
+    users: dict[str, list[Workload]] = {path: list(on_default) for path in default_paths}
     for workload in plan.workloads:
-        if workload.target is not None and workload.target not in resolved:
-            resolved[workload.target] = [resolve(workload.target, workload.target)]
+        if workload.target is not None:
+            users.setdefault(workload.target, []).append(workload)
+    cache = {  # a path only a workload names may be a new file for it (`runner.targets.resolve_target`)
+        path: executor.target(
+            path, request.allow_write, request.size, scratch_bytes(request.size, workloads), path not in default_paths
+        )
+        for path, workloads in users.items()
+    }
+    resolved: dict[str | None, list[Target]] = {None: [cache[p] for p in default_paths]}
+    for workload in plan.workloads:
+        if workload.target is not None:
+            resolved[workload.target] = [cache[workload.target]]
     return resolved
-
-
-def job_size(workloads: list[Workload]) -> int | None:
-    """Bytes the workloads' own sizes ask of a file: the largest offset + size (or filesize) among them;
-    None when there are none, or one leaves its size to the target (no size, or a percentage)."""
-    sizes = []
-    for workload in workloads:
-        job = workload.job
-        size, offset = job.size_bytes, job.size("offset") or 0
-        if size is None or job.is_metadata:
-            return None
-        sizes.append(offset + size)
-    return max(sizes, default=None)
 
 
 def check_metadata_targets(targets: list[Target]) -> None:
@@ -139,17 +133,39 @@ def run_targets(targets: dict[str | None, list[Target]], points: list[Point]) ->
 def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, list[Target]], list[Point], list[str]]:
     """A `--devices` run: each drive checked as a target, the workloads run together, alone and in sets.
 
-    Returns the plan without its open-ended parts (an array run has none), the members, the points and notes.
+    Returns the plan without its open-ended parts (an array run measures fixed workloads; a note says what
+    was left out), the members, the points and notes.
     """
     members = resolve_members(request.devices, request.allow_write, request.size)
     assert plan.repeats is not None
-    base = array_points(plan, members, tuple(request.array_modes))
+    dropped = [*chosen_while_running(plan), *(["adaptive repeats"] if plan.repeats.adaptive else [])]
+    if dropped and not plan.workloads:
+        raise UserError(
+            f"--devices measures fixed workloads, and {plan.name} chooses its points while running "
+            f"({', '.join(dropped)}): run it on one device at a time"
+        )
+    base = array_points(plan, members, tuple(request.array_modes), request.subsets)
+    if len(base) * plan.repeats.count > MAX_POINTS:
+        raise UserError(
+            f"{len(base)} array points x {plan.repeats.count} repeats: a run may have at most {MAX_POINTS}; "
+            "ask for fewer --subsets or --array-modes"
+        )
     planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
     points = [p for p in planned if not writes(p.options) or p.target.writable]
     for point in points:
         check_point(point)
     notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
-    return replace(plan, qd_searches=[], latency_curve=None, steady_rounds=None), {None: members}, points, notes
+    if dropped:
+        notes.append(f"left out with --devices: {', '.join(dropped)} (an array run measures fixed workloads)")
+    fixed = replace(
+        plan,
+        qd_searches=[],
+        latency_curve=None,
+        steady_rounds=None,
+        metadata=None,
+        repeats=replace(plan.repeats, adaptive=False),
+    )
+    return fixed, {None: members}, points, notes
 
 
 def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[list[Point], list[str]]:
@@ -158,7 +174,7 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
     skipped: dict[str, list[str]] = {}
     for workload in plan.workloads:
         for target in targets[workload.target]:
-            point = Point(name=workload.name, target=target, options=dict(workload.options))
+            point = Point(workload.name, target, dict(workload.options), host_settings=dict(workload.host_settings))
             if writes(point.options) and not target.writable:
                 skipped.setdefault(target.path, []).append(workload.name)
             elif point.job.is_metadata and target.kind != "directory":
@@ -216,6 +232,7 @@ class Session:
     results: dict[str, Result | None] = field(default_factory=dict)
     plan: Plan | None = None
     reruns: list[str] = field(default_factory=list)  # points measured again because something else was busy
+    settings: HostSettings | None = None  # the plan's [host] settings, set before each point
 
     def _disturbed(self, point: Point) -> bool:
         """Whether other processes or other I/O were busy during the point just stored."""
@@ -244,15 +261,17 @@ class Session:
         elif point.key in self.results:
             self.store.reset_point(self.planned[point.key])
         self._prepare(point.target, point)
+        applied = self.settings.apply(point) if self.settings is not None else []
+        kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []
         self.measured += 1
         index = len(self.done) + self.measured
         self.progress.point_started(index, self.total, point)
-        result, error, lost = self.measurer.measure(point, self.planned[point.key])
+        result, error, lost = self.measurer.measure(point, self.planned[point.key], kept)
         if result is not None and self.plan is not None and self.plan.rerun_disturbed and self._disturbed(point):
             self.store.reset_point(self.planned[point.key])
             self.reruns.append(point.name)
             self.progress.phase(f"something else was busy during {point.name}: measuring it again")
-            result, error, lost = self.measurer.measure(point, self.planned[point.key])
+            result, error, lost = self.measurer.measure(point, self.planned[point.key], kept)
         self.results[point.key] = result
         self.progress.point_finished(index, self.total, point, result, error)
         if error:
@@ -384,16 +403,20 @@ def execute(
     """
     plan = plan or build_plan(request)
     check_commands(plan, request.allow_commands)
+    check_request(plan, request)
     version = fio_version(request.fio)
     with stop_signals_interrupt():
         executor = _start_executor(request, plan, version)
         locks = TargetLocks(store.path.parent)
+        settings = HostSettings(store)
         try:
-            prepared = _prepare(request, store, plan, version, executor, resume, fresh, locks)
+            prepared = _prepare(request, store, plan, version, executor, resume, fresh, locks, settings)
             return _measure_and_finish(request, store, progress, executor, prepared)
         except sqlite3.OperationalError as exc:
             raise _store_failed(store, exc) from None
         finally:
+            with contextlib.suppress(sqlite3.Error):  # done already unless the run stopped before measuring
+                settings.restore()
             locks.release()
             executor.close()
 
@@ -443,7 +466,7 @@ def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:
     if plan.metadata is not None:
         raise UserError("the metadata preset runs on one host: drop --hosts (or run it on each host)")
     if request.devices:
-        raise UserError("--devices and --hosts do not go together: name a device per host in a host file instead")
+        raise UserError(DEVICES_AND_HOSTS)
     if not (request.targets or plan.targets or all(h.get("target") for h in request.hosts)):
         raise UserError(MULTIHOST_TARGET)
     from iolab.cluster.cluster import Cluster
@@ -470,6 +493,7 @@ class Prepared:
     notes: list[str]
     run_id: int
     done: dict[str, PointRecord]
+    settings: HostSettings
 
 
 def _prepare(
@@ -481,9 +505,11 @@ def _prepare(
     resume: int | None,
     fresh: bool,
     locks: TargetLocks,
+    settings: HostSettings,
 ) -> Prepared:
-    """Targets checked, points planned, targets locked, and the run created or reopened (for --resume or
-    the same plan again: a run is identified by its points' content hashes)."""
+    """Targets checked, points planned, targets locked, host settings tried (what killed runs changed put back
+    first), and the run created or reopened (for --resume or the same plan again: a run is identified by its
+    points' content hashes)."""
     if resume is not None and get_run(store, resume).status == "running":
         raise UserError(
             f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
@@ -506,18 +532,21 @@ def _prepare(
     every_target = run_targets(targets, points)
     if executor.local:  # another host's targets are not this host's to lock
         locks.acquire(every_target, "a run that is starting")
+    notes += restore_leftovers(store)  # before the originals are read: a killed run's values are not originals
+    settings.prepare(points)
     run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
     if run_id is None:
-        run_id = store.create_run(
-            plan.name, request.command, [t.path for t in every_target], version, request.to_dict(), identity
-        )
+        # an array's sets are made of its devices, which are listed: 30 sets of 29 names would bury them
+        listed = [t.path for t in every_target if t.kind != "group"]
+        run_id = store.create_run(plan.name, request.command, listed, version, request.to_dict(), identity)
         done: dict[str, PointRecord] = {}
     else:
         store.reopen_run(run_id)
         done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
         notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
+    settings.attach(run_id)
     locks.name_holder(f"run {run_id}")
-    return Prepared(plan, targets, every_target, points, notes, run_id, done)
+    return Prepared(plan, targets, every_target, points, notes, run_id, done, settings)
 
 
 def _measure_and_finish(
@@ -549,7 +578,17 @@ def _measure_and_finish(
             fio_clocksource(snapshot.clocksource),  # the cluster executor leaves it out of its job files
             allow_commands=request.allow_commands,
         )
-        session = Session(store, run_id, measurer, progress, prepared.done, planned, total=len(planned), plan=plan)
+        session = Session(
+            store,
+            run_id,
+            measurer,
+            progress,
+            prepared.done,
+            planned,
+            len(planned),
+            plan=plan,
+            settings=prepared.settings,
+        )
         if plan.open_ended:
             later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in prepared.targets[None]]))
             notes.append(_open_ended_note(plan, later))
@@ -571,6 +610,8 @@ def _measure_and_finish(
         store.finish_run(run_id, "failed", str(exc))
         raise
     finally:
+        with contextlib.suppress(sqlite3.Error):  # the values are back first; a full store leaves records open
+            cleaned += prepared.settings.restore()  # before the "after" snapshot, which shows the host as found
         with contextlib.suppress(sqlite3.Error):  # a full store must not keep the hosts' scratch files
             executor.save_snapshots(store, run_id, "after")
         cleaned += executor.cleanup(every_target)

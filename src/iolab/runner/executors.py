@@ -75,10 +75,11 @@ class Executor(Protocol):
         ...
 
     def target(
-        self, path: str, allow_write: bool, size: int | None, create: bool = False, job_size: int | None = None
+        self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False
     ) -> Target:
-        """`path` checked and described for fio (`iolab.runner.targets.resolve_target`): `create` a job's own
-        file when it does not exist, `job_size` what its workloads ask of a file iolab makes."""
+        """`path` checked as a target: `size` is `--size`, `scratch` the bytes of a file iolab makes there
+        (`runner.targets.scratch_bytes`; None: the default rule), `create` makes a job's own file that does
+        not exist yet (`runner.targets.resolve_target`)."""
         ...
 
     def scratch_name(self, target: Target) -> str:
@@ -122,9 +123,9 @@ class LocalExecutor:
         return paths or ["."]
 
     def target(
-        self, path: str, allow_write: bool, size: int | None, create: bool = False, job_size: int | None = None
+        self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False
     ) -> Target:
-        return resolve_target(path, allow_write, size, create=create, job_size=job_size)
+        return resolve_target(path, allow_write, size, scratch=scratch, create=create)
 
     def scratch_name(self, target: Target) -> str:
         return target.filename
@@ -182,9 +183,9 @@ class ClusterExecutor:
         return [PER_HOST]  # each host's own `target=` from the host file
 
     def target(
-        self, path: str, allow_write: bool, size: int | None, create: bool = False, job_size: int | None = None
+        self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False
     ) -> Target:
-        return self.cluster.target(path, size or job_size)  # a path every host has: it cannot be checked from here
+        return self.cluster.target(path, scratch)  # a path every host has: it cannot be checked from here
 
     def scratch_name(self, target: Target) -> str:
         return f"{target.path}/iolab-scratch-RANDOM-HOST.dat on each of {len(self.cluster.states)} hosts"

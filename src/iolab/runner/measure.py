@@ -6,6 +6,7 @@ import shlex
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,11 +41,13 @@ class Measurer:
         if message not in self.notes:
             self.notes.append(message)
 
-    def measure(self, point: Point, point_id: int) -> tuple[Result | None, str, list[str]]:
-        """Run a point and store it, result or failure; returns (result, error text, and for a
-        multi-host point each host that failed with why)."""
+    def measure(
+        self, point: Point, point_id: int, kept: Sequence[Artifact] = ()
+    ) -> tuple[Result | None, str, list[str]]:
+        """Run a point and store it, result or failure, with `kept` (what the runner did before it); returns
+        (result, error text, and for a multi-host point each host that failed with why)."""
         started = time.time()
-        artifacts: list[Artifact] = []
+        artifacts: list[Artifact] = list(kept)
         commands = effects(point.options).commands + [
             shlex.join(a) for a in self.phases.pre_point + self.phases.post_point
         ]
@@ -126,7 +129,7 @@ class Measurer:
         telemetry: list[Sample] = []
         sampler = self._start_sampler(point) if self.executor.local else None  # other hosts' disks are not ours
         try:
-            invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients)
+            invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients, own_dir=workdir)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
             return Measured(error=str(exc))
         finally:

@@ -45,7 +45,7 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
         jobfile.write_text(render_jobfile([JobSection(name=name, options=job)]))
         loops = JobOptions(options).size("loops") or 1
         timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
-        invocation = run_fio(jobfile, Path(tmp) / f"{name}.json", fio, timeout)
+        invocation = run_fio(jobfile, Path(tmp) / f"{name}.json", fio, timeout, own_dir=Path(tmp))
     if invocation.returncode != 0:
         detail = invocation.stderr.strip().splitlines()[-1:] or [f"exit code {invocation.returncode}"]
         raise RunFailed(f"{name} on {target.path} failed: {detail[0]}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TypedDict
 
@@ -47,11 +47,13 @@ class RunRequest:
     targets: list[str] = field(default_factory=list)
     allow_write: bool = False
     allow_commands: bool = False  # fio exec options, unchecked engines, pre/post-point commands
+    allow_host_changes: bool = False  # a plan's [host] settings written to sysfs (restored afterwards)
     size: int | None = None
     repeat: int | None = None
     telemetry_interval: float | None = 1.0
     devices: list[str] = field(default_factory=list)
     array_modes: list[str] = field(default_factory=lambda: ["together", "alone", "scaling"])
+    subsets: list[str] = field(default_factory=lambda: ["doubling"])  # the scaling mode's sets (runner.arrays)
     fio: str = "fio"
     command: str = ""
     hosts: list[dict] = field(default_factory=list)  # HostSpec dicts: a multi-host run
@@ -83,8 +85,6 @@ def build_plan(request: RunRequest) -> Plan:
     else:
         plan = preset(request.plan, **request.settings)
     if request.repeat is not None:  # --repeat overrides the plan's count, keeping the rest of its policy
-        from dataclasses import replace
-
         assert plan.repeats is not None  # Plan.__post_init__ always sets it
         plan.repeats = replace(plan.repeats, count=request.repeat)
         plan.repeat = request.repeat
@@ -94,14 +94,13 @@ def build_plan(request: RunRequest) -> Plan:
 def _override_times(plan: Plan, settings: PresetSettings) -> None:
     """--runtime/--ramp given with a plan file replace its times, as they do for presets."""
     from iolab.fio.options import seconds_value
-    from iolab.models import Workload
 
     updates = {}
     if "runtime" in settings:
         updates["runtime"] = seconds_value(settings["runtime"])
     if "ramp" in settings:
         updates["ramp_time"] = seconds_value(settings["ramp"])
-    plan.workloads = [Workload(w.name, {**w.options, **updates}, w.target) for w in plan.workloads]
+    plan.workloads = [replace(w, options={**w.options, **updates}) for w in plan.workloads]
 
 
 def plan_identity(point_keys: list[str], request: RunRequest) -> str:

@@ -1,12 +1,14 @@
 """Turning what the user named (a directory, a file, a device) into a checked `Target`.
 
-Scratch size: a directory target gets a scratch file as large as its
-workloads ask (their size=, or --size), else of 2 GiB, or a tenth of the
-free space when that is less (never under 64 MiB). 2 GiB is large
+Scratch size: a directory target gets a scratch file of 2 GiB, or a tenth
+of the free space when that is less (never under 64 MiB). 2 GiB is large
 enough that a drive's internal read cache cannot serve a random test from
 memory and that writing it first costs seconds on an SSD, so the quick
 preset stays near a minute; `--size` asks for more (e.g. past an SLC
-write cache).
+write cache). A plan whose every workload names its own `size` gets a
+scratch file of what they reach instead (`scratch_bytes`): fio would touch
+no more of it, and a small file system that holds 128 MiB is not refused
+for lacking the 640 MiB the default needs.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ import errno
 import os
 import stat
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.fio.options import check_text
-from iolab.models import Target
+from iolab.models import Target, Workload
+from iolab.models.job_options import JobOptions
 from iolab.models.snapshot import RAM_FILESYSTEMS
 from iolab.probe.fs import mount_of
 from iolab.probe.root import Root
@@ -28,6 +32,7 @@ from iolab.runner.scratch import scratch_filename
 
 DEFAULT_SCRATCH = 2 << 30
 MIN_SCRATCH = 64 << 20
+_MIB = 1 << 20  # the scratch file is written in 1 MiB blocks before it is read
 
 _TARGET_HELP = (
     "give an existing directory (a scratch file is made inside), a file, or a block device such as /dev/nvme0n1"
@@ -77,6 +82,28 @@ def scratch_size(directory: Path, requested: int | None, free: int) -> int:
     return size
 
 
+def workload_reach(options: Mapping[str, str]) -> int | None:
+    """Bytes into the file a workload's own `offset` + `size` reach; None unless both are plain sizes (no
+    `size`, or a percentage of the target, says nothing about how large the target should be)."""
+    job = JobOptions(options)
+    size = job.size("size")
+    offset = job.size("offset") if "offset" in options else 0
+    return None if size is None or offset is None else offset + size
+
+
+def scratch_bytes(size: int | None, workloads: Sequence[Workload]) -> int | None:
+    """The scratch file a directory target gets for these workloads: `size` (`--size`), else, when every
+    workload names its own size, what they reach; never less than any of them reaches, so fio never has to
+    grow the file. None: the default rule (`scratch_size`)."""
+    reaches = [workload_reach(w.options) for w in workloads if not w.job.is_metadata]
+    known = [-(-reach // _MIB) * _MIB for reach in reaches if reach is not None]  # whole MiB, for the fill
+    if size is not None:
+        return max([size, *known])
+    if reaches and len(known) == len(reaches):
+        return max(_MIB, *known)
+    return None
+
+
 def _fs_info(path: Path, root: Root) -> tuple[str | None, bool]:
     mount = mount_of(str(path), root)
     fs_type = mount.fs_type if mount else None
@@ -84,6 +111,7 @@ def _fs_info(path: Path, root: Root) -> tuple[str | None, bool]:
 
 
 def _directory_target(path: Path, size: int | None, root: Root) -> Target:
+    """A fresh scratch file inside `path`, of `size` bytes (None: the default rule)."""
     if not os.access(path, os.W_OK | os.X_OK):
         raise UserError(f"{path}: you cannot write to this directory; choose one you can write, or run as its owner")
     fs_type, ram = _fs_info(path, root)
@@ -194,15 +222,15 @@ def resolve_target(
     allow_write: bool = False,
     size: int | None = None,
     root: Root | None = None,
+    scratch: int | None = None,
     create: bool = False,
-    job_size: int | None = None,
 ) -> Target:
     """Check a target the user named and describe it for fio; UserError when it cannot be used.
 
-    `create`: the path is a job's own file, which iolab makes when it does not exist (`_new_file_target`);
-    a target given on the command line must exist (a typo must not become a new file). `job_size` is
-    what the workloads on it ask: the size of a file iolab makes (a scratch file, a job's new file)
-    when `size` (--size) is not given; an existing file or device is used whole, or up to --size.
+    `size` is what `--size` asked of any target; `scratch` the size of a file iolab makes (a directory's
+    scratch file, a job's new file: `scratch_bytes`, `--size` or the plan's own sizes), checked against
+    its free space. `create`: the path is a job's own file, which iolab makes when it does not exist
+    (`_new_file_target`); a target given on the command line must exist (a typo must not become a file).
     """
     root = root or Root()
     if not path:
@@ -213,7 +241,7 @@ def resolve_target(
         mode = p.stat().st_mode
     except FileNotFoundError:
         if create and not p.is_symlink():
-            return _new_file_target(p, size or job_size, root)
+            return _new_file_target(p, scratch if scratch is not None else size, root)
         raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
     except NotADirectoryError:
         raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
@@ -222,7 +250,7 @@ def resolve_target(
     except OSError as exc:
         raise UserError(f"{path}: {exc.strerror}; {_TARGET_HELP}") from None
     if stat.S_ISDIR(mode):
-        return _directory_target(p, size or job_size, root)
+        return _directory_target(p, scratch if scratch is not None else size, root)
     if stat.S_ISBLK(mode):
         return _block_target(p, allow_write, size, root)
     if stat.S_ISREG(mode):

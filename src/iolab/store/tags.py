@@ -20,28 +20,36 @@ def check_tag(tag: str) -> str:
     return tag
 
 
-def add_tags(store: Store, run_id: int, tags: list[str]) -> None:
+def add_tags(store: Store, run_ids: list[int], tags: list[str]) -> None:
+    """Tag every run in `run_ids` with every tag; one bad tag stores none of them."""
     checked = [check_tag(t) for t in tags]
     with store.conn:
-        store.conn.executemany("INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)", [(run_id, t) for t in checked])
+        store.conn.executemany(
+            "INSERT OR IGNORE INTO tags (run_id, tag) VALUES (?, ?)", [(r, t) for r in run_ids for t in checked]
+        )
 
 
-def remove_tags(store: Store, run_id: int, tags: list[str]) -> None:
-    """Remove tags from a run; a tag the run does not carry is a UserError (probably a typo)."""
-    present = set(tags_of(store, [run_id])[run_id])
-    missing = [t for t in tags if t not in present]
-    if missing:
-        raise UserError(f"run {run_id} has no tag {missing[0]!r}; its tags: {', '.join(sorted(present)) or 'none'}")
+def remove_tags(store: Store, run_ids: list[int], tags: list[str]) -> None:
+    """Remove tags from runs; a tag one of them does not carry is a UserError (probably a typo), and then
+    nothing is removed."""
+    carried = tags_of(store, run_ids)
+    for run_id in run_ids:
+        missing = [t for t in tags if t not in carried[run_id]]
+        if missing:
+            present = ", ".join(carried[run_id]) or "none"
+            raise UserError(f"run {run_id} has no tag {missing[0]!r}; its tags: {present}")
     with store.conn:
-        store.conn.executemany("DELETE FROM tags WHERE run_id = ? AND tag = ?", [(run_id, t) for t in tags])
+        store.conn.executemany("DELETE FROM tags WHERE run_id = ? AND tag = ?", [(r, t) for r in run_ids for t in tags])
 
 
-def add_note(store: Store, run_id: int, text: str) -> None:
+def add_note(store: Store, run_ids: list[int], text: str) -> None:
+    """The same note on every run in `run_ids`."""
     if not text.strip():
         raise UserError('a note needs some text, e.g. iolab note last "after the BIOS update"')
+    now = time.time()
     with store.conn:
-        store.conn.execute(
-            "INSERT INTO notes (run_id, created_at, text) VALUES (?, ?, ?)", (run_id, time.time(), text.strip())
+        store.conn.executemany(
+            "INSERT INTO notes (run_id, created_at, text) VALUES (?, ?, ?)", [(r, now, text.strip()) for r in run_ids]
         )
 
 
@@ -69,12 +77,3 @@ def tagged_runs(store: Store, tag: str) -> list[int]:
         known = [r[0] for r in store.conn.execute("SELECT DISTINCT tag FROM tags ORDER BY tag LIMIT 20")]
         raise UserError(f"no run is tagged {tag!r}; tags in use: {', '.join(known) or 'none (see iolab tag)'}")
     return ids
-
-
-def resolve_runs(store: Store, ref: str) -> list[int]:
-    """The runs a user means: `tag:NAME` (every run with that tag), a run id, or `last`."""
-    from iolab.store.queries import resolve_run_id
-
-    if ref.startswith("tag:"):
-        return tagged_runs(store, ref[len("tag:") :])
-    return [resolve_run_id(store, ref)]

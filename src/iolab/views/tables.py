@@ -42,10 +42,12 @@ from datetime import datetime
 
 from iolab.analysis.stability import Stability, summarize
 from iolab.models import DirectionResult, PointRecord, Result, Run, Sample, SteadyState, units
+from iolab.models.host_settings import SETTINGS
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, option_number
 
-# Display order of parameters, and preference among equally good axes.
+# Display order of parameters, and preference among equally good axes. Host settings (a plan's [host] table)
+# are parameters like fio's options; a setting compared for every workload makes a table per workload.
 PARAMETER_ORDER = (
     "rw",
     "bs",
@@ -59,15 +61,16 @@ PARAMETER_ORDER = (
     "runtime",
     "ramp_time",
     "time_based",
+    *SETTINGS,
     "target",
 )
-AXIS_PREFERENCE = ("iodepth", "numjobs", "bs", "rwmixread", "rate_iops", "rate", "ioengine", "rw", "target")
+AXIS_PREFERENCE = ("iodepth", "numjobs", "bs", "rwmixread", "rate_iops", "rate", *SETTINGS, "ioengine", "rw", "target")
 # fio's defaults for options that define a workload's shape, so that a job that
 # leaves iodepth unset compares equal to one that says iodepth=1.
 SHOWN_DEFAULTS = {key: FIO_DEFAULTS[key] for key in ("iodepth", "numjobs")}
 # Parameters the overview table gives a column each when they differ between
 # workloads; any other differing options share one "other options" column.
-SHAPE = ("rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "direct", "target")
+SHAPE = ("rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "direct", *SETTINGS, "target")
 TARGET = "target"
 # What differs between the rows of a file operation's table: the thread count, and the file count the
 # runner sized for it; how long each phase may run is the same for all.
@@ -174,7 +177,7 @@ def describe_parameters(params: Sequence[tuple[str, str]]) -> str:
 
 
 def _parameters(record: PointRecord) -> dict[str, str]:
-    """What defines a workload: its fio options as run, plus the target.
+    """What defines a workload: its fio options as run, its host settings, plus the target.
 
     `direct` is stated as the runner ran it (`Point.direct`: direct=1 unless
     the workload asks for buffered I/O or the file system refuses O_DIRECT);
@@ -190,6 +193,7 @@ def _parameters(record: PointRecord) -> dict[str, str]:
     params.pop("name", None)
     if params.get("filename") == point.target.filename:
         params.pop("filename")
+    params.update(point.host_settings)
     params[TARGET] = point.target.path
     return params
 

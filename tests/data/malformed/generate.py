@@ -473,6 +473,13 @@ def command_cases() -> list[tuple[str, list[str]]]:
         ),
         ("agent bad port", ["agent", "--port", "0"]),
         ("agent port too big", ["agent", "--port", "70000"]),
+        ("tag runs written as tags", ["tag", "6", "7", "8", "before"]),
+        ("tag backwards range", ["tag", "8-6", "before"]),
+        ("note empty part in a list", ["note", "1,,2", "text"]),
+        ("compare backwards range", ["compare", "13-6", "1"]),
+        ("compare window not a date", ["compare", "2025-13-01..", "1"]),
+        ("compare since not a date", ["compare", "1", "2", "--since", "yesterday"]),
+        ("report range past any run", ["report", "1-99999999999999999999"]),
     ]
 
 

@@ -1,8 +1,9 @@
 """Rules on arrays of drives: the odd drive out, a drive slow only together, sets that do not scale.
 
 An array run measures each workload three ways (`iolab.runner.arrays`):
-every drive together (one job per drive), each drive alone, and sets of 1,
-2, 4... drives. The numbers come from `iolab.analysis.outliers` and
+every drive together (one job per drive), each drive alone, and sets of
+drives (the first 1, 2, 4 ... by default; the first N, every drive but one,
+or named sets with `--subsets`). The numbers come from `iolab.analysis.outliers` and
 `iolab.analysis.scaling`; this module says what they mean.
 """
 
