@@ -76,3 +76,23 @@ def test_a_new_file_is_never_made_through_something_planted_at_its_name(tmp_path
         scratch.create_file(store, run_id, str(planted), 1 << 20)
     assert not (tmp_path / "victim").exists() and open_scratch(store, run_id) == []
     assert Path(planted).is_symlink()
+
+
+@pytest.mark.parametrize(
+    ("plan", "message"),
+    [
+        ("metadata", "the metadata preset runs on one host"),
+        ("per-job", "runs on one host"),
+    ],
+)
+def test_work_in_directories_iolab_makes_here_is_refused_on_many_hosts_before_any_is_contacted(tmp_path, plan, message):
+    from iolab.runner.execute import _start_executor
+    from iolab.runner.request import RunRequest, build_plan
+
+    if plan == "per-job":
+        path = tmp_path / "p.toml"
+        path.write_text('files = "per-job"\n[options]\nrw = "read"\n')
+        plan = str(path)
+    request = RunRequest(plan=plan, targets=[str(tmp_path)], hosts=[{"name": "unreachable.invalid"}])
+    with pytest.raises(UserError, match=message):
+        _start_executor(request, build_plan(request), "fio-3.33")

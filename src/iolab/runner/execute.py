@@ -465,6 +465,8 @@ def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:
         return LocalExecutor(version)
     if plan.metadata is not None:
         raise UserError("the metadata preset runs on one host: drop --hosts (or run it on each host)")
+    if any(w.job.text("filename_format") is not None for w in plan.workloads):  # files per job, made here only
+        raise UserError('files = "per-job" (filename_format) runs on one host: drop --hosts, or share one file')
     if request.devices:
         raise UserError(DEVICES_AND_HOSTS)
     if not (request.targets or plan.targets or all(h.get("target") for h in request.hosts)):
