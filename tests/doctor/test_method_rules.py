@@ -81,7 +81,7 @@ def test_metadata_jobs_get_none_of_the_data_rules():
         "directory",
     )
     ctx = Context(jobs=[create], mem_total_bytes=16 * GIB)
-    for rule_id in ("FIO-NO-RAMP", "FIO-CACHE-SIZE", "FIO-FILE-TARGET"):
+    for rule_id in ("FIO-NO-RAMP", "FIO-CACHE-SIZE", "FIO-FILE-TARGET", "FIO-BUFFERED"):
         assert _run(rule_id, ctx) == [], rule_id
 
 

@@ -30,7 +30,7 @@ def _opts(job: JobView, *keys: str) -> dict[str, str]:
     level="high",
     needs="jobs",
     title="Buffered I/O: the page cache is in the measurement",
-    applies="every job",
+    applies="every job but file create/stat/delete jobs",
     trigger="direct is not 1 (fio's default is buffered), or buffered=1",
     why="Reads may be served from RAM and writes complete into RAM, so the number measures memory and dirty limits, "
     "not the device.",
@@ -40,7 +40,7 @@ def _opts(job: JobView, *keys: str) -> dict[str, str]:
 )
 def buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        if not job.direct:
+        if not job.direct and not job.metadata:  # a file create/stat/delete moves no data through any cache
             yield r.finding(f"{job.name} uses buffered I/O", job.name, _opts(job, "direct", "buffered"))
 
 
