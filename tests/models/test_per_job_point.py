@@ -39,3 +39,16 @@ def test_a_plan_asks_for_per_job_files_for_all_or_one_workload(tmp_path):
 def test_the_doctor_sees_every_jobs_file_as_the_data_set():
     view = JobView.from_point(_point(numjobs="4", direct="0"), None)
     assert view.data_set_bytes == 2 << 30 and "filename" not in view.options
+
+
+def test_a_job_file_s_directory_with_several_jobs_gives_each_its_own_file_as_fio_does(tmp_path):
+    from iolab.plan.planfile import FIO_FILE_FORMAT, load_plan
+
+    job = tmp_path / "j.fio"
+    job.write_text(
+        f"[many]\ndirectory={tmp_path}\nnumjobs=4\nrw=read\n"
+        f"[one]\nstonewall\ndirectory={tmp_path}\nrw=read\n"
+        f"[named]\nstonewall\nfilename={tmp_path}/f\nnumjobs=4\nrw=read\n"
+    )
+    formats = {w.name: w.options.get("filename_format") for w in load_plan(job).workloads}
+    assert formats == {"many": FIO_FILE_FORMAT, "one": None, "named": None}

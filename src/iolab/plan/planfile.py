@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from iolab.plan.schema import PhasesSpec, PlanSpec, SweepSpec
 
 TOML_SUFFIXES = (".toml",)
+# fio's own names for the files of a job given a directory and no filename (fio's HOWTO, filename_format).
+FIO_FILE_FORMAT = "$jobname.$jobnum.$filenum"
 # Options that only order jobs inside one fio invocation; each iolab point is its own invocation.
 JOB_ORDERING = frozenset({"stonewall", "wait_for", "new_group"})
 
@@ -191,8 +193,18 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
     workloads = []
     for section in sections:
         options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in TARGET_OPTIONS}
+        if _own_files(section.options):
+            options.setdefault("filename_format", FIO_FILE_FORMAT)
         workloads.append(Workload(name=section.name, options=options, target=_jobfile_target(section, source)))
     return workloads
+
+
+def _own_files(options: Mapping[str, str]) -> bool:
+    """Whether fio would give each of the job's clones a file of its own: a `directory=` and no `filename=`,
+    with numjobs above 1 (fio names them jobname.N.0 inside it); iolab then does the same, in a directory
+    of its own inside that one (`Point.per_job_files`)."""
+    job = JobOptions(options)
+    return bool(options.get("directory", "").strip()) and "filename" not in options and job.numjobs > 1
 
 
 def _jobfile_target(section: JobSection, source: str) -> str | None:
