@@ -36,3 +36,20 @@ def test_repeats_say_how_many_reached_it_and_tables_without_ss_have_no_such_colu
     assert table.rows[0].cells[steady] == "reached in 1 of 2"
     (plain,) = notebook_tables([_record(1, "4k", None), _record(2, "64k", None)], {})
     assert "ran" not in [c.header for c in plain.columns]
+
+
+def test_how_steady_state_rounds_ended_heads_the_runs_page():
+    from iolab.models import Finding, Run, Severity
+    from iolab.report.markdown import run_markdown
+    from iolab.views.run import steady_rounds
+    from iolab.views.tables import build_report
+
+    findings = [
+        Finding("RES-STEADY-STATE", "results", Severity.INFO, "steady in rounds 4-8", "/dev/loop9"),
+        Finding("FIO-SHORT-RUN", "method", Severity.WARNING, "round ran 1.0 s", "round"),
+    ]
+    assert steady_rounds(findings) == ["/dev/loop9: steady in rounds 4-8"]
+    run = Run(7, 0.0, "complete", "ssd-steady", "vm", "", "fio-3.33", "", ["/dev/loop9"])
+    report = build_report(run, [_record(1, "4k", None)], {}, steady_rounds(findings))
+    assert ("steady state (rounds)", "/dev/loop9: steady in rounds 4-8") in report.facts
+    assert "**steady state (rounds):** /dev/loop9: steady in rounds 4-8" in run_markdown(report)

@@ -639,6 +639,17 @@ def run_facts(run: Run) -> tuple[tuple[str, str], ...]:
     return tuple(facts)
 
 
-def build_report(run: Run, records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]) -> RunReport:
-    """A run's notebook page: header facts and one table per varied parameter."""
-    return RunReport(run, run_facts(run), tuple(notebook_tables(records, samples)))
+def build_report(
+    run: Run,
+    records: Sequence[PointRecord],
+    samples: Mapping[int, Sequence[Sample]],
+    steady_rounds: Sequence[str] = (),
+) -> RunReport:
+    """A run's notebook page: header facts and one table per varied parameter.
+
+    `steady_rounds`: how steady-state rounds ended on each target (the doctor's verdict, e.g. the
+    ssd-steady preset's "steady in rounds 4-8"), a header fact each: the rounds' table shows them as
+    repeats of one workload, which does not say where they became steady.
+    """
+    facts = run_facts(run) + tuple(("steady state (rounds)", verdict) for verdict in steady_rounds)
+    return RunReport(run, facts, tuple(notebook_tables(records, samples)))
