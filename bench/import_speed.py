@@ -68,9 +68,11 @@ def make_outputs(work: Path, target: Path) -> Path:
         )
     archive = work / "outputs"
     archive.mkdir()
+    # Each copy ends in its own number of newlines: other bytes, so the import stores all 1,000 (the same
+    # bytes again would be recognised as imported already and skipped).
     for copy in range(100):
         for original in sorted(originals.glob("*.json")):
-            shutil.copy(original, archive / f"{original.stem}-{copy:03d}.json")
+            (archive / f"{original.stem}-{copy:03d}.json").write_text(original.read_text() + "\n" * copy)
     return archive
 
 
@@ -124,6 +126,8 @@ def make_log_sets(work: Path, target: Path) -> Path:
     sets.mkdir()
     for copy in range(100):
         shutil.copytree(first, sets / f"set-{copy:03d}")
+        for output in (sets / f"set-{copy:03d}").glob("*.json"):  # other bytes per set, as above
+            output.write_text(output.read_text() + "\n" * copy)
     return sets
 
 

@@ -3,13 +3,15 @@
 Simulates a cluster on this machine: N fio servers (`fio --server`) on
 loopback addresses 127.0.1.1 ... 127.0.1.N, one port, each doing its I/O
 to its own scratch file in one tmpfs directory. For N = 1, 4, 16 and 32 it
-runs `iolab run` with a two-point plan (rate-limited 4 KiB random reads and
-writes, so 32 hosts on 2 cores are not simply CPU-starved) and reports:
+runs `iolab run` with a two-point plan (1 MiB random reads and writes held
+to 200 MB/s a host, so 32 hosts on 2 cores are not simply CPU-starved) and reports:
 
 - setup: from starting `iolab run` to its first point starting (servers
   probed, versions checked, host snapshots taken, scratch files written);
-- controller time per point: a point's wall time minus fio's runtime (what
-  iolab and fio's controller add around the measurement);
+- controller time per point: a point's wall time minus fio's runtime, and
+  beside it bare fio's own client/server time for the same job on the same
+  servers (fio's controller alone takes seconds with many servers on one
+  machine): the difference is what iolab adds;
 - whether the stored aggregate equals fio's own "All clients" figures (I/O
   count summed, bandwidth summed, mean latency pooled) for every point;
 - at 32 hosts one server is slowed (cgroup-v1 CPU quota of a fraction of a
@@ -39,13 +41,13 @@ from pathlib import Path
 
 RESULT = Path(__file__).parent / "results" / "many_hosts.json"
 CPU_CGROUP = Path("/sys/fs/cgroup/cpu")
-SLOW_QUOTA = 0.02  # of one CPU, for the slowed server
+SLOW_QUOTA = 0.01  # of one CPU for the slowed server: half of what its 200 MB/s of copies need
 PLAN = """[global]
 ioengine=psync
-bs=4k
+bs=1m
 time_based=1
 runtime={runtime}
-rate_iops=500
+rate=200m
 
 [randread]
 rw=randread
@@ -83,7 +85,7 @@ def slow_cgroup(quota: float):
     group.mkdir()
     try:
         (group / "cpu.cfs_period_us").write_text("100000")
-        (group / "cpu.cfs_quota_us").write_text(str(max(1000, int(100000 * quota))))
+        (group / "cpu.cfs_quota_us").write_text(str(max(1000, int(100_000 * quota))))
         yield group / "cgroup.procs"
     finally:
         for pid in (group / "cgroup.procs").read_text().split():
@@ -93,23 +95,22 @@ def slow_cgroup(quota: float):
 
 @contextmanager
 def fio_servers(addresses: list[str], port: int, slow_procs: Path | None):
-    """`fio --server` on each address; the last one joins the slow cgroup when given."""
+    """`fio --server` on each address; once all listen, the last one joins the slow cgroup when given
+    (slowed from the start, it would not even come up in time)."""
     fio = shutil.which("fio")
     assert fio, "fio is not installed"
     procs = []
     try:
-        for number, address in enumerate(addresses, 1):
-            slow = slow_procs is not None and number == len(addresses)
+        for address in addresses:
             procs.append(
                 subprocess.Popen(
-                    [fio, f"--server={address},{port}"],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    preexec_fn=(lambda: slow_procs.write_text(str(os.getpid()))) if slow else None,  # type: ignore[union-attr]
+                    [fio, f"--server={address},{port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
                 )
             )
         for address in addresses:
             wait_listening(address, port)
+        if slow_procs is not None:
+            slow_procs.write_text(str(procs[-1].pid))
         yield
     finally:
         for proc in procs:
@@ -162,6 +163,7 @@ def run_hosts(count: int, runtime: int, work: Path, slow: bool) -> dict:
             started = time.time()
             proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, check=False)
             wall = time.time() - started
+            bare = bare_fio_seconds(addresses, port, runtime, target, work)
     finally:
         shutil.rmtree(target, ignore_errors=True)
     if proc.returncode != 0:
@@ -176,6 +178,7 @@ def run_hosts(count: int, runtime: int, work: Path, slow: bool) -> dict:
         "wall_s": round(wall, 2),
         "setup_s": round(first - started, 2),
         "controller_s_per_point": round(sum(per_point) / len(per_point), 2),
+        "bare_fio_controller_s": round(bare - runtime, 2),
         "aggregate_problems": check_aggregate(home, points),
         "slowed_host": f"h{count}" if slow else None,
         "named_slow": slow_named,
@@ -184,6 +187,22 @@ def run_hosts(count: int, runtime: int, work: Path, slow: bool) -> dict:
             for p in points
         ],
     }
+
+
+def bare_fio_seconds(addresses: list[str], port: int, runtime: int, target: Path, work: Path) -> float:
+    """Wall seconds of bare fio, as client of the same servers, running the plan's first job on each."""
+    fio = shutil.which("fio") or "fio"
+    argv = [fio, "--output-format=json", f"--output={work / 'bare.json'}"]
+    for number, address in enumerate(addresses, 1):
+        job = work / f"bare-{number}.fio"
+        job.write_text(
+            f"[randread]\nioengine=psync\nbs=1m\ntime_based=1\nruntime={runtime}\nrate=200m\nrw=randread\n"
+            f"filename={target / f'bare-{number}.dat'}\nsize=8M\n"
+        )
+        argv += [f"--client={address},{port}", str(job)]
+    started = time.time()
+    subprocess.run(argv, capture_output=True, timeout=600, check=False)
+    return time.time() - started
 
 
 @contextmanager

@@ -21,9 +21,11 @@ from pathlib import Path
 
 import pytest
 
-# What an end-to-end module uses: fio (its skip guard), the iolab command, loop devices, Chromium, sshd,
-# or the report tests' stores of real runs.
-E2E_USES = re.compile(r'which\("fio"\)|requires_fio|\bloopdev\b|from tests\.iolab_cli import|stored_runs|chromium|sshd')
+# What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
+# installed script beside the interpreter), loop devices, Chromium, sshd, or the report tests' stores of real runs.
+E2E_USES = re.compile(
+    r'which\("fio"\)|requires_fio|\bloopdev\b|from tests\.iolab_cli import|with_name\("iolab"\)|stored_runs|chromium|sshd'
+)
 
 
 # Modules that must have the machine to themselves, and why.
@@ -34,6 +36,7 @@ SERIAL = {
     "tests/telemetry/test_interference.py": "a busy neighbour is named, and only then",
     "tests/runner/test_kill.py": "SIGKILL lands at chosen moments of a run",
     "tests/runner/test_interrupt.py": "Ctrl-C, TERM and HUP land between and inside points",
+    "tests/runner/test_stopping_loopdev.py": "a point ends when its rate is known, and a rate that falls is not",
 }
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -45,8 +45,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "runner": BASE | {"models", "plan", "fio", "telemetry", "probe", "cluster", "store", "analysis", "doctor"},
     # systemd timers and cron entries that call the `iolab` command: nothing of the pipeline
     "schedule": BASE,
-    # existing fio output read into the store as a run and diagnosed as a measured one is
-    "imports": BASE | {"models", "fio", "store", "doctor"},
+    # other benchmarks' outputs (IOR, mdtest, IOzone) read into plain models, as fio's are in `fio`
+    "tools": BASE | {"models"},
+    # existing fio and other tools' outputs read into the store as runs and diagnosed as measured ones are
+    "imports": BASE | {"models", "fio", "tools", "store", "doctor"},
     # views: what a page shows (a run, a comparison, a series' history), loaded from the store and computed
     # with analysis and the doctor's material
     "views": BASE | {"models", "store", "analysis", "doctor"},
@@ -68,6 +70,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         "runner",
         "schedule",
         "imports",
+        "tools",
         "views",
         "report",
     },

@@ -104,13 +104,19 @@ def test_history_filters_and_bad_input(iolab_home):
 def test_prometheus_export_parses(iolab_home, tmp_path):
     from prometheus_client.parser import text_string_to_metric_families
 
-    build_history(iolab_home, failed_run=5)
+    ids = build_history(iolab_home, failed_run=5)
     out = tmp_path / "iolab.prom"
     proc = iolab("export", "--prometheus", str(out))
     assert proc.returncode == 0, proc.stderr
     families = {f.name: f for f in text_string_to_metric_families(out.read_text())}
     (bw,) = families["iolab_bandwidth_bytes_per_second"].samples
     assert bw.labels["workload"] == "seqread-1m" and bw.labels["target"] == "/mnt/lustre/scratch"
+    (series,) = json.loads(iolab("history", "--json").stdout)
+    assert bw.labels["workload_id"] == series["workload"]  # stable: the identity, not anything of one run
+    (change,) = families["iolab_last_change_point_run"].samples
+    assert change.value == ids[STEP_AT] and change.labels == bw.labels
+    (change_time,) = families["iolab_last_change_point_timestamp_seconds"].samples
+    assert change_time.value == START + STEP_AT * 3600
     assert bw.value == pytest.approx(0.9 * BASE, rel=0.05)
     (cov,) = families["iolab_rolling_cov_ratio"].samples
     assert 0 < cov.value < 0.08  # the failed run is long out of the 48 h window
@@ -136,10 +142,27 @@ def test_csv_and_json_export_hold_every_point(iolab_home, tmp_path):
     assert_clean_error(iolab("export", "--csv", str(tmp_path / "missing-dir" / "x.csv")))
 
 
-def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_path):
-    """The page holds the series chart (rolling COV, target, the change point annotated) and the
-    comparison's bars; the SVG text says what a reader needs."""
+def test_a_note_on_a_run_is_in_the_notebook_of_history_text_and_json(iolab_home):
     ids = build_history(iolab_home)
+    assert iolab("note", str(ids[14]), "checksums on").returncode == 0
+    assert iolab("tag", f"{ids[STEP_AT]}-{ids[-1]}", "after-step").returncode == 0
+    text = iolab("history").stdout
+    assert "  notebook:" in text
+    assert f"run {ids[14]} at " in text and '"checksums on" (26 runs before the change point at run' in text
+    assert f"runs {ids[STEP_AT]} to {ids[-1]} ({RUNS - STEP_AT} runs" in text and "at the change point" in text
+    assert "per day: " in text and "over the 8% target" in text
+    (series,) = json.loads(iolab("history", "--json").stdout)
+    note = next(e for e in series["notebook"] if e["kind"] == "note")
+    assert note["runs"] == [ids[14]] and note["time"] == START + 14 * 3600
+    assert note["change_point_run"] == ids[STEP_AT] and note["runs_from_change_point"] == 14 - STEP_AT
+    assert sum(d["runs"] for d in series["days"]) == RUNS and series["days_over_target"] == 0
+
+
+def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_path):
+    """The page holds the series chart (rolling COV, target, the change point annotated, a note at its run)
+    and the comparison's bars; the SVG text says what a reader needs."""
+    ids = build_history(iolab_home)
+    iolab("note", str(ids[14]), "checksums on")
     page = tmp_path / "history.html"
     proc = iolab("history", "--html", str(page), "--png", str(tmp_path / "png"))
     assert proc.returncode == 0, proc.stderr
@@ -147,6 +170,9 @@ def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_
     assert 'id="chart-history1-seqread-1m-series"' in html
     assert "rolling COV (%)" in html and "target 8%" in html
     assert f"-10% at run {ids[STEP_AT]}" in html and GAINED in html
+    svg = html[html.index('id="chart-history1-seqread-1m-series"') :]
+    assert f"checksums on (run {ids[14]})" in svg[: svg.index("</svg>")]
+    assert "per-day COV" in html
     assert (tmp_path / "png" / "history1-seqread-1m-series.png").stat().st_size > 10_000
 
     # Runs before the step against runs after it: slower, with its CI bars.

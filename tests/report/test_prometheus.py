@@ -8,7 +8,7 @@ import threading
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from iolab.report.prometheus import SeriesMetrics, escape_label_value, render_textfile, write_textfile
+from iolab.report.prometheus import SeriesMetrics, render_textfile, write_textfile
 
 NASTY = 'say "hi"\\ to\nme'  # a quote, a backslash and a newline
 
@@ -27,6 +27,7 @@ def full(host: str = "node1", target: str = "/dev/nvme0n1", workload: str = "ran
         host=host,
         target=target,
         workload=workload,
+        workload_id="3f2a9c0d1e4b5a67",
         bandwidth_bytes_per_second=6.9e9,
         iops=1.68e6,
         latency_mean_seconds=76e-6,
@@ -34,12 +35,20 @@ def full(host: str = "node1", target: str = "/dev/nvme0n1", workload: str = "ran
         rolling_cov=0.031,
         healthy=True,
         last_run_timestamp_seconds=1_763_780_000.0,
+        filesystem_used_ratio=0.42,
+        last_change_run=812,
+        last_change_timestamp_seconds=1_763_000_000.0,
     )
 
 
 def test_every_metric_parses_with_its_labels_and_value():
     parsed = samples(render_textfile([full()]))
-    labels = (("host", "node1"), ("target", "/dev/nvme0n1"), ("workload", "randread-4k-qd32"))
+    labels = (
+        ("host", "node1"),
+        ("target", "/dev/nvme0n1"),
+        ("workload", "randread-4k-qd32"),
+        ("workload_id", "3f2a9c0d1e4b5a67"),
+    )
     assert parsed == {
         ("iolab_bandwidth_bytes_per_second", labels): 6.9e9,
         ("iolab_io_operations_per_second", labels): 1.68e6,
@@ -48,14 +57,22 @@ def test_every_metric_parses_with_its_labels_and_value():
         ("iolab_rolling_cov_ratio", labels): 0.031,
         ("iolab_healthy", labels): 1.0,
         ("iolab_last_run_timestamp_seconds", labels): 1_763_780_000.0,
+        ("iolab_filesystem_used_ratio", labels): 0.42,
+        ("iolab_last_change_point_run", labels): 812.0,
+        ("iolab_last_change_point_timestamp_seconds", labels): 1_763_000_000.0,
     }
 
 
 def test_label_values_with_quotes_backslashes_and_newlines_survive():
     text = render_textfile([full(host=NASTY, target="C:\\path\\x", workload="a\nb")])
-    assert escape_label_value(NASTY) == 'say \\"hi\\"\\\\ to\\nme'
+    assert 'host="say \\"hi\\"\\\\ to\\nme"' in text  # escaped as the format says, by the client library
     for (name, labels), _ in samples(text).items():
-        assert dict(labels) == {"host": NASTY, "target": "C:\\path\\x", "workload": "a\nb"}, name
+        assert dict(labels) == {
+            "host": NASTY,
+            "target": "C:\\path\\x",
+            "workload": "a\nb",
+            "workload_id": "3f2a9c0d1e4b5a67",
+        }, name
     assert text.count("\n") == len(text.splitlines())  # no raw newline inside a sample line
 
 
@@ -65,7 +82,7 @@ def test_unknown_values_are_left_out_and_unhealthy_is_zero():
     )
     text = render_textfile([partial, full()])
     parsed = samples(text)
-    n2 = (("host", "n2"), ("target", "/scratch"), ("workload", "seq-write"))
+    n2 = (("host", "n2"), ("target", "/scratch"), ("workload", "seq-write"), ("workload_id", ""))
     assert parsed[("iolab_healthy", n2)] == 0.0
     assert ("iolab_io_operations_per_second", n2) not in parsed
     # HELP/TYPE appear once per family, with both series' samples under it.
@@ -89,7 +106,8 @@ def test_non_finite_values_use_the_format_spelling():
     text = render_textfile([SeriesMetrics("h", "t", "w", latency_p99_seconds=float("inf"), rolling_cov=float("nan"))])
     assert "iolab_latency_p99_seconds" in text and "+Inf" in text and "NaN" in text
     parsed = samples(text)
-    assert parsed[("iolab_latency_p99_seconds", (("host", "h"), ("target", "t"), ("workload", "w")))] == float("inf")
+    labels = (("host", "h"), ("target", "t"), ("workload", "w"), ("workload_id", ""))
+    assert parsed[("iolab_latency_p99_seconds", labels)] == float("inf")
 
 
 def test_atomic_write_replaces_the_file_and_leaves_no_temporary(tmp_path):

@@ -43,10 +43,15 @@ def _copy_run(conn: sqlite3.Connection, source: int) -> int:
 
 @pytest.fixture
 def damaged_store(iolab_home: Path) -> dict[int, str]:
-    """Three good runs of one workload, then four with one bad row each: run id -> what is wrong with it."""
-    for _ in range(3):
-        assert iolab("import", str(FIO_JSON)).returncode == 0
+    """Three good runs of one workload, then four with one bad row each: run id -> what is wrong with it.
+
+    The same file is imported once (its bytes again would name the run already holding them); two copies
+    of that run make the other good runs."""
+    assert iolab("import", str(FIO_JSON)).returncode == 0
     conn = sqlite3.connect(iolab_home / "iolab.db")
+    with conn:
+        for _ in range(2):
+            _copy_run(conn, 1)
     damage = {
         "UPDATE results SET bw_bytes = 'garbage', percentiles = '{not json' WHERE point_id = ?": "bw_bytes",
         "DELETE FROM results WHERE point_id = ?": "no result",

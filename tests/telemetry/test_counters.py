@@ -79,3 +79,12 @@ def test_member_devices_resolves_partitions_dm_and_md(tmp_path):
     assert member_devices("md0", root) == ["nvme0n1", "sdb", "sdc"]
     with pytest.raises(UserError, match="no block device named 'sdz'"):
         member_devices("sdz", root)
+
+
+def test_a_fully_busy_interval_is_exactly_100_percent_never_a_hair_above():
+    from iolab.telemetry.cpu import CpuTimes, cpu_percent
+
+    before = CpuTimes(user=0, system=0, idle=0, iowait=0, irq=0, softirq=0, steal=0)
+    # shares that, summed one by one after rounding, come out above 100 (found on a busy host)
+    after = CpuTimes(user=1, system=4, idle=0, iowait=0, irq=1, softirq=0, steal=0)
+    assert cpu_percent(before, after).busy == 100.0

@@ -192,7 +192,8 @@ def export(
         typer.Option(
             "--prometheus",
             metavar="FILE",
-            help="node_exporter textfile: latest values, rolling COV and health of every series (replaced atomically).",
+            help="node_exporter textfile: latest values, rolling COV, health, file system fullness and last change "
+            "point of every series (replaced atomically).",
         ),
     ] = None,
     csv_file: Annotated[
@@ -219,7 +220,7 @@ def export(
         from iolab.views.series_metrics import series_metrics
 
         metrics = series_metrics(
-            load_series(store), _window_seconds(window), _fraction(cov_target, "--cov-target"), min_runs
+            store, load_series(store), _window_seconds(window), _fraction(cov_target, "--cov-target"), min_runs
         )
         _write(prometheus, lambda path: write_textfile(path, render_textfile(metrics)))
     if csv_file is not None or json_file is not None:

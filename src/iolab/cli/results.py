@@ -23,6 +23,7 @@ def list_runs(
     from iolab.report.json_output import run_dict
     from iolab.report.terminal import runs_table, stdout_console
     from iolab.store.db import open_store
+    from iolab.store.provenance import imported_runs
     from iolab.store.queries import list_runs as query_runs
     from iolab.store.tags import notes_of, tags_of
 
@@ -30,7 +31,16 @@ def list_runs(
     runs = query_runs(store, limit, tag)
     tags = tags_of(store, [r.id for r in runs])
     if as_json:
-        print(json.dumps([{**run_dict(r), "tags": tags[r.id], "notes": notes_of(store, r.id)} for r in runs], indent=2))
+        imported = imported_runs(store, [r.id for r in runs])  # tools, versions, files; absent for measured runs
+        print(
+            json.dumps(
+                [
+                    {**run_dict(r), "tags": tags[r.id], "notes": notes_of(store, r.id), "imported": imported.get(r.id)}
+                    for r in runs
+                ],
+                indent=2,
+            )
+        )
     elif not runs:
         Console().print(f"No run is tagged {tag!r}." if tag else "No runs yet: start one with `iolab run`.")
     else:

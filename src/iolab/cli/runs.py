@@ -73,6 +73,25 @@ def run(
     size: Annotated[
         str | None, typer.Option(help="Bytes of the target to use, e.g. 8G (scratch file size for directories).")
     ] = None,
+    stop_when_known: Annotated[
+        bool,
+        typer.Option(
+            "--stop-when-known",
+            help="Stop each point once its mean rate is known within --target-ci and steady (no ramp: the warm-up "
+            "is found in the per-second series); at --max-seconds in any case.",
+        ),
+    ] = False,
+    target_ci: Annotated[
+        str | None, typer.Option("--target-ci", help="With --stop-when-known: the 95% interval wanted (default 2%).")
+    ] = None,
+    min_seconds: Annotated[
+        float | None,
+        typer.Option("--min-seconds", min=1, max=MAX_SECONDS, help="With --stop-when-known: never stop sooner (3)."),
+    ] = None,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option("--max-seconds", min=1, max=MAX_SECONDS, help="With --stop-when-known: stop by then (60)."),
+    ] = None,
     repeat: Annotated[
         int | None,
         typer.Option(
@@ -193,6 +212,7 @@ def run(
         request.hosts = _hosts(hosts, hostfile, on_host_failure)
         request.skip_unreachable = skip_unreachable
         request.on_host_failure = on_host_failure
+        request.stopping = _stopping(stop_when_known, target_ci, min_seconds, max_seconds)
     request.telemetry_interval = interval if telemetry else None
     err = Console(stderr=True, soft_wrap=True)
     if dry:
@@ -382,21 +402,22 @@ def _print_arrays(store: Store, run_id: int, records: list[PointRecord], console
 
 @app.command("import")
 def import_(
-    paths: Annotated[list[str], typer.Argument(help="fio JSON/json+ output files, or directories holding them.")],
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="Outputs of fio (JSON, json+, terse), IOR, mdtest or IOzone, or folders holding them."),
+    ],
 ) -> None:
-    """Import existing fio JSON and json+ outputs (standalone or client/server) as a run."""
+    """Import benchmark outputs as runs: fio since 2.0 (standalone or client/server), IOR, mdtest, IOzone."""
     from rich.console import Console
 
-    from iolab.imports import import_paths
+    from iolab.imports import import_paths, report_lines
     from iolab.store.db import open_store
 
     store = open_store()
     outcome = import_paths(paths, store, shlex.join(["iolab", *sys.argv[1:]]))
-    console = Console(stderr=True)
-    if outcome.run_id is not None:
-        console.print(
-            f"Imported {outcome.points} points from {outcome.files} files as run {outcome.run_id} (`iolab show {outcome.run_id}`)"
-        )
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    for line in report_lines(outcome):
+        console.print(line, markup=False)
     if outcome.problems:
         shown = outcome.problems[0] + (f" (and {len(outcome.problems) - 1} more)" if len(outcome.problems) > 1 else "")
         raise UserError(f"could not import {shown}")
@@ -432,3 +453,16 @@ def clean(
         console.print(line)
     if not done.removed and not done.kept and not settings:
         console.print("nothing to clean: no scratch or host settings left by killed runs")
+
+
+def _stopping(on: bool, target_ci: str | None, min_s: float | None, max_s: float | None) -> dict[str, str | float]:
+    """The request's stopping settings, checked now so a bad one is a usage error before anything runs."""
+    from iolab.runner.stopping import StopRule
+
+    given = {k: v for k, v in (("target_ci", target_ci), ("min_s", min_s), ("max_s", max_s)) if v is not None}
+    if given and not on:
+        raise UserError("--target-ci, --min-seconds and --max-seconds go with --stop-when-known")
+    if not on:
+        return {}
+    StopRule.from_settings(given)
+    return {"on": 1.0, **given}

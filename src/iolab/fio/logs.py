@@ -46,17 +46,22 @@ def parse_log(text: str, metric: str, source: str) -> list[Sample]:
     return samples
 
 
-def read_logs(directory: Path, prefix: str) -> tuple[list[Sample], dict[str, str]]:
-    """All samples of the logs fio wrote under `prefix`, and their raw texts by file name."""
+def read_logs(directory: Path, prefix: str, host: str = "") -> tuple[list[Sample], dict[str, str]]:
+    """All samples of the logs fio wrote under `prefix`, and their raw texts by file name.
+
+    `host` names the host of logs kept in a folder of their own without fio's `.<host>` suffix
+    (pbench moves each client's logs to `clients/<host>/`).
+    """
     samples: list[Sample] = []
     raw: dict[str, str] = {}
     for path in sorted(directory.glob(f"{prefix}_*.log*")):
         match = LOG_NAME.search(path.name)
         if not match:
             continue
-        metric, job, host = match.groups()
+        metric, job, suffix = match.groups()
         text = path.read_text(errors="replace")
         raw[path.name] = text
-        source = f"{host}:job{job}" if host else f"job{job}"
+        owner = suffix or host
+        source = f"{owner}:job{job}" if owner else f"job{job}"
         samples.extend(parse_log(text, metric, source))
     return samples, raw

@@ -4,8 +4,10 @@ Hazards this survives (see shared/reference/fio_tools.md §2.1): text or
 warnings before the JSON, several concatenated documents
 (--status-interval; the last one is final), client/server lines prefixed
 with `<host>`, "All clients" summary entries, `global options` as an object
-or a list, and fields missing on older fio (`bw_bytes` before 3.2, `N`
-before 3.18, latencies in µs under `lat`/`clat` before 3.0).
+or a list, and every fio since 2.0: `fioversion` for the version (2.1.3),
+`io_bytes` in KiB before `io_kbytes` came (2.x), no `total_ios` (2.1) and
+no `N` (before 3.18), so I/O counts come from IOPS x runtime, and latencies
+in µs under `lat`/`clat` before 3.0.
 
 Aggregation is honest: throughput is summed over jobs and hosts, latency
 is pooled by I/O count, and percentiles come from the merged json+
@@ -114,7 +116,7 @@ def parse_output(text: str, source: str = "fio output") -> FioOutput:
         if host and host not in group.hosts:
             group.hosts.append(host)
     return FioOutput(
-        version=str(doc.get("fio version", "")),
+        version=str(doc.get("fio version", doc.get("fioversion", ""))),
         timestamp_ms=int(doc.get("timestamp_ms") or int(doc.get("timestamp", 0)) * 1000),
         groups=list(groups.values()),
         all_clients=all_clients,
@@ -215,9 +217,32 @@ def _iops(part: dict) -> float:
     return float(part.get("iops", 0.0))
 
 
+def _io_bytes(part: dict) -> int:
+    """Bytes moved. fio 3 writes `io_bytes` in bytes beside `io_kbytes`; fio 2 wrote only `io_bytes`, in KiB.
+
+    Without `io_kbytes`, the figure is read as KiB when it matches bandwidth x runtime in KiB (2.1.3:
+    2166860 "io_bytes" at 36113 KiB/s for 60.001 s), so a file whose version string was edited away
+    is still read right; with no bandwidth to check against, as fio 2 wrote it.
+    """
+    if "io_kbytes" in part:
+        return int(part.get("io_bytes", int(part["io_kbytes"]) * 1024))
+    value = int(part.get("io_bytes", 0))
+    expected_kib = float(part.get("bw", 0)) * float(part.get("runtime", 0)) / 1000.0
+    if expected_kib > 0:
+        return value * 1024 if abs(value - expected_kib) < abs(value - expected_kib * 1024) else value
+    return value * 1024
+
+
+def _count(part: dict) -> int:
+    """I/Os completed: `total_ios` (fio 2.17 on), else IOPS x runtime, which is how fio computed its IOPS."""
+    if part.get("total_ios"):
+        return int(part["total_ios"])
+    return round(float(part.get("iops", 0.0)) * float(part.get("runtime", 0)) / 1000.0)
+
+
 def _combine_direction(ddir: str, parts: list[dict]) -> DirectionResult | None:
-    total_ios = sum(int(p.get("total_ios", 0)) for p in parts)
-    io_bytes = sum(int(p.get("io_bytes", int(p.get("io_kbytes", 0)) * 1024)) for p in parts)
+    total_ios = sum(_count(p) for p in parts)
+    io_bytes = sum(_io_bytes(p) for p in parts)
     if total_ios == 0 and io_bytes == 0:
         return None
     return DirectionResult(
@@ -255,25 +280,24 @@ def _latency_object(part: dict) -> tuple[str, dict, float] | None:
 
 def pool_latency(parts: list[dict]) -> LatencyStats | None:
     """Pool per-job latency stats by sample count and merge their histograms."""
-    found = [f for p in parts if (f := _latency_object(p)) is not None]
+    found = [(p, f) for p in parts if (f := _latency_object(p)) is not None]
     if not found:
         return None
-    kinds = {f[0] for f in found}
+    kinds = {f[0] for _, f in found}
     kind = "lat" if kinds == {"lat"} else "clat"
-    stats = [(obj, scale) for k, obj, scale in found if k == kind]
-    counts = [int(obj.get("N", 0)) for obj, _ in stats]
-    if not all(counts):  # N appears in fio 3.18; before it, total_ios is the count
-        counts = [int(p.get("total_ios", 0)) for p in parts][: len(stats)]
+    chosen = [(p, obj, scale) for p, (k, obj, scale) in found if k == kind]
+    stats = [(obj, scale) for _, obj, scale in chosen]
+    # N is the sample count from fio 3.18 on; before it, the direction's I/O count (`_count`) is.
+    counts = [int(obj.get("N", 0)) or _count(p) for p, obj, _ in chosen]
     total = sum(counts)
-    if total == 0:
-        return None
     means = [float(obj.get("mean", 0.0)) * scale for obj, scale in stats]
-    mean = sum(n * m for n, m in zip(counts, means, strict=True)) / total
-    sq = 0.0
-    for n, m, (obj, scale) in zip(counts, means, stats, strict=True):
-        sd = float(obj.get("stddev", 0.0)) * scale
-        sq += max(n - 1, 0) * sd * sd + n * (m - mean) ** 2
-    stddev = math.sqrt(sq / (total - 1)) if total > 1 else 0.0
+    if len(stats) == 1:  # one job: its own figures, whatever its count
+        mean, stddev = means[0], float(stats[0][0].get("stddev", 0.0)) * stats[0][1]
+    elif total == 0:
+        return None  # several jobs and nothing to weight them by: no honest pooled mean
+    else:
+        mean = sum(n * m for n, m in zip(counts, means, strict=True)) / total
+        stddev = _pooled_stddev(counts, means, [float(obj.get("stddev", 0.0)) * scale for obj, scale in stats])
     bins: dict[int, int] = {}
     for obj, scale in stats:
         for key, count in (obj.get("bins") or {}).items():
@@ -297,6 +321,14 @@ def pool_latency(parts: list[dict]) -> LatencyStats | None:
         percentiles=percentiles,
         bins=bins,
     )
+
+
+def _pooled_stddev(counts: list[int], means: list[float], stddevs: list[float]) -> float:
+    """The standard deviation of all samples together, from each job's count, mean and deviation."""
+    total = sum(counts)
+    mean = sum(n * m for n, m in zip(counts, means, strict=True)) / total
+    sq = sum(max(n - 1, 0) * sd * sd + n * (m - mean) ** 2 for n, m, sd in zip(counts, means, stddevs, strict=True))
+    return math.sqrt(sq / (total - 1)) if total > 1 else 0.0
 
 
 def percentiles_from_bins(bins: dict[int, int], wanted: tuple[float, ...] = PERCENTILES) -> dict[float, float]:

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,7 @@ DEVICE_SEPARATOR = "@"
 # Seconds fio gets beyond its expected duration (file layout, start-up) before it counts as hung.
 HANG_GRACE_S = 60.0
 STOP_GRACE_S = 15.0
+WATCH_S = 0.5  # how often a watched run's status blocks are read
 # fio runs under a keeper (see iolab.fio.supervisor), started as a script so it imports nothing of iolab.
 KEEPER = str(Path(__file__).with_name("supervisor.py"))
 
@@ -197,6 +199,7 @@ def run_fio(
     timeout_s: float,
     clients: list[tuple[str, Path]] | None = None,
     own_dir: Path | None = None,
+    watch: Callable[[], bool] | None = None,
 ) -> FioInvocation:
     """Run fio on a job file with json+ output into `output`; bounded by `timeout_s`.
 
@@ -204,11 +207,15 @@ def run_fio(
     controller of a client/server run instead, each server sent its own job.
     `own_dir` is the temporary directory iolab made for this run: should iolab
     be killed before it can remove it, the keeper does.
-    Raises RunFailed when fio hangs past the timeout (it is killed), and
-    re-raises KeyboardInterrupt after fio has been stopped.
+    With `watch`, fio appends a status block to `output` each second and
+    `watch` is asked about twice a second; once it says True, fio is asked to
+    stop (SIGINT) and writes its final document after the status blocks
+    (`iolab.fio.status`). Raises RunFailed when fio hangs past the timeout
+    (it is killed), and re-raises KeyboardInterrupt after fio has been stopped.
     """
     jobs = [str(jobfile)] if clients is None else [a for c, job in clients for a in (f"--client={c}", str(job))]
-    command = [fio, "--output-format=json+", f"--output={output}", "--eta=never", *jobs]
+    status = ["--status-interval=1"] if watch else []
+    command = [fio, "--output-format=json+", f"--output={output}", "--eta=never", *status, *jobs]
     started = time.monotonic()
     lifeline, held = os.pipe()  # iolab holds the only write end: the keeper sees iolab die
     try:
@@ -234,7 +241,7 @@ def run_fio(
         os.close(lifeline)
     try:
         try:
-            _, stderr = proc.communicate(timeout=timeout_s)
+            stderr = _wait(proc, started + timeout_s, watch)
         except subprocess.TimeoutExpired:
             _stop(proc, signal.SIGTERM)
             raise RunFailed(f"fio did not finish within {timeout_s:.0f} s and was killed") from None
@@ -244,6 +251,23 @@ def run_fio(
     finally:
         os.close(held)
     return FioInvocation(command, proc.returncode, stderr or "", time.monotonic() - started)
+
+
+def _wait(proc: subprocess.Popen, deadline: float, watch: Callable[[], bool] | None) -> str:
+    """fio's stderr once it has exited; TimeoutExpired at `deadline`. Asks `watch` every WATCH_S and
+    sends the keeper SIGINT (fio stops and writes its results) the first time it answers True."""
+    asked = False
+    while True:
+        left = deadline - time.monotonic()
+        try:
+            _, stderr = proc.communicate(timeout=max(0.0, min(left, WATCH_S)) if watch else max(0.0, left))
+            return stderr
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+        if watch is not None and not asked and watch():
+            proc.send_signal(signal.SIGINT)
+            asked = True
 
 
 def _stop(proc: subprocess.Popen, sig: signal.Signals) -> None:

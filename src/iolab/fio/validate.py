@@ -46,8 +46,9 @@ def check_document(doc: Mapping, source: str) -> None:
 
 
 def _document(doc: Mapping) -> None:
-    if "fio version" in doc and not isinstance(doc["fio version"], str):
-        raise BadField("fio version", "expected a string such as fio-3.33")
+    for key in ("fio version", "fioversion"):  # fio 2.1.3 wrote "fioversion"
+        if key in doc and not isinstance(doc[key], str):
+            raise BadField(key, "expected a string such as fio-3.33")
     if "timestamp_ms" in doc:
         _number(doc["timestamp_ms"], "timestamp_ms", MAX_COUNT, whole=True)
     elif "timestamp" in doc:

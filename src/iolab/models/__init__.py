@@ -21,6 +21,7 @@ from iolab.models.result import (
     Result,
     Sample,
     SteadyState,
+    StopRecord,
     primary_metric,
 )
 from iolab.models.run import PointRecord, Run
@@ -45,6 +46,7 @@ __all__ = [
     "QdSearch",
     "RepeatPolicy",
     "Result",
+    "StopRecord",
     "Run",
     "NvmeSmart",
     "PciPort",

@@ -182,6 +182,7 @@ class Plan:
     steady_rounds: SteadyRounds | None = None
     metadata: MetadataScaling | None = None
     rerun_disturbed: bool = False  # measure a point again, once, when something else was busy during it
+    stopping: dict[str, str | float] = field(default_factory=dict)  # [stopping]: `iolab.runner.stopping`
 
     @property
     def open_ended(self) -> bool:

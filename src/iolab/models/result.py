@@ -58,6 +58,29 @@ class SteadyState:
     duration_s: float
 
 
+@dataclass(frozen=True)
+class StopRecord:
+    """Why a point with stopping on ended, and how well its number is known.
+
+    `reason`: "target met" (stopped early), "not steady" (a trend at the
+    maximum), "target not met" (the interval still too wide at the maximum)
+    or "fio's runtime" (fio ended by itself first). `ci` is the relative
+    half-width of the 95% interval of the kept seconds' mean rate (None when
+    too few seconds); `discarded_s` the warm-up seconds left out; `kept_s`
+    the seconds the reported rate covers.
+    """
+
+    reason: str
+    ci: float | None
+    target: float
+    discarded_s: int
+    kept_s: int
+
+    @property
+    def met(self) -> bool:
+        return self.reason == "target met"
+
+
 @dataclass
 class Result:
     """Everything iolab keeps from one fio invocation's summary.
@@ -74,6 +97,7 @@ class Result:
     hosts: list[str] = field(default_factory=list)
     error: int = 0
     steady: SteadyState | None = None  # fio's ss= verdict, where the job asked for one
+    stopping: StopRecord | None = None  # set when the point ran with stopping on (`iolab.runner.stopping`)
 
     @property
     def cpu(self) -> float:

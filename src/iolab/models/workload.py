@@ -37,13 +37,16 @@ def workload_identity(point: Point) -> str:
 
 
 def metric_for(options: Mapping[str, str]) -> str:
-    """The metric a workload is judged by: "bw" when it streams, "lat_mean" at QD1 x 1 job, else "iops".
+    """The metric a workload is judged by: "bw" when it streams, "lat_mean" at QD1 x 1 job, else "iops"
+    (always for file operations, which move no data).
 
     The same choice everywhere (compare, history, export) so a series never
     changes its unit between commands. A random workload at one outstanding
     I/O measures latency; its IOPS is only the reciprocal.
     """
     job = JobOptions(options)
+    if job.is_metadata or options.get("tool") == "mdtest":
+        return "iops"  # file and directory operations (fio's file engines, mdtest): operations per second
     if job.rw in SEQUENTIAL_RW:
         return "bw"
     if job.iodepth == 1 and job.numjobs == 1:

@@ -120,6 +120,7 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
         target_groups={k: list(v) for k, v in spec.target_groups.items()},
         repeats=repeats,
         phases=_phases(spec.phases, source),
+        stopping=spec.stopping.model_dump() if spec.stopping else {},
     )
 
 

@@ -44,6 +44,14 @@ class PhasesSpec(_Strict):
     post_point: list[Any] = Field(default_factory=list)
 
 
+class StoppingSpec(_Strict):
+    """[stopping]: stop each point when its number is known (`iolab.runner.stopping`)."""
+
+    target_ci: str | float = "2%"
+    min_s: int | float = Field(default=3, gt=0)
+    max_s: int | float = Field(default=60, gt=0)
+
+
 class SweepSpec(_Strict):
     """A workload group: its own options, axes, host settings, zip groups and exclude rules."""
 
@@ -67,6 +75,7 @@ class PlanSpec(SweepSpec):
     workloads: list[SweepSpec] = Field(default_factory=list)
     repeat: RepeatSpec = Field(default_factory=RepeatSpec)
     phases: PhasesSpec = Field(default_factory=PhasesSpec)
+    stopping: StoppingSpec | None = None
 
 
 def error_lines(exc: Any) -> list[str]:

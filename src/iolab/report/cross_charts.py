@@ -20,12 +20,18 @@ from iolab.models.workload import METRIC_LABELS
 from iolab.report.charts import BW_AXIS, IOPS_AXIS, MARK_COLOUR, WIDTH_IN, latency_scale
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from iolab.views.comparison import Comparison
     from iolab.views.history import SeriesHistory
 
 SIDE_COLOURS = ("#7f7f7f", "#1f77b4")
+NOTEBOOK_COLOUR = "#6a3d9a"
+# A note's label on the chart: cut to this many characters (the page's facts hold it whole), and stacked
+# on this many rows (axes fractions) so neighbouring notes do not print over one another.
+NOTE_CHARS = 40
+NOTE_ROWS = (0.62, 0.50, 0.38, 0.26)
 VERDICT_COLOURS = {"faster": "#2ca02c", "slower": MARK_COLOUR}
 
 
@@ -84,6 +90,7 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
             fontsize="small",
             color=MARK_COLOUR,
         )
+    _notebook_marks(history, value_ax, cov_ax)
     value_ax.set_ylabel(label, fontsize="small")
     value_ax.set_ylim(bottom=0)
     value_ax.legend(fontsize="x-small", loc="lower left")
@@ -93,6 +100,18 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
     target = health[-1].params.cov_target * 100 if health else None
     if target is not None:
         cov_ax.axhline(target, color=MARK_COLOUR, linestyle=":", linewidth=1.2, label=f"target {target:.0f}%")
+    days = [(datetime.fromtimestamp(d.time, tz=UTC), 100 * d.cov) for d in history.days if d.cov is not None]
+    if days:
+        cov_ax.plot(
+            *zip(*days, strict=True),
+            linestyle="none",
+            marker="_",
+            markersize=10,
+            markeredgewidth=2,
+            color="#1f77b4",
+            label="per-day COV",
+        )
+    if target is not None or days:
         cov_ax.legend(fontsize="x-small", loc="upper left")
     for h in health:
         if h.state == "insufficient":
@@ -105,6 +124,39 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
         ax.grid(True, alpha=0.3)
     fig.autofmt_xdate()
     return fig
+
+
+def _notebook_marks(history: SeriesHistory, value_ax: Axes, cov_ax: Axes) -> None:
+    """Each tag and note of the series at its run's time: a line through both axes (a shaded span when it
+    covers several runs) and its text on the value axis, to the line's right in the left half of the time
+    range and to its left in the right half, so the text stays inside the chart."""
+    if not history.notebook:
+        return
+    from matplotlib.dates import date2num
+
+    times = history.series.times
+    middle = (times[0] + times[-1]) / 2
+    for number, entry in enumerate(history.notebook):
+        start = float(date2num(datetime.fromtimestamp(entry.time, tz=UTC)))
+        for ax in (value_ax, cov_ax):
+            ax.axvline(start, color=NOTEBOOK_COLOUR, linestyle="-.", linewidth=1, alpha=0.8)
+            if entry.last_time > entry.time:
+                end = float(date2num(datetime.fromtimestamp(entry.last_time, tz=UTC)))
+                ax.axvspan(start, end, color=NOTEBOOK_COLOUR, alpha=0.06)
+        text = entry.text if len(entry.text) <= NOTE_CHARS else entry.text[: NOTE_CHARS - 1] + "…"
+        right = entry.time <= middle
+        value_ax.annotate(
+            f"{'#' if entry.kind == 'tag' else ''}{text} (run {entry.first_run})",
+            (start, NOTE_ROWS[number % len(NOTE_ROWS)]),
+            xycoords=("data", "axes fraction"),
+            xytext=(3 if right else -3, 0),
+            textcoords="offset points",
+            ha="left" if right else "right",
+            va="center",
+            fontsize="x-small",
+            color=NOTEBOOK_COLOUR,
+            bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
+        )
 
 
 def comparison_chart(comparison: Comparison) -> Figure | None:

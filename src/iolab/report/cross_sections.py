@@ -16,7 +16,16 @@ from typing import TYPE_CHECKING
 from iolab.models.units import metric_value
 from iolab.report.cross_charts import comparison_chart, history_chart
 from iolab.report.html import ChartOutput, Page, PageBuilder, Section, present_charts
-from iolab.report.wording import HEADERS, change_line, comparison_notes, health_line, series_title, verdict_cells
+from iolab.report.wording import (
+    HEADERS,
+    change_line,
+    comparison_notes,
+    daily_line,
+    health_line,
+    notebook_line,
+    series_title,
+    verdict_cells,
+)
 from iolab.views.comparison import Comparison
 from iolab.views.history import AcrossRuns, SeriesHistory
 from iolab.views.tables import Column, NotebookTable, Row
@@ -46,11 +55,15 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
         if history.failed_runs:
             facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))
         facts += [("change", change_line(c)) for c in history.changes] or [("change points", "none")]
+        if history.days:
+            facts.append(("per-day COV", daily_line(history.days, hp.params.cov_target)))
+        facts += [(entry.kind, notebook_line(entry)) for entry in history.notebook]
         chart = output.make(
             f"{base}-series",
             f"{s.name}: every run, rolling mean and COV",
             history_chart(history, health),
-            "Dashed lines: change points (the first run of a new level); dotted: the COV target.",
+            "Dashed lines: change points (the first run of a new level); dash-dot lines: tags (#) and notes on runs; "
+            "dotted: the COV target; short bars: the COV of each day.",
         )
         sections.append(Section(base, series_title(s), "history", facts=tuple(facts), charts=present_charts(chart)))
     return Page("history", "History", tuple(sections)) if sections else None

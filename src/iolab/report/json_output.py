@@ -138,6 +138,20 @@ def history_json(histories: list[SeriesHistory]) -> str:
                     }
                     for c in h.changes
                 ],
+                "days": [asdict(day) for day in h.days],
+                "days_over_target": h.days_over_target,
+                "notebook": [
+                    {
+                        "kind": e.kind,
+                        "text": e.text,
+                        "runs": list(e.run_ids),
+                        "time": e.time,
+                        "last_time": e.last_time,
+                        "change_point_run": e.change_run,
+                        "runs_from_change_point": e.runs_from_change if e.change_run is not None else None,
+                    }
+                    for e in h.notebook
+                ],
             }
         )
     return json.dumps(out, indent=2) + "\n"

@@ -1,17 +1,21 @@
-"""Latest results as node_exporter textfile-collector metrics.
+"""Latest results as node_exporter textfile-collector metrics, written by `prometheus_client`.
 
 node_exporter's textfile collector reads every `*.prom` file in its
 directory on each scrape, so iolab only has to keep one file current. The
-format is Prometheus's text exposition format:
+client library writes the text exposition format (HELP/TYPE once per family,
+label values escaped, Go float syntax), so iolab only decides what to say:
 
-- metric names `iolab_...` in base units (bytes, seconds), one `# HELP` and
-  one `# TYPE` line per family, all of a family's samples together;
-- label values escaped: backslash as `\\\\`, double quote as `\\"`, newline
-  as `\\n` (anything else is literal UTF-8);
+- metric names `iolab_...` in base units (bytes, seconds, ratios);
+- labels that stay the same run after run (host, target, workload name and
+  identity), so each series is one Prometheus time series for months;
 - no timestamps: the textfile collector rejects them, so the time of the
   latest run is its own gauge, `iolab_last_run_timestamp_seconds`;
-- a value that is unknown (no COV yet, no latency for this workload) is left
-  out, not written as 0 or NaN, so alerts on it do not fire on absence.
+- a value that is unknown (no COV yet, no latency for this workload, no
+  change point) is left out, not written as 0 or NaN, so alerts on it do not
+  fire on absence; a family with no sample at all is left out whole.
+
+`prometheus_client` is imported only when a file is written: `iolab --help`
+and every other command do not pay for it.
 
 `write_textfile` replaces the file atomically: node_exporter may read at any
 moment, and must never see half a file.
@@ -19,11 +23,17 @@ moment, and must never see half a file.
 
 from __future__ import annotations
 
-import math
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iolab.private import write_private
 from iolab.views.series_metrics import SeriesMetrics
+
+if TYPE_CHECKING:
+    from prometheus_client.metrics_core import Metric
+
+LABELS = ("host", "target", "workload", "workload_id")
 
 # (metric name, attribute, help text); gauges all, since each is the latest value.
 FAMILIES = (
@@ -34,50 +44,54 @@ FAMILIES = (
     ("iolab_rolling_cov_ratio", "rolling_cov", "Coefficient of variation (stddev/mean) over the health window."),
     ("iolab_healthy", "healthy", "1 when the rolling COV is within its target, 0 when not."),
     ("iolab_last_run_timestamp_seconds", "last_run_timestamp_seconds", "Time of the latest run, Unix epoch seconds."),
+    (
+        "iolab_filesystem_used_ratio",
+        "filesystem_used_ratio",
+        "Fullness (used/size) of the target's file system before the latest run.",
+    ),
+    ("iolab_last_change_point_run", "last_change_run", "Run id of the first run of the latest change point."),
+    (
+        "iolab_last_change_point_timestamp_seconds",
+        "last_change_timestamp_seconds",
+        "Start of the first run of the latest change point, Unix epoch seconds.",
+    ),
 )
 
 
-def escape_label_value(value: str) -> str:
-    """Escape a label value for the text exposition format."""
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+class _SeriesCollector:
+    """The series as a prometheus_client collector: one gauge family per figure, series in a stable order."""
 
+    def __init__(self, series: list[SeriesMetrics]) -> None:
+        self.series = sorted(series, key=lambda s: (s.host, s.target, s.workload, s.workload_id))
 
-def format_value(value: float) -> str:
-    """A sample value as Prometheus parses it: Go float syntax, with +Inf/-Inf/NaN spelled out."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    return repr(float(value))
+    def collect(self) -> Iterator[Metric]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        for name, attribute, help_text in FAMILIES:
+            family = GaugeMetricFamily(name, help_text, labels=LABELS)
+            for s in self.series:
+                value = getattr(s, attribute)
+                if value is not None:
+                    family.add_metric([s.host, s.target, s.workload, s.workload_id], float(value))
+            if family.samples:
+                yield family
 
 
 def render_textfile(series: list[SeriesMetrics]) -> str:
-    """All series as one textfile-collector file; series sorted so the file is stable between runs.
+    """All series as one textfile-collector file; the same series give the same file, byte for byte.
 
-    Two series with the same host, target and workload would be one time
-    series twice, which node_exporter rejects for the whole file: that is a
-    ValueError here instead.
+    Two series with the same labels would be one time series twice, which
+    node_exporter rejects for the whole file: that is a ValueError here instead.
     """
-    ordered = sorted(series, key=lambda s: (s.host, s.target, s.workload))
-    keys = [(s.host, s.target, s.workload) for s in ordered]
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    keys = [(s.host, s.target, s.workload, s.workload_id) for s in series]
     duplicates = {k for k in keys if keys.count(k) > 1}
     if duplicates:
-        raise ValueError(f"duplicate series (host, target, workload): {sorted(duplicates)}")
-    lines: list[str] = []
-    for name, attribute, help_text in FAMILIES:
-        samples = []
-        for s in ordered:
-            value = getattr(s, attribute)
-            if value is None:
-                continue
-            labels = (
-                f'host="{escape_label_value(s.host)}",target="{escape_label_value(s.target)}",'
-                f'workload="{escape_label_value(s.workload)}"'
-            )
-            samples.append(f"{name}{{{labels}}} {format_value(float(value))}")
-        if samples:
-            lines += [f"# HELP {name} {help_text}", f"# TYPE {name} gauge", *samples]
-    return "\n".join(lines) + "\n" if lines else ""
+        raise ValueError(f"duplicate series (host, target, workload, workload_id): {sorted(duplicates)}")
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_SeriesCollector(series))
+    return generate_latest(registry).decode()
 
 
 def write_textfile(path: Path, text: str) -> None:

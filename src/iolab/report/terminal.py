@@ -19,7 +19,9 @@ from iolab.report.wording import (
     HEADERS,
     change_line,
     comparison_notes,
+    daily_line,
     health_line,
+    notebook_line,
     series_title,
     side_text,
     verdict_cells,
@@ -27,7 +29,7 @@ from iolab.report.wording import (
 )
 from iolab.views.comparison import Comparison
 from iolab.views.history import SeriesHistory
-from iolab.views.tables import UNITS_NOTE, RunReport, steady_text
+from iolab.views.tables import UNITS_NOTE, RunReport, steady_text, stop_text
 
 if TYPE_CHECKING:
     from iolab.analysis.scaling import ScalingRow
@@ -66,6 +68,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     show_target = len(targets) > 1 and not any(t.kind == "group" for t in targets)
     show_repeat = any(r.point.repeat for r in records)
     settings = [name for name in SETTINGS if any(name in r.point.host_settings for r in records)]
+    stopped = any(r.result is not None and r.result.stopping is not None for r in records)
     caption = CAPTION
     if any(r.point.job.is_metadata for r in records):
         caption += " · file create/stat/remove: operations per second under IOPS"
@@ -83,6 +86,8 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     steady = any(r.result is not None and r.result.steady is not None for r in records)
     if steady:  # fio judged steady state (ss=): whether and when it held, and so how long fio ran
         table.add_column("Steady state (ss=)")
+    if stopped:  # --stop-when-known: why each point ended and how well its rate is known
+        table.add_column("Stopped")
     for record in records:
         lead = ([record.point.target.path] if show_target else []) + [record.point.name]
         lead += [str(record.point.repeat + 1)] if show_repeat else []
@@ -91,7 +96,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
         if result is None or not result.directions:
             status = record.error or record.status
             style = "red" if record.status == "failed" else "dim"
-            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * (6 if steady else 5))
+            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * (5 + steady + stopped))
             continue
         operation = record.point.job.operation  # a file operation moves no data: its ops/s in the IOPS column
         for i, d in enumerate(result.directions.values()):
@@ -105,6 +110,7 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
                 units.latency(lat.percentiles.get(99.0) if lat else None),
                 units.percent(result.cpu) if i == 0 else "",
                 *([_steady_cell(result) if i == 0 else ""] if steady else []),
+                *([stop_text(result.stopping) if result.stopping and i == 0 else ""] if stopped else []),
             )
     return table
 
@@ -292,6 +298,11 @@ def history_text(histories: list[SeriesHistory]) -> str:
             lines += ["  change: " + change_line(c) for c in h.changes]
         else:
             lines.append("  no change points")
+        if h.days and h.health is not None:
+            lines.append("  " + daily_line(h.days, h.health.params.cov_target))
+        if h.notebook:
+            lines.append("  notebook:")
+            lines += ["    " + notebook_line(entry) for entry in h.notebook]
         lines.append("")
     return "\n".join(lines)
 

@@ -10,11 +10,15 @@ import statistics
 import time
 
 from iolab.analysis.compare import Verdict
+from iolab.analysis.daily import DayCov
 from iolab.analysis.history import HealthPoint
 from iolab.models.units import counted, duration, metric_value, p_value
 from iolab.models.workload import METRIC_LABELS, Series
 from iolab.views.comparison import ComparedWorkload, Comparison
 from iolab.views.history import LocatedChange
+from iolab.views.notebook import NotebookEntry
+
+DAYS_LISTED = 5  # days over the target named in a line; the rest are counted
 
 
 def median(values: list[float]) -> float | None:
@@ -117,3 +121,34 @@ def health_line(hp: HealthPoint, metric: str) -> str:
 
 def series_title(s: Series) -> str:
     return f"{s.name} on {s.target} @ {s.host} ({METRIC_LABELS[s.metric]}, {counted(len(s.values), 'run')})"
+
+
+def notebook_line(entry: NotebookEntry) -> str:
+    """E.g. "run 14 at 2026-01-01 13:00: note "checksums on" (26 runs before the change point at run 41)"."""
+    if len(entry.run_ids) == 1:
+        where = f"run {entry.first_run} at {when(entry.time)}"
+    else:
+        where = f"runs {entry.first_run} to {entry.last_run} ({len(entry.run_ids)} runs, from {when(entry.time)})"
+    text = f'{where}: {entry.kind} "{entry.text}"'
+    if entry.change_run is None:
+        return text
+    offset = entry.runs_from_change
+    side = "at" if offset == 0 else f"{counted(abs(offset), 'run')} {'before' if offset < 0 else 'after'}"
+    return f"{text} ({side} the change point at run {entry.change_run})"
+
+
+def daily_line(days: list[DayCov], cov_target: float) -> str:
+    """E.g. "per day: 62 days, COV median 1.1%, highest 9.3% on 2026-02-03; 1 day over the 8% target: 2026-02-03 (9.3%)"."""
+    covs = [d for d in days if d.cov is not None]
+    head = f"per day: {counted(len(days), 'day')}"
+    if covs:
+        worst = max(covs, key=lambda d: d.cov or 0.0)
+        middle = statistics.median(d.cov or 0.0 for d in covs)
+        head += f", COV median {middle:.1%}, highest {worst.cov or 0.0:.1%} on {worst.day}"
+    over = [d for d in days if d.over_target]
+    tail = f"; {counted(len(over), 'day')} over the {cov_target:.0%} target"
+    if over:
+        named = [f"{d.day} ({'all runs failed' if d.cov is None else f'{d.cov:.1%}'})" for d in over[:DAYS_LISTED]]
+        rest = f" and {len(over) - DAYS_LISTED} more" if len(over) > DAYS_LISTED else ""
+        tail += ": " + ", ".join(named) + rest
+    return head + tail

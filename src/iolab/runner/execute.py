@@ -63,6 +63,7 @@ from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
+from iolab.runner.stopping import StopRule
 from iolab.runner.targets import scratch_bytes
 from iolab.store.db import Artifact, Store
 from iolab.store.queries import (
@@ -579,6 +580,7 @@ def _measure_and_finish(
             request.telemetry_interval,
             fio_clocksource(snapshot.clocksource),  # the cluster executor leaves it out of its job files
             allow_commands=request.allow_commands,
+            stopping=_stop_rule(request, plan),
         )
         session = Session(
             store,
@@ -704,3 +706,10 @@ def _outcome(
         findings=findings,
         failed_hosts=executor.lost_hosts(),
     )
+
+
+def _stop_rule(request: RunRequest, plan: Plan) -> StopRule | None:
+    """Stopping when known: the command line's settings over the plan's [stopping]; None when neither asks."""
+    if not request.stopping and not plan.stopping:
+        return None
+    return StopRule.from_settings({**plan.stopping, **request.stopping})

@@ -18,10 +18,12 @@ from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX, run_fio
 from iolab.models import Phases, Point, Result, Sample
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import discard
+from iolab.runner.stopping import StopRule, Watch, stopping_point
 from iolab.store.db import Artifact, Store
 from iolab.telemetry import Sampler, devices_for_path
 
 COMMAND_TIMEOUT_S = 300.0
+FIO_STOPPED = 128  # fio 3.33's exit status after SIGINT, with its results written
 
 
 @dataclass
@@ -35,6 +37,7 @@ class Measurer:
     telemetry_interval: float | None
     clocksource: str | None = None  # given to fio on this host (`iolab.fio.run.fio_clocksource`)
     allow_commands: bool = False  # the user's --allow-commands; the plan was checked, this guards each point
+    stopping: StopRule | None = None  # stop each point when its number is known (on this host only)
     notes: list[str] = field(default_factory=list)
 
     def note(self, message: str) -> None:
@@ -120,25 +123,34 @@ class Measurer:
         return devices
 
     def _run(self, point: Point, workdir: Path, artifacts: list[Artifact]) -> Measured:
+        stopping = self.stopping if self.executor.local else None  # status blocks are read from a local file
+        if stopping is not None:
+            point = stopping_point(point, stopping)
         jobs = self.executor.jobs(point, workdir, self.clocksource)
         artifacts.extend(jobs.artifacts)
         if jobs.error:
             return Measured(error=jobs.error, hosts=jobs.lost)
         output = workdir / "fio.json"
+        watch = Watch(output, stopping) if stopping is not None else None
         timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
         telemetry: list[Sample] = []
         sampler = self._start_sampler(point) if self.executor.local else None  # other hosts' disks are not ours
         try:
-            invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients, own_dir=workdir)
+            invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients, own_dir=workdir, watch=watch)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
             return Measured(error=str(exc))
         finally:
             if sampler is not None:
                 sampler.stop()
                 telemetry = sampler.samples()
+        if watch is not None and watch.stopped and invocation.returncode == FIO_STOPPED:
+            invocation.returncode = 0  # asked to stop, fio wrote its results; it exits 128 all the same
         artifacts.append(Artifact("command", shlex.join(invocation.command).encode()))
         artifacts.append(Artifact("stderr", invocation.stderr.encode()))
-        text = output.read_text(errors="replace") if output.exists() else ""
+        if watch is not None:  # the status blocks, then fio's final document: the point keeps the last
+            text = watch.final_text()
+        else:
+            text = output.read_text(errors="replace") if output.exists() else ""
         if text:
             artifacts.append(Artifact("fio.json", text.encode()))
         samples, logs = read_logs(workdir, LOG_PREFIX)
@@ -150,6 +162,8 @@ class Measurer:
         measured = self.executor.measured(point, parsed, text, jobs, invocation)
         if measured.result is not None:
             measured.samples = samples + telemetry
+            if watch is not None:
+                watch.record(measured.result)
         return measured
 
     def _start_sampler(self, point: Point) -> Sampler | None:

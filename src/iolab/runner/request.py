@@ -59,6 +59,7 @@ class RunRequest:
     hosts: list[dict] = field(default_factory=list)  # HostSpec dicts: a multi-host run
     skip_unreachable: bool = False
     on_host_failure: str = "continue"
+    stopping: dict[str, str | float] = field(default_factory=dict)  # --stop-when-known: `iolab.runner.stopping`
 
     def to_dict(self) -> dict:
         return asdict(self)

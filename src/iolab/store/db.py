@@ -203,7 +203,7 @@ class Store:
         with self.conn:
             self.conn.execute(
                 "UPDATE points SET status = ?, error = ?, started_at = ?, finished_at = ?, usr_cpu = ?,"
-                " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ?, steady = ? WHERE id = ?",
+                " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ?, stopping = ?, steady = ? WHERE id = ?",
                 (
                     status,
                     error,
@@ -214,6 +214,7 @@ class Store:
                     result.jobs,
                     result.error,
                     json.dumps(result.hosts),
+                    json.dumps(asdict(result.stopping)) if result.stopping else None,
                     json.dumps(asdict(result.steady)) if result.steady is not None else None,
                     point_id,
                 ),

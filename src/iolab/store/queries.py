@@ -20,6 +20,7 @@ from iolab.models import (
     Sample,
     Severity,
     SteadyState,
+    StopRecord,
     Target,
 )
 from iolab.models.material import HostRow, RunMaterial, SteadyOutcome
@@ -125,7 +126,13 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
     A point whose stored rows cannot be read (`store.integrity`) comes back failed, with why as its error.
     """
     bad = unreadable_points(store, [run_id])
-    rows = store.conn.execute("SELECT * FROM points WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+    # An imported point's own tool version (one import may hold several); a measured one's is its run's.
+    rows = store.conn.execute(
+        "SELECT points.*, COALESCE(provenance.version, runs.fio_version) AS version FROM points"
+        " JOIN runs ON runs.id = points.run_id LEFT JOIN provenance ON provenance.point_id = points.id"
+        " WHERE points.run_id = ? ORDER BY seq",
+        (run_id,),
+    ).fetchall()
     by_point: dict[int, dict[str, DirectionResult]] = {}
     for r in store.conn.execute(
         "SELECT results.* FROM results JOIN points ON points.id = results.point_id WHERE points.run_id = ?",
@@ -143,10 +150,11 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
                 usr_cpu=row["usr_cpu"] or 0.0,
                 sys_cpu=row["sys_cpu"] or 0.0,
                 jobs=row["jobs"] or 0,
-                fio_version="",
+                fio_version=row["version"],
                 hosts=json.loads(row["hosts"]),
                 error=row["fio_error"] or 0,
                 steady=SteadyState(**json.loads(row["steady"])) if row["steady"] else None,
+                stopping=StopRecord(**json.loads(row["stopping"])) if row["stopping"] else None,
             )
         records.append(
             PointRecord(

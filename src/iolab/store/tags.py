@@ -70,6 +70,27 @@ def notes_of(store: Store, run_id: int) -> list[str]:
     return [r[0] for r in store.conn.execute("SELECT text FROM notes WHERE run_id = ? ORDER BY id", (run_id,))]
 
 
+# Run ids per query: SQLite before 3.32 allows 999 parameters, and a series can have 10,000 runs.
+_CHUNK = 900
+
+
+def annotations_of(store: Store, run_ids: list[int]) -> dict[int, list[tuple[str, str]]]:
+    """Run id -> its ("tag", name) and ("note", text) pairs, tags sorted then notes as written; runs
+    without any are left out. For many runs at once: a history reads those of every run of a series."""
+    out: dict[int, list[tuple[str, str]]] = {}
+    for start in range(0, len(run_ids), _CHUNK):
+        chunk = run_ids[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows = store.conn.execute(
+            f"SELECT run_id, 'tag', tag, 0, 0 FROM tags WHERE run_id IN ({marks}) UNION ALL "
+            f"SELECT run_id, 'note', text, 1, id FROM notes WHERE run_id IN ({marks}) ORDER BY 1, 4, 5, 3",
+            [*chunk, *chunk],
+        )
+        for run_id, kind, text, _, _ in rows:
+            out.setdefault(run_id, []).append((kind, text))
+    return out
+
+
 def tagged_runs(store: Store, tag: str) -> list[int]:
     """Ids of the runs carrying `tag`, oldest first; UserError when none does."""
     ids = [r[0] for r in store.conn.execute("SELECT run_id FROM tags WHERE tag = ? ORDER BY run_id", (tag,))]

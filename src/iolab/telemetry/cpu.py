@@ -79,5 +79,7 @@ def cpu_percent(before: CpuTimes, after: CpuTimes) -> CpuPercent | None:
         irq=irq,
         softirq=softirq,
         steal=steal,
-        busy=usr + sys_ + irq + softirq + steal,
+        # one division of whole ticks, so a fully busy interval is exactly 100 (a sum of rounded shares can
+        # come out a hair above it)
+        busy=100.0 * (sum(parts) - parts[2]) / total,  # parts[2] is iowait
     )

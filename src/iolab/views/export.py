@@ -82,6 +82,11 @@ def load_export(store: Store, run_ids: list[int]) -> list[ExportedRun]:
     return out
 
 
+def run_targets(store: Store, run_id: int) -> dict[str, TargetFacts]:
+    """Each target of a run (by the path as its points name it) as the snapshot before the run saw it."""
+    return environment(run_snapshot(store, run_id, "before"), _probed_paths(run_points(store, run_id)))[1]
+
+
 def _probed_paths(records: list[PointRecord]) -> list[str]:
     """The paths the runner probed for the run, in its order: each target's path once, sorted, arrays left out."""
     return sorted({r.point.target.path for r in records if r.point.target.kind != "group"})

@@ -12,8 +12,9 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from iolab.analysis.daily import DayCov, daily_cov
 from iolab.analysis.history import (
     ChangePoint,
     ChangePointParams,
@@ -26,7 +27,9 @@ from iolab.models import Change
 from iolab.models.workload import Series
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
+from iolab.store.tags import annotations_of
 from iolab.views.comparison import Comparison
+from iolab.views.notebook import NotebookEntry, series_notebook
 
 SPARSE_RUNS = 100
 
@@ -48,6 +51,12 @@ class SeriesHistory:
     health: HealthPoint | None  # the window ending at the latest run
     changes: list[LocatedChange]
     failed_runs: int
+    notebook: list[NotebookEntry] = field(default_factory=list)  # its runs' tags and notes, oldest first
+    days: list[DayCov] = field(default_factory=list)  # COV per local calendar day
+
+    @property
+    def days_over_target(self) -> int:
+        return sum(day.over_target for day in self.days)
 
     def rolling(self) -> list[HealthPoint]:
         """The rolling mean and COV at every run, for a chart: computed on demand, as a 10,000-run series
@@ -79,18 +88,28 @@ def latest_health(series: Series, window_s: float, cov_target: float, min_runs: 
     return rolling_health(series.times[start:], series.values[start:], window_s, cov_target, min_runs)[-1]
 
 
-def series_history(store: Store, series: Series, window_s: float, cov_target: float, min_runs: int) -> SeriesHistory:
-    """Health of the latest window and every change point of one series, each with its host differences."""
-    health = latest_health(series, window_s, cov_target, min_runs)
+def series_change_points(series: Series) -> list[ChangePoint]:
+    """The change points of a series' values, stricter on a long series (more runs, more chances of a
+    false step); `history` and the Prometheus export name the same ones."""
     params = ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
-    located = []
-    for cp in change_points(series.values, params):
+    return change_points(series.values, params)
+
+
+def series_history(store: Store, series: Series, window_s: float, cov_target: float, min_runs: int) -> SeriesHistory:
+    """Health of the latest window, every change point of one series with its host differences, the tags
+    and notes of its runs, and its COV per day."""
+    health = latest_health(series, window_s, cov_target, min_runs)
+    located, indices = [], []
+    for cp in series_change_points(series):
+        indices.append(cp.index)
         before = _previous_valid(series, cp.index)
         run_before, run_at = series.run_ids[before], series.run_ids[cp.index]
         located.append(
             LocatedChange(cp, run_before, run_at, series.times[cp.index], host_changes(store, run_before, run_at))
         )
-    return SeriesHistory(series, health, located, sum(series.failed))
+    notebook = series_notebook(series, annotations_of(store, series.run_ids), indices)
+    days = daily_cov(series.times, series.values, cov_target)
+    return SeriesHistory(series, health, located, sum(series.failed), notebook, days)
 
 
 def load_histories(

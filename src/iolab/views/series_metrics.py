@@ -1,12 +1,19 @@
-"""Series as Prometheus gauges: the latest run's figures with the rolling COV and health of its series."""
+"""Series as Prometheus gauges: the latest run's figures with the rolling COV and health of its series,
+the fullness of its target's file system and its last change point.
+
+Labels are what stays the same from run to run (host, target, workload
+name and identity): a label that changed every run would start a new time
+series each hour and lose the history an alert looks at.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from iolab.models.workload import Series
-from iolab.views.history import latest_health
+from iolab.store.db import Store
+from iolab.views.export import run_targets
+from iolab.views.history import latest_health, series_change_points
 
 NS = 1e-9
 
@@ -17,7 +24,8 @@ class SeriesMetrics:
 
     host: str
     target: str
-    workload: str
+    workload: str  # its name, as a person reads it
+    workload_id: str = ""  # its identity (`models.workload.workload_identity`): two workloads of one name differ
     bandwidth_bytes_per_second: float | None = None
     iops: float | None = None
     latency_mean_seconds: float | None = None
@@ -25,32 +33,38 @@ class SeriesMetrics:
     rolling_cov: float | None = None  # stddev / mean over the health window
     healthy: bool | None = None  # None: too few runs to judge
     last_run_timestamp_seconds: float | None = None  # epoch seconds
+    filesystem_used_ratio: float | None = None  # the target's file system at the latest run, 0..1
+    last_change_run: int | None = None  # first run of the latest change point; None: no change point
+    last_change_timestamp_seconds: float | None = None
 
 
-def series_metrics(series: list[Series], window_s: float, cov_target: float, min_runs: int) -> list[SeriesMetrics]:
-    """One `SeriesMetrics` per series.
-
-    The workload label is the workload's name; two workloads of the same
-    name on the same target and host (options edited between runs) would be
-    one Prometheus series twice, so those get their identity appended.
-    """
-    names = Counter((s.host, s.target, s.name) for s in series)
+def series_metrics(
+    store: Store, series: list[Series], window_s: float, cov_target: float, min_runs: int
+) -> list[SeriesMetrics]:
+    """One `SeriesMetrics` per series; the fullness comes from the latest run's snapshot (None without one,
+    or when the target is a device without a file system)."""
     out = []
     for s in series:
         health = latest_health(s, window_s, cov_target, min_runs)
-        label = s.name if names[(s.host, s.target, s.name)] == 1 else f"{s.name}@{s.workload}"
+        changes = series_change_points(s)
         latency = s.latest.get("lat_mean")
+        used = run_targets(store, s.run_ids[-1]).get(s.target)
+        percent = used.fs_used_percent if used is not None else None
         out.append(
             SeriesMetrics(
                 host=s.host,
                 target=s.target,
-                workload=label,
+                workload=s.name,
+                workload_id=s.workload,
                 bandwidth_bytes_per_second=s.latest.get("bw"),
                 iops=s.latest.get("iops"),
                 latency_mean_seconds=None if latency is None else latency * NS,
                 rolling_cov=health.cov,
                 healthy=None if health.state == "insufficient" else health.state == "healthy",
                 last_run_timestamp_seconds=s.times[-1],
+                filesystem_used_ratio=None if percent is None else percent / 100,
+                last_change_run=s.run_ids[changes[-1].index] if changes else None,
+                last_change_timestamp_seconds=s.times[changes[-1].index] if changes else None,
             )
         )
     return out

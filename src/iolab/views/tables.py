@@ -37,11 +37,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from iolab.analysis.stability import Stability, summarize
-from iolab.models import DirectionResult, PointRecord, Result, Run, Sample, SteadyState, units
+from iolab.models import DirectionResult, PointRecord, Result, Run, Sample, SteadyState, StopRecord, units
 from iolab.models.host_settings import SETTINGS
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, option_number
@@ -467,6 +467,26 @@ def _workload_rows(
     return rows
 
 
+def _stopping_shown(workloads: Sequence[_Workload]) -> bool:
+    """Whether any point of the table ran with stopping on (`--stop-when-known`): then a column says why each
+    one ended, since a rate known to ±2% after 4 s and one cut off at the maximum are not equally good."""
+    return any(r.result is not None and r.result.stopping is not None for w in workloads for r in w.records)
+
+
+def stop_text(record: StopRecord) -> str:
+    """`target met, ±1.4% after 4 s (warm-up 1 s)`: why a point ended, how well its rate is known, on what."""
+    known = "" if record.ci is None else f", ±{record.ci:.1%}"
+    warm = f" (warm-up {record.discarded_s} s)" if record.discarded_s else ""
+    return f"{record.reason}{known} after {record.kept_s} s{warm}"
+
+
+def _with_stop_cell(workload: _Workload, rows: list[Row]) -> list[Row]:
+    """The workload's rows with a `stopped` cell: each repeat's reason (its first row), blank below."""
+    stops = [r.result.stopping for r in workload.records if r.result is not None and r.result.stopping is not None]
+    cell = "; ".join(stop_text(stop) for stop in stops) or "-"
+    return [replace(row, cells=(*row.cells, cell if i == 0 else "")) for i, row in enumerate(rows)]
+
+
 def _multi_direction(workloads: Sequence[_Workload]) -> bool:
     return any(len(r.result.directions) > 1 for w in workloads for r in w.records if r.result)
 
@@ -483,13 +503,13 @@ def _sweep_table(axis: str, group: list[_Workload], samples: Mapping[int, Sequen
     with_dir = _multi_direction(ordered)
     columns = [Column(axis, axis, numeric=_is_numeric(axis, [w.params[axis] for w in ordered]))]
     columns += _measure_columns(ordered, with_dir)
-    rows = [
-        row
-        for w in ordered
-        for row in _workload_rows(
-            w, [w.params[axis]], with_dir, samples, f"{axis}={w.params[axis]}", _repeated(ordered), _steady(ordered)
-        )
-    ]
+    stopped = _stopping_shown(ordered)
+    columns += [Column("stopped", "stopped", numeric=False)] if stopped else []
+    rows = []
+    for w in ordered:
+        label = f"{axis}={w.params[axis]}"
+        these = _workload_rows(w, [w.params[axis]], with_dir, samples, label, _repeated(ordered), _steady(ordered))
+        rows += _with_stop_cell(w, these) if stopped else these
     shape = " ".join(value for key, value in fixed if key in ("rw", "bs"))
     title = f"{axis} sweep" + (f": {shape}" if shape else "")
     return NotebookTable(title, axis, fixed, tuple(columns), tuple(rows))
@@ -505,12 +525,15 @@ def _overview_table(workloads: list[_Workload], samples: Mapping[int, Sequence[S
     columns += [Column("options", "other options", numeric=False)] if others else []
     with_dir = _multi_direction(ordered)
     columns += _measure_columns(ordered, with_dir)
+    stopped = _stopping_shown(ordered)
+    columns += [Column("stopped", "stopped", numeric=False)] if stopped else []
     rows = []
     for w in ordered:
         lead = [w.name, *(w.params.get(k, "-") for k in shape)]
         if others:
             lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
-        rows += _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered), _steady(ordered))
+        these = _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered), _steady(ordered))
+        rows += _with_stop_cell(w, these) if stopped else these
     return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iolab.imports import _target_of
+from iolab.imports.fio_files import target_of
 
 
 @pytest.mark.parametrize(
@@ -14,4 +14,4 @@ from iolab.imports import _target_of
 )
 def test_direct_is_read_as_fio_reads_it(options, direct):
     # fio 3.33 reads direct=0.0 and 00 as 0, and buffered=0 as direct=1; the import read them the other way
-    assert _target_of({"filename": "/data/f", **options}).direct is direct
+    assert target_of({"filename": "/data/f", **options}).direct is direct

@@ -1,0 +1,171 @@
+"""When a point's number is known: warm-up truncation, a batch-means interval and a trend test.
+
+Pure functions over a per-second rate series (fio's status blocks, one a
+second). The runner asks `decide` once a second and stops fio when it says so.
+
+- Warm-up (MSER, White 1997): the series is cut where the standard error of
+  the remaining mean is smallest, looking over the first half of the series at
+  most. MSER-5 batches five observations first to damp single-I/O noise; each
+  of fio's per-second figures is already the mean of thousands of I/Os, so
+  here a batch is one second (a 5 s batch could not find a 3 s warm-up in a
+  20 s point). A drive that starts fast and settles loses its fast seconds,
+  and the run records how many.
+- Interval: per-second figures of a device are autocorrelated (a slow second
+  is often followed by another), so their plain standard error is too small.
+  The interval is the Student t interval of batch means, with the smallest
+  batch size (in seconds) whose means show no lag-1 autocorrelation beyond
+  0.2 while leaving at least `MIN_BATCHES` batches.
+- Trend: a device that drifts (an SLC cache filling, a drive heating up) is
+  never called known, however narrow its interval: the least-squares slope of
+  the batch means must not differ from zero at 95%, or its change over the
+  window must be smaller than the interval; and the two halves' means must agree
+  within their own intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from iolab.analysis.student_t import t_quantile
+
+MSER_BATCH = 1
+MIN_BATCHES = 4
+MAX_LAG1 = 0.2
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean with its confidence half-width, from `batches` batch means of `batch_s` seconds."""
+
+    mean: float
+    half_width: float
+    batch_s: int
+    batches: int
+
+    @property
+    def relative(self) -> float:
+        """Half-width over the mean (0.02 = ±2%); infinite for a zero mean."""
+        return self.half_width / abs(self.mean) if self.mean else math.inf
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What `decide` made of a series: stop or go on, and why.
+
+    `reason` is "target met", "target not met" (the interval is still too wide)
+    or "not steady" (a trend, or halves that disagree). `discarded` is how many
+    leading seconds MSER-5 took for warm-up; `interval` is of the kept seconds.
+    """
+
+    stop: bool
+    reason: str
+    discarded: int
+    interval: Interval | None
+    steady: bool
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def variance(values: list[float]) -> float:
+    """Sample variance (n - 1); 0 for fewer than two values."""
+    if len(values) < 2:
+        return 0.0
+    m = mean(values)
+    return sum((v - m) ** 2 for v in values) / (len(values) - 1)
+
+
+def batch_means(values: list[float], size: int) -> list[float]:
+    """Means of consecutive batches of `size` values; the incomplete leading batch is dropped (the
+    newest seconds are kept, being nearest the state the point ends in)."""
+    start = len(values) % size
+    return [mean(values[i : i + size]) for i in range(start, len(values), size)]
+
+
+def lag1(values: list[float]) -> float:
+    """Lag-1 autocorrelation; 0 for a constant or too short series."""
+    if len(values) < 3:
+        return 0.0
+    m = mean(values)
+    denom = sum((v - m) ** 2 for v in values)
+    if denom == 0:
+        return 0.0
+    return sum((a - m) * (b - m) for a, b in zip(values, values[1:], strict=False)) / denom
+
+
+def batch_interval(values: list[float], confidence: float = CONFIDENCE) -> Interval | None:
+    """The batch-means interval of the series' mean (see the module's doc); None when fewer than
+    `MIN_BATCHES` seconds are given."""
+    if len(values) < MIN_BATCHES:
+        return None
+    size = 1
+    while len(values) // (size + 1) >= MIN_BATCHES and lag1(batch_means(values, size)) > MAX_LAG1:
+        size += 1
+    means = batch_means(values, size)
+    t = t_quantile(1 - (1 - confidence) / 2, len(means) - 1)
+    return Interval(mean(values), t * math.sqrt(variance(means) / len(means)), size, len(means))
+
+
+def trend_significant(means: list[float], confidence: float = CONFIDENCE) -> tuple[bool, float]:
+    """Whether the least-squares slope of `means` differs from zero (two-sided t test), and the fitted
+    change from the first to the last value. Fewer than three values show no trend."""
+    n = len(means)
+    if n < 3:
+        return False, 0.0
+    xm, ym = (n - 1) / 2, mean(means)
+    sxx = sum((i - xm) ** 2 for i in range(n))
+    slope = sum((i - xm) * (y - ym) for i, y in enumerate(means)) / sxx
+    sse = sum((y - ym - slope * (i - xm)) ** 2 for i, y in enumerate(means))
+    se = math.sqrt(sse / (n - 2) / sxx)
+    change = slope * (n - 1)
+    if se == 0:
+        return slope != 0, change
+    return abs(slope / se) > t_quantile(1 - (1 - confidence) / 2, n - 2), change
+
+
+def steady(values: list[float], interval: Interval) -> bool:
+    """No trend worth the name in the kept seconds: see the module's doc."""
+    significant, change = trend_significant(batch_means(values, interval.batch_s))
+    if significant and abs(change) > interval.half_width:
+        return False
+    half = len(values) // 2
+    first, second = batch_interval(values[:half]), batch_interval(values[half:])
+    if first is None or second is None:
+        return True
+    return abs(first.mean - second.mean) <= first.half_width + second.half_width
+
+
+def mser_cut(values: list[float], batch: int = MSER_BATCH) -> int:
+    """Seconds of warm-up to discard: MSER over batches of `batch` seconds (see the module's doc), the
+    cut limited to the first half of the series and a whole number of batches."""
+    means = [mean(values[i : i + batch]) for i in range(0, len(values) - batch + 1, batch)]
+    if len(means) < 2:
+        return 0
+    best, best_score = 0, math.inf
+    for d in range(min(len(means) // 2, len(means) - MIN_BATCHES) + 1):  # leave enough for an interval
+        rest = means[d:]
+        m = mean(rest)
+        score = sum((v - m) ** 2 for v in rest) / len(rest) ** 2
+        if score < best_score - 1e-12 * abs(m * m):
+            best, best_score = d, score
+    return best * batch
+
+
+def decide(values: list[float], target: float, min_s: float, max_s: float, elapsed_s: float | None = None) -> Decision:
+    """Stop now? `values` are the per-second rates so far; `target` the relative half-width wanted
+    (0.02 = ±2%). Before `min_s` never; at `max_s` always, saying why the target was not met.
+    `elapsed_s` defaults to the number of seconds given."""
+    elapsed = len(values) if elapsed_s is None else elapsed_s
+    cut = mser_cut(values)
+    kept = values[cut:]
+    interval = batch_interval(kept)
+    is_steady = interval is not None and steady(kept, interval)
+    met = interval is not None and is_steady and interval.relative <= target
+    at_max = elapsed >= max_s
+    if elapsed < min_s or not (met or at_max):
+        return Decision(False, "", cut, interval, is_steady)
+    reason = "target met" if met else ("not steady" if interval is not None and not is_steady else "target not met")
+    return Decision(True, reason, cut, interval, is_steady)

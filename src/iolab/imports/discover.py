@@ -1,0 +1,146 @@
+"""Which files an import reads: every file named or found under a directory, recognised by its content.
+
+Harnesses name their outputs as they please (pbench: `fio-result.txt`, akrr: `appstdout`), so the
+name decides nothing; the first recognisable mark of a format does (fio's `"fio version"`, a terse
+line, IOR's banner...). A directory's other files are skipped, counted by reason, so a user sees
+what was left and why. fio's own logs are not skipped: they are read with the output that names
+their prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from iolab.errors import UserError
+from iolab.fio import terse
+from iolab.textfile import MAX_INPUT_BYTES, read_input
+from iolab.tools import ior, iozone, mdtest
+
+# fio's per-interval and histogram logs (<prefix>_bw.1.log, <prefix>_clat_hist.2.log.<host>).
+FIO_LOG = re.compile(r"_(?:bw|iops|lat|clat|slat|clat_hist|lat_hist)\.\d+\.log(?:\.[^/]+)?$")
+FORMATS = "fio JSON/json+/terse, IOR, mdtest or IOzone"
+# fio's JSON by its keys as keys (a quoted name, then a colon), not by a page that mentions them.
+FIO_KEYS = re.compile(r'"(?:fio version|fioversion)"\s*:\s*"|"client_stats"\s*:\s*\[')
+FIO_JOBS = re.compile(r'"jobs"\s*:\s*\[\s*\{\s*"jobname"\s*:')
+
+
+@dataclass
+class Candidate:
+    """A file to import: its path, its bytes and text, the format its content shows, and whether it was named."""
+
+    path: Path
+    data: bytes
+    text: str
+    kind: str  # "fio", "fio-terse", "ior", "ior-json", "mdtest", "iozone", or "" (not recognised)
+    named: bool  # given on the command line, not found in a directory
+
+
+@dataclass
+class Found:
+    candidates: list[Candidate] = field(default_factory=list)
+    skipped: dict[str, list[str]] = field(default_factory=dict)  # reason -> paths
+    logs: int = 0  # fio logs seen, read with the outputs that name them
+    problems: list[str] = field(default_factory=list)  # named files that could not be read
+
+    def skip(self, reason: str, path: Path) -> None:
+        self.skipped.setdefault(reason, []).append(str(path))
+
+
+def kind_of(text: str) -> str:
+    """The format `text` shows, by content alone; "" when none."""
+    head = text[: 1 << 16]
+    if FIO_KEYS.search(head):
+        return "fio"
+    if ior.looks_like_json(text):
+        return "ior-json"
+    if ior.looks_like_text(text):
+        return "ior"
+    if mdtest.looks_like(text):
+        return "mdtest"
+    if iozone.looks_like(text):
+        return "iozone"
+    if terse.looks_like(text):
+        return "fio-terse"
+    if FIO_JOBS.search(head):
+        return "fio"
+    return ""
+
+
+def discover(paths: list[str]) -> Found:
+    """Every file under `paths`, read and recognised; a named path that does not exist is an error."""
+    found = Found()
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for file in _walk(path):
+                _consider(file, False, found)
+        elif path.exists():
+            _consider(path, True, found)
+        else:
+            raise UserError(f"{raw}: no such file or directory; give benchmark outputs ({FORMATS}) or folders of them")
+    return found
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """Files under `root` in name order, subfolders included (pbench keeps each client's logs in clients/HOST/);
+    symbolic links to folders are not followed, so a link loop cannot make the walk endless."""
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in sorted(files):
+            yield Path(folder) / name
+
+
+def _consider(path: Path, named: bool, found: Found) -> None:
+    if named:  # what the user named is read whatever it is; why it cannot be is a problem to report
+        try:
+            text = read_input(path, "benchmark output")
+        except UserError as exc:
+            found.problems.append(str(exc))
+            return
+        found.candidates.append(Candidate(path, text.encode(), text, kind_of(text), named))
+        return
+    if FIO_LOG.search(path.name):
+        found.logs += 1
+        return
+    data = _read(path, found)
+    if data is None:
+        return
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        found.skip("not text", path)
+        return
+    kind = kind_of(text)
+    if kind:
+        found.candidates.append(Candidate(path, data, text, kind, named))
+    else:
+        found.skip("not a benchmark output", path)
+
+
+def _read(path: Path, found: Found) -> bytes | None:
+    """A found file's bytes: a regular file of at most 256 MiB (a FIFO in a results folder would block)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        found.skip("unreadable", path)
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            found.skip("not a regular file", path)
+            return None
+        if info.st_size > MAX_INPUT_BYTES:
+            found.skip(f"larger than {MAX_INPUT_BYTES >> 20} MiB", path)
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(MAX_INPUT_BYTES + 1)
+    except OSError:
+        found.skip("unreadable", path)
+        return None
+    finally:
+        os.close(fd)

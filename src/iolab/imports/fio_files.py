@@ -1,0 +1,99 @@
+"""A fio output file (JSON, json+, terse; standalone or client/server) as points of an import run.
+
+Each job name becomes a point (numjobs clones and client/server hosts aggregated). fio's
+per-interval logs (write_bw_log, write_iops_log, write_lat_log) come with it: the job's log
+options name their prefix (fio wrote `<prefix>_bw.1.log` and so on), found beside the output or,
+for a client/server run, in a `clients/<host>/` folder beside it (pbench's layout), and the
+samples are stored with the point, as they are for a run of iolab's own.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from iolab.fio.logs import read_logs
+from iolab.fio.parse import FioOutput, JobGroup, aggregate, parse_output
+from iolab.fio.terse import parse_terse
+from iolab.models import Point, Sample, Target, TargetKind
+from iolab.models.job_options import JobOptions
+from iolab.store.db import Artifact, Store
+
+LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
+
+
+@dataclass
+class FioFile:
+    path: Path
+    text: str
+    output: FioOutput
+    terse: bool
+
+    @property
+    def version(self) -> str:
+        return self.output.version
+
+    @property
+    def started(self) -> float | None:
+        """When fio wrote the output, where it says (terse output does not)."""
+        return self.output.timestamp_ms / 1000.0 if self.output.timestamp_ms else None
+
+
+def read_fio(path: Path, text: str, terse: bool) -> FioFile:
+    """The file parsed (UserError when it is not fio's output as fio writes it)."""
+    output = parse_terse(text, str(path)) if terse else parse_output(text, source=str(path))
+    return FioFile(path, text, output, terse)
+
+
+def store_fio(store: Store, run_id: int, file: FioFile) -> list[int]:
+    """Plan and record the file's points in `run_id`; their ids."""
+    ids = []
+    output = file.output
+    when = output.timestamp_ms / 1000.0 if output.timestamp_ms else time.time()
+    for group in output.groups:
+        point = Point(name=group.name, target=target_of(group.options), options=group.options)
+        (point_id,) = store.plan_points(run_id, [point])
+        result = aggregate(group.entries, output.version, group.hosts)
+        samples, logs = logs_beside(file.path, group)
+        kept = Artifact("fio.terse" if file.terse else "fio.json", file.text.encode())
+        artifacts = [kept, Artifact("source", str(file.path.resolve()).encode()), *logs]
+        store.record_point(point_id, result, samples, artifacts, when, when)
+        ids.append(point_id)
+    return ids
+
+
+def target_of(options: dict[str, str]) -> Target:
+    filename = options.get("filename", options.get("directory", ""))
+    kind: TargetKind = "block" if filename.startswith("/dev/") else "file"
+    size = options.get("size", "0")
+    return Target(
+        path=filename,
+        kind=kind,
+        filename=filename,
+        size_bytes=int(size) if size.isdigit() else 0,
+        direct=JobOptions(options).direct,
+    )
+
+
+def logs_beside(output_path: Path, group: JobGroup) -> tuple[list[Sample], list[Artifact]]:
+    """The samples (and raw texts) of the job's logs found next to its output file.
+
+    The prefix is the log option's value (its last path part: the archive has moved) or, for a bare
+    `write_bw_log=`, the job name, as fio does. A client/server job's logs may sit in
+    `clients/<host>/`, without fio's `.<host>` suffix: they are that host's.
+    """
+    prefixes = {Path(group.options[key] or group.name).name for key in LOG_OPTIONS if key in group.options}
+    places = [(output_path.parent, "")]
+    places += [(output_path.parent / "clients" / host, host) for host in group.hosts]
+    samples: list[Sample] = []
+    artifacts: list[Artifact] = []
+    for prefix in sorted(prefixes):
+        for folder, host in places:
+            if not folder.is_dir():
+                continue
+            found, raw = read_logs(folder, prefix, host)
+            samples += found
+            where = f"logs/{host}/" if host else "logs/"
+            artifacts += [Artifact(f"{where}{name}", text.encode()) for name, text in raw.items()]
+    return samples, artifacts

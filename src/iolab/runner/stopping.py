@@ -1,0 +1,146 @@
+"""Stopping a point when its number is known (`iolab run --stop-when-known`, a plan's `[stopping]`).
+
+With stopping on, a point runs without fio's ramp_time for at most `max_s`
+seconds; fio writes a status block each second, and `Watch` asks
+`iolab.analysis.stopping.decide` after each one whether the mean rate is
+known to within the target and the series is steady. When it is, iolab asks
+fio to stop (SIGINT, through the keeper): fio then writes its complete
+final JSON, covering the time it ran.
+
+The reported rate is the kept window's: MSER finds the warm-up seconds in
+the per-second series, and each direction's IOPS and bandwidth become the
+I/Os and bytes done after the warm-up (fio's cumulative counters in the
+status block at the cut and in the final document) over the time between
+them. Everything else — latency and its percentiles from fio's histograms,
+CPU, runtime — is fio's, over the whole run, warm-up included.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from iolab.analysis.stopping import Decision, decide
+from iolab.errors import UserError
+from iolab.fio.status import Counters, StatusReader, counters, rates
+from iolab.models import Point, Result, StopRecord
+from iolab.models.option_values import canonical
+
+DEFAULT_TARGET = 0.02
+DEFAULT_MIN_S = 3.0
+DEFAULT_MAX_S = 60.0
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """Stop when the 95% interval's half-width is within `target` (0.02 = ±2%) of the mean, the series
+    steady and `min_s` seconds done; at `max_s` seconds in any case."""
+
+    target: float = DEFAULT_TARGET
+    min_s: float = DEFAULT_MIN_S
+    max_s: float = DEFAULT_MAX_S
+
+    @classmethod
+    def from_settings(cls, settings: dict) -> StopRule:
+        """A rule from the request's or a plan's settings: target_ci ("2%" or 0.02), min_s, max_s."""
+        rule = cls(
+            target=parse_target(settings.get("target_ci", DEFAULT_TARGET)),
+            min_s=float(settings.get("min_s", DEFAULT_MIN_S)),
+            max_s=float(settings.get("max_s", DEFAULT_MAX_S)),
+        )
+        if not 0 < rule.min_s <= rule.max_s:
+            raise UserError(f"stopping: min_s ({rule.min_s:g}) must be above 0 and at most max_s ({rule.max_s:g})")
+        return rule
+
+
+def parse_target(value: object) -> float:
+    """A relative target: "2%" or 0.02; UserError unless it is above 0 and below 100%."""
+    text = str(value).strip()
+    try:
+        number = float(text.removesuffix("%")) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise UserError(f"stopping: target {text[:20]!r} is not a percentage like 2%") from None
+    if not 0 < number < 1:
+        raise UserError(f"stopping: target {text[:20]!r} must be above 0% and below 100%")
+    return number
+
+
+def stopping_point(point: Point, rule: StopRule) -> Point:
+    """The point as fio runs it with stopping on: no ramp_time (the warm-up is found in the series
+    instead), time-based for at most `max_s` seconds."""
+    options = {k: v for k, v in point.options.items() if canonical(k) not in ("ramp_time", "runtime", "time_based")}
+    options.update({"time_based": "1", "runtime": f"{rule.max_s:g}s"})
+    return replace(point, options=options)
+
+
+def advancing(docs: list[dict]) -> list[Counters]:
+    """The documents' counters, each later than the one before (a block written before the jobs ran,
+    or twice at the same time, adds no interval)."""
+    out: list[Counters] = []
+    for doc in docs:
+        block = counters(doc)
+        if block is not None and (not out or block.runtime_ms > out[-1].runtime_ms):
+            out.append(block)
+    return out
+
+
+@dataclass
+class Watch:
+    """Polled by `iolab.fio.run.run_fio` while fio runs: True once the point should stop."""
+
+    output: Path
+    rule: StopRule
+    reader: StatusReader = field(init=False)
+    decision: Decision | None = None
+    stopped: bool = False
+
+    def __post_init__(self) -> None:
+        self.reader = StatusReader(self.output)
+
+    def __call__(self) -> bool:
+        if self.stopped:
+            return False
+        self.reader.poll()
+        series = rates(advancing(self.reader.documents))
+        if not series:
+            return False
+        self.decision = decide(series, self.rule.target, self.rule.min_s, self.rule.max_s)
+        self.stopped = self.decision.stop
+        return self.stopped
+
+    def final_text(self) -> str:
+        """fio's final document alone (the output file holds every status block before it), as the
+        point's fio.json; "" when fio wrote none."""
+        self.reader.poll()
+        return json.dumps(self.reader.documents[-1], indent=2) if self.reader.documents else ""
+
+    def record(self, result: Result) -> None:
+        """Put the kept window's rates and the StopRecord on `result` (see the module's doc)."""
+        blocks = advancing(self.reader.documents)
+        if len(blocks) < 2:
+            return
+        status, final = blocks[:-1], blocks[-1]
+        series = rates(status)
+        last = decide(series, self.rule.target, 0, 0) if series else None
+        if self.stopped and self.decision is not None:
+            reason, cut = self.decision.reason, self.decision.discarded
+            interval = self.decision.interval
+        elif last is not None and len(series) >= self.rule.max_s - 1:
+            reason, cut, interval = last.reason, last.discarded, last.interval
+        else:
+            reason = "fio's runtime"
+            cut, interval = (last.discarded, last.interval) if last else (0, None)
+        start = status[cut - 1] if cut else Counters(0.0, {}, {})
+        seconds = (final.runtime_ms - start.runtime_ms) / 1000
+        if seconds > 0:
+            for ddir, d in result.directions.items():
+                d.iops = (final.ios.get(ddir, 0) - start.ios.get(ddir, 0)) / seconds
+                d.bw_bytes = (final.io_bytes.get(ddir, 0) - start.io_bytes.get(ddir, 0)) / seconds
+        result.stopping = StopRecord(
+            reason=reason,
+            ci=interval.relative if interval else None,
+            target=self.rule.target,
+            discarded_s=cut,
+            kept_s=round(seconds),
+        )

@@ -1,0 +1,126 @@
+"""mdtest's output (1.8 on, as shipped with IOR since 3.x): the rate summary table of each run in a file.
+
+Each operation of the "SUMMARY rate" table (file creation, stat, removal, directory creation...)
+becomes a point measured in operations per second. mdtest prints Max, Min, Mean and Std Dev over
+its `-i` iterations but not the iterations themselves, so the repeats are what the table fixes:
+one iteration is its rate, two are its Min and Max (their mean is the printed Mean); with more
+than two only the mean is known, and it is kept as one repeat with a note, never spread into
+invented iterations. The "SUMMARY time" table (`-T`/`--print-time`) repeats the rates as ms/op and
+is not read.
+
+Options are mdtest's own command-line settings (items, items_per_dir, depth, branch, unique_dir,
+...) with numjobs for the tasks and tool=mdtest; the rates go under "write" for operations that
+change the namespace (creation, removal, rename) and "read" for the others.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from iolab.errors import UserError
+from iolab.tools.model import ToolOutput, ToolPoint, command_tokens, number, rate, throughput
+
+LAUNCH = re.compile(r"^mdtest-(\S+) was launched with (\d+) total task\(s\) on (\d+) node", re.MULTILINE)
+SUMMARY = re.compile(r"^SUMMARY\b(?P<kind>[^:(]*)(?:\((?P<unit>[^)]*)\))?\s*:\s*\(of (?P<n>\d+) iterations?\)")
+STARTED = re.compile(r"^-- started at (\S+ \S+) --", re.MULTILINE)
+ROW = re.compile(r"^\s+([A-Za-z][A-Za-z ]*?)\s*:\s+([-0-9.eE+ ]+)$")
+# mdtest's flags that shape the workload, by option name in the stored point; iterations (-i) are repeats.
+VALUE_FLAGS = {"-a": "api", "-b": "branch", "-e": "read_bytes", "-I": "items_per_dir", "-n": "items"}
+VALUE_FLAGS |= {"-w": "write_bytes", "-z": "depth", "-N": "stride"}
+SWITCHES = {"-u": "unique_dir", "-F": "files_only", "-D": "dirs_only", "-L": "leaf_only", "-S": "shared_file"}
+SWITCHES |= {"-y": "sync", "-C": "create_only", "-T": "stat_only", "-E": "read_only", "-r": "remove_only"}
+CHANGES = ("creation", "removal", "rename")
+
+
+def looks_like(text: str) -> bool:
+    return LAUNCH.search(text) is not None or re.search(r"^SUMMARY.*\(of \d+ iterations?\)", text, re.M) is not None
+
+
+def parse(text: str, source: str) -> ToolOutput:
+    """Every mdtest run in `text` that reached its rate summary."""
+    launches = list(LAUNCH.finditer(text))
+    bounds = [m.start() for m in launches] + [len(text)] if launches else [0, len(text)]
+    points: list[ToolPoint] = []
+    notes: list[str] = []
+    versions: list[str] = []
+    starts = [(m.start(), m.group(1)) for m in STARTED.finditer(text)]
+    for index, (begin, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
+        chunk = text[begin:end]
+        launch = launches[index] if launches else None
+        version = f"mdtest-{launch.group(1)}" if launch else "mdtest"
+        tasks = int(launch.group(2)) if launch else 1
+        found, note = _run(chunk, version, tasks, source)
+        began = _began([when for at, when in starts if at < end][-1:])
+        for point in found:
+            point.started = began
+        notes += note
+        if found:
+            versions.append(version)
+            points += found
+    if not points:
+        raise UserError(f"{source}: mdtest output without its SUMMARY rate table; did mdtest finish?")
+    return ToolOutput("mdtest", ", ".join(dict.fromkeys(versions)), points, list(dict.fromkeys(notes)))
+
+
+def _run(chunk: str, version: str, tasks: int, source: str) -> tuple[list[ToolPoint], list[str]]:
+    lines = chunk.splitlines()
+    command = next((re.split(r":\s*", ln, maxsplit=1)[1] for ln in lines if ln.startswith("Command line")), "")
+    tokens = command_tokens(command)[1:]
+    options = {"tool": "mdtest", "numjobs": str(tasks)}
+    target = ""
+    for at, token in enumerate(tokens):
+        value = tokens[at + 1] if at + 1 < len(tokens) else ""
+        if token in VALUE_FLAGS and value:
+            options[VALUE_FLAGS[token]] = value
+        elif token in SWITCHES:
+            options[SWITCHES[token]] = "1"
+        elif token == "-d" and value:
+            target = value
+    if not target:
+        target = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("Path:")), "")
+    points: list[ToolPoint] = []
+    notes: list[str] = []
+    for at, line in enumerate(lines):
+        match = SUMMARY.match(line)
+        if not match or "time" in match.group("kind") or "ms/op" in (match.group("unit") or ""):
+            continue
+        iterations = int(match.group("n"))
+        for row in lines[at + 1 :]:
+            if row.strip().startswith(("Operation", "---")) or not row.strip():
+                if points and not row.strip():
+                    break
+                continue
+            found = ROW.match(row)
+            if not found:
+                break
+            name = found.group(1).strip()
+            values = [number(v, f"{name} rate", source) for v in found.group(2).split()]
+            if len(values) != 4:
+                raise UserError(f"{source}: mdtest's '{name}' row has {len(values)} figures, not Max Min Mean Std Dev")
+            repeats = _repeats(values, iterations)
+            ddir = "write" if any(word in name.lower() for word in CHANGES) else "read"
+            results = [
+                throughput(ddir, 0.0, rate(value, f"{name} rate", source), 0.0, tasks, version) for value in repeats
+            ]
+            points.append(ToolPoint(name.lower(), dict(options), target, results))
+        if iterations > 2 and points:
+            notes.append(f"{version} with {iterations} iterations: each rate kept as its mean (mdtest prints no more)")
+        break
+    return points, notes
+
+
+def _began(found: list[str]) -> float | None:
+    """When the run started ("05/01/2019 15:35:12", month first), read as local time: the file names no zone."""
+    try:
+        return time.mktime(time.strptime(found[0], "%m/%d/%Y %H:%M:%S")) if found else None
+    except (ValueError, OverflowError):
+        return None
+
+
+def _repeats(values: list[float], iterations: int) -> list[float]:
+    """The per-iteration rates the table determines: one is its rate, two are Min and Max, more only the Mean."""
+    high, low, mean, _ = values
+    if iterations == 2:
+        return [low, high]
+    return [mean]

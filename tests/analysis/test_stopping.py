@@ -1,0 +1,95 @@
+"""Batch-means interval, trend test and MSER on synthetic series and on real fio per-second series."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+from iolab.analysis.stopping import batch_interval, decide, mser_cut, steady, trend_significant
+
+DATA = Path(__file__).parents[1] / "data" / "fio" / "stopping"
+
+
+def real(name: str) -> list[float]:
+    """A fio iops log's values (fio 3.33, see the README beside it)."""
+    return [float(line.split(",")[1]) for line in (DATA / name).read_text().splitlines()]
+
+
+def noisy(n: int, level: float = 1000.0, cv: float = 0.01, seed: int = 1) -> list[float]:
+    rng = random.Random(seed)
+    return [level * (1 + rng.gauss(0, cv)) for _ in range(n)]
+
+
+def test_interval_of_white_noise_is_about_t_times_sd_over_root_n() -> None:
+    values = noisy(30)
+    interval = batch_interval(values)
+    assert interval is not None and interval.batch_s == 1
+    sd = math.sqrt(sum((v - interval.mean) ** 2 for v in values) / 29)
+    assert math.isclose(interval.half_width, 2.045 * sd / math.sqrt(30), rel_tol=0.01)
+
+
+def test_autocorrelated_series_gets_batches_and_a_wider_interval() -> None:
+    rng = random.Random(3)
+    values, x = [], 0.0
+    for _ in range(40):
+        x = 0.9 * x + rng.gauss(0, 10)  # AR(1): slow seconds come in runs
+        values.append(1000 + x)
+    interval = batch_interval(values)
+    assert interval is not None and interval.batch_s > 1
+    naive = 2.02 * math.sqrt(sum((v - interval.mean) ** 2 for v in values) / 39 / 40)
+    assert interval.half_width > naive
+
+
+def test_too_few_seconds_have_no_interval() -> None:
+    assert batch_interval([1.0, 2.0, 3.0]) is None
+
+
+def test_trend_is_found_in_a_ramp_and_not_in_noise() -> None:
+    ramp = [1000 - 20 * i + v - 1000 for i, v in enumerate(noisy(12))]
+    assert trend_significant(ramp)[0]
+    assert not trend_significant(noisy(12, seed=7))[0]
+
+
+def test_a_fall_by_half_is_not_steady() -> None:
+    values = noisy(5) + noisy(5, level=500.0, seed=2)
+    interval = batch_interval(values)
+    assert interval is not None and not steady(values, interval)
+
+
+def test_mser_cuts_a_warm_up_and_nothing_from_a_steady_series() -> None:
+    warm = [3000.0, 2200.0, 1500.0] + noisy(17)
+    assert 3 <= mser_cut(warm) <= 5  # every warm-up second, and perhaps a noisy one or two with them
+    assert mser_cut(noisy(20)) <= 2  # on noise MSER may take a second or two: less data, no bias
+
+
+def test_mser_never_cuts_more_than_half() -> None:
+    assert mser_cut([5000.0] * 6 + noisy(4)) <= 5
+
+
+def test_decide_waits_for_the_minimum_and_stops_a_steady_series() -> None:
+    values = noisy(8, cv=0.005, seed=2)
+    assert not decide(values[:2], 0.02, 3, 10).stop
+    decision = decide(values[:5], 0.02, 3, 10)
+    assert decision.stop and decision.reason == "target met"
+
+
+def test_decide_at_the_maximum_says_why() -> None:
+    falling = noisy(6) + noisy(4, level=500.0, seed=2)  # the fall in the second half: not a warm-up
+    assert not decide(falling[:9], 0.02, 3, 10).stop
+    decision = decide(falling, 0.02, 3, 10)
+    assert decision.stop and decision.reason == "not steady" and not decision.steady
+
+
+def test_real_tmpfs_series_is_too_noisy_for_two_percent() -> None:
+    values = real("tmpfs-randread_iops.1.log")
+    decision = decide(values, 0.02, 3, len(values))
+    assert decision.stop and not decision.reason == "target met"
+    assert decision.interval is not None and decision.interval.relative > 0.1
+
+
+def test_real_loop_series_is_known_within_a_wide_target() -> None:
+    values = real("loop-randwrite_iops.1.log")
+    interval = batch_interval(values)
+    assert interval is not None and 0.1 < interval.relative < 0.5
+    assert mser_cut(values) <= len(values) // 2
