@@ -81,5 +81,35 @@ def test_metadata_jobs_get_none_of_the_data_rules():
         "directory",
     )
     ctx = Context(jobs=[create], mem_total_bytes=16 * GIB)
-    for rule_id in ("FIO-NO-RAMP", "FIO-CACHE-SIZE", "FIO-FILE-TARGET"):
+    for rule_id in ("FIO-NO-RAMP", "FIO-CACHE-SIZE", "FIO-FILE-TARGET", "FIO-BUFFERED"):
         assert _run(rule_id, ctx) == [], rule_id
+
+
+def _phase(name: str, runtime_ms: int, operations: int) -> JobView:
+    from iolab.models import DirectionResult, Result
+
+    result = Result(
+        {"read": DirectionResult("read", 0.0, 1.0, operations, operations * 4096, runtime_ms)}, 50, 50, 4, ""
+    )
+    options = {"ioengine": "filedelete", "nrfiles": "100", "numjobs": "4", "directory": "/data"}
+    return JobView(name, options, "/data", "directory", result=result)
+
+
+def test_a_metadata_phase_is_judged_by_how_well_fio_timed_it_not_by_data_advice():
+    fine, tiny, instant = _phase("remove-j4", 400, 400), _phase("remove-j8", 4, 400), _phase("remove-j16", 0, 16)
+    ctx = Context(jobs=[fine, tiny, instant, _phase("create-j4", 2000, 40)])
+    findings = {f.subject: f for f in _run("MD-SHORT-PHASE", ctx)}
+    assert set(findings) == {"remove-j8", "remove-j16"}  # 400 ms is timed to 0.25%: nothing to say
+    assert findings["remove-j8"].title == "remove-j8 ran 4 ms (400 operations): its rate is timed to about 25%"
+    assert findings["remove-j8"].severity is Severity.WARNING
+    assert findings["remove-j16"].title.endswith("timed to no better than 100%")
+    assert _run("FIO-SHORT-RUN", ctx) == []  # its advice (time_based, 60 s) cannot apply to a create or remove
+
+
+def test_a_metadata_point_is_seen_without_the_targets_scratch_file_size():
+    from iolab.models import Point, Target
+
+    target = Target("/data", "directory", "/data/iolab-scratch-0.dat", 2 << 30, scratch=True, writable=True)
+    view = JobView.from_point(Point("create-j8", target, {"ioengine": "filecreate", "numjobs": "8"}), None)
+    assert "size" not in view.options and "filename" not in view.options and view.target_kind == "directory"
+    assert _run("FIO-CACHE-SIZE", Context(jobs=[view], mem_total_bytes=16 * GIB)) == []

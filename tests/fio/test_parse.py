@@ -134,3 +134,28 @@ def test_iops_agree_with_bandwidth_when_a_ramp_leaves_ios_in_flight():
     block = 1 << 20
     assert read.iops * block == pytest.approx(read.bw_bytes, rel=0.01)
     assert read.iops == pytest.approx(raw["lat_ns"]["N"] * 1000 / raw["runtime"])
+
+
+def test_steady_state_is_read_per_job_and_held_only_when_every_job_held_it():
+    attained = parse_output(load("steadystate-attained.json"))
+    (group,) = attained.groups
+    steady = aggregate(group.entries).steady
+    assert steady is not None and steady.attained
+    assert steady.criterion == "iops:20.000000%" and steady.duration_s == 3.0
+    runtimes = [entry["job_runtime"] for entry in group.entries]
+    assert len(runtimes) == 2 and steady.runtime_ms == max(runtimes) < 20_000  # fio stopped both jobs early
+    missed = aggregate(parse_output(load("steadystate-not-attained.json")).groups[0].entries).steady
+    assert missed is not None and not missed.attained
+    assert missed.runtime_ms == 4000 and missed.measured == "7.352055%"
+    one_missed = json.loads(load("steadystate-attained.json"))
+    one_missed["jobs"][1]["steadystate"]["attained"] = 0
+    both = aggregate(parse_output(json.dumps(one_missed)).groups[0].entries).steady
+    assert both is not None and not both.attained
+    assert aggregate(parse_output(load("randread-4jobs.json")).groups[0].entries).steady is None
+
+
+def test_a_steady_state_object_fio_would_not_write_is_refused():
+    doc = json.loads(load("steadystate-not-attained.json"))
+    doc["jobs"][0]["steadystate"]["attained"] = "yes"
+    with pytest.raises(UserError, match=r"jobs\[0\]\.steadystate\.attained"):
+        parse_output(json.dumps(doc))

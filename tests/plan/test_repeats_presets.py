@@ -86,9 +86,13 @@ def test_every_preset_is_targetless_and_unknown_names_are_user_errors():
 
 
 def test_metadata_threads_double_with_three_phases_each():
+    from iolab.plan.presets import metadata_workload
+
     plan = preset("metadata")
-    assert [w.name for w in plan.workloads[:3]] == ["create-j1", "stat-j1", "remove-j1"]
-    assert [w.options["numjobs"] for w in plan.workloads[::3]] == ["1", "2", "4", "8", "16", "32", "64"]
+    assert plan.workloads == [] and plan.metadata is not None and plan.open_ended
+    assert plan.metadata.threads == (1, 2, 4, 8, 16, 32, 64)
+    names = [metadata_workload(op, 4, 100, 2).name for op in ("create", "stat", "remove")]
+    assert names == ["create-j4", "stat-j4", "remove-j4"]
 
 
 def test_long_and_fractional_times_are_written_as_fio_reads_them():
@@ -96,9 +100,12 @@ def test_long_and_fractional_times_are_written_as_fio_reads_them():
     from iolab.fio.options import seconds_value
 
     assert [seconds_value(s) for s in (1209600, 0, 2, 0.5, 86400 * 30)] == ["1209600s", "0s", "2s", "500ms", "2592000s"]
-    for name in ("quick", "qd-sweep", "metadata"):
+    for name in ("quick", "qd-sweep"):
         runtimes = {w.options["runtime"] for w in preset(name, runtime=1209600).workloads}
         assert runtimes == {"1209600s"}, (name, runtimes)
+    from iolab.plan.presets import metadata_workload
+
+    assert metadata_workload("create", 1, 10, 1209600).options["runtime"] == "1209600s"
 
 
 def test_runtime_override_of_a_plan_file_is_an_integer(tmp_path):

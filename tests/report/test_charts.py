@@ -181,19 +181,20 @@ def test_file_operations_are_charted_in_operations_per_second_under_their_engine
     assert "file operations per second" in versus and "filecreate mean" in versus
 
 
-def test_a_table_of_the_three_operations_has_one_bar_each_in_operations_per_second():
+def test_each_of_the_three_operations_has_its_table_charted_in_operations_per_second():
     records = [
         _record(i, {"ioengine": engine, "numjobs": "2", "nrfiles": "500"}, _metadata_result(engine), name=engine[4:])
         for i, engine in enumerate(("filecreate", "filestat", "filedelete"), start=1)
     ]
-    (table,) = notebook_tables(records, {})
-    fig = charts.workload_bars(table)
-    assert fig is not None
-    (ax,) = fig.axes  # no MB/s panel: a file operation moves no data worth a bandwidth
-    texts = _texts(fig)
-    assert "file operations per second" in texts and charts.BW_AXIS not in texts
-    assert [label.get_text() for label in ax.get_yticklabels()] == ["filecreate", "filestat", "filedelete"]
-    assert [round(bar.get_width()) for bar in ax.patches] == [2985, 90909, 8929]  # fio's iops, as reported
+    tables = notebook_tables(records, {})  # one table per operation (views.tables._metadata_tables)
+    assert [t.title.split(":")[0] for t in tables] == ["file create", "file stat", "file remove"]
+    for table, engine, rate in zip(tables, ("filecreate", "filestat", "filedelete"), (2985, 90909, 8929), strict=True):
+        fig = charts.sweep_throughput(table)
+        assert fig is not None
+        (ax,) = fig.axes  # no MB/s panel: a file operation moves no data worth a bandwidth
+        texts = _texts(fig)
+        assert "file operations per second" in texts and charts.BW_AXIS not in texts and engine in texts
+        assert [round(y) for y in ax.lines[0].get_ydata()] == [rate]  # fio's iops, as reported
 
 
 # --------------------------------------------------------------------------- timeline

@@ -47,9 +47,9 @@ def directory(tmp_path: Path) -> Path:
     return path
 
 
-def _scratch_write(directory: Path, gib: str) -> re.Pattern[str]:
+def _scratch_write(directory: Path, size: str) -> re.Pattern[str]:
     return re.compile(
-        rf"scratch file {re.escape(str(directory))}/iolab-scratch-[0-9a-f]{{12}}\.dat \({gib} GiB, removed afterwards\)"
+        rf"scratch file {re.escape(str(directory))}/iolab-scratch-[0-9a-f]{{12}}\.dat \({size}, removed afterwards\)"
     )
 
 
@@ -60,7 +60,7 @@ def test_the_quick_preset_on_a_directory_plans_its_five_points_on_one_scratch_fi
     assert target.kind == "directory" and target.scratch and target.size_bytes == SIZE
     assert Path(target.filename).parent == directory
     (write,) = planned.writes
-    assert _scratch_write(directory, "0.1").fullmatch(write)
+    assert _scratch_write(directory, "64.0 MiB").fullmatch(write)
     assert target.filename in write
     assert planned.commands == [] and planned.open_ended == []
 
@@ -167,7 +167,7 @@ def test_one_point_is_one_point():
 def test_an_adaptive_search_on_a_directory_still_says_it_writes_a_scratch_file(directory):
     request = RunRequest(plan="qd-sweep", targets=[str(directory)], size=SIZE, settings={"adaptive": True})
     (write,) = dry_run(request).writes
-    assert _scratch_write(directory, "0.1").fullmatch(write)
+    assert _scratch_write(directory, "64.0 MiB").fullmatch(write)
 
 
 def test_a_missing_target_is_refused_before_anything_is_planned(tmp_path):
@@ -186,7 +186,7 @@ def test_a_plan_that_names_its_size_gets_a_scratch_file_of_that_size_without_siz
     (target,) = {p.target for p in planned.points}
     assert target.scratch and target.size_bytes == 128 << 20
     (write,) = planned.writes
-    assert _scratch_write(directory, "0.1").fullmatch(write)
+    assert _scratch_write(directory, "128.0 MiB").fullmatch(write)
     # --size still sizes it, never below what a workload reaches
     assert dry_run(RunRequest(plan=str(plan), targets=[str(directory)], size=SIZE)).points[0].target.size_bytes == (
         128 << 20

@@ -146,21 +146,34 @@ def test_diff_env_names_a_changed_setting(tmp_path):
     assert "spec_rstack_overflow=safe-ret" in changed.stdout
 
 
-def test_metadata_preset_reports_create_stat_remove_rates(tmp_path):
+def test_metadata_preset_reports_create_stat_remove_rates_within_its_estimate(tmp_path):
+    import time
+
+    from iolab.plan.estimate import estimate_seconds
+    from iolab.runner.request import build_plan
+    from iolab.store.queries import open_scratch
+
     request = RunRequest(
-        plan="metadata",
-        settings={"threads": (1, 2), "files_per_thread": 50, "runtime": 2},
-        targets=[str(tmp_path)],
-        telemetry_interval=None,
+        plan="metadata", settings={"threads": (1, 4), "runtime": 1}, targets=[str(tmp_path)], telemetry_interval=None
     )
+    estimate = estimate_seconds(build_plan(request))
+    started = time.monotonic()
     outcome = execute(request, open_store(), SilentProgress())
+    elapsed = time.monotonic() - started
     assert outcome.status == "complete", outcome.failed
+    assert elapsed < 1.5 * estimate, (elapsed, estimate)
     records = run_points(open_store(), outcome.run_id)
-    names = [r.point.name for r in records]
-    assert len(names) == 6 and any("create" in n for n in names) and any("remove" in n for n in names)
+    assert [r.point.name for r in records] == [f"{op}-j{n}" for n in (1, 4) for op in ("create", "stat", "remove")]
     for record in records:
-        assert record.result.directions["read"].iops > 0, record.point.name
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["iolab-home"]  # metadata dir and scratch removed
+        assert record.result is not None and record.result.directions["read"].iops > 0, record.point.name
+    stat, remove = records[1].point.options, records[2].point.options
+    assert stat["nrfiles"] == remove["nrfiles"]  # the files the create made, every one of them
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["iolab-home"]  # metadata directory removed
+    recorded = open_store().conn.execute("SELECT kind, path FROM scratch").fetchall()
+    assert [kind for kind, _ in recorded] == ["dir"]  # no scratch file made, let alone written
+    assert open_scratch(open_store()) == []
+    rules = {f.rule_id for f in outcome.findings}
+    assert not rules & {"FIO-CACHE-SIZE", "FIO-SHORT-RUN", "FIO-BUFFERED", "RES-QD-PEAK", "RES-QD-KNEE"}, rules
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
@@ -181,6 +194,11 @@ def test_ssd_steady_on_a_loop_device_reports_its_window_or_the_cap():
     rounds = [r for r in run_points(open_store(), outcome.run_id) if "round" in r.point.name]
     assert 5 <= len(rounds) <= 6
     assert [r.point.repeat for r in rounds] == list(range(len(rounds)))
+    from iolab.store.queries import get_run
+    from iolab.views.run import run_report
+
+    report = run_report(open_store(), get_run(open_store(), outcome.run_id), run_points(open_store(), outcome.run_id))
+    assert dict(report.facts)["steady state (rounds)"] == f"{steady[0].subject}: {steady[0].title}"
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
@@ -319,3 +337,41 @@ def test_latency_curve_and_adaptive_repeats_run_their_chosen_points(tmp_path):
     )
     repeats = [r.point.repeat for r in run_points(open_store(), outcome.run_id)]
     assert repeats == [0, 1, 2, 3]  # a 0.01% CoV target is never met: the cap of 4 stops it
+
+
+def test_a_job_that_asks_fio_for_steady_state_reports_whether_and_when_it_held(tmp_path):
+    job = tmp_path / "ss.fio"
+    job.write_text(
+        "[steady]\nrw=randread\nbs=4k\nioengine=psync\nrate_iops=400\ntime_based=1\nruntime=6\nss=iops:50%\nss_dur=1\n"
+    )
+    target = tmp_path / "t"
+    target.mkdir()
+    request = RunRequest(plan=str(job), targets=[str(target)], size=8 << 20, telemetry_interval=None)
+    outcome = execute(request, open_store(), SilentProgress())
+    (record,) = run_points(open_store(), outcome.run_id)
+    steady = record.result.steady
+    assert steady is not None and steady.attained and steady.criterion.startswith("iops:50")
+    assert steady.runtime_ms < 6000  # fio stopped once it held, before the 6 s asked
+    assert abs(steady.runtime_ms - record.result.directions["read"].runtime_ms) <= 1  # fio's two clocks, 1 ms apart
+
+
+def test_a_job_files_own_new_file_and_size_are_honoured_and_the_file_removed_afterwards(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    new = data / "mine.dat"
+    job = tmp_path / "own.fio"
+    job.write_text(
+        "[global]\nioengine=libaio\nbs=4k\niodepth=4\ntime_based=1\nruntime=1\n"
+        f"[w]\nfilename={new}\nsize=8m\nrw=randwrite\n"
+        f"[r]\nstonewall\ndirectory={data}\nsize=4m\nrw=randread\n"
+    )
+    outcome = execute(RunRequest(plan=str(job), telemetry_interval=None), open_store(), SilentProgress())
+    assert outcome.status == "complete", outcome.failed
+    records = {r.point.name: r for r in run_points(open_store(), outcome.run_id)}
+    assert records["w"].point.target.filename == str(new) and records["w"].point.target.size_bytes == 8 << 20
+    assert records["w"].result.directions["write"].io_bytes > 0
+    assert records["r"].point.target.size_bytes == 4 << 20  # the job's size, not a 2 GiB scratch file
+    assert list(data.iterdir()) == []  # the new file and the scratch file are gone
+    rows = open_store().conn.execute("SELECT path, removed_at IS NOT NULL FROM scratch ORDER BY id").fetchall()
+    recorded = [tuple(row) for row in rows]
+    assert (str(new), 1) in recorded and all(removed for _, removed in recorded)

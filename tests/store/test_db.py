@@ -99,7 +99,9 @@ def test_a_database_of_schema_9_is_upgraded_in_place_and_keeps_its_points(tmp_pa
     run_id = store.create_run("old", "iolab run", ["/x"], "fio-3.33")
     (old,) = store.plan_points(run_id, [_point("old")])
     store.record_point(old, result, [], [], 1.0, 2.0)
-    store.conn.executescript("BEGIN; DROP TABLE point_metrics; PRAGMA user_version = 9; COMMIT;")  # as 9 left it
+    store.conn.executescript(  # as 9 left it
+        "BEGIN; DROP TABLE point_metrics; ALTER TABLE points DROP COLUMN steady; PRAGMA user_version = 9; COMMIT;"
+    )
     store.close()
 
     store = open_store(tmp_path)

@@ -33,7 +33,7 @@ def presets() -> None:
     for entry in PRESETS.values():
         plan = entry.build()
         capped = any(not w.job.time_based for w in plan.workloads)
-        bound = "up to " if plan.qd_searches or plan.steady_rounds or capped else ""
+        bound = "up to " if plan.open_ended or capped else ""
         extra = " + precondition" if plan.phases.precondition else ""
         estimate = f"{bound}{_duration(estimate_seconds(plan))}{extra}"
         typer.echo(f"{entry.name:<14} {estimate:<26} {entry.measures}")

@@ -135,8 +135,8 @@ def qd_curves(records: Sequence[PointRecord], min_configs: int = 3) -> list[QdCu
     """Every curve over iodepth x numjobs among `records` with at least `min_configs` configurations."""
     members: dict[tuple, list[PointRecord]] = defaultdict(list)
     for record in records:
-        if record.result is None or record.point.target.kind == "group":
-            continue
+        if record.result is None or record.point.target.kind == "group" or record.point.job.is_metadata:
+            continue  # a file operation's threads are not a queue (its tables: ops/s by threads)
         shape = tuple(sorted((k, v) for k, v in record.point.options.items() if k not in VARIED))
         settings = tuple(sorted(record.point.host_settings.items()))  # another scheduler, another curve
         members[(record.point.target.path, shape, settings)].append(record)

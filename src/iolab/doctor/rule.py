@@ -58,8 +58,15 @@ class JobView:
     @classmethod
     def from_point(cls, point: Point, result: Result | None) -> JobView:
         options = dict(point.options)
-        options.setdefault("filename", point.target.filename)
-        options.setdefault("size", str(point.target.size_bytes))
+        if point.job.is_metadata:  # its job file names a directory inside the target, no file, size or direct
+            options.setdefault("directory", point.target.path)
+            return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result)
+        if point.per_job_files:  # each job its own file in a directory: its data set is theirs together
+            options.setdefault("directory", point.target.path)
+            options.setdefault("size", str(point.per_job_bytes))
+        else:
+            options.setdefault("filename", point.target.filename)
+            options.setdefault("size", str(point.target.size_bytes))
         # direct as the job file had it (`Point.direct`), given last: fio lets the later of direct= and
         # buffered= decide, so a workload's buffered= cannot contradict it
         options.pop("direct", None)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from iolab.errors import UserError
 from iolab.fio.validate import check_document
-from iolab.models import PERCENTILES, DirectionResult, LatencyStats, Result
+from iolab.models import PERCENTILES, DirectionResult, LatencyStats, Result, SteadyState
 
 DIRECTIONS = ("read", "write", "trim")
 ALL_CLIENTS = "All clients"
@@ -146,6 +146,7 @@ def aggregate(entries: list[dict], version: str = "", hosts: list[str] | None = 
             directions[ddir] = combined
     errors = [int(e.get("error", 0) or 0) for e in entries]
     return Result(
+        steady=steady_state(entries),
         directions=directions,
         usr_cpu=sum(float(e.get("usr_cpu", 0.0)) for e in entries),
         sys_cpu=sum(float(e.get("sys_cpu", 0.0)) for e in entries),
@@ -154,6 +155,40 @@ def aggregate(entries: list[dict], version: str = "", hosts: list[str] | None = 
         hosts=list(hosts or []),
         error=next((code for code in errors if code), 0),
     )
+
+
+def steady_state(entries: list[dict]) -> SteadyState | None:
+    """fio's steady-state verdict over a job group's entries (fio writes `steadystate` for jobs with ss=).
+
+    Attained when every job attained it; the moment is the latest job's runtime (when fio stopped it),
+    else the longest. `job_runtime` (fio 3.x) is the job's measured runtime in ms; a direction's runtime
+    stands in where it is missing.
+    """
+    found = [(e, e["steadystate"]) for e in entries if isinstance(e.get("steadystate"), dict)]
+    if not found:
+        return None
+
+    def runtime(entry: dict) -> int:
+        if "job_runtime" in entry:
+            return int(entry["job_runtime"])
+        return max((int(entry[d].get("runtime", 0)) for d in DIRECTIONS if isinstance(entry.get(d), dict)), default=0)
+
+    first = found[0][1]
+    return SteadyState(
+        criterion=str(first.get("ss", "")),
+        attained=all(bool(ss.get("attained")) for _, ss in found),
+        runtime_ms=max(runtime(entry) for entry, _ in found),
+        measured=str(max((ss for _, ss in found), key=lambda ss: _percent(ss.get("criterion"))).get("criterion", "")),
+        duration_s=float(first.get("duration", 0) or 0),
+    )
+
+
+def _percent(text: object) -> float:
+    """fio's criterion value ("0.366972%") as a number, for picking the job furthest from steady."""
+    try:
+        return abs(float(str(text).rstrip("%")))
+    except ValueError:
+        return 0.0
 
 
 def _bw_bytes(part: dict) -> float:

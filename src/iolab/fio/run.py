@@ -97,6 +97,16 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     check_point(point)
     if point.job.is_metadata:
         options = {"directory": escape_path(str(metadata_dir(target))), **point.options}
+    elif point.per_job_files:  # each job its own file, of its share of the target's size
+        options = {
+            "directory": escape_path(str(files_dir(target))),
+            "size": str(point.per_job_bytes),
+            "direct": "1",
+            "lat_percentiles": "1",
+            **point.options,
+        }
+        if not target.direct:
+            options["direct"] = "0"
     else:
         # size is unknown (0) for a device on another host: there fio takes the whole device
         size = {"size": str(target.size_bytes)} if target.size_bytes else {}
@@ -150,7 +160,7 @@ def check_point(point: Point) -> None:
         checked_option(name, value, f"{point.name}: {name}")
         if name in TARGET_OPTIONS:
             raise UserError(f"{point.name}: {name}= is set by iolab from the target")
-    if target.kind == "file" and not target.scratch and target.size_bytes:
+    if target.kind == "file" and target.size_bytes:  # a file iolab made for a job too: see scratch._not_ours
         problem = extent_problem(point.options, target.size_bytes)
         if problem:
             raise UserError(
@@ -163,6 +173,13 @@ def metadata_dir(target: Target) -> Path:
     """Where file create/stat/remove workloads work: beside the scratch file `iolab-scratch-RANDOM.dat`,
     the directory `iolab-metadata-RANDOM` (iolab creates both; see `iolab.runner.scratch`)."""
     return Path(target.filename).parent / Path(target.filename).stem.replace("iolab-scratch", "iolab-metadata", 1)
+
+
+def files_dir(target: Target) -> Path:
+    """Where the jobs of a per-job-files workload keep their own files: beside the scratch file
+    `iolab-scratch-RANDOM.dat`, the directory `iolab-scratch-RANDOM.files` (iolab creates it, records
+    it and removes it with all it holds; see `iolab.runner.scratch`)."""
+    return Path(target.filename).with_suffix(".files")
 
 
 @dataclass

@@ -77,11 +77,28 @@ def _job(job: object, path: str) -> None:
     for cpu in ("usr_cpu", "sys_cpu"):
         if cpu in job:
             _number(job[cpu], f"{path}.{cpu}", MAX_CPU_PERCENT)
+    if "job_runtime" in job:
+        _number(job["job_runtime"], f"{path}.job_runtime", MAX_RUNTIME_MS, whole=True)
+    if "steadystate" in job:
+        _steadystate(job["steadystate"], f"{path}.steadystate")
     if job.get("jobname") == "All clients":
         return  # fio's client summary: read only for its options
     for ddir in DIRECTIONS:
         if ddir in job or ddir in REQUIRED_DIRECTIONS:
             _direction(job.get(ddir), f"{path}.{ddir}")
+
+
+def _steadystate(ss: object, path: str) -> None:
+    """fio's steady-state object: what was asked and found as strings, whether it held, its window."""
+    if not isinstance(ss, dict):
+        raise BadField(path, "expected fio's steady-state object")
+    for key in ("ss", "criterion"):
+        if key in ss and (not isinstance(ss[key], str) or len(ss[key]) > MAX_NAME or not ss[key].isprintable()):
+            raise BadField(f"{path}.{key}", "expected a short string such as 'iops:20.000000%'")
+    if "attained" in ss:
+        _number(ss["attained"], f"{path}.attained", 1, whole=True)
+    if "duration" in ss:
+        _number(ss["duration"], f"{path}.duration", MAX_RUNTIME_MS / 1000, whole=True)
 
 
 def _direction(part: object, path: str) -> None:

@@ -1,7 +1,17 @@
 """Plain typed data that crosses package borders (see ARCHITECTURE.md)."""
 
 from iolab.models.finding import Finding, Severity
-from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, RepeatPolicy, SteadyRounds, Workload
+from iolab.models.plan import (
+    LatencyCurve,
+    MetadataScaling,
+    Phases,
+    Plan,
+    Precondition,
+    QdSearch,
+    RepeatPolicy,
+    SteadyRounds,
+    Workload,
+)
 from iolab.models.point import Point, Target, TargetKind
 from iolab.models.result import (
     PERCENTILES,
@@ -10,6 +20,7 @@ from iolab.models.result import (
     LatencyStats,
     Result,
     Sample,
+    SteadyState,
     StopRecord,
     primary_metric,
 )
@@ -27,6 +38,7 @@ __all__ = [
     "HostOutcome",
     "LatencyCurve",
     "LatencyStats",
+    "MetadataScaling",
     "Phases",
     "Plan",
     "Point",
@@ -44,6 +56,7 @@ __all__ = [
     "Severity",
     "Snapshot",
     "SteadyRounds",
+    "SteadyState",
     "Target",
     "TargetInfo",
     "TargetKind",

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from iolab.models.option_values import (
     FIO_DEFAULTS,
     METADATA_ENGINES,
+    METADATA_OPERATIONS,
     canonical,
     flag_on,
     option_number,
@@ -99,6 +100,12 @@ class JobOptions(Mapping[str, str]):
         """A file-operation engine (create/stat/delete): it works on a directory, not a file, and its I/O
         is one operation per file."""
         return self.engine in METADATA_ENGINES
+
+    @property
+    def operation(self) -> str | None:
+        """What a file-operation job does to each file ("create", "stat", "remove", mdtest's names); None
+        for a job that reads or writes data."""
+        return METADATA_OPERATIONS.get(self.engine)
 
     @property
     def rw(self) -> str:

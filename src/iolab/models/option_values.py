@@ -59,6 +59,15 @@ ALIASES = {
 # fio's file-operation engines: their "I/O" is one create/stat/unlink per
 # file, reported as `iops`; they need `directory=` (not `filename=`).
 METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
+# What each of them does to one file or directory, as mdtest names its phases.
+METADATA_OPERATIONS = {
+    "filecreate": "create",
+    "filestat": "stat",
+    "filedelete": "remove",
+    "dircreate": "directory create",
+    "dirstat": "directory stat",
+    "dirdelete": "directory remove",
+}
 
 # Options whose plain numbers are seconds (fio's time-postfix options that iolab reasons about, by fio's
 # own names); everything else numeric is a count or a size.

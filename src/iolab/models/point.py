@@ -24,7 +24,9 @@ class Target:
     """A place fio does I/O to, resolved and checked before anything runs.
 
     `path` is what the user named; `filename` is what fio opens (a scratch
-    file inside a directory target). `direct` is False only where the file
+    file inside a directory target). `scratch` says iolab creates the file
+    (and removes it afterwards): a scratch file of its own name, or a file a
+    job named that did not exist yet. `direct` is False only where the file
     system refuses O_DIRECT, and then `ram_backed` says whether the numbers
     measure RAM rather than a device. A "group" is several block devices
     driven together by one fio invocation, one job per device (`members`).
@@ -49,7 +51,17 @@ class Target:
         """The filename a point's identity holds. A scratch file has a new random name every run, so its
         identity is the one fixed name older versions gave it: a point stays the same measurement, runs
         resume across versions."""
-        return os.path.join(os.path.dirname(self.filename), "iolab-scratch.dat") if self.scratch else self.filename
+        if self.scratch and os.path.basename(self.filename).startswith(SCRATCH_PREFIX):
+            return os.path.join(os.path.dirname(self.filename), "iolab-scratch.dat")
+        return self.filename  # a device, a file, or a file a job named that iolab made for it
+
+
+# How a workload on a directory target names one file per job (`files = "per-job"` in a plan): fio makes
+# iolab-job.0.0, iolab-job.1.0, ... inside a directory iolab made for them, as IOzone's throughput mode
+# gives each thread its own file.
+PER_JOB_FORMAT = "iolab-job.$jobnum.$filenum"
+# The least a per-job file is given when the target's size is shared out among many jobs.
+MIN_PER_JOB_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,24 @@ class Point:
         before the workload's own options (which may ask for buffered I/O), and direct=0 where the file
         system refuses O_DIRECT (`iolab.fio.run.point_jobfile`)."""
         return self.target.direct and JobOptions({"direct": "1", **self.options}).direct
+
+    @property
+    def per_job_files(self) -> bool:
+        """Each job works on a file of its own, named by the workload's `filename_format`, in a directory
+        iolab made inside the target (`iolab.fio.run.files_dir`); a file create/stat/remove job has its own
+        directory instead. Only on a directory target: a file or device is what every job opens."""
+        job = self.job
+        return self.target.kind == "directory" and job.text("filename_format") is not None and not job.is_metadata
+
+    @property
+    def per_job_bytes(self) -> int:
+        """The size of each job's own file: the workload's size=, else the target's size shared out among the
+        jobs (IOzone's throughput mode divides the total among its threads), whole MiB, at least 1 MiB."""
+        own = self.job.size_bytes
+        if own is not None:
+            return own
+        share = self.target.size_bytes // self.job.numjobs
+        return max(MIN_PER_JOB_BYTES, share - share % MIN_PER_JOB_BYTES)
 
     @property
     def expected_seconds(self) -> float:

@@ -41,6 +41,24 @@ class DirectionResult:
 
 
 @dataclass(frozen=True)
+class SteadyState:
+    """What fio's steady-state detection (`ss=`) said of a point: whether it held, and when fio stopped.
+
+    fio ends a job as soon as its criterion holds over the last `duration_s` seconds, so when
+    `attained`, `runtime_ms` is the moment it was reached; otherwise the job ran its whole runtime.
+    `criterion` is fio's own statement of what was asked ("iops:20.000000%"), `measured` what the last
+    window gave ("0.366972%", the deviation or slope fio compared). Over several jobs: attained when
+    every job attained it, at the latest job's moment.
+    """
+
+    criterion: str
+    attained: bool
+    runtime_ms: int
+    measured: str
+    duration_s: float
+
+
+@dataclass(frozen=True)
 class StopRecord:
     """Why a point with stopping on ended, and how well its number is known.
 
@@ -78,6 +96,7 @@ class Result:
     fio_version: str
     hosts: list[str] = field(default_factory=list)
     error: int = 0
+    steady: SteadyState | None = None  # fio's ss= verdict, where the job asked for one
     stopping: StopRecord | None = None  # set when the point ran with stopping on (`iolab.runner.stopping`)
 
     @property

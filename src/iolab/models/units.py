@@ -64,6 +64,17 @@ def duration(seconds: float) -> str:
     return f"{seconds:.0f} s"
 
 
+def elapsed_ms(ms: float) -> str:
+    """How long a job ran, from fio's milliseconds: "4 ms", "1.00 s", "20.0 s", then as `duration`."""
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    if ms < 10_000:
+        return f"{ms / 1000:.2f} s"
+    if ms < 120_000:
+        return f"{ms / 1000:.1f} s"
+    return duration(ms / 1000)
+
+
 def metric_value(metric: str, value: float | None) -> str:
     """A value of a workload's primary metric ("bw", "iops" or "lat_mean", see store.series) with its unit."""
     if value is None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from iolab.models.job_options import JobOptions
-from iolab.models.plan import Plan
+from iolab.models.plan import MetadataScaling, Plan
 from iolab.plan.adaptive import max_runs
+from iolab.plan.presets import calibration_seconds
 
 # Wall time fio adds to each invocation beyond ramp_time + runtime (start-up,
 # job setup, teardown, JSON output). Measured with fio 3.33 on a 2-CPU VM,
@@ -20,6 +21,13 @@ FIO_STARTUP_SECONDS = 0.35
 def point_seconds(options: Mapping[str, str]) -> float:
     """Expected wall time of one fio invocation of these options: the job plus fio's start-up."""
     return JobOptions(options).expected_seconds + FIO_STARTUP_SECONDS
+
+
+def metadata_seconds(scaling: MetadataScaling) -> float:
+    """A metadata scaling's seconds: one calibration (unless the file count is fixed), then per thread count
+    three phases of about `runtime` each (remove counted at its cap; it is often much shorter)."""
+    calibration = 0.0 if scaling.files_per_thread is not None else calibration_seconds(scaling) + FIO_STARTUP_SECONDS
+    return calibration + len(scaling.threads) * 3 * (scaling.runtime + FIO_STARTUP_SECONDS)
 
 
 def estimate_seconds(plan: Plan) -> float:
@@ -40,6 +48,8 @@ def estimate_seconds(plan: Plan) -> float:
     if plan.steady_rounds is not None:
         rounds = plan.steady_rounds
         total += rounds.max_rounds * sum(point_seconds(w.options) for w in rounds.round)
+    if plan.metadata is not None:
+        total += metadata_seconds(plan.metadata) * count
     if plan.phases.precondition is not None:
         total += FIO_STARTUP_SECONDS
     return fixed + total * targets
@@ -55,4 +65,6 @@ def chosen_while_running(plan: Plan) -> dict[str, int]:
         parts["latency curve"] = 1 + len(plan.latency_curve.fractions)
     if plan.steady_rounds is not None:
         parts["steady-state rounds"] = plan.steady_rounds.max_rounds * len(plan.steady_rounds.round)
+    if plan.metadata is not None:
+        parts["file create, stat and remove, file counts sized from a calibration"] = 3 * len(plan.metadata.threads)
     return parts

@@ -32,6 +32,7 @@ from iolab.models.host_settings import SETTINGS, setting_value
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
+from iolab.models.point import PER_JOB_FORMAT
 from iolab.models.side import METRIC_NAME
 from iolab.plan.limits import MAX_POINTS
 from iolab.plan.matrix import TARGET_AXIS, expand
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from iolab.plan.schema import PhasesSpec, PlanSpec, SweepSpec
 
 TOML_SUFFIXES = (".toml",)
+# fio's own names for the files of a job given a directory and no filename (fio's HOWTO, filename_format).
+FIO_FILE_FORMAT = "$jobname.$jobnum.$filenum"
 # Options that only order jobs inside one fio invocation; each iolab point is its own invocation.
 JOB_ORDERING = frozenset({"stonewall", "wait_for", "new_group"})
 
@@ -136,6 +139,8 @@ def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, bas
         exclude += sweep.exclude
     job = sweep.job or plan.job
     target = sweep.target or plan.target
+    if (sweep.files or plan.files) == "per-job":  # fio names each job's file in the directory iolab gives it
+        options.setdefault("filename_format", PER_JOB_FORMAT)
     if target is not None:
         _checked_target(target, source, f"{where}target")
     names = [*options, *(axis for axis in axes if axis != TARGET_AXIS)]
@@ -190,8 +195,18 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
     workloads = []
     for section in sections:
         options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in TARGET_OPTIONS}
+        if _own_files(section.options):
+            options.setdefault("filename_format", FIO_FILE_FORMAT)
         workloads.append(Workload(name=section.name, options=options, target=_jobfile_target(section, source)))
     return workloads
+
+
+def _own_files(options: Mapping[str, str]) -> bool:
+    """Whether fio would give each of the job's clones a file of its own: a `directory=` and no `filename=`,
+    with numjobs above 1 (fio names them jobname.N.0 inside it); iolab then does the same, in a directory
+    of its own inside that one (`Point.per_job_files`)."""
+    job = JobOptions(options)
+    return bool(options.get("directory", "").strip()) and "filename" not in options and job.numjobs > 1
 
 
 def _jobfile_target(section: JobSection, source: str) -> str | None:

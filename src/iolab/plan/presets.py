@@ -16,7 +16,16 @@ from dataclasses import dataclass
 
 from iolab.errors import UserError
 from iolab.fio.options import seconds_value
-from iolab.models.plan import LatencyCurve, Phases, Plan, Precondition, QdSearch, SteadyRounds, Workload
+from iolab.models.plan import (
+    LatencyCurve,
+    MetadataScaling,
+    Phases,
+    Plan,
+    Precondition,
+    QdSearch,
+    SteadyRounds,
+    Workload,
+)
 from iolab.plan.matrix import expand, workload_name
 
 DOUBLING_QD = tuple(2**i for i in range(9))  # 1..256
@@ -145,35 +154,86 @@ def latency_curve_workloads(probe: Workload, max_iops: float, fractions: Sequenc
     return workloads
 
 
-def metadata(threads: Sequence[int] = DOUBLING_THREADS, files_per_thread: int = 1000, runtime: float = 10) -> Plan:
+# What a metadata phase is called, and the fio engine that does it: one operation per file.
+METADATA_OPERATIONS = (("create", "filecreate"), ("stat", "filestat"), ("remove", "filedelete"))
+# The names every phase of one thread count addresses: job J's files are iolab-md.J.0, iolab-md.J.1, ...
+METADATA_FILE_FORMAT = "iolab-md.$jobnum.$filenum"
+
+
+def metadata(
+    threads: Sequence[int] = DOUBLING_THREADS, files_per_thread: int | None = None, runtime: float = 10
+) -> Plan:
     """File create, stat and remove rates (as mdtest reports them) as threads double 1..64.
 
-    For each thread count: create, then stat, then remove the same files
-    (a shared filename_format makes the three phases address the same
-    names), so the directory ends empty. filestat/filedelete lay out files
-    that are missing before timing starts, so each phase also stands alone.
-    `runtime` caps each phase (not time-based: every file is done once).
+    The file count of each thread count comes from a short calibration while
+    running (`MetadataScaling`), so every phase lasts about `runtime`;
+    `files_per_thread` fixes it instead. Files are empty, as mdtest's are by
+    default: a ceiling for creating and removing files.
     """
-    workloads = []
-    for n in threads:
-        common = {
-            "thread": "1",
-            "numjobs": str(n),
-            "nrfiles": str(files_per_thread),
-            "filesize": "4k",
-            "openfiles": "1",
-            "group_reporting": "1",
-            "filename_format": "iolab-md.$jobnum.$filenum",
-            "runtime": seconds_value(runtime),
-        }
-        for op, engine in (("create", "filecreate"), ("stat", "filestat"), ("remove", "filedelete")):
-            workloads.append(Workload(workload_name(op, {"numjobs": str(n)}), {**common, "ioengine": engine}))
-    return Plan(name="metadata", workloads=workloads, description="file create/stat/remove rates against thread count")
+    if runtime <= 0:
+        raise UserError(f"runtime must be > 0 seconds, got {runtime}")
+    counts = tuple(int(n) for n in threads)
+    if not counts or any(n < 1 for n in counts):
+        raise UserError(f"metadata: thread counts must be whole numbers from 1, got {list(threads)}")
+    if files_per_thread is not None and files_per_thread < 1:
+        raise UserError(f"metadata: files_per_thread must be at least 1, got {files_per_thread}")
+    return Plan(
+        name="metadata",
+        workloads=[],
+        metadata=MetadataScaling(threads=counts, runtime=runtime, files_per_thread=files_per_thread),
+        description="file create/stat/remove rates against thread count",
+    )
 
 
-def uses_directory(workload: Workload) -> bool:
-    """Whether the runner must pass the target as `directory=` (file-operation engines)."""
-    return workload.job.is_metadata
+def metadata_workload(operation: str, threads: int, files: int, runtime: float) -> Workload:
+    """One metadata phase for `threads` threads on `files` files each, bounded by `runtime`.
+
+    fio reads these options as follows (fio 3.33, its HOWTO and engines/fileoperations.c):
+    - create_on_open=1: fio does not lay files out before timing starts. Without it, filestat and
+      filedelete first write `filesize` bytes into every file (64 threads x 1000 files took longer
+      than a minute here), and filecreate's creates would happen at set-up, untimed;
+    - file_service_type=sequential: each thread works through its files in order, so the files a
+      cut-short create made are job J's first ones, which the later phases address;
+    - openfiles=1: one file open per thread at a time, as a create loop holds them;
+    - stat is time-based: stat of the same files round after round for `runtime` (one pass over
+      the files a create made in the same time takes milliseconds); create and remove cannot be
+      (a second pass would open existing files or unlink missing ones), fio's runtime caps them.
+    """
+    engine = dict(METADATA_OPERATIONS)[operation]
+    options = {
+        "ioengine": engine,
+        "thread": "1",
+        "numjobs": str(threads),
+        "nrfiles": str(files),
+        "filesize": "4k",
+        "openfiles": "1",
+        "create_on_open": "1",
+        "file_service_type": "sequential",
+        "filename_format": METADATA_FILE_FORMAT,
+        "runtime": seconds_value(runtime),
+    }
+    if operation == "stat":
+        options["time_based"] = "1"
+    return Workload(workload_name(operation, {"numjobs": str(threads)}), options)
+
+
+def calibration_seconds(scaling: MetadataScaling) -> float:
+    """How long a thread count's calibration create runs: a quarter of a phase, at most
+    `calibration_s`, at least 0.25 s (fio reports its runtime in milliseconds)."""
+    return max(0.25, min(scaling.calibration_s, scaling.runtime / 4))
+
+
+def metadata_files(created_per_second: float, scaling: MetadataScaling, threads: int) -> int:
+    """Files per thread for a create to last about `scaling.runtime`, from a calibration's rate per thread.
+
+    20% above the calibrated rate, because a create often speeds up once it runs (the calibration
+    includes its start); fio's runtime ends it if it would last longer. At most `max_files` for all
+    threads together, at least 16 per thread.
+    """
+    if scaling.files_per_thread is not None:
+        return scaling.files_per_thread
+    wanted = math.ceil(max(created_per_second, 0.0) * scaling.runtime * 1.2)
+    return max(16, min(wanted, scaling.max_files // threads))
 
 
 def ssd_steady(round_runtime: float = 60, max_rounds: int = 25) -> Plan:

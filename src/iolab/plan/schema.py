@@ -63,6 +63,7 @@ class SweepSpec(_Strict):
     host: dict[str, Any] = Field(default_factory=dict)
     zip: list[list[str]] = Field(default_factory=list)
     exclude: list[str] = Field(default_factory=list)
+    files: Literal["shared", "per-job"] | None = None  # on a directory: one scratch file, or a file per job
 
 
 class PlanSpec(SweepSpec):

@@ -30,7 +30,7 @@ from iolab.report.wording import (
 from iolab.views.comparison import Comparison
 from iolab.views.history import SeriesHistory
 from iolab.views.side_columns import column_values, side_columns
-from iolab.views.tables import UNITS_NOTE, RunReport, stop_text
+from iolab.views.tables import UNITS_NOTE, RunReport, steady_text, stop_text
 
 if TYPE_CHECKING:
     from iolab.analysis.scaling import ScalingRow
@@ -52,8 +52,12 @@ CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where 
 
 
 def _workload(point: Point) -> str:
-    """rw and bs as the workload wrote them, its queue depth, and its jobs where more than one."""
+    """rw and bs as the workload wrote them, its queue depth, and its jobs where more than one; for a file
+    operation, what it does, its threads and files."""
     job = point.job
+    if job.operation is not None:
+        threads = f"{job.numjobs} thread{'s' if job.numjobs > 1 else ''}"
+        return f"file {job.operation}, {threads}, {job.get('nrfiles', '1')} files each"
     shape = f"{job.get('rw', '?')} {job.get('bs', '')} QD{job.iodepth}"
     return shape + (f"×{job.numjobs}" if job.numjobs != 1 else "")
 
@@ -67,7 +71,10 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     show_repeat = any(r.point.repeat for r in records)
     settings = [name for name in SETTINGS if any(name in r.point.host_settings for r in records)]
     stopped = any(r.result is not None and r.result.stopping is not None for r in records)
-    table = Table(title=title, caption=CAPTION, caption_justify="left")
+    caption = CAPTION
+    if any(r.point.job.is_metadata for r in records):
+        caption += " · file create/stat/remove: operations per second under IOPS"
+    table = Table(title=title, caption=caption, caption_justify="left")
     if show_target:
         table.add_column("Target", overflow="fold")
     table.add_column("Point", no_wrap=True)
@@ -78,6 +85,9 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
     table.add_column("Dir", no_wrap=True)
     for name in ("MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"):
         table.add_column(name, justify="right", no_wrap=True)
+    steady = any(r.result is not None and r.result.steady is not None for r in records)
+    if steady:  # fio judged steady state (ss=): whether and when it held, and so how long fio ran
+        table.add_column("Steady state (ss=)")
     if stopped:  # --stop-when-known: why each point ended and how well its rate is known
         table.add_column("Stopped")
     side = side_columns(records)
@@ -91,26 +101,35 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
         if result is None or not result.directions:
             status = record.error or record.status
             style = "red" if record.status == "failed" else "dim"
-            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * ((6 if stopped else 5) + len(side)))
+            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * (5 + steady + stopped + len(side)))
             continue
         side_cells = []
         for column in side:
             values, problem = column_values(column, [record])
             side_cells.append(column.fmt(values[0]) if values else problem if column.is_command and problem else "-")
+        operation = record.point.job.operation  # a file operation moves no data: its ops/s in the IOPS column
         for i, d in enumerate(result.directions.values()):
             lat = d.latency
             table.add_row(
                 *(lead if i == 0 else [""] * len(lead)),
-                d.ddir,
-                units.mb_per_s(d.bw_bytes),
+                operation or d.ddir,
+                "-" if operation else units.mb_per_s(d.bw_bytes),
                 units.iops(d.iops),
                 units.latency(lat.mean_ns if lat else None),
                 units.latency(lat.percentiles.get(99.0) if lat else None),
                 units.percent(result.cpu) if i == 0 else "",
+                *([_steady_cell(result) if i == 0 else ""] if steady else []),
                 *([stop_text(result.stopping) if result.stopping and i == 0 else ""] if stopped else []),
                 *(side_cells if i == 0 else [""] * len(side)),
             )
     return table
+
+
+def _steady_cell(result: Result) -> str:
+    """fio's steady-state verdict and how long it let the job run, or '-' for a job without ss=."""
+    if result.steady is None:
+        return "-"
+    return f"{steady_text(result.steady)}, ran {units.elapsed_ms(result.steady.runtime_ms)}"
 
 
 def runs_table(runs: list[Run], tags: dict[int, list[str]] | None = None) -> Table:
@@ -174,8 +193,12 @@ class ConsoleProgress:
             self.console.print(f"  [{index}/{total}] [red]failed:[/red] {error}")
             return
         assert result is not None
+        operation = point.job.operation
         parts = [
-            f"{d.ddir} {units.mb_per_s(d.bw_bytes)} MB/s {units.iops(d.iops)} IOPS" for d in result.directions.values()
+            f"{operation} {units.iops(d.iops)} ops/s"
+            if operation is not None
+            else f"{d.ddir} {units.mb_per_s(d.bw_bytes)} MB/s {units.iops(d.iops)} IOPS"
+            for d in result.directions.values()
         ]
         self.console.print(f"  [{index}/{total}] [green]done[/green]: " + ", ".join(parts))
 

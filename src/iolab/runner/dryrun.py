@@ -44,10 +44,18 @@ class DryRun:
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
     from iolab.fio.options import writes as options_write
+    from iolab.fio.run import files_dir, metadata_dir
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import FIO_STARTUP_SECONDS, chosen_while_running, estimate_seconds, point_seconds
     from iolab.runner.arrays import describe_sets
-    from iolab.runner.execute import DEVICES_AND_HOSTS, array_plan, plan_points, resolve_targets, run_targets
+    from iolab.runner.execute import (
+        DEVICES_AND_HOSTS,
+        array_plan,
+        check_metadata_targets,
+        plan_points,
+        resolve_targets,
+        run_targets,
+    )
     from iolab.runner.host_settings import HostSettings, check_request
     from iolab.runner.request import build_plan
 
@@ -72,11 +80,27 @@ def dry_run(request: RunRequest) -> DryRun:
         points, notes = plan_points(plan, targets)
     seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
+    if plan.metadata is not None:
+        check_metadata_targets(targets[None])
+    data = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
+    data |= set(targets[None]) if plan.qd_searches or plan.latency_curve or plan.steady_rounds else set()
     for target in run_targets(targets, points):  # as the run counts them: open-ended parts too
-        if target.scratch:
-            seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
+        if target.kind == "directory" and (
+            plan.metadata is not None or any(p.target == target for p in points if p.job.is_metadata)
+        ):
+            writes.append(f"directory {metadata_dir(target)} for file create, stat and remove (removed afterwards)")
+        per_job = [p for p in points if p.target == target and p.per_job_files]
+        if per_job:
+            largest = max(p.per_job_bytes * p.job.numjobs for p in per_job)
             writes.append(
-                f"scratch file {executor.scratch_name(target)} ({target.size_bytes / 2**30:.1f} GiB, removed afterwards)"
+                f"directory {files_dir(target)} for each job's own file (up to {units.size(largest)} at a time, "
+                "laid out by fio, removed afterwards)"
+            )
+        if target.scratch and target in data:
+            seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
+            what = "scratch file" if target.kind == "directory" or target.hosts else "new file for the job"
+            writes.append(
+                f"{what} {executor.scratch_name(target)} ({units.size(target.size_bytes)}, removed afterwards)"
             )
         writers = sorted({p.name for p in points if p.target == target and options_write(p.options)})
         if writers and not target.scratch:
@@ -91,6 +115,7 @@ def dry_run(request: RunRequest) -> DryRun:
             qd_searches=plan.qd_searches,
             latency_curve=plan.latency_curve,
             steady_rounds=plan.steady_rounds,
+            metadata=plan.metadata,
         )
         seconds += estimate_seconds(fixed_only) * len(targets[None])
         chosen_max += sum(parts.values()) * len(targets[None])

@@ -22,12 +22,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from iolab.doctor.engine import diagnose_run
 from iolab.doctor.material import interference
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import writes
-from iolab.fio.run import check_point, fio_clocksource, fio_version, metadata_dir
+from iolab.fio.run import check_point, files_dir, fio_clocksource, fio_version, metadata_dir
 from iolab.models import (
     Finding,
     Plan,
@@ -39,8 +40,10 @@ from iolab.models import (
     Target,
     Workload,
     primary_metric,
+    units,
 )
 from iolab.models.material import SteadyOutcome
+from iolab.models.point import SCRATCH_PREFIX
 from iolab.plan.adaptive import next_configs, workload_at_qd
 from iolab.plan.effects import check_commands, plan_workloads
 from iolab.plan.estimate import chosen_while_running, estimate_seconds
@@ -55,6 +58,7 @@ from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, 
 from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
+from iolab.runner.metadata import measure_scaling
 from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
@@ -98,8 +102,10 @@ def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict
     for workload in plan.workloads:
         if workload.target is not None:
             users.setdefault(workload.target, []).append(workload)
-    cache = {
-        path: executor.target(path, request.allow_write, request.size, scratch_bytes(request.size, workloads))
+    cache = {  # a path only a workload names may be a new file for it (`runner.targets.resolve_target`)
+        path: executor.target(
+            path, request.allow_write, request.size, scratch_bytes(request.size, workloads), path not in default_paths
+        )
         for path, workloads in users.items()
     }
     resolved: dict[str | None, list[Target]] = {None: [cache[p] for p in default_paths]}
@@ -107,6 +113,16 @@ def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict
         if workload.target is not None:
             resolved[workload.target] = [cache[workload.target]]
     return resolved
+
+
+def check_metadata_targets(targets: list[Target]) -> None:
+    """File create/stat/remove scaling needs directories: UserError naming the first target that is not one."""
+    for target in targets:
+        if target.kind != "directory":
+            raise UserError(
+                f"{target.path}: the metadata preset creates, stats and removes files in a directory; "
+                "give a directory on the file system to measure"
+            )
 
 
 def run_targets(targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
@@ -147,6 +163,7 @@ def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, 
         qd_searches=[],
         latency_curve=None,
         steady_rounds=None,
+        metadata=None,
         repeats=replace(plan.repeats, adaptive=False),
     )
     return fixed, {None: members}, points, notes
@@ -167,7 +184,7 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
                 check_point(point)  # refused now, before a run exists, rather than at its turn
                 base.append(point)
     assert plan.repeats is not None
-    if skipped and not base and not (plan.qd_searches or plan.latency_curve or plan.steady_rounds):
+    if skipped and not base and not plan.open_ended:
         path, names = next(iter(skipped.items()))
         raise UserError(
             f"nothing to run: {path} cannot take {', '.join(names)}"
@@ -210,6 +227,9 @@ class Session:
     partial: list[str] = field(default_factory=list)  # multi-host points some host did not finish
     measured: int = 0
     prepared: set[Target] = field(default_factory=set)
+    filled: set[Target] = field(default_factory=set)  # scratch files written in full before a point reads them
+    metadata_dirs: set[Target] = field(default_factory=set)
+    per_job_layouts: dict[Target, tuple[int, int]] = field(default_factory=dict)  # (jobs, bytes each) now there
     results: dict[str, Result | None] = field(default_factory=dict)
     plan: Plan | None = None
     reruns: list[str] = field(default_factory=list)  # points measured again because something else was busy
@@ -223,16 +243,24 @@ class Session:
             return False
         return any(seen.disturbed for seen in interference([record], {point_id: point_samples(self.store, point_id)}))
 
-    def run(self, point: Point) -> Result | None:
-        """The point's result: from this run's store when it finished before, else measured now."""
+    def run(self, point: Point, again: bool = False) -> Result | None:
+        """The point's result: from this run's store when it finished before, else measured now.
+
+        `again` measures it even when it finished before (a metadata create, whose files are gone).
+        """
+        if again and point.key in self.done:
+            self.store.reset_point(self.planned[point.key])
+            del self.done[point.key]
         finished = self.done.get(point.key)
         if finished is not None:
             return finished.result
-        if point.key in self.results:  # an adaptive search can ask for a depth it already ran
+        if point.key in self.results and not again:  # an adaptive search can ask for a depth it already ran
             return self.results[point.key]
         if point.key not in self.planned:
             (self.planned[point.key],) = self.store.plan_points(self.run_id, [point])
             self.total += 1
+        elif point.key in self.results:
+            self.store.reset_point(self.planned[point.key])
         self._prepare(point.target, point)
         applied = self.settings.apply(point) if self.settings is not None else []
         kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []
@@ -268,13 +296,36 @@ class Session:
             self.prepared.add(target)
             if pre is not None and pre.scope == "once" and target.writable:
                 self._precondition(target, pre)
-            if target.scratch and not point.job.is_metadata:
-                self.progress.phase(f"writing scratch file {target.filename} ({target.size_bytes / 2**30:.1f} GiB)")
-                fill_scratch(target, self.measurer.fio)
-            if point.job.is_metadata:
-                scratch.create_dir(self.store, self.run_id, metadata_dir(target))
         elif pre is not None and pre.scope == "before_each_write" and writes(point.options) and target.writable:
             self._precondition(target, pre)
+        if point.job.is_metadata:
+            self.metadata_directory(target)
+        elif point.per_job_files:
+            self._per_job_directory(point)
+        elif target.scratch and target not in self.filled:
+            self.filled.add(target)
+            self.progress.phase(f"writing scratch file {target.filename} ({units.size(target.size_bytes)})")
+            fill_scratch(target, self.measurer.fio)
+
+    def _per_job_directory(self, point: Point) -> None:
+        """The directory of each job's own file, made on first use; emptied when the files a point asks for
+        differ from those there (another job count, another size), so the target holds one set of files at
+        a time, of its size in all, and fio lays out each job's file for the point that reads it."""
+        target, directory = point.target, files_dir(point.target)
+        layout = (point.job.numjobs, point.per_job_bytes)
+        if target not in self.per_job_layouts:
+            scratch.create_dir(self.store, self.run_id, directory)
+        elif self.per_job_layouts[target] != layout:
+            scratch.empty_directory(directory)
+        self.per_job_layouts[target] = layout
+
+    def metadata_directory(self, target: Target) -> Path:
+        """The run's directory for file create/stat/remove on `target`, recorded and created on first use."""
+        directory = metadata_dir(target)
+        if target not in self.metadata_dirs:
+            scratch.create_dir(self.store, self.run_id, directory)
+            self.metadata_dirs.add(target)
+        return directory
 
     def _precondition(self, target: Target, pre: Precondition) -> None:
         if pre.discard_first:
@@ -310,6 +361,12 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
             if probe is not None:
                 for workload in latency_curve_workloads(curve.probe, primary_metric(probe), curve.fractions):
                     session.run(Point(workload.name, target, dict(workload.options)))
+        if plan.metadata is not None:
+            directory = session.metadata_directory(target)
+            for note in measure_scaling(
+                plan.metadata, target, directory, session.measurer.fio, session.run, session.progress.phase
+            ):
+                session.measurer.note(note)
         rounds = plan.steady_rounds
         if rounds is not None:
             round_values: list[float] = []
@@ -407,6 +464,10 @@ def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:
     """This host's fio, or for a multi-host run every host up and checked before anything else happens."""
     if not request.hosts:
         return LocalExecutor(version)
+    if plan.metadata is not None:
+        raise UserError("the metadata preset runs on one host: drop --hosts (or run it on each host)")
+    if any(w.job.text("filename_format") is not None for w in plan.workloads):  # files per job, made here only
+        raise UserError('files = "per-job" (filename_format) runs on one host: drop --hosts, or share one file')
     if request.devices:
         raise UserError(DEVICES_AND_HOSTS)
     if not (request.targets or plan.targets or all(h.get("target") for h in request.hosts)):
@@ -462,10 +523,12 @@ def _prepare(
     else:
         targets = resolve_targets(request, plan, executor)
         points, notes = plan_points(plan, targets)
+    if plan.metadata is not None:
+        check_metadata_targets(targets[None])
     notes += executor.notes()
     policy = plan.repeats
     assert policy is not None  # Plan.__post_init__ always sets it
-    open_ended = bool(plan.qd_searches or plan.latency_curve or plan.steady_rounds or policy.adaptive)
+    open_ended = plan.open_ended or policy.adaptive
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
     identity = plan_identity([p.key for p in points], request)
@@ -503,9 +566,9 @@ def _measure_and_finish(
     measurer: Measurer | None = None
     cleaned: list[str] = []
     try:
-        notes += _claim_scratch(store, run_id, every_target)
+        notes += _claim_scratch(store, run_id, _data_targets(plan, prepared.targets, points))
         planned = _point_ids(store, run_id, points)
-        probed = [t.path for t in every_target if t.kind != "group"]
+        probed = [_probed_path(t) for t in every_target if t.kind != "group"]
         snapshot = take_snapshot(Root(), probed)
         store.save_snapshot(run_id, "before", snapshot.to_dict())
         executor.save_snapshots(store, run_id, "before")
@@ -530,9 +593,9 @@ def _measure_and_finish(
             plan=plan,
             settings=prepared.settings,
         )
-        if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+        if plan.open_ended:
             later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in prepared.targets[None]]))
-            notes.append(f"more points are chosen as the results come in: up to about {later:.0f} s")
+            notes.append(_open_ended_note(plan, later))
         progress.run_started(run_id, [p for p in points if p.key not in prepared.done], notes)
         for point in points:
             session.run(point)
@@ -575,8 +638,36 @@ def _claim_scratch(store: Store, run_id: int, targets: list[Target]) -> list[str
     notes = (notes if left.removed else []) + left.kept_notes()
     for target in targets:
         if target.scratch and not target.hosts:
-            scratch.create_file(store, run_id, target.filename)
+            named = not os.path.basename(target.filename).startswith(SCRATCH_PREFIX)
+            scratch.create_file(store, run_id, target.filename, target.size_bytes if named else None)
     return notes
+
+
+def _probed_path(target: Target) -> str:
+    """Where the host snapshot looks for a target's file system and device: a file iolab made for a job
+    by its directory, which is there before the file is made and after it is removed."""
+    return os.path.dirname(target.filename) if target.kind == "file" and target.scratch else target.path
+
+
+def _open_ended_note(plan: Plan, seconds: float) -> str:
+    """What the run says at its start about the points it chooses while running, with their seconds."""
+    if plan.metadata is not None and not (plan.qd_searches or plan.latency_curve or plan.steady_rounds):
+        counts = len(plan.metadata.threads)
+        return (
+            f"file create, stat and remove at {counts} thread count{'s' if counts > 1 else ''}, "
+            f"each phase about {plan.metadata.runtime:g} s: about {seconds:.0f} s"
+        )
+    return f"more points are chosen as the results come in: up to about {seconds:.0f} s"
+
+
+def _data_targets(plan: Plan, targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
+    """The targets whose scratch file a point reads or writes: not those only file create/stat/remove or
+    per-job files work on (in directories of their own), which would get a scratch file written and never
+    used."""
+    found = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
+    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+        found |= set(targets[None])
+    return sorted(found, key=lambda t: t.path)
 
 
 def _point_ids(store: Store, run_id: int, points: list[Point]) -> dict[str, int]:

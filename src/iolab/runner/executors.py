@@ -75,9 +75,12 @@ class Executor(Protocol):
         """The paths the default targets come from (the request's or the plan's)."""
         ...
 
-    def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None) -> Target:
-        """`path` checked as a target: `size` is `--size`, `scratch` the bytes of a directory's scratch file
-        (`runner.targets.scratch_bytes`; None: the default rule)."""
+    def target(
+        self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False
+    ) -> Target:
+        """`path` checked as a target: `size` is `--size`, `scratch` the bytes of a file iolab makes there
+        (`runner.targets.scratch_bytes`; None: the default rule), `create` makes a job's own file that does
+        not exist yet (`runner.targets.resolve_target`)."""
         ...
 
     def scratch_name(self, target: Target) -> str:
@@ -120,8 +123,10 @@ class LocalExecutor:
     def default_paths(self, paths: list[str]) -> list[str]:
         return paths or ["."]
 
-    def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None) -> Target:
-        return resolve_target(path, allow_write, size, scratch=scratch)
+    def target(
+        self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False
+    ) -> Target:
+        return resolve_target(path, allow_write, size, scratch=scratch, create=create)
 
     def scratch_name(self, target: Target) -> str:
         return target.filename
@@ -178,7 +183,9 @@ class ClusterExecutor:
             raise UserError(MULTIHOST_TARGET)
         return [PER_HOST]  # each host's own `target=` from the host file
 
-    def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None) -> Target:
+    def target(
+        self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False
+    ) -> Target:
         return self.cluster.target(path, scratch)  # a path every host has: it cannot be checked from here
 
     def scratch_name(self, target: Target) -> str:

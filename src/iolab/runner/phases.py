@@ -12,6 +12,7 @@ kept with the point.
 
 from __future__ import annotations
 
+import math
 import shlex
 import subprocess
 import tempfile
@@ -88,8 +89,15 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
 
 
 def fill_scratch(target: Target, fio: str) -> float:
-    """Write the whole scratch file once with large sequential writes; returns seconds taken."""
-    options = {"rw": "write", "bs": "1M", "iodepth": "16", "ioengine": "libaio", "end_fsync": "1"}
+    """Write the whole scratch file once with large sequential writes; returns seconds taken.
+
+    1 MiB writes, or the largest power of two that divides a smaller or odd size a job asked for
+    (fio writes whole blocks only: a 1 MiB block would not fit a 256 KiB file, nor end a 1.5 MiB one).
+    """
+    block = math.gcd(target.size_bytes, 1 << 20)
+    options = {"rw": "write", "bs": str(block), "iodepth": "16", "ioengine": "libaio", "end_fsync": "1"}
+    if block % 512:  # O_DIRECT needs sector-sized writes
+        options["direct"] = "0"
     return run_unmeasured(target, "fill", options, fio)
 
 

@@ -33,8 +33,13 @@ def scratch_filename(directory: Path) -> str:
     return str(directory / f"{SCRATCH_PREFIX}{secrets.token_hex(6)}.dat")
 
 
-def create_file(store: Store, run_id: int, path: str) -> None:
-    """Record, then create `path` as a new empty file of this user; UserError when anything is there."""
+def create_file(store: Store, run_id: int, path: str, size: int | None = None) -> None:
+    """Record, then create `path` as a new file of this user; UserError when anything is there.
+
+    `size` sets its length at once (a file a job named): fio then writes into it in place rather than
+    laying it out anew, which replaces the file, so the inode recorded here stays the file's, and that
+    is what vouches for a name that is not iolab's own (`_not_ours`).
+    """
     scratch_id = store.record_scratch(run_id, path, "file")
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -42,6 +47,8 @@ def create_file(store: Store, run_id: int, path: str) -> None:
         store.scratch_removed(scratch_id)  # never made: nothing to remove later
         raise UserError(_cannot_create(path, exc)) from None
     try:
+        if size is not None:
+            os.ftruncate(fd, size)
         info = os.fstat(fd)
     finally:
         os.close(fd)
@@ -58,6 +65,15 @@ def create_dir(store: Store, run_id: int, path: Path) -> None:
         raise UserError(_cannot_create(str(path), exc)) from None
     info = os.lstat(path)
     store.scratch_created(scratch_id, info.st_dev, info.st_ino)
+
+
+def empty_directory(directory: Path) -> None:
+    """Remove the files fio made in a directory iolab created for a run (its metadata or per-job files
+    directory), never following a link out of it; the directory itself stays, recorded, for the run."""
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                os.unlink(entry.path)
 
 
 def _cannot_create(path: str, exc: OSError) -> str:
@@ -115,11 +131,15 @@ def _not_ours(record: ScratchRecord) -> str:
     wanted = stat.S_ISDIR if record.kind == "dir" else stat.S_ISREG
     if not wanted(info.st_mode):
         return "no longer the " + ("directory" if record.kind == "dir" else "file") + " iolab created"
-    if info.st_uid != os.geteuid() or not Path(record.path).name.startswith((SCRATCH_PREFIX, METADATA_PREFIX)):
+    if info.st_uid != os.geteuid():
         return "not created by iolab"
+    same = record.ino is not None and (info.st_dev, info.st_ino) == (record.dev, record.ino)
+    if not Path(record.path).name.startswith((SCRATCH_PREFIX, METADATA_PREFIX)):
+        # A file a job named: no random name vouches for it, only being the very file iolab made.
+        return "" if same else "not the file iolab created (replaced, or never made)"
     # A directory is removed with all it holds, so it must be the very one created. A file may have been
     # laid out again by fio (a workload's unlink=1): its random name and owner vouch for it.
-    if record.kind == "dir" and record.ino is not None and (info.st_dev, info.st_ino) != (record.dev, record.ino):
+    if record.kind == "dir" and record.ino is not None and not same:
         return "replaced since iolab created it"
     return ""
 

@@ -173,13 +173,64 @@ def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -
     )
 
 
+# Where a file named by a job is never made: device nodes and the kernel's own file systems. A job naming
+# /dev/nvme0n2 that does not exist is a typo for a device, not a request for a file in RAM.
+_NO_NEW_FILES = ("/dev", "/proc", "/sys")
+
+
+def _new_file_target(p: Path, size: int | None, root: Root) -> Target:
+    """A file a job names that does not exist yet: iolab makes it, as fio would, and removes it afterwards.
+
+    It is made only in an existing directory the user can write, never under /dev, /proc or /sys, and
+    only with a size (the job's `size=`, or --size): fio needs one to make a file, and iolab records the
+    file before it exists, so `iolab clean` removes it after a killed run (`iolab.runner.scratch`).
+    """
+    parent = p.parent.resolve()
+    where = str(parent)
+    if any(where == top or where.startswith(top + "/") for top in _NO_NEW_FILES):
+        raise UserError(f"{p}: no such file or device; iolab makes no new files under {where}")
+    if not parent.is_dir():
+        raise UserError(f"{p}: no such file, and its directory {p.parent} does not exist: {_TARGET_HELP}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UserError(f"{p}: no such file, and you cannot create one in {p.parent}")
+    if size is None:
+        raise UserError(
+            f"{p} does not exist: give the job a size= (or --size) so a file of that size can be made for it"
+        )
+    fs_type, ram = _fs_info(parent, root)
+    free = _free_bytes(parent, ram, root)
+    if size > free * 0.9:
+        raise UserError(
+            f"{p.parent} has {free / 2**30:.1f} GiB free, too little for a {size / 2**30:.1f} GiB file: free space "
+            "or give the job a smaller size="
+        )
+    return Target(
+        path=str(p),
+        kind="file",
+        filename=str(parent / p.name),
+        size_bytes=size,
+        scratch=True,
+        writable=True,
+        direct=supports_direct(parent),
+        ram_backed=ram,
+        fs_type=fs_type,
+    )
+
+
 def resolve_target(
-    path: str, allow_write: bool = False, size: int | None = None, root: Root | None = None, scratch: int | None = None
+    path: str,
+    allow_write: bool = False,
+    size: int | None = None,
+    root: Root | None = None,
+    scratch: int | None = None,
+    create: bool = False,
 ) -> Target:
     """Check a target the user named and describe it for fio; UserError when it cannot be used.
 
-    `size` is what `--size` asked of any target; `scratch` the size of a directory's scratch file
-    (`scratch_bytes`: `--size` or the plan's own sizes), checked against its free space.
+    `size` is what `--size` asked of any target; `scratch` the size of a file iolab makes (a directory's
+    scratch file, a job's new file: `scratch_bytes`, `--size` or the plan's own sizes), checked against
+    its free space. `create`: the path is a job's own file, which iolab makes when it does not exist
+    (`_new_file_target`); a target given on the command line must exist (a typo must not become a file).
     """
     root = root or Root()
     if not path:
@@ -188,7 +239,11 @@ def resolve_target(
     p = Path(path)
     try:
         mode = p.stat().st_mode
-    except (FileNotFoundError, NotADirectoryError):
+    except FileNotFoundError:
+        if create and not p.is_symlink():
+            return _new_file_target(p, scratch if scratch is not None else size, root)
+        raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
+    except NotADirectoryError:
         raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
     except PermissionError:
         raise UserError(f"{path}: permission denied; run as a user who can read it") from None

@@ -204,7 +204,7 @@ class Store:
         with self.conn:
             self.conn.execute(
                 "UPDATE points SET status = ?, error = ?, started_at = ?, finished_at = ?, usr_cpu = ?,"
-                " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ?, stopping = ? WHERE id = ?",
+                " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ?, stopping = ?, steady = ? WHERE id = ?",
                 (
                     status,
                     error,
@@ -216,6 +216,7 @@ class Store:
                     result.error,
                     json.dumps(result.hosts),
                     json.dumps(asdict(result.stopping)) if result.stopping else None,
+                    json.dumps(asdict(result.steady)) if result.steady is not None else None,
                     point_id,
                 ),
             )
@@ -283,7 +284,9 @@ class Store:
                 "point_metrics",
             ):
                 self.conn.execute(f"DELETE FROM {table} WHERE point_id = ?", (point_id,))
-            self.conn.execute("UPDATE points SET status = 'pending', error = '' WHERE id = ?", (point_id,))
+            self.conn.execute(
+                "UPDATE points SET status = 'pending', error = '', steady = NULL WHERE id = ?", (point_id,)
+            )
 
     def fail_point(
         self,

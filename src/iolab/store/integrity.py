@@ -57,6 +57,15 @@ def _point_checks() -> list[tuple[str, str]]:
         (f"NOT ({spec_ok})", "its description (spec) is not readable"),
         ("NOT json_valid(p.hosts)", "its host list is not JSON"),
         (
+            "p.steady IS NOT NULL AND CASE WHEN json_valid(p.steady) THEN NOT ("
+            "json_type(p.steady, '$.criterion') IS 'text' AND json_type(p.steady, '$.measured') IS 'text'"
+            " AND json_type(p.steady, '$.attained') IN ('true', 'false')"
+            " AND json_type(p.steady, '$.runtime_ms') IS 'integer' AND json_extract(p.steady, '$.runtime_ms') >= 0"
+            " AND json_type(p.steady, '$.duration_s') IN ('integer', 'real')"
+            " AND (SELECT count(*) FROM json_each(p.steady)) = 5) ELSE 1 END",
+            "its steady-state verdict is not readable",
+        ),
+        (
             "p.status IN ('ok', 'partial') AND NOT EXISTS (SELECT 1 FROM results x WHERE x.point_id = p.id)",
             "it is marked measured but has no result",
         ),

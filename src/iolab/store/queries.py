@@ -20,6 +20,7 @@ from iolab.models import (
     Run,
     Sample,
     Severity,
+    SteadyState,
     StopRecord,
     Target,
 )
@@ -154,6 +155,7 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
                 fio_version=row["version"],
                 hosts=json.loads(row["hosts"]),
                 error=row["fio_error"] or 0,
+                steady=SteadyState(**json.loads(row["steady"])) if row["steady"] else None,
                 stopping=StopRecord(**json.loads(row["stopping"])) if row["stopping"] else None,
             )
         records.append(

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 from iolab.models import Finding, PointRecord, Run, Sample
 from iolab.views.tables import RunReport, build_report
 
+# The doctor's rule that judges steady-state rounds (iolab.doctor.rules.results).
+STEADY_ROUNDS_RULE = "RES-STEADY-STATE"
+
 if TYPE_CHECKING:
     from iolab.analysis.outliers import OutlierReport
     from iolab.analysis.scaling import ScalingReport
@@ -36,7 +39,7 @@ class RunView:
     report: RunReport = field(init=False)
 
     def __post_init__(self) -> None:
-        self.report = build_report(self.run, self.records, self.samples)
+        self.report = build_report(self.run, self.records, self.samples, steady_rounds(self.findings))
 
     def timeline(self) -> Timeline:
         """Per-second bandwidth of fio and each device across the run, with the dips found in it."""
@@ -91,7 +94,13 @@ def load_run(store: Store, run_id: int) -> RunView:
 
 def run_report(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
     """A run's notebook page, with each point's stored per-second samples for BW stddev."""
-    from iolab.store.queries import point_samples
+    from iolab.store.queries import point_samples, run_findings
 
     samples = {record.id: point_samples(store, record.id) for record in records}
-    return build_report(run, records, samples)
+    return build_report(run, records, samples, steady_rounds(run_findings(store, run.id)))
+
+
+def steady_rounds(findings: list[Finding]) -> list[str]:
+    """How steady-state rounds ended on each target, as the doctor judged them ("/dev/sdb: steady in
+    rounds 4-8 ..."): stored as findings of the one rule that judges rounds."""
+    return [f"{f.subject}: {f.title}" for f in findings if f.rule_id == STEADY_ROUNDS_RULE]

@@ -43,8 +43,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from iolab.analysis.stability import Stability, summarize
-from iolab.models import DirectionResult, PointRecord, Run, Sample, StopRecord, units
+from iolab.models import DirectionResult, PointRecord, Result, Run, Sample, SteadyState, StopRecord, units
 from iolab.models.host_settings import SETTINGS
+from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, option_number
 from iolab.views.side_columns import SideColumn, column_values, side_columns, side_facts
 
@@ -74,6 +75,9 @@ SHOWN_DEFAULTS = {key: FIO_DEFAULTS[key] for key in ("iodepth", "numjobs")}
 # workloads; any other differing options share one "other options" column.
 SHAPE = ("rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "direct", *SETTINGS, "target")
 TARGET = "target"
+# What differs between the rows of a file operation's table: the thread count, and the file count the
+# runner sized for it; how long each phase may run is the same for all.
+METADATA_PER_ROW = ("numjobs", "nrfiles")
 DIRECTIONS = ("read", "write", "trim")
 
 UNITS_NOTE = (
@@ -188,8 +192,11 @@ def _parameters(record: PointRecord) -> dict[str, str]:
     point's name and target already say.
     """
     point = record.point
-    params = {**SHOWN_DEFAULTS, **point.options}
-    params["direct"] = "1" if point.direct else "0"
+    if point.job.is_metadata:  # no data moves: no queue depth, nothing direct or buffered
+        params = dict(point.options)
+    else:
+        params = {**SHOWN_DEFAULTS, **point.options}
+        params["direct"] = "1" if point.direct else "0"
     params.pop("name", None)
     if params.get("filename") == point.target.filename:
         params.pop("filename")
@@ -345,9 +352,38 @@ def _measure_columns(workloads: Sequence[_Workload], with_dir: bool) -> list[Col
         Column("bw_stddev_bytes", "BW stddev MB/s"),
         Column("cpu_percent", "CPU"),
         *(Column(side.key, side.header) for side in _side(workloads)),
-        Column("repeats", "repeats"),
     ]
+    if _steady(workloads):
+        columns += [Column("steady", "steady state (ss=)", numeric=False), Column("ran_ms", "ran")]
+    columns += [Column("repeats", "repeats")]
     return columns
+
+
+def _steady(workloads: Sequence[_Workload]) -> bool:
+    """Whether fio judged steady state (ss=) in any of these workloads: then each row says how it went."""
+    return any(r.result is not None and r.result.steady is not None for w in workloads for r in w.records)
+
+
+def steady_text(steady: SteadyState) -> str:
+    """fio's steady-state verdict in words: when it was reached, or what the last window measured."""
+    if steady.attained:
+        return f"reached at {units.elapsed_ms(steady.runtime_ms)}"
+    return f"not reached (last {steady.duration_s:g} s: {steady.measured})"
+
+
+def _steady_cells(workload: _Workload, results: Sequence[Result]) -> list[str]:
+    """The steady-state verdict of a workload's repeats, and how long fio ran them of the runtime asked."""
+    verdicts = [result.steady for result in results if result.steady is not None]
+    if not verdicts:
+        return ["-", "-"]
+    if len(verdicts) == 1:
+        verdict = steady_text(verdicts[0])
+    else:
+        reached = sum(v.attained for v in verdicts)
+        verdict = f"reached in {reached} of {len(verdicts)}"
+    ran = _spread(_summary([v.runtime_ms for v in verdicts]), units.elapsed_ms)
+    asked = JobOptions(workload.params).runtime_seconds
+    return [verdict, ran + (f" of {units.elapsed_ms(asked * 1000)}" if asked else "")]
 
 
 def _repeats_cell(workload: _Workload, ok: int) -> str:
@@ -370,11 +406,11 @@ def _problem_notes(label: str, workload: _Workload) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _ci_cell(stats: Stability | None) -> str:
+def _ci_cell(stats: Stability | None, fmt: Callable[[float], str] = units.mb_per_s) -> str:
     """The 95% confidence interval of the mean (Student's t), or "-" with fewer than two repeats."""
     if stats is None or stats.ci95_low is None or stats.ci95_high is None:
         return "-"
-    return f"{units.mb_per_s(stats.ci95_low)} – {units.mb_per_s(stats.ci95_high)}"
+    return f"{fmt(stats.ci95_low)} – {fmt(stats.ci95_high)}"
 
 
 def _workload_rows(
@@ -385,6 +421,7 @@ def _workload_rows(
     label: str,
     with_ci: bool = False,
     side: Sequence[SideColumn] = (),
+    with_steady: bool = False,
 ) -> list[Row]:
     """The rows of one workload: one per direction measured, or one failed row. Side figures (`side`)
     belong to the whole point, like CPU: they are on the first direction's row."""
@@ -396,6 +433,7 @@ def _workload_rows(
     repeats = _repeats_cell(workload, len(done))
     present = {d for _, result in finished for d in result.directions}
     ddirs = [d for d in DIRECTIONS if d in present] + sorted(present - set(DIRECTIONS))
+    steady = _steady_cells(workload, [result for _, result in finished]) if with_steady else []
     if not ddirs:
         status = ", ".join(dict.fromkeys(r.status for r in workload.records))
         cells = [
@@ -409,6 +447,7 @@ def _workload_rows(
             "-",
             "-",
             *(["-"] * len(side)),
+            *steady,
             repeats,
         ]
         return [Row(tuple(cells), {}, None, len(workload.records), 0, ids, notes)]
@@ -439,6 +478,7 @@ def _workload_rows(
             _spread(numbers["bw_stddev_bytes"], units.mb_per_s),
             _spread(numbers["cpu_percent"], units.percent) if i == 0 else "",
             *(side_cells if i == 0 else [""] * len(side)),
+            *(steady if i == 0 else ["" for _ in steady]),
             repeats,
         ]
         rows.append(Row(tuple(cells), numbers, ddir, len(workload.records), len(done), ids, notes if i == 0 else ()))
@@ -499,7 +539,9 @@ def _sweep_table(axis: str, group: list[_Workload], samples: Mapping[int, Sequen
     rows = []
     for w in ordered:
         label = f"{axis}={w.params[axis]}"
-        these = _workload_rows(w, [w.params[axis]], with_dir, samples, label, _repeated(ordered), _side(ordered))
+        these = _workload_rows(
+            w, [w.params[axis]], with_dir, samples, label, _repeated(ordered), _side(ordered), _steady(ordered)
+        )
         rows += _with_stop_cell(w, these) if stopped else these
     shape = " ".join(value for key, value in fixed if key in ("rw", "bs"))
     title = f"{axis} sweep" + (f": {shape}" if shape else "")
@@ -523,19 +565,100 @@ def _overview_table(workloads: list[_Workload], samples: Mapping[int, Sequence[S
         lead = [w.name, *(w.params.get(k, "-") for k in shape)]
         if others:
             lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
-        these = _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered), _side(ordered))
+        these = _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered), _side(ordered), _steady(ordered))
         rows += _with_stop_cell(w, these) if stopped else these
     return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
+
+
+def _operation(workload: _Workload) -> str | None:
+    """What a file-operation workload does to each file ("create", "stat", "remove"), else None."""
+    return JobOptions(workload.params).operation
+
+
+def _metadata_tables(workloads: Sequence[_Workload]) -> list[tuple[int, NotebookTable]]:
+    """A table per file operation and target, a row per thread count: operations per second, as mdtest
+    reports them. A file operation moves no data, so no MB/s; its file count follows from a
+    calibration (`iolab.runner.metadata`), so it is a column, not what tells tables apart."""
+    groups: dict[tuple, list[_Workload]] = {}
+    for w in workloads:
+        rest = tuple(sorted((k, v) for k, v in w.params.items() if k not in METADATA_PER_ROW))
+        groups.setdefault(rest, []).append(w)
+    tables = []
+    for group in groups.values():
+        ordered = sorted(group, key=lambda w: (JobOptions(w.params).numjobs, w.first_seq))
+        operation = _operation(ordered[0]) or "file operation"
+        repeated = _repeated(ordered)
+        columns = [Column("numjobs", "threads"), Column("nrfiles", "files per thread"), Column("iops", "ops/s")]
+        columns += [Column("iops_ci95", "ops/s 95% CI")] if repeated else []
+        kind = _latency_kind(ordered)
+        columns += [
+            Column("lat_mean_ns", f"mean {kind}"),
+            Column("lat_p99_ns", f"p99 {kind} (mean of repeats)" if repeated else f"p99 {kind}"),
+            Column("runtime_ms", "ran"),
+            Column("cpu_percent", "CPU"),
+            Column("repeats", "repeats"),
+        ]
+        rows = [_metadata_row(w, repeated) for w in ordered]
+        fixed = _fixed(ordered, [k for k in METADATA_PER_ROW if k in ordered[0].params])
+        title = f"file {operation}: ops/s by threads"
+        table = NotebookTable(title, "numjobs", fixed, tuple(columns), tuple(rows))
+        tables.append((min(w.first_seq for w in ordered), table))
+    return tables
+
+
+def _metadata_row(workload: _Workload, with_ci: bool) -> Row:
+    """One thread count of a file operation: ops/s, time per operation, how long the phase ran, CPU."""
+    finished = [(r, result) for r in workload.records if r.measured and (result := r.result) is not None]
+    directions = [(r, d) for r, result in finished for d in result.directions.values()]
+    job = JobOptions(workload.params)
+    numbers = {
+        "iops": _summary([sum(d.iops for d in result.directions.values()) for _, result in finished]),
+        "lat_mean_ns": _summary([d.latency.mean_ns for _, d in directions if d.latency]),
+        "lat_p99_ns": repeat_percentile([r for r, _ in finished], DIRECTIONS[0], 99.0),
+        "runtime_ms": _summary([max(d.runtime_ms for d in result.directions.values()) for _, result in finished]),
+        "cpu_percent": _summary([result.cpu for _, result in finished]),
+    }
+    if not finished:
+        status = ", ".join(dict.fromkeys(r.status for r in workload.records))
+        numbers = {}
+    cells = [
+        str(job.numjobs),
+        _files_cell(workload, [result for _, result in finished]),
+        _spread(numbers.get("iops"), units.iops, with_cov=True) if finished else status,
+        *([_ci_cell(numbers.get("iops"), units.iops)] if with_ci else []),
+        _spread(numbers.get("lat_mean_ns"), units.latency),
+        _spread(numbers.get("lat_p99_ns"), units.latency),
+        _spread(numbers.get("runtime_ms"), units.elapsed_ms),
+        _spread(numbers.get("cpu_percent"), units.percent),
+        _repeats_cell(workload, len(finished)),
+    ]
+    label = f"{_operation(workload)} threads={job.numjobs}"
+    ddir = DIRECTIONS[0] if finished else None
+    ids = tuple(r.id for r in workload.records)
+    return Row(tuple(cells), numbers, ddir, len(workload.records), len(finished), ids, _problem_notes(label, workload))
+
+
+def _files_cell(workload: _Workload, results: Sequence[Result]) -> str:
+    """The files each thread worked on: those it created or removed (fio's runtime may end a phase before
+    its file count), the files it stat-ed over and over for a time-based stat."""
+    job = JobOptions(workload.params)
+    if job.time_based or not results:
+        return workload.params.get("nrfiles", "1")
+    per_thread = [sum(d.total_ios for d in result.directions.values()) / job.numjobs for result in results]
+    return _spread(_summary(per_thread), lambda n: f"{n:.0f}")
 
 
 def notebook_tables(records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]) -> list[NotebookTable]:
     """The tables of one run's points, in the order their first points ran.
 
     `samples` maps point id to that point's stored samples (only metric
-    "bw" is read); a point without samples gets '-' for BW stddev.
+    "bw" is read); a point without samples gets '-' for BW stddev. File
+    operations (create, stat, remove) get tables of their own
+    (`_metadata_tables`).
     """
-    remaining = _workloads(records)
-    found: list[tuple[int, NotebookTable]] = []
+    everything = _workloads(records)
+    found = _metadata_tables([w for w in everything if _operation(w) is not None])
+    remaining = [w for w in everything if _operation(w) is None]
     while (choice := _choose_axis(remaining)) is not None:
         axis, groups = choice
         for group in groups:
@@ -572,8 +695,19 @@ def run_facts(run: Run) -> tuple[tuple[str, str], ...]:
     return tuple(facts)
 
 
-def build_report(run: Run, records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]) -> RunReport:
+def build_report(
+    run: Run,
+    records: Sequence[PointRecord],
+    samples: Mapping[int, Sequence[Sample]],
+    steady_rounds: Sequence[str] = (),
+) -> RunReport:
     """A run's notebook page: header facts (with why a side figure is missing from the whole run) and one
-    table per varied parameter."""
+    table per varied parameter.
+
+    `steady_rounds`: how steady-state rounds ended on each target (the doctor's verdict, e.g. the
+    ssd-steady preset's "steady in rounds 4-8"), a header fact each: the rounds' table shows them as
+    repeats of one workload, which does not say where they became steady.
+    """
     facts = run_facts(run) + tuple(side_facts(records))
+    facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds)
     return RunReport(run, facts, tuple(notebook_tables(records, samples)))

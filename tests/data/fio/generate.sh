@@ -31,6 +31,14 @@ fio --output-format=json --status-interval=1 --name=status "${common[@]}" --runt
 fio --output-format=json --output=job-error.json --name=bad --filename="$file" --size=64m \
     --direct=1 --rw=read --bs=1000 --offset=1 --runtime=1 || true
 
+# Steady state (ss=): fio stops a job once the criterion holds over ss_dur seconds, and says so per job
+# in a `steadystate` object. Two throttled jobs that reach it within seconds of a 20 s runtime; one
+# unthrottled job whose slope criterion is never met, so it runs its whole 4 s.
+fio --output-format=json+ --output=steadystate-attained.json --name=ss "${common[@]}" --runtime=20 \
+    --rw=randread --bs=4k --iodepth=4 --numjobs=2 --rate_iops=2000 --lat_percentiles=1 --ss=iops:20% --ss_dur=3
+fio --output-format=json+ --output=steadystate-not-attained.json --name=ss "${common[@]}" --runtime=4 \
+    --rw=randread --bs=4k --iodepth=4 --lat_percentiles=1 --ss=iops_slope:0.001% --ss_dur=2
+
 # Client/server: three fio servers on loopback addresses, one controller.
 for ip in 127.0.0.11 127.0.0.12 127.0.0.13; do fio --server="$ip" >/dev/null 2>&1 & done
 sleep 1

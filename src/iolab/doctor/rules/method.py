@@ -30,7 +30,7 @@ def _opts(job: JobView, *keys: str) -> dict[str, str]:
     level="high",
     needs="jobs",
     title="Buffered I/O: the page cache is in the measurement",
-    applies="every job",
+    applies="every job but file create/stat/delete jobs",
     trigger="direct is not 1 (fio's default is buffered), or buffered=1",
     why="Reads may be served from RAM and writes complete into RAM, so the number measures memory and dirty limits, "
     "not the device.",
@@ -40,7 +40,7 @@ def _opts(job: JobView, *keys: str) -> dict[str, str]:
 )
 def buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        if not job.direct:
+        if not job.direct and not job.metadata:  # a file create/stat/delete moves no data through any cache
             yield r.finding(f"{job.name} uses buffered I/O", job.name, _opts(job, "direct", "buffered"))
 
 
@@ -171,7 +171,8 @@ def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
     needs="jobs",
     title="Run too short to trust",
     applies="every job",
-    trigger="measured runtime < 5 s (high under 2 s), or time_based with runtime < 5 s",
+    trigger="measured runtime < 5 s (high under 2 s), or time_based with runtime < 5 s (not for file create/stat/delete "
+    "jobs: MD-SHORT-PHASE)",
     why="Start-up, cache and firmware transients dominate and variance cannot be judged; without time_based fio stops "
     "when size is done, so a small file gives a short run.",
     fix="time_based=1 and runtime=60 or more (long enough to reach steady state for writes).",
@@ -180,6 +181,8 @@ def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
+        if job.metadata:
+            continue  # a file operation's phase: MD-SHORT-PHASE
         if job.result is not None:
             runtimes = [d.runtime_ms for d in job.result.directions.values() if d.runtime_ms]
             if runtimes and max(runtimes) < 5_000:
@@ -195,6 +198,37 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
                 yield r.finding(
                     f"{job.name} is set to run {seconds:g} s", job.name, _opts(job, "runtime", "time_based")
                 )
+
+
+@rule(
+    id="MD-SHORT-PHASE",
+    family="method",
+    level="medium",
+    needs="results",
+    title="File operation phase too short to time",
+    applies="file create/stat/delete jobs",
+    trigger="measured runtime < 100 ms (fio's millisecond timing then worse than 1%)",
+    why="fio times a job in whole milliseconds and its rate is operations / runtime: a phase of 4 ms is known to "
+    "about 25%. A remove or stat pass over the files a create made in the same time often takes a fraction of it, "
+    "because removing and stat-ing a file is cheaper than creating one.",
+    fix="More files per thread: a longer --runtime makes the create make more (the metadata preset removes what it "
+    "created); read the mean latency per operation, which every operation times, beside the rate.",
+    evidence="runtime (ms), operations",
+    source="fio HOWTO runtime; fio engines/fileoperations.c",
+)
+def short_phase(ctx: Context, r: Rule) -> Iterator[Finding]:
+    for job in ctx.results:
+        if not job.metadata or job.result is None:
+            continue
+        runtime = max((d.runtime_ms for d in job.result.directions.values()), default=0)
+        operations = sum(d.total_ios for d in job.result.directions.values())
+        if runtime < 100:
+            precision = f"about {100 / runtime:.0f}%" if runtime else "no better than 100%"
+            yield r.finding(
+                f"{job.name} ran {runtime} ms ({operations} operations): its rate is timed to {precision}",
+                job.name,
+                {"runtime_ms": runtime, "operations": operations},
+            )
 
 
 @rule(
