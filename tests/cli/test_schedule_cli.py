@@ -89,7 +89,7 @@ def test_a_dry_run_prints_units_whose_command_run_by_hand_stores_into_the_home_i
     assert f'Environment="IOLAB_HOME={home}"\n' in proc.stdout
     assert f"WorkingDirectory={tmp_path}\n" in proc.stdout
     assert f"-m iolab run --quiet --size 128M {plan} {data}\n" in proc.stdout
-    assert "writes: scratch file " in proc.stdout and "(0.1 GiB, removed afterwards)" in proc.stdout
+    assert "writes: scratch file " in proc.stdout and "(128.0 MiB, removed afterwards)" in proc.stdout
     (command,) = [line.removeprefix("command: ") for line in proc.stdout.splitlines() if line.startswith("command: ")]
     assert command.startswith(f"cd {shlex.quote(str(tmp_path))} && IOLAB_HOME={shlex.quote(str(home))} ")
 
