@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import socket
 import subprocess
@@ -36,7 +35,7 @@ import sys
 import tempfile
 import time
 import zlib
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 RESULT = Path(__file__).parent / "results" / "many_hosts.json"
@@ -159,7 +158,7 @@ def run_hosts(count: int, runtime: int, work: Path, slow: bool) -> dict:
     argv = [sys.executable, "-m", "iolab", "run", str(plan), str(target), "--hostfile", str(hostfile)]
     argv += ["--size", "8M", "--json", "--no-telemetry"]
     try:
-        with slow_cgroup(SLOW_QUOTA) if slow else _nothing() as slow_procs, fio_servers(addresses, port, slow_procs):
+        with slow_cgroup(SLOW_QUOTA) if slow else nullcontext() as slow_procs, fio_servers(addresses, port, slow_procs):
             started = time.time()
             proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600, check=False)
             wall = time.time() - started
@@ -205,11 +204,6 @@ def bare_fio_seconds(addresses: list[str], port: int, runtime: int, target: Path
     return time.time() - started
 
 
-@contextmanager
-def _nothing():
-    yield None
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", default="1,4,16,32", help="host counts to run, comma-separated")
@@ -236,7 +230,7 @@ def main() -> int:
     RESULT.write_text(
         json.dumps(
             {
-                "machine": platform.node() and f"{os.cpu_count()} CPUs",
+                "machine": f"{os.cpu_count()} CPUs",
                 "runtime_s": args.runtime,
                 "rows": rows,
                 **verdict,

@@ -63,6 +63,8 @@ def test_cli_rejects_bad_host_options(tmp_path):
         ("/dev/shm/iolab", False),
         ("/dev/hugepages/", False),
         ("/dev/shmem", True),
+        ("/dev/shm/../nvme0n1", True),
+        ("/dev/./shm/x", False),
         ("/mnt/data", False),
     ],
 )

@@ -10,6 +10,7 @@ results stand; later points run without it.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import secrets
 import subprocess
@@ -235,8 +236,8 @@ DEV_DIRECTORIES = ("/dev/shm", "/dev/hugepages", "/dev/mqueue", "/dev/pts")
 def is_device_path(path: str) -> bool:
     """Whether a path on another host names a device: iolab cannot look there before the run, so it goes
     by the path, and /dev/shm (where RAM runs put their files) and its like are directories."""
-    inside = path.rstrip("/")
-    return path.startswith("/dev/") and not any(inside == d or inside.startswith(d + "/") for d in DEV_DIRECTORIES)
+    inside = posixpath.normpath(path)  # "/dev/shm/../sda" is the device, not a directory under /dev/shm
+    return inside.startswith("/dev/") and not any(inside == d or inside.startswith(d + "/") for d in DEV_DIRECTORIES)
 
 
 def _host_error(text: str, state: HostState) -> str:
