@@ -427,8 +427,8 @@ def import_(
 def clean(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be removed.")] = False,
 ) -> None:
-    """Remove scratch files and directories that killed runs left behind, and put back the host settings
-    they changed.
+    """Remove scratch files and directories that killed runs left behind (fio's temporary work
+    directories included), and put back the host settings they changed.
 
     Only paths iolab recorded creating are touched, and only while they are still what it created:
     a file replaced by another, or by a link, is left and listed. A setting is written back only on the
@@ -438,11 +438,13 @@ def clean(
 
     from iolab.runner.host_settings import restore_leftovers
     from iolab.runner.scratch import leftovers, remove
+    from iolab.runner.workdirs import remove_orphaned
     from iolab.store.db import open_store
 
     store = open_store()
     settings = restore_leftovers(store, dry_run=dry_run)
     done = remove(store, leftovers(store), dry_run=dry_run)
+    done.removed += remove_orphaned(dry_run=dry_run)
     console = Console(highlight=False, soft_wrap=True)
     verb = "would remove" if dry_run else "removed"
     for line in settings:

@@ -52,7 +52,7 @@ from iolab.plan.presets import latency_curve_workloads
 from iolab.plan.repeats import run_order
 from iolab.plan.steady import steady_state
 from iolab.probe import Root, take_snapshot
-from iolab.runner import scratch
+from iolab.runner import scratch, workdirs
 from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
@@ -636,6 +636,7 @@ def _claim_scratch(store: Store, run_id: int, targets: list[Target]) -> list[str
     left = scratch.remove(store, scratch.leftovers(store))
     notes = [f"removed {len(left.removed)} scratch path(s) left by killed runs: {', '.join(left.removed)}"]
     notes = (notes if left.removed else []) + left.kept_notes()
+    workdirs.remove_orphaned()  # fio's temporary directories, nothing of the user's: removed without a note
     for target in targets:
         if target.scratch and not target.hosts:
             named = not os.path.basename(target.filename).startswith(SCRATCH_PREFIX)

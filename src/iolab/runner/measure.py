@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shlex
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,6 +15,7 @@ from iolab.fio.options import effects, writes
 from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX, run_fio
 from iolab.models import Phases, Point, Result, Sample
+from iolab.runner import workdirs
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import discard, run_command
 from iolab.runner.side import SideFigures
@@ -66,8 +66,8 @@ class Measurer:
         except RunFailed as exc:
             self.store.fail_point(point_id, str(exc), artifacts, started)
             return None, str(exc), []
-        with tempfile.TemporaryDirectory(prefix="iolab-point-") as tmp:
-            run = self._run(point, Path(tmp), artifacts)
+        with workdirs.workdir("point") as tmp:
+            run = self._run(point, tmp, artifacts)
         if run.result is not None and not run.error:
             run.metrics += self.side.commands(artifacts)
         for argv in self.phases.post_point:

@@ -15,9 +15,7 @@ from __future__ import annotations
 import math
 import shlex
 import subprocess
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import JobSection, render_jobfile
@@ -25,6 +23,7 @@ from iolab.fio.options import checked_options, escape_path, write_reasons
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import Target
 from iolab.models.job_options import JobOptions
+from iolab.runner import workdirs
 from iolab.store.db import Artifact
 
 # Slowest write rate (bytes/s) before the fill counts as hung: a slow USB disk.
@@ -76,12 +75,12 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     job.update(checked_options(options, name))
     if not target.direct:
         job["direct"] = "0"
-    with tempfile.TemporaryDirectory(prefix="iolab-phase-") as tmp:
-        jobfile = Path(tmp) / f"{name}.fio"
+    with workdirs.workdir("phase") as tmp:
+        jobfile = tmp / f"{name}.fio"
         jobfile.write_text(render_jobfile([JobSection(name=name, options=job)]))
         loops = JobOptions(options).size("loops") or 1
         timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
-        invocation = run_fio(jobfile, Path(tmp) / f"{name}.json", fio, timeout, own_dir=Path(tmp))
+        invocation = run_fio(jobfile, tmp / f"{name}.json", fio, timeout, own_dir=tmp)
     if invocation.returncode != 0:
         detail = invocation.stderr.strip().splitlines()[-1:] or [f"exit code {invocation.returncode}"]
         raise RunFailed(f"{name} on {target.path} failed: {detail[0]}")
