@@ -124,3 +124,16 @@ def test_json_holds_every_point_with_its_run_id_as_show_exports_it(qd_sweep, bs_
         assert point["run_id"] == record.run_id and len(point["workload"]) == 16
         own = {k: v for k, v in point.items() if k not in ("run_id", "workload")}
         assert own == json.loads(json.dumps(record_dict(record)))
+
+
+def test_markdown_report_lists_the_findings_stored_with_the_run(bs_sweep):
+    from iolab.models import Severity
+    from iolab.store.queries import run_findings
+    from iolab.views.run import run_report
+
+    text = render_markdown([run_report(bs_sweep.store, bs_sweep.run, bs_sweep.records)])
+    stored = run_findings(bs_sweep.store, bs_sweep.run.id)
+    triggered = {f.rule_id for f in stored if f.severity is not Severity.NOT_EVALUATED}
+    assert triggered  # 1-s points without a ramp and a failed point: the doctor has something to say
+    section = text.split("### Findings", 1)[1]
+    assert all(f"`{rule}`" in section for rule in triggered)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from iolab.models import Finding, Severity
+from iolab.report.findings import group_by_rule
 from iolab.report.wording import HEADERS, comparison_notes, side_text, verdict_cells
 from iolab.views.comparison import Comparison
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
@@ -62,7 +64,37 @@ def run_markdown(report: RunReport, level: int = 2) -> str:
         if table.fixed:
             parts.append(f"Fixed parameters: {code_span(table.fixed_text)}")
         parts.append(table_markdown(table))
+    if report.findings:
+        parts.append(f"{hashes}# Findings")
+        parts.append(findings_markdown(report.findings))
     return "\n\n".join(parts)
+
+
+def findings_markdown(findings: Sequence[Finding]) -> str:
+    """The doctor's findings as a list, most serious first, one item per rule and fix with its evidence,
+    the other subjects it fired on, and the fix; rules that could not run are named on one last line."""
+    ordered = sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
+    triggered = [f for f in ordered if f.severity is not Severity.NOT_EVALUATED]
+    skipped = sorted({f.rule_id for f in ordered if f.severity is Severity.NOT_EVALUATED})
+    lines = [_finding_item(group) for group in group_by_rule(triggered)] or ["- No findings."]
+    if skipped:
+        lines.append(f"- Not evaluated ({len(skipped)}): {escape_text(', '.join(skipped))}")
+    return "\n".join(lines)
+
+
+def _finding_item(group: list[Finding]) -> str:
+    first = group[0]
+    title = first.title if not first.subject or first.subject in first.title else f"{first.subject}: {first.title}"
+    heuristic = " (heuristic)" if first.confidence < 1.0 else ""
+    item = f"- **{first.severity.name.replace('_', ' ')}** {code_span(first.rule_id)} {escape_text(title)}{heuristic}"
+    details = []
+    if first.evidence:
+        details.append("evidence: " + code_span("; ".join(f"{k}={v}" for k, v in first.evidence.items())))
+    if len(group) > 1:
+        details.append("also: " + escape_text(", ".join(f.subject or f.title for f in group[1:])))
+    if first.fix:
+        details.append("fix: " + escape_text(first.fix))
+    return "\n".join([item, *(f"  - {d}" for d in details)])
 
 
 def render_markdown(reports: Sequence[RunReport]) -> str:

@@ -39,7 +39,7 @@ class RunView:
     report: RunReport = field(init=False)
 
     def __post_init__(self) -> None:
-        self.report = build_report(self.run, self.records, self.samples, steady_rounds(self.findings))
+        self.report = build_report(self.run, self.records, self.samples, steady_rounds(self.findings), self.findings)
 
     def timeline(self) -> Timeline:
         """Per-second bandwidth of fio and each device across the run, with the dips found in it."""
@@ -97,7 +97,8 @@ def run_report(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
     from iolab.store.queries import point_samples, run_findings
 
     samples = {record.id: point_samples(store, record.id) for record in records}
-    return build_report(run, records, samples, steady_rounds(run_findings(store, run.id)))
+    findings = run_findings(store, run.id)
+    return build_report(run, records, samples, steady_rounds(findings), findings)
 
 
 def steady_rounds(findings: list[Finding]) -> list[str]:

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from iolab.analysis.stability import Stability, summarize
-from iolab.models import DirectionResult, PointRecord, Result, Run, Sample, SteadyState, StopRecord, units
+from iolab.models import DirectionResult, Finding, PointRecord, Result, Run, Sample, SteadyState, StopRecord, units
 from iolab.models.host_settings import SETTINGS
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, option_number
@@ -150,11 +150,12 @@ class NotebookTable:
 
 @dataclass(frozen=True)
 class RunReport:
-    """A run's header facts (label, value) and its tables."""
+    """A run's header facts (label, value), its tables and the doctor's findings on it."""
 
     run: Run
     facts: tuple[tuple[str, str], ...]
     tables: tuple[NotebookTable, ...]
+    findings: tuple[Finding, ...] = ()
 
     @property
     def title(self) -> str:
@@ -700,6 +701,7 @@ def build_report(
     records: Sequence[PointRecord],
     samples: Mapping[int, Sequence[Sample]],
     steady_rounds: Sequence[str] = (),
+    findings: Sequence[Finding] = (),
 ) -> RunReport:
     """A run's notebook page: header facts (with why a side figure is missing from the whole run) and one
     table per varied parameter.
@@ -710,4 +712,4 @@ def build_report(
     """
     facts = run_facts(run) + tuple(side_facts(records))
     facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds)
-    return RunReport(run, facts, tuple(notebook_tables(records, samples)))
+    return RunReport(run, facts, tuple(notebook_tables(records, samples)), tuple(findings))
