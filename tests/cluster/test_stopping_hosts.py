@@ -1,4 +1,4 @@
-"""Stopping when known is refused on many hosts, and why: what fio 3.33's client/server mode shows while a
+"""Stopping when known (and --devices) refused on many hosts, and why: what fio 3.33's client/server mode shows while a
 point runs, seen on real fio servers at 127.0.0.x."""
 
 from __future__ import annotations
@@ -97,3 +97,11 @@ def test_stop_when_known_with_hosts_is_refused_before_any_host_is_contacted(tmp_
         argv += ["--dry-run"] if how == "dry-run" else []
     message = assert_clean_error(iolab(*argv))
     assert "runs on one host only" in message and "no per-second figures" in message
+
+
+@pytest.mark.parametrize("dry", [False, True])
+def test_devices_with_hosts_is_refused_by_the_same_check(tmp_path, iolab_home, dry):
+    """The other combination `check_hosts` refuses, before any host is contacted."""
+    hosts = hostfile(tmp_path / "hosts", ADDRESSES, free_port(ADDRESSES[0]))
+    argv = ["run", "--devices", "/dev/loop*", "--hostfile", str(hosts), *(["--dry-run"] if dry else [])]
+    assert "--devices and --hosts do not go together" in assert_clean_error(iolab(*argv))
