@@ -7,15 +7,20 @@ runs `iolab run` with a two-point plan (1 MiB random reads and writes held
 to 200 MB/s a host, so 32 hosts on 2 cores are not simply CPU-starved) and reports:
 
 - setup: from starting `iolab run` to its first point starting (servers
-  probed, versions checked, host snapshots taken, scratch files written);
+  found, every server's version asked by one fio client, host snapshots
+  taken). The servers here were started by the bench (ssh=no), so no SSH
+  start is timed; and each host's scratch file is laid out by fio on that
+  host inside the first point, so it counts in that point's time, not here;
 - controller time per point: a point's wall time minus fio's runtime, and
   beside it bare fio's own client/server time for the same job on the same
   servers (fio's controller alone takes seconds with many servers on one
   machine): the difference is what iolab adds;
 - whether the stored aggregate equals fio's own "All clients" figures (I/O
   count summed, bandwidth summed, mean latency pooled) for every point;
-- at 32 hosts one server is slowed (cgroup-v1 CPU quota of a fraction of a
-  CPU): the findings must name that host, and no other, as the slow one.
+- at 32 hosts one server is slowed (cgroup-v1 CPU quota of 1% of a CPU) from
+  the moment it listens, before `iolab run` starts: it is slow for everything
+  (the version probe, laying out its scratch file, the I/O), and the findings
+  must name that host, and no other, as the slow one.
 
 Goals (the issue): setup under 10 s at 32 hosts, aggregate exact, the
 slowed host named. Writes bench/results/many_hosts.json.

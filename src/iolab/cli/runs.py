@@ -78,7 +78,7 @@ def run(
         typer.Option(
             "--stop-when-known",
             help="Stop each point once its mean rate is known within --target-ci and steady (no ramp: the warm-up "
-            "is found in the per-second series); at --max-seconds in any case.",
+            "is found in the per-second series); at --max-seconds in any case. One host only (not with --hosts).",
         ),
     ] = False,
     target_ci: Annotated[

@@ -55,8 +55,7 @@ class Cluster:
         on_failure: str = "continue",
     ) -> Cluster:
         """Bring every host up before anything runs; refuse unreachable hosts and mixed fio versions."""
-        with ThreadPoolExecutor(max_workers=min(32, len(specs))) as pool:
-            states = list(pool.map(lambda spec: bring_up(spec, fio), specs))
+        states = bring_up(specs, fio)
         cluster = cls([s for s in states if s.reachable], fio, on_failure, [s for s in states if not s.reachable])
         problems = [f"{s.name}: {s.problem}" for s in cluster.skipped]
         if problems and not skip_unreachable or not cluster.states:
@@ -129,8 +128,11 @@ class Cluster:
             for s in self.states
             if not s.reachable
         ]
-        for state in self.active:
-            if not listening(state.spec):
+        active = self.active
+        with ThreadPoolExecutor(max_workers=min(32, len(active) or 1)) as pool:  # a silent host waits 3 s
+            answering = list(pool.map(lambda state: listening(state.spec), active))
+        for state, up in zip(active, answering, strict=True):
+            if not up:
                 self.fail(state, "its fio server stopped answering")
                 lost.append(HostOutcome(state.name, "failed", state.problem))
                 continue
@@ -179,8 +181,7 @@ class Cluster:
             self.shutdown()
             return []
         silent = [s.spec for s in self.states if not s.reachable and not listening(s.spec, 1.0)]
-        with ThreadPoolExecutor(max_workers=min(32, len(silent) or 1)) as pool:
-            restarted = list(pool.map(lambda spec: bring_up(spec, self.fio), silent))
+        restarted = bring_up(silent, self.fio) if silent else []
         up = [s for s in self.states if listening(s.spec, 1.0)] + [s for s in restarted if s.reachable]
         jobs = {state.name: self._cleanup_job(state, scratch) for state in up}
         with tempfile.TemporaryDirectory(prefix="iolab-cleanup-") as tmp:

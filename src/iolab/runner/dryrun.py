@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from iolab.errors import UserError
 from iolab.models import Point, units
 from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.request import RunRequest
@@ -49,8 +48,8 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan.estimate import FIO_STARTUP_SECONDS, chosen_while_running, estimate_seconds, point_seconds
     from iolab.runner.arrays import describe_sets
     from iolab.runner.execute import (
-        DEVICES_AND_HOSTS,
         array_plan,
+        check_hosts,
         check_metadata_targets,
         plan_points,
         resolve_targets,
@@ -63,8 +62,7 @@ def dry_run(request: RunRequest) -> DryRun:
     check_commands(plan, request.allow_commands)  # refused here as the run would refuse it, before any listing
     check_request(plan, request)
     executor: Executor = LocalExecutor()
-    if request.hosts and request.devices:
-        raise UserError(DEVICES_AND_HOSTS)
+    check_hosts(request, plan)
     if request.hosts:  # the hosts are not contacted: a dry run only plans
         from iolab.cluster.cluster import Cluster
         from iolab.cluster.hosts import HostSpec

@@ -77,6 +77,13 @@ from iolab.store.queries import (
 )
 
 DEVICES_AND_HOSTS = "--devices and --hosts do not go together: name a device per host in a host file instead"
+# fio 3.33's client/server mode shows nothing of a point until it ends: the client's --status-interval
+# is not sent to the servers, and a server started with one sends its interim figures into the final
+# report, where fio adds them into "All clients" (tests/cluster/test_stopping_hosts.py; README).
+STOPPING_AND_HOSTS = (
+    "stopping when known (--stop-when-known, a plan's [stopping]) runs on one host only: fio's client/server "
+    "mode gives no per-second figures while a point runs. Drop it, or run without --hosts"
+)
 
 
 @dataclass
@@ -460,6 +467,14 @@ def stop_signals_interrupt() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def check_hosts(request: RunRequest, plan: Plan) -> None:
+    """What a multi-host run refuses before any host is contacted (a dry run refuses it too)."""
+    if request.hosts and request.devices:
+        raise UserError(DEVICES_AND_HOSTS)
+    if request.hosts and (request.stopping or plan.stopping):
+        raise UserError(STOPPING_AND_HOSTS)
+
+
 def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:
     """This host's fio, or for a multi-host run every host up and checked before anything else happens."""
     if not request.hosts:
@@ -468,8 +483,7 @@ def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:
         raise UserError("the metadata preset runs on one host: drop --hosts (or run it on each host)")
     if any(w.job.text("filename_format") is not None for w in plan.workloads):  # files per job, made here only
         raise UserError('files = "per-job" (filename_format) runs on one host: drop --hosts, or share one file')
-    if request.devices:
-        raise UserError(DEVICES_AND_HOSTS)
+    check_hosts(request, plan)
     if not (request.targets or plan.targets or all(h.get("target") for h in request.hosts)):
         raise UserError(MULTIHOST_TARGET)
     from iolab.cluster.cluster import Cluster

@@ -219,7 +219,7 @@ class ClusterExecutor:
         from iolab.cluster.snapshots import host_snapshot
 
         active = self.cluster.active
-        with ThreadPoolExecutor(max_workers=min(16, len(active) or 1)) as pool:
+        with ThreadPoolExecutor(max_workers=min(32, len(active) or 1)) as pool:
             for state, data in zip(active, pool.map(host_snapshot, active), strict=True):
                 store.save_snapshot(run_id, f"{phase}@{state.name}", data)
 

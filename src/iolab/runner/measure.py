@@ -37,7 +37,7 @@ class Measurer:
     telemetry_interval: float | None
     clocksource: str | None = None  # given to fio on this host (`iolab.fio.run.fio_clocksource`)
     allow_commands: bool = False  # the user's --allow-commands; the plan was checked, this guards each point
-    stopping: StopRule | None = None  # stop each point when its number is known (on this host only)
+    stopping: StopRule | None = None  # stop each point when its number is known (one host only)
     notes: list[str] = field(default_factory=list)
     side: SideFigures = field(init=False)
 
@@ -117,7 +117,7 @@ class Measurer:
         return devices
 
     def _run(self, point: Point, workdir: Path, artifacts: list[Artifact]) -> Measured:
-        stopping = self.stopping if self.executor.local else None  # status blocks are read from a local file
+        stopping = self.stopping  # never with many hosts (`iolab.runner.execute.check_hosts`)
         if stopping is not None:
             point = stopping_point(point, stopping)
         jobs = self.executor.jobs(point, workdir, self.clocksource)
