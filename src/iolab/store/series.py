@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from iolab.models import Point
@@ -40,28 +41,28 @@ def backfill_workloads(store: Store) -> int:
     return len(updates)
 
 
-# One row per run of one series: the run, and its points' figures summed (each point's own figures summed
-# over its directions, latency averaged). Every index it reads covers what it needs (migration 0012), so
-# the wide points and results rows, with their specs and percentiles, are never read.
-_SERIES_SQL = """
-SELECT r.id, r.started_at, r.status, r.host, r.pid,
-       COUNT(*) AS planned,
-       SUM({ok}) AS ok,
-       SUM(CASE WHEN {ok} THEN p.iops END) AS iops,
-       SUM(CASE WHEN {ok} THEN p.bw END) AS bw,
-       SUM(CASE WHEN {ok} THEN p.lat END) AS lat,
-       SUM(CASE WHEN {ok} AND p.lat IS NOT NULL THEN 1 ELSE 0 END) AS lat_n
-FROM runs r JOIN (
-    SELECT p.id, p.run_id, p.status,
-           (SELECT SUM(iops) FROM results x WHERE x.point_id = p.id) AS iops,
-           (SELECT SUM(bw_bytes) FROM results x WHERE x.point_id = p.id) AS bw,
-           (SELECT AVG(lat_mean_ns) FROM results x WHERE x.point_id = p.id) AS lat
-    FROM points p WHERE p.workload = ? AND {runs}
-) p ON r.id = p.run_id
-WHERE r.host = ?
-GROUP BY r.id
-ORDER BY r.started_at, r.id
+# Every point of one series in the runs asked for, one row per direction of its result (or one with
+# NULLs when it has none). The indexes read cover every column (migration 0012), so the wide points and
+# results rows, with their specs and percentiles, are never read; the sums per point and run are made
+# in Python (`_per_run`): SQLite's correlated subqueries for them took four times as long.
+_POINTS_SQL = """
+SELECT p.run_id, p.id, p.status, x.iops, x.bw_bytes, x.lat_mean_ns
+FROM points p LEFT JOIN results x ON x.point_id = p.id
+WHERE p.workload = ?{runs}
 """
+
+
+@dataclass
+class _RunFigures:
+    """One run of a series: its points' figures summed (the SQL aggregate's NULL is None)."""
+
+    planned: int = 0
+    ok: int = 0  # points measured and readable
+    iops: float | None = None
+    bw: float | None = None
+    lat: float | None = None  # the sum of the ok points' mean latencies
+    lat_n: int = 0  # ok points with a latency
+
 
 # How a series' newest runs are found: walking the host's runs newest first and probing each for the
 # workload costs about last x (host's runs / series' runs) probes; sorting the series' own runs costs
@@ -158,24 +159,76 @@ def load_series(
     for found in _find_series(store, sorted(host_runs), host, target, workload):
         limited = last is not None and found.runs > last
         chosen.append((found, _newest_runs(store, found, last, host_runs[found.host]) if last and limited else None))
-    scope = None  # every run in the store: the series are read whole
+    # Only the points read are checked: those of these workloads in the runs read (every run of a series
+    # read whole; with no `last`, every run there is).
+    scope = None
     if last is not None:
         newest = {run_id for _, ids in chosen for run_id in ids or []}
         scope = sorted(newest | _all_runs(store, [found for found, ids in chosen if ids is None]))
-    unreadable = sorted((warn_unreadable if warn else unreadable_points)(store, scope))
-    ok = "p.status = 'ok'" + (f" AND p.id NOT IN ({','.join(map(str, unreadable))})" if unreadable else "")
-    metrics = _workload_metrics(store, {found.workload for found, _ in chosen}, unreadable)
+    identities = sorted({found.workload for found, _ in chosen})
+    unreadable = sorted((warn_unreadable if warn else unreadable_points)(store, scope, identities))
+    metrics = _workload_metrics(store, set(identities), unreadable)
+    bad = set(unreadable)
+    runs: dict[int, tuple[float, str, str, int | None]] = {}  # id -> started_at, status, host, pid
     out = []
     for found, ids in chosen:
-        runs = "1" if ids is None else "p.run_id IN (SELECT value FROM json_each(?))"
-        args = [found.workload, *([] if ids is None else [json.dumps(ids)]), found.host]
-        rows = store.conn.execute(_SERIES_SQL.format(ok=ok, runs=runs), args).fetchall()
+        where = "" if ids is None else " AND p.run_id IN (SELECT value FROM json_each(?))"
+        args = [found.workload, *([] if ids is None else [json.dumps(ids)])]
+        figures = _per_run(store.conn.execute(_POINTS_SQL.format(runs=where), args).fetchall(), bad)
+        _known_runs(store, runs, figures)
+        held = sorted((runs[r][0], r) for r in figures if runs[r][2] == found.host)
         series = Series(found.host, found.target, found.workload, found.name, metrics[found.workload])
-        _fill(series, rows)
+        _fill(series, [(r, runs[r], figures[r]) for _, r in held])
         series.older = 0 if ids is None else found.runs - len(series.values)
         if series.values:  # a workload whose only run is live with nothing finished has no value yet: no series
             out.append(series)
     return sorted(out, key=lambda s: (s.host, s.target, s.name, s.workload))
+
+
+def _per_run(rows: list[sqlite3.Row], bad: set[int]) -> dict[int, _RunFigures]:
+    """Run id -> its figures, from one row per point and direction: a point's IOPS and bandwidth summed
+    over its directions and its latency their mean (of those that have one); a point counts as ok when
+    measured and readable (not in `bad`)."""
+    points: dict[int, list] = {}  # point id -> [run id, ok, iops, bw, latency sum, latencies]
+    for run_id, point_id, status, iops, bw, lat in rows:
+        point = points.get(point_id)
+        if point is None:
+            point = points[point_id] = [run_id, status == "ok" and point_id not in bad, None, None, 0.0, 0]
+        if not point[1]:
+            continue  # its figures count for nothing (and an unreadable one may not be a number)
+        if iops is not None:
+            point[2] = (point[2] or 0.0) + iops
+            point[3] = (point[3] or 0.0) + bw
+        if lat is not None:
+            point[4] += lat
+            point[5] += 1
+    out: dict[int, _RunFigures] = {}
+    for run_id, ok, iops, bw, lat_sum, lat_k in points.values():
+        run = out.get(run_id)
+        if run is None:
+            run = out[run_id] = _RunFigures()
+        run.planned += 1
+        if not ok:
+            continue
+        run.ok += 1
+        if iops is not None:
+            run.iops = (run.iops or 0.0) + iops
+            run.bw = (run.bw or 0.0) + bw
+        if lat_k:
+            run.lat = (run.lat or 0.0) + lat_sum / lat_k
+            run.lat_n += 1
+    return out
+
+
+def _known_runs(store: Store, runs: dict[int, tuple[float, str, str, int | None]], wanted: Iterable[int]) -> None:
+    """Add to `runs` the start time, status, host and pid of each wanted run it does not hold yet."""
+    missing = [r for r in wanted if r not in runs]
+    if missing:
+        for row in store.conn.execute(
+            "SELECT id, started_at, status, host, pid FROM runs WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(missing),),
+        ):
+            runs[row[0]] = (row[1], row[2], row[3], row[4])
 
 
 def _all_runs(store: Store, whole: list[_Found]) -> set[int]:
@@ -192,28 +245,27 @@ def _all_runs(store: Store, whole: list[_Found]) -> set[int]:
     return runs
 
 
-def _fill(series: Series, rows: list[sqlite3.Row]) -> None:
-    """The series' values from its rows, oldest first."""
-    for row in rows:
-        status = row["status"]
+def _fill(series: Series, rows: list[tuple[int, tuple[float, str, str, int | None], _RunFigures]]) -> None:
+    """The series' values from its runs (id, run's start, status, host and pid, figures), oldest first."""
+    for run_id, (started_at, status, host, pid), run in rows:
         if status == "running":
-            status = effective_status(status, row["host"], row["pid"])
+            status = effective_status(status, host, pid)
         # Repeats a live run has not reached yet are not failures.
-        expected = row["ok"] if status == "running" else row["planned"]
+        expected = run.ok if status == "running" else run.planned
         if expected == 0:
             continue  # a live run with nothing finished yet
         if series.metric == "lat_mean":
-            value = row["lat"] / row["lat_n"] if row["lat_n"] else math.nan
+            value = run.lat / run.lat_n if run.lat is not None and run.lat_n else math.nan
         else:
-            value = ((row["bw"] if series.metric == "bw" else row["iops"]) or 0.0) / expected
-        series.run_ids.append(row["id"])
-        series.times.append(row["started_at"])
+            value = ((run.bw if series.metric == "bw" else run.iops) or 0.0) / expected
+        series.run_ids.append(run_id)
+        series.times.append(started_at)
         series.values.append(value)
-        series.failed.append(row["ok"] < expected)
+        series.failed.append(run.ok < expected)
         series.latest = {
-            "iops": row["iops"] / row["ok"] if row["ok"] else None,
-            "bw": row["bw"] / row["ok"] if row["ok"] else None,
-            "lat_mean": row["lat"] / row["lat_n"] if row["lat_n"] else None,
+            "iops": run.iops / run.ok if run.ok and run.iops is not None else None,
+            "bw": run.bw / run.ok if run.ok and run.bw is not None else None,
+            "lat_mean": run.lat / run.lat_n if run.lat is not None and run.lat_n else None,
         }
 
 
