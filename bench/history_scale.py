@@ -13,7 +13,7 @@ last 2.5% of it; one run in 500 failed outright.
 
 Each command is timed end to end in a fresh process (Python start, imports,
 queries, analysis, printing), after one untimed call that warms the page
-cache, median of `--repeats`: `iolab history` (its default, each series'
+cache, the commands taking turns round by round, median of `--repeats`: `iolab history` (its default, each series'
 last runs), `history --json`, `iolab ls`, `ls --json`, and one series'
 whole 10,000 runs (`history --workload NAME --all`). `history --all` over
 every series is timed once with `--with-all` (it analyses all 1M values).
@@ -179,19 +179,25 @@ def _child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(argv: list[str], env: dict[str, str], repeats: int) -> tuple[list[float], list[float], str]:
-    """Wall seconds and CPU seconds (user + system) of each of `repeats` calls after one untimed call (page
-    cache warm), and the last output. On a shared machine the CPU time is what the command itself costs;
-    the wall time adds the wait for a CPU."""
-    subprocess.run(argv, env=env, capture_output=True, check=True)
-    seconds, cpu, output = [], [], ""
+def timed(
+    commands: dict[str, list[str]], env: dict[str, str], repeats: int
+) -> dict[str, tuple[list[float], list[float], str]]:
+    """Per command: wall seconds and CPU seconds (user + system) of each of `repeats` calls, and its last
+    output. Each is called once untimed first (page cache warm); then the commands take turns, round by
+    round, so a burst of load on this shared machine falls on all of them alike. The CPU time is what the
+    command itself costs; the wall time adds the wait for a CPU."""
+    for argv in commands.values():
+        subprocess.run(argv, env=env, capture_output=True, check=True)
+    found: dict[str, tuple[list[float], list[float], str]] = {name: ([], [], "") for name in commands}
     for _ in range(repeats):
-        begun, used = time.perf_counter(), _child_cpu()
-        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
-        seconds.append(time.perf_counter() - begun)
-        cpu.append(_child_cpu() - used)
-        output = done.stdout
-    return seconds, cpu, output
+        for name, argv in commands.items():
+            begun, used = time.perf_counter(), _child_cpu()
+            done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+            seconds, cpu, _ = found[name]
+            seconds.append(time.perf_counter() - begun)
+            cpu.append(_child_cpu() - used)
+            found[name] = (seconds, cpu, done.stdout)
+    return found
 
 
 def main() -> None:
@@ -224,12 +230,13 @@ def main() -> None:
             "history_one_series_all": ["history", "--workload", "randread-4k-qd32", "--all"],
         }
         load_before = os.getloadavg()
-        figures, outputs = {}, {}
+        runs = {name: iolab + argv for name, argv in commands.items()}
+        timings = timed(runs, env, args.repeats)
         if args.with_all:
-            commands["history_all"] = ["history", "--all"]
-        for name, argv in commands.items():
-            repeats = 1 if name == "history_all" else args.repeats
-            seconds, cpu, outputs[name] = timed(iolab + argv, env, repeats)
+            timings |= timed({"history_all": iolab + ["history", "--all"]}, env, 1)
+        figures, outputs = {}, {}
+        for name, (seconds, cpu, output) in timings.items():
+            outputs[name] = output
             figures[name] = {
                 "median_s": statistics.median(seconds),
                 "max_s": max(seconds),
@@ -239,7 +246,7 @@ def main() -> None:
             }
             print(
                 f"{name:24s} median {figures[name]['median_s']:.3f} s (max {figures[name]['max_s']:.3f} s),"
-                f" CPU {figures[name]['median_cpu_s']:.3f} s, of {repeats}"
+                f" CPU {figures[name]['median_cpu_s']:.3f} s, of {len(seconds)}"
             )
         load_after = os.getloadavg()
     history_lines = outputs["history"].splitlines()
