@@ -108,6 +108,13 @@ def test_history_reads_each_series_newest_runs_and_says_how_many_it_left_out(iol
     assert_clean_error(iolab("history", "--last", "0"))
 
 
+def test_the_html_history_says_how_many_older_runs_it_left_out(iolab_home, tmp_path):
+    build_history(iolab_home)
+    page = tmp_path / "history.html"
+    assert iolab("history", "--last", "25", "--html", str(page)).returncode == 0
+    assert "45 older runs left out" in page.read_text()
+
+
 def test_ls_says_how_to_list_the_older_runs(iolab_home):
     ids = build_history(iolab_home)
     first = iolab("ls", "--limit", "20")
