@@ -154,7 +154,7 @@ def history(
             "--last",
             min=1,
             metavar="N",
-            help=f"Each series' N newest runs (default {DEFAULT_LAST}); a line says how many older ones were left out.",
+            help="Each series' N newest runs; a line says how many older ones were left out.",
         ),
     ] = DEFAULT_LAST,
     every_run: Annotated[bool, typer.Option("--all", help="Every run of each series, however many.")] = False,
