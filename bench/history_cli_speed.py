@@ -8,7 +8,9 @@ in the Lustre seed's BIOS and checksum changes), a failed run every 500,
 and a real host snapshot of this machine before and after every run. The
 time is the whole command in a fresh process (Python start, imports, the
 series query, the analysis, the snapshot diffs at the change points and the
-printing), median of 5. Target: under 1 s.
+printing), median of 5, with `--all` (every run: `history` reads each
+series' newest 500 runs unless told otherwise; bench/history_scale.py
+times that default on 1M results). Target: under 1 s.
 Writes bench/results/history_cli_speed.json.
 
     .venv/bin/python bench/history_cli_speed.py [--runs 10000] [--repeats 5]
@@ -117,7 +119,7 @@ def main() -> None:
         home = Path(scratch)
         steps = build(home, args.runs)
         env = {**os.environ, "IOLAB_HOME": str(home)}
-        argv = [sys.executable, "-m", "iolab", "history"]
+        argv = [sys.executable, "-m", "iolab", "history", "--all"]
         subprocess.run(argv, env=env, capture_output=True, check=True)  # page cache warm, as for a user's 2nd look
         seconds, output = [], ""
         for _ in range(args.repeats):

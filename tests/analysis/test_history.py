@@ -173,3 +173,67 @@ def test_health_states_and_parameters_are_carried():
     assert rolling_health([], []) == []
     with pytest.raises(ValueError):
         rolling_health([1.0, 2.0], [1.0])
+
+
+# --------------------------------------------------------------------------- every window's test at once
+
+
+def _series(rng: np.random.Generator, kind: str, n: int) -> np.ndarray:
+    """A series of one of the shapes the split pass meets: noise, steps, drift, blips, flats, failures."""
+    level = rng.choice([1e-6, 1.0, 1e5, 2e10])
+    noise = rng.choice([0.0, 1e-9, 0.001, 0.03, 0.3])
+    x = level * (1.0 + noise * rng.standard_normal(n))
+    if kind == "steps":
+        for at in rng.choice(n, size=rng.integers(1, 4), replace=False):
+            x[at:] *= rng.choice([0.5, 0.86, 0.95, 0.99, 1.02, 1.2])
+    elif kind == "drift":
+        x *= np.linspace(1.0, rng.choice([0.7, 1.0, 1.5]), n)
+    elif kind == "blips":
+        x[rng.choice(n, size=max(1, n // 20), replace=False)] *= rng.choice([0.0, 0.5, 3.0])
+    elif kind == "flat-levels":
+        x = np.repeat(rng.choice([1.0, 2.0, 3.0], size=rng.integers(1, 5)), n)[:n] * level
+    elif kind == "ties":
+        x = level * rng.integers(1, 4, size=n).astype(float)
+    if rng.random() < 0.3:
+        x[rng.choice(n, size=max(1, n // 50), replace=False)] = rng.choice([0.0, math.nan])
+    return x
+
+
+@pytest.mark.parametrize("kind", ["noise", "steps", "drift", "blips", "flat-levels", "ties"])
+def test_testing_every_window_at_once_finds_exactly_what_testing_one_by_one_does(kind, monkeypatch):
+    """The split pass decides each window's split with one quantile and numpy sums over all windows; a
+    window near the critical value or nearly flat goes to the one-by-one test. The change points, with
+    every figure, must be those of testing one by one, on random series and at the edges: constant and
+    two-level series (a standard error of exactly 0), ties, 10 values (2 x min_size), windows longer than
+    the series, magnitudes from 1e-6 to 2e10, NaN and failed runs."""
+    import iolab.analysis.history as module
+
+    rng = np.random.default_rng([ord(c) for c in kind])
+    for trial in range(60):
+        n = int(rng.choice([10, 11, 29, 30, 31, 60, 200, 1000]))
+        x = _series(rng, kind, n)
+        params = ChangePointParams(
+            window_len=int(rng.choice([10, 20, 30, 60])),
+            max_pvalue=float(rng.choice([0.001, 0.01, 0.05, 0.2])),
+            min_size=int(rng.choice([3, 5])),
+            skip_zeros=bool(rng.random() < 0.8),
+        )
+        monkeypatch.setattr(module, "_SCREEN", False)
+        one_by_one = change_points(x, params)
+        monkeypatch.setattr(module, "_SCREEN", True)
+        assert change_points(x, params) == one_by_one, (kind, trial, n, params)
+
+
+def test_a_window_at_the_critical_value_is_decided_one_by_one(monkeypatch):
+    """With no margin, windows whose |t| is within a rounding of the critical value are decided by numpy's
+    sums; the margin sends them to `_segment_test`. A constant window has a standard error of exactly 0:
+    p = 1, never significant, whatever numpy's sums give."""
+    import iolab.analysis.history as module
+
+    rows = np.array([[1.0] * 10, [1.0] * 5 + [2.0] * 5, [5.0, 5.1, 4.9, 5.0, 5.05, 6.0, 6.1, 5.9, 6.0, 6.05]])
+    splits = np.array([5, 5, 5])
+    significant, unsure = module._significant_windows(rows, splits, 0.01)
+    assert unsure.tolist() == [True, True, False]  # flat (se 0), two flat levels (se 0), a clear step
+    assert significant[2]
+    monkeypatch.setattr(module, "_MARGIN", 1e9)  # everything is near the critical value: all one by one
+    assert module._significant_windows(rows, splits, 0.01)[1].all()

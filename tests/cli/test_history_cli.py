@@ -92,6 +92,40 @@ def test_a_failed_run_counts_as_zero_and_makes_the_window_unhealthy(iolab_home):
     assert [cp["run"] for cp in series["change_points"]] == [ids[STEP_AT]]
 
 
+def test_history_reads_each_series_newest_runs_and_says_how_many_it_left_out(iolab_home):
+    ids = build_history(iolab_home)
+    proc = iolab("history", "--last", "25")
+    assert proc.returncode == 0, proc.stderr
+    assert "(bandwidth, 25 runs)" in proc.stdout
+    assert f"45 older runs left out: `iolab history --last {RUNS}` or `--all` shows them" in proc.stdout
+    assert "no change points" in proc.stdout  # the step is 30 runs back, before the 25 read
+    assert f"(run {ids[STEP_AT]}," in iolab("history", "--last", "40").stdout  # 10 runs before it, 30 after
+    (series,) = json.loads(iolab("history", "--last", "25", "--json").stdout)
+    assert series["runs"] == 25 and series["older_runs_left_out"] == RUNS - 25
+    (whole,) = json.loads(iolab("history", "--all", "--json").stdout)
+    assert whole["runs"] == RUNS and whole["older_runs_left_out"] == 0
+    assert "older run" not in iolab("history").stdout  # 70 runs: the default 500 holds them all
+    assert_clean_error(iolab("history", "--last", "0"))
+
+
+def test_the_html_history_says_how_many_older_runs_it_left_out(iolab_home, tmp_path):
+    build_history(iolab_home)
+    page = tmp_path / "history.html"
+    assert iolab("history", "--last", "25", "--html", str(page)).returncode == 0
+    assert "45 older runs left out" in page.read_text()
+
+
+def test_ls_says_how_to_list_the_older_runs(iolab_home):
+    ids = build_history(iolab_home)
+    first = iolab("ls", "--limit", "20")
+    assert first.returncode == 0, first.stderr
+    assert f"50 older runs not shown: `iolab ls --before {ids[-20]} --limit 20` lists the next 20" in first.stdout
+    last = iolab("ls", "--limit", "20", "--before", str(ids[10]))
+    assert f"│ {ids[0]:>3} │" in last.stdout and "older run" not in last.stdout
+    assert "older run" not in iolab("ls", "--limit", "100").stdout
+    assert len(json.loads(iolab("ls", "--json", "--before", str(ids[5])).stdout)) == 5
+
+
 def test_history_filters_and_bad_input(iolab_home):
     build_history(iolab_home)
     assert_clean_error(iolab("history", "--workload", "no-such-workload"))

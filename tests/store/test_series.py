@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import socket
 
+import pytest
+
 from iolab.models import DirectionResult, LatencyStats, Point, Result, Target
 from iolab.models.workload import workload_identity
 from iolab.store.db import Store, open_store
@@ -184,3 +186,127 @@ def test_a_point_whose_stored_result_is_unreadable_counts_as_a_failed_repeat(tmp
         store.conn.execute("UPDATE results SET bw_bytes = 'garbage' WHERE point_id = ?", (bad,))
     (series,) = load_series(store)
     assert series.values == [200 * MB] and series.failed == [True]
+
+
+# --------------------------------------------------------------------------- each series' newest runs (--last N)
+
+
+def _timed_runs(store: Store, name: str, options: dict[str, str], starts: list[float], directory: str = "/data"):
+    """One run of the workload per start time (ids in the order given), each 100 MB/s times its position + 1."""
+    ids = []
+    for i, started in enumerate(starts):
+        run_id, _ = _run(store, name, options, [_bw(100 * (i + 1))], directory)
+        with store.conn:
+            store.conn.execute("UPDATE runs SET started_at = ? WHERE id = ?", (started, run_id))
+        ids.append(run_id)
+    return ids
+
+
+@pytest.fixture(params=["walk", "sort"])
+def strategy(request, monkeypatch):
+    """Both ways of finding a series' newest runs: walking the host's runs newest first, or sorting the
+    series' own runs (`_SORT_COST` decides which; 0 never walks, a huge one always does)."""
+    monkeypatch.setattr("iolab.store.series._SORT_COST", 10**9 if request.param == "walk" else 0)
+    return request.param
+
+
+def test_last_n_holds_the_newest_runs_by_start_time_not_by_id(tmp_path, strategy):
+    """An import gives a run the time its results were measured, so a run made later can be older."""
+    store = open_store(tmp_path / "store")
+    starts = [1000.0, 2000.0, 3000.0, 500.0, 4000.0, 3500.0]  # runs 4 and 6 came in late, with earlier times
+    ids = _timed_runs(store, "seq", SEQ_READ, starts)
+    (whole,) = load_series(store)
+    assert whole.run_ids == [ids[3], ids[0], ids[1], ids[2], ids[5], ids[4]] and whole.older == 0
+    (newest,) = load_series(store, last=3)
+    assert newest.run_ids == whole.run_ids[-3:] and newest.values == whole.values[-3:]
+    assert newest.times == whole.times[-3:] and newest.older == 3
+    assert newest.latest == whole.latest
+
+
+def test_a_series_with_no_more_runs_than_last_is_read_whole(tmp_path, strategy):
+    store = open_store(tmp_path / "store")
+    _timed_runs(store, "seq", SEQ_READ, [1.0, 2.0, 3.0])
+    (series,) = load_series(store, last=3)
+    assert len(series.values) == 3 and series.older == 0
+    (series,) = load_series(store, last=2)
+    assert len(series.values) == 2 and series.older == 1
+
+
+def test_a_rare_workload_among_many_runs_gets_its_own_newest_runs(tmp_path, strategy):
+    """A workload in one run of three: the newest runs are its own, not the store's."""
+    store = open_store(tmp_path / "store")
+    rare = []
+    for i in range(9):
+        if i % 3 == 0:
+            rare += _timed_runs(store, "lat", RAND_QD1, [float(i)])
+        else:
+            _timed_runs(store, "seq", SEQ_READ, [float(i)])
+    seq, lat = sorted(load_series(store, last=2), key=lambda s: s.name, reverse=True)
+    assert lat.name == "lat" and lat.run_ids == rare[-2:] and lat.older == 1
+    assert seq.name == "seq" and len(seq.run_ids) == 2 and seq.older == 4
+
+
+def test_each_host_s_series_has_its_own_newest_runs(tmp_path, strategy):
+    store = open_store(tmp_path / "store")
+    ids = _timed_runs(store, "seq", SEQ_READ, [float(t) for t in range(8)])
+    with store.conn:  # even runs on one host, odd on another
+        store.conn.executemany("UPDATE runs SET host = ? WHERE id = ?", [(f"h{i % 2}", r) for i, r in enumerate(ids)])
+    h0, h1 = load_series(store, last=2)
+    assert (h0.host, h0.run_ids, h0.older) == ("h0", ids[4:8:2], 2)
+    assert (h1.host, h1.run_ids, h1.older) == ("h1", ids[5:8:2], 2)
+    (only,) = load_series(store, host="h1", last=3)
+    assert only.run_ids == ids[3:8:2] and only.older == 1
+    assert load_series(store, host="h2", last=3) == []
+
+
+def test_filters_still_pick_their_series_with_last(tmp_path):
+    store = open_store(tmp_path / "store")
+    _timed_runs(store, "seq", SEQ_READ, [1.0, 2.0, 3.0], "/data")
+    _timed_runs(store, "seq", SEQ_READ, [4.0, 5.0], "/fast")
+    _timed_runs(store, "lat", RAND_QD1, [6.0], "/fast")
+    assert [(s.target, s.name, s.older) for s in load_series(store, target="/fast", last=1)] == [
+        ("/fast", "lat", 0),
+        ("/fast", "seq", 1),
+    ]
+    assert [(s.target, s.older) for s in load_series(store, workload="seq", last=2)] == [("/data", 1), ("/fast", 0)]
+
+
+def test_an_unreadable_point_is_left_out_only_where_it_is_read(tmp_path, capsys):
+    """A bad row in a run older than those read neither changes the series nor is named."""
+    store = open_store(tmp_path / "store")
+    ids = _timed_runs(store, "seq", SEQ_READ, [1.0, 2.0, 3.0, 4.0])
+    with store.conn:
+        store.conn.execute(
+            "UPDATE results SET bw_bytes = 'garbage' WHERE point_id IN (SELECT id FROM points WHERE run_id IN (?, ?))",
+            (ids[0], ids[3]),
+        )
+    (series,) = load_series(store, last=2, warn=True)
+    assert series.values == [300 * MB, 0.0] and series.failed == [False, True]
+    named = capsys.readouterr().err
+    assert f"run {ids[3]} point 1" in named and f"run {ids[0]} " not in named
+    (series,) = load_series(store, warn=True)
+    assert series.values == [0.0, 200 * MB, 300 * MB, 0.0]
+    assert f"run {ids[0]} point 1" in capsys.readouterr().err
+
+
+def test_the_metric_comes_from_a_readable_point_when_the_first_is_not(tmp_path):
+    store = open_store(tmp_path / "store")
+    ids = _timed_runs(store, "lat", RAND_QD1, [1.0, 2.0])
+    with store.conn:
+        store.conn.execute("UPDATE points SET spec = 'not json' WHERE run_id = ?", (ids[0],))
+    (series,) = load_series(store, last=1)
+    assert series.metric == "lat_mean" and series.run_ids == [ids[1]]
+
+
+def test_a_point_with_two_bad_directions_is_named_by_the_first_check_it_fails(tmp_path):
+    """Checks are read in their order whichever direction's row fails them: bw_bytes before latency."""
+    from iolab.store.integrity import unreadable_points
+
+    store = open_store(tmp_path / "store")
+    mixed = _result(_direction("read", bw=4 * MB, iops=1000, lat_ns=US), _direction("write", bw=2 * MB, iops=500))
+    _, (point,) = _run(store, "mix", RAND_MIX, [mixed])
+    with store.conn:
+        store.conn.execute("UPDATE results SET lat_mean_ns = -1 WHERE point_id = ? AND ddir = 'read'", (point,))
+        store.conn.execute("UPDATE results SET bw_bytes = 'x' WHERE point_id = ? AND ddir = 'write'", (point,))
+    assert unreadable_points(store) == {point: "bw_bytes is not a number in range"}
+    assert unreadable_points(store, [999]) == {} and unreadable_points(store, []) == {}

@@ -8,27 +8,36 @@ import typer
 
 from iolab.cli.application import app
 
+LS_LIMIT = 50  # runs `ls` lists at once: a screen or two, and quick however many runs the store holds
+
 
 @app.command("ls")
 def list_runs(
-    limit: Annotated[int, typer.Option(min=1, help="Show at most this many runs, newest first.")] = 50,
+    limit: Annotated[int, typer.Option(min=1, help="Show at most this many runs, newest first.")] = LS_LIMIT,
     tag: Annotated[str | None, typer.Option("--tag", help="Only runs carrying this tag.")] = None,
+    before: Annotated[
+        int | None,
+        typer.Option("--before", min=1, metavar="RUN", help="Only runs older than this one: the next page."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
 ) -> None:
-    """List runs, newest first, with their tags."""
+    """List runs, newest first, with their tags; a line under the table says how to see the older ones."""
     import json
+    import shlex
 
     from rich.console import Console
 
+    from iolab.models.units import counted
     from iolab.report.json_output import run_dict
     from iolab.report.terminal import runs_table, stdout_console
     from iolab.store.db import open_store
     from iolab.store.provenance import imported_runs
+    from iolab.store.queries import count_runs
     from iolab.store.queries import list_runs as query_runs
     from iolab.store.tags import notes_of, tags_of
 
     store = open_store(for_reading=True)
-    runs = query_runs(store, limit, tag)
+    runs = query_runs(store, limit, tag, before)
     tags = tags_of(store, [r.id for r in runs])
     if as_json:
         imported = imported_runs(store, [r.id for r in runs])  # tools, versions, files; absent for measured runs
@@ -42,9 +51,29 @@ def list_runs(
             )
         )
     elif not runs:
-        Console().print(f"No run is tagged {tag!r}." if tag else "No runs yet: start one with `iolab run`.")
+        Console().print(_nothing_line(tag, before))
     else:
-        stdout_console().print(runs_table(runs, tags))
+        console = stdout_console()
+        console.print(runs_table(runs, tags))
+        left = count_runs(store, tag, runs[-1].id) if len(runs) == limit else 0
+        if left:
+            again = ["iolab ls", f"--before {runs[-1].id}"]
+            again += [f"--limit {limit}"] if limit != LS_LIMIT else []
+            again += [f"--tag {shlex.quote(tag)}"] if tag else []
+            console.print(
+                f"{counted(left, 'older run')} not shown: `{' '.join(again)}` lists the next"
+                f" {min(limit, left):,}, `--limit N` more at once",
+                markup=False,
+                highlight=False,
+            )
+
+
+def _nothing_line(tag: str | None, before: int | None) -> str:
+    """What `ls` says when it lists no run."""
+    older = f" older than run {before}" if before is not None else ""
+    if tag:
+        return f"No run{older} is tagged {tag!r}."
+    return f"No runs{older}." if older else "No runs yet: start one with `iolab run`."
 
 
 @app.command()

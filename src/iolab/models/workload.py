@@ -79,6 +79,7 @@ class Series:
     failed: list[bool] = field(default_factory=list)  # some planned repeat of this run gave nothing
     # Every metric of the latest run (mean over its finished repeats; None when none finished), for export.
     latest: dict[str, float | None] = field(default_factory=dict)
+    older: int = 0  # runs of this series not held: older than those read (`iolab history --last N`)
 
     @property
     def higher_is_better(self) -> bool:

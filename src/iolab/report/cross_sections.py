@@ -23,6 +23,7 @@ from iolab.report.wording import (
     daily_line,
     health_line,
     notebook_line,
+    older_line,
     series_title,
     verdict_cells,
 )
@@ -52,6 +53,9 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
             ("latest", f"{metric_value(s.metric, None if math.isnan(latest) else latest)} (run {s.run_ids[-1]})"),
             ("health", health_line(hp, s.metric)),
         ]
+        older = older_line(s)
+        if older:
+            facts.append(("older runs", older))
         if history.failed_runs:
             facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))
         facts += [("change", change_line(c)) for c in history.changes] or [("change points", "none")]

@@ -114,6 +114,7 @@ def history_json(histories: list[SeriesHistory]) -> str:
                 "name": s.name,
                 "metric": s.metric,
                 "runs": len(s.values),
+                "older_runs_left_out": s.older,
                 "failed_runs": h.failed_runs,
                 "latest": {
                     "run": s.run_ids[-1],

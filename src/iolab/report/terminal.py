@@ -22,6 +22,7 @@ from iolab.report.wording import (
     daily_line,
     health_line,
     notebook_line,
+    older_line,
     series_title,
     side_text,
     verdict_cells,
@@ -292,6 +293,9 @@ def history_text(histories: list[SeriesHistory]) -> str:
     for h in histories:
         s = h.series
         lines.append(series_title(s))
+        older = older_line(s)
+        if older:
+            lines.append(f"  {older}")
         latest = s.values[-1]
         lines.append(
             f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"

@@ -123,6 +123,14 @@ def series_title(s: Series) -> str:
     return f"{s.name} on {s.target} @ {s.host} ({METRIC_LABELS[s.metric]}, {counted(len(s.values), 'run')})"
 
 
+def older_line(s: Series) -> str | None:
+    """E.g. "9,500 older runs left out: `iolab history --last 10000` or `--all` shows them"; None when the
+    series holds every run."""
+    if not s.older:
+        return None
+    return f"{counted(s.older, 'older run')} left out: `iolab history --last {len(s.values) + s.older}` or `--all` shows them"
+
+
 def notebook_line(entry: NotebookEntry) -> str:
     """E.g. "run 14 at 2026-01-01 13:00: note "checksums on" (26 runs before the change point at run 41)"."""
     if len(entry.run_ids) == 1:

@@ -11,6 +11,7 @@ ones, and the command names them on stderr (`warn_unreadable`).
 
 from __future__ import annotations
 
+import json
 import sys
 
 from iolab.store.db import Store
@@ -72,30 +73,55 @@ def _point_checks() -> list[tuple[str, str]]:
     ]
 
 
-def unreadable_points(store: Store, run_ids: list[int] | None = None) -> dict[int, str]:
-    """Point id -> why it cannot be read, for the given runs (every run when None). Empty for a sound store."""
-    scope, args = "", list(run_ids or [])
-    if run_ids is not None:
-        if not run_ids:
-            return {}
-        scope = f" AND p.run_id IN ({','.join('?' * len(run_ids))})"
-    parts = [f"SELECT p.id, ? FROM points p WHERE ({cond}){scope}" for cond, _ in _point_checks()]
-    parts += [
-        f"SELECT r.point_id, ? FROM results r JOIN points p ON p.id = r.point_id WHERE ({cond}){scope}"
-        for cond, _ in _checks()
-    ]
-    params: list[object] = []
-    for _, why in _point_checks() + _checks():
-        params += [why, *args]
+def _first_failing(checks: list[tuple[str, str]]) -> str:
+    """SQL giving the index of the first check a row fails, NULL when it passes every one."""
+    return "CASE " + " ".join(f"WHEN {cond} THEN {k}" for k, (cond, _) in enumerate(checks)) + " END"
+
+
+def unreadable_points(
+    store: Store, run_ids: list[int] | None = None, workloads: list[str] | None = None
+) -> dict[int, str]:
+    """Point id -> why it cannot be read, for the given runs (every run when None), and of those only the
+    points of the given workload identities when they are named. Empty for a sound store.
+
+    One pass over the points and one over their results, each row judged by its first failing check
+    (a million stored results are read once, not once per check); a point with both kinds of fault
+    is named by its own. The runs go in as one JSON array, so any number of them fits one statement.
+    """
+    clauses, args = [], []
+    for column, wanted in (("p.run_id", run_ids), ("p.workload", workloads)):
+        if wanted is not None:
+            if not wanted:
+                return {}
+            clauses.append(f"{column} IN (SELECT value FROM json_each(?))")
+            args.append(json.dumps(list(wanted)))
+    scope = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    point_checks, result_checks = _point_checks(), _checks()
     found: dict[int, str] = {}
-    for point_id, why in store.conn.execute(" UNION ALL ".join(parts), params):
-        found.setdefault(int(point_id), why)
+    for point_id, k in store.conn.execute(
+        f"SELECT id, k FROM (SELECT p.id, {_first_failing(point_checks)} AS k FROM points p{scope})"
+        " WHERE k IS NOT NULL",
+        args,
+    ):
+        found[int(point_id)] = point_checks[k][1]
+    joined = " JOIN points p ON p.id = r.point_id" if scope else ""
+    first: dict[int, int] = {}  # point id -> the first check any of its directions fails
+    for point_id, k in store.conn.execute(
+        f"SELECT point_id, k FROM (SELECT r.point_id, {_first_failing(result_checks)} AS k FROM results r{joined}{scope})"
+        " WHERE k IS NOT NULL",
+        args,
+    ):
+        first[int(point_id)] = min(k, first.get(int(point_id), k))
+    for point_id, k in sorted(first.items()):
+        found.setdefault(point_id, result_checks[k][1])
     return found
 
 
-def warn_unreadable(store: Store, run_ids: list[int] | None = None) -> dict[int, str]:
+def warn_unreadable(
+    store: Store, run_ids: list[int] | None = None, workloads: list[str] | None = None
+) -> dict[int, str]:
     """Names each unreadable point on stderr (run, point, name, why) and returns them for the caller to skip."""
-    bad = unreadable_points(store, run_ids)
+    bad = unreadable_points(store, run_ids, workloads)
     if not bad:
         return bad
     marks = ",".join("?" * len(bad))

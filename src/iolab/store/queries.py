@@ -85,15 +85,36 @@ def _counts(store: Store, run_ids: list[int]) -> dict[int, dict[str, int]]:
     return counts
 
 
-def list_runs(store: Store, limit: int | None = None, tag: str | None = None) -> list[Run]:
-    """Runs, newest first; only those carrying `tag` when one is given."""
-    sql = "SELECT * FROM runs" + (" WHERE id IN (SELECT run_id FROM tags WHERE tag = ?)" if tag else "")
-    args: list[object] = [tag] if tag else []
+def _runs_where(tag: str | None, before: int | None) -> tuple[str, list[object]]:
+    """The WHERE clause (and its arguments) of runs carrying `tag` with ids below `before`."""
+    clauses: list[str] = []
+    args: list[object] = []
+    if tag:
+        clauses.append("id IN (SELECT run_id FROM tags WHERE tag = ?)")
+        args.append(tag)
+    if before is not None:
+        clauses.append("id < ?")
+        args.append(before)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", args
+
+
+def list_runs(store: Store, limit: int | None = None, tag: str | None = None, before: int | None = None) -> list[Run]:
+    """Runs, newest first; only those carrying `tag` when one is given, and those older than run `before`
+    (ids below it: the next page after a page whose last run is `before`)."""
+    where, args = _runs_where(tag, before)
     if limit:
         args.append(limit)
-    rows = store.conn.execute(sql + " ORDER BY id DESC" + (" LIMIT ?" if limit else ""), args).fetchall()
+    rows = store.conn.execute(
+        "SELECT * FROM runs" + where + " ORDER BY id DESC" + (" LIMIT ?" if limit else ""), args
+    ).fetchall()
     counts = _counts(store, [r["id"] for r in rows])
     return [_run_from_row(r, counts[r["id"]]) for r in rows]
+
+
+def count_runs(store: Store, tag: str | None = None, before: int | None = None) -> int:
+    """How many runs `list_runs` would list without a limit: what a page says it left out."""
+    where, args = _runs_where(tag, before)
+    return int(store.conn.execute("SELECT COUNT(*) FROM runs" + where, args).fetchone()[0])
 
 
 def resolve_run_id(store: Store, ref: str) -> int:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from iolab.models import Point
 from iolab.models.workload import Series, metric_for, workload_identity
 from iolab.store.db import Store
-from iolab.store.integrity import unreadable_points
+from iolab.store.integrity import unreadable_points, warn_unreadable
 from iolab.store.queries import effective_status
 
 
@@ -38,88 +41,252 @@ def backfill_workloads(store: Store) -> int:
     return len(updates)
 
 
-_SERIES_SQL = """
-SELECT r.id, r.started_at, r.status, r.host, r.pid, p.workload, p.target, p.name,
-       COUNT(*) AS planned,
-       SUM({ok}) AS ok,
-       SUM(CASE WHEN {ok} THEN v.iops END) AS iops,
-       SUM(CASE WHEN {ok} THEN v.bw END) AS bw,
-       SUM(CASE WHEN {ok} THEN v.lat END) AS lat,
-       SUM(CASE WHEN {ok} AND v.lat IS NOT NULL THEN 1 ELSE 0 END) AS lat_n
-FROM points p
-JOIN runs r ON r.id = p.run_id
-LEFT JOIN (
-    SELECT point_id, SUM(iops) AS iops, SUM(bw_bytes) AS bw, AVG(lat_mean_ns) AS lat
-    FROM results GROUP BY point_id
-) v ON v.point_id = p.id
-{where}
-GROUP BY r.id, p.workload
-ORDER BY r.started_at, r.id
+# Every point of one series in the runs asked for, one row per direction of its result (or one with
+# NULLs when it has none). The indexes read cover every column (migration 0012), so the wide points and
+# results rows, with their specs and percentiles, are never read; the sums per point and run are made
+# in Python (`_per_run`): SQLite's correlated subqueries for them took four times as long.
+_POINTS_SQL = """
+SELECT p.run_id, p.id, p.status, x.iops, x.bw_bytes, x.lat_mean_ns
+FROM points p LEFT JOIN results x ON x.point_id = p.id
+WHERE p.workload = ?{runs}
 """
 
 
+@dataclass
+class _RunFigures:
+    """One run of a series: its points' figures summed (the SQL aggregate's NULL is None)."""
+
+    planned: int = 0
+    ok: int = 0  # points measured and readable
+    iops: float | None = None
+    bw: float | None = None
+    lat: float | None = None  # the sum of the ok points' mean latencies
+    lat_n: int = 0  # ok points with a latency
+
+
+# How a series' newest runs are found: walking the host's runs newest first and probing each for the
+# workload costs about last x (host's runs / series' runs) probes; sorting the series' own runs costs
+# about its run count, a few times over. The walk is chosen when it is the cheaper (every run holds the
+# workload: `last` probes); the sort when the workload is rare among the host's runs.
+_SORT_COST = 3
+
+_NEWEST_BY_WALK = """
+SELECT r.id FROM runs r
+WHERE r.host = ? AND EXISTS (SELECT 1 FROM points p WHERE p.workload = ? AND p.run_id = r.id)
+ORDER BY r.started_at DESC, r.id DESC LIMIT ?
+"""
+_NEWEST_BY_SORT = """
+SELECT r.id FROM (SELECT DISTINCT run_id FROM points WHERE workload = ?) s CROSS JOIN runs r ON r.id = s.run_id
+WHERE r.host = ? ORDER BY r.started_at DESC, r.id DESC LIMIT ?
+"""
+
+
+@dataclass(frozen=True)
+class _Found:
+    """One series before its values are read: its host and workload, and how many runs it has."""
+
+    host: str
+    workload: str
+    name: str
+    target: str
+    runs: int
+
+
+def _find_series(
+    store: Store, every_host: list[str], host: str | None, target: str | None, workload: str | None
+) -> list[_Found]:
+    """Every (host, workload) with its run count, from the indexes alone.
+
+    A workload's identity holds its name and file (`models.workload`), so its first point says the name
+    and target it goes by. With one host in the store the counts come straight from the workload index;
+    with several, each workload's runs are looked up for their host.
+    """
+    conn = store.conn
+    hosts = [h for h in every_host if host is None or h == host]
+    found: list[_Found] = []
+    if not hosts:
+        return found
+    for identity, count in conn.execute(
+        "SELECT workload, COUNT(DISTINCT run_id) FROM points GROUP BY workload ORDER BY workload"
+    ).fetchall():
+        name, path = conn.execute("SELECT name, target FROM points WHERE workload = ? LIMIT 1", (identity,)).fetchone()
+        if (workload is not None and name != workload) or (target is not None and path != target):
+            continue
+        if len(every_host) == 1:  # and it is `host` when one is asked for
+            found.append(_Found(hosts[0], identity, name, path, count))
+            continue
+        marks = ",".join("?" * len(hosts))
+        for where, runs in conn.execute(
+            "SELECT r.host, COUNT(*) FROM (SELECT DISTINCT run_id FROM points WHERE workload = ?) s"
+            f" CROSS JOIN runs r ON r.id = s.run_id WHERE r.host IN ({marks}) GROUP BY r.host",
+            [identity, *hosts],
+        ):
+            found.append(_Found(where, identity, name, path, runs))
+    return found
+
+
+def _newest_runs(store: Store, found: _Found, last: int, host_runs: int) -> list[int]:
+    """Ids of the series' `last` newest runs (by start time, then id)."""
+    walk = last * host_runs / max(found.runs, 1) <= _SORT_COST * found.runs
+    sql, args = (
+        (_NEWEST_BY_WALK, (found.host, found.workload, last))
+        if walk
+        else (_NEWEST_BY_SORT, (found.workload, found.host, last))
+    )
+    return [run_id for (run_id,) in store.conn.execute(sql, args)]
+
+
 def load_series(
-    store: Store, host: str | None = None, target: str | None = None, workload: str | None = None
+    store: Store,
+    host: str | None = None,
+    target: str | None = None,
+    workload: str | None = None,
+    last: int | None = None,
+    warn: bool = False,
 ) -> list[Series]:
-    """Every series matching the filters (host name, target path, workload name), values from one query.
+    """Every series matching the filters (host name, target path, workload name), each its `last` newest
+    runs (every run when None); `Series.older` counts the runs left out.
 
     Per-point metrics follow `models.primary_metric`: IOPS and
     bandwidth summed over directions, latency the mean of the directions'
-    means. A point whose stored rows are unreadable counts as a failed repeat.
+    means. A point whose stored rows are unreadable counts as a failed repeat;
+    only the runs read are checked, and with `warn` each such point is named
+    on stderr (`integrity.warn_unreadable`).
     """
     backfill_workloads(store)
-    unreadable = sorted(unreadable_points(store))
-    ok = "p.status = 'ok'" + (f" AND p.id NOT IN ({','.join(map(str, unreadable))})" if unreadable else "")
-    clauses, args = [], []
-    for column, wanted in (("r.host", host), ("p.target", target), ("p.name", workload)):
-        if wanted is not None:
-            clauses.append(f"{column} = ?")
-            args.append(wanted)
-    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-    rows = store.conn.execute(_SERIES_SQL.format(where=where, ok=ok), args).fetchall()
-    metrics = _workload_metrics(store, {row["workload"] for row in rows}, unreadable)
-    found: dict[tuple[str, str], Series] = {}
-    for row in rows:
-        key = (row["host"], row["workload"])
-        series = found.get(key)
-        if series is None:
-            series = found[key] = Series(
-                row["host"], row["target"], row["workload"], row["name"], metrics[row["workload"]]
+    host_runs = dict(store.conn.execute("SELECT host, COUNT(*) FROM runs GROUP BY host").fetchall())
+    chosen: list[tuple[_Found, list[int] | None]] = []  # None: every run of the series
+    for found in _find_series(store, sorted(host_runs), host, target, workload):
+        limited = last is not None and found.runs > last
+        chosen.append((found, _newest_runs(store, found, last, host_runs[found.host]) if last and limited else None))
+    # Only the points read are checked: those of these workloads in the runs read (every run of a series
+    # read whole; with no `last`, every run there is).
+    scope = None
+    if last is not None:
+        newest = {run_id for _, ids in chosen for run_id in ids or []}
+        scope = sorted(newest | _all_runs(store, [found for found, ids in chosen if ids is None]))
+    identities = sorted({found.workload for found, _ in chosen})
+    unreadable = sorted((warn_unreadable if warn else unreadable_points)(store, scope, identities))
+    metrics = _workload_metrics(store, set(identities), unreadable)
+    bad = set(unreadable)
+    runs: dict[int, tuple[float, str, str, int | None]] = {}  # id -> started_at, status, host, pid
+    out = []
+    for found, ids in chosen:
+        where = "" if ids is None else " AND p.run_id IN (SELECT value FROM json_each(?))"
+        args = [found.workload, *([] if ids is None else [json.dumps(ids)])]
+        figures = _per_run(store.conn.execute(_POINTS_SQL.format(runs=where), args).fetchall(), bad)
+        _known_runs(store, runs, figures)
+        held = sorted((runs[r][0], r) for r in figures if runs[r][2] == found.host)
+        series = Series(found.host, found.target, found.workload, found.name, metrics[found.workload])
+        _fill(series, [(r, runs[r], figures[r]) for _, r in held])
+        series.older = 0 if ids is None else found.runs - len(series.values)
+        if series.values:  # a workload whose only run is live with nothing finished has no value yet: no series
+            out.append(series)
+    return sorted(out, key=lambda s: (s.host, s.target, s.name, s.workload))
+
+
+def _per_run(rows: list[sqlite3.Row], bad: set[int]) -> dict[int, _RunFigures]:
+    """Run id -> its figures, from one row per point and direction: a point's IOPS and bandwidth summed
+    over its directions and its latency their mean (of those that have one); a point counts as ok when
+    measured and readable (not in `bad`)."""
+    points: dict[int, list] = {}  # point id -> [run id, ok, iops, bw, latency sum, latencies]
+    for run_id, point_id, status, iops, bw, lat in rows:
+        point = points.get(point_id)
+        if point is None:
+            point = points[point_id] = [run_id, status == "ok" and point_id not in bad, None, None, 0.0, 0]
+        if not point[1]:
+            continue  # its figures count for nothing (and an unreadable one may not be a number)
+        if iops is not None:
+            point[2] = (point[2] or 0.0) + iops
+            point[3] = (point[3] or 0.0) + bw
+        if lat is not None:
+            point[4] += lat
+            point[5] += 1
+    out: dict[int, _RunFigures] = {}
+    for run_id, ok, iops, bw, lat_sum, lat_k in points.values():
+        run = out.get(run_id)
+        if run is None:
+            run = out[run_id] = _RunFigures()
+        run.planned += 1
+        if not ok:
+            continue
+        run.ok += 1
+        if iops is not None:
+            run.iops = (run.iops or 0.0) + iops
+            run.bw = (run.bw or 0.0) + bw
+        if lat_k:
+            run.lat = (run.lat or 0.0) + lat_sum / lat_k
+            run.lat_n += 1
+    return out
+
+
+def _known_runs(store: Store, runs: dict[int, tuple[float, str, str, int | None]], wanted: Iterable[int]) -> None:
+    """Add to `runs` the start time, status, host and pid of each wanted run it does not hold yet."""
+    missing = [r for r in wanted if r not in runs]
+    if missing:
+        for row in store.conn.execute(
+            "SELECT id, started_at, status, host, pid FROM runs WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(missing),),
+        ):
+            runs[row[0]] = (row[1], row[2], row[3], row[4])
+
+
+def _all_runs(store: Store, whole: list[_Found]) -> set[int]:
+    """Every run of the series read whole."""
+    runs: set[int] = set()
+    for found in whole:
+        runs.update(
+            run_id
+            for (run_id,) in store.conn.execute(
+                "SELECT DISTINCT p.run_id FROM points p JOIN runs r ON r.id = p.run_id WHERE p.workload = ? AND r.host = ?",
+                (found.workload, found.host),
             )
-        status = row["status"]
+        )
+    return runs
+
+
+def _fill(series: Series, rows: list[tuple[int, tuple[float, str, str, int | None], _RunFigures]]) -> None:
+    """The series' values from its runs (id, run's start, status, host and pid, figures), oldest first."""
+    for run_id, (started_at, status, host, pid), run in rows:
         if status == "running":
-            status = effective_status(status, row["host"], row["pid"])
+            status = effective_status(status, host, pid)
         # Repeats a live run has not reached yet are not failures.
-        expected = row["ok"] if status == "running" else row["planned"]
+        expected = run.ok if status == "running" else run.planned
         if expected == 0:
             continue  # a live run with nothing finished yet
         if series.metric == "lat_mean":
-            value = row["lat"] / row["lat_n"] if row["lat_n"] else math.nan
+            value = run.lat / run.lat_n if run.lat is not None and run.lat_n else math.nan
         else:
-            value = ((row["bw"] if series.metric == "bw" else row["iops"]) or 0.0) / expected
-        series.run_ids.append(row["id"])
-        series.times.append(row["started_at"])
+            value = ((run.bw if series.metric == "bw" else run.iops) or 0.0) / expected
+        series.run_ids.append(run_id)
+        series.times.append(started_at)
         series.values.append(value)
-        series.failed.append(row["ok"] < expected)
+        series.failed.append(run.ok < expected)
         series.latest = {
-            "iops": row["iops"] / row["ok"] if row["ok"] else None,
-            "bw": row["bw"] / row["ok"] if row["ok"] else None,
-            "lat_mean": row["lat"] / row["lat_n"] if row["lat_n"] else None,
+            "iops": run.iops / run.ok if run.ok and run.iops is not None else None,
+            "bw": run.bw / run.ok if run.ok and run.bw is not None else None,
+            "lat_mean": run.lat / run.lat_n if run.lat is not None and run.lat_n else None,
         }
-    # A workload whose only run is live with nothing finished has no value yet: no series.
-    return sorted((s for s in found.values() if s.values), key=lambda s: (s.host, s.target, s.name, s.workload))
 
 
 def _workload_metrics(store: Store, workloads: set[str], unreadable: list[int]) -> dict[str, str]:
-    """Metric of each workload identity, read from one readable stored point of it ("iops" when none is)."""
-    if not workloads:
-        return {}
-    marks = ",".join("?" * len(workloads))
-    skip = f" AND id NOT IN ({','.join(map(str, unreadable))})" if unreadable else ""
-    rows = store.conn.execute(
-        f"SELECT workload, spec FROM points WHERE id IN"
-        f" (SELECT MIN(id) FROM points WHERE workload IN ({marks}){skip} GROUP BY workload)",
-        sorted(workloads),
-    )
-    found = {w: metric_for(json.loads(spec)["options"]) for w, spec in rows}
-    return {w: found.get(w, "iops") for w in workloads}
+    """Metric of each workload identity, read from its first readable stored point ("iops" when none is).
+
+    Every point of a workload has the same options (they are part of its identity), so the first whose
+    description parses will do; one left unreadable by a hand edit is skipped.
+    """
+    bad = set(unreadable)
+    found = {}
+    for identity in workloads:
+        found[identity] = "iops"
+        points = store.conn.execute("SELECT id, spec FROM points WHERE workload = ?", (identity,))
+        for point_id, spec in points:
+            if point_id in bad:
+                continue
+            try:
+                found[identity] = metric_for(json.loads(spec)["options"])
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+            break
+        points.close()
+    return found

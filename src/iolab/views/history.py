@@ -95,18 +95,33 @@ def series_change_points(series: Series) -> list[ChangePoint]:
     return change_points(series.values, params)
 
 
-def series_history(store: Store, series: Series, window_s: float, cov_target: float, min_runs: int) -> SeriesHistory:
+HostDiffs = dict[tuple[int, int], list[Change] | None]
+
+
+def series_history(
+    store: Store,
+    series: Series,
+    window_s: float,
+    cov_target: float,
+    min_runs: int,
+    diffs: HostDiffs | None = None,
+) -> SeriesHistory:
     """Health of the latest window, every change point of one series with its host differences, the tags
-    and notes of its runs, and its COV per day."""
+    and notes of its runs, and its COV per day.
+
+    `diffs` keeps the host differences already read for a pair of runs: a change on the host moves
+    many series at the same run, and each pair's two snapshots are then read and compared once.
+    """
+    diffs = {} if diffs is None else diffs
     health = latest_health(series, window_s, cov_target, min_runs)
     located, indices = [], []
     for cp in series_change_points(series):
         indices.append(cp.index)
         before = _previous_valid(series, cp.index)
-        run_before, run_at = series.run_ids[before], series.run_ids[cp.index]
-        located.append(
-            LocatedChange(cp, run_before, run_at, series.times[cp.index], host_changes(store, run_before, run_at))
-        )
+        pair = series.run_ids[before], series.run_ids[cp.index]
+        if pair not in diffs:
+            diffs[pair] = host_changes(store, *pair)
+        located.append(LocatedChange(cp, pair[0], pair[1], series.times[cp.index], diffs[pair]))
     notebook = series_notebook(series, annotations_of(store, series.run_ids), indices)
     days = daily_cov(series.times, series.values, cov_target)
     return SeriesHistory(series, health, located, sum(series.failed), notebook, days)
@@ -120,12 +135,17 @@ def load_histories(
     host: str | None = None,
     target: str | None = None,
     workload: str | None = None,
+    last: int | None = None,
+    warn: bool = False,
 ) -> list[SeriesHistory]:
-    """The history of every series matching the filters (all of them without filters)."""
+    """The history of every series matching the filters (all of them without filters), each over its
+    `last` newest runs (every run when None); `warn` names unreadable stored points on stderr."""
     from iolab.store.series import load_series
 
+    diffs: HostDiffs = {}
     return [
-        series_history(store, s, window_s, cov_target, min_runs) for s in load_series(store, host, target, workload)
+        series_history(store, s, window_s, cov_target, min_runs, diffs)
+        for s in load_series(store, host, target, workload, last, warn)
     ]
 
 
