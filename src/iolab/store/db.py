@@ -13,14 +13,17 @@ import socket
 import sqlite3
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from iolab import __version__
 from iolab.errors import UserError
 from iolab.models import Finding, HostOutcome, Point, PointMetric, Result, Sample
+from iolab.models.sample_series import SampleSeries, series_of
 from iolab.models.workload import workload_identity
 from iolab.private import PRIVATE_FILE, private_dir
+from iolab.store import columns
 from iolab.store.migrations import latest_version, migrate
 
 DB_NAME = "iolab.db"
@@ -193,8 +196,12 @@ class Store:
         per_device: dict[str, Result] | None = None,
         hosts: list[HostOutcome] | None = None,
         metrics: list[PointMetric] | None = None,
+        series: Sequence[SampleSeries] = (),
     ) -> None:
         """Store a finished point with everything it produced (its side figures too), in one transaction.
+
+        `samples` (telemetry, one by one) and `series` (fio's logs, read as columns) are stored alike:
+        one row of table `series` per metric, direction and source (`store.columns`).
 
         A multi-host point where some host failed is 'partial': its result is
         that of the hosts that finished, and each host's status is kept.
@@ -261,10 +268,7 @@ class Store:
                     for d in res.directions.values()
                 ],
             )
-            self.conn.executemany(
-                "INSERT INTO samples (point_id, metric, ddir, source, t_ms, value) VALUES (?, ?, ?, ?, ?, ?)",
-                [(point_id, s.metric, s.ddir, s.source, s.t_ms, s.value) for s in samples],
-            )
+            self.conn.executemany(columns.INSERT, columns.rows_of(point_id, [*series, *series_of(samples)]))
             self.conn.executemany(
                 "INSERT OR REPLACE INTO point_metrics (point_id, name, value, problem) VALUES (?, ?, ?, ?)",
                 [(point_id, m.name, m.value, m.problem) for m in metrics or []],
@@ -277,7 +281,7 @@ class Store:
             for table in (
                 "results",
                 "device_results",
-                "samples",
+                "series",
                 "artifacts",
                 "point_hosts",
                 "host_results",
