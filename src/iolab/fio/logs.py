@@ -16,6 +16,7 @@ the malformed lines skipped. Block size and offset are not kept: no page or rule
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from pathlib import Path
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 DDIR_NAMES = {0: "read", 1: "write", 2: "trim"}
 # <prefix>_<metric>.<job index>.log, optionally .<host> in client/server mode.
 LOG_NAME = re.compile(r"_(bw|iops|lat|clat|slat)\.(\d+)\.log(?:\.(.+))?$")
-SCALE = {"bw": 1024.0}  # KiB/s → bytes/s; the others are already in base units
+SCALE = {"bw": 1024}  # KiB/s → bytes/s; the others are already in base units
 
 
 def parse_log(data: bytes, metric: str, source: str) -> list[SampleSeries]:
@@ -94,23 +95,37 @@ def _series(table: np.ndarray, metric: str, source: str) -> list[SampleSeries]:
         later = np.ones(len(rows), dtype=bool)
         later[first] = False
         keep[rows[later]] = False
-    scale = SCALE.get(metric, 1.0)
+    scale = SCALE.get(metric, 1)
     out = []
     for code, name in DDIR_NAMES.items():
         chosen = keep & (ddirs == code)
         if chosen.any():
-            out.append(SampleSeries(metric, name, source, times[chosen], table[chosen, 1].astype(np.float64) * scale))
+            out.append(SampleSeries(metric, name, source, times[chosen], table[chosen, 1] * scale))
     return out
 
 
-def read_logs(directory: Path, prefix: str, host: str = "") -> list[SampleSeries]:
-    """Every series of the logs fio wrote under `prefix` in `directory`.
+def log_files(directory: Path) -> dict[str, list[Path]]:
+    """The logs in `directory` by the prefix fio wrote them under, each prefix's files in name order."""
+    found: dict[str, list[Path]] = {}
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
+    except OSError:
+        return found
+    for name in names:
+        match = LOG_NAME.search(name)
+        if match:
+            found.setdefault(name[: match.start()], []).append(directory / name)
+    return found
+
+
+def read_logs(directory: Path, prefix: str, host: str = "", files: list[Path] | None = None) -> list[SampleSeries]:
+    """Every series of the logs fio wrote under `prefix` in `directory` (`files`: those logs, already listed).
 
     `host` names the host of logs kept in a folder of their own without fio's `.<host>` suffix
     (pbench moves each client's logs to `clients/<host>/`).
     """
     series: list[SampleSeries] = []
-    for path in sorted(directory.glob(f"{prefix}_*.log*")):
+    for path in log_files(directory).get(prefix, []) if files is None else files:
         match = LOG_NAME.search(path.name)
         if not match:
             continue

@@ -23,7 +23,8 @@ class SampleSeries:
     """One series of one point: `metric` of `source` ("job1", "HOST:job2", a device) in direction `ddir`.
 
     `t_ms` (int64) are the ends of the intervals in ms from the start, in the order they came;
-    `values` (float64) are in the units of `Sample` (bw in bytes/s, iops in I/O per second, latency in ns).
+    `values` are in the units of `Sample` (bw in bytes/s, iops in I/O per second, latency in ns): float64,
+    or int64 as fio's logs give them (read back from the store they are always float64).
     """
 
     metric: str
@@ -38,7 +39,7 @@ class SampleSeries:
     def samples(self) -> list[Sample]:
         """The rows as `Sample`s (for the few readers that want them one by one)."""
         return [
-            Sample(self.metric, self.ddir, self.source, t, v)
+            Sample(self.metric, self.ddir, self.source, t, float(v))
             for t, v in zip(self.t_ms.tolist(), self.values.tolist(), strict=True)
         ]
 

@@ -31,6 +31,9 @@ DB_NAME = "iolab.db"
 # to mark the run failed (`Store.release_reserve`), and makes it again the next time it opens the store.
 RESERVE_NAME = ".iolab-reserve"
 RESERVE_BYTES = 256 << 10
+# zlib level of stored files (fio JSON, job files, stderr): on an 11 KB json+ output level 6 took 0.30 ms for
+# 2.3 KB and level 1 0.13 ms for 2.7 KB; importing 1,000 outputs, those 0.17 ms are a tenth of the time.
+ARTIFACT_LEVEL = 1
 
 
 def _inserted_id(cur: sqlite3.Cursor) -> int:
@@ -339,7 +342,7 @@ class Store:
         run_id = self.conn.execute("SELECT run_id FROM points WHERE id = ?", (point_id,)).fetchone()[0]
         self.conn.executemany(
             "INSERT INTO artifacts (run_id, point_id, name, size, data) VALUES (?, ?, ?, ?, ?)",
-            [(run_id, point_id, a.name, len(a.data), zlib.compress(a.data, 6)) for a in artifacts],
+            [(run_id, point_id, a.name, len(a.data), zlib.compress(a.data, ARTIFACT_LEVEL)) for a in artifacts],
         )
 
     def artifact(self, point_id: int, name: str) -> bytes | None:
