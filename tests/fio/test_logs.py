@@ -57,4 +57,3 @@ def test_per_io_rows_sharing_a_millisecond_are_all_kept():
     read, write = parse_log(rows, "clat", "job1")
     assert (read.ddir, read.t_ms.tolist(), read.values.tolist()) == ("read", [5, 5], [80000, 90000])
     assert (write.ddir, len(write)) == ("write", 1)
-
