@@ -229,6 +229,14 @@ def point_samples(store: Store, point_id: int) -> list[Sample]:
     return sorted(rows, key=lambda s: (s.source, s.metric, s.t_ms))
 
 
+def run_samples(store: Store, point_ids: Sequence[int], metrics: Sequence[str]) -> dict[int, list[Sample]]:
+    """Each point's samples of `metrics` one by one, ordered as `point_samples` orders them, read in one pass."""
+    return {
+        point_id: sorted(samples_of(series), key=lambda s: (s.source, s.metric, s.t_ms))
+        for point_id, series in read_series(store.conn, point_ids, metrics).items()
+    }
+
+
 def point_series(store: Store, point_id: int, metrics: Sequence[str] | None = None) -> list[SampleSeries]:
     """A point's stored series as columns (only those of `metrics` when given)."""
     return read_series(store.conn, [point_id], metrics)[point_id]
