@@ -141,13 +141,14 @@ def _store_run(
     run = ImportedRun(run_id, label)
     outcome.runs.append(run)
     for parsed, digest in files:
-        if isinstance(parsed, FioFile):
-            ids, rows = store_fio(store, run_id, parsed, outcome.with_logs)
-            outcome.log_rows += rows
-        else:
-            ids = store_tool(store, run_id, parsed)
-            outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
-        record_provenance(store, ids, Provenance(str(parsed.path.resolve()), digest, tool, parsed.version))
+        with store.transaction():  # a file's points and where they came from: one commit
+            if isinstance(parsed, FioFile):
+                ids, rows = store_fio(store, run_id, parsed, outcome.with_logs)
+                outcome.log_rows += rows
+            else:
+                ids = store_tool(store, run_id, parsed)
+                outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
+            record_provenance(store, ids, Provenance(str(parsed.path.resolve()), digest, tool, parsed.version))
         run.points += len(ids)
         run.files += 1
         counter.tick()

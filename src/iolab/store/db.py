@@ -7,13 +7,14 @@ run loses at most the point in flight.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import sqlite3
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -68,6 +69,25 @@ class Store:
         self.conn = conn
         self.path = path
         self.read_only = read_only  # opened read-only: readers must not try to write (backfills, caches)
+        self._depth = 0  # transactions open (`transaction`)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One transaction, committed when the outermost ends and rolled back on an exception; one opened inside
+        another joins it. An import stores each file's points and provenance in one commit, not one a row."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._depth = 1
+        try:
+            with self.conn:
+                yield
+        finally:
+            self._depth = 0
 
     # ----- runs -----------------------------------------------------------
     def create_run(
@@ -79,7 +99,7 @@ class Store:
         request: dict | None = None,
         identity: str = "",
     ) -> int:
-        with self.conn:
+        with self.transaction():
             cur = self.conn.execute(
                 "INSERT INTO runs (started_at, status, label, host, command, fio_version, iolab_version, targets, pid,"
                 " request, identity) VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -100,13 +120,13 @@ class Store:
 
     def reopen_run(self, run_id: int) -> None:
         """A resumed run belongs to this process again until it finishes."""
-        with self.conn:
+        with self.transaction():
             self.conn.execute(
                 "UPDATE runs SET status = 'running', pid = ?, finished_at = NULL WHERE id = ?", (os.getpid(), run_id)
             )
 
     def save_snapshot(self, run_id: int, phase: str, data: dict) -> None:
-        with self.conn:
+        with self.transaction():
             self.conn.execute(
                 "INSERT OR REPLACE INTO snapshots (run_id, phase, taken_at, data) VALUES (?, ?, ?, ?)",
                 (run_id, phase, time.time(), json.dumps(data)),
@@ -114,7 +134,7 @@ class Store:
 
     def save_findings(self, run_id: int, findings: list[Finding], point_id: int | None = None) -> None:
         """Replace the run's (or point's) findings with these."""
-        with self.conn:
+        with self.transaction():
             self.conn.execute("DELETE FROM findings WHERE run_id = ? AND point_id IS ?", (run_id, point_id))
             self.conn.executemany(
                 "INSERT INTO findings (run_id, point_id, rule_id, family, severity, title, subject, evidence, why,"
@@ -139,7 +159,7 @@ class Store:
             )
 
     def finish_run(self, run_id: int, status: str, message: str = "") -> None:
-        with self.conn:
+        with self.transaction():
             self.conn.execute(
                 "UPDATE runs SET status = ?, finished_at = ?, message = ?, pid = NULL WHERE id = ?",
                 (status, time.time(), message, run_id),
@@ -148,7 +168,7 @@ class Store:
     # ----- scratch files ----------------------------------------------------
     def record_scratch(self, run_id: int, path: str, kind: str) -> int:
         """Note a scratch path before it is created: a run killed at any moment leaves nothing unrecorded."""
-        with self.conn:
+        with self.transaction():
             cur = self.conn.execute(
                 "INSERT INTO scratch (run_id, path, kind, created_at) VALUES (?, ?, ?, ?)",
                 (run_id, path, kind, time.time()),
@@ -156,17 +176,17 @@ class Store:
         return _inserted_id(cur)
 
     def scratch_created(self, scratch_id: int, dev: int, ino: int) -> None:
-        with self.conn:
+        with self.transaction():
             self.conn.execute("UPDATE scratch SET dev = ?, ino = ? WHERE id = ?", (dev, ino, scratch_id))
 
     def scratch_removed(self, scratch_id: int) -> None:
-        with self.conn:
+        with self.transaction():
             self.conn.execute("UPDATE scratch SET removed_at = ? WHERE id = ?", (time.time(), scratch_id))
 
     # ----- points ---------------------------------------------------------
     def plan_points(self, run_id: int, points: list[Point]) -> list[int]:
         """Record every planned point as pending, so a killed run shows what it missed."""
-        with self.conn:
+        with self.transaction():
             first = self.conn.execute(
                 "SELECT COALESCE(MAX(seq), 0) FROM points WHERE run_id = ?", (run_id,)
             ).fetchone()[0]
@@ -211,7 +231,7 @@ class Store:
         """
         lost = [o for o in hosts or [] if o.status != "ok"]
         status, error = ("partial", "; ".join(f"{o.host}: {o.error}" for o in lost)) if lost else ("ok", "")
-        with self.conn:
+        with self.transaction():
             self.conn.execute(
                 "UPDATE points SET status = ?, error = ?, started_at = ?, finished_at = ?, usr_cpu = ?,"
                 " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ?, stopping = ?, steady = ? WHERE id = ?",
@@ -280,7 +300,7 @@ class Store:
 
     def reset_point(self, point_id: int) -> None:
         """Forget a measured point's results, samples and files, before it is measured again."""
-        with self.conn:
+        with self.transaction():
             for table in (
                 "results",
                 "device_results",
@@ -304,7 +324,7 @@ class Store:
         hosts: list[HostOutcome] | None = None,
     ) -> None:
         """Mark a point failed, keeping what fio left (stderr, job file) for diagnosis."""
-        with self.conn:
+        with self.transaction():
             self.conn.execute(
                 "UPDATE points SET status = 'failed', error = ?, started_at = ?, finished_at = ? WHERE id = ?",
                 (error, started_at, time.time(), point_id),
