@@ -2,9 +2,8 @@
 outputs against fio-plot's own JSON loader, timed in the same run (issue 21).
 
 1. fio-plot's benchmark data (3,450 fio JSON outputs and 106,685 per-interval logs, 30.8M rows) is
-   imported with its logs (as iolab does it, logs read by worker processes; and with them read in
-   one process, for comparison) and with `--no-logs`: wall and CPU time (workers included), rows a
-   second, the size of the database. The data is not shipped with iolab; get it once with
+   imported with its logs and again with `--no-logs`: wall and CPU time, rows a second, the size
+   of the database. The data is not shipped with iolab; get it once with
 
        git clone https://github.com/louwrentius/fio-plot && cd fio-plot
        git archive 868a7af5d benchmark_data | tar -x -C DIR
@@ -115,30 +114,14 @@ def text_size(folder: Path) -> tuple[int, int, int]:
     return outputs, logs, size
 
 
-# `iolab import` with its logs read in this process only (no worker processes), for the comparison.
-ONE_PROCESS = """
-import sys
-import iolab.imports
-iolab.imports.PARALLEL_LOGS = float("inf")
-from iolab.cli import main
-sys.argv = ["iolab", "import", sys.argv[1]]
-main()
-"""
-
-
 def import_collection(folder: Path, work: Path) -> dict:
     iolab = [sys.executable, "-m", "iolab", "import"]
     outputs, logs, size = text_size(folder)
     figures: dict = {"outputs": outputs, "log_files": logs, "text_bytes": size}
-    runs = (
-        ("with_logs", [*iolab, str(folder)]),
-        ("with_logs_one_process", [sys.executable, "-c", ONE_PROCESS, str(folder)]),
-        ("no_logs", [*iolab, "--no-logs", str(folder)]),
-    )
-    for name, argv in runs:
+    for name, extra in (("with_logs", []), ("no_logs", ["--no-logs"])):
         home = work / f"home-{name}"
         load = os.getloadavg()[0]
-        wall, cpu, _ = timed(argv, {**os.environ, "IOLAB_HOME": str(home)})
+        wall, cpu, _ = timed([*iolab, *extra, str(folder)], {**os.environ, "IOLAB_HOME": str(home)})
         db_bytes, rows = database(home)
         figures[name] = {
             "seconds": wall,
@@ -236,7 +219,7 @@ def report(figures: dict) -> None:
             f"fio-plot's collection: {found['outputs']:,} outputs, {found['log_files']:,} logs,"
             f" {found['text_bytes'] / 1e6:,.0f} MB of text"
         )
-        for name in ("with_logs", "with_logs_one_process", "no_logs"):
+        for name in ("with_logs", "no_logs"):
             f = found[name]
             rows = (
                 f"{f['log_rows']:,} log rows, {f['rows_per_s'] / 1e6:.2f}M rows/s" if f["log_rows"] else "no log rows"
