@@ -15,24 +15,18 @@ the runs to the doctor.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-import os
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.imports.discover import FORMATS, Candidate, discover
-from iolab.imports.fio_files import FioFile, LogsWanted, logs_wanted, read_fio, read_wanted, store_fio
+from iolab.imports.fio_files import FioFile, read_fio, store_fio
 from iolab.imports.tool_files import ToolFile, read_tool, store_tool
-from iolab.store.columns import EncodedSeries
 from iolab.store.db import Store
 from iolab.store.provenance import Provenance, date_imported_run, imported_run, record_provenance
 
 __all__ = ["ImportOutcome", "import_paths", "report_lines"]
-
-PARALLEL_LOGS = 1000  # fio logs in an import before they are read by worker processes
-MAX_WORKERS = 4
 
 
 @dataclass
@@ -146,46 +140,23 @@ def _store_run(
     run_id = store.create_run(label, command, [str(f.path) for f, _ in files], fio_versions)
     run = ImportedRun(run_id, label)
     outcome.runs.append(run)
-    logs = _logs_read(files, outcome.with_logs and outcome.logs >= PARALLEL_LOGS)
-    try:
-        for (parsed, digest), read in zip(files, logs, strict=True):
-            with store.transaction():  # a file's points and where they came from: one commit
-                if isinstance(parsed, FioFile):
-                    ids, rows = store_fio(store, run_id, parsed, outcome.with_logs, read)
-                    outcome.log_rows += rows
-                else:
-                    ids = store_tool(store, run_id, parsed)
-                    outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
-                record_provenance(store, ids, Provenance(str(parsed.path.resolve()), digest, tool, parsed.version))
-            run.points += len(ids)
-            run.files += 1
-            counter.tick()
-    finally:
-        logs.close()
+    for parsed, digest in files:
+        with store.transaction():  # a file's points and where they came from: one commit
+            if isinstance(parsed, FioFile):
+                ids, rows = store_fio(store, run_id, parsed, outcome.with_logs)
+                outcome.log_rows += rows
+            else:
+                ids = store_tool(store, run_id, parsed)
+                outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
+            record_provenance(store, ids, Provenance(str(parsed.path.resolve()), digest, tool, parsed.version))
+        run.points += len(ids)
+        run.files += 1
+        counter.tick()
     _judge(store, run_id, tool)
     store.finish_run(run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems))
     began = [f.started for f, _ in files if f.started is not None]
     if began:
         date_imported_run(store, run_id, min(began), max(began))
-
-
-def _logs_read(
-    files: list[tuple[FioFile | ToolFile, str]], parallel: bool
-) -> Generator[list[list[EncodedSeries]] | None, None, None]:
-    """Each file's logs read and encoded, in file order, by a worker process per CPU when `parallel` (a large
-    import: parsing and compressing 30M log rows is most of its time, and the store is written here
-    meanwhile); else None per file, and `store_fio` reads them itself."""
-    wanted = [logs_wanted(f) if isinstance(f, FioFile) else None for f, _ in files]
-    workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    if not parallel or workers < 2:
-        yield from (None for _ in wanted)
-        return
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
-        yield from pool.imap(_read_wanted, wanted, chunksize=4)
-
-
-def _read_wanted(wanted: LogsWanted | None) -> list[list[EncodedSeries]] | None:
-    return read_wanted(wanted) if wanted is not None else None
 
 
 def _judge(store: Store, run_id: int, tool: str) -> None:

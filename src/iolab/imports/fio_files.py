@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.fio.logs import log_files, read_logs
-from iolab.fio.parse import FioOutput, aggregate, parse_output
+from iolab.fio.parse import FioOutput, JobGroup, aggregate, parse_output
 from iolab.fio.terse import parse_terse
 from iolab.models import Point, Target, TargetKind
 from iolab.models.job_options import JobOptions
 from iolab.models.sample_series import SampleSeries
-from iolab.store.columns import EncodedSeries, encoded
 from iolab.store.db import Artifact, Store
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
@@ -49,11 +48,9 @@ def read_fio(path: Path, text: str, terse: bool) -> FioFile:
     return FioFile(path, text, output, terse)
 
 
-def store_fio(
-    store: Store, run_id: int, file: FioFile, logs: bool = True, read: list[list[EncodedSeries]] | None = None
-) -> tuple[list[int], int]:
-    """Plan and record the file's points in `run_id` (with the series of their logs unless `logs` is off;
-    `read`: those logs already read, per job group); their ids and how many log rows were stored.
+def store_fio(store: Store, run_id: int, file: FioFile, logs: bool = True) -> tuple[list[int], int]:
+    """Plan and record the file's points in `run_id` (with the series of their logs unless `logs` is off);
+    their ids and how many log rows were stored.
 
     The output's text is kept once per file, with its first point: a file of many jobs is one document.
     Logs are kept as their series (`store.columns`), not as text a second time.
@@ -62,14 +59,12 @@ def store_fio(
     rows = 0
     output = file.output
     when = output.timestamp_ms / 1000.0 if output.timestamp_ms else time.time()
-    if logs and read is None:
-        read = read_wanted(logs_wanted(file))
-    for number, group in enumerate(output.groups):
+    for group in output.groups:
         point = Point(name=group.name, target=target_of(group.options), options=group.options)
         (point_id,) = store.plan_points(run_id, [point])
         result = aggregate(group.entries, output.version, group.hosts)
-        series = read[number] if logs and read is not None else []
-        rows += sum(s.rows for s in series)
+        series = logs_beside(file.path, group) if logs else []
+        rows += sum(len(s) for s in series)
         artifacts = [Artifact("source", str(file.path.resolve()).encode())]
         if not ids:
             artifacts.append(Artifact("fio.terse" if file.terse else "fio.json", file.text.encode()))
@@ -91,39 +86,23 @@ def target_of(options: dict[str, str]) -> Target:
     )
 
 
-@dataclass(frozen=True)
-class LogsWanted:
-    """Where one output file's jobs' logs are, small enough to hand to another process: per job group, the
-    prefixes its log options name and the folders to look in (beside the output, clients/<host>/)."""
+def logs_beside(output_path: Path, group: JobGroup) -> list[SampleSeries]:
+    """The series of the job's logs found next to its output file.
 
-    groups: tuple[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], ...]
-
-
-def logs_wanted(file: FioFile) -> LogsWanted:
-    """The prefix is the log option's value (its last path part: the archive has moved) or, for a bare
-    `write_bw_log=`, the job name, as fio does. A client/server job's logs may sit in `clients/<host>/`,
-    without fio's `.<host>` suffix: they are that host's."""
-    folder = file.path.parent
-    groups = []
-    for group in file.output.groups:
-        prefixes = {Path(group.options[key] or group.name).name for key in LOG_OPTIONS if key in group.options}
-        places = [(str(folder), "")] + [(str(folder / "clients" / host), host) for host in group.hosts]
-        groups.append((tuple(sorted(prefixes)), tuple(places)))
-    return LogsWanted(tuple(groups))
-
-
-def read_wanted(wanted: LogsWanted) -> list[list[EncodedSeries]]:
-    """Each job group's logs, read and encoded for the store (in a worker process on a large import)."""
-    out = []
-    for prefixes, places in wanted.groups:
-        series: list[SampleSeries] = []
-        for prefix in prefixes:
-            for folder, host in places:
-                files = _listed(Path(folder)).get(prefix)
-                if files:
-                    series += read_logs(Path(folder), prefix, host, files)
-        out.append(encoded(series))
-    return out
+    The prefix is the log option's value (its last path part: the archive has moved) or, for a bare
+    `write_bw_log=`, the job name, as fio does. A client/server job's logs may sit in
+    `clients/<host>/`, without fio's `.<host>` suffix: they are that host's.
+    """
+    prefixes = {Path(group.options[key] or group.name).name for key in LOG_OPTIONS if key in group.options}
+    places = [(output_path.parent, "")]
+    places += [(output_path.parent / "clients" / host, host) for host in group.hosts]
+    series: list[SampleSeries] = []
+    for prefix in sorted(prefixes):
+        for folder, host in places:
+            files = _listed(folder).get(prefix)
+            if files:
+                series += read_logs(folder, prefix, host, files)
+    return series
 
 
 def _listed(folder: Path) -> dict[str, list[Path]]:

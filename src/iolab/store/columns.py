@@ -22,7 +22,7 @@ from __future__ import annotations
 import sqlite3
 import zlib
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from iolab.models.sample_series import SampleSeries
 
@@ -80,29 +80,13 @@ def decode(blob: bytes, dtype: str) -> np.ndarray:
     return numbers.astype(dtype)
 
 
-class EncodedSeries(NamedTuple):
-    """A series as its row of `series` will hold it, without the point (encoded where the log was read)."""
-
-    metric: str
-    ddir: str
-    source: str
-    rows: int
-    t_ms: bytes
-    value: bytes
-
-
-def encoded(series: Iterable[SampleSeries]) -> list[EncodedSeries]:
-    """`series` encoded (empty series left out)."""
+def rows_of(point_id: int, series: Iterable[SampleSeries]) -> list[tuple]:
+    """`series` as rows for `INSERT` (empty series left out)."""
     return [
-        EncodedSeries(s.metric, s.ddir, s.source, len(s), encode(s.t_ms, delta=True), encode(s.values))
+        (point_id, s.metric, s.ddir, s.source, len(s), encode(s.t_ms, delta=True), encode(s.values))
         for s in series
         if len(s)
     ]
-
-
-def rows_of(point_id: int, series: Iterable[EncodedSeries]) -> list[tuple]:
-    """Encoded series as rows for `INSERT`."""
-    return [(point_id, *s) for s in series]
 
 
 def read_series(
@@ -141,5 +125,5 @@ def move_sample_rows(conn: sqlite3.Connection) -> None:
             SampleSeries(metric, ddir, source, np.array(times, dtype=np.int64), np.array(values, dtype=np.float64))
             for (metric, ddir, source), (times, values) in grouped.items()
         ]
-        conn.executemany(INSERT, rows_of(point_id, encoded(series)))
+        conn.executemany(INSERT, rows_of(point_id, series))
     conn.execute("DROP TABLE samples")

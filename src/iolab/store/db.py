@@ -219,13 +219,12 @@ class Store:
         per_device: dict[str, Result] | None = None,
         hosts: list[HostOutcome] | None = None,
         metrics: list[PointMetric] | None = None,
-        series: Sequence[SampleSeries | columns.EncodedSeries] = (),
+        series: Sequence[SampleSeries] = (),
     ) -> None:
         """Store a finished point with everything it produced (its side figures too), in one transaction.
 
-        `samples` (telemetry, one by one) and `series` (fio's logs, read as columns, or already encoded where
-        they were read) are stored alike: one row of table `series` per metric, direction and source
-        (`store.columns`).
+        `samples` (telemetry, one by one) and `series` (fio's logs, read as columns) are stored alike:
+        one row of table `series` per metric, direction and source (`store.columns`).
 
         A multi-host point where some host failed is 'partial': its result is
         that of the hosts that finished, and each host's status is kept.
@@ -292,9 +291,7 @@ class Store:
                     for d in res.directions.values()
                 ],
             )
-            ready = [s for s in series if isinstance(s, columns.EncodedSeries)]
-            ready += columns.encoded([s for s in series if isinstance(s, SampleSeries)] + series_of(samples))
-            self.conn.executemany(columns.INSERT, columns.rows_of(point_id, ready))
+            self.conn.executemany(columns.INSERT, columns.rows_of(point_id, [*series, *series_of(samples)]))
             self.conn.executemany(
                 "INSERT OR REPLACE INTO point_metrics (point_id, name, value, problem) VALUES (?, ?, ?, ?)",
                 [(point_id, m.name, m.value, m.problem) for m in metrics or []],
