@@ -131,5 +131,9 @@ def read_logs(directory: Path, prefix: str, host: str = "", files: list[Path] | 
             continue
         metric, job, suffix = match.groups()
         owner = suffix or host
-        series += parse_log(path.read_bytes(), metric, f"{owner}:job{job}" if owner else f"job{job}")
+        try:
+            data = path.read_bytes()
+        except OSError:  # unreadable, or gone since the folder was listed: the output still imports
+            continue
+        series += parse_log(data, metric, f"{owner}:job{job}" if owner else f"job{job}")
     return series
