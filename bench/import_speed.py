@@ -140,9 +140,11 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
 
 
 def stored_rows(home: Path) -> int:
+    """Points plus log rows (each series keeps its row count: `iolab.store.columns`)."""
     conn = sqlite3.connect(home / "iolab.db")
     try:
-        return sum(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in ("points", "samples"))
+        points = conn.execute("SELECT COUNT(*) FROM points").fetchone()[0]
+        return points + conn.execute("SELECT COALESCE(SUM(rows), 0) FROM series").fetchone()[0]
     finally:
         conn.close()
 

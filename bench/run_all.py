@@ -17,6 +17,7 @@ SCRIPTS = [
     "perf_overhead.py",
     "time_to_answer.py",
     "import_speed.py",
+    "fioplot_collection.py",
     "history_speed.py",
     "history_cli_speed.py",
     "loop_vs_fio.py",

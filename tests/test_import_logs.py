@@ -32,3 +32,46 @@ def test_logs_beside_the_json_become_the_points_samples(tmp_path):
     first = bw_rows[0].split(",")
     job1_bw = sorted((s for s in got if s.metric == "bw" and s.source == "job1"), key=lambda s: s.t_ms)
     assert job1_bw[0].t_ms == int(first[0]) and job1_bw[0].value == float(first[1]) * 1024  # KiB/s → bytes/s
+
+
+def _stored(table: str) -> int:
+    from iolab.store.db import open_store
+
+    store = open_store()
+    try:
+        return store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    finally:
+        store.close()
+
+
+def test_logs_are_stored_once_as_columns_and_not_again_as_text(tmp_path):
+    archive = tmp_path / "archive"
+    shutil.copytree(LOGS, archive)
+    proc = iolab("import", str(archive))
+    assert proc.returncode == 0, proc.stderr
+    rows = sum(len([ln for ln in p.read_text().splitlines() if ln.strip()]) for p in archive.glob("point_*.log"))
+    assert f"{rows:,} log rows stored" in proc.stderr
+    assert _stored("series") == 10  # two jobs' bw, iops, lat, clat and slat: one row each
+    from iolab.store.db import open_store
+
+    store = open_store()
+    names = [r[0] for r in store.conn.execute("SELECT name FROM artifacts")]
+    store.close()
+    assert sorted(names) == ["fio.json", "source"]  # the output and where it came from; the logs are their series
+    again = iolab("import", str(archive))  # the same bytes: nothing stored twice
+    assert again.returncode == 0, again.stderr
+    assert "Already imported as run 1" in again.stderr
+    assert _stored("series") == 10 and _stored("points") == 1
+
+
+def test_no_logs_imports_the_results_alone_and_says_the_logs_were_left(tmp_path):
+    archive = tmp_path / "archive"
+    shutil.copytree(LOGS, archive)
+    proc = iolab("import", "--no-logs", str(archive))
+    assert proc.returncode == 0, proc.stderr
+    assert "10 fio log files found, not read (--no-logs)" in proc.stderr
+    assert "import " not in proc.stderr.split("Imported")[0]  # a small import draws no progress off a terminal
+    shown = json.loads(iolab("show", "1", "--json").stdout)
+    (point,) = shown["points"]
+    assert point["status"] == "ok"
+    assert _stored("series") == 0

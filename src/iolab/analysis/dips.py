@@ -64,19 +64,27 @@ def _rolling_median(values, low, width: int):  # numpy arrays in, numpy array ou
 
     The window is kept inside the series (shifted at the edges, not shrunk),
     so the first and last seconds get a baseline as robust as the middle.
+    Every window is sorted at once (NaN sorts last; a window's median is
+    the middle of its valid values), in blocks of a few million numbers so
+    a long series at a millisecond does not take the memory of all its windows.
     """
     import numpy as np
+    from numpy.lib.stride_tricks import sliding_window_view
 
     n = len(values)
     masked = np.where(low | np.isnan(values), np.nan, values)
-    out = np.empty(n)
     width = min(width, n)
-    half = width // 2
-    for i in range(n):
-        start = min(max(0, i - half), n - width)
-        window = masked[start : start + width]
-        out[i] = np.nanmedian(window) if np.any(~np.isnan(window)) else np.nan
-    return out
+    windows = sliding_window_view(masked, width)
+    medians = np.empty(len(windows))
+    block = max(1, (1 << 22) // width)
+    for lo in range(0, len(windows), block):
+        ordered = np.sort(windows[lo : lo + block], axis=1)
+        count = width - np.isnan(ordered).sum(axis=1)
+        upper = np.take_along_axis(ordered, (count // 2)[:, None], axis=1)[:, 0]
+        lower = np.take_along_axis(ordered, (np.maximum(count, 1) - 1)[:, None] // 2, axis=1)[:, 0]
+        medians[lo : lo + block] = np.where(count > 0, (lower + upper) / 2, np.nan)
+    starts = np.clip(np.arange(n) - width // 2, 0, n - width)
+    return medians[starts]
 
 
 def _runs(flags) -> list[tuple[int, int]]:
@@ -95,21 +103,18 @@ def _runs(flags) -> list[tuple[int, int]]:
 
 
 def _step_split(x, min_size: int) -> int | None:
-    """Index where a one-breakpoint least-squares fit of the means splits the series best."""
+    """Index where a one-breakpoint least-squares fit of the means splits the series best (the first of equals)."""
     import numpy as np
 
     n = len(x)
     if n < 2 * min_size:
         return None
     csum, csq = np.cumsum(x), np.cumsum(x * x)
-    best, best_k = np.inf, None
-    for k in range(min_size, n - min_size + 1):
-        left = csq[k - 1] - csum[k - 1] ** 2 / k
-        right_sum = csum[-1] - csum[k - 1]
-        right = (csq[-1] - csq[k - 1]) - right_sum**2 / (n - k)
-        if left + right < best:
-            best, best_k = left + right, k
-    return best_k
+    k = np.arange(min_size, n - min_size + 1)
+    left = csq[k - 1] - csum[k - 1] ** 2 / k
+    right_sum = csum[-1] - csum[k - 1]
+    right = (csq[-1] - csq[k - 1]) - right_sum**2 / (n - k)
+    return int(k[np.argmin(left + right)])
 
 
 def _low_samples(x, valid, params: DipParams, width: int):

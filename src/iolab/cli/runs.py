@@ -406,15 +406,26 @@ def import_(
         list[str],
         typer.Argument(help="Outputs of fio (JSON, json+, terse), IOR, mdtest or IOzone, or folders holding them."),
     ],
+    no_logs: Annotated[
+        bool, typer.Option("--no-logs", help="Leave fio's per-second and per-I/O logs unread: results only.")
+    ] = False,
 ) -> None:
-    """Import benchmark outputs as runs: fio since 2.0 (standalone or client/server), IOR, mdtest, IOzone."""
+    """Import benchmark outputs as runs: fio since 2.0 (standalone or client/server), IOR, mdtest, IOzone.
+
+    fio's logs beside an output (or in clients/HOST/) are stored with its points as compressed columns.
+    """
     from rich.console import Console
 
+    from iolab.cli.import_progress import ImportProgress
     from iolab.imports import import_paths, report_lines
     from iolab.store.db import open_store
 
     store = open_store()
-    outcome = import_paths(paths, store, shlex.join(["iolab", *sys.argv[1:]]))
+    progress = ImportProgress()
+    try:
+        outcome = import_paths(paths, store, shlex.join(["iolab", *sys.argv[1:]]), logs=not no_logs, progress=progress)
+    finally:
+        progress.close()
     console = Console(stderr=True, highlight=False, soft_wrap=True)
     for line in report_lines(outcome):
         console.print(line, markup=False)

@@ -14,12 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from iolab.analysis.interference import Interference
-from iolab.models import PointRecord, Result, Sample
+from iolab.models import PointRecord, Result
 from iolab.models.array_names import TOGETHER, alone_device, array_workload
 from iolab.models.result import primary_metric
+from iolab.models.sample_series import SampleSeries, samples_of
 
 VARIED = ("iodepth", "numjobs")  # what a queue-depth curve varies
 MIN_SERIES_SAMPLES = 6  # fewer per-second samples than this say nothing about dips
+TELEMETRY = ("disk.bw", "proc.cpu")  # what interference reads (`iolab.analysis.interference`)
 
 
 @dataclass(frozen=True)
@@ -71,39 +73,54 @@ class QdCurve:
     configs: dict[tuple[int, int], Level]
 
 
-def point_series(records: Sequence[PointRecord], samples: dict[int, list[Sample]]) -> list[PointSeries]:
+def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[PointSeries]:
     """fio's per-job logs summed per second ("jobN", or "HOST:jobN" on several hosts, each host a series of
     its own), and for array points each device's own series from telemetry, where a dip hides in the sum."""
-    from iolab.analysis.series import series_by_source
+    import numpy as np
 
     out: list[PointSeries] = []
     for record in records:
-        points = samples.get(record.id, [])
-        per_second: dict[str, dict[int, float]] = {}
-        for sample in points:
-            host, sep, job = sample.source.rpartition(":")
-            if sample.metric == "bw" and job.startswith("job"):
-                sums = per_second.setdefault(f"{host} all jobs" if sep else "all jobs", {})
-                sums[sample.t_ms] = sums.get(sample.t_ms, 0.0) + sample.value
-        series = {
-            label: ([t / 1000 for t in sorted(sums)], [sums[t] for t in sorted(sums)])
-            for label, sums in per_second.items()
-        }
+        stored = series.get(record.id, [])
+        jobs: dict[str, list[SampleSeries]] = {}
+        for one in stored:
+            host, sep, job = one.source.rpartition(":")
+            if one.metric == "bw" and job.startswith("job"):
+                jobs.setdefault(f"{host} all jobs" if sep else "all jobs", []).append(one)
+        summed: dict[str, tuple[list[float], list[float]]] = {}
+        for label, members in jobs.items():
+            summed[label] = _summed(members)
         if record.point.target.kind == "group":
             for ddir in ("read", "write"):
-                series.update(
-                    {
-                        f"{dev} {ddir}": s
-                        for dev, s in series_by_source(points, "disk.bw", ddir).items()
-                        if max(s[1], default=0) > 0
-                    }
-                )
+                for one in stored:
+                    if one.metric == "disk.bw" and one.ddir == ddir and len(one) and one.values.max() > 0:
+                        order = np.argsort(one.t_ms, kind="stable")
+                        summed[f"{one.source} {ddir}"] = ((one.t_ms[order] / 1000).tolist(), one.values[order].tolist())
         out += [
-            PointSeries(record.point.name, label, list(times), list(values))
-            for label, (times, values) in series.items()
+            PointSeries(record.point.name, label, times, values)
+            for label, (times, values) in summed.items()
             if len(times) >= MIN_SERIES_SAMPLES
         ]
     return out
+
+
+def _summed(members: list[SampleSeries]) -> tuple[list[float], list[float]]:
+    """Jobs' series added up per log interval: (times in seconds, values).
+
+    Each job stamps its own windows (fio 3.1: 249, 498... in one job, 250, 500... in the next), so rows
+    are added by the window they fall in (time / interval, rounded), the window dated by its earliest row.
+    Where jobs stamp alike, or a log is per I/O (an interval under 2 ms), that is the time itself.
+    """
+    import numpy as np
+
+    intervals = [np.median(np.diff(np.sort(m.t_ms))) for m in members if len(m) > 1]
+    interval = float(np.median(intervals)) if intervals else 0.0
+    times = np.concatenate([m.t_ms for m in members])
+    keys = np.rint(times / interval).astype(np.int64) if interval >= 2 else times
+    windows, where = np.unique(keys, return_inverse=True)
+    sums = np.bincount(where, weights=np.concatenate([m.values for m in members]), minlength=len(windows))
+    first = np.full(len(windows), np.iinfo(np.int64).max)
+    np.minimum.at(first, where, times)
+    return (first / 1000).tolist(), sums.tolist()
 
 
 def array_views(records: Sequence[PointRecord], device_bw: dict[int, dict[str, float]]) -> list[ArrayView]:
@@ -173,19 +190,20 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
     return out
 
 
-def interference(records: Sequence[PointRecord], samples: dict[int, list[Sample]]) -> list[Interference]:
+def interference(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[Interference]:
     """What else used the CPUs and the target's devices during each measured point (where telemetry ran)."""
     from iolab.analysis.interference import measure_interference
 
     out = []
     for record in records:
         point = record.point
-        if record.result is None or not samples.get(record.id):
+        telemetry = [s for s in series.get(record.id, []) if s.metric in TELEMETRY]
+        if record.result is None or not telemetry:
             continue
         direct = point.direct and not point.job.is_metadata
         ramp = point.job.ramp_seconds
         members = tuple(os.path.basename(m) for m in point.target.members)
-        found = measure_interference(point.name, record.result, samples[record.id], ramp, direct, members)
+        found = measure_interference(point.name, record.result, samples_of(telemetry), ramp, direct, members)
         if found is not None:
             out.append(found)
     return out

@@ -139,9 +139,23 @@ def _latency(stats: object, path: str) -> None:
     bins = stats.get("bins", {})
     if not isinstance(bins, dict):
         raise BadField(f"{path}.bins", "expected an object of latency: count")
+    if _plain_bins(bins):
+        return
     for key, value in bins.items():
         _key_number(key, f"{path}.bins", MAX_LATENCY_NS)
         _number(value, f"{path}.bins[{key}]", MAX_COUNT, whole=True)
+
+
+def _plain_bins(bins: dict) -> bool:
+    """Whether every bin is as fio writes it (a latency key, a whole count), checked in one pass: json+ holds
+    a thousand bins per direction, and the check one by one took longer than reading the JSON."""
+    try:
+        keys = [float(key) for key in bins]
+    except ValueError:
+        return False
+    return all(0 <= key <= MAX_LATENCY_NS for key in keys) and all(
+        type(value) is int and 0 <= value <= MAX_COUNT for value in bins.values()
+    )
 
 
 def _key_number(key: str, path: str, limit: float) -> None:

@@ -9,15 +9,17 @@ samples are stored with the point, as they are for a run of iolab's own.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from iolab.fio.logs import read_logs
+from iolab.fio.logs import log_files, read_logs
 from iolab.fio.parse import FioOutput, JobGroup, aggregate, parse_output
 from iolab.fio.terse import parse_terse
-from iolab.models import Point, Sample, Target, TargetKind
+from iolab.models import Point, Target, TargetKind
 from iolab.models.job_options import JobOptions
+from iolab.models.sample_series import SampleSeries
 from iolab.store.db import Artifact, Store
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
@@ -46,21 +48,29 @@ def read_fio(path: Path, text: str, terse: bool) -> FioFile:
     return FioFile(path, text, output, terse)
 
 
-def store_fio(store: Store, run_id: int, file: FioFile) -> list[int]:
-    """Plan and record the file's points in `run_id`; their ids."""
-    ids = []
+def store_fio(store: Store, run_id: int, file: FioFile, logs: bool = True) -> tuple[list[int], int]:
+    """Plan and record the file's points in `run_id` (with the series of their logs unless `logs` is off);
+    their ids and how many log rows were stored.
+
+    The output's text is kept once per file, with its first point: a file of many jobs is one document.
+    Logs are kept as their series (`store.columns`), not as text a second time.
+    """
+    ids: list[int] = []
+    rows = 0
     output = file.output
     when = output.timestamp_ms / 1000.0 if output.timestamp_ms else time.time()
     for group in output.groups:
         point = Point(name=group.name, target=target_of(group.options), options=group.options)
         (point_id,) = store.plan_points(run_id, [point])
         result = aggregate(group.entries, output.version, group.hosts)
-        samples, logs = logs_beside(file.path, group)
-        kept = Artifact("fio.terse" if file.terse else "fio.json", file.text.encode())
-        artifacts = [kept, Artifact("source", str(file.path.resolve()).encode()), *logs]
-        store.record_point(point_id, result, samples, artifacts, when, when)
+        series = logs_beside(file.path, group) if logs else []
+        rows += sum(len(s) for s in series)
+        artifacts = [Artifact("source", str(file.path.resolve()).encode())]
+        if not ids:
+            artifacts.append(Artifact("fio.terse" if file.terse else "fio.json", file.text.encode()))
+        store.record_point(point_id, result, [], artifacts, when, when, series=series)
         ids.append(point_id)
-    return ids
+    return ids, rows
 
 
 def target_of(options: dict[str, str]) -> Target:
@@ -76,8 +86,8 @@ def target_of(options: dict[str, str]) -> Target:
     )
 
 
-def logs_beside(output_path: Path, group: JobGroup) -> tuple[list[Sample], list[Artifact]]:
-    """The samples (and raw texts) of the job's logs found next to its output file.
+def logs_beside(output_path: Path, group: JobGroup) -> list[SampleSeries]:
+    """The series of the job's logs found next to its output file.
 
     The prefix is the log option's value (its last path part: the archive has moved) or, for a bare
     `write_bw_log=`, the job name, as fio does. A client/server job's logs may sit in
@@ -86,14 +96,25 @@ def logs_beside(output_path: Path, group: JobGroup) -> tuple[list[Sample], list[
     prefixes = {Path(group.options[key] or group.name).name for key in LOG_OPTIONS if key in group.options}
     places = [(output_path.parent, "")]
     places += [(output_path.parent / "clients" / host, host) for host in group.hosts]
-    samples: list[Sample] = []
-    artifacts: list[Artifact] = []
+    series: list[SampleSeries] = []
     for prefix in sorted(prefixes):
         for folder, host in places:
-            if not folder.is_dir():
-                continue
-            found, raw = read_logs(folder, prefix, host)
-            samples += found
-            where = f"logs/{host}/" if host else "logs/"
-            artifacts += [Artifact(f"{where}{name}", text.encode()) for name, text in raw.items()]
-    return samples, artifacts
+            files = _listed(folder).get(prefix)
+            if files:
+                series += read_logs(folder, prefix, host, files)
+    return series
+
+
+def _listed(folder: Path) -> dict[str, list[Path]]:
+    """The folder's logs by prefix, listed once for all the outputs beside them (fio-plot keeps 1,600
+    outputs and 52,000 logs in one folder); listed again when the folder changes."""
+    try:
+        changed = folder.stat().st_mtime_ns
+    except OSError:
+        return {}
+    return _listing(str(folder), changed)
+
+
+@functools.lru_cache(maxsize=16)
+def _listing(folder: str, changed: int) -> dict[str, list[Path]]:  # `changed` (mtime) is part of the key
+    return log_files(Path(folder))

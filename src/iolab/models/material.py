@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from iolab.models.result import Sample
 from iolab.models.run import PointRecord
+from iolab.models.sample_series import SampleSeries
 from iolab.models.snapshot import Snapshot
+
+# The series the doctor reads: fio's per-job bandwidth (dips), each device's bandwidth (dips in arrays, other
+# I/O) and other processes' CPU (interference). The store hands over only these: fio-plot's collection holds
+# 30.8M log rows, four fifths of them latency and IOPS that no rule reads.
+DOCTOR_METRICS = ("bw", "disk.bw", "proc.cpu")
 
 
 @dataclass
@@ -41,11 +46,11 @@ class SteadyOutcome:
 
 @dataclass
 class RunMaterial:
-    """A run's snapshot, measured points, their per-second samples, per-device and per-host figures."""
+    """A run's snapshot, measured points, their per-second series, per-device and per-host figures."""
 
     snapshot: Snapshot | None = None
     records: list[PointRecord] = field(default_factory=list)  # every point, measured (with a result) or not
-    samples: dict[int, list[Sample]] = field(default_factory=dict)  # point id -> samples
+    series: dict[int, list[SampleSeries]] = field(default_factory=dict)  # point id -> the series the doctor reads
     device_bw: dict[int, dict[str, float]] = field(default_factory=dict)  # point id -> device -> bytes/s
     hosts: dict[int, list[HostRow]] = field(default_factory=dict)  # point id -> each host's row
     steady: list[SteadyOutcome] = field(default_factory=list)

@@ -42,7 +42,7 @@ from iolab.models import (
     primary_metric,
     units,
 )
-from iolab.models.material import SteadyOutcome
+from iolab.models.material import DOCTOR_METRICS, SteadyOutcome
 from iolab.models.point import SCRATCH_PREFIX
 from iolab.plan.adaptive import next_configs, workload_at_qd
 from iolab.plan.effects import check_commands, plan_workloads
@@ -69,7 +69,7 @@ from iolab.store.db import Artifact, Store
 from iolab.store.queries import (
     get_run,
     open_scratch,
-    point_samples,
+    point_series,
     point_statuses,
     resumable_run,
     run_material,
@@ -248,7 +248,10 @@ class Session:
         record = next((r for r in run_points(self.store, self.run_id) if r.id == point_id), None)
         if record is None:
             return False
-        return any(seen.disturbed for seen in interference([record], {point_id: point_samples(self.store, point_id)}))
+        return any(
+            seen.disturbed
+            for seen in interference([record], {point_id: point_series(self.store, point_id, DOCTOR_METRICS)})
+        )
 
     def run(self, point: Point, again: bool = False) -> Result | None:
         """The point's result: from this run's store when it finished before, else measured now.

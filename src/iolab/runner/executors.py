@@ -20,6 +20,7 @@ from iolab.errors import UserError
 from iolab.fio.parse import FioOutput, aggregate
 from iolab.fio.run import DEVICE_SEPARATOR, FioInvocation, point_jobfile
 from iolab.models import HostOutcome, Point, PointMetric, Result, Sample, Target
+from iolab.models.sample_series import SampleSeries
 from iolab.runner.targets import resolve_target
 from iolab.store.db import Artifact, Store
 
@@ -40,7 +41,8 @@ class Measured:
 
     result: Result | None = None
     error: str = ""
-    samples: list[Sample] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)  # telemetry
+    series: list[SampleSeries] = field(default_factory=list)  # fio's logs, as columns
     per_device: dict[str, Result] = field(default_factory=dict)
     hosts: list[HostOutcome] = field(default_factory=list)
     metrics: list[PointMetric] = field(default_factory=list)  # side figures (`iolab.runner.side`)

@@ -78,7 +78,16 @@ class Measurer:
             return None, run.error, lost
         assert run.result is not None
         self.store.record_point(
-            point_id, run.result, run.samples, artifacts, started, time.time(), run.per_device, run.hosts, run.metrics
+            point_id,
+            run.result,
+            run.samples,
+            artifacts,
+            started,
+            time.time(),
+            run.per_device,
+            run.hosts,
+            run.metrics,
+            series=run.series,
         )
         return run.result, "", lost
 
@@ -149,15 +158,15 @@ class Measurer:
             text = output.read_text(errors="replace") if output.exists() else ""
         if text:
             artifacts.append(Artifact("fio.json", text.encode()))
-        samples, logs = read_logs(workdir, LOG_PREFIX)
-        artifacts.extend(Artifact(f"logs/{name}", body.encode()) for name, body in logs.items())
+        logs = read_logs(workdir, LOG_PREFIX)  # kept as series (`store.columns`), not as text a second time
         try:
             parsed = parse_output(text, source=f"fio output of {point.name}")
         except UserError:
             parsed = None
         measured = self.executor.measured(point, parsed, text, jobs, invocation)
         if measured.result is not None:
-            measured.samples = samples + telemetry
+            measured.samples = telemetry
+            measured.series = logs
             if watch is not None:
                 watch.record(measured.result)
             measured.metrics = self.side.figures(point, measured.result, telemetry, counts)

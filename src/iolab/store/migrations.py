@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from importlib import resources
 
 from iolab.errors import UserError
@@ -44,6 +45,24 @@ def migrate(conn: sqlite3.Connection, source: str) -> int:
     for version, sql in steps:
         if version <= current:
             continue
-        conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+        step = _python_steps().get(version)
+        if step is None:
+            conn.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+        else:  # the SQL, then what SQL cannot do, in one transaction: a failure leaves the old version whole
+            conn.executescript(f"BEGIN;\n{sql}")
+            try:
+                step(conn)
+                conn.execute(f"PRAGMA user_version = {version}")
+                conn.commit()
+            except BaseException:
+                conn.rollback()
+                raise
         current = version
     return current
+
+
+def _python_steps() -> dict[int, Callable[[sqlite3.Connection], None]]:
+    """Migrations that move rows in a way SQL cannot (numpy-encoded columns), by version."""
+    from iolab.store.columns import move_sample_rows
+
+    return {13: move_sample_rows}

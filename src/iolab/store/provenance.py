@@ -21,7 +21,7 @@ class Provenance:
 
 
 def record_provenance(store: Store, point_ids: list[int], origin: Provenance) -> None:
-    with store.conn:
+    with store.transaction():
         store.conn.executemany(
             "INSERT OR REPLACE INTO provenance (point_id, source, sha256, tool, version) VALUES (?, ?, ?, ?, ?)",
             [(point_id, origin.source, origin.sha256, origin.tool, origin.version) for point_id in point_ids],

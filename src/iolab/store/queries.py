@@ -6,6 +6,7 @@ import json
 import os
 import socket
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from iolab.errors import UserError
@@ -24,9 +25,11 @@ from iolab.models import (
     StopRecord,
     Target,
 )
-from iolab.models.material import HostRow, RunMaterial, SteadyOutcome
+from iolab.models.material import DOCTOR_METRICS, HostRow, RunMaterial, SteadyOutcome
 from iolab.models.run import MEASURED
+from iolab.models.sample_series import SampleSeries, samples_of
 from iolab.models.snapshot import Snapshot
+from iolab.store.columns import read_series
 from iolab.store.db import Store
 from iolab.store.integrity import unreadable_points
 
@@ -242,13 +245,22 @@ def _point(row: sqlite3.Row, why: str | None) -> Point:
 
 
 def point_samples(store: Store, point_id: int) -> list[Sample]:
-    return [
-        Sample(metric=r[0], ddir=r[1], source=r[2], t_ms=r[3], value=r[4])
-        for r in store.conn.execute(
-            "SELECT metric, ddir, source, t_ms, value FROM samples WHERE point_id = ? ORDER BY source, metric, t_ms",
-            (point_id,),
-        )
-    ]
+    """A point's stored samples one by one, by source, metric and time (for pages that show a few series)."""
+    rows = samples_of(point_series(store, point_id))
+    return sorted(rows, key=lambda s: (s.source, s.metric, s.t_ms))
+
+
+def run_samples(store: Store, point_ids: Sequence[int], metrics: Sequence[str]) -> dict[int, list[Sample]]:
+    """Each point's samples of `metrics` one by one, ordered as `point_samples` orders them, read in one pass."""
+    return {
+        point_id: sorted(samples_of(series), key=lambda s: (s.source, s.metric, s.t_ms))
+        for point_id, series in read_series(store.conn, point_ids, metrics).items()
+    }
+
+
+def point_series(store: Store, point_id: int, metrics: Sequence[str] | None = None) -> list[SampleSeries]:
+    """A point's stored series as columns (only those of `metrics` when given)."""
+    return read_series(store.conn, [point_id], metrics)[point_id]
 
 
 def run_findings(store: Store, run_id: int) -> list[Finding]:
@@ -365,7 +377,7 @@ def run_material(
     return RunMaterial(
         snapshot,
         records,
-        {r.id: point_samples(store, r.id) for r in records if r.result},
+        read_series(store.conn, [r.id for r in records if r.result], DOCTOR_METRICS),
         device_bandwidth(store, run_id),
         host_rows(store, run_id),
         steady or [],

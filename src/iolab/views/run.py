@@ -15,6 +15,9 @@ from iolab.views.tables import RunReport, build_report
 
 # The doctor's rule that judges steady-state rounds (iolab.doctor.rules.results).
 STEADY_ROUNDS_RULE = "RES-STEADY-STATE"
+# The series a run's page reads: fio's per-job bandwidth (tables' BW stddev, the timeline) and each device's
+# (the timeline). Latency and IOPS logs stay in the store: an imported archive holds millions of their rows.
+SHOWN_METRICS = ("bw", "disk.bw")
 
 if TYPE_CHECKING:
     from iolab.analysis.outliers import OutlierReport
@@ -76,14 +79,14 @@ class ArrayFigures:
 
 def load_run(store: Store, run_id: int) -> RunView:
     """A run's points, per-second samples, findings, host snapshot and per-device results."""
-    from iolab.store.queries import device_bandwidth, get_run, point_samples, run_findings, run_points, run_snapshot
+    from iolab.store.queries import device_bandwidth, get_run, run_findings, run_points, run_samples, run_snapshot
     from iolab.store.tags import notes_of, tags_of
 
     records = run_points(store, run_id)
     return RunView(
         run=get_run(store, run_id),
         records=records,
-        samples={record.id: point_samples(store, record.id) for record in records},
+        samples=run_samples(store, [record.id for record in records], SHOWN_METRICS),
         findings=run_findings(store, run_id),
         snapshot=run_snapshot(store, run_id, "before"),
         device_bw=device_bandwidth(store, run_id),
@@ -94,9 +97,9 @@ def load_run(store: Store, run_id: int) -> RunView:
 
 def run_report(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
     """A run's notebook page, with each point's stored per-second samples for BW stddev."""
-    from iolab.store.queries import point_samples, run_findings
+    from iolab.store.queries import run_findings, run_samples
 
-    samples = {record.id: point_samples(store, record.id) for record in records}
+    samples = run_samples(store, [record.id for record in records], SHOWN_METRICS)
     findings = run_findings(store, run.id)
     return build_report(run, records, samples, steady_rounds(findings), findings)
 

@@ -1,0 +1,244 @@
+"""Logs at full speed: fio-plot's whole published collection through `iolab import`, and 1,000 json+
+outputs against fio-plot's own JSON loader, timed in the same run (issue 21).
+
+1. fio-plot's benchmark data (3,450 fio JSON outputs and 106,685 per-interval logs, 30.8M rows) is
+   imported with its logs and again with `--no-logs`: wall and CPU time, rows a second, the size
+   of the database. The data is not shipped with iolab; get it once with
+
+       git clone https://github.com/louwrentius/fio-plot && cd fio-plot
+       git archive 868a7af5d benchmark_data | tar -x -C DIR
+
+   and pass `--data DIR` (or set IOLAB_FIOPLOT_DATA=DIR). Without it this part is skipped, said so.
+2. 1,000 json+ outputs of real fio runs (`import_speed.make_outputs`): `iolab import` against
+   fio-plot's loader (`fio_plot.fiolib.jsonimport.import_json_data`, the function fio-plot reads
+   each JSON file with), alternately, `--rounds` times each; both as whole processes, and each
+   one's reading alone (iolab's `import_paths`, fio-plot's loop over its loader), medians reported.
+   fio-plot (PyPI `fio-plot`) is installed into its own venv under the work directory.
+
+The host's load average is recorded beside the figures: on a shared VM they move with it.
+Writes bench/results/fioplot_collection.json.
+
+    .venv/bin/python bench/fioplot_collection.py --data DIR [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from import_speed import make_outputs
+
+RESULT = Path(__file__).parent / "results" / "fioplot_collection.json"
+HOW_TO_GET = (
+    "fio-plot's data is not here: git clone https://github.com/louwrentius/fio-plot, then in it"
+    " `git archive 868a7af5d benchmark_data | tar -x -C DIR`, and give --data DIR (or IOLAB_FIOPLOT_DATA=DIR)"
+)
+# fio-plot reading every JSON file of a folder with its own loader, timed inside the process.
+FIO_PLOT_LOADER = """
+import json, os, sys, time
+started = time.perf_counter()
+from fio_plot.fiolib.jsonimport import import_json_data
+imported = time.perf_counter()
+folder = sys.argv[1]
+data = [import_json_data(os.path.join(folder, name)) for name in sorted(os.listdir(folder)) if name.endswith(".json")]
+print(json.dumps({"files": len(data), "library_s": imported - started, "read_s": time.perf_counter() - imported}))
+"""
+# iolab's import of a folder, the reading and storing alone timed inside the process.
+IOLAB_IMPORTER = """
+import json, sys, time
+started = time.perf_counter()
+from iolab.imports import import_paths
+from iolab.store.db import open_store
+store = open_store()
+imported = time.perf_counter()
+outcome = import_paths([sys.argv[1]], store, "bench")
+print(json.dumps({"files": outcome.files, "library_s": imported - started, "read_s": time.perf_counter() - imported}))
+"""
+
+
+def collection(data: Path | None) -> Path | None:
+    """The folder holding fio-plot's outputs (DIR or DIR/benchmark_data), or None when absent."""
+    if data is None:
+        return None
+    for folder in (data / "benchmark_data", data):
+        if folder.is_dir() and any(folder.iterdir()):
+            return folder
+    return None
+
+
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the process, its stdout); a failure ends the bench with its stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv[0]} failed: {proc.stderr.strip()[-400:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.stdout
+
+
+def database(home: Path) -> tuple[int, int]:
+    """(bytes of the database with its WAL, log rows stored)."""
+    size = sum(p.stat().st_size for p in home.glob("iolab.db*"))
+    conn = sqlite3.connect(home / "iolab.db")
+    try:
+        rows = conn.execute("SELECT COALESCE(SUM(rows), 0) FROM series").fetchone()[0]
+    finally:
+        conn.close()
+    return size, rows
+
+
+def text_size(folder: Path) -> tuple[int, int, int]:
+    """(JSON outputs, log files, bytes of both) under `folder`."""
+    outputs = logs = size = 0
+    for path in folder.rglob("*"):
+        if path.suffix == ".json":
+            outputs += 1
+            size += path.stat().st_size
+        elif ".log" in path.name:
+            logs += 1
+            size += path.stat().st_size
+    return outputs, logs, size
+
+
+def import_collection(folder: Path, work: Path) -> dict:
+    iolab = [sys.executable, "-m", "iolab", "import"]
+    outputs, logs, size = text_size(folder)
+    figures: dict = {"outputs": outputs, "log_files": logs, "text_bytes": size}
+    for name, extra in (("with_logs", []), ("no_logs", ["--no-logs"])):
+        home = work / f"home-{name}"
+        load = os.getloadavg()[0]
+        wall, cpu, _ = timed([*iolab, *extra, str(folder)], {**os.environ, "IOLAB_HOME": str(home)})
+        db_bytes, rows = database(home)
+        figures[name] = {
+            "seconds": wall,
+            "cpu_seconds": cpu,
+            "db_bytes": db_bytes,
+            "log_rows": rows,
+            "rows_per_s": rows / wall,
+            "rows_per_cpu_s": rows / cpu if cpu else None,
+            "bytes_per_row": db_bytes / rows if rows else None,
+            "load_before": load,
+        }
+        shutil.rmtree(home)
+    return figures
+
+
+def fio_plot_python(work: Path) -> str:
+    venv = work / "fio-plot-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "fio-plot"], check=True)
+    return str(venv / "bin" / "python")
+
+
+def json_against_fio_plot(work: Path, rounds: int) -> dict:
+    outputs = make_outputs(work, work / "data.img")
+    (work / "data.img").unlink(missing_ok=True)
+    plotter = fio_plot_python(work)
+    ours: list[dict] = []
+    theirs: list[dict] = []
+    for number in range(rounds):
+        home = work / f"home-json-{number}"
+        wall, cpu, _ = timed(
+            [sys.executable, "-m", "iolab", "import", str(outputs)], {**os.environ, "IOLAB_HOME": str(home)}
+        )
+        shutil.rmtree(home)
+        wall_in, _, out = timed(
+            [sys.executable, "-c", IOLAB_IMPORTER, str(outputs)], {**os.environ, "IOLAB_HOME": str(home)}
+        )
+        shutil.rmtree(home)
+        ours.append({"process_s": wall, "cpu_s": cpu, **json.loads(out)})
+        wall, cpu, out = timed([plotter, "-c", FIO_PLOT_LOADER, str(outputs)], dict(os.environ))
+        theirs.append({"process_s": wall, "cpu_s": cpu, **json.loads(out)})
+    assert all(r["files"] == 1000 for r in ours + theirs), (ours, theirs)
+
+    def median(rows: list[dict], key: str) -> float:
+        return statistics.median(r[key] for r in rows)
+
+    return {
+        "files": 1000,
+        "rounds": rounds,
+        "iolab": {key: median(ours, key) for key in ("process_s", "cpu_s", "library_s", "read_s")},
+        "fio_plot": {key: median(theirs, key) for key in ("process_s", "cpu_s", "library_s", "read_s")},
+        "every_round": {"iolab": ours, "fio_plot": theirs},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=os.environ.get("IOLAB_FIOPLOT_DATA"), help="fio-plot's data")
+    parser.add_argument("--rounds", type=int, default=3, help="alternate rounds of the 1,000-output comparison")
+    parser.add_argument("--skip-json", action="store_true", help="only the collection (no fio runs, no fio-plot)")
+    args = parser.parse_args()
+    folder = collection(Path(args.data) if args.data else None)
+    work = Path(tempfile.mkdtemp(prefix="iolab-fioplot-bench-"))
+    figures: dict = {"load_average_before": os.getloadavg()}
+    try:
+        if folder is None:
+            print(f"skipped the collection: {HOW_TO_GET}")
+        else:
+            figures["collection"] = import_collection(folder, work)
+        if not args.skip_json:
+            figures["json_1000"] = json_against_fio_plot(work, args.rounds)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    figures["load_average_after"] = os.getloadavg()
+    report(figures)
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    RESULT.write_text(
+        json.dumps(
+            {
+                "benchmark": "fioplot_collection",
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
+                **figures,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
+
+def report(figures: dict) -> None:
+    found = figures.get("collection")
+    if found:
+        print(
+            f"fio-plot's collection: {found['outputs']:,} outputs, {found['log_files']:,} logs,"
+            f" {found['text_bytes'] / 1e6:,.0f} MB of text"
+        )
+        for name in ("with_logs", "no_logs"):
+            f = found[name]
+            rows = (
+                f"{f['log_rows']:,} log rows, {f['rows_per_s'] / 1e6:.2f}M rows/s" if f["log_rows"] else "no log rows"
+            )
+            print(
+                f"  import {name.replace('_', ' ')}: {f['seconds']:.1f} s ({f['cpu_seconds']:.1f} s CPU), {rows},"
+                f" database {f['db_bytes'] / 1e6:.0f} MB (load average before {f['load_before']:.1f})"
+            )
+    json_1000 = figures.get("json_1000")
+    if json_1000:
+        ours, theirs = json_1000["iolab"], json_1000["fio_plot"]
+        print(
+            f"1,000 json+ outputs, medians of {json_1000['rounds']}: iolab import {ours['process_s']:.2f} s"
+            f" ({ours['cpu_s']:.2f} s CPU; reading and storing alone {ours['read_s']:.2f} s);"
+            f" fio-plot's loader {theirs['process_s']:.2f} s ({theirs['cpu_s']:.2f} s CPU;"
+            f" reading alone {theirs['read_s']:.2f} s, its library's import {theirs['library_s']:.2f} s)"
+        )
+    print(f"load average before {figures['load_average_before']}, after {figures['load_average_after']}")
+
+
+if __name__ == "__main__":
+    main()
