@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from iolab.models.job_options import JobOptions
@@ -135,7 +135,17 @@ class Point:
         return self.job.expected_seconds
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The point as stored (`from_dict` reads it back). Its fields are plain values, tuples of strings,
+        dicts of strings and the target (the same again), so one shallow level of copies equals
+        `dataclasses.asdict`, which copies value by value and cost a quarter of a millisecond a point:
+        a tenth of importing a fio output."""
+        out: dict = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, Target):
+                value = {t.name: getattr(value, t.name) for t in fields(value)}
+            out[f.name] = dict(value) if isinstance(value, dict) else value
+        return out
 
     @classmethod
     def from_dict(cls, data: dict) -> Point:
