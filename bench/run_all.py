@@ -25,6 +25,10 @@ SCRIPTS = [
     "dryrun_accuracy.py",
     "html_report_size.py",
     "calibration.py",
+    "stopping_coverage.py",
+    "stopping_fall.py",
+    "stopping_quick.py",
+    "stopping_sweeps.py",
 ]
 
 

@@ -6,7 +6,7 @@ import math
 import random
 from pathlib import Path
 
-from iolab.analysis.stopping import batch_interval, decide, mser_cut, steady, trend_significant
+from iolab.analysis.stopping import batch_interval, decide, level_shift, mser_cut, steady, trend_significant
 
 DATA = Path(__file__).parents[1] / "data" / "fio" / "stopping"
 
@@ -93,3 +93,36 @@ def test_real_loop_series_is_known_within_a_wide_target() -> None:
     interval = batch_interval(values)
     assert interval is not None and 0.1 < interval.relative < 0.5
     assert mser_cut(values) <= len(values) // 2
+
+
+def test_a_level_held_for_20_s_then_halved_is_never_called_known_nor_cut_as_warm_up() -> None:
+    # MSER alone takes the first 20 s as warm-up once 20 s of the new level follow, and calls that known.
+    # A start-up burst before the first level, and a second the fall straddles between the two.
+    values = [420.0, 380.0] + noisy(18, level=320.0, cv=0.03) + [240.0] + noisy(39, level=160.0, cv=0.03, seed=2)
+    for n in range(21, 60):
+        assert not decide(values[:n], 0.02, 3, 60).stop, n
+    assert mser_cut(values[:56]) > 21  # at 56 s the cut reaches into the new level: the first level still counts
+    decision = decide(values, 0.02, 3, 60)
+    assert decision.stop and decision.reason == "not steady" and not decision.steady
+
+
+def test_a_long_warm_up_that_trends_is_still_cut_and_the_rest_known() -> None:
+    warm = [3000.0, 2600.0, 2200.0, 1800.0, 1400.0, 1100.0] + noisy(14, cv=0.005)
+    decision = decide(warm, 0.02, 3, 60)
+    assert decision.stop and decision.reason == "target met" and decision.discarded >= 5
+
+
+def test_a_real_throttled_fall_by_half_is_never_called_known() -> None:
+    values = [float(v) for v in (DATA / "loop-throttle-fall_iops.txt").read_text().split()]
+    for n in range(21, len(values)):
+        assert not decide(values[:n], 0.02, 3, 60).stop, n
+    decision = decide(values, 0.02, 3, len(values))
+    assert decision.reason == "not steady"
+
+
+def test_a_cut_that_reached_past_the_change_still_shows_the_level_before_it() -> None:
+    # Seen on a throttled loop device: at 56 s MSER cut 28 s, the 20 s level and 8 s of the new one.
+    discarded = noisy(20, level=320.0, cv=0.01) + [240.0] + noisy(7, level=160.0, cv=0.01, seed=2)
+    kept = batch_interval(noisy(28, level=160.0, cv=0.01, seed=3))
+    assert kept is not None and level_shift(discarded, kept)
+    assert not level_shift([3000.0, 2200.0, 1500.0], kept)  # a start-up transient is no level

@@ -60,6 +60,23 @@ def test_a_steady_point_ends_when_its_rate_is_known_and_keeps_fios_whole_json(tm
     assert "Stopped" in shown.stdout and "target met" in shown.stdout
 
 
+def test_a_point_whose_target_is_never_met_ends_at_the_maximum_by_fios_own_runtime(tmp_path):
+    job = tmp_path / "steady.fio"
+    job.write_text(STEADY_JOB)
+    target = tmp_path / "target"
+    target.mkdir()
+    proc = iolab(
+        "run", str(job), str(target), "--size", "16M", "--stop-when-known", "--max-seconds", "4",
+        "--target-ci", "0.001%", "--json", "--no-telemetry",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr  # not a point killed by a stop sent as fio ended by itself
+    (point,) = json.loads(proc.stdout)["points"]
+    assert point["status"] == "ok", point
+    stop = point["result"]["stopping"]
+    assert stop["reason"] in ("target not met", "not steady"), stop
+    assert stop["discarded_s"] + stop["kept_s"] >= 3, stop  # ran to its maximum, not stopped early
+
+
 @pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
 def test_a_rate_that_falls_by_half_is_not_stopped_before_the_fall_nor_called_known(tmp_path, iolab_home):
     job = tmp_path / "falling.fio"

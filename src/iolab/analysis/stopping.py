@@ -20,6 +20,17 @@ second). The runner asks `decide` once a second and stops fio when it says so.
   the batch means must not differ from zero at 95%, or its change over the
   window must be smaller than the interval; and the two halves' means must agree
   within their own intervals.
+- Level shift: MSER assumes one start-up transient before one steady state. A
+  device that holds one rate for a while and then another (an SLC cache
+  filling) gives it two steady levels, and the cut then takes the whole first
+  level as "warm-up" once the second is as long. So discarded seconds that are
+  steady on their own (no trend, halves that agree, at least `MIN_BATCHES`
+  seconds; tested without the last, which the change may straddle, after
+  their own MSER cut, since a level can follow a start-up, and also half by
+  half, since the cut can reach past the change) at a level apart from the
+  kept one
+  (beyond both intervals) are a change of state, not a warm-up: the point is
+  not steady.
 """
 
 from __future__ import annotations
@@ -138,6 +149,23 @@ def steady(values: list[float], interval: Interval) -> bool:
     return abs(first.mean - second.mean) <= first.half_width + second.half_width
 
 
+def level_shift(discarded: list[float], kept: Interval) -> bool:
+    """Whether the discarded seconds hold a steady level of their own, apart from the kept seconds' mean
+    (see the module's doc). Tested on all of them and on each half, since the cut can reach past the change
+    into the new level. A start-up transient is too short for an interval, or trends."""
+    held = discarded[:-1]
+    half = len(held) // 2
+    return any(_level_apart(part, kept) for part in (held, held[:half], held[half:]))
+
+
+def _level_apart(values: list[float], kept: Interval) -> bool:
+    values = values[mser_cut(values) :]
+    head = batch_interval(values)
+    if head is None or not steady(values, head):
+        return False
+    return abs(head.mean - kept.mean) > head.half_width + kept.half_width
+
+
 def mser_cut(values: list[float], batch: int = MSER_BATCH) -> int:
     """Seconds of warm-up to discard: MSER over batches of `batch` seconds (see the module's doc), the
     cut limited to the first half of the series and a whole number of batches."""
@@ -162,7 +190,7 @@ def decide(values: list[float], target: float, min_s: float, max_s: float, elaps
     cut = mser_cut(values)
     kept = values[cut:]
     interval = batch_interval(kept)
-    is_steady = interval is not None and steady(kept, interval)
+    is_steady = interval is not None and steady(kept, interval) and not level_shift(values[:cut], interval)
     met = interval is not None and is_steady and interval.relative <= target
     at_max = elapsed >= max_s
     if elapsed < min_s or not (met or at_max):

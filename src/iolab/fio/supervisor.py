@@ -139,6 +139,9 @@ class Keeper:
                 self.kill_everything()
                 return 128 + signal.SIGKILL
             self.reap()
+        # fio has exited: a late SIGINT must not end the keeper (Python restores its default action while
+        # the interpreter shuts down) and turn fio's status into "killed by SIGINT".
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         self.kill_everything()  # job processes fio left behind
         status = self.fio_status
         return status if status >= 0 else 128 - status

@@ -18,6 +18,7 @@ CPU, runtime — is fio's, over the whole run, warm-up included.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -105,7 +106,9 @@ class Watch:
         series = rates(advancing(self.reader.documents))
         if not series:
             return False
-        self.decision = decide(series, self.rule.target, self.rule.min_s, self.rule.max_s)
+        # Only a met target stops fio: at the maximum fio's own runtime ends the point, and a SIGINT sent
+        # then can reach fio (or its keeper) while it exits, ending the point killed instead of finished.
+        self.decision = decide(series, self.rule.target, self.rule.min_s, math.inf)
         self.stopped = self.decision.stop
         return self.stopped
 
