@@ -11,7 +11,6 @@ bench/results/dryrun_accuracy.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -19,6 +18,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from results_file import write_result
 
 RESULT = Path(__file__).parent / "results" / "dryrun_accuracy.json"
 PLAN = """
@@ -54,22 +55,17 @@ def main() -> None:
         wall = time.perf_counter() - started
     error = estimate / wall - 1
     print(f"{match[1]} points: estimated {estimate:.0f} s, took {wall:.1f} s ({error:+.1%}; goal within 15%)")
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "dryrun_accuracy",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "points": int(match[1]),
-                "runtime_s": args.runtime,
-                "estimate_s": estimate,
-                "wall_s": wall,
-                "relative_error": error,
-                "goal": 0.15,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "dryrun_accuracy",
+        {
+            "points": int(match[1]),
+            "runtime_s": args.runtime,
+            "estimate_s": estimate,
+            "wall_s": wall,
+            "relative_error": error,
+            "goal": 0.15,
+        },
     )
 
 

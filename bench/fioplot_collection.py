@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import resource
 import shutil
 import sqlite3
@@ -38,6 +37,7 @@ import time
 from pathlib import Path
 
 from import_speed import make_outputs
+from results_file import host, write_result
 
 RESULT = Path(__file__).parent / "results" / "fioplot_collection.json"
 HOW_TO_GET = (
@@ -197,18 +197,13 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     figures["load_average_after"] = os.getloadavg()
     report(figures)
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "fioplot_collection",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                **figures,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "fioplot_collection",
+        {
+            "host": host(),
+            **figures,
+        },
     )
 
 

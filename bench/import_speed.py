@@ -20,9 +20,7 @@ bench/results/import_speed.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import shutil
 import sqlite3
 import statistics
@@ -31,6 +29,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from results_file import host, write_result
 
 RESULT = Path(__file__).parent / "results" / "import_speed.json"
 WORKLOADS = [
@@ -232,18 +232,13 @@ def main() -> None:
         f"fio-plot -g {figures['chart']['fio_plot_s']:.2f} s (ratio fio-plot/iolab "
         f"{figures['chart']['fio_plot_over_iolab']:.2f})"
     )
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "import_speed",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                **figures,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "import_speed",
+        {
+            "host": host(),
+            **figures,
+        },
     )
 
 

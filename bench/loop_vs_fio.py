@@ -23,15 +23,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from loopdev import disk_loop_device, ram_loop_device
+from results_file import host, write_result
 
 RESULTS = Path(__file__).parent / "results"
 LOG_KEYS = ("write_bw_log", "write_iops_log", "write_lat_log", "log_avg_msec")
@@ -174,22 +173,17 @@ def main() -> None:
     worst = max(abs(1 - s[k]) for s in summary.values() for k in ("median_bw_ratio", "median_iops_ratio"))
     print(f"largest deviation of a median ratio from 1: {worst:.1%} (goal: within 5%)")
     result = RESULTS / ("loop_vs_fio_as_checked.json" if args.as_checked else "loop_vs_fio.json")
-    result.parent.mkdir(parents=True, exist_ok=True)
-    result.write_text(
-        json.dumps(
-            {
-                "benchmark": "loop_vs_fio",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                "device": device,
-                "runtime_s": args.runtime,
-                "points": summary,
-                "largest_deviation": worst,
-                "goal": 0.05,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        result,
+        "loop_vs_fio",
+        {
+            "host": host(),
+            "device": device,
+            "runtime_s": args.runtime,
+            "points": summary,
+            "largest_deviation": worst,
+            "goal": 0.05,
+        },
     )
 
 

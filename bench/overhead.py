@@ -27,18 +27,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 from loop_vs_fio import bare_fio, iolab_command
 from loopdev import ram_loop_device
+from results_file import host, write_result
 
 RESULT = Path(__file__).parent / "results" / "overhead.json"
 JOBS = {
@@ -163,21 +161,16 @@ def main() -> None:
         )
         print(f"      iolab's own CPU while fio ran: {r['iolab_cpu_share']:.2%} of one CPU  -> {r['verdict']}")
     print("goal: median ratio >= 0.99")
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "overhead",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count(), "python": sys.version.split()[0]},
-                "runtime_s": args.runtime,
-                "pairs": args.pairs,
-                "targets": results,
-                "goal": 0.99,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "overhead",
+        {
+            "host": host(),
+            "runtime_s": args.runtime,
+            "pairs": args.pairs,
+            "targets": results,
+            "goal": 0.99,
+        },
     )
 
 

@@ -11,7 +11,6 @@ fast enough to feel instant. Writes bench/results/startup.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from history_cli_speed import build
+from results_file import write_result
 
 RESULT = Path(__file__).parent / "results" / "startup.json"
 
@@ -50,19 +50,14 @@ def main() -> None:
         }
     for name, seconds in figures.items():
         print(f"{name:14s} {seconds:.3f} s")
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "startup",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "runs": args.runs,
-                **figures,
-                "goal_help_s": 0.5,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "startup",
+        {
+            "runs": args.runs,
+            **figures,
+            "goal_help_s": 0.5,
+        },
     )
 
 

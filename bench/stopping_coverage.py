@@ -15,11 +15,11 @@ deciding every second on the shortest window that looks narrow misses more
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
-import time
 from pathlib import Path
+
+from results_file import write_result
 
 RESULT = Path(__file__).parent / "results" / "stopping_coverage.json"
 TARGET = 0.02
@@ -58,19 +58,14 @@ def main() -> None:
             f"per-second CoV {cv:5.1%}: stops at {row['median_stop_s']:4.1f} s (median), target met in "
             f"{row['target_met_share']:.0%}, of those {missed} more than ±2% from the true mean"
         )
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "stopping_coverage",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "rule": {"target_ci": TARGET, "min_s": 3, "max_s": 60},
-                "series_per_cov": args.series,
-                "rows": rows,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "stopping_coverage",
+        {
+            "rule": {"target_ci": TARGET, "min_s": 3, "max_s": 60},
+            "series_per_cov": args.series,
+            "rows": rows,
+        },
     )
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -28,8 +27,11 @@ import threading
 import time
 from pathlib import Path
 
+from results_file import host, write_result
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
 from tests.loopdev import BlkioCgroup, blkio_cgroup, loop_devices, throttle_skip_reason  # noqa: E402
 
 RESULT = Path(__file__).parent / "results" / "stopping_fall.json"
@@ -145,22 +147,17 @@ def main() -> None:
         for m in sorted({r["min_s"] for r in runs})
     }
     print(f"never stopped before the fall and reported not steady, in every run, by --min-seconds: {met}")
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "stopping_fall",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                "device": f"loop device over a sparse 512 MiB file on tmpfs, reads capped at {args.bps_mib} MiB/s "
-                f"by blkio, halved {args.fall_after:g} s after fio started",
-                "stopping": {"target_ci": 0.02, "min_s": args.minimums, "max_s": 60},
-                "runs": runs,
-                "goal_met": met,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "stopping_fall",
+        {
+            "host": host(),
+            "device": f"loop device over a sparse 512 MiB file on tmpfs, reads capped at {args.bps_mib} MiB/s "
+            f"by blkio, halved {args.fall_after:g} s after fio started",
+            "stopping": {"target_ci": 0.02, "min_s": args.minimums, "max_s": 60},
+            "runs": runs,
+            "goal_met": met,
+        },
     )
 
 

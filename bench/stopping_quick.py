@@ -23,15 +23,12 @@ Writes bench/results/stopping_quick_{ram,disk}.json.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import statistics
-import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
 from loopdev import disk_loop_device, ram_loop_device
+from results_file import host, write_result
 from stopping_runs import PlanRun, cpu_pressure, run_plan
 
 RESULTS = Path(__file__).parent / "results"
@@ -148,29 +145,24 @@ def main() -> None:
         f"latency within: {latency_within}"
     )
     result = RESULTS / f"stopping_quick_{args.device}.json"
-    result.parent.mkdir(parents=True, exist_ok=True)
-    result.write_text(
-        json.dumps(
-            {
-                "benchmark": "stopping_quick",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                "device": device_text,
-                "order": [entry["side"] for entry in log],
-                "reference_runtime_s": args.reference_runtime,
-                "stopping": {"target_ci": 0.02, "min_s": 3, "max_s": args.max_seconds},
-                "points": points,
-                "stopped_fio_s": fio_s,
-                "reference_fio_s": reference_fio_s,
-                "rates_within_goal": rates_within,
-                "latency_within_goal": latency_within,
-                "fio_time_within_goal": max(fio_s) <= GOAL_FIO_S,
-                "goal": {"ratio": GOAL_RATIO, "fio_s": GOAL_FIO_S},
-                "runs": log,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        result,
+        "stopping_quick",
+        {
+            "host": host(),
+            "device": device_text,
+            "order": [entry["side"] for entry in log],
+            "reference_runtime_s": args.reference_runtime,
+            "stopping": {"target_ci": 0.02, "min_s": 3, "max_s": args.max_seconds},
+            "points": points,
+            "stopped_fio_s": fio_s,
+            "reference_fio_s": reference_fio_s,
+            "rates_within_goal": rates_within,
+            "latency_within_goal": latency_within,
+            "fio_time_within_goal": max(fio_s) <= GOAL_FIO_S,
+            "goal": {"ratio": GOAL_RATIO, "fio_s": GOAL_FIO_S},
+            "runs": log,
+        },
     )
 
 

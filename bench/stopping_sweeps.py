@@ -22,15 +22,12 @@ Writes bench/results/stopping_sweeps.json.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import time
 from collections import defaultdict
 from dataclasses import asdict
 from pathlib import Path
 
 from loopdev import ram_loop_device
+from results_file import host, write_result
 from stopping_runs import PlanRun, cpu_pressure, run_plan
 
 RESULT = Path(__file__).parent / "results" / "stopping_sweeps.json"
@@ -111,23 +108,18 @@ def main() -> None:
                 f"  {name:16s} knee {f['knee']} / {s['knee']}  peak {f['peak']['iodepth']}x{f['peak']['numjobs']} "
                 f"{f['peak']['iops']:,.0f} / {s['peak']['iodepth']}x{s['peak']['numjobs']} {s['peak']['iops']:,.0f}"
             )
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "stopping_sweeps",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                "device": f"loop device, direct-io to a fully written {args.size_mib} MiB file on tmpfs",
-                "stopping": {"target_ci": 0.02, "min_s": 3, "max_s": args.max_seconds},
-                "fixed_points": "runtime 10 s after a 2 s ramp",
-                "sweeps": summary,
-                "goal": {"speedup": GOAL_SPEEDUP, "same_knee_and_peak": True},
-                "runs": log,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "stopping_sweeps",
+        {
+            "host": host(),
+            "device": f"loop device, direct-io to a fully written {args.size_mib} MiB file on tmpfs",
+            "stopping": {"target_ci": 0.02, "min_s": 3, "max_s": args.max_seconds},
+            "fixed_points": "runtime 10 s after a 2 s ramp",
+            "sweeps": summary,
+            "goal": {"speedup": GOAL_SPEEDUP, "same_knee_and_peak": True},
+            "runs": log,
+        },
     )
 
 

@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import subprocess
 import time
 from pathlib import Path
 
 from loopdev import ram_loop_device
+from results_file import host, write_result
 
 RESULT = Path(__file__).parent / "results" / "time_to_answer.json"
 DEPTHS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
@@ -155,27 +154,22 @@ def main() -> None:
         f"both peak configurations re-measured alternately x{args.confirm}: adaptive/grid {confirmed['ratio']:.3f} "
         f"(goal >= 0.97; medians {confirmed['median']['adaptive']:.0f} vs {confirmed['median']['grid']:.0f} IOPS)"
     )
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "benchmark": "time_to_answer",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                "target": "loop device, direct-io over a 512 MiB tmpfs file",
-                "runtime_s": args.runtime,
-                "ramp_s": args.ramp,
-                "grid": {"points": grid_points, "seconds": grid_s, "peak": best_grid},
-                "adaptive": {"points": ours, "seconds": ours_s, "peak": best_ours},
-                "confirmed": confirmed,
-                "peak_ratio_confirmed": confirmed["ratio"],
-                "peak_ratio": ratio,
-                "time_ratio": time_ratio,
-                "goals": {"peak_ratio": 0.97, "time_ratio": 0.25},
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "time_to_answer",
+        {
+            "host": host(),
+            "target": "loop device, direct-io over a 512 MiB tmpfs file",
+            "runtime_s": args.runtime,
+            "ramp_s": args.ramp,
+            "grid": {"points": grid_points, "seconds": grid_s, "peak": best_grid},
+            "adaptive": {"points": ours, "seconds": ours_s, "peak": best_ours},
+            "confirmed": confirmed,
+            "peak_ratio_confirmed": confirmed["ratio"],
+            "peak_ratio": ratio,
+            "time_ratio": time_ratio,
+            "goals": {"peak_ratio": 0.97, "time_ratio": 0.25},
+        },
     )
 
 
