@@ -81,20 +81,6 @@ def serious_noise(run: dict) -> list[dict]:
     return [f for f in run["findings"] if f["rule_id"] in NOISE_RULES and f["severity"] in SERIOUS]
 
 
-def first_fio_started(cgroup: BlkioCgroup, timeout: float = 600) -> float:
-    """Wait for the run's first fio (the together point: an array run measures it first); when it started."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        for pid in (cgroup.path / "cgroup.procs").read_text().split():
-            try:
-                if Path(f"/proc/{pid}/comm").read_text().strip() == "fio":
-                    return time.time()
-            except OSError:
-                continue
-        time.sleep(0.05)
-    raise SystemExit("no fio started")
-
-
 def clean_runs(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtime: int, count: int) -> list[dict]:
     """Identical drives on a busy host: every serious dip, outlier or scaling finding is a false alarm."""
     results = []
@@ -146,7 +132,8 @@ def dip_window(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
     window: dict[str, float] = {}
 
     def throttle_window(_pid: int) -> None:
-        started = first_fio_started(cgroup)
+        cgroup.fio_started(timeout=600, poll=0.05)
+        started = time.time()
         onset = started + 2 + runtime / 2 - 2  # the preset's 2 s ramp, then a little before mid-run
         time.sleep(max(0.0, onset - time.time()))
         window["onset_s"] = time.time() - started

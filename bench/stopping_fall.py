@@ -39,20 +39,6 @@ MIB = 1 << 20
 JOB = "[falling]\nrw=read\nbs=128k\niodepth=4\nioengine=libaio\ndirect=1\n"
 
 
-def fio_started(cgroup: BlkioCgroup, timeout: float = 120) -> float:
-    """Wait for fio in the cgroup (the point's measurement begins with it); when it started."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for pid in (cgroup.path / "cgroup.procs").read_text().split():
-            try:
-                if Path(f"/proc/{pid}/comm").read_text().strip() == "fio":
-                    return time.monotonic()
-            except OSError:
-                continue
-        time.sleep(0.02)
-    raise SystemExit("no fio started")
-
-
 def stored_seconds(home: Path) -> list[float]:
     """The point's IOPS each second, from fio's 1 s log as iolab stored it."""
     from stopping_runs import per_second_iops
@@ -74,7 +60,8 @@ def one_run(cgroup: BlkioCgroup, device, home: Path, job: Path, args: argparse.N
     times: dict[str, float] = {}
 
     def halve() -> None:
-        times["fio_started"] = fio_started(cgroup)
+        cgroup.fio_started(timeout=120)
+        times["fio_started"] = time.monotonic()
         time.sleep(args.fall_after)
         cgroup.set_read_bps(device.major_minor, args.bps_mib * MIB // 2)
         times["fall"] = time.monotonic()

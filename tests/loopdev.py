@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -97,6 +98,19 @@ class BlkioCgroup:
                 f.write(str(os.getpid()))
 
         return subprocess.Popen(list(argv), preexec_fn=join, **kwargs)
+
+    def fio_started(self, timeout: float, poll: float = 0.02) -> None:
+        """Return once a fio process is in this group (a point's measurement begins with it)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for pid in (self.path / "cgroup.procs").read_text().split():
+                try:
+                    if Path(f"/proc/{pid}/comm").read_text().strip() == "fio":
+                        return
+                except OSError:
+                    continue
+            time.sleep(poll)
+        raise TimeoutError(f"no fio started in {self.path} within {timeout:.0f} s")
 
 
 @contextmanager
