@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
+
+import pytest
 
 from iolab.runner import workdirs
 
@@ -55,3 +58,41 @@ def test_a_work_directory_is_named_with_its_makers_pid_and_removed_after_use(tmp
         (path / "fio.json").write_text("{}")
         assert workdirs.orphaned() == []  # its maker (this process) is alive
     assert not path.exists()
+
+
+def test_a_directory_locked_by_a_live_iolab_of_another_pid_namespace_is_kept(tmp_path, monkeypatch):
+    """A /tmp shared between containers: the maker's pid is dead here, but it runs there and holds the lock."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(workdirs.tempfile, "tempdir", None)
+    running = tmp_path / f"iolab-point-{_dead_pid()}-elsewhere"
+    running.mkdir()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.read()",
+            str(running),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        assert workdirs.remove_orphaned() == [] and running.is_dir()
+    finally:
+        holder.communicate("")
+    assert workdirs.remove_orphaned() == [str(running)]  # its maker gone there too: swept
+
+
+def test_a_work_directory_is_locked_while_in_use(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(workdirs.tempfile, "tempdir", None)
+    with workdirs.workdir("phase") as path:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)

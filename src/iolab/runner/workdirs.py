@@ -8,12 +8,16 @@ samplers started) neither can, so a SIGKILL there left it behind: 190 had
 piled up on one host. The directory's name carries the pid of the iolab that
 made it (`iolab-point-<pid>-<random>`); the next run and `iolab clean`
 remove those whose maker is gone. A directory is removed only when it is
-a real directory (not a link), owned by this user, named so, and its maker's
-pid is not alive: a live pid, even reused by another program, keeps it.
+a real directory (not a link), owned by this user, named so, its maker's
+pid is not alive (a live pid, even reused by another program, keeps it),
+and nobody holds the lock its maker takes on it for as long as it lives: a
+`/tmp` shared between containers shows another PID namespace's live iolab
+under a pid that is dead here, and its lock keeps its directory.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -31,7 +35,12 @@ _NAME = re.compile(r"^iolab-(?:point|phase)-(\d+)-[A-Za-z0-9_]+$")
 def workdir(kind: Literal["point", "phase"]) -> Iterator[Path]:
     """A fresh directory for one fio run, named with this process's pid, removed when the block ends."""
     with tempfile.TemporaryDirectory(prefix=f"iolab-{kind}-{os.getpid()}-") as path:
-        yield Path(path)
+        held = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX)  # released by the kernel however this process ends
+            yield Path(path)
+        finally:
+            os.close(held)
 
 
 def _alive(pid: int) -> bool:
@@ -60,9 +69,25 @@ def orphaned(parent: Path | None = None) -> list[Path]:
             info = entry.stat(follow_symlinks=False)
         except OSError:
             continue
-        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid():
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not _locked(entry.path):
             found.append(Path(entry.path))
     return sorted(found)
+
+
+def _locked(path: str) -> bool:
+    """Whether a live iolab (of any PID namespace) holds the directory's lock; a directory that cannot be
+    opened as one (replaced by a link or a file since it was listed) counts as held: it is not touched."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
 
 
 def remove_orphaned(dry_run: bool = False) -> list[str]:
