@@ -137,8 +137,8 @@ class Point:
     def to_dict(self) -> dict:
         """The point as stored (`from_dict` reads it back). Its fields are plain values, tuples of strings,
         dicts of strings and the target (the same again), so one shallow level of copies equals
-        `dataclasses.asdict`, which copies value by value and cost a quarter of a millisecond a point:
-        a tenth of importing a fio output."""
+        `dataclasses.asdict`, which copies value by value: 0.26 s of an import of 1,000 fio outputs under
+        cProfile (4.0 s in all there)."""
         out: dict = {}
         for f in fields(self):
             value = getattr(self, f.name)
