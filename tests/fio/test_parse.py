@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from iolab.errors import UserError
-from iolab.fio.parse import aggregate, parse_output, percentiles_from_bins
+from iolab.fio.parse import aggregate, merged_histogram, parse_output, percentiles_from_bins
 from iolab.models import PERCENTILES
 
 DATA = Path(__file__).parent.parent / "data" / "fio"
@@ -23,8 +23,7 @@ def test_percentiles_from_bins_match_fio_for_every_single_job():
     checked = 0
     for job in doc["jobs"]:
         lat = job["read"]["lat_ns"]
-        bins = {int(k): v for k, v in lat["bins"].items()}
-        ours = percentiles_from_bins(bins)
+        ours = percentiles_from_bins(*merged_histogram([(lat["bins"], 1.0)]))
         for p in PERCENTILES:
             assert ours[p] == lat["percentile"][f"{p:f}"], (job["jobname"], p)
             checked += 1
@@ -48,7 +47,17 @@ def test_four_jobs_are_summed_pooled_and_merged():
     assert lat.count == sum(counts)
     expected_mean = sum(n * e["read"]["lat_ns"]["mean"] for n, e in zip(counts, entries, strict=True)) / sum(counts)
     assert lat.mean_ns == pytest.approx(expected_mean)
-    assert sum(lat.bins.values()) == lat.count
+    # The merged histogram walked bucket by bucket, as fio walks one (stat.c): the same percentiles.
+    merged: dict[int, int] = {}
+    for entry in entries:
+        for key, count in entry["read"]["lat_ns"]["bins"].items():
+            merged[int(key)] = merged.get(int(key), 0) + count
+    assert sum(merged.values()) == lat.count
+    running, walked = 0, {}
+    for value, count in sorted(merged.items()):
+        running += count
+        walked.update({p: float(value) for p in PERCENTILES if p not in walked and running >= p / 100 * lat.count})
+    assert lat.percentiles == walked
     # A quantile of a mixture lies between the components' quantiles.
     for p in PERCENTILES:
         per_job = [e["read"]["lat_ns"]["percentile"][f"{p:f}"] for e in entries]
@@ -159,3 +168,25 @@ def test_a_steady_state_object_fio_would_not_write_is_refused():
     doc["jobs"][0]["steadystate"]["attained"] = "yes"
     with pytest.raises(UserError, match=r"jobs\[0\]\.steadystate\.attained"):
         parse_output(json.dumps(doc))
+
+
+def test_percentiles_from_bins_walk_as_fio_does_on_random_histograms():
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        values = rng.integers(100, 10**7, size=n)
+        counts = rng.integers(0, 5, size=n).astype(float)
+        total, running, walked = counts.sum(), 0.0, {}
+        for value, count in sorted(zip(values.tolist(), counts.tolist(), strict=True)):
+            running += count
+            walked.update({p: float(value) for p in PERCENTILES if p not in walked and running >= p / 100 * total})
+        assert percentiles_from_bins(values, counts) == (walked if total else {})
+
+
+def test_an_empty_or_zero_histogram_has_no_percentiles():
+    import numpy as np
+
+    assert percentiles_from_bins(np.array([], dtype=np.int64), np.array([], dtype=float)) == {}
+    assert percentiles_from_bins(np.array([1000, 2000]), np.array([0.0, 0.0])) == {}

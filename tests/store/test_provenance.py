@@ -9,7 +9,7 @@ from pathlib import Path
 from iolab.imports import import_paths
 from iolab.store.db import open_store
 from iolab.store.migrations import available, migrate
-from iolab.store.provenance import imported_run
+from iolab.store.provenance import runs_holding
 from iolab.store.queries import list_runs, run_points
 
 FIO_JSON = Path(__file__).parent.parent / "data" / "fio" / "randread-4jobs.json"
@@ -35,5 +35,6 @@ def test_a_database_from_before_provenance_is_upgraded_in_place(tmp_path):
     outcome = import_paths([str(FIO_JSON)], store, "iolab import")
     (record,) = run_points(store, outcome.run_ids[0])
     assert record.result is not None and record.result.fio_version == "fio-3.33"
-    assert imported_run(store, hashlib.sha256(FIO_JSON.read_bytes()).hexdigest()) == outcome.run_id
+    digest = hashlib.sha256(FIO_JSON.read_bytes()).hexdigest()
+    assert runs_holding(store, [digest, "0" * 64]) == {digest: outcome.run_id}
     assert migrate(store.conn, "again") == available()[-1][0]  # nothing left to apply

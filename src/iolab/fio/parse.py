@@ -19,10 +19,14 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from iolab.errors import UserError
 from iolab.fio.validate import check_document
 from iolab.models import PERCENTILES, DirectionResult, LatencyStats, Result, SteadyState
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DIRECTIONS = ("read", "write", "trim")
 ALL_CLIENTS = "All clients"
@@ -54,6 +58,15 @@ def extract_document(text: str, source: str = "fio output") -> dict:
 
     Raises UserError when there is none (not fio output, or truncated).
     """
+    import orjson  # here, not on top: `iolab import` forks its parsing process before numpy or orjson load
+
+    try:  # the usual file: one document and nothing else, read by orjson (2-3x json's speed)
+        whole = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass  # text or warnings around it, several documents, NaN, a number orjson cannot hold: searched below
+    else:
+        if isinstance(whole, dict) and ("jobs" in whole or "client_stats" in whole):
+            return whole
     decoder = json.JSONDecoder()
     candidates = [text]
     # Client/server mode can interleave "<host> message" lines (fio #731).
@@ -298,13 +311,9 @@ def pool_latency(parts: list[dict]) -> LatencyStats | None:
     else:
         mean = sum(n * m for n, m in zip(counts, means, strict=True)) / total
         stddev = _pooled_stddev(counts, means, [float(obj.get("stddev", 0.0)) * scale for obj, scale in stats])
-    bins: dict[int, int] = {}
-    for obj, scale in stats:
-        for key, count in (obj.get("bins") or {}).items():
-            value = int(float(key) * scale)
-            bins[value] = bins.get(value, 0) + int(count)
-    if bins:
-        percentiles = percentiles_from_bins(bins)
+    histograms = [(obj["bins"], scale) for obj, scale in stats if obj.get("bins")]
+    if histograms:
+        percentiles = percentiles_from_bins(*merged_histogram(histograms))
     elif len(stats) == 1:
         obj, scale = stats[0]
         percentiles = {float(p): float(v) * scale for p, v in (obj.get("percentile") or {}).items()}
@@ -319,8 +328,25 @@ def pool_latency(parts: list[dict]) -> LatencyStats | None:
         min_ns=min(float(obj.get("min", 0.0)) * scale for obj, scale in stats),
         max_ns=max(float(obj.get("max", 0.0)) * scale for obj, scale in stats),
         percentiles=percentiles,
-        bins=bins,
     )
+
+
+def merged_histogram(histograms: list[tuple[dict, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """(bucket values in ns, counts) of jobs' json+ histograms ({latency key: count}, scale to ns) together.
+
+    Arrays, not a merged dict: json+ holds up to ~1,800 buckets per direction, and converting and
+    merging them one by one in Python took a third of importing 1,000 outputs. A value shared by
+    several jobs appears once per job; the walk below counts it the same. Counts are floats: exact
+    to 2**53 I/Os, and their sum cannot overflow as int64 would on a damaged file.
+    """
+    import numpy as np
+
+    values = [
+        (np.fromiter(map(float, bins), dtype=np.float64, count=len(bins)) * scale).astype(np.int64)
+        for bins, scale in histograms
+    ]
+    counts = [np.fromiter(bins.values(), dtype=np.float64, count=len(bins)) for bins, _ in histograms]
+    return np.concatenate(values), np.concatenate(counts)
 
 
 def _pooled_stddev(counts: list[int], means: list[float], stddevs: list[float]) -> float:
@@ -331,27 +357,22 @@ def _pooled_stddev(counts: list[int], means: list[float], stddevs: list[float]) 
     return math.sqrt(sq / (total - 1)) if total > 1 else 0.0
 
 
-def percentiles_from_bins(bins: dict[int, int], wanted: tuple[float, ...] = PERCENTILES) -> dict[float, float]:
-    """Percentiles of a fio latency histogram, computed as fio computes them.
+def percentiles_from_bins(
+    values: np.ndarray, counts: np.ndarray, wanted: tuple[float, ...] = PERCENTILES
+) -> dict[float, float]:
+    """Percentiles of a fio latency histogram (bucket values, their counts), computed as fio computes them.
 
-    fio walks the buckets in order and reports the first bucket value at
-    which the running count reaches p% of all samples (stat.c,
-    calc_clat_percentiles), so merged bins give exactly what fio would
-    print for the merged jobs.
+    fio walks the buckets in order and reports the first bucket value at which the running count
+    reaches p% of all samples (stat.c, calc_clat_percentiles), so merged bins give exactly what fio
+    would print for the merged jobs.
     """
-    total = sum(bins.values())
-    if total == 0:
+    import numpy as np
+
+    order = np.argsort(values, kind="stable")
+    running = np.cumsum(counts[order])
+    if not len(running) or running[-1] <= 0:
         return {}
-    ordered = sorted(bins.items())
-    result: dict[float, float] = {}
-    running = 0
-    index = 0
     targets = sorted(wanted)
-    for value, count in ordered:
-        running += count
-        while index < len(targets) and running >= targets[index] / 100.0 * total:
-            result[targets[index]] = float(value)
-            index += 1
-        if index == len(targets):
-            break
-    return result
+    found = np.searchsorted(running, np.array(targets) / 100.0 * running[-1], side="left")
+    ordered = values[order]
+    return {target: float(ordered[at]) for target, at in zip(targets, found.tolist(), strict=True) if at < len(ordered)}

@@ -21,10 +21,11 @@ from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.imports.discover import FORMATS, Candidate, discover
-from iolab.imports.fio_files import FioFile, read_fio, store_fio
-from iolab.imports.tool_files import ToolFile, read_tool, store_tool
+from iolab.imports.fio_files import FioFile, store_fio
+from iolab.imports.reading import Reading
+from iolab.imports.tool_files import ToolFile, store_tool
 from iolab.store.db import Store
-from iolab.store.provenance import Provenance, date_imported_run, imported_run, record_provenance
+from iolab.store.provenance import Provenance, describe_imported_run, record_provenance, runs_holding
 
 __all__ = ["ImportOutcome", "import_paths", "report_lines"]
 
@@ -75,35 +76,55 @@ def import_paths(
     """Import every benchmark output under `paths`: a run per tool, with the provenance of each point.
 
     `logs` off leaves fio's logs unread; `progress` is told of each file stored (done, of how many).
+    Files are parsed in order, by a second process on a large import (`imports.reading`), and stored
+    as they come, a batch of files a transaction.
     """
     found = discover(paths)
     if not found.candidates and not found.problems:
         raise UserError(f"no benchmark output ({FORMATS}) found in {', '.join(paths)}; {skipped_text(found.skipped)}")
     outcome = ImportOutcome(problems=list(found.problems), skipped=found.skipped, logs=found.logs, with_logs=logs)
-    by_tool: dict[str, list[tuple[FioFile | ToolFile, str]]] = {}
-    seen: dict[str, str] = {}
-    for candidate in found.candidates:
-        digest = hashlib.sha256(candidate.data).hexdigest()
-        earlier = imported_run(store, digest)
-        if earlier is not None:
-            outcome.already.append((str(candidate.path), earlier))
-            continue
-        if digest in seen:
-            outcome.skipped.setdefault("the same bytes as another file here", []).append(str(candidate.path))
-            continue
-        seen[digest] = str(candidate.path)
-        try:
-            parsed = _read(candidate)
-        except UserError as exc:
-            outcome.problems.append(str(exc))
-            continue
-        tool = "fio" if isinstance(parsed, FioFile) else parsed.output.tool
-        by_tool.setdefault(tool, []).append((parsed, digest))
-    total = sum(len(files) for files in by_tool.values())
-    counter = _Counter(total, progress)
-    for tool, files in by_tool.items():
-        _store_run(store, command, tool, files, outcome, counter)
+    fresh = _not_imported_before(store, found.candidates, outcome)
+    runs: dict[str, _RunBeingImported] = {}
+    counter = _Counter(len(fresh), progress)
+    digests = [digest for _, digest in fresh]
+    with Reading([candidate for candidate, _ in fresh], logs) as reading:
+        _load_doctor()  # while the first files are parsed
+        parsed_files = iter(reading)
+        for start in range(0, len(fresh), BATCH):
+            with store.transaction():  # files' points and where they came from, a batch of files a commit
+                for digest, parsed in zip(digests[start : start + BATCH], parsed_files, strict=False):
+                    if isinstance(parsed, str):
+                        outcome.problems.append(parsed)
+                    else:
+                        tool = "fio" if isinstance(parsed, FioFile) else parsed.output.tool
+                        run = runs.get(tool)
+                        if run is None:
+                            run = runs[tool] = _RunBeingImported.start(store, command, tool, outcome)
+                        run.store(store, parsed, digest, outcome)
+                    counter.tick()
+    for tool, run in runs.items():
+        run.finish(store, tool, outcome)
     return outcome
+
+
+def _not_imported_before(
+    store: Store, candidates: list[Candidate], outcome: ImportOutcome
+) -> list[tuple[Candidate, str]]:
+    """The candidates to parse, with their SHA-256: not those whose bytes a run holds already (named in
+    `outcome.already`), nor a second file with the same bytes as another here (skipped)."""
+    digests = [hashlib.sha256(candidate.data).hexdigest() for candidate in candidates]
+    earlier = runs_holding(store, digests)
+    fresh: list[tuple[Candidate, str]] = []
+    seen: set[str] = set()
+    for candidate, digest in zip(candidates, digests, strict=True):
+        if digest in earlier:
+            outcome.already.append((str(candidate.path), earlier[digest]))
+        elif digest in seen:
+            outcome.skipped.setdefault("the same bytes as another file here", []).append(str(candidate.path))
+        else:
+            seen.add(digest)
+            fresh.append((candidate, digest))
+    return fresh
 
 
 # Told after each file is stored: (files done, files in all).
@@ -122,46 +143,60 @@ class _Counter:
             self.progress(self.done, self.total)
 
 
-def _read(candidate: Candidate) -> FioFile | ToolFile:
-    """The candidate parsed by its format; a named file of no known format is read as fio JSON, whose
-    errors say what is wrong with it (no JSON, truncated, a field fio would not write)."""
-    if candidate.kind in ("fio", "fio-terse", ""):
-        return read_fio(candidate.path, candidate.text, terse=candidate.kind == "fio-terse")
-    return read_tool(candidate.path, candidate.text, candidate.kind)
+@dataclass
+class _RunBeingImported:
+    """One tool's run, made when its first file is parsed and described once its last is stored (its label
+    names the versions of all its files)."""
+
+    run: ImportedRun
+    files: list[str] = field(default_factory=list)
+    versions: dict[str, None] = field(default_factory=dict)  # in the order first seen
+    began: list[float] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, store: Store, command: str, tool: str, outcome: ImportOutcome) -> _RunBeingImported:
+        run = ImportedRun(store.create_run(f"import {tool}", command, [], ""), f"import {tool}")
+        outcome.runs.append(run)
+        return cls(run)
+
+    def store(self, store: Store, parsed: FioFile | ToolFile, digest: str, outcome: ImportOutcome) -> None:
+        if isinstance(parsed, FioFile):
+            ids, rows = store_fio(store, self.run.run_id, parsed)
+            outcome.log_rows += rows
+            tool = "fio"
+        else:
+            ids = store_tool(store, self.run.run_id, parsed)
+            outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
+            tool = parsed.output.tool
+        source = str(parsed.path.resolve())
+        record_provenance(store, ids, Provenance(source, digest, tool, parsed.version))
+        self.files.append(str(parsed.path))
+        self.versions.update(dict.fromkeys(v for v in parsed.version.split(", ") if v))
+        if parsed.started is not None:
+            self.began.append(parsed.started)
+        self.run.points += len(ids)
+        self.run.files += 1
+
+    def finish(self, store: Store, tool: str, outcome: ImportOutcome) -> None:
+        """Label and describe the run, judge it (the doctor, as for a run of iolab's own) and close it."""
+        versions = list(self.versions)
+        shown = ", ".join(versions[:3]) + (f" (+{len(versions) - 3})" if len(versions) > 3 else "")
+        self.run.label = "import " + (shown or tool)
+        fio_versions = ", ".join(versions) if tool == "fio" else ""
+        _judge(store, self.run.run_id, tool)
+        store.finish_run(
+            self.run.run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems)
+        )
+        describe_imported_run(store, self.run.run_id, self.run.label, self.files, fio_versions, self.began)
 
 
-def _store_run(
-    store: Store,
-    command: str,
-    tool: str,
-    files: list[tuple[FioFile | ToolFile, str]],
-    outcome: ImportOutcome,
-    counter: _Counter,
-) -> None:
-    versions = list(dict.fromkeys(v for f, _ in files for v in f.version.split(", ") if v))
-    label = "import " + (", ".join(versions[:3]) + (f" (+{len(versions) - 3})" if len(versions) > 3 else "") or tool)
-    fio_versions = ", ".join(versions) if tool == "fio" else ""
-    run_id = store.create_run(label, command, [str(f.path) for f, _ in files], fio_versions)
-    run = ImportedRun(run_id, label)
-    outcome.runs.append(run)
-    for start in range(0, len(files), BATCH):
-        with store.transaction():  # files' points and where they came from, a batch of files a commit
-            for parsed, digest in files[start : start + BATCH]:
-                if isinstance(parsed, FioFile):
-                    ids, rows = store_fio(store, run_id, parsed, outcome.with_logs)
-                    outcome.log_rows += rows
-                else:
-                    ids = store_tool(store, run_id, parsed)
-                    outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
-                record_provenance(store, ids, Provenance(str(parsed.path.resolve()), digest, tool, parsed.version))
-                run.points += len(ids)
-                run.files += 1
-                counter.tick()
-    _judge(store, run_id, tool)
-    store.finish_run(run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems))
-    began = [f.started for f, _ in files if f.started is not None]
-    if began:
-        date_imported_run(store, run_id, min(began), max(began))
+def _load_doctor() -> None:
+    """Load the doctor (its rules, numpy) now: `_judge` needs it at the end, and a large import's second
+    process is parsing meanwhile (~70 ms off the import's critical path)."""
+    import numpy  # noqa: F401  (the store's columns, the doctor's series)
+
+    import iolab.doctor.engine
+    import iolab.store.queries  # noqa: F401
 
 
 def _judge(store: Store, run_id: int, tool: str) -> None:

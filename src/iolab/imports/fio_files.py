@@ -11,64 +11,83 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from iolab.fio.logs import log_files, read_logs
-from iolab.fio.parse import FioOutput, JobGroup, aggregate, parse_output
+from iolab.fio.parse import JobGroup, aggregate, parse_output
 from iolab.fio.terse import parse_terse
-from iolab.models import Point, Target, TargetKind
+from iolab.models import Point, Result, Target, TargetKind
 from iolab.models.job_options import JobOptions
 from iolab.models.sample_series import SampleSeries
-from iolab.store.db import Artifact, Store
+from iolab.store.db import Artifact, PackedArtifact, Store
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
 
 
 @dataclass
-class FioFile:
-    path: Path
-    text: str
-    output: FioOutput
-    terse: bool
+class FioJob:
+    """One job name of a fio output (its numjobs clones and hosts together): what becomes a point."""
 
-    @property
-    def version(self) -> str:
-        return self.output.version
+    name: str
+    options: dict[str, str]
+    hosts: list[str]
+    result: Result
+    series: list[SampleSeries] = field(default_factory=list)  # its logs, read beside the output
+
+
+@dataclass
+class FioFile:
+    """A fio output read whole: its jobs aggregated and their logs read, ready to store. Plain values and
+    arrays, so a parsing process hands it to the storing one cheaply (`imports.reading`); the text, which
+    the storing side has already, is not among them."""
+
+    path: Path
+    version: str
+    timestamp_ms: int
+    jobs: list[FioJob]
+    output: PackedArtifact  # the file itself, kept with its first point
 
     @property
     def started(self) -> float | None:
         """When fio wrote the output, where it says (terse output does not)."""
-        return self.output.timestamp_ms / 1000.0 if self.output.timestamp_ms else None
+        return self.timestamp_ms / 1000.0 if self.timestamp_ms else None
 
 
-def read_fio(path: Path, text: str, terse: bool) -> FioFile:
-    """The file parsed (UserError when it is not fio's output as fio writes it)."""
+def read_fio(path: Path, data: bytes, text: str, terse: bool, logs: bool = True) -> FioFile:
+    """The file (its bytes, their text) parsed and its jobs aggregated, with their logs unless `logs` is off
+    (UserError when it is not fio's output as fio writes it)."""
     output = parse_terse(text, str(path)) if terse else parse_output(text, source=str(path))
-    return FioFile(path, text, output, terse)
+    jobs = [
+        FioJob(
+            group.name,
+            group.options,
+            group.hosts,
+            aggregate(group.entries, output.version, group.hosts),
+            logs_beside(path, group) if logs else [],
+        )
+        for group in output.groups
+    ]
+    kept = Artifact("fio.terse" if terse else "fio.json", data).packed()
+    return FioFile(path, output.version, output.timestamp_ms, jobs, kept)
 
 
-def store_fio(store: Store, run_id: int, file: FioFile, logs: bool = True) -> tuple[list[int], int]:
-    """Plan and record the file's points in `run_id` (with the series of their logs unless `logs` is off);
-    their ids and how many log rows were stored.
+def store_fio(store: Store, run_id: int, file: FioFile) -> tuple[list[int], int]:
+    """Plan and record the file's points in `run_id`, with the series of their logs; their ids and how many
+    log rows were stored.
 
     The output's text is kept once per file, with its first point: a file of many jobs is one document.
-    Logs are kept as their series (`store.columns`), not as text a second time.
+    Logs are kept as their series (`store.columns`), not as text a second time; where the file came from
+    is its points' provenance.
     """
     ids: list[int] = []
     rows = 0
-    output = file.output
-    when = output.timestamp_ms / 1000.0 if output.timestamp_ms else time.time()
-    for group in output.groups:
-        point = Point(name=group.name, target=target_of(group.options), options=group.options)
+    when = file.started or time.time()
+    for job in file.jobs:
+        point = Point(name=job.name, target=target_of(job.options), options=job.options)
         (point_id,) = store.plan_points(run_id, [point])
-        result = aggregate(group.entries, output.version, group.hosts)
-        series = logs_beside(file.path, group) if logs else []
-        rows += sum(len(s) for s in series)
-        artifacts = [Artifact("source", str(file.path.resolve()).encode())]
-        if not ids:
-            artifacts.append(Artifact("fio.terse" if file.terse else "fio.json", file.text.encode()))
-        store.record_point(point_id, result, [], artifacts, when, when, series=series)
+        rows += sum(len(s) for s in job.series)
+        store.record_point(point_id, job.result, [], [] if ids else [file.output], when, when, series=job.series)
         ids.append(point_id)
     return ids, rows
 

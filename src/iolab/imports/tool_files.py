@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.models import Point, Target, TargetKind
-from iolab.store.db import Artifact, Store
+from iolab.store.db import Artifact, PackedArtifact, Store
 from iolab.tools import ior, iozone, mdtest
 from iolab.tools.model import ToolOutput
 
@@ -28,8 +28,8 @@ READERS = {
 @dataclass
 class ToolFile:
     path: Path
-    text: str
     output: ToolOutput
+    kept: PackedArtifact  # the file itself, kept with its first point
 
     @property
     def version(self) -> str:
@@ -41,12 +41,15 @@ class ToolFile:
         return min((p.started for p in self.output.points if p.started is not None), default=None)
 
 
-def read_tool(path: Path, text: str, kind: str) -> ToolFile:
-    return ToolFile(path, text, READERS[kind](text, str(path)))
+def read_tool(path: Path, data: bytes, text: str, kind: str) -> ToolFile:
+    """The file (its bytes, their text) parsed as `kind` says (UserError when it is not that tool's output)."""
+    output = READERS[kind](text, str(path))
+    return ToolFile(path, output, Artifact(f"{output.tool}.txt", data).packed())
 
 
 def store_tool(store: Store, run_id: int, file: ToolFile) -> list[int]:
-    """Plan and record every iteration of every point of the file in `run_id`; their ids."""
+    """Plan and record every iteration of every point of the file in `run_id`; their ids. Where the file
+    came from is their provenance."""
     ids: list[int] = []
     kind: TargetKind = "directory" if file.output.tool == "mdtest" else "file"
     for point in file.output.points:
@@ -54,9 +57,7 @@ def store_tool(store: Store, run_id: int, file: ToolFile) -> list[int]:
         planned = [Point(point.name, target, point.options, repeat) for repeat in range(len(point.repeats))]
         when = point.started or time.time()
         for point_id, result in zip(store.plan_points(run_id, planned), point.repeats, strict=True):
-            artifacts = [Artifact("source", str(file.path.resolve()).encode())]
-            if not ids:  # the output itself once per file: an IOzone table holds hundreds of points
-                artifacts.append(Artifact(f"{file.output.tool}.txt", file.text.encode()))
-            store.record_point(point_id, result, [], artifacts, when, when)
+            # the output itself once per file: an IOzone table holds hundreds of points
+            store.record_point(point_id, result, [], [] if ids else [file.kept], when, when)
             ids.append(point_id)
     return ids

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from iolab.models.option_values import (
+    ALIASES,
     FIO_DEFAULTS,
     METADATA_ENGINES,
     METADATA_OPERATIONS,
@@ -46,7 +47,7 @@ class JobOptions(Mapping[str, str]):
 
     def __init__(self, options: Mapping[str, str] | None = None) -> None:
         self._options: dict[str, str] = dict(options or {})
-        self._by_name = {canonical(name): value for name, value in self._options.items()}
+        self._by_name = {ALIASES.get(name, name): value for name, value in self._options.items()}  # `canonical`
 
     def __getitem__(self, name: str) -> str:
         return self._options[name]

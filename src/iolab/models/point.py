@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Literal
 
 from iolab.models.job_options import JobOptions
@@ -98,13 +99,14 @@ class Point:
         blob = json.dumps(identity, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
-    @property
+    @cached_property
     def job(self) -> JobOptions:
         """The options as typed values (fio's aliases and defaults applied); `options` stay the strings
-        that are stored, hashed and written to the job file."""
+        that are stored, hashed and written to the job file. Made once: a point's options are not changed
+        after it is made, and the doctor asks each point's several times."""
         return JobOptions(self.options)
 
-    @property
+    @cached_property
     def direct(self) -> bool:
         """Whether fio does this point's I/O with O_DIRECT, as its job file says: the runner writes direct=1
         before the workload's own options (which may ask for buffered I/O), and direct=0 where the file

@@ -24,7 +24,6 @@ class LatencyStats:
     min_ns: float
     max_ns: float
     percentiles: dict[float, float] = field(default_factory=dict)
-    bins: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass

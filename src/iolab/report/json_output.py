@@ -43,7 +43,6 @@ def record_dict(record: PointRecord) -> dict:
             lat = direction.get("latency")
             if lat:
                 lat["percentiles"] = {str(p): v for p, v in lat["percentiles"].items()}
-                lat.pop("bins", None)
         data["result"] = result
     return data
 

@@ -109,10 +109,11 @@ def read_series(
 
 def move_sample_rows(conn: sqlite3.Connection) -> None:
     """Migration 0013's step SQL cannot take: the one-row-per-sample table `samples` of older stores,
-    moved into `series` point by point (each series in the order its rows were written), then dropped."""
-    import numpy as np
-
+    moved into `series` point by point (each series in the order its rows were written), then dropped.
+    A new store has none, and loads no numpy for them (`iolab import` forks before numpy is loaded)."""
     points = [row[0] for row in conn.execute("SELECT DISTINCT point_id FROM samples ORDER BY point_id")]
+    if points:
+        import numpy as np
     for point_id in points:
         rows = conn.execute(
             "SELECT metric, ddir, source, t_ms, value FROM samples WHERE point_id = ? ORDER BY rowid", (point_id,)

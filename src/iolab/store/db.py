@@ -65,6 +65,23 @@ class Artifact:
     name: str
     data: bytes
 
+    def packed(self) -> PackedArtifact:
+        """The file as the store keeps it (zlib), made wherever it is cheapest: an import's parsing process
+        compresses each output while the storing one writes (`iolab.imports.reading`)."""
+        return PackedArtifact(self.name, len(self.data), zlib.compress(self.data, ARTIFACT_LEVEL))
+
+
+@dataclass(frozen=True)
+class PackedArtifact:
+    """An artifact compressed as stored: its name, its size uncompressed, its zlib bytes."""
+
+    name: str
+    size: int
+    blob: bytes
+
+    def packed(self) -> PackedArtifact:
+        return self
+
 
 class Store:
     """Writes and reads of one iolab database."""
@@ -217,7 +234,7 @@ class Store:
         point_id: int,
         result: Result,
         samples: list[Sample],
-        artifacts: list[Artifact],
+        artifacts: Sequence[Artifact | PackedArtifact],
         started_at: float,
         finished_at: float,
         per_device: dict[str, Result] | None = None,
@@ -362,11 +379,11 @@ class Store:
             ],
         )
 
-    def _add_artifacts(self, point_id: int, artifacts: list[Artifact]) -> None:
+    def _add_artifacts(self, point_id: int, artifacts: Sequence[Artifact | PackedArtifact]) -> None:
         run_id = self.conn.execute("SELECT run_id FROM points WHERE id = ?", (point_id,)).fetchone()[0]
         self.conn.executemany(
             "INSERT INTO artifacts (run_id, point_id, name, size, data) VALUES (?, ?, ?, ?, ?)",
-            [(run_id, point_id, a.name, len(a.data), zlib.compress(a.data, ARTIFACT_LEVEL)) for a in artifacts],
+            [(run_id, point_id, p.name, p.size, p.blob) for p in (a.packed() for a in artifacts)],
         )
 
     def artifact(self, point_id: int, name: str) -> bytes | None:

@@ -7,6 +7,7 @@ can say a run was imported, and from what.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from iolab.store.db import Store
@@ -28,21 +29,35 @@ def record_provenance(store: Store, point_ids: list[int], origin: Provenance) ->
         )
 
 
-def date_imported_run(store: Store, run_id: int, first: float, last: float) -> None:
-    """An imported run is dated when its tool ran, not when it was imported (`history` orders runs by it):
-    from its earliest output to its latest."""
-    with store.conn:
-        store.conn.execute("UPDATE runs SET started_at = ?, finished_at = ? WHERE id = ?", (first, last, run_id))
+def describe_imported_run(
+    store: Store, run_id: int, label: str, files: list[str], fio_versions: str, began: list[float]
+) -> None:
+    """An imported run once all its files are stored: its label, its files and fio versions, and dated when
+    its tool ran, not when it was imported (`history` orders runs by it): from its earliest output to its
+    latest, where they say."""
+    with store.transaction():
+        store.conn.execute(
+            "UPDATE runs SET label = ?, targets = ?, fio_version = ? WHERE id = ?",
+            (label, json.dumps(files), fio_versions, run_id),
+        )
+        if began:
+            store.conn.execute(
+                "UPDATE runs SET started_at = ?, finished_at = ? WHERE id = ?", (min(began), max(began), run_id)
+            )
 
 
-def imported_run(store: Store, sha256: str) -> int | None:
-    """The run already holding points imported from a file with these bytes, if any."""
-    row = store.conn.execute(
-        "SELECT points.run_id FROM provenance JOIN points ON points.id = provenance.point_id"
-        " WHERE provenance.sha256 = ? ORDER BY points.run_id LIMIT 1",
-        (sha256,),
-    ).fetchone()
-    return int(row[0]) if row else None
+def runs_holding(store: Store, digests: list[str]) -> dict[str, int]:
+    """SHA-256 -> the run already holding points imported from a file with those bytes, for those held."""
+    held: dict[str, int] = {}
+    for start in range(0, len(digests), 500):  # SQLite's limit on bound parameters is 999 in old builds
+        chunk = digests[start : start + 500]
+        for digest, run_id in store.conn.execute(
+            "SELECT provenance.sha256, MIN(points.run_id) FROM provenance JOIN points ON points.id = provenance.point_id"
+            f" WHERE provenance.sha256 IN ({','.join('?' * len(chunk))}) GROUP BY provenance.sha256",
+            chunk,
+        ):
+            held[digest] = int(run_id)
+    return held
 
 
 def imported_runs(store: Store, run_ids: list[int]) -> dict[int, dict[str, object]]:

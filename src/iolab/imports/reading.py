@@ -1,0 +1,146 @@
+"""Parsing an import's files, in order, shared with a second process while this one stores them.
+
+Parsing (JSON, validation, aggregation, compressing the file to keep) and storing (SQLite, the
+doctor) each took about half of importing 1,000 json+ outputs on one CPU; on two they overlap. The
+files are cut into chunks, and each chunk is claimed by whichever process comes to it first: the
+second process takes them one after another, and this one, when it needs the next chunk to store
+and the other has not started it, parses that chunk itself. So the work balances itself whatever
+the share of parsing and storing (logs make parsing heavier, the doctor storing).
+
+The second process is forked, so it starts with the files already read (`discover`) and nothing to
+pickle on the way in; on the way back it sends each file's parsed jobs (results, log arrays and the
+compressed file: a few KB), never the text. It is used only where it can help and cannot hurt:
+enough files to pay for the fork, a second CPU to run on, and a process that is still
+single-threaded (forking one with other threads, such as numpy's BLAS pool, can deadlock the child;
+`iolab import` forks before anything loads numpy). If the child dies, the chunks it had not sent
+are parsed here, so its failure costs time, not files.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from multiprocessing.sharedctypes import Synchronized
+from pathlib import Path
+
+from iolab.errors import UserError
+from iolab.imports.discover import Candidate
+from iolab.imports.fio_files import FioFile, read_fio
+from iolab.imports.tool_files import ToolFile, read_tool
+
+# A file parsed, or the UserError message that says why it cannot be.
+Parsed = FioFile | ToolFile | str
+
+PARALLEL_FROM = 64  # files: fewer are parsed here (a fork and its start cost ~10 ms)
+CHUNK = 8  # files a chunk: small enough to balance the two processes, large enough to send few messages
+
+
+class Reading:
+    """The candidates parsed, in the order given, as an iterator; shared with a second process when that can
+    help (see above), started at once so the caller can load what it needs for storing meanwhile. A context
+    manager: leaving it stops the process, whatever was read."""
+
+    def __init__(self, candidates: list[Candidate], logs: bool, parallel_from: int = PARALLEL_FROM) -> None:
+        self.logs = logs
+        self.chunks = [candidates[start : start + CHUNK] for start in range(0, len(candidates), CHUNK)]
+        self.child: BaseProcess | None = None
+        self.receiving: Connection | None = None
+        self.next_chunk: Synchronized[int] | None = None
+        if len(candidates) >= parallel_from and _second_cpu() and _single_threaded():
+            context = multiprocessing.get_context("fork")
+            self.next_chunk = context.Value("i", 0)  # the first chunk neither process has claimed
+            self.receiving, sending = context.Pipe(duplex=False)
+            self.child = context.Process(target=self._child, args=(sending,), daemon=True)
+            self.child.start()
+            sending.close()
+
+    def __enter__(self) -> Reading:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.receiving is not None:
+            self.receiving.close()
+        if self.child is not None:
+            if self.child.is_alive():
+                self.child.kill()
+            self.child.join()
+
+    def __iter__(self) -> Iterator[Parsed]:
+        ready: dict[int, list[Parsed]] = {}  # chunks parsed (by either process) before their turn
+        for number, chunk in enumerate(self.chunks):
+            while number not in ready:
+                if self.receiving is None or not self.receiving.poll():
+                    mine = self._claim()  # nothing to store yet: parse the next chunk nobody has claimed
+                    if mine is not None:
+                        ready[mine] = [read_one(candidate, self.logs) for candidate in self.chunks[mine]]
+                        continue
+                    if self.receiving is None:  # no child (or it is gone) and nothing left: it was this one's
+                        ready[number] = [read_one(candidate, self.logs) for candidate in chunk]
+                        break
+                try:
+                    at, parsed = self.receiving.recv()
+                except (EOFError, OSError):  # the child is gone: what it had claimed is parsed here
+                    self._child_gone()
+                    continue
+                ready[at] = parsed
+            yield from ready.pop(number)
+
+    def _claim(self) -> int | None:
+        """The next chunk neither process has claimed, claimed by this one; None when all are claimed."""
+        if self.next_chunk is None:
+            return None
+        with self.next_chunk.get_lock():
+            number = self.next_chunk.value
+            if number >= len(self.chunks):
+                return None
+            self.next_chunk.value = number + 1
+            return number
+
+    def _child_gone(self) -> None:
+        self.next_chunk = None
+        if self.receiving is not None:
+            self.receiving.close()
+            self.receiving = None
+
+    def _child(self, sending: Connection) -> None:
+        """The second process: claim the next chunk, parse it, send it, until none is left. Ctrl-C is for the
+        parent, which stops the child; a parent that is gone closes the pipe, and the next send ends it."""
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        assert self.next_chunk is not None
+        while True:
+            with self.next_chunk.get_lock():
+                number = self.next_chunk.value
+                if number >= len(self.chunks):
+                    break
+                self.next_chunk.value = number + 1
+            sending.send((number, [read_one(candidate, self.logs) for candidate in self.chunks[number]]))
+        sending.close()
+
+
+def read_one(candidate: Candidate, logs: bool) -> Parsed:
+    """The candidate parsed by its format; a named file of no known format is read as fio JSON, whose
+    errors say what is wrong with it (no JSON, truncated, a field fio would not write)."""
+    try:
+        if candidate.kind in ("fio", "fio-terse", ""):
+            terse = candidate.kind == "fio-terse"
+            return read_fio(candidate.path, candidate.data, candidate.text, terse, logs)
+        return read_tool(candidate.path, candidate.data, candidate.text, candidate.kind)
+    except UserError as exc:
+        return str(exc)
+
+
+def _second_cpu() -> bool:
+    return len(os.sched_getaffinity(0)) > 1
+
+
+def _single_threaded() -> bool:
+    """Whether this process has one thread, as the kernel counts them (Python's own count misses BLAS's)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return False
+    return any(line.split() == ["Threads:", "1"] for line in status.splitlines())

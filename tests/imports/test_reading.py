@@ -1,0 +1,123 @@
+"""Parsing an import's files with a second process (`imports.reading`): the same files parsed the same, in
+the same order, as in one process; a child that dies costs no file; leaving early stops the child.
+
+The second process is forked only while the process is single-threaded, and pytest's has numpy's BLAS
+threads by now: each case runs in a fresh interpreter, which forks as `iolab import` does.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent.parent / "data"
+
+# Both scripts: the archive's candidates, and `read_one` able to end the child after DIE_AFTER files.
+PRELUDE = """
+import os, sys
+from iolab.imports import reading
+from iolab.imports.discover import discover
+
+die_after = int(os.environ.get("DIE_AFTER", "0"))
+parent = os.getpid()
+parse = reading.read_one
+calls = [0]
+
+def dying(candidate, logs):
+    calls[0] += 1
+    if die_after and os.getpid() != parent and calls[0] > die_after:
+        os._exit(9)
+    return parse(candidate, logs)
+
+reading.read_one = dying
+candidates = discover([sys.argv[1]]).candidates
+"""
+
+# Parse with a second process, then in this one alone, and compare everything parsed, logs included.
+COMPARE = """
+def shown(parsed):
+    if isinstance(parsed, str):
+        return parsed
+    series = []
+    for job in getattr(parsed, "jobs", []):
+        series += [(s.metric, s.ddir, s.source, s.t_ms.tolist(), s.values.tolist()) for s in job.series]
+        job.series = []
+    return repr(parsed) + repr(series)
+
+with reading.Reading(candidates, logs=True, parallel_from=2) as read:
+    assert read.child is not None, "no second process"
+    together = [shown(p) for p in read]
+    child = read.child
+child.join(5)
+with reading.Reading(candidates, logs=True, parallel_from=10**9) as read:
+    assert read.child is None
+    alone = [shown(p) for p in read]
+assert len(together) == len(candidates) == len(alone), (len(together), len(candidates), len(alone))
+for number, (a, b) in enumerate(zip(together, alone)):
+    assert a == b, (number, candidates[number].path, a[:300], b[:300])
+print("ok", len(together), "files; child exit", child.exitcode)
+"""
+
+# Take one file and leave: the child must be gone.
+LEAVE = """
+with reading.Reading(candidates, logs=True, parallel_from=2) as read:
+    assert read.child is not None, "no second process"
+    next(iter(read))
+    child = read.child
+child.join(5)
+assert child.exitcode is not None, "the child outlived its reading"
+print("ok")
+"""
+
+
+def run(archive: Path, body: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", PRELUDE + body, str(archive)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Path:
+    """Real outputs of every format, fio's with logs, copied to 200 files (each copy other bytes), and one
+    truncated output."""
+    root = tmp_path_factory.mktemp("archive")
+    shutil.copytree(DATA / "fio" / "logs", root / "logs")
+    for folder in ("ior", "mdtest", "iozone"):
+        shutil.copytree(DATA / folder, root / folder)
+    shutil.copytree(DATA / "fio" / "terse", root / "terse")
+    copies = root / "copies"
+    copies.mkdir()
+    for number in range(200):
+        name = ("randread-4jobs.json", "randrw-json.json", "client-server-3hosts.json", "text-before.json")[number % 4]
+        (copies / f"{number:03d}-{name}").write_text((DATA / "fio" / name).read_text() + "\n" * number)
+    text = (DATA / "fio" / "randrw-json.json").read_text()
+    (copies / "truncated.json").write_text(text[: len(text) // 2])
+    return root
+
+
+def test_with_a_second_process_every_file_is_parsed_the_same_and_in_order(archive):
+    proc = run(archive, COMPARE)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("ok ")
+
+
+def test_a_child_that_dies_costs_no_file(archive):
+    proc = run(archive, COMPARE, {"DIE_AFTER": "20"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "child exit 9" in proc.stdout  # it did die, and every file was still parsed the same
+
+
+def test_leaving_the_reading_early_stops_the_child(archive):
+    proc = run(archive, LEAVE)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "ok"
