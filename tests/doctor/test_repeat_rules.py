@@ -79,3 +79,21 @@ def test_scaling_claims_a_drop_only_beyond_the_repeats_noise():
     ]
     # 8% lower at 4 jobs, but the repeats spread by 20%: inside the noise, no claim
     assert claims({1: [50e6, 70e6, 60e6], 4: [45e6, 65e6, 55e6]}) == []
+
+
+def test_large_sets_are_judged_at_once_as_one_by_one(monkeypatch):
+    import random
+
+    from iolab.analysis import stability
+
+    rng = random.Random(11)
+    for _ in range(60):
+        n = rng.randint(3, 60)
+        values = [rng.choice((1.0, 100.0)) * rng.uniform(90, 110) for _ in range(n)]
+        values[rng.randrange(n)] *= rng.choice((0.2, 1.0, 3.0))  # sometimes one odd repeat
+        if rng.random() < 0.3:
+            values = [round(v, -1) for v in values]  # ties, even counts: medians between two values
+        monkeypatch.setattr(stability, "VECTOR_FROM", 10**9)
+        one_by_one = far_repeats(values)
+        monkeypatch.setattr(stability, "VECTOR_FROM", 3)
+        assert far_repeats(values) == one_by_one, values

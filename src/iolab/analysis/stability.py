@@ -68,13 +68,41 @@ def far_repeats(values: Sequence[float], ratio: float = FAR_RATIO, sigmas: float
     """Repeats that disagree with all the others (at least 3 repeats): each judged against the rest, so
     the odd one cannot pull the baseline towards itself, and only beyond both a relative and a robust
     distance: a noisy set (a COV problem) has no single odd repeat."""
-    found: list[FarRepeat] = []
     if len(values) < 3:
-        return found
-    for i, value in enumerate(values):
-        others = sorted(v for j, v in enumerate(values) if j != i)
-        median = statistics.median(others)
-        mad = 1.4826 * statistics.median([abs(v - median) for v in others])
-        if abs(value - median) > max(ratio * abs(median), sigmas * mad):
-            found.append(FarRepeat(i, value, median, others[0], others[-1]))
+        return []
+    if VECTOR_FROM <= len(values) <= VECTOR_UP_TO:
+        found = _far_at_once(values, ratio, sigmas)
+    else:
+        found = [far for i in range(len(values)) if (far := _far_one(values, i, ratio, sigmas)) is not None]
     return found if len(found) < len(values) / 2 else []
+
+
+# Sets from this size are judged with numpy, every repeat against its others at once (the same figures as
+# one by one: medians of the same numbers): 100 repeats one by one took 1.5 ms, 10,000 comparisons in
+# Python. Up to a size whose n x n matrix is small (2,048: 32 MiB).
+VECTOR_FROM = 16
+VECTOR_UP_TO = 2048
+
+
+def _far_one(values: Sequence[float], i: int, ratio: float, sigmas: float) -> FarRepeat | None:
+    others = sorted(v for j, v in enumerate(values) if j != i)
+    median = statistics.median(others)
+    mad = 1.4826 * statistics.median([abs(v - median) for v in others])
+    if abs(values[i] - median) > max(ratio * abs(median), sigmas * mad):
+        return FarRepeat(i, values[i], median, others[0], others[-1])
+    return None
+
+
+def _far_at_once(values: Sequence[float], ratio: float, sigmas: float) -> list[FarRepeat]:
+    import numpy as np
+
+    n = len(values)
+    array = np.asarray(values, dtype=np.float64)
+    others = np.broadcast_to(array, (n, n))[~np.eye(n, dtype=bool)].reshape(n, n - 1)  # row i: all but i
+    medians = np.median(others, axis=1)
+    mads = 1.4826 * np.median(np.abs(others - medians[:, None]), axis=1)
+    far = np.abs(array - medians) > np.maximum(ratio * np.abs(medians), sigmas * mads)
+    return [
+        FarRepeat(i, values[i], float(medians[i]), float(others[i].min()), float(others[i].max()))
+        for i in np.flatnonzero(far).tolist()
+    ]

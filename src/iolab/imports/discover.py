@@ -137,10 +137,26 @@ def _read(path: Path, found: Found) -> bytes | None:
         if info.st_size > MAX_INPUT_BYTES:
             found.skip(f"larger than {MAX_INPUT_BYTES >> 20} MiB", path)
             return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read(MAX_INPUT_BYTES + 1)
+        return _whole(fd, info.st_size)
     except OSError:
         found.skip("unreadable", path)
         return None
     finally:
         os.close(fd)
+
+
+def _whole(fd: int, size: int) -> bytes:
+    """The file's bytes, at most the cap and one byte more, read by the size `fstat` gave and then on, for a
+    file still growing: one read of the cap for every file allocated that much each time (44 ms for 1,000
+    outputs of 13 KB, against 14 ms)."""
+    parts = []
+    left = MAX_INPUT_BYTES + 1
+    want = min(size + 1, left)
+    while left > 0:
+        part = os.read(fd, want)
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+        want = min(left, 1 << 20)
+    return b"".join(parts)
