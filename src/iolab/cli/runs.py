@@ -424,6 +424,7 @@ def import_(
         outcome = import_paths(paths, store, shlex.join(["iolab", *sys.argv[1:]]), logs=not no_logs, progress=progress)
     finally:
         progress.close()
+        store.close()
     for line in report_lines(outcome):  # plain lines, as they are (rich's console cost 17 ms to load)
         print(line, file=sys.stderr)
     if outcome.problems:

@@ -106,20 +106,24 @@ def _direction(part: object, path: str) -> None:
         raise BadField(path, "expected the direction's statistics (an object)")
     if "io_bytes" not in part and "io_kbytes" not in part:
         raise BadField(f"{path}.io_bytes", "missing")
-    for key, limit, whole in (
-        ("io_bytes", MAX_COUNT, True),
-        ("io_kbytes", MAX_COUNT, True),
-        ("total_ios", MAX_COUNT, True),
-        ("runtime", MAX_RUNTIME_MS, True),
-        ("iops", MAX_RATE, False),
-        ("bw_bytes", MAX_RATE, False),
-        ("bw", MAX_RATE / 1024, False),
-    ):
+    for key, limit, whole in DIRECTION_FIELDS:
         if key in part:
-            _number(part[key], f"{path}.{key}", limit, whole=whole)
+            _number(part[key], path, limit, whole, key)
     for key in LATENCY_KEYS:
         if key in part:
             _latency(part[key], f"{path}.{key}")
+
+
+# A direction's numbers: name, upper bound, whether fio counts it whole.
+DIRECTION_FIELDS = (
+    ("io_bytes", MAX_COUNT, True),
+    ("io_kbytes", MAX_COUNT, True),
+    ("total_ios", MAX_COUNT, True),
+    ("runtime", MAX_RUNTIME_MS, True),
+    ("iops", MAX_RATE, False),
+    ("bw_bytes", MAX_RATE, False),
+    ("bw", MAX_RATE / 1024, False),
+)
 
 
 def _latency(stats: object, path: str) -> None:
@@ -127,43 +131,47 @@ def _latency(stats: object, path: str) -> None:
         raise BadField(path, "expected latency statistics (an object)")
     for key in ("min", "max", "mean", "stddev"):
         if key in stats:
-            _number(stats[key], f"{path}.{key}", MAX_LATENCY_NS)
+            _number(stats[key], path, MAX_LATENCY_NS, False, key)
     if "N" in stats:
-        _number(stats["N"], f"{path}.N", MAX_COUNT, whole=True)
+        _number(stats["N"], path, MAX_COUNT, True, "N")
     percentiles = stats.get("percentile", {})
     if not isinstance(percentiles, dict):
         raise BadField(f"{path}.percentile", "expected an object of percentile: latency")
-    for key, value in percentiles.items():
-        _key_number(key, f"{path}.percentile", 100.0)
-        _number(value, f"{path}.percentile[{key}]", MAX_LATENCY_NS)
+    if not _plain_table(percentiles, 100.0, MAX_LATENCY_NS, counts=False):
+        for key, value in percentiles.items():
+            _key_number(key, f"{path}.percentile", 100.0)
+            _number(value, f"{path}.percentile[{key}]", MAX_LATENCY_NS)
     bins = stats.get("bins", {})
     if not isinstance(bins, dict):
         raise BadField(f"{path}.bins", "expected an object of latency: count")
-    if _plain_bins(bins):
-        return
-    for key, value in bins.items():
-        _key_number(key, f"{path}.bins", MAX_LATENCY_NS)
-        _number(value, f"{path}.bins[{key}]", MAX_COUNT, whole=True)
+    if not _plain_table(bins, MAX_LATENCY_NS, MAX_COUNT, counts=True):
+        for key, value in bins.items():
+            _key_number(key, f"{path}.bins", MAX_LATENCY_NS)
+            _number(value, f"{path}.bins[{key}]", MAX_COUNT, whole=True)
 
 
-def _plain_bins(bins: dict) -> bool:
-    """Whether every bin is as fio writes it (a latency key, a whole count), checked at C speed: json+ holds
-    up to ~1,800 bins per direction, and the check one by one took longer than reading the JSON. A NaN key
-    passes min and max but makes the sum NaN; whatever fails here is named by the check one by one."""
-    if not bins:
+def _plain_table(table: dict, key_limit: float, value_limit: float, counts: bool) -> bool:
+    """Whether every key is a number from 0 to `key_limit` and every value one from 0 to `value_limit` (a whole
+    count when `counts`), as fio writes its percentiles and json+ bins, checked at C speed: json+ holds up to
+    ~1,800 bins per direction, and the check one by one took longer than reading the JSON. A NaN passes min
+    and max but makes the sum NaN; whatever fails here is named by the check one by one."""
+    if not table:
         return True
     try:
-        keys = list(map(float, bins))
+        keys = list(map(float, table))
     except ValueError:
         return False
-    counts = bins.values()
+    values = table.values()
+    kinds = set(map(type, values))
+    if not (kinds == {int} if counts else kinds <= {int, float}):
+        return False
     return (
         min(keys) >= 0
-        and max(keys) <= MAX_LATENCY_NS
+        and max(keys) <= key_limit
         and not math.isnan(sum(keys))
-        and set(map(type, counts)) == {int}
-        and min(counts) >= 0
-        and max(counts) <= MAX_COUNT
+        and min(values) >= 0
+        and max(values) <= value_limit
+        and not math.isnan(sum(values))
     )
 
 
@@ -176,18 +184,20 @@ def _key_number(key: str, path: str, limit: float) -> None:
         raise BadField(path, f"the key {key[:40]} is outside 0-{limit:g}")
 
 
-def _number(value: object, path: str, limit: float, whole: bool = False) -> None:
-    """A JSON number fio could have written: finite, from 0 to `limit`, whole where fio counts.
+def _number(value: object, path: str, limit: float, whole: bool = False, name: str = "") -> None:
+    """A JSON number fio could have written: finite, from 0 to `limit`, whole where fio counts; `path` (and
+    `name` in it) names it in the error.
 
-    An int or float in range returns at once (a json+ output holds ~100 of them to check); anything
-    else goes to `_not_number`, which says what is wrong. NaN and infinity fail the range test."""
+    An int or float in range returns at once (a json+ output holds ~100 of them to check), before any path
+    is formatted; anything else goes to `_not_number`, which says what is wrong. NaN and infinity fail the
+    range test."""
     kind = type(value)
     if kind is int:
         if 0 <= value <= limit:  # type: ignore[operator]
             return
     elif kind is float and 0 <= value <= limit and (not whole or value.is_integer()):  # type: ignore[operator,attr-defined]
         return
-    _not_number(value, path, limit, whole)
+    _not_number(value, f"{path}.{name}" if name else path, limit, whole)
 
 
 def _not_number(value: object, path: str, limit: float, whole: bool) -> None:

@@ -80,10 +80,18 @@ def import_paths(
     Files are parsed in order, by a second process on a large import (`imports.reading`), and stored
     as they come, a batch of files a transaction.
     """
-    # What is loaded by now (modules, the rules) lives as long as the process: kept out of the cyclic
-    # collector's passes, which re-walked it all while an import made its ~100k objects per 1,000 files
-    # (40-60 ms of such an import), and out of the pages a forked parsing process would share and copy.
+    # What is loaded by now (modules, the rules) is kept out of the cyclic collector's passes while the import
+    # runs: they re-walked it all as the import made its ~100k objects per 1,000 files (40-60 ms of such an
+    # import), and they would touch the pages a forked parsing process shares. Given back after, so nothing
+    # frozen outlives the import uncollected (a store left unclosed in a cycle kept its WAL unmerged).
     gc.freeze()
+    try:
+        return _import(paths, store, command, logs, progress)
+    finally:
+        gc.unfreeze()
+
+
+def _import(paths: list[str], store: Store, command: str, logs: bool, progress: Progress | None) -> ImportOutcome:
     found = discover(paths)
     if not found.candidates and not found.problems:
         raise UserError(f"no benchmark output ({FORMATS}) found in {', '.join(paths)}; {skipped_text(found.skipped)}")
@@ -173,8 +181,7 @@ class _RunBeingImported:
             ids = store_tool(store, self.run.run_id, parsed)
             outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
             tool = parsed.output.tool
-        source = str(parsed.path.resolve())
-        record_provenance(store, ids, Provenance(source, digest, tool, parsed.version))
+        record_provenance(store, ids, Provenance(parsed.source, digest, tool, parsed.version))
         self.files.append(str(parsed.path))
         self.versions.update(dict.fromkeys(v for v in parsed.version.split(", ") if v))
         if parsed.started is not None:

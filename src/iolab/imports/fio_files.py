@@ -43,10 +43,11 @@ class FioFile:
     the storing side has already, is not among them."""
 
     path: Path
+    source: str  # the path with links resolved, as its points' provenance keeps it
     version: str
     timestamp_ms: int
     jobs: list[FioJob]
-    output: PackedArtifact  # the file itself, kept with its first point
+    kept: PackedArtifact  # the file itself, kept with its first point
 
     @property
     def started(self) -> float | None:
@@ -69,7 +70,7 @@ def read_fio(path: Path, data: bytes, text: str, terse: bool, logs: bool = True)
         for group in output.groups
     ]
     kept = Artifact("fio.terse" if terse else "fio.json", data).packed()
-    return FioFile(path, output.version, output.timestamp_ms, jobs, kept)
+    return FioFile(path, str(path.resolve()), output.version, output.timestamp_ms, jobs, kept)
 
 
 def store_fio(store: Store, run_id: int, file: FioFile) -> tuple[list[int], int]:
@@ -87,7 +88,7 @@ def store_fio(store: Store, run_id: int, file: FioFile) -> tuple[list[int], int]
         point = Point(name=job.name, target=target_of(job.options), options=job.options)
         (point_id,) = store.plan_points(run_id, [point])
         rows += sum(len(s) for s in job.series)
-        store.record_point(point_id, job.result, [], [] if ids else [file.output], when, when, series=job.series)
+        store.record_point(point_id, job.result, [], [] if ids else [file.kept], when, when, series=job.series)
         ids.append(point_id)
     return ids, rows
 

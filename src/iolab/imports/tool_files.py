@@ -28,6 +28,7 @@ READERS = {
 @dataclass
 class ToolFile:
     path: Path
+    source: str  # the path with links resolved, as its points' provenance keeps it
     output: ToolOutput
     kept: PackedArtifact  # the file itself, kept with its first point
 
@@ -44,7 +45,7 @@ class ToolFile:
 def read_tool(path: Path, data: bytes, text: str, kind: str) -> ToolFile:
     """The file (its bytes, their text) parsed as `kind` says (UserError when it is not that tool's output)."""
     output = READERS[kind](text, str(path))
-    return ToolFile(path, output, Artifact(f"{output.tool}.txt", data).packed())
+    return ToolFile(path, str(path.resolve()), output, Artifact(f"{output.tool}.txt", data).packed())
 
 
 def store_tool(store: Store, run_id: int, file: ToolFile) -> list[int]:
