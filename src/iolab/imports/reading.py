@@ -18,6 +18,7 @@ are parsed here, so its failure costs time, not files.
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
 import os
 import signal
@@ -36,6 +37,7 @@ from iolab.imports.tool_files import ToolFile, read_tool
 Parsed = FioFile | ToolFile | str
 
 PARALLEL_FROM = 64  # files: fewer are parsed here (a fork and its start cost ~10 ms)
+PIPE_BYTES = 1 << 20
 CHUNK = 8  # files a chunk: small enough to balance the two processes, large enough to send few messages
 
 
@@ -54,6 +56,7 @@ class Reading:
             context = multiprocessing.get_context("fork")
             self.next_chunk = context.Value("i", 0)  # the first chunk neither process has claimed
             self.receiving, sending = context.Pipe(duplex=False)
+            _widen(sending)
             self.child = context.Process(target=self._child, args=(sending,), daemon=True)
             self.child.start()
             sending.close()
@@ -131,6 +134,15 @@ def read_one(candidate: Candidate, logs: bool) -> Parsed:
         return read_tool(candidate.path, candidate.data, candidate.text, candidate.kind)
     except UserError as exc:
         return str(exc)
+
+
+def _widen(pipe: Connection) -> None:
+    """A pipe of 1 MiB (Linux's most for a user, by default) instead of 64 KiB: two chunks filled the default
+    while this process loaded the doctor, and the child then waited ~70 ms to send instead of parsing."""
+    try:
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except OSError:
+        pass  # a smaller limit here (/proc/sys/fs/pipe-max-size): the default size only costs time
 
 
 def _second_cpu() -> bool:
