@@ -75,6 +75,15 @@ print("ok")
 """
 
 
+# The parent dies at once, without a word to its child (kill -9 would do the same).
+ORPHAN = """
+read = reading.Reading(candidates, logs=True, parallel_from=2)
+assert read.child is not None, "no second process"
+print(read.child.pid, flush=True)
+os._exit(0)
+"""
+
+
 def run(archive: Path, body: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", PRELUDE + body, str(archive)],
@@ -121,3 +130,11 @@ def test_leaving_the_reading_early_stops_the_child(archive):
     proc = run(archive, LEAVE)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "ok"
+
+
+def test_a_child_whose_parent_died_ends_quietly(archive):
+    # The child holds this stderr open until it ends, so the run waits for it: a child parsing on, or blocked
+    # forever, would hit the timeout; one ending with a traceback would show it here.
+    proc = run(archive, ORPHAN)
+    assert proc.returncode == 0 and proc.stdout.strip().isdigit(), proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and proc.stderr.strip() == "", proc.stderr[-3000:]

@@ -111,17 +111,18 @@ class Reading:
 
     def _child(self, sending: Connection) -> None:
         """The second process: claim the next chunk, parse it, send it, until none is left. Ctrl-C is for the
-        parent, which stops the child; a parent that is gone closes the pipe, and the next send ends it."""
+        parent, which stops the child; a parent that is gone closes the pipe, and the next send ends it (the
+        child's copy of the reading end is closed first, or the pipe would stay open and the child block)."""
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        assert self.next_chunk is not None
-        while True:
-            with self.next_chunk.get_lock():
-                number = self.next_chunk.value
-                if number >= len(self.chunks):
-                    break
-                self.next_chunk.value = number + 1
-            sending.send((number, [read_one(candidate, self.logs) for candidate in self.chunks[number]]))
-        sending.close()
+        if self.receiving is not None:
+            self.receiving.close()
+        try:
+            while (number := self._claim()) is not None:
+                sending.send((number, [read_one(candidate, self.logs) for candidate in self.chunks[number]]))
+        except BrokenPipeError:
+            pass  # the parent has gone: nobody is left to tell
+        finally:
+            sending.close()
 
 
 def read_one(candidate: Candidate, logs: bool) -> Parsed:
