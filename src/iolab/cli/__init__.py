@@ -48,7 +48,12 @@ def main() -> None:
             message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
             print(f"{command}: {message} (see `{command} --help`)", file=sys.stderr)
         sys.exit(getattr(exc, "exit_code", 2))
+    if code == INTERRUPTED:  # typer's answer to Ctrl-C outside a run or an import, which say their own
+        print("iolab: interrupted", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+INTERRUPTED = 130  # what typer returns for a KeyboardInterrupt (128 + SIGINT), as a shell would
 
 
 class _CommandContext(Protocol):

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Callable
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iolab.errors import UserError
+from iolab.errors import RunFailed, UserError
 from iolab.imports.discover import FORMATS, Candidate, discover
 from iolab.imports.fio_files import FioFile, store_fio
 from iolab.imports.reading import Reading
@@ -100,24 +102,49 @@ def _import(paths: list[str], store: Store, command: str, logs: bool, progress: 
     runs: dict[str, _RunBeingImported] = {}
     counter = _Counter(len(fresh), progress)
     digests = [digest for _, digest in fresh]
-    with Reading([candidate for candidate, _ in fresh], logs) as reading:
-        _load_doctor()  # while the first files are parsed
-        parsed_files = iter(reading)
-        for start in range(0, len(fresh), BATCH):
-            with store.transaction():  # files' points and where they came from, a batch of files a commit
-                for digest, parsed in zip(digests[start : start + BATCH], parsed_files, strict=False):
-                    if isinstance(parsed, str):
-                        outcome.problems.append(parsed)
-                    else:
-                        tool = "fio" if isinstance(parsed, FioFile) else parsed.output.tool
-                        run = runs.get(tool)
-                        if run is None:
-                            run = runs[tool] = _RunBeingImported.start(store, command, tool, outcome)
-                        run.store(store, parsed, digest, outcome)
-                    counter.tick()
+    try:
+        with Reading([candidate for candidate, _ in fresh], logs) as reading:
+            _load_doctor()  # while the first files are parsed
+            parsed_files = iter(reading)
+            for start in range(0, len(fresh), BATCH):
+                with ExitStack() as held:
+                    with store.transaction():  # files' points and where they came from, a batch of files a commit
+                        for digest, parsed in zip(digests[start : start + BATCH], parsed_files, strict=False):
+                            if isinstance(parsed, str):
+                                outcome.problems.append(parsed)
+                            else:
+                                tool = "fio" if isinstance(parsed, FioFile) else parsed.output.tool
+                                run = runs.get(tool)
+                                if run is None:
+                                    run = runs[tool] = _RunBeingImported.start(store, command, tool, outcome)
+                                run.store(store, parsed, digest, outcome)
+                            counter.tick()
+                        held.enter_context(_ctrl_c_held())  # the commit and its count: both or neither
+                    for run in runs.values():
+                        run.settle()
+    except KeyboardInterrupt:  # the batch being stored is rolled back (a run made in it too); the others stay
+        kept = {tool: run for tool, run in runs.items() if run.run.files}
+        for tool, run in kept.items():  # described; the doctor does not keep the user waiting
+            run.describe(store, tool)
+            store.finish_run(run.run.run_id, "interrupted", f"interrupted by the user after {run.run.files} files")
+        stored = ", ".join(f"{run.run.files} files in run {run.run.run_id}" for run in kept.values()) or "no file"
+        raise RunFailed(
+            f"import interrupted: {stored} stored and kept; `iolab import` of the same paths again stores the rest"
+        ) from None
     for tool, run in runs.items():
         run.finish(store, tool, outcome)
     return outcome
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl-C held back until the end (then delivered): a Ctrl-C during a batch's commit would otherwise stop the
+    import after the commit and before the files were counted as the run's."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _not_imported_before(
@@ -161,10 +188,11 @@ class _RunBeingImported:
     """One tool's run, made when its first file is parsed and described once its last is stored (its label
     names the versions of all its files)."""
 
-    run: ImportedRun
+    run: ImportedRun  # its points and files: those committed
     files: list[str] = field(default_factory=list)
     versions: dict[str, None] = field(default_factory=dict)  # in the order first seen
     began: list[float] = field(default_factory=list)
+    pending: list[tuple[FioFile | ToolFile, int]] = field(default_factory=list)  # stored, not yet committed
 
     @classmethod
     def start(cls, store: Store, command: str, tool: str, outcome: ImportOutcome) -> _RunBeingImported:
@@ -182,23 +210,33 @@ class _RunBeingImported:
             outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
             tool = parsed.output.tool
         record_provenance(store, ids, Provenance(parsed.source, digest, tool, parsed.version))
-        self.files.append(str(parsed.path))
-        self.versions.update(dict.fromkeys(v for v in parsed.version.split(", ") if v))
-        if parsed.started is not None:
-            self.began.append(parsed.started)
-        self.run.points += len(ids)
-        self.run.files += 1
+        self.pending.append((parsed, len(ids)))
+
+    def settle(self) -> None:
+        """The files stored since the last commit count as the run's: they are committed now."""
+        for parsed, points in self.pending:
+            self.files.append(str(parsed.path))
+            self.versions.update(dict.fromkeys(v for v in parsed.version.split(", ") if v))
+            if parsed.started is not None:
+                self.began.append(parsed.started)
+            self.run.points += points
+            self.run.files += 1
+        self.pending.clear()
 
     def finish(self, store: Store, tool: str, outcome: ImportOutcome) -> None:
-        """Label and describe the run, judge it (the doctor, as for a run of iolab's own) and close it."""
-        versions = list(self.versions)
-        shown = ", ".join(versions[:3]) + (f" (+{len(versions) - 3})" if len(versions) > 3 else "")
-        self.run.label = "import " + (shown or tool)
-        fio_versions = ", ".join(versions) if tool == "fio" else ""
+        """Judge the run (the doctor, as for a run of iolab's own), close it and describe it."""
         _judge(store, self.run.run_id, tool)
         store.finish_run(
             self.run.run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems)
         )
+        self.describe(store, tool)
+
+    def describe(self, store: Store, tool: str) -> None:
+        """The run's label (the versions of its files), its files, and its dates: when its tool ran."""
+        versions = list(self.versions)
+        shown = ", ".join(versions[:3]) + (f" (+{len(versions) - 3})" if len(versions) > 3 else "")
+        self.run.label = "import " + (shown or tool)
+        fio_versions = ", ".join(versions) if tool == "fio" else ""
         describe_imported_run(store, self.run.run_id, self.run.label, self.files, fio_versions, self.began)
 
 
