@@ -192,7 +192,8 @@ class _RunBeingImported:
     files: list[str] = field(default_factory=list)
     versions: dict[str, None] = field(default_factory=dict)  # in the order first seen
     began: list[float] = field(default_factory=list)
-    pending: list[tuple[FioFile | ToolFile, int]] = field(default_factory=list)  # stored, not yet committed
+    # stored, not yet committed: (path, version, when it ran, points); not the parsed file, whose logs can be large
+    pending: list[tuple[str, str, float | None, int]] = field(default_factory=list)
 
     @classmethod
     def start(cls, store: Store, command: str, tool: str, outcome: ImportOutcome) -> _RunBeingImported:
@@ -210,15 +211,15 @@ class _RunBeingImported:
             outcome.notes += [f"{parsed.path}: {note}" for note in parsed.output.notes]
             tool = parsed.output.tool
         record_provenance(store, ids, Provenance(parsed.source, digest, tool, parsed.version))
-        self.pending.append((parsed, len(ids)))
+        self.pending.append((str(parsed.path), parsed.version, parsed.started, len(ids)))
 
     def settle(self) -> None:
         """The files stored since the last commit count as the run's: they are committed now."""
-        for parsed, points in self.pending:
-            self.files.append(str(parsed.path))
-            self.versions.update(dict.fromkeys(v for v in parsed.version.split(", ") if v))
-            if parsed.started is not None:
-                self.began.append(parsed.started)
+        for path, version, started, points in self.pending:
+            self.files.append(path)
+            self.versions.update(dict.fromkeys(v for v in version.split(", ") if v))
+            if started is not None:
+                self.began.append(started)
             self.run.points += points
             self.run.files += 1
         self.pending.clear()
