@@ -75,6 +75,28 @@ print("ok")
 """
 
 
+# The child stalls on its first chunk: this process parses ahead, but only so far, then waits for it.
+AHEAD = """
+import time
+mine = [0]
+
+def slow_child(candidate, logs):
+    if os.getpid() != parent:
+        if calls[0] == 0:
+            time.sleep(2)
+        calls[0] += 1
+    else:
+        mine[0] += 1
+    return parse(candidate, logs)
+
+reading.read_one = slow_child
+with reading.Reading(candidates, logs=False, parallel_from=2) as read:
+    time.sleep(0.5)  # the child has claimed the first chunk and stalls on it
+    first = next(iter(read))
+    assert mine[0] == reading.AHEAD * reading.CHUNK, (mine[0], len(candidates))
+print("ok")
+"""
+
 # The parent dies at once, without a word to its child (kill -9 would do the same).
 ORPHAN = """
 read = reading.Reading(candidates, logs=True, parallel_from=2)
@@ -138,3 +160,8 @@ def test_a_child_whose_parent_died_ends_quietly(archive):
     proc = run(archive, ORPHAN)
     assert proc.returncode == 0 and proc.stdout.strip().isdigit(), proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr and proc.stderr.strip() == "", proc.stderr[-3000:]
+
+
+def test_this_process_parses_ahead_of_a_stalled_child_only_so_far(archive):
+    proc = run(archive, AHEAD)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]

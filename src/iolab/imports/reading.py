@@ -39,6 +39,9 @@ Parsed = FioFile | ToolFile | str
 PARALLEL_FROM = 64  # files: fewer are parsed here (a fork and its start cost ~10 ms)
 PIPE_BYTES = 1 << 20
 CHUNK = 8  # files a chunk: small enough to balance the two processes, large enough to send few messages
+# Chunks this process may hold parsed ahead of the one it stores next, while the child is still on that one:
+# without a bound, a child slow on one file with large logs left this process holding every other file's.
+AHEAD = 8
 
 
 class Reading:
@@ -76,14 +79,13 @@ class Reading:
         ready: dict[int, list[Parsed]] = {}  # chunks parsed (by either process) before their turn
         for number, chunk in enumerate(self.chunks):
             while number not in ready:
-                if self.receiving is None or not self.receiving.poll():
-                    mine = self._claim()  # nothing to store yet: parse the next chunk nobody has claimed
-                    if mine is not None:
-                        ready[mine] = [read_one(candidate, self.logs) for candidate in self.chunks[mine]]
-                        continue
-                    if self.receiving is None:  # no child (or it is gone) and nothing left: it was this one's
-                        ready[number] = [read_one(candidate, self.logs) for candidate in chunk]
-                        break
+                if self.receiving is None:  # no child, or it is gone: this process parses the rest in order
+                    ready[number] = [read_one(candidate, self.logs) for candidate in chunk]
+                    break
+                if not self.receiving.poll() and len(ready) < AHEAD and (mine := self._claim()) is not None:
+                    # nothing to store yet: parse the next chunk nobody has claimed
+                    ready[mine] = [read_one(candidate, self.logs) for candidate in self.chunks[mine]]
+                    continue
                 try:
                     at, parsed = self.receiving.recv()
                 except (EOFError, OSError):  # the child is gone: what it had claimed is parsed here
