@@ -35,6 +35,7 @@ def dying(candidate, logs):
     return parse(candidate, logs)
 
 reading.read_one = dying
+reading._second_cpu = lambda: True  # a host of one CPU forks too: what is tested is the sharing, not the speed
 candidates = discover([sys.argv[1]]).candidates
 """
 
