@@ -16,25 +16,56 @@ from iolab.errors import UserError
 MAX_INPUT_BYTES = 256 << 20  # a fio JSON+ output of many jobs is tens of MB; plans are kilobytes
 
 
-def read_input(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> str:
-    """The text of `path`, a regular file of at most `limit` bytes, or UserError naming `what` it was to be."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as exc:
-        raise UserError(f"cannot read {what} {path}: {exc.strerror}") from None
+class Refused(Exception):
+    """A path that is not a regular file of at most the limit: `kind` is "a directory", "not a regular file"
+    or "too large" (then `size` is its size in bytes)."""
+
+    def __init__(self, kind: str, size: int = 0) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.size = size
+
+
+def read_regular(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of `path`, a regular file of at most `limit` bytes (links followed, as a user means them).
+
+    Refused otherwise, OSError when it cannot be opened or read. Opened without blocking (a FIFO would
+    wait for a writer forever) and read by the size `fstat` gave, then on for a file still growing, at
+    most `limit` and one byte more: one read of the limit for every file allocated that much each time
+    (44 ms for 1,000 fio outputs of 13 KB, against 14 ms).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise UserError(f"cannot read {what} {path}: it is {kind}; give a file")
+            raise Refused("a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file")
         if info.st_size > limit:
-            raise UserError(f"{what} {path} is {info.st_size >> 20} MiB; iolab reads at most {limit >> 20} MiB")
-        with os.fdopen(fd, "rb", closefd=False) as file:
-            data = file.read(limit + 1)
-    except OSError as exc:
-        raise UserError(f"cannot read {what} {path}: {exc.strerror}") from None
+            raise Refused("too large", info.st_size)
+        parts = []
+        left = limit + 1
+        want = min(info.st_size + 1, left)
+        while left > 0:
+            part = os.read(fd, want)
+            if not part:
+                break
+            parts.append(part)
+            left -= len(part)
+            want = min(left, 1 << 20)
+        return b"".join(parts)
     finally:
         os.close(fd)
+
+
+def read_input(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """The text of `path`, a regular file of at most `limit` bytes, or UserError naming `what` it was to be."""
+    try:
+        data = read_regular(path, limit)
+    except Refused as exc:
+        if exc.kind == "too large":
+            raise UserError(f"{what} {path} is {exc.size >> 20} MiB; iolab reads at most {limit >> 20} MiB") from None
+        raise UserError(f"cannot read {what} {path}: it is {exc.kind}; give a file") from None
+    except OSError as exc:
+        raise UserError(f"cannot read {what} {path}: {exc.strerror}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

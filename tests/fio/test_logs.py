@@ -57,3 +57,18 @@ def test_per_io_rows_sharing_a_millisecond_are_all_kept():
     read, write = parse_log(rows, "clat", "job1")
     assert (read.ddir, read.t_ms.tolist(), read.values.tolist()) == ("read", [5, 5], [80000, 90000])
     assert (write.ddir, len(write)) == ("write", 1)
+
+
+def test_a_log_that_is_a_fifo_or_too_large_is_skipped_and_the_others_read(tmp_path, monkeypatch):
+    import functools
+    import os
+
+    from iolab.fio import logs
+    from iolab.textfile import read_regular
+
+    (tmp_path / "p_iops.1.log").write_text("1000, 250, 0, 4096\n2000, 260, 0, 4096\n")
+    os.mkfifo(tmp_path / "p_bw.1.log")  # a reader that opened it would wait for a writer forever
+    (tmp_path / "p_lat.1.log").write_text("1000, 5000, 0, 4096\n" * 40)
+    monkeypatch.setattr(logs, "read_regular", functools.partial(read_regular, limit=100))  # 256 MiB, scaled down
+    got = logs.read_logs(tmp_path, "p")
+    assert [(s.metric, len(s)) for s in got] == [("iops", 2)]  # the FIFO refused, the 800-byte log over the limit

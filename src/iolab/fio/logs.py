@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iolab.models.sample_series import SampleSeries
+from iolab.textfile import Refused, read_regular
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,8 +133,8 @@ def read_logs(directory: Path, prefix: str, host: str = "", files: list[Path] | 
         metric, job, suffix = match.groups()
         owner = suffix or host
         try:
-            data = path.read_bytes()
-        except OSError:  # unreadable, or gone since the folder was listed: the output still imports
+            data = read_regular(path)
+        except (OSError, Refused):  # unreadable, gone since listed, a FIFO or over 256 MiB: the output still imports
             continue
         series += parse_log(data, metric, f"{owner}:job{job}" if owner else f"job{job}")
     return series

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.fio import terse
-from iolab.textfile import MAX_INPUT_BYTES, read_input
+from iolab.textfile import MAX_INPUT_BYTES, Refused, read_input, read_regular
 from iolab.tools import ior, iozone, mdtest
 
 # fio's per-interval and histogram logs (<prefix>_bw.1.log, <prefix>_clat_hist.2.log.<host>).
@@ -125,38 +124,9 @@ def _consider(path: Path, named: bool, found: Found) -> None:
 def _read(path: Path, found: Found) -> bytes | None:
     """A found file's bytes: a regular file of at most 256 MiB (a FIFO in a results folder would block)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular(path)
+    except Refused as exc:
+        found.skip(f"larger than {MAX_INPUT_BYTES >> 20} MiB" if exc.kind == "too large" else exc.kind, path)
     except OSError:
         found.skip("unreadable", path)
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            found.skip("not a regular file", path)
-            return None
-        if info.st_size > MAX_INPUT_BYTES:
-            found.skip(f"larger than {MAX_INPUT_BYTES >> 20} MiB", path)
-            return None
-        return _whole(fd, info.st_size)
-    except OSError:
-        found.skip("unreadable", path)
-        return None
-    finally:
-        os.close(fd)
-
-
-def _whole(fd: int, size: int) -> bytes:
-    """The file's bytes, at most the cap and one byte more, read by the size `fstat` gave and then on, for a
-    file still growing: one read of the cap for every file allocated that much each time (44 ms for 1,000
-    outputs of 13 KB, against 14 ms)."""
-    parts = []
-    left = MAX_INPUT_BYTES + 1
-    want = min(size + 1, left)
-    while left > 0:
-        part = os.read(fd, want)
-        if not part:
-            break
-        parts.append(part)
-        left -= len(part)
-        want = min(left, 1 << 20)
-    return b"".join(parts)
+    return None
