@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from iolab.models.sample_series import SampleSeries
+from iolab.store.params import in_chunks
 
 if TYPE_CHECKING:
     import numpy as np
@@ -96,11 +97,10 @@ def read_series(
     """Point id -> its stored series (only those of `metrics` when given), in the order they were stored."""
     out: dict[int, list[SampleSeries]] = {point_id: [] for point_id in point_ids}
     wanted = f" AND metric IN ({','.join('?' * len(metrics))})" if metrics else ""
-    for start in range(0, len(point_ids), 500):  # SQLite's limit on bound parameters is 999 in old builds
-        chunk = list(point_ids[start : start + 500])
+    for chunk, marks in in_chunks(point_ids):
         sql = (
             "SELECT point_id, metric, ddir, source, t_ms, value FROM series"
-            f" WHERE point_id IN ({','.join('?' * len(chunk))}){wanted} ORDER BY point_id, rowid"
+            f" WHERE point_id IN ({marks}){wanted} ORDER BY point_id, rowid"
         )
         for point_id, metric, ddir, source, t_ms, value in conn.execute(sql, [*chunk, *(metrics or ())]):
             out[point_id].append(SampleSeries(metric, ddir, source, decode(t_ms, "int64"), decode(value, "float64")))

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 
 from iolab.store.db import Store
+from iolab.store.params import in_chunks
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,10 @@ def describe_imported_run(
 def runs_holding(store: Store, digests: list[str]) -> dict[str, int]:
     """SHA-256 -> the run already holding points imported from a file with those bytes, for those held."""
     held: dict[str, int] = {}
-    for start in range(0, len(digests), 500):  # SQLite's limit on bound parameters is 999 in old builds
-        chunk = digests[start : start + 500]
+    for chunk, marks in in_chunks(digests):
         for digest, run_id in store.conn.execute(
             "SELECT provenance.sha256, MIN(points.run_id) FROM provenance JOIN points ON points.id = provenance.point_id"
-            f" WHERE provenance.sha256 IN ({','.join('?' * len(chunk))}) GROUP BY provenance.sha256",
+            f" WHERE provenance.sha256 IN ({marks}) GROUP BY provenance.sha256",
             chunk,
         ):
             held[digest] = int(run_id)

@@ -7,6 +7,7 @@ import time
 
 from iolab.errors import UserError
 from iolab.store.db import Store
+from iolab.store.params import in_chunks
 
 _TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:+-]{0,63}")  # fullmatch: `$` would let a final newline in
 
@@ -56,13 +57,11 @@ def add_note(store: Store, run_ids: list[int], text: str) -> None:
 def tags_of(store: Store, run_ids: list[int]) -> dict[int, list[str]]:
     """Run id -> its tags, sorted (an empty list for a run without tags)."""
     out: dict[int, list[str]] = {rid: [] for rid in run_ids}
-    if not run_ids:
-        return out
-    marks = ",".join("?" * len(run_ids))
-    for run_id, tag in store.conn.execute(
-        f"SELECT run_id, tag FROM tags WHERE run_id IN ({marks}) ORDER BY tag", run_ids
-    ):
-        out[run_id].append(tag)
+    for chunk, marks in in_chunks(run_ids):
+        for run_id, tag in store.conn.execute(
+            f"SELECT run_id, tag FROM tags WHERE run_id IN ({marks}) ORDER BY tag", chunk
+        ):
+            out[run_id].append(tag)
     return out
 
 
@@ -70,17 +69,11 @@ def notes_of(store: Store, run_id: int) -> list[str]:
     return [r[0] for r in store.conn.execute("SELECT text FROM notes WHERE run_id = ? ORDER BY id", (run_id,))]
 
 
-# Run ids per query: SQLite before 3.32 allows 999 parameters, and a series can have 10,000 runs.
-_CHUNK = 900
-
-
 def annotations_of(store: Store, run_ids: list[int]) -> dict[int, list[tuple[str, str]]]:
     """Run id -> its ("tag", name) and ("note", text) pairs, tags sorted then notes as written; runs
     without any are left out. For many runs at once: a history reads those of every run of a series."""
     out: dict[int, list[tuple[str, str]]] = {}
-    for start in range(0, len(run_ids), _CHUNK):
-        chunk = run_ids[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in in_chunks(run_ids, uses=2):  # the ids twice: tags, then notes
         rows = store.conn.execute(
             f"SELECT run_id, 'tag', tag, 0, 0 FROM tags WHERE run_id IN ({marks}) UNION ALL "
             f"SELECT run_id, 'note', text, 1, id FROM notes WHERE run_id IN ({marks}) ORDER BY 1, 4, 5, 3",
