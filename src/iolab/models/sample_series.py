@@ -45,14 +45,17 @@ class SampleSeries:
 
 
 def series_of(samples: Iterable[Sample]) -> list[SampleSeries]:
-    """`Sample`s grouped into series by (metric, direction, source), each in the order its rows came."""
-    import numpy as np
-
+    """`Sample`s grouped into series by (metric, direction, source), each in the order its rows came. No samples
+    (an imported point has none) load no numpy: `iolab import` forks its parsing process before it loads."""
     rows: dict[tuple[str, str, str], tuple[list[int], list[float]]] = {}
     for s in samples:
         times, values = rows.setdefault((s.metric, s.ddir, s.source), ([], []))
         times.append(s.t_ms)
         values.append(s.value)
+    if not rows:
+        return []
+    import numpy as np
+
     return [
         SampleSeries(metric, ddir, source, np.array(times, dtype=np.int64), np.array(values, dtype=np.float64))
         for (metric, ddir, source), (times, values) in rows.items()

@@ -25,7 +25,8 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from iolab.models.sample_series import SampleSeries
+from iolab.models.result import Sample
+from iolab.models.sample_series import SampleSeries, series_of
 from iolab.store.params import in_chunks
 
 if TYPE_CHECKING:
@@ -109,23 +110,12 @@ def read_series(
 
 def move_sample_rows(conn: sqlite3.Connection) -> None:
     """Migration 0013's step SQL cannot take: the one-row-per-sample table `samples` of older stores,
-    moved into `series` point by point (each series in the order its rows were written), then dropped.
-    A new store has none, and loads no numpy for them (`iolab import` forks before numpy is loaded)."""
+    moved into `series` point by point (each series in the order its rows were written), then dropped."""
     points = [row[0] for row in conn.execute("SELECT DISTINCT point_id FROM samples ORDER BY point_id")]
-    if points:
-        import numpy as np
     for point_id in points:
         rows = conn.execute(
             "SELECT metric, ddir, source, t_ms, value FROM samples WHERE point_id = ? ORDER BY rowid", (point_id,)
-        ).fetchall()
-        grouped: dict[tuple[str, str, str], tuple[list[int], list[float]]] = {}
-        for metric, ddir, source, t_ms, value in rows:
-            times, values = grouped.setdefault((metric, ddir, source), ([], []))
-            times.append(int(t_ms))
-            values.append(float(value))
-        series = [
-            SampleSeries(metric, ddir, source, np.array(times, dtype=np.int64), np.array(values, dtype=np.float64))
-            for (metric, ddir, source), (times, values) in grouped.items()
-        ]
-        conn.executemany(INSERT, rows_of(point_id, series))
+        )
+        samples = (Sample(metric, ddir, source, int(t_ms), float(value)) for metric, ddir, source, t_ms, value in rows)
+        conn.executemany(INSERT, rows_of(point_id, series_of(samples)))
     conn.execute("DROP TABLE samples")
