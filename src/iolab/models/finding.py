@@ -15,17 +15,7 @@ class Severity(str, Enum):
     @property
     def rank(self) -> int:
         """Sort order: the most serious first."""
-        return _RANKS[self]
-
-    @property
-    def text(self) -> str:
-        """The severity as stored and shown ("critical"): `value` without the enum's descriptor, which cost
-        2.6 us a call, 20 ms of judging an import of 1,000 outputs (4,204 findings) twice over."""
-        return _TEXTS[self]
-
-
-_RANKS = {severity: rank for rank, severity in enumerate(Severity)}
-_TEXTS = {severity: severity.value for severity in Severity}
+        return ("critical", "warning", "info", "not-evaluated").index(self.value)
 
 
 @dataclass(frozen=True)

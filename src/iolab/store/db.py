@@ -166,7 +166,7 @@ class Store:
                         point_id,
                         f.rule_id,
                         f.family,
-                        f.severity.text,
+                        f.severity.value,
                         f.title,
                         f.subject,
                         json.dumps(f.evidence),
