@@ -42,7 +42,8 @@ def test_the_doctor_sees_every_jobs_file_as_the_data_set():
 
 
 def test_a_job_file_s_directory_with_several_jobs_gives_each_its_own_file_as_fio_does(tmp_path):
-    from iolab.plan.planfile import FIO_FILE_FORMAT, load_plan
+    from iolab.models.point import PER_JOB_FORMAT
+    from iolab.plan.planfile import load_plan
 
     job = tmp_path / "j.fio"
     job.write_text(
@@ -51,4 +52,4 @@ def test_a_job_file_s_directory_with_several_jobs_gives_each_its_own_file_as_fio
         f"[named]\nstonewall\nfilename={tmp_path}/f\nnumjobs=4\nrw=read\n"
     )
     formats = {w.name: w.options.get("filename_format") for w in load_plan(job).workloads}
-    assert formats == {"many": FIO_FILE_FORMAT, "one": None, "named": None}
+    assert formats == {"many": PER_JOB_FORMAT, "one": None, "named": None}  # never $jobname

@@ -32,6 +32,7 @@ from iolab.errors import UserError
 from iolab.fio.catalog import alias_target, job_option_names
 from iolab.models.job_options import RW_MODES, JobOptions
 from iolab.models.option_values import ALIASES, METADATA_ENGINES, parse_size
+from iolab.models.point import IOLAB_FORMAT
 
 # Engines whose reads read and whose writes write the target iolab names (the `rw` mode decides).
 DATA_ENGINES = frozenset(
@@ -138,6 +139,17 @@ def check_text(text: str, what: str) -> None:
             )
 
 
+def check_path(path: str, what: str) -> None:
+    """Refuse a path fio would not open as written: `check_text`, and no `$` (fio expands `${VAR}` in a
+    path, so `l/d${Z}` checked by iolab could be another device to fio)."""
+    check_text(path, what)
+    if "$" in path:
+        raise UserError(
+            f"{what}: {path!r} contains '$', which fio would expand (${{VAR}}, $(expr)) into another path; "
+            "rename it or give the path by a link without '$'"
+        )
+
+
 def canonical_name(name: str) -> str:
     """fio's own name of an option (`readwrite` -> `rw`), so every check sees one spelling."""
     if name in ALIASES:
@@ -164,15 +176,16 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
         raise UserError(f"{where}: {name!r} is not a fio option name (letters, digits, '_' and '-')")
     if len(value) > MAX_VALUE:
         raise UserError(f"{where}: the value is {len(value)} characters long; fio options take at most {MAX_VALUE}")
-    if "${" in value or "$(" in value:
-        raise UserError(
-            f"{where}: {value!r}: fio would expand it (environment variables, expressions); write the value itself"
-        )
     canonical = canonical_name(name)
-    if canonical == "filename_format" and ("/" in value or value.strip() in ("", ".", "..")):
+    if canonical == "filename_format" and not IOLAB_FORMAT.match(value):
         raise UserError(
-            f"{where}: {value!r}: file names only (fio makes them in the directory iolab chose); "
-            "name a directory as the target instead"
+            f"{where}: {value!r}: iolab names the files fio makes itself (iolab-job.N.M in a directory of its "
+            'own); drop filename_format, and use files = "per-job" in a plan for a file per job'
+        )
+    if "$" in value and canonical != "filename_format":
+        raise UserError(
+            f"{where}: {value!r}: fio would expand '$' (environment variables, expressions, $ncpus...); "
+            "write the value itself"
         )
     if canonical in PATH_OPTIONS:
         raise UserError(f"{where}: iolab does not pass {name}= to fio: {PATH_OPTIONS[canonical]}")
@@ -320,7 +333,7 @@ def escape_path(path: str) -> str:
     """A path as fio's `filename=`/`directory=` read it: a `:` would otherwise split it into two paths."""
     if "\\" in path:
         raise UserError(f"{path}: iolab cannot pass a path with a backslash to fio exactly; use another path")
-    check_text(path, "path")
+    check_path(path, "path")
     return path.replace(":", "\\:")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Literal
@@ -46,6 +47,10 @@ class Target:
     fs_type: str | None = None
     members: tuple[str, ...] = ()
     hosts: tuple[str, ...] = ()
+    # What the target was when it was checked ("block 7:3", "file 2049:1234"; an array's members joined
+    # by ","): the runner checks it again before every point and stops when it changed (a link switched
+    # to another device between points must not send the next point's writes there).
+    identity: str = ""
 
     @property
     def identity_filename(self) -> str:
@@ -61,6 +66,9 @@ class Target:
 # iolab-job.0.0, iolab-job.1.0, ... inside a directory iolab made for them, as IOzone's throughput mode
 # gives each thread its own file.
 PER_JOB_FORMAT = "iolab-job.$jobnum.$filenum"
+# The file-name patterns iolab gives fio (per-job files, metadata files, calibration): the only `$` iolab
+# ever hands fio, never `$jobname` (a user's job name could be "../../victim").
+IOLAB_FORMAT = re.compile(r"^iolab-[a-z]+\.\$jobnum\.\$filenum$")
 # The least a per-job file is given when the target's size is shared out among many jobs.
 MIN_PER_JOB_BYTES = 1 << 20
 

@@ -42,8 +42,6 @@ if TYPE_CHECKING:
     from iolab.plan.schema import PhasesSpec, PlanSpec, SweepSpec
 
 TOML_SUFFIXES = (".toml",)
-# fio's own names for the files of a job given a directory and no filename (fio's HOWTO, filename_format).
-FIO_FILE_FORMAT = "$jobname.$jobnum.$filenum"
 # Options that only order jobs inside one fio invocation; each iolab point is its own invocation.
 JOB_ORDERING = frozenset({"stonewall", "wait_for", "new_group"})
 
@@ -196,7 +194,7 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
     for section in sections:
         options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in TARGET_OPTIONS}
         if _own_files(section.options):
-            options.setdefault("filename_format", FIO_FILE_FORMAT)
+            options.setdefault("filename_format", PER_JOB_FORMAT)  # never $jobname: see fio.run.named_by_iolab
         workloads.append(Workload(name=section.name, options=options, target=_jobfile_target(section, source)))
     return workloads
 

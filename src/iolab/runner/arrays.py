@@ -19,7 +19,7 @@ from pathlib import Path
 from iolab.errors import UserError
 from iolab.models import Plan, Point, Target
 from iolab.models.array_names import alone_device, array_workload, natural_key, needs_ordinal, set_label
-from iolab.runner.targets import resolve_target
+from iolab.runner.targets import pinned, resolve_target
 
 MODES = ("together", "alone", "scaling")
 DOUBLING = "doubling"
@@ -55,13 +55,15 @@ def device_name(member: Target) -> str:
 def group_target(members: Sequence[Target]) -> Target:
     """Several block devices driven together; each job uses the smallest device's size."""
     names = ", ".join(device_name(m) for m in members)
-    return Target(
-        path=f"{len(members)} devices ({names})",
-        kind="group",
-        filename=":".join(m.filename for m in members),
-        size_bytes=min(m.size_bytes for m in members),
-        writable=all(m.writable for m in members),
-        members=tuple(m.filename for m in members),
+    return pinned(
+        Target(
+            path=f"{len(members)} devices ({names})",
+            kind="group",
+            filename=":".join(m.filename for m in members),
+            size_bytes=min(m.size_bytes for m in members),
+            writable=all(m.writable for m in members),
+            members=tuple(m.filename for m in members),
+        )
     )
 
 

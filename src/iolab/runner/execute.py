@@ -64,7 +64,7 @@ from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.stopping import StopRule
-from iolab.runner.targets import scratch_bytes
+from iolab.runner.targets import identity_change, scratch_bytes
 from iolab.store.db import Artifact, Store
 from iolab.store.queries import (
     get_run,
@@ -271,6 +271,9 @@ class Session:
             self.total += 1
         elif point.key in self.results:
             self.store.reset_point(self.planned[point.key])
+        changed = identity_change(point.target)
+        if changed:  # before anything is written: the next point's I/O would go elsewhere
+            raise RunFailed(f"{point.name}: {changed}; stopped before this point, nothing written to it")
         self._prepare(point.target, point)
         applied = self.settings.apply(point) if self.settings is not None else []
         kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []

@@ -18,10 +18,11 @@ import os
 import stat
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from iolab.errors import UserError
-from iolab.fio.options import check_text
+from iolab.fio.options import check_path
 from iolab.models import Target, Workload
 from iolab.models.job_options import JobOptions
 from iolab.models.snapshot import RAM_FILESYSTEMS
@@ -153,6 +154,44 @@ def _file_target(path: Path, allow_write: bool, size: int | None, root: Root) ->
     )
 
 
+def identity_of(path: str) -> str:
+    """What a path is now, following links: "block MAJ:MIN" for a device, "file DEV:INO" otherwise, and
+    "missing" when nothing is there. Two equal identities are the same device or the same inode."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return "missing"
+    if stat.S_ISBLK(info.st_mode):
+        return f"block {os.major(info.st_rdev)}:{os.minor(info.st_rdev)}"
+    return f"file {info.st_dev}:{info.st_ino}"
+
+
+def _identity_paths(target: Target) -> list[str]:
+    """The paths whose identity pins a target: what the user named and what fio opens (a device's
+    resolved node, each member of an array); a scratch file's directory, since the file is made later."""
+    if target.kind == "group":
+        return list(target.members)
+    if target.scratch:
+        return [target.path, os.path.dirname(target.filename)]
+    return [target.path, target.filename]
+
+
+def pinned(target: Target) -> Target:
+    """The target with the identity of its paths now (`identity_of`), checked again before each point."""
+    return replace(target, identity=",".join(identity_of(p) for p in _identity_paths(target)))
+
+
+def identity_change(target: Target) -> str | None:
+    """How the target differs from what it was when it was checked, or None: a link switched to another
+    device, a file replaced, a device node gone. Other hosts' targets are not this host's to check."""
+    if not target.identity or target.hosts:
+        return None
+    now = pinned(target).identity
+    if now == target.identity:
+        return None
+    return f"{target.path} is not what it was when iolab checked it (then {target.identity}; now {now})"
+
+
 def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -> Target:
     name = kernel_name(str(path))
     sectors = (root.read_text(f"/sys/class/block/{name}/size") or "").strip()
@@ -166,7 +205,7 @@ def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -
     return Target(
         path=str(path),
         kind="block",
-        filename=str(path),
+        filename=os.path.realpath(path),  # fio opens the node that was checked, never a link to re-follow
         size_bytes=min(size or length, length),
         writable=allow_write,
         direct=True,
@@ -235,13 +274,13 @@ def resolve_target(
     root = root or Root()
     if not path:
         raise UserError(f"an empty target: {_TARGET_HELP}")
-    check_text(path, f"target {path!r}")
+    check_path(path, f"target {path!r}")
     p = Path(path)
     try:
         mode = p.stat().st_mode
     except FileNotFoundError:
         if create and not p.is_symlink():
-            return _new_file_target(p, scratch if scratch is not None else size, root)
+            return pinned(_new_file_target(p, scratch if scratch is not None else size, root))
         raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
     except NotADirectoryError:
         raise UserError(f"{path}: no such file, directory or device; {_TARGET_HELP}") from None
@@ -250,9 +289,9 @@ def resolve_target(
     except OSError as exc:
         raise UserError(f"{path}: {exc.strerror}; {_TARGET_HELP}") from None
     if stat.S_ISDIR(mode):
-        return _directory_target(p, scratch if scratch is not None else size, root)
+        return pinned(_directory_target(p, scratch if scratch is not None else size, root))
     if stat.S_ISBLK(mode):
-        return _block_target(p, allow_write, size, root)
+        return pinned(_block_target(p, allow_write, size, root))
     if stat.S_ISREG(mode):
-        return _file_target(p, allow_write, size, root)
+        return pinned(_file_target(p, allow_write, size, root))
     raise UserError(f"{path} is not a directory, regular file or block device; {_TARGET_HELP}")
