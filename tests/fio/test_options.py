@@ -158,14 +158,39 @@ def test_job_files_are_read_by_fios_lines_only():
 
 
 def test_rendering_refuses_what_fio_would_read_differently():
-    assert render_jobfile([JobSection("j", {"rw": "read", "time_based": ""})]) == "[j]\nrw=read\ntime_based\n"
+    ok = {"filename": "/mnt/f", "rw": "read", "time_based": ""}
+    assert render_jobfile([JobSection("iolab", ok)]) == "[iolab]\nfilename=/mnt/f\nrw=read\ntime_based\n"
     for section in (
-        JobSection("j\n[evil]", {}),
-        JobSection("j", {"rw": "read\nexec_prerun=x"}),
-        JobSection("j", {"filename": "/mnt/a;b/f"}),
-        JobSection("j#1", {}),
-        JobSection("j", {"a\nb": "1"}),
-        JobSection("j]", {}),
+        JobSection("iolab\n[evil]", ok),
+        JobSection("iolab", {**ok, "rw": "read\nexec_prerun=x"}),
+        JobSection("iolab", {"filename": "/mnt/a;b/f"}),
+        JobSection("iolab#1", ok),
+        JobSection("iolab", {**ok, "a\nb": "1"}),
+        JobSection("iolab]", ok),
     ):
         with pytest.raises(UserError):
             render_jobfile([section])
+
+
+def test_fio_is_handed_no_name_it_could_derive_a_path_from():
+    """The class "fio makes a file name iolab never saw": a user's job name as the section (fio's
+    $jobname), a `$` anywhere (fio expands it), a directory without iolab's own file-name pattern, a job
+    without filename= or directory=. Each is refused where every job file is made."""
+    ok = {"filename": "/mnt/f", "rw": "read"}
+    for section in (
+        JobSection("../../victim", ok),
+        JobSection("j", ok),
+        JobSection("iolab@../x", ok),
+        JobSection("iolab", {**ok, "size": "${SIZE}"}),
+        JobSection("iolab", {"filename": "/mnt/d${Z}", "rw": "read"}),
+        JobSection("iolab", {**ok, "size": "8*$mb_memory"}),
+        JobSection("iolab", {"directory": "/mnt/d", "rw": "read"}),
+        JobSection("iolab", {"directory": "/mnt/d", "filename_format": "$jobname.$jobnum.$filenum"}),
+        JobSection("iolab", {"filename": "/mnt/f", "filename_format": "iolab-job.$jobnum.$filenum"}),
+        JobSection("iolab", {"rw": "read"}),
+    ):
+        with pytest.raises(UserError):
+            render_jobfile([section])
+    made = {"directory": "/mnt/d", "filename_format": "iolab-md.$jobnum.$filenum", "ioengine": "filecreate"}
+    assert "[iolab]" in render_jobfile([JobSection("iolab", made)])
+    assert "[iolab@loop3]" in render_jobfile([JobSection("iolab@loop3", ok)])

@@ -20,9 +20,15 @@ from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.fio.options import check_text, control_character
+from iolab.models.point import IOLAB_FORMAT
 from iolab.textfile import read_input
 
 _SECTION_NAME = re.compile(r"^[^\[\]]{1,200}$")
+# Every job section iolab writes is named this (an array's: "iolab@<device>"): fio makes file names and
+# verify state files from a job's name, so a user's job name (kept as the point's label) never reaches fio.
+JOB_SECTION = "iolab"
+DEVICE_SEPARATOR = "@"
+_IOLAB_SECTION = re.compile(r"^iolab(@[A-Za-z0-9][A-Za-z0-9._-]{0,63})?$")
 
 
 @dataclass
@@ -81,16 +87,17 @@ def read_jobfile(path: str | Path) -> list[JobSection]:
 
 
 def render_jobfile(sections: list[JobSection]) -> str:
-    """A job file fio reads back into exactly these sections and options.
+    """The job file iolab hands fio: exactly these sections and options, every path in it named by iolab.
 
-    Refuses (UserError) a name or value fio would read differently: with a
-    control character, or a section name with brackets.
+    Every job file fio runs for iolab is made here, so this is where the class "fio derives a path iolab
+    never saw" is shut (`named_by_iolab`). Refuses (UserError) a name or value fio would read
+    differently: with a control character, `;` or `#`.
     """
     lines: list[str] = []
     for section in sections:
-        if not _SECTION_NAME.match(section.name) or section.name.strip() != section.name:
-            raise UserError(f"job name {section.name!r}: use 1-200 characters, no brackets or leading blanks")
-        check_text(section.name, f"job name {section.name!r}")
+        if not _IOLAB_SECTION.match(section.name):
+            raise UserError(f"job name {section.name!r}: iolab names the jobs it hands fio ({JOB_SECTION})")
+        named_by_iolab(section.options)
         lines.append(f"[{section.name}]")
         for key, value in section.options.items():
             check_text(key, f"[{section.name}] option {key!r}")
@@ -98,3 +105,25 @@ def render_jobfile(sections: list[JobSection]) -> str:
             lines.append(f"{key}={value}" if value != "" else key)
         lines.append("")
     return "\n".join(lines)
+
+
+def named_by_iolab(options: dict[str, str]) -> None:
+    """UserError unless fio can derive no path from anything but iolab's own names.
+
+    fio makes file names of its own from a job's name and `filename_format` (`$jobname.$jobnum.$filenum`
+    under `directory=`), expands `${VAR}`, `$(expr)` and keywords such as `$ncpus` in any value, and names
+    verify state files after the job. So the section is always iolab's own name, the job names its files
+    (`filename=`) or iolab's directory (`directory=`), and the only `$` that reaches fio is in one of
+    iolab's own file-name patterns (`IOLAB_FORMAT`: `iolab-<word>.$jobnum.$filenum`) under that directory.
+    Anything else is a defect upstream of here, so it is refused, never passed on.
+    """
+    for name, value in options.items():
+        if name == "filename_format":
+            if not IOLAB_FORMAT.match(value) or "directory" not in options:
+                raise UserError(f"filename_format={value}: iolab names the files fio makes itself; drop it")
+        elif "$" in value:
+            raise UserError(f"{name}={value}: fio would expand '$' in it; write the value itself")
+    if "filename" not in options and "directory" not in options:
+        raise UserError("a job without filename= or directory=: iolab names the target of every job")
+    if "directory" in options and "filename_format" not in options and "filename" not in options:
+        raise UserError("a job with directory= and no file-name pattern: fio would name files after the job")

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
-from iolab.fio.jobfile import JobSection, render_jobfile
+from iolab.fio.jobfile import DEVICE_SEPARATOR, JOB_SECTION, JobSection, render_jobfile
 from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path, extent_problem, write_reasons
 from iolab.models import Point, Target
-from iolab.models.point import IOLAB_FORMAT, PER_JOB_FORMAT
+from iolab.models.point import PER_JOB_FORMAT
 
 INSTALL_ADVICE = (
     "install it with `apt-get install fio` (Debian/Ubuntu) or `dnf install fio` (Fedora/RHEL), "
@@ -33,10 +33,6 @@ INSTALL_ADVICE = (
 )
 MIN_VERSION = (3, 0)
 LOG_PREFIX = "point"
-# Every job section iolab writes is named this (an array's: "iolab@<device>"): fio makes file names and
-# verify state files from a job's name, so a user's job name (kept as the point's label) never reaches fio.
-JOB_SECTION = "iolab"
-DEVICE_SEPARATOR = "@"
 _DEVICE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # Seconds fio gets beyond its expected duration (file layout, start-up) before it counts as hung.
 HANG_GRACE_S = 60.0
@@ -133,13 +129,13 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     if "directory" in options:  # fio names the files itself: only by iolab's pattern, in iolab's directory
         options.setdefault("filename_format", PER_JOB_FORMAT)
     if target.kind != "group":
-        return render_jobfile([JobSection(name=JOB_SECTION, options=named_by_iolab(options))])
+        return render_jobfile([JobSection(name=JOB_SECTION, options=options)])
     # An array: one job per device, all started together, named so results map back to devices.
     return render_jobfile(
         [
             JobSection(
                 name=device_section(member),
-                options=named_by_iolab({**options, "filename": escape_path(member)}),
+                options={**options, "filename": escape_path(member)},
             )
             for member in target.members
         ]
@@ -153,27 +149,6 @@ def device_section(member: str) -> str:
     if not _DEVICE_NAME.match(name):
         raise UserError(f"{member}: iolab drives devices by their kernel names; give the device by another path")
     return f"{JOB_SECTION}{DEVICE_SEPARATOR}{name}"
-
-
-def named_by_iolab(options: dict[str, str]) -> dict[str, str]:
-    """The job's options, once it is certain fio derives no path from anything but iolab's own names.
-
-    fio makes file names of its own from a job's name and `filename_format` (`$jobname.$jobnum.$filenum`
-    under `directory=`), expands `${VAR}`, `$(expr)` and `$ncpus`-like keywords in any value, and names
-    verify state files after the job. So the section is always iolab's own name (`JOB_SECTION`; the
-    user's name is a label in the store), and the only `$` that reaches fio is in one of iolab's own
-    file-name patterns (`IOLAB_FORMAT`: `iolab-<word>.$jobnum.$filenum`) under a directory iolab made.
-    Anything else is a defect upstream of here, so it is refused, never passed on.
-    """
-    for name, value in options.items():
-        if name == "filename_format":
-            if not IOLAB_FORMAT.match(value) or "directory" not in options:
-                raise UserError(f"filename_format={value}: iolab names the files fio makes itself; drop it")
-        elif "$" in value:
-            raise UserError(f"{name}={value}: fio would expand '$' in it; write the value itself")
-    if "filename" not in options and "directory" not in options:
-        raise UserError("a job without filename= or directory=: iolab names the target of every job")
-    return options
 
 
 def check_point(point: Point) -> None:

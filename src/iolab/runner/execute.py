@@ -52,7 +52,7 @@ from iolab.plan.presets import latency_curve_workloads
 from iolab.plan.repeats import run_order
 from iolab.plan.steady import steady_state
 from iolab.probe import Root, take_snapshot
-from iolab.runner import scratch, workdirs
+from iolab.runner import blank, scratch, workdirs
 from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
@@ -425,7 +425,12 @@ def execute(
         settings = HostSettings(store)
         try:
             prepared = _prepare(request, store, plan, version, executor, resume, fresh, locks, settings)
-            return _measure_and_finish(request, store, progress, executor, prepared)
+            devices = blank.writable_devices(prepared.every_target)
+            with blank.held(devices):  # nothing mounts or claims them until the run ends
+                try:
+                    return _measure_and_finish(request, store, progress, executor, prepared)
+                finally:
+                    blank.remember_written(devices, store.path.parent)
         except sqlite3.OperationalError as exc:
             raise _store_failed(store, exc) from None
         finally:

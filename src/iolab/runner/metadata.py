@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
-from iolab.fio.jobfile import JobSection, render_jobfile
+from iolab.fio.jobfile import JOB_SECTION, JobSection, render_jobfile
 from iolab.fio.options import escape_path
 from iolab.fio.parse import aggregate, parse_output
 from iolab.fio.run import HANG_GRACE_S, run_fio
@@ -105,7 +105,7 @@ def calibrate(directory: Path, threads: int, seconds: float, fio: str) -> float:
     job = {"directory": escape_path(str(directory)), **options}
     with tempfile.TemporaryDirectory(prefix="iolab-phase-") as tmp:
         jobfile = Path(tmp) / "calibrate.fio"
-        jobfile.write_text(render_jobfile([JobSection(name="calibrate", options=job)]))
+        jobfile.write_text(render_jobfile([JobSection(name=JOB_SECTION, options=job)]))
         output = Path(tmp) / "calibrate.json"
         invocation = run_fio(jobfile, output, fio, seconds + HANG_GRACE_S)
         text = output.read_text(errors="replace") if output.exists() else ""

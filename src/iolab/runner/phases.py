@@ -18,12 +18,12 @@ import subprocess
 from dataclasses import dataclass
 
 from iolab.errors import RunFailed, UserError
-from iolab.fio.jobfile import JobSection, render_jobfile
+from iolab.fio.jobfile import JOB_SECTION, JobSection, render_jobfile
 from iolab.fio.options import checked_options, escape_path, write_reasons
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import Target
 from iolab.models.job_options import JobOptions
-from iolab.runner import workdirs
+from iolab.runner import blank, workdirs
 from iolab.store.db import Artifact
 
 # Slowest write rate (bytes/s) before the fill counts as hung: a slow USB disk.
@@ -75,12 +75,12 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     job.update(checked_options(options, name))
     if not target.direct:
         job["direct"] = "0"
-    with workdirs.workdir("phase") as tmp:
-        jobfile = tmp / f"{name}.fio"
-        jobfile.write_text(render_jobfile([JobSection(name=name, options=job)]))
+    with workdirs.workdir("phase") as tmp:  # iolab's own names: `name` is the user's label
+        jobfile = tmp / "phase.fio"
+        jobfile.write_text(render_jobfile([JobSection(name=JOB_SECTION, options=job)]))
         loops = JobOptions(options).size("loops") or 1
         timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
-        invocation = run_fio(jobfile, tmp / f"{name}.json", fio, timeout, own_dir=tmp)
+        invocation = run_fio(jobfile, tmp / "phase.json", fio, timeout, own_dir=tmp)
     if invocation.returncode != 0:
         detail = invocation.stderr.strip().splitlines()[-1:] or [f"exit code {invocation.returncode}"]
         raise RunFailed(f"{name} on {target.path} failed: {detail[0]}")
@@ -104,7 +104,8 @@ def discard(target: Target) -> str | None:
     """Trim a whole block device (the PTS purge stand-in); returns why it could not, or None."""
     if target.kind != "block" or not target.writable:
         return f"{target.path}: discard applies only to block devices opened with --allow-write"
-    proc = subprocess.run(["blkdiscard", target.filename], capture_output=True, text=True, timeout=600, check=False)
-    if proc.returncode != 0:
-        return f"{target.path}: blkdiscard failed ({proc.stderr.strip() or proc.returncode})"
+    try:
+        blank.discard(target.filename)
+    except OSError as exc:
+        return f"{target.path}: discard failed ({exc.strerror})"
     return None

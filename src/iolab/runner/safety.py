@@ -2,21 +2,26 @@
 
 Writes need `--allow-write`, and even then a device is refused when it is
 mounted (itself or a partition), used as swap, partitioned, held by
-another device (device-mapper, LVM, md RAID), busy for an exclusive open,
-or carries any signature blkid recognises (file system, partition table,
-RAID or LVM member). Reads are always allowed.
+another device (device-mapper, LVM, md RAID), the backing of a loop device
+at any offset, busy for an exclusive open, carries any signature blkid
+recognises (file system, partition table, RAID or LVM member), or holds any
+non-zero byte iolab did not write itself (`iolab.runner.blank`). Reads are
+always allowed.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.probe.fs import read_mounts
 from iolab.probe.root import Root
+from iolab.runner import blank
+from iolab.store.db import home_dir
 
 
 def kernel_name(device: str) -> str:
@@ -86,10 +91,32 @@ def write_refusals(device: str, root: Root | None = None) -> list[str]:
     except OSError as exc:
         if not reasons:
             reasons.append(f"the kernel reports it in use ({exc.strerror})")
+    reasons += [f"{loop} is backed by it (at offset {offset})" for loop, offset in loops_on(device, root)]
     signature = _signature(device)
     if signature:
         reasons.append(f"it holds {signature}")
+    content = blank.content_problem(device, home_dir())
+    if content and not signature:
+        reasons.append(content)
     return reasons
+
+
+def loops_on(device: str, root: Root) -> list[tuple[str, str]]:
+    """(loop device, offset) of every loop device whose backing file is this device, at any offset: a file
+    system on it is invisible to this device's own holders, mounts and signature."""
+    rdev = os.stat(device).st_rdev
+    found = []
+    for name in root.listdir("/sys/block"):
+        backing = (root.read_text(f"/sys/block/{name}/loop/backing_file") or "").strip().removesuffix(" (deleted)")
+        if not backing:
+            continue
+        try:
+            info = os.stat(backing)
+        except OSError:
+            continue
+        if stat.S_ISBLK(info.st_mode) and info.st_rdev == rdev:
+            found.append((name, (root.read_text(f"/sys/block/{name}/loop/offset") or "0").strip()))
+    return found
 
 
 def check_writable(device: str) -> None:
