@@ -221,15 +221,18 @@ def test_phases_are_modelled_with_argv_commands(tmp_path):
     assert (phases.precondition.scope, phases.precondition.discard_first) == ("before_each_write", True)
 
 
-def test_without_fio_option_names_are_not_checked_but_types_still_are(tmp_path, monkeypatch):
+def test_without_fio_names_are_checked_against_iolab_s_table_and_types_still_are(tmp_path, monkeypatch):
+    """The allowlist does not need fio: a name iolab never classified is refused with or without it."""
     from iolab.fio import catalog as fio_options
 
     monkeypatch.setattr(fio_options.shutil, "which", lambda name: None)
     for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.alias_target):
         cached.cache_clear()
     try:
-        plan = load_plan(write(tmp_path / "p.toml", "[options]\nnot_an_option = 1\n"))
-        assert plan.workloads[0].options == {"not_an_option": "1"}
+        with pytest.raises(UserError, match="has not classified fio's option 'not_an_option'"):
+            load_plan(write(tmp_path / "p.toml", "[options]\nnot_an_option = 1\n"))
+        assert load_plan(write(tmp_path / "r.toml", "[options]\nthinktime = 1\n")).workloads[0].options
+
         with pytest.raises(UserError, match=r"axes.iodepth\[0\]"):
             load_plan(write(tmp_path / "q.toml", "[axes]\niodepth = [0]\n"))
     finally:

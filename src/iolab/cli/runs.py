@@ -59,6 +59,13 @@ def run(
             help="Let the plan run programs: fio's exec_prerun/exec_postrun, I/O engines iolab cannot check, pre/post-point commands (`iolab plan check` lists them).",
         ),
     ] = False,
+    allow_unknown_options: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unknown-options",
+            help="Pass fio options iolab has not classified (what they read, write or run is unknown to it); needs --allow-write and --allow-commands too.",
+        ),
+    ] = False,
     allow_host_changes: Annotated[
         bool,
         typer.Option(
@@ -197,6 +204,7 @@ def run(
         request = _request(args or [], preset_name, allow_write, runtime, ramp, size, adaptive)
         request.repeat = repeat
         request.allow_commands = allow_commands
+        request.allow_unknown_options = allow_unknown_options
         if subsets is not None and not devices:
             raise UserError("--subsets chooses sets of --devices: name the array's devices with --devices")
         request.allow_host_changes = allow_host_changes

@@ -25,11 +25,16 @@ another job file.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from iolab.errors import UserError
+from iolab.fio import option_table
 from iolab.fio.catalog import alias_target, job_option_names
+from iolab.fio.option_table import PATH
+from iolab.models.host_settings import SETTINGS as HOST_SETTINGS
 from iolab.models.job_options import RW_MODES, JobOptions
 from iolab.models.option_values import ALIASES, METADATA_ENGINES, parse_size
 from iolab.models.point import IOLAB_FORMAT
@@ -79,6 +84,8 @@ COMMAND_OPTIONS = frozenset({"exec_prerun", "exec_postrun"})
 SYSTEM_OPTIONS = {
     "ioscheduler": "switches the device's I/O scheduler (and leaves it switched)",
     "cgroup": "creates a cgroup and moves fio into it",
+    "cgroup_weight": "sets the weight of a cgroup",
+    "cgroup_nodelete": "leaves the cgroup it made behind",
     "uid": "runs the jobs as another user",
     "gid": "runs the jobs as another group",
 }
@@ -88,6 +95,7 @@ WRITING_OPTIONS = {
     "trim_backlog": "trims verified blocks",
     "unlink": "deletes the files it used",
     "unlink_each_loop": "deletes the files it used",
+    "create_only": "lays out (writes) its files and stops",
     "fill_device": "writes until the device is full",
     "file_append": "appends to the file",
     "overwrite": "overwrites the file's data",
@@ -191,10 +199,44 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
         raise UserError(f"{where}: iolab does not pass {name}= to fio: {PATH_OPTIONS[canonical]}")
     if canonical == "mem" and _MEM_PATH.match(value):
         raise UserError(f"{where}: {value!r} names a file fio would create; use a mode without a path (e.g. mem=mmap)")
+    _check_classified(name, canonical, where)
     problem = value_problem(canonical, value)
     if problem:
         raise UserError(f"{where}: expected {problem}, got {value if written is None else written!r}")
     return canonical, value
+
+
+# Set for one run by `--allow-unknown-options` (`unknown_options_allowed`): options missing from the table pass.
+_UNKNOWN_ALLOWED: ContextVar[bool] = ContextVar("unknown_options_allowed", default=False)
+
+
+@contextmanager
+def unknown_options_allowed(allowed: bool) -> Iterator[None]:
+    """For the block, options missing from iolab's option table pass through (`--allow-unknown-options`)."""
+    token = _UNKNOWN_ALLOWED.set(allowed)
+    try:
+        yield
+    finally:
+        _UNKNOWN_ALLOWED.reset(token)
+
+
+def _check_classified(name: str, canonical: str, where: str) -> None:
+    """UserError unless the option is in the allowlist (`option_table`) and its class may pass: options
+    that name paths of their own are refused; one iolab never classified is refused by name."""
+    kind = option_table.option_class(canonical)
+    if kind == PATH and canonical not in ("filename_format", "mem"):
+        raise UserError(f"{where}: iolab does not pass {name}= to fio: it {option_table.OPTION_CLASSES[canonical][1]}")
+    if kind is not None or _UNKNOWN_ALLOWED.get():
+        return
+    if canonical in HOST_SETTINGS:
+        raise UserError(f"{where}: {name!r} is a host setting, not a fio option: give it in [host]")
+    known = job_option_names()
+    if known is not None and canonical not in known and alias_target(name) is None:
+        raise UserError(f"{where}: {name!r} is not a fio option (fio --cmdhelp lists them)")
+    raise UserError(
+        f"{where}: iolab has not classified fio's option {name!r} (what it reads, writes or runs); "
+        "--allow-unknown-options passes it, together with --allow-write and --allow-commands"
+    )
 
 
 def checked_options(options: Mapping[str, str], where: str, allow_target: bool = False) -> dict[str, str]:

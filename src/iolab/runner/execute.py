@@ -27,7 +27,7 @@ from pathlib import Path
 from iolab.doctor.engine import diagnose_run
 from iolab.doctor.material import interference
 from iolab.errors import RunFailed, UserError
-from iolab.fio.options import writes
+from iolab.fio.options import unknown_options_allowed, writes
 from iolab.fio.run import check_point, files_dir, fio_clocksource, fio_version, metadata_dir
 from iolab.models import (
     Finding,
@@ -415,6 +415,13 @@ def execute(
 
     `plan` lets a program hand over a Plan it built; otherwise the request names one.
     """
+    with unknown_options_allowed(request.allow_unknown_options):  # every point is checked again at its turn
+        return _execute(request, store, progress, resume, fresh, plan)
+
+
+def _execute(
+    request: RunRequest, store: Store, progress: Progress, resume: int | None, fresh: bool, plan: Plan | None
+) -> RunOutcome:
     plan = plan or build_plan(request)
     check_commands(plan, request.allow_commands)
     check_request(plan, request)

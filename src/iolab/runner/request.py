@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TypedDict
 
+from iolab.errors import UserError
 from iolab.models import Plan
 
 # A command-line argument ending in one of these is a plan, not a target.
@@ -48,6 +49,7 @@ class RunRequest:
     allow_write: bool = False
     allow_commands: bool = False  # fio exec options, unchecked engines, pre/post-point commands
     allow_host_changes: bool = False  # a plan's [host] settings written to sysfs (restored afterwards)
+    allow_unknown_options: bool = False  # options missing from fio.option_table pass (with both of the above)
     size: int | None = None
     repeat: int | None = None
     telemetry_interval: float | None = 1.0
@@ -75,7 +77,23 @@ class RunRequest:
 
 
 def build_plan(request: RunRequest) -> Plan:
-    """The Plan a request names: a plan file (absolute path kept for --resume) or a preset."""
+    """The Plan a request names: a plan file (absolute path kept for --resume) or a preset.
+
+    Options iolab never classified are refused unless `--allow-unknown-options` asked for them, and that
+    only with writes and commands allowed too: an unclassified option may do either.
+    """
+    from iolab.fio.options import unknown_options_allowed
+
+    if request.allow_unknown_options and not (request.allow_write and request.allow_commands):
+        raise UserError(
+            "--allow-unknown-options passes options iolab cannot vouch for: give --allow-write and "
+            "--allow-commands with it"
+        )
+    with unknown_options_allowed(request.allow_unknown_options):
+        return _build_plan(request)
+
+
+def _build_plan(request: RunRequest) -> Plan:
     from iolab.plan.planfile import load_plan
     from iolab.plan.presets import preset
 
