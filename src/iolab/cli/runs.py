@@ -338,6 +338,8 @@ def _print_dry_run(request: RunRequest, console: Console) -> None:
         console.print(f"[yellow]note:[/yellow] {line}")
     for line in plan.writes or ["nothing: reads only"]:
         console.print(f"writes: {line}", markup=False, highlight=False)
+    for line in plan.manifest.lines():
+        console.print(f"fio touches: {line}", markup=False, highlight=False)
     for line in plan.commands:
         console.print(f"runs: {line}", markup=False, highlight=False)
     for line in plan.changes:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from iolab.models import Point, units
 from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
+from iolab.runner.manifest import Manifest, build_manifest
 from iolab.runner.request import RunRequest
 
 # Sequential write rate assumed for writing a scratch file before it is read;
@@ -27,6 +28,7 @@ class DryRun:
     chosen_max: int = 0  # points chosen while running, at most (adaptive searches and repeats, curves, rounds)
     array: list[str] = field(default_factory=list)  # an array run: its devices and sets (`describe_sets`)
     changes: list[str] = field(default_factory=list)  # host settings written before points (--allow-host-changes)
+    manifest: Manifest = field(default_factory=Manifest)  # every job text and every path fio may touch
 
     @property
     def summary(self) -> str:
@@ -140,4 +142,5 @@ def dry_run(request: RunRequest) -> DryRun:
         chosen_max=chosen_max,
         array=array,
         changes=changes,
+        manifest=build_manifest(points),
     )

@@ -1,0 +1,60 @@
+"""Never destroy data, generated: 2,000 seeded job files from the whole option table (issue 30).
+
+Each case is prepared by iolab as `iolab run --dry-run` prepares it; each point that passes is run by the
+real fio under strace, and every path fio touched must be in the run's manifest (`tests/safety_corpus.py`
+says how cases are made and checked). Victims (a device full of data, a user's files, links to them) are
+checksummed before and after. Needs root (loop devices), fio and strace.
+Writes bench/results/safety_generative.json.
+
+    .venv/bin/python bench/safety_generative.py [--cases 2000] [--seed 30] [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.safety_corpus
+
+from results_file import RESULTS, host, write_result  # noqa: E402
+
+from tests.safety_corpus import run_cases  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=30)
+    parser.add_argument("--smoke", action="store_true", help="10 cases, to check the bench runs")
+    args = parser.parse_args()
+    cases = 10 if args.smoke else args.cases
+    os.environ.setdefault("IOLAB_HOME", tempfile.mkdtemp(prefix="iolab-bench-home-"))
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="iolab-safety-") as tmp:
+        outcome, changed = run_cases(cases, args.seed, Path(tmp))
+    figures = {
+        "cases": cases,
+        "seed": args.seed,
+        "refused": outcome.refused,
+        "points_run_by_fio": outcome.points_run,
+        "paths_fio_touched": outcome.fio_paths,
+        "outside_manifest": len(outcome.outside),
+        "victims_changed": len(changed),
+        "tracebacks": len(outcome.tracebacks),
+        "seconds": round(time.monotonic() - started, 1),
+        "host": host(),
+    }
+    print(" ".join(f"{k}={v}" for k, v in figures.items() if k != "host"))
+    for line in (outcome.outside + outcome.tracebacks + changed)[:5]:
+        print(line)
+    if not args.smoke:
+        write_result(RESULTS / "safety_generative.json", "safety_generative", figures)
+    return 0 if not (outcome.outside or outcome.tracebacks or changed) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,140 @@
+"""A run's manifest: every job text fio will be given, and every path it may open, create, write or remove.
+
+The manifest is read back from the job files themselves (`parse_jobfile`, the reader of fio's own format),
+not from the plan that made them: what is listed is what fio is handed. A job's paths are its
+`filename=` (split as fio splits it) or, under `directory=`, the names fio makes from iolab's own
+pattern (`iolab-<word>.$jobnum.$filenum`, one per clone and file); fio's job file, output and logs live
+in a fresh work directory iolab makes for each fio run and removes after it. `--dry-run` prints it;
+`tests/runner/test_generative_safety.py` runs fio under strace on generated job files and requires every
+path fio touched to be one the manifest lists.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from iolab.fio.jobfile import JobSection, parse_jobfile
+from iolab.fio.options import split_paths, write_reasons
+from iolab.fio.run import point_jobfile
+from iolab.models import Point
+from iolab.models.job_options import JobOptions
+from iolab.models.option_values import METADATA_OPERATIONS
+
+# Where each fio run's job file, output and logs go: `runner.workdirs` names them so.
+WORKDIR_PATTERN = "iolab-point-<pid>-<random>"
+_PLACEHOLDER_WORKDIR = Path(tempfile.gettempdir()) / WORKDIR_PATTERN
+
+
+@dataclass(frozen=True)
+class PathUse:
+    """One path fio may touch and what it does there. `path` may hold `{job}` and `{file}`: fio's clone
+    number (0 .. jobs-1) and file number (0 .. files-1) in the names it makes under iolab's directory."""
+
+    path: str
+    does: str
+    jobs: int = 1
+    files: int = 1
+
+    def matches(self, path: str) -> bool:
+        """Whether `path` (absolute) is this entry, or one of the names it stands for."""
+        if "{job}" not in self.path:
+            return os.path.normpath(path) == os.path.normpath(self.path)
+        pattern = re.escape(self.path).replace(r"\{job\}", r"(\d+)").replace(r"\{file\}", r"(\d+)")
+        found = re.fullmatch(pattern, os.path.normpath(path))
+        if found is None:
+            return False
+        numbers = [int(n) for n in found.groups()]
+        return numbers[0] < self.jobs and (len(numbers) < 2 or numbers[1] < self.files)
+
+    def line(self) -> str:
+        if "{job}" not in self.path:
+            return f"{self.path}: {self.does}"
+        count = self.jobs * self.files
+        return f"{self.path} ({count:,} name(s): job 0-{self.jobs - 1}, file 0-{self.files - 1}): {self.does}"
+
+
+# fio's own trigger file (fio's HOWTO, "Interpreting the output"): fio looks for it every few hundred
+# milliseconds and, when someone made it, prints its status and removes it. Every fio does so; listed
+# because it is a path fio may remove that iolab does not choose.
+FIO_STATUS_FILE = PathUse(
+    "/tmp/fio-dump-status", "fio looks for it; if someone made it, fio prints status and removes it"
+)
+
+
+@dataclass
+class Manifest:
+    """What a run hands fio (each point's job text) and every path that fio may touch for it."""
+
+    jobs: list[tuple[str, str]] = field(default_factory=list)  # (point label, job text)
+    paths: list[PathUse] = field(default_factory=list)
+
+    def allows(self, path: str, workdir: str | None = None) -> bool:
+        """Whether fio touching `path` is in the manifest: a listed path, or inside the run's work directory
+        (`workdir`: the real one of a fio run, which the manifest can only name by its pattern)."""
+        if workdir is not None and (path == workdir or path.startswith(workdir.rstrip("/") + "/")):
+            return True
+        return any(use.matches(path) for use in self.paths)
+
+    def contains(self, directory: str) -> bool:
+        """Whether `directory` is above a listed path (fio looks at the directories on a file's way)."""
+        prefix = os.path.normpath(directory).rstrip("/") + "/"
+        return any(use.path.startswith(prefix) for use in self.paths)
+
+    def lines(self) -> list[str]:
+        return [use.line() for use in self.paths]
+
+
+def _job_paths(section: JobSection) -> list[PathUse]:
+    """The paths one job of a job file names, read as fio reads them."""
+    options = section.options
+    job = JobOptions(options)
+    if "filename" in options:
+        does = "read and written" if write_reasons(options) else "read"
+        return [PathUse(path, f"{does} by fio") for path in split_paths(options["filename"])]
+    directory, pattern = options["directory"], options["filename_format"]
+    names = pattern.replace("$jobnum", "{job}").replace("$filenum", "{file}")
+    operation = METADATA_OPERATIONS.get(job.engine)
+    does = (
+        f"fio's file {operation} ({job.engine}), in iolab's own directory"
+        if operation
+        else ("made, written and read by fio, in iolab's own directory")
+    )
+    files = int(options.get("nrfiles", "1") or 1)
+    return [PathUse(str(Path(split_paths(directory)[0]) / names), does, jobs=job.numjobs, files=files)]
+
+
+def point_manifest(point: Point, clocksource: str | None = None) -> tuple[str, list[PathUse]]:
+    """A point's job text (its logs under the work directory's placeholder name) and the paths it names."""
+    text = point_jobfile(point, _PLACEHOLDER_WORKDIR, clocksource)
+    paths = [use for section in parse_jobfile(text, "job file") for use in _job_paths(section)]
+    logs = PathUse(f"{_PLACEHOLDER_WORKDIR}/", "fio's job file, output and logs (made by iolab, removed after it)")
+    return text, [*paths, logs, FIO_STATUS_FILE]
+
+
+def build_manifest(points: Iterable[Point], clocksource: str | None = None) -> Manifest:
+    """The manifest of these points, each path listed once with everything done to it."""
+    manifest = Manifest()
+    seen: dict[str, PathUse] = {}
+    for point in points:
+        text, uses = point_manifest(point, clocksource)
+        label = point.name + (f" (repeat {point.repeat + 1})" if point.repeat else "")
+        manifest.jobs.append((label, text))
+        for use in uses:
+            known = seen.get(use.path)
+            if known is None or (use.jobs, use.files) > (known.jobs, known.files):
+                seen[use.path] = (
+                    use
+                    if known is None or known.does == use.does
+                    else PathUse(
+                        use.path, f"{known.does}; {use.does}", max(use.jobs, known.jobs), max(use.files, known.files)
+                    )
+                )
+            elif use.does not in known.does:
+                seen[use.path] = PathUse(use.path, f"{known.does}; {use.does}", known.jobs, known.files)
+    manifest.paths = list(seen.values())
+    return manifest
