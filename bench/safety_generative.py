@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.safety_corpus
 
-from results_file import RESULTS, host, write_result  # noqa: E402
+from results_file import RESULTS, host, write_result
 
-from tests.safety_corpus import run_cases  # noqa: E402
+from tests.safety_corpus import run_cases
 
 
 def main() -> int:
