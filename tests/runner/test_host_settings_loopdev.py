@@ -175,3 +175,15 @@ def test_after_a_sigkill_the_next_iolab_command_puts_the_settings_back(tmp_path,
     assert nxt.returncode == 0, nxt.stderr
     assert "put back 1 host setting(s) a killed run changed" in nxt.stderr
     assert queue(device) == before
+
+
+def test_a_dry_run_lists_host_changes_without_asking_for_the_permission_to_make_them(tmp_path, device):
+    """A dry run changes nothing, so it needs no --allow-host-changes: it lists the changes and says a run will."""
+    before = queue(device)
+    plan = tmp_path / "ab.toml"
+    plan.write_text(ONE_POINT + '[host]\nscheduler = "none"\n')
+    dry = iolab("run", str(plan), device.path, "--dry-run", *FAST)
+    assert dry.returncode == 0, dry.stderr
+    changes = [line for line in (dry.stdout + dry.stderr).splitlines() if line.startswith("changes:")]
+    assert changes and all("--allow-host-changes" in line for line in changes), dry.stderr
+    assert queue(device) == before

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from iolab.models import Point, units
 from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
@@ -62,7 +62,7 @@ def dry_run(request: RunRequest) -> DryRun:
 
     plan = build_plan(request)
     check_commands(plan, request.allow_commands)  # refused here as the run would refuse it, before any listing
-    check_request(plan, request)
+    check_request(plan, replace(request, allow_host_changes=True))  # a dry run changes nothing: listed, not refused
     executor: Executor = LocalExecutor()
     check_hosts(request, plan)
     if request.hosts:  # the hosts are not contacted: a dry run only plans
@@ -132,6 +132,8 @@ def dry_run(request: RunRequest) -> DryRun:
         )
     commands = plan_commands(plan)
     changes = HostSettings(None).check(points)  # checked against this kernel, nothing written
+    if changes and not request.allow_host_changes:
+        changes = [f"{line} (a run needs --allow-host-changes)" for line in changes]
     return DryRun(
         points=points,
         seconds=seconds,
