@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not 
 
 def _run(workload_options: dict[str, str], directory: Path, tmp_path: Path) -> dict:
     jobfile = tmp_path / "job.fio"
-    jobfile.write_text(render_jobfile([JobSection("md", {**workload_options, "directory": str(directory)})]))
+    jobfile.write_text(render_jobfile([JobSection("iolab", {**workload_options, "directory": str(directory)})]))
     done = subprocess.run(
         ["fio", "--output-format=json", str(jobfile)], capture_output=True, text=True, timeout=60, check=False
     )

@@ -49,14 +49,7 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import FIO_STARTUP_SECONDS, chosen_while_running, estimate_seconds, point_seconds
     from iolab.runner.arrays import describe_sets
-    from iolab.runner.execute import (
-        array_plan,
-        check_hosts,
-        check_metadata_targets,
-        plan_points,
-        resolve_targets,
-        run_targets,
-    )
+    from iolab.runner.execute import check_hosts, prepare_points, run_targets
     from iolab.runner.host_settings import HostSettings, check_request
     from iolab.runner.request import build_plan
 
@@ -71,17 +64,10 @@ def dry_run(request: RunRequest) -> DryRun:
         from iolab.cluster.servers import HostState
 
         executor = ClusterExecutor(Cluster([HostState(HostSpec.from_dict(h), reachable=True) for h in request.hosts]))
-    array: list[str] = []
-    if request.devices:
-        plan, targets, points, notes = array_plan(request, plan)
-        array = describe_sets(targets[None], points)
-    else:
-        targets = resolve_targets(request, plan, executor)
-        points, notes = plan_points(plan, targets)
+    plan, targets, points, notes = prepare_points(request, plan, executor)
+    array = describe_sets(targets[None], points) if request.devices else []
     seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
     writes: list[str] = []
-    if plan.metadata is not None:
-        check_metadata_targets(targets[None])
     data = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
     data |= set(targets[None]) if plan.qd_searches or plan.latency_curve or plan.steady_rounds else set()
     for target in run_targets(targets, points):  # as the run counts them: open-ended parts too

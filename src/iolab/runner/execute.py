@@ -122,6 +122,24 @@ def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict
     return resolved
 
 
+def prepare_points(
+    request: RunRequest, plan: Plan, executor: Executor
+) -> tuple[Plan, dict[str | None, list[Target]], list[Point], list[str]]:
+    """The one preparation of a run and of its dry run: targets resolved and checked, points planned.
+
+    Returns the plan (an array's is rewritten into its sets), the targets by the path workloads name, the
+    points and the notes on what was skipped; UserError for anything a run would refuse.
+    """
+    if request.devices:
+        plan, targets, points, notes = array_plan(request, plan)
+    else:
+        targets = resolve_targets(request, plan, executor)
+        points, notes = plan_points(plan, targets)
+    if plan.metadata is not None:
+        check_metadata_targets(targets[None])
+    return plan, targets, points, notes
+
+
 def check_metadata_targets(targets: list[Target]) -> None:
     """File create/stat/remove scaling needs directories: UserError naming the first target that is not one."""
     for target in targets:
@@ -550,13 +568,7 @@ def _prepare(
             f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
             "or stop it, before resuming it"
         )
-    if request.devices:
-        plan, targets, points, notes = array_plan(request, plan)
-    else:
-        targets = resolve_targets(request, plan, executor)
-        points, notes = plan_points(plan, targets)
-    if plan.metadata is not None:
-        check_metadata_targets(targets[None])
+    plan, targets, points, notes = prepare_points(request, plan, executor)
     notes += executor.notes()
     policy = plan.repeats
     assert policy is not None  # Plan.__post_init__ always sets it

@@ -171,8 +171,8 @@ def _identity_paths(target: Target) -> list[str]:
     resolved node, each member of an array); a scratch file's directory, since the file is made later."""
     if target.kind == "group":
         return list(target.members)
-    if target.scratch:
-        return [target.path, os.path.dirname(target.filename)]
+    if target.scratch:  # the file does not exist yet; iolab makes it in the directory resolved when checked
+        return [os.path.dirname(target.filename)]
     return [target.path, target.filename]
 
 
