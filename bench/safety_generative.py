@@ -45,11 +45,12 @@ def main() -> int:
         "outside_manifest": len(outcome.outside),
         "victims_changed": len(changed),
         "tracebacks": len(outcome.tracebacks),
+        "stopped_at_limit": len(outcome.slow),
         "seconds": round(time.monotonic() - started, 1),
         "host": host(),
     }
     print(" ".join(f"{k}={v}" for k, v in figures.items() if k != "host"))
-    for line in (outcome.outside + outcome.tracebacks + changed)[:5]:
+    for line in (outcome.outside + outcome.tracebacks + changed + outcome.slow)[:5]:
         print(line)
     if not args.smoke:
         write_result(RESULTS / "safety_generative.json", "safety_generative", figures)

@@ -165,6 +165,10 @@ def _check_run(
         print(f"note: {line}")
     for line in planned.writes or ["nothing: reads only"]:
         print(f"writes: {line}")
+    for line in planned.manifest.lines():
+        print(f"fio touches: {line}")
+    for line in planned.commands:
+        print(f"runs: {line}")
     for line in planned.changes:
         print(f"changes: {line}")
 
