@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -32,6 +33,7 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true", help="10 cases, to check the bench runs")
     args = parser.parse_args()
     cases = 10 if args.smoke else args.cases
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped bench still detaches its loop devices
     os.environ.setdefault("IOLAB_HOME", tempfile.mkdtemp(prefix="iolab-bench-home-"))
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="iolab-safety-") as tmp:
