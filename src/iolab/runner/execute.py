@@ -407,17 +407,20 @@ def execute(
     resume: int | None = None,
     fresh: bool = False,
     plan: Plan | None = None,
+    executor: Executor | None = None,
 ) -> RunOutcome:
     """Run what the request asks for; RunFailed on interruption, after keeping every finished point.
 
-    `plan` lets a program hand over a Plan it built; otherwise the request names one.
+    `plan` lets a program hand over a Plan it built; otherwise the request names one. `executor` runs
+    the points instead of the request's own (this host's fio, or its hosts'): the run loop's unit tests
+    give one that answers with fio's saved outputs (tests/runner/fake_executor.py).
     """
     plan = plan or build_plan(request)
     check_commands(plan, request.allow_commands)
     check_request(plan, request)
-    version = fio_version(request.fio)
+    version = executor.fio_version if executor is not None else fio_version(request.fio)
     with stop_signals_interrupt():
-        executor = _start_executor(request, plan, version)
+        executor = executor or _start_executor(request, plan, version)
         locks = TargetLocks(store.path.parent)
         settings = HostSettings(store)
         try:
