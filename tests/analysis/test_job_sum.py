@@ -17,8 +17,8 @@ import pytest
 
 from iolab.analysis.series import job_bandwidth, job_sum
 from iolab.analysis.stability import summarize
+from iolab.doctor.derived import point_series
 from iolab.doctor.engine import diagnose_run
-from iolab.doctor.material import point_series
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import aggregate, parse_output
 from iolab.models import Point, PointRecord, Run, Target

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from iolab.doctor.material import point_series
+from iolab.doctor.derived import point_series
 from iolab.models import Point, PointRecord, Target
 from iolab.models.sample_series import SampleSeries
 

@@ -386,7 +386,7 @@ def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) 
 def _print_arrays(store: Store, run_id: int, records: list[PointRecord], console: Console) -> None:
     """For array runs: bandwidth per device (together, alone) and the scaling table."""
     from iolab.analysis.scaling import scaling_table
-    from iolab.doctor.material import array_views
+    from iolab.doctor.derived import array_views
     from iolab.report.terminal import device_table, scaling_view
     from iolab.store.queries import device_bandwidth
 

@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from iolab.doctor.derived import interference
 from iolab.doctor.engine import diagnose_run
-from iolab.doctor.material import interference
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import writes
 from iolab.fio.run import check_point, files_dir, fio_clocksource, fio_version, metadata_dir
