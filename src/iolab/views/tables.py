@@ -48,6 +48,7 @@ from iolab.models.host_settings import SETTINGS
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, option_number
 from iolab.models.sample_series import series_of
+from iolab.views.headline import Headline, headline_figures
 from iolab.views.side_columns import SideColumn, column_values, side_columns, side_facts
 
 # Display order of parameters, and preference among equally good axes. Host settings (a plan's [host] table)
@@ -151,12 +152,14 @@ class NotebookTable:
 
 @dataclass(frozen=True)
 class RunReport:
-    """A run's header facts (label, value), its tables and the doctor's findings on it."""
+    """A run's header facts (label, value), its tables, the doctor's findings on it, and its answer: the
+    headline figures read off its tables (`views.headline`)."""
 
     run: Run
     facts: tuple[tuple[str, str], ...]
     tables: tuple[NotebookTable, ...]
     findings: tuple[Finding, ...] = ()
+    headline: tuple[Headline, ...] = ()
 
     @property
     def title(self) -> str:
@@ -700,4 +703,5 @@ def build_report(
     """
     facts = run_facts(run) + tuple(side_facts(records))
     facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds)
-    return RunReport(run, facts, tuple(notebook_tables(records, samples)), tuple(findings))
+    tables = tuple(notebook_tables(records, samples))
+    return RunReport(run, facts, tables, tuple(findings), headline_figures(tables, records, samples))
