@@ -21,13 +21,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from iolab.models import Finding, PointRecord, Sample, Severity, units
 
 if TYPE_CHECKING:
     from iolab.analysis.stability import Stability
-    from iolab.views.tables import NotebookTable, Row
+
+
+class TableRow(Protocol):
+    """What a headline reads of a table row (`views.tables.Row`, which imports this module)."""
+
+    @property
+    def numbers(self) -> Mapping[str, Stability | None]: ...
+    @property
+    def ddir(self) -> str | None: ...
+    @property
+    def point_ids(self) -> tuple[int, ...]: ...
+    @property
+    def failed(self) -> bool: ...
+
+
+class Table(Protocol):
+    """What a headline reads of a table (`views.tables.NotebookTable`): its rows."""
+
+    @property
+    def rows(self) -> Sequence[TableRow]: ...
+
 
 # The column a question is answered by, how the table formats it, its unit, and whether more is better.
 ANSWERS: dict[str, tuple[Callable[[float], str], str, bool]] = {
@@ -55,7 +75,7 @@ class Headline:
 
 
 def headline_figures(
-    tables: Sequence[NotebookTable], records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]
+    tables: Sequence[Table], records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]
 ) -> tuple[Headline, ...]:
     """The best figure of each question the run's rows answer, in KDiskMark's order."""
     by_id = {record.id: record for record in records}
@@ -79,7 +99,7 @@ def headline_figures(
     return tuple(_with_interval(best[label][1], best[label][2], by_id, tables, samples) for label in ordered)
 
 
-def _question(row: Row, by_id: Mapping[int, PointRecord]) -> tuple[str, str, PointRecord] | None:
+def _question(row: TableRow, by_id: Mapping[int, PointRecord]) -> tuple[str, str, PointRecord] | None:
     """Which question a row answers (its label and column) and its first point; None for a row that
     answers none (failed, file operations, a trim)."""
     record = next((by_id[pid] for pid in row.point_ids if pid in by_id and by_id[pid].measured), None)
@@ -99,7 +119,7 @@ def _with_interval(
     figure: Headline,
     stats: Stability,
     by_id: Mapping[int, PointRecord],
-    tables: Sequence[NotebookTable],
+    tables: Sequence[Table],
     samples: Mapping[int, Sequence[Sample]],
 ) -> Headline:
     from dataclasses import replace
@@ -114,7 +134,7 @@ def _with_interval(
     return replace(figure, interval=text)
 
 
-def _within_run(row: Row, samples: Mapping[int, Sequence[Sample]]) -> float | None:
+def _within_run(row: TableRow, samples: Mapping[int, Sequence[Sample]]) -> float | None:
     """The relative 95% half-width of a once-run point's mean rate from its per-second series; None
     without enough seconds (`analysis.stopping.batch_interval`)."""
     from iolab.analysis.series import job_bandwidth, job_sum
