@@ -178,7 +178,7 @@ def findings_section(material: RunView, output: ChartOutput) -> list[Section]:
 def other_findings_section(material: RunView, output: ChartOutput) -> list[Section]:
     """Information and rules not evaluated, after the results: context, never above them."""
     matter, rest = split_findings(material.findings)
-    return _findings(material, rest, "Other findings" if matter else "Findings", "other-findings")
+    return _findings(material, rest, *(("Other findings", "other-findings") if matter else ("Findings", "findings")))
 
 
 def _percentiles(table: NotebookTable, records: Mapping[int, PointRecord]) -> dict[tuple[int, str | None], dict]:
