@@ -377,6 +377,7 @@ def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) 
     if report.headline:  # the answer first, then the findings that change what it means, then the tables
         console.print(f"[bold]{escape(title)}[/bold]", highlight=False)
         print_headline(report, console)
+        console.print()
     if findings:
         render_findings(findings, console, verbose, f"`iolab show {run_id} --verbose` lists them")
     console.print(results_table(records, title=title))
