@@ -253,7 +253,7 @@ def timeline_section(material: RunView, output: ChartOutput) -> list[Section]:
         f"run{material.run.id}-timeline",
         "Per-second bandwidth",
         charts.timeline_chart(timeline),
-        "fio's per-job logs summed per second, and each device's reads + writes from /proc/diskstats; each "
+        "fio's per-job logs summed per second (a second not every job logged is left out), and each device's reads + writes from /proc/diskstats; each "
         "point's band is named along the top. Shaded red: dips detected within a point (the same detector as "
         "the findings).",
     )
