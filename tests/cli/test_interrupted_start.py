@@ -15,7 +15,7 @@ import pytest
 @pytest.mark.parametrize("how", ["python -m iolab", "iolab"])
 def test_ctrl_c_while_loading_ends_with_one_line(tmp_path, how):
     (tmp_path / "typer.py").write_text("raise KeyboardInterrupt\n")
-    command = Path(sys.executable).parent / "iolab"
+    command = Path(sys.executable).with_name("iolab")  # the spelling tests/conftest.py marks e2e by
     if how == "iolab" and not command.exists():
         pytest.skip(f"no `iolab` command beside {sys.executable} (not installed in this environment)")
     argv = [sys.executable, "-m", "iolab", "ls"] if how != "iolab" else [str(command), "ls"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from iolab.doctor.material import point_series
+from iolab.doctor.derived import point_series
 from iolab.models import Point, PointRecord, Target
 from iolab.models.sample_series import SampleSeries
 
@@ -26,7 +26,7 @@ def test_jobs_stamping_their_windows_a_few_ms_apart_are_added_per_window():
     (series,) = point_series([_record()], {1: [first, second]})
     assert series.label == "all jobs"
     assert series.values == [150.0] * 8
-    assert series.times_s == [249 * k / 1000 for k in range(1, 9)]  # each window dated by its earliest row
+    assert series.times_s == [250 * k / 1000 for k in range(1, 9)]  # each window dated by its nominal end
 
 
 def test_jobs_stamping_alike_keep_their_times_and_hosts_stay_apart():

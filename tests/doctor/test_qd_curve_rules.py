@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from iolab.doctor.derived import curve_name
 from iolab.doctor.engine import diagnose_run
-from iolab.doctor.material import curve_name
 from iolab.models import Point, PointRecord, Target
 from iolab.models.material import RunMaterial
 from iolab.models.result import DirectionResult, LatencyStats, Result

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from iolab.doctor.derived import ArrayView, PointSeries
 from iolab.doctor.engine import evaluate
-from iolab.doctor.material import ArrayView, PointSeries
 from iolab.doctor.rule import Context
 from iolab.models import Severity
 from iolab.models.material import HostRow, SteadyOutcome

@@ -23,7 +23,7 @@ from iolab.analysis.compare import CompareParams, Verdict
 from iolab.analysis.outliers import find_outliers
 from iolab.analysis.scaling import scaling_table
 from iolab.analysis.stability import summarize
-from iolab.doctor.material import ArrayView
+from iolab.doctor.derived import ArrayView
 from iolab.fio.parse import aggregate, parse_output
 from iolab.models import DirectionResult, LatencyStats, Point, PointRecord, Result, Target
 from iolab.models.units import counted

@@ -42,7 +42,10 @@ def test_run_ends_by_saying_where_its_report_is(one_run, iolab_home):
     sections = set(re.findall(r'<section class="report-section (\w+)"', page))
     # no telemetry and no array: those sections are left out, not shown empty. A timeline may come from fio's
     # own per-second logs, which some fio versions write for this job and others do not.
-    assert {"summary", "findings", "table"} <= sections <= {"summary", "findings", "table", "timeline"}
+    assert (
+        {"answer", "summary", "findings", "table"} <= sections <= {"answer", "summary", "findings", "table", "timeline"}
+    )
+    assert page.index('class="report-section answer"') < page.index('class="report-section table"')
     assert 'id="chart-run1-table1-bars"' in page
 
 

@@ -13,7 +13,7 @@ def _finding(rule: str, severity: Severity, subject: str = "", **kw) -> Finding:
     return Finding(rule_id=rule, family=rule.split("-")[0].lower(), severity=severity, subject=subject, **kw)
 
 
-def test_findings_are_listed_after_the_tables_most_serious_first_with_evidence_and_fix():
+def test_the_findings_that_matter_come_first_and_the_others_after_the_tables_with_evidence_and_fix():
     findings = (
         _finding("FIO-RAMP", Severity.INFO, title="no ramp_time"),
         _finding(
@@ -29,14 +29,16 @@ def test_findings_are_listed_after_the_tables_most_serious_first_with_evidence_a
         _finding("NUMA-NODE", Severity.NOT_EVALUATED, title="not evaluated: no NUMA information"),
     )
     text = render_markdown([RunReport(RUN, (("host", "h"),), (), findings)])
-    section = text.split("### Findings\n\n", 1)[1].split("\n\n---", 1)[0]
+    section = text.split("### Findings that matter\n\n", 1)[1].split("\n\n### ", 1)[0]
     lines = section.splitlines()
     assert lines[0].startswith("- **CRITICAL** `PCIE-LINK` nvme0: link runs at Gen3 x2 \\| of Gen4 x4")
     assert lines[1] == "  - evidence: `speed=8GT/s; width=x2`"
     assert lines[2] == "  - fix: reseat the drive \\*now\\*"  # a fix's markup is shown, not applied
     assert lines[3].startswith("- **WARNING** `ARRAY-OUTLIER` nvme3") and lines[4] == "  - also: nvme5"
-    assert lines[6].startswith("- **INFO** `FIO-RAMP` no ramp\\_time")
-    assert lines[-1] == "- Not evaluated (1): NUMA-NODE"
+    assert not any("INFO" in line or "Not evaluated" in line for line in lines)  # never above the results
+    others = text.split("### Other findings\n\n", 1)[1].split("\n\n### ", 1)[0].splitlines()
+    assert others[0].startswith("- **INFO** `FIO-RAMP` no ramp\\_time")
+    assert others[-1] == "- Not evaluated (1): NUMA-NODE"
 
 
 def test_a_run_without_findings_has_no_findings_section():

@@ -350,18 +350,15 @@ def _report() -> RunReport:
     return RunReport(run, (("host", "vm"), ("status", "partial: 1 of 2 points ok")), (table,))
 
 
-def test_a_run_report_prints_its_header_facts_each_table_under_its_fixed_parameters_and_the_units():
+def test_a_run_report_prints_each_table_under_its_fixed_parameters_then_its_header_facts_and_the_units():
     console = _console()
     print_run_reports([_report()], console)
     lines = [line.rstrip() for line in _text(console).splitlines()]
-    assert lines[:5] == [
-        "Run 7: nightly",
-        "  host: vm",
-        "  status: partial: 1 of 2 points ok",
-        "",
-        "Table 7.1: iodepth sweep: randread 4k",
-    ]
-    assert lines[5] == "fixed: rw=randread bs=4k on /data"
+    assert lines[:3] == ["Run 7: nightly", "", "Table 7.1: iodepth sweep: randread 4k"]  # no headline: no rate
+    assert lines[3] == "fixed: rw=randread bs=4k on /data"
+    facts = lines.index("  host: vm")
+    assert facts > lines.index("  iodepth=4, repeat 1 (point 2): failed: fio exited 1")  # what ran where, last
+    assert lines[facts + 1] == "  status: partial: 1 of 2 points ok"
     assert "  iodepth=4, repeat 1 (point 2): failed: fio exited 1" in lines
     units_start = max(i for i, line in enumerate(lines) if line.startswith("MB/s = 10^6"))
     assert " ".join(lines[units_start:]) == UNITS_NOTE  # the units note closes the output, wrapped at 200

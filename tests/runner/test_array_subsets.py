@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from iolab.doctor.material import array_views
+from iolab.doctor.derived import array_views
 from iolab.errors import UserError
 from iolab.models import DirectionResult, Plan, PointRecord, Result, Target, Workload
 from iolab.models.array_names import array_workload, set_label

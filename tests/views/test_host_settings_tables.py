@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from iolab.doctor.material import qd_curves, repeat_sets
+from iolab.doctor.derived import qd_curves, repeat_sets
 from iolab.fio.parse import aggregate, parse_output
 from iolab.models import Point, PointRecord, Target
 from iolab.report.json_output import record_dict

@@ -40,14 +40,14 @@ def _fraction(text: str, option: str) -> float:
 
 @app.command()
 def compare(
-    side_a: Annotated[
+    selection_a: Annotated[
         str,
         typer.Argument(
             metavar="A",
             help="Runs: an id, `last`, a range 6-13, a list 1,4,7, `tag:NAME`, or a window 2025-06-01..2025-06-07.",
         ),
     ],
-    side_b: Annotated[str, typer.Argument(metavar="B", help="Runs, written as for A.")],
+    selection_b: Annotated[str, typer.Argument(metavar="B", help="Runs, written as for A.")],
     since: Annotated[
         str | None,
         typer.Option("--since", metavar="WHEN", help="Only runs started then or later, on both sides (ISO date/time)."),
@@ -97,13 +97,15 @@ def compare(
     threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
     narrow = window(since, until)
     store = open_store(for_reading=True)
-    runs_a, runs_b = select_runs(store, side_a, narrow), select_runs(store, side_b, narrow)
+    runs_a, runs_b = select_runs(store, selection_a, narrow), select_runs(store, selection_b, narrow)
     both = sorted(set(runs_a) & set(runs_b))
     if both:
         shown = ", ".join(map(str, both[:5])) + (" ..." if len(both) > 5 else "")
-        raise UserError(f"run(s) {shown} are on both sides ({side_a} and {side_b}): a run can be on one side only")
+        raise UserError(
+            f"run(s) {shown} are on both sides ({selection_a} and {selection_b}): a run can be on one side only"
+        )
     warn_unreadable(store, [*runs_a, *runs_b])
-    label_a, label_b = (f"{side} ({narrow.text})" if narrow else side for side in (side_a, side_b))
+    label_a, label_b = (f"{text} ({narrow.text})" if narrow else text for text in (selection_a, selection_b))
     result = compare_runs(store, label_a, runs_a, label_b, runs_b)
     if not result.rows:
         raise UserError(

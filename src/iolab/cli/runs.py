@@ -376,8 +376,20 @@ def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) 
             )
         )
         return
+    from rich.markup import escape
+
+    from iolab.report.terminal import print_headline
+    from iolab.views.run import run_report
+
     console = stdout_console()
     title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
+    report = run_report(store, run_info, records)
+    if report.headline:  # the answer first, then the findings that change what it means, then the tables
+        console.print(f"[bold]{escape(title)}[/bold]", highlight=False)
+        print_headline(report, console)
+        console.print()
+    if findings:
+        render_findings(findings, console, verbose, f"`iolab show {run_id} --verbose` lists them")
     console.print(results_table(records, title=title))
     from iolab.store.tags import notes_of, tags_of
 
@@ -389,14 +401,12 @@ def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) 
         from iolab.report.terminal import hosts_table
 
         console.print(hosts_table(records, hosts))
-    if findings:
-        render_findings(findings, console, verbose, f"`iolab show {run_id} --verbose` lists them")
 
 
 def _print_arrays(store: Store, run_id: int, records: list[PointRecord], console: Console) -> None:
     """For array runs: bandwidth per device (together, alone) and the scaling table."""
     from iolab.analysis.scaling import scaling_table
-    from iolab.doctor.material import array_views
+    from iolab.doctor.derived import array_views
     from iolab.report.terminal import device_table, scaling_view
     from iolab.store.queries import device_bandwidth
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 import iolab.doctor.rules  # noqa: F401  (registers every rule)
-from iolab.doctor.material import array_views, interference, point_series, qd_curves, repeat_sets
+from iolab.doctor.derived import array_views, interference, point_series, qd_curves, repeat_sets
 from iolab.doctor.rule import RULES, Context, JobView, Rule
 from iolab.models import Finding, Point, Result
 from iolab.models.material import RunMaterial

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from iolab.analysis.interference import Interference
-from iolab.doctor.material import ArrayView, PointSeries, QdCurve, RepeatSet
+from iolab.doctor.derived import ArrayView, PointSeries, QdCurve, RepeatSet
 from iolab.models import Finding, Point, Result, Severity
 from iolab.models.job_options import JobOptions
 from iolab.models.material import HostRow, SteadyOutcome

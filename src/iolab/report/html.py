@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from iolab.models import Finding, PointRecord, Severity, units
 from iolab.report import charts
 from iolab.report.findings import group_by_rule
+from iolab.views.headline import Headline, split_findings
 from iolab.views.run import RunView
 from iolab.views.tables import UNITS_NOTE, NotebookTable, repeat_percentile
 
@@ -70,6 +71,7 @@ class Section:
     table: NotebookTable | None = None
     charts: tuple[Chart, ...] = ()
     notes: tuple[str, ...] = ()
+    headline: tuple[Headline, ...] = ()
 
 
 class ChartOutput:
@@ -148,17 +150,35 @@ def _finding_view(group: list[Finding]) -> FindingView:
     )
 
 
-def findings_section(material: RunView, output: ChartOutput) -> list[Section]:
-    """Findings most serious first, each with its evidence; rules that could not run listed once."""
-    if not material.findings:
+def answer_section(material: RunView, output: ChartOutput) -> list[Section]:
+    """The run's answer: its headline figures with their intervals, read off its tables (`views.headline`)."""
+    if not material.report.headline:
         return []
-    ordered = sorted(material.findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
-    triggered = [f for f in ordered if f.severity is not Severity.NOT_EVALUATED]
+    return [Section(f"run{material.run.id}-answer", "Answer", "answer", headline=material.report.headline)]
+
+
+def _findings(material: RunView, findings: Sequence[Finding], title: str, kind: str) -> list[Section]:
+    """Findings most serious first, each with its evidence; rules that could not run listed once."""
+    if not findings:
+        return []
+    triggered = [f for f in findings if f.severity is not Severity.NOT_EVALUATED]
     skipped = tuple(
-        (f.rule_id, f.title.removeprefix("not evaluated: ")) for f in ordered if f.severity is Severity.NOT_EVALUATED
+        (f.rule_id, f.title.removeprefix("not evaluated: ")) for f in findings if f.severity is Severity.NOT_EVALUATED
     )
     views = tuple(_finding_view(group) for group in group_by_rule(triggered))
-    return [Section(f"run{material.run.id}-findings", "Findings", "findings", findings=views, not_evaluated=skipped)]
+    return [Section(f"run{material.run.id}-{kind}", title, "findings", findings=views, not_evaluated=skipped)]
+
+
+def findings_section(material: RunView, output: ChartOutput) -> list[Section]:
+    """The findings that matter (critical, warning), right after the answer."""
+    matter, _ = split_findings(material.findings)
+    return _findings(material, matter, "Findings that matter", "findings")
+
+
+def other_findings_section(material: RunView, output: ChartOutput) -> list[Section]:
+    """Information and rules not evaluated, after the results: context, never above them."""
+    matter, rest = split_findings(material.findings)
+    return _findings(material, rest, *(("Other findings", "other-findings") if matter else ("Findings", "findings")))
 
 
 def _percentiles(table: NotebookTable, records: Mapping[int, PointRecord]) -> dict[tuple[int, str | None], dict]:
@@ -233,7 +253,7 @@ def timeline_section(material: RunView, output: ChartOutput) -> list[Section]:
         f"run{material.run.id}-timeline",
         "Per-second bandwidth",
         charts.timeline_chart(timeline),
-        "fio's per-job logs summed per second, and each device's reads + writes from /proc/diskstats; each "
+        "fio's per-job logs summed per second (a second not every job logged is left out), and each device's reads + writes from /proc/diskstats; each "
         "point's band is named along the top. Shaded red: dips detected within a point (the same detector as "
         "the findings).",
     )
@@ -273,12 +293,14 @@ def array_sections(material: RunView, output: ChartOutput) -> list[Section]:
 
 
 SectionBuilder = Callable[[RunView, ChartOutput], list[Section]]
-RUN_SECTIONS: tuple[SectionBuilder, ...] = (
-    summary_section,
+RUN_SECTIONS: tuple[SectionBuilder, ...] = (  # answer first: figures, what changes them, the tables, the rest
+    answer_section,
     findings_section,
     table_sections,
     timeline_section,
     array_sections,
+    other_findings_section,
+    summary_section,
 )
 
 

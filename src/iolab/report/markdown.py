@@ -14,6 +14,7 @@ from iolab.models import Finding, Severity
 from iolab.report.findings import group_by_rule
 from iolab.report.wording import HEADERS, comparison_notes, side_text, verdict_cells
 from iolab.views.comparison import Comparison
+from iolab.views.headline import headline_line, split_findings
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 # Characters with inline meaning in GFM. Backslash-escaping any ASCII
@@ -52,11 +53,16 @@ def table_markdown(table: NotebookTable) -> str:
 
 
 def run_markdown(report: RunReport, level: int = 2) -> str:
-    """One run: a heading, its header facts as a list, then each table under its own heading."""
+    """One run, answer first: its headline figures, the findings that matter, each table under its own
+    heading, the other findings, then what ran where (`views.headline`)."""
     run = report.run
     hashes = "#" * level
-    facts = "\n".join(f"- **{escape_text(label)}:** {escape_text(value)}" for label, value in report.facts)
-    parts = [f"{hashes} {escape_text(report.title)}", facts]
+    matter, rest = split_findings(report.findings)
+    parts = [f"{hashes} {escape_text(report.title)}"]
+    if report.headline:
+        parts.append("\n".join(f"- **{escape_text(headline_line(figure))}**" for figure in report.headline))
+    if matter:
+        parts += [f"{hashes}# Findings that matter", findings_markdown(matter)]
     if not report.tables:
         parts.append("No points recorded.")
     for number, table in enumerate(report.tables, start=1):
@@ -64,9 +70,10 @@ def run_markdown(report: RunReport, level: int = 2) -> str:
         if table.fixed:
             parts.append(f"Fixed parameters: {code_span(table.fixed_text)}")
         parts.append(table_markdown(table))
-    if report.findings:
-        parts.append(f"{hashes}# Findings")
-        parts.append(findings_markdown(report.findings))
+    if rest:
+        parts += [f"{hashes}# {'Other findings' if matter else 'Findings'}", findings_markdown(rest)]
+    facts = "\n".join(f"- **{escape_text(label)}:** {escape_text(value)}" for label, value in report.facts)
+    parts += [f"{hashes}# About this run", facts]
     return "\n\n".join(parts)
 
 

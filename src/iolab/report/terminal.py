@@ -29,6 +29,7 @@ from iolab.report.wording import (
     when,
 )
 from iolab.views.comparison import Comparison
+from iolab.views.headline import headline_line
 from iolab.views.history import SeriesHistory
 from iolab.views.side_columns import column_values, side_columns
 from iolab.views.tables import UNITS_NOTE, RunReport, steady_text, stop_text
@@ -321,16 +322,29 @@ def history_text(histories: list[SeriesHistory]) -> str:
     return "\n".join(lines)
 
 
+def print_headline(report: RunReport, console: Console) -> None:
+    """A run's answer, one line a figure (`views.headline`): what a page of it opens with."""
+    from rich.markup import escape
+
+    for figure in report.headline:
+        console.print(f"  [bold]{escape(headline_line(figure))}[/bold]", soft_wrap=True, highlight=False)
+
+
 def print_run_reports(reports: list[RunReport], console: Console) -> None:
-    """The notebook tables as Rich tables: run header, then each table under its fixed parameters."""
+    """Each run answer first: its title, headline figures and the findings that matter, then each table
+    under its fixed parameters, then what ran where."""
     from rich import box
     from rich.markup import escape
     from rich.table import Table
 
+    from iolab.report.findings import render_findings
+
     for report in reports:
         console.print(f"[bold]{escape(report.title)}[/bold]")
-        for label, value in report.facts:
-            console.print(f"  {escape(label)}: {escape(value)}", soft_wrap=True)
+        print_headline(report, console)
+        if report.findings:  # the critical and warning ones listed, the others counted
+            console.print()
+            render_findings(report.findings, console, verbose=False)
         for number, notebook in enumerate(report.tables, start=1):
             table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
             for column in notebook.columns:
@@ -344,5 +358,8 @@ def print_run_reports(reports: list[RunReport], console: Console) -> None:
             console.print(table)
             for note in notebook.notes:
                 console.print(f"  [red]{escape(note)}[/red]", soft_wrap=True)
+        console.print()
+        for label, value in report.facts:
+            console.print(f"  {escape(label)}: {escape(value)}", soft_wrap=True)
         console.print()
     console.print(f"[dim]{escape(UNITS_NOTE)}[/dim]")

@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from iolab.doctor.derived import interference
 from iolab.doctor.engine import diagnose_run
-from iolab.doctor.material import interference
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import unknown_options_allowed, writes
 from iolab.fio.run import check_point, files_dir, fio_clocksource, fio_version, metadata_dir
@@ -428,10 +428,13 @@ def execute(
     resume: int | None = None,
     fresh: bool = False,
     plan: Plan | None = None,
+    executor: Executor | None = None,
 ) -> RunOutcome:
     """Run what the request asks for; RunFailed on interruption, after keeping every finished point.
 
-    `plan` lets a program hand over a Plan it built; otherwise the request names one.
+    `plan` lets a program hand over a Plan it built; otherwise the request names one. `executor` runs
+    the points instead of the request's own (this host's fio, or its hosts'): the run loop's unit tests
+    give one that answers with fio's saved outputs (tests/runner/fake_executor.py).
     """
     with unknown_options_allowed(request.allow_unknown_options):  # every point is checked again at its turn
         return _execute(request, store, progress, resume, fresh, plan)
@@ -443,9 +446,9 @@ def _execute(
     plan = plan or build_plan(request)
     check_commands(plan, request.allow_commands)
     check_request(plan, request)
-    version = fio_version(request.fio)
+    version = executor.fio_version if executor is not None else fio_version(request.fio)
     with stop_signals_interrupt():
-        executor = _start_executor(request, plan, version)
+        executor = executor or _start_executor(request, plan, version)
         locks = TargetLocks(store.path.parent)
         settings = HostSettings(store)
         try:

@@ -11,6 +11,7 @@ becomes a result, which host snapshots are kept, and what is cleaned up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from iolab.errors import UserError
 from iolab.fio.parse import FioOutput, aggregate
-from iolab.fio.run import DEVICE_SEPARATOR, FioInvocation, point_jobfile
+from iolab.fio.run import DEVICE_SEPARATOR, FioInvocation, point_jobfile, run_fio
 from iolab.models import HostOutcome, Point, PointMetric, Result, Sample, Target
 from iolab.models.sample_series import SampleSeries
 from iolab.runner.targets import resolve_target
@@ -64,6 +65,8 @@ class Jobs:
 class Executor(Protocol):
     """What a run needs of the place its fio runs."""
 
+    fio_version: str  # "fio-3.33": the run records it, and results are parsed knowing it
+
     @property
     def local(self) -> bool:
         """Targets are this host's: they can be locked and probed here, and this host's disks and CPUs
@@ -90,6 +93,14 @@ class Executor(Protocol):
         ...
 
     def jobs(self, point: Point, workdir: Path, clocksource: str | None) -> Jobs: ...
+
+    def run(
+        self, jobs: Jobs, output: Path, fio: str, timeout_s: float, workdir: Path, watch: Callable[[], bool] | None
+    ) -> FioInvocation:
+        """fio run on `jobs`, its json+ into `output` and its logs into `workdir` (`iolab.fio.run.run_fio`:
+        `watch` asked twice a second whether to stop it); RunFailed when it hung. The one place fio measures,
+        so a test's executor can answer with fio's saved outputs instead (tests/runner/fake_executor.py)."""
+        ...
 
     def measured(
         self, point: Point, parsed: FioOutput | None, text: str, jobs: Jobs, invocation: FioInvocation
@@ -137,6 +148,11 @@ class LocalExecutor:
         jobfile = workdir / "point.fio"
         jobfile.write_text(point_jobfile(point, workdir, clocksource))
         return Jobs(jobfile, artifacts=[Artifact("job.fio", jobfile.read_bytes())])
+
+    def run(
+        self, jobs: Jobs, output: Path, fio: str, timeout_s: float, workdir: Path, watch: Callable[[], bool] | None
+    ) -> FioInvocation:
+        return run_fio(jobs.jobfile, output, fio, timeout_s, own_dir=workdir, watch=watch)
 
     def measured(
         self, point: Point, parsed: FioOutput | None, text: str, jobs: Jobs, invocation: FioInvocation
@@ -206,6 +222,11 @@ class ClusterExecutor:
             lost=lost,
             ran=[state for state, _ in jobs],
         )
+
+    def run(
+        self, jobs: Jobs, output: Path, fio: str, timeout_s: float, workdir: Path, watch: Callable[[], bool] | None
+    ) -> FioInvocation:
+        return run_fio(jobs.jobfile, output, fio, timeout_s, jobs.clients, own_dir=workdir, watch=watch)
 
     def measured(
         self, point: Point, parsed: FioOutput | None, text: str, jobs: Jobs, invocation: FioInvocation

@@ -13,7 +13,7 @@ from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.options import effects, writes
 from iolab.fio.parse import parse_output
-from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX, run_fio
+from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.models import Phases, Point, Result, Sample
 from iolab.runner import workdirs
 from iolab.runner.executors import Executor, Measured
@@ -140,7 +140,7 @@ class Measurer:
         self.side.start(point, workdir)  # first: its once-a-run check of perf stays out of the sampled seconds
         sampler = self._start_sampler(point)
         try:
-            invocation = run_fio(jobs.jobfile, output, self.fio, timeout, jobs.clients, own_dir=workdir, watch=watch)
+            invocation = self.executor.run(jobs, output, self.fio, timeout, workdir, watch)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
             return Measured(error=str(exc))
         finally:

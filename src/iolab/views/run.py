@@ -22,7 +22,7 @@ SHOWN_METRICS = ("bw", "disk.bw")
 if TYPE_CHECKING:
     from iolab.analysis.outliers import OutlierReport
     from iolab.analysis.scaling import ScalingReport
-    from iolab.doctor.material import ArrayView
+    from iolab.doctor.derived import ArrayView
     from iolab.store.db import Store
     from iolab.views.timeline import Timeline
 
@@ -54,7 +54,7 @@ class RunView:
         """For array runs: each workload's devices together and alone with outliers marked, and its scaling."""
         from iolab.analysis.outliers import find_outliers
         from iolab.analysis.scaling import scaling_table
-        from iolab.doctor.material import array_views
+        from iolab.doctor.derived import array_views
 
         figures = []
         for view in array_views(self.records, self.device_bw):

@@ -37,16 +37,18 @@ histogram), and its header says so.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from iolab.analysis.series import job_bandwidth, job_sum
 from iolab.analysis.stability import Stability, summarize
 from iolab.models import DirectionResult, Finding, PointRecord, Result, Run, Sample, SteadyState, StopRecord, units
 from iolab.models.host_settings import SETTINGS
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, option_number
+from iolab.models.sample_series import series_of
+from iolab.views.headline import Headline, headline_figures
 from iolab.views.side_columns import SideColumn, column_values, side_columns, side_facts
 
 # Display order of parameters, and preference among equally good axes. Host settings (a plan's [host] table)
@@ -150,12 +152,14 @@ class NotebookTable:
 
 @dataclass(frozen=True)
 class RunReport:
-    """A run's header facts (label, value), its tables and the doctor's findings on it."""
+    """A run's header facts (label, value), its tables, the doctor's findings on it, and its answer: the
+    headline figures read off its tables (`views.headline`)."""
 
     run: Run
     facts: tuple[tuple[str, str], ...]
     tables: tuple[NotebookTable, ...]
     findings: tuple[Finding, ...] = ()
+    headline: tuple[Headline, ...] = ()
 
     @property
     def title(self) -> str:
@@ -264,28 +268,15 @@ def _sorted_sweep(axis: str, group: list[_Workload]) -> list[_Workload]:
     return sorted(group, key=lambda w: w.first_seq)
 
 
-def job_totals_per_second(samples: Sequence[Sample], ddir: str) -> dict[int, float]:
-    """Second -> bandwidth of one direction (bytes/s), fio's per-job log rows summed.
-
-    fio logs each job separately and their 1 s windows end a few ms apart,
-    so rows are matched to the nearest second. Seconds that not every job
-    logged (the partial last window) are left out rather than summed short,
-    which would fake a dip.
-    """
-    per_second: dict[int, dict[str, float]] = {}
-    for s in samples:
-        if s.metric == "bw" and s.ddir == ddir:
-            per_second.setdefault(round(s.t_ms / 1000), {})[s.source] = s.value
-    sources = {source for second in per_second.values() for source in second}
-    return {t: math.fsum(second.values()) for t, second in sorted(per_second.items()) if len(second) == len(sources)}
-
-
 def within_run_bw_stddev(samples: Sequence[Sample], ddir: str) -> float | None:
-    """Sample stddev of the per-second bandwidth of one direction, jobs summed per second.
+    """Sample stddev of the per-second bandwidth of one direction, jobs summed per window
+    (`analysis.series.job_sum`, as the timeline and the doctor sum them).
 
-    None when fewer than two whole seconds exist.
+    None when fewer than two windows every job logged exist.
     """
-    totals = list(job_totals_per_second(samples, ddir).values())
+    jobs = job_bandwidth(series_of(samples)).values()
+    members = [one for host in jobs for one in host if one.ddir == ddir]
+    totals = job_sum(members)[1]
     return summarize(totals).stddev if len(totals) >= 2 else None
 
 
@@ -712,4 +703,5 @@ def build_report(
     """
     facts = run_facts(run) + tuple(side_facts(records))
     facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds)
-    return RunReport(run, facts, tuple(notebook_tables(records, samples)), tuple(findings))
+    tables = tuple(notebook_tables(records, samples))
+    return RunReport(run, facts, tables, tuple(findings), headline_figures(tables, records, samples))

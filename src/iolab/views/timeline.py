@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from iolab.analysis.dips import Dip, detect_dips
+from iolab.analysis.series import job_bandwidth, job_sum
 from iolab.models import PointRecord, Run, Sample
-from iolab.views.tables import DIRECTIONS, job_totals_per_second
+from iolab.models.sample_series import series_of
 
 FIO_SUM = "fio jobs (sum)"
 
@@ -56,13 +57,9 @@ def _device_totals(samples: Sequence[Sample]) -> dict[str, dict[int, float]]:
     return out
 
 
-def _fio_totals(samples: Sequence[Sample]) -> dict[int, float]:
-    """Second -> fio's bandwidth with every job and direction summed."""
-    totals: dict[int, float] = {}
-    for ddir in DIRECTIONS:
-        for second, value in job_totals_per_second(samples, ddir).items():
-            totals[second] = totals.get(second, 0.0) + value
-    return totals
+def _fio_totals(samples: Sequence[Sample]) -> tuple[list[float], list[float]]:
+    """fio's bandwidth with every job and direction summed per window, as the doctor sums it."""
+    return job_sum([one for host in job_bandwidth(series_of(samples)).values() for one in host])
 
 
 def _dip_span(dip: Dip, offset: float) -> Span:
@@ -80,7 +77,7 @@ def run_timeline(run: Run, records: Sequence[PointRecord], samples: Mapping[int,
             continue
         offset = record.started_at - run.started_at
         fio = _fio_totals(point_samples)
-        chunks = {FIO_SUM: ([float(t) for t in fio], list(fio.values()))} if fio else {}
+        chunks = {FIO_SUM: fio} if fio[0] else {}
         for device, by_time in sorted(_device_totals(point_samples).items()):
             chunks[device] = ([t / 1000.0 for t in by_time], list(by_time.values()))
         for name, (times, values) in chunks.items():

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from iolab.analysis.outliers import OutlierReport, find_outliers
 from iolab.analysis.scaling import ScalingReport, scaling_table
-from iolab.doctor.material import ArrayView
+from iolab.doctor.derived import ArrayView
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
 

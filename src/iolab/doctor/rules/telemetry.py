@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from iolab.analysis.dips import Dip, DipReport, detect_dips
 from iolab.analysis.interference import OTHER_CPU_PCT, OTHER_IO_BYTES_S, OTHER_IO_SHARE
-from iolab.doctor.material import MIN_SERIES_SAMPLES, PointSeries
+from iolab.doctor.derived import MIN_SERIES_SAMPLES, PointSeries
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
 

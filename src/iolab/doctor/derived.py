@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from iolab.analysis.interference import Interference
+from iolab.analysis.series import job_bandwidth, job_sum
 from iolab.models import PointRecord, Result
 from iolab.models.array_names import TOGETHER, alone_device, array_workload
 from iolab.models.result import primary_metric
@@ -74,21 +75,17 @@ class QdCurve:
 
 
 def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[PointSeries]:
-    """fio's per-job logs summed per second ("jobN", or "HOST:jobN" on several hosts, each host a series of
-    its own), and for array points each device's own series from telemetry, where a dip hides in the sum."""
+    """fio's per-job logs summed per window (`analysis.series.job_sum`; each host a series of its own), and
+    for array points each device's own series from telemetry, where a dip hides in the sum."""
     import numpy as np
 
     out: list[PointSeries] = []
     for record in records:
         stored = series.get(record.id, [])
-        jobs: dict[str, list[SampleSeries]] = {}
-        for one in stored:
-            host, sep, job = one.source.rpartition(":")
-            if one.metric == "bw" and job.startswith("job"):
-                jobs.setdefault(f"{host} all jobs" if sep else "all jobs", []).append(one)
-        summed: dict[str, tuple[list[float], list[float]]] = {}
-        for label, members in jobs.items():
-            summed[label] = _summed(members)
+        summed = {
+            f"{host} all jobs" if host else "all jobs": job_sum(members)
+            for host, members in job_bandwidth(stored).items()
+        }
         if record.point.target.kind == "group":
             for ddir in ("read", "write"):
                 for one in stored:
@@ -101,26 +98,6 @@ def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSe
             if len(times) >= MIN_SERIES_SAMPLES
         ]
     return out
-
-
-def _summed(members: list[SampleSeries]) -> tuple[list[float], list[float]]:
-    """Jobs' series added up per log interval: (times in seconds, values).
-
-    Each job stamps its own windows (fio 3.1: 249, 498... in one job, 250, 500... in the next), so rows
-    are added by the window they fall in (time / interval, rounded), the window dated by its earliest row.
-    Where jobs stamp alike, or a log is per I/O (an interval under 2 ms), that is the time itself.
-    """
-    import numpy as np
-
-    intervals = [np.median(np.diff(np.sort(m.t_ms))) for m in members if len(m) > 1]
-    interval = float(np.median(intervals)) if intervals else 0.0
-    times = np.concatenate([m.t_ms for m in members])
-    keys = np.rint(times / interval).astype(np.int64) if interval >= 2 else times
-    windows, where = np.unique(keys, return_inverse=True)
-    sums = np.bincount(where, weights=np.concatenate([m.values for m in members]), minlength=len(windows))
-    first = np.full(len(windows), np.iinfo(np.int64).max)
-    np.minimum.at(first, where, times)
-    return (first / 1000).tolist(), sums.tolist()
 
 
 def array_views(records: Sequence[PointRecord], device_bw: dict[int, dict[str, float]]) -> list[ArrayView]:
