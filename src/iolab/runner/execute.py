@@ -437,18 +437,24 @@ def execute(
     give one that answers with fio's saved outputs (tests/runner/fake_executor.py).
     """
     with unknown_options_allowed(request.allow_unknown_options):  # every point is checked again at its turn
-        return _execute(request, store, progress, resume, fresh, plan)
+        return _execute(request, store, progress, resume, fresh, plan, executor)
 
 
 def _execute(
-    request: RunRequest, store: Store, progress: Progress, resume: int | None, fresh: bool, plan: Plan | None
+    request: RunRequest,
+    store: Store,
+    progress: Progress,
+    resume: int | None,
+    fresh: bool,
+    plan: Plan | None,
+    given: Executor | None,
 ) -> RunOutcome:
     plan = plan or build_plan(request)
     check_commands(plan, request.allow_commands)
     check_request(plan, request)
-    version = executor.fio_version if executor is not None else fio_version(request.fio)
+    version = given.fio_version if given is not None else fio_version(request.fio)
     with stop_signals_interrupt():
-        executor = executor or _start_executor(request, plan, version)
+        executor = given or _start_executor(request, plan, version)
         locks = TargetLocks(store.path.parent)
         settings = HostSettings(store)
         try:
