@@ -226,6 +226,8 @@ def run(
     if not quiet:
         for note in outcome.notes:
             err.print(f"[yellow]note:[/yellow] {note}")
+    elif outcome.resumed:  # a run merged into an older one must never pass unsaid, even for cron
+        err.print(f"note: resumed run {outcome.run_id} ({outcome.skipped} finished points kept); --fresh starts anew")
     if outcome.failed:
         raise RunFailed(
             f"{len(outcome.failed)} point(s) failed, the others are kept in run {outcome.run_id}: {outcome.failed[0]}"
