@@ -58,7 +58,7 @@ from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, 
 from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
-from iolab.runner.metadata import measure_scaling
+from iolab.runner.metadata import check_room, measure_scaling
 from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
@@ -114,8 +114,14 @@ def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict
         if workload.target is not None:
             users.setdefault(workload.target, []).append(workload)
     cache = {  # a path only a workload names may be a new file for it (`runner.targets.resolve_target`)
+        # a directory no workload reads or writes (the metadata preset's: its files are made in a directory
+        # of their own) gets no scratch file, so no size of one is asked of its file system
         path: executor.target(
-            path, request.allow_write, request.size, scratch_bytes(request.size, workloads), path not in default_paths
+            path,
+            request.allow_write,
+            request.size,
+            scratch_bytes(request.size, workloads) if workloads else 0,
+            path not in default_paths,
         )
         for path, workloads in users.items()
     }
@@ -547,6 +553,8 @@ def _prepare(
         points, notes = plan_points(plan, targets)
     if plan.metadata is not None:
         check_metadata_targets(targets[None])
+        if executor.local:  # another host's file system is not this one's to read
+            check_room(plan.metadata, targets[None])
     notes += executor.notes()
     policy = plan.repeats
     assert policy is not None  # Plan.__post_init__ always sets it
