@@ -133,3 +133,51 @@ def test_the_same_job_from_three_hosts_through_fio_servers(tmp_path, iolab_home)
     assert sorted(h["host"] for h in point["hosts"]) == ["h1", "h2", "h3"]
     total = sum(d["bw_bytes"] for d in point["result"]["directions"].values())
     assert total == pytest.approx(3 * 20 * 2**20, rel=0.1)  # three hosts at 20 MiB/s each, summed
+
+
+SCALING_PLAN = """name = "threads"
+[options]
+rw = "read"
+bs = "1m"
+ioengine = "psync"
+direct = 0
+runtime = 1
+ramp_time = 0
+time_based = 1
+[axes]
+numjobs = [1, 2, 4, 8]
+[phases]
+drop_caches = true
+"""
+
+
+def test_thread_scaling_with_the_page_cache_dropped_before_every_point(tmp_path, iolab_home):
+    """IOzone's sequential reads as threads double, each step after the OS caches were dropped: one row a
+    thread count, every point ok, and no note that the cache could not be dropped."""
+    plan = tmp_path / "threads.toml"
+    plan.write_text(SCALING_PLAN)
+    data = tmp_path / "data"
+    data.mkdir()
+    proc = iolab("run", str(plan), str(data), "--size", "64M", "--no-telemetry", timeout=240)
+    assert proc.returncode == 0, proc.stderr
+    assert "could not drop the page cache" not in proc.stderr
+    shown = json.loads(iolab("show", "last", "--json").stdout)
+    jobs = [int(p["options"]["numjobs"]) for p in shown["points"]]
+    assert jobs == [1, 2, 4, 8] and all(p["status"] == "ok" for p in shown["points"])
+    assert [p["result"]["jobs"] for p in shown["points"]] == jobs  # each thread count's jobs summed
+
+
+def test_a_steady_point_stops_once_its_rate_is_known(tmp_path, iolab_home):
+    """The steady-state stop: a throttled read (20 MiB/s) is known to ±2% within seconds and ends there,
+    not at its 15 s runtime. TODO(stopping branch): numjobs > 1 with group_reporting is issue 35's."""
+    job = tmp_path / "steady.fio"
+    job.write_text("[steady]\nrw=read\nbs=64k\nioengine=psync\nrate=20m\ntime_based=1\nruntime=15\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    proc = iolab("run", str(job), str(data), "--size", "16M", "--no-telemetry", "--stop-when-known", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (point,) = json.loads(proc.stdout)["points"]
+    stopping = point["result"]["stopping"]
+    assert stopping["reason"] == "target met" and stopping["ci"] <= 0.02, stopping
+    ran = point["result"]["directions"]["read"]["runtime_ms"]
+    assert ran < 15_000 and stopping["kept_s"] + stopping["discarded_s"] < 15, (ran, stopping)  # before 15 s
