@@ -69,6 +69,18 @@ def test_the_error_fio_wrote_into_its_output_file_is_the_one_line_said():
     line = _failed("", 2, reported).error_line()
     assert line.startswith("fio: pid=") and "err=28" in line and line.endswith("error=No space left on device")
     assert reported_messages(DATA / "randread-4jobs.json") == ""  # no message, no line
+
+
+def test_a_job_error_fio_says_only_in_its_json_is_named(tmp_path):
+    """One job out of inodes: fio 3.33 (real output) writes no message anywhere, only "error" : 28 in the
+    job's JSON; the point's error names it instead of "fio exited with code 1"."""
+    text = (DATA / "enospc-filecreate-1job.json").read_text()
+    parsed = parse_output(text)
+    failed = LocalExecutor(parsed.version).measured(
+        _point(tmp_path), parsed, text, Jobs(tmp_path / "point.fio"), _failed("", 1)
+    )
+    assert failed.result is None
+    assert failed.error == "fio: a job failed with error 28 (No space left on device)"
     assert reported_messages(DATA / "missing.json") == ""
 
 

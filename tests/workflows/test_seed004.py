@@ -181,3 +181,14 @@ def test_a_steady_point_stops_once_its_rate_is_known(tmp_path, iolab_home):
     assert stopping["reason"] == "target met" and stopping["ci"] <= 0.02, stopping
     ran = point["result"]["directions"]["read"]["runtime_ms"]
     assert ran < 15_000 and stopping["kept_s"] + stopping["discarded_s"] < 15, (ran, stopping)  # before 15 s
+
+
+def test_a_create_job_that_runs_out_of_inodes_says_so_in_its_one_line(tmp_path, iolab_home):
+    """mdtest's create as a fio job file of the engineer's own on a 200-inode tmpfs: no scratch-size refusal
+    ("only 16 MiB free: iolab needs at least 640 MiB", though no scratch file is made), and the failure is
+    fio's ENOSPC in the line iolab prints, not "fio exited with code 1"."""
+    job = tmp_path / "create.fio"
+    job.write_text("[create]\nioengine=filecreate\nnrfiles=500\nfilesize=4k\ncreate_on_open=1\nruntime=2\n")
+    with mounted("tmpfs", tmp_path / "small", "size=16m,nr_inodes=200") as fs:
+        said = assert_clean_error(iolab("run", str(job), str(fs), "--allow-write", "--no-telemetry", "-q"), code=3)
+    assert "No space left on device" in said and "exited with code" not in said, said

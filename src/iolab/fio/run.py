@@ -198,11 +198,17 @@ class FioInvocation:
     elapsed_s: float
     reported: str = ""  # the "fio: " lines ahead of the JSON in the output file
 
-    def error_line(self) -> str:
-        """fio's own words for a failure: its last error line (stderr or the output file), else the exit code."""
+    def error_line(self, job_error: int = 0) -> str:
+        """fio's own words for a failure: its last error line (stderr or the output file); else the error
+        number its JSON gave a job (`job_error`, an errno: fio 3.33 says nothing else of a single job that
+        ran out of inodes), named; else the exit code."""
         lines = [ln.strip() for ln in (self.stderr + "\n" + self.reported).splitlines() if ln.strip()]
         errors = [ln for ln in lines if "error" in ln.lower() or ln.startswith("fio:")]
-        return (errors or lines or [f"fio exited with code {self.returncode}"])[-1]
+        if errors:
+            return errors[-1]
+        if job_error:
+            return f"fio: a job failed with error {job_error} ({os.strerror(job_error)})"
+        return (lines or [f"fio exited with code {self.returncode}"])[-1]
 
 
 # fio's messages come before its JSON document; they are a few lines, so a bounded read finds them.

@@ -114,13 +114,13 @@ def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict
         if workload.target is not None:
             users.setdefault(workload.target, []).append(workload)
     cache = {  # a path only a workload names may be a new file for it (`runner.targets.resolve_target`)
-        # a directory no workload reads or writes (the metadata preset's: its files are made in a directory
+        # a directory no workload reads or writes (only file create/stat/remove, which work in a directory
         # of their own) gets no scratch file, so no size of one is asked of its file system
         path: executor.target(
             path,
             request.allow_write,
             request.size,
-            scratch_bytes(request.size, workloads) if workloads else 0,
+            scratch_bytes(request.size, workloads) if any(not w.job.is_metadata for w in workloads) else 0,
             path not in default_paths,
         )
         for path, workloads in users.items()

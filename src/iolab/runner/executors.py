@@ -144,7 +144,7 @@ class LocalExecutor:
         entries = [entry for group in parsed.groups for entry in group.entries] if parsed else []
         result = aggregate(entries, self.fio_version) if entries else None
         if invocation.returncode != 0 or result is None or result.error:
-            return Measured(error=invocation.error_line())
+            return Measured(error=invocation.error_line(result.error if result is not None else 0))
         per_device: dict[str, Result] = {}
         if point.target.kind == "group" and parsed is not None:
             per_device = {g.name.rpartition(DEVICE_SEPARATOR)[2]: aggregate(g.entries) for g in parsed.groups}

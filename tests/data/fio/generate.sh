@@ -37,6 +37,10 @@ mkdir "$work/tiny" && mount -t tmpfs -o size=4m,nr_inodes=100 tmpfs "$work/tiny"
 fio --output-format=json --output=enospc-filecreate.json --name=md --directory="$work/tiny" --ioengine=filecreate \
     --thread=1 --numjobs=2 --nrfiles=200 --filesize=4k --openfiles=1 --create_on_open=1 \
     --file_service_type=sequential --filename_format='iolab-md.$jobnum.$filenum' --runtime=2 || true
+# One job alone out of inodes: fio 3.33 prints no message at all, only "error" : 28 in the job's JSON.
+rm -rf "${work:?}/tiny/"*
+fio --output-format=json+ --output=enospc-filecreate-1job.json --name=md --directory="$work/tiny" \
+    --ioengine=filecreate --nrfiles=500 --filesize=4k --create_on_open=1 --runtime=2 || true
 umount "$work/tiny"
 
 # Steady state (ss=): fio stops a job once the criterion holds over ss_dur seconds, and says so per job
