@@ -107,6 +107,12 @@ def test_a_scheduler_ab_in_one_run_has_its_verdict_and_compare_selects_its_sides
     assert selected.returncode == 0, selected.stderr
     (again,) = _cells(selected.stdout, "A = ")
     assert again[6] == verdict and again[2:6] == row[2:6]  # the same statistics and wording
+    # and in the run's reports: Markdown and the HTML page
+    md = iolab("report", str(run), "-f", "md").stdout
+    assert f"A = {header[4:]}" in md.replace("\\", "") and verdict.split()[0] in md, md
+    page = tmp_path / "ab.html"
+    assert iolab("report", str(run), "--html", str(page)).returncode == 0
+    assert f"run {run}:scheduler=mq-deadline" in page.read_text()
     refused = assert_clean_error(iolab("compare", str(run), str(run)))
     assert "scheduler=none" in refused  # it says how to part a run into two sides
 
