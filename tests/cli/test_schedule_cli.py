@@ -27,7 +27,7 @@ def test_install_list_remove_with_cron_and_systemd(tmp_path):
     assert proc.returncode == 0, proc.stderr
     line = cron.read_text().splitlines()[-1]
     assert line.startswith("0 * * * * root ")
-    assert f"{sys.executable} -m iolab run --quiet {plan}" in line
+    assert f"{sys.executable} -m iolab run --quiet --fresh {plan}" in line
     proc = iolab("schedule", "install", str(plan), "--every", "6h", "--name", "six", "--unit-dir", str(units))
     assert proc.returncode == 0, proc.stderr
     assert "OnCalendar=*-*-* 00/6:00:00" in (units / "iolab-six.timer").read_text()
@@ -88,7 +88,7 @@ def test_a_dry_run_prints_units_whose_command_run_by_hand_stores_into_the_home_i
     assert not units.exists() and not home.exists()  # nothing installed, nothing stored
     assert f'Environment="IOLAB_HOME={home}"\n' in proc.stdout
     assert f"WorkingDirectory={tmp_path}\n" in proc.stdout
-    assert f"-m iolab run --quiet --size 128M {plan} {data}\n" in proc.stdout
+    assert f"-m iolab run --quiet --fresh --size 128M {plan} {data}\n" in proc.stdout
     assert "writes: scratch file " in proc.stdout and "(128.0 MiB, removed afterwards)" in proc.stdout
     (command,) = [line.removeprefix("command: ") for line in proc.stdout.splitlines() if line.startswith("command: ")]
     assert command.startswith(f"cd {shlex.quote(str(tmp_path))} && IOLAB_HOME={shlex.quote(str(home))} ")
@@ -123,3 +123,28 @@ def test_the_plan_s_size_is_checked_at_install_and_a_missing_target_refused(tmp_
         )
     )
     assert not units.exists()
+
+
+def test_a_scheduled_write_test_is_allowed_with_allow_write_shown_in_the_unit_and_its_dry_run(tmp_path):
+    """`schedule install --allow-write`: the unit's command carries it and the check lists the device's write
+    (it said "note: /dev/loopN: skipped write", and a scheduled write test could not be made)."""
+    from tests.loopdev import loop_devices, loop_skip_reason
+
+    if loop_skip_reason():
+        import pytest
+
+        pytest.skip(loop_skip_reason())
+    plan = tmp_path / "writes.toml"
+    plan.write_text('name = "writes"\n[options]\nrw = "randwrite"\nbs = "4k"\nruntime = 1\ntime_based = true\n')
+    with loop_devices(1, size_mib=32) as (device,):
+        common = ["schedule", "install", str(plan), device.path, "--every", "1d", "--unit-dir", str(tmp_path / "u")]
+        refused = assert_clean_error(iolab(*common, "--dry-run"))
+        assert "writes need --allow-write" in refused  # a write test alone: nothing left to schedule
+        proc = iolab(*common, "--allow-write", "--dry-run")
+        assert proc.returncode == 0, proc.stderr
+        assert "skipped write" not in proc.stdout and f"writes: {device.path}" in proc.stdout, proc.stdout
+        assert f"-m iolab run --quiet --fresh --allow-write {plan} {device.path}\n" in proc.stdout
+        installed = iolab(*common, "--allow-write")
+        assert installed.returncode == 0, installed.stderr
+        (service,) = (tmp_path / "u").glob("*.service")
+        assert "--allow-write" in service.read_text()

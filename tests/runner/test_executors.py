@@ -11,9 +11,9 @@ from iolab.cluster.hosts import HostSpec
 from iolab.cluster.servers import HostState
 from iolab.errors import UserError
 from iolab.fio.parse import aggregate, parse_output
-from iolab.fio.run import FioInvocation
+from iolab.fio.run import FioInvocation, reported_messages
 from iolab.models import Point, Target
-from iolab.runner.executors import MULTIHOST_TARGET, PER_HOST, ClusterExecutor, Jobs, LocalExecutor, fio_error
+from iolab.runner.executors import MULTIHOST_TARGET, PER_HOST, ClusterExecutor, Jobs, LocalExecutor
 
 DATA = Path(__file__).parent.parent / "data" / "fio"
 OK = FioInvocation(["fio"], 0, "", 1.0)
@@ -51,10 +51,37 @@ def test_local_result_is_fio_s_aggregate_and_a_failure_is_fio_s_own_words(tmp_pa
     assert executor.measured(_point(tmp_path), None, "", jobs, OK).error == "fio exited with code 0"
 
 
+def _failed(stderr: str, returncode: int, reported: str = "") -> FioInvocation:
+    return FioInvocation(["fio"], returncode, stderr, 1.0, reported)
+
+
 def test_fio_error_takes_the_last_error_line_else_the_exit_code():
-    assert fio_error("starting\nfio: first\nerror=Broken\n", 1) == "error=Broken"
-    assert fio_error("just a line\n", 1) == "just a line"
-    assert fio_error("", 9) == "fio exited with code 9"
+    assert _failed("starting\nfio: first\nerror=Broken\n", 1).error_line() == "error=Broken"
+    assert _failed("just a line\n", 1).error_line() == "just a line"
+    assert _failed("", 9).error_line() == "fio exited with code 9"
+
+
+def test_the_error_fio_wrote_into_its_output_file_is_the_one_line_said():
+    """A full file system: fio (3.33, real output) wrote "err=28 ... No space left on device" ahead of its
+    JSON in --output, and nothing to stderr; the point's error said "fio exited with code 2"."""
+    reported = reported_messages(DATA / "enospc-filecreate.json")
+    assert reported.count("\n") == 1 and "error=No space left on device" in reported
+    line = _failed("", 2, reported).error_line()
+    assert line.startswith("fio: pid=") and "err=28" in line and line.endswith("error=No space left on device")
+    assert reported_messages(DATA / "randread-4jobs.json") == ""  # no message, no line
+
+
+def test_a_job_error_fio_says_only_in_its_json_is_named(tmp_path):
+    """One job out of inodes: fio 3.33 (real output) writes no message anywhere, only "error" : 28 in the
+    job's JSON; the point's error names it instead of "fio exited with code 1"."""
+    text = (DATA / "enospc-filecreate-1job.json").read_text()
+    parsed = parse_output(text)
+    failed = LocalExecutor(parsed.version).measured(
+        _point(tmp_path), parsed, text, Jobs(tmp_path / "point.fio"), _failed("", 1)
+    )
+    assert failed.result is None
+    assert failed.error == "fio: a job failed with error 28 (No space left on device)"
+    assert reported_messages(DATA / "missing.json") == ""
 
 
 def test_many_hosts_need_a_target_every_host_has():

@@ -16,4 +16,5 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
+    rich_markup_mode=None,  # help is plain text: "[address=IP]" or "[host]" is what the user types, not markup
 )

@@ -44,7 +44,8 @@ def compare(
         str,
         typer.Argument(
             metavar="A",
-            help="Runs: an id, `last`, a range 6-13, a list 1,4,7, `tag:NAME`, or a window 2025-06-01..2025-06-07.",
+            help="Runs: an id, `last`, a range 6-13, a list 1,4,7, `tag:NAME`, or a window 2025-06-01..2025-06-07;"
+            " RUNS:KEY=VALUE takes only their points with that host setting or fio option (3:scheduler=none).",
         ),
     ],
     selection_b: Annotated[str, typer.Argument(metavar="B", help="Runs, written as for A.")],
@@ -90,23 +91,26 @@ def compare(
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.selection import select_runs, window
-    from iolab.views.comparison import compare_runs
+    from iolab.views.comparison import compare_runs, split_side
 
     if fmt not in ("text", "md"):
         raise UserError(f"--format {fmt!r}: choose text or md")
     threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
     narrow = window(since, until)
     store = open_store(for_reading=True)
-    runs_a, runs_b = select_runs(store, selection_a, narrow), select_runs(store, selection_b, narrow)
+    (spec_a, within_a), (spec_b, within_b) = split_side(selection_a), split_side(selection_b)
+    runs_a, runs_b = select_runs(store, spec_a, narrow), select_runs(store, spec_b, narrow)
     both = sorted(set(runs_a) & set(runs_b))
-    if both:
+    apart = within_a is not None and within_b is not None and within_a.key == within_b.key and within_a != within_b
+    if both and not apart:  # a run's points are on one side only, unless one axis's values part them
         shown = ", ".join(map(str, both[:5])) + (" ..." if len(both) > 5 else "")
         raise UserError(
-            f"run(s) {shown} are on both sides ({selection_a} and {selection_b}): a run can be on one side only"
+            f"run(s) {shown} are on both sides ({selection_a} and {selection_b}): a run can be on one side only,"
+            " or part it by one setting or option on both sides (3:scheduler=none 3:scheduler=mq-deadline)"
         )
-    warn_unreadable(store, [*runs_a, *runs_b])
+    warn_unreadable(store, sorted({*runs_a, *runs_b}))
     label_a, label_b = (f"{text} ({narrow.text})" if narrow else text for text in (selection_a, selection_b))
-    result = compare_runs(store, label_a, runs_a, label_b, runs_b)
+    result = compare_runs(store, label_a, runs_a, label_b, runs_b, within=(within_a, within_b))
     if not result.rows:
         raise UserError(
             f"{label_a} and {label_b} have no workload in common (same name, options and target): nothing to compare"

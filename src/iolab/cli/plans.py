@@ -10,7 +10,7 @@ import typer
 from iolab.cli.application import app
 from iolab.errors import UserError
 
-plan_app = typer.Typer(help="Check and inspect plan files.", no_args_is_help=True)
+plan_app = typer.Typer(help="Check and inspect plan files.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(plan_app, name="plan")
 
 

@@ -85,9 +85,11 @@ def report(
     else:
         reports = [run_report(store, get_run(store, run_id), run_points(store, run_id)) for run_id in run_ids]
         if fmt is ReportFormat.md:
-            from iolab.report.markdown import render_markdown
+            from iolab.report.markdown import comparison_markdown, render_markdown
+            from iolab.views.comparison import axis_comparisons
 
-            text = render_markdown(reports)
+            inside = [comparison_markdown(c) for run_id in run_ids for c in axis_comparisons(store, run_id)]
+            text = "\n".join([render_markdown(reports), *inside])
         elif output is None and sys.stdout.isatty():
             print_run_reports(reports, Console(highlight=False))
             return

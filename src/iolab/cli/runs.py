@@ -234,6 +234,8 @@ def run(
     if not quiet:
         for note in outcome.notes:
             err.print(f"[yellow]note:[/yellow] {note}")
+    elif outcome.resumed:  # a run merged into an older one must never pass unsaid, even for cron
+        err.print(f"note: resumed run {outcome.run_id} ({outcome.skipped} finished points kept); --fresh starts anew")
     if outcome.failed:
         raise RunFailed(
             f"{len(outcome.failed)} point(s) failed, the others are kept in run {outcome.run_id}: {outcome.failed[0]}"
@@ -347,6 +349,15 @@ def _print_dry_run(request: RunRequest, console: Console) -> None:
     console.print(plan.summary, markup=False, highlight=False)
 
 
+def _print_axis_comparisons(store: Store, run_id: int, console: Console) -> None:
+    """A run's A/B of a host setting, with `iolab compare`'s verdicts: the answer one run was made for."""
+    from iolab.report.terminal import print_comparison
+    from iolab.views.comparison import axis_comparisons
+
+    for comparison in axis_comparisons(store, run_id):
+        print_comparison(comparison, console)
+
+
 def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) -> None:
     """The stored run as a table with its findings (or JSON): what `run` ends with and `show` prints."""
     import json
@@ -397,6 +408,7 @@ def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) 
     for line in ([f"tags: {', '.join(tags)}"] if tags else []) + [f"note: {n}" for n in notes_of(store, run_id)]:
         console.print(line, markup=False, highlight=False)
     _print_arrays(store, run_id, records, console)
+    _print_axis_comparisons(store, run_id, console)
     if hosts:
         from iolab.report.terminal import hosts_table
 

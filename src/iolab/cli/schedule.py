@@ -12,7 +12,9 @@ import typer
 from iolab.cli.application import app
 
 schedule_app = typer.Typer(
-    help="Run a plan on a schedule (systemd timer, or cron without systemd).", no_args_is_help=True
+    help="Run a plan on a schedule (systemd timer, or cron without systemd).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(schedule_app, name="schedule")
 
@@ -29,8 +31,12 @@ def _places(unit_dir: Path | None, cron_file: Path | None) -> tuple[Path, Path]:
 
 
 def scheduled_argv() -> list[str]:
-    """What the timer runs before the plan path: this Python and this iolab, so the venv is the one installed."""
-    return [sys.executable, "-m", "iolab", "run", "--quiet"]
+    """What the timer runs before the plan path: this Python and this iolab, so the venv is the one installed.
+
+    `--fresh`: each scheduled run is a run of its own, never a reopened one an earlier (killed) invocation
+    left unfinished, so a series of scheduled runs stays one run per time.
+    """
+    return [sys.executable, "-m", "iolab", "run", "--quiet", "--fresh"]
 
 
 @schedule_app.command("install")
@@ -52,6 +58,10 @@ def install(
         ),
     ] = None,
     name: Annotated[str | None, typer.Option("--name", help="Schedule name (default: the plan file's name).")] = None,
+    allow_write: Annotated[
+        bool,
+        typer.Option("--allow-write", help="Let the scheduled runs write to their targets (listed first)."),
+    ] = False,
     allow_commands: Annotated[
         bool,
         typer.Option("--allow-commands", help="Let the scheduled runs run the programs the plan names (listed first)."),
@@ -87,11 +97,12 @@ def install(
     from iolab.store.db import home_dir
 
     absolute = [os.path.abspath(target) for target in targets or []]
-    argv = scheduled_argv() + (["--allow-commands"] if allow_commands else [])
+    argv = scheduled_argv() + (["--allow-write"] if allow_write else [])
+    argv += ["--allow-commands"] if allow_commands else []
     argv += ["--allow-host-changes"] if allow_host_changes else []
     if size is not None:
         argv += ["--size", size]
-    _check_run(plan, absolute, size, allow_commands, allow_host_changes)
+    _check_run(plan, absolute, size, allow_write, allow_commands, allow_host_changes)
     units, cron = _places(unit_dir, cron_file)
     schedule_name = name or re.sub(r"[^A-Za-z0-9_.-]", "-", plan.stem).lstrip("-._") or "plan"
     entry = prepare(
@@ -128,7 +139,12 @@ def install(
 
 
 def _check_run(
-    plan_path: Path, targets: list[str], size: str | None, allow_commands: bool, allow_host_changes: bool
+    plan_path: Path,
+    targets: list[str],
+    size: str | None,
+    allow_write: bool,
+    allow_commands: bool,
+    allow_host_changes: bool,
 ) -> None:
     """The scheduled run checked now as `iolab run --dry-run` checks it, printing what it writes and runs.
 
@@ -156,6 +172,7 @@ def _check_run(
     request = RunRequest(
         plan=str(plan_path.expanduser().absolute()),
         targets=targets,
+        allow_write=allow_write,
         allow_commands=allow_commands,
         size=size_option(size) if size is not None else None,
         allow_host_changes=allow_host_changes,

@@ -195,12 +195,51 @@ def files_dir(target: Target) -> Path:
 
 @dataclass
 class FioInvocation:
-    """What happened when fio ran: the exact command, exit status and stderr."""
+    """What happened when fio ran: the exact command, exit status, stderr, and the messages fio wrote into
+    its output file.
+
+    With --output, fio writes a job's error ("fio: pid=…, err=28/file:…, error=No space left on
+    device") into the output file ahead of its JSON, not to stderr: read from stderr alone, a full file
+    system said only "fio exited with code 1".
+    """
 
     command: list[str]
     returncode: int
     stderr: str
     elapsed_s: float
+    reported: str = ""  # the "fio: " lines ahead of the JSON in the output file
+
+    def error_line(self, job_error: int = 0) -> str:
+        """fio's own words for a failure: its last error line (stderr or the output file); else the error
+        number its JSON gave a job (`job_error`, an errno: fio 3.33 says nothing else of a single job that
+        ran out of inodes), named; else the exit code."""
+        lines = [ln.strip() for ln in (self.stderr + "\n" + self.reported).splitlines() if ln.strip()]
+        errors = [ln for ln in lines if "error" in ln.lower() or ln.startswith("fio:")]
+        if errors:
+            return errors[-1]
+        if job_error:
+            return f"fio: a job failed with error {job_error} ({os.strerror(job_error)})"
+        return (lines or [f"fio exited with code {self.returncode}"])[-1]
+
+
+# fio's messages come before its JSON document; they are a few lines, so a bounded read finds them.
+_MESSAGES_READ = 64 << 10
+
+
+def reported_messages(output: Path) -> str:
+    """The "fio: " lines fio wrote into `output` before its JSON document (none when it has no such lines)."""
+    try:
+        with open(output, "rb") as f:
+            head = f.read(_MESSAGES_READ).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    found = []
+    for line in head.splitlines():
+        if line.startswith("{"):
+            break
+        if line.startswith("fio:"):
+            found.append(line)
+    return "\n".join(found)
 
 
 def run_fio(
@@ -261,7 +300,8 @@ def run_fio(
             raise
     finally:
         os.close(held)
-    return FioInvocation(command, proc.returncode, stderr or "", time.monotonic() - started)
+    reported = reported_messages(output) if proc.returncode != 0 else ""
+    return FioInvocation(command, proc.returncode, stderr or "", time.monotonic() - started, reported)
 
 
 def _wait(proc: subprocess.Popen, deadline: float, watch: Callable[[], bool] | None) -> str:

@@ -1,8 +1,9 @@
 """`iolab import`: an archive of benchmark outputs becomes runs and points, with where each came from.
 
 Every fio output since 2.0 (JSON, json+, terse; standalone or client/server) and IOR, mdtest and
-IOzone outputs are read, recognised by content (`discover`), not by name. Each tool's files make one
-run (label "import <versions>", so `ls` shows it imported), each point keeping its source file,
+IOzone outputs are read, recognised by content (`discover`), not by name. Each tool's files of one
+sitting make one run (`sessions`: hourly outputs are as many runs, a sweep run back to back is one;
+label "import <versions>", so `ls` shows it imported), each point keeping its source file,
 the file's SHA-256, the tool and its version (`store.provenance`). A file whose bytes were imported
 before is not stored again: the run holding it is named. A named file that cannot be read is
 reported and the others are still imported; what a directory held besides outputs is skipped and
@@ -26,6 +27,7 @@ from iolab.errors import RunFailed, UserError
 from iolab.imports.discover import FORMATS, Candidate, discover
 from iolab.imports.fio_files import FioFile, store_fio
 from iolab.imports.reading import Reading
+from iolab.imports.sessions import Sessions
 from iolab.imports.tool_files import ToolFile, store_tool
 from iolab.store.db import Store
 from iolab.store.provenance import Provenance, describe_imported_run, record_provenance, runs_holding
@@ -76,7 +78,7 @@ class ImportOutcome:
 def import_paths(
     paths: list[str], store: Store, command: str, logs: bool = True, progress: Progress | None = None
 ) -> ImportOutcome:
-    """Import every benchmark output under `paths`: a run per tool, with the provenance of each point.
+    """Import every benchmark output under `paths`: a run per tool and sitting, with each point's provenance.
 
     `logs` off leaves fio's logs unread; `progress` is told of each file stored (done, of how many).
     Files are parsed in order, by a second process on a large import (`imports.reading`), and stored
@@ -99,7 +101,8 @@ def _import(paths: list[str], store: Store, command: str, logs: bool, progress: 
         raise UserError(f"no benchmark output ({FORMATS}) found in {', '.join(paths)}; {skipped_text(found.skipped)}")
     outcome = ImportOutcome(problems=list(found.problems), skipped=found.skipped, logs=found.logs, with_logs=logs)
     fresh = _not_imported_before(store, found.candidates, outcome)
-    runs: dict[str, _RunBeingImported] = {}
+    runs: dict[tuple[str, int | None], _RunBeingImported] = {}  # by tool and sitting (`imports.sessions`)
+    sessions = Sessions()
     counter = _Counter(len(fresh), progress)
     digests = [digest for _, digest in fresh]
     try:
@@ -114,9 +117,10 @@ def _import(paths: list[str], store: Store, command: str, logs: bool, progress: 
                                 outcome.problems.append(parsed)
                             else:
                                 tool = "fio" if isinstance(parsed, FioFile) else parsed.output.tool
-                                run = runs.get(tool)
+                                key = (tool, sessions.sitting(tool, parsed.span))
+                                run = runs.get(key)
                                 if run is None:
-                                    run = runs[tool] = _RunBeingImported.start(store, command, tool, outcome)
+                                    run = runs[key] = _RunBeingImported.start(store, command, tool, outcome)
                                 run.store(store, parsed, digest, outcome)
                             counter.tick()
                         held.enter_context(_ctrl_c_held())  # the commit and its count: both or neither
@@ -124,14 +128,14 @@ def _import(paths: list[str], store: Store, command: str, logs: bool, progress: 
                         run.settle()
     except KeyboardInterrupt:  # the batch being stored is rolled back (a run made in it too); the others stay
         kept = {tool: run for tool, run in runs.items() if run.run.files}
-        for tool, run in kept.items():  # described; the doctor does not keep the user waiting
+        for (tool, _), run in kept.items():  # described; the doctor does not keep the user waiting
             run.describe(store, tool)
             store.finish_run(run.run.run_id, "interrupted", f"interrupted by the user after {run.run.files} files")
         stored = ", ".join(f"{run.run.files} files in run {run.run.run_id}" for run in kept.values()) or "no file"
         raise RunFailed(
             f"import interrupted: {stored} stored and kept; `iolab import` of the same paths again stores the rest"
         ) from None
-    for tool, run in runs.items():
+    for (tool, _), run in runs.items():
         run.finish(store, tool, outcome)
     return outcome
 

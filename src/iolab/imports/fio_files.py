@@ -17,6 +17,7 @@ from pathlib import Path
 from iolab.fio.logs import log_files, read_logs
 from iolab.fio.parse import JobGroup, aggregate, parse_output
 from iolab.fio.terse import parse_terse
+from iolab.imports.sessions import Span
 from iolab.models import Point, Result, Target, TargetKind
 from iolab.models.job_options import JobOptions
 from iolab.models.sample_series import SampleSeries
@@ -53,6 +54,15 @@ class FioFile:
     def started(self) -> float | None:
         """When fio wrote the output, where it says (terse output does not)."""
         return self.timestamp_ms / 1000.0 if self.timestamp_ms else None
+
+    @property
+    def span(self) -> Span | None:
+        """When its jobs ran: fio stamps the output as it ends, its longest job began that long before."""
+        if not self.timestamp_ms:
+            return None
+        end = self.timestamp_ms / 1000.0
+        longest = max((d.runtime_ms for job in self.jobs for d in job.result.directions.values()), default=0)
+        return Span(end - longest / 1000.0, end)
 
 
 def read_fio(path: Path, data: bytes, text: str, terse: bool, logs: bool = True) -> FioFile:

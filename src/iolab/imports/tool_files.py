@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from iolab.imports.sessions import Span
 from iolab.models import Point, Target, TargetKind
 from iolab.store.db import Artifact, PackedArtifact, Store
 from iolab.tools import ior, iozone, mdtest
@@ -40,6 +41,12 @@ class ToolFile:
     def started(self) -> float | None:
         """When the tool's first run in the file began, where it says."""
         return min((p.started for p in self.output.points if p.started is not None), default=None)
+
+    @property
+    def span(self) -> Span | None:
+        """When its runs began, first to last (these tools say when a run began, not how long it took)."""
+        began = [p.started for p in self.output.points if p.started is not None]
+        return Span(min(began), max(began)) if began else None
 
 
 def read_tool(path: Path, data: bytes, text: str, kind: str) -> ToolFile:

@@ -223,17 +223,24 @@ def calibration_seconds(scaling: MetadataScaling) -> float:
     return max(0.25, min(scaling.calibration_s, scaling.runtime / 4))
 
 
-def metadata_files(created_per_second: float, scaling: MetadataScaling, threads: int) -> int:
+# Files per thread below which a create says little (fio's runtime in ms times so few creates poorly).
+MIN_FILES_PER_THREAD = 16
+
+
+def metadata_files(created_per_second: float, scaling: MetadataScaling, threads: int, room: int | None = None) -> int:
     """Files per thread for a create to last about `scaling.runtime`, from a calibration's rate per thread.
 
     20% above the calibrated rate, because a create often speeds up once it runs (the calibration
     includes its start); fio's runtime ends it if it would last longer. At most `max_files` for all
-    threads together, at least 16 per thread.
+    threads together, and at most `room`, the files the file system can still hold (its free inodes
+    and space: 200,000 files on a 700 MB ext4 ran out of inodes at file 44,820); at least 16 per
+    thread where the room allows.
     """
     if scaling.files_per_thread is not None:
         return scaling.files_per_thread
     wanted = math.ceil(max(created_per_second, 0.0) * scaling.runtime * 1.2)
-    return max(16, min(wanted, scaling.max_files // threads))
+    cap = min(scaling.max_files, room if room is not None else scaling.max_files) // threads
+    return max(1, min(max(MIN_FILES_PER_THREAD, wanted), cap))
 
 
 def ssd_steady(round_runtime: float = 60, max_rounds: int = 25) -> Plan:

@@ -58,7 +58,7 @@ from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, 
 from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
-from iolab.runner.metadata import measure_scaling
+from iolab.runner.metadata import check_room, measure_scaling
 from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
@@ -95,6 +95,7 @@ class RunOutcome:
     skipped: int = 0
     findings: list[Finding] = field(default_factory=list)
     failed_hosts: list[str] = field(default_factory=list)  # "name: why" of hosts lost during the run
+    resumed: bool = False  # an unfinished run reopened: the CLI says so even with --quiet
 
 
 def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict[str | None, list[Target]]:
@@ -103,15 +104,24 @@ def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict
     A directory's scratch file is sized for the workloads that run on it (`scratch_bytes`): the default
     targets carry every workload without a target of its own, open-ended parts and precondition too.
     """
-    default_paths = executor.default_paths(request.targets or plan.targets)
     on_default = [w for w in plan_workloads(plan) if w.target is None]
+    # a job file whose jobs all name their filename= uses no default target: the current directory is
+    # neither checked nor listed as the run's target (`ls` showed ".")
+    unused = not on_default and not plan.open_ended and not request.targets and not plan.targets
+    default_paths = [] if unused else executor.default_paths(request.targets or plan.targets)
     users: dict[str, list[Workload]] = {path: list(on_default) for path in default_paths}
     for workload in plan.workloads:
         if workload.target is not None:
             users.setdefault(workload.target, []).append(workload)
     cache = {  # a path only a workload names may be a new file for it (`runner.targets.resolve_target`)
+        # a directory no workload reads or writes (only file create/stat/remove, which work in a directory
+        # of their own) gets no scratch file, so no size of one is asked of its file system
         path: executor.target(
-            path, request.allow_write, request.size, scratch_bytes(request.size, workloads), path not in default_paths
+            path,
+            request.allow_write,
+            request.size,
+            scratch_bytes(request.size, workloads) if any(not w.job.is_metadata for w in workloads) else 0,
+            path not in default_paths,
         )
         for path, workloads in users.items()
     }
@@ -137,6 +147,8 @@ def prepare_points(
         points, notes = plan_points(plan, targets)
     if plan.metadata is not None:
         check_metadata_targets(targets[None])
+        if executor.local:  # another host's file system is not this one's to read
+            check_room(plan.metadata, targets[None])
     return plan, targets, points, notes
 
 
@@ -556,6 +568,7 @@ class Prepared:
     run_id: int
     done: dict[str, PointRecord]
     settings: HostSettings
+    resumed: bool
 
 
 def _prepare(
@@ -584,8 +597,8 @@ def _prepare(
     open_ended = plan.open_ended or policy.adaptive
     if not points and not open_ended:
         raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
-    identity = plan_identity([p.key for p in points], request)
     every_target = run_targets(targets, points)
+    identity = plan_identity([p.key for p in points], request, [(t.path, t.hosts) for t in every_target])
     if executor.local:  # another host's targets are not this host's to lock
         locks.acquire(every_target, "a run that is starting")
     notes += restore_leftovers(store)  # before the originals are read: a killed run's values are not originals
@@ -596,13 +609,15 @@ def _prepare(
         listed = [t.path for t in every_target if t.kind != "group"]
         run_id = store.create_run(plan.name, request.command, listed, version, request.to_dict(), identity)
         done: dict[str, PointRecord] = {}
+        resumed = False
     else:
+        resumed = True
         store.reopen_run(run_id)
         done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
         notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
     settings.attach(run_id)
     locks.name_holder(f"run {run_id}")
-    return Prepared(plan, targets, every_target, points, notes, run_id, done, settings)
+    return Prepared(plan, targets, every_target, points, notes, run_id, done, settings, resumed)
 
 
 def _measure_and_finish(
@@ -680,7 +695,9 @@ def _measure_and_finish(
     assert policy is not None  # Plan.__post_init__ always sets it
     findings = _run_findings(store, run_id, snapshot, steady, policy.cov_target if policy.adaptive else None)
     store.save_findings(run_id, findings)
-    return _outcome(store, run_id, session, measurer, notes, findings, executor)
+    outcome = _outcome(store, run_id, session, measurer, notes, findings, executor)
+    outcome.resumed = prepared.resumed
+    return outcome
 
 
 def _claim_scratch(store: Store, run_id: int, targets: list[Target]) -> list[str]:

@@ -160,7 +160,7 @@ class LocalExecutor:
         entries = [entry for group in parsed.groups for entry in group.entries] if parsed else []
         result = aggregate(entries, self.fio_version) if entries else None
         if invocation.returncode != 0 or result is None or result.error:
-            return Measured(error=fio_error(invocation.stderr, invocation.returncode))
+            return Measured(error=invocation.error_line(result.error if result is not None else 0))
         per_device: dict[str, Result] = {}
         if point.target.kind == "group" and parsed is not None:
             per_device = {g.name.rpartition(DEVICE_SEPARATOR)[2]: aggregate(g.entries) for g in parsed.groups}
@@ -257,10 +257,3 @@ class ClusterExecutor:
 
     def close(self) -> None:
         self.cluster.shutdown()
-
-
-def fio_error(stderr: str, returncode: int) -> str:
-    """fio's own words for a failure: its last error line, else the exit code."""
-    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
-    errors = [ln for ln in lines if "error" in ln.lower() or ln.startswith("fio:")]
-    return (errors or lines or [f"fio exited with code {returncode}"])[-1]

@@ -22,6 +22,7 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
@@ -30,7 +31,7 @@ from iolab.fio.options import escape_path
 from iolab.fio.parse import aggregate, parse_output
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import MetadataScaling, Point, Result, Target
-from iolab.plan.presets import calibration_seconds, metadata_files, metadata_workload
+from iolab.plan.presets import MIN_FILES_PER_THREAD, calibration_seconds, metadata_files, metadata_workload
 from iolab.runner.scratch import empty_directory
 
 # Files the calibration may create, all threads together: few enough that fio lays its file table out in
@@ -39,6 +40,57 @@ from iolab.runner.scratch import empty_directory
 CALIBRATION_FILES = 10_000
 CALIBRATION_FORMAT = "iolab-cal.$jobnum.$filenum"
 _MEASURED_FILE = re.compile(r"^iolab-md\.(\d+)\.(\d+)$")
+
+# Of what the file system can still hold, the share a thread count's files may take: the rest is left
+# to everything else on it.
+ROOM_SHARE = 0.9
+# Bytes one empty file is taken to cost besides its inode: its directory entry and, where a file system
+# gives every file a block (or holds small files inline), that block.
+FILE_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class FileRoom:
+    """What the file system holding a directory can still take, as statvfs says."""
+
+    path: str
+    inodes: int | None  # free inodes; None: the file system makes them as needed (btrfs says it has none)
+    free_bytes: int
+
+    @property
+    def files(self) -> int:
+        """Empty files a metadata phase may create here, all threads together."""
+        by_space = self.free_bytes // FILE_BYTES
+        return int(ROOM_SHARE * (by_space if self.inodes is None else min(self.inodes, by_space)))
+
+    def said(self) -> str:
+        """E.g. "12,000 free inodes and 230 MiB free"."""
+        inodes = "" if self.inodes is None else f"{self.inodes:,} free inodes and "
+        return f"{inodes}{self.free_bytes >> 20:,} MiB free"
+
+
+def file_room(directory: Path | str) -> FileRoom:
+    """The free inodes and bytes of the file system holding `directory`, as an unprivileged user may use them."""
+    vfs = os.statvfs(directory)
+    return FileRoom(str(directory), vfs.f_favail if vfs.f_files else None, vfs.f_bavail * vfs.f_frsize)
+
+
+def check_room(scaling: MetadataScaling, directories: list[Target]) -> None:
+    """UserError, before anything runs, when a directory cannot hold the files of the largest thread count:
+    16 a thread (or `files_per_thread`), so a run does not fail point after point with ENOSPC."""
+    most = max(scaling.threads)
+    per_thread = scaling.files_per_thread or MIN_FILES_PER_THREAD
+    for target in directories:
+        room = file_room(target.path)
+        if room.files < most * per_thread:
+            fits = room.files // per_thread
+            raise UserError(
+                f"{target.path} has room for {room.files:,} files ({room.said()}): {most} threads x {per_thread} "
+                f"files need {most * per_thread:,}; "
+                + (f"give --threads up to {fits}" if fits else "free inodes and space")
+                + " or a larger file system"
+            )
+
 
 # Measures a point (again: even when a resumed run finished it before) and returns its result.
 MeasurePoint = Callable[[Point, bool], Result | None]
@@ -65,7 +117,7 @@ def measure_scaling(
             phase(f"calibrating the file count ({threads} thread(s), {seconds:g} s of creates, not measured)")
             rate = calibrate(directory, threads, seconds, fio)
             empty_directory(directory)
-        files = metadata_files(rate or 0.0, scaling, threads)
+        files = metadata_files(rate or 0.0, scaling, threads, file_room(directory).files)
         create = metadata_workload("create", threads, files, scaling.runtime)
         created = measure(Point(create.name, target, dict(create.options)), True)
         made = files_made(directory, threads)
@@ -99,7 +151,7 @@ def next_rate(created: Result | None, threads: int, rate: float | None) -> float
 
 def calibrate(directory: Path, threads: int, seconds: float, fio: str) -> float:
     """Files one thread creates per second in `directory`, from an unmeasured create of `seconds`."""
-    per_thread = max(50, CALIBRATION_FILES // threads)
+    per_thread = max(1, min(max(50, CALIBRATION_FILES // threads), file_room(directory).files // threads))
     options = dict(metadata_workload("create", threads, per_thread, seconds).options)
     options["filename_format"] = CALIBRATION_FORMAT
     job = {"directory": escape_path(str(directory)), **options}
@@ -109,11 +161,8 @@ def calibrate(directory: Path, threads: int, seconds: float, fio: str) -> float:
         output = Path(tmp) / "calibrate.json"
         invocation = run_fio(jobfile, output, fio, seconds + HANG_GRACE_S)
         text = output.read_text(errors="replace") if output.exists() else ""
-    lines = invocation.stderr.strip().splitlines()
     if invocation.returncode != 0:
-        raise RunFailed(
-            f"calibrating the metadata file count failed: {(lines or [f'exit code {invocation.returncode}'])[-1]}"
-        )
+        raise RunFailed(f"calibrating the metadata file count failed: {invocation.error_line()}")
     try:
         parsed = parse_output(text, source="fio output of the metadata calibration")
     except UserError as exc:

@@ -82,8 +82,7 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
         timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
         invocation = run_fio(jobfile, tmp / "phase.json", fio, timeout, own_dir=tmp)
     if invocation.returncode != 0:
-        detail = invocation.stderr.strip().splitlines()[-1:] or [f"exit code {invocation.returncode}"]
-        raise RunFailed(f"{name} on {target.path} failed: {detail[0]}")
+        raise RunFailed(f"{name} on {target.path} failed: {invocation.error_line()}")
     return invocation.elapsed_s
 
 

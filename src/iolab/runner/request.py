@@ -122,7 +122,16 @@ def _override_times(plan: Plan, settings: PresetSettings) -> None:
     plan.workloads = [replace(w, options={**w.options, **updates}) for w in plan.workloads]
 
 
-def plan_identity(point_keys: list[str], request: RunRequest) -> str:
-    """Same plan, same targets → same identity, so running it again resumes it."""
-    blob = json.dumps({"plan": request.plan, "settings": request.settings, "keys": sorted(point_keys)}, sort_keys=True)
+def plan_identity(point_keys: list[str], request: RunRequest, targets: Sequence[tuple[str, Sequence[str]]]) -> str:
+    """Same plan, same targets, same hosts → same identity, so running it again resumes it.
+
+    The targets (each path with the hosts it is measured from) are part of it themselves, not only through
+    the point keys: an open-ended plan (metadata, QD search) plans no point up front, and a run of it on
+    another directory must not reopen the failed run of the first.
+    """
+    where = sorted([path, sorted(hosts)] for path, hosts in targets)
+    blob = json.dumps(
+        {"plan": request.plan, "settings": request.settings, "keys": sorted(point_keys), "targets": where},
+        sort_keys=True,
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]

@@ -9,10 +9,13 @@ cause is half an answer.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 from dataclasses import dataclass, field, replace
 
 from iolab.analysis.compare import CompareParams, Verdict, compare_samples
-from iolab.models import Change, primary_metric
+from iolab.models import Change, Point, primary_metric
 from iolab.models.workload import higher_is_better, metric_for, workload_identity
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
@@ -66,13 +69,18 @@ class Comparison:
         return out
 
 
-def side_samples(store: Store, run_ids: list[int]) -> dict[str, WorkloadSamples]:
-    """Workload identity -> samples of its primary metric over every repeat in `run_ids`."""
+def side_samples(
+    store: Store, run_ids: list[int], within: Within | None = None, axes: frozenset[str] = frozenset()
+) -> dict[str, WorkloadSamples]:
+    """Workload identity -> samples of its primary metric over every repeat in `run_ids` (only the points
+    `within` holds for; identities without `axes` when some are compared)."""
     out: dict[str, WorkloadSamples] = {}
     for run_id in run_ids:
         for record in run_points(store, run_id):
             point = record.point
-            identity = workload_identity(point)
+            if within is not None and not within.holds(point):
+                continue
+            identity = _axis_identity(point, axes) if axes else workload_identity(point)
             samples = out.get(identity)
             if samples is None:
                 samples = out[identity] = WorkloadSamples(
@@ -85,12 +93,65 @@ def side_samples(store: Store, run_ids: list[int]) -> dict[str, WorkloadSamples]
     return out
 
 
+@dataclass(frozen=True)
+class Within:
+    """The points of a side that run with one value of one axis: a host setting (`scheduler=none`) or a
+    fio option (`iodepth=32`). Two sides of one run that differ in it are an A/B inside that run."""
+
+    key: str
+    value: str
+
+    def holds(self, point: Point) -> bool:
+        return point.host_settings.get(self.key, point.options.get(self.key)) == self.value
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}"
+
+
+# RUNS:KEY=VALUE: the points of RUNS with that value (a tag's or a time window's colon has no "=" after it).
+_WITHIN = re.compile(r"^(?P<runs>.+):(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)=(?P<value>[^=]+)$")
+
+
+def split_side(spec: str) -> tuple[str, Within | None]:
+    """A side as written on the command line: its runs, and the axis value its points are chosen by."""
+    match = _WITHIN.match(spec.strip())
+    if match is None:
+        return spec, None
+    return match["runs"], Within(match["key"], match["value"].strip())
+
+
+def _axis_identity(point: Point, axes: frozenset[str]) -> str:
+    """The point's workload with the compared axes taken out (its name too, which holds their tokens
+    such as `sched_none`): the two sides of an axis are one workload."""
+    identity = {
+        "options": {k: v for k, v in sorted(point.options.items()) if k not in axes},
+        "host_settings": {k: v for k, v in sorted(point.host_settings.items()) if k not in axes},
+        "filename": point.target.identity_filename,
+        "kind": point.target.kind,
+        "size": point.target.size_bytes,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def compare_runs(
-    store: Store, label_a: str, runs_a: list[int], label_b: str, runs_b: list[int], params: CompareParams | None = None
+    store: Store,
+    label_a: str,
+    runs_a: list[int],
+    label_b: str,
+    runs_b: list[int],
+    params: CompareParams | None = None,
+    within: tuple[Within | None, Within | None] = (None, None),
 ) -> Comparison:
-    """Compare every workload present on both sides; list the others as unmatched."""
+    """Compare every workload present on both sides; list the others as unmatched.
+
+    `within` chooses each side's points by one axis value; the workloads are then matched without the
+    axes chosen by, so `RUN:scheduler=none` against `RUN:scheduler=mq-deadline` compares each workload
+    under the two schedulers, with the same statistics as two runs.
+    """
     base = params or CompareParams()
-    side_a, side_b = side_samples(store, runs_a), side_samples(store, runs_b)
+    axes = frozenset(w.key for w in within if w is not None)
+    side_a = side_samples(store, runs_a, within[0], axes)
+    side_b = side_samples(store, runs_b, within[1], axes)
     rows = []
     for identity, a in side_a.items():
         b = side_b.get(identity)
@@ -101,5 +162,27 @@ def compare_runs(
     only_a = [s for k, s in side_a.items() if k not in side_b]
     only_b = [s for k, s in side_b.items() if k not in side_a]
     # The state the A side ended in against the state the B side started in.
-    changes = host_changes(store, runs_a[-1], runs_b[0])
+    # inside one run nothing changed between the sides but the axis they are chosen by
+    changes = [] if runs_a == runs_b else host_changes(store, runs_a[-1], runs_b[0])
     return Comparison(label_a, label_b, runs_a, runs_b, rows, only_a, only_b, changes)
+
+
+def axis_comparisons(store: Store, run_id: int) -> list[Comparison]:
+    """A run's A/B inside itself: for each host setting its points take more than one value of (a plan's
+    `scheduler = ["none", "mq-deadline"]`), the first value against each other, as `iolab compare
+    RUN:scheduler=none RUN:scheduler=mq-deadline` says it."""
+    values: dict[str, list[str]] = {}
+    for record in run_points(store, run_id):
+        for key, value in record.point.host_settings.items():
+            if value not in values.setdefault(key, []):
+                values[key].append(value)
+    found = []
+    for key, seen in values.items():
+        for other in seen[1:]:
+            a, b = Within(key, seen[0]), Within(key, other)
+            comparison = compare_runs(
+                store, f"run {run_id}:{a}", [run_id], f"run {run_id}:{b}", [run_id], within=(a, b)
+            )
+            if comparison.rows:
+                found.append(comparison)
+    return found

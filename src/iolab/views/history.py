@@ -162,12 +162,12 @@ HISTORY_MIN_RUNS = 3
 
 
 def across_runs(store: Store, run_ids: Sequence[int]) -> AcrossRuns:
-    """The history of the runs' workloads (those with at least HISTORY_MIN_RUNS runs), and, where two of
-    the runs share workloads, the last of them against the first."""
+    """The history of the runs' workloads (those with at least HISTORY_MIN_RUNS runs), where two of the runs
+    share workloads the last of them against the first, and each run's A/B of a host setting inside it."""
     from iolab.models.workload import workload_identity
     from iolab.store.queries import run_points
     from iolab.store.series import load_series
-    from iolab.views.comparison import compare_runs
+    from iolab.views.comparison import axis_comparisons, compare_runs
 
     chosen = set(run_ids)
     series = [s for s in load_series(store) if chosen & set(s.run_ids) and len(s.run_ids) >= HISTORY_MIN_RUNS]
@@ -180,4 +180,5 @@ def across_runs(store: Store, run_ids: Sequence[int]) -> AcrossRuns:
         if len(having) >= 2:
             pairs[(having[0], having[-1])] = None
     comparisons = [compare_runs(store, f"run {a}", [a], f"run {b}", [b]) for a, b in pairs]
+    comparisons += [c for run_id in run_ids for c in axis_comparisons(store, run_id)]  # each run's own A/B
     return AcrossRuns(histories, comparisons)

@@ -31,6 +31,18 @@ fio --output-format=json --status-interval=1 --name=status "${common[@]}" --runt
 fio --output-format=json --output=job-error.json --name=bad --filename="$file" --size=64m \
     --direct=1 --rw=read --bs=1000 --offset=1 --runtime=1 || true
 
+# A file system out of inodes: fio writes each job's error ("fio: pid=..., err=28/..., error=No space left
+# on device") into --output ahead of its JSON, not to stderr.
+mkdir "$work/tiny" && mount -t tmpfs -o size=4m,nr_inodes=100 tmpfs "$work/tiny"
+fio --output-format=json --output=enospc-filecreate.json --name=md --directory="$work/tiny" --ioengine=filecreate \
+    --thread=1 --numjobs=2 --nrfiles=200 --filesize=4k --openfiles=1 --create_on_open=1 \
+    --file_service_type=sequential --filename_format='iolab-md.$jobnum.$filenum' --runtime=2 || true
+# One job alone out of inodes: fio 3.33 prints no message at all, only "error" : 28 in the job's JSON.
+rm -rf "${work:?}/tiny/"*
+fio --output-format=json+ --output=enospc-filecreate-1job.json --name=md --directory="$work/tiny" \
+    --ioengine=filecreate --nrfiles=500 --filesize=4k --create_on_open=1 --runtime=2 || true
+umount "$work/tiny"
+
 # Steady state (ss=): fio stops a job once the criterion holds over ss_dur seconds, and says so per job
 # in a `steadystate` object. Two throttled jobs that reach it within seconds of a 20 s runtime; one
 # unthrottled job whose slope criterion is never met, so it runs its whole 4 s.

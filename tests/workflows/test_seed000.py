@@ -1,0 +1,140 @@
+"""Seed 000, "Sudden bandwidth drops", as its engineer's session: an array of eight drives with one slow
+one, measured together, alone and leaving each out; a scheduler A/B in one run with its verdict; then
+blkdiscard on the slow drive and the re-run that shows it back at speed.
+
+Loop devices stand in for the SSDs, a cgroup-v1 blkio throttle for the slow drive (`tests.loopdev`).
+Every step is the `iolab` command line, as the engineer typed it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.iolab_cli import assert_clean_error, iolab
+from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
+
+pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
+
+CAP = 200 << 20  # every drive capped alike: unthrottled loop devices differ only by CPU scheduling
+SLOW = 40 << 20  # SSD27: a fifth of the others
+FAST = ["--runtime", "1", "--ramp", "0"]
+
+AB_PLAN = """name = "sched-ab"
+repeat = {{ count = 3, interleave = true }}
+[options]
+rw = "read"
+bs = "128k"
+iodepth = 8
+ioengine = "libaio"
+direct = 1
+time_based = true
+rate = "{rate}"
+[host]
+scheduler = ["none", "mq-deadline"]
+"""
+READ_PLAN = """name = "ssd27"
+repeat = 3
+[options]
+rw = "read"
+bs = "1m"
+iodepth = 8
+ioengine = "libaio"
+direct = 1
+time_based = true
+"""
+
+
+def _cells(text: str, header: str) -> list[list[str]]:
+    """The rows of the Rich table printed after `header`."""
+    part = text[text.index(header) :]
+    return [[c.strip() for c in line.split("│")[1:-1]] for line in part.splitlines() if line.startswith("│")]
+
+
+@pytest.fixture(scope="module")
+def drives():
+    with loop_devices(8, size_mib=64) as devices:
+        yield devices
+
+
+def test_the_slow_drive_is_named_together_alone_and_by_leaving_it_out(drives, iolab_home):
+    slow = drives[5]
+    with blkio_cgroup() as cgroup:
+        for dev in drives:
+            cgroup.set_read_bps(dev.major_minor, SLOW if dev is slow else CAP)
+        argv = [sys.executable, "-m", "iolab", "run", "--devices", ",".join(d.path for d in drives)]
+        argv += ["--array-modes", "together,alone,scaling", "--subsets", "leave-one-out", *FAST]
+        proc = cgroup.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    # the engineer's look: the outlier finding names SSD27's stand-in, alone and together, and no other drive
+    shown = json.loads(iolab("show", "1", "--json").stdout)
+    outliers = {(f["subject"], f["severity"]) for f in shown["findings"] if f["rule_id"] == "ARR-OUTLIER"}
+    assert {s for s, sev in outliers if sev == "warning"} == {slow.name}, outliers
+    alone = {p["name"].rsplit("-", 1)[-1]: p["result"] for p in shown["points"] if "-alone-" in p["name"]}
+    assert len(alone) == 8
+    bw = {name: sum(d["bw_bytes"] for d in r["directions"].values()) for name, r in alone.items()}
+    assert bw[slow.name] < 0.5 * min(v for k, v in bw.items() if k != slow.name)
+    # leave-one-out: the set without the slow drive is named in the scaling table
+    rows = _cells(out, "Scaling")
+    assert f"without-{slow.name}" in {row[4] for row in rows}, out
+
+
+def test_a_scheduler_ab_in_one_run_has_its_verdict_and_compare_selects_its_sides(drives, iolab_home, tmp_path):
+    dev = drives[0]
+    offered = Path(f"/sys/block/{dev.name}/queue/scheduler").read_text().replace("[", "").replace("]", "")
+    if "mq-deadline" not in offered.split():
+        pytest.skip(f"loop devices offer only {offered.strip()!r} here")
+    before = Path(f"/sys/block/{dev.name}/queue/scheduler").read_text()
+    plan = tmp_path / "ab.toml"
+    plan.write_text(AB_PLAN.format(rate="30m"))
+    proc = iolab("run", str(plan), dev.path, "--allow-host-changes", *FAST)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(f"/sys/block/{dev.name}/queue/scheduler").read_text() == before  # put back
+    (run,) = [r["id"] for r in json.loads(iolab("ls", "--json").stdout) if r["label"] == "sched-ab"]
+    # the run's own output ends with the verdict, worded as `iolab compare` words it
+    header = f"A = run {run}:scheduler=none"
+    assert header in proc.stdout and f"B = run {run}:scheduler=mq-deadline" in proc.stdout, proc.stdout
+    (row,) = _cells(proc.stdout, header)
+    verdict = row[6]
+    # both sides throttled to 30 MB/s alike: the same speed, never faster or slower
+    assert verdict.startswith(("equivalent", "inconclusive")), row
+    selected = iolab("compare", f"{run}:scheduler=none", f"{run}:scheduler=mq-deadline")
+    assert selected.returncode == 0, selected.stderr
+    (again,) = _cells(selected.stdout, "A = ")
+    assert again[6] == verdict and again[2:6] == row[2:6]  # the same statistics and wording
+    # and in the run's reports: Markdown and the HTML page
+    md = iolab("report", str(run), "-f", "md").stdout
+    assert f"A = {header[4:]}" in md.replace("\\", "") and verdict.split()[0] in md, md
+    page = tmp_path / "ab.html"
+    assert iolab("report", str(run), "--html", str(page)).returncode == 0
+    assert f"run {run}:scheduler=mq-deadline" in page.read_text()
+    refused = assert_clean_error(iolab("compare", str(run), str(run)))
+    assert "scheduler=none" in refused  # it says how to part a run into two sides
+
+
+def test_blkdiscard_and_the_rerun_show_the_slow_drive_back_at_speed(drives, iolab_home, tmp_path):
+    """The slow drive alone, discarded (blkdiscard, as the seed's fix), measured again: compare says faster."""
+    slow = drives[5]
+    plan = tmp_path / "ssd27.toml"
+    plan.write_text(READ_PLAN)
+    with blkio_cgroup() as cgroup:
+        cgroup.set_read_bps(slow.major_minor, SLOW)
+        argv = [sys.executable, "-m", "iolab", "run", str(plan), slow.path, *FAST, "--no-telemetry"]
+        first = cgroup.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = first.communicate(timeout=300)
+        assert first.returncode == 0, err
+        subprocess.run(["blkdiscard", slow.path], check=True)
+        cgroup.set_read_bps(slow.major_minor, CAP)  # what the discard gave back: the drive's own speed
+        second = cgroup.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = second.communicate(timeout=300)
+        assert second.returncode == 0, err
+    runs = sorted(r["id"] for r in json.loads(iolab("ls", "--json").stdout))
+    compared = iolab("compare", str(runs[-2]), str(runs[-1]), "--json")
+    assert compared.returncode == 0, compared.stderr
+    (row,) = json.loads(compared.stdout)["workloads"]
+    assert row["metric"] == "bw" and row["verdict"] == "faster" and row["change"] > 1.5, row  # 40 -> 200 MB/s

@@ -1,0 +1,190 @@
+"""Seed 001, "Nine months in the life of an all-flash file system", as its engineers' session: a plan run
+on a schedule, a folder of hourly results imported, history with its per-day COV and change point, notes
+and tags, run ranges compared, CSV and Prometheus exports and the HTML page.
+
+The hourly results are real fio outputs made here, one fio invocation each of the same job on a loop device
+(a blkio throttle stands for the file system's speed: 40 MiB/s for the first 12 hours, 30 MiB/s after a
+setting changed midway, and one bad hour at 8 MiB/s), each dated by setting `time`, `timestamp` and `timestamp_ms` in its JSON as fio writes
+them: 24 hours over three days, eight a day.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.iolab_cli import iolab
+from tests.loopdev import LoopDevice, blkio_cgroup, loop_devices, throttle_skip_reason
+
+pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
+
+UTC = {"TZ": "UTC"}  # the per-day COV counts calendar days where the engineer is; here, UTC
+DAY0 = 1_767_225_600  # 2026-01-01T00:00:00Z
+HOURS = [DAY0 + day * 86_400 + (9 + hour) * 3600 for day in range(3) for hour in range(8)]  # 09:00..16:00
+CHANGE_AT = 12  # the setting changed at noon of the second day
+BAD = 19  # one bad hour on the third day
+BEFORE_BPS, AFTER_BPS, BAD_BPS = 40 << 20, 30 << 20, 8 << 20  # the file system's speed, set by a blkio throttle
+PLAN = """name = "hourly"
+[options]
+rw = "randread"
+bs = "4k"
+ioengine = "psync"
+runtime = 1
+time_based = true
+size = "8M"
+"""
+
+
+def _hourly_outputs(folder: Path, device: LoopDevice) -> None:
+    """24 real fio outputs of one job, the file system's speed set by a blkio throttle, each dated to its hour
+    as fio dates its JSON."""
+    with blkio_cgroup() as cgroup:
+        for i, when in enumerate(HOURS):
+            rate = BAD_BPS if i == BAD else (BEFORE_BPS if i < CHANGE_AT else AFTER_BPS)
+            cgroup.set_read_bps(device.major_minor, rate)
+            out = folder / f"hourly-{i:02d}.json"
+            argv = ["fio", "--name=hourly", f"--filename={device.path}", "--rw=read", "--bs=64k", "--direct=1"]
+            argv += ["--ioengine=psync", "--time_based", "--runtime=1", "--output-format=json", f"--output={out}"]
+            done = cgroup.popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            assert done.wait(timeout=60) == 0, done.stderr.read() if done.stderr else ""
+            doc = json.loads(out.read_text())
+            doc["timestamp"], doc["timestamp_ms"] = when, when * 1000 + 123
+            doc["time"] = time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(when))
+            out.write_text(json.dumps(doc, indent=2))
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    """The folder of hourly outputs, imported into a home of the module's own: run ids in hour order."""
+    root = tmp_path_factory.mktemp("seed001")
+    folder, home = root / "hourly", root / "home"
+    folder.mkdir()
+    with loop_devices(1, size_mib=64) as (device,):
+        _hourly_outputs(folder, device)
+    env = {**UTC, "IOLAB_HOME": str(home)}
+    proc = iolab("import", str(folder), env=env)
+    assert proc.returncode == 0, proc.stderr
+    runs = sorted(json.loads(iolab("ls", "--json", "--limit", "100", env=env).stdout), key=lambda r: r["started_at"])
+    return env, [r["id"] for r in runs], proc.stderr, root
+
+
+def test_a_folder_of_24_hourly_outputs_is_24_runs_and_three_days_of_per_day_cov(imported):
+    env, ids, said, _ = imported
+    assert len(ids) == 24 and said.count("Imported ") == 24, said  # one run per fio invocation, not one run
+    (series,) = json.loads(iolab("history", "--json", env=env).stdout)
+    assert series["runs"] == 24
+    days = series["days"]
+    assert [d["day"] for d in days] == ["2026-01-01", "2026-01-02", "2026-01-03"] and all(d["runs"] == 8 for d in days)
+    text = iolab("history", env=env).stdout
+    assert "per day: 3 days" in text
+    # over the target: the day of the change (4 hours at 40, 4 at 30 MiB/s) and the day of the bad hour
+    assert "2 days over the 8% target: 2026-01-02" in text and "2026-01-03" in text, text
+    assert days[0]["cov"] < 0.08, days
+
+
+def test_the_change_point_is_at_the_hour_the_setting_changed(imported):
+    env, ids, _, _ = imported
+    text = iolab("history", env=env).stdout
+    assert f"(run {ids[CHANGE_AT]}," in text, text
+    # the change point sits at the first hour measured after the change, not at the bad hour
+    (series,) = json.loads(iolab("history", "--json", env=env).stdout)
+    assert [cp["run"] for cp in series["change_points"]] == [ids[CHANGE_AT]], series["change_points"]
+
+
+def test_notes_tags_and_the_ranges_compared(imported):
+    env, ids, _, _ = imported
+    assert iolab("note", str(ids[CHANGE_AT]), "checksums on", env=env).returncode == 0
+    assert iolab("tag", f"{ids[CHANGE_AT]}-{ids[-1]}", "after-change", env=env).returncode == 0
+    text = iolab("history", env=env).stdout
+    assert "  notebook:" in text and '"checksums on"' in text and "at the change point" in text, text
+    before = f"{ids[0]}-{ids[CHANGE_AT - 1]}"
+    compared = iolab("compare", before, "tag:after-change", "--json", env=env)
+    assert compared.returncode == 0, compared.stderr
+    (row,) = json.loads(compared.stdout)["workloads"]
+    assert row["verdict"] == "slower" and -0.35 < row["change"] < -0.15, row  # 40 -> 30 MiB/s: -25%
+
+
+def test_csv_prometheus_and_html(imported):
+    env, ids, _, root = imported
+    from prometheus_client.parser import text_string_to_metric_families
+
+    csv_path, prom, page = root / "points.csv", root / "iolab.prom", root / "history.html"
+    proc = iolab("export", "--csv", str(csv_path), "--prometheus", str(prom), env=env)
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(csv_path.read_text())))
+    assert len(rows) == 24 and rows[0]["run_started"].startswith("2026-01-01T09:00")
+    assert rows[-1]["run_started"].startswith("2026-01-03T16:00")
+    families = {f.name: f for f in text_string_to_metric_families(prom.read_text())}
+    (change,) = families["iolab_last_change_point_run"].samples
+    assert change.value == ids[CHANGE_AT]
+    (last,) = families["iolab_last_run_timestamp_seconds"].samples
+    assert last.value == pytest.approx(HOURS[-1], abs=1)
+    assert iolab("history", "--html", str(page), env=env).returncode == 0
+    assert "per-day COV" in page.read_text()
+
+
+def test_the_scheduled_plan_never_resumes_a_run_it_did_not_start(tmp_path, iolab_home):
+    """The unit's command (written to a scratch unit directory) runs with --fresh: after a run of the same
+    plan was killed, the next scheduled run is a run of its own; run by hand, the plan resumes the killed run
+    and says so on stderr, even with -q."""
+    plan, data, units = tmp_path / "hourly.toml", tmp_path / "data", tmp_path / "units"
+    plan.write_text(PLAN)
+    data.mkdir()
+    installed = iolab(
+        "schedule",
+        "install",
+        str(plan),
+        str(data),
+        "--every",
+        "1h",
+        "--size",
+        "32M",
+        "--unit-dir",
+        str(units),
+        "--lock-file",
+        str(tmp_path / "lock"),
+    )
+    assert installed.returncode == 0, installed.stderr
+    (service,) = units.glob("*.service")
+    assert "run --quiet --fresh " in service.read_text()
+    (command,) = [ln.removeprefix("command: ") for ln in installed.stdout.splitlines() if ln.startswith("command: ")]
+
+    killed = subprocess.Popen(
+        [sys.executable, "-m", "iolab", "run", "-q", str(plan), str(data), "--size", "32M"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not _has_run(iolab_home / "iolab.db"):
+        assert killed.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+
+    scheduled = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, timeout=120, check=False)
+    assert scheduled.returncode == 0, scheduled.stderr
+    assert "resum" not in scheduled.stderr
+    runs = json.loads(iolab("ls", "--json").stdout)
+    assert len(runs) == 2 and {r["status"] for r in runs} >= {"complete"}
+    by_hand = iolab("run", "-q", str(plan), str(data), "--size", "32M")
+    assert by_hand.returncode == 0, by_hand.stderr
+    assert f"resumed run {min(r['id'] for r in runs)}" in by_hand.stderr  # the killed one, said even with -q
+
+
+def _has_run(db: Path) -> bool:
+    if not db.exists():
+        return False
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] > 0
+    except sqlite3.OperationalError:
+        return False

@@ -1,0 +1,68 @@
+"""Seed 002, an SPDK initiator's queue-depth tables, as its engineer's session: a QD sweep with repeats,
+side figures beside fio's (the wire's bandwidth, a metric command standing for "Bufs in-flight"), and the
+Markdown table the seed pastes into its report: one row per queue depth, the repeats summarised.
+
+The wire is the loopback interface with 20 MB/s pushed through it meanwhile (`tests.loopback`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.iolab_cli import iolab
+from tests.loopback import Loopback
+
+pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+
+QDS = [1, 4, 16, 32]
+PLAN = """name = "qd-table"
+repeat = 3
+metrics = { bufs_in_flight = "echo 64" }
+[options]
+rw = "randread"
+bs = "4k"
+ioengine = "libaio"
+runtime = 1
+ramp_time = 0
+time_based = 1
+[axes]
+iodepth = [1, 4, 16, 32]
+"""
+
+
+def test_a_qd_table_with_repeats_and_side_figures_in_markdown(tmp_path, iolab_home):
+    plan = tmp_path / "qd.toml"
+    plan.write_text(PLAN)
+    data = tmp_path / "data"
+    data.mkdir()
+    with Loopback(20e6):
+        proc = iolab("run", str(plan), str(data), "--size", "32M", "--allow-commands", "-q", timeout=240)
+    assert proc.returncode == 0, proc.stderr
+
+    md = iolab("report", "last", "-f", "md")
+    assert md.returncode == 0, md.stderr
+    lines = md.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("| iodepth |"))
+    header = [c.strip() for c in lines[at].strip("|").split("|")]
+    rows = []
+    for line in lines[at + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True)))
+    for column in ("MB/s", "mean lat", "BW stddev MB/s", "lo rx MB/s", "bufs\\_in\\_flight", "repeats"):
+        assert column in header, (column, header)
+    assert [int(r["iodepth"]) for r in rows] == QDS  # one row per queue depth, in order
+    assert all(r["repeats"] == "3" and r["bufs\\_in\\_flight"] == "64 ± 0" for r in rows), rows
+    assert all(" ± " in r["MB/s"] for r in rows)  # a mean of three repeats with its spread
+    assert all(5 <= float(r["lo rx MB/s"].split(" ± ")[0]) <= 40 for r in rows), rows
+
+    # every repeat kept as its own point, summarised from the samples: the table's mean is theirs
+    points = json.loads(iolab("report", "last", "-f", "json").stdout)["points"]
+    assert len(points) == len(QDS) * 3
+    qd32 = [p for p in points if p["options"]["iodepth"] == "32"]
+    mean = sum(p["result"]["directions"]["read"]["bw_bytes"] for p in qd32) / 3 / 1e6
+    shown = float(rows[-1]["MB/s"].split(" ± ")[0])
+    assert shown == pytest.approx(mean, rel=0.01, abs=0.05)
