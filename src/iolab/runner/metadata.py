@@ -31,6 +31,7 @@ from iolab.fio.parse import aggregate, parse_output
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import MetadataScaling, Point, Result, Target
 from iolab.plan.presets import calibration_seconds, metadata_files, metadata_workload
+from iolab.private import write_private
 from iolab.runner.scratch import empty_directory
 
 # Files the calibration may create, all threads together: few enough that fio lays its file table out in
@@ -105,7 +106,7 @@ def calibrate(directory: Path, threads: int, seconds: float, fio: str) -> float:
     job = {"directory": escape_path(str(directory)), **options}
     with tempfile.TemporaryDirectory(prefix="iolab-phase-") as tmp:
         jobfile = Path(tmp) / "calibrate.fio"
-        jobfile.write_text(render_jobfile([JobSection(name="calibrate", options=job)]))
+        write_private(jobfile, render_jobfile([JobSection(name="calibrate", options=job)]))
         output = Path(tmp) / "calibrate.json"
         invocation = run_fio(jobfile, output, fio, seconds + HANG_GRACE_S)
         text = output.read_text(errors="replace") if output.exists() else ""

@@ -23,6 +23,7 @@ from iolab.fio.options import checked_options, escape_path, write_reasons
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import Target
 from iolab.models.job_options import JobOptions
+from iolab.private import write_private
 from iolab.runner import workdirs
 from iolab.store.db import Artifact
 
@@ -77,7 +78,7 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
         job["direct"] = "0"
     with workdirs.workdir("phase") as tmp:
         jobfile = tmp / f"{name}.fio"
-        jobfile.write_text(render_jobfile([JobSection(name=name, options=job)]))
+        write_private(jobfile, render_jobfile([JobSection(name=name, options=job)]))
         loops = JobOptions(options).size("loops") or 1
         timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
         invocation = run_fio(jobfile, tmp / f"{name}.json", fio, timeout, own_dir=tmp)
