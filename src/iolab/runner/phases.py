@@ -24,7 +24,7 @@ from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import Target
 from iolab.models.job_options import JobOptions
 from iolab.private import write_private
-from iolab.runner import workdirs
+from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Artifact
 
 # Slowest write rate (bytes/s) before the fill counts as hung: a slow USB disk.
@@ -60,7 +60,7 @@ def run_command(argv: tuple[str, ...], when: str, artifacts: list[Artifact]) -> 
     return CommandOutcome(proc.stdout, f"exit {proc.returncode}" if proc.returncode else "")
 
 
-def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str) -> float:
+def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str, workdirs: Workdirs) -> float:
     """Run a fio job on a target whose output is not a measurement; returns seconds taken.
 
     Used to write a scratch file before it is read and to precondition a
@@ -76,7 +76,7 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     job.update(checked_options(options, name))
     if not target.direct:
         job["direct"] = "0"
-    with workdirs.workdir("phase") as tmp:
+    with workdirs.made("phase") as tmp:
         jobfile = tmp / f"{name}.fio"
         write_private(jobfile, render_jobfile([JobSection(name=name, options=job)]))
         loops = JobOptions(options).size("loops") or 1
@@ -88,7 +88,7 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     return invocation.elapsed_s
 
 
-def fill_scratch(target: Target, fio: str) -> float:
+def fill_scratch(target: Target, fio: str, workdirs: Workdirs) -> float:
     """Write the whole scratch file once with large sequential writes; returns seconds taken.
 
     1 MiB writes, or the largest power of two that divides a smaller or odd size a job asked for
@@ -98,7 +98,7 @@ def fill_scratch(target: Target, fio: str) -> float:
     options = {"rw": "write", "bs": str(block), "iodepth": "16", "ioengine": "libaio", "end_fsync": "1"}
     if block % 512:  # O_DIRECT needs sector-sized writes
         options["direct"] = "0"
-    return run_unmeasured(target, "fill", options, fio)
+    return run_unmeasured(target, "fill", options, fio, workdirs)
 
 
 def discard(target: Target) -> str | None:
