@@ -106,6 +106,7 @@ MAX_NAME = 200
 # fio's own ceilings: REAL_MAX_JOBS is 4096; the kernel's AIO and io_uring rings stop at 65535 entries.
 COUNT_LIMITS = {"iodepth": 65535, "numjobs": 4096}
 MAX_BLOCK_SIZE = 1 << 30
+MAX_OFFSET_STEP = 2**63 - 1  # what fio's unsigned long long holds, and what iolab's numbers are bounded to
 COMMENT_CHARACTERS = (";", "#")
 
 _SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE)
@@ -203,7 +204,12 @@ def checked_options(options: Mapping[str, str], where: str, allow_target: bool =
 def value_problem(name: str, value: str) -> str | None:
     """What the value of a canonical option should have been, or None (fio checks the rest itself)."""
     if name == "rw":
-        return None if JobOptions({"rw": value}).rw in RW_MODES else f"one of {', '.join(sorted(RW_MODES))}"
+        job = JobOptions({"rw": value})
+        if job.rw not in RW_MODES:
+            return f"one of {', '.join(sorted(RW_MODES))}"
+        suffix = job.rw_suffix  # `randread:8` (I/Os per new offset), `write:4k` (a gap): a size, never negative
+        ok = not suffix or (_SIZE_TEXT.match(suffix) and (parse_size(suffix) or 0) <= MAX_OFFSET_STEP)
+        return None if ok else "a mode with an optional size after ':' (randread:8, write:4k), not negative"
     if name in COUNT_LIMITS:
         limit = COUNT_LIMITS[name]
         return None if value.isdigit() and 1 <= int(value) <= limit else f"a whole number from 1 to {limit}"
