@@ -24,7 +24,7 @@ REAL_MAX = 1.7976931348623157e308  # the largest finite double
 # Digits and signs of the longest int64 (19 digits) with room for leading zeros; longer text is refused
 # before int() sees it (Python refuses 4,300 digits with an unrelated message, and parses long ones slowly).
 _MAX_CHARACTERS = 40
-_WHOLE = re.compile(r"^[+-]?\d+$")
+_WHOLE = re.compile(r"^[+-]?[0-9]+$")  # ASCII digits: int("١٢") is 12, and str.isdigit says yes
 
 
 class NumberError(ValueError):
@@ -73,7 +73,7 @@ def fraction(text: str, what: str) -> float:
 
 
 def _float(text: str) -> float | None:
-    if len(text) > 4 * _MAX_CHARACTERS:
+    if len(text) > 4 * _MAX_CHARACTERS or not text.isascii():  # float() reads Arabic-Indic digits too
         return None
     try:
         return float(text)

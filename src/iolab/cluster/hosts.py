@@ -59,7 +59,7 @@ class HostSpec:
 
 
 def _port(text: str, where: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         raise UserError(f"{where}: port {text[:24]!r} is not a TCP port (1-65535)")
     return whole(text, f"{where}: port", 1, 65535)
 

@@ -73,7 +73,7 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
     from iolab.plan.schema import PlanSpec, error_lines
 
     try:
-        raw = tomllib.loads(text.removeprefix("\ufeff"), parse_float=toml_float)
+        raw = tomllib.loads(text, parse_float=toml_float)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
     except NumberError as exc:
