@@ -12,12 +12,14 @@ holds gets past the parser; each caller says what range it means.
 
 from __future__ import annotations
 
-import json
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iolab.errors import UserError
+
+if TYPE_CHECKING:
+    import json
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 REAL_MAX = 1.7976931348623157e308  # the largest finite double
@@ -105,6 +107,8 @@ JSON_NUMBERS: dict[str, Any] = {"parse_int": _json_int, "parse_float": _json_flo
 
 def bounded_decoder() -> json.JSONDecoder:
     """A JSON decoder whose numbers are bounded (`JSON_NUMBERS`): it raises NumberError beyond them."""
+    import json  # here: the command line imports this module at start, and most commands read no JSON
+
     return json.JSONDecoder(**JSON_NUMBERS)
 
 
