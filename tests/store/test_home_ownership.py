@@ -110,3 +110,22 @@ def test_own_private_homes_open_as_before(tmp_path):
     store = open_store(home)
     assert not store.read_only
     store.close()
+
+
+@as_root  # as root every mode opens: only ownership and others' write can refuse
+def test_every_home_mode_is_refused_exactly_when_group_or_others_may_write(tmp_path):
+    """The property behind the cases above, over all 512 modes of the home: refused iff g+w or o+w."""
+    home = tmp_path / "home"
+    open_store(home).close()
+    wrong = []
+    for mode in range(0o1000):
+        home.chmod(mode)
+        try:
+            open_store(home).close()
+            refused = False
+        except UserError as exc:
+            refused = "writable by" in str(exc)
+        if refused != bool(mode & 0o022):
+            wrong.append(oct(mode))
+    home.chmod(0o700)
+    assert wrong == []
