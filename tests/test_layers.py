@@ -12,7 +12,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
-BASE = frozenset({"iolab", "errors", "private", "textfile"})
+BASE = frozenset({"iolab", "errors", "private", "textfile", "numbers"})
 
 # What each stage may import besides itself. "iolab" is the package root (`__version__`); errors, private
 # and textfile are the base utilities. A stage not in this table fails the test until it is given a row.
@@ -22,6 +22,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "private": frozenset(),
     "textfile": frozenset({"errors"}),
+    # one bounded parser for the numbers of a user's input (int64, finite doubles)
+    "numbers": frozenset({"errors"}),
     # plain typed data crossing every border, and the pure vocabulary to read it (units, option values)
     "models": frozenset(),
     # job files from Points, fio run, its output parsed into Results; fio's option rules live here

@@ -1,12 +1,17 @@
-"""Files and directories iolab writes for its user: private unless asked otherwise, whole or not at all.
+"""Every file iolab writes for its user, and its private directories: whole or not at all, never through a link.
 
 The database, run reports and schedule files hold host snapshots, command
 lines and target paths, so they are readable by their owner only (0600,
 directories 0700) unless a reader is known to be another user (node_exporter
 for the Prometheus textfile). Files are written to a fresh temporary name
-in the same directory and renamed over the destination: a reader never sees
-half a file, and a symlink planted at the destination is replaced, never
-followed.
+in the same directory (created `O_EXCL|O_NOFOLLOW`) and renamed over the
+destination: a reader never sees half a file, and a symlink planted at the
+destination is replaced, never followed. `iolab report --png DIR` once wrote
+its pictures through a link planted in DIR under a picture's name, into the
+file the link named; since then every file iolab writes goes through
+`write_private` (reports, pictures, exports, bundles, job files, schedule
+units), and `tests/test_file_writes.py` fails on any other way of writing a
+file in `src/` outside the modules it lists with their reason.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
+AS_UMASK = -1  # a mode for files meant to be shared as any new file is (pictures, bundles): 0666 less the umask
 
 
 def private_dir(path: Path) -> Path:
@@ -29,8 +35,12 @@ def private_dir(path: Path) -> Path:
 
 
 def write_private(path: Path, data: str | bytes, mode: int = PRIVATE_FILE) -> None:
-    """Replace `path` with `data` atomically, mode `mode` (0600 unless a reader is another user)."""
+    """Replace `path` with `data` atomically, mode `mode` (0600 unless a reader is another user; `AS_UMASK`
+    for what was always written with the umask's mode). mkstemp opens the temporary name with
+    O_CREAT|O_EXCL|O_NOFOLLOW, and rename replaces a link at `path` instead of following it."""
     path = Path(path)
+    if mode == AS_UMASK:
+        mode = 0o666 & ~_umask()
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -42,3 +52,10 @@ def write_private(path: Path, data: str | bytes, mode: int = PRIVATE_FILE) -> No
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it: put back at once; iolab's CLI is one thread)."""
+    current = os.umask(0o077)
+    os.umask(current)
+    return current

@@ -67,6 +67,6 @@ def read_input(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> str
     except OSError as exc:
         raise UserError(f"cannot read {what} {path}: {exc.strerror}") from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a byte-order mark (Windows editors write one) is not the text's
     except UnicodeDecodeError as exc:
         raise UserError(f"{what} {path} is not UTF-8 text (byte {exc.start}); give the file as text") from None

@@ -25,7 +25,7 @@ def small_home(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(home)], capture_output=True, check=False
+        ["mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", str(home)], capture_output=True, check=False
     )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")

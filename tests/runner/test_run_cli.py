@@ -97,8 +97,10 @@ def test_unwritable_directory_is_a_clear_error():
     locked = base / "locked"
     locked.mkdir(mode=0o755)
     home = base / "home"
-    home.mkdir()
-    os.chmod(home, 0o777)  # mkdir's mode is masked by the umask
+    home.mkdir(mode=0o700)
+    os.chown(
+        home, 65534, 65534
+    )  # the user's own home: a shared, writable one is refused (tests/store/test_home_ownership.py)
     try:
         proc = subprocess.run(
             ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *_python_iolab(), "run", str(locked)],

@@ -1,71 +1,154 @@
-"""fio's temporary work directories: what a killed iolab left is swept, and nothing else is."""
+"""fio's work directories (issue 30, item 7): recorded before they exist, swept only from the records.
+
+The old sweep removed any `$TMPDIR/iolab-(point|phase)-<dead pid>-*` directory: a user's
+`iolab-point-999999-mydata/` went with its files. The class is "removal decided by a name"; now the
+only way to be removed is a record of a run no longer running whose device, inode and owner are still
+the directory's. The generative test plants random look-alikes, links, files and recorded entries
+(kept, replaced, swapped for links) and checks that exactly the intact recorded ones go.
+"""
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
+import random
+import shutil
+import socket
 import subprocess
 import sys
+import time
+from functools import cache
+from pathlib import Path
 
 import pytest
 
-from iolab.runner import workdirs
+from iolab.runner import scratch, workdirs
+from iolab.runner.workdirs import WORKDIR, Workdirs
+from iolab.store.db import Store, open_store
+from iolab.store.queries import open_scratch
+from tests.iolab_cli import iolab
 
 
+@cache
 def _dead_pid() -> int:
+    """A pid that was a process and has exited (one is enough: nothing here depends on its number)."""
     proc = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], check=True, capture_output=True, text=True
     )
     return int(proc.stdout)
 
 
-def test_a_directory_whose_iolab_is_gone_is_removed_and_nothing_else(tmp_path, monkeypatch):
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
+def _tree_digest(root: Path) -> str:
+    """A checksum of every name, link and file content under `root` (the root itself included)."""
+    digest = hashlib.sha256()
+    for path in sorted([root, *root.rglob("*")]):
+        digest.update(str(path.relative_to(root.parent)).encode())
+        if path.is_symlink():
+            digest.update(os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _killed_run(store: Store) -> int:
+    """A run row as a SIGKILLed iolab leaves it: still 'running', its pid gone."""
+    with store.conn:
+        return store.conn.execute(
+            "INSERT INTO runs (started_at, status, label, host, command, iolab_version, pid)"
+            " VALUES (?, 'running', 'killed', ?, 'iolab run', '0', ?)",
+            (time.time(), socket.gethostname(), _dead_pid()),
+        ).lastrowid
+
+
+def _recorded_workdir(store: Store, run_id: int, path: Path) -> None:
+    """What Workdirs.made records for a directory a killed run made (and never removed)."""
+    scratch_id = store.record_scratch(run_id, str(path), WORKDIR)
+    path.mkdir(mode=0o700)
+    (path / "fio.json").write_text("{}")
+    info = os.lstat(path)
+    store.scratch_created(scratch_id, info.st_dev, info.st_ino)
+
+
+def _replace_directory(path: Path, data: bytes) -> None:
+    """Another directory takes the recorded name (made while the old one exists, so it has another inode:
+    a file system may give a just-freed inode number to the next directory, which no record can tell)."""
+    other = path.with_name(path.name + ".new")
+    other.mkdir()
+    (other / "data").write_bytes(data)
+    shutil.rmtree(path)
+    other.rename(path)
+
+
+@pytest.fixture
+def tmpdir_env(tmp_path, monkeypatch) -> Path:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
     monkeypatch.setattr(workdirs.tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
-    dead = _dead_pid()
-    orphan = tmp_path / f"iolab-point-{dead}-abc123"
-    (orphan / "logs").mkdir(parents=True)
-    (orphan / "logs" / "iolab_bw.1.log").write_text("0, 1, 0, 4096, 0\n")
-    phase = tmp_path / f"iolab-phase-{dead}-x_y"
-    phase.mkdir()
-    living = tmp_path / f"iolab-point-{os.getppid()}-abc123"  # the maker still runs
-    living.mkdir()
-    ours_now = tmp_path / f"iolab-point-{os.getpid()}-abc123"  # this process's own
-    ours_now.mkdir()
-    lookalike = tmp_path / f"iolab-scratch-{dead}-abc123"
-    lookalike.mkdir()
-    a_file = tmp_path / f"iolab-point-{dead}-file"
-    a_file.write_text("not a directory")
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "keep").write_text("x")
-    link = tmp_path / f"iolab-point-{dead}-link"
-    link.symlink_to(elsewhere)
-
-    assert workdirs.remove_orphaned(dry_run=True) == [str(phase), str(orphan)]
-    assert orphan.exists() and phase.exists()
-    assert workdirs.remove_orphaned() == [str(phase), str(orphan)]
-    assert not orphan.exists() and not phase.exists()
-    assert living.is_dir() and ours_now.is_dir() and lookalike.is_dir() and a_file.is_file()
-    assert link.is_symlink() and (elsewhere / "keep").read_text() == "x"
+    return temporary
 
 
-def test_a_work_directory_is_named_with_its_makers_pid_and_removed_after_use(tmp_path, monkeypatch):
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr(workdirs.tempfile, "tempdir", None)
-    with workdirs.workdir("point") as path:
-        assert path.parent == tmp_path and path.name.startswith(f"iolab-point-{os.getpid()}-")
+def _user_directory(temporary: Path) -> tuple[Path, str]:
+    """The issue's case: a user's directory that merely looks like a dead pid's work directory."""
+    mine = temporary / "iolab-point-999999-mydata"
+    (mine / "sub").mkdir(parents=True)
+    (mine / "results.csv").write_bytes(os.urandom(4096))
+    (mine / "sub" / "notes.txt").write_text("keep me\n")
+    return mine, _tree_digest(mine)
+
+
+def test_a_work_directory_is_recorded_before_use_and_removed_after(tmpdir_env):
+    store = open_store()
+    run_id = _killed_run(store)
+    with Workdirs(store, run_id).made("point") as path:
+        assert path.parent == tmpdir_env and path.name.startswith(f"iolab-point-{os.getpid()}-")
+        (record,) = open_scratch(store)
+        info = path.lstat()
+        assert (record.path, record.kind, record.dev, record.ino) == (str(path), WORKDIR, info.st_dev, info.st_ino)
         (path / "fio.json").write_text("{}")
-        assert workdirs.orphaned() == []  # its maker (this process) is alive
-    assert not path.exists()
+        fd = os.open(path, os.O_RDONLY)
+        try:  # locked while in use: a sweep of another PID namespace leaves it
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
+    assert not path.exists() and open_scratch(store) == []
+    store.close()
 
 
-def test_a_directory_locked_by_a_live_iolab_of_another_pid_namespace_is_kept(tmp_path, monkeypatch):
-    """A /tmp shared between containers: the maker's pid is dead here, but it runs there and holds the lock."""
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr(workdirs.tempfile, "tempdir", None)
-    running = tmp_path / f"iolab-point-{_dead_pid()}-elsewhere"
-    running.mkdir()
+def test_clean_removes_a_killed_runs_recorded_directory_and_never_a_look_alike(tmpdir_env):
+    store = open_store()
+    left = tmpdir_env / f"iolab-point-{_dead_pid()}-0a1b2c3d4e5f"
+    _recorded_workdir(store, _killed_run(store), left)
+    store.close()
+    mine, before = _user_directory(tmpdir_env)
+    dry = iolab("clean", "--dry-run")
+    assert dry.returncode == 0 and f"would remove {left}" in dry.stdout and "mydata" not in dry.stdout
+    assert left.is_dir()
+    proc = iolab("clean")
+    assert proc.returncode == 0, proc.stderr
+    assert f"removed {left}" in proc.stdout and not left.exists()
+    assert mine.is_dir() and _tree_digest(mine) == before
+
+
+def test_a_recorded_directory_whose_inode_changed_is_kept_and_named(tmpdir_env):
+    store = open_store()
+    replaced = tmpdir_env / "iolab-phase-4242-0a1b2c3d4e5f"
+    _recorded_workdir(store, _killed_run(store), replaced)
+    store.close()
+    _replace_directory(replaced, os.urandom(1024))
+    before = _tree_digest(replaced)
+    proc = iolab("clean")
+    assert proc.returncode == 0, proc.stderr
+    assert f"left in place, not iolab's to remove: {replaced}" in proc.stdout and "inode" in proc.stdout
+    assert _tree_digest(replaced) == before
+
+
+def test_a_directory_locked_by_a_live_iolab_of_another_pid_namespace_is_kept(tmpdir_env):
+    store = open_store()
+    running = tmpdir_env / "iolab-point-77-elsewhere"
+    _recorded_workdir(store, _killed_run(store), running)
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -80,19 +163,73 @@ def test_a_directory_locked_by_a_live_iolab_of_another_pid_namespace_is_kept(tmp
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        assert workdirs.remove_orphaned() == [] and running.is_dir()
+        done = scratch.remove(store, scratch.leftovers(store))
+        assert done.removed == [] and running.is_dir() and "in use by a running iolab" in done.kept[0]
     finally:
         holder.communicate("")
-    assert workdirs.remove_orphaned() == [str(running)]  # its maker gone there too: swept
+    assert scratch.remove(store, scratch.leftovers(store)).removed == [str(running)]
+    store.close()
 
 
-def test_a_work_directory_is_locked_while_in_use(tmp_path, monkeypatch):
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr(workdirs.tempfile, "tempdir", None)
-    with workdirs.workdir("phase") as path:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            with pytest.raises(BlockingIOError):
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        finally:
-            os.close(fd)
+@pytest.mark.parametrize("seed", range(20))
+def test_generated_directories_only_intact_recorded_ones_go(tmpdir_env, seed):
+    """Random look-alikes (dead and live pids, odd suffixes), files and links under work-directory names,
+    and recorded directories of killed runs, some then replaced, swapped for a link or a file: the sweep
+    removes exactly the recorded directories still intact, and every other tree is byte for byte kept."""
+    rng = random.Random(seed)
+    store = open_store()
+    run_id = _killed_run(store)
+    elsewhere = tmpdir_env.parent / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "victim").write_bytes(rng.randbytes(2048))
+    expected_gone: set[Path] = set()
+    for i in range(rng.randint(3, 12)):
+        name = f"iolab-{rng.choice(['point', 'phase'])}-{rng.choice([999999, _dead_pid(), os.getpid(), 1])}-{i}x"
+        path = tmpdir_env / name
+        recorded = rng.random() < 0.5
+        if recorded:
+            _recorded_workdir(store, run_id, path)
+            fate = rng.choice(["intact", "intact", "replaced", "link", "file"])
+            if fate == "intact":
+                expected_gone.add(path)
+                continue
+            if fate == "replaced":
+                _replace_directory(path, rng.randbytes(rng.randint(0, 4096)))
+                continue
+            shutil.rmtree(path)
+        else:
+            fate = rng.choice(["replaced", "link", "file"])
+        if fate == "replaced":
+            path.mkdir()
+            (path / "data").write_bytes(rng.randbytes(rng.randint(0, 4096)))
+        elif fate == "link":
+            path.symlink_to(elsewhere)
+        else:
+            path.write_bytes(rng.randbytes(64))
+    kept = {p: _tree_digest(p) if p.is_dir() and not p.is_symlink() else p.lstat() for p in tmpdir_env.iterdir()}
+    kept = {p: v for p, v in kept.items() if p not in expected_gone}
+    victim = _tree_digest(elsewhere)
+    done = scratch.remove(store, scratch.leftovers(store))
+    assert {Path(p) for p in done.removed} == expected_gone
+    assert not any(p.exists() for p in expected_gone)
+    for path, before in kept.items():
+        after = _tree_digest(path) if isinstance(before, str) else path.lstat()
+        assert after == before, path
+    assert _tree_digest(elsewhere) == victim
+    store.close()
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+def test_a_run_leaves_a_look_alike_user_directory_alone(tmpdir_env, tmp_path):
+    mine, before = _user_directory(tmpdir_env)
+    job = tmp_path / "one.fio"
+    job.write_text("[j]\nioengine=psync\nrw=randread\nbs=4k\nsize=1M\ntime_based=1\nruntime=1\n")
+    target = tmp_path / "dir"
+    target.mkdir()
+    proc = iolab("run", str(job), str(target), "--size", "1M", "--runtime", "1", "--ramp", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert mine.is_dir() and _tree_digest(mine) == before
+    assert [p.name for p in tmpdir_env.iterdir()] == [mine.name]  # the run's own directories are gone
+    store = open_store()
+    assert open_scratch(store) == []  # and each record closed
+    store.close()

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from typing import Protocol
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Protocol
 
 import typer
+import typer.main
 
 # Registration by import: each module adds its commands to `app`.
 from iolab.cli import agent, doctor, history, plans, report, results, runs, schedule, tags  # noqa: F401
@@ -28,7 +31,7 @@ def main() -> None:
     line, a hint and a boxed panel): what was wrong, and where help is.
     """
     try:
-        code = app(standalone_mode=False)
+        code = click_command()(standalone_mode=False)
     except (UserError, RunFailed) as exc:
         print(f"iolab: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
@@ -51,6 +54,14 @@ def main() -> None:
     if code == INTERRUPTED:  # typer's answer to Ctrl-C outside a run or an import, which say their own
         print("iolab: interrupted", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+@cache
+def click_command() -> Callable[..., Any]:
+    """The command tree typer builds from `app`, built once per process: building it is ~50 ms (typer reads
+    every command's signature), which a caller of `main` in a loop (the malformed-input corpus, forked
+    per case after building it) need not pay each time."""
+    return typer.main.get_command(app)
 
 
 INTERRUPTED = 130  # what typer returns for a KeyboardInterrupt (128 + SIGINT), as a shell would

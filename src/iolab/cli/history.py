@@ -11,28 +11,33 @@ import typer
 
 from iolab.cli.application import app
 from iolab.errors import UserError
+from iolab.numbers import real
 
 _WINDOW = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d)\s*$")
 _WINDOW_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400}
+MAX_WINDOW_S = 3650 * 86400
 # Runs of each series `history` reads unless told otherwise: three weeks of hourly runs, enough for the
 # 48 h health window, the days' COV and recent change points; 100 such series answer within 2 s.
 DEFAULT_LAST = 500
 
 
 def _window_seconds(text: str) -> float:
-    """--window as 48h, 90m or 7d."""
+    """--window as 48h, 90m or 7d: above zero, at most ten years."""
     match = _WINDOW.match(text or "")
-    if not match or float(match[1]) <= 0:
-        raise UserError(f"--window {text!r} is not a duration: write it like 48h, 90m or 7d")
-    return float(match[1]) * _WINDOW_UNITS[match[2]]
+    if not match:
+        raise UserError(f"--window {text[:24]!r} is not a duration: write it like 48h, 90m or 7d")
+    seconds = real(match[1], "--window", 0.0, MAX_WINDOW_S) * _WINDOW_UNITS[match[2]]
+    if not 0 < seconds <= MAX_WINDOW_S:
+        raise UserError(f"--window {text[:24]!r}: give a duration above zero and at most ten years (3650d)")
+    return seconds
 
 
 def _fraction(text: str, option: str) -> float:
     """A percentage as 8% or 0.08."""
     try:
-        value = float(text[:-1]) / 100 if text.strip().endswith("%") else float(text)
-    except ValueError:
-        raise UserError(f"{option} {text!r} is not a percentage: write it like 8% or 0.08") from None
+        value = real(text.strip()[:-1], option) / 100 if text.strip().endswith("%") else real(text, option)
+    except UserError:
+        raise UserError(f"{option} {text[:24]!r} is not a percentage: write it like 8% or 0.08") from None
     if not 0 < value < 10:
         raise UserError(f"{option} {text!r} is out of range: give a positive percentage such as 8%")
     return value
@@ -235,6 +240,7 @@ def export(
 
     if prometheus is None and csv_file is None and json_file is None:
         raise UserError("say what to write: --prometheus FILE, --csv FILE and/or --json FILE")
+    window_s, target_cov = _window_seconds(window), _fraction(cov_target, "--cov-target")  # checked if unused too
     store = open_store(for_reading=True)
     warn_unreadable(store)
     if prometheus is not None:
@@ -242,9 +248,7 @@ def export(
         from iolab.store.series import load_series
         from iolab.views.series_metrics import series_metrics
 
-        metrics = series_metrics(
-            store, load_series(store), _window_seconds(window), _fraction(cov_target, "--cov-target"), min_runs
-        )
+        metrics = series_metrics(store, load_series(store), window_s, target_cov, min_runs)
         _write(prometheus, lambda path: write_textfile(path, render_textfile(metrics)))
     if csv_file is not None or json_file is not None:
         from iolab.private import write_private

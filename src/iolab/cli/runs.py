@@ -471,21 +471,20 @@ def clean(
     """Remove scratch files and directories that killed runs left behind (fio's temporary work
     directories included), and put back the host settings they changed.
 
-    Only paths iolab recorded creating are touched, and only while they are still what it created:
-    a file replaced by another, or by a link, is left and listed. A setting is written back only on the
+    Only paths iolab recorded creating are touched, and only while they are still what it created
+    (owner, device and inode): a file replaced by another, or by a link, is left and listed. Nothing
+    is removed for its name. A setting is written back only on the
     boot and device it was taken from. Runs still going keep theirs.
     """
     from rich.console import Console
 
     from iolab.runner.host_settings import restore_leftovers
     from iolab.runner.scratch import leftovers, remove
-    from iolab.runner.workdirs import remove_orphaned
     from iolab.store.db import open_store
 
     store = open_store()
     settings = restore_leftovers(store, dry_run=dry_run)
     done = remove(store, leftovers(store), dry_run=dry_run)
-    done.removed += remove_orphaned(dry_run=dry_run)
     console = Console(highlight=False, soft_wrap=True)
     verb = "would remove" if dry_run else "removed"
     for line in settings:

@@ -27,6 +27,7 @@ from iolab.fio.parse import FioOutput, aggregate
 from iolab.fio.run import point_jobfile
 from iolab.models import HostOutcome, Point, Result, Target
 from iolab.models.point import SCRATCH_PREFIX
+from iolab.private import write_private
 
 DEFAULT_REMOTE_SCRATCH = 2 * 2**30  # free space on another host is not visible from here
 CLEANUP_TIMEOUT_S = 60.0
@@ -137,7 +138,7 @@ class Cluster:
                 lost.append(HostOutcome(state.name, "failed", state.problem))
                 continue
             job = workdir / f"point@{state.name}.fio"
-            job.write_text(point_jobfile(replace(point, target=self.host_target(point.target, state)), workdir))
+            write_private(job, point_jobfile(replace(point, target=self.host_target(point.target, state)), workdir))
             jobs.append((state, job))
         return jobs, lost
 
@@ -189,7 +190,7 @@ class Cluster:
             for state in up:
                 if jobs[state.name]:
                     job = Path(tmp) / f"cleanup@{state.name}.fio"
-                    job.write_text(jobs[state.name])
+                    write_private(job, jobs[state.name])
                     clients += [f"--client={state.spec.client_arg}", str(job)]
             try:
                 if clients:

@@ -20,6 +20,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from iolab.errors import UserError
+from iolab.numbers import whole
 from iolab.textfile import read_input
 
 FIO_PORT = 8765
@@ -58,9 +59,9 @@ class HostSpec:
 
 
 def _port(text: str, where: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 65536:
-        raise UserError(f"{where}: port {text!r} is not a TCP port (1-65535)")
-    return int(text)
+    if not (text.isascii() and text.isdigit()):
+        raise UserError(f"{where}: port {text[:24]!r} is not a TCP port (1-65535)")
+    return whole(text, f"{where}: port", 1, 65535)
 
 
 def parse_hosts(text: str) -> list[HostSpec]:

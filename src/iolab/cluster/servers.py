@@ -25,6 +25,7 @@ from pathlib import Path
 
 from iolab.cluster.hosts import HostSpec
 from iolab.cluster.ssh import run_remote
+from iolab.private import write_private
 
 CONNECT_TIMEOUT_S = 3.0
 START_WAIT_S = 15.0
@@ -146,7 +147,7 @@ def _ask(hosts: list[HostSpec], fio: str) -> dict[str, dict[str, str] | str]:
     """
     with tempfile.TemporaryDirectory(prefix="iolab-probe-") as tmp:
         job = Path(tmp) / "probe.fio"
-        job.write_text(PROBE_JOB)
+        write_private(job, PROBE_JOB)
         clients = [arg for host in hosts for arg in (f"--client={host.client_arg}", str(job))]
         proc = subprocess.Popen(
             [fio, "--debug=net", *clients],

@@ -117,8 +117,8 @@ COUNT_LIMITS = {"iodepth": 65535, "numjobs": 4096}
 MAX_BLOCK_SIZE = 1 << 30
 COMMENT_CHARACTERS = (";", "#")
 
-_SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE)
-_TIME_TEXT = re.compile(r"^\d+(\.\d+)?\s*(us|usec|ms|msec|s|sec|m|min|h|d)?$", re.IGNORECASE)
+_SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE | re.ASCII)
+_TIME_TEXT = re.compile(r"^\d+(\.\d+)?\s*(us|usec|ms|msec|s|sec|m|min|h|d)?$", re.IGNORECASE | re.ASCII)
 
 
 def control_character(text: str) -> str | None:
@@ -255,15 +255,27 @@ def checked_options(options: Mapping[str, str], where: str, allow_target: bool =
     return checked
 
 
+def _count(value: str) -> int | None:
+    """A whole number in ASCII digits, or None: int() reads '١٢' as 12 and refuses 4,300 digits."""
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 19 else None
+
+
 def value_problem(name: str, value: str) -> str | None:
     """What the value of a canonical option should have been, or None (fio checks the rest itself)."""
     if name == "rw":
-        return None if JobOptions({"rw": value}).rw in RW_MODES else f"one of {', '.join(sorted(RW_MODES))}"
+        job = JobOptions({"rw": value})
+        if job.rw not in RW_MODES:
+            return f"one of {', '.join(sorted(RW_MODES))}"
+        suffix = job.rw_suffix  # `randread:8` (I/Os per new offset), `write:4k` (a gap): a size, never negative
+        ok = not suffix or (_SIZE_TEXT.match(suffix) and parse_size(suffix) is not None)  # None beyond int64
+        return None if ok else "a mode with an optional size after ':' (randread:8, write:4k), not negative"
     if name in COUNT_LIMITS:
         limit = COUNT_LIMITS[name]
-        return None if value.isdigit() and 1 <= int(value) <= limit else f"a whole number from 1 to {limit}"
+        count = _count(value)
+        return None if count is not None and 1 <= count <= limit else f"a whole number from 1 to {limit}"
     if name in ("rwmixread", "rwmixwrite"):
-        return None if value.isdigit() and int(value) <= 100 else "a whole number from 0 to 100"
+        share = _count(value)
+        return None if share is not None and share <= 100 else "a whole number from 0 to 100"
     if name in ("bs", "size", "filesize", "io_size"):
         ok = all(_SIZE_TEXT.match(p.strip()) or p.strip().endswith("%") for p in value.split(","))
         if name == "bs" and ok:  # every direction's block size > 0 and one fio can allocate buffers of
@@ -355,7 +367,7 @@ def extent_problem(options: Mapping[str, str], length: int) -> str | None:
             return default
         if text.endswith("%"):
             number = text[:-1].strip()
-            return float(number) / 100 * length if number.replace(".", "", 1).isdigit() else None
+            return float(number) / 100 * length if number.isascii() and number.replace(".", "", 1).isdigit() else None
         return parse_size(text)
 
     if options.get("nrfiles", "1").strip() not in ("", "1"):

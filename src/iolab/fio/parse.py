@@ -25,6 +25,7 @@ from itertools import accumulate
 from iolab.errors import UserError
 from iolab.fio.validate import check_document
 from iolab.models import PERCENTILES, DirectionResult, LatencyStats, Result, SteadyState
+from iolab.numbers import NumberError, bounded_decoder
 
 DIRECTIONS = ("read", "write", "trim")
 ALL_CLIENTS = "All clients"
@@ -65,13 +66,16 @@ def extract_document(text: str, source: str = "fio output") -> dict:
     else:
         if isinstance(whole, dict) and ("jobs" in whole or "client_stats" in whole):
             return whole
-    decoder = json.JSONDecoder()
+    decoder = bounded_decoder()  # orjson refused it: a number beyond a double is one reason, so bounded here
     candidates = [text]
     # Client/server mode can interleave "<host> message" lines (fio #731).
     if "\n<" in text or text.startswith("<"):
         candidates.append("\n".join(ln for ln in text.splitlines() if not ln.startswith("<")))
     for candidate in candidates:
-        docs = _decode_all(decoder, candidate)
+        try:
+            docs = _decode_all(decoder, candidate)
+        except NumberError as exc:
+            raise UserError(f"{source}: not fio output as fio writes it: {exc}") from None
         if docs:
             return docs[-1]
     if "{" not in text:

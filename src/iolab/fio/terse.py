@@ -20,6 +20,7 @@ import re
 from iolab.errors import UserError
 from iolab.fio.parse import ALL_CLIENTS, FioOutput, JobGroup
 from iolab.fio.validate import check_document
+from iolab.numbers import real, whole
 
 LINE = re.compile(r"^(?:<[^>]*>\s*)?([2-5]);")
 STATS = ("min", "max", "mean", "stddev")
@@ -106,14 +107,9 @@ def _stats(fields: list[str], where: str) -> dict:
 
 
 def _float(text: str, where: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise UserError(f"{where}: {text[:40]!r} where fio writes a number; is the line cut or damaged?") from None
+    """A figure of fio's line: finite (1e999 and nan are damage), or UserError naming the line."""
+    return real(text, f"{where}: where fio writes a number,")
 
 
 def _int(text: str, where: str) -> int:
-    value = _float(text, where)
-    if not value.is_integer():
-        raise UserError(f"{where}: {text[:40]!r} where fio writes a whole number")
-    return int(value)
+    return whole(text, f"{where}: where fio writes a whole number,")

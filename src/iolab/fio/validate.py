@@ -165,6 +165,8 @@ def _plain_table(table: dict, key_limit: float, value_limit: float, counts: bool
     kinds = set(map(type, values))
     if not (kinds == {int} if counts else kinds <= {int, float}):
         return False
+    if not (min(values) >= 0 and max(values) <= value_limit):  # before sum(): a sum of huge ints is no float
+        return False
     return (
         min(keys) >= 0
         and max(keys) <= key_limit
@@ -203,7 +205,8 @@ def _number(value: object, path: str, limit: float, whole: bool = False, name: s
 def _not_number(value: object, path: str, limit: float, whole: bool) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadField(path, f"expected a number, got {str(value)[:40]!r}")
-    if not math.isfinite(value) or not 0 <= value <= limit:
+    if (isinstance(value, float) and not math.isfinite(value)) or not 0 <= value <= limit:  # an int never
+        # goes to float here: math.isfinite(10**400) raised OverflowError
         raise BadField(path, f"{value!r} is not possible (expected 0 to {limit:g})")
     if whole and not float(value).is_integer():
         raise BadField(path, f"expected a whole number, got {value!r}")

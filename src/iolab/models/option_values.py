@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE)
-_TIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE | re.ASCII)
+_TIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*$", re.IGNORECASE | re.ASCII)
 _SIZE_FACTOR = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5}
 _TIME_FACTOR = {
     "us": 1e-6,
@@ -106,7 +106,7 @@ def parse_size(text: str) -> float | None:
     match = _SIZE.match(text)
     if not match:
         return None
-    return float(match.group(1)) * _SIZE_FACTOR[match.group(2).lower()]
+    return _bounded(float(match.group(1)) * _SIZE_FACTOR[match.group(2).lower()])
 
 
 def parse_seconds(text: str) -> float | None:
@@ -114,7 +114,14 @@ def parse_seconds(text: str) -> float | None:
     match = _TIME.match(text)
     if not match:
         return None
-    return float(match.group(1)) * _TIME_FACTOR[(match.group(2) or "s").lower()]
+    return _bounded(float(match.group(1)) * _TIME_FACTOR[(match.group(2) or "s").lower()])
+
+
+def _bounded(value: float) -> float | None:
+    """A size or time fio could hold (its unsigned long long), else None: "1" and 400 zeros read as a float
+    is infinity, and int() of it was an OverflowError (the bounded parser of `iolab.numbers`, which
+    models may not import, says the same of every other number)."""
+    return value if value <= 2**63 - 1 else None
 
 
 def option_number(name: str, text: str) -> float | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from iolab.errors import UserError
 from iolab.models.option_values import option_number
+from iolab.numbers import real, whole
 
 Literal = str | int | float | bool
 _ORDERING = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
@@ -46,7 +47,9 @@ def compile_exclude(text: str, known_names: Iterable[str], where: str) -> Exclud
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
-        raise UserError(f"{where}: cannot parse {text!r}: {exc.msg}") from None
+        raise UserError(f"{where}: cannot parse {text[:60]!r}: {exc.msg}") from None
+    except ValueError:  # a literal of thousands of digits (Python's own limit)
+        raise UserError(f"{where}: a number of thousands of digits, beyond what a 64-bit integer holds") from None
     known = set(known_names)
     if not isinstance(tree, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
         raise UserError(f"{where}: {text!r} is not a condition (write e.g. \"rw == 'randwrite' and iodepth > 64\")")
@@ -83,6 +86,11 @@ def _check_node(node: ast.AST, text: str, where: str, known: set[str]) -> None:
         raise UserError(f"{where}: {text!r}: only 'not' is allowed as a unary operator")
     if isinstance(node, ast.Constant) and not isinstance(node.value, (str, int, float, bool)):
         raise UserError(f"{where}: {text!r}: literal {node.value!r} is not a string or number")
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        try:  # bounded as every number of a plan is: 10**400 or 1e999 here was an OverflowError when compared
+            real(str(node.value), where) if type(node.value) is float else whole(str(node.value), where)
+        except UserError:
+            raise UserError(f"{where}: a number beyond what a 64-bit integer or a double holds") from None
     if isinstance(node, ast.Name) and node.id not in known:
         names = ", ".join(sorted(known)) or "none"
         raise UserError(f"{where}: {text!r} names {node.id!r}, which is not an axis or option (known: {names})")

@@ -34,6 +34,7 @@ from iolab.models.option_values import FIO_DEFAULTS, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
 from iolab.models.point import PER_JOB_FORMAT
 from iolab.models.side import METRIC_NAME
+from iolab.numbers import NumberError, toml_float, unbounded_integer
 from iolab.plan.limits import MAX_POINTS
 from iolab.plan.matrix import TARGET_AXIS, expand
 from iolab.textfile import read_input
@@ -70,11 +71,18 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
     from iolab.plan.schema import PlanSpec, error_lines
 
     try:
-        raw = tomllib.loads(text)
+        raw = tomllib.loads(text, parse_float=toml_float)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
+    except NumberError as exc:
+        raise UserError(f"{source}: {exc}") from None
+    except ValueError:  # Python's own limit: an integer of 4,300 digits or more
+        raise UserError(f"{source}: an integer of thousands of digits, beyond what a 64-bit integer holds") from None
     except RecursionError:
         raise UserError(f"{source}: nested too deeply to be a plan (see docs/plans.md)") from None
+    unbounded = unbounded_integer(raw)
+    if unbounded:
+        raise UserError(f"{source}: {unbounded}: an integer beyond what a 64-bit integer holds")
     if isinstance(raw.get("repeat"), int) and not isinstance(raw.get("repeat"), bool):
         raw["repeat"] = {"count": raw["repeat"]}
     try:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from iolab.errors import UserError
+from iolab.numbers import fraction
 from iolab.plan.limits import MAX_REPEATS
 
 
@@ -48,8 +50,18 @@ class StoppingSpec(_Strict):
     """[stopping]: stop each point when its number is known (`iolab.runner.stopping`)."""
 
     target_ci: str | float = "2%"
-    min_s: int | float = Field(default=3, gt=0)
-    max_s: int | float = Field(default=60, gt=0)
+    min_s: int | float = Field(default=3, gt=0, allow_inf_nan=False)
+    max_s: int | float = Field(default=60, gt=0, allow_inf_nan=False)
+
+    @field_validator("target_ci")
+    @classmethod
+    def _share(cls, value: str | float) -> str | float:
+        """Read now, as the run reads it: a dry run and `plan check` once passed "abc"."""
+        try:
+            fraction(str(value), "a percentage like 2%")
+        except UserError as exc:
+            raise ValueError(str(exc)) from None
+        return value
 
 
 class SweepSpec(_Strict):
@@ -90,6 +102,7 @@ def error_lines(exc: Any) -> list[str]:
         if error["type"] == "extra_forbidden":
             problem = "unknown key (check the spelling; see docs/plans.md)"
         elif "input" in error and error["type"] not in ("missing",):
-            problem += f", got {error['input']!r}"
+            shown = repr(error["input"]) if not isinstance(error["input"], int) else str(error["input"])
+            problem += f", got {shown[:40] + '...' if len(shown) > 40 else shown}"
         lines.append(f"{path or 'plan'}: {problem}")
     return lines

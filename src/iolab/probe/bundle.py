@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from iolab.errors import UserError
+from iolab.private import AS_UMASK, write_private
 from iolab.probe.root import Root
 
 
@@ -75,14 +76,17 @@ def save_bundle(root: Root, dest: str | os.PathLike[str]) -> int:
     """Write what a recording live `root` read into `dest`; returns the number of entries."""
     if not root.is_live:
         raise UserError("--save captures the live machine; it cannot be combined with --root")
+    packed = io.BytesIO()  # a few hundred KiB of /proc and /sys text: built in memory, then written once
     try:
-        with tarfile.open(dest, "w:gz") as tar:
+        with tarfile.open(fileobj=packed, mode="w:gz") as tar:
             writer = _Writer(tar)
             for path in sorted(root.recorded):
                 writer.add(path)
             for path, data in sorted(root.captured.items()):
                 writer.file(path, data)
-            return len(tar.getmembers())
+            count = len(tar.getmembers())
+        write_private(Path(dest), packed.getvalue(), mode=AS_UMASK)  # a link planted at dest is replaced
+        return count
     except OSError as exc:
         raise UserError(f"cannot write bundle {dest}: {exc.strerror or exc}") from None
 

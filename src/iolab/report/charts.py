@@ -17,7 +17,6 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iolab.analysis.stability import Stability
@@ -68,8 +67,12 @@ def render_svg(fig: Figure, chart_id: str) -> str:
     return text[text.index("<svg") :]
 
 
-def save_png(fig: Figure, path: Path) -> None:
-    fig.savefig(path, format="png", dpi=100)
+def render_png(fig: Figure) -> bytes:
+    """The figure as PNG bytes, written by the caller through `iolab.private` (never by matplotlib to a
+    path: savefig(path) follows a link planted there)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    return buffer.getvalue()
 
 
 def latency_scale(values_ns: Sequence[float]) -> tuple[float, str]:

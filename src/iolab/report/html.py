@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iolab.models import Finding, PointRecord, Severity, units
+from iolab.private import AS_UMASK, write_private
 from iolab.report import charts
 from iolab.report.findings import group_by_rule
 from iolab.views.headline import Headline, split_findings
@@ -87,7 +88,7 @@ class ChartOutput:
             return None
         if self.png_dir is not None:
             path = self.png_dir / f"{chart_id}.png"
-            charts.save_png(figure, path)
+            write_private(path, charts.render_png(figure), mode=AS_UMASK)
             self.written.append(path)
         return Chart(chart_id, title, charts.render_svg(figure, chart_id) if self.svg else "", caption)
 

@@ -52,7 +52,7 @@ from iolab.plan.presets import latency_curve_workloads
 from iolab.plan.repeats import run_order
 from iolab.plan.steady import steady_state
 from iolab.probe import Root, take_snapshot
-from iolab.runner import blank, scratch, workdirs
+from iolab.runner import blank, scratch
 from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
@@ -65,6 +65,7 @@ from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.stopping import StopRule
 from iolab.runner.targets import identity_change, scratch_bytes
+from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Artifact, Store
 from iolab.store.queries import (
     get_run,
@@ -348,7 +349,7 @@ class Session:
         elif target.scratch and target not in self.filled:
             self.filled.add(target)
             self.progress.phase(f"writing scratch file {target.filename} ({units.size(target.size_bytes)})")
-            fill_scratch(target, self.measurer.fio)
+            fill_scratch(target, self.measurer.fio, self.measurer.workdirs)
 
     def _per_job_directory(self, point: Point) -> None:
         """The directory of each job's own file, made on first use; emptied when the files a point asks for
@@ -376,7 +377,7 @@ class Session:
             if problem:
                 self.measurer.note(problem)
         self.progress.phase(f"preconditioning {target.path} ({pre.workload.name}, not measured)")
-        run_unmeasured(target, "precondition", dict(pre.workload.options), self.measurer.fio)
+        run_unmeasured(target, "precondition", dict(pre.workload.options), self.measurer.fio, self.measurer.workdirs)
 
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[SteadyOutcome]:
@@ -407,7 +408,13 @@ def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Tar
         if plan.metadata is not None:
             directory = session.metadata_directory(target)
             for note in measure_scaling(
-                plan.metadata, target, directory, session.measurer.fio, session.run, session.progress.phase
+                plan.metadata,
+                target,
+                directory,
+                session.measurer.fio,
+                session.run,
+                session.progress.phase,
+                session.measurer.workdirs,
             ):
                 session.measurer.note(note)
         rounds = plan.steady_rounds
@@ -649,6 +656,7 @@ def _measure_and_finish(
             fio_clocksource(snapshot.clocksource),  # the cluster executor leaves it out of its job files
             allow_commands=request.allow_commands,
             stopping=_stop_rule(request, plan),
+            workdirs=Workdirs(store, run_id),
         )
         session = Session(
             store,
@@ -706,7 +714,6 @@ def _claim_scratch(store: Store, run_id: int, targets: list[Target]) -> list[str
     left = scratch.remove(store, scratch.leftovers(store))
     notes = [f"removed {len(left.removed)} scratch path(s) left by killed runs: {', '.join(left.removed)}"]
     notes = (notes if left.removed else []) + left.kept_notes()
-    workdirs.remove_orphaned()  # fio's temporary directories, nothing of the user's: removed without a note
     for target in targets:
         if target.scratch and not target.hosts:
             named = not os.path.basename(target.filename).startswith(SCRATCH_PREFIX)

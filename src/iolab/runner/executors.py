@@ -22,6 +22,7 @@ from iolab.fio.parse import FioOutput, aggregate
 from iolab.fio.run import DEVICE_SEPARATOR, FioInvocation, point_jobfile, run_fio
 from iolab.models import HostOutcome, Point, PointMetric, Result, Sample, Target
 from iolab.models.sample_series import SampleSeries
+from iolab.private import write_private
 from iolab.runner.targets import resolve_target
 from iolab.store.db import Artifact, Store
 
@@ -146,7 +147,7 @@ class LocalExecutor:
 
     def jobs(self, point: Point, workdir: Path, clocksource: str | None) -> Jobs:
         jobfile = workdir / "point.fio"
-        jobfile.write_text(point_jobfile(point, workdir, clocksource))
+        write_private(jobfile, point_jobfile(point, workdir, clocksource))
         return Jobs(jobfile, artifacts=[Artifact("job.fio", jobfile.read_bytes())])
 
     def run(

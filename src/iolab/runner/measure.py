@@ -15,11 +15,11 @@ from iolab.fio.options import effects, writes
 from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.models import Phases, Point, Result, Sample
-from iolab.runner import workdirs
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import discard, run_command
 from iolab.runner.side import SideFigures
 from iolab.runner.stopping import StopRule, Watch, stopping_point
+from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Artifact, Store
 from iolab.telemetry import Sampler, devices_for_path
 
@@ -40,6 +40,7 @@ class Measurer:
     stopping: StopRule | None = None  # stop each point when its number is known (one host only)
     notes: list[str] = field(default_factory=list)
     side: SideFigures = field(init=False)
+    workdirs: Workdirs = field(kw_only=True)  # where each fio run's directory is recorded (this run's)
 
     def __post_init__(self) -> None:
         self.side = SideFigures(self.executor.local, self.telemetry_interval is None, self.note, self.phases.metrics)
@@ -66,7 +67,7 @@ class Measurer:
         except RunFailed as exc:
             self.store.fail_point(point_id, str(exc), artifacts, started)
             return None, str(exc), []
-        with workdirs.workdir("point") as tmp:
+        with self.workdirs.made("point") as tmp:
             run = self._run(point, tmp, artifacts)
         if run.result is not None and not run.error:
             run.metrics += self.side.commands(artifacts)

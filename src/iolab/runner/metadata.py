@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,9 @@ from iolab.fio.parse import aggregate, parse_output
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import MetadataScaling, Point, Result, Target
 from iolab.plan.presets import MIN_FILES_PER_THREAD, calibration_seconds, metadata_files, metadata_workload
+from iolab.private import write_private
 from iolab.runner.scratch import empty_directory
+from iolab.runner.workdirs import Workdirs
 
 # Files the calibration may create, all threads together: few enough that fio lays its file table out in
 # a few milliseconds (about 1 s per 200,000 files); a file system faster than that finishes them early,
@@ -103,6 +104,7 @@ def measure_scaling(
     fio: str,
     measure: MeasurePoint,
     phase: Callable[[str], None],
+    workdirs: Workdirs,
 ) -> list[str]:
     """Calibrate, create, stat and remove for each thread count in `directory`; returns notes.
 
@@ -115,7 +117,7 @@ def measure_scaling(
         if scaling.files_per_thread is None and rate is None:
             seconds = calibration_seconds(scaling)
             phase(f"calibrating the file count ({threads} thread(s), {seconds:g} s of creates, not measured)")
-            rate = calibrate(directory, threads, seconds, fio)
+            rate = calibrate(directory, threads, seconds, fio, workdirs)
             empty_directory(directory)
         files = metadata_files(rate or 0.0, scaling, threads, file_room(directory).files)
         create = metadata_workload("create", threads, files, scaling.runtime)
@@ -149,17 +151,17 @@ def next_rate(created: Result | None, threads: int, rate: float | None) -> float
     return ops / (runtime_ms / 1000) / threads
 
 
-def calibrate(directory: Path, threads: int, seconds: float, fio: str) -> float:
+def calibrate(directory: Path, threads: int, seconds: float, fio: str, workdirs: Workdirs) -> float:
     """Files one thread creates per second in `directory`, from an unmeasured create of `seconds`."""
     per_thread = max(1, min(max(50, CALIBRATION_FILES // threads), file_room(directory).files // threads))
     options = dict(metadata_workload("create", threads, per_thread, seconds).options)
     options["filename_format"] = CALIBRATION_FORMAT
     job = {"directory": escape_path(str(directory)), **options}
-    with tempfile.TemporaryDirectory(prefix="iolab-phase-") as tmp:
-        jobfile = Path(tmp) / "calibrate.fio"
-        jobfile.write_text(render_jobfile([JobSection(name=JOB_SECTION, options=job)]))
-        output = Path(tmp) / "calibrate.json"
-        invocation = run_fio(jobfile, output, fio, seconds + HANG_GRACE_S)
+    with workdirs.made("phase") as tmp:
+        jobfile = tmp / "calibrate.fio"
+        write_private(jobfile, render_jobfile([JobSection(name=JOB_SECTION, options=job)]))
+        output = tmp / "calibrate.json"
+        invocation = run_fio(jobfile, output, fio, seconds + HANG_GRACE_S, own_dir=tmp)
         text = output.read_text(errors="replace") if output.exists() else ""
     if invocation.returncode != 0:
         raise RunFailed(f"calibrating the metadata file count failed: {invocation.error_line()}")

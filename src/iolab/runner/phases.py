@@ -23,7 +23,9 @@ from iolab.fio.options import checked_options, escape_path, write_reasons
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import Target
 from iolab.models.job_options import JobOptions
-from iolab.runner import blank, workdirs
+from iolab.private import write_private
+from iolab.runner import blank
+from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Artifact
 
 # Slowest write rate (bytes/s) before the fill counts as hung: a slow USB disk.
@@ -59,7 +61,7 @@ def run_command(argv: tuple[str, ...], when: str, artifacts: list[Artifact]) -> 
     return CommandOutcome(proc.stdout, f"exit {proc.returncode}" if proc.returncode else "")
 
 
-def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str) -> float:
+def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str, workdirs: Workdirs) -> float:
     """Run a fio job on a target whose output is not a measurement; returns seconds taken.
 
     Used to write a scratch file before it is read and to precondition a
@@ -75,9 +77,9 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     job.update(checked_options(options, name))
     if not target.direct:
         job["direct"] = "0"
-    with workdirs.workdir("phase") as tmp:  # iolab's own names: `name` is the user's label
+    with workdirs.made("phase") as tmp:  # iolab's own names: `name` is the user's label
         jobfile = tmp / "phase.fio"
-        jobfile.write_text(render_jobfile([JobSection(name=JOB_SECTION, options=job)]))
+        write_private(jobfile, render_jobfile([JobSection(name=JOB_SECTION, options=job)]))
         loops = JobOptions(options).size("loops") or 1
         timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
         invocation = run_fio(jobfile, tmp / "phase.json", fio, timeout, own_dir=tmp)
@@ -86,7 +88,7 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str)
     return invocation.elapsed_s
 
 
-def fill_scratch(target: Target, fio: str) -> float:
+def fill_scratch(target: Target, fio: str, workdirs: Workdirs) -> float:
     """Write the whole scratch file once with large sequential writes; returns seconds taken.
 
     1 MiB writes, or the largest power of two that divides a smaller or odd size a job asked for
@@ -96,7 +98,7 @@ def fill_scratch(target: Target, fio: str) -> float:
     options = {"rw": "write", "bs": str(block), "iodepth": "16", "ioengine": "libaio", "end_fsync": "1"}
     if block % 512:  # O_DIRECT needs sector-sized writes
         options["direct"] = "0"
-    return run_unmeasured(target, "fill", options, fio)
+    return run_unmeasured(target, "fill", options, fio, workdirs)
 
 
 def discard(target: Target) -> str | None:

@@ -9,7 +9,8 @@ if something is already there, the run stops instead of writing into it.
 Its device and inode are recorded once created, and removal checks them:
 a path that is no longer the file iolab made (replaced, swapped for a
 symlink) is left alone and reported. What a killed run left is removed by
-the next run or by `iolab clean`, from the records alone.
+the next run or by `iolab clean`, from the records alone; fio's work
+directories are recorded and removed the same way (`runner.workdirs`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.models.point import METADATA_PREFIX, SCRATCH_PREFIX
+from iolab.runner.workdirs import WORKDIR, locked
 from iolab.store.db import Store
 from iolab.store.queries import ScratchRecord, open_scratch
+
+DIRECTORIES = ("dir", WORKDIR)  # scratch kinds removed with all they hold
 
 
 def scratch_filename(directory: Path) -> str:
@@ -109,7 +113,7 @@ def remove(store: Store, records: list[ScratchRecord], dry_run: bool = False) ->
             continue
         if not dry_run:
             try:
-                shutil.rmtree(record.path) if record.kind == "dir" else os.unlink(record.path)
+                shutil.rmtree(record.path) if record.kind in DIRECTORIES else os.unlink(record.path)
             except FileNotFoundError:
                 pass
             except OSError as exc:
@@ -128,12 +132,19 @@ def _not_ours(record: ScratchRecord) -> str:
         return "gone"
     except OSError as exc:
         return exc.strerror or "unreadable"
-    wanted = stat.S_ISDIR if record.kind == "dir" else stat.S_ISREG
+    directory = record.kind in DIRECTORIES
+    wanted = stat.S_ISDIR if directory else stat.S_ISREG
     if not wanted(info.st_mode):
-        return "no longer the " + ("directory" if record.kind == "dir" else "file") + " iolab created"
+        return "no longer the " + ("directory" if directory else "file") + " iolab created"
     if info.st_uid != os.geteuid():
         return "not created by iolab"
     same = record.ino is not None and (info.st_dev, info.st_ino) == (record.dev, record.ino)
+    if record.kind == WORKDIR:
+        # fio's work directory: only the very directory recorded (its name proves nothing), and only when
+        # no iolab holds its lock (one of another PID namespace sharing this home, still running).
+        if not same:
+            return "not the directory iolab created (its device and inode differ from those recorded)"
+        return "in use by a running iolab" if locked(record.path) else ""
     if not Path(record.path).name.startswith((SCRATCH_PREFIX, METADATA_PREFIX)):
         # A file a job named: no random name vouches for it, only being the very file iolab made.
         return "" if same else "not the file iolab created (replaced, or never made)"

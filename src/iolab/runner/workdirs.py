@@ -1,82 +1,86 @@
-"""fio's temporary work directories: made per fio run, removed after it, swept after a kill.
+"""fio's temporary work directories: recorded before they exist, removed after each fio run, swept from the records.
 
 Each fio run gets a directory of its own under the temporary directory
 (`$TMPDIR`): its job file, its output and its logs. iolab removes it when
 the run ends, and fio's keeper removes it when iolab dies while fio runs.
 Between the directory's creation and the keeper's start (job files written,
 samplers started) neither can, so a SIGKILL there left it behind: 190 had
-piled up on one host. The directory's name carries the pid of the iolab that
-made it (`iolab-point-<pid>-<random>`); the next run and `iolab clean`
-remove those whose maker is gone. A directory is removed only when it is
-a real directory (not a link), owned by this user, named so, its maker's
-pid is not alive (a live pid, even reused by another program, keeps it),
-and nobody holds the lock its maker takes on it for as long as it lives: a
-`/tmp` shared between containers shows another PID namespace's live iolab
-under a pid that is dead here, and its lock keeps its directory.
+piled up on one host. They used to be swept by their name
+(`iolab-point-<pid>-*` of a dead pid), and `iolab clean` removed a user's
+`$TMPDIR/iolab-point-999999-mydata/` with its files: a name proves nothing.
+
+So a work directory is a scratch entry like any other (`runner.scratch`):
+recorded in the store under its run before it exists (kind "workdir"),
+made with mkdir (which never follows or reuses a path), its device and
+inode recorded once made. The sweep at a run's start and `iolab clean`
+remove only recorded entries of runs no longer running, and only while the
+path is still that very directory owned by this user; anything else is
+left and named. The maker also holds a flock on it for as long as it lives:
+a run of another PID namespace sharing the home keeps its directory.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import re
+import secrets
 import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-_NAME = re.compile(r"^iolab-(?:point|phase)-(\d+)-[A-Za-z0-9_]+$")
+from iolab.errors import UserError
+from iolab.store.db import Store
+
+WORKDIR = "workdir"  # the scratch kind of a work directory
 
 
-@contextmanager
-def workdir(kind: Literal["point", "phase"]) -> Iterator[Path]:
-    """A fresh directory for one fio run, named with this process's pid, removed when the block ends."""
-    with tempfile.TemporaryDirectory(prefix=f"iolab-{kind}-{os.getpid()}-") as path:
-        held = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+@dataclass(frozen=True)
+class Workdirs:
+    """Where one run records the work directories of its fio runs."""
+
+    store: Store
+    run_id: int
+
+    @contextmanager
+    def made(self, kind: Literal["point", "phase"]) -> Iterator[Path]:
+        """A fresh, recorded directory for one fio run, removed (and its record closed) when the block ends."""
+        path = Path(tempfile.gettempdir()) / f"iolab-{kind}-{os.getpid()}-{secrets.token_hex(6)}"
+        scratch_id = self.store.record_scratch(self.run_id, str(path), WORKDIR)
         try:
+            os.mkdir(path, 0o700)
+        except OSError as exc:
+            self.store.scratch_removed(scratch_id)
+            raise UserError(f"cannot create fio's work directory {path}: {exc.strerror}; set TMPDIR") from None
+        held = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        made = os.fstat(held)
+        try:
+            self.store.scratch_created(scratch_id, made.st_dev, made.st_ino)
             fcntl.flock(held, fcntl.LOCK_EX)  # released by the kernel however this process ends
-            yield Path(path)
+            yield path
         finally:
             os.close(held)
+            if _same_directory(path, made):
+                shutil.rmtree(path, ignore_errors=True)
+            if not path.exists():
+                self.store.scratch_removed(scratch_id)
 
 
-def _alive(pid: int) -> bool:
+def _same_directory(path: Path, made: os.stat_result) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: alive
-        return True
-    return True
-
-
-def orphaned(parent: Path | None = None) -> list[Path]:
-    """Work directories under `parent` (the temporary directory) whose iolab is no longer running."""
-    parent = Path(parent or tempfile.gettempdir())
-    found: list[Path] = []
-    try:
-        entries = list(os.scandir(parent))
+        info = os.lstat(path)
     except OSError:
-        return found
-    for entry in entries:
-        match = _NAME.match(entry.name)
-        if match is None or int(match.group(1)) == os.getpid() or _alive(int(match.group(1))):
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not _locked(entry.path):
-            found.append(Path(entry.path))
-    return sorted(found)
+        return False
+    return stat.S_ISDIR(info.st_mode) and (info.st_dev, info.st_ino) == (made.st_dev, made.st_ino)
 
 
-def _locked(path: str) -> bool:
+def locked(path: str) -> bool:
     """Whether a live iolab (of any PID namespace) holds the directory's lock; a directory that cannot be
-    opened as one (replaced by a link or a file since it was listed) counts as held: it is not touched."""
+    opened as one (replaced by a link or a file since it was recorded) counts as held: it is not touched."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
@@ -88,15 +92,3 @@ def _locked(path: str) -> bool:
     finally:
         os.close(fd)
     return False
-
-
-def remove_orphaned(dry_run: bool = False) -> list[str]:
-    """Remove (or, dry, only list) the work directories killed runs left; returns their paths."""
-    removed = []
-    for path in orphaned():
-        if not dry_run:
-            shutil.rmtree(path, ignore_errors=True)
-            if path.exists():
-                continue
-        removed.append(str(path))
-    return removed

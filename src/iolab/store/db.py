@@ -26,6 +26,7 @@ from iolab.models.workload import workload_identity
 from iolab.private import PRIVATE_FILE, private_dir
 from iolab.store import columns
 from iolab.store.migrations import latest_version, migrate
+from iolab.store.ownership import require_own, unsafe_owner
 
 DB_NAME = "iolab.db"
 # Room kept aside in IOLAB_HOME: when the file system fills up mid-run, iolab deletes it to have the space
@@ -409,6 +410,11 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
     """
     directory = home or home_dir()
     path = directory / DB_NAME
+    if unsafe_owner(directory) or unsafe_owner(path):
+        if for_reading and path.is_file():
+            return _read_only_store(path)  # reading deletes nothing: a colleague's lab stays readable
+        require_own(directory, "IOLAB_HOME")
+        require_own(path, "the iolab database")
     try:
         private_dir(directory)
         _private_database(path)

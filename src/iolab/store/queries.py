@@ -392,7 +392,7 @@ class ScratchRecord:
     id: int
     run_id: int
     path: str
-    kind: str  # "file" or "dir"
+    kind: str  # "file", "dir" or "workdir" (fio's work directory, `runner.workdirs`)
     dev: int | None
     ino: int | None
     run_running: bool  # its run is still going (in a live process on this host)

@@ -20,7 +20,19 @@ from dataclasses import dataclass
 
 from iolab.errors import UserError
 from iolab.models import Result
-from iolab.tools.model import MIB, ToolOutput, ToolPoint, command_tokens, number, rate, size_text, throughput
+from iolab.numbers import NumberError, bounded_decoder, real
+from iolab.tools.model import (
+    MIB,
+    Columns,
+    ToolOutput,
+    ToolPoint,
+    command_tokens,
+    count,
+    number,
+    rate,
+    size_text,
+    throughput,
+)
 
 BANNER = re.compile(r"^IOR-(\S+): MPI Coordinated Test of Parallel I/O", re.MULTILINE)
 OPERATIONS = ("write", "read")
@@ -84,15 +96,15 @@ def _invocation(chunk: str, version: str, source: str) -> list[ToolPoint]:
     rows = _results(lines, source)
     points = []
     for summary in _summary(lines, source):
-        op, test = summary["Operation"], int(number(summary["Test#"], "Test#", source))
-        xfer = int(number(summary["xsize"], "xsize", source))
-        tasks = int(number(summary["#Tasks"], "#Tasks", source))
+        op, test = summary["Operation"], count(summary["Test#"], "Test#", source)
+        xfer = count(summary["xsize"], "xsize", source)
+        tasks = count(summary["#Tasks"], "#Tasks", source)
         options = {
             "tool": "ior",
             "rw": op,
             "api": summary["API"],
             "bs": size_text(xfer),
-            "blocksize": size_text(int(number(summary["blksiz"], "blksiz", source))),
+            "blocksize": size_text(count(summary["blksiz"], "blksiz", source)),
             "segments": summary["segcnt"],
             "numjobs": str(tasks),
             "tasks_per_node": summary["tPN"],
@@ -147,13 +159,13 @@ def _results(lines: list[str], source: str) -> list[_Row]:
         words = line.split()
         match = re.match(r"^(?:TestID\s*:\s*(\d+)|Test (\d+) started)", line)
         if match:
-            test = int(match.group(1) or match.group(2))
+            test = count(match.group(1) or match.group(2), "TestID", source)
         elif words[:2] == ["access", "bw(MiB/s)"]:
             columns = words
         elif line.startswith("Summary of all tests"):
             columns = []
         elif columns and words and words[0] in OPERATIONS and len(words) == len(columns):
-            cell = dict(zip(columns, words, strict=True))
+            cell = Columns(dict(zip(columns, words, strict=True)), "IOR's results table", source)
             mib_s = number(cell["bw(MiB/s)"], "bw(MiB/s)", source)
             rows.append(_Row(test, words[0], mib_s, number(cell["total(s)"], "total(s)", source)))
     return rows
@@ -174,7 +186,7 @@ def _summary(lines: list[str], source: str) -> list[dict[str, str]]:
                 break
             if len(words) != len(columns):
                 raise UserError(f"{source}: an IOR summary row has {len(words)} columns, its header {len(columns)}")
-            cell: dict[str, str] = {}
+            cell = Columns({}, "IOR's summary table", source)
             for name, value in zip(columns, words, strict=True):
                 cell.setdefault(name, value)
             rows.append(cell)
@@ -183,8 +195,8 @@ def _summary(lines: list[str], source: str) -> list[dict[str, str]]:
 
 def _mean_seconds(summary: dict[str, str]) -> float:
     try:
-        return float(summary.get("Mean(s)", "0"))
-    except ValueError:
+        return real(summary.get("Mean(s)", "0"), "Mean(s)", 0.0)
+    except UserError:  # a damaged mean time only loses the seconds, as a missing one does
         return 0.0
 
 
@@ -192,7 +204,9 @@ def parse_json(text: str, source: str) -> ToolOutput:
     """IOR's JSON summary (`-O summaryFormat=JSON`): a point per summary row, a repeat per result of its test."""
     start = text.find("{")
     try:
-        doc = json.loads(text[start:]) if start != -1 else None
+        doc = bounded_decoder().decode(text[start:]) if start != -1 else None
+    except NumberError as exc:
+        raise UserError(f"{source}: IOR JSON with {exc}; is the file damaged?") from None
     except (json.JSONDecodeError, RecursionError):
         doc = None
     if not isinstance(doc, dict) or not isinstance(doc.get("summary"), list):

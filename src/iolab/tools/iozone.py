@@ -19,7 +19,7 @@ import time
 
 from iolab.errors import UserError
 from iolab.models import Result
-from iolab.tools.model import KIB, ToolOutput, ToolPoint, command_tokens, number, rate, size_text, throughput
+from iolab.tools.model import KIB, ToolOutput, ToolPoint, command_tokens, count, number, rate, size_text, throughput
 
 BANNER = "Iozone: Performance Test of File I/O"
 REPORTS = {
@@ -101,7 +101,7 @@ def _table(lines: list[str], source: str) -> dict[tuple[str, int, int], float]:
             cells = [(m.end(), m.group()) for m in re.finditer(r"\S+", row)]
             if len(cells) < 3 or not all(c[1].isdigit() for c in cells[:2]):
                 break
-            kib, reclen = int(cells[0][1]), int(cells[1][1])
+            kib, reclen = count(cells[0][1], "kB", source), count(cells[1][1], "reclen", source)
             for end, value in cells[2:]:
                 name = min(columns, key=lambda col: abs(col[0] - end))
                 if abs(name[0] - end) > 2:
@@ -129,7 +129,7 @@ def _report(lines: list[str], source: str) -> dict[tuple[str, int, int], float]:
         if not title or title.group(1) not in REPORTS or at + 1 >= len(lines):
             continue
         test = REPORTS[title.group(1)]
-        reclens = [int(v) for v in re.findall(r'"(\d+)"', lines[at + 1])]
+        reclens = [count(v, "a record size", source) for v in re.findall(r'"(\d+)"', lines[at + 1])]
         for row in lines[at + 2 :]:
             match = re.match(r'^"(\d+)"\s+(.*)$', row)
             if not match:
@@ -138,5 +138,7 @@ def _report(lines: list[str], source: str) -> dict[tuple[str, int, int], float]:
             if len(values) > len(reclens):
                 raise UserError(f"{source}: IOzone's {title.group(1)} report has more figures than record sizes")
             for reclen, value in zip(reclens, values, strict=False):
-                found[(test, int(match.group(1)), reclen)] = number(value, f"IOzone {test}", source)
+                found[(test, count(match.group(1), "a file size", source), reclen)] = number(
+                    value, f"IOzone {test}", source
+                )
     return found

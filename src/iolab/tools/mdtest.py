@@ -19,7 +19,7 @@ import re
 import time
 
 from iolab.errors import UserError
-from iolab.tools.model import ToolOutput, ToolPoint, command_tokens, number, rate, throughput
+from iolab.tools.model import ToolOutput, ToolPoint, command_tokens, count, number, rate, throughput
 
 LAUNCH = re.compile(r"^mdtest-(\S+) was launched with (\d+) total task\(s\) on (\d+) node", re.MULTILINE)
 SUMMARY = re.compile(r"^SUMMARY\b(?P<kind>[^:(]*)(?:\((?P<unit>[^)]*)\))?\s*:\s*\(of (?P<n>\d+) iterations?\)")
@@ -49,7 +49,7 @@ def parse(text: str, source: str) -> ToolOutput:
         chunk = text[begin:end]
         launch = launches[index] if launches else None
         version = f"mdtest-{launch.group(1)}" if launch else "mdtest"
-        tasks = int(launch.group(2)) if launch else 1
+        tasks = count(launch.group(2), "the task count", source, low=1) if launch else 1
         found, note = _run(chunk, version, tasks, source)
         began = _began([when for at, when in starts if at < end][-1:])
         for point in found:
@@ -85,7 +85,7 @@ def _run(chunk: str, version: str, tasks: int, source: str) -> tuple[list[ToolPo
         match = SUMMARY.match(line)
         if not match or "time" in match.group("kind") or "ms/op" in (match.group("unit") or ""):
             continue
-        iterations = int(match.group("n"))
+        iterations = count(match.group("n"), "the iteration count", source, low=1)
         for row in lines[at + 1 :]:
             if row.strip().startswith(("Operation", "---")) or not row.strip():
                 if points and not row.strip():

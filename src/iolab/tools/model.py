@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from iolab.errors import UserError
 from iolab.models import DirectionResult, Result
+from iolab.numbers import real, whole
 
 MIB = 1 << 20
 KIB = 1 << 10
@@ -47,10 +48,25 @@ def rate(value: float, what: str, source: str) -> float:
 
 
 def number(text: str, what: str, source: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise UserError(f"{source}: {what} {text[:40]!r} is not a number; is the file damaged?") from None
+    """A figure as the tool printed it: finite (no inf, nan or 1e999), or UserError naming it."""
+    return real(text, f"{source}: {what}")
+
+
+def count(text: str, what: str, source: str, low: int = 0) -> int:
+    """A whole number the tool printed (a test number, a task count, a size): from `low` to int64's end."""
+    return whole(text, f"{source}: {what}", low)
+
+
+class Columns(dict[str, str]):
+    """A table row keyed by its header's column names: a column the header lacks is the file's fault,
+    said in one line (a KeyError was a traceback: an IOR summary without its Test# column)."""
+
+    def __init__(self, cells: dict[str, str], table: str, source: str) -> None:
+        super().__init__(cells)
+        self.table, self.source = table, source
+
+    def __missing__(self, column: str) -> str:
+        raise UserError(f"{self.source}: {self.table} has no {column} column; is the file damaged or cut?")
 
 
 def throughput(

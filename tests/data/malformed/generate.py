@@ -12,12 +12,20 @@ a mutation:  python3 tests/data/malformed/generate.py
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"
 FIO_DATA = HERE.parent / "fio"
+TOOLS_DATA = HERE.parent
+
+# Numbers no int64 or double holds, and the non-numbers a damaged file shows where a number stands
+# (issue 30, item 9): each is put in turn where the real output has a number iolab reads.
+HUGE = ("1e999", "1" + "0" * 400, "9" * 5000, "-1e999", "nan")
+NOT_A_NUMBER = ("abc", "-inf")
+BOM = "\ufeff"
 
 PLAN = """name = "p"
 [options]
@@ -175,6 +183,33 @@ def plan_cases() -> list[tuple[str, str]]:
         ("deeply nested tables", "a = " + "{ b = " * 60 + "1" + " }" * 60 + "\n"),
         ("deeply nested arrays", "a = " + "[" * 500 + "]" * 500 + "\n"),
         ("invalid utf-8", 'name = "\udcff"\n'),
+        # numbers beyond int64 or a double, and values the dry run passed (issue 30, item 9)
+        ("byte-order mark", BOM + PLAN),
+        ("byte-order mark then not toml", BOM + "this is not = = toml\n"),
+        ("target_ci a word", PLAN + '[stopping]\ntarget_ci = "abc"\n'),
+        ("target_ci 1e999%", PLAN + '[stopping]\ntarget_ci = "1e999%"\n'),
+        ("target_ci negative", PLAN + '[stopping]\ntarget_ci = "-2%"\n'),
+        ("target_ci 100%", PLAN + "[stopping]\ntarget_ci = 1.0\n"),
+        ("stopping max_s inf", PLAN + "[stopping]\nmax_s = inf\n"),
+        ("stopping max_s 1e400", PLAN + "[stopping]\nmax_s = 1e400\n"),
+        ("stopping min_s nan", PLAN + "[stopping]\nmin_s = nan\n"),
+        ("rw suffix negative", PLAN.replace('rw = "randread"', 'rw = "read:-5"')),
+        ("rw suffix a word", PLAN.replace('rw = "randread"', 'rw = "randread:abc"')),
+        ("rw suffix 1e999", PLAN.replace('rw = "randread"', 'rw = "randread:1e999"')),
+        ("rw suffix beyond int64", PLAN.replace('rw = "randread"', f'rw = "randread:{"9" * 30}"')),
+        ("iodepth 10^400", PLAN.replace("iodepth = 4", "iodepth = 1" + "0" * 400)),
+        ("iodepth 5000 digits", PLAN.replace("iodepth = 4", "iodepth = " + "9" * 5000)),
+        ("iodepth -10^400", PLAN.replace("iodepth = 4", "iodepth = -1" + "0" * 400)),
+        ("runtime 1e400", PLAN.replace('bs = "4k"', "runtime = 1e400")),
+        ("repeat count 10^30", PLAN + "[repeat]\ncount = 1" + "0" * 30 + "\n"),
+        ("repeat cov_target 1e400", PLAN + "[repeat]\nadaptive = true\ncov_target = 1e400\n"),
+        ("axis of 10^400", PLAN.replace("options = {", "axes = { iodepth = [1, 1" + "0" * 400 + "] }\noptions = {")),
+        (
+            "exclude with 10^400",
+            PLAN.replace(
+                "options = {", 'axes = { bs = ["4k", "8k"] }\nexclude = ["iodepth > 1' + "0" * 400 + '"]\noptions = {'
+            ),
+        ),
     ]
     return cases
 
@@ -379,6 +414,160 @@ def json_cases() -> list[tuple[str, str]]:
     return cases
 
 
+def _numbers_at(data: dict, path: list[str | int], label: str) -> list[tuple[str, str]]:
+    """The real document with the number at `path` replaced by each of HUGE and NOT_A_NUMBER, written as
+    JSON text would hold it (1e999 and 10^400 are valid JSON numbers; json.dumps cannot write them)."""
+    cases = []
+    try:
+        marked = json.dumps(_spoil(data, path, "@NUMBER@"))
+    except (KeyError, IndexError, TypeError):
+        return cases
+    for value in HUGE + NOT_A_NUMBER:
+        literal = value if value not in NOT_A_NUMBER else json.dumps(value)
+        literal = {"nan": "NaN", "-inf": "-Infinity"}.get(value, literal)
+        cases.append(
+            (f"{label} = {value[:12]}{'...' if len(value) > 12 else ''}", marked.replace('"@NUMBER@"', literal))
+        )
+    return cases
+
+
+def json_number_cases() -> list[tuple[str, str]]:
+    """fio JSON and json+ with one number iolab reads beyond int64 or a double (10^400 was an OverflowError)."""
+    data = json.loads((FIO_DATA / "randrw-json.json").read_text())
+    plus = json.loads((FIO_DATA / "randread-4jobs.json").read_text())
+    job = ["jobs", 0]
+    cases = []
+    for path in (
+        [*job, "read", "iops"],
+        [*job, "read", "bw"],
+        [*job, "read", "bw_bytes"],
+        [*job, "read", "io_bytes"],
+        [*job, "read", "runtime"],
+        [*job, "read", "total_ios"],
+        [*job, "read", "clat_ns", "mean"],
+        [*job, "read", "clat_ns", "N"],
+        [*job, "write", "lat_ns", "max"],
+        [*job, "usr_cpu"],
+        [*job, "job_runtime"],
+        [*job, "error"],
+    ):
+        cases += _numbers_at(data, path, ".".join(map(str, path)))
+    percentiles = data["jobs"][0]["read"]["clat_ns"]["percentile"]
+    cases += _numbers_at(data, [*job, "read", "clat_ns", "percentile", next(iter(percentiles))], "a percentile")
+    key = "clat_ns" if plus["jobs"][0]["read"]["clat_ns"].get("bins") else "lat_ns"
+    first = next(iter(plus["jobs"][0]["read"][key]["bins"]))
+    cases += _numbers_at(plus, [*job, "read", key, "bins", first], "json+ bin count")
+    return cases
+
+
+def _first_run(text: str, end_mark: str) -> str:
+    """The output up to the end of its first run (a file of one run, as a tool writes it): the real files
+    hold 8 to 20 runs, and 46 spoilt copies of each would be megabytes of the same text."""
+    at = text.index(end_mark)
+    return text[: text.index("\n", at + 1) + 1]
+
+
+def _replace_token(line: str, index: int, value: str) -> str:
+    """`line` with its `index`-th whitespace-separated word replaced, the rest of the line as it was."""
+    words = line.split()
+    words[index] = value
+    return " ".join(words)
+
+
+def ior_text_cases() -> list[tuple[str, str]]:
+    """Real IOR text outputs (3.0 to 3.3) with a summary or results figure spoiled, a column missing,
+    cut short, or with control characters: Test# missing was a KeyError, Test# = 1e999 an OverflowError."""
+    cases = []
+    for path in sorted((TOOLS_DATA / "ior").glob("*.txt")):
+        text = _first_run(path.read_text(), "\nFinished")
+        lines = text.splitlines(keepends=True)
+        tag = path.stem.split("-")[1]
+        header_at = next(i for i, ln in enumerate(lines) if ln.startswith("Operation"))
+        header = lines[header_at].split()
+        row_at = header_at + 1
+        for column in ("Test#", "#Tasks", "xsize", "blksiz"):
+            if column in header:
+                at = header.index(column)
+                for value in HUGE + NOT_A_NUMBER:
+                    spoiled = lines.copy()
+                    spoiled[row_at] = _replace_token(lines[row_at], at, value) + "\n"
+                    cases.append((f"IOR {tag} summary {column} = {value[:12]}", "".join(spoiled)))
+                renamed = lines.copy()
+                renamed[header_at] = lines[header_at].replace(f" {column} ", " Spoilt ", 1)
+                cases.append((f"IOR {tag} summary without its {column} column", "".join(renamed)))
+        table_at = next((i for i, ln in enumerate(lines) if ln.startswith("access ") and "bw(MiB/s)" in ln), None)
+        if table_at is not None:
+            columns = lines[table_at].split()
+            result_at = next(i for i in range(table_at + 1, len(lines)) if lines[i].startswith(("write", "read")))
+            for column in ("bw(MiB/s)", "total(s)"):
+                for value in HUGE:
+                    spoiled = lines.copy()
+                    spoiled[result_at] = _replace_token(lines[result_at], columns.index(column), value) + "\n"
+                    cases.append((f"IOR {tag} result {column} = {value[:12]}", "".join(spoiled)))
+        for fraction in (0.1, 0.5, 0.9):
+            cases.append((f"IOR {tag} cut at {fraction:.0%}", text[: int(len(text) * fraction)]))
+        cases.append((f"IOR {tag} NUL in the summary", text.replace("Summary of all tests", "Summary\x00of all tests")))
+    return cases
+
+
+def ior_json_cases() -> list[tuple[str, str]]:
+    """IOR's JSON summary with a figure beyond a double or int64, a key missing, or cut short."""
+    text = (TOOLS_DATA / "ior" / "compspec-ior-4.0.0rc1.json").read_text()
+    data = json.loads(text)
+    cases = []
+    for key in ("transferSize", "numTasks", "blockSize", "bwMeanMIB"):
+        cases += _numbers_at(data, ["summary", 0, key], f"IOR JSON summary {key}")
+    for key in ("operation", "transferSize", "numTasks"):
+        cases.append((f"IOR JSON summary without {key}", json.dumps(_spoil(data, ["summary", 0, key], _DELETE))))
+    for fraction in (0.3, 0.7, 0.99):
+        cases.append((f"IOR JSON cut at {fraction:.0%}", text[: int(len(text) * fraction)]))
+    return cases
+
+
+def mdtest_cases() -> list[tuple[str, str]]:
+    """Real mdtest 1.9 outputs with a rate or the iteration count beyond a double, or cut short."""
+    cases = []
+    for path in sorted((TOOLS_DATA / "mdtest").glob("*.txt")):
+        text = _first_run(path.read_text(), "\n-- finished at")
+        tag = path.stem.split("-")[1]
+        rate = re.search(r"^(\s+File creation\s*:\s+)(\S+)", text, re.MULTILINE)
+        assert rate is not None, path
+        for value in HUGE:
+            cases.append((f"mdtest {tag} rate = {value[:12]}", text[: rate.start(2)] + value + text[rate.end(2) :]))
+        iterations = re.search(r"\(of (\d+) iterations?\)", text)
+        assert iterations is not None, path
+        for value in ("1" + "0" * 400, "9" * 5000, "0"):
+            spoiled = text[: iterations.start(1)] + value + text[iterations.end(1) :]
+            cases.append((f"mdtest {tag} iterations = {value[:12]}", spoiled))
+        for fraction in (0.2, 0.6):
+            cases.append((f"mdtest {tag} cut at {fraction:.0%}", text[: int(len(text) * fraction)]))
+    return cases
+
+
+def iozone_cases() -> list[tuple[str, str]]:
+    """Real IOzone outputs (auto mode, -R report) with a size or figure beyond int64 or a double, or cut."""
+    cases = []
+    for path in sorted((TOOLS_DATA / "iozone").glob("*.txt")):
+        text = path.read_text()
+        tag = path.stem.split("-")[-1]
+        row = re.search(r"^(\s+)(\d+)(\s+)(\d+)(\s+)(\d+)", text, re.MULTILINE)
+        if row is None:  # the -R report: "size" "figure" rows
+            row = re.search(r'^"(\d+)"(\s+)(\d+)', text, re.MULTILINE)
+            assert row is not None, path
+            size_group, figure_group = 1, 3
+        else:
+            size_group, figure_group = 2, 6
+        for value in HUGE[1:3]:
+            spoiled = text[: row.start(size_group)] + value + text[row.end(size_group) :]
+            cases.append((f"IOzone {tag} file size = {value[:12]}", spoiled))
+        for value in ("1e999", "9" * 400):
+            spoiled = text[: row.start(figure_group)] + value + text[row.end(figure_group) :]
+            cases.append((f"IOzone {tag} figure = {value[:12]}", spoiled))
+        for fraction in (0.1, 0.5):
+            cases.append((f"IOzone {tag} cut at {fraction:.0%}", text[: int(len(text) * fraction)]))
+    return cases
+
+
 def host_cases() -> list[tuple[str, str]]:
     """(description, host file text) for broken host files."""
     return [
@@ -409,6 +598,10 @@ def host_cases() -> list[tuple[str, str]]:
         ("escape sequence", "node01\x1b[2J\n"),
         ("5000 hosts", "".join(f"node{i}\n" for i in range(5000))),
         ("key repeated", "node01 port=1 port=2\n"),
+        ("port 10^400", "node01 port=1" + "0" * 400 + "\n"),
+        ("port 5000 digits", "node01 port=" + "9" * 5000 + "\n"),
+        ("port in Arabic-Indic digits", "node01 port=\u0663\u0663\n"),
+        ("byte-order mark then a bad port", BOM + "node01 port=http\n"),
     ]
 
 
@@ -480,6 +673,25 @@ def command_cases() -> list[tuple[str, list[str]]]:
         ("compare window not a date", ["compare", "2025-13-01..", "1"]),
         ("compare since not a date", ["compare", "1", "2", "--since", "yesterday"]),
         ("report range past any run", ["report", "1-99999999999999999999"]),
+        ("export window negative", ["export", "--window", "-5d", "--csv", "{dir}/x.csv"]),
+        ("export window 1e999 days", ["export", "--window", "1e999d", "--csv", "{dir}/x.csv"]),
+        ("export window 10^400 days", ["export", "--window", "1" + "0" * 400 + "d", "--csv", "{dir}/x.csv"]),
+        ("export window zero", ["export", "--window", "0h", "--json", "{dir}/x.json"]),
+        ("export cov-target 1e999", ["export", "--cov-target", "1e999", "--csv", "{dir}/x.csv"]),
+        ("export cov-target nan", ["export", "--cov-target", "nan%", "--csv", "{dir}/x.csv"]),
+        ("history window a century of centuries", ["history", "--window", "99999999999999d"]),
+        ("history min-runs 10^400", ["history", "--min-runs", "1" + "0" * 400]),
+        ("run runtime 1e999", ["run", "{dir}", "--runtime", "1e999"]),
+        ("run runtime nan", ["run", "{dir}", "--runtime", "nan"]),
+        ("run ramp inf", ["run", "{dir}", "--ramp", "inf"]),
+        ("run size 1e999G", ["run", "{dir}", "--size", "1e999G"]),
+        ("run size 10^400", ["run", "{dir}", "--size", "1" + "0" * 400]),
+        ("run repeat 10^400", ["run", "{dir}", "--repeat", "1" + "0" * 400]),
+        ("run target-ci a word", ["run", "{dir}", "--stop-when-known", "--target-ci", "abc"]),
+        ("run target-ci 1e999%", ["run", "{dir}", "--stop-when-known", "--target-ci", "1e999%"]),
+        ("run max-seconds inf", ["run", "{dir}", "--stop-when-known", "--max-seconds", "inf"]),
+        ("show 5000 digits", ["show", "9" * 5000]),
+        ("tag 10^400", ["tag", "1" + "0" * 400, "x"]),
     ]
 
 
@@ -496,6 +708,16 @@ ACCEPTED = {
     ("json", "version missing"),
     ("json", "version garbage"),  # informational: stored as given
     ("json", "read clat_ns missing"),  # total latency stands in, as for fio before 3.0
+    ("plan", "byte-order mark"),  # a BOM (Windows editors write one) is not the plan's text: read as TOML
+    # a tool's output cut short keeps the runs that finished before the cut, as a file of fewer runs would
+    *(("iozone", f"IOzone R cut at {f}") for f in ("10%", "50%")),
+    # mdtest's rate rows are figures only: a row reading "nan" ends the table, as a blank line would
+    ("mdtest", "mdtest v1 rate = nan"),
+    ("mdtest", "mdtest v2 rate = nan"),
+    # IOR JSON: bwMeanMIB is read only for a test without per-iteration results, and a summary row
+    # without an operation is not a test's row (the other tests of the file are taken)
+    *(("iorjson", f"IOR JSON summary bwMeanMIB = {v}") for v in ("nan", "abc", "-inf")),
+    ("iorjson", "IOR JSON summary without operation"),
     # fields iolab does not read (the file is kept whole beside the run)
     *(
         ("json", what)
@@ -525,6 +747,11 @@ def main() -> None:
         ("job", ".fio", job_cases(), ["run", "--dry-run", "{file}", "{dir}"]),
         ("json", ".json", json_cases(), ["import", "{file}"]),
         ("hosts", ".hosts", host_cases(), ["run", "--dry-run", "{dir}", "--hostfile", "{file}"]),
+        ("numbers", ".json", json_number_cases(), ["import", "{file}"]),
+        ("ior", ".txt", ior_text_cases(), ["import", "{file}"]),
+        ("iorjson", ".json", ior_json_cases(), ["import", "{file}"]),
+        ("mdtest", ".txt", mdtest_cases(), ["import", "{file}"]),
+        ("iozone", ".txt", iozone_cases(), ["import", "{file}"]),
     )
     for kind, suffix, cases, argv in kinds:
         for number, (description, text) in enumerate(cases, 1):
