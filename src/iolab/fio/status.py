@@ -18,8 +18,8 @@ from iolab.fio.parse import DIRECTIONS
 
 @dataclass(frozen=True)
 class Counters:
-    """One status block summed over jobs: milliseconds the jobs have run (their mean) and the I/Os and
-    bytes done so far in every direction."""
+    """One status block summed over jobs: milliseconds the jobs have run (their wall time, the mean over
+    entries) and the I/Os and bytes done so far in every direction."""
 
     runtime_ms: float
     ios: dict[str, int]
@@ -31,14 +31,25 @@ class Counters:
 
 
 def counters(doc: dict) -> Counters | None:
-    """The counters of one fio document; None when it has no jobs (fio still laying out files)."""
+    """The counters of one fio document; None when it has no jobs (fio still laying out files).
+
+    The time base is each entry's wall time, never `job_runtime`: with group_reporting one entry
+    stands for all the group's jobs, its counters summed and its `job_runtime` too (four jobs that ran
+    6 s say 24 s), while a direction's `runtime` is the longest job's. So the bytes of all jobs go over
+    the time they ran, however fio groups them."""
     jobs = [j for j in doc.get("jobs") or [] if isinstance(j, dict)]
     if not jobs:
         return None
-    runtime = sum(float(j.get("job_runtime") or 0) for j in jobs) / len(jobs)
+    runtime = sum(wall_ms(j) for j in jobs) / len(jobs)
     ios = {d: sum(int((j.get(d) or {}).get("total_ios") or 0) for j in jobs) for d in DIRECTIONS}
     io_bytes = {d: sum(int((j.get(d) or {}).get("io_bytes") or 0) for j in jobs) for d in DIRECTIONS}
     return Counters(runtime, ios, io_bytes)
+
+
+def wall_ms(job: dict) -> float:
+    """How long one entry's jobs have run, in ms: the longest of its directions' runtimes (fio counts a
+    direction's runtime from the job's start once it has done I/O there); 0 before any I/O."""
+    return max((float((job.get(d) or {}).get("runtime") or 0) for d in DIRECTIONS), default=0.0)
 
 
 def rates(blocks: list[Counters]) -> list[float]:
