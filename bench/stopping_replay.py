@@ -14,7 +14,8 @@ The points are split in two by a hash of their path: the rule was chosen on the 
 figures that count are the "held-out" half's. Writes bench/results/stopping_replay.json and, with
 --readme, the table between the stopping-replay markers of README.md.
 
-    .venv/bin/python bench/stopping_replay.py /work/data/fioplot/benchmark_data [--limit 40] [--readme]
+    .venv/bin/python bench/stopping_replay.py PATH/TO/benchmark_data [--limit 40] [--readme]
+    .venv/bin/python bench/stopping_replay.py --readme     # README.md from bench/results alone
 """
 
 from __future__ import annotations
@@ -266,11 +267,16 @@ def write_readme(figures: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("collection", type=Path, help="fio-plot's benchmark_data folder")
+    parser.add_argument("collection", type=Path, nargs="?", help="fio-plot's benchmark_data folder")
     parser.add_argument("--limit", type=int, help="replay at most this many points (a smoke run)")
-    parser.add_argument("--readme", action="store_true", help="write the held-out table into README.md")
+    parser.add_argument(
+        "--readme", action="store_true", help="write the held-out table into README.md (from the last full run)"
+    )
     args = parser.parse_args()
-    if not args.collection.is_dir():
+    if args.collection is None and args.readme:
+        write_readme(json.loads(RESULT.read_text()))
+        return
+    if args.collection is None or not args.collection.is_dir():
         sys.exit(f"{args.collection} is not a folder: give fio-plot's benchmark_data")
     from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_MIN_S, DEFAULT_TARGET
 

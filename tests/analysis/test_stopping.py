@@ -172,7 +172,9 @@ def _wandering(seed: int) -> tuple[list[float], float]:
     return values, sum(values) / len(values)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 35, not met: a wander slower than the window is not seen (86%)")
+@pytest.mark.xfail(
+    strict=True, reason="issue 35, not met: a wander slower than the window is not seen (bench/stopping_coverage.py)"
+)
 def test_a_rate_that_wanders_over_tens_of_seconds_holds_its_whole_run_mean_in_93_percent() -> None:
     known, coverage = _coverage([_wandering(seed) for seed in range(100)])
     assert known >= 50 and coverage >= 0.93, (known, coverage)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from iolab.fio.parse import DIRECTIONS
-from iolab.fio.status import StatusReader, counters, rates
+from iolab.fio.status import StatusReader, counters, rates, window_ios
 
 STOPPING = Path(__file__).parents[1] / "data" / "fio" / "stopping"
 DATA = STOPPING / "status-interval.json"
@@ -55,6 +55,8 @@ def _grouped(jobs: list[dict]) -> dict:
     for d in DIRECTIONS:
         for key in ("total_ios", "io_bytes"):
             entry[d][key] = sum(j[d][key] for j in jobs)
+        for key in ("clat_ns", "lat_ns"):  # latency statistics pooled: their counts added
+            entry[d][key]["N"] = sum(j[d][key]["N"] for j in jobs)
         entry[d]["runtime"] = max(j[d]["runtime"] for j in jobs)
     return entry
 
@@ -73,6 +75,8 @@ def test_rates_do_not_depend_on_how_jobs_are_grouped(seed: int) -> None:
             for d in DIRECTIONS:
                 job[d]["total_ios"] *= k + 1
                 job[d]["io_bytes"] *= k + 1
+                for key in ("clat_ns", "lat_ns"):
+                    job[d][key]["N"] *= k + 1
             jobs.append(job)
         per_job.append(jobs)
     count = min(len(jobs) for jobs in per_job)
@@ -83,3 +87,17 @@ def test_rates_do_not_depend_on_how_jobs_are_grouped(seed: int) -> None:
     plain = rates([c for c in map(counters, ungrouped) if c is not None])
     grouped = rates([c for c in map(counters, regrouped) if c is not None])
     assert grouped == pytest.approx(plain, rel=1e-9)
+
+
+def test_rates_count_completed_ios_not_those_in_flight() -> None:
+    """1 MiB reads at QD32 from a loop device capped at 100 MiB/s: fio's status blocks say total_ios 124 at
+    0.9 s (32 of them in flight); the per-second rates and a window's rate are the completed ones, 100 a second
+    (the kept window's IOPS of a stopped 1 MiB QD32 read had read 95 for the device's 100)."""
+    docs = _documents(STOPPING / "status-qd32-throttled.json")
+    assert docs[0]["jobs"][0]["read"]["total_ios"] - docs[0]["jobs"][0]["read"]["clat_ns"]["N"] >= 16  # in flight
+    blocks = [c for c in (counters(d) for d in docs) if c is not None]
+    per_second = rates(blocks)
+    assert all(90 <= r <= 112 for r in per_second[:-1]), per_second
+    start, final = blocks[1], blocks[-1]
+    window = window_ios(start, final, "read") / (final.runtime_ms - start.runtime_ms) * 1000
+    assert window == pytest.approx(100, rel=0.02)  # the I/O counts' difference said 95.4
