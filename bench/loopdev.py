@@ -55,3 +55,27 @@ def _attached(work: Path, backing: Path, options: list[str]) -> Iterator[str]:
     finally:
         subprocess.run(["losetup", "-d", device], check=False)
         subprocess.run(["rm", "-rf", str(work)], check=False)
+
+
+BLKIO = Path("/sys/fs/cgroup/blkio")
+
+
+@contextmanager
+def throttled(device: str, bytes_per_s: int, ios_per_s: int) -> Iterator[str]:
+    """This process (and the fio it starts) in a fresh cgroup-v1 blkio group capping `device`'s reads and
+    writes at `bytes_per_s` and `ios_per_s`: a device that reads the same every second. Yields a description;
+    the process is moved back and the group removed afterwards."""
+    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
+        raise SystemExit("needs cgroup v1 blkio throttling at /sys/fs/cgroup/blkio")
+    rdev = os.stat(device).st_rdev
+    key = f"{os.major(rdev)}:{os.minor(rdev)}"
+    group = Path(tempfile.mkdtemp(prefix="iolab-bench-", dir=BLKIO))
+    try:
+        for direction in ("read", "write"):
+            (group / f"blkio.throttle.{direction}_bps_device").write_text(f"{key} {bytes_per_s}\n")
+            (group / f"blkio.throttle.{direction}_iops_device").write_text(f"{key} {ios_per_s}\n")
+        (group / "cgroup.procs").write_text(str(os.getpid()))
+        yield f"reads and writes capped at {bytes_per_s >> 20} MiB/s and {ios_per_s:,} IOPS (cgroup-v1 blkio)"
+    finally:
+        (BLKIO / "cgroup.procs").write_text(str(os.getpid()))
+        os.rmdir(group)

@@ -6,7 +6,9 @@ import math
 import random
 from pathlib import Path
 
-from iolab.analysis.stopping import batch_interval, decide, level_shift, mser_cut, steady, trend_significant
+import pytest
+
+from iolab.analysis.stopping import WANDER, batch_interval, decide, level_shift, mser_cut, steady, trend_significant
 
 DATA = Path(__file__).parents[1] / "data" / "fio" / "stopping"
 
@@ -26,7 +28,8 @@ def test_interval_of_white_noise_is_about_t_times_sd_over_root_n() -> None:
     interval = batch_interval(values)
     assert interval is not None and interval.batch_s == 1
     sd = math.sqrt(sum((v - interval.mean) ** 2 for v in values) / 29)
-    assert math.isclose(interval.half_width, 2.045 * sd / math.sqrt(30), rel_tol=0.01)
+    expected = math.hypot(2.045 * sd / math.sqrt(30), WANDER * interval.mean)  # and the wander real devices show
+    assert math.isclose(interval.half_width, expected, rel_tol=0.01)
 
 
 def test_autocorrelated_series_gets_batches_and_a_wider_interval() -> None:
@@ -70,7 +73,8 @@ def test_mser_never_cuts_more_than_half() -> None:
 def test_decide_waits_for_the_minimum_and_stops_a_steady_series() -> None:
     values = noisy(8, cv=0.005, seed=2)
     assert not decide(values[:2], 0.02, 3, 10).stop
-    decision = decide(values[:5], 0.02, 3, 10)
+    assert not decide(values[:5], 0.02, 3, 10).stop  # known at 4 s, but a decision must hold for two fifths
+    decision = decide(values[:6], 0.02, 3, 10)
     assert decision.stop and decision.reason == "target met"
 
 
@@ -126,3 +130,67 @@ def test_a_cut_that_reached_past_the_change_still_shows_the_level_before_it() ->
     kept = batch_interval(noisy(28, level=160.0, cv=0.01, seed=3))
     assert kept is not None and level_shift(discarded, kept)
     assert not level_shift([3000.0, 2200.0, 1500.0], kept)  # a start-up transient is no level
+
+
+def _coverage(series: list[tuple[list[float], float]]) -> tuple[int, float]:
+    """Replays `decide` second by second as the runner does (±2%, at least 3 s); returns how many series were
+    stopped as known and the share of those whose interval holds the reference mean given with each."""
+    known = held = 0
+    for values, reference in series:
+        for n in range(1, len(values) + 1):
+            decision = decide(values[:n], 0.02, 3, math.inf)
+            if decision.stop:
+                break
+        if not decision.stop or decision.reason != "target met" or decision.interval is None:
+            continue
+        kept = values[decision.discarded : n]
+        known += 1
+        held += abs(sum(kept) / len(kept) - reference) <= decision.interval.half_width
+    return known, held / known if known else 0.0
+
+
+@pytest.mark.parametrize("cv", [0.03, 0.04, 0.05])
+def test_white_noise_stopped_as_known_holds_its_true_mean_in_at_least_93_percent(cv: float) -> None:
+    """Issue 35: at 3-5% per-second scatter, 11-14% of stops missed ±2% of the true mean (looking every second
+    at the first window that looked narrow); the decision must now have held for two fifths of the run."""
+    series = []
+    for seed in range(100):
+        rng = random.Random(seed)
+        series.append(([1000 * (1 + rng.gauss(0, cv)) for _ in range(60)], 1000.0))
+    known, coverage = _coverage(series)
+    assert known >= 50 and coverage >= 0.93, (known, coverage)
+
+
+def _wandering(seed: int) -> tuple[list[float], float]:
+    """60 s of a rate that wanders over tens of seconds (AR(1), 20 s time constant, 2% of the mean) under 4%
+    per-second scatter, with the mean of the whole 60 s: a point run to its full length."""
+    rng = random.Random(seed)
+    level, values = rng.gauss(0, 0.02), []
+    for _ in range(60):
+        level = 0.95 * level + rng.gauss(0, 0.02 * math.sqrt(1 - 0.95**2))
+        values.append(1000 * (1 + level + rng.gauss(0, 0.04)))
+    return values, sum(values) / len(values)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="issue 35, not met: a wander slower than the window is not seen (bench/stopping_coverage.py)"
+)
+def test_a_rate_that_wanders_over_tens_of_seconds_holds_its_whole_run_mean_in_93_percent() -> None:
+    known, coverage = _coverage([_wandering(seed) for seed in range(100)])
+    assert known >= 50 and coverage >= 0.93, (known, coverage)
+
+
+def test_a_steady_device_is_still_known_within_six_seconds() -> None:
+    """Issue 35 item 4: a throttled loop device reads the same every second; the quick preset's five points
+    must each stop by about 6 s to keep it within 30 s of fio time."""
+    for seed in range(20):
+        values = noisy(60, cv=0.005, seed=seed)
+        stop = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf).stop)
+        assert stop <= 6, (seed, stop)
+
+
+def test_whole_io_counts_that_repeat_are_not_known_exactly() -> None:
+    """A floppy reads 3 I/Os a second, every second: four equal counts gave a zero-width interval and a stop at
+    4 s; a count of whole I/Os is never known finer than its rounding."""
+    decision = decide([3.0] * 6, 0.02, 3, math.inf)
+    assert not decision.stop and decision.interval is not None and decision.interval.relative > 0.02

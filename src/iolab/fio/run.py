@@ -292,6 +292,9 @@ def run_fio(
     try:
         try:
             stderr = _wait(proc, started + timeout_s, watch)
+        except StopIgnored:
+            _stop(proc, signal.SIGTERM)
+            raise RunFailed(f"fio did not stop within {STOP_GRACE_S:.0f} s of being asked and was killed") from None
         except subprocess.TimeoutExpired:
             _stop(proc, signal.SIGTERM)
             raise RunFailed(f"fio did not finish within {timeout_s:.0f} s and was killed") from None
@@ -304,9 +307,15 @@ def run_fio(
     return FioInvocation(command, proc.returncode, stderr or "", time.monotonic() - started, reported)
 
 
+class StopIgnored(Exception):
+    """fio was asked to stop and had not exited STOP_GRACE_S later."""
+
+
 def _wait(proc: subprocess.Popen, deadline: float, watch: Callable[[], bool] | None) -> str:
     """fio's stderr once it has exited; TimeoutExpired at `deadline`. Asks `watch` every WATCH_S and
-    sends the keeper SIGINT (fio stops and writes its results) the first time it answers True."""
+    sends the keeper SIGINT (fio stops and writes its results) the first time it answers True; from then
+    on fio has STOP_GRACE_S to exit (StopIgnored), not what is left of a deadline sized for its whole
+    runtime: a stopped point whose fio hung once took 150 s to fail (issue 35)."""
     asked = False
     while True:
         left = deadline - time.monotonic()
@@ -315,10 +324,13 @@ def _wait(proc: subprocess.Popen, deadline: float, watch: Callable[[], bool] | N
             return stderr
         except subprocess.TimeoutExpired:
             if time.monotonic() >= deadline:
+                if asked:
+                    raise StopIgnored from None
                 raise
         if watch is not None and not asked and watch():
             proc.send_signal(signal.SIGINT)
             asked = True
+            deadline = min(deadline, time.monotonic() + STOP_GRACE_S)
 
 
 def _stop(proc: subprocess.Popen, sig: signal.Signals) -> None:

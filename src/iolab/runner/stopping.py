@@ -24,7 +24,7 @@ from pathlib import Path
 
 from iolab.analysis.stopping import Decision, decide
 from iolab.errors import UserError
-from iolab.fio.status import Counters, StatusReader, counters, rates
+from iolab.fio.status import Counters, StatusReader, counters, rates, window_ios
 from iolab.models import Point, Result, StopRecord
 from iolab.models.option_values import canonical
 
@@ -138,7 +138,7 @@ class Watch:
         seconds = (final.runtime_ms - start.runtime_ms) / 1000
         if seconds > 0:
             for ddir, d in result.directions.items():
-                d.iops = (final.ios.get(ddir, 0) - start.ios.get(ddir, 0)) / seconds
+                d.iops = window_ios(start, final, ddir) / seconds
                 d.bw_bytes = (final.io_bytes.get(ddir, 0) - start.io_bytes.get(ddir, 0)) / seconds
         result.stopping = StopRecord(
             reason=reason,

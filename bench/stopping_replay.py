@@ -1,0 +1,308 @@
+"""Does a point stopped "when known" state an interval that holds on real devices? (issue 35)
+
+fio-plot's published collection (github.com/louwrentius/fio-plot, benchmark_data: SATA/SAS SSDs,
+HDDs, RAID sets, USB drives and a floppy, 60 s and 5-minute runs) keeps per-job IOPS logs beside
+most of its 3,450 fio outputs. For every output with logs, its jobs' logs are summed into one
+I/Os-per-second series (each log row is the rate over the window since the job's previous row, so
+the job's cumulative I/O count is piecewise linear; its 1 s differences are the job's per-second
+I/Os, summed over jobs), and iolab's stopping rule is replayed on it second by second exactly as the
+runner calls it (`iolab.analysis.stopping.decide` after each second with the runner's defaults:
+±2%, at least 3 s, at most 60 s; at the maximum, the runner's last word). A stopped point's estimate
+(the kept seconds' mean) is compared with the mean of the whole run and of its second half.
+
+The points are split in two by a hash of their path: the rule was chosen on the "choose" half; the
+figures that count are the "held-out" half's. Writes bench/results/stopping_replay.json and, with
+--readme, the table between the stopping-replay markers of README.md.
+
+    .venv/bin/python bench/stopping_replay.py PATH/TO/benchmark_data [--limit 40] [--readme]
+    .venv/bin/python bench/stopping_replay.py --readme     # README.md from bench/results alone
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import zlib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from results_file import write_result
+
+RESULT = Path(__file__).parent / "results" / "stopping_replay.json"
+README = Path(__file__).parents[1] / "README.md"
+MARKERS = ("<!-- stopping-replay:start -->", "<!-- stopping-replay:end -->")
+MIN_SECONDS = 10  # shorter series are not replayed: the rule's minimum and a first batch need more
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One point of the collection: its per-second I/O rate series and what it ran on."""
+
+    path: str
+    device: str
+    workload: str
+    rates: list[float]
+
+    @property
+    def half(self) -> str:
+        """Which half of the split the point is in: stable across runs and machines (a hash of its path)."""
+        return "choose" if zlib.crc32(self.path.encode()) % 2 == 0 else "held-out"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What the rule did on one trace."""
+
+    device: str
+    workload: str
+    half: str
+    seconds: int  # the point's fixed length as replayed: its series, at most the rule's maximum
+    stop_s: int
+    reason: str
+    estimate: float
+    half_width: float
+    whole_mean: float
+    second_half_mean: float
+
+
+DEVICE_CLASSES = (  # the first match names a point's class, from the folder names fio-plot gave it
+    ("FLOPPY", "floppy"),
+    ("USB", "USB drive"),
+    ("RAID5", "RAID 5"),
+    ("RAID0", "RAID 0"),
+    ("RAIDO", "RAID 0"),
+    ("RAID_0", "RAID 0"),
+    ("3XSSD", "RAID (SSD set)"),
+    ("4X_SSD", "RAID 0"),
+    ("HDD", "HDD"),
+    ("RPM", "HDD"),
+    ("HGST", "HDD"),
+    ("SAMSUNGF1", "HDD"),
+    ("P420I", "SSD behind RAID controller"),
+)
+
+
+def device_class(path: str) -> str:
+    """The device class of a point from its folders (SSD unless a folder says otherwise)."""
+    folders = path.upper().split("/")[:-1]
+    for mark, name in DEVICE_CLASSES:
+        if any(mark in folder for folder in folders):
+            return name
+    return "SSD"
+
+
+def per_second(times_ms: list, values: list) -> list[float]:
+    """A job's I/Os in each whole second of its log: each row is its rate over the window since the row
+    before, so the cumulative count is piecewise linear between rows."""
+    import numpy as np
+
+    t = np.asarray(times_ms, dtype=float)
+    v = np.asarray(values, dtype=float)
+    order = np.argsort(t, kind="stable")
+    t, v = t[order], v[order]
+    windows = np.diff(np.concatenate([[0.0], t])) / 1000
+    cumulative = np.concatenate([[0.0], np.cumsum(v * windows)])
+    knots = np.concatenate([[0.0], t])
+    whole = int(t[-1] // 1000) if len(t) else 0
+    at = np.interp(np.arange(whole + 1) * 1000.0, knots, cumulative)
+    return list(np.diff(at))
+
+
+def traces(root: Path, limit: int | None) -> tuple[list[Trace], dict]:
+    """Every output under `root` whose IOPS logs are beside it, as a `Trace`; and counts of the rest."""
+    from iolab.fio.logs import read_logs
+
+    counts = {"outputs": 0, "without_logs": 0, "shorter_than_min": 0, "unreadable": 0}
+    out: list[Trace] = []
+    for path in sorted(root.rglob("*.json")):
+        if limit is not None and len(out) >= limit:
+            break
+        counts["outputs"] += 1
+        text = path.read_text(errors="replace")
+        try:
+            doc = json.loads(text[text.find("{") :])
+            job = doc["jobs"][0]
+            options = {**doc.get("global options", {}), **job["job options"]}
+        except (ValueError, KeyError, IndexError, TypeError):
+            counts["unreadable"] += 1
+            continue
+        prefix = Path(options.get("write_iops_log") or "-").name
+        jobs: dict[str, list] = defaultdict(list)
+        for series in read_logs(path.parent, prefix):
+            if series.metric == "iops":
+                jobs[series.source].append(series)
+        if not jobs:
+            counts["without_logs"] += 1
+            continue
+        per_job = []
+        for parts in jobs.values():  # a job's directions together: the runner's rate counts every I/O
+            times = [t for s in parts for t in s.t_ms]
+            values = [v for s in parts for v in s.values]
+            per_job.append(per_second(times, values))
+        length = min(len(seconds) for seconds in per_job)
+        if length < MIN_SECONDS:
+            counts["shorter_than_min"] += 1
+            continue
+        rates = [sum(seconds[i] for seconds in per_job) for i in range(length)]
+        rw = str(options.get("rw", "?"))
+        depth = int(options.get("iodepth", 1)) * int(options.get("numjobs", 1))
+        workload = f"{rw} {'QD≤4' if depth <= 4 else 'QD>4'}"
+        relative = str(path.relative_to(root))
+        out.append(Trace(relative, device_class(relative), workload, rates))
+    return out, counts
+
+
+def replay(trace: Trace, target: float, min_s: float, max_s: float) -> Replay:
+    """The rule asked after each second as `iolab.runner.stopping.Watch` asks it; at the maximum, the
+    reason and interval `Watch.record` keeps."""
+    from iolab.analysis.stopping import decide
+
+    rates = trace.rates
+    seconds = min(len(rates), int(max_s))
+    decision = None
+    for n in range(1, seconds + 1):
+        decision = decide(rates[:n], target, min_s, float("inf"))
+        if decision.stop:
+            break
+    assert decision is not None
+    if not decision.stop:
+        decision = decide(rates[:seconds], target, 0, 0)
+        n = seconds
+    kept = rates[decision.discarded : n]
+    interval = decision.interval
+    return Replay(
+        device=trace.device,
+        workload=trace.workload,
+        half=trace.half,
+        seconds=seconds,
+        stop_s=n,
+        reason=decision.reason,
+        estimate=statistics.fmean(kept),
+        half_width=interval.half_width if interval else float("inf"),
+        whole_mean=statistics.fmean(rates),
+        second_half_mean=statistics.fmean(rates[len(rates) // 2 :]),
+    )
+
+
+def summary(rows: list[Replay], target: float) -> dict:
+    """Coverage and time saved over `rows` (see the module's doc)."""
+    met = [r for r in rows if r.reason == "target met"]
+    return {
+        "points": len(rows),
+        "stopped_known": len(met),
+        "interval_holds_whole_mean": _share(met, lambda r: abs(r.estimate - r.whole_mean) <= r.half_width),
+        "interval_holds_second_half_mean": _share(met, lambda r: abs(r.estimate - r.second_half_mean) <= r.half_width),
+        "within_target_of_whole_mean": _share(met, lambda r: abs(r.estimate / r.whole_mean - 1) <= target),
+        "median_stop_s": statistics.median(r.stop_s for r in met) if met else None,
+        "fio_time_saved": 1 - sum(r.stop_s for r in rows) / sum(r.seconds for r in rows) if rows else None,
+        "not_steady": sum(r.reason == "not steady" for r in rows),
+        "target_not_met": sum(r.reason == "target not met" for r in rows),
+    }
+
+
+def _share(rows: list[Replay], holds) -> float | None:
+    return sum(1 for r in rows if holds(r)) / len(rows) if rows else None
+
+
+def table(by_class: dict[str, dict]) -> str:
+    """The README's table: one row a device class and workload, held-out points only."""
+    lines = [
+        "| device class | workload | points | stopped known | interval holds the run's mean | within ±2% "
+        "| median stop | fio time saved | not steady |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for key, s in by_class.items():
+        device, workload = key.split(" | ")
+        lines.append(
+            f"| {device} | {workload} | {s['points']} | {s['stopped_known']} "
+            f"| {_pct(s['interval_holds_whole_mean'])} | {_pct(s['within_target_of_whole_mean'])} "
+            f"| {_secs(s['median_stop_s'])} | {_pct(s['fio_time_saved'])} | {s['not_steady']} |"
+        )
+    return "\n".join(lines)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1%}"
+
+
+def _secs(x: float | None) -> str:
+    return "–" if x is None else f"{x:g} s"
+
+
+def readme_text(figures: dict) -> str:
+    """The README section between the markers, written from the figures."""
+    held, chosen = figures["held_out"], figures["choose"]
+    rule = figures["rule"]
+    return "\n".join(
+        [
+            MARKERS[0],
+            f"Replayed on {figures['replayed']:,} points of fio-plot's collection with per-job logs "
+            f"(`bench/stopping_replay.py`, rule ±{rule['target_ci']:.0%}, {rule['min_s']:g}–{rule['max_s']:g} s; "
+            f"{figures['counts']['without_logs']:,} outputs have no logs). Held-out half: "
+            f"{held['stopped_known']} of {held['points']} points stopped as known; their 95% interval holds "
+            f"the whole run's mean in {_pct(held['interval_holds_whole_mean'])} "
+            f"(the second half's in {_pct(held['interval_holds_second_half_mean'])}), "
+            f"{_pct(held['within_target_of_whole_mean'])} within ±2%, median stop "
+            f"{_secs(held['median_stop_s'])}, {_pct(held['fio_time_saved'])} of fio time saved, "
+            f"{held['not_steady']} points not steady. (The half the rule was chosen on: "
+            f"{_pct(chosen['interval_holds_whole_mean'])} of {chosen['stopped_known']}.)",
+            "",
+            table(figures["held_out_by_class"]),
+            MARKERS[1],
+        ]
+    )
+
+
+def write_readme(figures: dict) -> None:
+    text = README.read_text()
+    start, end = text.find(MARKERS[0]), text.find(MARKERS[1])
+    if start < 0 or end < 0:
+        sys.exit(f"README.md has no {MARKERS[0]} … {MARKERS[1]} section")
+    README.write_text(text[:start] + readme_text(figures) + text[end + len(MARKERS[1]) :])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("collection", type=Path, nargs="?", help="fio-plot's benchmark_data folder")
+    parser.add_argument("--limit", type=int, help="replay at most this many points (a smoke run)")
+    parser.add_argument(
+        "--readme", action="store_true", help="write the held-out table into README.md (from the last full run)"
+    )
+    args = parser.parse_args()
+    if args.collection is None and args.readme:
+        write_readme(json.loads(RESULT.read_text()))
+        return
+    if args.collection is None or not args.collection.is_dir():
+        sys.exit(f"{args.collection} is not a folder: give fio-plot's benchmark_data")
+    from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_MIN_S, DEFAULT_TARGET
+
+    started = time.monotonic()
+    found, counts = traces(args.collection, args.limit)
+    rows = [replay(t, DEFAULT_TARGET, DEFAULT_MIN_S, DEFAULT_MAX_S) for t in found]
+    groups: dict[str, list[Replay]] = defaultdict(list)
+    for r in rows:
+        if r.half == "held-out":
+            groups[f"{r.device} | {r.workload}"].append(r)
+    figures = {
+        "collection": args.collection.name,
+        "rule": {"target_ci": DEFAULT_TARGET, "min_s": DEFAULT_MIN_S, "max_s": DEFAULT_MAX_S},
+        "counts": counts,
+        "replayed": len(rows),
+        "choose": summary([r for r in rows if r.half == "choose"], DEFAULT_TARGET),
+        "held_out": summary([r for r in rows if r.half == "held-out"], DEFAULT_TARGET),
+        "held_out_by_class": {k: summary(v, DEFAULT_TARGET) for k, v in sorted(groups.items())},
+        "seconds": round(time.monotonic() - started, 1),
+    }
+    print(readme_text(figures))
+    if args.limit is None:
+        write_result(RESULT, "stopping_replay", figures)
+        if args.readme:
+            write_readme(figures)
+
+
+if __name__ == "__main__":
+    main()
