@@ -64,3 +64,12 @@ def test_an_unclassified_option_is_refused_by_name_unless_allowed(monkeypatch):
 def test_options_that_name_paths_or_jobs_are_refused(name):
     with pytest.raises(UserError, match="does not pass"):
         checked_option(name, "x", "job")
+
+
+def test_every_host_changing_option_s_files_are_in_the_manifest():
+    """The generative test found fio writing /sys/block/vda/queue/scheduler for `ioscheduler=` (allowed with
+    --allow-commands) outside the manifest: each HOST option that makes fio write a host file names it."""
+    from iolab.runner.manifest import HOST_FILES
+
+    host = {name for name, (kind, _) in OPTION_CLASSES.items() if kind == HOST}
+    assert host - {"uid", "gid"} == set(HOST_FILES)  # uid and gid change who fio runs as, no file

@@ -11,6 +11,7 @@ path fio touched to be one the manifest lists.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import tempfile
@@ -42,6 +43,8 @@ class PathUse:
 
     def matches(self, path: str) -> bool:
         """Whether `path` (absolute) is this entry, or one of the names it stands for."""
+        if "*" in self.path:  # a host file an option changes, under whichever device or cgroup fio finds
+            return fnmatch.fnmatchcase(os.path.normpath(path), self.path)
         if "{job}" not in self.path:
             return os.path.normpath(path) == os.path.normpath(self.path)
         pattern = re.escape(self.path).replace(r"\{job\}", r"(\d+)").replace(r"\{file\}", r"(\d+)")
@@ -89,9 +92,30 @@ class Manifest:
         return [use.line() for use in self.paths]
 
 
+# The host files fio itself changes for an option of the HOST class (which needs --allow-commands).
+HOST_FILES = {
+    "ioscheduler": "/sys/block/*/queue/scheduler",
+    "cgroup": "/sys/fs/cgroup/*",
+    "cgroup_weight": "/sys/fs/cgroup/*",
+    "cgroup_nodelete": "/sys/fs/cgroup/*",
+}
+
+
+def _host_paths(options: dict[str, str]) -> list[PathUse]:
+    """The host files the job's host-changing options make fio write (`HOST_FILES`)."""
+    return [
+        PathUse(HOST_FILES[name], f"written by fio for {name}={options[name]} (allowed by --allow-commands)")
+        for name in options
+        if name in HOST_FILES
+    ]
+
+
 def _job_paths(section: JobSection) -> list[PathUse]:
-    """The paths one job of a job file names, read as fio reads them."""
-    options = section.options
+    """The paths one job of a job file names, read as fio reads them, and the host files it changes."""
+    return _data_paths(section.options) + _host_paths(section.options)
+
+
+def _data_paths(options: dict[str, str]) -> list[PathUse]:
     job = JobOptions(options)
     if "filename" in options:
         does = "read and written" if write_reasons(options) else "read"
