@@ -76,6 +76,21 @@ def iolab_home(tmp_path, monkeypatch):
     yield home
     unreadable = _unreadable_findings(home / "iolab.db")
     assert not unreadable, f"findings a user cannot read: {unreadable[:3]}"
+    broken = _stored_findings(home / "iolab.db", "RES-INVARIANT")
+    assert not broken, f"results that break an invariant (iolab.analysis.invariants): {broken[:3]}"
+
+
+def _stored_findings(database: Path, rule_id: str) -> list[str]:
+    """The titles of the findings of one rule stored in a test's home."""
+    if not database.is_file():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        rows = conn.execute("SELECT title FROM findings WHERE rule_id = ?", (rule_id,)).fetchall()
+        conn.close()
+    except sqlite3.Error:  # no findings table (a test's deliberately broken store), or no database at all
+        return []
+    return [title for (title,) in rows]
 
 
 def _unreadable_findings(database: Path) -> list[str]:

@@ -6,6 +6,7 @@ from iolab.doctor.rules import (  # noqa: F401
     cpu,
     fs,
     hosts,
+    invariants,
     iommu,
     kernel,
     lustre,
