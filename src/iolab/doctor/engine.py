@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 import iolab.doctor.rules  # noqa: F401  (registers every rule)
-from iolab.doctor.material import array_views, interference, point_series, qd_curves, repeat_sets
+from iolab.doctor.material import array_views, device_traffic, interference, point_series, qd_curves, repeat_sets
 from iolab.doctor.rule import RULES, Context, JobView, Rule
 from iolab.models import Finding, Point, Result
 from iolab.models.material import RunMaterial
@@ -78,6 +78,7 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
         hosts={names[point_id]: rows for point_id, rows in material.hosts.items() if point_id in names},
         steady=material.steady,
         interference=interference(records, material.series),
+        traffic=device_traffic(records, material.series),
         repeats=repeat_sets(records),
         cov_target=material.cov_target,
     )

@@ -4,6 +4,7 @@ from iolab.doctor.rules import (  # noqa: F401
     arrays,
     block,
     cpu,
+    device_counts,
     fs,
     hosts,
     invariants,
