@@ -127,9 +127,12 @@ def iops_times_block_size_is_rate(result: Result, job: JobOptions) -> list[Viola
 
 
 def latency_is_ordered(latency: LatencyStats) -> str | None:
-    """min <= mean <= max, and the percentiles rise with their rank and stay within [min, max].
+    """min <= mean <= max; the percentiles rise with their rank and stay within [min, max]; and the mean is
+    one the percentiles allow: a share q of I/Os took at most p_q and the rest at most max, so
+    mean <= q·p_q + (1-q)·max, and likewise mean >= q·min + (1-q)·p_q. A mean and percentiles taken from
+    different I/Os (another direction, another job, another unit) break that.
 
-    The percentiles come from fio's histogram, so they may pass min or max by the histogram's resolution.
+    The percentiles come from fio's histogram, so they may pass their exact values by its resolution.
     Returns what is out of order, or None.
     """
     lo, hi = latency.min_ns * (1 - HISTOGRAM_RESOLUTION), latency.max_ns * (1 + HISTOGRAM_RESOLUTION)
@@ -145,6 +148,16 @@ def latency_is_ordered(latency: LatencyStats) -> str | None:
                 f"(beyond the histogram's {HISTOGRAM_RESOLUTION:.1%})"
             )
         previous = (pct, value)
+        if latency.count > 0 and latency.max_ns > 0:
+            q = pct / 100.0  # at least this share of I/Os took at most `value`, the rest at least `value`
+            floor = q * latency.min_ns + (1 - q) * value * (1 - HISTOGRAM_RESOLUTION)
+            ceiling = q * value * (1 + HISTOGRAM_RESOLUTION) + (1 - q) * latency.max_ns
+            if not floor * (1 - 1e-9) <= latency.mean_ns <= ceiling * (1 + 1e-9):
+                return (
+                    f"mean {latency.mean_ns:,.0f} ns cannot come from I/Os whose p{pct:g} is {value:,.0f} ns "
+                    f"between min {latency.min_ns:,.0f} and max {latency.max_ns:,.0f} ns (it must lie in "
+                    f"{floor:,.0f} – {ceiling:,.0f} ns)"
+                )
     return None
 
 

@@ -42,7 +42,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from iolab.analysis.stability import Stability, summarize
+from iolab.analysis.invariants import interval_holds
+from iolab.analysis.stability import Stability, summarize, summarize_rate
 from iolab.models import DirectionResult, Finding, PointRecord, Result, Run, Sample, SteadyState, StopRecord, units
 from iolab.models.host_settings import SETTINGS
 from iolab.models.job_options import JobOptions
@@ -293,6 +294,11 @@ def _summary(values: Sequence[float]) -> Stability | None:
     return summarize(values) if values else None
 
 
+def _rate_summary(values: Sequence[float]) -> Stability | None:
+    """A rate's summary, its interval on the log scale (`summarize_rate`): above zero, as the rate is."""
+    return summarize_rate(values) if values else None
+
+
 def repeat_percentile(records: Sequence[PointRecord], ddir: str, pct: float) -> Stability | None:
     """Mean ± stddev of each repeat's own `pct` latency percentile (from fio's histogram), or None.
 
@@ -313,7 +319,7 @@ def _spread(stats: Stability | None, fmt: Callable[[float], str], with_cov: bool
         return "-"
     text = fmt(stats.mean)
     if stats.stddev is not None:
-        text += f" ± {fmt(stats.stddev)}"
+        text = units.spread(stats.mean, stats.stddev, fmt)
         if with_cov and stats.cov is not None:
             text += f" ({units.percent(100 * stats.cov)})"
     return text
@@ -411,6 +417,9 @@ def _ci_cell(stats: Stability | None, fmt: Callable[[float], str] = units.mb_per
     """The 95% confidence interval of the mean (Student's t), or "-" with fewer than two repeats."""
     if stats is None or stats.ci95_low is None or stats.ci95_high is None:
         return "-"
+    problem = interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True)
+    if problem is not None:  # never a silent wrong interval (`iolab.analysis.invariants`)
+        return f"invalid: {problem}"
     return f"{fmt(stats.ci95_low)} – {fmt(stats.ci95_high)}"
 
 
@@ -460,8 +469,8 @@ def _workload_rows(
         ]
         within = [v for r, _ in measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None]
         numbers = {
-            "bw_bytes": _summary([d.bw_bytes for _, d in measured]),
-            "iops": _summary([d.iops for _, d in measured]),
+            "bw_bytes": _rate_summary([d.bw_bytes for _, d in measured]),
+            "iops": _rate_summary([d.iops for _, d in measured]),
             "lat_mean_ns": _summary([d.latency.mean_ns for _, d in measured if d.latency]),
             "lat_p99_ns": repeat_percentile(done, ddir, 99.0),
             "bw_stddev_bytes": _summary(within),
@@ -613,7 +622,7 @@ def _metadata_row(workload: _Workload, with_ci: bool) -> Row:
     directions = [(r, d) for r, result in finished for d in result.directions.values()]
     job = JobOptions(workload.params)
     numbers = {
-        "iops": _summary([sum(d.iops for d in result.directions.values()) for _, result in finished]),
+        "iops": _rate_summary([sum(d.iops for d in result.directions.values()) for _, result in finished]),
         "lat_mean_ns": _summary([d.latency.mean_ns for _, d in directions if d.latency]),
         "lat_p99_ns": repeat_percentile([r for r, _ in finished], DIRECTIONS[0], 99.0),
         "runtime_ms": _summary([max(d.runtime_ms for d in result.directions.values()) for _, result in finished]),
