@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.oracle import OracleReport, check_store
+
 # What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
 # installed script beside the interpreter), loop devices, Chromium, sshd, or the report tests' stores of real runs.
 E2E_USES = re.compile(
@@ -70,7 +72,8 @@ UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNOR
 @pytest.fixture(autouse=True)
 def iolab_home(tmp_path, monkeypatch):
     """Every test gets its own database directory, never the user's; the findings its runs stored are
-    checked afterwards, so every run the suite makes is also a test of the findings' wording."""
+    checked afterwards, so every run the suite makes is also a test of the findings' wording, of the
+    invariants (no RES-INVARIANT finding) and, through the oracle, of every figure stored for its points."""
     home = tmp_path / "iolab-home"
     monkeypatch.setenv("IOLAB_HOME", str(home))
     yield home
@@ -78,6 +81,73 @@ def iolab_home(tmp_path, monkeypatch):
     assert not unreadable, f"findings a user cannot read: {unreadable[:3]}"
     broken = _stored_findings(home / "iolab.db", "RES-INVARIANT")
     assert not broken, f"results that break an invariant (iolab.analysis.invariants): {broken[:3]}"
+    disagreements = _oracle_check(tmp_path)
+    assert not disagreements, f"stored figures the oracle (tests/oracle.py) recomputes otherwise: {disagreements[:3]}"
+
+
+# Every store the suite's tests made, held against fio's raw output by the oracle; counted for the summary.
+ORACLE = OracleReport()
+_CHECKED: set[Path] = set()
+
+
+def _stores(directory: Path) -> list[Path]:
+    """The iolab.db files under a directory, but for stores a test damaged on purpose (under `tampered*`)."""
+    found = []
+    for parent, dirs, files in os.walk(directory, onerror=lambda _: None):
+        dirs[:] = [d for d in dirs if not d.startswith("tampered")]
+        if "iolab.db" in files:
+            found.append(Path(parent) / "iolab.db")
+    return found
+
+
+def _oracle_check(directory: Path) -> list[str]:
+    """Run the oracle over the stores under `directory` not checked yet; their disagreements."""
+    disagreements: list[str] = []
+    for database in _stores(directory):
+        if database in _CHECKED:
+            continue
+        _CHECKED.add(database)
+        report = check_store(database)
+        ORACLE.add(report)
+        disagreements += report.disagreements
+    return disagreements
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The session-scoped stores (made once for many tests) are checked once the tests are done; a worker
+    hands its counts to the controller's summary."""
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is not None:
+        try:
+            _oracle_check(factory.getbasetemp())
+        except OSError:
+            pass
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["oracle"] = json.dumps(ORACLE.__dict__)
+    if ORACLE.disagreements:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_testnodedown(node, error) -> None:  # pytest-xdist: a worker's counts, added to the controller's
+    counts = getattr(node, "workeroutput", {}).get("oracle")
+    if counts:
+        ORACLE.add(OracleReport(**json.loads(counts)))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    if hasattr(config, "workeroutput") or not (ORACLE.runs or ORACLE.points):
+        return
+    terminalreporter.write_line(
+        f"oracle (tests/oracle.py): {ORACLE.runs} runs, {ORACLE.points} points, {ORACLE.figures} figures "
+        f"recomputed from fio's output, {len(ORACLE.disagreements)} disagreements"
+        + (
+            f" ({ORACLE.skipped} points of outputs it does not read: fio 2, terse, other tools)"
+            if ORACLE.skipped
+            else ""
+        )
+    )
+    for line in ORACLE.disagreements[:10]:
+        terminalreporter.write_line(f"  {line}")
 
 
 def _stored_findings(database: Path, rule_id: str) -> list[str]:

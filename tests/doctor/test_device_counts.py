@@ -17,7 +17,8 @@ from iolab.runner.execute import execute
 from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
-from iolab.store.queries import run_findings
+from iolab.store.queries import get_run, run_findings, run_points
+from iolab.views.run import run_report
 from tests.loopdev import loop_devices, loop_skip_reason
 
 CACHE_RULES = ("RES-FROM-CACHE", "RES-WRITES-UNSEEN")
@@ -65,6 +66,7 @@ def test_a_buffered_reread_on_a_loop_device_is_served_from_memory_and_a_direct_r
             request = RunRequest(plan=plan.name, targets=[str(mount)], size=32 << 20, telemetry_interval=1.0)
             outcome = execute(request, store, SilentProgress(), plan=plan)
             findings = run_findings(store, outcome.run_id)
+            report = run_report(store, get_run(store, outcome.run_id), run_points(store, outcome.run_id))
         finally:
             subprocess.run(["umount", str(mount)], check=False)
             mount.rmdir()
@@ -74,6 +76,10 @@ def test_a_buffered_reread_on_a_loop_device_is_served_from_memory_and_a_direct_r
     assert finding.evidence["devices"] == device.name
     fio_read, device_read = _bytes(finding.evidence["fio read"]), _bytes(finding.evidence["device read"])
     assert fio_read > 2 * device_read and device_read >= 16 << 20, finding.title  # the first pass came from it
+    # the buffered row carries it, with both figures; the direct row does not
+    notes = [note for table in report.tables for note in table.notes]
+    assert f"{finding.title} (RES-FROM-CACHE)" in notes
+    assert not any(note.startswith("direct:") for note in notes), notes
 
 
 def _bytes(text: str) -> float:

@@ -721,4 +721,29 @@ def build_report(
     """
     facts = run_facts(run) + tuple(side_facts(records))
     facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds)
-    return RunReport(run, facts, tuple(notebook_tables(records, samples)), tuple(findings))
+    tables = tuple(_flagged(table, records, findings) for table in notebook_tables(records, samples))
+    return RunReport(run, facts, tables, tuple(findings))
+
+
+# Findings that say a point's figures are not the storage's (impossible, broken, or served from memory): each
+# is also a note of the point's row, so the figure is never read without it.
+ROW_FLAGS = ("RES-INVARIANT", "RES-FROM-CACHE", "RES-WRITES-UNSEEN", "RES-ABOVE-LINK")
+
+
+def _flagged(table: NotebookTable, records: Sequence[PointRecord], findings: Sequence[Finding]) -> NotebookTable:
+    """The table with each row's flagging findings (ROW_FLAGS) added to its notes, with both figures."""
+    flags = [f for f in findings if f.rule_id in ROW_FLAGS]
+    if not flags:
+        return table
+    names = {r.id: r.point.name for r in records}
+    rows, done = [], set()
+    for row in table.rows:
+        mine = {names[i] for i in row.point_ids if i in names}
+        extra = tuple(
+            f"{f.title} ({f.rule_id})"
+            for f in flags
+            if (f.subject in mine or f.title.split(": ")[0] in mine) and row.point_ids not in done
+        )
+        done.add(row.point_ids)  # a workload's rows (one per direction) share its notes: on the first
+        rows.append(replace(row, notes=row.notes + extra) if extra else row)
+    return replace(table, rows=tuple(rows))
