@@ -93,7 +93,9 @@ def fixed_block_size(job: JobOptions, ddir: str) -> int | None:
     """The one block size of a direction, or None where sizes vary, the job moves no data blocks, or its
     options do not say (an imported output without its job options: fio's default would be a guess)."""
     given = {canonical(name) for name in job}
-    if job.is_metadata or "bs" not in given or given & VARIABLE_BS:
+    # Another tool's options may collide with fio's aliases (IOR's `blocksize`, its bytes per task, reads as
+    # fio's `bs`): only fio's own options say what one I/O moves.
+    if job.tool or job.is_metadata or "bs" not in given or given & VARIABLE_BS:
         return None
     parts = (job.text("bs") or "").split(",")
     index = {"read": 0, "write": 1, "trim": 2}.get(ddir, 0)

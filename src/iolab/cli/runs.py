@@ -367,7 +367,14 @@ def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) 
         )
         return
     console = stdout_console()
-    title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
+    parts = [
+        f"Run {run_info.id}",
+        run_info.label,
+        run_info.host or "host not named",
+        run_info.fio_version,
+        run_info.status,
+    ]
+    title = " · ".join(part for part in parts if part)  # an imported tool's run has no fio version
     console.print(results_table(records, title=title))
     from iolab.store.tags import notes_of, tags_of
 

@@ -194,7 +194,7 @@ def _parameters(record: PointRecord) -> dict[str, str]:
     point's name and target already say.
     """
     point = record.point
-    if point.job.is_metadata:  # no data moves: no queue depth, nothing direct or buffered
+    if point.job.is_metadata or point.job.tool:  # no data moves, or not fio: no fio defaults to state
         params = dict(point.options)
     else:
         params = {**SHOWN_DEFAULTS, **point.options}
@@ -468,13 +468,15 @@ def _workload_rows(
             (r, result.directions[ddir]) for r, result in finished if ddir in result.directions
         ]
         within = [v for r, _ in measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None]
+        tool = JobOptions(workload.params).tool  # another tool's figures: only those it measured
+        moved = not tool or any(d.bw_bytes or d.io_bytes for _, d in measured)
         numbers = {
-            "bw_bytes": _rate_summary([d.bw_bytes for _, d in measured]),
+            "bw_bytes": _rate_summary([d.bw_bytes for _, d in measured]) if moved else None,
             "iops": _rate_summary([d.iops for _, d in measured]),
             "lat_mean_ns": _summary([d.latency.mean_ns for _, d in measured if d.latency]),
             "lat_p99_ns": repeat_percentile(done, ddir, 99.0),
             "bw_stddev_bytes": _summary(within),
-            "cpu_percent": _summary([result.cpu for _, result in finished]) if i == 0 else None,
+            "cpu_percent": _summary([result.cpu for _, result in finished]) if i == 0 and not tool else None,
             **(side_numbers if i == 0 else {}),
         }
         cells = [
@@ -692,13 +694,17 @@ def run_facts(run: Run) -> tuple[tuple[str, str], ...]:
     status = f"{run.status}: {run.points_done} of {run.points_planned} points ok"
     if run.points_failed:
         status += f", {run.points_failed} failed"
-    facts = [
-        ("host", run.host),
-        ("fio", run.fio_version),
-        ("started", _when(run.started_at)),
-    ]
-    if run.finished_at is not None:
-        facts.append(("duration", f"{run.finished_at - run.started_at:.0f} s"))
+    imported = run.command.startswith("iolab import")
+    facts = [("host", run.host or ("not named by the imported outputs" if imported else "-"))]
+    facts += [("fio", run.fio_version)] if run.fio_version else []
+    if imported:  # dated by when each output's tool started: a span of outputs, not how long anything ran
+        facts.append(("outputs dated", _when(run.started_at)))
+        if run.finished_at is not None and run.finished_at > run.started_at:
+            facts[-1] = ("outputs dated", f"{_when(run.started_at)} to {_when(run.finished_at)}")
+    else:
+        facts.append(("started", _when(run.started_at)))
+        if run.finished_at is not None:
+            facts.append(("duration", f"{run.finished_at - run.started_at:.0f} s"))
     facts += [("status", status), ("targets", ", ".join(run.targets) or "-")]
     if run.command:
         facts.append(("command", run.command))
