@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.oracle import OracleReport, check_store
+from tests.oracle import OracleReport, ShownRow, check_rows, check_store, point_rates
 
 # What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
 # installed script beside the interpreter), loop devices, Chromium, sshd, or the report tests' stores of real runs.
@@ -108,9 +108,45 @@ def _oracle_check(directory: Path) -> list[str]:
             continue
         _CHECKED.add(database)
         report = check_store(database)
+        if report.points:
+            check_rows(point_rates(database), _shown_rows(database), report)
         ORACLE.add(report)
         disagreements += report.disagreements
     return disagreements
+
+
+def _shown_rows(database: Path) -> list[ShownRow]:
+    """The rows iolab's tables show for a store's runs (a store of many runs: its 20 newest), with the
+    measured points each row summarises."""
+    from iolab.errors import UserError
+    from iolab.store.db import open_store
+    from iolab.store.queries import list_runs, run_points
+    from iolab.views.run import run_report
+
+    try:
+        store = open_store(database.parent, for_reading=True)
+    except (UserError, sqlite3.Error):
+        return []
+    shown = []
+    try:
+        for run in list_runs(store, limit=20):
+            records = run_points(store, run.id)
+            measured = {r.id for r in records if r.measured and r.result is not None}
+            for table in run_report(store, run, records).tables:
+                for row in table.rows:
+                    figures = {
+                        name: (stats.mean, stats.stddev, stats.ci95_low, stats.ci95_high)
+                        for name in ("bw_bytes", "iops")
+                        if (stats := row.numbers.get(name)) is not None
+                    }
+                    ids = tuple(i for i in row.point_ids if i in measured)
+                    if row.ddir and figures and ids:
+                        shown.append(ShownRow(f"run {run.id} '{table.title}'", ids, row.ddir, figures))
+    except (UserError, sqlite3.Error):
+        return shown
+    finally:
+        store.conn.close()
+    return shown
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -201,3 +201,91 @@ def check_store(database: Path) -> OracleReport:
         check_point(row, results, zlib.decompress(blob[0]).decode(errors="replace"), report)
     conn.close()
     return report
+
+
+# Student's t, 0.975 quantile, by degrees of freedom (any statistics table); past 30, the normal's 1.96 is
+# within 2% and the oracle does not check those rows' intervals.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
+T975 |= {11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093}
+T975 |= {20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048}
+T975 |= {29: 2.045, 30: 2.042}
+
+
+@dataclass(frozen=True)
+class ShownRow:
+    """A table row as shown: its points, its direction, and per figure (mean, stddev, interval low, high)."""
+
+    where: str
+    point_ids: tuple[int, ...]
+    ddir: str
+    figures: dict[str, tuple[float, float | None, float | None, float | None]]
+
+
+def point_rates(database: Path) -> dict[tuple[int, str], dict[str, float]]:
+    """(point, direction) -> its bandwidth and IOPS recomputed from its fio output (fio 3 JSON points only)."""
+    out: dict[tuple[int, str], dict[str, float]] = {}
+    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    rows = conn.execute(
+        "SELECT p.id, p.name, a.data FROM points p JOIN artifacts a ON a.point_id = p.id AND a.name = 'fio.json'"
+        " WHERE p.status = 'ok' AND p.stopping IS NULL"
+    ).fetchall()
+    conn.close()
+    for point_id, name, blob in rows:
+        docs = _documents(zlib.decompress(blob).decode(errors="replace"))
+        if not docs or not str(docs[-1].get("fio version", "")).startswith("fio-3"):
+            continue
+        parts = _entries(docs[-1], name)
+        for ddir in DIRECTIONS:
+            mine = [e[ddir] for e in parts if isinstance(e.get(ddir), dict) and int(e[ddir].get("total_ios", 0))]
+            if mine:
+                completions = [max(int(p.get("total_ios", 0)), _completions(p)) for p in mine]
+                out[(point_id, ddir)] = {
+                    "bw_bytes": sum(float(p["bw_bytes"]) for p in mine),
+                    "iops": sum(
+                        c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
+                        for c, p in zip(completions, mine, strict=True)
+                    ),
+                }
+    return out
+
+
+def check_rows(rates: dict[tuple[int, str], dict[str, float]], rows: list[ShownRow], report: OracleReport) -> None:
+    """Each row's mean, sample stddev (n - 1) and 95% interval (on the log scale, Cox's: what a rate's interval
+    is, `summarize_rate`) recomputed from its points' fio outputs; rows with a point the oracle cannot read are
+    left out."""
+    for row in rows:
+        values_by_figure: dict[str, list[float]] = {}
+        for point_id in row.point_ids:
+            found = rates.get((point_id, row.ddir))
+            if found is None:
+                values_by_figure = {}
+                break
+            for name, value in found.items():
+                values_by_figure.setdefault(name, []).append(value)
+        for name, values in values_by_figure.items():
+            if name not in row.figures or len(values) != len(row.point_ids):
+                continue
+            mean, stddev, low, high = row.figures[name]
+            n = len(values)
+            my_mean = sum(values) / n
+            checks = [("mean", mean, my_mean)]
+            if n >= 2:
+                my_sd = math.sqrt(sum((v - my_mean) ** 2 for v in values) / (n - 1))
+                checks.append(("stddev", stddev, my_sd))
+                if n - 1 in T975 and all(v > 0 for v in values):
+                    logs = [math.log(v) for v in values]
+                    m = sum(logs) / n
+                    var = sum((x - m) ** 2 for x in logs) / (n - 1)
+                    half = T975[n - 1] * math.sqrt(var / n + var**2 / (2 * (n - 1)))
+                    # the table's t quantile is the exact one; this one has 4 digits
+                    checks += [
+                        ("95% low", low, math.exp(m + var / 2 - half)),
+                        ("95% high", high, math.exp(m + var / 2 + half)),
+                    ]
+            for what, held, recomputed in checks:
+                report.figures += 1
+                tolerance = 1e-3 if what.startswith("95%") else REL
+                if held is None or not math.isclose(held, recomputed, rel_tol=tolerance, abs_tol=1e-6):
+                    report.disagreements.append(
+                        f"{row.where} {row.ddir} {name} {what}: shown {held}, recomputed {recomputed}"
+                    )
