@@ -37,7 +37,7 @@ class OracleReport:
     runs: int = 0
     points: int = 0
     figures: int = 0
-    skipped: int = 0  # points whose output the oracle does not read (fio 2, terse, other tools)
+    skipped: int = 0  # points whose output the oracle does not read (fio 2 to 3.1, terse, other tools)
     disagreements: list[str] = field(default_factory=list)
 
     def add(self, other: OracleReport) -> None:
@@ -123,6 +123,11 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
         report.skipped += 1
         return
     parts = _entries(docs[-1], row["name"])
+    if not all(
+        "bw_bytes" in e[d] and "io_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict)
+    ):
+        report.skipped += 1  # fio 3.0 and 3.1 wrote no bytes/s: their figures come from KiB/s, not read here
+        return
     where = f"run {row['run_id']} point {row['id']} ({row['name']})"
     report.points += 1
     stopped = row["stopping"] is not None
@@ -235,6 +240,8 @@ def point_rates(database: Path) -> dict[tuple[int, str], dict[str, float]]:
         if not docs or not str(docs[-1].get("fio version", "")).startswith("fio-3"):
             continue
         parts = _entries(docs[-1], name)
+        if not all("bw_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict)):
+            continue
         for ddir in DIRECTIONS:
             mine = [e[ddir] for e in parts if isinstance(e.get(ddir), dict) and int(e[ddir].get("total_ios", 0))]
             if mine:

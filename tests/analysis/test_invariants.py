@@ -167,3 +167,14 @@ def test_an_interval_holds_its_estimate_and_a_rate_interval_stays_above_zero():
     # the issue's `MB/s 95% CI -40.03 – 1,361`
     assert "reaches" in (interval_holds(660.0, -40.03, 1361.0, positive=True) or "")
     assert interval_holds(-5.0, -10.0, 0.0, positive=False) is None
+
+
+def test_a_runtime_past_the_one_asked_by_the_drain_of_slow_ios_holds_and_one_past_it_does_not():
+    """fio-plot's 10k rpm disk: runtime=60, fio ran 87.6 s, its slowest I/O took 37.6 s (fio stops issuing at
+    the deadline, then waits for what is in flight)."""
+    latency = LatencyStats("clat", 1000, 25e9, 0.0, 0.7e9, 37.6e9, {})
+    read = DirectionResult("read", 1e6, 244.1, 21_385, int(87.6e6), 87_612, latency)
+    result, options = Result({"read": read}, 0.0, 0.0, 8, "fio-3.1"), {"runtime": "60"}
+    assert violations(result, options) == []
+    read.latency = LatencyStats("clat", 1000, 0.5e9, 0.0, 0.1e9, 1e9, {})  # nothing in flight took long
+    assert [v.invariant for v in violations(result, options)] == ["duration within what was asked"]
