@@ -177,7 +177,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         f"oracle (tests/oracle.py): {ORACLE.runs} runs, {ORACLE.points} points, {ORACLE.figures} figures "
         f"recomputed from fio's output, {len(ORACLE.disagreements)} disagreements"
         + (
-            f" ({ORACLE.skipped} points of outputs it does not read: fio 2, terse, other tools)"
+            f" ({ORACLE.skipped} points of outputs it does not read: fio 2 to 3.1, terse, other tools, none kept)"
             if ORACLE.skipped
             else ""
         )
