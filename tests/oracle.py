@@ -174,6 +174,71 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
                 report.disagreements.append(f"{where} {name}: stored {row[name]}, fio's output gives {recomputed}")
 
 
+def _share_figures(entries: list[dict], ddir: str) -> dict[str, float | None] | None:
+    """One device's or host's part of a point in one direction: bandwidth and IOPS summed, latency mean pooled
+    by I/O count, p99 from the buckets added (or the one job's own table)."""
+    mine = [e[ddir] for e in entries if isinstance(e.get(ddir), dict)]
+    if not mine:
+        return None
+    completions = [max(int(p.get("total_ios", 0)), _completions(p)) for p in mine]
+    figures: dict[str, float | None] = {
+        "bw_bytes": sum(float(p["bw_bytes"]) for p in mine),
+        "iops": sum(
+            c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
+            for c, p in zip(completions, mine, strict=True)
+        ),
+    }
+    for kind in ("lat", "clat"):
+        weighted = _latency_parts(mine, kind)
+        if weighted and (kind == "clat" or all("bins" in o for _, o in weighted)):
+            n = sum(c for c, _ in weighted)
+            figures["lat_mean_ns"] = sum(c * o["mean"] for c, o in weighted) / n
+            figures["p99_ns"] = _percentiles([o for _, o in weighted]).get(99.0)
+            break
+    return figures
+
+
+def check_shares(conn: sqlite3.Connection, point_id: int, doc: dict, where: str, report: OracleReport) -> None:
+    """Each device's stored part of a point (arrays: one job per device, named `...@device`) against that job
+    in fio's output; and each host's (fio's client mode), held as a set: fio names a host by the address it
+    was reached at and the store by the name the user gave it, so the hosts' figures are compared sorted."""
+    entries = [e for e in doc.get("client_stats", doc.get("jobs", [])) if e.get("jobname") != "All clients"]
+    names = ("bw_bytes", "iops", "lat_mean_ns", "p99_ns")
+    for device, ddir, *held in conn.execute(
+        "SELECT device, ddir, bw_bytes, iops, lat_mean_ns, p99_ns FROM device_results WHERE point_id = ?", (point_id,)
+    ).fetchall():
+        recomputed = _share_figures(
+            [e for e in entries if str(e.get("jobname", "")).rpartition("@")[2] == device], ddir
+        )
+        for name, value in zip(names, held, strict=True):
+            _compare(report, f"{where} device {device} {ddir} {name}", value, (recomputed or {}).get(name))
+    rows = conn.execute(
+        "SELECT ddir, bw_bytes, iops, lat_mean_ns, p99_ns FROM host_results WHERE point_id = ?", (point_id,)
+    )
+    stored: dict[str, list[tuple]] = {}
+    for ddir, *held in rows.fetchall():
+        stored.setdefault(ddir, []).append(tuple(held))
+    addresses = sorted({str(e.get("hostname", "")) for e in entries})
+    for ddir, held_rows in stored.items():
+        mine = [f for a in addresses if (f := _share_figures([e for e in entries if e.get("hostname") == a], ddir))]
+        if len(mine) != len(held_rows):
+            report.disagreements.append(f"{where} {ddir}: {len(held_rows)} hosts stored, {len(mine)} in fio's output")
+            continue
+        for index, name in enumerate(names):
+            values = sorted((row[index] for row in held_rows), key=lambda v: -1.0 if v is None else v)
+            expected = sorted((f.get(name) for f in mine), key=lambda v: -1.0 if v is None else v)
+            for value, recomputed in zip(values, expected, strict=True):
+                _compare(report, f"{where} hosts {ddir} {name}", value, recomputed)
+
+
+def _compare(report: OracleReport, what: str, held: float | None, recomputed: float | None) -> None:
+    if held is None and recomputed is None:
+        return
+    report.figures += 1
+    if not _close(held, recomputed):
+        report.disagreements.append(f"{what}: stored {held}, fio's output gives {recomputed}")
+
+
 def _completions(part: dict) -> int:
     for kind in ("lat_ns", "clat_ns"):
         obj = part.get(kind)
@@ -203,7 +268,12 @@ def check_store(database: Path) -> OracleReport:
         if blob is None:
             report.skipped += 1
             continue
-        check_point(row, results, zlib.decompress(blob[0]).decode(errors="replace"), report)
+        text = zlib.decompress(blob[0]).decode(errors="replace")
+        before = report.skipped
+        check_point(row, results, text, report)
+        if report.skipped == before:  # an output the oracle reads
+            where = f"run {row['run_id']} point {row['id']} ({row['name']})"
+            check_shares(conn, row["id"], _documents(text)[-1], where, report)
     conn.close()
     return report
 
