@@ -123,3 +123,18 @@ def test_no_depth_is_ever_above_the_peak_and_the_knee_is_the_first_depth_at_90_p
         assert knee.evidence["peak"] == f"{units.iops(table[best])} IOPS at QD {best}"
         share = int(knee.fix.split(": ")[2].split("%")[0])
         assert knee.fix.startswith(f"rr: use QD {first}: ") and 90 <= share <= 100, (table, knee.fix)
+
+
+def test_an_invalid_point_is_said_to_be_so_and_no_other_finding_uses_its_figures():
+    """The issue's group_reporting case: a point whose rate breaks "rate is bytes over time" raised findings of
+    its own (a 75% drop with more jobs). Here the peak's point is made invalid: RES-INVARIANT names it, and the
+    peak and knee are those of the valid points."""
+    points = sweep({1: 10_000, 2: 20_000, 4: 40_000, 8: 76_000, 16: 80_000, 32: 81_000})
+    broken = points[-1].result
+    assert broken is not None
+    broken.directions["read"].bw_bytes /= 4  # the rate of one job in four
+    findings = diagnose_run(RunMaterial(records=points))
+    (invalid,) = [f for f in findings if f.rule_id == "RES-INVARIANT"]
+    assert invalid.subject == "rr-qd32" and invalid.severity.value == "critical"
+    (peak,) = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
+    assert "80.0k IOPS" in peak.title and "QD16" in peak.title  # not the invalid QD 32 point's
