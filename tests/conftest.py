@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.oracle import OracleReport, ShownRow, check_rows, check_store, point_rates
+
 # What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
 # installed script beside the interpreter), loop devices, Chromium, sshd, or the report tests' stores of real runs.
 E2E_USES = re.compile(
@@ -72,12 +74,131 @@ UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNOR
 @pytest.fixture(autouse=True)
 def iolab_home(tmp_path, monkeypatch):
     """Every test gets its own database directory, never the user's; the findings its runs stored are
-    checked afterwards, so every run the suite makes is also a test of the findings' wording."""
+    checked afterwards, so every run the suite makes is also a test of the findings' wording, of the
+    invariants (no RES-INVARIANT finding) and, through the oracle, of every figure stored for its points."""
     home = tmp_path / "iolab-home"
     monkeypatch.setenv("IOLAB_HOME", str(home))
     yield home
     unreadable = _unreadable_findings(home / "iolab.db")
     assert not unreadable, f"findings a user cannot read: {unreadable[:3]}"
+    broken = _stored_findings(home / "iolab.db", "RES-INVARIANT")
+    assert not broken, f"results that break an invariant (iolab.analysis.invariants): {broken[:3]}"
+    disagreements = _oracle_check(tmp_path)
+    assert not disagreements, f"stored figures the oracle (tests/oracle.py) recomputes otherwise: {disagreements[:3]}"
+
+
+# Every store the suite's tests made, held against fio's raw output by the oracle; counted for the summary.
+ORACLE = OracleReport()
+_CHECKED: set[Path] = set()
+
+
+def _stores(directory: Path) -> list[Path]:
+    """The iolab.db files under a directory, but for stores a test damaged on purpose (under `tampered*`)."""
+    found = []
+    for parent, dirs, files in os.walk(directory, onerror=lambda _: None):
+        dirs[:] = [d for d in dirs if not d.startswith("tampered")]
+        if "iolab.db" in files:
+            found.append(Path(parent) / "iolab.db")
+    return found
+
+
+def _oracle_check(directory: Path) -> list[str]:
+    """Run the oracle over the stores under `directory` not checked yet; their disagreements."""
+    disagreements: list[str] = []
+    for database in _stores(directory):
+        if database in _CHECKED:
+            continue
+        _CHECKED.add(database)
+        report = check_store(database)
+        if report.points:
+            check_rows(point_rates(database), _shown_rows(database), report)
+        ORACLE.add(report)
+        disagreements += report.disagreements
+    return disagreements
+
+
+def _shown_rows(database: Path) -> list[ShownRow]:
+    """The rows iolab's tables show for a store's runs (a store of many runs: its 20 newest), with the
+    measured points each row summarises."""
+    from iolab.errors import UserError
+    from iolab.store.db import open_store
+    from iolab.store.queries import list_runs, run_points
+    from iolab.views.run import run_report
+
+    try:
+        store = open_store(database.parent, for_reading=True)
+    except (UserError, sqlite3.Error):
+        return []
+    shown = []
+    try:
+        for run in list_runs(store, limit=20):
+            records = run_points(store, run.id)
+            measured = {r.id for r in records if r.measured and r.result is not None}
+            for table in run_report(store, run, records).tables:
+                for row in table.rows:
+                    figures = {
+                        name: (stats.mean, stats.stddev, stats.ci95_low, stats.ci95_high)
+                        for name in ("bw_bytes", "iops")
+                        if (stats := row.numbers.get(name)) is not None
+                    }
+                    ids = tuple(i for i in row.point_ids if i in measured)
+                    if row.ddir and figures and ids:
+                        shown.append(ShownRow(f"run {run.id} '{table.title}'", ids, row.ddir, figures))
+    except (UserError, sqlite3.Error):
+        return shown
+    finally:
+        store.conn.close()
+    return shown
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The session-scoped stores (made once for many tests) are checked once the tests are done; a worker
+    hands its counts to the controller's summary."""
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is not None:
+        try:
+            _oracle_check(factory.getbasetemp())
+        except OSError:
+            pass
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["oracle"] = json.dumps(ORACLE.__dict__)
+    if ORACLE.disagreements:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_testnodedown(node, error) -> None:  # pytest-xdist: a worker's counts, added to the controller's
+    counts = getattr(node, "workeroutput", {}).get("oracle")
+    if counts:
+        ORACLE.add(OracleReport(**json.loads(counts)))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    if hasattr(config, "workeroutput") or not (ORACLE.runs or ORACLE.points):
+        return
+    terminalreporter.write_line(
+        f"oracle (tests/oracle.py): {ORACLE.runs} runs, {ORACLE.points} points, {ORACLE.figures} figures "
+        f"recomputed from fio's output, {len(ORACLE.disagreements)} disagreements"
+        + (
+            f" ({ORACLE.skipped} points of outputs it does not read: fio 2 to 3.1, terse, other tools, none kept)"
+            if ORACLE.skipped
+            else ""
+        )
+    )
+    for line in ORACLE.disagreements[:10]:
+        terminalreporter.write_line(f"  {line}")
+
+
+def _stored_findings(database: Path, rule_id: str) -> list[str]:
+    """The titles of the findings of one rule stored in a test's home."""
+    if not database.is_file():
+        return []
+    try:
+        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        rows = conn.execute("SELECT title FROM findings WHERE rule_id = ?", (rule_id,)).fetchall()
+        conn.close()
+    except sqlite3.Error:  # no findings table (a test's deliberately broken store), or no database at all
+        return []
+    return [title for (title,) in rows]
 
 
 def _unreadable_findings(database: Path) -> list[str]:

@@ -20,12 +20,12 @@ def closed_system(n_star: float, x_max: float = 100_000.0):
 def test_knee_of_a_smooth_curve():
     x, r = closed_system(4.0)
     report = find_knee(QD, x, r)
-    # plateau = median of the top 3 = X(64) = 0.941 X_max; 90% of it is 0.847: X(16) = 0.8 short, X(32) = 0.889
-    plateau = np.median(np.sort(x)[-3:])
-    expected = QD[np.argmax(x >= 0.9 * plateau)]
+    # the peak is the sweep's highest point, X(256) = 0.985 X_max; 90% of it is 0.886: X(16) = 0.8 short, X(32) = 0.889
+    peak = x.max()
+    expected = QD[np.argmax(x >= 0.9 * peak)]
     assert report.qd_at_fraction == expected == 32.0
-    assert report.peak == pytest.approx(plateau)
-    assert report.n_star == pytest.approx(plateau * r[0] * 1e-9)
+    assert report.peak == pytest.approx(peak)
+    assert report.n_star == pytest.approx(peak * r[0] * 1e-9)
     assert report.recommended_qd == 32.0
 
 
@@ -50,7 +50,7 @@ def test_throughput_only_sweep_and_falling_tail():
     x = np.array([10, 19, 35, 60, 80, 88, 90, 70, 50], dtype=float)  # collapses at high QD
     report = find_knee(QD, x)
     assert report.n_star is None and report.latency_elbow_qd is None
-    assert report.qd_at_fraction == 16.0  # plateau = median(80, 88, 90) = 88; 0.9 x 88 = 79.2
+    assert report.qd_at_fraction == 32.0  # peak = 90; 0.9 x 90 = 81: 80 at QD 16 falls short, 88 at QD 32
     assert report.kneedle_qd is not None and report.kneedle_qd <= 64
 
 

@@ -222,7 +222,7 @@ def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_
     proc = iolab("compare", "tag:before", "tag:after", "--html", str(page))
     assert proc.returncode == 0, proc.stderr
     html = page.read_text()
-    assert 'id="chart-comparison-bars"' in html and "bars: median of the repeats" in html
+    assert 'id="chart-comparison-bars"' in html and "bars: geometric mean of the repeats" in html
     assert "slower -10." in html or "slower -9." in html
 
 

@@ -18,7 +18,8 @@ def test_compare_ls_and_show_on_a_pipe_are_not_cut(tmp_path):
         assert iolab("import", str(path)).returncode == 0
     compared = iolab("compare", "1", "2")  # captured: stdout is a pipe
     assert compared.returncode == 0, compared.stderr
-    assert "not evaluated: at least 2 values per side are needed" in compared.stdout
+    assert "+0.0% (no interval at n = 1)" in compared.stdout  # the same output: no change, and no interval
+    assert "not evaluated: no interval at n = 1: 2 runs per side give one, and a verdict" in compared.stdout
     assert "…" not in compared.stdout and "\x1b[" not in compared.stdout  # nothing cut, no colour codes
     for args in (["ls"], ["show", "1"]):
         out = iolab(*args).stdout

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 from iolab.doctor.derived import curve_name
 from iolab.doctor.engine import diagnose_run
-from iolab.models import Point, PointRecord, Target
+from iolab.models import Point, PointRecord, Target, units
 from iolab.models.material import RunMaterial
 from iolab.models.result import DirectionResult, LatencyStats, Result
 
@@ -58,7 +60,7 @@ def test_a_depth_sweep_gets_its_knee_and_peak_and_more_jobs_are_weighed_against_
     findings = qd_curve_findings(one + four)
     knee = [f for f in findings if f.rule_id == "RES-QD-KNEE"]
     assert len(knee) == 1 and knee[0].subject == "rr" and knee[0].title.startswith("rr: queue-depth knee at QD 8")
-    assert knee[0].fix.startswith("rr: use QD 8") and knee[0].evidence["N* (X_max x R0)"] == "8.0"
+    assert knee[0].fix.startswith("rr: use QD 8") and knee[0].evidence["N* (X_max x R0)"] == "8.1"  # 81k x 100 µs
     peak = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
     assert len(peak) == 1
     assert peak[0].title == "rr: peak 160.0k IOPS (655 MB/s) at QD16 x 4 jobs, +98% over one job's best"
@@ -96,3 +98,43 @@ def test_each_curve_keeps_its_own_answer_where_advice_alike_is_said_once():
     text = console.export_text()
     assert "rr: peak 50.0k IOPS (205 MB/s) at QD16" in text and "seq: peak 3,100 IOPS (12.7 MB/s) at QD16" in text
     assert "also:" not in text
+
+
+def test_the_knee_and_its_peak_are_points_of_the_table_they_sit_under():
+    """The issue's cases: "use QD 8: 100% of the plateau ... plateau=180.0k IOPS" while QD 64 gave 305k, and
+    "use QD 2: 117% of the plateau": a median of the top three was no point of the table."""
+    lucky = sweep({1: 40_000, 2: 90_000, 4: 150_000, 8: 180_000, 16: 176_000, 32: 170_000, 64: 305_000})
+    (knee,) = [f for f in qd_curve_findings(lucky) if f.rule_id == "RES-QD-KNEE"]
+    assert knee.evidence["peak"] == "305.0k IOPS at QD 64"
+    assert knee.fix.startswith("rr: use QD 64: 100% of the peak throughput")
+    early = sweep({1: 50_000, 2: 117_000, 4: 100_000, 8: 100_000, 16: 98_000})
+    (knee,) = [f for f in qd_curve_findings(early) if f.rule_id == "RES-QD-KNEE"]
+    assert knee.evidence["peak"] == "117.0k IOPS at QD 2" and knee.fix.startswith("rr: use QD 2: 100% of the peak")
+
+
+def test_no_depth_is_ever_above_the_peak_and_the_knee_is_the_first_depth_at_90_percent_of_it():
+    rng = random.Random(31)
+    for _ in range(200):
+        depths = sorted(rng.sample([1, 2, 4, 8, 16, 32, 64, 128, 256], rng.randint(3, 9)))
+        table = {qd: rng.uniform(1_000, 500_000) for qd in depths}
+        (knee,) = [f for f in qd_curve_findings(sweep(table)) if f.rule_id == "RES-QD-KNEE"]
+        best = max(table, key=lambda qd: table[qd])
+        first = min(qd for qd in depths if table[qd] >= 0.9 * table[best])
+        assert knee.evidence["peak"] == f"{units.iops(table[best])} IOPS at QD {best}"
+        share = int(knee.fix.split(": ")[2].split("%")[0])
+        assert knee.fix.startswith(f"rr: use QD {first}: ") and 90 <= share <= 100, (table, knee.fix)
+
+
+def test_an_invalid_point_is_said_to_be_so_and_no_other_finding_uses_its_figures():
+    """The issue's group_reporting case: a point whose rate breaks "rate is bytes over time" raised findings of
+    its own (a 75% drop with more jobs). Here the peak's point is made invalid: RES-INVARIANT names it, and the
+    peak and knee are those of the valid points."""
+    points = sweep({1: 10_000, 2: 20_000, 4: 40_000, 8: 76_000, 16: 80_000, 32: 81_000})
+    broken = points[-1].result
+    assert broken is not None
+    broken.directions["read"].bw_bytes /= 4  # the rate of one job in four
+    findings = diagnose_run(RunMaterial(records=points))
+    (invalid,) = [f for f in findings if f.rule_id == "RES-INVARIANT"]
+    assert invalid.subject == "rr-qd32" and invalid.severity.value == "critical"
+    (peak,) = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
+    assert "80.0k IOPS" in peak.title and "QD16" in peak.title  # not the invalid QD 32 point's

@@ -19,7 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from iolab.analysis.compare import CompareParams, Verdict
+from iolab.analysis.compare import compare_samples
 from iolab.analysis.outliers import find_outliers
 from iolab.analysis.scaling import scaling_table
 from iolab.analysis.stability import summarize
@@ -247,16 +247,18 @@ def test_thirty_device_names_stand_apart_under_their_bars():
 # --------------------------------------------------------------------------- comparison
 
 
-def test_compare_bars_are_the_medians_the_table_shows_with_the_range_as_whiskers():
-    verdict = Verdict(CompareParams(), "slower", 3, 3, ratio=0.8, ci_low=-0.3, ci_high=-0.1, p_welch=0.01)
-    a = WorkloadSamples("w", "seq-read", "/data", "bw", [500 * MB, 510 * MB, 900 * MB])  # median 510, mean 637
-    b = WorkloadSamples("w", "seq-read", "/data", "bw", [400 * MB, 405 * MB, 420 * MB])  # median 405, mean 408
+def test_compare_bars_are_the_figures_the_table_shows_with_the_range_as_whiskers():
+    # geometric means 612 and 408 (medians 510 and 405, means 637 and 408): the figures whose ratio is the change
+    a = WorkloadSamples("w", "seq-read", "/data", "bw", [500 * MB, 510 * MB, 900 * MB])
+    b = WorkloadSamples("w", "seq-read", "/data", "bw", [400 * MB, 405 * MB, 420 * MB])
+    verdict = compare_samples(a.values, b.values)
     comparison = Comparison("base", "new", [1], [2], [ComparedWorkload(a, b, verdict)], [], [], None)
     fig = comparison_chart(comparison)
     assert fig is not None
     (ax,) = fig.axes
-    assert [round(bar.get_width()) for bar in ax.patches] == [510, 405]
-    assert any("bars: median of the repeats, whiskers: lowest to highest" in t for t in _texts(fig))
+    assert [round(bar.get_width()) for bar in ax.patches] == [612, 408]
+    assert any("bars: geometric mean of the repeats, whiskers: lowest to highest" in t for t in _texts(fig))
+    assert any(f"{verdict.kind} {408.3 / 612.1 - 1:+.1%}" in t for t in _texts(fig))
     assert _cut_off(fig) == []
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -63,15 +64,18 @@ def test_repeats_are_mean_and_sample_stddev_with_cov_recomputed_from_the_store(q
         assert row.cells[1] == f"{units.mb_per_s(mean)} ± {units.mb_per_s(sd)} ({units.percent(100 * cov)})"
         p99s = [r.directions["read"].latency.percentiles[99.0] for r in results]
         assert row.numbers["lat_p99_ns"].mean == pytest.approx(statistics.mean(p99s))
-        assert row.cells[5] == f"{units.latency(statistics.mean(p99s))} ± {units.latency(statistics.stdev(p99s))}"
-        # 95% CI of the mean bandwidth: mean ± t(0.975, n-1) * sd / sqrt(n), with t(0.975, 1) = 12.7062 (tables).
-        # Compared as numbers to the cell's own resolution: a bound that falls on a rounding edge may print
-        # either way, and the measured data decides where the bounds fall.
-        half = 12.7062047 * sd / len(bw) ** 0.5
+        assert row.cells[5] == units.spread(statistics.mean(p99s), statistics.stdev(p99s), units.latency)  # one unit
+        # 95% CI of the mean bandwidth on the log scale (Cox: a rate's interval stays above zero): with m and s²
+        # the mean and sample variance of the logs, exp(m + s²/2 ± t(0.975, n-1) * sqrt(s²/n + s⁴/(2(n-1)))),
+        # t(0.975, 1) = 12.7062 (tables). Compared as numbers to the cell's own resolution: a bound that falls
+        # on a rounding edge may print either way, and the measured data decides where the bounds fall.
+        logs = [math.log(v) for v in bw]
+        m, var = statistics.mean(logs), statistics.variance(logs)
+        half = 12.7062047 * math.sqrt(var / len(bw) + var**2 / (2 * (len(bw) - 1)))
         low, high = (float(part.replace(",", "")) for part in row.cells[2].split(" – "))
-        for shown, expected in ((low, (mean - half) / 1e6), (high, (mean + half) / 1e6)):
+        for shown, expected in ((low, math.exp(m + var / 2 - half) / 1e6), (high, math.exp(m + var / 2 + half) / 1e6)):
             resolution = 1.0 if abs(expected) >= 100 else 0.1 if abs(expected) >= 1 else 0.01
-            assert abs(shown - expected) <= resolution, (row.cells[2], mean - half, mean + half)
+            assert abs(shown - expected) <= resolution, (row.cells[2], expected)
         cpu = [r.cpu for r in results]
         assert row.numbers["cpu_percent"].stddev == pytest.approx(statistics.stdev(cpu))
         # 1 s points log a single per-second sample: there is no within-run spread to show.

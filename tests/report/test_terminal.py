@@ -14,7 +14,7 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from iolab.analysis.compare import CompareParams, Verdict
+from iolab.analysis.compare import CompareParams, Verdict, compare_samples
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthParams, HealthPoint
 from iolab.models import Change, DirectionResult, LatencyStats, Point, PointMetric, PointRecord, Result, Run, Target
 from iolab.models.workload import Series
@@ -214,18 +214,14 @@ def _compared(name: str, a: list[float], b: list[float], verdict: Verdict) -> Co
     return ComparedWorkload(_side(a, name), _side(b, name), verdict)
 
 
-def test_a_comparison_shows_each_verdict_with_medians_change_and_p():
-    params = CompareParams()
-    slower = Verdict(params, "slower", 3, 3, ratio=0.8, ci_low=-0.25, ci_high=-0.15, p_welch=0.0004)
-    unsure = Verdict(
-        params, "inconclusive", 2, 2, ratio=1.02, ci_low=-0.03, ci_high=0.07, p_welch=0.25, repeats_needed=12
-    )
-    unjudged = Verdict(params, "inconclusive", 1, 1, evaluated=False, reason="fewer than 2 repeats on a side")
-    rows = [
-        _compared("seq-read", [490 * MB, 500 * MB, 510 * MB], [400 * MB] * 3, slower),
-        _compared("rand-read", [100 * MB, 102 * MB], [104 * MB, 104 * MB], unsure),
-        _compared("seq-write", [90 * MB], [91 * MB], unjudged),
+def test_a_comparison_shows_each_verdict_with_its_figures_change_and_p():
+    """Each side's figure is its geometric mean, and the change is B/A of the two figures shown beside it."""
+    samples = [
+        ("seq-read", [490 * MB, 500 * MB, 510 * MB], [400 * MB] * 3),
+        ("rand-read", [100 * MB, 102 * MB], [104 * MB, 104 * MB]),
+        ("seq-write", [90 * MB], [91 * MB]),
     ]
+    rows = [_compared(name, a, b, compare_samples(a, b)) for name, a, b in samples]
     console = _console()
     print_comparison(_comparison(rows, changes=[]), console)
     text = _text(console)
@@ -234,8 +230,8 @@ def test_a_comparison_shows_each_verdict_with_medians_change_and_p():
     assert body[0] == [
         "workload",
         "metric",
-        "A median",
-        "B median",
+        "A geo. mean",
+        "B geo. mean",
         "change (95% CI)",
         "p",
         "verdict",
@@ -244,14 +240,17 @@ def test_a_comparison_shows_each_verdict_with_medians_change_and_p():
     lead = [row[:4] for row in body[1:]]
     assert lead == [
         ["seq-read on /data", "bandwidth", "500 MB/s", "400 MB/s"],
-        ["rand-read on /data", "bandwidth", "101 MB/s", "104 MB/s"],  # medians of two: the mean of the middle
+        ["rand-read on /data", "bandwidth", "101 MB/s", "104 MB/s"],
         ["seq-write on /data", "bandwidth", "90.0 MB/s", "91.0 MB/s"],
     ]
-    verdicts = [row[4:] for row in body[1:]]
-    assert verdicts == [
-        ["-20.0% (-25.0% to -15.0%)", "<0.001", "slower", ""],
-        ["+2.0% (-3.0% to +7.0%)", "0.25", "inconclusive", "12"],
-        ["-", "-", "not evaluated: fewer than 2 repeats on a side", ""],
+    changes = [row[4] for row in body[1:]]
+    assert changes[0].startswith("-20.0% (") and changes[1].startswith("+3.0% (")
+    # one run a side: the change all the same, and why there is no interval
+    assert body[3][4:] == [
+        "+1.1% (no interval at n = 1)",
+        "-",
+        "not evaluated: no interval at n = 1: 2 runs per side give one, and a verdict",
+        "",
     ]
 
 

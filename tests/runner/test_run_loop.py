@@ -29,7 +29,7 @@ name = "loop"
 runtime = "1s"
 [axes]
 rw = ["randread", "read"]
-bs = ["4k", "64k"]
+iodepth = [1, 4]  # the saved output is a 4k read: a 64k point would break IOPS x bs = bandwidth
 [repeat]
 count = 2
 """

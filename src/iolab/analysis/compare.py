@@ -7,12 +7,15 @@ Method (reference/analysis.md §4, "recommended verdict procedure"):
   a ratio B/A into a difference of means.
 - Effect: ratio = exp(mean log B - mean log A), the ratio of geometric means.
   Under log-normal noise the geometric mean estimates the median, so this is
-  the ratio of medians the brief asks for, and its 95% CI is the Welch
+  a ratio of typical values that uses every repeat, and its 95% CI is the Welch
   log-scale t interval (exp of the CI of the log difference) -- not a
   bootstrap, which under-covers at the n = 3..10 of benchmark repeats. Using
   the same Welch statistics for CI and test makes "p < alpha" and "the CI
-  excludes no change" one and the same fact. The ratio of *sample* medians is
-  reported too, for reading, never for deciding.
+  excludes no change" one and the same fact. This ratio is *the* change:
+  each side's figure is shown as its geometric mean (`geometric_mean`), so
+  the change is the ratio of the two figures beside it, in every format. With
+  one run on a side there is no interval and no verdict, but the change is
+  still the ratio of the two runs.
 - Test: Welch's t on logs, checked by Mann-Whitney U (exact when there are no
   ties and the samples are small). When the U test could reach alpha with
   these sample sizes and does not, the verdict is inconclusive: the two tests
@@ -205,14 +208,13 @@ class Verdict:
     kind: str  # one of KINDS
     n_a: int
     n_b: int
-    ratio: float | None = None  # geometric-mean ratio B/A
+    ratio: float | None = None  # geometric-mean ratio B/A (also with one value a side: then no interval)
     ci_low: float | None = None  # 95% CI of B/A - 1
     ci_high: float | None = None
     p_welch: float | None = None
     p_mwu: float | None = None
     mwu_method: str = ""
     p_tost: float | None = None
-    sample_median_ratio: float | None = None
     log_sd: float | None = None  # pooled stddev of the log values: the noise, as a relative figure
     repeats_needed: int | None = None  # per side, when inconclusive and estimable
     dropped: int = 0  # NaN values left out
@@ -236,10 +238,13 @@ def _mean_var(values: list[float]) -> tuple[float, float]:
     return mean, math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
 
 
-def _median(values: list[float]) -> float:
-    s = sorted(values)
-    mid = len(s) // 2
-    return s[mid] if len(s) % 2 else 0.5 * (s[mid - 1] + s[mid])
+def geometric_mean(values: Sequence[float]) -> float | None:
+    """exp(mean log): each side's figure, so that B/A of the figures is the verdict's ratio. None when a value
+    is not positive and finite (a failed run has no log) or there are none."""
+    kept = [float(v) for v in values if not math.isnan(float(v))]
+    if not kept or any(v <= 0.0 or math.isinf(v) for v in kept):
+        return None
+    return math.exp(math.fsum(math.log(v) for v in kept) / len(kept))
 
 
 def repeats_needed(log_sd: float, distance: float, alpha: float, power: float, two_sided: bool) -> int | None:
@@ -283,14 +288,17 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     dropped = drop_a + drop_b
     # Every verdict starts from this one; `replace` keeps each field's type checked (a dict of kwargs would not).
     base = Verdict(params=params, kind="inconclusive", n_a=len(xa), n_b=len(xb), dropped=dropped)
-    if len(xa) < 2 or len(xb) < 2:
-        return replace(base, evaluated=False, reason="at least 2 values per side are needed")
     if any(v <= 0.0 or math.isinf(v) for v in xa + xb):
         return replace(
             base,
             evaluated=False,
             reason="zero, negative or infinite values (failed runs?) cannot be compared as ratios",
         )
+    if len(xa) < 2 or len(xb) < 2:
+        gm_a, gm_b = geometric_mean(xa), geometric_mean(xb)
+        ratio = gm_b / gm_a if gm_a is not None and gm_b is not None else None
+        reason = "no interval at n = 1: 2 runs per side give one, and a verdict" if xa and xb else "a side has no value"
+        return replace(base, ratio=ratio, evaluated=False, reason=reason)
 
     la, lb = [math.log(v) for v in xa], [math.log(v) for v in xb]
     mean_a, var_a = _mean_var(la)
@@ -331,7 +339,6 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
         p_mwu=mwu.p,
         mwu_method=mwu.method,
         p_tost=p_tost,
-        sample_median_ratio=_median(xb) / _median(xa),
         log_sd=log_sd,
         notes=notes,
     )

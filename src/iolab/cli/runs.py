@@ -393,7 +393,14 @@ def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) 
     from iolab.views.run import run_report
 
     console = stdout_console()
-    title = f"Run {run_info.id} · {run_info.label} · {run_info.host} · {run_info.fio_version} · {run_info.status}"
+    parts = [
+        f"Run {run_info.id}",
+        run_info.label,
+        run_info.host or "host not named",
+        run_info.fio_version,
+        run_info.status,
+    ]
+    title = " · ".join(part for part in parts if part)  # an imported tool's run has no fio version
     report = run_report(store, run_info, records)
     if report.headline:  # the answer first, then the findings that change what it means, then the tables
         console.print(f"[bold]{escape(title)}[/bold]", highlight=False)

@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from iolab.analysis.device_traffic import DeviceTraffic
 from iolab.analysis.interference import Interference
 from iolab.analysis.series import job_bandwidth, job_sum
 from iolab.models import PointRecord, Result
@@ -164,6 +165,22 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
             iops.n,
             half,
         )
+    return out
+
+
+def device_traffic(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[DeviceTraffic]:
+    """fio's bytes and the bytes the target's devices moved meanwhile, per point measured with telemetry."""
+    from iolab.analysis.device_traffic import DISK_BW, measure_traffic
+
+    out = []
+    for record in records:
+        disk = [s for s in series.get(record.id, []) if s.metric == DISK_BW]
+        if record.result is None or not disk:
+            continue
+        members = tuple(os.path.basename(m) for m in record.point.target.members)
+        found = measure_traffic(record.point.name, record.result, samples_of(disk), members)
+        if found is not None:
+            out.append(found)
     return out
 
 

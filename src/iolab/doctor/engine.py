@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 import iolab.doctor.rules  # noqa: F401  (registers every rule)
-from iolab.doctor.derived import array_views, interference, point_series, qd_curves, repeat_sets
+from iolab.doctor.derived import array_views, device_traffic, interference, point_series, qd_curves, repeat_sets
 from iolab.doctor.rule import RULES, Context, JobView, Rule
 from iolab.models import Finding, Point, Result
 from iolab.models.material import RunMaterial
@@ -19,6 +19,9 @@ class Job(Protocol):
 
     name: str
     options: dict[str, str]
+
+
+INVARIANT_RULE = "RES-INVARIANT"  # `doctor.rules.invariants`
 
 
 def all_rules() -> list[Rule]:
@@ -65,12 +68,20 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
 
     The one entry point for a run's findings, whether it just ran, was imported or is judged again.
     """
-    records = [r for r in material.records if r.result is not None]
+    from iolab.analysis.invariants import violations
+
+    measured = [r for r in material.records if r.result is not None]
+    # A point that breaks an invariant is invalid: RES-INVARIANT says so, and no other rule computes with its
+    # figures (its options still go to the method rules), so a wrong rate never becomes a second finding.
+    invalid = [r for r in measured if r.result is not None and violations(r.result, r.point.options)]
+    invalid_ids = {r.id for r in invalid}
+    records = [r for r in measured if r.id not in invalid_ids]
     snapshot = material.snapshot
     names = {r.id: r.point.name for r in material.records}
     ctx = Context(
         snapshot=snapshot,
-        jobs=[JobView.from_point(r.point, r.result) for r in records],
+        jobs=[JobView.from_point(r.point, r.result) for r in records]
+        + [JobView.from_point(r.point, None) for r in invalid],
         mem_total_bytes=snapshot.mem_total_bytes if snapshot else None,
         series=point_series(records, material.series),
         arrays=array_views(records, material.device_bw),
@@ -78,10 +89,15 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
         hosts={names[point_id]: rows for point_id, rows in material.hosts.items() if point_id in names},
         steady=material.steady,
         interference=interference(records, material.series),
+        traffic=device_traffic(records, material.series),
         repeats=repeat_sets(records),
         cov_target=material.cov_target,
     )
-    return evaluate(ctx)
+    findings = evaluate(ctx)
+    if invalid:
+        judged = Context(jobs=[JobView.from_point(r.point, r.result) for r in invalid])
+        findings += evaluate(judged, [r for r in RULES if r.id == INVARIANT_RULE])
+    return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
 
 
 def lint_jobs(

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from iolab.analysis.device_traffic import DeviceTraffic
 from iolab.analysis.interference import Interference
 from iolab.doctor.derived import ArrayView, PointSeries, QdCurve, RepeatSet
 from iolab.models import Finding, Point, Result, Severity
@@ -164,8 +165,8 @@ class Context:
     (jobs with a result), "series" (per-second bandwidth), "arrays" (devices
     together, alone and in sets), "curves" (queue-depth curves), "hosts"
     (each host's part of multi-host points), "steady" (steady-state rounds),
-    "interference" (what else used the CPUs and the target's devices per point), "repeats" (the
-    repeats of each workload).
+    "interference" (what else used the CPUs and the target's devices per point), "traffic" (fio's bytes
+    against the target's devices' bytes per point), "repeats" (the repeats of each workload).
     """
 
     snapshot: Snapshot | None = None
@@ -177,6 +178,7 @@ class Context:
     hosts: dict[str, list[HostRow]] = field(default_factory=dict)  # point name -> its hosts' rows
     steady: list[SteadyOutcome] = field(default_factory=list)
     interference: list[Interference] = field(default_factory=list)
+    traffic: list[DeviceTraffic] = field(default_factory=list)
     repeats: list[RepeatSet] = field(default_factory=list)
     cov_target: float | None = None  # the plan's, when its repeats were adaptive
 
@@ -184,7 +186,7 @@ class Context:
         """The parts this context has, as rules name them in `needs`."""
         have = {
             name
-            for name in ("series", "arrays", "curves", "hosts", "steady", "interference", "repeats")
+            for name in ("series", "arrays", "curves", "hosts", "steady", "interference", "traffic", "repeats")
             if getattr(self, name)
         }
         have |= {"snapshot"} if self.snapshot is not None else set()

@@ -295,7 +295,9 @@ def _latency_object(part: dict) -> tuple[str, dict, float] | None:
 
 def pool_latency(parts: list[dict]) -> LatencyStats | None:
     """Pool per-job latency stats by sample count and merge their histograms."""
-    found = [(p, f) for p in parts if (f := _latency_object(p)) is not None]
+    # A latency object whose N says 0 holds no sample (a job that failed at its first I/O writes mean 0): it is
+    # no latency, where a missing N (before fio 3.18) means the direction's I/O count.
+    found = [(p, f) for p in parts if (f := _latency_object(p)) is not None and f[1].get("N", 1) != 0]
     if not found:
         return None
     kinds = {f[0] for _, f in found}

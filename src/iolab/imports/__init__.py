@@ -196,6 +196,7 @@ class _RunBeingImported:
     files: list[str] = field(default_factory=list)
     versions: dict[str, None] = field(default_factory=dict)  # in the order first seen
     began: list[float] = field(default_factory=list)
+    hosts: dict[str, None] = field(default_factory=dict)  # the hosts its outputs name (fio's client mode)
     # stored, not yet committed: (path, version, when it ran, points); not the parsed file, whose logs can be large
     pending: list[tuple[str, str, float | None, int]] = field(default_factory=list)
 
@@ -207,6 +208,7 @@ class _RunBeingImported:
 
     def store(self, store: Store, parsed: FioFile | ToolFile, digest: str, outcome: ImportOutcome) -> None:
         if isinstance(parsed, FioFile):
+            self.hosts.update(dict.fromkeys(host for job in parsed.jobs for host in job.hosts if host))
             ids, rows = store_fio(store, self.run.run_id, parsed)
             outcome.log_rows += rows
             tool = "fio"
@@ -242,7 +244,9 @@ class _RunBeingImported:
         shown = ", ".join(versions[:3]) + (f" (+{len(versions) - 3})" if len(versions) > 3 else "")
         self.run.label = "import " + (shown or tool)
         fio_versions = ", ".join(versions) if tool == "fio" else ""
-        describe_imported_run(store, self.run.run_id, self.run.label, self.files, fio_versions, self.began)
+        # The host its tool ran on, where its outputs name one; never this machine, which only imported them.
+        host = next(iter(self.hosts)) if len(self.hosts) == 1 else f"{len(self.hosts)} hosts" if self.hosts else ""
+        describe_imported_run(store, self.run.run_id, self.run.label, self.files, fio_versions, self.began, host)
 
 
 def _load_doctor() -> None:

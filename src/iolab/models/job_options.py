@@ -109,6 +109,13 @@ class JobOptions(Mapping[str, str]):
         return METADATA_OPERATIONS.get(self.engine)
 
     @property
+    def tool(self) -> str | None:
+        """The other benchmark an imported point came from (mdtest, IOR, IOzone), None for fio's: what such a
+        tool did not measure (CPU; bandwidth for mdtest) is not shown as a zero."""
+        tool = self._options.get("tool")
+        return tool if tool and tool != "fio" else None
+
+    @property
     def rw(self) -> str:
         """The I/O pattern: rw= without fio's `:<n>` suffix, `readwrite` spelt `rw` (one mode, two names)."""
         mode = self._value("rw").split(":", 1)[0].strip()

@@ -5,6 +5,8 @@ k/M suffixes, latency in the unit that gives 1-3 integer digits.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 MB = 1_000_000
@@ -37,6 +39,33 @@ def latency(ns: float | None) -> str:
                 else f"{value:.2f} {unit}"
             )
     return f"{ns:.0f} ns"
+
+
+def significant(value: float) -> str:
+    """A number of unknown unit (a plan's metric command) to three significant digits, thousands grouped,
+    never in exponent notation: 1.89, 0.448, 1,234; a whole number as it is (3, not 3.00)."""
+    if value == 0 or abs(value) >= 100 or value == int(value):
+        return f"{value:,.0f}"
+    digits = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:,.{digits}f}"
+
+
+# Formatters whose unit follows the value's size, and each unit's size in their input's unit: a stddev
+# beside a mean is written in the mean's unit (600 ms ± 0 ms, never ± 0 ns).
+SCALED_UNITS: dict[str, dict[str, float]] = {
+    "latency": {"ns": 1.0, "µs": 1e3, "ms": 1e6, "s": 1e9},
+    "elapsed_ms": {"ms": 1.0, "s": 1e3},
+}
+
+
+def spread(mean: float, stddev: float, fmt: Callable[[float], str]) -> str:
+    """`mean ± stddev` with both in one unit: the mean's."""
+    mean_text = fmt(mean)
+    scales = SCALED_UNITS.get(getattr(fmt, "__name__", ""), {}) if getattr(fmt, "__module__", "") == __name__ else {}
+    unit = mean_text.rpartition(" ")[2]
+    if unit in scales:
+        return f"{mean_text} ± {significant(stddev / scales[unit])} {unit}"
+    return f"{mean_text} ± {fmt(stddev)}"
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:

@@ -59,6 +59,24 @@ def mount_of(path: str, root: Root) -> Mount | None:
     return best
 
 
+def ram_backed_device(name: str, root: Root, ram_filesystems: frozenset[str], depth: int = 0) -> bool:
+    """Whether a block device (kernel name) keeps its data in RAM: zram, brd (ram*), or a loop device whose
+    backing file lives on a RAM file system (or on another such device): its I/O is memory's, whatever
+    file system sits on it."""
+    if name.startswith(("zram", "ram", "brd")):
+        return True
+    backing = (root.read_text(f"/sys/block/{name}/loop/backing_file") or "").strip()
+    if not backing or depth > 4:
+        return False
+    mount = mount_of(backing, root)
+    if mount is None:
+        return False
+    if mount.fs_type in ram_filesystems:
+        return True
+    under = os.path.basename(mount.source) if mount.source.startswith("/dev/") else ""
+    return bool(under) and ram_backed_device(under, root, ram_filesystems, depth + 1)
+
+
 # Kernel-internal file systems that say nothing about storage.
 PSEUDO_FILESYSTEMS = frozenset(
     {

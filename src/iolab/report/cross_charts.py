@@ -9,7 +9,6 @@ the unit that fits, a figure or None when there is nothing to draw.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -160,9 +159,9 @@ def _notebook_marks(history: SeriesHistory, value_ax: Axes, cov_ax: Axes) -> Non
 
 
 def comparison_chart(comparison: Comparison) -> Figure | None:
-    """Per workload, the median of each side's repeats side by side (the statistic of the verdict table),
+    """Per workload, the geometric mean of each side's repeats side by side (the figure of the verdict table),
     whiskers from its lowest to its highest repeat, and the verdict beside the pair. Workloads judged on
-    different metrics (bandwidth, IOPS, latency) share one axis as a percentage of side A's median."""
+    different metrics (bandwidth, IOPS, latency) share one axis as a percentage of side A's figure."""
     rows = [row for row in comparison.rows if row.a.values and row.b.values]
     if not rows:
         return None
@@ -174,9 +173,9 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
     fig = Figure(figsize=(WIDTH_IN, 1.0 + 0.55 * len(rows)), layout="constrained")
     ax = fig.subplots()
     for i, row in enumerate(rows):
-        unit = statistics.median(row.a.values) / 100 if mixed else scale
+        unit = (row.a.figure or 1.0) / 100 if mixed else scale
         for j, side in enumerate((row.a, row.b)):
-            middle = statistics.median(side.values)
+            middle = side.figure or 0.0  # the figure the verdict table shows
             ax.barh(
                 i + (j - 0.5) * 0.38,
                 middle / unit,
@@ -187,7 +186,7 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
                 label=(comparison.label_a, comparison.label_b)[j] if i == 0 else None,
             )
         verdict = row.verdict
-        change = f" {verdict.change:+.1%}" if verdict.evaluated and verdict.change is not None else ""
+        change = f" {verdict.change:+.1%}" if verdict.change is not None else ""
         ax.annotate(
             f"{verdict.kind}{change}",
             (1.0, i),
@@ -203,8 +202,8 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
     ax.set_yticks(range(len(rows)), labels, fontsize="small")
     ax.invert_yaxis()
     ax.set_xlabel(
-        (f"% of {comparison.label_a}'s median" if mixed else axis_label)
-        + "; bars: median of the repeats, whiskers: lowest to highest"
+        (f"% of {comparison.label_a}'s geometric mean" if mixed else axis_label)
+        + "; bars: geometric mean of the repeats, whiskers: lowest to highest"
     )
     ax.legend(fontsize="x-small", loc="lower right")
     ax.grid(True, axis="x", alpha=0.3)

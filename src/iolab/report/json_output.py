@@ -9,7 +9,7 @@ from dataclasses import asdict
 
 from iolab.models import PointRecord, Run
 from iolab.models.units import iso_utc
-from iolab.report.wording import change_line, median, verdict_summary
+from iolab.report.wording import change_line, verdict_summary
 from iolab.views.comparison import Comparison, WorkloadSamples
 from iolab.views.export import ExportedRun
 from iolab.views.history import SeriesHistory
@@ -58,7 +58,7 @@ def side_dict(record: PointRecord) -> dict[str, dict]:
 
 
 def _samples_dict(s: WorkloadSamples) -> dict:
-    return {"values": s.values, "failed": s.failed, "median": median(s.values)}
+    return {"values": s.values, "failed": s.failed, "geometric_mean": s.figure}
 
 
 def comparison_json(comparison: Comparison) -> str:

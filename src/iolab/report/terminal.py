@@ -110,16 +110,18 @@ def results_table(records: list[PointRecord], title: str | None = None) -> Table
             values, problem = column_values(column, [record])
             side_cells.append(column.fmt(values[0]) if values else problem if column.is_command and problem else "-")
         operation = record.point.job.operation  # a file operation moves no data: its ops/s in the IOPS column
+        tool = record.point.job.tool  # another tool's figures: only those it measured
         for i, d in enumerate(result.directions.values()):
             lat = d.latency
+            no_data = operation or (tool and not d.bw_bytes and not d.io_bytes)
             table.add_row(
                 *(lead if i == 0 else [""] * len(lead)),
                 operation or d.ddir,
-                "-" if operation else units.mb_per_s(d.bw_bytes),
+                "-" if no_data else units.mb_per_s(d.bw_bytes),
                 units.iops(d.iops),
                 units.latency(lat.mean_ns if lat else None),
                 units.latency(lat.percentiles.get(99.0) if lat else None),
-                units.percent(result.cpu) if i == 0 else "",
+                ("-" if tool else units.percent(result.cpu)) if i == 0 else "",
                 *([_steady_cell(result) if i == 0 else ""] if steady else []),
                 *([stop_text(result.stopping) if result.stopping and i == 0 else ""] if stopped else []),
                 *(side_cells if i == 0 else [""] * len(side)),

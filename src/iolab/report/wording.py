@@ -21,28 +21,31 @@ from iolab.views.notebook import NotebookEntry
 DAYS_LISTED = 5  # days over the target named in a line; the rest are counted
 
 
-def median(values: list[float]) -> float | None:
-    """The median of a side's samples; None for a side with none."""
-    return statistics.median(values) if values else None
+# Each side is shown as its geometric mean, and the change is B/A of those two figures, in every format: the
+# one definition `analysis.compare` decides on (a geometric-mean ratio, the median's under log-normal noise).
+HEADERS = ("workload", "metric", "A geo. mean", "B geo. mean", "change (95% CI)", "p", "verdict", "repeats needed")
 
 
-HEADERS = ("workload", "metric", "A median", "B median", "change (95% CI)", "p", "verdict", "repeats needed")
+def change_cell(v: Verdict) -> str:
+    """The change B/A - 1 with its 95% interval; with one run on a side, the change and why it has no interval."""
+    if v.change is None:
+        return "-"
+    if v.ci_low is None or v.ci_high is None:
+        return f"{v.change:+.1%} (no interval at n = {min(v.n_a, v.n_b)})"
+    return f"{v.change:+.1%} ({v.ci_low:+.1%} to {v.ci_high:+.1%})"
 
 
 def verdict_cells(row: ComparedWorkload) -> tuple[str, ...]:
     v, metric = row.verdict, row.a.metric
-    if v.evaluated and v.change is not None:
-        change = f"{v.change:+.1%} ({v.ci_low:+.1%} to {v.ci_high:+.1%})"
-        p = p_value(v.p_welch)
-    else:
-        change, p = "-", "-"
+    change = change_cell(v)
+    p = p_value(v.p_welch) if v.evaluated else "-"
     kind = v.kind if v.evaluated else f"not evaluated: {v.reason}"
     needed = str(v.repeats_needed) if v.kind == "inconclusive" and v.repeats_needed else ""
     return (
         f"{row.a.name} on {row.a.target}",
         METRIC_LABELS[metric],
-        metric_value(metric, median(row.a.values)),
-        metric_value(metric, median(row.b.values)),
+        metric_value(metric, row.a.figure),
+        metric_value(metric, row.b.figure),
         change,
         p,
         kind,
@@ -54,7 +57,8 @@ def verdict_summary(v: Verdict) -> str:
     """One line: the verdict, the effect with its CI, both p-values and the sizes."""
     n = f"n={v.n_a}/{v.n_b}"
     if not v.evaluated or v.ratio is None or v.ci_low is None or v.ci_high is None:
-        return f"not evaluated: {v.reason}, {n}"
+        shown = f"change {v.change * 100:+.1f}%, " if v.change is not None else ""
+        return f"not evaluated: {shown}{v.reason}, {n}"
     ci = f"95% CI {v.ci_low * 100:+.1f}% to {v.ci_high * 100:+.1f}%"
     tests = f"Welch p={p_value(v.p_welch)}, MWU p={p_value(v.p_mwu)}"
     change = v.ratio - 1.0

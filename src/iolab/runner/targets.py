@@ -26,7 +26,7 @@ from iolab.fio.options import check_path
 from iolab.models import Target, Workload
 from iolab.models.job_options import JobOptions
 from iolab.models.snapshot import RAM_FILESYSTEMS
-from iolab.probe.fs import mount_of
+from iolab.probe.fs import mount_of, ram_backed_device
 from iolab.probe.root import Root
 from iolab.runner.safety import check_writable, kernel_name
 from iolab.runner.scratch import scratch_filename
@@ -106,9 +106,12 @@ def scratch_bytes(size: int | None, workloads: Sequence[Workload]) -> int | None
 
 
 def _fs_info(path: Path, root: Root) -> tuple[str | None, bool]:
+    """The file system holding `path`, and whether its data is in RAM: a RAM file system, or one on a device
+    that keeps its data in RAM (a loop device over a file in /dev/shm)."""
     mount = mount_of(str(path), root)
     fs_type = mount.fs_type if mount else None
-    return fs_type, fs_type in RAM_FILESYSTEMS
+    device = os.path.basename(mount.source) if mount and mount.source.startswith("/dev/") else ""
+    return fs_type, fs_type in RAM_FILESYSTEMS or bool(device and ram_backed_device(device, root, RAM_FILESYSTEMS))
 
 
 def _directory_target(path: Path, size: int | None, root: Root) -> Target:
@@ -209,6 +212,7 @@ def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -
         size_bytes=min(size or length, length),
         writable=allow_write,
         direct=True,
+        ram_backed=ram_backed_device(name, root, RAM_FILESYSTEMS),
     )
 
 

@@ -31,15 +31,15 @@ def record_provenance(store: Store, point_ids: list[int], origin: Provenance) ->
 
 
 def describe_imported_run(
-    store: Store, run_id: int, label: str, files: list[str], fio_versions: str, began: list[float]
+    store: Store, run_id: int, label: str, files: list[str], fio_versions: str, began: list[float], host: str = ""
 ) -> None:
-    """An imported run once all its files are stored: its label, its files and fio versions, and dated when
-    its tool ran, not when it was imported (`history` orders runs by it): from its earliest output to its
-    latest, where they say."""
+    """An imported run once all its files are stored: its label, its files and fio versions, the host its
+    outputs name ("" when they name none: not the importing machine's), and dated when its tool ran, not
+    when it was imported (`history` orders runs by it): from its earliest output to its latest, where they say."""
     with store.transaction():
         store.conn.execute(
-            "UPDATE runs SET label = ?, targets = ?, fio_version = ? WHERE id = ?",
-            (label, json.dumps(files), fio_versions, run_id),
+            "UPDATE runs SET label = ?, targets = ?, fio_version = ?, host = ? WHERE id = ?",
+            (label, json.dumps(files), fio_versions, host, run_id),
         )
         if began:
             store.conn.execute(

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
-from iolab.analysis.compare import CompareParams, Verdict, compare_samples
+from iolab.analysis.compare import CompareParams, Verdict, compare_samples, geometric_mean
 from iolab.models import Change, Point, primary_metric
 from iolab.models.workload import higher_is_better, metric_for, workload_identity
 from iolab.store.db import Store
@@ -32,6 +32,12 @@ class WorkloadSamples:
     metric: str
     values: list[float] = field(default_factory=list)
     failed: int = 0  # repeats that failed or never ran: left out, a failed run is not a slow run
+
+    @property
+    def figure(self) -> float | None:
+        """The side's one figure: the geometric mean of its repeats, so that B/A of two sides' figures is the
+        verdict's change (`analysis.compare`). None without a positive value."""
+        return geometric_mean(self.values)
 
 
 @dataclass

@@ -84,7 +84,7 @@ def side_columns(records: Sequence[PointRecord]) -> list[SideColumn]:
         columns.append(SideColumn(LLC_HIT_PCT, "LLC hit %", units.percent))
     if CYCLES_PER_IO in names:
         columns.append(SideColumn(CYCLES_PER_IO, "cycles/IO", lambda v: f"{v:,.0f}"))
-    columns += [SideColumn(name, name.partition(".")[2], lambda v: f"{v:g}") for name in commands]
+    columns += [SideColumn(name, name.partition(".")[2], units.significant) for name in commands]
     return columns
 
 

@@ -41,8 +41,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from iolab.analysis.invariants import interval_holds
 from iolab.analysis.series import job_bandwidth, job_sum
-from iolab.analysis.stability import Stability, summarize
+from iolab.analysis.stability import Stability, summarize, summarize_rate
 from iolab.models import DirectionResult, Finding, PointRecord, Result, Run, Sample, SteadyState, StopRecord, units
 from iolab.models.host_settings import SETTINGS
 from iolab.models.job_options import JobOptions
@@ -197,7 +198,7 @@ def _parameters(record: PointRecord) -> dict[str, str]:
     point's name and target already say.
     """
     point = record.point
-    if point.job.is_metadata:  # no data moves: no queue depth, nothing direct or buffered
+    if point.job.is_metadata or point.job.tool:  # no data moves, or not fio: no fio defaults to state
         params = dict(point.options)
     else:
         params = {**SHOWN_DEFAULTS, **point.options}
@@ -284,6 +285,11 @@ def _summary(values: Sequence[float]) -> Stability | None:
     return summarize(values) if values else None
 
 
+def _rate_summary(values: Sequence[float]) -> Stability | None:
+    """A rate's summary, its interval on the log scale (`summarize_rate`): above zero, as the rate is."""
+    return summarize_rate(values) if values else None
+
+
 def repeat_percentile(records: Sequence[PointRecord], ddir: str, pct: float) -> Stability | None:
     """Mean ± stddev of each repeat's own `pct` latency percentile (from fio's histogram), or None.
 
@@ -304,7 +310,7 @@ def _spread(stats: Stability | None, fmt: Callable[[float], str], with_cov: bool
         return "-"
     text = fmt(stats.mean)
     if stats.stddev is not None:
-        text += f" ± {fmt(stats.stddev)}"
+        text = units.spread(stats.mean, stats.stddev, fmt)
         if with_cov and stats.cov is not None:
             text += f" ({units.percent(100 * stats.cov)})"
     return text
@@ -402,6 +408,9 @@ def _ci_cell(stats: Stability | None, fmt: Callable[[float], str] = units.mb_per
     """The 95% confidence interval of the mean (Student's t), or "-" with fewer than two repeats."""
     if stats is None or stats.ci95_low is None or stats.ci95_high is None:
         return "-"
+    problem = interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True)
+    if problem is not None:  # never a silent wrong interval (`iolab.analysis.invariants`)
+        return f"invalid: {problem}"
     return f"{fmt(stats.ci95_low)} – {fmt(stats.ci95_high)}"
 
 
@@ -450,13 +459,15 @@ def _workload_rows(
             (r, result.directions[ddir]) for r, result in finished if ddir in result.directions
         ]
         within = [v for r, _ in measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None]
+        tool = JobOptions(workload.params).tool  # another tool's figures: only those it measured
+        moved = not tool or any(d.bw_bytes or d.io_bytes for _, d in measured)
         numbers = {
-            "bw_bytes": _summary([d.bw_bytes for _, d in measured]),
-            "iops": _summary([d.iops for _, d in measured]),
+            "bw_bytes": _rate_summary([d.bw_bytes for _, d in measured]) if moved else None,
+            "iops": _rate_summary([d.iops for _, d in measured]),
             "lat_mean_ns": _summary([d.latency.mean_ns for _, d in measured if d.latency]),
             "lat_p99_ns": repeat_percentile(done, ddir, 99.0),
             "bw_stddev_bytes": _summary(within),
-            "cpu_percent": _summary([result.cpu for _, result in finished]) if i == 0 else None,
+            "cpu_percent": _summary([result.cpu for _, result in finished]) if i == 0 and not tool else None,
             **(side_numbers if i == 0 else {}),
         }
         cells = [
@@ -604,7 +615,7 @@ def _metadata_row(workload: _Workload, with_ci: bool) -> Row:
     directions = [(r, d) for r, result in finished for d in result.directions.values()]
     job = JobOptions(workload.params)
     numbers = {
-        "iops": _summary([sum(d.iops for d in result.directions.values()) for _, result in finished]),
+        "iops": _rate_summary([sum(d.iops for d in result.directions.values()) for _, result in finished]),
         "lat_mean_ns": _summary([d.latency.mean_ns for _, d in directions if d.latency]),
         "lat_p99_ns": repeat_percentile([r for r, _ in finished], DIRECTIONS[0], 99.0),
         "runtime_ms": _summary([max(d.runtime_ms for d in result.directions.values()) for _, result in finished]),
@@ -674,13 +685,17 @@ def run_facts(run: Run) -> tuple[tuple[str, str], ...]:
     status = f"{run.status}: {run.points_done} of {run.points_planned} points ok"
     if run.points_failed:
         status += f", {run.points_failed} failed"
-    facts = [
-        ("host", run.host),
-        ("fio", run.fio_version),
-        ("started", _when(run.started_at)),
-    ]
-    if run.finished_at is not None:
-        facts.append(("duration", f"{run.finished_at - run.started_at:.0f} s"))
+    imported = run.command.startswith("iolab import")
+    facts = [("host", run.host or ("not named by the imported outputs" if imported else "-"))]
+    facts += [("fio", run.fio_version)] if run.fio_version else []
+    if imported:  # dated by when each output's tool started: a span of outputs, not how long anything ran
+        facts.append(("outputs dated", _when(run.started_at)))
+        if run.finished_at is not None and run.finished_at > run.started_at:
+            facts[-1] = ("outputs dated", f"{_when(run.started_at)} to {_when(run.finished_at)}")
+    else:
+        facts.append(("started", _when(run.started_at)))
+        if run.finished_at is not None:
+            facts.append(("duration", f"{run.finished_at - run.started_at:.0f} s"))
     facts += [("status", status), ("targets", ", ".join(run.targets) or "-")]
     if run.command:
         facts.append(("command", run.command))
@@ -703,5 +718,29 @@ def build_report(
     """
     facts = run_facts(run) + tuple(side_facts(records))
     facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds)
-    tables = tuple(notebook_tables(records, samples))
+    tables = tuple(_flagged(table, records, findings) for table in notebook_tables(records, samples))
     return RunReport(run, facts, tables, tuple(findings), headline_figures(tables, records, samples))
+
+
+# Findings that say a point's figures are not the storage's (impossible, broken, or served from memory): each
+# is also a note of the point's row, so the figure is never read without it.
+ROW_FLAGS = ("RES-INVARIANT", "RES-FROM-CACHE", "RES-WRITES-UNSEEN", "RES-ABOVE-LINK")
+
+
+def _flagged(table: NotebookTable, records: Sequence[PointRecord], findings: Sequence[Finding]) -> NotebookTable:
+    """The table with each row's flagging findings (ROW_FLAGS) added to its notes, with both figures."""
+    flags = [f for f in findings if f.rule_id in ROW_FLAGS]
+    if not flags:
+        return table
+    names = {r.id: r.point.name for r in records}
+    rows, done = [], set()
+    for row in table.rows:
+        mine = {names[i] for i in row.point_ids if i in names}
+        extra = tuple(
+            f"{f.title} ({f.rule_id})"
+            for f in flags
+            if (f.subject in mine or f.title.split(": ")[0] in mine) and row.point_ids not in done
+        )
+        done.add(row.point_ids)  # a workload's rows (one per direction) share its notes: on the first
+        rows.append(replace(row, notes=row.notes + extra) if extra else row)
+    return replace(table, rows=tuple(rows))

@@ -163,8 +163,8 @@ def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None]:
     applies="queue-depth curves with at least 3 depths at one job",
     trigger="always, once the curve has 3 depths: the knee is the answer of a QD sweep",
     why="Past the knee each extra outstanding I/O adds latency but little throughput.",
-    fix="Use the knee's depth: most of the plateau's throughput at a fraction of the peak's latency.",
-    evidence="QD at 90% of the plateau, N* = X_max x R0, latency elbow, Kneedle, plateau",
+    fix="Use the knee's depth: most of the peak's throughput at a fraction of the peak's latency.",
+    evidence="QD at 90% of the peak, N* = X_max x R0, latency elbow, Kneedle, the peak (the sweep's highest point)",
     source="Little's law bounds (N* = X_max x R0); Kneedle (Satopaa et al. 2011); hinge fit of latency",
 )
 def qd_knee(ctx: Context, r: Rule) -> Iterator[Finding]:
@@ -187,11 +187,11 @@ def qd_knee(ctx: Context, r: Rule) -> Iterator[Finding]:
             + ("" if report.consistent else "; ill-defined, the methods disagree"),
             curve.name,
             {
-                f"QD at {report.params.fraction:.0%} of the plateau": _qd(report.qd_at_fraction),
+                f"QD at {report.params.fraction:.0%} of the peak": _qd(report.qd_at_fraction),
                 "N* (X_max x R0)": "n/a" if report.n_star is None else f"{report.n_star:.1f}",
                 "latency elbow": _qd(report.latency_elbow_qd),
                 "Kneedle": _qd(report.kneedle_qd),
-                "plateau": f"{units.iops(report.peak)} IOPS",
+                "peak": f"{units.iops(report.peak)} IOPS at QD {report.qd[report.throughput.index(report.peak)]:g}",
             },
             fix=f"{curve.name}: {_knee_advice(report)}",
         )  # each curve's advice its own, never folded into another's
@@ -204,7 +204,7 @@ def _qd(value: float | None) -> str:
 def _knee_advice(report: KneeReport) -> str:
     """What running at the knee keeps and what the peak costs, in the curve's own figures."""
     i = report.qd.index(report.qd_at_fraction) if report.qd_at_fraction in report.qd else 0
-    text = f"use QD {report.qd[i]:g}: {report.throughput[i] / report.peak:.0%} of the plateau throughput"
+    text = f"use QD {report.qd[i]:g}: {report.throughput[i] / report.peak:.0%} of the peak throughput"
     if report.latency_ns and report.latency_ns[0] > 0:
         top = max(range(len(report.throughput)), key=lambda k: report.throughput[k])
         text += (

@@ -1,0 +1,368 @@
+"""An independent oracle: every figure a store holds for a point, recomputed from fio's raw JSON by the plainest method.
+
+It shares no code with `src/` (it reads the store's tables with sqlite3 and fio's output with json), so a
+mistake in iolab's parser, aggregation or storage cannot hide by being made twice. tests/conftest.py runs
+it over every store the suite's tests made and prints how many runs, points and figures it checked.
+
+What it recomputes, per point and direction, from the point's stored `fio.json` artifact (fio 3 JSON):
+- bandwidth: the sum over jobs (and hosts) of fio's bytes/s;
+- IOPS: the sum over jobs of completions over each job's runtime (completions: fio's latency count N, or
+  total_ios where that is larger: with ramp_time fio's total_ios leaves out the I/Os in flight at its end);
+- bytes, I/Os (sums) and runtime (the longest job's);
+- latency count, mean (pooled by I/O count), min and max;
+- latency percentiles from fio's json+ histogram, the jobs' buckets added and walked as fio walks them.
+The CPU columns are the jobs' usr_cpu and sys_cpu summed.
+
+A point that ran with stopping on keeps the rate of its kept window, which fio's final summary does not
+hold: its rates are not checked (it is counted as skipped), its latency is.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DIRECTIONS = ("read", "write", "trim")
+REL = 1e-6  # floating sums in another order: anything beyond this is a disagreement, not rounding
+
+
+@dataclass
+class OracleReport:
+    """What one or more stores gave: counts, and each disagreement in words."""
+
+    runs: int = 0
+    points: int = 0
+    figures: int = 0
+    skipped: int = 0  # points whose output the oracle does not read (fio 2 to 3.1, terse, other tools)
+    disagreements: list[str] = field(default_factory=list)
+
+    def add(self, other: OracleReport) -> None:
+        self.runs += other.runs
+        self.points += other.points
+        self.figures += other.figures
+        self.skipped += other.skipped
+        self.disagreements += other.disagreements
+
+
+def _documents(text: str) -> list[dict]:
+    """Every JSON object in the text that starts a line (fio's status blocks, then its final output)."""
+    decoder = json.JSONDecoder()
+    found = []
+    start = 0
+    while (at := text.find("{", start)) >= 0:
+        if at == 0 or text[at - 1] == "\n":
+            try:
+                obj, end = decoder.raw_decode(text, at)
+            except ValueError:
+                start = at + 1
+                continue
+            if isinstance(obj, dict) and ("jobs" in obj or "client_stats" in obj):
+                found.append(obj)
+            start = end
+        else:
+            start = at + 1
+    return found
+
+
+def _entries(doc: dict, point_name: str) -> list[dict]:
+    """The point's job entries: those named like it when the output holds other jobs too, else all."""
+    every = [e for e in doc.get("client_stats", doc.get("jobs", [])) if e.get("jobname") != "All clients"]
+    named = [e for e in every if e.get("jobname") == point_name]
+    return named or every
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=REL, abs_tol=1e-6)
+
+
+def _latency_parts(parts: list[dict], kind: str) -> list[tuple[int, dict]]:
+    """(samples, latency object) of each job that has samples: fio's N, or before fio 3.18 (no N) its I/O count."""
+    out = []
+    for p in parts:
+        obj = p.get(f"{kind}_ns")
+        if isinstance(obj, dict):
+            n = int(obj["N"]) if "N" in obj else int(p.get("total_ios", 0))
+            if n:
+                out.append((n, obj))
+    return out
+
+
+def _percentiles(objects: list[dict]) -> dict[float, float]:
+    """fio's rule over the jobs' buckets added together: the first bucket at which the running count reaches
+    p% of all I/Os. Without buckets everywhere, one job's own table is all there is."""
+    if objects and all("bins" in o for o in objects):
+        counts: dict[int, int] = {}
+        for o in objects:
+            for value, count in o["bins"].items():
+                counts[int(value)] = counts.get(int(value), 0) + int(count)
+        total = sum(counts.values())
+        out = {}
+        for p in (50.0, 90.0, 95.0, 99.0, 99.9, 99.99):
+            running = 0
+            for value in sorted(counts):
+                running += counts[value]
+                if running >= p / 100.0 * total:
+                    out[p] = float(value)
+                    break
+        return out
+    if len(objects) == 1 and isinstance(objects[0].get("percentile"), dict):
+        return {float(k): float(v) for k, v in objects[0]["percentile"].items() if float(v) > 0 or float(k) <= 100}
+    return {}
+
+
+def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report: OracleReport) -> None:
+    """Hold one point's stored figures against its raw fio output."""
+    docs = _documents(text)
+    if not docs or not str(docs[-1].get("fio version", "")).startswith("fio-3"):
+        report.skipped += 1
+        return
+    parts = _entries(docs[-1], row["name"])
+    if not all(
+        "bw_bytes" in e[d] and "io_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict)
+    ):
+        report.skipped += 1  # fio 3.0 and 3.1 wrote no bytes/s: their figures come from KiB/s, not read here
+        return
+    where = f"run {row['run_id']} point {row['id']} ({row['name']})"
+    report.points += 1
+    stopped = row["stopping"] is not None
+    for stored in results:
+        ddir = stored["ddir"]
+        mine = [e[ddir] for e in parts if isinstance(e.get(ddir), dict)]
+        figures: dict[str, tuple[float | None, float | None]] = {
+            "io_bytes": (stored["io_bytes"], sum(float(p["io_bytes"]) for p in mine)),
+            "runtime_ms": (stored["runtime_ms"], max(float(p["runtime"]) for p in mine)),
+        }
+        if not stopped:
+            completions = [max(int(p.get("total_ios", 0)), int(_completions(p))) for p in mine]
+            figures["bw_bytes"] = (stored["bw_bytes"], sum(float(p["bw_bytes"]) for p in mine))
+            figures["iops"] = (
+                stored["iops"],
+                sum(
+                    c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
+                    for c, p in zip(completions, mine, strict=True)
+                ),
+            )
+        kind = stored["lat_kind"]
+        if kind:
+            weighted = _latency_parts(mine, kind)
+            objects = [o for _, o in weighted]
+            n = sum(count for count, _ in weighted)
+            figures["lat_count"] = (stored["lat_count"], n)
+            if n:
+                figures["lat_mean_ns"] = (stored["lat_mean_ns"], sum(c * o["mean"] for c, o in weighted) / n)
+                figures["lat_min_ns"] = (stored["lat_min_ns"], min(float(o["min"]) for o in objects))
+                figures["lat_max_ns"] = (stored["lat_max_ns"], max(float(o["max"]) for o in objects))
+                stored_pcts = {float(k): v for k, v in json.loads(stored["percentiles"]).items()}
+                for p, value in _percentiles(objects).items():
+                    if p in stored_pcts:
+                        figures[f"p{p:g}"] = (stored_pcts[p], value)
+        for name, (held, recomputed) in figures.items():
+            report.figures += 1
+            if not _close(held, recomputed):
+                report.disagreements.append(f"{where} {ddir} {name}: stored {held}, fio's output gives {recomputed}")
+    if not stopped and results:
+        for name in ("usr_cpu", "sys_cpu"):
+            report.figures += 1
+            recomputed = sum(float(e.get(name, 0.0)) for e in parts)
+            if not _close(row[name], recomputed):
+                report.disagreements.append(f"{where} {name}: stored {row[name]}, fio's output gives {recomputed}")
+
+
+def _share_figures(entries: list[dict], ddir: str) -> dict[str, float | None] | None:
+    """One device's or host's part of a point in one direction: bandwidth and IOPS summed, latency mean pooled
+    by I/O count, p99 from the buckets added (or the one job's own table)."""
+    mine = [e[ddir] for e in entries if isinstance(e.get(ddir), dict)]
+    if not mine:
+        return None
+    completions = [max(int(p.get("total_ios", 0)), _completions(p)) for p in mine]
+    figures: dict[str, float | None] = {
+        "bw_bytes": sum(float(p["bw_bytes"]) for p in mine),
+        "iops": sum(
+            c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
+            for c, p in zip(completions, mine, strict=True)
+        ),
+    }
+    for kind in ("lat", "clat"):
+        weighted = _latency_parts(mine, kind)
+        if weighted and (kind == "clat" or all("bins" in o for _, o in weighted)):
+            n = sum(c for c, _ in weighted)
+            figures["lat_mean_ns"] = sum(c * o["mean"] for c, o in weighted) / n
+            figures["p99_ns"] = _percentiles([o for _, o in weighted]).get(99.0)
+            break
+    return figures
+
+
+def check_shares(conn: sqlite3.Connection, point_id: int, doc: dict, where: str, report: OracleReport) -> None:
+    """Each device's stored part of a point (arrays: one job per device, named `...@device`) against that job
+    in fio's output; and each host's (fio's client mode), held as a set: fio names a host by the address it
+    was reached at and the store by the name the user gave it, so the hosts' figures are compared sorted."""
+    entries = [e for e in doc.get("client_stats", doc.get("jobs", [])) if e.get("jobname") != "All clients"]
+    names = ("bw_bytes", "iops", "lat_mean_ns", "p99_ns")
+    for device, ddir, *held in conn.execute(
+        "SELECT device, ddir, bw_bytes, iops, lat_mean_ns, p99_ns FROM device_results WHERE point_id = ?", (point_id,)
+    ).fetchall():
+        recomputed = _share_figures(
+            [e for e in entries if str(e.get("jobname", "")).rpartition("@")[2] == device], ddir
+        )
+        for name, value in zip(names, held, strict=True):
+            _compare(report, f"{where} device {device} {ddir} {name}", value, (recomputed or {}).get(name))
+    rows = conn.execute(
+        "SELECT ddir, bw_bytes, iops, lat_mean_ns, p99_ns FROM host_results WHERE point_id = ?", (point_id,)
+    )
+    stored: dict[str, list[tuple]] = {}
+    for ddir, *held in rows.fetchall():
+        stored.setdefault(ddir, []).append(tuple(held))
+    addresses = sorted({str(e.get("hostname", "")) for e in entries})
+    for ddir, held_rows in stored.items():
+        mine = [f for a in addresses if (f := _share_figures([e for e in entries if e.get("hostname") == a], ddir))]
+        if len(mine) != len(held_rows):
+            report.disagreements.append(f"{where} {ddir}: {len(held_rows)} hosts stored, {len(mine)} in fio's output")
+            continue
+        for index, name in enumerate(names):
+            values = sorted((row[index] for row in held_rows), key=lambda v: -1.0 if v is None else v)
+            expected = sorted((f.get(name) for f in mine), key=lambda v: -1.0 if v is None else v)
+            for value, recomputed in zip(values, expected, strict=True):
+                _compare(report, f"{where} hosts {ddir} {name}", value, recomputed)
+
+
+def _compare(report: OracleReport, what: str, held: float | None, recomputed: float | None) -> None:
+    if held is None and recomputed is None:
+        return
+    report.figures += 1
+    if not _close(held, recomputed):
+        report.disagreements.append(f"{what}: stored {held}, fio's output gives {recomputed}")
+
+
+def _completions(part: dict) -> int:
+    for kind in ("lat_ns", "clat_ns"):
+        obj = part.get(kind)
+        if isinstance(obj, dict) and obj.get("N"):
+            return int(obj["N"])
+    return 0
+
+
+def check_store(database: Path) -> OracleReport:
+    """Every measured point of every run in a store, held against its fio output."""
+    report = OracleReport()
+    try:
+        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        conn.row_factory = sqlite3.Row
+        runs = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        points = conn.execute(
+            "SELECT id, run_id, name, usr_cpu, sys_cpu, stopping FROM points WHERE status = 'ok'"
+        ).fetchall()
+    except sqlite3.Error:  # a test's deliberately broken or half-made store
+        return report
+    report.runs = runs
+    for row in points:
+        results = conn.execute("SELECT * FROM results WHERE point_id = ?", (row["id"],)).fetchall()
+        blob = conn.execute(
+            "SELECT data FROM artifacts WHERE point_id = ? AND name = 'fio.json' ORDER BY id DESC LIMIT 1", (row["id"],)
+        ).fetchone()
+        if blob is None:
+            report.skipped += 1
+            continue
+        text = zlib.decompress(blob[0]).decode(errors="replace")
+        before = report.skipped
+        check_point(row, results, text, report)
+        if report.skipped == before:  # an output the oracle reads
+            where = f"run {row['run_id']} point {row['id']} ({row['name']})"
+            check_shares(conn, row["id"], _documents(text)[-1], where, report)
+    conn.close()
+    return report
+
+
+# Student's t, 0.975 quantile, by degrees of freedom (any statistics table); past 30, the normal's 1.96 is
+# within 2% and the oracle does not check those rows' intervals.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
+T975 |= {11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093}
+T975 |= {20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048}
+T975 |= {29: 2.045, 30: 2.042}
+
+
+@dataclass(frozen=True)
+class ShownRow:
+    """A table row as shown: its points, its direction, and per figure (mean, stddev, interval low, high)."""
+
+    where: str
+    point_ids: tuple[int, ...]
+    ddir: str
+    figures: dict[str, tuple[float, float | None, float | None, float | None]]
+
+
+def point_rates(database: Path) -> dict[tuple[int, str], dict[str, float]]:
+    """(point, direction) -> its bandwidth and IOPS recomputed from its fio output (fio 3 JSON points only)."""
+    out: dict[tuple[int, str], dict[str, float]] = {}
+    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    rows = conn.execute(
+        "SELECT p.id, p.name, a.data FROM points p JOIN artifacts a ON a.point_id = p.id AND a.name = 'fio.json'"
+        " WHERE p.status = 'ok' AND p.stopping IS NULL"
+    ).fetchall()
+    conn.close()
+    for point_id, name, blob in rows:
+        docs = _documents(zlib.decompress(blob).decode(errors="replace"))
+        if not docs or not str(docs[-1].get("fio version", "")).startswith("fio-3"):
+            continue
+        parts = _entries(docs[-1], name)
+        if not all("bw_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict)):
+            continue
+        for ddir in DIRECTIONS:
+            mine = [e[ddir] for e in parts if isinstance(e.get(ddir), dict) and int(e[ddir].get("total_ios", 0))]
+            if mine:
+                completions = [max(int(p.get("total_ios", 0)), _completions(p)) for p in mine]
+                out[(point_id, ddir)] = {
+                    "bw_bytes": sum(float(p["bw_bytes"]) for p in mine),
+                    "iops": sum(
+                        c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
+                        for c, p in zip(completions, mine, strict=True)
+                    ),
+                }
+    return out
+
+
+def check_rows(rates: dict[tuple[int, str], dict[str, float]], rows: list[ShownRow], report: OracleReport) -> None:
+    """Each row's mean, sample stddev (n - 1) and 95% interval (on the log scale, Cox's: what a rate's interval
+    is, `summarize_rate`) recomputed from its points' fio outputs; rows with a point the oracle cannot read are
+    left out."""
+    for row in rows:
+        values_by_figure: dict[str, list[float]] = {}
+        for point_id in row.point_ids:
+            found = rates.get((point_id, row.ddir))
+            if found is None:
+                values_by_figure = {}
+                break
+            for name, value in found.items():
+                values_by_figure.setdefault(name, []).append(value)
+        for name, values in values_by_figure.items():
+            if name not in row.figures or len(values) != len(row.point_ids):
+                continue
+            mean, stddev, low, high = row.figures[name]
+            n = len(values)
+            my_mean = sum(values) / n
+            checks = [("mean", mean, my_mean)]
+            if n >= 2:
+                my_sd = math.sqrt(sum((v - my_mean) ** 2 for v in values) / (n - 1))
+                checks.append(("stddev", stddev, my_sd))
+                if n - 1 in T975 and all(v > 0 for v in values):
+                    logs = [math.log(v) for v in values]
+                    m = sum(logs) / n
+                    var = sum((x - m) ** 2 for x in logs) / (n - 1)
+                    half = T975[n - 1] * math.sqrt(var / n + var**2 / (2 * (n - 1)))
+                    # the table's t quantile is the exact one; this one has 4 digits
+                    checks += [
+                        ("95% low", low, math.exp(m + var / 2 - half)),
+                        ("95% high", high, math.exp(m + var / 2 + half)),
+                    ]
+            for what, held, recomputed in checks:
+                report.figures += 1
+                tolerance = 1e-3 if what.startswith("95%") else REL
+                if held is None or not math.isclose(held, recomputed, rel_tol=tolerance, abs_tol=1e-6):
+                    report.disagreements.append(
+                        f"{row.where} {row.ddir} {name} {what}: shown {held}, recomputed {recomputed}"
+                    )

@@ -1,0 +1,52 @@
+"""An imported tool's run shows what the tool measured, the tool's own host, and when its outputs are dated.
+
+The issue's mdtest case: `MB/s 0.00 ± 0.00`, CPU 0.0%, `duration: 10459613 s` and the importing machine as the
+host of GPFS results. Real outputs: tests/data/mdtest (two akrr runs, months apart) and fio's client/server JSON.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from iolab.imports import import_paths
+from iolab.report.terminal import results_table
+from iolab.store.db import open_store
+from iolab.store.queries import get_run, run_points
+from iolab.views.run import run_report
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+def _imported(tmp_path: Path, *paths: Path):
+    store = open_store(tmp_path / "home")
+    (run,) = import_paths([str(p) for p in paths], store, "iolab import").runs
+    return store, get_run(store, run.run_id), run_points(store, run.run_id)
+
+
+def test_an_mdtest_import_shows_only_what_mdtest_measured_and_no_host_or_duration_of_ours(tmp_path):
+    store, run, records = _imported(tmp_path, DATA / "mdtest")
+    report = run_report(store, run, records)
+    facts = dict(report.facts)
+    assert facts["host"] == "not named by the imported outputs"  # was this machine's name
+    assert "duration" not in facts and "fio" not in facts  # was 10,459,613 s: the span between two outputs' starts
+    assert facts["outputs dated"].startswith("2018-12-31") and " to 2019-05-01" in facts["outputs dated"]
+    [table] = report.tables
+    headers = [c.header for c in table.columns]
+    for row in table.rows:
+        cells = dict(zip(headers, row.cells, strict=True))
+        assert (cells["MB/s"], cells["MB/s 95% CI"], cells["CPU"]) == ("-", "-", "-")  # were 0.00 ± 0.00, 0.0%
+        assert cells["IOPS"] != "-"  # what mdtest measured: operations per second
+    assert "iodepth" not in table.fixed_text and "direct" not in table.fixed_text  # fio's defaults, not mdtest's
+    console = Console(width=250, record=True)
+    console.print(results_table(records))
+    first = next(line for line in console.export_text().splitlines() if "directory creation" in line)
+    assert [cell.strip() for cell in first.split("│")][5:10] == ["-", "97", "-", "-", "-"]
+
+
+def test_a_fio_import_names_the_hosts_its_output_names(tmp_path):
+    _, run, _ = _imported(tmp_path, DATA / "fio" / "client-server-3hosts.json")
+    assert run.host == "3 hosts"
+    _, run, _ = _imported(tmp_path / "one", DATA / "fio" / "randread-4jobs.json")
+    assert run.host == ""  # a standalone fio output names no host

@@ -1,0 +1,61 @@
+"""Every figure a table shows is written with its unit, a spread in its mean's unit, a rate's interval above zero.
+
+The issue's cases: `1.88667 ± 0.447698` in a metric column, `600 ms ± 0 ns`, `MB/s 95% CI -40.03 – 1,361`.
+Results are real fio output (tests/data/fio/randread-4jobs.json), their rates set to the repeats' figures.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from pathlib import Path
+
+from iolab.analysis.invariants import interval_holds
+from iolab.analysis.stability import summarize, summarize_rate
+from iolab.fio.parse import aggregate, parse_output
+from iolab.models import Point, PointRecord, Run, Target, units
+from iolab.views.tables import build_report
+
+FIO = parse_output((Path(__file__).parent.parent / "data" / "fio" / "randread-4jobs.json").read_text())
+RESULT = aggregate(FIO.groups[0].entries, FIO.version)
+TARGET = Target(path="/data", kind="directory", filename="/data/iolab.0", size_bytes=2**30)
+RUN = Run(1, 0.0, "complete", "units", "host", "iolab run", "fio-3.33", "0.1")
+
+
+def test_a_spread_is_written_in_its_means_unit():
+    assert units.spread(600e6, 0.0, units.latency) == "600 ms ± 0 ms"  # was "600 ms ± 0 ns"
+    assert units.spread(600.0, 0.0, units.elapsed_ms) == "600 ms ± 0 ms"
+    assert units.spread(2.5e6, 3e5, units.latency) == "2.50 ms ± 0.300 ms"
+    assert units.spread(1.88667, 0.447698, units.significant) == "1.89 ± 0.448"  # was "1.88667 ± 0.447698"
+
+
+def test_significant_digits_never_use_exponents():
+    rng = random.Random(31)
+    for _ in range(2000):
+        value = rng.choice([-1, 1]) * 10 ** rng.uniform(-4, 9)
+        text = units.significant(value)
+        assert "e" not in text and abs(float(text.replace(",", "")) - value) <= max(abs(value) * 0.006, 0.0051)
+
+
+def test_a_rate_interval_stays_above_zero_and_holds_its_mean():
+    assert summarize([600e6, 720e6]).ci95_low < 0  # the t interval of 2 repeats: what the table showed
+    rng = random.Random(7)
+    for _ in range(2000):
+        mu, sigma = rng.uniform(5, 20), rng.uniform(0.001, 0.5)  # a rate's repeats scatter by up to ~50%
+        values = [rng.lognormvariate(mu, sigma) for _ in range(rng.randint(2, 12))]
+        stats = summarize_rate(values)
+        assert stats.ci95_low is not None and stats.ci95_high is not None
+        assert interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True) is None, values
+
+
+def test_the_tables_rate_interval_of_two_repeats_is_above_zero():
+    records = []
+    for repeat, rate in enumerate((600e6, 720e6)):
+        result = copy.deepcopy(RESULT)
+        result.directions["read"].bw_bytes = rate
+        point = Point("rr", TARGET, {"rw": "randread", "iodepth": "4"}, repeat=repeat)
+        records.append(PointRecord(repeat + 1, 1, repeat + 1, point, "ok", result=result))
+    [table] = build_report(RUN, records, {}).tables
+    headers = [c.header for c in table.columns]
+    low, high = table.rows[0].cells[headers.index("MB/s 95% CI")].split(" – ")
+    assert float(low.replace(",", "")) > 0 and float(high.replace(",", "")) > 660
