@@ -8,10 +8,8 @@ import sys
 import pytest
 
 from tests.iolab_cli import assert_clean_error, iolab
-from tests.loopdev import blkio_cgroup, busy_host, loop_devices, throttle_skip_reason
+from tests.loopdev import blkio_cgroup, busy_host, loop_devices
 from tests.process_tree import measuring_fio
-
-pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
 
 CAP = 200 << 20  # every device capped alike: unthrottled loop devices differ only by CPU scheduling
 SLOW = 50 << 20
