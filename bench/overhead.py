@@ -200,7 +200,7 @@ def main() -> None:
     add_smoke_flag(parser)
     args = parser.parse_args()
     if args.smoke:
-        args.pairs, args.runtime = 1, 2
+        args.pairs, args.runtime, args.targets = 1, 2, "null"
     names = [name for name in args.targets.split(",") if name]
     flags = ["--no-telemetry"] if args.no_telemetry else []
     results = {}

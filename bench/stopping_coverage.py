@@ -19,7 +19,7 @@ import random
 import statistics
 from pathlib import Path
 
-from results_file import write_result
+from results_file import add_smoke_flag, write_result
 
 RESULT = Path(__file__).parent / "results" / "stopping_coverage.json"
 TARGET = 0.02
@@ -28,7 +28,10 @@ TARGET = 0.02
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--series", type=int, default=300)
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.series = 3
     from iolab.analysis.stopping import decide
 
     rows = []
@@ -66,6 +69,7 @@ def main() -> None:
             "series_per_cov": args.series,
             "rows": rows,
         },
+        smoke=args.smoke,
     )
 
 
