@@ -3,7 +3,8 @@ silently between the times someone measures with it.
 
 A smoke run's figures mean nothing (seconds of fio on a busy machine); what is held is that the script
 runs to the end, exits 0 and writes its JSON, marked as a smoke run, to the directory the test gives it
-(never bench/results). A new script under bench/ without an entry in SMOKE fails the suite.
+(never bench/results). A new script under bench/ without an entry in SMOKE fails `make check`
+(tests/bench/test_smoke_registry.py).
 """
 
 from __future__ import annotations
@@ -56,15 +57,6 @@ def bench_scripts() -> set[str]:
         for path in BENCH.glob("*.py")
         if 'if __name__ == "__main__":' in path.read_text(encoding="utf-8") and path.name not in HELPERS
     }
-
-
-def test_every_bench_script_has_a_smoke_entry():
-    assert bench_scripts() == set(SMOKE), "bench/ scripts and SMOKE differ: add the script's smoke entry here"
-
-
-def test_every_bench_script_takes_the_smoke_flag():
-    lacking = [name for name in SMOKE if "add_smoke_flag(parser)" not in (BENCH / name).read_text(encoding="utf-8")]
-    assert not lacking
 
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
