@@ -22,6 +22,7 @@ import argparse
 import ast
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -145,11 +146,14 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
 
 
 def tests_of(module: str) -> list[str]:
-    """The unit tests that exercise a module: tests/PACKAGE/test_NAME*.py, else every test of its package."""
+    """The test files that exercise a module: tests/PACKAGE/test_NAME*.py and every test file that imports
+    it (`-m "not e2e"` keeps the unit tests among them); with none, every test of its package."""
     package, name = module.split("/")
     stem = name.removesuffix(".py")
-    own = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests" / package).glob(f"test_{stem}*.py"))
-    return own or [f"tests/{package}"]
+    imports = re.compile(rf"iolab\.{package}\.{stem}\b|from iolab\.{package} import [^\n]*\b{stem}\b")
+    own = {p for p in (ROOT / "tests" / package).glob(f"test_{stem}*.py")}
+    own |= {p for p in (ROOT / "tests").rglob("test_*.py") if imports.search(p.read_text(encoding="utf-8"))}
+    return sorted(str(p.relative_to(ROOT)) for p in own) or [f"tests/{package}"]
 
 
 def run_tests(tree: Path, tests: list[str]) -> str:
@@ -180,7 +184,9 @@ def run_tests(tree: Path, tests: list[str]) -> str:
             return "timeout"
         time.sleep(0.05)
     code = os.waitstatus_to_exitcode(status)
-    if code in (3, 4, 5, 70):  # internal error, usage error, nothing collected: the run is wrong, not the mutant
+    if code == 5:  # no unit test selected (the module's tests are all end to end): nothing can kill it
+        return "survived"
+    if code in (3, 4, 70):  # internal or usage error: the run is wrong, not the mutant
         raise SystemExit(f"pytest could not run {tests} against the mutant (exit {code})")
     return "survived" if code == 0 else "killed"
 

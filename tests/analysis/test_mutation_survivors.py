@@ -24,3 +24,44 @@ def test_two_sides_without_spread_differ_for_certain_or_not_at_all():
     assert differ.se == 0.0 and math.isinf(differ.t) and differ.t > 0 and differ.p == 0.0
     same = pooled_t_test(10.0, 0.0, 3, 10.0, 0.0, 3)
     assert same.t == 0.0 and same.p == 1.0
+
+
+def test_a_series_too_short_for_two_batches_discards_nothing():
+    from iolab.analysis.stopping import mser_cut
+
+    assert mser_cut([5.0]) == 0
+    assert mser_cut([], batch=1) == 0
+    assert mser_cut([100.0, 1.0, 1.0]) == 0  # under MIN_BATCHES seconds no cut is tried at all
+
+
+def test_at_the_maximum_a_point_stops_on_the_second_itself():
+    """`max_s` is the last second a point runs: at exactly that many seconds it stops, saying why."""
+    import random
+
+    from iolab.analysis.stopping import decide
+
+    rng = random.Random(7)
+    noisy = [1000 * (1 + rng.gauss(0, 0.3)) for _ in range(10)]  # far too noisy to be known to ±2%
+    assert not decide(noisy[:9], 0.02, 3, 10).stop
+    at_max = decide(noisy, 0.02, 3, 10)
+    assert at_max.stop and at_max.reason != "target met"
+
+
+def test_fewer_than_three_means_show_no_trend():
+    from iolab.analysis.stopping import trend_significant
+
+    assert trend_significant([1.0, 100.0]) == (False, 0.0)
+
+
+def test_an_interface_carries_traffic_only_above_the_threshold_and_a_missing_direction_is_zero():
+    from iolab.analysis.side import wire_traffic
+    from iolab.models import Sample
+
+    def net(iface: str, ddir: str, value: float) -> list[Sample]:
+        return [Sample("net.bw", ddir, iface, t, value) for t in (1000, 2000, 3000)]
+
+    samples = net("eth0", "tx", 5e6) + net("eth1", "rx", 1e6) + net("eth1", "tx", 0.0) + net("eth2", "rx", 3e6)
+    wire = wire_traffic(samples, 0, threshold=1e6)
+    # eth1 at the threshold is not above it; eth0 has no rx samples, eth2 no tx samples: those read 0
+    assert wire.active == {"eth0": (0.0, 5e6), "eth2": (3e6, 0.0)}
+    assert wire.busiest == ("eth0", 5e6)
