@@ -78,8 +78,9 @@ class Mutant:
     change: str
 
 
-def _docstring_ids(tree: ast.AST) -> set[int]:
-    """Docstrings are constants too; mutating them changes nothing a test could see."""
+def _not_computations(tree: ast.AST) -> set[int]:
+    """Constants that are no part of a computation: docstrings, and decorators' arguments
+    (`@dataclass(frozen=True)`: whether a result may be assigned to, which no code does)."""
     found = set()
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -90,13 +91,15 @@ def _docstring_ids(tree: ast.AST) -> set[int]:
             and isinstance(body[0].value, ast.Constant)
         ):
             found.add(id(body[0].value))
+        for decorator in getattr(node, "decorator_list", []):
+            found |= {id(n) for n in ast.walk(decorator)}
     return found
 
 
 def sites(tree: ast.AST) -> list[tuple[ast.AST, int, str]]:
     """Every place a mutation applies (the node, which operator of a comparison, what would change), in a
     fixed order."""
-    skip = _docstring_ids(tree)
+    skip = _not_computations(tree)
     out: list[tuple[ast.AST, int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Compare):
