@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from iolab.analysis.compare import pooled_t_test
 from iolab.analysis.knee import _hinge_elbow
@@ -65,3 +66,25 @@ def test_an_interface_carries_traffic_only_above_the_threshold_and_a_missing_dir
     # eth1 at the threshold is not above it; eth0 has no rx samples, eth2 no tx samples: those read 0
     assert wire.active == {"eth0": (0.0, 5e6), "eth2": (3e6, 0.0)}
     assert wire.busiest == ("eth0", 5e6)
+
+
+def test_qn_of_two_values_uses_croux_and_rousseeuws_factor_for_two():
+    from iolab.analysis.outliers import qn_scale
+
+    assert qn_scale([10.0, 13.0]) == pytest.approx(2.2219 * 0.399 * 3.0)
+    # n = 3: h = 2, k = 1, the smallest distance, with the factor for three
+    assert qn_scale([0.0, 1.0, 5.0]) == pytest.approx(2.2219 * 0.994 * 1.0)
+
+
+def test_a_shallow_latency_hinge_is_still_a_hinge():
+    """Latency in ns rising by less than 1 ns per unit of depth past the bend still bends."""
+    qd = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    assert _hinge_elbow(qd, np.array([100.0, 100.0, 100.0, 100.2, 100.6])) == 4.0
+
+
+def test_ten_mb_s_beyond_fio_is_disturbed_io_at_the_edge():
+    """TEL-INTERFERENCE's rule: other I/O of at least 10 MB/s and 20% of fio's rate."""
+    from iolab.analysis.interference import Interference
+
+    edge = Interference("p", 10.0, None, other_io={"sda": (10e6, 0.0)}, fio_bytes_s=(50e6, 0.0))
+    assert edge.busy_io() == [("sda", 0)]
