@@ -88,3 +88,14 @@ def test_ten_mb_s_beyond_fio_is_disturbed_io_at_the_edge():
 
     edge = Interference("p", 10.0, None, other_io={"sda": (10e6, 0.0)}, fio_bytes_s=(50e6, 0.0))
     assert edge.busy_io() == [("sda", 0)]
+
+
+def test_two_dips_two_good_seconds_apart_stay_two():
+    """merge_gap_s = 1: one good second between low ones merges them (tests/analysis/test_dips.py), two do not."""
+    from iolab.analysis.dips import detect_dips
+
+    x = np.full(30, 100.0)
+    x[10:12] = 10.0
+    x[14:16] = 10.0
+    dips = detect_dips(np.arange(1, 31, dtype=float), x).dips
+    assert [(d.onset_s, d.duration_s) for d in dips] == [(10.0, 2.0), (14.0, 2.0)]
