@@ -99,3 +99,12 @@ def test_two_dips_two_good_seconds_apart_stay_two():
     x[14:16] = 10.0
     dips = detect_dips(np.arange(1, 31, dtype=float), x).dips
     assert [(d.onset_s, d.duration_s) for d in dips] == [(10.0, 2.0), (14.0, 2.0)]
+
+
+def test_qn_from_ten_values_on_uses_the_asymptotic_factor_odd_and_even():
+    """n >= 10: factor n / (n + 1.4) for odd n, n / (n + 3.8) for even n (Croux & Rousseeuw 1992)."""
+    from iolab.analysis.outliers import qn_scale
+
+    # h = n // 2 + 1 = 6, k = 15: the 15th smallest pairwise distance of 0..n-1 is 2 for both
+    assert qn_scale([float(v) for v in range(11)]) == pytest.approx(2.2219 * 11 / 12.4 * 2)
+    assert qn_scale([float(v) for v in range(10)]) == pytest.approx(2.2219 * 10 / 13.8 * 2)
