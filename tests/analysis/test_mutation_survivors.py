@@ -108,3 +108,14 @@ def test_qn_from_ten_values_on_uses_the_asymptotic_factor_odd_and_even():
     # h = n // 2 + 1 = 6, k = 15: the 15th smallest pairwise distance of 0..n-1 is 2 for both
     assert qn_scale([float(v) for v in range(11)]) == pytest.approx(2.2219 * 11 / 12.4 * 2)
     assert qn_scale([float(v) for v in range(10)]) == pytest.approx(2.2219 * 10 / 13.8 * 2)
+
+
+def test_no_cycles_per_io_without_io():
+    """A point that did no I/O has no cycles per I/O (and no division by zero)."""
+    from iolab.analysis.side import perf_figures
+    from iolab.models.side import CYCLES_PER_IO
+
+    figures = perf_figures({"cycles": 3e9, "cache-references": None, "cache-misses": None}, iops=0.0, window_s=2.0)
+    assert all(m.name != CYCLES_PER_IO for m in figures)
+    with_io = perf_figures({"cycles": 3e9, "cache-references": None, "cache-misses": None}, iops=1000.0, window_s=2.0)
+    assert [m.value for m in with_io if m.name == CYCLES_PER_IO] == [pytest.approx(1.5e6)]
