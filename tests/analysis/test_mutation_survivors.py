@@ -119,3 +119,35 @@ def test_no_cycles_per_io_without_io():
     assert all(m.name != CYCLES_PER_IO for m in figures)
     with_io = perf_figures({"cycles": 3e9, "cache-references": None, "cache-misses": None}, iops=1000.0, window_s=2.0)
     assert [m.value for m in with_io if m.name == CYCLES_PER_IO] == [pytest.approx(1.5e6)]
+
+
+def test_a_day_of_small_values_still_has_a_cov(monkeypatch):
+    """A COV is a ratio: a series in small units (latency in seconds, 0.4-0.6) has one like any other."""
+    import statistics
+    import time
+
+    from iolab.analysis.daily import daily_cov
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    t0 = 1_767_225_600.0
+    (day,) = daily_cov([t0 + 3600, t0 + 7200, t0 + 10800], [0.4, 0.5, 0.6], 0.08)
+    assert day.cov == pytest.approx(statistics.stdev([0.4, 0.5, 0.6]) / 0.5)
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_cycles_per_io_needs_a_counted_window():
+    from iolab.analysis.side import perf_figures
+    from iolab.models.side import CYCLES_PER_IO
+
+    figures = perf_figures({"cycles": 3e9, "cache-references": None, "cache-misses": None}, iops=1000.0, window_s=0.0)
+    assert all(m.name != CYCLES_PER_IO for m in figures)
+
+
+def test_a_device_that_moved_nothing_alone_is_not_the_reference():
+    """The scaling reference is the mean of the single devices that did work: an idle one is left out."""
+    from iolab.analysis.scaling import ScalingParams, scaling_table
+
+    report = scaling_table([(("a",), 100.0), (("b",), 0.0), (("a", "b"), 180.0)], params=ScalingParams())
+    assert report.reference == pytest.approx(100.0)
