@@ -151,3 +151,12 @@ def test_a_device_that_moved_nothing_alone_is_not_the_reference():
 
     report = scaling_table([(("a",), 100.0), (("b",), 0.0), (("a", "b"), 180.0)], params=ScalingParams())
     assert report.reference == pytest.approx(100.0)
+
+
+def test_a_perfect_line_changes_by_exactly_its_rise():
+    """The fitted change from the first to the last mean of 1, 2, 3, 4 is 3: the slope's denominator is
+    centred on the mean index, (n - 1) / 2."""
+    from iolab.analysis.stopping import trend_significant
+
+    significant, change = trend_significant([1.0, 2.0, 3.0, 4.0, 5.0])
+    assert significant and change == pytest.approx(4.0)
