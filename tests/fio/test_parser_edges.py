@@ -36,3 +36,15 @@ def test_rates_are_ios_per_second_to_the_digit():
 def test_terse_output_has_no_timestamp():
     text = next(iter(sorted((DATA / "terse").glob("terse-v*.txt")))).read_text()
     assert parse_terse(text, "terse").timestamp_ms == 0
+
+
+def test_a_document_after_fios_own_warning_lines_is_found():
+    """fio prints notes before its JSON on stdout ("note: both iodepth >= 1 and synchronous I/O engine are
+    selected, queue depth will be capped at 1"): the document after them is the one parsed, not an error."""
+    from iolab.fio.parse import parse_output
+
+    text = (DATA / "randread-4jobs.json").read_text()
+    note = "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n"
+    plain, noted = parse_output(text), parse_output(note + text)
+    assert [g.name for g in noted.groups] == [g.name for g in plain.groups]
+    assert len(noted.groups[0].entries) == len(plain.groups[0].entries) == 4
