@@ -206,6 +206,21 @@ def calibration(results: Results) -> str:
     )
 
 
+def mutation_score(results: Results) -> str:
+    r = results("mutation")
+    return (
+        f"**{r['killed']} of {r['mutants']}** mutants killed, **{r['score']:.1%}** (goal {r['goal']:.0%}; "
+        f"{r['per_module']} drawn from each of {len(r['modules'])} modules, seed {r['seed']})"
+    )
+
+
+def mutation_survivors(results: Results) -> str:
+    survivors = results("mutation")["survivors"]
+    if not survivors:
+        return "none"
+    return "; ".join(f"`{s['module']}:{s['line']}` {s['change']}" for s in survivors)
+
+
 FIGURES: dict[str, Callable[[Results], str]] = {
     "overhead.null": lambda results: overhead_target(results, "null"),
     "overhead.loop": lambda results: overhead_target(results, "loop"),
@@ -227,6 +242,8 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "html_report_size": html_report_size,
     "loop_vs_fio": loop_vs_fio,
     "calibration": calibration,
+    "mutation.score": mutation_score,
+    "mutation.survivors": mutation_survivors,
 }
 
 
