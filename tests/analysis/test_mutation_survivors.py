@@ -160,3 +160,20 @@ def test_a_perfect_line_changes_by_exactly_its_rise():
 
     significant, change = trend_significant([1.0, 2.0, 3.0, 4.0, 5.0])
     assert significant and change == pytest.approx(4.0)
+
+
+def test_a_curve_straight_on_log_depth_has_no_kneedle_knee():
+    """Throughput rising by the same amount at every doubling has no knee: Kneedle's difference curve is 0."""
+    from iolab.analysis.knee import _kneedle
+
+    assert _kneedle(np.array([1.0, 2.0, 4.0, 8.0]), np.array([1.0, 2.0, 3.0, 4.0])) is None
+
+
+def test_the_repeats_needed_estimate_is_capped():
+    """Two very noisy sides a hair apart would need thousands of repeats: the estimate stops at the cap."""
+    from iolab.analysis.compare import compare_samples
+
+    a = [50.0, 200.0, 80.0, 160.0, 60.0, 190.0]
+    b = [51.0, 199.0, 81.0, 159.0, 61.0, 189.0]
+    verdict = compare_samples(a, b)  # the default cap, 1,000
+    assert verdict.repeats_needed == 1000
