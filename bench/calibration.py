@@ -34,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from results_file import RESULTS, add_smoke_flag, write_result  # noqa: E402
+
 from tests.loopdev import BlkioCgroup, LoopDevice, blkio_cgroup, busy_host, loop_devices, throttle_skip_reason  # noqa: E402
 
 MIB = 1 << 20
@@ -103,7 +105,7 @@ def clean_runs(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
 
 def slow_drive(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtime: int) -> dict:
     """One drive at 40% of its peers for the whole run: named in both views, never called fine."""
-    slow = devices[3]
+    slow = devices[len(devices) // 2]
     cgroup.set_read_bps(slow.major_minor, int(DRIVE_BPS * 0.4))
     try:
         run = run_array(cgroup, devices, tmp / "slow", runtime)
@@ -128,7 +130,7 @@ def slow_drive(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
 
 def dip_window(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtime: int) -> dict:
     """One drive capped to 10% for 4 s in the middle of the together point: the dip names it, onset within 2 s."""
-    dipping = devices[5]
+    dipping = devices[-1]
     window: dict[str, float] = {}
 
     def throttle_window(_pid: int) -> None:
@@ -175,13 +177,17 @@ def main() -> int:
     parser.add_argument("--clean", type=int, default=5, help="clean runs under load")
     parser.add_argument("--runtime", type=int, default=3, help="--runtime of the clean and slow runs")
     parser.add_argument("--dip-runtime", type=int, default=12, help="--runtime of the run with the 4 s window")
+    parser.add_argument("--drives", type=int, default=8, help="identical loop devices (at least 2)")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.clean, args.runtime, args.dip_runtime, args.drives = 0, 1, 4, 2  # no busy-host runs: they cost a minute
     reason = throttle_skip_reason()
     if reason:
         raise SystemExit(f"cannot calibrate here: {reason}")
-    figures: dict = {"drives": 8, "drive_bps": DRIVE_BPS, "runtime_s": args.runtime}
+    figures: dict = {"drives": args.drives, "drive_bps": DRIVE_BPS, "runtime_s": args.runtime}
     with (
-        loop_devices(8, size_mib=256) as devices,
+        loop_devices(args.drives, size_mib=256) as devices,
         blkio_cgroup() as cgroup,
         tempfile.TemporaryDirectory(prefix="iolab-calibration-") as tmp,
     ):
@@ -197,8 +203,7 @@ def main() -> int:
         f"clean runs without a false alarm: {clean_ok} of {len(figures['clean'])}; interference named in "
         f"{sum(c['interference_named'] for c in figures['clean'])}"
     )
-    out = Path(__file__).parent / "results" / "calibration.json"
-    out.write_text(json.dumps(figures, indent=2) + "\n")
+    write_result(RESULTS / "calibration.json", "calibration", figures, smoke=args.smoke)
     return 0
 
 

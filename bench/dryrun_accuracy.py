@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from results_file import write_result
+from results_file import add_smoke_flag, write_result
 
 RESULT = Path(__file__).parent / "results" / "dryrun_accuracy.json"
 PLAN = """
@@ -31,7 +31,7 @@ runtime = "{runtime}s"
 ramp_time = "1s"
 [axes]
 rw = ["randread", "read"]
-iodepth = [1, 4, 16]
+iodepth = {depths}
 bs = ["4k"]
 """
 
@@ -39,10 +39,13 @@ bs = ["4k"]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runtime", type=int, default=3)
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.runtime = 1
     with tempfile.TemporaryDirectory(prefix="iolab-bench-", dir="/var/tmp") as work:
         plan = Path(work) / "six.toml"
-        plan.write_text(PLAN.format(runtime=args.runtime))
+        plan.write_text(PLAN.format(runtime=args.runtime, depths="[1]" if args.smoke else "[1, 4, 16]"))
         env = {**os.environ, "IOLAB_HOME": str(Path(work) / "home")}
         base = [sys.executable, "-m", "iolab", "run", str(plan), work, "--size", "512M"]
         dry = subprocess.run(base + ["--dry-run"], capture_output=True, text=True, env=env, check=True)
@@ -66,6 +69,7 @@ def main() -> None:
             "relative_error": error,
             "goal": 0.15,
         },
+        smoke=args.smoke,
     )
 
 

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 from import_speed import make_outputs
-from results_file import host, write_result
+from results_file import add_smoke_flag, host, write_result
 
 RESULT = Path(__file__).parent / "results" / "fioplot_collection.json"
 HOW_TO_GET = (
@@ -182,7 +182,10 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=os.environ.get("IOLAB_FIOPLOT_DATA"), help="fio-plot's data")
     parser.add_argument("--rounds", type=int, default=3, help="alternate rounds of the 1,000-output comparison")
     parser.add_argument("--skip-json", action="store_true", help="only the collection (no fio runs, no fio-plot)")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.skip_json = True  # fio-plot's side is installed from PyPI: not in a smoke run
     folder = collection(Path(args.data) if args.data else None)
     work = Path(tempfile.mkdtemp(prefix="iolab-fioplot-bench-"))
     figures: dict = {"load_average_before": os.getloadavg()}
@@ -204,6 +207,7 @@ def main() -> None:
             "host": host(),
             **figures,
         },
+        smoke=args.smoke,
     )
 
 

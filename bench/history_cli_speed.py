@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_file import add_smoke_flag, write_result
+
 RESULT = Path(__file__).parent / "results" / "history_cli_speed.json"
 STEPS = ((0.35, 0.86, "+spec_rstack_overflow=safe-ret"), (0.70, 0.83, "-mitigations=off"))
 START = 1_700_000_000.0
@@ -114,7 +116,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.repeats = 20, 1
     with tempfile.TemporaryDirectory(prefix="iolab-bench-") as scratch:
         home = Path(scratch)
         steps = build(home, args.runs)
@@ -141,8 +146,7 @@ def main() -> None:
         "python": platform.python_version(),
         "machine": platform.machine(),
     }
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(RESULT, "history_cli_speed", result, smoke=args.smoke)
     print(
         f"iolab history over {args.runs} runs: median {result['median_s']:.3f} s (max {result['max_s']:.3f} s), "
         f"target {result['target_s']:.0f} s"

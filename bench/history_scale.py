@@ -41,6 +41,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_file import add_smoke_flag, write_result
+
 RESULT = Path(__file__).parent / "results" / "history_scale.json"
 START = 1_700_000_000.0
 RW = ("read", "write", "randread", "randwrite")
@@ -206,7 +208,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--with-all", action="store_true", help="also time `history --all` once (slow)")
     parser.add_argument("--keep", type=Path, help="build the store in this (empty) directory and keep it")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.repeats = 5, 1
     with tempfile.TemporaryDirectory(prefix="iolab-bench-") as scratch:
         home = args.keep or Path(scratch)
         layout = (
@@ -267,8 +272,7 @@ def main() -> None:
         "python": platform.python_version(),
         "machine": platform.machine(),
     }
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(RESULT, "history_scale", result, smoke=args.smoke)
     print(f"load average before {load_before}, after {load_after} ({os.cpu_count()} CPUs)")
     print("\n".join(history_lines[:24]))
 

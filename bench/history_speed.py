@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from results_file import add_smoke_flag, write_result
+
 RESULT = Path(__file__).parent / "results" / "history_speed.json"
 STEPS = {0.35: 0.86, 0.7: 0.83}  # fraction of the series where a step starts: factor
 
@@ -59,7 +61,10 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.points, args.repeats = 200, 1
     if args.child is not None:
         print(json.dumps(one_pass(args.points, args.child)))
         return
@@ -87,8 +92,7 @@ def main() -> None:
         "python": platform.python_version(),
         "machine": platform.machine(),
     }
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(RESULT, "history_speed", result, smoke=args.smoke)
     print(
         f"{args.points} points: median {result['median_total_s']:.3f} s (max {result['max_total_s']:.3f} s) including "
         f"imports {result['median_import_s']:.3f} s; change points {result['median_change_points_s']:.3f} s, "

@@ -12,7 +12,6 @@ Writes bench/results/html_report_size.json.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import sys
@@ -22,6 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from results_file import add_smoke_flag, write_result  # noqa: E402
 
 from iolab.models import Plan, Workload  # noqa: E402
 from iolab.report.html import render_html  # noqa: E402
@@ -66,7 +67,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=50)
     parser.add_argument("--tries", type=int, default=3, help="Chromium loads to take the median of")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.points, args.tries = 2, 1
     if reason := chromium_skip_reason():
         sys.exit(reason)
     with tempfile.TemporaryDirectory(prefix="iolab-bench-") as scratch:
@@ -100,15 +104,12 @@ def main() -> None:
         "host": platform.node(),
         "python": platform.python_version(),
     }
-    out = ROOT / "bench" / "results" / "html_report_size.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(ROOT / "bench" / "results" / "html_report_size.json", "html_report_size", result, smoke=args.smoke)
     print(
         f"{args.points} points, {charts} charts: {size / 1e6:.2f} MB (goal < {SIZE_GOAL / 1e6:.0f} MB), "
         f"made in {make_s:.2f} s, Chromium render {render_s:.2f} s over about:blank (goal < {RENDER_GOAL_S:.0f} s)"
         + (f", console errors: {errors}" if errors else "")
     )
-    print(f"wrote {out.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from results_file import host, write_result
+from results_file import add_smoke_flag, host, write_result
 
 RESULT = Path(__file__).parent / "results" / "import_speed.json"
 WORKLOADS = [
@@ -44,11 +44,11 @@ def fio(args: list[str], cwd: Path) -> None:
     subprocess.run(["fio", *args], cwd=cwd, check=True, capture_output=True)
 
 
-def make_outputs(work: Path, target: Path) -> Path:
-    """10 real json+ outputs, each copied 100 times: 1,000 files."""
+def make_outputs(work: Path, target: Path, copies: int = 100, workloads: int = len(WORKLOADS)) -> Path:
+    """10 real json+ outputs, each copied 100 times: 1,000 files (a smoke run: fewer of each)."""
     originals = work / "originals"
     originals.mkdir()
-    for rw, bs, qd in WORKLOADS:
+    for rw, bs, qd in WORKLOADS[:workloads]:
         fio(
             [
                 f"--name={rw}-{bs}",
@@ -70,14 +70,15 @@ def make_outputs(work: Path, target: Path) -> Path:
     archive.mkdir()
     # Each copy ends in its own number of newlines: other bytes, so the import stores all 1,000 (the same
     # bytes again would be recognised as imported already and skipped).
-    for copy in range(100):
+    for copy in range(copies):
         for original in sorted(originals.glob("*.json")):
             (archive / f"{original.stem}-{copy:03d}.json").write_text(original.read_text() + "\n" * copy)
     return archive
 
 
-def make_log_sets(work: Path, target: Path) -> Path:
-    """One real run with per-second and per-I/O logs, copied into 100 directories."""
+def make_log_sets(work: Path, target: Path, copies: int = 100, runtime: int = 10) -> Path:
+    """One real run with per-second and per-I/O logs (`runtime` s, the per-I/O one half of it), copied into
+    100 directories (a smoke run: fewer)."""
     first = work / "logset"
     first.mkdir()
     prefix = "randread-iodepth-4-numjobs-1"  # bench-fio's naming, which fio-plot parses
@@ -92,7 +93,7 @@ def make_log_sets(work: Path, target: Path) -> Path:
             "--ioengine=libaio",
             "--direct=1",
             "--time_based=1",
-            "--runtime=10",
+            f"--runtime={runtime}",
             "--rate_iops=2000",
             f"--write_bw_log={prefix}",
             f"--write_iops_log={prefix}",
@@ -114,7 +115,7 @@ def make_log_sets(work: Path, target: Path) -> Path:
             "--ioengine=libaio",
             "--direct=1",
             "--time_based=1",
-            "--runtime=5",
+            f"--runtime={max(1, runtime // 2)}",
             "--rate_iops=2000",
             f"--write_lat_log={prefix}-perio",
             "--output-format=json+",
@@ -124,7 +125,7 @@ def make_log_sets(work: Path, target: Path) -> Path:
     )
     sets = work / "logsets"
     sets.mkdir()
-    for copy in range(100):
+    for copy in range(copies):
         shutil.copytree(first, sets / f"set-{copy:03d}")
         for output in (sets / f"set-{copy:03d}").glob("*.json"):  # other bytes per set, as above
             output.write_text(output.read_text() + "\n" * copy)
@@ -162,20 +163,26 @@ def fio_plot(work: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--charts", type=int, default=5, help="log sets charted by each tool (median time reported)")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.charts = 1
     work = Path(tempfile.mkdtemp(prefix="iolab-import-bench-"))
     iolab = [sys.executable, "-m", "iolab"]
     try:
         target = work / "data.img"
-        outputs = make_outputs(work, target)
-        sets = make_log_sets(work, target)
+        copies = 2 if args.smoke else 100
+        outputs = make_outputs(work, target, copies, 1 if args.smoke else len(WORKLOADS))
+        sets = make_log_sets(work, target, copies, 1 if args.smoke else 10)
         env = {**os.environ, "IOLAB_HOME": str(work / "home-outputs")}
         outputs_s = timed([*iolab, "import", str(outputs)], env)
         outputs_rows = stored_rows(work / "home-outputs")
         env = {**os.environ, "IOLAB_HOME": str(work / "home-logs")}
         logs_s = timed([*iolab, "import", str(sets)], env)
         logs_rows = stored_rows(work / "home-logs")
-        plotter = fio_plot(work)
+        plotter = None if args.smoke else fio_plot(work)  # a smoke run installs nothing from PyPI
+        if plotter is None:
+            print("smoke run: fio-plot's side skipped (it is installed from PyPI)")
         ours, theirs = [], []
         for number in range(args.charts):
             logset = sets / f"set-{number:03d}"
@@ -184,6 +191,8 @@ def main() -> None:
                 timed([*iolab, "import", str(logset)], env)
                 + timed([*iolab, "report", "1", "--png", str(work / f"png-{number}")], env)
             )
+            if plotter is None:
+                continue
             theirs.append(
                 timed(
                     [
@@ -211,20 +220,26 @@ def main() -> None:
             )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    fio_plot_s = statistics.median(theirs) if theirs else float("nan")
     figures = {
-        "outputs": {"files": 1000, "seconds": outputs_s, "rows": outputs_rows, "rows_per_s": outputs_rows / outputs_s},
-        "log_sets": {"sets": 100, "seconds": logs_s, "rows": logs_rows, "rows_per_s": logs_rows / logs_s},
+        "outputs": {
+            "files": len(WORKLOADS[:1] if args.smoke else WORKLOADS) * copies,
+            "seconds": outputs_s,
+            "rows": outputs_rows,
+            "rows_per_s": outputs_rows / outputs_s,
+        },
+        "log_sets": {"sets": copies, "seconds": logs_s, "rows": logs_rows, "rows_per_s": logs_rows / logs_s},
         "chart": {
             "iolab_import_and_png_s": statistics.median(ours),
-            "fio_plot_s": statistics.median(theirs),
-            "fio_plot_over_iolab": statistics.median(theirs) / statistics.median(ours),
+            "fio_plot_s": fio_plot_s,
+            "fio_plot_over_iolab": fio_plot_s / statistics.median(ours),
         },
     }
     print(
-        f"import 1,000 json+ outputs: {outputs_s:.1f} s, {outputs_rows} rows, {figures['outputs']['rows_per_s']:,.0f} rows/s"
+        f"import {figures['outputs']['files']:,} json+ outputs: {outputs_s:.1f} s, {outputs_rows} rows, {figures['outputs']['rows_per_s']:,.0f} rows/s"
     )
     print(
-        f"import 100 log sets (json+, 1 s logs, per-I/O lat log): {logs_s:.1f} s, {logs_rows} rows, "
+        f"import {copies} log sets (json+, 1 s logs, per-I/O lat log): {logs_s:.1f} s, {logs_rows} rows, "
         f"{figures['log_sets']['rows_per_s']:,.0f} rows/s"
     )
     print(
@@ -239,6 +254,7 @@ def main() -> None:
             "host": host(),
             **figures,
         },
+        smoke=args.smoke,
     )
 
 

@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # the suite's oracle, tests/oracle.py
 sys.path.insert(0, str(HERE))
 
-from results_file import host, write_result  # noqa: E402
+from results_file import add_smoke_flag, host, write_result  # noqa: E402
 
 from tests.oracle import check_store  # noqa: E402
 
@@ -78,7 +78,7 @@ def measure(data: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=os.environ.get("IOLAB_FIOPLOT_DATA"), help="fio-plot's data")
-    parser.add_argument("--smoke", action="store_true", help="tests/data/fio instead: a check that the bench runs")
+    add_smoke_flag(parser)  # tests/data/fio instead of the collection
     args = parser.parse_args()
     data = SMOKE_DATA if args.smoke else args.data
     if data is None or not Path(data).is_dir():
@@ -88,8 +88,7 @@ def main() -> None:
     print(json.dumps(figures, indent=2))
     if figures["oracle"]["disagreements"]:
         raise SystemExit(f"the oracle disagrees with {figures['oracle']['disagreements']} stored figures")
-    if not args.smoke:
-        write_result(RESULT, "invariants_collection", {"host": host(), **figures})
+    write_result(RESULT, "invariants_collection", {"host": host(), **figures}, smoke=args.smoke)
 
 
 if __name__ == "__main__":

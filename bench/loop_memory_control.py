@@ -18,7 +18,6 @@ about iolab. Writes bench/results/loop_memory_control.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from loop_vs_fio import RESULTS, iolab_run
 from loopdev import disk_loop_device
+from results_file import add_smoke_flag, write_result
 
 # The child a bare side runs in: holds HOLD MiB (touched page by page), then runs fio
 # exactly as iolab does (iolab.fio.run.run_fio) and prints fio's read bandwidth.
@@ -72,7 +72,10 @@ def main() -> None:
     parser.add_argument("--runtime", type=int, default=8)
     parser.add_argument("--hold-mib", type=int, default=200)
     parser.add_argument("--size-mib", type=int, default=2048)
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.rounds, args.runtime, args.hold_mib, args.size_mib = 1, 1, 16, 64
     sides = ("bare", f"bare, parent holds {args.hold_mib} MiB", "iolab")
     figures: dict[str, list[float]] = {side: [] for side in sides}
     with disk_loop_device(Path.cwd(), args.size_mib) as (work, device):
@@ -96,23 +99,21 @@ def main() -> None:
     medians = {side: statistics.median(values) for side, values in figures.items()}
     for side in sides:
         print(f"{side:28s} median {medians[side] / 1e9:.2f} GB/s, x{medians[side] / medians['bare']:.3f} of bare")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "loop_memory_control.json").write_text(
-        json.dumps(
-            {
-                "benchmark": "loop_memory_control",
-                "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
-                "device": f"default (buffered) loop device over a sparse {args.size_mib} MiB file on the disk, written once",
-                "job": "1 MiB sequential read, QD32, libaio, direct",
-                "runtime_s": args.runtime,
-                "median_bw": medians,
-                "ratio_to_bare": {side: medians[side] / medians["bare"] for side in sides},
-                "bw": figures,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULTS / "loop_memory_control.json",
+        "loop_memory_control",
+        {
+            "benchmark": "loop_memory_control",
+            "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "host": {"kernel": platform.release(), "cpus": os.cpu_count()},
+            "device": f"default (buffered) loop device over a sparse {args.size_mib} MiB file on the disk, written once",
+            "job": "1 MiB sequential read, QD32, libaio, direct",
+            "runtime_s": args.runtime,
+            "median_bw": medians,
+            "ratio_to_bare": {side: medians[side] / medians["bare"] for side in sides},
+            "bw": figures,
+        },
+        smoke=args.smoke,
     )
 
 

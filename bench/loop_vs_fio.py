@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from loopdev import disk_loop_device, ram_loop_device
-from results_file import host, write_result
+from results_file import add_smoke_flag, host, write_result
 
 RESULTS = Path(__file__).parent / "results"
 LOG_KEYS = ("write_bw_log", "write_iops_log", "write_lat_log", "log_avg_msec")
@@ -71,7 +71,7 @@ def bare_fio(job_text: str, keep_logs: bool = False) -> dict[str, tuple[float, f
 def point_by_point(args: argparse.Namespace) -> tuple[dict[str, list[dict]], str]:
     """Each quick-preset point alone, iolab and bare fio alternating on a RAM-backed loop device."""
     from iolab.fio.jobfile import JobSection, render_jobfile
-    from iolab.plan import preset
+    from iolab.plan.presets import preset
 
     ratios: dict[str, list[dict]] = {}
     with ram_loop_device("iolab-bench-", args.size_mib) as (work, device):
@@ -148,7 +148,10 @@ def main() -> None:
         action="store_true",
         help="the whole preset on a buffered loop device over a file on this directory's disk",
     )
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.pairs, args.runtime, args.size_mib, args.only = 1, 1, 64, args.only or "randread-4k-qd1"
     ratios, device = as_checked(args) if args.as_checked else point_by_point(args)
 
     def cov(values: list[float]) -> float:
@@ -184,6 +187,7 @@ def main() -> None:
             "largest_deviation": worst,
             "goal": 0.05,
         },
+        smoke=args.smoke,
     )
 
 

@@ -43,6 +43,8 @@ import zlib
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+from results_file import add_smoke_flag, write_result
+
 RESULT = Path(__file__).parent / "results" / "many_hosts.json"
 CPU_CGROUP = Path("/sys/fs/cgroup/cpu")
 SLOW_QUOTA = 0.01  # of one CPU for the slowed server: half of what its 200 MB/s of copies need
@@ -213,7 +215,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hosts", default="1,4,16,32", help="host counts to run, comma-separated")
     parser.add_argument("--runtime", type=int, default=3, help="seconds per point")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.hosts, args.runtime = "1", 1  # the slowed host (at 2 or more) costs a minute at 1% of a CPU
     counts = [int(c) for c in args.hosts.split(",")]
     if shutil.which("fio") is None:
         print("skipped: fio is not installed")
@@ -231,20 +236,14 @@ def main() -> int:
         "slowed_host_named_alone": biggest.get("named_slow") == [biggest.get("slowed_host")],
     }
     print(json.dumps(verdict))
-    RESULT.parent.mkdir(exist_ok=True)
-    RESULT.write_text(
-        json.dumps(
-            {
-                "machine": f"{os.cpu_count()} CPUs",
-                "runtime_s": args.runtime,
-                "rows": rows,
-                **verdict,
-            },
-            indent=2,
-        )
-        + "\n"
+    write_result(
+        RESULT,
+        "many_hosts",
+        {"machine": f"{os.cpu_count()} CPUs", "runtime_s": args.runtime, "rows": rows, **verdict},
+        smoke=args.smoke,
     )
-    return 0 if all(verdict.values()) else 1
+    # Timing goals need an idle machine; a smoke run on a busy one holds only the aggregate to its goal.
+    return 0 if all(verdict.values()) or (args.smoke and verdict["aggregate_exact"]) else 1
 
 
 if __name__ == "__main__":

@@ -15,18 +15,22 @@ Reports the median of the per-pair ratios iolab/bare (goal: at least
 run-to-run COV, which says how small a difference this host can show at
 all. On a noisy VM a CPU-bound job's throughput swings 10-25% from second
 to second, so a handful of pairs cannot resolve 1%. Hence a second,
-direct figure: the CPU time iolab's own process (its main thread and the
-telemetry sampler) takes while the measured fio runs, as a share of one
-CPU. That is the most it can take from fio, even if the scheduler puts it
-on fio's CPU. Writes bench/results/overhead.json.
+direct figure: the CPU time iolab's side takes while the measured fio
+runs, as a share of one CPU: iolab's own process (its main thread and the
+telemetry sampler), the keepers it starts (fio runs under one, perf under
+another: `iolab.fio.supervisor`) and perf itself where this host can count.
+That is the most it can take from fio, even if the scheduler puts it on
+fio's CPU. Writes bench/results/overhead.json (with `--no-telemetry`,
+overhead_no_telemetry.json: the control); `--smoke` runs one short pair.
 
-    .venv/bin/python bench/overhead.py [--pairs 10] [--runtime 5]
+    .venv/bin/python bench/overhead.py [--pairs 10] [--runtime 5] [--targets null,loop] [--no-telemetry]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -36,9 +40,10 @@ from pathlib import Path
 
 from loop_vs_fio import bare_fio, iolab_command
 from loopdev import ram_loop_device
-from results_file import host, write_result
+from results_file import add_smoke_flag, host, write_result
 
 RESULT = Path(__file__).parent / "results" / "overhead.json"
+RESULT_NO_TELEMETRY = RESULT.with_name("overhead_no_telemetry.json")
 JOBS = {
     "null": "[null-randread-4k]\nioengine=null\nrw=randread\nbs=4k\niodepth=1\ntime_based=1\nruntime={runtime}\n"
     "ramp_time=1\n",
@@ -47,21 +52,21 @@ JOBS = {
 }
 
 
-def measure(name: str, target: str, work: Path, pairs: int, runtime: int) -> dict:
+def measure(name: str, target: str, work: Path, args: argparse.Namespace, flags: list[str]) -> dict:
     """Alternating pairs of iolab and bare fio on one job; IOPS per side and the per-pair ratios."""
     from iolab.store.db import open_store
 
     job = work / f"{name}.fio"
-    job.write_text(JOBS[name].format(runtime=runtime))
+    job.write_text(JOBS[name].format(runtime=args.runtime))
     home = work / f"home-{name}"
     extra = ["--size", "16M"] if name == "null" else []
     sides: dict[str, list[float]] = {"iolab": [], "bare": []}
-    own_cpu: list[float] = []
+    own_cpu: list[dict[str, float]] = []
     job_text = ""  # the job iolab wrote: the first pair starts with iolab, so bare fio always has it
-    for pair in range(pairs):
+    for pair in range(args.pairs):
         for side in ("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab"):
             if side == "iolab":
-                run, cpu_share = watched_iolab_run([str(job), "--allow-write", target, *extra], str(home))
+                run, cpu_share = watched_iolab_run([str(job), "--allow-write", target, *extra, *flags], str(home))
                 point = run["points"][0]
                 own_cpu.append(cpu_share)
                 store = open_store(home)
@@ -70,6 +75,7 @@ def measure(name: str, target: str, work: Path, pairs: int, runtime: int) -> dic
                 sides["iolab"].append(point["result"]["directions"]["read"]["iops"])
             else:
                 sides["bare"].append(bare_fio(job_text)["read"][1])
+    totals = [sum(parts.values()) for parts in own_cpu]
     ratios = [a / b for a, b in zip(sides["iolab"], sides["bare"], strict=True)]
     cov = {side: statistics.stdev(v) / statistics.mean(v) for side, v in sides.items() if len(v) > 1}
     return {
@@ -78,8 +84,9 @@ def measure(name: str, target: str, work: Path, pairs: int, runtime: int) -> dic
         "ratios": ratios,
         "iops": sides,
         "cov": cov,
-        "iolab_cpu_share": statistics.median(own_cpu),
-        "iolab_cpu_shares": own_cpu,
+        "iolab_cpu_share": statistics.median(totals),
+        "iolab_cpu_shares": totals,
+        "cpu_share_parts": {part: statistics.median(parts[part] for parts in own_cpu) for part in PARTS},
     }
 
 
@@ -90,31 +97,29 @@ def median_ci(values: list[float], resamples: int = 5000) -> tuple[float, float]
     return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
 
 
-def watched_iolab_run(args: list[str], home: str) -> tuple[dict, float]:
-    """`iolab run ARGS --fresh --json`, and the CPU seconds per second its own threads used while the
-    measured fio ran. Read every 0.1 s from /proc (nanosecond schedstat, far finer than the 1% it must
-    resolve); the stretch runs from the second to the last reading that saw fio as its child, so iolab
-    starting fio and reading its results afterwards are not counted as running beside it."""
+def watched_iolab_run(args: list[str], home: str) -> tuple[dict, dict[str, float]]:
+    """`iolab run ARGS --fresh --json`, and the CPU seconds per second that iolab's side took while the
+    measured fio ran: iolab's own threads, the keepers it starts (fio's and perf's) and whatever else runs
+    under a keeper but fio (perf). Read every 0.1 s from /proc (nanosecond schedstat, far finer than the
+    1% it must resolve). fio runs under its keeper, so the measured fio is iolab's grandchild (iolab ->
+    keeper -> fio); iolab's own children named fio are `fio --version` probes. The stretch runs from the
+    second to the last reading that saw a keeper's fio, so iolab starting fio and reading its results
+    afterwards are not counted as running beside it."""
     argv, env = iolab_command(args, home)
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env)
-        stretches: list[list[tuple[float, float]]] = []  # (own CPU s, wall s) readings, one list per fio
-        current: list[tuple[float, float]] | None = None
+        stretches: list[list[tuple[dict[str, float], float]]] = []  # (CPU s by part, wall s), one list per fio
+        current: list[tuple[dict[str, float], float]] | None = None
         while proc.poll() is None:
             time.sleep(0.1)
-            try:
-                kids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-                fio_running = any(Path(f"/proc/{kid}/comm").read_text().strip() == "fio" for kid in kids)
-                reading = (own_cpu_seconds(proc.pid), time.monotonic())
-            except OSError:  # it or its child just exited
-                continue
+            fio_running, reading = iolab_side_cpu(proc.pid)
             if not fio_running:
                 current = None
             elif current is None:
-                current = [reading]
+                current = [(reading, time.monotonic())]
                 stretches.append(current)
             else:
-                current.append(reading)
+                current.append((reading, time.monotonic()))
         proc.wait()
         out.seek(0)
         err.seek(0)
@@ -125,13 +130,60 @@ def watched_iolab_run(args: list[str], home: str) -> tuple[dict, float]:
     if len(readings) < 2:
         raise SystemExit("fio ran too briefly to watch iolab beside it; give a longer --runtime")
     (cpu0, t0), (cpu1, t1) = readings[0], readings[-1]
-    return run, (cpu1 - cpu0) / (t1 - t0)
+    # a part seen only later (perf starts after fio's ramp) counts from zero: its whole CPU time is in the stretch
+    return run, {part: (cpu1[part] - cpu0.get(part, 0.0)) / (t1 - t0) for part in PARTS}
 
 
-def own_cpu_seconds(pid: int) -> float:
+PARTS = ("iolab", "keepers", "perf")  # iolab's own threads; its keepers; what they run but fio (perf)
+
+
+def iolab_side_cpu(pid: int) -> tuple[bool, dict[str, float]]:
+    """Whether a keeper's fio is running, and the CPU seconds so far of each part of iolab's side."""
+    cpu = dict.fromkeys(PARTS, 0.0)
+    cpu["iolab"] = cpu_seconds(pid)
+    fio_running = False
+    for keeper in children(pid):
+        if name_of(keeper) == "fio":  # a `fio --version` probe: neither a keeper nor the measured fio
+            continue
+        cpu["keepers"] += cpu_seconds(keeper)
+        for kid in children(keeper):
+            if name_of(kid) == "fio":
+                fio_running = True
+            else:
+                cpu["perf"] += cpu_seconds(kid)
+    return fio_running, cpu
+
+
+def children(pid: int) -> list[int]:
+    """The pids whose parent is `pid`, from every thread's children list."""
+    found: list[int] = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # it just exited
+        return found
+    for task in tasks:
+        try:
+            found += [int(kid) for kid in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def name_of(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
+
+
+def cpu_seconds(pid: int) -> float:
     """CPU seconds of a process's own threads (its children not counted), from each thread's schedstat."""
     total_ns = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # it just exited
+        return 0.0
+    for task in tasks:
         try:
             total_ns += int((task / "schedstat").read_text().split()[0])
         except (OSError, IndexError):  # a thread that just ended
@@ -143,14 +195,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--runtime", type=int, default=5)
+    parser.add_argument("--targets", default="null,loop", help="which jobs, comma-separated: null, loop")
+    parser.add_argument("--no-telemetry", action="store_true", help="run iolab with --no-telemetry (a control)")
+    add_smoke_flag(parser)
     args = parser.parse_args()
-    with ram_loop_device("iolab-overhead-") as (work, device):
+    if args.smoke:
+        args.pairs, args.runtime, args.targets = 1, 2, "null"
+    names = [name for name in args.targets.split(",") if name]
+    flags = ["--no-telemetry"] if args.no_telemetry else []
+    results = {}
+    with ram_loop_device("iolab-overhead-", 64 if args.smoke else 512) as (work, device):
         scratch = work / "null-target"
         scratch.mkdir()
-        results = {
-            "null": measure("null", str(scratch), work, args.pairs, args.runtime),
-            "loop": measure("loop", device, work, args.pairs, args.runtime),
-        }
+        for name in names:
+            results[name] = measure(name, str(scratch) if name == "null" else device, work, args, flags)
     for name, r in results.items():
         r["verdict"] = verdict(r)
         low, high = r["ci95"]
@@ -159,18 +217,22 @@ def main() -> None:
             f"pairs {[round(x, 3) for x in r['ratios']]}  (COV bare {r['cov'].get('bare', float('nan')):.1%}, "
             f"iolab {r['cov'].get('iolab', float('nan')):.1%})"
         )
-        print(f"      iolab's own CPU while fio ran: {r['iolab_cpu_share']:.2%} of one CPU  -> {r['verdict']}")
-    print("goal: median ratio >= 0.99")
+        shares = ", ".join(f"{part} {share:.2%}" for part, share in r["cpu_share_parts"].items())
+        print(f"      CPU of iolab's side while fio ran: {r['iolab_cpu_share']:.2%} of one CPU ({shares})")
+        print(f"      -> {r['verdict']}")
+    print(f"goal: median ratio >= 0.99; load average {os.getloadavg()[0]:.2f}")
     write_result(
-        RESULT,
+        RESULT_NO_TELEMETRY if args.no_telemetry else RESULT,
         "overhead",
         {
             "host": host(),
             "runtime_s": args.runtime,
             "pairs": args.pairs,
+            "telemetry": not args.no_telemetry,
             "targets": results,
             "goal": 0.99,
         },
+        smoke=args.smoke,
     )
 
 

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_file import add_smoke_flag, write_result
+
 from iolab.models import Point, Target
 from iolab.runner.side import SideFigures
 from iolab.telemetry.perf import EVENTS, perf_problem
@@ -67,7 +69,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=6)
     parser.add_argument("--runtime", type=int, default=3, help="measured seconds per fio run")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.pairs, args.runtime = 1, 1
     fio, perf = shutil.which("fio"), shutil.which("perf")
     if fio is None or perf is None:
         raise SystemExit("needs fio and perf (apt-get install fio linux-perf)")
@@ -135,8 +140,7 @@ def main() -> None:
         ),
         "wall_seconds": time.perf_counter() - started,
     }
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(RESULT, "perf_overhead", result, smoke=args.smoke)
     print(
         f"perf counting {', '.join(events)}: median on/off ratio {result['median_ratio']:.4f} "
         f"(min {result['min_ratio']:.4f}); off-run CoV {off_cov:.1%}; A/B verdict: {result['ab_verdict']}; "

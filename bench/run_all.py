@@ -1,6 +1,9 @@
 """`make bench`: every benchmark of iolab itself, one after another (not part of CI).
 
-Each script prints its figures and writes bench/results/NAME.json.
+Each script prints its figures and writes bench/results/NAME.json; `--smoke` runs each at its tiny
+size instead (figures to $IOLAB_BENCH_RESULTS, never bench/results), as tests/bench/test_smoke.py does.
+The scripts are found, not listed: every module here with a `__main__` guard but this one and the
+README's figure writer (run it afterwards: `bench/readme_figures.py`).
 """
 
 from __future__ import annotations
@@ -10,33 +13,23 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SCRIPTS = [
-    "startup.py",
-    "overhead.py",
-    "telemetry_overhead.py",
-    "perf_overhead.py",
-    "time_to_answer.py",
-    "import_speed.py",
-    "fioplot_collection.py",
-    "history_speed.py",
-    "history_cli_speed.py",
-    "loop_vs_fio.py",
-    "loop_memory_control.py",
-    "dryrun_accuracy.py",
-    "html_report_size.py",
-    "calibration.py",
-    "stopping_coverage.py",
-    "stopping_fall.py",
-    "stopping_quick.py",
-    "stopping_sweeps.py",
-]
+NOT_BENCHES = {"run_all.py", "readme_figures.py"}
+
+
+def scripts() -> list[str]:
+    return sorted(
+        path.name
+        for path in HERE.glob("*.py")
+        if path.name not in NOT_BENCHES and 'if __name__ == "__main__":' in path.read_text(encoding="utf-8")
+    )
 
 
 def main() -> int:
+    extra = ["--smoke"] if "--smoke" in sys.argv[1:] else []
     failed = []
-    for name in SCRIPTS:
+    for name in scripts():
         print(f"== {name}", flush=True)
-        if subprocess.run([sys.executable, str(HERE / name)], check=False).returncode != 0:
+        if subprocess.run([sys.executable, str(HERE / name), *extra], check=False).returncode != 0:
             failed.append(name)
     if failed:
         print("failed: " + ", ".join(failed))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.safety_corpus
 
-from results_file import RESULTS, host, write_result
+from results_file import RESULTS, add_smoke_flag, host, write_result
 
 from tests.safety_corpus import run_cases
 
@@ -30,7 +30,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=30)
-    parser.add_argument("--smoke", action="store_true", help="10 cases, to check the bench runs")
+    add_smoke_flag(parser)  # 10 cases
     args = parser.parse_args()
     cases = 10 if args.smoke else args.cases
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped bench still detaches its loop devices
@@ -54,8 +54,7 @@ def main() -> int:
     print(" ".join(f"{k}={v}" for k, v in figures.items() if k != "host"))
     for line in (outcome.outside + outcome.tracebacks + changed + outcome.slow)[:5]:
         print(line)
-    if not args.smoke:
-        write_result(RESULTS / "safety_generative.json", "safety_generative", figures)
+    write_result(RESULTS / "safety_generative.json", "safety_generative", figures, smoke=args.smoke)
     return 0 if not (outcome.outside or outcome.tracebacks or changed) else 1
 
 

@@ -21,12 +21,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from history_cli_speed import build
-from results_file import write_result
+from results_file import add_smoke_flag, write_result
 
 RESULT = Path(__file__).parent / "results" / "startup.json"
 
 
-def timed(argv: list[str], env: dict[str, str], repeats: int = 7) -> float:
+REPEATS = 7
+
+
+def timed(argv: list[str], env: dict[str, str], repeats: int = REPEATS) -> float:
     times = []
     for _ in range(repeats):
         started = time.perf_counter()
@@ -38,15 +41,19 @@ def timed(argv: list[str], env: dict[str, str], repeats: int = 7) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="runs of each command (the median is kept)")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.repeats = 20, 1
     iolab = [sys.executable, "-m", "iolab"]
     with tempfile.TemporaryDirectory(prefix="iolab-bench-") as scratch:
         build(Path(scratch), args.runs)
         env = {**os.environ, "IOLAB_HOME": scratch}
         figures = {
-            "help_s": timed(iolab + ["--help"], env),
-            "ls_s": timed(iolab + ["ls"], env),
-            "ls_all_json_s": timed(iolab + ["ls", "--limit", str(args.runs), "--json"], env, repeats=3),
+            "help_s": timed(iolab + ["--help"], env, args.repeats),
+            "ls_s": timed(iolab + ["ls"], env, args.repeats),
+            "ls_all_json_s": timed(iolab + ["ls", "--limit", str(args.runs), "--json"], env, min(3, args.repeats)),
         }
     for name, seconds in figures.items():
         print(f"{name:14s} {seconds:.3f} s")
@@ -58,6 +65,7 @@ def main() -> None:
             **figures,
             "goal_help_s": 0.5,
         },
+        smoke=args.smoke,
     )
 
 

@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Callable
 from pathlib import Path
 
-from results_file import write_result
+from results_file import add_smoke_flag, write_result
 
 RESULT = Path(__file__).parent / "results" / "stopping_coverage.json"
 TARGET = 0.02
@@ -72,7 +72,10 @@ def replay(make: Callable[[random.Random], tuple[list[float], float]], series: i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--series", type=int, default=300)
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.series = 3
     cases = [(f"white noise, per-second CoV {cv:.1%}", white(cv)) for cv in (0.005, 0.01, 0.02, 0.03, 0.05, 0.10)]
     cases.append(("wander over tens of seconds (AR 20 s, 2%) under 4% scatter", wandering))
     rows = []
@@ -90,6 +93,7 @@ def main() -> None:
         RESULT,
         "stopping_coverage",
         {"rule": {"target_ci": TARGET, "min_s": 3, "max_s": SECONDS}, "series_per_case": args.series, "rows": rows},
+        smoke=args.smoke,
     )
 
 

@@ -27,7 +27,7 @@ import threading
 import time
 from pathlib import Path
 
-from results_file import host, write_result
+from results_file import add_smoke_flag, host, write_result
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -68,6 +68,8 @@ def one_run(cgroup: BlkioCgroup, device, home: Path, job: Path, args: argparse.N
 
     argv = [sys.executable, "-m", "iolab", "run", str(job), device.path, "--stop-when-known", "--json", "--fresh"]
     argv += ["--min-seconds", f"{min_s:g}"]
+    if args.max_seconds is not None:
+        argv += ["--max-seconds", f"{args.max_seconds:g}"]
     load = os.getloadavg()
     helper = threading.Thread(target=halve)
     helper.start()
@@ -106,7 +108,11 @@ def main() -> None:
     parser.add_argument("--minimums", default="3,25", help="--min-seconds of each set of runs")
     parser.add_argument("--fall-after", type=float, default=20.0)
     parser.add_argument("--bps-mib", type=int, default=40)
+    parser.add_argument("--max-seconds", type=float, help="iolab's --max-seconds (default: iolab's own, 60)")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.minimums, args.fall_after, args.max_seconds = 1, "3", 2.0, 6.0
     reason = throttle_skip_reason()
     if reason:
         raise SystemExit(reason)
@@ -145,6 +151,7 @@ def main() -> None:
             "runs": runs,
             "goal_met": met,
         },
+        smoke=args.smoke,
     )
 
 

@@ -33,7 +33,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from loopdev import disk_loop_device, ram_loop_device, throttled
-from results_file import host, write_result
+from results_file import add_smoke_flag, host, write_result
 from stopping_runs import PlanRun, cpu_pressure, run_plan
 
 RESULTS = Path(__file__).parent / "results"
@@ -90,11 +90,17 @@ def main() -> None:
     parser.add_argument("--size-mib", type=int, default=1024)
     parser.add_argument("--reference-runtime", type=int, default=60)
     parser.add_argument("--max-seconds", type=float, default=60.0, help="the stopped side's maximum (iolab's: 60)")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.size_mib, args.reference_runtime, args.max_seconds = 64, 1, 3.0
     from iolab.plan.presets import quick
 
     stopped_plan = replace(quick(), rerun_disturbed=False)
-    reference_plan = replace(quick(runtime=args.reference_runtime, ramp=2), rerun_disturbed=False)
+    reference_plan = replace(quick(runtime=args.reference_runtime, ramp=0 if args.smoke else 2), rerun_disturbed=False)
+    if args.smoke:  # one point a side
+        stopped_plan = replace(stopped_plan, workloads=stopped_plan.workloads[:1])
+        reference_plan = replace(reference_plan, workloads=reference_plan.workloads[:1])
     if args.device in ("ram", "throttled"):
         place = ram_loop_device("iolab-stopq-", args.size_mib)
         device_text = f"loop device, direct-io to a fully written {args.size_mib} MiB file on tmpfs"
@@ -172,6 +178,7 @@ def main() -> None:
             "load_average_before": [run["load_before"][0] for run in log],
             "runs": log,
         },
+        smoke=args.smoke,
     )
 
 

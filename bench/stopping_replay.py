@@ -30,7 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from results_file import write_result
+from results_file import add_smoke_flag, write_result
 
 RESULT = Path(__file__).parent / "results" / "stopping_replay.json"
 README = Path(__file__).parents[1] / "README.md"
@@ -268,11 +268,15 @@ def write_readme(figures: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("collection", type=Path, nargs="?", help="fio-plot's benchmark_data folder")
-    parser.add_argument("--limit", type=int, help="replay at most this many points (a smoke run)")
+    parser.add_argument("--limit", type=int, help="replay at most this many points")
+    add_smoke_flag(parser)
     parser.add_argument(
         "--readme", action="store_true", help="write the held-out table into README.md (from the last full run)"
     )
     args = parser.parse_args()
+    if args.smoke:  # the suite's own real fio outputs with logs stand in for the collection
+        args.collection = args.collection or Path(__file__).resolve().parent.parent / "tests" / "data" / "fio"
+        args.limit = args.limit or 20
     if args.collection is None and args.readme:
         write_readme(json.loads(RESULT.read_text()))
         return
@@ -298,9 +302,9 @@ def main() -> None:
         "seconds": round(time.monotonic() - started, 1),
     }
     print(readme_text(figures))
-    if args.limit is None:
-        write_result(RESULT, "stopping_replay", figures)
-        if args.readme:
+    if args.limit is None or args.smoke:
+        write_result(RESULT, "stopping_replay", figures, smoke=args.smoke)
+        if args.readme and not args.smoke:
             write_readme(figures)
 
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from loopdev import ram_loop_device
-from results_file import host, write_result
+from results_file import add_smoke_flag, host, write_result
 from stopping_runs import PlanRun, cpu_pressure, run_plan
 
 RESULT = Path(__file__).parent / "results" / "stopping_sweeps.json"
@@ -65,12 +65,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-seconds", type=float, default=12.0)
     parser.add_argument("--size-mib", type=int, default=1024)
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.max_seconds, args.size_mib = 3.0, 64
     from iolab.plan.presets import jobs_sweep, qd_sweep
 
     stopping = {"target_ci": "2%", "max_s": args.max_seconds}
     order = [("qd-sweep", "fixed"), ("qd-sweep", "stopped"), ("jobs-sweep", "stopped"), ("jobs-sweep", "fixed")]
     plans = {"qd-sweep": (qd_sweep(), "iodepth"), "jobs-sweep": (jobs_sweep(), "numjobs")}
+    if args.smoke:  # two 1 s points of each sweep's first workload: enough for a knee's code to run
+        short = {"qd-sweep": qd_sweep(runtime=1, ramp=0), "jobs-sweep": jobs_sweep(runtime=1, ramp=0)}
+        plans = {name: (replace(plan, workloads=plan.workloads[:2]), plans[name][1]) for name, plan in short.items()}
     runs: dict[str, dict[str, PlanRun]] = defaultdict(dict)
     log = []
     with ram_loop_device("iolab-stops-", args.size_mib) as (work, device):
@@ -120,6 +126,7 @@ def main() -> None:
             "goal": {"speedup": GOAL_SPEEDUP, "same_knee_and_peak": True},
             "runs": log,
         },
+        smoke=args.smoke,
     )
 
 

@@ -21,6 +21,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from results_file import add_smoke_flag, write_result
+
 from iolab.fio.run import fio_clocksource
 from iolab.probe import take_snapshot
 from iolab.telemetry import Sampler
@@ -76,7 +78,11 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=6)
     parser.add_argument("--runtime", type=int, default=3, help="seconds per fio run")
     parser.add_argument("--interval", type=float, default=1.0, help="sampler tick in seconds")
+    parser.add_argument("--cpu-seconds", type=float, default=5.0, help="how long the sampler's own CPU is read")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.pairs, args.runtime, args.cpu_seconds = 1, 1, 1.0
     fio = shutil.which("fio")
     if fio is None:
         raise SystemExit("fio is not installed")
@@ -107,7 +113,7 @@ def main() -> None:
     samples = sampler.samples()
     convert_s = time.perf_counter() - convert_start
 
-    cpu_share = {f"{i:g}s": sampler_cpu_share(devices, i, 5.0) for i in (args.interval, 0.1)}
+    cpu_share = {f"{i:g}s": sampler_cpu_share(devices, i, args.cpu_seconds) for i in (args.interval, 0.1)}
     ratios = [p["ratio"] for p in pairs]
     offs = [p["off_iops"] for p in pairs]
     off_cov = statistics.stdev(offs) / statistics.mean(offs) if len(offs) > 1 else float("inf")
@@ -142,8 +148,7 @@ def main() -> None:
         "conversion_samples": len(samples),
         "wall_seconds": time.perf_counter() - started,
     }
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(RESULT, "telemetry_overhead", result, smoke=args.smoke)
     print(
         f"median on/off ratio {result['median_ratio']:.4f} (min {result['min_ratio']:.4f}); "
         f"off-run CoV {off_cov:.1%}; A/B verdict: {result['ab_verdict']}"

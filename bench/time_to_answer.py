@@ -32,19 +32,19 @@ import time
 from pathlib import Path
 
 from loopdev import ram_loop_device
-from results_file import host, write_result
+from results_file import add_smoke_flag, host, write_result
 
 RESULT = Path(__file__).parent / "results" / "time_to_answer.json"
 DEPTHS = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 JOBS = [1, 2, 4, 8, 16]
 
 
-def grid(device: str, runtime: int, ramp: int) -> tuple[list[dict], float]:
+def grid(device: str, runtime: int, ramp: int, max_qd: int, max_jobs: int) -> tuple[list[dict], float]:
     """Every combination through bare fio, as bench-fio runs them: (points, wall seconds)."""
     points = []
     started = time.monotonic()
-    for numjobs in JOBS:
-        for depth in DEPTHS:
+    for numjobs in (n for n in JOBS if n <= max_jobs):
+        for depth in (d for d in DEPTHS if d <= max_qd):
             points.append(
                 {"iodepth": depth, "numjobs": numjobs, "iops": bare_iops(device, depth, numjobs, runtime, ramp)}
             )
@@ -95,7 +95,7 @@ def confirm(device: str, grid_peak: dict, our_peak: dict, rounds: int, runtime: 
     return {"iops": values, "median": medians, "ratio": medians["adaptive"] / medians["grid"]}
 
 
-def adaptive(device: str, runtime: int, ramp: int, home: Path) -> tuple[list[dict], float]:
+def adaptive(device: str, runtime: int, ramp: int, home: Path, max_qd: int, max_jobs: int) -> tuple[list[dict], float]:
     """iolab's adaptive 4 KiB search end to end (snapshot, telemetry, store): (its points, wall seconds)."""
     from iolab.models import Plan, QdSearch, Workload
     from iolab.plan.presets import timed
@@ -106,7 +106,7 @@ def adaptive(device: str, runtime: int, ramp: int, home: Path) -> tuple[list[dic
     from iolab.store.queries import run_points
 
     base = Workload("randread-4k", timed(runtime, ramp, rw="randread", bs="4k", numjobs=1))
-    plan = Plan(name="qd-search-4k", workloads=[], qd_searches=[QdSearch(base=base, max_jobs=max(JOBS))])
+    plan = Plan(name="qd-search-4k", workloads=[], qd_searches=[QdSearch(base=base, max_qd=max_qd, max_jobs=max_jobs)])
     request = RunRequest(plan=plan.name, targets=[device], telemetry_interval=1.0)
     store = open_store(home)
     started = time.monotonic()
@@ -130,10 +130,15 @@ def main() -> None:
     parser.add_argument("--runtime", type=int, default=3)
     parser.add_argument("--ramp", type=int, default=1)
     parser.add_argument("--confirm", type=int, default=4, help="re-measurements of each side's peak configuration")
+    parser.add_argument("--max-qd", type=int, default=max(DEPTHS), help="the deepest queue either side tries")
+    parser.add_argument("--max-jobs", type=int, default=max(JOBS), help="the most jobs either side tries")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.runtime, args.ramp, args.confirm, args.max_qd, args.max_jobs = 1, 0, 1, 2, 1
     with ram_loop_device("iolab-tta-") as (work, device):
-        grid_points, grid_s = grid(device, args.runtime, args.ramp)
-        ours, ours_s = adaptive(device, args.runtime, args.ramp, work / "home")
+        grid_points, grid_s = grid(device, args.runtime, args.ramp, args.max_qd, args.max_jobs)
+        ours, ours_s = adaptive(device, args.runtime, args.ramp, work / "home", args.max_qd, args.max_jobs)
         best_grid = max(grid_points, key=lambda p: p["iops"])
         best_ours = max(ours, key=lambda p: p["iops"])
         confirmed = confirm(device, best_grid, best_ours, args.confirm, args.runtime, args.ramp)
@@ -170,6 +175,7 @@ def main() -> None:
             "time_ratio": time_ratio,
             "goals": {"peak_ratio": 0.97, "time_ratio": 0.25},
         },
+        smoke=args.smoke,
     )
 
 

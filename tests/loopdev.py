@@ -1,7 +1,15 @@
-"""Loop devices and cgroup-v1 blkio throttling for integration tests (root only).
+"""Loop devices and read-bandwidth throttles for integration tests (root only).
 
-A plain module, not a conftest, so any test package can import it. Every
-device and cgroup made here is removed on exit, even when the test fails.
+A throttle is a cgroup whose reads of a device are capped: cgroup v1's blkio
+controller (`blkio.throttle.read_bps_device`) where it is mounted, else cgroup
+v2's io controller (`io.max`), which current distributions have instead.
+
+A plain module, not a conftest, so any test package and the benches can import
+it. Every device and cgroup made here is removed on exit, even when the test
+fails. Inside a test, `loop_devices` and `blkio_cgroup` skip that test (never
+its whole module) where this host cannot give what they make, so a module's
+other tests (CLI errors, dry runs) still run there; a bench asks
+`throttle_skip_reason` first.
 """
 
 from __future__ import annotations
@@ -17,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BLKIO = Path("/sys/fs/cgroup/blkio")
+V1_READ_BPS = "blkio.throttle.read_bps_device"
+V2_LIMITS = "io.max"
 FIO = shutil.which("fio")
 
 
@@ -42,13 +52,41 @@ def loop_skip_reason() -> str | None:
 
 
 def throttle_skip_reason() -> str | None:
-    """Why blkio throttling tests cannot run here, or None when they can."""
+    """Why throttling tests cannot run here, or None when they can."""
     reason = loop_skip_reason()
     if reason:
         return reason
-    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
-        return "no cgroup v1 blkio controller with throttling at /sys/fs/cgroup/blkio"
+    if not (BLKIO / V1_READ_BPS).exists() and cgroup2_io_root() is None:
+        return (
+            "no read throttle: neither cgroup v1 blkio with throttling at /sys/fs/cgroup/blkio nor a cgroup v2 "
+            "mount whose io controller is available (it is not while blkio is mounted as v1)"
+        )
     return None
+
+
+def cgroup2_io_root(mounts: str = "/proc/self/mounts") -> Path | None:
+    """The root of a cgroup v2 mount that offers the io controller, or None."""
+    try:
+        lines = Path(mounts).read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 2 and fields[2] == "cgroup2":
+            root = Path(fields[1].replace("\\040", " "))
+            try:
+                if "io" in (root / "cgroup.controllers").read_text().split():
+                    return root
+            except OSError:
+                continue
+    return None
+
+
+def _skip_test(reason: str) -> None:
+    """Skip the calling test (pytest is imported only then: the benches use this module without it)."""
+    import pytest
+
+    pytest.skip(reason)
 
 
 def _scratch_dir() -> str:
@@ -58,7 +96,11 @@ def _scratch_dir() -> str:
 
 @contextmanager
 def loop_devices(count: int, size_mib: int = 64) -> Iterator[list[LoopDevice]]:
-    """`count` fresh loop devices over sparse backing files; all detached on exit."""
+    """`count` fresh loop devices over sparse backing files; all detached on exit. Skips the calling test
+    where this host has none to give."""
+    reason = loop_skip_reason()
+    if reason:
+        _skip_test(reason)
     workdir = tempfile.mkdtemp(prefix="iolab-loop-", dir=_scratch_dir())
     made: list[LoopDevice] = []
     try:
@@ -80,14 +122,17 @@ def loop_devices(count: int, size_mib: int = 64) -> Iterator[list[LoopDevice]]:
 
 
 class BlkioCgroup:
-    """A cgroup-v1 blkio group whose read bandwidth per device can be capped and changed live."""
+    """A cgroup whose read bandwidth per device can be capped and changed live: cgroup v1 blkio, or v2 io."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.v2 = not (path / V1_READ_BPS).exists()
 
     def set_read_bps(self, major_minor: str, bytes_per_s: int) -> None:
         """Cap reads of one device; 0 removes the cap."""
-        (self.path / "blkio.throttle.read_bps_device").write_text(f"{major_minor} {bytes_per_s}\n")
+        self.path.joinpath(V2_LIMITS if self.v2 else V1_READ_BPS).write_text(
+            read_limit(major_minor, bytes_per_s, self.v2)
+        )
 
     def popen(self, argv: Sequence[str], **kwargs) -> subprocess.Popen:
         """Start `argv` inside this cgroup: the child joins it before it execs."""
@@ -100,23 +145,58 @@ class BlkioCgroup:
         return subprocess.Popen(list(argv), preexec_fn=join, **kwargs)
 
     def fio_started(self, timeout: float, poll: float = 0.02) -> None:
-        """Return once a fio process is in this group (a point's measurement begins with it)."""
+        """Return once a measuring fio is in this group (a point's measurement begins with it): one whose
+        parent is fio's keeper, so never a `fio --version` probe, which is iolab's own child."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for pid in (self.path / "cgroup.procs").read_text().split():
-                try:
-                    if Path(f"/proc/{pid}/comm").read_text().strip() == "fio":
-                        return
-                except OSError:
-                    continue
+                if _is_measuring_fio(pid):
+                    return
             time.sleep(poll)
         raise TimeoutError(f"no fio started in {self.path} within {timeout:.0f} s")
 
 
+def read_limit(major_minor: str, bytes_per_s: int, v2: bool) -> str:
+    """The line that caps one device's reads at `bytes_per_s` (0: no cap), as v1 blkio or v2 io.max reads it."""
+    if v2:
+        return f"{major_minor} rbps={bytes_per_s or 'max'}\n"
+    return f"{major_minor} {bytes_per_s}\n"
+
+
+def _is_measuring_fio(pid: str) -> bool:
+    from iolab.fio.run import KEEPER
+
+    try:
+        if Path(f"/proc/{pid}/comm").read_text().strip() != "fio":
+            return False
+        parent = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+        return KEEPER.encode() in Path(f"/proc/{parent}/cmdline").read_bytes()
+    except (OSError, IndexError):
+        return False
+
+
+def _throttle_parent() -> tuple[Path, bool]:
+    """Where a throttled group is made, and whether it is cgroup v2 (its io controller enabled below it)."""
+    if (BLKIO / V1_READ_BPS).exists():
+        return BLKIO, False
+    root = cgroup2_io_root()
+    if root is None:
+        raise RuntimeError("no read throttle here (see throttle_skip_reason)")
+    enabled = (root / "cgroup.subtree_control").read_text().split()
+    if "io" not in enabled:
+        (root / "cgroup.subtree_control").write_text("+io\n")
+    return root, True
+
+
 @contextmanager
 def blkio_cgroup() -> Iterator[BlkioCgroup]:
-    """A fresh blkio cgroup, removed on exit (its processes must have ended)."""
-    path = Path(tempfile.mkdtemp(prefix="iolab-test-", dir=BLKIO))
+    """A fresh throttle cgroup (v1 blkio or v2 io), removed on exit (its processes must have ended). Skips the
+    calling test where this host has no throttle."""
+    reason = throttle_skip_reason()
+    if reason:
+        _skip_test(reason)
+    parent, _ = _throttle_parent()
+    path = Path(tempfile.mkdtemp(prefix="iolab-test-", dir=parent))
     try:
         yield BlkioCgroup(path)
     finally:

@@ -96,3 +96,13 @@ def test_constant_series_and_nan_gaps():
     x[12:15] = 0.0  # a stalled device is a 100% dip
     (dip,) = detect_dips(seconds(20), x).dips
     assert dip.depth == 1.0 and dip.onset_s == 12.0
+
+
+@pytest.mark.parametrize("at", [4, 10, 16])
+def test_a_steps_onset_is_where_the_level_changes_wherever_that_is(at):
+    """The least-squares split must land on the change itself, early, mid-series or late (a split biased to
+    one end still finds a symmetric step in the middle)."""
+    x = np.full(20, 1000.0)
+    x[at:] = 400.0
+    (step,) = detect_dips(seconds(20), x).dips
+    assert (step.kind, step.onset_s) == ("step", float(at))

@@ -14,9 +14,7 @@ import sys
 import pytest
 
 from tests.iolab_cli import assert_clean_error, iolab
-from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
-
-pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
+from tests.loopdev import blkio_cgroup, loop_devices
 
 MIB = 1 << 20
 ROUNDS = 4

@@ -8,9 +8,8 @@ import sys
 import pytest
 
 from tests.iolab_cli import assert_clean_error, iolab
-from tests.loopdev import blkio_cgroup, busy_host, loop_devices, throttle_skip_reason
-
-pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
+from tests.loopdev import blkio_cgroup, busy_host, loop_devices
+from tests.process_tree import measuring_fio
 
 CAP = 200 << 20  # every device capped alike: unthrottled loop devices differ only by CPU scheduling
 SLOW = 50 << 20
@@ -171,24 +170,6 @@ def test_a_glob_matching_nothing_is_a_clear_error():
     assert "matches no device" in assert_clean_error(iolab("run", "--devices", "/dev/iolab-none*"))
 
 
-def _fio_started_by(pid: int) -> bool:
-    """Whether a fio process whose parent is `pid` is running."""
-    import os
-
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-                with open(f"/proc/{entry}/comm") as f:
-                    comm = f.read().strip()
-            except OSError:
-                continue
-            if comm == "fio" and int(fields[1]) == pid:
-                return True
-    return False
-
-
 def test_a_throttle_applied_mid_run_is_reported_as_a_dip(tmp_path):
     import time
 
@@ -200,7 +181,7 @@ def test_a_throttle_applied_mid_run_is_reported_as_a_dip(tmp_path):
         argv = [sys.executable, "-m", "iolab", "run", str(job), dev.path, "--fresh", "--json"]
         proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True)
         deadline = time.monotonic() + 30
-        while not _fio_started_by(proc.pid):
+        while measuring_fio(proc.pid) is None:  # the keeper's fio, not a `fio --version` probe
             assert proc.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
         started = time.monotonic()

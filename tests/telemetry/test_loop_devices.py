@@ -1,4 +1,4 @@
-"""Real fio on real loop devices, throttled with cgroup-v1 blkio, watched by the Sampler.
+"""Real fio on real loop devices, throttled with cgroup v1 blkio or v2 io.max, watched by the Sampler.
 
 Loop devices over tmpfs are CPU-bound, so their speed alone would measure the
 scheduler. Each test therefore gives every device the same read ceiling
@@ -21,12 +21,9 @@ from iolab.analysis.series import mean_by_source, series_by_source
 from iolab.telemetry import Sampler, devices_for_path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
-from loopdev import blkio_cgroup, fio_read_argv, loop_devices, throttle_skip_reason
+from loopdev import blkio_cgroup, fio_read_argv, loop_devices
 
-pytestmark = [
-    pytest.mark.root,
-    pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason())),
-]
+pytestmark = pytest.mark.root  # each test skips itself where there is no throttle (loopdev.blkio_cgroup)
 
 MIB = 1 << 20
 DRIVE_BPS = 200 * MIB  # every "drive"

@@ -10,8 +10,8 @@ and they are fio's children, not iolab's. So the keeper:
   processes become the keeper's children, never init's, and stay in reach;
 - holds the read end of a pipe whose only write end is in iolab. The kernel
   closes that end when iolab dies, however it dies (SIGKILL included), and
-  the keeper sees end-of-file within POLL_S and kills every process below
-  it. If iolab is already gone when the keeper starts, fio never starts;
+  the keeper sees end-of-file at once and kills every process below it. If
+  iolab is already gone when the keeper starts, fio never starts;
 - forwards SIGINT (iolab's "stop, and write your results") to fio and its
   jobs, and takes SIGTERM or SIGHUP as "kill them all now";
 - when fio's main process exits, kills whatever it left behind, so a job
@@ -21,6 +21,13 @@ and they are fio's children, not iolab's. So the keeper:
   can no longer remove it itself. Nothing else is ever removed.
 
 Its exit status is fio's (128 + N when a signal N ended fio).
+
+While fio runs the keeper sleeps in one select() on three descriptors: the
+lifeline, a pidfd of fio (readable when fio exits) and the wakeup pipe of its
+signal handlers. It wakes only when something happened, never on a timer:
+polling ten times a second cost 0.07-0.09% of a CPU beside fio
+(bench/overhead.py), more than iolab's own process. Kernels without pidfd
+(before 5.3) fall back to polling every POLL_S.
 """
 
 from __future__ import annotations
@@ -76,14 +83,20 @@ class Keeper:
         self.fio_pid = 0
         self.fio_status: int | None = None
         self.kill_all = False
+        self.fio_exit: int | None = None  # a pidfd of fio: readable once fio has exited
+        self.woken: int | None = None  # read end of the signal handlers' wakeup pipe
 
-    def iolab_gone(self, wait: float) -> bool:
-        """True once iolab has closed (or lost) its end of the lifeline."""
+    def iolab_gone(self, wait: float | None) -> bool:
+        """True once iolab has closed (or lost) its end of the lifeline. Waits at most `wait` seconds (None:
+        until the lifeline, fio's exit or a signal wakes the keeper)."""
+        watched = [fd for fd in (self.lifeline, self.fio_exit, self.woken) if fd is not None]
         try:
-            ready, _, _ = select.select([self.lifeline], [], [], wait)
+            ready, _, _ = select.select(watched, [], [], wait)
         except InterruptedError:
             return False
-        return bool(ready) and os.read(self.lifeline, 1) == b""
+        if self.woken in ready:
+            os.read(self.woken, 512)  # the signal numbers: the handlers have run and set what they set
+        return self.lifeline in ready and os.read(self.lifeline, 1) == b""
 
     def start(self) -> None:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -98,6 +111,10 @@ class Keeper:
                 os.write(2, f"cannot start {self.command[0]}: {exc.strerror}\n".encode())
             os._exit(127)
         self.fio_pid = pid
+        try:
+            self.fio_exit = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # no pidfd here: iolab_gone polls instead
+            self.fio_exit = None
 
     def reap(self) -> None:
         """Collect every exited child, noting fio's own status."""
@@ -132,8 +149,9 @@ class Keeper:
         if self.iolab_gone(0):
             return self.orphaned()
         self.start()
+        wait = None if self.fio_exit is not None and self.woken is not None else POLL_S
         while self.fio_status is None:
-            if self.iolab_gone(POLL_S):
+            if self.iolab_gone(wait):
                 return self.orphaned()
             if self.kill_all:
                 self.kill_everything()
@@ -164,6 +182,11 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, kill)
     signal.signal(signal.SIGHUP, kill)
+    woken, wake = os.pipe()
+    os.set_blocking(wake, False)
+    os.set_blocking(woken, False)
+    signal.set_wakeup_fd(wake)  # a signal makes the keeper's select() return, so it acts on it at once
+    keeper.woken = woken
     return keeper.run()
 
 

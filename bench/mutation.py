@@ -1,0 +1,265 @@
+"""How many wrong versions of iolab's numbers do the unit tests catch? A mutation run over analysis/ and
+fio/ parsing (issue 31).
+
+A mutant is the code with one small change of the kind a slip makes: a comparison turned (< into <=,
+== into !=), an operator swapped (+ and -, * and /), a constant moved by one, True and False or `and`
+and `or` exchanged, a `not` dropped. Each is written into a copy of the package (the worktree is never
+touched) and the unit tests of its module run against it (`-x`, first failure ends the run): a failing
+test kills the mutant; a mutant every test passes survives, and is either a gap in the tests or a change
+that means the same (an equivalent mutant), which the README explains.
+
+Mutants are drawn at random with a fixed seed, `--per-module` from each module (all of them with
+`--per-module 0`), so the same code gives the same mutants. The score is killed / (killed + survived);
+a mutant whose tests time out counts as killed (an infinite loop is caught). Goal: at least 85%.
+Writes bench/results/mutation.json with the score and every survivor (module, line, change).
+
+    .venv/bin/python bench/mutation.py [--per-module 12] [--modules analysis/knee.py,fio/parse.py]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy  # noqa: F401  (imported once, before the forks: every mutant's tests use it)
+import pytest
+from results_file import RESULTS, add_smoke_flag, host, write_result
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "iolab"
+# The modules whose numbers users quote: every analysis module, and fio's output parsers.
+MODULES = sorted(str(p.relative_to(SRC)) for p in (SRC / "analysis").glob("*.py") if p.name != "__init__.py") + [
+    "fio/logs.py",
+    "fio/parse.py",
+    "fio/status.py",
+    "fio/terse.py",
+]
+TIMEOUT_S = 120.0
+
+SWAPS: dict[type, type] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.Mod: ast.FloorDiv,
+    ast.Pow: ast.Mult,
+    ast.And: ast.Or,
+    ast.Or: ast.And,
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str
+    index: int  # which mutable site of the module, in AST walk order
+    line: int
+    change: str
+
+
+def _not_computations(tree: ast.AST) -> set[int]:
+    """Constants that are no part of a computation: docstrings, and decorators' arguments
+    (`@dataclass(frozen=True)`: whether a result may be assigned to, which no code does)."""
+    found = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
+            found.add(id(body[0].value))
+        for decorator in getattr(node, "decorator_list", []):
+            found |= {id(n) for n in ast.walk(decorator)}
+    return found
+
+
+def sites(tree: ast.AST) -> list[tuple[ast.AST, int, str]]:
+    """Every place a mutation applies (the node, which operator of a comparison, what would change), in a
+    fixed order."""
+    skip = _not_computations(tree)
+    out: list[tuple[ast.AST, int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            out += [
+                (node, i, f"{type(op).__name__} -> {SWAPS[type(op)].__name__}")
+                for i, op in enumerate(node.ops)
+                if type(op) in SWAPS
+            ]
+        elif isinstance(node, (ast.BinOp, ast.AugAssign, ast.BoolOp)) and type(node.op) in SWAPS:
+            out.append((node, 0, f"{type(node.op).__name__} -> {SWAPS[type(node.op)].__name__}"))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            out.append((node, 0, "not x -> x"))
+        elif isinstance(node, ast.Constant) and id(node) not in skip:
+            if isinstance(node.value, bool):
+                out.append((node, 0, f"{node.value} -> {not node.value}"))
+            elif isinstance(node.value, (int, float)):
+                out.append((node, 0, f"{node.value!r} -> {node.value + 1!r}"))
+    return out
+
+
+def mutated_source(source: str, index: int) -> str:
+    """The module's source with its `index`-th site mutated (comments are lost: the copy is only run)."""
+    tree = ast.parse(source)
+    node, slot, _ = sites(tree)[index]
+    if isinstance(node, ast.Compare):
+        node.ops[slot] = SWAPS[type(node.ops[slot])]()
+    elif isinstance(node, (ast.BinOp, ast.AugAssign, ast.BoolOp)):
+        node.op = SWAPS[type(node.op)]()
+    elif isinstance(node, ast.UnaryOp):
+        replacement = node.operand
+        ast.copy_location(replacement, node)
+        _replace(tree, node, replacement)
+    elif isinstance(node, ast.Constant):
+        node.value = (not node.value) if isinstance(node.value, bool) else node.value + 1
+    return ast.unparse(tree)
+
+
+def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+                return
+            if isinstance(value, list) and any(v is old for v in value):
+                value[[i for i, v in enumerate(value) if v is old][0]] = new
+                return
+
+
+def tests_of(module: str) -> list[str]:
+    """The test files that exercise a module: tests/PACKAGE/test_NAME*.py and every test file that imports
+    it (`-m "not e2e"` keeps the unit tests among them); with none, every test of its package."""
+    package, name = module.split("/")
+    stem = name.removesuffix(".py")
+    imports = re.compile(rf"iolab\.{package}\.{stem}\b|from iolab\.{package} import [^\n]*\b{stem}\b")
+    own = {p for p in (ROOT / "tests" / package).glob(f"test_{stem}*.py")}
+    own |= {p for p in (ROOT / "tests").rglob("test_*.py") if imports.search(p.read_text(encoding="utf-8"))}
+    return sorted(str(p.relative_to(ROOT)) for p in own) or [f"tests/{package}"]
+
+
+def run_tests(tree: Path, tests: list[str]) -> str:
+    """'killed', 'survived' or 'timeout' for the package copy at `tree`, its unit tests run in a forked child
+    of this process: pytest and numpy are imported once, here, and iolab never is (each child imports the
+    mutated copy, its parent put first on sys.path), which makes a mutant about 4x cheaper than a fresh
+    pytest process."""
+    pid = os.fork()
+    if pid == 0:  # the child: run the tests, report by exit status only
+        code = 70
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            sys.path.insert(0, str(tree.parent))
+            os.chdir(ROOT)
+            code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-m", "not e2e", *tests]))
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return "timeout"
+        time.sleep(0.05)
+    code = os.waitstatus_to_exitcode(status)
+    if code == 5:  # no unit test selected (the module's tests are all end to end): nothing can kill it
+        return "survived"
+    if code in (3, 4, 70):  # internal or usage error: the run is wrong, not the mutant
+        raise SystemExit(f"pytest could not run {tests} against the mutant (exit {code})")
+    return "survived" if code == 0 else "killed"
+
+
+def check_copy_is_used(tree: Path) -> None:
+    """The tests must import the mutated copy, not the worktree (an editable install could win)."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import iolab; print(iolab.__file__)"],
+        env={**os.environ, "PYTHONPATH": str(tree.parent)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not probe.startswith(str(tree)):
+        raise SystemExit(f"the tests would import {probe}, not the mutated copy under {tree}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-module", type=int, default=12, help="mutants drawn from each module (0: all)")
+    parser.add_argument("--modules", help="comma-separated, relative to src/iolab (default: analysis/ and parsing)")
+    parser.add_argument("--seed", type=int, default=31)
+    add_smoke_flag(parser)
+    args = parser.parse_args()
+    modules = args.modules.split(",") if args.modules else MODULES
+    if args.smoke:
+        modules, args.per_module = ["analysis/knee.py"], 2
+    rng = random.Random(args.seed)
+    started = time.monotonic()
+    outcomes: list[dict] = []
+    with tempfile.TemporaryDirectory(prefix="iolab-mutation-") as scratch:
+        tree = Path(scratch) / "iolab"
+        shutil.copytree(SRC, tree, ignore=shutil.ignore_patterns("__pycache__"))
+        check_copy_is_used(tree)
+        for module in modules:
+            source = (SRC / module).read_text(encoding="utf-8")
+            found = sites(ast.parse(source))
+            chosen = sorted(rng.sample(range(len(found)), min(args.per_module or len(found), len(found))))
+            tests = tests_of(module)
+            for index in chosen:
+                node, _, change = found[index]
+                mutant = Mutant(module, index, getattr(node, "lineno", 0), change)
+                (tree / module).write_text(mutated_source(source, index), encoding="utf-8")
+                outcome = run_tests(tree, tests)
+                outcomes.append({**asdict(mutant), "outcome": outcome, "tests": tests})
+                print(f"{outcome:8s} {module}:{mutant.line} {change}", flush=True)
+            (tree / module).write_text(source, encoding="utf-8")
+    killed = sum(o["outcome"] != "survived" for o in outcomes)
+    score = killed / len(outcomes) if outcomes else float("nan")
+    survivors = [o for o in outcomes if o["outcome"] == "survived"]
+    print(f"{killed} of {len(outcomes)} mutants killed: {score:.1%} (goal 85%); {len(survivors)} survived")
+    write_result(
+        RESULTS / "mutation.json",
+        "mutation",
+        {
+            "host": host(),
+            "seed": args.seed,
+            "per_module": args.per_module,
+            "modules": modules,
+            "mutants": len(outcomes),
+            "killed": killed,
+            "score": score,
+            "goal": 0.85,
+            "survivors": [{k: o[k] for k in ("module", "line", "change", "index")} for o in survivors],
+            "outcomes": outcomes,
+            "wall_s": time.monotonic() - started,
+        },
+        smoke=args.smoke,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,306 @@
+"""README's benchmark figures, written from bench/results/*.json, never by hand.
+
+A figure in README.md sits between two markers, `<!--fig:KEY-->` and `<!--/fig-->` (invisible when
+rendered, also inside a table cell); KEY names a function in FIGURES that reads the results and returns
+the text. Run this after a bench has written its results, and the README says what the results hold:
+
+    .venv/bin/python bench/readme_figures.py          # rewrite the marked figures in README.md
+    .venv/bin/python bench/readme_figures.py --check  # exit 1, naming them, when any differs
+
+tests/bench/test_readme_figures.py runs the check in `make check`. Prose around a figure (what an
+earlier run gave, what a figure means) stays hand-written; a number the results hold does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+README = ROOT / "README.md"
+MARKED = re.compile(r"<!--fig:(?P<key>[\w.]+)-->(?P<text>.*?)<!--/fig-->", re.DOTALL)
+
+Results = Callable[[str], dict]
+
+
+def overhead_target(results: Results, target: str) -> str:
+    r = results("overhead")["targets"][target]
+    low, high = r["ci95"]
+    cov = r["cov"]
+    return (
+        f"**{r['median_ratio']:.3f}** (95% CI {low:.3f}–{high:.3f}, {len(r['ratios'])} pairs, run-to-run COV bare "
+        f"{cov['bare']:.1%}, iolab {cov['iolab']:.1%})"
+    )
+
+
+def overhead_cpu(results: Results) -> str:
+    record = results("overhead")
+    parts = []
+    for target, r in record["targets"].items():
+        split = r.get("cpu_share_parts")
+        detail = f": {', '.join(f'{k} {v:.2%}' for k, v in split.items())}" if split else ""
+        parts.append(f"{r['iolab_cpu_share']:.2%} ({target}{detail})")
+    load = record.get("host", {}).get("loadavg")
+    return " and ".join(parts) + " of one CPU" + (f"; load average {load[0]:.1f} at the end" if load else "")
+
+
+def time_to_answer(results: Results) -> str:
+    r = results("time_to_answer")
+    grid, ours, peak = r["grid"], r["adaptive"], r["adaptive"]["peak"]
+    return (
+        f"{len(ours['points'])} points in **{r['time_ratio']:.1%}** of the grid's time ({ours['seconds']:.0f} s "
+        f"against {grid['seconds']:.0f} s); adaptive peak QD{peak['iodepth']} × {peak['numjobs']} jobs, grid peak "
+        f"QD{grid['peak']['iodepth']} × {grid['peak']['numjobs']} jobs, re-measured alternately: "
+        f"**{r['peak_ratio_confirmed']:.3f}**"
+    )
+
+
+def import_speed(results: Results) -> str:
+    r = results("import_speed")
+    out, logs, chart = r["outputs"], r["log_sets"], r["chart"]
+    return (
+        f"{out['files']:,} outputs in **{out['seconds']:.1f} s**; {logs['rows'] / 1e6:.1f}M rows ({logs['sets']} log "
+        f"sets) in **{logs['seconds']:.1f} s, {logs['rows_per_s'] / 1e6:.1f}M rows/s**; import + PNG charts "
+        f"{chart['iolab_import_and_png_s']:.2f} s against fio-plot's one chart {chart['fio_plot_s']:.2f} s "
+        f"(fio-plot/iolab {chart['fio_plot_over_iolab']:.2f})"
+    )
+
+
+def fioplot_collection(results: Results) -> str:
+    c = results("fioplot_collection")["collection"]
+    logs, bare = c["with_logs"], c["no_logs"]
+    return (
+        f"{logs['log_rows'] / 1e6:.1f}M log rows in **{logs['seconds']:.1f} s** ({logs['cpu_seconds']:.1f} s CPU), "
+        f"**{logs['rows_per_s'] / 1e6:.2f}M rows/s**, database **{logs['db_bytes'] / 1e6:.0f} MB**; `--no-logs` "
+        f"{bare['seconds']:.1f} s, {bare['db_bytes'] / 1e6:.0f} MB"
+    )
+
+
+def fioplot_json(results: Results) -> str:
+    j = results("fioplot_collection")["json_1000"]
+    ours, theirs = j["iolab"], j["fio_plot"]
+    return (
+        f"median of {j['rounds']}: iolab **{ours['process_s']:.2f} s** ({ours['cpu_s']:.2f} s CPU) against "
+        f"fio-plot's loader **{theirs['process_s']:.2f} s** ({theirs['cpu_s']:.2f} s CPU, "
+        f"{theirs['library_s']:.2f} s of it importing its library)"
+    )
+
+
+def fioplot_pairs(results: Results) -> str:
+    """Pair by pair, unrounded: "never slower" is said only when no pair was slower."""
+    rounds = results("fioplot_collection")["json_1000"]["every_round"]
+    ours = [r["process_s"] for r in rounds["iolab"]]
+    theirs = [r["process_s"] for r in rounds["fio_plot"]]
+    faster = sum(a < b for a, b in zip(ours, theirs, strict=True))
+    slower = sum(a > b for a, b in zip(ours, theirs, strict=True))
+    return (
+        f"iolab faster in {faster} of {len(ours)} pairs, slower in {slower} ({min(ours):.3f}–{max(ours):.3f} s "
+        f"against {min(theirs):.3f}–{max(theirs):.3f} s)"
+    )
+
+
+def stopping_sweeps_speedup(results: Results) -> str:
+    sweeps = results("stopping_sweeps")["sweeps"]
+    return " and ".join(f"**{s['speedup']:.2f}** ({name})" for name, s in sweeps.items())
+
+
+def stopping_sweeps_answers(results: Results) -> str:
+    """How many knees and peak configurations agree, and the peak IOPS ratio's whole range, unrounded."""
+    sweeps = results("stopping_sweeps")["sweeps"]
+    same = [s for sweep in sweeps.values() for s in sweep["same"].values()]
+    ratios = [s["peak_iops_ratio"] for s in same]
+    return (
+        f"the knees the same in {sum(s['knee'] for s in same)} of {len(same)} curves, the peak configurations in "
+        f"{sum(s['peak'] for s in same)} of {len(same)}; peak IOPS stopped/fixed {min(ratios):.3f}–{max(ratios):.3f}"
+    )
+
+
+def stopping_coverage(results: Results) -> str:
+    parts = []
+    for row in results("stopping_coverage")["rows"]:
+        holds, missed = row["interval_holds"], row["missed_by_more_than_target"]
+        stop = "never known" if row["median_stop_s"] is None else f"stops at {row['median_stop_s']:g} s (median)"
+        detail = "" if holds is None else f", interval holds {holds:.1%}, {missed:.1%} more than ±2% off"
+        parts.append(f"{row['series']}: {stop}, known in {row['target_met_share']:.0%}{detail}")
+    return "; ".join(parts)
+
+
+def telemetry_overhead(results: Results) -> str:
+    r = results("telemetry_overhead")
+    share = r["sampler_cpu_share_of_one_core"]
+    return (
+        f"sampler uses {share['1s']:.2%} of one core at 1 Hz ({share['0.1s']:.2%} at 10 Hz); A/B median ratio "
+        f"{r['median_ratio']:.3f} (min {r['min_ratio']:.3f}), off-run COV {r['off_iops_cov']:.1%}"
+    )
+
+
+def history_speed(results: Results) -> str:
+    r = results("history_speed")
+    return (
+        f"{r['median_total_s']:.2f} s median of {r['repeats']} (max {r['max_total_s']:.2f} s), change points "
+        f"{r['median_change_points_s']:.3f} s, rolling health {r['median_rolling_health_s']:.3f} s"
+    )
+
+
+def history_cli_speed(results: Results) -> str:
+    r = results("history_cli_speed")
+    return f"{r['median_s']:.2f} s median of {r['repeats']} (max {r['max_s']:.2f} s) over {r['runs']:,} runs"
+
+
+def history_scale(results: Results) -> str:
+    r = results("history_scale")
+    f = r["figures"]
+    return (
+        f"`history` **{f['history']['median_s']:.3f} s** (max of {r['repeats']}: {f['history']['max_s']:.2f} s; "
+        f"{f['history']['median_cpu_s']:.2f} s CPU), `history --json` {f['history_json']['median_s']:.2f} s, `ls` "
+        f"**{f['ls']['median_s']:.3f} s** (max {f['ls']['max_s']:.2f} s), `ls --json` {f['ls_json']['median_s']:.2f} s, "
+        f"one series' runs {f['history_one_series_all']['median_s']:.2f} s; load average "
+        f"{r['load_average_before'][0]:.1f} before, {r['load_average_after'][0]:.1f} after"
+    )
+
+
+def startup(results: Results) -> str:
+    r = results("startup")
+    return f"{r['help_s']:.2f} s; {r['ls_s']:.2f} s (`ls --limit {r['runs']} --json` {r['ls_all_json_s']:.2f} s)"
+
+
+def dryrun_accuracy(results: Results) -> str:
+    r = results("dryrun_accuracy")
+    return (
+        f"{r['points']} points of {r['runtime_s']} s: estimated {r['estimate_s']:.0f} s, took {r['wall_s']:.1f} s "
+        f"({r['relative_error']:+.1%}; goal within {r['goal']:.0%})"
+    )
+
+
+def html_report_size(results: Results) -> str:
+    r = results("html_report_size")
+    return (
+        f"{r['size_bytes'] / 1e6:.2f} MB, {r['charts']} charts; Chromium lays it out in "
+        f"{r['chromium_render_seconds']:.2f} s over about:blank; made in {r['make_seconds']:.1f} s"
+    )
+
+
+def loop_vs_fio(results: Results) -> str:
+    r = results("loop_vs_fio")
+    ratios = ", ".join(f"{name} {p['median_bw_ratio']:.3f}" for name, p in r["points"].items())
+    covs = [p[k] for p in r["points"].values() for k in ("bare_bw_cov", "iolab_bw_cov")]
+    return f"{ratios} (COV of either side {min(covs):.1%}–{max(covs):.1%})"
+
+
+def calibration(results: Results) -> str:
+    r = results("calibration")
+    clean = r["clean"]
+    quiet = sum(1 for c in clean if not c["false_alarms"])
+    named = sum(1 for c in clean if c["interference_named"])
+    alarms = len(clean) - quiet
+    return (
+        f"false alarms (dip, step, outlier, scaling warnings or criticals): **{alarms} in {len(clean)}** clean runs; "
+        f"TEL-INTERFERENCE named the load in {named} of {len(clean)}"
+    )
+
+
+def mutation_score(results: Results) -> str:
+    r = results("mutation")
+    return (
+        f"**{r['killed']} of {r['mutants']}** mutants killed, **{r['score']:.1%}** (goal {r['goal']:.0%}; "
+        f"{r['per_module']} drawn from each of {len(r['modules'])} modules, seed {r['seed']})"
+    )
+
+
+def mutation_survivors(results: Results) -> str:
+    survivors = results("mutation")["survivors"]
+    if not survivors:
+        return "none"
+    return "; ".join(f"`{s['module']}:{s['line']}` {s['change']}" for s in survivors)
+
+
+def safety(results: Results) -> str:
+    r = results("safety_generative")
+    return (
+        f"{r['cases']:,} cases (seed {r['seed']}): {r['refused']:,} refused, {r['points_run_by_fio']:,} points run by "
+        f"fio under strace ({r['paths_fio_touched']:,} paths touched), **{r['outside_manifest']} outside the "
+        f"manifest, {r['victims_changed']} victims changed, {r['tracebacks']} tracebacks**, "
+        f"{r['stopped_at_limit']} stopped at the 10 s limit; {r['seconds']:.0f} s"
+    )
+
+
+FIGURES: dict[str, Callable[[Results], str]] = {
+    "overhead.null": lambda results: overhead_target(results, "null"),
+    "overhead.loop": lambda results: overhead_target(results, "loop"),
+    "overhead.cpu": overhead_cpu,
+    "time_to_answer": time_to_answer,
+    "import_speed": import_speed,
+    "fioplot.collection": fioplot_collection,
+    "fioplot.json": fioplot_json,
+    "fioplot.pairs": fioplot_pairs,
+    "stopping_sweeps.speedup": stopping_sweeps_speedup,
+    "stopping_sweeps.answers": stopping_sweeps_answers,
+    "stopping_coverage": stopping_coverage,
+    "telemetry_overhead": telemetry_overhead,
+    "history_speed": history_speed,
+    "history_cli_speed": history_cli_speed,
+    "history_scale": history_scale,
+    "startup": startup,
+    "dryrun_accuracy": dryrun_accuracy,
+    "html_report_size": html_report_size,
+    "loop_vs_fio": loop_vs_fio,
+    "calibration": calibration,
+    "mutation.score": mutation_score,
+    "safety": safety,
+    "mutation.survivors": mutation_survivors,
+}
+
+
+def reader(results_dir: Path) -> Results:
+    """NAME -> the parsed bench/results/NAME.json, each read once."""
+    cache: dict[str, dict] = {}
+
+    def results(name: str) -> dict:
+        if name not in cache:
+            cache[name] = json.loads((results_dir / f"{name}.json").read_text())
+        return cache[name]
+
+    return results
+
+
+def filled(readme: str, results_dir: Path = RESULTS) -> tuple[str, list[str]]:
+    """README with every marked figure written from the results, and the keys whose text changed.
+    A marker naming no figure is a KeyError: a typo must not leave a figure unchecked."""
+    results = reader(results_dir)
+    changed: list[str] = []
+
+    def fill(match: re.Match[str]) -> str:
+        key = match["key"]
+        text = FIGURES[key](results)
+        if text != match["text"]:
+            changed.append(key)
+        return f"<!--fig:{key}-->{text}<!--/fig-->"
+
+    return MARKED.sub(fill, readme), changed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only say which figures differ (exit 1 if any)")
+    args = parser.parse_args()
+    text = README.read_text(encoding="utf-8")
+    new, changed = filled(text)
+    unused = sorted(set(FIGURES) - {m["key"] for m in MARKED.finditer(text)})
+    if unused:
+        print(f"figures with no marker in README.md: {', '.join(unused)}")
+    if args.check:
+        if changed:
+            print(f"README.md disagrees with bench/results in: {', '.join(changed)} (run bench/readme_figures.py)")
+        return 1 if changed or unused else 0
+    README.write_text(new, encoding="utf-8")
+    print(f"README.md: {len(changed)} figures rewritten" + (f" ({', '.join(changed)})" if changed else ""))
+    return 1 if unused else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Every script under bench/ runs at its smoke size (`--smoke`) and writes its result, so none can break
+silently between the times someone measures with it.
+
+A smoke run's figures mean nothing (seconds of fio on a busy machine); what is held is that the script
+runs to the end, exits 0 and writes its JSON, marked as a smoke run, to the directory the test gives it
+(never bench/results). A new script under bench/ without an entry in SMOKE fails `make check`
+(tests/bench/test_smoke_registry.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.chromium import chromium_skip_reason
+from tests.loopdev import loop_skip_reason, throttle_skip_reason
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+HELPERS = {"run_all.py", "readme_figures.py"}  # `make bench` at full size; README from the results
+
+
+def strace_skip_reason() -> str | None:
+    """Why the generative safety bench cannot run here (it needs loop devices and strace), or None."""
+    return loop_skip_reason() or (None if shutil.which("strace") else "strace is not installed (.ci/run installs it)")
+
+
+# script -> (the result file it writes, why it cannot run here or None)
+SMOKE: dict[str, tuple[str, object]] = {
+    "calibration.py": ("calibration.json", throttle_skip_reason),
+    "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
+    "fioplot_collection.py": ("fioplot_collection.json", None),
+    "history_cli_speed.py": ("history_cli_speed.json", None),
+    "history_scale.py": ("history_scale.json", None),
+    "history_speed.py": ("history_speed.json", None),
+    "invariants_collection.py": ("invariants_collection.json", None),
+    "html_report_size.py": ("html_report_size.json", chromium_skip_reason),
+    "import_speed.py": ("import_speed.json", None),
+    "loop_memory_control.py": ("loop_memory_control.json", loop_skip_reason),
+    "loop_vs_fio.py": ("loop_vs_fio.json", loop_skip_reason),
+    "many_hosts.py": ("many_hosts.json", None),
+    "mutation.py": ("mutation.json", None),
+    "overhead.py": ("overhead.json", loop_skip_reason),
+    "perf_overhead.py": ("perf_overhead.json", None),
+    "safety_generative.py": ("safety_generative.json", strace_skip_reason),
+    "startup.py": ("startup.json", None),
+    "stopping_coverage.py": ("stopping_coverage.json", None),
+    "stopping_fall.py": ("stopping_fall.json", throttle_skip_reason),
+    "stopping_quick.py": ("stopping_quick_ram.json", loop_skip_reason),
+    "stopping_replay.py": ("stopping_replay.json", None),
+    "stopping_sweeps.py": ("stopping_sweeps.json", loop_skip_reason),
+    "telemetry_overhead.py": ("telemetry_overhead.json", None),
+    "time_to_answer.py": ("time_to_answer.json", loop_skip_reason),
+}
+
+
+def bench_scripts() -> set[str]:
+    """The scripts under bench/: every module a person runs (it has a `__main__` guard), helpers aside."""
+    return {
+        path.name
+        for path in BENCH.glob("*.py")
+        if 'if __name__ == "__main__":' in path.read_text(encoding="utf-8") and path.name not in HELPERS
+    }
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+@pytest.mark.parametrize("script", sorted(SMOKE))
+def test_bench_runs_at_its_smoke_size(script, tmp_path):
+    result, skip = SMOKE[script]
+    reason = skip() if callable(skip) else None
+    if reason:
+        pytest.skip(str(reason))
+    env = {**os.environ, "IOLAB_BENCH_RESULTS": str(tmp_path / "results")}
+    done = subprocess.run(
+        [sys.executable, str(BENCH / script), "--smoke"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, f"{script} --smoke exited {done.returncode}: {done.stderr[-1500:]}"
+    written = tmp_path / "results" / result
+    assert written.is_file(), f"{script} --smoke wrote no {result}: {done.stdout[-500:]}"
+    record = json.loads(written.read_text())
+    assert record["smoke"] is True and record["benchmark"]

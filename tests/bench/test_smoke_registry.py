@@ -1,0 +1,20 @@
+"""Every script under bench/ has a smoke entry (tests/bench/test_smoke.py runs them in `make test`), checked
+in `make check`: a new bench without one fails at once, not when someone next measures with it."""
+
+from __future__ import annotations
+
+from tests.bench.test_smoke import BENCH, SMOKE, bench_scripts
+
+
+def test_every_bench_script_has_a_smoke_entry():
+    assert bench_scripts() == set(SMOKE), "bench/ scripts and SMOKE differ: add the script's smoke entry here"
+
+
+def test_every_bench_script_takes_the_smoke_flag():
+    lacking = [name for name in SMOKE if "add_smoke_flag(parser)" not in (BENCH / name).read_text(encoding="utf-8")]
+    assert not lacking
+
+
+def test_the_scan_finds_the_benches():
+    assert {"overhead.py", "mutation.py", "calibration.py"} <= bench_scripts()
+    assert "run_all.py" not in bench_scripts() and "results_file.py" not in bench_scripts()
