@@ -34,13 +34,18 @@ import os
 import random
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.process_tree
+
 from loop_vs_fio import bare_fio, iolab_command
 from loopdev import ram_loop_device
 from results_file import add_smoke_flag, host, write_result
+
+from tests.process_tree import children, name_of
 
 RESULT = Path(__file__).parent / "results" / "overhead.json"
 RESULT_NO_TELEMETRY = RESULT.with_name("overhead_no_telemetry.json")
@@ -152,28 +157,6 @@ def iolab_side_cpu(pid: int) -> tuple[bool, dict[str, float]]:
             else:
                 cpu["perf"] += cpu_seconds(kid)
     return fio_running, cpu
-
-
-def children(pid: int) -> list[int]:
-    """The pids whose parent is `pid`, from every thread's children list."""
-    found: list[int] = []
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except OSError:  # it just exited
-        return found
-    for task in tasks:
-        try:
-            found += [int(kid) for kid in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
-
-
-def name_of(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/comm").read_text().strip()
-    except OSError:
-        return None
 
 
 def cpu_seconds(pid: int) -> float:
