@@ -90,7 +90,7 @@ def main() -> None:
             shift = round_ % len(sides)
             for side in sides[shift:] + sides[:shift]:
                 if side == "iolab":
-                    point = iolab_run([str(job), "--allow-write", device], home)["points"][0]
+                    point = iolab_run([str(job), device], home)["points"][0]  # a read: no --allow-write needed
                     value = point["result"]["directions"]["read"]["bw_bytes"]
                 else:
                     value = bare(job, args.hold_mib if side != "bare" else 0)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import statistics
 import subprocess
 import sys
@@ -70,7 +71,6 @@ def bare_fio(job_text: str, keep_logs: bool = False) -> dict[str, tuple[float, f
 
 def point_by_point(args: argparse.Namespace) -> tuple[dict[str, list[dict]], str]:
     """Each quick-preset point alone, iolab and bare fio alternating on a RAM-backed loop device."""
-    from iolab.fio.jobfile import JobSection, render_jobfile
     from iolab.plan.presets import preset
 
     ratios: dict[str, list[dict]] = {}
@@ -80,13 +80,14 @@ def point_by_point(args: argparse.Namespace) -> tuple[dict[str, list[dict]], str
             if args.only and workload.name != args.only:
                 continue
             jobfile = work / f"{workload.name}.fio"
-            jobfile.write_text(render_jobfile([JobSection(workload.name, dict(workload.options))]))
+            options = "".join(f"{k}={v}\n" if v else f"{k}\n" for k, v in workload.options.items())
+            jobfile.write_text(f"[{workload.name}]\n{options}")  # a user's job file, as iolab reads one
             jobs: dict[str, str] = {}  # the job iolab wrote: each pair that starts with bare fio follows one with iolab
             for pair in range(args.pairs):
                 sides = {}
                 for side in ("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab"):
                     if side == "iolab":
-                        sides["iolab"] = iolab_side([str(jobfile), "--allow-write", device], home, jobs)
+                        sides["iolab"] = iolab_side([str(jobfile), "--allow-write", device], home, jobs, device)
                     else:
                         sides["bare"] = {name: bare_fio(text, keep_logs=True) for name, text in jobs.items()}
                 add_ratios(ratios, sides)
@@ -104,16 +105,31 @@ def as_checked(args: argparse.Namespace) -> tuple[dict[str, list[dict]], str]:
             sides = {}
             for side in ("iolab", "bare") if pair % 2 == 0 else ("bare", "iolab"):
                 if side == "iolab":
-                    sides["iolab"] = iolab_side(["--allow-write", device, "--runtime", str(args.runtime)], home, jobs)
+                    sides["iolab"] = iolab_side(
+                        ["--allow-write", device, "--runtime", str(args.runtime)], home, jobs, device
+                    )
                 else:
                     sides["bare"] = {name: bare_fio(text, keep_logs=True) for name, text in jobs.items()}
             add_ratios(ratios, sides)
     return ratios, f"default (buffered) loop device over a sparse {args.size_mib} MiB file on the disk"
 
 
-def iolab_side(argv: list[str], home: str, jobs: dict[str, str]) -> dict[str, dict[str, tuple[float, float]]]:
-    """Run iolab; its (bw, iops) per point and direction. Fills `jobs` with the job file of each point."""
+def zeroed(device: str) -> None:
+    """Zero a block device whole: bare fio's writes between iolab's sides are data iolab did not write, which
+    it refuses to overwrite (`iolab.runner.blank`); zeros, unlike a discard, keep a tmpfs backing allocated."""
+    if not stat.S_ISBLK(os.stat(device).st_mode):  # never a file: dd would write until its file system is full
+        raise SystemExit(f"{device} is not a block device")
+    subprocess.run(["dd", "if=/dev/zero", f"of={device}", "bs=1M", "oflag=direct"], capture_output=True, check=False)
+
+
+def iolab_side(
+    argv: list[str], home: str, jobs: dict[str, str], device: str
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """Run iolab on `device` (zeroed first); its (bw, iops) per point and direction. Fills `jobs` with the job
+    file of each point."""
     from iolab.store.db import open_store
+
+    zeroed(device)
 
     points = iolab_run(argv, home)["points"]
     store = open_store(Path(home))

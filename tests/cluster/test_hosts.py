@@ -33,7 +33,7 @@ def test_hostfile_settings_and_comments(tmp_path):
     [
         ("c1 prot=1\n", "line 1: 'prot=1' is not a setting"),
         ("c1\nc1\n", "host c1 is named twice"),
-        ("c1 port=99999\n", "line 1: port '99999' is not a TCP port"),
+        ("c1 port=99999\n", "line 1: port: '99999' is outside 1..65535"),
         ("c1 address=10.0.0.1\nc2 address=10.0.0.1\n", "share one fio server address"),
         ("# nobody\n", "no hosts named"),
     ],

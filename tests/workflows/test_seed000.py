@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.iolab_cli import assert_clean_error, iolab
-from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
+from tests.loopdev import blkio_cgroup, loop_devices, loop_skip_reason
 
-pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
+pytestmark = pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))  # a throttle: per test
 
 CAP = 200 << 20  # every drive capped alike: unthrottled loop devices differ only by CPU scheduling
 SLOW = 40 << 20  # SSD27: a fifth of the others

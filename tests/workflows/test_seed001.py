@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from tests.iolab_cli import iolab
-from tests.loopdev import LoopDevice, blkio_cgroup, loop_devices, throttle_skip_reason
+from tests.loopdev import LoopDevice, blkio_cgroup, loop_devices, loop_skip_reason
 
-pytestmark = pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
+pytestmark = pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))  # a throttle: per test
 
 UTC = {"TZ": "UTC"}  # the per-day COV counts calendar days where the engineer is; here, UTC
 DAY0 = 1_767_225_600  # 2026-01-01T00:00:00Z
