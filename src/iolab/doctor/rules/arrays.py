@@ -205,15 +205,14 @@ def shared_path(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> float | None:
     """The noise of the difference of two sets' bandwidths, relative: the standard error of each point's mean
-    from batch means of its per-second samples (all its jobs; `analysis.noise`), and what measuring at another
-    moment adds, estimated by the spread of the drives measured alone one after another (which holds any real
-    difference between them too, so it errs on the side of saying nothing). None when the run logged no
-    seconds at all (imported results): the tolerance alone decides. Infinite when it did but a point has too
-    few of them to know its noise (a 3 s point keeps one whole second): two single figures are no verdict."""
+    from batch means of its per-second samples (all its jobs; `analysis.noise`). The points ran at different
+    moments; a host busy in one of them is TEL-INTERFERENCE's to name, and makes a drop a possibility only.
+    None when the run logged no seconds at all (imported results): the tolerance alone decides. Infinite
+    when it did but a point has too few of them to know its noise (a 3 s point keeps one whole second):
+    two single figures are no verdict."""
     if not ctx.series:
         return None
-    alone = sorted(view.alone.values())
-    errors = [_robust_cv(alone) ** 2] if len(alone) >= 3 else []
+    errors = []
     for devices in sets:
         name = view.points.get(devices)
         values = next((s.values[1:-1] for s in ctx.series if s.point == name and s.label == "all jobs"), None)
@@ -222,13 +221,6 @@ def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> fl
             return math.inf
         errors.append(error**2)
     return math.sqrt(sum(errors))
-
-
-def _robust_cv(values: list[float]) -> float:
-    """1.4826 x MAD / median of sorted `values`: a standard deviation, relative, that one odd value cannot inflate."""
-    middle = values[len(values) // 2]
-    deviations = sorted(abs(v - middle) for v in values)
-    return 1.4826 * deviations[len(deviations) // 2] / middle if middle > 0 else 0.0
 
 
 def _scaling(view: ArrayView) -> ScalingReport | None:
@@ -253,8 +245,7 @@ def _scaling_method(report: ScalingReport) -> str:
     title="More drives together, less bandwidth",
     applies="array runs with device sets (scaling mode)",
     trigger="a set's aggregate more than 2% below that of a smaller set it contains, and more than 2 standard "
-    "errors of the difference of their means (batch means of each point's per-second samples, and the drives' "
-    "spread alone); not evaluated on points too short to know their noise; info when either point's host was busy",
+    "errors of the difference of their means (batch means of each point's per-second samples); not evaluated on points too short to know their noise; info when either point's host was busy",
     why="Adding drives should never lower the total; when it does, a shared resource (CPU, PCIe switch, memory "
     "bandwidth, interrupts) is saturated or contended. A 30-SSD server in a public study gave 127 GB/s with "
     "30 drives, 131 GB/s with 28 and 132 GB/s with 24.",
