@@ -16,7 +16,7 @@ from iolab.analysis.noise import relative_error
 from iolab.analysis.outliers import DeviceScore, OutlierReport, find_outliers
 from iolab.analysis.scaling import ScalingReport, scaling_table
 from iolab.analysis.stopping import MIN_BATCHES as MIN_BATCH_SECONDS
-from iolab.doctor.material import ArrayView
+from iolab.doctor.material import ArrayView, active_seconds
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
 from iolab.models.array_names import TOGETHER
@@ -40,15 +40,16 @@ def _outliers(ctx: Context, view: ArrayView) -> dict[str, OutlierReport]:
 
 
 def _seconds(ctx: Context, view: ArrayView, label: str, device: str) -> list[float] | None:
-    """The device's per-second bandwidth in a view, without the partial first and last second: its own
-    series in the together point (telemetry), the point's jobs summed alone; None when not logged."""
+    """The device's per-second bandwidth in a view, its active seconds only (`active_seconds`: no partial
+    first and last second, no idle start-up): its own series in the together point (telemetry), the
+    point's jobs summed alone; None when not logged."""
     point = _point_of(view, label, device)
     if label == "together":
         mine = [s for s in ctx.series if s.point == point and s.label.startswith(f"{device} ")]
     else:
         mine = [s for s in ctx.series if s.point == point and s.label == "all jobs"]
     best = max(mine, key=lambda s: sum(s.values), default=None)
-    return None if best is None else best.values[1:-1]
+    return None if best is None else active_seconds(best)[1]
 
 
 def _noise(ctx: Context, view: ArrayView, label: str) -> dict[str, float]:

@@ -19,28 +19,16 @@ from collections.abc import Iterator
 from iolab.analysis.dips import Dip, DipReport, detect_dips
 from iolab.analysis.interference import OTHER_CPU_PCT, OTHER_IO_BYTES_S, OTHER_IO_SHARE
 from iolab.analysis.stopping import lag1
-from iolab.doctor.material import MIN_SERIES_SAMPLES, PointSeries
+from iolab.doctor.material import MIN_SERIES_SAMPLES, PointSeries, active_seconds
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
 
 MIB = 1 << 20
 
 
-ACTIVE = 0.15  # seconds at either end below 15% of the median are start-up or wind-down, not a dip
 MIN_PEERS = 3  # devices in a point before a device is judged against the others
 NOISE_SIGMAS = 3.0  # an event must exceed at least this many standard deviations of the series' own noise
 ALARM = 0.01  # chance of a false dip or step in a whole run of pure noise, shared by its series and seconds
-
-
-def _active(series: PointSeries) -> tuple[list[float], list[float]]:
-    """The series without its partial first and last seconds and without idle seconds at either end."""
-    times, values = series.times_s[1:-1], series.values[1:-1]
-    finite = sorted(v for v in values if math.isfinite(v))
-    if not finite:
-        return [], []
-    floor = ACTIVE * finite[len(finite) // 2]
-    busy = [i for i, v in enumerate(values) if math.isfinite(v) and v >= floor]
-    return (times[busy[0] : busy[-1] + 1], values[busy[0] : busy[-1] + 1]) if busy else ([], [])
 
 
 def _peers(ctx: Context) -> dict[tuple[str, str], list[PointSeries]]:
@@ -152,7 +140,7 @@ def _reports(ctx: Context) -> Iterator[tuple[PointSeries, Dip, DipReport]]:
     peers = _peers(ctx)
     places = sum(len(s.values) for s in ctx.series if len(s.values) >= MIN_SERIES_SAMPLES)
     for series in ctx.series:
-        times, values = _active(series)
+        times, values = active_seconds(series)
         if len(times) < MIN_SERIES_SAMPLES - 2:
             continue
         report = detect_dips(times, values)
