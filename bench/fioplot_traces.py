@@ -4,8 +4,10 @@ fio-plot's benchmark data (real SSDs, HDDs, RAID sets, a USB stick and a
 floppy) holds each point's per-job bandwidth logs. Each point's logs are read
 as `iolab import` reads them (`iolab.fio.logs`), summed per interval as the
 doctor sums them (`iolab.doctor.material.point_series`), and the two rules
-judge the point. A point is a clean control unless `bench/fioplot_events.toml`
-lists it, by hand, with the reason its trace really does dip or step.
+judge the point. Every point with a finding is listed by hand in
+`bench/fioplot_events.toml`, as a true event (with how the trace dips or
+steps) or a false alarm (with why it is not one); the bench fails on one
+that is not listed.
 
 Every count checks the rules were evaluated on the point (an "all jobs"
 series long enough to judge); points without one are counted apart. Each
@@ -118,6 +120,8 @@ def main() -> int:
         "share_without": round(clean / judged, 4) if judged else None,
         "points_with_a_finding": len(flagged),
         "listed_by_hand": {name: known[name] for name in sorted(flagged) if name in known},
+        "listed_events": sum(1 for name in flagged if known.get(name, {}).get("verdict") == "event"),
+        "listed_false_alarms": sum(1 for name in flagged if known.get(name, {}).get("verdict") == "false alarm"),
         "not_listed": {name: flagged[name] for name in unexplained},
         "listed_but_not_found": stale,
         "planted_twins_named": twins_named,
