@@ -96,9 +96,9 @@ def _method(report: OutlierReport) -> str:
     needs="arrays",
     title="A drive is the odd one out of its array",
     applies="array runs with at least 3 drives in a view (together or alone)",
-    trigger="modified z-score of ln(bandwidth) below -3.5, its own noise (batch means of its seconds) counted with "
+    trigger="modified z-score of ln(bandwidth) below -4.5, its own noise (batch means of its seconds) counted with "
     "the peers' spread, and at least 5% below the array median; or below half of its slowest peer by more than "
-    "3.5 of its standard errors, whatever the spread. Info when only alone and the drive kept up together, when "
+    "4.5 of its standard errors, whatever the spread. Info when only alone and the drive kept up together, when "
     "the host was busy during its point (TEL-INTERFERENCE), or when its point was too short to know its noise",
     why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
     fix="Compare its PCIe link speed and width, NUMA node, firmware, SMART temperature and fill/TRIM state "
