@@ -67,7 +67,9 @@ def block() -> str:
         f"fio-plot's real traces (`bench/fioplot_traces.py`, {traces['points_judged']:,} points judged, "
         f"{traces['points_too_short_to_judge']} too short): **{traces['share_without']:.1%}** without a dip or "
         f"step finding; the {traces['points_with_a_finding']} others are listed with their reasons in "
-        f"`bench/fioplot_events.toml` ({len(traces['not_listed'])} unlisted); a 5 s dip to 10% planted in each "
+        f"`bench/fioplot_events.toml` ({len(traces['not_listed'])} unlisted): {traces['listed_events']} true events "
+        f"(RAID warm-ups and stalls, controller-cache steps, periodic drops on full SSDs) and "
+        f"{traces['listed_false_alarms']} false alarms (a floppy counted in whole I/Os); a 5 s dip to 10% planted in each "
         f"point's twin was named in {traces['planted_twins_named']:,} of {traces['points_judged']:,}.",
         "",
         END,
