@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from iolab.analysis.history import ChangePointParams, change_points, rolling_health
+from iolab.analysis.history import ChangePointParams, change_points, outlier_runs, rolling_health
 
 HOUR = 3600.0
 LEVEL = 20e9  # bytes/s, a file system's aggregate write rate
@@ -237,3 +237,41 @@ def test_a_window_at_the_critical_value_is_decided_one_by_one(monkeypatch):
     assert significant[2]
     monkeypatch.setattr(module, "_MARGIN", 1e9)  # everything is near the critical value: all one by one
     assert module._significant_windows(rows, splits, 0.01)[1].all()
+
+
+# --------------------------------------------------------------------------- outlier runs
+
+
+def test_one_slow_run_no_longer_hides_the_step_beside_it_and_is_named_an_outlier_run():
+    x = [216, 211, 215, 214, 127, 217, 217, 175, 174, 168, 172, 175, 172, 168, 169]
+    (cp,) = change_points(x)
+    assert cp.index == 7 and cp.relative_change == pytest.approx(-0.20, abs=0.01) and cp.pvalue < 1e-6
+    assert outlier_runs(x) == [4]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_lone_outlier_runs_anywhere_near_a_step_are_reported_and_do_not_hide_it(seed):
+    """Generative: a 10% step in 3% noise, with one to three lone runs at 40-70% of the level (10 sigma and more) placed
+    anywhere, even right beside the step; before outlier runs were left out, a run beside the step made
+    its segment's variance so large that the t-test dropped it."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 200))
+    step = int(rng.integers(10, n - 10))
+    x = history(seed, n=n, steps={step: 0.9})
+    candidates = [i for i in range(3, n - 3) if abs(i - step) > 1]
+    bad = sorted(int(i) for i in rng.choice(candidates, size=int(rng.integers(1, 4)), replace=False))
+    if any(b - a < 4 for a, b in zip(bad, bad[1:], strict=False)):
+        bad = bad[:1]  # lone runs: at least three good runs between two of them
+    for i in bad:
+        x[i] *= rng.uniform(0.4, 0.7)
+    assert outlier_runs(x) == bad
+    assert [cp.index for cp in change_points(x)] == [pytest.approx(step, abs=2)]
+
+
+def test_clean_noise_and_the_first_run_of_a_step_are_not_outlier_runs():
+    for seed in range(30):
+        assert outlier_runs(history(7_000 + seed, n=1000)) == []
+    x = [100.0] * 20 + [60.0] * 20
+    assert outlier_runs(x) == []
+    assert outlier_runs([100.0] * 20 + [60.0, 60.0]) == []  # the newest two: maybe a new level, not yet known
+    assert outlier_runs([100.0] * 10 + [60.0] + [100.0] * 10) == [10]

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from iolab.analysis.outliers import OutlierParams, find_outliers, persistent_outliers, qn_scale
@@ -90,3 +91,37 @@ def test_persistence_over_views():
     alone = find_outliers(array(10, {2: 3000e6}), view="alone")
     assert [s.device for s in together.outliers] == ["nvme2", "nvme7"] and together.outliers[0].z < -3.5
     assert persistent_outliers([together, alone, find_outliers(array(10))]) == ["nvme2"]
+
+
+def test_the_missed_drive_of_issue_33_scores_on_a_log_scale():
+    """77 MB/s alone against peers 1,433 to 2,752 MB/s on a shared disk: a linear modified z of -2.6 missed it."""
+    peers = [1433.0, 1800.0, 2100.0, 2400.0, 2752.0]
+    values = {f"loop{i}": v * 1e6 for i, v in enumerate(peers)} | {"loop5": 77e6}
+    median = 1950.0
+    mad = sorted(abs(v - median) for v in [*peers, 77.0])[2:4]
+    assert 0.6745 * (77.0 - median) / (sum(mad) / 2) == pytest.approx(-2.6, abs=0.05)  # the old linear score
+    report = find_outliers(values)
+    (score,) = report.outliers
+    assert score.device == "loop5" and score.z < -6.5 and score.far  # -7.0 (MAD with the n = 6 correction)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_a_drive_under_half_its_slowest_peer_is_named_whatever_the_spread(seed):
+    """Generative: 3 to 32 peers spread up to 10x, with their own noise up to 20%; one drive at 1-49% of the
+    slowest peer, known exactly or noisy, is always named, by the far-beyond test whatever its z."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 33))
+    peers = np.exp(rng.uniform(0, np.log(rng.uniform(1.0, 10.0)), n)) * 1e9
+    slow = float(peers.min() * rng.uniform(0.01, 0.49))
+    values = {f"d{i}": float(v) for i, v in enumerate(peers)} | {"slow": slow}
+    noise = {name: float(rng.uniform(0.0, 0.2)) for name in values} | {"slow": float(rng.uniform(0.0, 0.05))}
+    named = {s.device: s for s in find_outliers(values, noise=noise).outliers}
+    assert "slow" in named and named["slow"].far is True
+
+
+def test_a_verdict_needs_the_effect_beyond_the_drive_s_own_noise():
+    values = {f"d{i}": 1000.0 * (1 + 0.002 * i) for i in range(8)} | {"d8": 880.0}
+    quiet = find_outliers(values, noise={"d8": 0.005})
+    assert [s.device for s in quiet.outliers] == ["d8"] and quiet.outliers[0].noise == 0.005
+    noisy = find_outliers(values, noise={"d8": 0.06})  # 12% low, with a standard error of 6% of its own
+    assert noisy.outliers == [] and next(s for s in noisy.scores if s.device == "d8").z > -3.5

@@ -113,3 +113,21 @@ def test_a_metadata_point_is_seen_without_the_targets_scratch_file_size():
     view = JobView.from_point(Point("create-j8", target, {"ioengine": "filecreate", "numjobs": "8"}), None)
     assert "size" not in view.options and "filename" not in view.options and view.target_kind == "directory"
     assert _run("FIO-CACHE-SIZE", Context(jobs=[view], mem_total_bytes=16 * GIB)) == []
+
+
+def test_a_point_stopped_by_design_is_not_a_short_run():
+    """Issue 33: FIO-SHORT-RUN fired on points fio's ss= or --stop-when-known ended once their number was known."""
+    from iolab.models import DirectionResult, Result
+    from iolab.models.result import SteadyState, StopRecord
+
+    def job(name: str, **kw) -> JobView:
+        result = Result({"read": DirectionResult("read", 1e9, 1e4, 30_000, 3 * 10**9, 3_000)}, 50, 50, 1, "", **kw)
+        return JobView(name, {"rw": "read", "time_based": "1", "runtime": "60"}, "/dev/x", "block", result=result)
+
+    held = SteadyState("iops:2.000000%", True, 3_000, "0.5%", 2.0)
+    missed = SteadyState("iops:2.000000%", False, 3_000, "9%", 2.0)
+    met, cut = StopRecord("target met", 0.01, 0.02, 0, 3), StopRecord("target not met", 0.08, 0.02, 0, 3)
+    jobs = [job("plain"), job("ss", steady=held), job("ss-missed", steady=missed), job("known", stopping=met)]
+    jobs.append(job("cut", stopping=cut))
+    named = {f.subject for f in _run("FIO-SHORT-RUN", Context(jobs=jobs))}
+    assert named == {"plain", "ss-missed", "cut"}

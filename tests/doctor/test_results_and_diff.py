@@ -139,3 +139,30 @@ def test_compare_and_history_see_only_changes_that_concern_the_targets():
     assert kept == {("host", "kernel"), ("nvme0n1", "scheduler"), ("/data", "used")}
     everything = {(c.subject, c.what) for c in diff_snapshots(a, b)}
     assert {("sda", "scheduler"), ("/home", "used")} <= everything  # `iolab diff-env` still shows all
+
+
+def test_no_scaling_verdict_from_a_point_measured_once_with_one_logged_second():
+    """Issue 33: 230 -> 201 MB/s between single 1-second samples was a warning ("noise allowed=10%")."""
+    from iolab.doctor.derived import PointSeries
+    from iolab.doctor.engine import evaluate
+    from iolab.doctor.rule import Context, JobView
+
+    runs = [
+        (point("qd8", "read", iodepth="8"), result("read", 230e6)),
+        (point("qd16", "read", iodepth="16"), result("read", 201e6)),
+    ]
+    jobs = [JobView.from_point(p, r) for p, r in runs]
+
+    def seconds(name: str, mean: float, n: int) -> PointSeries:
+        values = [mean * 0.5] + [mean * (1 + 0.01 * (-1) ** i) for i in range(n)] + [mean * 0.4]
+        return PointSeries(name, "all jobs", [float(t) for t in range(len(values))], values)
+
+    def scaling(series):
+        return [f for f in evaluate(Context(jobs=jobs, series=series)) if f.rule_id == "RES-NONMONOTONIC-SCALING"]
+
+    (unknown,) = scaling([seconds("other-point", 1e8, 20)])  # the run logged seconds; these points kept too few
+    assert unknown.severity is Severity.NOT_EVALUATED and "too few seconds" in unknown.title
+    (known,) = scaling([seconds("qd8", 230e6, 20), seconds("qd16", 201e6, 20)])  # 13% down, each known to 0.3%
+    assert known.severity is Severity.WARNING
+    (imported,) = scaling([])  # nothing logged at all: the 10% tolerance decides, as before
+    assert imported.severity is Severity.WARNING and imported.evidence["noise allowed"] == "10%"

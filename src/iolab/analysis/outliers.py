@@ -1,14 +1,27 @@
 """Outlier devices in an array: which drive is the odd one out.
 
 Method (reference/analysis.md §5.1): modified z-score
-M = 0.6745 (x - median) / MAD, one-sided (low throughput, or high latency),
+M = 0.6745 (y - median) / MAD, one-sided (low throughput, or high latency),
 flagged when |M| > `threshold` and the device is also at least `rel_floor`
 away from the median, because a healthy array can have a MAD so small that a
 harmless 2% difference scores high. When MAD is almost 0 the scale falls back
 to Rousseeuw and Croux's Qn, which tolerates up to half the devices being
 outliers (the mean absolute deviation does not: in four identical drives and
 one slow one, the slow one inflates it enough to hide itself); when Qn is 0
-too, only the relative floor decides.
+too, only the relative floor and the device's own noise decide.
+
+The scale is logarithmic (y = ln x): throughput's spread is a ratio, symmetric
+on a log scale and not on a linear one. On a linear scale peers spread +/-40%
+around a shared disk gave a drive at 77 MB/s against 1,433-2,752 MB/s a score
+of -2.66 (issue 33: not named); on a log scale it scores about -10.
+
+Each device's own noise counts too: `noise` is the relative standard error of
+its figure (batch means of its per-second samples, `analysis.noise`), and M
+divides by sqrt(scale^2 + noise^2), so a verdict needs the effect beyond both
+the peers' spread and the device's own uncertainty. A device below half of
+the slowest of the others, and more than `threshold` of its own standard
+errors below it, is named whatever the peers' spread: no spread of healthy
+peers makes a drive at a twentieth of them one of them.
 
 The same function serves both views of an array: all devices run together
 (one fio job per device) and each device alone; the doctor's array rules read
@@ -17,17 +30,21 @@ the two side by side.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
 class OutlierParams:
-    threshold: float = 3.5
+    # 4.5, not Iglewicz and Hoaglin's 3.5: chosen on the training half of bench/simulated_arrays.py (4-32
+    # drives, log spread 0-40%, noise 1-20%): clean arrays flagged 1.9% at 3.5, 1.1% at 4.0, 0.8% at 4.5.
+    threshold: float = 4.5
     rel_floor: float = 0.05  # use 0.10 for latency
     side: str = "low"  # "low" for bandwidth/IOPS, "high" for latency
-    mad_floor: float = 0.005  # MAD below this share of the median counts as 0
+    mad_floor: float = 0.005  # MAD (of ln x) below this counts as 0
     min_devices: int = 3
+    far_ratio: float = 0.5  # below this share of the slowest (fastest, for "high") other device: named anyway
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,8 @@ class DeviceScore:
     z: float | None  # modified z-score; None when the scale is 0 or the value is missing
     rel_dev: float  # value / median - 1
     outlier: bool
+    noise: float | None = None  # its own relative standard error, when known
+    far: bool = False  # named by the far-beyond test: past `far_ratio` of the nearest other device
 
 
 @dataclass(frozen=True)
@@ -46,7 +65,7 @@ class OutlierReport:
     metric: str
     scores: list[DeviceScore] = field(default_factory=list)
     median: float = 0.0
-    scale: float = 0.0  # the robust standard deviation M divides by
+    scale: float = 0.0  # the robust standard deviation of ln(value) across devices (before each one's noise)
     scale_method: str = ""  # "mad", "qn" or "relative-only"
     evaluated: bool = True
     reason: str = ""
@@ -56,6 +75,9 @@ class OutlierReport:
         return [s for s in self.scores if s.outlier]
 
 
+# Croux & Rousseeuw (1992) small-sample correction factors of MAD for n = 2..9 (n / (n - 0.8) above): without
+# them a MAD of 6 drives is about 17% too small, and a healthy drive of a small array scores past the cut.
+_MAD_SMALL = {2: 1.196, 3: 1.495, 4: 1.363, 5: 1.206, 6: 1.200, 7: 1.140, 8: 1.129, 9: 1.107}
 # Croux & Rousseeuw (1992) small-sample correction factors of Qn for n = 2..9.
 _QN_SMALL = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
 
@@ -79,8 +101,12 @@ def find_outliers(
     *,
     view: str = "together",
     metric: str = "bandwidth",
+    noise: Mapping[str, float] | None = None,
 ) -> OutlierReport:
-    """Score each device's value (e.g. mean read bytes/s) against the rest of the array."""
+    """Score each device's value (e.g. mean read bytes/s) against the rest of the array.
+
+    `noise` maps a device to the relative standard error of its value (missing: unknown, taken as 0).
+    """
     import numpy as np
 
     params = params or OutlierParams()
@@ -88,7 +114,7 @@ def find_outliers(
         raise ValueError(f"side must be 'low' or 'high', not {params.side!r}")
     names = list(values)
     x = np.array([float(values[n]) for n in names], dtype=float)
-    ok = np.isfinite(x)
+    ok = np.isfinite(x) & (x >= 0)
     report = OutlierReport(params=params, view=view, metric=metric)  # every return fills in the rest with `replace`
     if int(ok.sum()) < params.min_devices:
         scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
@@ -104,25 +130,53 @@ def find_outliers(
         return replace(
             report, scores=scores, median=med, evaluated=False, reason="the median is 0: the devices did no work"
         )
-    dev = x[ok] - med
-    mad = float(np.median(np.abs(dev)))
-    if mad >= params.mad_floor * med:
-        scale, scale_method = mad / 0.6745, "mad"
+    with np.errstate(divide="ignore"):
+        y = np.log(x)  # a device that did nothing is -inf: below everything, named by the relative floor
+    finite = ok & (x > 0)
+    centre = float(np.median(y[finite]))
+    mad = float(np.median(np.abs(y[finite] - centre)))
+    if mad >= params.mad_floor:
+        count = int(finite.sum())
+        scale, scale_method = _MAD_SMALL.get(count, count / (count - 0.8)) * mad / 0.6745, "mad"
     else:
-        qn = qn_scale(x[ok])
+        qn = qn_scale(y[finite].tolist())
         scale, scale_method = (qn, "qn") if qn > 0 else (0.0, "relative-only")
     sign = -1.0 if params.side == "low" else 1.0
     scores = []
-    for name, v, good in zip(names, x, ok, strict=True):
+    for i, (name, v, good) in enumerate(zip(names, x, ok, strict=True)):
         if not good:
             scores.append(DeviceScore(name, float(v), None, float("nan"), False))
             continue
+        own = float(noise.get(name, 0.0)) if noise else 0.0
+        own = own if math.isfinite(own) and own > 0 else 0.0
+        total = math.hypot(scale, own)
         rel = v / med - 1.0
-        z = (v - med) / scale if scale > 0 else None
+        z = (y[i] - centre) / total if total > 0 and v > 0 else None
         far = sign * rel >= params.rel_floor
-        outlier = far and (z is None or sign * z > params.threshold)
-        scores.append(DeviceScore(name, float(v), None if z is None else float(z), float(rel), bool(outlier)))
+        beyond = far and _far_beyond(y, finite, i, own, sign, params)
+        outlier = far and (z is None or sign * z > params.threshold or beyond)
+        scores.append(
+            DeviceScore(
+                name, float(v), None if z is None else float(z), float(rel), bool(outlier), own or None, bool(beyond)
+            )
+        )
     return replace(report, scores=scores, median=med, scale=scale, scale_method=scale_method)
+
+
+def _far_beyond(y, finite, i: int, own: float, sign: float, params: OutlierParams) -> bool:  # y: ln values
+    """Whether device i is past `far_ratio` of the nearest other device and `threshold` of its own standard
+    errors beyond it: a factor no spread of healthy peers explains."""
+    import numpy as np
+
+    mask = finite.copy()
+    mask[i] = False
+    if not mask.any():
+        return False
+    if not np.isfinite(y[i]):
+        return True  # did no work while the others did
+    nearest = float(y[mask].min()) if sign < 0 else float(y[mask].max())
+    gap = sign * (y[i] - nearest)
+    return gap > -math.log(params.far_ratio) and gap > params.threshold * own
 
 
 def persistent_outliers(reports: Sequence[OutlierReport], min_hits: int = 2) -> list[str]:

@@ -6,6 +6,7 @@ read an array or a queue-depth curve the same way.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import statistics
@@ -73,6 +74,21 @@ class QdCurve:
 
     name: str
     configs: dict[tuple[int, int], Level]
+
+
+ACTIVE = 0.15  # seconds at either end below 15% of the median are start-up or wind-down, not a dip
+
+
+def active_seconds(series: PointSeries) -> tuple[list[float], list[float]]:
+    """The series without its partial first and last seconds and without idle seconds at either end (a
+    device's telemetry spans fio's start-up and wind-down): the seconds the dip rules and a point's noise read."""
+    times, values = series.times_s[1:-1], series.values[1:-1]
+    finite = sorted(v for v in values if math.isfinite(v))
+    if not finite:
+        return [], []
+    floor = ACTIVE * finite[len(finite) // 2]
+    busy = [i for i, v in enumerate(values) if math.isfinite(v) and v >= floor]
+    return (times[busy[0] : busy[-1] + 1], values[busy[0] : busy[-1] + 1]) if busy else ([], [])
 
 
 def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[PointSeries]:

@@ -17,6 +17,9 @@ _STYLE = {
 }
 
 
+HEADLINES = 5  # headlines the terminal lists after a run; the rest are counted (`--verbose` lists them all)
+
+
 def group_by_rule(findings: Sequence[Finding]) -> list[list[Finding]]:
     """Findings of one rule together: the same advice for five points is said once, naming all five.
     Advice of its own (a knee or a peak: "use QD 4", "iodepth=16 numjobs=4") is its subject's answer, so
@@ -25,6 +28,26 @@ def group_by_rule(findings: Sequence[Finding]) -> list[list[Finding]]:
     for finding in findings:
         groups.setdefault((finding.severity, finding.rule_id, finding.fix), []).append(finding)
     return list(groups.values())
+
+
+def also(group: Sequence[Finding]) -> list[str]:
+    """The other subjects a headline fired on, each once and in order, without the headline's own: three
+    repeats of a point are one subject, and `loop11 ... also: loop11` said nothing (issue 33)."""
+    seen = {group[0].subject or group[0].title}
+    others = []
+    for finding in group[1:]:
+        name = finding.subject or finding.title
+        if name not in seen:
+            seen.add(name)
+            others.append(name)
+    return others
+
+
+def headlines(findings: Sequence[Finding]) -> list[list[Finding]]:
+    """One headline per rule and cause (`group_by_rule`), the most serious first and, among equals, the one
+    that fired on the most subjects: what the few lines after a run should say first."""
+    groups = group_by_rule(findings)
+    return sorted(groups, key=lambda g: (g[0].severity.rank, -(1 + len(also(g)))))
 
 
 def render_findings(findings: Sequence[Finding], console: Console, verbose: bool = True, more: str = "") -> None:
@@ -41,7 +64,9 @@ def render_findings(findings: Sequence[Finding], console: Console, verbose: bool
     listed = triggered if verbose else [f for f in triggered if f.severity in (Severity.CRITICAL, Severity.WARNING)]
     if not listed:
         console.print("[green]No findings.[/green]" if verbose else "[green]No warnings.[/green]")
-    for group in group_by_rule(listed):
+    groups = headlines(listed)
+    shown = groups if verbose else groups[:HEADLINES]
+    for group in shown:
         _render_group(group, console)
     if verbose and skipped:
         console.print(f"\n[dim]Not evaluated ({len(skipped)}):[/dim]")
@@ -49,6 +74,12 @@ def render_findings(findings: Sequence[Finding], console: Console, verbose: bool
             reason = finding.title.removeprefix("not evaluated: ")
             console.print(f"  [dim]{finding.rule_id}: {escape(reason)}[/dim]", highlight=False)
     _counts(findings, console)
+    hidden = groups[len(shown) :]
+    if hidden:
+        rules = ", ".join(f"{g[0].rule_id} ({1 + len(also(g))})" for g in hidden)
+        console.print(
+            f"[dim]{len(hidden)} more headline(s): {rules}{'; ' + more if more else ''}[/dim]", highlight=False
+        )
     context = [f for f in triggered if f not in listed]
     if not verbose and (context or skipped):
         rules = ", ".join(sorted({f.rule_id for f in context}))
@@ -70,9 +101,9 @@ def _render_group(group: list[Finding], console: Console) -> None:
     if finding.evidence:
         shown = "; ".join(f"{k}={v}" for k, v in finding.evidence.items())
         console.print(f"         evidence: {escape(shown)}", highlight=False)
-    if len(group) > 1:
-        others = ", ".join(f.subject or f.title for f in group[1:])
-        console.print(f"         also: {escape(others)}", highlight=False)
+    others = also(group)
+    if others:
+        console.print(f"         also ({len(others)}): {escape(', '.join(others))}", highlight=False)
     if finding.why:
         console.print(f"         why: {escape(finding.why)}", style="dim", highlight=False)
     if finding.fix:

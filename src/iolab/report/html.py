@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from iolab.models import Finding, PointRecord, Severity, units
 from iolab.private import AS_UMASK, write_private
 from iolab.report import charts
-from iolab.report.findings import group_by_rule
+from iolab.report.findings import also, group_by_rule
 from iolab.views.headline import Headline, split_findings
 from iolab.views.run import RunView
 from iolab.views.tables import UNITS_NOTE, NotebookTable, repeat_percentile
@@ -147,7 +147,7 @@ def _finding_view(group: list[Finding]) -> FindingView:
         why=first.why,
         fix=first.fix,
         heuristic=first.confidence < 1.0,
-        also=tuple(f.subject or f.title for f in group[1:]),
+        also=tuple(also(group)),
     )
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from iolab.models import Finding, Severity
-from iolab.report.findings import group_by_rule
+from iolab.report.findings import also, group_by_rule
 from iolab.report.wording import HEADERS, comparison_notes, side_text, verdict_cells
 from iolab.views.comparison import Comparison
 from iolab.views.headline import headline_line, split_findings
@@ -97,8 +97,8 @@ def _finding_item(group: list[Finding]) -> str:
     details = []
     if first.evidence:
         details.append("evidence: " + code_span("; ".join(f"{k}={v}" for k, v in first.evidence.items())))
-    if len(group) > 1:
-        details.append("also: " + escape_text(", ".join(f.subject or f.title for f in group[1:])))
+    if others := also(group):
+        details.append("also: " + escape_text(", ".join(others)))
     if first.fix:
         details.append("fix: " + escape_text(first.fix))
     return "\n".join([item, *(f"  - {d}" for d in details)])

@@ -12,11 +12,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from iolab.analysis.outliers import OutlierReport, find_outliers
+from iolab.analysis.noise import relative_error
+from iolab.analysis.outliers import DeviceScore, OutlierReport, find_outliers
 from iolab.analysis.scaling import ScalingReport, scaling_table
-from iolab.doctor.derived import ArrayView
+from iolab.analysis.stopping import MIN_BATCHES as MIN_BATCH_SECONDS
+from iolab.doctor.derived import ArrayView, active_seconds
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
+from iolab.models.array_names import TOGETHER
 
 KEEPS_UP = 0.95  # alone, a drive within 5% of the median of its peers keeps up with them
 NOISE_SIGMAS = 2.0  # a drop between two sets must exceed this many standard errors of their difference
@@ -26,13 +29,56 @@ def _mb(value: float) -> str:
     return f"{units.mb_per_s(value)} MB/s"
 
 
-def _outliers(view: ArrayView) -> dict[str, OutlierReport]:
-    """The outlier report of each view the array was measured in ("together", "alone")."""
+def _outliers(ctx: Context, view: ArrayView) -> dict[str, OutlierReport]:
+    """The outlier report of each view the array was measured in ("together", "alone"), each device's figure
+    judged against its own noise where its seconds were logged."""
     return {
-        label: find_outliers(values, view=label, metric="bandwidth")
+        label: find_outliers(values, view=label, metric="bandwidth", noise=_noise(ctx, view, label))
         for label, values in (("together", view.together), ("alone", view.alone))
         if values
     }
+
+
+def _seconds(ctx: Context, view: ArrayView, label: str, device: str) -> list[float] | None:
+    """The device's per-second bandwidth in a view, its active seconds only (`active_seconds`: no partial
+    first and last second, no idle start-up): its own series in the together point (telemetry), the
+    point's jobs summed alone; None when not logged."""
+    point = _point_of(view, label, device)
+    if label == "together":
+        mine = [s for s in ctx.series if s.point == point and s.label.startswith(f"{device} ")]
+    else:
+        mine = [s for s in ctx.series if s.point == point and s.label == "all jobs"]
+    best = max(mine, key=lambda s: sum(s.values), default=None)
+    return None if best is None else active_seconds(best)[1]
+
+
+def _noise(ctx: Context, view: ArrayView, label: str) -> dict[str, float]:
+    """Each device's relative standard error in a view (batch means of its seconds), where known."""
+    values = view.together if label == "together" else view.alone
+    out = {}
+    for device in values:
+        seconds = _seconds(ctx, view, label, device)
+        error = relative_error(seconds) if seconds else None
+        if error is not None:
+            out[device] = error
+    return out
+
+
+def _busy(ctx: Context) -> dict[str, str]:
+    """Points during which something else used the host (TEL-INTERFERENCE's test), with what it was."""
+    busy = {}
+    for seen in ctx.interference:
+        cpu = seen.other_cpu_pct
+        parts = [f"other processes used {units.percent(cpu)} of a CPU"] if cpu is not None and seen.busy_cpu else []
+        parts += [f"others {('read', 'wrote')[i]} on {device}" for device, i in seen.busy_io()]
+        if parts:
+            busy[seen.point] = " and ".join(parts)
+    return busy
+
+
+def _point_of(view: ArrayView, label: str, device: str) -> str:
+    """The point a device's figure in a view comes from."""
+    return f"{view.workload}-{TOGETHER}" if label == "together" else view.points.get((device,), "")
 
 
 def _method(report: OutlierReport) -> str:
@@ -50,17 +96,21 @@ def _method(report: OutlierReport) -> str:
     needs="arrays",
     title="A drive is the odd one out of its array",
     applies="array runs with at least 3 drives in a view (together or alone)",
-    trigger="modified z-score of its bandwidth below -3.5 and at least 5% below the array median (info when only "
-    "alone and the drive kept up together: each drive alone runs at another moment of the host)",
+    trigger="modified z-score of ln(bandwidth) below -4.5, its own noise (batch means of its seconds) counted with "
+    "the peers' spread, and at least 5% below the array median; or below half of its slowest peer by more than "
+    "4.5 of its standard errors, whatever the spread. Info when only alone and the drive kept up together, when "
+    "the host was busy during its point (TEL-INTERFERENCE), or when its point was too short to know its noise",
     why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
     fix="Compare its PCIe link speed and width, NUMA node, firmware, SMART temperature and fill/TRIM state "
     "with its peers; re-run to see if it stays an outlier.",
     evidence="its bandwidth, the median, modified z, drives",
-    source="Iglewicz and Hoaglin's modified z-score; Rousseeuw and Croux's Qn when MAD is 0",
+    source="Iglewicz and Hoaglin's modified z-score on a log scale; Rousseeuw and Croux's Qn when MAD is 0; "
+    "batch means for each point's standard error",
 )
 def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
+    busy = _busy(ctx)
     for view in ctx.arrays:
-        reports = _outliers(view)
+        reports = _outliers(ctx, view)
         for label, report in reports.items():
             subject = f"{view.workload} ({label})"
             if not report.evaluated:
@@ -71,11 +121,19 @@ def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
                     "bandwidth": _mb(score.value),
                     "median": _mb(report.median),
                     "modified z": "n/a" if score.z is None else f"{score.z:.1f}",
+                    "own noise": "not logged" if score.noise is None else f"±{score.noise:.1%} (standard error)",
                     "drives": len(report.scores),
                     "workload": view.workload,
                     "method": _method(report),
                 }
                 title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
+                doubt = _doubt(ctx, view, label, score, busy)
+                if doubt:
+                    evidence["why a possibility"] = doubt
+                    yield r.finding(
+                        f"{title}; {doubt}: a possibility, re-run to confirm", score.device, evidence, "info"
+                    )
+                    continue
                 if label == "alone" and _kept_up_together(score.device, view, reports.get("together")):
                     # Alone, each drive runs at another moment of a possibly busy host; together, all run in the
                     # same seconds. A drive that kept up together is not shown slow beyond the host's own drift.
@@ -88,6 +146,20 @@ def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
                     )
                     continue
                 yield r.finding(title, score.device, evidence)
+
+
+def _doubt(ctx: Context, view: ArrayView, label: str, score: DeviceScore, busy: dict[str, str]) -> str:
+    """Why an outlier verdict is only a possibility ("" when it is not): the host was busy during its point,
+    or its point was too short to know its own noise (seconds logged for the run, too few for this point).
+    A drive past half of its slowest peer is named whatever the host did."""
+    if score.far:
+        return ""
+    point = _point_of(view, label, score.device)
+    if point in busy:
+        return f"the host was busy during this point ({busy[point]})"
+    if score.noise is None and ctx.series:
+        return "its point was too short to know its own noise"
+    return ""
 
 
 def _kept_up_together(device: str, view: ArrayView, together: OutlierReport | None) -> bool:
@@ -113,7 +185,7 @@ def _kept_up_together(device: str, view: ArrayView, together: OutlierReport | No
 )
 def shared_path(ctx: Context, r: Rule) -> Iterator[Finding]:
     for view in ctx.arrays:
-        reports = _outliers(view)
+        reports = _outliers(ctx, view)
         together, alone = reports.get("together"), reports.get("alone")
         if together is None or alone is None or not alone.evaluated:
             continue
@@ -134,30 +206,22 @@ def shared_path(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> float | None:
     """The noise of the difference of two sets' bandwidths, relative: the standard error of each point's mean
-    from its per-second samples (all its jobs), and what measuring at another moment adds, estimated by the
-    spread of the drives measured alone one after another (which holds any real difference between them
-    too, so it errs on the side of saying nothing). None when a point has no series (imported results):
-    the tolerance alone decides."""
-    alone = sorted(view.alone.values())
-    errors = [_robust_cv(alone) ** 2] if len(alone) >= 3 else []
+    from batch means of its per-second samples (all its jobs; `analysis.noise`). The points ran at different
+    moments; a host busy in one of them is TEL-INTERFERENCE's to name, and makes a drop a possibility only.
+    None when the run logged no seconds at all (imported results): the tolerance alone decides. Infinite
+    when it did but a point has too few of them to know its noise (a 3 s point keeps one whole second):
+    two single figures are no verdict."""
+    if not ctx.series:
+        return None
+    errors = []
     for devices in sets:
         name = view.points.get(devices)
         values = next((s.values[1:-1] for s in ctx.series if s.point == name and s.label == "all jobs"), None)
-        if not values or len(values) < 2:
-            return None
-        mean = sum(values) / len(values)
-        if mean <= 0:
-            return None
-        variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
-        errors.append(variance / len(values) / mean**2)
+        error = relative_error(values) if values else None
+        if error is None:
+            return math.inf
+        errors.append(error**2)
     return math.sqrt(sum(errors))
-
-
-def _robust_cv(values: list[float]) -> float:
-    """1.4826 x MAD / median of sorted `values`: a standard deviation, relative, that one odd value cannot inflate."""
-    middle = values[len(values) // 2]
-    deviations = sorted(abs(v - middle) for v in values)
-    return 1.4826 * deviations[len(deviations) // 2] / middle if middle > 0 else 0.0
 
 
 def _scaling(view: ArrayView) -> ScalingReport | None:
@@ -182,7 +246,7 @@ def _scaling_method(report: ScalingReport) -> str:
     title="More drives together, less bandwidth",
     applies="array runs with device sets (scaling mode)",
     trigger="a set's aggregate more than 2% below that of a smaller set it contains, and more than 2 standard "
-    "errors of the difference of their means (from each point's per-second samples)",
+    "errors of the difference of their means (batch means of each point's per-second samples); not evaluated on points too short to know their noise; info when either point's host was busy",
     why="Adding drives should never lower the total; when it does, a shared resource (CPU, PCIe switch, memory "
     "bandwidth, interrupts) is saturated or contended. A 30-SSD server in a public study gave 127 GB/s with "
     "30 drives, 131 GB/s with 28 and 132 GB/s with 24.",
@@ -199,20 +263,39 @@ def scaling_drop(ctx: Context, r: Rule) -> Iterator[Finding]:
         if not report.evaluated:
             yield r.not_evaluated(report.reason, view.workload)
             continue
+        busy = _busy(ctx)
+        unknown = 0
         for drop in report.drops:
             noise = _relative_error(ctx, view, drop.larger, drop.smaller)
+            if noise == math.inf:
+                unknown += 1
+                continue
             if noise is not None and drop.drop <= NOISE_SIGMAS * noise:
                 continue  # inside what the two points' own seconds varied by
             added = sorted(set(drop.larger) - set(drop.smaller))
-            yield r.finding(
-                f"{view.workload}: {len(drop.larger)} drives gave {drop.drop:.0%} less than {len(drop.smaller)} of them",
+            evidence = {
+                f"{len(drop.larger)} drives": _mb(drop.larger_aggregate),
+                f"{len(drop.smaller)} drives": f"{_mb(drop.smaller_aggregate)} ({', '.join(drop.smaller)})",
+                "added": ", ".join(added) or "-",
+                "noise of the difference": "not logged" if noise is None else f"±{noise:.1%} (standard error)",
+                "method": _scaling_method(report),
+            }
+            title = (
+                f"{view.workload}: {len(drop.larger)} drives gave {drop.drop:.0%} less than {len(drop.smaller)} of them"
+            )
+            doubts = [busy[p] for p in (view.points.get(drop.larger), view.points.get(drop.smaller)) if p in busy]
+            if doubts:
+                evidence["why a possibility"] = f"the host was busy ({doubts[0]})"
+                yield r.finding(
+                    f"{title}; the host was busy: a possibility, re-run to confirm", view.workload, evidence, "info"
+                )
+                continue
+            yield r.finding(title, view.workload, evidence)
+        if unknown:
+            yield r.not_evaluated(
+                f"{unknown} drop(s) between points too short to know their own noise (fewer than "
+                f"{MIN_BATCH_SECONDS} whole seconds logged)",
                 view.workload,
-                {
-                    f"{len(drop.larger)} drives": _mb(drop.larger_aggregate),
-                    f"{len(drop.smaller)} drives": f"{_mb(drop.smaller_aggregate)} ({', '.join(drop.smaller)})",
-                    "added": ", ".join(added) or "-",
-                    "method": _scaling_method(report),
-                },
             )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from iolab.doctor.rule import ASYNC_ENGINES, SYNC_ENGINES, Context, JobView, Rule, rule
-from iolab.models import Finding
+from iolab.models import Finding, Result
 
 
 def _gib(n: int | None) -> str:
@@ -172,7 +172,7 @@ def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
     title="Run too short to trust",
     applies="every job",
     trigger="measured runtime < 5 s (high under 2 s), or time_based with runtime < 5 s (not for file create/stat/delete "
-    "jobs: MD-SHORT-PHASE)",
+    "jobs: MD-SHORT-PHASE; not for a point fio's ss= or --stop-when-known ended once its number was known)",
     why="Start-up, cache and firmware transients dominate and variance cannot be judged; without time_based fio stops "
     "when size is done, so a small file gives a short run.",
     fix="time_based=1 and runtime=60 or more (long enough to reach steady state for writes).",
@@ -184,6 +184,8 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
         if job.metadata:
             continue  # a file operation's phase: MD-SHORT-PHASE
         if job.result is not None:
+            if _stopped_by_design(job.result):
+                continue  # short because its number was known: fio's ss= held, or --stop-when-known met its target
             runtimes = [d.runtime_ms for d in job.result.directions.values() if d.runtime_ms]
             if runtimes and max(runtimes) < 5_000:
                 yield r.finding(
@@ -198,6 +200,14 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
                 yield r.finding(
                     f"{job.name} is set to run {seconds:g} s", job.name, _opts(job, "runtime", "time_based")
                 )
+
+
+def _stopped_by_design(result: Result) -> bool:
+    """Whether the point ended early on purpose: fio's steady-state criterion (`ss=`) held, or iolab's
+    stopping (`--stop-when-known`) met its target. Its length was the method's answer, not a mistake."""
+    return (result.steady is not None and result.steady.attained) or (
+        result.stopping is not None and result.stopping.met
+    )
 
 
 @rule(

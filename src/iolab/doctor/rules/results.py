@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from iolab.analysis.knee import KneeReport
+from iolab.analysis.noise import relative_error
 from iolab.analysis.stability import FAR_RATIO, FAR_SIGMAS, far_repeats, summarize
 from iolab.doctor.rule import Context, JobView, Rule, rule
 from iolab.doctor.rules.pcie import gbs, link_bandwidths
@@ -97,8 +98,9 @@ NO_NOISE_DROP = 0.10  # the drop needed where nothing measures the noise (one re
     title="More parallelism, less bandwidth",
     applies="results that differ only in numjobs or iodepth (device counts: ARR-SCALING-DROP)",
     trigger="the mean bandwidth over repeats drops when the parameter grows, by more than 5% and more than twice the "
-    "noise of the difference (standard errors from the repeats, else from each point's per-second series; "
-    "10% where neither exists, as for imported results); not for file create/stat/delete jobs",
+    "noise of the difference (standard errors from the repeats, else from batch means of each point's per-second "
+    "series; 10% where the run logged no seconds, as for imported results; not evaluated for a point measured "
+    "once with too few seconds); not for file create/stat/delete jobs",
     why="Check in order: CPU saturation (FIO-CPU-BOUND; per-I/O cost from IOMMU, mitigations, debug kernel), a shared "
     "PCIe uplink, NUMA placement, and for writes a device cache that more writers fill sooner.",
     fix="Sweep per NUMA node and per uplink; fix per-I/O CPU cost first, then re-run the sweep.",
@@ -118,6 +120,13 @@ def nonmonotonic(ctx: Context, r: Rule) -> Iterator[Finding]:
                 if best is not None and value > best[0]:
                     noise = math.hypot(error, best[2]) if error is not None and best[2] is not None else None
                     tolerance = max(MIN_DROP, 2 * noise) if noise is not None else NO_NOISE_DROP
+                    if bw < best[1] * (1 - MIN_DROP) and noise == math.inf:
+                        yield r.not_evaluated(
+                            f"{param}={value} gave less than {param}={best[0]}, but a point measured once kept too "
+                            "few seconds to know its noise",
+                            by_value[value][0].name,
+                        )
+                        break
                     if bw < (1 - tolerance) * best[1]:
                         name = by_value[value][0].name
                         yield r.finding(
@@ -136,7 +145,10 @@ def nonmonotonic(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None]:
-    """(mean bandwidth over the repeats, its relative standard error or None when nothing measures it)."""
+    """(mean bandwidth over the repeats, its relative standard error): from the repeats, else from batch means
+    of the point's per-second series (`analysis.noise`). None when nothing measures it and the run logged no
+    seconds at all (imported results: a fixed tolerance decides); infinite when the run logged seconds but
+    this point, measured once, kept too few of them to know its noise: one second is no verdict (issue 33)."""
     values = [_total_bw(job) for job in jobs]
     mean = sum(values) / len(values)
     if mean <= 0:
@@ -145,13 +157,10 @@ def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None]:
         variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
         return mean, math.sqrt(variance / len(values)) / mean
     seconds = next((s.values[1:-1] for s in ctx.series if s.point == jobs[0].name and s.label == "all jobs"), None)
-    if not seconds or len(seconds) < 3:
-        return mean, None
-    second_mean = sum(seconds) / len(seconds)
-    if second_mean <= 0:
-        return mean, None
-    variance = sum((v - second_mean) ** 2 for v in seconds) / (len(seconds) - 1)
-    return mean, math.sqrt(variance / len(seconds)) / second_mean
+    error = relative_error(seconds) if seconds else None
+    if error is None:
+        return mean, math.inf if ctx.series else None
+    return mean, error
 
 
 @rule(
