@@ -31,7 +31,7 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from results_file import RESULTS, host, write_result  # noqa: E402
+from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
 
 from iolab.analysis.history import ChangePointParams, change_points, outlier_runs  # noqa: E402
 
@@ -102,7 +102,10 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=1000, help="histories, half to choose the cut, half to report")
     parser.add_argument("--seed", type=int, default=33, help="first seed")
     parser.add_argument("--out", type=Path, default=RESULTS / "simulated_histories.json")
+    add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.cases = 8
     seeds = list(range(args.seed, args.seed + args.cases))
     train, held_out = seeds[0::2], seeds[1::2]
     started = time.perf_counter()
@@ -143,7 +146,7 @@ def main() -> int:
         },
         "seconds": round(time.perf_counter() - started, 1),
     }
-    write_result(args.out, "simulated_histories", figures)
+    write_result(args.out, "simulated_histories", figures, smoke=args.smoke)
     print(
         f"outlier-run cut chosen on {len(train)} training histories: {chosen} sigmas (shipped {shipped.outlier_sigmas})"
     )

@@ -22,7 +22,11 @@ from tests.chromium import chromium_skip_reason
 from tests.loopdev import loop_skip_reason, throttle_skip_reason
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-HELPERS = {"run_all.py", "readme_figures.py"}  # `make bench` at full size; README from the results
+HELPERS = {
+    "run_all.py",
+    "readme_figures.py",
+    "calibration_readme.py",
+}  # `make bench` at full size; README from the results
 
 
 def strace_skip_reason() -> str | None:
@@ -35,6 +39,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "calibration.py": ("calibration.json", throttle_skip_reason),
     "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
     "fioplot_collection.py": ("fioplot_collection.json", None),
+    "fioplot_traces.py": ("fioplot_traces.json", None),
     "history_cli_speed.py": ("history_cli_speed.json", None),
     "history_scale.py": ("history_scale.json", None),
     "history_speed.py": ("history_speed.json", None),
@@ -48,6 +53,8 @@ SMOKE: dict[str, tuple[str, object]] = {
     "overhead.py": ("overhead.json", loop_skip_reason),
     "perf_overhead.py": ("perf_overhead.json", None),
     "safety_generative.py": ("safety_generative.json", strace_skip_reason),
+    "simulated_arrays.py": ("simulated_arrays.json", None),
+    "simulated_histories.py": ("simulated_histories.json", None),
     "startup.py": ("startup.json", None),
     "stopping_coverage.py": ("stopping_coverage.json", None),
     "stopping_fall.py": ("stopping_fall.json", throttle_skip_reason),
