@@ -137,12 +137,18 @@ def test_diff_env_names_a_changed_setting(tmp_path):
             == 0
         )
     store = open_store()
-    snap = run_snapshot(store, 2, "before")
-    # Other workers' loop devices come and go between the two runs on a shared host: not what is tested here.
-    snap["devices"] = run_snapshot(store, 1, "before")["devices"]
-    store.save_snapshot(2, "before", snap)
+    # Other workers' loop devices come and go during the two runs on a shared host: not what is tested here,
+    # so every snapshot of both runs keeps one device list.
+    devices = run_snapshot(store, 1, "before")["devices"]
+    for run_id in (1, 2):
+        for phase in ("before", "after"):
+            held = run_snapshot(store, run_id, phase)
+            if held is not None:
+                held["devices"] = devices
+                store.save_snapshot(run_id, phase, held)
     same = iolab("diff-env", "1", "2")
     assert same.returncode == 0 and "No differences" in same.stdout, same.stdout
+    snap = run_snapshot(store, 2, "before")
     snap["cmdline"] = snap["cmdline"] + " spec_rstack_overflow=safe-ret"
     store.save_snapshot(2, "before", snap)
     changed = iolab("diff-env", "1", "2")
