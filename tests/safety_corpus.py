@@ -28,6 +28,7 @@ from pathlib import Path
 from iolab.errors import RunFailed, UserError
 from iolab.fio.option_table import OPTION_CLASSES
 from iolab.fio.run import files_dir, metadata_dir, point_jobfile, run_fio
+from iolab.models import Point
 from iolab.runner.dryrun import dry_run
 from iolab.runner.request import RunRequest
 from tests.loopdev import loop_devices
@@ -253,7 +254,7 @@ def _touched(trace: str, cwd: str) -> Iterator[tuple[str, str, bool]]:
             yield os.path.normpath(os.path.join(cwd, path)), name, modifies
 
 
-def _prepare_dirs(point) -> None:  # type: ignore[no-untyped-def]
+def _prepare_dirs(point: Point) -> None:
     """What the runner makes before fio runs a point: a directory workload's own directory."""
     text = point_jobfile(point, Path("/nonexistent"))
     for line in text.splitlines():
