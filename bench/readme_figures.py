@@ -33,8 +33,9 @@ def overhead_target(results: Results, target: str) -> str:
     low, high = r["ci95"]
     cov = r["cov"]
     return (
-        f"**{r['median_ratio']:.3f}** (95% CI {low:.3f}–{high:.3f}, {len(r['ratios'])} pairs, run-to-run COV bare "
-        f"{cov['bare']:.1%}, iolab {cov['iolab']:.1%})"
+        f"**{r['median_ratio']:.3f}** (95% CI {low:.3f}–{high:.3f}, {len(r['ratios'])} pairs of {r['runtime_s']} s, "
+        f"run-to-run COV bare {cov['bare']:.1%}, iolab {cov['iolab']:.1%}; {r['when'][:10]}, load average "
+        f"{r['loadavg'][0]:.1f} at the end)"
     )
 
 
@@ -45,8 +46,7 @@ def overhead_cpu(results: Results) -> str:
         split = r.get("cpu_share_parts")
         detail = f": {', '.join(f'{k} {v:.2%}' for k, v in split.items())}" if split else ""
         parts.append(f"{r['iolab_cpu_share']:.2%} ({target}{detail})")
-    load = record.get("host", {}).get("loadavg")
-    return " and ".join(parts) + " of one CPU" + (f"; load average {load[0]:.1f} at the end" if load else "")
+    return " and ".join(parts) + " of one CPU"
 
 
 def time_to_answer(results: Results) -> str:
