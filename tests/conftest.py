@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.oracle import OracleReport, ShownRow, check_rows, check_store, point_rates
+from tests.oracle import OracleReport, ShownRow, check_quotes, check_rows, check_store, point_rates
 
 # What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
 # installed script beside the interpreter), loop devices, Chromium, sshd, or the report tests' stores of real runs.
@@ -111,7 +111,9 @@ def _oracle_check(directory: Path) -> list[str]:
         _CHECKED.add(database)
         report = check_store(database)
         if report.points:
-            check_rows(point_rates(database), _shown_rows(database), report)
+            rates = point_rates(database)
+            check_rows(rates, _shown_rows(database), report)
+            check_quotes(database, rates, report)
         ORACLE.add(report)
         disagreements += report.disagreements
     return disagreements
@@ -177,7 +179,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         return
     terminalreporter.write_line(
         f"oracle (tests/oracle.py): {ORACLE.runs} runs, {ORACLE.points} points, {ORACLE.figures} figures "
-        f"recomputed from fio's output, {len(ORACLE.disagreements)} disagreements"
+        f"({ORACLE.quotes} of them quoted by findings) recomputed from fio's output, "
+        f"{len(ORACLE.disagreements)} disagreements"
         + (
             f" ({ORACLE.skipped} points of outputs it does not read: fio 2 to 3.1, terse, other tools, none kept)"
             if ORACLE.skipped

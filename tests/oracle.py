@@ -38,6 +38,7 @@ class OracleReport:
     points: int = 0
     figures: int = 0
     skipped: int = 0  # points whose output the oracle does not read (fio 2 to 3.1, terse, other tools)
+    quotes: int = 0  # findings' quoted figures among `figures`
     disagreements: list[str] = field(default_factory=list)
 
     def add(self, other: OracleReport) -> None:
@@ -45,6 +46,7 @@ class OracleReport:
         self.points += other.points
         self.figures += other.figures
         self.skipped += other.skipped
+        self.quotes += other.quotes
         self.disagreements += other.disagreements
 
 
@@ -366,3 +368,32 @@ def check_rows(rates: dict[tuple[int, str], dict[str, float]], rows: list[ShownR
                     report.disagreements.append(
                         f"{row.where} {row.ddir} {name} {what}: shown {held}, recomputed {recomputed}"
                     )
+
+
+def check_quotes(database: Path, rates: dict[tuple[int, str], dict[str, float]], report: OracleReport) -> None:
+    """Each figure a stored finding quotes (the findings table's `quotes`: points by id, a metric such as
+    "read.bw" or "iops", the value) recomputed as the mean over its points of their fio outputs' figure;
+    quotes of a point the oracle cannot read, or of latency, are left out."""
+    try:
+        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        rows = conn.execute("SELECT rule_id, subject, quotes FROM findings WHERE quotes != '[]'").fetchall()
+        conn.close()
+    except sqlite3.Error:  # a store from before quotes, or a broken one
+        return
+    for rule_id, subject, text in rows:
+        for q in json.loads(text):
+            ddir, _, name = q["metric"].rpartition(".")
+            figure = {"bw": "bw_bytes", "iops": "iops"}.get(name)
+            if figure is None:
+                continue
+            values = []
+            for point in q["points"]:
+                directions = [ddir] if ddir else list(DIRECTIONS)
+                found = [rates.get((int(point), d)) for d in directions]
+                if ddir and found[0] is None or not any(found):
+                    values = []
+                    break
+                values.append(sum(f[figure] for f in found if f is not None))
+            if values:
+                report.quotes += 1
+                _compare(report, f"{rule_id} on {subject}: quoted {q['metric']}", q["value"], sum(values) / len(values))

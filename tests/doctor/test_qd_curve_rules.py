@@ -65,7 +65,7 @@ def test_a_depth_sweep_gets_its_knee_and_peak_and_more_jobs_are_weighed_against_
     assert len(peak) == 1
     assert peak[0].title == "rr: peak 160.0k IOPS (655 MB/s) at QD16 x 4 jobs, +98% over one job's best"
     assert peak[0].evidence["best with one job"] == "81.0k IOPS at QD32"
-    assert peak[0].evidence["best per job count"] == "1: 81.0k, 4: 160.0k"
+    assert peak[0].evidence["best per job count"] == "1: 81.0k IOPS, 4: 160.0k IOPS"
     assert peak[0].evidence["in flight at the peak"] == "64"
 
 

@@ -66,6 +66,7 @@ class Level:
     latency_ns: float | None  # mean total latency; None where a repeat had none
     repeats: int = 1
     iops_half_width: float | None = None  # 95% confidence interval of the mean IOPS, +/-; None for one repeat
+    points: tuple[tuple[str, Result], ...] = ()  # its repeats by stored id: what a finding quoting it names
 
 
 @dataclass(frozen=True)
@@ -163,10 +164,12 @@ def curve_name(point_name: str) -> str:
 def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
     """(iodepth, numjobs) -> its Level: means over its repeats, with a confidence interval."""
     values: dict[tuple[int, int], list[Result]] = defaultdict(list)
+    names: dict[tuple[int, int], list[str]] = defaultdict(list)
     for record in members:
         job = record.point.job
         assert record.result is not None
         values[(job.iodepth, job.numjobs)].append(record.result)
+        names[(job.iodepth, job.numjobs)].append(str(record.id))
     from iolab.analysis.stability import summarize
 
     out = {}
@@ -180,6 +183,7 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
             statistics.fmean(latencies) if all(latencies) else None,
             iops.n,
             half,
+            tuple(zip(names[config], results, strict=True)),
         )
     return out
 

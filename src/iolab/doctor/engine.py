@@ -80,8 +80,8 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
     names = {r.id: r.point.name for r in material.records}
     ctx = Context(
         snapshot=snapshot,
-        jobs=[JobView.from_point(r.point, r.result) for r in records]
-        + [JobView.from_point(r.point, None) for r in invalid],
+        jobs=[JobView.from_point(r.point, r.result, str(r.id)) for r in records]
+        + [JobView.from_point(r.point, None, str(r.id)) for r in invalid],
         mem_total_bytes=snapshot.mem_total_bytes if snapshot else None,
         series=point_series(records, material.series),
         arrays=array_views(records, material.device_bw),
@@ -94,10 +94,27 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
         cov_target=material.cov_target,
     )
     findings = evaluate(ctx)
+    findings += _misquoted(findings, {str(r.id): r.result for r in records if r.result is not None})
     if invalid:
         judged = Context(jobs=[JobView.from_point(r.point, r.result) for r in invalid])
         findings += evaluate(judged, [r for r in RULES if r.id == INVARIANT_RULE])
     return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
+
+
+def _misquoted(findings: list[Finding], results: dict[str, Result]) -> list[Finding]:
+    """A critical RES-INVARIANT finding for each finding whose quoted figure is not its points' (`doctor.quotes`):
+    a bug in a rule, said before anyone reads the wrong number."""
+    from iolab.doctor.quotes import misquotes
+
+    rule = next(r for r in RULES if r.id == INVARIANT_RULE)
+    return [
+        rule.finding(
+            f"{finding.rule_id} on {finding.subject or 'the run'}: its figure is not its points' ({problem})",
+            finding.subject,
+            {"invariant": "a finding's numbers are its points' numbers", "finding": finding.title, "by": problem},
+        )
+        for finding, problem in misquotes(findings, results)
+    ]
 
 
 def lint_jobs(

@@ -9,7 +9,7 @@ be read. A rule that does not apply yields nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -17,6 +17,7 @@ from iolab.analysis.device_traffic import DeviceTraffic
 from iolab.analysis.interference import Interference
 from iolab.doctor.derived import ArrayView, PointSeries, QdCurve, RepeatSet
 from iolab.models import Finding, Point, Result, Severity
+from iolab.models.finding import Quote
 from iolab.models.job_options import JobOptions
 from iolab.models.material import HostRow, SteadyOutcome
 from iolab.models.snapshot import BlockDevice, Snapshot
@@ -52,17 +53,23 @@ class JobView:
     target_kind: str | None = None
     ram_backed: bool = False
     result: Result | None = None
+    key: str = ""  # what a finding's quote names it by: its stored id, its `Point.key`, or a section's name
     job: JobOptions = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "job", JobOptions(self.options))
+        if not self.key:
+            object.__setattr__(self, "key", self.name)
 
     @classmethod
-    def from_point(cls, point: Point, result: Result | None) -> JobView:
+    def from_point(cls, point: Point, result: Result | None, key: str = "") -> JobView:
+        """`key` names the point for quotes: its stored id where there is one (two imported outputs of one
+        job can share a `Point.key`), else its `Point.key`."""
+        key = key or point.key
         options = dict(point.options)
         if point.job.is_metadata:  # its job file names a directory inside the target, no file, size or direct
             options.setdefault("directory", point.target.path)
-            return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result)
+            return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result, key)
         if point.per_job_files:  # each job its own file in a directory: its data set is theirs together
             options.setdefault("directory", point.target.path)
             options.setdefault("size", str(point.per_job_bytes))
@@ -73,7 +80,7 @@ class JobView:
         # buffered= decide, so a workload's buffered= cannot contradict it
         options.pop("direct", None)
         options["direct"] = "1" if point.direct else "0"
-        return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result)
+        return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result, key)
 
     @classmethod
     def from_options(cls, name: str, options: Mapping[str, str]) -> JobView:
@@ -263,8 +270,10 @@ class Rule:
         level: str | None = None,
         why: str | None = None,
         fix: str | None = None,
+        quotes: Sequence[Quote] = (),
     ) -> Finding:
-        """A triggered Finding carrying this rule's why, fix and source."""
+        """A triggered Finding carrying this rule's why, fix and source, and the points' figures it quotes
+        (`doctor.quotes`)."""
         return Finding(
             rule_id=self.id,
             family=self.family,
@@ -276,6 +285,7 @@ class Rule:
             fix=self.fix if fix is None else fix,
             confidence=0.7 if self.heuristic else 1.0,
             source=self.source,
+            quotes=tuple(quotes),
         )
 
     def not_evaluated(self, reason: str, subject: str = "") -> Finding:

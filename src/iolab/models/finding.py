@@ -19,6 +19,24 @@ class Severity(str, Enum):
 
 
 @dataclass(frozen=True)
+class Quote:
+    """A figure of measured points that a finding shows, and the text it shows it as.
+
+    A rule that puts a point's rate, IOPS or latency into a finding makes it a Quote, so the figure can be
+    recomputed from the points it names before the finding is stored (`doctor.quotes.misquotes`) and, in the
+    suite, from fio's own output (tests/oracle.py): a finding's numbers are the numbers of its points.
+    `points` name the points by their stored ids (`JobView.key`); `metric` is one of `doctor.quotes.METRICS`; `value` is its mean
+    over the points (the repeats of one configuration, or one point).
+    """
+
+    points: tuple[str, ...]
+    metric: str
+    value: float
+    shown: str
+    unit: str  # a key of `doctor.quotes.FORMATS`: how `shown` was made from `value`
+
+
+@dataclass(frozen=True)
 class Finding:
     """One conclusion with the evidence a person needs to check it.
 
@@ -36,3 +54,4 @@ class Finding:
     fix: str = ""
     confidence: float = 1.0
     source: str = ""
+    quotes: tuple[Quote, ...] = ()

@@ -8,6 +8,7 @@ run loses at most the point in flight.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import socket
@@ -160,7 +161,7 @@ class Store:
             self.conn.execute("DELETE FROM findings WHERE run_id = ? AND point_id IS ?", (run_id, point_id))
             self.conn.executemany(
                 "INSERT INTO findings (run_id, point_id, rule_id, family, severity, title, subject, evidence, why,"
-                " fix, confidence, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " fix, confidence, source, quotes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         run_id,
@@ -175,6 +176,7 @@ class Store:
                         f.fix,
                         f.confidence,
                         f.source,
+                        json.dumps([dataclasses.asdict(q) for q in f.quotes]),
                     )
                     for f in findings
                 ],

@@ -25,6 +25,7 @@ from iolab.models import (
     StopRecord,
     Target,
 )
+from iolab.models.finding import Quote
 from iolab.models.material import DOCTOR_METRICS, HostRow, RunMaterial, SteadyOutcome
 from iolab.models.run import MEASURED
 from iolab.models.sample_series import SampleSeries, samples_of
@@ -278,6 +279,10 @@ def run_findings(store: Store, run_id: int) -> list[Finding]:
             fix=r["fix"],
             confidence=r["confidence"],
             source=r["source"],
+            quotes=tuple(
+                Quote(tuple(q["points"]), q["metric"], q["value"], q["shown"], q["unit"])
+                for q in json.loads(r["quotes"])
+            ),
         )
         for r in rows
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from iolab.doctor.quotes import quote
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
 from iolab.models.snapshot import BlockDevice, pcie_generation
@@ -132,10 +133,12 @@ def link_bandwidths(ctx: Context) -> Iterator[tuple]:
 def ceiling_hit(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job, device, limit, ddir, d, ceiling in link_bandwidths(ctx):
         if 0.85 * ceiling <= d.bw_bytes <= 1.02 * ceiling:
+            measured = quote([(job.key, job.result)], f"{ddir}.bw", "GB/s")
             yield r.finding(
-                f"{job.name}: {ddir} at {gbs(d.bw_bytes)} is {d.bw_bytes / ceiling:.0%} of the {limit.describe()} link",
+                f"{job.name}: {ddir} at {measured.shown} is {d.bw_bytes / ceiling:.0%} of the {limit.describe()} link",
                 device.name,
-                {"measured": gbs(d.bw_bytes), "link": f"{limit.address} {limit.describe()}", "ceiling": gbs(ceiling)},
+                {"measured": measured.shown, "link": f"{limit.address} {limit.describe()}", "ceiling": gbs(ceiling)},
+                quotes=[measured],
             )
 
 

@@ -10,9 +10,12 @@ from functools import partial
 from iolab.analysis.knee import KneeReport
 from iolab.analysis.noise import relative_error
 from iolab.analysis.stability import FAR_RATIO, FAR_SIGMAS, far_repeats, summarize
+from iolab.doctor.derived import Level
+from iolab.doctor.quotes import quote
 from iolab.doctor.rule import Context, JobView, Rule, rule
 from iolab.doctor.rules.pcie import gbs, link_bandwidths
 from iolab.models import Finding, units
+from iolab.models.finding import Quote
 
 
 def _total_bw(job: JobView) -> float:
@@ -36,10 +39,12 @@ def _total_bw(job: JobView) -> float:
 def above_link(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job, device, limit, ddir, d, ceiling in link_bandwidths(ctx):
         if d.bw_bytes > 1.02 * ceiling:
+            measured = quote([(job.key, job.result)], f"{ddir}.bw", "GB/s")
             yield r.finding(
-                f"{job.name}: {ddir} {gbs(d.bw_bytes)} exceeds the {gbs(ceiling)} link of {device.name}",
+                f"{job.name}: {ddir} {measured.shown} exceeds the {gbs(ceiling)} link of {device.name}",
                 device.name,
-                {"measured": gbs(d.bw_bytes), "link": f"{limit.address} {limit.describe()}", "ceiling": gbs(ceiling)},
+                {"measured": measured.shown, "link": f"{limit.address} {limit.describe()}", "ceiling": gbs(ceiling)},
+                quotes=[measured],
             )
 
 
@@ -74,14 +79,17 @@ def write_gt_read(ctx: Context, r: Rule) -> Iterator[Finding]:
             groups[(_shape(job, ()), kind.split("-")[0])][kind.split("-")[1]] = job
     for pair in groups.values():
         if "read" in pair and "write" in pair:
-            rd = pair["read"].result.directions.get("read") if pair["read"].result else None
-            wr = pair["write"].result.directions.get("write") if pair["write"].result else None
+            reader, writer = pair["read"], pair["write"]
+            rd = reader.result.directions.get("read") if reader.result else None
+            wr = writer.result.directions.get("write") if writer.result else None
             if rd and wr and rd.bw_bytes > 0 and wr.bw_bytes > 1.2 * rd.bw_bytes:
+                read = quote([(reader.key, reader.result)], "read.bw", "GB/s")
+                write = quote([(writer.key, writer.result)], "write.bw", "GB/s")
                 yield r.finding(
-                    f"{pair['write'].name} writes {wr.bw_bytes / rd.bw_bytes:.1f}x faster than "
-                    f"{pair['read'].name} reads",
-                    pair["write"].name,
-                    {"read": gbs(rd.bw_bytes), "write": gbs(wr.bw_bytes)},
+                    f"{writer.name} writes {wr.bw_bytes / rd.bw_bytes:.1f}x faster than {reader.name} reads",
+                    writer.name,
+                    {"read": read.shown, "write": write.shown},
+                    quotes=[read, write],
                 )
 
 
@@ -128,20 +136,26 @@ def nonmonotonic(ctx: Context, r: Rule) -> Iterator[Finding]:
                         )
                         break
                     if bw < (1 - tolerance) * best[1]:
-                        name = by_value[value][0].name
+                        now, before = (_bandwidth(by_value[v]) for v in (value, best[0]))
                         yield r.finding(
-                            f"{param}={value} gives {gbs(bw)}, less than {gbs(best[1])} at {param}={best[0]}",
-                            name,
+                            f"{param}={value} gives {now.shown}, less than {before.shown} at {param}={best[0]}",
+                            by_value[value][0].name,
                             {
                                 param: f"{best[0]} -> {value}",
-                                "bandwidth": f"{gbs(best[1])} -> {gbs(bw)}",
+                                "bandwidth": f"{before.shown} -> {now.shown}",
                                 "drop": f"{1 - bw / best[1]:.0%}",
                                 "noise allowed": f"{tolerance:.0%}",
                             },
+                            quotes=[now, before],
                         )
                         break
                 if best is None or bw > best[1]:
                     best = (value, bw, error)
+
+
+def _bandwidth(jobs: list[JobView]) -> Quote:
+    """The repeats' mean bandwidth over all directions, as a finding quotes it."""
+    return quote([(job.key, job.result) for job in jobs], "bw", "GB/s")
 
 
 def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None]:
@@ -191,6 +205,8 @@ def qd_knee(ctx: Context, r: Rule) -> Iterator[Finding]:
         )
         if not report.evaluated or report.recommended_qd is None:
             continue
+        top = single[report.throughput.index(report.peak)]
+        peak = quote(top[1].points, "iops", "IOPS")
         yield r.finding(
             f"{curve.name}: queue-depth knee at QD {report.recommended_qd:g} (one job)"
             + ("" if report.consistent else "; ill-defined, the methods disagree"),
@@ -200,9 +216,10 @@ def qd_knee(ctx: Context, r: Rule) -> Iterator[Finding]:
                 "N* (X_max x R0)": "n/a" if report.n_star is None else f"{report.n_star:.1f}",
                 "latency elbow": _qd(report.latency_elbow_qd),
                 "Kneedle": _qd(report.kneedle_qd),
-                "peak": f"{units.iops(report.peak)} IOPS at QD {report.qd[report.throughput.index(report.peak)]:g}",
+                "peak": f"{peak.shown} at QD {top[0]:g}",
             },
             fix=f"{curve.name}: {_knee_advice(report)}",
+            quotes=[peak],
         )  # each curve's advice its own, never folded into another's
 
 
@@ -250,25 +267,31 @@ def qd_peak(ctx: Context, r: Rule) -> Iterator[Finding]:
                 f"{units.iops(top.iops + top.iops_half_width)} IOPS "
                 f"over {top.repeats} repeats"
             )
-        title = (
-            f"{curve.name}: peak {units.iops(top.iops)} IOPS ({units.mb_per_s(top.bw_bytes)} MB/s) at "
-            f"QD{qd} x {jobs} job{'s' if jobs > 1 else ''}"
-        )
+        peak, rate = quote(top.points, "iops", "IOPS"), quote(top.points, "bw", "MB/s")
+        quotes = [peak, rate]
+        title = f"{curve.name}: peak {peak.shown} ({rate.shown}) at QD{qd} x {jobs} job{'s' if jobs > 1 else ''}"
         single = {c: level for c, level in curve.configs.items() if c[1] == 1}
         if single and jobs > 1:
             (best_qd, _), best = max(single.items(), key=lambda item: item[1].iops)
-            evidence["best with one job"] = f"{units.iops(best.iops)} IOPS at QD{best_qd}"
+            alone = quote(best.points, "iops", "IOPS")
+            quotes.append(alone)
+            evidence["best with one job"] = f"{alone.shown} at QD{best_qd}"
             title += f", {top.iops / best.iops - 1:+.0%} over one job's best"
-        by_jobs: dict[int, list[float]] = defaultdict(list)
+        by_jobs: dict[int, list[Level]] = defaultdict(list)
         for (_, n), level in curve.configs.items():
-            by_jobs[n].append(level.iops)
-        evidence["best per job count"] = ", ".join(f"{n}: {units.iops(max(v))}" for n, v in sorted(by_jobs.items()))
+            by_jobs[n].append(level)
+        bests = {
+            n: quote(max(levels, key=lambda level: level.iops).points, "iops", "IOPS") for n, levels in by_jobs.items()
+        }
+        quotes += bests.values()
+        evidence["best per job count"] = ", ".join(f"{n}: {q.shown}" for n, q in sorted(bests.items()))
         yield r.finding(
             title,
             curve.name,
             evidence,
             fix=f"{curve.name}: iodepth={qd} numjobs={jobs} for peak throughput; quote latency at the knee, "
             "not at the peak.",
+            quotes=quotes,
         )
 
 
