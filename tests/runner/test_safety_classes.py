@@ -146,7 +146,8 @@ def test_class3_blank_and_iolab_s_own_last_write_pass():
 
 @needs_loop
 def test_class4_a_link_switched_between_points_stops_the_run(tmp_path):
-    """A symlink switched from a blank device to a device with data between point 1 and point 2."""
+    """A symlink switched from a blank device to a device with data after the checks passed, while the run
+    holds the device (detected by its O_EXCL hold, not by a clock: a loaded host may take seconds to get there)."""
     with loop_devices(2, size_mib=32) as (blank_dev, data_dev):
         Path(data_dev.backing).write_bytes(os.urandom(32 << 20))
         before = _digest(data_dev.backing)
@@ -166,7 +167,14 @@ def test_class4_a_link_switched_between_points_stops_the_run(tmp_path):
         )
 
         def switch() -> None:
-            time.sleep(3.0)  # inside the first point
+            # once iolab holds the blank device (its checks passed, the run measures), whatever the host's load
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None:
+                try:
+                    os.close(os.open(blank_dev.path, os.O_RDONLY | os.O_EXCL))
+                except OSError:
+                    break
+                time.sleep(0.05)
             temporary = tmp_path / "dev.new"
             temporary.symlink_to(data_dev.path)
             temporary.replace(link)

@@ -19,6 +19,7 @@ come to sit on top of it between the check and the last write. A discard goes th
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -166,12 +167,24 @@ def _whole_size(device: str) -> int:
     return int(_sys(Path(os.path.realpath(device)).name, "size") or 0) * 512
 
 
-# The devices this process holds (`held`), by node: a discard goes through the same handle.
-_HELD: dict[str, int] = {}
+class HeldDevices:
+    """The devices a run holds open with O_EXCL (`held`), by node: a discard goes through the same handle,
+    since blkdiscard's own O_EXCL open would be refused while the run holds the device."""
+
+    def __init__(self, fds: dict[str, int]) -> None:
+        self._fds = fds
+
+    def discard(self, device: str) -> None:
+        """Discard the whole device; OSError when it does not support it, or when the run does not hold it
+        (a device iolab may not write is never discarded)."""
+        fd = self._fds.get(device)
+        if fd is None:
+            raise OSError(errno.EPERM, "not held by this run for writing")
+        fcntl.ioctl(fd, _BLKDISCARD, struct.pack("QQ", 0, _whole_size(device)))
 
 
 @contextlib.contextmanager
-def held(devices: Iterable[str]) -> Iterator[None]:
+def held(devices: Iterable[str]) -> Iterator[HeldDevices]:
     """Each device held open with O_EXCL for the block; UserError when one is in use."""
     fds: dict[str, int] = {}
     try:
@@ -183,21 +196,7 @@ def held(devices: Iterable[str]) -> Iterator[None]:
                     f"refusing to write to {device}: the kernel reports it in use ({exc.strerror}); "
                     "unmount it or stop what holds it"
                 ) from None
-        _HELD.update(fds)
-        yield
+        yield HeldDevices(fds)
     finally:
-        for device, fd in fds.items():
-            _HELD.pop(device, None)
-            os.close(fd)
-
-
-def discard(device: str) -> None:
-    """Discard the whole device through iolab's own exclusive handle when it holds one (blkdiscard's own
-    O_EXCL open would be refused then); OSError when the device does not support it."""
-    held_fd = _HELD.get(device)
-    fd = held_fd if held_fd is not None else os.open(device, os.O_RDWR | os.O_EXCL)
-    try:
-        fcntl.ioctl(fd, _BLKDISCARD, struct.pack("QQ", 0, _whole_size(device)))
-    finally:
-        if held_fd is None:
+        for fd in fds.values():
             os.close(fd)

@@ -373,7 +373,7 @@ class Session:
 
     def _precondition(self, target: Target, pre: Precondition) -> None:
         if pre.discard_first:
-            problem = discard(target)
+            problem = discard(target, self.measurer.held)
             if problem:
                 self.measurer.note(problem)
         self.progress.phase(f"preconditioning {target.path} ({pre.workload.name}, not measured)")
@@ -479,9 +479,9 @@ def _execute(
         try:
             prepared = _prepare(request, store, plan, version, executor, resume, fresh, locks, settings)
             devices = blank.writable_devices(prepared.every_target)
-            with blank.held(devices):  # nothing mounts or claims them until the run ends
+            with blank.held(devices) as holding:  # nothing mounts or claims them until the run ends
                 try:
-                    return _measure_and_finish(request, store, progress, executor, prepared)
+                    return _measure_and_finish(request, store, progress, executor, prepared, holding)
                 finally:
                     blank.remember_written(devices, store.path.parent)
         except sqlite3.OperationalError as exc:
@@ -628,7 +628,12 @@ def _prepare(
 
 
 def _measure_and_finish(
-    request: RunRequest, store: Store, progress: Progress, executor: Executor, prepared: Prepared
+    request: RunRequest,
+    store: Store,
+    progress: Progress,
+    executor: Executor,
+    prepared: Prepared,
+    holding: blank.HeldDevices,
 ) -> RunOutcome:
     """Every point measured and stored as it finishes, then snapshots, findings and the run's status.
 
@@ -657,6 +662,7 @@ def _measure_and_finish(
             allow_commands=request.allow_commands,
             stopping=_stop_rule(request, plan),
             workdirs=Workdirs(store, run_id),
+            held=holding,
         )
         session = Session(
             store,

@@ -15,6 +15,7 @@ from iolab.fio.options import effects, writes
 from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.models import Phases, Point, Result, Sample
+from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import discard, run_command
 from iolab.runner.side import SideFigures
@@ -41,6 +42,7 @@ class Measurer:
     notes: list[str] = field(default_factory=list)
     side: SideFigures = field(init=False)
     workdirs: Workdirs = field(kw_only=True)  # where each fio run's directory is recorded (this run's)
+    held: HeldDevices = field(kw_only=True)  # the devices this run may write, held open: discards go through it
 
     def __post_init__(self) -> None:
         self.side = SideFigures(self.executor.local, self.telemetry_interval is None, self.note, self.phases.metrics)
@@ -110,7 +112,7 @@ class Measurer:
             self.note(f"could not drop the page cache ({exc.strerror}; run as root for that)")
 
     def _discard(self, point: Point) -> None:
-        problem = discard(point.target)
+        problem = discard(point.target, self.held)
         if problem:
             self.note(problem + "; writes start from an unknown state")
 

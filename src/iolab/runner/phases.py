@@ -101,12 +101,13 @@ def fill_scratch(target: Target, fio: str, workdirs: Workdirs) -> float:
     return run_unmeasured(target, "fill", options, fio, workdirs)
 
 
-def discard(target: Target) -> str | None:
-    """Trim a whole block device (the PTS purge stand-in); returns why it could not, or None."""
+def discard(target: Target, devices: blank.HeldDevices) -> str | None:
+    """Trim a whole block device (the PTS purge stand-in) through the run's own handle on it; returns why it
+    could not, or None."""
     if target.kind != "block" or not target.writable:
         return f"{target.path}: discard applies only to block devices opened with --allow-write"
     try:
-        blank.discard(target.filename)
+        devices.discard(target.filename)
     except OSError as exc:
         return f"{target.path}: discard failed ({exc.strerror})"
     return None
