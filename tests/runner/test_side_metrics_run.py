@@ -42,7 +42,9 @@ def test_cpu_per_io_wire_and_metric_commands_are_columns_of_every_report(tmp_pat
         assert column in cells, (column, cells)
     values = dict(zip(cells, row, strict=True))
     assert values["answer"] == "42" and values["words"] == "not a number: 'hello'"
-    assert 5 <= float(values["lo rx MB/s"]) <= 40
+    # at least the 20 MB/s this test sends over lo (give or take the point's edges); no upper bound: other
+    # tests' fio servers and ssh share lo, and the figure is the interface's, as a user's would be
+    assert float(values["lo rx MB/s"]) >= 5
     assert "- **wire:** lo is this host" in md.stdout
     assert "LLC hit %" in cells or "- **hardware counters:** not available: " in md.stdout
 
