@@ -35,7 +35,9 @@ def test_a_function_over_the_limit_is_named(tmp_path: Path) -> None:
     fine = _branches("fine", gate.LIMIT - 1)  # CC 25: allowed
     (tmp_path / "iolab" / "planted.py").write_text(fine + _branches("grown", gate.LIMIT))
     found = [line for line in gate.problems(tmp_path) if "PENDING_COLUMNS_BRANCH" not in line]
-    assert found == [f"iolab/planted.py:{len(fine.splitlines()) + 1} grown has cyclomatic complexity {gate.LIMIT + 1} (limit 25)"]
+    assert found == [
+        f"iolab/planted.py:{len(fine.splitlines()) + 1} grown has cyclomatic complexity {gate.LIMIT + 1} (limit 25)"
+    ]
 
 
 def test_a_pending_entry_that_is_gone_or_fixed_fails(tmp_path: Path) -> None:

@@ -16,8 +16,10 @@ import shlex
 
 from iolab.errors import UserError
 from iolab.fio.jobfile import JobSection
-from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, canonical_name, effects, split_paths, write_reasons
+from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, effects, split_paths, write_reasons
 from iolab.models.host_settings import GOVERNOR, SETTINGS
+from iolab.models.job_options import JobOptions
+from iolab.models.option_values import canonical
 from iolab.models.plan import Plan, Workload
 
 
@@ -91,17 +93,18 @@ def job_effects(sections: list[JobSection]) -> tuple[list[str], list[str]]:
     writes: list[str] = []
     commands: list[str] = []
     for section in sections:
-        options = {canonical_name(k): v for k, v in section.options.items()}
-        paths = [p for name in TARGET_OPTIONS for p in split_paths(options.get(name, "")) if p]
+        options = {canonical(k): v for k, v in section.options.items()}
+        job = JobOptions(options)
+        paths = [p for name in TARGET_OPTIONS for p in split_paths(job.given(name) or "") if p]
         reasons = write_reasons(options)
         if reasons:
             writes.append(
                 f"[{section.name}] writes {', '.join(paths) or 'its own files in the current directory'} "
                 f"({', '.join(reasons)})"
             )
-        for name in PATH_OPTIONS:
-            if options.get(name, "").strip():
-                writes.append(f"[{section.name}] {name}={options[name]}: {PATH_OPTIONS[name]}")
+        for name, why in PATH_OPTIONS.items():
+            if (value := job.given(name) or "").strip():
+                writes.append(f"[{section.name}] {name}={value}: {why}")
         commands += [f"[{section.name}] {command}" for command in effects(options).commands]
     return writes, commands
 

@@ -108,7 +108,7 @@ class Within:
     value: str
 
     def holds(self, point: Point) -> bool:
-        return point.host_settings.get(self.key, point.options.get(self.key)) == self.value
+        return point.host_settings.get(self.key, point.job.given(self.key)) == self.value
 
     def __str__(self) -> str:
         return f"{self.key}={self.value}"
