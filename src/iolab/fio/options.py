@@ -1,4 +1,4 @@
-"""fio job options: the one place their names and values are read, checked and classified.
+"""fio job options: where their names and values are checked and classified (`JobOptions` reads them).
 
 Every option iolab hands to fio (from a TOML plan, a user's job file, a
 preset, a command-line override, a precondition, a host's job file) passes
@@ -34,7 +34,7 @@ from iolab.errors import UserError
 from iolab.fio import option_table
 from iolab.fio.catalog import alias_target, job_option_names
 from iolab.fio.option_table import PATH
-from iolab.models.host_settings import SETTINGS as HOST_SETTINGS
+from iolab.models.host_settings import names as host_setting_names
 from iolab.models.job_options import RW_MODES, JobOptions
 from iolab.models.option_values import METADATA_ENGINES, canonical, parse_seconds, parse_share, parse_size
 from iolab.models.point import IOLAB_FORMAT
@@ -214,7 +214,7 @@ def _check_classified(name: str, fio_name: str, where: str) -> None:
         raise UserError(f"{where}: iolab does not pass {name}= to fio: it {option_table.OPTION_CLASSES[fio_name][1]}")
     if kind is not None or _UNKNOWN_ALLOWED.get():
         return
-    if fio_name in HOST_SETTINGS:
+    if fio_name in host_setting_names():
         raise UserError(f"{where}: {name!r} is a host setting, not a fio option: give it in [host]")
     known = job_option_names()
     if known is not None and fio_name not in known and alias_target(name) is None:

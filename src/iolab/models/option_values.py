@@ -32,8 +32,9 @@ _TIME_FACTOR = {
     "d": 86400.0,
 }
 
-# fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"): alias -> fio's own name. The fio stage
-# asks fio itself about names missing here (`iolab.fio.options.canonical_name`).
+# fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"; these are all 20 of them): alias -> fio's own
+# name. `canonical` is the one alias resolver: an alias a later fio adds is missing from the option table
+# too, and is refused by name until it is classified (`iolab.fio.option_table`).
 ALIASES = {
     "readwrite": "rw",
     "blocksize": "bs",

@@ -17,7 +17,7 @@ import shlex
 from iolab.errors import UserError
 from iolab.fio.jobfile import JobSection
 from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, effects, split_paths, write_reasons
-from iolab.models.host_settings import GOVERNOR, SETTINGS
+from iolab.models.host_settings import host_setting, names
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import canonical
 from iolab.models.plan import Plan, Workload
@@ -66,12 +66,11 @@ def plan_settings(plan: Plan) -> list[str]:
     for workload in plan.workloads:
         for name, value in workload.host_settings.items():
             values.setdefault(name, {})[value] = None
-    where = {GOVERNOR: "every CPU's frequency policy"}
-    return [
-        f"{name} = {', '.join(values[name])} ({where.get(name, 'the block device under each target')})"
-        for name in SETTINGS
-        if name in values
-    ]
+    return [f"{name} = {', '.join(values[name])} ({_where(name)})" for name in names() if name in values]
+
+
+def _where(name: str) -> str:
+    return "every CPU's frequency policy" if host_setting(name).per_cpu_policy else "the block device under each target"
 
 
 def check_settings(plan: Plan, allowed: bool) -> None:

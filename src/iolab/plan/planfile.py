@@ -27,7 +27,8 @@ from iolab.fio.options import (
     checked_options,
     split_paths,
 )
-from iolab.models.host_settings import SETTINGS, setting_value
+from iolab.models.host_settings import names as host_setting_names
+from iolab.models.host_settings import setting_value
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, canonical, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
@@ -316,7 +317,7 @@ def _check_option_names(names: Sequence[str], items: Sequence[tuple[str, str]], 
     unknown = unknown_options(dict.fromkeys(names), engines)
     if unknown:
         field = f"{where}options/axes" if where else "options/axes"
-        if unknown[0] in SETTINGS:
+        if unknown[0] in host_setting_names():
             raise UserError(f"{source}: {field}: {unknown[0]!r} is a host setting, not a fio option: give it in [host]")
         raise UserError(f"{source}: {field}: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)")
 
