@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 
 from iolab.errors import UserError
-from iolab.models import Point, Target
+from iolab.models import Change, Point, Snapshot, Target
 from iolab.models.host_settings import HOST_SETTINGS, HostSetting
+from iolab.models.snapshot_diff import diff_snapshots
 from iolab.plan.planfile import load_plan
 from iolab.probe.block import read_device
 from iolab.probe.root import Root
@@ -234,9 +235,17 @@ def add_random(tree: Path) -> Iterator[HostSetting]:
 
 
 def test_a_setting_added_to_the_list_is_probed_checked_in_host_and_put_back(tree, store, add_random, tmp_path):
-    """The list drives every user: with one entry more, the probe reads it, a plan's [host] takes it (and
-    refuses a value outside its range), and a run sets it per point and puts it back, after a kill too."""
-    assert read_device(Root(tree), "vda", with_smart=False).host_settings["add_random"] == "0"
+    """The list drives every user: with one entry more, the probe reads it (and a change of it between two
+    snapshots is shown), a plan's [host] takes it (and refuses a value outside its range), and a run sets
+    it per point and puts it back, after a kill too."""
+    before = read_device(Root(tree), "vda", with_smart=False)
+    assert before.host_settings["add_random"] == "0"
+    write(tree, f"{VDA}/queue/add_random", "1")
+    after = read_device(Root(tree), "vda", with_smart=False)
+    write(tree, f"{VDA}/queue/add_random", "0")
+    assert diff_snapshots(Snapshot(devices=[before]), Snapshot(devices=[after])) == [
+        Change("vda", "add_random", "0", "1")
+    ]
 
     plan = tmp_path / "p.toml"
     plan.write_text('[options]\nrw = "randread"\n[host]\nadd_random = [0, 1]\n')
