@@ -1,4 +1,5 @@
-"""`scripts/complexity` (run by `make check`) fails on a function above CC 25 and on a stale pending entry."""
+"""`scripts/complexity` (run by `make check`, which is where src/ itself is held to it) fails on a function
+above CC 25, naming it, and on a stale entry of its pending list."""
 
 from __future__ import annotations
 
@@ -23,10 +24,6 @@ def _branches(name: str, count: int) -> str:
     """A function of cyclomatic complexity `count` + 1: one `if` per branch."""
     body = "".join(f"    if x == {i}:\n        return {i}\n" for i in range(count))
     return f"def {name}(x):\n{body}    return -1\n"
-
-
-def test_src_is_within_the_limit() -> None:
-    assert _gate().problems() == []
 
 
 def test_a_function_over_the_limit_is_named(tmp_path: Path) -> None:
