@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from iolab.cli.doctor import _print_snapshot as print_snapshot
 from iolab.errors import UserError
 from iolab.models import Change, Point, Snapshot, Target
 from iolab.models.host_settings import HOST_SETTINGS, HostSetting
@@ -234,7 +235,7 @@ def add_random(tree: Path) -> Iterator[HostSetting]:
         HOST_SETTINGS.remove(setting)
 
 
-def test_a_setting_added_to_the_list_is_probed_checked_in_host_and_put_back(tree, store, add_random, tmp_path):
+def test_a_setting_added_to_the_list_is_probed_checked_in_host_and_put_back(tree, store, add_random, tmp_path, capsys):
     """The list drives every user: with one entry more, the probe reads it (and a change of it between two
     snapshots is shown), a plan's [host] takes it (and refuses a value outside its range), and a run sets
     it per point and puts it back, after a kill too."""
@@ -246,6 +247,9 @@ def test_a_setting_added_to_the_list_is_probed_checked_in_host_and_put_back(tree
     assert diff_snapshots(Snapshot(devices=[before]), Snapshot(devices=[after])) == [
         Change("vda", "add_random", "0", "1")
     ]
+    print_snapshot(Snapshot(devices=[after]))  # `iolab doctor` shows each listed setting the probe read
+    assert "vda queue: scheduler=mq-deadline nr_requests=256 wbt_lat_usec=75000" in (shown := capsys.readouterr().out)
+    assert "add_random=1" in shown
 
     plan = tmp_path / "p.toml"
     plan.write_text('[options]\nrw = "randread"\n[host]\nadd_random = [0, 1]\n')
