@@ -23,11 +23,13 @@ fio:
 run: $(STAMP) fio
 	$(BIN)/iolab run
 
-# The fast tier (under a minute): lint, format, types and the unit tests.
+# The fast tier (under a minute): lint, format, types, no function above cyclomatic complexity 25
+# (scripts/complexity, radon) and the unit tests.
 check: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy src
+	$(BIN)/python scripts/complexity
 	$(BIN)/pytest -q -m "not e2e" -n auto --maxprocesses=4
 
 # The checks, then the end-to-end tests (real fio, loop devices, a browser, sshd): the whole suite.

@@ -260,7 +260,7 @@ def test_compare_refuses_what_is_not_a_selection_in_one_line(iolab_home):
     assert "runs backwards" in assert_clean_error(iolab("compare", f"{ids[9]}-{ids[0]}", str(ids[-1])))
     assert "not a run selection" in assert_clean_error(iolab("compare", "6-13x", str(ids[-1])))
     assert "is not a date or time" in assert_clean_error(iolab("compare", "1-5", "6-10", "--since", "yesterday"))
-    assert "on both sides" in assert_clean_error(iolab("compare", f"{ids[0]}-{ids[9]}", f"{ids[5]}-{ids[15]}"))
+    assert "in both groups" in assert_clean_error(iolab("compare", f"{ids[0]}-{ids[9]}", f"{ids[5]}-{ids[15]}"))
     assert "no run of" in assert_clean_error(iolab("compare", "1-5", "6-10", "--until", "2025-12-31"))
 
 

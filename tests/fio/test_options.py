@@ -7,7 +7,6 @@ import pytest
 from iolab.errors import UserError
 from iolab.fio.jobfile import JobSection, parse_jobfile, render_jobfile
 from iolab.fio.options import (
-    canonical_name,
     checked_option,
     checked_options,
     effects,
@@ -17,6 +16,7 @@ from iolab.fio.options import (
     write_reasons,
     writes,
 )
+from iolab.models.option_values import canonical
 
 
 @pytest.mark.parametrize(
@@ -31,7 +31,7 @@ from iolab.fio.options import (
     ],
 )
 def test_aliases_become_fios_own_name(alias, name):
-    assert canonical_name(alias) == name
+    assert canonical(alias) == name
 
 
 def test_checked_options_canonicalise_and_refuse_the_same_option_twice():

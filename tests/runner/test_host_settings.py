@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from iolab.cli.doctor import _print_snapshot as print_snapshot
 from iolab.errors import UserError
-from iolab.models import Point, Target
+from iolab.models import Change, Point, Snapshot, Target
+from iolab.models.host_settings import HOST_SETTINGS, HostSetting
+from iolab.models.snapshot_diff import diff_snapshots
+from iolab.plan.planfile import load_plan
+from iolab.probe.block import read_device
 from iolab.probe.root import Root
 from iolab.runner.host_settings import HostSettings, restore_leftovers, target_devices
 from iolab.store.db import open_store
@@ -215,3 +221,59 @@ def test_a_live_runs_records_are_not_touched(tree, store):
     assert restore_leftovers(store, Root(tree)) == []
     assert read(tree, f"{QUEUE}/scheduler") == "none"
     run.restore()
+
+
+@pytest.fixture
+def add_random(tree: Path) -> Iterator[HostSetting]:
+    """A setting iolab does not have, added to the one list for the test: queue/add_random (0 or 1)."""
+    write(tree, f"{VDA}/queue/add_random", "0")
+    setting = HostSetting("add_random", "add_random", numbers=(0, 1))
+    HOST_SETTINGS.append(setting)
+    try:
+        yield setting
+    finally:
+        HOST_SETTINGS.remove(setting)
+
+
+def test_a_setting_added_to_the_list_is_probed_checked_in_host_and_put_back(tree, store, add_random, tmp_path, capsys):
+    """The list drives every user: with one entry more, the probe reads it (and a change of it between two
+    snapshots is shown), a plan's [host] takes it (and refuses a value outside its range), and a run sets
+    it per point and puts it back, after a kill too."""
+    before = read_device(Root(tree), "vda", with_smart=False)
+    assert before.host_settings["add_random"] == "0"
+    write(tree, f"{VDA}/queue/add_random", "1")
+    after = read_device(Root(tree), "vda", with_smart=False)
+    write(tree, f"{VDA}/queue/add_random", "0")
+    assert diff_snapshots(Snapshot(devices=[before]), Snapshot(devices=[after])) == [
+        Change("vda", "add_random", "0", "1")
+    ]
+    print_snapshot(Snapshot(devices=[after]))  # `iolab doctor` shows each listed setting the probe read
+    assert "vda queue: scheduler=mq-deadline nr_requests=256 wbt_lat_usec=75000" in (shown := capsys.readouterr().out)
+    assert "add_random=1" in shown
+
+    plan = tmp_path / "p.toml"
+    plan.write_text('[options]\nrw = "randread"\n[host]\nadd_random = [0, 1]\n')
+    assert [w.host_settings for w in load_plan(plan).workloads] == [{"add_random": "0"}, {"add_random": "1"}]
+    plan.write_text('[options]\nrw = "randread"\n[host]\nadd_random = 2\n')
+    with pytest.raises(UserError, match="host.add_random: expected a whole number from 0 to 1, got 2"):
+        load_plan(plan)
+
+    run = HostSettings(store, Root(tree))
+    planned = points({"add_random": "1"})
+    assert run.prepare(planned, on_vda) == [f"{QUEUE}/add_random: 1 (now 0; put back afterwards)"]
+    assert run.apply(planned[0]) == [f"{QUEUE}/add_random = 1"] and read(tree, f"{QUEUE}/add_random") == "1"
+    assert run.restore() == [] and read(tree, f"{QUEUE}/add_random") == "0"
+
+    _killed(store, tree, {"add_random": "1"})
+    assert read(tree, f"{QUEUE}/add_random") == "1"
+    assert restore_leftovers(store, Root(tree)) == [
+        f"put back 1 host setting(s) a killed run changed: {QUEUE}/add_random = 0"
+    ]
+    assert read(tree, f"{QUEUE}/add_random") == "0"
+
+
+def test_without_the_entry_the_same_plan_is_refused(tmp_path):
+    plan = tmp_path / "p.toml"
+    plan.write_text('[options]\nrw = "randread"\n[host]\nadd_random = 1\n')
+    with pytest.raises(UserError, match="host.add_random: unknown host setting; iolab sets scheduler, nr_requests"):
+        load_plan(plan)

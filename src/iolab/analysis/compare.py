@@ -278,27 +278,15 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     compared on a log scale (a failed run is not a slow run): the verdict is
     then not evaluated, with the reason.
     """
-    params = params or CompareParams()
-    if not 0.0 < params.alpha < 0.5:
-        raise ValueError("alpha must be in (0, 0.5)")
-    if not 0.0 < params.equivalence_margin < 1.0:
-        raise ValueError("equivalence_margin must be in (0, 1)")
+    params = _checked(params or CompareParams())
     xa, drop_a = _clean(a)
     xb, drop_b = _clean(b)
     dropped = drop_a + drop_b
     # Every verdict starts from this one; `replace` keeps each field's type checked (a dict of kwargs would not).
     base = Verdict(params=params, kind="inconclusive", n_a=len(xa), n_b=len(xb), dropped=dropped)
-    if any(v <= 0.0 or math.isinf(v) for v in xa + xb):
-        return replace(
-            base,
-            evaluated=False,
-            reason="zero, negative or infinite values (failed runs?) cannot be compared as ratios",
-        )
-    if len(xa) < 2 or len(xb) < 2:
-        gm_a, gm_b = geometric_mean(xa), geometric_mean(xb)
-        ratio = gm_b / gm_a if gm_a is not None and gm_b is not None else None
-        reason = "no interval at n = 1: 2 runs per side give one, and a verdict" if xa and xb else "a side has no value"
-        return replace(base, ratio=ratio, evaluated=False, reason=reason)
+    unevaluated = _not_evaluated(base, xa, xb)
+    if unevaluated is not None:
+        return unevaluated
 
     la, lb = [math.log(v) for v in xa], [math.log(v) for v in xb]
     mean_a, var_a = _mean_var(la)
@@ -313,10 +301,7 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     ci_low, ci_high = math.exp(d - half) - 1.0, math.exp(d + half) - 1.0
 
     lower_bound, upper_bound = math.log1p(-params.equivalence_margin), math.log1p(params.equivalence_margin)
-    if welch.se > 0.0:
-        p_tost = max(t_sf((d - lower_bound) / welch.se, welch.df), t_sf((upper_bound - d) / welch.se, welch.df))
-    else:
-        p_tost = 0.0 if lower_bound < d < upper_bound else 1.0
+    p_tost = _tost_p(welch, lower_bound, upper_bound)
 
     mwu = mann_whitney(xa, xb)
     pooled_var = ((len(la) - 1) * var_a + (len(lb) - 1) * var_b) / (len(la) + len(lb) - 2)
@@ -358,10 +343,50 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
         reason = f"the difference is real but the CI reaches into the ±{params.noise_floor:.0%} noise floor"
     else:
         reason = "neither a difference nor equivalence is shown"
+    needed = _repeats_to_decide(d, log_sd, (lower_bound, upper_bound), max(len(xa), len(xb)), params)
+    return replace(result, reason=reason, repeats_needed=needed)
+
+
+def _checked(params: CompareParams) -> CompareParams:
+    if not 0.0 < params.alpha < 0.5:
+        raise ValueError("alpha must be in (0, 0.5)")
+    if not 0.0 < params.equivalence_margin < 1.0:
+        raise ValueError("equivalence_margin must be in (0, 1)")
+    return params
+
+
+def _not_evaluated(base: Verdict, xa: list[float], xb: list[float]) -> Verdict | None:
+    """The verdict when the samples cannot be compared as ratios (a value not above 0, or infinite), or give
+    no interval (fewer than 2 per side: the ratio of geometric means only); None when they can."""
+    if any(v <= 0.0 or math.isinf(v) for v in xa + xb):
+        return replace(
+            base,
+            evaluated=False,
+            reason="zero, negative or infinite values (failed runs?) cannot be compared as ratios",
+        )
+    if len(xa) >= 2 and len(xb) >= 2:
+        return None
+    gm_a, gm_b = geometric_mean(xa), geometric_mean(xb)
+    ratio = gm_b / gm_a if gm_a is not None and gm_b is not None else None
+    reason = "no interval at n = 1: 2 runs per side give one, and a verdict" if xa and xb else "a side has no value"
+    return replace(base, ratio=ratio, evaluated=False, reason=reason)
+
+
+def _tost_p(welch: WelchTest, lower_bound: float, upper_bound: float) -> float:
+    """The p-value of the two one-sided tests that the log ratio lies within the equivalence bounds."""
+    d = welch.diff
+    if welch.se > 0.0:
+        return max(t_sf((d - lower_bound) / welch.se, welch.df), t_sf((upper_bound - d) / welch.se, welch.df))
+    return 0.0 if lower_bound < d < upper_bound else 1.0
+
+
+def _repeats_to_decide(
+    d: float, log_sd: float, bounds: tuple[float, float], n: int, params: CompareParams
+) -> int | None:
+    """Repeats per side that would show the difference beyond the noise floor or the equivalence, whichever
+    needs fewer: at least one more than the `n` there are, at most `params.max_repeats`; None when neither can."""
+    lower_bound, upper_bound = bounds
     detect = repeats_needed(log_sd, abs(d) - math.log1p(params.noise_floor), params.alpha, params.power, True)
     equivalence = repeats_needed(log_sd, min(d - lower_bound, upper_bound - d), params.alpha, params.power, False)
-    options = [n for n in (detect, equivalence) if n is not None]
-    needed = None
-    if options:
-        needed = min(max(min(options), max(len(xa), len(xb)) + 1), params.max_repeats)
-    return replace(result, reason=reason, repeats_needed=needed)
+    options = [count for count in (detect, equivalence) if count is not None]
+    return min(max(min(options), n + 1), params.max_repeats) if options else None

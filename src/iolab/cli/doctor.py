@@ -63,6 +63,8 @@ def _print_snapshot(snapshot: Snapshot) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from iolab.models.host_settings import describe
+
     console = Console()
     console.print(f"[bold]{snapshot.hostname}[/bold]  {snapshot.os_name}  kernel {snapshot.kernel}")
     console.print(
@@ -88,6 +90,9 @@ def _print_snapshot(snapshot: Snapshot) -> None:
             smart,
         )
     console.print(table)
+    for d in snapshot.devices:  # every setting a plan's [host] can sweep, as the probe read it
+        if d.host_settings:
+            console.print(f"{d.name} queue: {describe(d.host_settings)}", highlight=False)
     fs_table = Table("mount", "type", "source", "used", "options")
     for f in snapshot.filesystems:
         used = f"{f.used_percent:.0f}%" if f.used_percent is not None else "-"

@@ -56,12 +56,14 @@ def compare(
     selection_b: Annotated[str, typer.Argument(metavar="B", help="Runs, written as for A.")],
     since: Annotated[
         str | None,
-        typer.Option("--since", metavar="WHEN", help="Only runs started then or later, on both sides (ISO date/time)."),
+        typer.Option(
+            "--since", metavar="WHEN", help="Only runs started then or later, in both groups (ISO date/time)."
+        ),
     ] = None,
     until: Annotated[
         str | None,
         typer.Option(
-            "--until", metavar="WHEN", help="Only runs started up to then (a date: its whole day), on both sides."
+            "--until", metavar="WHEN", help="Only runs started up to then (a date: its whole day), in both groups."
         ),
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="text or md (Markdown).")] = "text",
@@ -88,30 +90,30 @@ def compare(
 ) -> None:
     """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host.
 
-    Each side is one or more runs (`iolab compare 1-5 6-10`, `iolab compare tag:before tag:after`); every
-    repeat of every run of a side is one sample. A run may not be on both sides.
+    A and B are groups of one or more runs (`iolab compare 1-5 6-10`, `iolab compare tag:before tag:after`);
+    every repeat of every run of a group is one sample. A run may not be in both groups.
     """
     from rich.console import Console
 
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.selection import select_runs, window
-    from iolab.views.comparison import compare_runs, split_side
+    from iolab.views.comparison import compare_runs, split_group
 
     if fmt not in ("text", "md"):
         raise UserError(f"--format {fmt!r}: choose text or md")
     threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
     narrow = window(since, until)
     store = open_store(for_reading=True)
-    (spec_a, within_a), (spec_b, within_b) = split_side(selection_a), split_side(selection_b)
+    (spec_a, within_a), (spec_b, within_b) = split_group(selection_a), split_group(selection_b)
     runs_a, runs_b = select_runs(store, spec_a, narrow), select_runs(store, spec_b, narrow)
     both = sorted(set(runs_a) & set(runs_b))
     apart = within_a is not None and within_b is not None and within_a.key == within_b.key and within_a != within_b
-    if both and not apart:  # a run's points are on one side only, unless one axis's values part them
+    if both and not apart:  # a run's points are in one group only, unless one axis's values part them
         shown = ", ".join(map(str, both[:5])) + (" ..." if len(both) > 5 else "")
         raise UserError(
-            f"run(s) {shown} are on both sides ({selection_a} and {selection_b}): a run can be on one side only,"
-            " or part it by one setting or option on both sides (3:scheduler=none 3:scheduler=mq-deadline)"
+            f"run(s) {shown} are in both groups ({selection_a} and {selection_b}): a run can be in one group only,"
+            " or part it by one setting or option in both groups (3:scheduler=none 3:scheduler=mq-deadline)"
         )
     warn_unreadable(store, sorted({*runs_a, *runs_b}))
     label_a, label_b = (f"{text} ({narrow.text})" if narrow else text for text in (selection_a, selection_b))

@@ -84,17 +84,20 @@ class JobView:
 
     @classmethod
     def from_options(cls, name: str, options: Mapping[str, str]) -> JobView:
-        filename = options.get("filename")
+        job = JobOptions(options)
+        filename = job.given("filename")
         if filename:
             first = filename.split(":")[0]
             kind = "block" if first.startswith("/dev/") else "file"
             return cls(name, options, filename, kind)
-        if options.get("directory"):
-            return cls(name, options, options["directory"], "directory")
+        directory = job.given("directory")
+        if directory:
+            return cls(name, options, directory, "directory")
         return cls(name, options)
 
-    def get(self, key: str) -> str | None:
-        return self.options.get(key)
+    def given(self, key: str) -> str | None:
+        """The option as the job gave it, under any of its names (`JobOptions.given`); None when unset."""
+        return self.job.given(key)
 
     # The job's values, each read once: its options do not change, and the method rules ask for them
     # ~20,000 times judging 1,000 imported points.
@@ -159,8 +162,8 @@ class JobView:
         size = self.job.size_bytes
         if size is None:
             return None
-        filename = self.options.get("filename") or ""
-        shared = bool(filename) and ":" not in filename and not self.options.get("offset_increment")
+        filename = self.job.given("filename") or ""
+        shared = bool(filename) and ":" not in filename and not self.job.given("offset_increment")
         return size if shared else size * self.numjobs
 
 

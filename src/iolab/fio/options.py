@@ -1,4 +1,4 @@
-"""fio job options: the one place their names and values are read, checked and classified.
+"""fio job options: where their names and values are checked and classified (`JobOptions` reads them).
 
 Every option iolab hands to fio (from a TOML plan, a user's job file, a
 preset, a command-line override, a precondition, a host's job file) passes
@@ -25,7 +25,7 @@ another job file.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -34,10 +34,11 @@ from iolab.errors import UserError
 from iolab.fio import option_table
 from iolab.fio.catalog import alias_target, job_option_names
 from iolab.fio.option_table import PATH
-from iolab.models.host_settings import SETTINGS as HOST_SETTINGS
+from iolab.models.host_settings import names as host_setting_names
 from iolab.models.job_options import RW_MODES, JobOptions
-from iolab.models.option_values import ALIASES, METADATA_ENGINES, parse_size
+from iolab.models.option_values import METADATA_ENGINES, canonical, parse_seconds, parse_share, parse_size
 from iolab.models.point import IOLAB_FORMAT
+from iolab.numbers import whole
 
 # Engines whose reads read and whose writes write the target iolab names (the `rw` mode decides).
 DATA_ENGINES = frozenset(
@@ -117,9 +118,6 @@ COUNT_LIMITS = {"iodepth": 65535, "numjobs": 4096}
 MAX_BLOCK_SIZE = 1 << 30
 COMMENT_CHARACTERS = (";", "#")
 
-_SIZE_TEXT = re.compile(r"^\d+(\.\d+)?\s*[kmgtp]?(i?b)?$", re.IGNORECASE | re.ASCII)
-_TIME_TEXT = re.compile(r"^\d+(\.\d+)?\s*(us|usec|ms|msec|s|sec|m|min|h|d)?$", re.IGNORECASE | re.ASCII)
-
 
 def control_character(text: str) -> str | None:
     """The first control character in `text`, spelled so a person can read it (`\\n`), or None."""
@@ -158,20 +156,8 @@ def check_path(path: str, what: str) -> None:
         )
 
 
-def canonical_name(name: str) -> str:
-    """fio's own name of an option (`readwrite` -> `rw`), so every check sees one spelling."""
-    if name in ALIASES:
-        return ALIASES[name]
-    if name in TARGET_OPTIONS or name in PATH_OPTIONS or name in COMMAND_OPTIONS or name in SYSTEM_OPTIONS:
-        return name
-    known = job_option_names()
-    if known is not None and name in known:
-        return name
-    return alias_target(name) or name
-
-
 def checked_option(name: str, value: str, where: str, written: object = None) -> tuple[str, str]:
-    """One option as fio will read it: (canonical name, value), or UserError naming `where`.
+    """One option as fio will read it: (fio_name name, value), or UserError naming `where`.
 
     Checks what every option must satisfy whatever it is: a name fio could
     have, no control character, no `$` expansion, no path-naming option, and
@@ -184,26 +170,26 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
         raise UserError(f"{where}: {name!r} is not a fio option name (letters, digits, '_' and '-')")
     if len(value) > MAX_VALUE:
         raise UserError(f"{where}: the value is {len(value)} characters long; fio options take at most {MAX_VALUE}")
-    canonical = canonical_name(name)
-    if canonical == "filename_format" and not IOLAB_FORMAT.match(value):
+    fio_name = canonical(name)  # the one alias resolver
+    if fio_name == "filename_format" and not IOLAB_FORMAT.match(value):
         raise UserError(
             f"{where}: {value!r}: iolab names the files fio makes itself (iolab-job.N.M in a directory of its "
             'own); drop filename_format, and use files = "per-job" in a plan for a file per job'
         )
-    if "$" in value and canonical != "filename_format":
+    if "$" in value and fio_name != "filename_format":
         raise UserError(
             f"{where}: {value!r}: fio would expand '$' (environment variables, expressions, $ncpus...); "
             "write the value itself"
         )
-    if canonical in PATH_OPTIONS:
-        raise UserError(f"{where}: iolab does not pass {name}= to fio: {PATH_OPTIONS[canonical]}")
-    if canonical == "mem" and _MEM_PATH.match(value):
+    if fio_name in PATH_OPTIONS:
+        raise UserError(f"{where}: iolab does not pass {name}= to fio: {PATH_OPTIONS[fio_name]}")
+    if fio_name == "mem" and _MEM_PATH.match(value):
         raise UserError(f"{where}: {value!r} names a file fio would create; use a mode without a path (e.g. mem=mmap)")
-    _check_classified(name, canonical, where)
-    problem = value_problem(canonical, value)
+    _check_classified(name, fio_name, where)
+    problem = value_problem(fio_name, value)
     if problem:
         raise UserError(f"{where}: expected {problem}, got {value if written is None else written!r}")
-    return canonical, value
+    return fio_name, value
 
 
 # Set for one run by `--allow-unknown-options` (`unknown_options_allowed`): options missing from the table pass.
@@ -220,18 +206,18 @@ def unknown_options_allowed(allowed: bool) -> Iterator[None]:
         _UNKNOWN_ALLOWED.reset(token)
 
 
-def _check_classified(name: str, canonical: str, where: str) -> None:
+def _check_classified(name: str, fio_name: str, where: str) -> None:
     """UserError unless the option is in the allowlist (`option_table`) and its class may pass: options
     that name paths of their own are refused; one iolab never classified is refused by name."""
-    kind = option_table.option_class(canonical)
-    if kind == PATH and canonical not in ("filename_format", "mem"):
-        raise UserError(f"{where}: iolab does not pass {name}= to fio: it {option_table.OPTION_CLASSES[canonical][1]}")
+    kind = option_table.option_class(fio_name)
+    if kind == PATH and fio_name not in ("filename_format", "mem"):
+        raise UserError(f"{where}: iolab does not pass {name}= to fio: it {option_table.OPTION_CLASSES[fio_name][1]}")
     if kind is not None or _UNKNOWN_ALLOWED.get():
         return
-    if canonical in HOST_SETTINGS:
+    if fio_name in host_setting_names():
         raise UserError(f"{where}: {name!r} is a host setting, not a fio option: give it in [host]")
     known = job_option_names()
-    if known is not None and canonical not in known and alias_target(name) is None:
+    if known is not None and fio_name not in known and alias_target(name) is None:
         raise UserError(f"{where}: {name!r} is not a fio option (fio --cmdhelp lists them)")
     raise UserError(
         f"{where}: iolab has not classified fio's option {name!r} (what it reads, writes or runs); "
@@ -240,73 +226,101 @@ def _check_classified(name: str, canonical: str, where: str) -> None:
 
 
 def checked_options(options: Mapping[str, str], where: str, allow_target: bool = False) -> dict[str, str]:
-    """A job's options with canonical names, each checked (`checked_option`); `where` names the source.
+    """A job's options with fio_name names, each checked (`checked_option`); `where` names the source.
 
     `allow_target`: a user's job file may name `filename`/`directory` (they become its target); a plan may not.
     """
     checked: dict[str, str] = {}
     for name, value in options.items():
-        canonical, text = checked_option(name, value, f"{where}.{name}" if where else name)
-        if canonical in TARGET_OPTIONS and not allow_target:
+        fio_name, text = checked_option(name, value, f"{where}.{name}" if where else name)
+        if fio_name in TARGET_OPTIONS and not allow_target:
             raise UserError(f"{where}.{name}: iolab sets this from the target; list paths in 'targets' instead")
-        if canonical in checked and canonical != name:
-            raise UserError(f"{where}: {name} and {canonical} are the same fio option; give it once")
-        checked[canonical] = text
+        if fio_name in checked and fio_name != name:
+            raise UserError(f"{where}: {name} and {fio_name} are the same fio option; give it once")
+        checked[fio_name] = text
     return checked
 
 
-def _count(value: str) -> int | None:
-    """A whole number in ASCII digits, or None: int() reads '١٢' as 12 and refuses 4,300 digits."""
-    return int(value) if value.isascii() and value.isdigit() and len(value) <= 19 else None
+def _whole_within(value: str, low: int, high: int) -> bool:
+    """Whether `value` is a whole number in ASCII digits from `low` to `high`, as fio reads a count
+    (the bounded parser `iolab.numbers.whole`; no sign and no float spelling, which fio would misread)."""
+    if not value.isdigit():
+        return False
+    try:
+        whole(value, "count", low, high)
+    except UserError:
+        return False
+    return True
+
+
+def _rw_problem(name: str, value: str) -> str | None:
+    job = JobOptions({name: value})
+    if job.rw not in RW_MODES:
+        return f"one of {', '.join(sorted(RW_MODES))}"
+    suffix = job.rw_suffix  # `randread:8` (I/Os per new offset), `write:4k` (a gap): a size, never negative
+    if suffix and parse_size(suffix) is None:  # None beyond int64 too
+        return "a mode with an optional size after ':' (randread:8, write:4k), not negative"
+    return None
+
+
+def _count_problem(name: str, value: str) -> str | None:
+    limit = COUNT_LIMITS[name]
+    return None if _whole_within(value, 1, limit) else f"a whole number from 1 to {limit}"
+
+
+def _share_problem(name: str, value: str) -> str | None:
+    return None if _whole_within(value, 0, 100) else "a whole number from 0 to 100"
+
+
+def _size_problem(name: str, value: str) -> str | None:
+    """A size or a percentage of the target for each direction a comma separates (`bs=r,w,t`)."""
+    parts = value.split(",")
+    ok = bool(value.strip()) and all(parse_size(p) is not None or parse_share(p) is not None for p in parts)
+    return None if ok else "a size such as 4096, '4k' or '1MiB'"
+
+
+def _block_size_problem(name: str, value: str) -> str | None:
+    """Every direction's block size above 0 and one fio can allocate buffers of."""
+    problem = _size_problem(name, value)
+    if problem is not None:
+        return problem
+    sizes = [parse_size(part) for part in value.split(",")]
+    if all(size is not None and 0 < size <= MAX_BLOCK_SIZE for size in sizes):
+        return None
+    return "a block size from 1 byte to 1 GiB, such as '4k' or '1m'"
+
+
+def _duration_problem(name: str, value: str) -> str | None:
+    return None if parse_seconds(value) is not None else "a duration such as 30 or '30s' or '2m'"
+
+
+def _engine_problem(name: str, value: str) -> str | None:
+    return None if value.strip() else "a non-empty string"
+
+
+# The options whose values iolab checks, each with what its value must be (fio checks the rest itself).
+_VALUE_CHECKS: dict[str, Callable[[str, str], str | None]] = {
+    "rw": _rw_problem,
+    "iodepth": _count_problem,
+    "numjobs": _count_problem,
+    "rwmixread": _share_problem,
+    "rwmixwrite": _share_problem,
+    "bs": _block_size_problem,
+    "size": _size_problem,
+    "filesize": _size_problem,
+    "io_size": _size_problem,
+    "runtime": _duration_problem,
+    "ramp_time": _duration_problem,
+    "ioengine": _engine_problem,
+}
+# Options whose values iolab checks (`value_problem`): a TOML true/false is never one of them.
+TYPED_OPTIONS = frozenset(_VALUE_CHECKS)
 
 
 def value_problem(name: str, value: str) -> str | None:
     """What the value of a canonical option should have been, or None (fio checks the rest itself)."""
-    if name == "rw":
-        job = JobOptions({"rw": value})
-        if job.rw not in RW_MODES:
-            return f"one of {', '.join(sorted(RW_MODES))}"
-        suffix = job.rw_suffix  # `randread:8` (I/Os per new offset), `write:4k` (a gap): a size, never negative
-        ok = not suffix or (_SIZE_TEXT.match(suffix) and parse_size(suffix) is not None)  # None beyond int64
-        return None if ok else "a mode with an optional size after ':' (randread:8, write:4k), not negative"
-    if name in COUNT_LIMITS:
-        limit = COUNT_LIMITS[name]
-        count = _count(value)
-        return None if count is not None and 1 <= count <= limit else f"a whole number from 1 to {limit}"
-    if name in ("rwmixread", "rwmixwrite"):
-        share = _count(value)
-        return None if share is not None and share <= 100 else "a whole number from 0 to 100"
-    if name in ("bs", "size", "filesize", "io_size"):
-        ok = all(_SIZE_TEXT.match(p.strip()) or p.strip().endswith("%") for p in value.split(","))
-        if name == "bs" and ok:  # every direction's block size > 0 and one fio can allocate buffers of
-            sizes = [parse_size(p.strip()) for p in value.split(",") if p.strip()]
-            ok = all(s is not None and 0 < s <= MAX_BLOCK_SIZE for s in sizes)
-            return None if ok else "a block size from 1 byte to 1 GiB, such as '4k' or '1m'"
-        return None if ok and value.strip() else "a size such as 4096, '4k' or '1MiB'"
-    if name in ("runtime", "ramp_time"):
-        return None if _TIME_TEXT.match(value.strip()) else "a duration such as 30 or '30s' or '2m'"
-    if name == "ioengine":
-        return None if value.strip() else "a non-empty string"
-    return None
-
-
-# Options whose values iolab checks (`value_problem`): a TOML true/false is never one of them.
-TYPED_OPTIONS = frozenset(
-    {
-        "rw",
-        "iodepth",
-        "numjobs",
-        "rwmixread",
-        "rwmixwrite",
-        "bs",
-        "size",
-        "filesize",
-        "io_size",
-        "runtime",
-        "ramp_time",
-        "ioengine",
-    }
-)
+    check = _VALUE_CHECKS.get(name)
+    return None if check is None else check(name, value)
 
 
 def write_reasons(options: Mapping[str, str]) -> list[str]:
@@ -347,9 +361,12 @@ class Effects:
 
 def effects(options: Mapping[str, str]) -> Effects:
     """The writes and commands in a job's (canonical) options."""
-    commands = [f"{name}={options[name]}" for name in sorted(COMMAND_OPTIONS) if options.get(name, "").strip()]
-    commands += [f"{name}={options[name]} {what}" for name, what in SYSTEM_OPTIONS.items() if name in options]
-    problem = engine_problem(JobOptions(options).engine)
+    job = JobOptions(options)
+    commands = [f"{name}={text}" for name in sorted(COMMAND_OPTIONS) if (text := job.given(name) or "").strip()]
+    commands += [
+        f"{name}={job.given(name)} {what}" for name, what in SYSTEM_OPTIONS.items() if job.given(name) is not None
+    ]
+    problem = engine_problem(job.engine)
     if problem:
         commands.append(problem)
     return Effects(writes=write_reasons(options), commands=commands)
@@ -360,21 +377,19 @@ def extent_problem(options: Mapping[str, str], length: int) -> str | None:
 
     Only what can be shown in range is allowed: plain sizes and percentages, offset + size <= length.
     """
+    job = JobOptions(options)
 
     def bytes_of(name: str, default: float) -> float | None:
-        text = options.get(name, "").strip()
-        if not text:
+        if not (job.given(name) or "").strip():
             return default
-        if text.endswith("%"):
-            number = text[:-1].strip()
-            return float(number) / 100 * length if number.isascii() and number.replace(".", "", 1).isdigit() else None
-        return parse_size(text)
+        share = job.share(name)
+        return share * length if share is not None else job.size(name)
 
-    if options.get("nrfiles", "1").strip() not in ("", "1"):
+    if (job.given("nrfiles") or "1").strip() not in ("", "1"):
         return "nrfiles= makes fio create more files"
     offset, size = bytes_of("offset", 0.0), bytes_of("size", float(length))
     filesize = bytes_of("filesize", 0.0)
-    if options.get("offset_increment", "").strip() and JobOptions(options).numjobs > 1:
+    if (job.given("offset_increment") or "").strip() and job.numjobs > 1:
         return "offset_increment= with numjobs moves each job further into the file"
     if offset is None or size is None or filesize is None:
         return "its size or offset is not a plain size or percentage"

@@ -306,33 +306,45 @@ def pool_latency(parts: list[dict]) -> LatencyStats | None:
     stats = [(obj, scale) for _, obj, scale in chosen]
     # N is the sample count from fio 3.18 on; before it, the direction's I/O count (`_count`) is.
     counts = [int(obj.get("N", 0)) or _count(p) for p, obj, _ in chosen]
-    total = sum(counts)
-    means = [float(obj.get("mean", 0.0)) * scale for obj, scale in stats]
-    if len(stats) == 1:  # one job: its own figures, whatever its count
-        mean, stddev = means[0], float(stats[0][0].get("stddev", 0.0)) * stats[0][1]
-    elif total == 0:
-        return None  # several jobs and nothing to weight them by: no honest pooled mean
-    else:
-        mean = sum(n * m for n, m in zip(counts, means, strict=True)) / total
-        stddev = _pooled_stddev(counts, means, [float(obj.get("stddev", 0.0)) * scale for obj, scale in stats])
-    histograms = [(obj["bins"], scale) for obj, scale in stats if obj.get("bins")]
-    if histograms:
-        percentiles = percentiles_from_bins(*merged_histogram(histograms))
-    elif len(stats) == 1:
-        obj, scale = stats[0]
-        percentiles = {float(p): float(v) * scale for p, v in (obj.get("percentile") or {}).items()}
-        percentiles = {p: v for p, v in percentiles.items() if p in PERCENTILES}
-    else:
-        percentiles = {}  # per-job percentiles cannot be combined honestly
+    moments = _pooled_moments(counts, stats)
+    if moments is None:
+        return None
+    mean, stddev = moments
     return LatencyStats(
         kind=kind,
-        count=total,
+        count=sum(counts),
         mean_ns=mean,
         stddev_ns=stddev,
         min_ns=min(float(obj.get("min", 0.0)) * scale for obj, scale in stats),
         max_ns=max(float(obj.get("max", 0.0)) * scale for obj, scale in stats),
-        percentiles=percentiles,
+        percentiles=_pooled_percentiles(stats),
     )
+
+
+def _pooled_moments(counts: list[int], stats: list[tuple[dict, float]]) -> tuple[float, float] | None:
+    """(mean, stddev) in ns of jobs' latency objects pooled by their sample counts; one job's own figures
+    whatever its count; None for several jobs with nothing to weight them by (no honest pooled mean)."""
+    means = [float(obj.get("mean", 0.0)) * scale for obj, scale in stats]
+    if len(stats) == 1:
+        return means[0], float(stats[0][0].get("stddev", 0.0)) * stats[0][1]
+    total = sum(counts)
+    if total == 0:
+        return None
+    mean = sum(n * m for n, m in zip(counts, means, strict=True)) / total
+    return mean, _pooled_stddev(counts, means, [float(obj.get("stddev", 0.0)) * scale for obj, scale in stats])
+
+
+def _pooled_percentiles(stats: list[tuple[dict, float]]) -> dict[float, float]:
+    """Percentiles in ns from the jobs' merged json+ histograms; one job's own percentiles without them;
+    none for several jobs without histograms (per-job percentiles cannot be combined honestly)."""
+    histograms = [(obj["bins"], scale) for obj, scale in stats if obj.get("bins")]
+    if histograms:
+        return percentiles_from_bins(*merged_histogram(histograms))
+    if len(stats) != 1:
+        return {}
+    obj, scale = stats[0]
+    percentiles = {float(p): float(v) * scale for p, v in (obj.get("percentile") or {}).items()}
+    return {p: v for p, v in percentiles.items() if p in PERCENTILES}
 
 
 def merged_histogram(histograms: list[tuple[dict, float]]) -> tuple[list[int], list[int]]:

@@ -25,6 +25,7 @@ from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import DEVICE_SEPARATOR, JOB_SECTION, JobSection, render_jobfile
 from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path, extent_problem, write_reasons
 from iolab.models import Point, Target
+from iolab.models.job_options import JobOptions
 from iolab.models.point import PER_JOB_FORMAT
 
 INSTALL_ADVICE = (
@@ -126,7 +127,9 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     options.update({"write_bw_log": prefix, "write_iops_log": prefix, "log_avg_msec": "1000"})
     if clocksource:
         options.setdefault("clocksource", clocksource)
-    if "directory" in options:  # fio names the files itself: only by iolab's pattern, in iolab's directory
+    if (
+        JobOptions(options).given("directory") is not None
+    ):  # fio names the files itself: only by iolab's pattern, in iolab's directory
         options.setdefault("filename_format", PER_JOB_FORMAT)
     if target.kind != "group":
         return render_jobfile([JobSection(name=JOB_SECTION, options=options)])

@@ -58,10 +58,10 @@ def completed(direction: dict) -> int:
     return int(direction.get("total_ios") or 0)
 
 
-def wall_ms(job: dict) -> float:
+def wall_ms(entry: dict) -> float:
     """How long one entry's jobs have run, in ms: the longest of its directions' runtimes (fio counts a
     direction's runtime from the job's start once it has done I/O there); 0 before any I/O."""
-    return max((float((job.get(d) or {}).get("runtime") or 0) for d in DIRECTIONS), default=0.0)
+    return max((float((entry.get(d) or {}).get("runtime") or 0) for d in DIRECTIONS), default=0.0)
 
 
 def window_ios(start: Counters, final: Counters, ddir: str) -> float:

@@ -61,31 +61,31 @@ def _document(doc: Mapping) -> None:
         _job(job, f"{key}[{index}]")
 
 
-def _job(job: object, path: str) -> None:
-    if not isinstance(job, dict):
+def _job(entry: object, path: str) -> None:
+    if not isinstance(entry, dict):
         raise BadField(path, "expected a job object")
-    name = job.get("jobname")
+    name = entry.get("jobname")
     if not isinstance(name, str) or not name or len(name) > MAX_NAME or not name.isprintable():
         raise BadField(f"{path}.jobname", f"expected a name of 1-{MAX_NAME} printable characters")
-    if "hostname" in job and not isinstance(job["hostname"], str):
+    if "hostname" in entry and not isinstance(entry["hostname"], str):
         raise BadField(f"{path}.hostname", "expected a string")
-    if "error" in job:
-        _number(job["error"], f"{path}.error", MAX_COUNT, whole=True)
-    options = job.get("job options", {})
+    if "error" in entry:
+        _number(entry["error"], f"{path}.error", MAX_COUNT, whole=True)
+    options = entry.get("job options", {})
     if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
         raise BadField(f"{path}.job options", "expected an object of option strings")
     for cpu in ("usr_cpu", "sys_cpu"):
-        if cpu in job:
-            _number(job[cpu], f"{path}.{cpu}", MAX_CPU_PERCENT)
-    if "job_runtime" in job:
-        _number(job["job_runtime"], f"{path}.job_runtime", MAX_RUNTIME_MS, whole=True)
-    if "steadystate" in job:
-        _steadystate(job["steadystate"], f"{path}.steadystate")
-    if job.get("jobname") == "All clients":
+        if cpu in entry:
+            _number(entry[cpu], f"{path}.{cpu}", MAX_CPU_PERCENT)
+    if "job_runtime" in entry:
+        _number(entry["job_runtime"], f"{path}.job_runtime", MAX_RUNTIME_MS, whole=True)
+    if "steadystate" in entry:
+        _steadystate(entry["steadystate"], f"{path}.steadystate")
+    if entry.get("jobname") == "All clients":
         return  # fio's client summary: read only for its options
     for ddir in DIRECTIONS:
-        if ddir in job or ddir in REQUIRED_DIRECTIONS:
-            _direction(job.get(ddir), f"{path}.{ddir}")
+        if ddir in entry or ddir in REQUIRED_DIRECTIONS:
+            _direction(entry.get(ddir), f"{path}.{ddir}")
 
 
 def _steadystate(ss: object, path: str) -> None:

@@ -104,16 +104,12 @@ def store_fio(store: Store, run_id: int, file: FioFile) -> tuple[list[int], int]
 
 
 def target_of(options: dict[str, str]) -> Target:
-    filename = options.get("filename", options.get("directory", ""))
+    """The target fio's job options name, with its size as fio reads it (`size=4g` is 4 GiB; a
+    percentage of the device, unknown here, is 0)."""
+    job = JobOptions(options)
+    filename = job.given("filename") or job.given("directory") or ""
     kind: TargetKind = "block" if filename.startswith("/dev/") else "file"
-    size = options.get("size", "0")
-    return Target(
-        path=filename,
-        kind=kind,
-        filename=filename,
-        size_bytes=int(size) if size.isdigit() else 0,
-        direct=JobOptions(options).direct,
-    )
+    return Target(path=filename, kind=kind, filename=filename, size_bytes=job.size("size") or 0, direct=job.direct)
 
 
 def logs_beside(output_path: Path, group: JobGroup) -> list[SampleSeries]:
@@ -123,7 +119,8 @@ def logs_beside(output_path: Path, group: JobGroup) -> list[SampleSeries]:
     `write_bw_log=`, the job name, as fio does. A client/server job's logs may sit in
     `clients/<host>/`, without fio's `.<host>` suffix: they are that host's.
     """
-    prefixes = {Path(group.options[key] or group.name).name for key in LOG_OPTIONS if key in group.options}
+    job = JobOptions(group.options)
+    prefixes = {Path(value or group.name).name for key in LOG_OPTIONS if (value := job.given(key)) is not None}
     places = [(output_path.parent, "")]
     places += [(output_path.parent / "clients" / host, host) for host in group.hosts]
     series: list[SampleSeries] = []

@@ -1,59 +1,129 @@
-"""Host settings a plan can sweep: block-queue files of a target's device and the CPU frequency governor.
+"""Host settings a plan can sweep, one object each, in one ordered list: block-queue files of a target's
+device and the CPU frequency governor.
 
 Storage engineers compare I/O schedulers, queue sizes, writeback throttling, read-ahead, completion
-affinity, merging and the CPU governor; each is one sysfs file. A plan names them in its `[host]` table;
-the runner writes them before each point and puts the originals back afterwards
-(`iolab.runner.host_settings`). This module is the vocabulary only: the names, the order they are written
-in, and what a value must look like before the kernel is asked.
+affinity, merging and the CPU governor; each is one sysfs file. A `HostSetting` says all iolab knows of
+one: where its file is, how to read the value in force, what the kernel offers, what a value must look
+like, and what writing it moves. `HOST_SETTINGS` lists them in the order they are written, and every
+user goes through it: the probe reads each one's value in force (`BlockDevice.host_settings`), a plan's
+`[host]` table is checked by it (`plan.planfile`), and the runner resolves, checks, writes and puts back
+each file by it (`runner.host_settings`). A setting added to the list is read, checked, swept and put
+back with no other change (`tests/runner/test_host_settings.py`).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-# Files under /sys/block/DEV/queue/, in the order they are written. The scheduler comes first: switching it
-# resets nr_requests to the new scheduler's default (and bfq turns writeback throttling off), so a value
-# for those written before it would be lost.
-BLOCK_QUEUE = ("scheduler", "nr_requests", "wbt_lat_usec", "read_ahead_kb", "rq_affinity", "nomerges")
-GOVERNOR = "governor"  # scaling_governor of every cpufreq policy
-SETTINGS = (*BLOCK_QUEUE, GOVERNOR)
-# What a scheduler switch moves by itself: recorded and put back whenever a plan changes the scheduler.
-MOVED_BY_SCHEDULER = ("nr_requests", "wbt_lat_usec")
-
-_CHOICES = {"scheduler", GOVERNOR}
+CPUFREQ = "/sys/devices/system/cpu/cpufreq"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
-# Least value the kernel could take, and a bound past which a number is a typo rather than a setting.
-_NUMBERS = {
-    "nr_requests": (1, 1 << 20),
-    "wbt_lat_usec": (0, 1 << 40),  # 0 turns throttling off; the kernel's -1 (back to its default) is not a value to A/B
-    "read_ahead_kb": (0, 1 << 30),
-    "rq_affinity": (0, 2),
-    "nomerges": (0, 2),
-}
+
+
+def active_choice(text: str | None) -> str | None:
+    """The bracketed entry of a sysfs choice list (`none [mq-deadline] bfq`)."""
+    match = re.search(r"\[([^\]]+)\]", text or "")
+    return match.group(1) if match else (text.strip() or None if text else None)
+
+
+@dataclass(frozen=True)
+class HostSetting:
+    """One sysfs setting: a file under a block device's `queue/` (`subject`: the device, "loop3"), or, with
+    `per_cpu_policy`, under every cpufreq policy (`subject`: "policy0")."""
+
+    name: str
+    file: str
+    per_cpu_policy: bool = False
+    # Choices: `listed` when the file lists them with the one in force bracketed (the scheduler), else the file
+    # beside it that lists them (`choices_file`); `numbers` (least, greatest) for a whole number instead.
+    listed: bool = False
+    choices_file: str | None = None
+    numbers: tuple[int, int] | None = None
+    moves: tuple[str, ...] = ()  # settings the kernel resets when this one is written (recorded and put back too)
+
+    def path(self, subject: str) -> str:
+        """The file of this setting for one device or cpufreq policy."""
+        return f"{CPUFREQ}/{subject}/{self.file}" if self.per_cpu_policy else f"/sys/block/{subject}/queue/{self.file}"
+
+    def current(self, text: str | None) -> str | None:
+        """The value in force, from the file's text (a listed file brackets it)."""
+        return active_choice(text) if self.listed else text
+
+    def offered_path(self, subject: str) -> str | None:
+        """The file that lists what the kernel offers, or None for a number."""
+        if self.numbers is not None:
+            return None
+        return self.path(subject) if self.listed else self.path(subject).rsplit("/", 1)[0] + f"/{self.choices_file}"
+
+    @staticmethod
+    def offered(text: str | None) -> list[str]:
+        """The choices a listing file names (brackets dropped)."""
+        return (text or "").replace("[", "").replace("]", "").split()
+
+    def value(self, given: object) -> str:
+        """The value as written to sysfs; ValueError saying what the setting takes.
+
+        Choices are names as the kernel lists them; the rest are whole numbers in the kernel's range, given
+        as TOML integers or digit strings. Whether this kernel and device accept a value is for the runner
+        to find out, before anything runs."""
+        if self.numbers is None:
+            if not isinstance(given, str) or not _NAME.fullmatch(given):
+                raise ValueError(
+                    f"expected a {self.name} name as the kernel lists it (e.g. 'mq-deadline'), got {given!r}"
+                )
+            return given
+        low, high = self.numbers
+        number = given if isinstance(given, int) and not isinstance(given, bool) else None
+        if isinstance(given, str) and given.isascii() and given.isdigit():
+            number = int(given)
+        if number is None or not low <= number <= high:
+            raise ValueError(f"expected a whole number from {low} to {high}, got {given!r}")
+        return str(number)
+
+
+# In the order they are written. The scheduler comes first: switching it resets nr_requests to the new
+# scheduler's default (and bfq turns writeback throttling off), so a value for those written before it
+# would be lost. The number bounds: the least value the kernel could take, and a bound past which a number
+# is a typo rather than a setting.
+HOST_SETTINGS: list[HostSetting] = [
+    HostSetting("scheduler", "scheduler", listed=True, moves=("nr_requests", "wbt_lat_usec")),
+    HostSetting("nr_requests", "nr_requests", numbers=(1, 1 << 20)),
+    # 0 turns throttling off; the kernel's -1 (back to its default) is not a value to A/B
+    HostSetting("wbt_lat_usec", "wbt_lat_usec", numbers=(0, 1 << 40)),
+    HostSetting("read_ahead_kb", "read_ahead_kb", numbers=(0, 1 << 30)),
+    HostSetting("rq_affinity", "rq_affinity", numbers=(0, 2)),
+    HostSetting("nomerges", "nomerges", numbers=(0, 2)),
+    HostSetting("governor", "scaling_governor", per_cpu_policy=True, choices_file="scaling_available_governors"),
+]
+
+
+def names() -> tuple[str, ...]:
+    """The settings' names, in the order they are written."""
+    return tuple(s.name for s in HOST_SETTINGS)
+
+
+def host_setting(name: str) -> HostSetting:
+    """The setting of that name; ValueError naming the ones iolab sets."""
+    for setting in HOST_SETTINGS:
+        if setting.name == name:
+            return setting
+    raise ValueError(f"unknown host setting; iolab sets {', '.join(names())}")
+
+
+def order(name: str) -> int:
+    """Where a setting is written among the others (its place in `HOST_SETTINGS`)."""
+    return names().index(name)
 
 
 def setting_value(name: str, value: object) -> str:
-    """The value as written to sysfs; ValueError saying what `name` takes.
+    """The value of setting `name` as written to sysfs; ValueError saying what it takes (`HostSetting.value`)."""
+    return host_setting(name).value(value)
 
-    Choices (scheduler, governor) are names as the kernel lists them; the rest are whole numbers in the
-    kernel's range, given as TOML integers or digit strings. Whether this kernel and device accept a
-    value is for the runner to find out, before anything runs.
-    """
-    if name not in SETTINGS:
-        raise ValueError(f"unknown host setting; iolab sets {', '.join(SETTINGS)}")
-    if name in _CHOICES:
-        if not isinstance(value, str) or not _NAME.fullmatch(value):
-            raise ValueError(f"expected a {name} name as the kernel lists it (e.g. 'mq-deadline'), got {value!r}")
-        return value
-    low, high = _NUMBERS[name]
-    number = value if isinstance(value, int) and not isinstance(value, bool) else None
-    if isinstance(value, str) and value.isascii() and value.isdigit():
-        number = int(value)
-    if number is None or not low <= number <= high:
-        raise ValueError(f"expected a whole number from {low} to {high}, got {value!r}")
-    return str(number)
+
+# The names at import, for the orders of table columns (views, report); every other user reads the list.
+SETTINGS = names()
 
 
 def describe(settings: dict[str, str]) -> str:
     """`scheduler=none nr_requests=64`, in the order the settings are written."""
-    return " ".join(f"{name}={settings[name]}" for name in SETTINGS if name in settings)
+    return " ".join(f"{name}={settings[name]}" for name in names() if name in settings)

@@ -24,6 +24,7 @@ from iolab.models.option_values import (
     flag_on,
     option_number,
     parse_seconds,
+    parse_share,
     parse_size,
 )
 
@@ -66,6 +67,11 @@ class JobOptions(Mapping[str, str]):
         name = canonical(name)
         return self._by_name.get(name, FIO_DEFAULTS.get(name))
 
+    def given(self, name: str) -> str | None:
+        """The value of option `name` as the job gave it under any of its names; None when it gave none
+        (what a finding quotes, and what tells "left to fio's default" from "set")."""
+        return self._by_name.get(canonical(name))
+
     def _value(self, name: str) -> str:
         """The value of an option fio has a default for (a name in FIO_DEFAULTS)."""
         return self._by_name.get(name, FIO_DEFAULTS[name])
@@ -81,6 +87,11 @@ class JobOptions(Mapping[str, str]):
         text = self.text(name)
         value = None if text is None else parse_size(text)
         return None if value is None else int(value)
+
+    def share(self, name: str) -> float | None:
+        """A size given as a percentage of the device or file ("50%" is 0.5); None for anything else."""
+        text = self.text(name)
+        return None if text is None else parse_share(text)
 
     def number(self, name: str) -> float | None:
         """The option's number: seconds for a time option ("2m" is 120), else a size ("2m" is 2 MiB)."""

@@ -124,6 +124,8 @@ class BlockDevice:
     read_ahead_kb: int | None = None
     nr_requests: int | None = None
     max_sectors_kb: int | None = None
+    # the value in force of each block-queue setting a plan can sweep (`models.host_settings`), by name
+    host_settings: dict[str, str] = field(default_factory=dict)
     discard_max_bytes: int | None = None
     numa_node: int | None = None
     holders: list[str] = field(default_factory=list)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from iolab.models.host_settings import names as host_setting_names
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, Snapshot
 
 _HOST_FIELDS = (
@@ -58,6 +59,9 @@ def _device_changes(a: BlockDevice, b: BlockDevice) -> list[Change]:
     out: list[Change] = []
     for name in _DEVICE_FIELDS:
         out += _pair(a.name, name, getattr(a, name), getattr(b, name))
+    for name in host_setting_names():  # the other settings a plan can sweep, where both snapshots read them
+        if name not in _DEVICE_FIELDS and name in a.host_settings and name in b.host_settings:
+            out += _pair(a.name, name, a.host_settings[name], b.host_settings[name])
     out += _pair(a.name, "PCIe link", a.pcie.describe() if a.pcie else None, b.pcie.describe() if b.pcie else None)
     out += _pair(a.name, "IOMMU domain", a.pcie and a.pcie.iommu_type, b.pcie and b.pcie.iommu_type)
     for name in _SMART_FIELDS:

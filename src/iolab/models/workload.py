@@ -45,7 +45,7 @@ def metric_for(options: Mapping[str, str]) -> str:
     I/O measures latency; its IOPS is only the reciprocal.
     """
     job = JobOptions(options)
-    if job.is_metadata or options.get("tool") == "mdtest":
+    if job.is_metadata or job.tool == "mdtest":
         return "iops"  # file and directory operations (fio's file engines, mdtest): operations per second
     if job.rw in SEQUENTIAL_RW:
         return "bw"

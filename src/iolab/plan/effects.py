@@ -16,8 +16,10 @@ import shlex
 
 from iolab.errors import UserError
 from iolab.fio.jobfile import JobSection
-from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, canonical_name, effects, split_paths, write_reasons
-from iolab.models.host_settings import GOVERNOR, SETTINGS
+from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, effects, split_paths, write_reasons
+from iolab.models.host_settings import host_setting, names
+from iolab.models.job_options import JobOptions
+from iolab.models.option_values import canonical
 from iolab.models.plan import Plan, Workload
 
 
@@ -64,12 +66,11 @@ def plan_settings(plan: Plan) -> list[str]:
     for workload in plan.workloads:
         for name, value in workload.host_settings.items():
             values.setdefault(name, {})[value] = None
-    where = {GOVERNOR: "every CPU's frequency policy"}
-    return [
-        f"{name} = {', '.join(values[name])} ({where.get(name, 'the block device under each target')})"
-        for name in SETTINGS
-        if name in values
-    ]
+    return [f"{name} = {', '.join(values[name])} ({_where(name)})" for name in names() if name in values]
+
+
+def _where(name: str) -> str:
+    return "every CPU's frequency policy" if host_setting(name).per_cpu_policy else "the block device under each target"
 
 
 def check_settings(plan: Plan, allowed: bool) -> None:
@@ -91,17 +92,18 @@ def job_effects(sections: list[JobSection]) -> tuple[list[str], list[str]]:
     writes: list[str] = []
     commands: list[str] = []
     for section in sections:
-        options = {canonical_name(k): v for k, v in section.options.items()}
-        paths = [p for name in TARGET_OPTIONS for p in split_paths(options.get(name, "")) if p]
+        options = {canonical(k): v for k, v in section.options.items()}
+        job = JobOptions(options)
+        paths = [p for name in TARGET_OPTIONS for p in split_paths(job.given(name) or "") if p]
         reasons = write_reasons(options)
         if reasons:
             writes.append(
                 f"[{section.name}] writes {', '.join(paths) or 'its own files in the current directory'} "
                 f"({', '.join(reasons)})"
             )
-        for name in PATH_OPTIONS:
-            if options.get(name, "").strip():
-                writes.append(f"[{section.name}] {name}={options[name]}: {PATH_OPTIONS[name]}")
+        for name, why in PATH_OPTIONS.items():
+            if (value := job.given(name) or "").strip():
+                writes.append(f"[{section.name}] {name}={value}: {why}")
         commands += [f"[{section.name}] {command}" for command in effects(options).commands]
     return writes, commands
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from iolab.errors import UserError
+from iolab.models.job_options import JobOptions
 from iolab.models.option_values import option_number
 from iolab.numbers import real, whole
 
@@ -35,7 +36,7 @@ class ExcludeRule:
 
     def matches(self, options: Mapping[str, str]) -> bool:
         """True when the rule holds for these options (the workload is dropped)."""
-        return bool(_evaluate(self._tree, options, self))
+        return bool(_evaluate(self._tree, JobOptions(options), self))
 
 
 def compile_exclude(text: str, known_names: Iterable[str], where: str) -> ExcludeRule:
@@ -108,7 +109,7 @@ def _check_node(node: ast.AST, text: str, where: str, known: set[str]) -> None:
             raise UserError(f"{where}: {text!r}: and/or/not combine comparisons, not bare names or literals")
 
 
-def _evaluate(node: ast.expr, options: Mapping[str, str], rule: ExcludeRule) -> object:
+def _evaluate(node: ast.expr, options: JobOptions, rule: ExcludeRule) -> object:
     if isinstance(node, ast.BoolOp):
         values = (_evaluate(v, options, rule) for v in node.values)
         return all(values) if isinstance(node.op, ast.And) else any(values)
@@ -124,7 +125,7 @@ def _evaluate(node: ast.expr, options: Mapping[str, str], rule: ExcludeRule) -> 
     raise UserError(f"{rule.where}: {rule.text!r} is not a comparison")
 
 
-def _compare(op: ast.cmpop, left: ast.expr, right: ast.expr, options: Mapping[str, str], rule: ExcludeRule) -> bool:
+def _compare(op: ast.cmpop, left: ast.expr, right: ast.expr, options: JobOptions, rule: ExcludeRule) -> bool:
     """One comparison; an option a workload does not set is never equal to anything."""
     key = left.id if isinstance(left, ast.Name) else right.id if isinstance(right, ast.Name) else ""
     if isinstance(op, (ast.In, ast.NotIn)):
@@ -147,9 +148,10 @@ def _compare(op: ast.cmpop, left: ast.expr, right: ast.expr, options: Mapping[st
     return compare(x, y)
 
 
-def _operand(node: ast.expr, options: Mapping[str, str]) -> Literal | None:
+def _operand(node: ast.expr, options: JobOptions) -> Literal | None:
+    """A name's value as the workload gave it (under any of fio's names for it), else the literal."""
     if isinstance(node, ast.Name):
-        return options.get(node.id)
+        return options.given(node.id)
     assert isinstance(node, ast.Constant)
     return _constant(node)
 

@@ -22,15 +22,15 @@ from iolab.fio.options import (
     MAX_NAME,
     TARGET_OPTIONS,
     TYPED_OPTIONS,
-    canonical_name,
     check_text,
     checked_option,
     checked_options,
     split_paths,
 )
-from iolab.models.host_settings import SETTINGS, setting_value
+from iolab.models.host_settings import names as host_setting_names
+from iolab.models.host_settings import setting_value
 from iolab.models.job_options import JobOptions
-from iolab.models.option_values import FIO_DEFAULTS, to_fio_string
+from iolab.models.option_values import FIO_DEFAULTS, canonical, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
 from iolab.models.point import PER_JOB_FORMAT
 from iolab.models.side import METRIC_NAME
@@ -186,7 +186,8 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
         JobSection(s.name, checked_options(s.options, f"{source}: [{s.name}]", allow_target=True)) for s in sections
     ]
     for section in sections[1:]:
-        if not (JobOptions(section.options).flag("stonewall") or "wait_for" in section.options):
+        job = JobOptions(section.options)
+        if not (job.flag("stonewall") or job.given("wait_for") is not None):
             raise UserError(
                 f"{source}: [{section.name}]: fio runs this job concurrently with the ones before it; "
                 "iolab runs one job per point, so add 'stonewall' to run jobs in turn, or split the file"
@@ -212,7 +213,7 @@ def _own_files(options: Mapping[str, str]) -> bool:
     with numjobs above 1 (fio names them jobname.N.0 inside it); iolab then does the same, in a directory
     of its own inside that one (`Point.per_job_files`)."""
     job = JobOptions(options)
-    return bool(options.get("directory", "").strip()) and "filename" not in options and job.numjobs > 1
+    return bool((job.given("directory") or "").strip()) and job.given("filename") is None and job.numjobs > 1
 
 
 def _jobfile_target(section: JobSection, source: str) -> str | None:
@@ -220,8 +221,9 @@ def _jobfile_target(section: JobSection, source: str) -> str | None:
 
     fio reads `a:b` as two paths (`\\:` escapes a colon); iolab runs one target per job.
     """
+    job = JobOptions(section.options)
     for name in ("filename", "directory"):
-        value = section.options.get(name, "").strip()
+        value = (job.given(name) or "").strip()
         if not value:
             continue
         paths = split_paths(value)
@@ -261,7 +263,7 @@ def _fio_options(raw: Mapping[str, Any], source: str, field: str) -> dict[str, s
             raise UserError(
                 f"{source}: {field}.{key}: iolab sets this from the target; list paths in 'targets' instead"
             )
-        if name in options:
+        if JobOptions(options).given(name) is not None:
             raise UserError(f"{source}: {field}: {key} and {name} are the same fio option; give it once")
         options[name] = text
     return options
@@ -315,7 +317,7 @@ def _check_option_names(names: Sequence[str], items: Sequence[tuple[str, str]], 
     unknown = unknown_options(dict.fromkeys(names), engines)
     if unknown:
         field = f"{where}options/axes" if where else "options/axes"
-        if unknown[0] in SETTINGS:
+        if unknown[0] in host_setting_names():
             raise UserError(f"{source}: {field}: {unknown[0]!r} is a host setting, not a fio option: give it in [host]")
         raise UserError(f"{source}: {field}: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)")
 
@@ -328,7 +330,7 @@ def _checked_value(key: str, value: Any, source: str, field: str) -> tuple[str, 
     """
     if isinstance(value, (dict, list)) or value is None:
         raise UserError(f"{source}: {field}: expected a single string, number or boolean, got {value!r}")
-    if isinstance(value, bool) and canonical_name(key) in TYPED_OPTIONS:
+    if isinstance(value, bool) and canonical(key) in TYPED_OPTIONS:
         raise UserError(f"{source}: {field}: expected a value for {key}, got {str(value).lower()}")
     if isinstance(value, float) and not math.isfinite(value):
         raise UserError(f"{source}: {field}: expected a finite number, got {value!r}")

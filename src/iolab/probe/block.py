@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from iolab.models.host_settings import HOST_SETTINGS, active_choice
 from iolab.models.snapshot import BlockDevice
 from iolab.probe.nvme import read_smart
 from iolab.probe.pci import pci_chain
@@ -12,12 +13,6 @@ from iolab.probe.root import Root
 # Devices that are never storage worth diagnosing on their own.
 _SKIP = re.compile(r"^(ram\d+|fd\d+|sr\d+)$")
 _NVME_CTRL = re.compile(r"^nvme\d+$")
-
-
-def active_choice(text: str | None) -> str | None:
-    """The bracketed entry of a sysfs choice list (`none [mq-deadline] bfq`)."""
-    match = re.search(r"\[([^\]]+)\]", text or "")
-    return match.group(1) if match else (text.strip() or None if text else None)
 
 
 def list_disks(root: Root) -> list[str]:
@@ -44,6 +39,12 @@ def _nvme_controller(root: Root, name: str, sysfs_path: str) -> str | None:
         controllers = [e for e in root.listdir(subsystem) if _NVME_CTRL.match(e)]
         return controllers[0] if controllers else None
     return None
+
+
+def _host_settings(root: Root, device: str) -> dict[str, str]:
+    """The value in force of each block-queue setting a plan can sweep (`models.host_settings`), by name."""
+    settings = (s for s in HOST_SETTINGS if not s.per_cpu_policy)
+    return {s.name: value for s in settings if (value := s.current(root.read_value(s.path(device)))) is not None}
 
 
 def read_device(root: Root, name: str, with_smart: bool = True) -> BlockDevice:
@@ -91,6 +92,7 @@ def read_device(root: Root, name: str, with_smart: bool = True) -> BlockDevice:
         read_ahead_kb=root.read_int(f"{queue}/read_ahead_kb"),
         nr_requests=root.read_int(f"{queue}/nr_requests"),
         max_sectors_kb=root.read_int(f"{queue}/max_sectors_kb"),
+        host_settings=_host_settings(root, name),
         discard_max_bytes=root.read_int(f"{queue}/discard_max_bytes"),
         numa_node=numa_node,
         holders=root.listdir(f"{base}/holders"),

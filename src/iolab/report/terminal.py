@@ -54,13 +54,13 @@ CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where 
 
 
 def _workload(point: Point) -> str:
-    """rw and bs as the workload wrote them, its queue depth, and its jobs where more than one; for a file
+    """rw and bs as the workload wrote them (under either of fio's names; fio's default where it gave none), its queue depth, and its jobs where more than one; for a file
     operation, what it does, its threads and files."""
     job = point.job
     if job.operation is not None:
         threads = f"{job.numjobs} thread{'s' if job.numjobs > 1 else ''}"
-        return f"file {job.operation}, {threads}, {job.get('nrfiles', '1')} files each"
-    shape = f"{job.get('rw', '?')} {job.get('bs', '')} QD{job.iodepth}"
+        return f"file {job.operation}, {threads}, {job.given('nrfiles') or '1'} files each"
+    shape = f"{job.text('rw')} {job.text('bs')} QD{job.iodepth}"
     return shape + (f"×{job.numjobs}" if job.numjobs != 1 else "")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from iolab.models import Point, units
+from iolab.models import Plan, Point, Target, units
 from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.manifest import Manifest, build_manifest
 from iolab.runner.request import RunRequest
@@ -44,54 +44,98 @@ class DryRun:
 
 def dry_run(request: RunRequest) -> DryRun:
     """Expand and check a request exactly as a run would, without running fio."""
-    from iolab.fio.options import writes as options_write
-    from iolab.fio.run import files_dir, metadata_dir
     from iolab.plan.effects import check_commands, plan_commands
-    from iolab.plan.estimate import FIO_STARTUP_SECONDS, chosen_while_running, estimate_seconds, point_seconds
+    from iolab.plan.estimate import point_seconds
     from iolab.runner.arrays import describe_sets
-    from iolab.runner.execute import check_hosts, prepare_points, run_targets
-    from iolab.runner.host_settings import HostSettings, check_request
+    from iolab.runner.execute import check_hosts, prepare_points
+    from iolab.runner.host_settings import check_request
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
     check_commands(plan, request.allow_commands)  # refused here as the run would refuse it, before any listing
     check_request(plan, replace(request, allow_host_changes=True))  # a dry run changes nothing: listed, not refused
-    executor: Executor = LocalExecutor()
     check_hosts(request, plan)
-    if request.hosts:  # the hosts are not contacted: a dry run only plans
-        from iolab.cluster.cluster import Cluster
-        from iolab.cluster.hosts import HostSpec
-        from iolab.cluster.servers import HostState
-
-        executor = ClusterExecutor(Cluster([HostState(HostSpec.from_dict(h), reachable=True) for h in request.hosts]))
+    executor = _planning_executor(request)
     plan, targets, points, notes = prepare_points(request, plan, executor)
-    array = describe_sets(targets[None], points) if request.devices else []
-    seconds = RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points)
+    writes, fill_seconds = _target_writes(plan, targets, points, executor)
+    open_ended, chosen_max, open_seconds = _chosen_while_running(plan, points, len(targets[None]))
+    return DryRun(
+        points=points,
+        seconds=RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points) + fill_seconds + open_seconds,
+        writes=writes,
+        notes=notes,
+        open_ended=open_ended,
+        commands=plan_commands(plan),
+        chosen_max=chosen_max,
+        array=describe_sets(targets[None], points) if request.devices else [],
+        changes=_host_changes(points, request),
+        manifest=build_manifest(points),
+    )
+
+
+def _planning_executor(request: RunRequest) -> Executor:
+    """The executor the run would use, for planning only: a multi-host run's hosts are not contacted."""
+    if not request.hosts:
+        return LocalExecutor()
+    from iolab.cluster.cluster import Cluster
+    from iolab.cluster.hosts import HostSpec
+    from iolab.cluster.servers import HostState
+
+    return ClusterExecutor(Cluster([HostState(HostSpec.from_dict(h), reachable=True) for h in request.hosts]))
+
+
+def _target_writes(
+    plan: Plan, targets: dict[str | None, list[Target]], points: list[Point], executor: Executor
+) -> tuple[list[str], float]:
+    """What the run would write on each target (directories, scratch files, data destroyed), and the seconds
+    laying out its scratch files takes."""
+    from iolab.fio.options import writes as options_write
+    from iolab.plan.estimate import FIO_STARTUP_SECONDS
+    from iolab.runner.execute import run_targets
+
     writes: list[str] = []
+    seconds = 0.0
     data = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
     data |= set(targets[None]) if plan.qd_searches or plan.latency_curve or plan.steady_rounds else set()
     for target in run_targets(targets, points):  # as the run counts them: open-ended parts too
-        if target.kind == "directory" and (
-            plan.metadata is not None or any(p.target == target for p in points if p.job.is_metadata)
-        ):
-            writes.append(f"directory {metadata_dir(target)} for file create, stat and remove (removed afterwards)")
-        per_job = [p for p in points if p.target == target and p.per_job_files]
-        if per_job:
-            largest = max(p.per_job_bytes * p.job.numjobs for p in per_job)
-            writes.append(
-                f"directory {files_dir(target)} for each job's own file (up to {units.size(largest)} at a time, "
-                "laid out by fio, removed afterwards)"
-            )
+        own = [p for p in points if p.target == target]
+        writes += _directories(target, own, plan.metadata is not None)
         if target.scratch and target in data:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
             what = "scratch file" if target.kind == "directory" or target.hosts else "new file for the job"
             writes.append(
                 f"{what} {executor.scratch_name(target)} ({units.size(target.size_bytes)}, removed afterwards)"
             )
-        writers = sorted({p.name for p in points if p.target == target and options_write(p.options)})
+        writers = sorted({p.name for p in own if options_write(p.options)})
         if writers and not target.scratch:
             writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")
-    open_ended, chosen_max = [], 0
+    return writes, seconds
+
+
+def _directories(target: Target, points: list[Point], metadata: bool) -> list[str]:
+    """The directories iolab makes in a target for its points: file operations' (for the plan's metadata
+    scaling too), and one for each job's own file."""
+    from iolab.fio.run import files_dir, metadata_dir
+
+    lines = []
+    if target.kind == "directory" and (metadata or any(p.job.is_metadata for p in points)):
+        lines.append(f"directory {metadata_dir(target)} for file create, stat and remove (removed afterwards)")
+    per_job = [p for p in points if p.per_job_files]
+    if per_job:
+        largest = max(p.per_job_bytes * p.job.numjobs for p in per_job)
+        lines.append(
+            f"directory {files_dir(target)} for each job's own file (up to {units.size(largest)} at a time, "
+            "laid out by fio, removed afterwards)"
+        )
+    return lines
+
+
+def _chosen_while_running(plan: Plan, points: list[Point], target_count: int) -> tuple[list[str], int, float]:
+    """(what is chosen while running, how many points at most, their seconds at that cap): open-ended plan
+    parts (QD searches, latency curves, steady-state rounds, metadata scaling) and adaptive repeats."""
+    from iolab.plan.estimate import chosen_while_running, estimate_seconds
+
+    open_ended, chosen_max, seconds = [], 0, 0.0
     parts = chosen_while_running(plan)
     if parts:
         fixed_only = type(plan)(
@@ -103,8 +147,8 @@ def dry_run(request: RunRequest) -> DryRun:
             steady_rounds=plan.steady_rounds,
             metadata=plan.metadata,
         )
-        seconds += estimate_seconds(fixed_only) * len(targets[None])
-        chosen_max += sum(parts.values()) * len(targets[None])
+        seconds += estimate_seconds(fixed_only) * target_count
+        chosen_max += sum(parts.values()) * target_count
         each = "; ".join(f"{name}: up to {count}" for name, count in parts.items())
         open_ended.append(f"points chosen while running on each target ({each}): the estimate counts them at their cap")
     policy = plan.repeats
@@ -116,19 +160,14 @@ def dry_run(request: RunRequest) -> DryRun:
             f"adaptive repeats: each point runs {policy.count} to {policy.max_count} times, until the COV of its "
             f"runs is under {policy.cov_target:.0%}; the estimate counts {policy.count}"
         )
-    commands = plan_commands(plan)
-    changes = HostSettings(None).check(points)  # checked against this kernel, nothing written
+    return open_ended, chosen_max, seconds
+
+
+def _host_changes(points: list[Point], request: RunRequest) -> list[str]:
+    """The host settings the run would write, checked against this kernel (nothing written)."""
+    from iolab.runner.host_settings import HostSettings
+
+    changes = HostSettings(None).check(points)
     if changes and not request.allow_host_changes:
         changes = [f"{line} (a run needs --allow-host-changes)" for line in changes]
-    return DryRun(
-        points=points,
-        seconds=seconds,
-        writes=writes,
-        notes=notes,
-        open_ended=open_ended,
-        commands=commands,
-        chosen_max=chosen_max,
-        array=array,
-        changes=changes,
-        manifest=build_manifest(points),
-    )
+    return changes

@@ -305,7 +305,7 @@ class Session:
         changed = identity_change(point.target)
         if changed:  # before anything is written: the next point's I/O would go elsewhere
             raise RunFailed(f"{point.name}: {changed}; stopped before this point, nothing written to it")
-        self._prepare(point.target, point)
+        self._ready_target(point.target, point)
         applied = self.settings.apply(point) if self.settings is not None else []
         kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []
         self.measured += 1
@@ -327,7 +327,7 @@ class Session:
             raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as --on-host-failure stop asks")
         return result
 
-    def _prepare(self, target: Target, point: Point) -> None:
+    def _ready_target(self, target: Target, point: Point) -> None:
         """Before the first point on a target: precondition it, write its scratch file.
 
         Not on other hosts: there fio lays out each host's scratch file itself before its first job.
@@ -477,7 +477,7 @@ def _execute(
         locks = TargetLocks(store.path.parent)
         settings = HostSettings(store)
         try:
-            prepared = _prepare(request, store, plan, version, executor, resume, fresh, locks, settings)
+            prepared = _prepare_run(request, store, plan, version, executor, resume, fresh, locks, settings)
             devices = blank.writable_devices(prepared.every_target)
             with blank.held(devices) as holding:  # nothing mounts or claims them until the run ends
                 try:
@@ -578,7 +578,7 @@ class Prepared:
     resumed: bool
 
 
-def _prepare(
+def _prepare_run(
     request: RunRequest,
     store: Store,
     plan: Plan,

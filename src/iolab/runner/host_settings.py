@@ -1,6 +1,7 @@
 """Host settings as sweep axes: written before each point, the originals put back afterwards, even after a kill.
 
-A plan's `[host]` table (`iolab.models.host_settings`) names block-queue files of the device a point's
+A plan's `[host]` table (`iolab.models.host_settings`: one `HostSetting` each, in one ordered list that
+says where each file is, how to read it, what the kernel offers and what writing it moves) names block-queue files of the device a point's
 target lives on (a block device itself, a partition's disk, the device under a file's or directory's file
 system, as the probe resolves it) and the CPU frequency governor of every cpufreq policy.
 
@@ -28,9 +29,9 @@ from dataclasses import dataclass
 
 from iolab.errors import RunFailed, UserError
 from iolab.models import Plan, Point, Target
-from iolab.models.host_settings import GOVERNOR, MOVED_BY_SCHEDULER, SETTINGS
+from iolab.models.host_settings import CPUFREQ, HOST_SETTINGS, HostSetting, host_setting, names, order
 from iolab.plan.effects import check_settings
-from iolab.probe.block import active_choice, device_for_major_minor
+from iolab.probe.block import device_for_major_minor
 from iolab.probe.fs import mount_of
 from iolab.probe.root import Root
 from iolab.runner.request import RunRequest
@@ -38,7 +39,6 @@ from iolab.store.db import Store
 from iolab.store.host_settings import attach_run, mark_restored, open_records, record_original
 
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
-CPUFREQ = "/sys/devices/system/cpu/cpufreq"
 
 
 @dataclass(frozen=True)
@@ -51,28 +51,38 @@ class SettingFile:
 
 
 def queue_file(device: str, setting: str) -> SettingFile:
-    return SettingFile(setting, device, f"/sys/block/{device}/queue/{setting}")
+    return SettingFile(setting, device, host_setting(setting).path(device))
 
 
-def governor_files(root: Root) -> list[SettingFile]:
-    """scaling_governor of every cpufreq policy (each policy covers one or more CPUs)."""
+def policy_files(root: Root, setting: HostSetting) -> list[SettingFile]:
+    """The setting's file in every cpufreq policy (each policy covers one or more CPUs)."""
     policies = [p for p in root.listdir(CPUFREQ) if p.startswith("policy")]
-    return [SettingFile(GOVERNOR, p, f"{CPUFREQ}/{p}/scaling_governor") for p in policies]
+    return [SettingFile(setting.name, p, setting.path(p)) for p in policies]
+
+
+def setting_at(path: str) -> HostSetting | None:
+    """The setting a file holds, from its path alone (a killed run's record keeps only the path)."""
+    parts = path.split("/")
+    for setting in HOST_SETTINGS:
+        subject = parts[-2] if setting.per_cpu_policy else parts[3] if len(parts) > 3 else ""
+        if setting.path(subject) == path:
+            return setting
+    return None
 
 
 def read_setting(root: Root, path: str) -> str | None:
-    """The value in force: a scheduler file lists every choice with the active one bracketed."""
+    """The value in force (`HostSetting.current`: a scheduler file lists every choice, the active one bracketed)."""
     text = root.read_value(path)
-    return active_choice(text) if path.endswith("/scheduler") else text
+    setting = setting_at(path)
+    return text if setting is None else setting.current(text)
 
 
 def offered(root: Root, file: SettingFile) -> list[str] | None:
-    """The values the kernel offers for a choice (schedulers of the device, governors of the policy)."""
-    if file.setting == "scheduler":
-        return (root.read_value(file.path) or "").replace("[", "").replace("]", "").split()
-    if file.setting == GOVERNOR:
-        return (root.read_value(file.path.replace("scaling_governor", "scaling_available_governors")) or "").split()
-    return None
+    """The values the kernel offers for a choice (schedulers of the device, governors of the policy); None
+    for a number."""
+    setting = host_setting(file.setting)
+    listing = setting.offered_path(file.subject)
+    return None if listing is None else setting.offered(root.read_value(listing))
 
 
 def write_setting(root: Root, path: str, value: str) -> None:
@@ -154,7 +164,7 @@ class HostSettings:
                 if point.target not in cache:
                     cache[point.target] = found(point.target)
                 self.wanted[_state(point)] = self._point_files(point, cache[point.target])
-        ordered = sorted(self.files.values(), key=lambda f: (SETTINGS.index(f.setting), f.subject))
+        ordered = sorted(self.files.values(), key=lambda f: (order(f.setting), f.subject))
         self.files = {f.path: f for f in ordered}
         values: dict[str, dict[str, None]] = {path: {} for path in self.files}
         for own in self.wanted.values():
@@ -171,15 +181,15 @@ class HostSettings:
 
     def _point_files(self, point: Point, devices: list[str]) -> dict[str, str]:
         own: dict[str, str] = {}
-        for setting in SETTINGS:
+        for setting in names():
             if setting not in point.host_settings:
                 continue
-            if setting == GOVERNOR:
-                files = governor_files(self.root)
+            if host_setting(setting).per_cpu_policy:
+                files = policy_files(self.root, host_setting(setting))
                 if not files:
                     raise UserError(
                         f"this host has no CPU frequency policies ({CPUFREQ}/policy*; a VM often has none): "
-                        "the governor cannot be set here"
+                        f"the {setting} cannot be set here"
                     )
             elif not devices:
                 raise UserError(
@@ -244,14 +254,13 @@ class HostSettings:
         return lines
 
     def _recorded_paths(self) -> list[str]:
-        """The files to record: those the points set, and what a scheduler switch moves on the same device,
-        in the order they are put back (schedulers first)."""
+        """The files to record: those the points set, and what writing them moves on the same device (a
+        scheduler switch: nr_requests, wbt_lat_usec), in the order they are put back (schedulers first)."""
         files = dict(self.files)
         for file in self.files.values():
-            if file.setting == "scheduler":
-                for moved in MOVED_BY_SCHEDULER:
-                    files.setdefault(queue_file(file.subject, moved).path, queue_file(file.subject, moved))
-        return sorted(files, key=lambda path: (SETTINGS.index(files[path].setting), path))
+            for moved in host_setting(file.setting).moves:
+                files.setdefault(queue_file(file.subject, moved).path, queue_file(file.subject, moved))
+        return sorted(files, key=lambda path: (order(files[path].setting), path))
 
     def attach(self, run_id: int) -> None:
         if self.store is not None:

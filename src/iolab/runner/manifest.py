@@ -24,7 +24,6 @@ from iolab.fio.options import split_paths, write_reasons
 from iolab.fio.run import point_jobfile
 from iolab.models import Point
 from iolab.models.job_options import JobOptions
-from iolab.models.option_values import METADATA_OPERATIONS
 
 # Where each fio run's job file, output and logs go: `runner.workdirs` names them so.
 WORKDIR_PATTERN = "iolab-point-<pid>-<random>"
@@ -104,8 +103,8 @@ HOST_FILES = {
 def _host_paths(options: dict[str, str]) -> list[PathUse]:
     """The host files the job's host-changing options make fio write (`HOST_FILES`)."""
     return [
-        PathUse(HOST_FILES[name], f"written by fio for {name}={options[name]} (allowed by --allow-commands)")
-        for name in options
+        PathUse(HOST_FILES[name], f"written by fio for {name}={value} (allowed by --allow-commands)")
+        for name, value in options.items()
         if name in HOST_FILES
     ]
 
@@ -117,18 +116,19 @@ def _job_paths(section: JobSection) -> list[PathUse]:
 
 def _data_paths(options: dict[str, str]) -> list[PathUse]:
     job = JobOptions(options)
-    if "filename" in options:
+    filename = job.given("filename")
+    if filename is not None:
         does = "read and written" if write_reasons(options) else "read"
-        return [PathUse(path, f"{does} by fio") for path in split_paths(options["filename"])]
-    directory, pattern = options["directory"], options["filename_format"]
+        return [PathUse(path, f"{does} by fio") for path in split_paths(filename)]
+    directory, pattern = job.given("directory") or "", job.given("filename_format") or ""
     names = pattern.replace("$jobnum", "{job}").replace("$filenum", "{file}")
-    operation = METADATA_OPERATIONS.get(job.engine)
+    operation = job.operation
     does = (
         f"fio's file {operation} ({job.engine}), in iolab's own directory"
         if operation
         else ("made, written and read by fio, in iolab's own directory")
     )
-    files = int(options.get("nrfiles", "1") or 1)
+    files = job.size("nrfiles") or 1
     return [PathUse(str(Path(split_paths(directory)[0]) / names), does, jobs=job.numjobs, files=files)]
 
 

@@ -88,7 +88,7 @@ def workload_reach(options: Mapping[str, str]) -> int | None:
     `size`, or a percentage of the target, says nothing about how large the target should be)."""
     job = JobOptions(options)
     size = job.size("size")
-    offset = job.size("offset") if "offset" in options else 0
+    offset = job.size("offset") if job.given("offset") is not None else 0
     return None if size is None or offset is None else offset + size
 
 

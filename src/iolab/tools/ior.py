@@ -202,15 +202,7 @@ def _mean_seconds(summary: dict[str, str]) -> float:
 
 def parse_json(text: str, source: str) -> ToolOutput:
     """IOR's JSON summary (`-O summaryFormat=JSON`): a point per summary row, a repeat per result of its test."""
-    start = text.find("{")
-    try:
-        doc = bounded_decoder().decode(text[start:]) if start != -1 else None
-    except NumberError as exc:
-        raise UserError(f"{source}: IOR JSON with {exc}; is the file damaged?") from None
-    except (json.JSONDecodeError, RecursionError):
-        doc = None
-    if not isinstance(doc, dict) or not isinstance(doc.get("summary"), list):
-        raise UserError(f"{source}: IOR JSON that does not parse or has no summary (truncated?); give the whole file")
+    doc = _json_document(text, source)
     version = f"IOR-{doc.get('Version', '')}" if doc.get("Version") else "IOR"
     command = command_tokens(str(doc.get("Command line", "")))
     tests = {t.get("TestID"): t for t in doc.get("tests", []) if isinstance(t, dict)}
@@ -223,38 +215,62 @@ def parse_json(text: str, source: str) -> ToolOutput:
         given = test.get("Parameters")
         params: dict = given if isinstance(given, dict) else {}
         op = str(row["operation"])
-        xfer, tasks = _whole(row, "transferSize", source), _whole(row, "numTasks", source)
-        options = {
-            "tool": "ior",
-            "rw": op,
-            "api": str(row.get("API", "")),
-            "bs": size_text(xfer),
-            "blocksize": size_text(_whole(row, "blockSize", source)),
-            "segments": str(_whole(row, "segmentCount", source)),
-            "numjobs": str(tasks),
-            "tasks_per_node": str(_whole(row, "tasksPerNode", source)),
-            "file_per_proc": str(_whole(row, "filePerProc", source)),
-        }
-        for name, key in (("collective", "collective"), ("fsync", "fsync"), ("random_offsets", "randomOffset")):
-            if params.get(key) or any(t in FLAGS[name] for t in command):
-                options[name] = "1"
-        if row.get("reorderTasks"):
-            options["reorder_tasks"] = str(row["reorderTasks"])
-        results = [r for r in _flat(test.get("Results", [])) if isinstance(r, dict) and r.get("access") == op]
-        if results:
-            repeats = [
-                _result(op, _figure(r, "bwMiB", source), _figure(r, "totalTime", source), xfer, tasks, version, source)
-                for r in results
-            ]
-        else:
-            mean_time = _figure(row, "MeanTime", source) if "MeanTime" in row else 0.0
-            repeats = [_result(op, _figure(row, "bwMeanMIB", source), mean_time, xfer, tasks, version, source)]
+        options = _json_options(row, params, command, source)
+        repeats = _json_repeats(row, test, op, version, source)
         direct = bool(params.get("useO_DIRECT")) or any(t in FLAGS["direct"] for t in command)
         target = str(params.get("testFileName") or test.get("Path") or "")
         points.append(ToolPoint(op, options, target, repeats, direct=direct, started=started))
     if not points:
         raise UserError(f"{source}: IOR JSON whose summary has no write or read row")
     return ToolOutput("ior", version, points)
+
+
+def _json_document(text: str, source: str) -> dict:
+    """The JSON object in IOR's output (after any text before its first `{`), with a summary list."""
+    start = text.find("{")
+    try:
+        doc = bounded_decoder().decode(text[start:]) if start != -1 else None
+    except NumberError as exc:
+        raise UserError(f"{source}: IOR JSON with {exc}; is the file damaged?") from None
+    except (json.JSONDecodeError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict) or not isinstance(doc.get("summary"), list):
+        raise UserError(f"{source}: IOR JSON that does not parse or has no summary (truncated?); give the whole file")
+    return doc
+
+
+def _json_options(row: dict, params: dict, command: list[str], source: str) -> dict[str, str]:
+    """A summary row's parameters as the point's options; flags from the test's parameters or the command."""
+    options = {
+        "tool": "ior",
+        "rw": str(row["operation"]),
+        "api": str(row.get("API", "")),
+        "bs": size_text(_whole(row, "transferSize", source)),
+        "blocksize": size_text(_whole(row, "blockSize", source)),
+        "segments": str(_whole(row, "segmentCount", source)),
+        "numjobs": str(_whole(row, "numTasks", source)),
+        "tasks_per_node": str(_whole(row, "tasksPerNode", source)),
+        "file_per_proc": str(_whole(row, "filePerProc", source)),
+    }
+    for name, key in (("collective", "collective"), ("fsync", "fsync"), ("random_offsets", "randomOffset")):
+        if params.get(key) or any(t in FLAGS[name] for t in command):
+            options[name] = "1"
+    if row.get("reorderTasks"):
+        options["reorder_tasks"] = str(row["reorderTasks"])
+    return options
+
+
+def _json_repeats(row: dict, test: dict, op: str, version: str, source: str) -> list[Result]:
+    """One result per iteration the test lists for this operation, else the summary row's mean."""
+    xfer, tasks = _whole(row, "transferSize", source), _whole(row, "numTasks", source)
+    results = [r for r in _flat(test.get("Results", [])) if isinstance(r, dict) and r.get("access") == op]
+    if results:
+        return [
+            _result(op, _figure(r, "bwMiB", source), _figure(r, "totalTime", source), xfer, tasks, version, source)
+            for r in results
+        ]
+    mean_time = _figure(row, "MeanTime", source) if "MeanTime" in row else 0.0
+    return [_result(op, _figure(row, "bwMeanMIB", source), mean_time, xfer, tasks, version, source)]
 
 
 def _flat(value: object) -> list[object]:

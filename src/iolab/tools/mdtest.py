@@ -19,6 +19,7 @@ import re
 import time
 
 from iolab.errors import UserError
+from iolab.models import Result
 from iolab.tools.model import ToolOutput, ToolPoint, command_tokens, count, number, rate, throughput
 
 LAUNCH = re.compile(r"^mdtest-(\S+) was launched with (\d+) total task\(s\) on (\d+) node", re.MULTILINE)
@@ -64,7 +65,27 @@ def parse(text: str, source: str) -> ToolOutput:
 
 
 def _run(chunk: str, version: str, tasks: int, source: str) -> tuple[list[ToolPoint], list[str]]:
+    """One mdtest run's points (one per row of its rate summary) and notes."""
     lines = chunk.splitlines()
+    options, target = _settings(lines, tasks)
+    for at, line in enumerate(lines):
+        match = SUMMARY.match(line)
+        if not match or "time" in match.group("kind") or "ms/op" in (match.group("unit") or ""):
+            continue
+        iterations = count(match.group("n"), "the iteration count", source, low=1)
+        rows = _rate_rows(lines[at + 1 :], source)
+        points = [
+            ToolPoint(name.lower(), dict(options), target, _results(name, values, iterations, tasks, version, source))
+            for name, values in rows
+        ]
+        note = f"{version} with {iterations} iterations: each rate kept as its mean (mdtest prints no more)"
+        return points, [note] if iterations > 2 and points else []
+    return [], []
+
+
+def _settings(lines: list[str], tasks: int) -> tuple[dict[str, str], str]:
+    """The run's options (its workload-shaping flags, numjobs for its tasks) and its target directory, from
+    its command line (`-d`, else the "Path:" line)."""
     command = next((re.split(r":\s*", ln, maxsplit=1)[1] for ln in lines if ln.startswith("Command line")), "")
     tokens = command_tokens(command)[1:]
     options = {"tool": "mdtest", "numjobs": str(tasks)}
@@ -79,35 +100,35 @@ def _run(chunk: str, version: str, tasks: int, source: str) -> tuple[list[ToolPo
             target = value
     if not target:
         target = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("Path:")), "")
-    points: list[ToolPoint] = []
-    notes: list[str] = []
-    for at, line in enumerate(lines):
-        match = SUMMARY.match(line)
-        if not match or "time" in match.group("kind") or "ms/op" in (match.group("unit") or ""):
-            continue
-        iterations = count(match.group("n"), "the iteration count", source, low=1)
-        for row in lines[at + 1 :]:
-            if row.strip().startswith(("Operation", "---")) or not row.strip():
-                if points and not row.strip():
-                    break
-                continue
-            found = ROW.match(row)
-            if not found:
+    return options, target
+
+
+def _rate_rows(lines: list[str], source: str) -> list[tuple[str, list[float]]]:
+    """The rows of a rate summary table (its header lines skipped): (operation, [Max, Min, Mean, Std Dev])."""
+    rows: list[tuple[str, list[float]]] = []
+    for row in lines:
+        if row.strip().startswith(("Operation", "---")) or not row.strip():
+            if rows and not row.strip():
                 break
-            name = found.group(1).strip()
-            values = [number(v, f"{name} rate", source) for v in found.group(2).split()]
-            if len(values) != 4:
-                raise UserError(f"{source}: mdtest's '{name}' row has {len(values)} figures, not Max Min Mean Std Dev")
-            repeats = _repeats(values, iterations)
-            ddir = "write" if any(word in name.lower() for word in CHANGES) else "read"
-            results = [
-                throughput(ddir, 0.0, rate(value, f"{name} rate", source), 0.0, tasks, version) for value in repeats
-            ]
-            points.append(ToolPoint(name.lower(), dict(options), target, results))
-        if iterations > 2 and points:
-            notes.append(f"{version} with {iterations} iterations: each rate kept as its mean (mdtest prints no more)")
-        break
-    return points, notes
+            continue
+        found = ROW.match(row)
+        if not found:
+            break
+        name = found.group(1).strip()
+        values = [number(v, f"{name} rate", source) for v in found.group(2).split()]
+        if len(values) != 4:
+            raise UserError(f"{source}: mdtest's '{name}' row has {len(values)} figures, not Max Min Mean Std Dev")
+        rows.append((name, values))
+    return rows
+
+
+def _results(name: str, values: list[float], iterations: int, tasks: int, version: str, source: str) -> list[Result]:
+    """One operation's repeats, under "write" when it changes the namespace, else "read"."""
+    ddir = "write" if any(word in name.lower() for word in CHANGES) else "read"
+    return [
+        throughput(ddir, 0.0, rate(value, f"{name} rate", source), 0.0, tasks, version)
+        for value in _repeats(values, iterations)
+    ]
 
 
 def _began(found: list[str]) -> float | None:

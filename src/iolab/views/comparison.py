@@ -108,7 +108,7 @@ class Within:
     value: str
 
     def holds(self, point: Point) -> bool:
-        return point.host_settings.get(self.key, point.options.get(self.key)) == self.value
+        return point.host_settings.get(self.key, point.job.given(self.key)) == self.value
 
     def __str__(self) -> str:
         return f"{self.key}={self.value}"
@@ -118,8 +118,8 @@ class Within:
 _WITHIN = re.compile(r"^(?P<runs>.+):(?P<key>[A-Za-z_][A-Za-z0-9_.-]*)=(?P<value>[^=]+)$")
 
 
-def split_side(spec: str) -> tuple[str, Within | None]:
-    """A side as written on the command line: its runs, and the axis value its points are chosen by."""
+def split_group(spec: str) -> tuple[str, Within | None]:
+    """A group of runs (A or B) as written on the command line: its runs, and the axis value its points are chosen by."""
     match = _WITHIN.match(spec.strip())
     if match is None:
         return spec, None

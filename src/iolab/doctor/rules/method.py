@@ -19,7 +19,7 @@ def _gib(n: int | None) -> str:
 def _opts(job: JobView, *keys: str) -> dict[str, str]:
     shown: dict[str, str] = {}
     for k in keys:
-        value = job.get(k)
+        value = job.given(k)
         shown[k] = "(default)" if value is None else value
     return shown
 
@@ -63,7 +63,7 @@ def buffered(ctx: Context, r: Rule) -> Iterator[Finding]:
 def cache_size(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         size = job.data_set_bytes
-        if size is None or job.metadata or (job.direct and job.target_kind == "block" and "offset" not in job.options):
+        if size is None or job.metadata or (job.direct and job.target_kind == "block" and job.given("offset") is None):
             continue  # a whole device read directly has no larger data set to offer
         if ctx.mem_total_bytes is None:
             yield r.not_evaluated(f"RAM size unknown; {job.name} touches {_gib(size)}", job.name)
@@ -157,7 +157,7 @@ def sync_engine_qd(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        declared = "latency" in (job.get("description") or "").lower()
+        declared = "latency" in (job.given("description") or "").lower()
         if job.engine in ASYNC_ENGINES and job.iodepth == 1 and job.numjobs <= 2 and not declared:
             yield r.finding(
                 f"{job.name}: {job.engine} at iodepth 1", job.name, _opts(job, "ioengine", "iodepth", "numjobs")
@@ -339,11 +339,13 @@ def file_target(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def buffer_content(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        hits: dict[str, str] = {k: job.get(k) or "1" for k in ("zero_buffers", "buffer_pattern") if k in job.options}
+        hits: dict[str, str] = {
+            k: job.given(k) or "1" for k in ("zero_buffers", "buffer_pattern") if job.given(k) is not None
+        }
         hits |= {
             k: value
             for k in ("buffer_compress_percentage", "dedupe_percentage")
-            if (value := job.get(k)) and value != "0"  # unset, empty and 0 all mean "off"
+            if (value := job.given(k)) and value != "0"  # unset, empty and 0 all mean "off"
         }
         if job.writes and hits:
             yield r.finding(f"{job.name} writes compressible data", job.name, hits)
@@ -364,7 +366,9 @@ def buffer_content(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def paced(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        hits = {k: job.get(k) for k in ("rate", "rate_iops", "rate_min", "thinktime", "latency_target") if job.get(k)}
+        hits = {
+            k: job.given(k) for k in ("rate", "rate_iops", "rate_min", "thinktime", "latency_target") if job.given(k)
+        }
         if hits:
             yield r.finding(f"{job.name} is rate-limited or paced", job.name, hits)
 
@@ -384,8 +388,8 @@ def paced(ctx: Context, r: Rule) -> Iterator[Finding]:
 )
 def verify(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
-        if (job.get("verify") or "0") not in ("0", "null"):
-            yield r.finding(f"{job.name} verifies ({job.get('verify')})", job.name, {"verify": job.get("verify")})
+        if (job.given("verify") or "0") not in ("0", "null"):
+            yield r.finding(f"{job.name} verifies ({job.given('verify')})", job.name, {"verify": job.given("verify")})
 
 
 @rule(
@@ -406,7 +410,7 @@ def unpinned(ctx: Context, r: Rule) -> Iterator[Finding]:
     if len(nodes) < 2:
         return
     for job in ctx.jobs:
-        if not any(job.get(k) for k in ("cpus_allowed", "cpumask", "numa_cpu_nodes")):
+        if not any(job.given(k) for k in ("cpus_allowed", "cpumask", "numa_cpu_nodes")):
             yield r.finding(f"{job.name} is not pinned on a {len(nodes)}-node host", job.name, {"nodes": len(nodes)})
 
 

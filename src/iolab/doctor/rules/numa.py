@@ -40,10 +40,12 @@ def remote(ctx: Context, r: Rule) -> Iterator[Finding]:
         if device is None or device.numa_node is None or device.numa_node < 0:
             continue
         local = cpu_set(nodes.get(f"node{device.numa_node}", ""))
-        if job.get("cpus_allowed"):
-            used = cpu_set(job.get("cpus_allowed") or "")
-        elif job.get("numa_cpu_nodes"):
-            used = set().union(*(cpu_set(nodes.get(f"node{n}", "")) for n in cpu_set(job.get("numa_cpu_nodes") or "")))
+        if job.given("cpus_allowed"):
+            used = cpu_set(job.given("cpus_allowed") or "")
+        elif job.given("numa_cpu_nodes"):
+            used = set().union(
+                *(cpu_set(nodes.get(f"node{n}", "")) for n in cpu_set(job.given("numa_cpu_nodes") or ""))
+            )
         else:
             continue  # FIO-UNPINNED speaks about unpinned jobs
         if used and not used & local:
@@ -53,6 +55,6 @@ def remote(ctx: Context, r: Rule) -> Iterator[Finding]:
                 {
                     "device node": device.numa_node,
                     "node cpus": nodes.get(f"node{device.numa_node}"),
-                    "job cpus": job.get("cpus_allowed") or f"nodes {job.get('numa_cpu_nodes')}",
+                    "job cpus": job.given("cpus_allowed") or f"nodes {job.given('numa_cpu_nodes')}",
                 },
             )
