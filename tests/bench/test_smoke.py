@@ -75,9 +75,24 @@ def bench_scripts() -> set[str]:
     }
 
 
+# The smokes take minutes in all; `make test` gives each test module to one worker (`--dist loadfile`), so
+# they are dealt over SHARDS modules (this one and tests/bench/test_smoke_shard_N.py) to run side by side.
+SHARDS = 4
+
+
+def shard(number: int) -> list[str]:
+    """The scripts whose smoke runs in shard `number`: every SHARDS-th in name order."""
+    return sorted(SMOKE)[number::SHARDS]
+
+
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
-@pytest.mark.parametrize("script", sorted(SMOKE))
+@pytest.mark.parametrize("script", shard(0))
 def test_bench_runs_at_its_smoke_size(script, tmp_path):
+    run_smoke(script, tmp_path)
+
+
+def run_smoke(script: str, tmp_path: Path) -> None:
+    """The script at its smoke size, exiting 0 with its result file written and marked as a smoke run."""
     result, skip = SMOKE[script]
     reason = skip() if callable(skip) else None
     if reason:

@@ -3,7 +3,7 @@ in `make check`: a new bench without one fails at once, not when someone next me
 
 from __future__ import annotations
 
-from tests.bench.test_smoke import BENCH, SMOKE, bench_scripts
+from tests.bench.test_smoke import BENCH, SHARDS, SMOKE, bench_scripts, shard
 
 
 def test_every_bench_script_has_a_smoke_entry():
@@ -18,3 +18,10 @@ def test_every_bench_script_takes_the_smoke_flag():
 def test_the_scan_finds_the_benches():
     assert {"overhead.py", "mutation.py", "calibration.py"} <= bench_scripts()
     assert "run_all.py" not in bench_scripts() and "results_file.py" not in bench_scripts()
+
+
+def test_every_smoke_is_in_exactly_one_shard_module():
+    dealt = [script for number in range(SHARDS) for script in shard(number)]
+    assert sorted(dealt) == sorted(SMOKE)
+    modules = {p.name for p in (BENCH.parent / "tests" / "bench").glob("test_smoke*.py")} - {"test_smoke_registry.py"}
+    assert modules == {"test_smoke.py"} | {f"test_smoke_shard_{n}.py" for n in range(1, SHARDS)}
