@@ -114,8 +114,10 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
 
 def _change_marks(history: SeriesHistory, value_ax: Axes) -> None:
     """Each change point: a dashed line at its run, and how much the mean moved there."""
+    from matplotlib.dates import date2num
+
     for change in history.changes:
-        at = datetime.fromtimestamp(change.time, tz=UTC)
+        at = float(date2num(datetime.fromtimestamp(change.time, tz=UTC)))  # the axis's dates as numbers
         value_ax.axvline(at, color=MARK_COLOUR, linestyle="--", linewidth=1)
         shift = change.point.relative_change
         text = f"{shift:+.0%} at run {change.run_at}" if shift is not None else f"change at run {change.run_at}"

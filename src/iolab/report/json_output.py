@@ -216,7 +216,7 @@ def table_dict(run_id: int, number: int, table: NotebookTable) -> dict:
         "kind": table.kind,
         "fixed": dict(table.fixed),
         "caption": table.caption,
-        "columns": [{"key": c.key, "header": c.header} for c in table.columns],
+        "columns": [{"key": c.key, "header": c.header, "unit": c.unit} for c in table.columns],
         "rows": [
             {
                 "cells": list(row.cells),

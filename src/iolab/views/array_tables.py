@@ -30,7 +30,7 @@ def _table(kind: str, title: str, sources: Sequence[object], caption: str = "") 
     for source in sources:
         cells, numbers = source_cells(figures, source)
         rows.append(Row(tuple(cells), numbers, None, 1, 1, ()))
-    columns = tuple(Column(f.key, f.title_of_kind(), f.numeric) for f in figures)
+    columns = tuple(Column(f.key, f.title_of_kind(), f.numeric, f.unit) for f in figures)
     return NotebookTable(title, None, (), columns, tuple(rows), kind, caption)
 
 

@@ -140,7 +140,8 @@ def _always(_: Any) -> bool:
 
 @dataclass(frozen=True)
 class Figure:
-    """One column: `key` names its number in `Row.numbers`, `header` is what the table says above it.
+    """One column: `key` names its number in `Row.numbers`, `header` is what the table says above it,
+    `unit` the base unit of that number (what JSON's columns say; the cell's text carries its own).
 
     `value` computes its summary over a row's source (a workload table's `Cell`, or an array table's
     row), `fmt` writes one number of it; a figure that is words, not a number, has `text` instead. `shown`
@@ -447,12 +448,12 @@ SIDE = "side"  # where the side figures (`views.side_columns`) go: one column ea
 
 FIGURES: tuple[Figure | str, ...] = (
     Figure("ddir", "dir", "", (IO,), text=_ddir, shown=_with_dir, numeric=False),
-    Figure("bw_bytes", "MB/s", "10^6 B/s", (IO,), _bandwidth, units.mb_per_s, failed=_status, with_cov=True),
-    Figure("bw_ci95", "MB/s 95% CI", "10^6 B/s", (IO,), fmt=units.mb_per_s, shown=_repeated, interval_of="bw_bytes"),
-    Figure("iops", "IOPS", "I/O per s", (IO,), _iops, units.iops),
+    Figure("bw_bytes", "MB/s", "bytes/s", (IO,), _bandwidth, units.mb_per_s, failed=_status, with_cov=True),
+    Figure("bw_ci95", "MB/s 95% CI", "bytes/s", (IO,), fmt=units.mb_per_s, shown=_repeated, interval_of="bw_bytes"),
+    Figure("iops", "IOPS", "I/O/s", (IO,), _iops, units.iops),
     Figure("lat_mean_ns", _mean_header, "ns", (IO,), _latency_mean, units.latency),
     Figure("lat_p99_ns", Scope.p99_header, "ns", (IO,), _p99, units.latency),
-    Figure("bw_stddev_bytes", "BW stddev MB/s", "10^6 B/s", (IO,), _bw_stddev, units.mb_per_s),
+    Figure("bw_stddev_bytes", "BW stddev MB/s", "bytes/s", (IO,), _bw_stddev, units.mb_per_s),
     Figure("cpu_percent", "CPU", "% of a core", (IO,), _cpu, units.percent, whole_point=True),
     SIDE,
     Figure(
@@ -469,8 +470,8 @@ FIGURES: tuple[Figure | str, ...] = (
     Figure("ran_ms", "ran", "ms", (IO,), text=_steady_ran, shown=_steady_shown, failed=_steady_ran, whole_point=True),
     Figure("numjobs", "threads", "", (METADATA,), text=_threads, failed=_threads),
     Figure("nrfiles", "files per thread", "", (METADATA,), text=_files, failed=_files),
-    Figure("iops", "ops/s", "operations per s", (METADATA,), _ops, units.iops, failed=_status, with_cov=True),
-    Figure("iops_ci95", "ops/s 95% CI", "ops per s", (METADATA,), fmt=units.iops, shown=_repeated, interval_of="iops"),
+    Figure("iops", "ops/s", "ops/s", (METADATA,), _ops, units.iops, failed=_status, with_cov=True),
+    Figure("iops_ci95", "ops/s 95% CI", "ops/s", (METADATA,), fmt=units.iops, shown=_repeated, interval_of="iops"),
     Figure("lat_mean_ns", _mean_header, "ns", (METADATA,), _ops_latency, units.latency),
     Figure("lat_p99_ns", Scope.p99_header, "ns", (METADATA,), _p99, units.latency),
     Figure("runtime_ms", "ran", "ms", (METADATA,), _phase_ran, units.elapsed_ms),
@@ -488,18 +489,18 @@ FIGURES: tuple[Figure | str, ...] = (
         numeric=False,
     ),
     Figure("device", "device", "", (DEVICE,), text=_words("device"), numeric=False),
-    Figure("together_bw", "together MB/s", "10^6 B/s", (DEVICE,), _attribute("together"), units.mb_per_s),
-    Figure("alone_bw", "alone MB/s", "10^6 B/s", (DEVICE,), _attribute("alone"), units.mb_per_s),
+    Figure("together_bw", "together MB/s", "bytes/s", (DEVICE,), _attribute("together"), units.mb_per_s),
+    Figure("alone_bw", "alone MB/s", "bytes/s", (DEVICE,), _attribute("alone"), units.mb_per_s),
     Figure("devices", "devices", "", (SCALING,), text=_words("n")),
-    Figure("aggregate_bw", "aggregate MB/s", "10^6 B/s", (SCALING,), _attribute("aggregate"), units.mb_per_s),
-    Figure("ideal_bw", "ideal MB/s", "10^6 B/s", (SCALING,), _attribute("ideal"), units.mb_per_s),
+    Figure("aggregate_bw", "aggregate MB/s", "bytes/s", (SCALING,), _attribute("aggregate"), units.mb_per_s),
+    Figure("ideal_bw", "ideal MB/s", "bytes/s", (SCALING,), _attribute("ideal"), units.mb_per_s),
     Figure("efficiency", "efficiency", "%", (SCALING,), _efficiency, units.percent),
     Figure("set", "set", "", (SCALING,), text=_words("label"), numeric=False),
     Figure("point", "point", "", (HOST,), text=_words("point"), numeric=False),
     Figure("host", "host", "", (HOST,), text=_words("host"), numeric=False),
     Figure("status", "status", "", (HOST,), text=_words("status"), numeric=False),
-    Figure("bw_bytes", "MB/s", "10^6 B/s", (HOST,), _attribute("bw_bytes"), units.mb_per_s),
-    Figure("iops", "IOPS", "I/O per s", (HOST,), _attribute("iops"), units.iops),
+    Figure("bw_bytes", "MB/s", "bytes/s", (HOST,), _attribute("bw_bytes"), units.mb_per_s),
+    Figure("iops", "IOPS", "I/O/s", (HOST,), _attribute("iops"), units.iops),
     Figure("lat_mean_ns", "mean lat", "ns", (HOST,), _attribute("lat_mean_ns"), units.latency),
     Figure("lat_p99_ns", "p99 lat", "ns", (HOST,), _attribute("p99_ns"), units.latency),
     Figure("runtime", "runtime", "s", (HOST,), text=_host_runtime),

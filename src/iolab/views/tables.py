@@ -108,11 +108,13 @@ UNITS_NOTE = (
 
 @dataclass(frozen=True)
 class Column:
-    """A table column; `numeric` columns are right-aligned by renderers."""
+    """A table column; `numeric` columns are right-aligned by renderers; `unit` is its numbers' base unit
+    (`views.columns.Figure.unit`: what `Row.numbers` holds), empty for words."""
 
     key: str
     header: str
     numeric: bool = True
+    unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -289,7 +291,7 @@ def _workload_rows(workload: TableWorkload, lead: list[str], scope: Scope, label
 
 
 def _figure_columns(scope: Scope) -> list[Column]:
-    return [Column(f.key, f.title(scope), f.numeric) for f in figures_for(scope)]
+    return [Column(f.key, f.title(scope), f.numeric, f.unit) for f in figures_for(scope)]
 
 
 def _fixed(workloads: Sequence[TableWorkload], varying: Sequence[str]) -> tuple[tuple[str, str], ...]:
