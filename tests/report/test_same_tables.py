@@ -37,14 +37,18 @@ count = 2
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home of its own, this host's executor answering with fio's saved outputs, and no perf beside it."""
+    """A home of its own, this host's executor answering with fio's saved outputs, and no fio or perf on PATH."""
     import iolab.runner.execute as execute
 
     monkeypatch.setenv("IOLAB_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("PATH", str(tmp_path / "no-tools") + ":" + "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
     outputs = ("randread-4jobs.json", "quick/randread-4k-qd1.json")  # two 4k random reads: repeats that differ
-    executor = lambda request, plan, version: FakeExecutor(version, script=lambda point, n: Answer(outputs[n % 2]))  # noqa: E731
-    monkeypatch.setattr(execute, "_start_executor", executor)
+    real = execute.execute
+
+    def on_saved_outputs(*args, **kwargs):  # `iolab run` as it is, but its executor's fio: the saved outputs
+        return real(*args, executor=FakeExecutor(script=lambda point, n: Answer(outputs[n % 2])), **kwargs)
+
+    monkeypatch.setattr(execute, "execute", on_saved_outputs)
     return tmp_path
 
 

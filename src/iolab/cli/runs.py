@@ -168,7 +168,7 @@ def run(
         str, typer.Option("--on-host-failure", help="When a host dies mid-run: continue (without it) or stop.")
     ] = "continue",
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")
+        bool, typer.Option("--quiet", "-q", help="Print only errors and the run's tables (for cron).")
     ] = False,
     fmt: FormatOpt = None,
     output: OutputOpt = None,
