@@ -24,7 +24,7 @@ from iolab.fio.parse import aggregate, parse_output
 from iolab.models import Point, PointRecord, Run, Target
 from iolab.models.material import RunMaterial
 from iolab.models.sample_series import SampleSeries, samples_of
-from iolab.views.tables import within_run_bw_stddev
+from iolab.views.columns import within_run_bw_stddev
 from iolab.views.timeline import FIO_SUM, run_timeline
 
 DIP_LOGS = Path(__file__).parents[1] / "data" / "fio" / "logs-dip"

@@ -18,10 +18,10 @@ from iolab.analysis.compare import CompareParams, Verdict, compare_samples
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthParams, HealthPoint
 from iolab.models import Change, DirectionResult, LatencyStats, Point, PointMetric, PointRecord, Result, Run, Target
 from iolab.models.workload import Series
-from iolab.report.terminal import CAPTION, history_text, print_comparison, print_run_reports, results_table, runs_table
+from iolab.report.terminal import history_text, notebook_table, print_comparison, print_run_reports, runs_table
 from iolab.views.comparison import ComparedWorkload, Comparison, WorkloadSamples
 from iolab.views.history import LocatedChange, SeriesHistory
-from iolab.views.tables import UNITS_NOTE, Column, NotebookTable, Row, RunReport
+from iolab.views.tables import UNITS_NOTE, Column, NotebookTable, Row, RunReport, notebook_tables
 
 MB = 1e6
 HOUR = 3600.0
@@ -58,7 +58,7 @@ def _local(epoch: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch))
 
 
-# --------------------------------------------------------------------------- results_table
+# --------------------------------------------------------------------------- a run's table, as the terminal prints it
 
 
 def _target(path: str = "/data", kind: str = "directory") -> Target:
@@ -87,40 +87,45 @@ def _record(
     return PointRecord(point_id, 1, point_id, point, status, error, result)
 
 
+def _cells(records: list[PointRecord]) -> list[list[str]]:
+    """The header and rows of the one table a run of these points has (`notebook_table` prints them as they are)."""
+    (table,) = notebook_tables(records, {})
+    return [[c.header for c in table.columns], *(list(row.cells) for row in table.rows)]
+
+
 def test_a_point_s_row_shows_throughput_iops_latency_and_cpu_in_readable_units():
     read = _direction("read", 1500 * MB, 25_000, 250_000, 1_500_000)
-    rows = _rows(_render(results_table([_record(1, "seq-read", read)], title="Run 3")))
+    rows = _cells([_record(1, "seq-read", read)])
     assert rows == [
-        ["Point", "Dir", "MB/s", "IOPS", "Mean lat", "p99 lat", "CPU", "fio CPU µs/IO"],
-        ["seq-read", "read", "1,500", "25.0k", "250 µs", "1.50 ms", "15%", "6.00"],  # CPU = usr 12 + sys 3
+        ["workload", "MB/s", "IOPS", "mean clat", "p99 clat", "BW stddev MB/s", "CPU", "fio CPU µs/IO", "repeats"],
+        ["seq-read", "1,500", "25.0k", "250 µs", "1.50 ms", "-", "15%", "6.00", "1"],  # CPU = usr 12 + sys 3
     ]
+    (table,) = notebook_tables([_record(1, "seq-read", read)], {})
+    [line] = [line for line in _render(notebook_table(table)).splitlines() if "seq-read" in line]
+    assert line.split() == ["seq-read", "1,500", "25.0k", "250", "µs", "1.50", "ms", "-", "15%", "6.00", "1"]
 
 
-def test_the_table_has_its_title_and_the_units_caption():
-    text = _render(results_table([_record(1, "p", _direction("read", MB, 1, None, None))], title="Run 3"))
-    assert text.splitlines()[0].strip() == "Run 3"
-    assert CAPTION in " ".join(line.strip() for line in text.splitlines())
-
-
-def test_a_mixed_point_has_a_row_per_direction_with_name_and_cpu_only_on_the_first():
+def test_a_mixed_point_has_a_row_per_direction_with_cpu_only_on_the_first():
     read = _direction("read", 300 * MB, 5000, 100_000, None)
     write = _direction("write", 100 * MB, 2000, None, None)
-    rows = _rows(_render(results_table([_record(1, "mixed", read, write)])))
+    rows = _cells([_record(1, "mixed", read, write)])
     assert rows[1:] == [
-        ["mixed", "read", "300", "5,000", "100 µs", "-", "15%", "21.4"],  # 0.15 CPU / 7,000 I/O per second
-        ["", "write", "100", "2,000", "-", "-", "", ""],
+        ["mixed", "read", "300", "5,000", "100 µs", "-", "-", "15%", "21.4", "1"],  # 0.15 CPU / 7,000 I/O a second
+        ["mixed", "write", "100", "2,000", "-", "-", "-", "", "", "1"],
     ]
 
 
-def test_a_failed_point_shows_its_error_and_a_pending_one_its_status():
+def test_a_failed_point_shows_its_status_and_its_error_below_the_table_and_a_pending_one_its_status():
     records = [
         _record(1, "ok", _direction("read", 50 * MB, 800, 2_000_000, None)),
         _record(2, "broken", status="failed", error="fio exited 1: no space left"),
         _record(3, "later", status="pending"),
     ]
-    rows = _rows(_render(results_table(records)))
-    assert rows[2] == ["broken", "fio exited 1: no space left", "", "", "", "", "", ""]
-    assert rows[3] == ["later", "pending", "", "", "", "", "", ""]
+    rows = _cells(records)
+    assert rows[2] == ["broken", "failed", "-", "-", "-", "-", "-", "-", "0 of 1 ok (1 failed)"]
+    assert rows[3] == ["later", "pending", "-", "-", "-", "-", "-", "-", "0 of 1 ok (1 pending)"]
+    (table,) = notebook_tables(records, {})
+    assert "broken, repeat 1 (point 2): failed: fio exited 1: no space left" in table.notes
 
 
 def test_side_figures_are_columns_on_a_point_s_first_row_and_a_metric_s_non_number_says_what_it_was():
@@ -135,30 +140,34 @@ def test_side_figures_are_columns_on_a_point_s_first_row_and_a_metric_s_non_numb
     }
     quiet = _record(2, "quiet", _direction("read", MB, 10, None, None))
     quiet.metrics = {"cmd.target": PointMetric("cmd.target", 3.0)}
-    rows = _rows(_render(results_table([mixed, quiet])))
-    assert rows[0][6:] == ["CPU", "fio CPU µs/IO", "host CPU µs/IO", "eth0 rx MB/s", "target"]
-    assert rows[1][6:] == ["15%", "21.4", "35.0", "250", "not a number: 'busy'"]
-    assert rows[2][6:] == ["", "", "", "", ""]
-    assert rows[3][6:] == ["15%", "15,000", "-", "-", "3"]
+    rows = _cells([mixed, quiet])
+    assert rows[0][7:-1] == ["CPU", "fio CPU µs/IO", "host CPU µs/IO", "eth0 rx MB/s", "target"]
+    assert rows[1][7:-1] == ["15%", "21.4", "35.0", "250", "not a number: 'busy'"]
+    assert rows[2][7:-1] == ["", "", "", "", ""]
+    assert rows[3][7:-1] == ["15%", "15,000", "-", "-", "3"]
 
 
-def test_several_targets_get_a_target_column_and_repeats_a_rep_column_counted_from_one():
+def test_several_targets_get_a_target_column_and_repeats_are_counted():
     records = [
         _record(1, "p", _direction("read", MB, 1, None, None), target=_target("/a")),
-        _record(2, "p", _direction("read", MB, 1, None, None), target=_target("/b"), repeat=1),
+        _record(2, "p", _direction("read", MB, 1, None, None), target=_target("/b")),
+        _record(3, "p", _direction("read", MB, 1, None, None), target=_target("/b"), repeat=1),
     ]
-    rows = _rows(_render(results_table(records)))
-    assert rows[0][:3] == ["Target", "Point", "Rep"]
-    assert [row[:3] for row in rows[1:]] == [["/a", "p", "1"], ["/b", "p", "2"]]
+    rows = _cells(records)
+    assert rows[0][0] == "target"
+    assert [(row[0], row[-1]) for row in rows[1:]] == [("/a", "1"), ("/b", "2")]
 
 
-def test_array_points_name_their_devices_so_their_group_target_gets_no_column():
-    group = _target("loop0+loop1", kind="group")
+def test_array_points_are_named_by_their_set_not_by_their_devices():
+    group = _target("2 devices (loop0, loop1)", kind="group")
     records = [
-        _record(1, "together", _direction("read", MB, 1, None, None), target=group),
-        _record(2, "alone", _direction("read", MB, 1, None, None), target=_target("/dev/loop0", kind="block")),
+        _record(1, "w-together", _direction("read", MB, 1, None, None), target=group),
+        _record(2, "w-without-loop1", _direction("read", MB, 1, None, None), target=_target("1", kind="group")),
+        _record(3, "w-alone-loop0", _direction("read", MB, 1, None, None), target=_target("/dev/loop0", "block")),
     ]
-    assert _rows(_render(results_table(records)))[0][0] == "Point"
+    rows = _cells(records)
+    assert rows[0][0] == "target"  # one table, a row per set of devices
+    assert [row[0] for row in rows[1:]] == ["together", "without-loop1", "/dev/loop0"]
 
 
 # --------------------------------------------------------------------------- runs_table

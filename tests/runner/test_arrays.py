@@ -111,7 +111,7 @@ def test_a_dry_run_of_an_array_lists_its_devices_sets_and_points_and_writes_noth
     assert lines[-1] == "3 points, estimated 39 s"
 
 
-def test_leave_one_out_names_each_set_in_the_scaling_table():
+def test_leave_one_out_names_each_set_and_run_show_and_report_print_the_same_array_tables():
     with loop_devices(3) as devices:
         proc = iolab(
             "run",
@@ -125,14 +125,37 @@ def test_leave_one_out_names_each_set_in_the_scaling_table():
             "1",
             "--ramp",
             "0",
+            "--no-report",
+            "-f",
+            "md",
         )
     assert proc.returncode == 0, proc.stderr
-    scaling = proc.stdout[proc.stdout.index("Scaling") :]
-    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in scaling.splitlines() if line.startswith("│")]
+    run_id = json.loads(iolab("ls", "--json").stdout)[0]["id"]
+    shown = {fmt: iolab("show", str(run_id), "-f", fmt).stdout for fmt in ("md", "table", "json")}
+    assert shown["md"] == proc.stdout  # what the run printed is what show and report print
+    for fmt, text in shown.items():
+        assert iolab("report", str(run_id), "-f", fmt).stdout == text, fmt
+    tables = json.loads(shown["json"])["tables"]
+    for (
+        table
+    ) in tables:  # every table in Markdown and the terminal's text, cell by cell (tests/report/test_same_tables)
+        assert f"Table {run_id}.{table['number']}: {table['title']}" in shown["table"]
+        header = "| " + " | ".join(c["header"] for c in table["columns"]) + " |"
+        assert header in shown["md"]
+        for row in table["rows"]:
+            assert "| " + " | ".join(cell or " " for cell in row["cells"]) + " |" in shown["md"], row
     first, second, third = (d.name for d in devices)
+    (scaling,) = [t for t in tables if t["kind"] == "scaling"]
+    rows = [row["cells"] for row in scaling["rows"]]
     assert [row[0] for row in rows] == ["1", "2", "2", "2"]
     assert rows[0][4] == f"alone-{first}"  # the set of one: the first drive alone, the reference
     assert sorted(row[4] for row in rows[1:]) == sorted([f"without-{first}", f"without-{second}", "x2"])
+    (per_device,) = [t for t in tables if t["kind"] == "device"]
+    # only the first drive ran alone (the set of one) and no set was all three together
+    assert [row["cells"][:2] for row in per_device["rows"]] == [[first, "-"]]
+    (sets,) = [t for t in tables if t["kind"] == "io"]  # the sets run, named as their points are
+    named = {row["cells"][0] for row in sets["rows"]}  # all but the third is the first two: x2
+    assert named == {devices[0].path, "x2", f"without-{first}", f"without-{second}"}, named
 
 
 def test_subset_scaling_on_four_devices_prints_the_table():

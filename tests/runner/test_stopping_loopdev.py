@@ -57,7 +57,7 @@ def test_a_steady_point_ends_when_its_rate_is_known_and_keeps_fios_whole_json(tm
     assert read["iops"] == pytest.approx(2000, rel=0.05)  # the kept window's rate: fio's rate limit
     assert read["latency"]["percentiles"]["99.0"] > 0  # fio's final document was whole
     shown = iolab("show", "last")
-    assert "Stopped" in shown.stdout and "target met" in shown.stdout
+    assert "stopped" in shown.stdout and "target met" in shown.stdout
 
 
 def test_a_point_whose_target_is_never_met_ends_at_the_maximum_by_fios_own_runtime(tmp_path):

@@ -15,7 +15,7 @@ from iolab.fio.parse import aggregate, parse_output
 from iolab.models import Point, PointRecord, Target
 from iolab.report.json_output import record_dict
 from iolab.report.markdown import table_markdown
-from iolab.report.terminal import results_table
+from iolab.report.terminal import notebook_table
 from iolab.views.tables import notebook_tables
 
 LOOP = Target(path="/dev/loop7", kind="block", filename="/dev/loop7", size_bytes=64 << 20)
@@ -63,9 +63,10 @@ def test_with_a_queue_depth_sweep_each_scheduler_gets_its_own_qd_table_as_in_a_n
 def test_the_terminal_table_and_json_say_which_setting_each_point_ran_under():
     records = ab_records()
     console = Console(width=200, record=True, color_system=None)
-    console.print(results_table(records))
+    (table,) = notebook_tables(records, {})
+    console.print(notebook_table(table))
     lines = console.export_text().splitlines()
-    assert "scheduler" in lines[1]
-    assert "│ randread-sched_mq-deadline │   1 │ mq-deadline │ read │" in "\n".join(lines)
+    assert lines[1].split()[:2] == ["scheduler", "MB/s"]
+    assert [line.split()[0] for line in lines[3:] if line[1:2].strip()] == ["none", "mq-deadline"]
     assert record_dict(records[1])["host_settings"] == {"scheduler": "mq-deadline"}
     assert "host_settings" in record_dict(records[1]) and "scheduler" not in record_dict(records[1])["options"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from iolab.cli.application import app
+from iolab.cli.output import FormatOpt, OutputOpt
 
 if TYPE_CHECKING:
     from iolab.models import Snapshot
@@ -109,23 +110,26 @@ def doctor(
         Path | None, typer.Option("--from", help="Analyse a bundle written by `iolab probe --save`.")
     ] = None,
     root: RootOpt = None,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
     json_out: JsonOpt = False,
     rules_md: Annotated[
         bool, typer.Option("--rules-md", help="Print the rule catalogue as Markdown (docs/rules.md) and exit.")
     ] = False,
 ) -> None:
     """Pre-flight check (no I/O): what in this machine holds the storage back, with evidence and fix."""
-    from rich.console import Console
-
+    from iolab.cli.output import chosen, emit
     from iolab.doctor import diagnose, rules_markdown
     from iolab.errors import UserError
     from iolab.probe import Root, take_snapshot
     from iolab.probe.bundle import open_bundle
-    from iolab.report.findings import render_findings
+    from iolab.report.formats import renderer
 
     if rules_md:
         typer.echo(rules_markdown(), nl=False)
         return
+    shown = chosen(fmt, json_out)
+    renderer(shown, "doctor")
     if bundle is not None and root is not None:
         raise UserError("use either --from BUNDLE or --root DIR, not both")
     if bundle is not None:
@@ -133,11 +137,7 @@ def doctor(
             snapshot = take_snapshot(bundle_root, targets or [])
     else:
         snapshot = take_snapshot(Root(root or "/"), targets or [])
-    findings = diagnose(snapshot)
-    if json_out:
-        typer.echo(_findings_json(findings))
-    else:
-        render_findings(findings, Console())
+    emit("doctor", diagnose(snapshot), shown, output)
 
 
 @app.command()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from iolab.cli.application import app
+from iolab.cli.output import FormatOpt, JsonOpt, OutputOpt
 from iolab.errors import UserError
 from iolab.numbers import real
 
@@ -66,8 +67,9 @@ def compare(
             "--until", metavar="WHEN", help="Only runs started up to then (a date: its whole day), in both groups."
         ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="text or md (Markdown).")] = "text",
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    as_json: JsonOpt = False,
     fail_on_regression: Annotated[
         str | None,
         typer.Option(
@@ -95,13 +97,15 @@ def compare(
     """
     from rich.console import Console
 
+    from iolab.cli.output import chosen, emit
+    from iolab.report.formats import renderer
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.selection import select_runs, window
     from iolab.views.comparison import compare_runs, split_group
 
-    if fmt not in ("text", "md"):
-        raise UserError(f"--format {fmt!r}: choose text or md")
+    shown = chosen(fmt, as_json)
+    renderer(shown, "comparison")  # a format compare cannot write is refused before the runs are read
     threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
     narrow = window(since, until)
     store = open_store(for_reading=True)
@@ -127,18 +131,7 @@ def compare(
         from iolab.report.cross_sections import comparison_page
 
         write_html(store, [], html, png, [lambda output: comparison_page(result, output)])
-    if as_json:
-        from iolab.report.json_output import comparison_json
-
-        print(comparison_json(result), end="")
-    elif fmt == "md":
-        from iolab.report.markdown import comparison_markdown
-
-        print(comparison_markdown(result), end="")
-    else:
-        from iolab.report.terminal import print_comparison, stdout_console
-
-        print_comparison(result, stdout_console())
+    emit("comparison", result, shown, output)
     if threshold is not None:
         failed = result.regressions(threshold)
         if failed:
@@ -171,7 +164,9 @@ def history(
         ),
     ] = DEFAULT_LAST,
     every_run: Annotated[bool, typer.Option("--all", help="Every run of each series, however many.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    as_json: JsonOpt = False,
     html: Annotated[
         Path | None,
         typer.Option(
@@ -189,9 +184,13 @@ def history(
     Each series is read over its newest runs (--last, 500 by default; --all for every run), so a store of
     years of hourly runs answers in a second or two.
     """
+    from iolab.cli.output import chosen, emit
+    from iolab.report.formats import renderer
     from iolab.store.db import open_store
     from iolab.views.history import load_histories
 
+    shown = chosen(fmt, as_json)
+    renderer(shown, "history")
     window_s, target_cov = _window_seconds(window), _fraction(cov_target, "--cov-target")
     store = open_store(for_reading=True)
     histories = load_histories(
@@ -205,70 +204,70 @@ def history(
         from iolab.report.cross_sections import history_page
 
         write_html(store, [], html, png, [lambda output: history_page(histories, output)])
-    if as_json:
-        from iolab.report.json_output import history_json
-
-        print(history_json(histories), end="")
-    else:
-        from iolab.report.terminal import history_text
-
-        print(history_text(histories), end="")
+    emit("history", histories, shown, output)
 
 
 @app.command()
 def export(
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
     prometheus: Annotated[
         Path | None,
         typer.Option(
             "--prometheus",
             metavar="FILE",
             help="node_exporter textfile: latest values, rolling COV, health, file system fullness and last change "
-            "point of every series (replaced atomically).",
+            "point of every series (replaced atomically); the same as --format prometheus --output FILE.",
         ),
     ] = None,
     csv_file: Annotated[
-        Path | None, typer.Option("--csv", metavar="FILE", help="Every point of every run as CSV.")
+        Path | None,
+        typer.Option("--csv", metavar="FILE", help="Every point of every run as CSV (--format csv --output FILE)."),
     ] = None,
     json_file: Annotated[
-        Path | None, typer.Option("--json", metavar="FILE", help="Every run and point as JSON.")
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Every run and point as JSON (--format json --output FILE)."),
     ] = None,
     window: Annotated[str, typer.Option(help="Rolling window for the COV in the Prometheus file.")] = "48h",
     cov_target: Annotated[str, typer.Option("--cov-target", help="COV target for the healthy gauge.")] = "8%",
     min_runs: Annotated[int, typer.Option("--min-runs", min=2, help="Fewest runs in the window to judge health.")] = 24,
 ) -> None:
-    """Write results for other tools: Prometheus textfile, CSV or JSON (any of them at once)."""
+    """Write results for other tools: Prometheus textfile, CSV or JSON (several at once with the FILE options)."""
+    from iolab.report.formats import renderer
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
+    from iolab.views.export_set import ExportSet
 
-    if prometheus is None and csv_file is None and json_file is None:
-        raise UserError("say what to write: --prometheus FILE, --csv FILE and/or --json FILE")
+    files = (("prometheus", prometheus), ("csv", csv_file), ("json", json_file))
+    wanted: list[tuple[str, Path | None]] = [(name, path) for name, path in files if path is not None]
+    if fmt is not None:
+        wanted.append((fmt, output))
+    elif output is not None:
+        raise UserError("--output needs --format: csv, json or prometheus")
+    if not wanted:
+        raise UserError(
+            "say what to write: --format csv|json|prometheus, or --prometheus FILE, --csv FILE, --json FILE"
+        )
+    renders = [(renderer(name, "export"), name, path) for name, path in wanted]  # each format checked first
     window_s, target_cov = _window_seconds(window), _fraction(cov_target, "--cov-target")  # checked if unused too
     store = open_store(for_reading=True)
     warn_unreadable(store)
-    if prometheus is not None:
-        from iolab.report.prometheus import render_textfile, write_textfile
-        from iolab.store.series import load_series
-        from iolab.views.series_metrics import series_metrics
-
-        metrics = series_metrics(store, load_series(store), window_s, target_cov, min_runs)
-        _write(prometheus, lambda path: write_textfile(path, render_textfile(metrics)))
-    if csv_file is not None or json_file is not None:
-        from iolab.private import write_private
-        from iolab.report.csv_output import points_csv
-        from iolab.report.json_output import points_json
-        from iolab.store.queries import list_runs
-        from iolab.views.export import load_export
-
-        runs = load_export(store, [run.id for run in reversed(list_runs(store))])
-        if csv_file is not None:
-            _write(csv_file, lambda path: write_private(path, points_csv(runs)))
-        if json_file is not None:
-            _write(json_file, lambda path: write_private(path, points_json(runs)))
+    exported = ExportSet(store, window_s, target_cov, min_runs)
+    for render, name, path in renders:
+        text = render(exported)
+        if path is None:
+            sys.stdout.write(text)
+        else:
+            _write(path, name, text)
 
 
-def _write(path: Path, write: Callable[[Path], object]) -> None:
-    """Run `write(path)`; a file that cannot be written is the user's to fix, not a traceback."""
+def _write(path: Path, fmt: str, text: str) -> None:
+    """Write one export; a file that cannot be written is the user's to fix, not a traceback. The Prometheus
+    textfile is replaced atomically and readable by node_exporter (`report.prometheus.write_textfile`)."""
+    from iolab.private import write_private
+    from iolab.report.prometheus import write_textfile
+
     try:
-        write(path)
+        write_textfile(path, text) if fmt == "prometheus" else write_private(path, text)
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -1,30 +1,23 @@
-"""`iolab report`: a run's lab-notebook tables (terminal or Markdown), every point as CSV/JSON, or an HTML page.
+"""`iolab report`: runs' tables in any format (`report.formats`), or an HTML page with charts.
 
 The command only loads runs and picks a renderer; the tables come from
-`iolab.views.tables`, the HTML page (tables, findings, charts) from
+`iolab.views.run` (the same `show` and `run` print), the HTML page (tables, findings, charts) from
 `iolab.report.html`. `--html` and `--png` write files beside whatever
 `--format` prints, so one call can give a terminal summary and the page.
 """
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from iolab.cli.application import app
+from iolab.cli.output import FormatOpt, JsonOpt, OutputOpt
 
 if TYPE_CHECKING:
     from iolab.store.db import Store
-
-
-class ReportFormat(str, Enum):
-    table = "table"
-    md = "md"
-    csv = "csv"
-    json = "json"
 
 
 @app.command()
@@ -36,71 +29,37 @@ def report(
             show_default=False,
         ),
     ],
-    fmt: Annotated[
-        ReportFormat,
-        typer.Option("--format", "-f", help="table (terminal), md (GitHub Markdown), csv or json (every point)."),
-    ] = ReportFormat.table,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of standard output.")
-    ] = None,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    as_json: JsonOpt = False,
     html: Annotated[
         Path | None,
         typer.Option(
             "--html",
             metavar="FILE",
-            help="Also write one self-contained HTML page with charts (no network needed to view it).",
+            help="Also write one self-contained HTML page with charts and the runs' history and comparison "
+            "(no network needed to view it).",
         ),
     ] = None,
     png: Annotated[
         Path | None, typer.Option("--png", metavar="DIR", help="Also write every chart as a PNG file into DIR.")
     ] = None,
 ) -> None:
-    """Lab-notebook tables of runs: one table per varied parameter, repeats as mean ± stddev."""
-    import io
-    import sys
-
-    from rich.console import Console
-
-    from iolab.report.terminal import PLAIN_WIDTH, print_run_reports
+    """Lab-notebook tables of runs: one table per varied parameter, repeats as mean ± stddev; csv: every point."""
+    from iolab.cli.output import chosen, emit
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
-    from iolab.store.queries import get_run, run_points
     from iolab.store.selection import select_runs
-    from iolab.views.run import run_report
+    from iolab.views.run import RunSet
 
     store = open_store(for_reading=True)
     run_ids = list(dict.fromkeys(run_id for ref in runs for run_id in select_runs(store, ref)))
     warn_unreadable(store, run_ids)
     if html is not None or png is not None:
         write_html(store, run_ids, html, png)
-        if output is None and fmt is ReportFormat.table:
+        if output is None and fmt is None and not as_json:
             return
-    if fmt in (ReportFormat.csv, ReportFormat.json):
-        from iolab.report.csv_output import points_csv
-        from iolab.report.json_output import points_json
-        from iolab.views.export import load_export
-
-        exported = load_export(store, run_ids)
-        text = points_csv(exported) if fmt is ReportFormat.csv else points_json(exported)
-    else:
-        reports = [run_report(store, get_run(store, run_id), run_points(store, run_id)) for run_id in run_ids]
-        if fmt is ReportFormat.md:
-            from iolab.report.markdown import comparison_markdown, render_markdown
-            from iolab.views.comparison import axis_comparisons
-
-            inside = [comparison_markdown(c) for run_id in run_ids for c in axis_comparisons(store, run_id)]
-            text = "\n".join([render_markdown(reports), *inside])
-        elif output is None and sys.stdout.isatty():
-            print_run_reports(reports, Console(highlight=False))
-            return
-        else:  # a pipe or file has no width to fit: keep each row on one line
-            buffer = io.StringIO()
-            print_run_reports(reports, Console(file=buffer, width=PLAIN_WIDTH, color_system=None, highlight=False))
-            text = buffer.getvalue()
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        _write(output, text)
+    emit("runs", RunSet(store, run_ids), chosen(fmt, as_json), output)
 
 
 def write_html(
@@ -140,13 +99,6 @@ def write_html(
 
 
 def _write(path: Path, text: str, option: str = "--output") -> None:
-    """Write the finished report at once, so a failure never leaves half a file; private (0600), as it
-    names hosts, targets and command lines."""
-    from iolab.errors import UserError
-    from iolab.private import write_private
+    from iolab.cli.output import write_file
 
-    try:
-        write_private(path, text)
-    except OSError as exc:
-        raise UserError(f"cannot write the report to {path}: {exc.strerror or exc}; choose another {option}") from None
-    typer.echo(f"wrote {path}", err=True)
+    write_file(path, text, option)

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from iolab.cli.application import app
+from iolab.cli.output import FormatOpt, JsonOpt, OutputOpt
 
 LS_LIMIT = 50  # runs `ls` lists at once: a screen or two, and quick however many runs the store holds
 
@@ -79,21 +80,24 @@ def _nothing_line(tag: str | None, before: int | None) -> str:
 @app.command()
 def show(
     run: Annotated[str, typer.Argument(help="Run id from `iolab ls`, or `last`.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")] = False,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    as_json: JsonOpt = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="List every finding, information and rules not evaluated too.")
     ] = False,
 ) -> None:
-    """Show a run's points and results."""
-    from iolab.cli.runs import _print_run
+    """Show a run: its answer, findings and tables (the same as `iolab report` prints)."""
+    from iolab.cli.output import chosen, emit
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.queries import resolve_run_id
+    from iolab.views.run import RunSet
 
     store = open_store(for_reading=True)
     run_id = resolve_run_id(store, run)
     warn_unreadable(store, [run_id])
-    _print_run(store, run_id, as_json, verbose)
+    emit("runs", RunSet(store, [run_id]), chosen(fmt, as_json), output, verbose)
 
 
 @app.command("diff-env")

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from iolab.cli.application import app
+from iolab.cli.output import FormatOpt, JsonOpt, OutputOpt
 from iolab.errors import UserError
 from iolab.plan.limits import MAX_REPEATS
 
 if TYPE_CHECKING:  # the commands import these inside, so `iolab --help` stays fast
     from rich.console import Console
 
-    from iolab.models import PointRecord
     from iolab.runner.request import RunRequest
     from iolab.store.db import Store
 
@@ -168,9 +168,11 @@ def run(
         str, typer.Option("--on-host-failure", help="When a host dies mid-run: continue (without it) or stop.")
     ] = "continue",
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print only errors and the final table (for cron).")
+        bool, typer.Option("--quiet", "-q", help="Print only errors and the run's tables (for cron).")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON on stdout.")] = False,
+    fmt: FormatOpt = None,
+    output: OutputOpt = None,
+    as_json: JsonOpt = False,
     write_report: Annotated[
         bool,
         typer.Option(
@@ -187,13 +189,16 @@ def run(
     """Run a preset or plan: the quick preset by default (sequential and random read/write, QD1 latency, about a minute)."""
     from rich.console import Console
 
+    from iolab.cli.output import chosen, emit
     from iolab.errors import RunFailed
+    from iolab.report.formats import renderer
     from iolab.report.terminal import ConsoleProgress
     from iolab.runner.execute import execute
     from iolab.runner.progress import SilentProgress
     from iolab.runner.request import RunRequest
     from iolab.store.db import open_store
     from iolab.store.queries import resolve_run_id, run_request
+    from iolab.views.run import RunSet
 
     store = open_store()
     if resume is not None:
@@ -222,13 +227,15 @@ def run(
         request.on_host_failure = on_host_failure
         request.stopping = _stopping(stop_when_known, target_ci, min_seconds, max_seconds)
     request.telemetry_interval = interval if telemetry else None
+    shown = chosen(fmt, as_json)
+    renderer(shown, "runs")  # a format `run` cannot write is refused before anything runs
     err = Console(stderr=True, soft_wrap=True)
     if dry:
         _print_dry_run(request, err)
         return
     progress = SilentProgress() if quiet else ConsoleProgress(err)
     outcome = execute(request, store, progress, resume=run_id, fresh=fresh)
-    _print_run(store, outcome.run_id, as_json, verbose)
+    emit("runs", RunSet(store, [outcome.run_id]), shown, output, verbose)
     if write_report:
         _write_run_report(store, outcome.run_id, err, quiet)
     if not quiet:
@@ -347,96 +354,6 @@ def _print_dry_run(request: RunRequest, console: Console) -> None:
     for line in plan.changes:
         console.print(f"changes: {line}", markup=False, highlight=False)
     console.print(plan.summary, markup=False, highlight=False)
-
-
-def _print_axis_comparisons(store: Store, run_id: int, console: Console) -> None:
-    """A run's A/B of a host setting, with `iolab compare`'s verdicts: the answer one run was made for."""
-    from iolab.report.terminal import print_comparison
-    from iolab.views.comparison import axis_comparisons
-
-    for comparison in axis_comparisons(store, run_id):
-        print_comparison(comparison, console)
-
-
-def _print_run(store: Store, run_id: int, as_json: bool, verbose: bool = False) -> None:
-    """The stored run as a table with its findings (or JSON): what `run` ends with and `show` prints."""
-    import json
-    from dataclasses import asdict
-
-    from iolab.report.findings import render_findings
-    from iolab.report.json_output import record_dict, run_dict
-    from iolab.report.terminal import results_table, stdout_console
-    from iolab.store.queries import get_run, host_rows, run_findings, run_points
-
-    run_info = get_run(store, run_id)
-    records = run_points(store, run_id)
-    findings = run_findings(store, run_id)
-    hosts = host_rows(store, run_id)
-    if as_json:
-        print(
-            json.dumps(
-                {
-                    "run": run_dict(run_info),
-                    "points": [
-                        {**record_dict(r), **({"hosts": [asdict(h) for h in hosts[r.id]]} if r.id in hosts else {})}
-                        for r in records
-                    ],
-                    "findings": [{**asdict(f), "severity": f.severity.value} for f in findings],
-                },
-                indent=2,
-            )
-        )
-        return
-    from rich.markup import escape
-
-    from iolab.report.terminal import print_headline
-    from iolab.views.run import run_report
-
-    console = stdout_console()
-    parts = [
-        f"Run {run_info.id}",
-        run_info.label,
-        run_info.host or "host not named",
-        run_info.fio_version,
-        run_info.status,
-    ]
-    title = " · ".join(part for part in parts if part)  # an imported tool's run has no fio version
-    report = run_report(store, run_info, records)
-    if report.headline:  # the answer first, then the findings that change what it means, then the tables
-        console.print(f"[bold]{escape(title)}[/bold]", highlight=False)
-        print_headline(report, console)
-        console.print()
-    if findings:
-        render_findings(findings, console, verbose, f"`iolab show {run_id} --verbose` lists them")
-    console.print(results_table(records, title=title))
-    from iolab.store.tags import notes_of, tags_of
-
-    tags = tags_of(store, [run_id])[run_id]
-    for line in ([f"tags: {', '.join(tags)}"] if tags else []) + [f"note: {n}" for n in notes_of(store, run_id)]:
-        console.print(line, markup=False, highlight=False)
-    _print_arrays(store, run_id, records, console)
-    _print_axis_comparisons(store, run_id, console)
-    if hosts:
-        from iolab.report.terminal import hosts_table
-
-        console.print(hosts_table(records, hosts))
-
-
-def _print_arrays(store: Store, run_id: int, records: list[PointRecord], console: Console) -> None:
-    """For array runs: bandwidth per device (together, alone) and the scaling table."""
-    from iolab.analysis.scaling import scaling_table
-    from iolab.doctor.derived import array_views
-    from iolab.report.terminal import device_table, scaling_view
-    from iolab.store.queries import device_bandwidth
-
-    for view in array_views(records, device_bandwidth(store, run_id)):
-        if view.together or view.alone:
-            console.print(device_table(view.workload, view.together, view.alone))
-        report = scaling_table(view.device_sets(), view.alone or None)
-        if report.evaluated and len({row.n for row in report.rows}) > 1:
-            # every set run together (rows come largest aggregate first within a size), and the best drive alone
-            rows = [row for row in report.rows if row.n > 1 or row is report.rows[0]]
-            console.print(scaling_view(view.workload, rows, {row.devices: view.label(row.devices) for row in rows}))
 
 
 @app.command("import")

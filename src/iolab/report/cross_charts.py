@@ -75,20 +75,7 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
     means = [(datetime.fromtimestamp(h.time, tz=UTC), h.mean / scale) for h in health if h.mean is not None]
     if means:
         value_ax.plot(*zip(*means, strict=True), color="#333333", linewidth=1.2, label="rolling mean")
-    for change in history.changes:
-        at = datetime.fromtimestamp(change.time, tz=UTC)
-        value_ax.axvline(at, color=MARK_COLOUR, linestyle="--", linewidth=1)
-        shift = change.point.relative_change
-        text = f"{shift:+.0%} at run {change.run_at}" if shift is not None else f"change at run {change.run_at}"
-        value_ax.annotate(
-            text,
-            (at, 1.0),
-            xycoords=("data", "axes fraction"),
-            xytext=(3, -12),
-            textcoords="offset points",
-            fontsize="small",
-            color=MARK_COLOUR,
-        )
+    _change_marks(history, value_ax)
     _notebook_marks(history, value_ax, cov_ax)
     value_ax.set_ylabel(label, fontsize="small")
     value_ax.set_ylim(bottom=0)
@@ -123,6 +110,26 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
         ax.grid(True, alpha=0.3)
     fig.autofmt_xdate()
     return fig
+
+
+def _change_marks(history: SeriesHistory, value_ax: Axes) -> None:
+    """Each change point: a dashed line at its run, and how much the mean moved there."""
+    from matplotlib.dates import date2num
+
+    for change in history.changes:
+        at = float(date2num(datetime.fromtimestamp(change.time, tz=UTC)))  # the axis's dates as numbers
+        value_ax.axvline(at, color=MARK_COLOUR, linestyle="--", linewidth=1)
+        shift = change.point.relative_change
+        text = f"{shift:+.0%} at run {change.run_at}" if shift is not None else f"change at run {change.run_at}"
+        value_ax.annotate(
+            text,
+            (at, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -12),
+            textcoords="offset points",
+            fontsize="small",
+            color=MARK_COLOUR,
+        )
 
 
 def _notebook_marks(history: SeriesHistory, value_ax: Axes, cov_ax: Axes) -> None:

@@ -23,12 +23,17 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from iolab.models import PERCENTILES, DirectionResult, PointRecord
 from iolab.models.units import iso_utc
 from iolab.views.export import ExportedRun, HostFacts, TargetFacts
 from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
 from iolab.views.tables import PARAMETER_ORDER
+
+if TYPE_CHECKING:
+    from iolab.views.export_set import ExportSet
+    from iolab.views.run import RunSet
 
 RUN_COLUMNS = ("run_id", "run_started", "run_label", "run_status", "host", "tags", "notes")
 POINT_COLUMNS = (
@@ -224,3 +229,15 @@ def points_csv(runs: Sequence[ExportedRun]) -> str:
     writer.writeheader()
     writer.writerows(point_rows(runs))
     return buffer.getvalue()
+
+
+def render_runs(runs: RunSet, terminal: bool = False, verbose: bool = False) -> str:
+    """A run's every point and direction: what its tables summarise, unrounded, for a spreadsheet."""
+    return points_csv(runs.exported)
+
+
+def render_export(export: ExportSet, terminal: bool = False, verbose: bool = False) -> str:
+    return points_csv(export.exported)
+
+
+RENDERS = {"runs": render_runs, "export": render_export}

@@ -68,11 +68,8 @@ def render_findings(findings: Sequence[Finding], console: Console, verbose: bool
     shown = groups if verbose else groups[:HEADLINES]
     for group in shown:
         _render_group(group, console)
-    if verbose and skipped:
-        console.print(f"\n[dim]Not evaluated ({len(skipped)}):[/dim]")
-        for finding in skipped:
-            reason = finding.title.removeprefix("not evaluated: ")
-            console.print(f"  [dim]{finding.rule_id}: {escape(reason)}[/dim]", highlight=False)
+    if verbose:
+        _not_evaluated(skipped, console)
     _counts(findings, console)
     hidden = groups[len(shown) :]
     if hidden:
@@ -80,11 +77,27 @@ def render_findings(findings: Sequence[Finding], console: Console, verbose: bool
         console.print(
             f"[dim]{len(hidden)} more headline(s): {rules}{'; ' + more if more else ''}[/dim]", highlight=False
         )
-    context = [f for f in triggered if f not in listed]
-    if not verbose and (context or skipped):
-        rules = ", ".join(sorted({f.rule_id for f in context}))
-        counted = f"{len(context)} info" + (f" ({rules})" if rules else "") + f" and {len(skipped)} not evaluated"
-        console.print(f"[dim]not listed: {counted}{'; ' + more if more else ''}[/dim]", highlight=False)
+    if not verbose:
+        _not_listed([f for f in triggered if f not in listed], skipped, console, more)
+
+
+def _not_evaluated(skipped: Sequence[Finding], console: Console) -> None:
+    """The rules that could not run, each with why, as one short list."""
+    if not skipped:
+        return
+    console.print(f"\n[dim]Not evaluated ({len(skipped)}):[/dim]")
+    for finding in skipped:
+        reason = finding.title.removeprefix("not evaluated: ")
+        console.print(f"  [dim]{finding.rule_id}: {escape(reason)}[/dim]", highlight=False)
+
+
+def _not_listed(context: Sequence[Finding], skipped: Sequence[Finding], console: Console, more: str) -> None:
+    """One line counting what a short listing left out: information (by rule) and rules not evaluated."""
+    if not context and not skipped:
+        return
+    rules = ", ".join(sorted({f.rule_id for f in context}))
+    counted = f"{len(context)} info" + (f" ({rules})" if rules else "") + f" and {len(skipped)} not evaluated"
+    console.print(f"[dim]not listed: {counted}{'; ' + more if more else ''}[/dim]", highlight=False)
 
 
 def _render_group(group: list[Finding], console: Console) -> None:

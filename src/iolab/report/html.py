@@ -27,12 +27,18 @@ from iolab.models import Finding, PointRecord, Severity, units
 from iolab.private import AS_UMASK, write_private
 from iolab.report import charts
 from iolab.report.findings import also, group_by_rule
+from iolab.views.columns import IO, METADATA, repeat_percentile
 from iolab.views.headline import Headline, split_findings
 from iolab.views.run import RunView
-from iolab.views.tables import UNITS_NOTE, NotebookTable, repeat_percentile
+from iolab.views.tables import UNITS_NOTE, NotebookTable
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+    from iolab.views.run import RunSet
+
+
+WORKLOAD_KINDS = (IO, METADATA)  # tables drawn as charts too
 
 
 @dataclass(frozen=True)
@@ -131,8 +137,6 @@ def _snapshot_facts(snapshot: dict | None) -> list[tuple[str, str]]:
 def summary_section(material: RunView, output: ChartOutput) -> list[Section]:
     """What ran, where and when, and the host it ran on."""
     facts = [("label", material.run.label), *material.report.facts]
-    facts += [("tags", ", ".join(material.tags))] if material.tags else []
-    facts += [("note", note) for note in material.notes]
     facts += _snapshot_facts(material.snapshot)
     return [Section(f"run{material.run.id}-summary", "Summary and environment", "summary", facts=tuple(facts))]
 
@@ -201,6 +205,10 @@ def table_sections(material: RunView, output: ChartOutput) -> list[Section]:
     sections = []
     for number, table in enumerate(material.report.tables, start=1):
         base = f"run{material.run.id}-table{number}"
+        title = f"Table {material.run.id}.{number}: {table.title}"
+        if table.kind not in WORKLOAD_KINDS:  # an array's or hosts' table: its charts are the array section's
+            sections.append(Section(base, title, "table", subtitle=table.caption, subtitle_label="Note", table=table))
+            continue
         if (
             table.axis is None or not table.columns[0].numeric
         ):  # a target or rw "sweep" has no order to draw lines along
@@ -236,7 +244,7 @@ def table_sections(material: RunView, output: ChartOutput) -> list[Section]:
         sections.append(
             Section(
                 base,
-                f"Table {material.run.id}.{number}: {table.title}",
+                title,
                 "table",
                 subtitle=table.fixed_text,
                 table=table,
@@ -351,3 +359,10 @@ def render_html(
         iolab_version=version("iolab"),
     )
     return html, output.written
+
+
+def render_runs(runs: RunSet, terminal: bool = False, verbose: bool = False) -> str:
+    return render_html(runs.views)[0]
+
+
+RENDERS = {"runs": render_runs}

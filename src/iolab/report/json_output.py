@@ -6,14 +6,21 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from iolab.models import PointRecord, Run
+from iolab.models import Finding, PointRecord, Run
 from iolab.models.units import iso_utc
+from iolab.models.workload import workload_identity
 from iolab.report.wording import change_line, verdict_summary
 from iolab.views.comparison import Comparison, WorkloadSamples
 from iolab.views.export import ExportedRun
 from iolab.views.history import SeriesHistory
 from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
+from iolab.views.tables import NotebookTable
+
+if TYPE_CHECKING:
+    from iolab.views.export_set import ExportSet
+    from iolab.views.run import RunSet
 
 
 def run_dict(run: Run) -> dict:
@@ -193,3 +200,88 @@ def points_json(runs: Sequence[ExportedRun]) -> str:
         ]
     document = {"runs": [exported_run_dict(exported) for exported in runs], "points": points}
     return json.dumps(document, indent=2) + "\n"
+
+
+def finding_dict(finding: Finding) -> dict:
+    return {**asdict(finding), "severity": finding.severity.value}
+
+
+def table_dict(run_id: int, number: int, table: NotebookTable) -> dict:
+    """A table as every other format shows it: its cells as written, and each row's numbers unrounded
+    (base units: bytes/s, I/O per second, ns, percent of one core)."""
+    return {
+        "run_id": run_id,
+        "number": number,
+        "title": table.title,
+        "kind": table.kind,
+        "fixed": dict(table.fixed),
+        "caption": table.caption,
+        "columns": [{"key": c.key, "header": c.header, "unit": c.unit} for c in table.columns],
+        "rows": [
+            {
+                "cells": list(row.cells),
+                "direction": row.ddir,
+                "points": list(row.point_ids),
+                "numbers": {key: None if stats is None else asdict(stats) for key, stats in row.numbers.items()},
+                "notes": list(row.notes),
+            }
+            for row in table.rows
+        ],
+        "notes": list(table.notes),
+    }
+
+
+def runs_json(runs: RunSet) -> dict:
+    """The runs with every point (its run and workload identity), their findings, headline figures and
+    every table; `run` is the run itself when there is one (what `show --json` always printed)."""
+    views = runs.views
+    document: dict = {"run": run_dict(views[0].run)} if len(views) == 1 else {}
+    document["runs"] = [run_dict(view.run) for view in views]
+    document["points"] = []
+    for view in views:
+        hosts = view.hosts
+        workloads = {r.id: workload_identity(r.point) for r in view.records}
+        document["points"] += [
+            {
+                "run_id": view.run.id,
+                "workload": workloads[r.id],
+                **record_dict(r),
+                **({"hosts": [asdict(h) for h in hosts[r.id]]} if r.id in hosts else {}),
+            }
+            for r in view.records
+        ]
+    document["findings"] = [{"run_id": v.run.id, **finding_dict(f)} for v in views for f in v.findings]
+    document["headline"] = [{"run_id": v.run.id, **asdict(h)} for v in views for h in v.report.headline]
+    document["tables"] = [
+        table_dict(v.run.id, number, table) for v in views for number, table in enumerate(v.report.tables, start=1)
+    ]
+    return document
+
+
+def render_runs(runs: RunSet, terminal: bool = False, verbose: bool = False) -> str:
+    return json.dumps(runs_json(runs), indent=2) + "\n"
+
+
+def render_comparison(comparison: Comparison, terminal: bool = False, verbose: bool = False) -> str:
+    return comparison_json(comparison)
+
+
+def render_history(histories: list[SeriesHistory], terminal: bool = False, verbose: bool = False) -> str:
+    return history_json(histories)
+
+
+def render_doctor(findings: list[Finding], terminal: bool = False, verbose: bool = False) -> str:
+    return json.dumps([finding_dict(f) for f in findings], indent=2) + "\n"
+
+
+def render_export(export: ExportSet, terminal: bool = False, verbose: bool = False) -> str:
+    return points_json(export.exported)
+
+
+RENDERS = {
+    "runs": render_runs,
+    "comparison": render_comparison,
+    "history": render_history,
+    "doctor": render_doctor,
+    "export": render_export,
+}

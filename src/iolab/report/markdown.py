@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from iolab.models import Finding, Severity
 from iolab.report.findings import also, group_by_rule
@@ -16,6 +17,9 @@ from iolab.report.wording import HEADERS, comparison_notes, side_text, verdict_c
 from iolab.views.comparison import Comparison
 from iolab.views.headline import headline_line, split_findings
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
+
+if TYPE_CHECKING:
+    from iolab.views.run import RunSet
 
 # Characters with inline meaning in GFM. Backslash-escaping any ASCII
 # punctuation is always allowed, so escaping a few extra is harmless.
@@ -70,6 +74,8 @@ def run_markdown(report: RunReport, level: int = 2) -> str:
         if table.fixed:
             parts.append(f"Fixed parameters: {code_span(table.fixed_text)}")
         parts.append(table_markdown(table))
+        if table.caption:
+            parts.append(f"<sub>{escape_text(table.caption)}</sub>")
     if rest:
         parts += [f"{hashes}# {'Other findings' if matter else 'Findings'}", findings_markdown(rest)]
     facts = "\n".join(f"- **{escape_text(label)}:** {escape_text(value)}" for label, value in report.facts)
@@ -122,3 +128,21 @@ def comparison_markdown(comparison: Comparison) -> str:
     lines.append("")
     lines += [f"- {escape_text(line)}" for line in comparison_notes(comparison)]
     return "\n".join(lines) + "\n"
+
+
+def render_runs(runs: RunSet, terminal: bool = False, verbose: bool = False) -> str:
+    """The runs as one Markdown page, each followed by the A/B of a host setting it made."""
+    views = runs.views
+    inside = [comparison_markdown(c) for view in views for c in view.comparisons]
+    return "\n".join([render_markdown([view.report for view in views]), *inside])
+
+
+def render_comparison(comparison: Comparison, terminal: bool = False, verbose: bool = False) -> str:
+    return comparison_markdown(comparison)
+
+
+def render_doctor(findings: list[Finding], terminal: bool = False, verbose: bool = False) -> str:
+    return findings_markdown(findings) + "\n"
+
+
+RENDERS = {"runs": render_runs, "comparison": render_comparison, "doctor": render_doctor}

@@ -33,6 +33,8 @@ from iolab.views.series_metrics import SeriesMetrics
 if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
 
+    from iolab.views.export_set import ExportSet
+
 LABELS = ("host", "target", "workload", "workload_id")
 
 # (metric name, attribute, help text); gauges all, since each is the latest value.
@@ -102,3 +104,10 @@ def write_textfile(path: Path, text: str) -> None:
     and it holds figures only, no host details or command lines.
     """
     write_private(path, text, mode=0o644)
+
+
+def render_export(export: ExportSet, terminal: bool = False, verbose: bool = False) -> str:
+    return render_textfile(export.metrics)
+
+
+RENDERS = {"export": render_export}

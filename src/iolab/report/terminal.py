@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import math
 import sys
 import time
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
-from iolab.models import Point, PointRecord, Result, Run, units
-from iolab.models.array_names import natural_key
-from iolab.models.host_settings import SETTINGS
+from iolab.models import Point, Result, Run, units
 from iolab.models.units import counted, metric_value
 from iolab.report.wording import (
     HEADERS,
@@ -31,12 +30,11 @@ from iolab.report.wording import (
 from iolab.views.comparison import Comparison
 from iolab.views.headline import headline_line
 from iolab.views.history import SeriesHistory
-from iolab.views.side_columns import column_values, side_columns
-from iolab.views.tables import UNITS_NOTE, RunReport, steady_text, stop_text
+from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 if TYPE_CHECKING:
-    from iolab.analysis.scaling import ScalingRow
-    from iolab.models.material import HostRow
+    from iolab.models import Finding
+    from iolab.views.run import RunSet, RunView
 
 # Columns of a table written to a pipe or file: wide enough that no cell is cut or wrapped ("equival…").
 PLAIN_WIDTH = 200
@@ -50,9 +48,6 @@ def stdout_console() -> Console:
     return Console(width=PLAIN_WIDTH, color_system=None, highlight=False)
 
 
-CAPTION = "MB/s = 10^6 bytes/s · latency = submission + completion (clat where only that was reported) · CPU = usr+sys, 100% = one core"
-
-
 def _workload(point: Point) -> str:
     """rw and bs as the workload wrote them (under either of fio's names; fio's default where it gave none), its queue depth, and its jobs where more than one; for a file
     operation, what it does, its threads and files."""
@@ -62,78 +57,6 @@ def _workload(point: Point) -> str:
         return f"file {job.operation}, {threads}, {job.given('nrfiles') or '1'} files each"
     shape = f"{job.text('rw')} {job.text('bs')} QD{job.iodepth}"
     return shape + (f"×{job.numjobs}" if job.numjobs != 1 else "")
-
-
-def results_table(records: list[PointRecord], title: str | None = None) -> Table:
-    """One row per point and direction: throughput, IOPS, latency mean and p99, CPU, and the side figures
-    some point has (`views.side_columns`) on each point's first row."""
-    targets = {r.point.target for r in records}
-    # Array points name their devices already; a long group description would only squeeze the table.
-    show_target = len(targets) > 1 and not any(t.kind == "group" for t in targets)
-    show_repeat = any(r.point.repeat for r in records)
-    settings = [name for name in SETTINGS if any(name in r.point.host_settings for r in records)]
-    stopped = any(r.result is not None and r.result.stopping is not None for r in records)
-    caption = CAPTION
-    if any(r.point.job.is_metadata for r in records):
-        caption += " · file create/stat/remove: operations per second under IOPS"
-    table = Table(title=title, caption=caption, caption_justify="left")
-    if show_target:
-        table.add_column("Target", overflow="fold")
-    table.add_column("Point", no_wrap=True)
-    if show_repeat:
-        table.add_column("Rep", justify="right")
-    for name in settings:  # a plan's [host] settings, one column each
-        table.add_column(name, no_wrap=True)
-    table.add_column("Dir", no_wrap=True)
-    for name in ("MB/s", "IOPS", "Mean lat", "p99 lat", "CPU"):
-        table.add_column(name, justify="right", no_wrap=True)
-    steady = any(r.result is not None and r.result.steady is not None for r in records)
-    if steady:  # fio judged steady state (ss=): whether and when it held, and so how long fio ran
-        table.add_column("Steady state (ss=)")
-    if stopped:  # --stop-when-known: why each point ended and how well its rate is known
-        table.add_column("Stopped")
-    side = side_columns(records)
-    for column in side:
-        table.add_column(column.header, justify="right", no_wrap=True)
-    for record in records:
-        lead = ([record.point.target.path] if show_target else []) + [record.point.name]
-        lead += [str(record.point.repeat + 1)] if show_repeat else []
-        lead += [record.point.host_settings.get(name, "-") for name in settings]
-        result = record.result
-        if result is None or not result.directions:
-            status = record.error or record.status
-            style = "red" if record.status == "failed" else "dim"
-            table.add_row(*lead, f"[{style}]{status}[/{style}]", *[""] * (5 + steady + stopped + len(side)))
-            continue
-        side_cells = []
-        for column in side:
-            values, problem = column_values(column, [record])
-            side_cells.append(column.fmt(values[0]) if values else problem if column.is_command and problem else "-")
-        operation = record.point.job.operation  # a file operation moves no data: its ops/s in the IOPS column
-        tool = record.point.job.tool  # another tool's figures: only those it measured
-        for i, d in enumerate(result.directions.values()):
-            lat = d.latency
-            no_data = operation or (tool and not d.bw_bytes and not d.io_bytes)
-            table.add_row(
-                *(lead if i == 0 else [""] * len(lead)),
-                operation or d.ddir,
-                "-" if no_data else units.mb_per_s(d.bw_bytes),
-                units.iops(d.iops),
-                units.latency(lat.mean_ns if lat else None),
-                units.latency(lat.percentiles.get(99.0) if lat else None),
-                ("-" if tool else units.percent(result.cpu)) if i == 0 else "",
-                *([_steady_cell(result) if i == 0 else ""] if steady else []),
-                *([stop_text(result.stopping) if result.stopping and i == 0 else ""] if stopped else []),
-                *(side_cells if i == 0 else [""] * len(side)),
-            )
-    return table
-
-
-def _steady_cell(result: Result) -> str:
-    """fio's steady-state verdict and how long it let the job run, or '-' for a job without ss=."""
-    if result.steady is None:
-        return "-"
-    return f"{steady_text(result.steady)}, ran {units.elapsed_ms(result.steady.runtime_ms)}"
 
 
 def runs_table(runs: list[Run], tags: dict[int, list[str]] | None = None) -> Table:
@@ -207,63 +130,6 @@ class ConsoleProgress:
         self.console.print(f"  [{index}/{total}] [green]done[/green]: " + ", ".join(parts))
 
 
-def device_table(workload: str, together: dict[str, float], alone: dict[str, float]) -> Table:
-    """Per-device bandwidth of an array, run together and alone side by side."""
-    table = Table(title=f"Per device · {workload}")
-    for name in ("Device", "Together MB/s", "Alone MB/s"):
-        table.add_column(name, justify="left" if name == "Device" else "right")
-    for device in sorted(set(together) | set(alone), key=natural_key):
-        cells = [units.mb_per_s(view[device]) if device in view else "-" for view in (together, alone)]
-        table.add_row(device, *cells)
-    return table
-
-
-def hosts_table(records: Sequence[PointRecord], hosts: Mapping[int, Sequence[HostRow]]) -> Table:
-    """Each host's share of each multi-host point: status, throughput, latency and when it was done."""
-    table = Table(
-        title="Per host",
-        caption="runtime: when the host's jobs were done (first-done against last-done)",
-        caption_justify="left",
-    )
-    for name in ("Point", "Host", "Status", "MB/s", "IOPS", "Mean lat", "p99 lat", "Runtime"):
-        table.add_column(name, justify="left" if name in ("Point", "Host", "Status") else "right")
-    for record in records:
-        for row in hosts.get(record.id, []):
-            status = row.status if row.status == "ok" else f"[red]{row.status}[/red]: {row.error}"
-            table.add_row(
-                record.point.name,
-                row.host,
-                status,
-                units.mb_per_s(row.bw_bytes) if row.bw_bytes is not None else "-",
-                units.iops(row.iops) if row.iops is not None else "-",
-                units.latency(row.lat_mean_ns),
-                units.latency(row.p99_ns),
-                units.duration(row.runtime_ms / 1000) if row.runtime_ms else "-",
-            )
-    return table
-
-
-def scaling_view(workload: str, rows: Sequence[ScalingRow], labels: Mapping[tuple[str, ...], str]) -> Table:
-    """Aggregate bandwidth against device count, with efficiency against the same devices alone; `labels`
-    name each set as its point does (x28, without-nvme3n1), so sets of one size can be told apart."""
-    table = Table(
-        title=f"Scaling · {workload}",
-        caption="efficiency = aggregate / the same devices alone, summed",
-        caption_justify="left",
-    )
-    for name in ("Devices", "Aggregate MB/s", "Ideal MB/s", "Efficiency", "Set"):
-        table.add_column(name, justify="left" if name == "Set" else "right")
-    for row in rows:
-        table.add_row(
-            str(row.n),
-            units.mb_per_s(row.aggregate),
-            units.mb_per_s(row.ideal),
-            units.percent(row.efficiency * 100),
-            labels.get(row.devices, ""),
-        )
-    return table
-
-
 def print_comparison(comparison: Comparison, console: Console) -> None:
     """The verdict table, then the host differences and the workloads only one side has."""
     console.print(comparison_table(comparison))
@@ -332,36 +198,95 @@ def print_headline(report: RunReport, console: Console) -> None:
         console.print(f"  [bold]{escape(headline_line(figure))}[/bold]", soft_wrap=True, highlight=False)
 
 
-def print_run_reports(reports: list[RunReport], console: Console) -> None:
-    """Each run answer first: its title, headline figures and the findings that matter, then each table
-    under its fixed parameters, then what ran where."""
+def notebook_table(table: NotebookTable) -> Table:
+    """One of a run's tables as Rich lays it out: numeric columns right-aligned, failed rows red."""
     from rich import box
     from rich.markup import escape
-    from rich.table import Table
+
+    shown = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in table.columns:
+        shown.add_column(escape(column.header), justify="right" if column.numeric else "left")
+    for row in table.rows:
+        shown.add_row(*(escape(cell) for cell in row.cells), style="red" if row.failed else None)
+    return shown
+
+
+def print_report(report: RunReport, console: Console, verbose: bool = False) -> None:
+    """One run answer first: its title, headline figures and the findings that matter, then each table
+    under its fixed parameters (an array's devices and scaling, its hosts included), then what ran where."""
+    from rich.markup import escape
 
     from iolab.report.findings import render_findings
 
+    console.print(f"[bold]{escape(report.title)}[/bold]")
+    print_headline(report, console)
+    if report.findings:  # the critical and warning ones listed, the others counted
+        console.print()
+        render_findings(report.findings, console, verbose=verbose)
+    for number, table in enumerate(report.tables, start=1):
+        console.print(f"\n[bold]Table {report.run.id}.{number}: {escape(table.title)}[/bold]")
+        if table.fixed:
+            console.print(f"[dim]fixed: {escape(table.fixed_text)}[/dim]", soft_wrap=True)
+        console.print(notebook_table(table))
+        if table.caption:
+            console.print(f"  [dim]{escape(table.caption)}[/dim]", soft_wrap=True)
+        for note in table.notes:
+            console.print(f"  [red]{escape(note)}[/red]", soft_wrap=True)
+    console.print()
+    for label, value in report.facts:
+        console.print(f"  {escape(label)}: {escape(value)}", soft_wrap=True)
+    console.print()
+
+
+def print_run_reports(reports: Sequence[RunReport], console: Console, verbose: bool = False) -> None:
+    """Each run's report, then the units note once."""
+    from rich.markup import escape
+
     for report in reports:
-        console.print(f"[bold]{escape(report.title)}[/bold]")
-        print_headline(report, console)
-        if report.findings:  # the critical and warning ones listed, the others counted
-            console.print()
-            render_findings(report.findings, console, verbose=False)
-        for number, notebook in enumerate(report.tables, start=1):
-            table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-            for column in notebook.columns:
-                table.add_column(escape(column.header), justify="right" if column.numeric else "left")
-            for row in notebook.rows:
-                cells = [escape(cell) for cell in row.cells]
-                table.add_row(*cells, style="red" if row.failed else None)
-            console.print(f"\n[bold]Table {report.run.id}.{number}: {escape(notebook.title)}[/bold]")
-            if notebook.fixed:
-                console.print(f"[dim]fixed: {escape(notebook.fixed_text)}[/dim]", soft_wrap=True)
-            console.print(table)
-            for note in notebook.notes:
-                console.print(f"  [red]{escape(note)}[/red]", soft_wrap=True)
-        console.print()
-        for label, value in report.facts:
-            console.print(f"  {escape(label)}: {escape(value)}", soft_wrap=True)
-        console.print()
+        print_report(report, console, verbose)
     console.print(f"[dim]{escape(UNITS_NOTE)}[/dim]")
+
+
+def print_runs(views: Sequence[RunView], console: Console, verbose: bool = False) -> None:
+    """Each run's report and the A/B of a host setting it made, then the units note once."""
+    from rich.markup import escape
+
+    for view in views:
+        print_report(view.report, console, verbose)
+        for comparison in view.comparisons:
+            print_comparison(comparison, console)
+    console.print(f"[dim]{escape(UNITS_NOTE)}[/dim]")
+
+
+def text_console(file: TextIO, terminal: bool) -> Console:
+    """A console writing into `file`: a terminal's width and colours, or plain rows of PLAIN_WIDTH."""
+    if terminal:
+        return Console(file=file, force_terminal=True, width=Console().width, highlight=False)
+    return Console(file=file, width=PLAIN_WIDTH, color_system=None, highlight=False)
+
+
+def _rendered(draw: Callable[[Console], None], terminal: bool) -> str:
+    buffer = io.StringIO()
+    draw(text_console(buffer, terminal))
+    return buffer.getvalue()
+
+
+def render_runs(runs: RunSet, terminal: bool = False, verbose: bool = False) -> str:
+    return _rendered(lambda console: print_runs(runs.views, console, verbose), terminal)
+
+
+def render_comparison(comparison: Comparison, terminal: bool = False, verbose: bool = False) -> str:
+    return _rendered(lambda console: print_comparison(comparison, console), terminal)
+
+
+def render_history(histories: list[SeriesHistory], terminal: bool = False, verbose: bool = False) -> str:
+    return history_text(histories)
+
+
+def render_doctor(findings: list[Finding], terminal: bool = False, verbose: bool = False) -> str:
+    from iolab.report.findings import render_findings
+
+    return _rendered(lambda console: render_findings(findings, console, verbose=True), terminal)
+
+
+RENDERS = {"runs": render_runs, "comparison": render_comparison, "history": render_history, "doctor": render_doctor}

@@ -1,13 +1,15 @@
-"""One run as its pages show it: points, per-second samples, findings, host snapshot, tables and arrays.
+"""One run as every page and command shows it: points, per-second samples, findings, host snapshot, and
+every table of the run (`RunReport`).
 
-Loaded once per run (`load_run`) and shared by the HTML page, the terminal
-and Markdown tables; the notebook tables and the array views are computed
-here so a renderer only lays them out.
+Loaded once per run (`load_run`) and shared by `run`, `show`, `report` and every format: the workload
+tables (`views.tables`), the array and host tables (`views.array_tables`), the headline figures and the
+A/B comparisons a run's host-setting axis makes are computed here, so a renderer only lays them out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from iolab.models import Finding, PointRecord, Run, Sample
@@ -23,13 +25,16 @@ if TYPE_CHECKING:
     from iolab.analysis.outliers import OutlierReport
     from iolab.analysis.scaling import ScalingReport
     from iolab.doctor.derived import ArrayView
+    from iolab.models.material import HostRow
     from iolab.store.db import Store
+    from iolab.views.comparison import Comparison
+    from iolab.views.export import ExportedRun
     from iolab.views.timeline import Timeline
 
 
 @dataclass
 class RunView:
-    """Everything stored about one run that the page shows, loaded once."""
+    """Everything stored about one run that its pages show, loaded once, and its tables built once."""
 
     run: Run
     records: list[PointRecord]
@@ -39,10 +44,21 @@ class RunView:
     device_bw: dict[int, dict[str, float]]
     tags: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what people wrote about the run (`iolab note`)
+    hosts: dict[int, list[HostRow]] = field(default_factory=dict)  # each host's part of a multi-host point
+    comparisons: list[Comparison] = field(default_factory=list)  # the A/B of a host setting the run made
     report: RunReport = field(init=False)
 
     def __post_init__(self) -> None:
-        self.report = build_report(self.run, self.records, self.samples, steady_rounds(self.findings), self.findings)
+        from iolab.views.array_tables import array_tables, host_table
+
+        extra = array_tables(self.records, self.device_bw)
+        if (hosts := host_table(self.records, self.hosts)) is not None:
+            extra.append(hosts)
+        facts = [("tags", ", ".join(self.tags))] if self.tags else []
+        facts += [("note", note) for note in self.notes]
+        self.report = build_report(
+            self.run, self.records, self.samples, steady_rounds(self.findings), self.findings, extra, facts
+        )
 
     def timeline(self) -> Timeline:
         """Per-second bandwidth of fio and each device across the run, with the dips found in it."""
@@ -77,12 +93,22 @@ class ArrayFigures:
     scaling: ScalingReport | None
 
 
-def load_run(store: Store, run_id: int) -> RunView:
-    """A run's points, per-second samples, findings, host snapshot and per-device results."""
-    from iolab.store.queries import device_bandwidth, get_run, run_findings, run_points, run_samples, run_snapshot
+def load_run(store: Store, run_id: int, records: list[PointRecord] | None = None) -> RunView:
+    """A run's points (unless given), per-second samples, findings, host snapshot, per-device and per-host
+    results, tags, notes and the A/B comparisons of its host-setting axis."""
+    from iolab.store.queries import (
+        device_bandwidth,
+        get_run,
+        host_rows,
+        run_findings,
+        run_points,
+        run_samples,
+        run_snapshot,
+    )
     from iolab.store.tags import notes_of, tags_of
+    from iolab.views.comparison import axis_comparisons
 
-    records = run_points(store, run_id)
+    records = run_points(store, run_id) if records is None else records
     return RunView(
         run=get_run(store, run_id),
         records=records,
@@ -92,16 +118,33 @@ def load_run(store: Store, run_id: int) -> RunView:
         device_bw=device_bandwidth(store, run_id),
         tags=tags_of(store, [run_id])[run_id],
         notes=notes_of(store, run_id),
+        hosts=host_rows(store, run_id),
+        comparisons=axis_comparisons(store, run_id) if any(r.point.host_settings for r in records) else [],
     )
 
 
-def run_report(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
-    """A run's notebook page, with each point's stored per-second samples for BW stddev."""
-    from iolab.store.queries import run_findings, run_samples
+@dataclass
+class RunSet:
+    """The runs a command prints, as every format needs them: their views (`load_run`), and each point with
+    its run's environment for CSV (`views.export`), loaded when a format asks."""
 
-    samples = run_samples(store, [record.id for record in records], SHOWN_METRICS)
-    findings = run_findings(store, run.id)
-    return build_report(run, records, samples, steady_rounds(findings), findings)
+    store: Store
+    run_ids: list[int]
+
+    @cached_property
+    def views(self) -> list[RunView]:
+        return [load_run(self.store, run_id) for run_id in self.run_ids]
+
+    @cached_property
+    def exported(self) -> list[ExportedRun]:
+        from iolab.views.export import load_export
+
+        return load_export(self.store, self.run_ids)
+
+
+def run_report(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
+    """A run's tables, as `load_run` builds them for every command."""
+    return load_run(store, run.id, records).report
 
 
 def steady_rounds(findings: list[Finding]) -> list[str]:

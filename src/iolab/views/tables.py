@@ -37,20 +37,29 @@ histogram), and its header says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from iolab.analysis.invariants import interval_holds
-from iolab.analysis.series import job_bandwidth, job_sum
-from iolab.analysis.stability import Stability, summarize, summarize_rate
-from iolab.models import DirectionResult, Finding, PointRecord, Result, Run, Sample, SteadyState, StopRecord, units
+from iolab.analysis.stability import Stability
+from iolab.models import Finding, PointRecord, Run, Sample
+from iolab.models.array_names import array_workload
 from iolab.models.host_settings import SETTINGS
-from iolab.models.job_options import JobOptions
 from iolab.models.option_values import FIO_DEFAULTS, option_number
-from iolab.models.sample_series import series_of
+from iolab.views.columns import (
+    DIRECTIONS,
+    IO,
+    METADATA,
+    Cell,
+    Scope,
+    TableWorkload,
+    directions_of,
+    figures_for,
+    problem_notes,
+    row_cells,
+)
 from iolab.views.headline import Headline, headline_figures
-from iolab.views.side_columns import SideColumn, column_values, side_columns, side_facts
+from iolab.views.side_columns import side_facts
 
 # Display order of parameters, and preference among equally good axes. Host settings (a plan's [host] table)
 # are parameters like fio's options; a setting compared for every workload makes a table per workload.
@@ -81,7 +90,6 @@ TARGET = "target"
 # What differs between the rows of a file operation's table: the thread count, and the file count the
 # runner sized for it; how long each phase may run is the same for all.
 METADATA_PER_ROW = ("numjobs", "nrfiles")
-DIRECTIONS = ("read", "write", "trim")
 
 UNITS_NOTE = (
     "MB/s = 10^6 bytes/s. With repeats, a cell is mean ± sample standard deviation (n-1) over the repeats, "
@@ -100,11 +108,13 @@ UNITS_NOTE = (
 
 @dataclass(frozen=True)
 class Column:
-    """A table column; `numeric` columns are right-aligned by renderers."""
+    """A table column; `numeric` columns are right-aligned by renderers; `unit` is its numbers' base unit
+    (`views.columns.Figure.unit`: what `Row.numbers` holds), empty for words."""
 
     key: str
     header: str
     numeric: bool = True
+    unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -133,13 +143,17 @@ class Row:
 
 @dataclass(frozen=True)
 class NotebookTable:
-    """One table: the varied parameter (None for the overview), what stayed fixed, the rows."""
+    """One table: the varied parameter (None for the overview), what stayed fixed, the rows; its kind
+    (`views.columns`: a workload table `io` or `metadata`, or an array's `device`, `scaling`, a `host`
+    table) and what its caption says of its figures."""
 
     title: str
     axis: str | None
     fixed: tuple[tuple[str, str], ...]
     columns: tuple[Column, ...]
     rows: tuple[Row, ...]
+    kind: str = IO
+    caption: str = ""
 
     @property
     def fixed_text(self) -> str:
@@ -165,19 +179,6 @@ class RunReport:
     @property
     def title(self) -> str:
         return f"Run {self.run.id}" + (f": {self.run.label}" if self.run.label else "")
-
-
-@dataclass
-class _Workload:
-    """Points that differ only by repeat: the unit a table row summarises."""
-
-    name: str
-    params: dict[str, str]
-    records: list[PointRecord] = field(default_factory=list)
-
-    @property
-    def first_seq(self) -> int:
-        return min(r.seq for r in self.records)
 
 
 def describe_parameters(params: Sequence[tuple[str, str]]) -> str:
@@ -207,17 +208,19 @@ def _parameters(record: PointRecord) -> dict[str, str]:
     if params.get("filename") == point.target.filename:
         params.pop("filename")
     params.update(point.host_settings)
-    params[TARGET] = point.target.path
+    # an array's set of devices goes by its name (`without-nvme3n1`), not "7 devices (nvme0n1, ...)"
+    workload = array_workload(point.name) if point.target.kind == "group" else None
+    params[TARGET] = point.name.removeprefix(f"{workload}-") if workload else point.target.path
     return params
 
 
-def _workloads(records: Sequence[PointRecord]) -> list[_Workload]:
+def _workloads(records: Sequence[PointRecord]) -> list[TableWorkload]:
     """Group points by name and parameters; repeats of one workload share both."""
-    found: dict[tuple, _Workload] = {}
+    found: dict[tuple, TableWorkload] = {}
     for record in sorted(records, key=lambda r: r.seq):
         params = _parameters(record)
         identity = (record.point.name, tuple(sorted(params.items())))
-        found.setdefault(identity, _Workload(record.point.name, params)).records.append(record)
+        found.setdefault(identity, TableWorkload(record.point.name, params)).records.append(record)
     return list(found.values())
 
 
@@ -225,7 +228,7 @@ def _order(key: str, preference: Sequence[str]) -> tuple[int, str]:
     return (preference.index(key) if key in preference else len(preference), key)
 
 
-def _varying(workloads: Sequence[_Workload]) -> list[str]:
+def _varying(workloads: Sequence[TableWorkload]) -> list[str]:
     keys = {k for w in workloads for k in w.params}
     return sorted(
         (k for k in keys if len({w.params.get(k) for w in workloads}) > 1), key=lambda k: _order(k, PARAMETER_ORDER)
@@ -236,9 +239,9 @@ def _is_numeric(key: str, values: Sequence[str]) -> bool:
     return all(option_number(key, v) is not None for v in values)
 
 
-def _sweep_groups(workloads: Sequence[_Workload], axis: str) -> list[list[_Workload]]:
+def _sweep_groups(workloads: Sequence[TableWorkload], axis: str) -> list[list[TableWorkload]]:
     """Groups of two or more workloads equal in everything but `axis`, each axis value once."""
-    groups: dict[tuple, list[_Workload]] = {}
+    groups: dict[tuple, list[TableWorkload]] = {}
     for w in workloads:
         if axis in w.params:
             rest = tuple(sorted((k, v) for k, v in w.params.items() if k != axis))
@@ -246,9 +249,9 @@ def _sweep_groups(workloads: Sequence[_Workload], axis: str) -> list[list[_Workl
     return [g for g in groups.values() if len(g) > 1 and len({w.params[axis] for w in g}) == len(g)]
 
 
-def _choose_axis(workloads: Sequence[_Workload]) -> tuple[str, list[list[_Workload]]] | None:
+def _choose_axis(workloads: Sequence[TableWorkload]) -> tuple[str, list[list[TableWorkload]]] | None:
     """The parameter whose sweeps cover the most workloads in the fewest tables, or None."""
-    best: tuple[tuple, str, list[list[_Workload]]] | None = None
+    best: tuple[tuple, str, list[list[TableWorkload]]] | None = None
     for axis in _varying(workloads):
         groups = _sweep_groups(workloads, axis)
         covered = sum(len(g) for g in groups)
@@ -261,7 +264,7 @@ def _choose_axis(workloads: Sequence[_Workload]) -> tuple[str, list[list[_Worklo
     return None if best is None else (best[1], best[2])
 
 
-def _sorted_sweep(axis: str, group: list[_Workload]) -> list[_Workload]:
+def _sorted_sweep(axis: str, group: list[TableWorkload]) -> list[TableWorkload]:
     """Numeric axis values in numeric order ("4k" < "64k" < "1m"); others in run order."""
     values = [w.params[axis] for w in group]
     if _is_numeric(axis, values):
@@ -269,386 +272,93 @@ def _sorted_sweep(axis: str, group: list[_Workload]) -> list[_Workload]:
     return sorted(group, key=lambda w: w.first_seq)
 
 
-def within_run_bw_stddev(samples: Sequence[Sample], ddir: str) -> float | None:
-    """Sample stddev of the per-second bandwidth of one direction, jobs summed per window
-    (`analysis.series.job_sum`, as the timeline and the doctor sum them).
-
-    None when fewer than two windows every job logged exist.
-    """
-    jobs = job_bandwidth(series_of(samples)).values()
-    members = [one for host in jobs for one in host if one.ddir == ddir]
-    totals = job_sum(members)[1]
-    return summarize(totals).stddev if len(totals) >= 2 else None
-
-
-def _summary(values: Sequence[float]) -> Stability | None:
-    return summarize(values) if values else None
-
-
-def _rate_summary(values: Sequence[float]) -> Stability | None:
-    """A rate's summary, its interval on the log scale (`summarize_rate`): above zero, as the rate is."""
-    return summarize_rate(values) if values else None
-
-
-def repeat_percentile(records: Sequence[PointRecord], ddir: str, pct: float) -> Stability | None:
-    """Mean ± stddev of each repeat's own `pct` latency percentile (from fio's histogram), or None.
-
-    Percentiles of separate runs cannot be pooled by averaging into one
-    distribution's percentile, so the summary is explicitly "of repeats".
-    """
-    found = []
-    for r in records:
-        direction = r.result.directions.get(ddir) if r.measured and r.result else None
-        if direction and direction.latency and (value := direction.latency.percentiles.get(pct)) is not None:
-            found.append(value)
-    return _summary(found)
-
-
-def _spread(stats: Stability | None, fmt: Callable[[float], str], with_cov: bool = False) -> str:
-    """`mean ± stddev` (and the COV), or the single value, or '-'."""
-    if stats is None:
-        return "-"
-    text = fmt(stats.mean)
-    if stats.stddev is not None:
-        text = units.spread(stats.mean, stats.stddev, fmt)
-        if with_cov and stats.cov is not None:
-            text += f" ({units.percent(100 * stats.cov)})"
-    return text
-
-
-def _latency_kind(workloads: Sequence[_Workload]) -> str:
-    kinds = {
-        d.latency.kind
-        for w in workloads
-        for r in w.records
-        if r.result
-        for d in r.result.directions.values()
-        if d.latency
-    }
-    return kinds.pop() if len(kinds) == 1 else "lat"
-
-
-def _repeated(workloads: Sequence[_Workload]) -> bool:
-    """Whether any workload has repeats: then cells are mean ± stddev and a CI column appears."""
-    return any(len(w.records) > 1 for w in workloads)
-
-
-def _side(workloads: Sequence[_Workload]) -> list[SideColumn]:
-    return side_columns([r for w in workloads for r in w.records])
-
-
-def _measure_columns(workloads: Sequence[_Workload], with_dir: bool) -> list[Column]:
-    kind = _latency_kind(workloads)
-    repeated = _repeated(workloads)
-    columns = [Column("ddir", "dir", numeric=False)] if with_dir else []
-    columns += [Column("bw_bytes", "MB/s")]
-    columns += [Column("bw_ci95", "MB/s 95% CI")] if repeated else []
-    columns += [
-        Column("iops", "IOPS"),
-        Column("lat_mean_ns", f"mean {kind}"),
-        Column("lat_p99_ns", f"p99 {kind} (mean of repeats)" if repeated else f"p99 {kind}"),
-        Column("bw_stddev_bytes", "BW stddev MB/s"),
-        Column("cpu_percent", "CPU"),
-        *(Column(side.key, side.header) for side in _side(workloads)),
-    ]
-    if _steady(workloads):
-        columns += [Column("steady", "steady state (ss=)", numeric=False), Column("ran_ms", "ran")]
-    columns += [Column("repeats", "repeats")]
-    return columns
-
-
-def _steady(workloads: Sequence[_Workload]) -> bool:
-    """Whether fio judged steady state (ss=) in any of these workloads: then each row says how it went."""
-    return any(r.result is not None and r.result.steady is not None for w in workloads for r in w.records)
-
-
-def steady_text(steady: SteadyState) -> str:
-    """fio's steady-state verdict in words: when it was reached, or what the last window measured."""
-    if steady.attained:
-        return f"reached at {units.elapsed_ms(steady.runtime_ms)}"
-    return f"not reached (last {steady.duration_s:g} s: {steady.measured})"
-
-
-def _steady_cells(workload: _Workload, results: Sequence[Result]) -> list[str]:
-    """The steady-state verdict of a workload's repeats, and how long fio ran them of the runtime asked."""
-    verdicts = [result.steady for result in results if result.steady is not None]
-    if not verdicts:
-        return ["-", "-"]
-    if len(verdicts) == 1:
-        verdict = steady_text(verdicts[0])
-    else:
-        reached = sum(v.attained for v in verdicts)
-        verdict = f"reached in {reached} of {len(verdicts)}"
-    ran = _spread(_summary([v.runtime_ms for v in verdicts]), units.elapsed_ms)
-    asked = JobOptions(workload.params).runtime_seconds
-    return [verdict, ran + (f" of {units.elapsed_ms(asked * 1000)}" if asked else "")]
-
-
-def _repeats_cell(workload: _Workload, ok: int) -> str:
-    total = len(workload.records)
-    if ok == total:
-        return str(total)
-    others: dict[str, int] = {}
-    for r in workload.records:
-        if r.status != "ok":
-            others[r.status] = others.get(r.status, 0) + 1
-    return f"{ok} of {total} ok (" + ", ".join(f"{n} {status}" for status, n in others.items()) + ")"
-
-
-def _problem_notes(label: str, workload: _Workload) -> tuple[str, ...]:
-    notes = []
-    for r in workload.records:
-        if r.status != "ok":
-            reason = f": {r.error}" if r.error else ""
-            notes.append(f"{label}, repeat {r.point.repeat + 1} (point {r.id}): {r.status}{reason}")
-    return tuple(notes)
-
-
-def _ci_cell(stats: Stability | None, fmt: Callable[[float], str] = units.mb_per_s) -> str:
-    """The 95% confidence interval of the mean (Student's t), or "-" with fewer than two repeats."""
-    if stats is None or stats.ci95_low is None or stats.ci95_high is None:
-        return "-"
-    problem = interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True)
-    if problem is not None:  # never a silent wrong interval (`iolab.analysis.invariants`)
-        return f"invalid: {problem}"
-    return f"{fmt(stats.ci95_low)} – {fmt(stats.ci95_high)}"
-
-
-def _workload_rows(
-    workload: _Workload,
-    lead: list[str],
-    with_dir: bool,
-    samples: Mapping[int, Sequence[Sample]],
-    label: str,
-    with_ci: bool = False,
-    side: Sequence[SideColumn] = (),
-    with_steady: bool = False,
-) -> list[Row]:
-    """The rows of one workload: one per direction measured, or one failed row. Side figures (`side`)
-    belong to the whole point, like CPU: they are on the first direction's row."""
-    # Each measured record with its result, so the result's type says it is there.
-    finished = [(r, result) for r in workload.records if r.measured and (result := r.result) is not None]
-    done = [r for r, _ in finished]
+def _workload_rows(workload: TableWorkload, lead: list[str], scope: Scope, label: str) -> list[Row]:
+    """The rows of one workload: one per direction measured, or one failed row; each figure of the table's
+    columns (`views.columns.FIGURES`) computed over the workload's repeats."""
+    figures = figures_for(scope)
     ids = tuple(r.id for r in workload.records)
-    notes = _problem_notes(label, workload)
-    repeats = _repeats_cell(workload, len(done))
-    present = {d for _, result in finished for d in result.directions}
-    ddirs = [d for d in DIRECTIONS if d in present] + sorted(present - set(DIRECTIONS))
-    steady = _steady_cells(workload, [result for _, result in finished]) if with_steady else []
+    notes = problem_notes(label, workload)
+    ddirs = directions_of(workload) if scope.kind == IO else [DIRECTIONS[0]] if workload.finished else []
     if not ddirs:
-        status = ", ".join(dict.fromkeys(r.status for r in workload.records))
-        cells = [
-            *lead,
-            *(["-"] if with_dir else []),
-            status,
-            *(["-"] if with_ci else []),
-            "-",
-            "-",
-            "-",
-            "-",
-            "-",
-            *(["-"] * len(side)),
-            *steady,
-            repeats,
-        ]
-        return [Row(tuple(cells), {}, None, len(workload.records), 0, ids, notes)]
-    side_cells, side_numbers = _side_cells(side, done)
+        cells, _ = row_cells(figures, Cell(scope, workload, None, True))
+        return [Row((*lead, *cells), {}, None, len(workload.records), 0, ids, notes)]
     rows = []
     for i, ddir in enumerate(ddirs):
-        measured: list[tuple[PointRecord, DirectionResult]] = [
-            (r, result.directions[ddir]) for r, result in finished if ddir in result.directions
-        ]
-        within = [v for r, _ in measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None]
-        tool = JobOptions(workload.params).tool  # another tool's figures: only those it measured
-        moved = not tool or any(d.bw_bytes or d.io_bytes for _, d in measured)
-        numbers = {
-            "bw_bytes": _rate_summary([d.bw_bytes for _, d in measured]) if moved else None,
-            "iops": _rate_summary([d.iops for _, d in measured]),
-            "lat_mean_ns": _summary([d.latency.mean_ns for _, d in measured if d.latency]),
-            "lat_p99_ns": repeat_percentile(done, ddir, 99.0),
-            "bw_stddev_bytes": _summary(within),
-            "cpu_percent": _summary([result.cpu for _, result in finished]) if i == 0 and not tool else None,
-            **(side_numbers if i == 0 else {}),
-        }
-        cells = [
-            *lead,
-            *([ddir] if with_dir else []),
-            _spread(numbers["bw_bytes"], units.mb_per_s, with_cov=True),
-            *([_ci_cell(numbers["bw_bytes"])] if with_ci else []),
-            _spread(numbers["iops"], units.iops),
-            _spread(numbers["lat_mean_ns"], units.latency),
-            _spread(numbers["lat_p99_ns"], units.latency),
-            _spread(numbers["bw_stddev_bytes"], units.mb_per_s),
-            _spread(numbers["cpu_percent"], units.percent) if i == 0 else "",
-            *(side_cells if i == 0 else [""] * len(side)),
-            *(steady if i == 0 else ["" for _ in steady]),
-            repeats,
-        ]
-        rows.append(Row(tuple(cells), numbers, ddir, len(workload.records), len(done), ids, notes if i == 0 else ()))
+        cells, numbers = row_cells(figures, Cell(scope, workload, ddir, i == 0))
+        ok = len(workload.finished)
+        rows.append(Row((*lead, *cells), numbers, ddir, len(workload.records), ok, ids, notes if i == 0 else ()))
     return rows
 
 
-def _stopping_shown(workloads: Sequence[_Workload]) -> bool:
-    """Whether any point of the table ran with stopping on (`--stop-when-known`): then a column says why each
-    one ended, since a rate known to ±2% after 4 s and one cut off at the maximum are not equally good."""
-    return any(r.result is not None and r.result.stopping is not None for w in workloads for r in w.records)
+def _figure_columns(scope: Scope) -> list[Column]:
+    return [Column(f.key, f.title(scope), f.numeric, f.unit) for f in figures_for(scope)]
 
 
-def stop_text(record: StopRecord) -> str:
-    """`target met, ±1.4% after 4 s (warm-up 1 s)`: why a point ended, how well its rate is known, on what."""
-    known = "" if record.ci is None else f", ±{record.ci:.1%}"
-    warm = f" (warm-up {record.discarded_s} s)" if record.discarded_s else ""
-    return f"{record.reason}{known} after {record.kept_s} s{warm}"
-
-
-def _with_stop_cell(workload: _Workload, rows: list[Row]) -> list[Row]:
-    """The workload's rows with a `stopped` cell: each repeat's reason (its first row), blank below."""
-    stops = [r.result.stopping for r in workload.records if r.result is not None and r.result.stopping is not None]
-    cell = "; ".join(stop_text(stop) for stop in stops) or "-"
-    return [replace(row, cells=(*row.cells, cell if i == 0 else "")) for i, row in enumerate(rows)]
-
-
-def _side_cells(
-    side: Sequence[SideColumn], records: Sequence[PointRecord]
-) -> tuple[list[str], dict[str, Stability | None]]:
-    """Each side column's cell over a workload's repeats (mean ± stddev; for a plan's metric command
-    without a number, what it printed instead), and the summaries by column key."""
-    cells, numbers = [], {}
-    for column in side:
-        values, problem = column_values(column, records)
-        numbers[column.key] = _summary(values)
-        cells.append(_spread(numbers[column.key], column.fmt) if values or not column.is_command else problem or "-")
-    return cells, numbers
-
-
-def _multi_direction(workloads: Sequence[_Workload]) -> bool:
-    return any(len(r.result.directions) > 1 for w in workloads for r in w.records if r.result)
-
-
-def _fixed(workloads: Sequence[_Workload], varying: Sequence[str]) -> tuple[tuple[str, str], ...]:
+def _fixed(workloads: Sequence[TableWorkload], varying: Sequence[str]) -> tuple[tuple[str, str], ...]:
     first = workloads[0].params
     keys = [k for k in first if k not in varying and all(w.params.get(k) == first[k] for w in workloads)]
     return tuple((k, first[k]) for k in sorted(keys, key=lambda k: _order(k, PARAMETER_ORDER)))
 
 
-def _sweep_table(axis: str, group: list[_Workload], samples: Mapping[int, Sequence[Sample]]) -> NotebookTable:
+def _sweep_table(axis: str, group: list[TableWorkload], samples: Mapping[int, Sequence[Sample]]) -> NotebookTable:
     ordered = _sorted_sweep(axis, group)
     fixed = _fixed(ordered, [axis])
-    with_dir = _multi_direction(ordered)
+    scope = Scope(IO, ordered, samples)
     columns = [Column(axis, axis, numeric=_is_numeric(axis, [w.params[axis] for w in ordered]))]
-    columns += _measure_columns(ordered, with_dir)
-    stopped = _stopping_shown(ordered)
-    columns += [Column("stopped", "stopped", numeric=False)] if stopped else []
-    rows = []
-    for w in ordered:
-        label = f"{axis}={w.params[axis]}"
-        these = _workload_rows(
-            w, [w.params[axis]], with_dir, samples, label, _repeated(ordered), _side(ordered), _steady(ordered)
-        )
-        rows += _with_stop_cell(w, these) if stopped else these
+    columns += _figure_columns(scope)
+    rows = [row for w in ordered for row in _workload_rows(w, [w.params[axis]], scope, f"{axis}={w.params[axis]}")]
     shape = " ".join(value for key, value in fixed if key in ("rw", "bs"))
     title = f"{axis} sweep" + (f": {shape}" if shape else "")
     return NotebookTable(title, axis, fixed, tuple(columns), tuple(rows))
 
 
-def _overview_table(workloads: list[_Workload], samples: Mapping[int, Sequence[Sample]]) -> NotebookTable:
+def _overview_table(workloads: list[TableWorkload], samples: Mapping[int, Sequence[Sample]]) -> NotebookTable:
     ordered = sorted(workloads, key=lambda w: w.first_seq)
     varying = _varying(ordered)
     shape = [k for k in varying if k in SHAPE]
     others = [k for k in varying if k not in SHAPE]
+    scope = Scope(IO, ordered, samples)
     columns = [Column("name", "workload", numeric=False)]
     columns += [Column(k, k, numeric=False) for k in shape]
     columns += [Column("options", "other options", numeric=False)] if others else []
-    with_dir = _multi_direction(ordered)
-    columns += _measure_columns(ordered, with_dir)
-    stopped = _stopping_shown(ordered)
-    columns += [Column("stopped", "stopped", numeric=False)] if stopped else []
+    columns += _figure_columns(scope)
     rows = []
     for w in ordered:
         lead = [w.name, *(w.params.get(k, "-") for k in shape)]
         if others:
             lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
-        these = _workload_rows(w, lead, with_dir, samples, w.name, _repeated(ordered), _side(ordered), _steady(ordered))
-        rows += _with_stop_cell(w, these) if stopped else these
+        rows += _workload_rows(w, lead, scope, w.name)
     return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
 
 
-def _operation(workload: _Workload) -> str | None:
+def _operation(workload: TableWorkload) -> str | None:
     """What a file-operation workload does to each file ("create", "stat", "remove"), else None."""
-    return JobOptions(workload.params).operation
+    return workload.job.operation
 
 
-def _metadata_tables(workloads: Sequence[_Workload]) -> list[tuple[int, NotebookTable]]:
+def _metadata_tables(
+    workloads: Sequence[TableWorkload], samples: Mapping[int, Sequence[Sample]]
+) -> list[tuple[int, NotebookTable]]:
     """A table per file operation and target, a row per thread count: operations per second, as mdtest
     reports them. A file operation moves no data, so no MB/s; its file count follows from a
     calibration (`iolab.runner.metadata`), so it is a column, not what tells tables apart."""
-    groups: dict[tuple, list[_Workload]] = {}
+    groups: dict[tuple, list[TableWorkload]] = {}
     for w in workloads:
         rest = tuple(sorted((k, v) for k, v in w.params.items() if k not in METADATA_PER_ROW))
         groups.setdefault(rest, []).append(w)
     tables = []
     for group in groups.values():
-        ordered = sorted(group, key=lambda w: (JobOptions(w.params).numjobs, w.first_seq))
+        ordered = sorted(group, key=lambda w: (w.job.numjobs, w.first_seq))
         operation = _operation(ordered[0]) or "file operation"
-        repeated = _repeated(ordered)
-        columns = [Column("numjobs", "threads"), Column("nrfiles", "files per thread"), Column("iops", "ops/s")]
-        columns += [Column("iops_ci95", "ops/s 95% CI")] if repeated else []
-        kind = _latency_kind(ordered)
-        columns += [
-            Column("lat_mean_ns", f"mean {kind}"),
-            Column("lat_p99_ns", f"p99 {kind} (mean of repeats)" if repeated else f"p99 {kind}"),
-            Column("runtime_ms", "ran"),
-            Column("cpu_percent", "CPU"),
-            Column("repeats", "repeats"),
+        scope = Scope(METADATA, ordered, samples)
+        rows = [
+            row for w in ordered for row in _workload_rows(w, [], scope, f"{_operation(w)} threads={w.job.numjobs}")
         ]
-        rows = [_metadata_row(w, repeated) for w in ordered]
         fixed = _fixed(ordered, [k for k in METADATA_PER_ROW if k in ordered[0].params])
         title = f"file {operation}: ops/s by threads"
-        table = NotebookTable(title, "numjobs", fixed, tuple(columns), tuple(rows))
+        table = NotebookTable(title, "numjobs", fixed, tuple(_figure_columns(scope)), tuple(rows), METADATA)
         tables.append((min(w.first_seq for w in ordered), table))
     return tables
-
-
-def _metadata_row(workload: _Workload, with_ci: bool) -> Row:
-    """One thread count of a file operation: ops/s, time per operation, how long the phase ran, CPU."""
-    finished = [(r, result) for r in workload.records if r.measured and (result := r.result) is not None]
-    directions = [(r, d) for r, result in finished for d in result.directions.values()]
-    job = JobOptions(workload.params)
-    numbers = {
-        "iops": _rate_summary([sum(d.iops for d in result.directions.values()) for _, result in finished]),
-        "lat_mean_ns": _summary([d.latency.mean_ns for _, d in directions if d.latency]),
-        "lat_p99_ns": repeat_percentile([r for r, _ in finished], DIRECTIONS[0], 99.0),
-        "runtime_ms": _summary([max(d.runtime_ms for d in result.directions.values()) for _, result in finished]),
-        "cpu_percent": _summary([result.cpu for _, result in finished]),
-    }
-    if not finished:
-        status = ", ".join(dict.fromkeys(r.status for r in workload.records))
-        numbers = {}
-    cells = [
-        str(job.numjobs),
-        _files_cell(workload, [result for _, result in finished]),
-        _spread(numbers.get("iops"), units.iops, with_cov=True) if finished else status,
-        *([_ci_cell(numbers.get("iops"), units.iops)] if with_ci else []),
-        _spread(numbers.get("lat_mean_ns"), units.latency),
-        _spread(numbers.get("lat_p99_ns"), units.latency),
-        _spread(numbers.get("runtime_ms"), units.elapsed_ms),
-        _spread(numbers.get("cpu_percent"), units.percent),
-        _repeats_cell(workload, len(finished)),
-    ]
-    label = f"{_operation(workload)} threads={job.numjobs}"
-    ddir = DIRECTIONS[0] if finished else None
-    ids = tuple(r.id for r in workload.records)
-    return Row(tuple(cells), numbers, ddir, len(workload.records), len(finished), ids, _problem_notes(label, workload))
-
-
-def _files_cell(workload: _Workload, results: Sequence[Result]) -> str:
-    """The files each thread worked on: those it created or removed (fio's runtime may end a phase before
-    its file count), the files it stat-ed over and over for a time-based stat."""
-    job = JobOptions(workload.params)
-    if job.time_based or not results:
-        return workload.params.get("nrfiles", "1")
-    per_thread = [sum(d.total_ios for d in result.directions.values()) / job.numjobs for result in results]
-    return _spread(_summary(per_thread), lambda n: f"{n:.0f}")
 
 
 def notebook_tables(records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]) -> list[NotebookTable]:
@@ -660,7 +370,7 @@ def notebook_tables(records: Sequence[PointRecord], samples: Mapping[int, Sequen
     (`_metadata_tables`).
     """
     everything = _workloads(records)
-    found = _metadata_tables([w for w in everything if _operation(w) is not None])
+    found = _metadata_tables([w for w in everything if _operation(w) is not None], samples)
     remaining = [w for w in everything if _operation(w) is None]
     while (choice := _choose_axis(remaining)) is not None:
         axis, groups = choice
@@ -708,18 +418,22 @@ def build_report(
     samples: Mapping[int, Sequence[Sample]],
     steady_rounds: Sequence[str] = (),
     findings: Sequence[Finding] = (),
+    extra: Sequence[NotebookTable] = (),
+    more_facts: Sequence[tuple[str, str]] = (),
 ) -> RunReport:
     """A run's notebook page: header facts (with why a side figure is missing from the whole run) and one
-    table per varied parameter.
+    table per varied parameter, then the `extra` tables (an array's devices and scaling, its hosts:
+    `views.array_tables`).
 
     `steady_rounds`: how steady-state rounds ended on each target (the doctor's verdict, e.g. the
     ssd-steady preset's "steady in rounds 4-8"), a header fact each: the rounds' table shows them as
     repeats of one workload, which does not say where they became steady.
     """
     facts = run_facts(run) + tuple(side_facts(records))
-    facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds)
+    facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds) + tuple(more_facts)
     tables = tuple(_flagged(table, records, findings) for table in notebook_tables(records, samples))
-    return RunReport(run, facts, tables, tuple(findings), headline_figures(tables, records, samples))
+    headline = headline_figures(tables, records, samples)
+    return RunReport(run, facts, tables + tuple(extra), tuple(findings), headline)
 
 
 # Findings that say a point's figures are not the storage's (impossible, broken, or served from memory): each
