@@ -48,6 +48,20 @@ def test_a_rate_interval_stays_above_zero_and_holds_its_mean():
         assert interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True) is None, values
 
 
+def test_identical_repeats_give_an_interval_that_holds_its_mean():
+    """Seen in a run's table: `invalid: the interval 4.91e+07 – 4.91e+07 does not contain its estimate` for
+    repeats that read the same (the log-scale interval's ends differ from the mean in their last bits)."""
+    rng = random.Random(3)
+    for _ in range(2000):
+        value = 10 ** rng.uniform(3, 11)
+        stats = summarize_rate([value] * rng.randint(2, 10))
+        assert stats.ci95_low is not None and stats.ci95_high is not None
+        assert interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True) is None, value
+    assert interval_holds(4.91e7, 4.92e7, 4.93e7, positive=True) == (
+        "the interval 49,200,000 – 49,300,000 does not contain its estimate 49,100,000"
+    )
+
+
 def test_the_tables_rate_interval_of_two_repeats_is_above_zero():
     records = []
     for repeat, rate in enumerate((600e6, 720e6)):
