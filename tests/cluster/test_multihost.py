@@ -269,13 +269,22 @@ def test_different_fio_versions_are_refused(tmp_path, iolab_home):
     assert "fio versions differ (this host: fio-3.1; h1: fio-3." in message
 
 
+# fio 3.33's line when a job process of its server finds its client gone, as an `iolab agent`'s log showed it.
+ASSERTION = "fio: server.c:2341: fio_server_send_start: Assertion `sk_out->sk != -1' failed."
+
+
 def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
+    """...and what their logs said went wrong is in the run's notes: the server's fio here is a wrapper that
+    prints the assertion line above, then runs the real server."""
     target = tmp_path / "shared"
     target.mkdir()
+    wrapper = tmp_path / "fio-wrapper"
+    wrapper.write_text(f"#!/bin/sh\ncat >&2 <<'EOF'\n{ASSERTION}\nEOF\nexec {FIO} \"$@\"\n")
+    wrapper.chmod(0o755)
     with local_sshd(tmp_path / "ssh") as config:
         port = free_port("127.0.0.41")
         hosts = tmp_path / "hosts"
-        hosts.write_text(f"remote address=127.0.0.41 port={port} ssh=iolab-test\n")
+        hosts.write_text(f"remote address=127.0.0.41 port={port} ssh=iolab-test fio={wrapper}\n")
         # Another user's trap at the pid-file name older versions used: never followed, never removed.
         victim = tmp_path / "victim"
         victim.write_text("keep me\n")
@@ -297,6 +306,10 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert [h["host"] for h in out["points"][0]["hosts"]] == ["remote"]
+        said = f"remote: its fio server reported: {ASSERTION}"
+        assert f"note: {said}" in proc.stderr, proc.stderr  # what the run printed
+        (kept,) = database(iolab_home).execute("SELECT message FROM runs").fetchone()
+        assert said in kept  # and what it stored with the run
         data = json.loads(
             database(iolab_home).execute("SELECT data FROM snapshots WHERE phase = 'before@remote'").fetchone()[0]
         )

@@ -339,6 +339,13 @@ def test_a_change_without_snapshots_says_the_host_differences_are_unknown():
     )
 
 
+def test_a_lone_bad_run_is_named_an_outlier_run_under_its_series():
+    history = SeriesHistory(_series([300 * MB, 60 * MB, 300 * MB], [4, 5, 6]), None, [], 0, outliers=[1])
+    assert f"  outlier run: run 5 at {_local(T0 + HOUR)} (60.0 MB/s), left out of the change points" in (
+        history_text([history]).splitlines()
+    )
+
+
 def test_no_series_is_no_text():
     assert history_text([]) == ""
 

@@ -1,11 +1,14 @@
 """Seed 001, "Nine months in the life of an all-flash file system", as its engineers' session: a plan run
-on a schedule, a folder of hourly results imported, history with its per-day COV and change point, notes
-and tags, run ranges compared, CSV and Prometheus exports and the HTML page.
+on a schedule, folders of hourly results imported, history with its per-day COV, its change point
+attributed to the host setting changed there and its one bad run named an outlier, notes and tags, run
+ranges compared, CSV and Prometheus exports and the HTML page.
 
 The hourly results are real fio outputs made here, one fio invocation each of the same job on a loop device
-(a blkio throttle stands for the file system's speed: 40 MiB/s for the first 12 hours, 30 MiB/s after a
-setting changed midway, and one bad hour at 8 MiB/s), each dated by setting `time`, `timestamp` and `timestamp_ms` in its JSON as fio writes
-them: 24 hours over three days, eight a day.
+(a blkio throttle stands for the file system's speed: 8 MiB/s for the first 15 hours, 6 MiB/s after a
+setting changed midway, and one bad hour at 1 MiB/s), each dated by setting `time`, `timestamp` and
+`timestamp_ms` in its JSON as fio writes them: 30 hours over three days, ten a day. The engineers import
+each folder with `--snapshot` as it is written (the hours before the change, then the hours after it),
+the loop device's read_ahead_kb standing for the setting they changed.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -29,10 +33,12 @@ pytestmark = pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_
 
 UTC = {"TZ": "UTC"}  # the per-day COV counts calendar days where the engineer is; here, UTC
 DAY0 = 1_767_225_600  # 2026-01-01T00:00:00Z
-HOURS = [DAY0 + day * 86_400 + (9 + hour) * 3600 for day in range(3) for hour in range(8)]  # 09:00..16:00
-CHANGE_AT = 12  # the setting changed at noon of the second day
-BAD = 19  # one bad hour on the third day
-BEFORE_BPS, AFTER_BPS, BAD_BPS = 40 << 20, 30 << 20, 8 << 20  # the file system's speed, set by a blkio throttle
+HOURS = [DAY0 + day * 86_400 + (9 + hour) * 3600 for day in range(3) for hour in range(10)]  # 09:00..18:00
+CHANGE_AT = 15  # the setting changed at 14:00 of the second day
+BAD = 24  # one bad hour on the third day, 13:00
+# The file system's speed, set by a blkio throttle: low rates, so 15 readers at once cost little CPU.
+BEFORE_BPS, AFTER_BPS, BAD_BPS = 8 << 20, 6 << 20, 1 << 20
+READ_AHEAD_KB = ("128", "4096")  # the host setting changed at CHANGE_AT
 PLAN = """name = "hourly"
 [options]
 rw = "randread"
@@ -44,64 +50,90 @@ size = "8M"
 """
 
 
-def _hourly_outputs(folder: Path, device: LoopDevice) -> None:
-    """24 real fio outputs of one job, the file system's speed set by a blkio throttle, each dated to its hour
-    as fio dates its JSON."""
-    with blkio_cgroup() as cgroup:
-        for i, when in enumerate(HOURS):
-            rate = BAD_BPS if i == BAD else (BEFORE_BPS if i < CHANGE_AT else AFTER_BPS)
-            cgroup.set_read_bps(device.major_minor, rate)
-            out = folder / f"hourly-{i:02d}.json"
-            argv = ["fio", "--name=hourly", f"--filename={device.path}", "--rw=read", "--bs=64k", "--direct=1"]
-            argv += ["--ioengine=psync", "--time_based", "--runtime=1", "--output-format=json", f"--output={out}"]
-            done = cgroup.popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            assert done.wait(timeout=60) == 0, done.stderr.read() if done.stderr else ""
-            doc = json.loads(out.read_text())
-            doc["timestamp"], doc["timestamp_ms"] = when, when * 1000 + 123
-            doc["time"] = time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(when))
-            out.write_text(json.dumps(doc, indent=2))
+def _hourly_outputs(folders: tuple[Path, Path], device: LoopDevice) -> None:
+    """30 real fio outputs of one job, each dated to its hour as fio dates its JSON, the hours before the
+    change in the first folder. The hours run side by side, each fio in a blkio group of its own whose cap is
+    the file system's speed that hour (a cap holds per group, so readers of one device each read at their
+    own): 3 s of fio, where one after another took 24 x 1.6 s."""
+    for folder, hours in zip(folders, (range(0, CHANGE_AT), range(CHANGE_AT, len(HOURS))), strict=True):
+        with ExitStack() as groups:
+            running = []
+            for i in hours:
+                cgroup = groups.enter_context(blkio_cgroup())
+                cgroup.set_read_bps(
+                    device.major_minor, BAD_BPS if i == BAD else (BEFORE_BPS if i < CHANGE_AT else AFTER_BPS)
+                )
+                argv = ["fio", "--name=hourly", f"--filename={device.path}", "--rw=read", "--bs=64k", "--direct=1"]
+                argv += ["--ioengine=psync", "--time_based", "--runtime=1", "--output-format=json"]
+                argv += [f"--output={folder / f'hourly-{i:02d}.json'}"]
+                running.append(cgroup.popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+            for proc in running:
+                assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+                if proc.stderr:
+                    proc.stderr.close()
+    for i, when in enumerate(HOURS):
+        out = folders[i >= CHANGE_AT] / f"hourly-{i:02d}.json"
+        doc = json.loads(out.read_text())
+        doc["timestamp"], doc["timestamp_ms"] = when, when * 1000 + 123
+        doc["time"] = time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(when))
+        out.write_text(json.dumps(doc, indent=2))
 
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
-    """The folder of hourly outputs, imported into a home of the module's own: run ids in hour order."""
+    """The two folders of hourly outputs, each imported with this host's snapshot into a home of the
+    module's own, the loop device's read_ahead_kb changed between them: run ids in hour order."""
     root = tmp_path_factory.mktemp("seed001")
-    folder, home = root / "hourly", root / "home"
-    folder.mkdir()
-    with loop_devices(1, size_mib=64) as (device,):
-        _hourly_outputs(folder, device)
+    folders, home = (root / "before", root / "after"), root / "home"
     env = {**UTC, "IOLAB_HOME": str(home)}
-    proc = iolab("import", str(folder), env=env)
-    assert proc.returncode == 0, proc.stderr
+    said = ""
+    with loop_devices(1, size_mib=64) as (device,):
+        for folder in folders:
+            folder.mkdir()
+        _hourly_outputs(folders, device)
+        read_ahead = Path(f"/sys/block/{device.name}/queue/read_ahead_kb")
+        for folder, value in zip(folders, READ_AHEAD_KB, strict=True):
+            read_ahead.write_text(value)
+            proc = iolab("import", "--snapshot", str(folder), env=env)
+            assert proc.returncode == 0, proc.stderr
+            said += proc.stderr
     runs = sorted(json.loads(iolab("ls", "--json", "--limit", "100", env=env).stdout), key=lambda r: r["started_at"])
-    return env, [r["id"] for r in runs], proc.stderr, root
+    return env, [r["id"] for r in runs], said, root, device
 
 
-def test_a_folder_of_24_hourly_outputs_is_24_runs_and_three_days_of_per_day_cov(imported):
-    env, ids, said, _ = imported
-    assert len(ids) == 24 and said.count("Imported ") == 24, said  # one run per fio invocation, not one run
+def test_folders_of_30_hourly_outputs_are_30_runs_and_three_days_of_per_day_cov(imported):
+    env, ids, said, _, _ = imported
+    assert len(ids) == 30 and said.count("Imported ") == 30, said  # one run per fio invocation, not one run
     (series,) = json.loads(iolab("history", "--json", env=env).stdout)
-    assert series["runs"] == 24
+    assert series["runs"] == 30
     days = series["days"]
-    assert [d["day"] for d in days] == ["2026-01-01", "2026-01-02", "2026-01-03"] and all(d["runs"] == 8 for d in days)
+    assert [d["day"] for d in days] == ["2026-01-01", "2026-01-02", "2026-01-03"] and all(d["runs"] == 10 for d in days)
     text = iolab("history", env=env).stdout
     assert "per day: 3 days" in text
-    # over the target: the day of the change (4 hours at 40, 4 at 30 MiB/s) and the day of the bad hour
+    # over the target: the day of the change (5 hours at 8, 5 at 6 MiB/s) and the day of the bad hour
     assert "2 days over the 8% target: 2026-01-02" in text and "2026-01-03" in text, text
     assert days[0]["cov"] < 0.08, days
 
 
-def test_the_change_point_is_at_the_hour_the_setting_changed(imported):
-    env, ids, _, _ = imported
+def test_the_change_point_is_at_the_hour_the_setting_changed_and_names_it(imported):
+    env, ids, _, _, device = imported
     text = iolab("history", env=env).stdout
-    assert f"(run {ids[CHANGE_AT]}," in text, text
-    # the change point sits at the first hour measured after the change, not at the bad hour
+    # the change point sits at the first hour measured after the change, not at the bad hour, and says
+    # what changed on the host between the hour before it and its own
+    assert f"(run {ids[CHANGE_AT]}, p=<0.001); {device.name}: read_ahead_kb 128 -> 4096" in text, text
     (series,) = json.loads(iolab("history", "--json", env=env).stdout)
-    assert [cp["run"] for cp in series["change_points"]] == [ids[CHANGE_AT]], series["change_points"]
+    (change,) = series["change_points"]
+    assert change["run"] == ids[CHANGE_AT] and change["run_before"] == ids[CHANGE_AT - 1], change
+    assert change["host_changes"] == [
+        {"subject": device.name, "what": "read_ahead_kb", "before": "128", "after": "4096"}
+    ], change
+    # the bad hour is one outlier run, not a change of level
+    assert [o["run"] for o in series["outlier_runs"]] == [ids[BAD]], series["outlier_runs"]
+    assert f"outlier run: run {ids[BAD]} at 2026-01-03 13:00 (1.0 MB/s)" in text, text
 
 
 def test_notes_tags_and_the_ranges_compared(imported):
-    env, ids, _, _ = imported
+    env, ids, _, _, _ = imported
     assert iolab("note", str(ids[CHANGE_AT]), "checksums on", env=env).returncode == 0
     assert iolab("tag", f"{ids[CHANGE_AT]}-{ids[-1]}", "after-change", env=env).returncode == 0
     text = iolab("history", env=env).stdout
@@ -110,19 +142,19 @@ def test_notes_tags_and_the_ranges_compared(imported):
     compared = iolab("compare", before, "tag:after-change", "--json", env=env)
     assert compared.returncode == 0, compared.stderr
     (row,) = json.loads(compared.stdout)["workloads"]
-    assert row["verdict"] == "slower" and -0.35 < row["change"] < -0.15, row  # 40 -> 30 MiB/s: -25%
+    assert row["verdict"] == "slower" and -0.35 < row["change"] < -0.15, row  # 8 -> 6 MiB/s: -25%
 
 
 def test_csv_prometheus_and_html(imported):
-    env, ids, _, root = imported
+    env, ids, _, root, _ = imported
     from prometheus_client.parser import text_string_to_metric_families
 
     csv_path, prom, page = root / "points.csv", root / "iolab.prom", root / "history.html"
     proc = iolab("export", "--csv", str(csv_path), "--prometheus", str(prom), env=env)
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(csv_path.read_text())))
-    assert len(rows) == 24 and rows[0]["run_started"].startswith("2026-01-01T09:00")
-    assert rows[-1]["run_started"].startswith("2026-01-03T16:00")
+    assert len(rows) == 30 and rows[0]["run_started"].startswith("2026-01-01T09:00")
+    assert rows[-1]["run_started"].startswith("2026-01-03T18:00")
     families = {f.name: f for f in text_string_to_metric_families(prom.read_text())}
     (change,) = families["iolab_last_change_point_run"].samples
     assert change.value == ids[CHANGE_AT]

@@ -66,3 +66,35 @@ def test_a_qd_table_with_repeats_and_side_figures_in_markdown(tmp_path, iolab_ho
     mean = sum(p["result"]["directions"]["read"]["bw_bytes"] for p in qd32) / 3 / 1e6
     shown = float(rows[-1]["MB/s"].split(" ± ")[0])
     assert shown == pytest.approx(mean, rel=0.01, abs=0.05)
+
+
+GROUPED_JOB = """[grouped]
+rw=randread
+bs=4k
+ioengine=psync
+rate_iops=500
+numjobs=4
+group_reporting=1
+"""
+
+
+def test_a_point_of_four_grouped_jobs_stopped_once_known_reads_all_four(tmp_path, iolab_home):
+    """The seed's initiator runs several jobs per queue depth under group_reporting. Stopped once its rate is
+    known, such a point must read what all its jobs did: four jobs at 500 IOPS each are 2,000 IOPS. Before
+    the fix (issue 31) fio's grouped job_runtime, summed over the jobs, made it a quarter (26.3 MB/s for the
+    104.9 a device gave) and kept it running to its maximum."""
+    job = tmp_path / "grouped.fio"
+    job.write_text(GROUPED_JOB)
+    data = tmp_path / "data"
+    data.mkdir()
+    proc = iolab(
+        "run", str(job), str(data), "--size", "16M", "--stop-when-known", "--max-seconds", "8", "--json",
+        "--no-telemetry",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (point,) = json.loads(proc.stdout)["points"]
+    assert point["result"]["directions"]["read"]["iops"] == pytest.approx(2000, rel=0.05), point["result"]
+    stop = point["result"]["stopping"]
+    assert stop["reason"] == "target met" and stop["discarded_s"] + stop["kept_s"] < 8, stop
+    shown = iolab("show", "last")
+    assert "Stopped" in shown.stdout and "target met" in shown.stdout, shown.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from typing import TYPE_CHECKING, Annotated
@@ -365,6 +366,14 @@ def import_(
     no_logs: Annotated[
         bool, typer.Option("--no-logs", help="Leave fio's per-second and per-I/O logs unread: results only.")
     ] = False,
+    snapshot: Annotated[
+        bool,
+        typer.Option(
+            "--snapshot",
+            help="The outputs ran on this host, as it is now (an hourly job importing its own output): keep "
+            "this host's snapshot with each imported run, so history names what changed at a change point.",
+        ),
+    ] = False,
 ) -> None:
     """Import benchmark outputs as runs: fio since 2.0 (standalone or client/server), IOR, mdtest, IOzone.
 
@@ -378,6 +387,8 @@ def import_(
     progress = ImportProgress()
     try:
         outcome = import_paths(paths, store, shlex.join(["iolab", *sys.argv[1:]]), logs=not no_logs, progress=progress)
+        if snapshot:
+            _snapshot_imported(store, outcome.run_ids)
     finally:
         progress.close()
         store.close()
@@ -386,6 +397,22 @@ def import_(
     if outcome.problems:
         shown = outcome.problems[0] + (f" (and {len(outcome.problems) - 1} more)" if len(outcome.problems) > 1 else "")
         raise UserError(f"could not import {shown}")
+
+
+def _snapshot_imported(store: Store, run_ids: list[int]) -> None:
+    """This host's snapshot, with the files and devices the imported points ran on that exist here, kept as
+    each run's "before": the user says the outputs ran here as the host is now. Without it an imported run
+    has no snapshot, and history's change points say "host differences unknown"."""
+    from iolab.probe import Root, take_snapshot
+    from iolab.store.queries import run_points
+
+    if not run_ids:
+        return
+    named = {r.point.target.path for run_id in run_ids for r in run_points(store, run_id)}
+    targets = sorted(path for path in named if path and os.path.exists(path))
+    data = take_snapshot(Root(), targets).to_dict()
+    for run_id in run_ids:
+        store.save_snapshot(run_id, "before", data)
 
 
 @app.command()

@@ -175,12 +175,13 @@ class Cluster:
 
         Hosts that failed during the run are asked too: one whose server answers
         again, or whose server iolab can start again over SSH, is cleaned like the
-        others. Returns a line per host still holding scratch files, naming them.
+        others. Returns a line per host still holding scratch files, naming them,
+        and a line for each error the logs of the servers iolab started show.
         """
         scratch = [t for t in targets if t.scratch]
         if not scratch:
             self.shutdown()
-            return []
+            return [f"{s.name}: its fio server reported: {line}" for s in self.states for line in s.trouble]
         silent = [s.spec for s in self.states if not s.reachable and not listening(s.spec, 1.0)]
         restarted = bring_up(silent, self.fio) if silent else []
         up = [s for s in self.states if listening(s.spec, 1.0)] + [s for s in restarted if s.reachable]
@@ -202,6 +203,7 @@ class Cluster:
         for state in restarted:
             stop(state)
         self.shutdown()
+        said = [f"{s.name}: its fio server reported: {line}" for s in self.states + restarted for line in s.trouble]
         cleaned = {s.name for s in up}
         left = []
         for state in self.states:
@@ -211,7 +213,7 @@ class Cluster:
                     f"{state.name} did not answer, so its scratch files (if it made them) are left: "
                     f"{', '.join(files)}; remove them there by hand"
                 )
-        return left
+        return left + said
 
     def _cleanup_job(self, state: HostState, scratch: list[Target]) -> str:
         """A job per scratch file of the host: a 4 KiB read of the file if it exists, then unlink=1 removes it;

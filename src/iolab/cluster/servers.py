@@ -39,9 +39,14 @@ PROBE_REPLY = re.compile(
 # With --debug=net, the line before each reply names the address it came from (client.c, fio_handle_client).
 PROBE_FROM = re.compile(r"client: got cmd op PROBE from (\S+) \(pdu=")
 PROBE_GONE = re.compile(r"client: removed <(\S+)>")  # a server the client could not connect to, or done with
-# fio's client needs a job to send; the probe kills it once the servers have answered (`_ask`), and
-# should the job run all the same, it touches no storage.
-PROBE_JOB = "[iolab-probe]\nioengine=null\nsize=4k\n"
+# fio's client needs a job file to send; an empty one starts nothing on the server. A job did: the probe
+# kills its client once the servers have answered (`_ask`), and a server that then started the job for a
+# client gone aborted it with "fio: server.c:2341: fio_server_send_start: Assertion `sk_out->sk != -1'
+# failed." (fio 3.33), which is what `iolab agent`'s log showed after every run while the run said nothing.
+PROBE_JOB = ""
+# What fio's server says on stderr when something went wrong: a failed assertion (a job process aborted),
+# or one of its own error lines. Its other output (a client connecting) is not a problem.
+SERVER_TROUBLE = re.compile(r"Assertion .* failed|^fio: .*(error|fail|abort|unable|cannot|can't)", re.IGNORECASE)
 
 
 @dataclass
@@ -51,7 +56,8 @@ class HostState:
     spec: HostSpec
     reachable: bool = False
     started: bool = False  # iolab started its server and stops it at the end
-    piddir: str = ""  # where the server iolab started keeps its pid file, on that host
+    piddir: str = ""  # where the server iolab started keeps its pid file and its log, on that host
+    trouble: list[str] = field(default_factory=list)  # what its log said went wrong (`server_trouble`)
     fio_version: str = ""
     problem: str = ""
     identity: dict[str, str] = field(default_factory=dict)  # what the server said of itself
@@ -76,22 +82,24 @@ PIDDIR = re.compile(r"/[A-Za-z0-9_./-]*/iolab-fio-server\.[A-Za-z0-9]{10}")
 
 
 def server_command(host: HostSpec) -> str:
-    """The remote command that starts a daemonised fio server bound to the host's address.
+    """The remote command that starts a fio server bound to the host's address, in the background.
 
-    Its pid file goes into a directory `mktemp -d` creates (mode 0700, a name
-    nobody can predict), so no file or symlink another user planted in /tmp is
-    written or followed, as a fixed /tmp name would be. The shell prints the
-    directory; `stop` needs it.
+    Its pid file and its log go into a directory `mktemp -d` creates (mode
+    0700, a name nobody can predict), so no file or symlink another user
+    planted in /tmp is written or followed, as a fixed /tmp name would be.
+    fio's own --daemonize closes the server's stderr, where a failed assertion
+    of a job process goes; here it goes to `server.log`, which `stop` reads
+    back. The shell prints the directory; `stop` needs it.
     """
     return (
         f"dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; "
-        f'{shlex.quote(host.fio)} --server={shlex.quote(host.client_arg)} --daemonize="$dir/fio.pid" '
-        '&& echo "$dir"'
+        f"nohup {shlex.quote(host.fio)} --server={shlex.quote(host.client_arg)} "
+        '</dev/null >"$dir/server.log" 2>&1 & echo $! >"$dir/fio.pid" && echo "$dir"'
     )
 
 
 def stop_command(piddir: str) -> str:
-    """Kill the fio server whose pid file is in `piddir` and remove the directory.
+    """Print the server's log, kill the fio server whose pid file is in `piddir` and remove the directory.
 
     Only when the directory is still a directory of this user (not a symlink),
     and only a process that is fio: a pid file outliving its server may name a
@@ -100,10 +108,17 @@ def stop_command(piddir: str) -> str:
     d = shlex.quote(piddir)
     return (
         f'd={d}; if [ -d "$d" ] && [ ! -L "$d" ] && [ -O "$d" ]; then '
+        'tail -c 65536 "$d/server.log" 2>/dev/null; '
         'p=$(cat "$d/fio.pid" 2>/dev/null); '
         'case "$p" in ""|*[!0-9]*) ;; *) [ "$(cat /proc/$p/comm 2>/dev/null)" = fio ] && kill "$p";; esac; '
         'rm -rf -- "$d"; fi'
     )
+
+
+def server_trouble(log: str) -> list[str]:
+    """The lines of a fio server's log that say something went wrong (`SERVER_TROUBLE`), each once, in order."""
+    lines = [line.strip() for line in log.splitlines() if SERVER_TROUBLE.search(line.strip())]
+    return list(dict.fromkeys(lines))
 
 
 def probe_servers(hosts: list[HostSpec], fio: str) -> list[dict[str, str] | str]:
@@ -246,7 +261,8 @@ def _reach(host: HostSpec) -> HostState:
 
 
 def stop(state: HostState) -> None:
-    """Stop a server iolab started (and nothing else)."""
+    """Stop a server iolab started (and nothing else), keeping what its log said went wrong."""
     if state.started and state.spec.ssh is not None:
-        run_remote(state.spec.ssh, stop_command(state.piddir), timeout_s=20)
+        stopped = run_remote(state.spec.ssh, stop_command(state.piddir), timeout_s=20)
+        state.trouble += server_trouble(stopped.stdout)
         state.started = False

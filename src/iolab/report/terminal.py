@@ -22,6 +22,7 @@ from iolab.report.wording import (
     health_line,
     notebook_line,
     older_line,
+    outlier_line,
     series_title,
     side_text,
     verdict_cells,
@@ -181,6 +182,8 @@ def history_text(histories: list[SeriesHistory]) -> str:
             lines += ["  change: " + change_line(c) for c in h.changes]
         else:
             lines.append("  no change points")
+        if h.outliers:
+            lines.append("  " + outlier_line(s, h.outliers))
         if h.days and h.health is not None:
             lines.append("  " + daily_line(h.days, h.health.params.cov_target))
         if h.notebook:

@@ -114,6 +114,14 @@ def change_line(change: LocatedChange) -> str:
     return f"{head}; " + "; ".join(c.render() for c in change.host_changes)
 
 
+def outlier_line(s: Series, positions: list[int]) -> str:
+    """E.g. "outlier run: run 25 at 2026-01-03 14:00 (1.0 MB/s), left out of the change points"."""
+    runs = ", ".join(
+        f"run {s.run_ids[i]} at {when(s.times[i])} ({metric_value(s.metric, s.values[i])})" for i in positions
+    )
+    return f"outlier {'run' if len(positions) == 1 else 'runs'}: {runs}, left out of the change points"
+
+
 def health_line(hp: HealthPoint, metric: str) -> str:
     """E.g. "rolling 48 h: mean 1,000 MB/s, COV 1.2% over 48 runs (target 8%): healthy"."""
     cov = "n/a" if hp.cov is None else f"{hp.cov:.1%}"

@@ -21,6 +21,7 @@ from iolab.analysis.history import (
     HealthParams,
     HealthPoint,
     change_points,
+    outlier_runs,
     rolling_health,
 )
 from iolab.models import Change
@@ -53,6 +54,7 @@ class SeriesHistory:
     failed_runs: int
     notebook: list[NotebookEntry] = field(default_factory=list)  # its runs' tags and notes, oldest first
     days: list[DayCov] = field(default_factory=list)  # COV per local calendar day
+    outliers: list[int] = field(default_factory=list)  # positions in the series of its lone outlier runs
 
     @property
     def days_over_target(self) -> int:
@@ -88,11 +90,14 @@ def latest_health(series: Series, window_s: float, cov_target: float, min_runs: 
     return rolling_health(series.times[start:], series.values[start:], window_s, cov_target, min_runs)[-1]
 
 
+def _change_params(series: Series) -> ChangePointParams:
+    """Stricter on a long series: more runs, more chances of a false step."""
+    return ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
+
+
 def series_change_points(series: Series) -> list[ChangePoint]:
-    """The change points of a series' values, stricter on a long series (more runs, more chances of a
-    false step); `history` and the Prometheus export name the same ones."""
-    params = ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
-    return change_points(series.values, params)
+    """The change points of a series' values; `history` and the Prometheus export name the same ones."""
+    return change_points(series.values, _change_params(series))
 
 
 HostDiffs = dict[tuple[int, int], list[Change] | None]
@@ -106,8 +111,8 @@ def series_history(
     min_runs: int,
     diffs: HostDiffs | None = None,
 ) -> SeriesHistory:
-    """Health of the latest window, every change point of one series with its host differences, the tags
-    and notes of its runs, and its COV per day.
+    """Health of the latest window, every change point of one series with its host differences, its lone
+    outlier runs (one bad hour is not a change of level), the tags and notes of its runs, and its COV per day.
 
     `diffs` keeps the host differences already read for a pair of runs: a change on the host moves
     many series at the same run, and each pair's two snapshots are then read and compared once.
@@ -124,7 +129,8 @@ def series_history(
         located.append(LocatedChange(cp, pair[0], pair[1], series.times[cp.index], diffs[pair]))
     notebook = series_notebook(series, annotations_of(store, series.run_ids), indices)
     days = daily_cov(series.times, series.values, cov_target)
-    return SeriesHistory(series, health, located, sum(series.failed), notebook, days)
+    outliers = outlier_runs(series.values, _change_params(series))  # the runs the change points left out
+    return SeriesHistory(series, health, located, sum(series.failed), notebook, days, outliers)
 
 
 def load_histories(
