@@ -34,3 +34,13 @@ def test_a_function_over_the_limit_is_named(tmp_path: Path) -> None:
     assert gate.problems(tmp_path) == [
         f"iolab/planted.py:{len(fine.splitlines()) + 1} grown has cyclomatic complexity {gate.LIMIT + 1} (limit 25)"
     ]
+
+
+def test_a_method_over_the_limit_is_named_once(tmp_path: Path) -> None:
+    gate = _gate()
+    (tmp_path / "iolab").mkdir()
+    method = "\n".join("    " + line for line in _branches("grown", gate.LIMIT).splitlines())
+    (tmp_path / "iolab" / "planted.py").write_text(f"class C:\n{method.replace('(x)', '(self, x)')}\n")
+    assert gate.problems(tmp_path) == [
+        f"iolab/planted.py:2 C.grown has cyclomatic complexity {gate.LIMIT + 1} (limit 25)"
+    ]

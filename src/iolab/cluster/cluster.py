@@ -181,10 +181,18 @@ class Cluster:
         scratch = [t for t in targets if t.scratch]
         if not scratch:
             self.shutdown()
-            return [f"{s.name}: its fio server reported: {line}" for s in self.states for line in s.trouble]
+            return self._trouble(self.states)
         silent = [s.spec for s in self.states if not s.reachable and not listening(s.spec, 1.0)]
         restarted = bring_up(silent, self.fio) if silent else []
         up = [s for s in self.states if listening(s.spec, 1.0)] + [s for s in restarted if s.reachable]
+        self._remove_scratch(up, scratch)
+        for state in restarted:
+            stop(state)
+        self.shutdown()
+        return self._left_behind(scratch, {s.name for s in up}) + self._trouble(self.states + restarted)
+
+    def _remove_scratch(self, up: list[HostState], scratch: list[Target]) -> None:
+        """One fio client run that removes each answering host's scratch files (`_cleanup_job`)."""
         jobs = {state.name: self._cleanup_job(state, scratch) for state in up}
         with tempfile.TemporaryDirectory(prefix="iolab-cleanup-") as tmp:
             clients = []
@@ -200,11 +208,9 @@ class Cluster:
                     )
             except subprocess.TimeoutExpired:
                 pass
-        for state in restarted:
-            stop(state)
-        self.shutdown()
-        said = [f"{s.name}: its fio server reported: {line}" for s in self.states + restarted for line in s.trouble]
-        cleaned = {s.name for s in up}
+
+    def _left_behind(self, scratch: list[Target], cleaned: set[str]) -> list[str]:
+        """A line per host that did not answer and may hold scratch files, naming them."""
         left = []
         for state in self.states:
             files = [self.host_target(t, state).filename for t in scratch if self.host_target(t, state).scratch]
@@ -213,7 +219,12 @@ class Cluster:
                     f"{state.name} did not answer, so its scratch files (if it made them) are left: "
                     f"{', '.join(files)}; remove them there by hand"
                 )
-        return left + said
+        return left
+
+    @staticmethod
+    def _trouble(states: list[HostState]) -> list[str]:
+        """What the logs of the servers iolab started show (assertions, errors), a line each."""
+        return [f"{s.name}: its fio server reported: {line}" for s in states for line in s.trouble]
 
     def _cleanup_job(self, state: HostState, scratch: list[Target]) -> str:
         """A job per scratch file of the host: a 4 KiB read of the file if it exists, then unlink=1 removes it;
