@@ -27,14 +27,17 @@ second). The runner asks `decide` once a second and stops fio when it says so.
   seconds and shrinks as 1/sqrt(seconds) beyond (a level that moves with a
   time constant of about `WANDER_S`). Both were chosen on half of fio-plot's
   points, as the smallest whose stops held the run's mean in at least 95% on
-  that half, and are reported on the other half. Writes need more than the
-  ±2% target at short windows: a writing point is not called known to ±2%
-  before about 22 kept seconds. The intervals the steadiness tests compare
+  that half, and are reported on the other half. A writer's term is the ±2%
+  target itself at short windows: a writing point is not called known to
+  ±2% before more than 20 kept seconds. The intervals the steadiness tests compare
   (parts of one series against each other) keep `WANDER`, 1%.
 - Optional stopping: deciding every second on the first window that looks
   narrow is optimistic (a few quiet seconds of a noisy device pass by
-  chance); the wander term, never below the per-second scatter's share,
-  covers it on white noise at 3-5% (`bench/stopping_coverage.py`).
+  chance: at 3-5% per-second scatter 11-14% of such stops missed ±2%). The
+  wander term covers that too: on white noise at 3-5% the stops' intervals
+  hold the true mean in 96-99% (`bench/stopping_coverage.py`), so no rule
+  that a decision must hold for a while is needed (one that did cost a
+  steady device 2 s a point).
 - Trend: a device that drifts (an SLC cache filling, a drive heating up) is
   never called known, however narrow its interval: the least-squares slope of
   the batch means must not differ from zero at 95%, or its change over the
