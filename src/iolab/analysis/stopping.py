@@ -35,9 +35,14 @@ second). The runner asks `decide` once a second and stops fio when it says so.
   narrow is optimistic (a few quiet seconds of a noisy device pass by
   chance: at 3-5% per-second scatter 11-14% of such stops missed ±2%). The
   wander term covers that too: on white noise at 3-5% the stops' intervals
-  hold the true mean in 96-99% (`bench/stopping_coverage.py`), so no rule
+  hold the true mean in 98-99% (`bench/stopping_coverage.py`), so no rule
   that a decision must hold for a while is needed (one that did cost a
   steady device 2 s a point).
+- A cut as long as what it keeps may be a level, not a warm-up (the level
+  shift test below needs four seconds to see one): a rate that fell after
+  4 s of an 8 s point was "known" at its second level with the first four
+  seconds set aside. So a point is known only once it kept more seconds
+  than it set aside.
 - Trend: a device that drifts (an SLC cache filling, a drive heating up) is
   never called known, however narrow its interval: the least-squares slope of
   the batch means must not differ from zero at 95%, or its change over the
@@ -242,7 +247,7 @@ def decide(
     kept = values[cut:]
     interval = batch_interval(kept, wander=stop_wander(len(kept), writes))
     is_steady = interval is not None and steady(kept, interval) and not level_shift(values[:cut], interval)
-    met = interval is not None and is_steady and interval.relative <= target
+    met = interval is not None and is_steady and interval.relative <= target and len(kept) > cut
     at_max = elapsed >= max_s
     if elapsed < min_s or not (met or at_max):
         return Decision(False, "", cut, interval, is_steady)
