@@ -1,7 +1,8 @@
 """How often does a point stopped as "known" hold its true mean? (issues 22 and 35)
 
 No fio: iolab's rule (`iolab.analysis.stopping.decide`, as the runner asks
-it once a second, ±2%, at least 3 s, at most 60 s) replayed on simulated
+it once a second, ±2%, at least 3 s, at most 60 s, a reading point's wander
+term) replayed on simulated
 per-second rates: white noise around a known mean at several per-second
 coefficients of variation, and a rate that wanders over tens of seconds
 (an AR(1) level with a 20 s time constant and 2% of the mean, under 4%

@@ -27,6 +27,7 @@ Writes bench/results/stopping_quick_{ram,disk,throttled}.json.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 from contextlib import ExitStack
 from dataclasses import asdict, replace
@@ -110,20 +111,23 @@ def main() -> None:
     runs: dict[str, list[PlanRun]] = {"stopped": [], "reference": []}
     log = []
     with place as (work, device), ExitStack() as stack:
+        # One home for every run: a device iolab wrote is known by the digest its run keeps in the store's home,
+        # and the next run checks the one in IOLAB_HOME (with a home of its own, each run after the first refused).
+        os.environ["IOLAB_HOME"] = str(work / "home")
         if args.device == "throttled":
             device_text += ", " + stack.enter_context(throttled(device, 100 << 20, 2000))
-        for block in range(args.blocks):
+        for _ in range(args.blocks):
             for side in ("stopped", "reference", "reference", "stopped"):
                 pressure = cpu_pressure()
                 if side == "stopped":
                     run = run_plan(
                         stopped_plan,
                         device,
-                        work / f"home-{block}-{len(log)}",
+                        work / "home",
                         {"target_ci": "2%", "max_s": args.max_seconds},
                     )
                 else:
-                    run = run_plan(reference_plan, device, work / f"home-{block}-{len(log)}")
+                    run = run_plan(reference_plan, device, work / "home")
                 runs[side].append(run)
                 log.append({"side": side, "cpu_pressure_before": pressure, **asdict(run)})
                 print(

@@ -8,7 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from iolab.analysis.stopping import WANDER, batch_interval, decide, level_shift, mser_cut, steady, trend_significant
+from iolab.analysis.stopping import (
+    WANDER,
+    WANDER_S,
+    batch_interval,
+    decide,
+    level_shift,
+    mser_cut,
+    steady,
+    stop_wander,
+    trend_significant,
+)
 
 DATA = Path(__file__).parents[1] / "data" / "fio" / "stopping"
 
@@ -73,9 +83,19 @@ def test_mser_never_cuts_more_than_half() -> None:
 def test_decide_waits_for_the_minimum_and_stops_a_steady_series() -> None:
     values = noisy(8, cv=0.005, seed=2)
     assert not decide(values[:2], 0.02, 3, 10).stop
-    assert not decide(values[:5], 0.02, 3, 10).stop  # known at 4 s, but a decision must hold for two fifths
-    decision = decide(values[:6], 0.02, 3, 10)
+    assert not decide(values[:3], 0.02, 3, 10).stop  # three seconds: fewer than an interval's four batches
+    decision = decide(values[:4], 0.02, 3, 10)
     assert decision.stop and decision.reason == "target met"
+
+
+def test_a_flat_point_that_writes_is_not_known_to_two_percent_before_its_wander_shrinks() -> None:
+    """Flash rewrites and write caches move a writer's rate over tens of seconds (fio-plot: flat writes stopped at
+    5-8 s held their run's mean in 93%): its wander term is the target itself up to `WANDER_S` kept seconds."""
+    values = noisy(60, cv=0.002, seed=4)
+    reading = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf).stop)
+    writing = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf, writes=True).stop)
+    assert reading <= 5 and WANDER_S < writing <= WANDER_S + 4, (reading, writing)
+    assert stop_wander(5, True) > stop_wander(5, False) > stop_wander(60, False)
 
 
 def test_decide_at_the_maximum_says_why() -> None:
@@ -152,7 +172,7 @@ def _coverage(series: list[tuple[list[float], float]]) -> tuple[int, float]:
 @pytest.mark.parametrize("cv", [0.03, 0.04, 0.05])
 def test_white_noise_stopped_as_known_holds_its_true_mean_in_at_least_93_percent(cv: float) -> None:
     """Issue 35: at 3-5% per-second scatter, 11-14% of stops missed ±2% of the true mean (looking every second
-    at the first window that looked narrow); the decision must now have held for two fifths of the run."""
+    at the first window that looked narrow); the wander term real devices need covers that too."""
     series = []
     for seed in range(100):
         rng = random.Random(seed)
@@ -172,9 +192,6 @@ def _wandering(seed: int) -> tuple[list[float], float]:
     return values, sum(values) / len(values)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="issue 35, not met: a wander slower than the window is not seen (bench/stopping_coverage.py)"
-)
 def test_a_rate_that_wanders_over_tens_of_seconds_holds_its_whole_run_mean_in_93_percent() -> None:
     known, coverage = _coverage([_wandering(seed) for seed in range(100)])
     assert known >= 50 and coverage >= 0.93, (known, coverage)
@@ -182,9 +199,9 @@ def test_a_rate_that_wanders_over_tens_of_seconds_holds_its_whole_run_mean_in_93
 
 def test_a_steady_device_is_still_known_within_six_seconds() -> None:
     """Issue 35 item 4: a throttled loop device reads the same every second; the quick preset's five points
-    must each stop by about 6 s to keep it within 30 s of fio time."""
+    must each stop by about 6 s to keep it within 30 s of fio time (its first second, set aside, included)."""
     for seed in range(20):
-        values = noisy(60, cv=0.005, seed=seed)
+        values = [700.0] + noisy(59, cv=0.005, seed=seed)
         stop = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf).stop)
         assert stop <= 6, (seed, stop)
 
@@ -194,3 +211,12 @@ def test_whole_io_counts_that_repeat_are_not_known_exactly() -> None:
     4 s; a count of whole I/Os is never known finer than its rounding."""
     decision = decide([3.0] * 6, 0.02, 3, math.inf)
     assert not decision.stop and decision.interval is not None and decision.interval.relative > 0.02
+
+
+def test_a_fall_after_half_a_short_point_is_not_known_at_its_second_level() -> None:
+    """Seen on a throttled loop device halved 4.5 s into an 8 s point: MSER set the first four seconds aside as
+    warm-up, too few for the level shift test, and the second level was "known" at 8 s."""
+    for seed in range(10):
+        values = noisy(4, level=320.0, cv=0.005, seed=seed) + noisy(4, level=160.0, cv=0.005, seed=seed + 50)
+        for n in range(5, 9):
+            assert not decide(values[:n], 0.02, 5, 8).reason == "target met", (seed, n)

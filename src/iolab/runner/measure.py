@@ -137,7 +137,7 @@ class Measurer:
         if jobs.error:
             return Measured(error=jobs.error, hosts=jobs.lost)
         output = workdir / "fio.json"
-        watch = Watch(output, stopping) if stopping is not None else None
+        watch = Watch(output, stopping, writes=point.job.writes) if stopping is not None else None
         timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
         telemetry: list[Sample] = []
         self.side.start(point, workdir)  # first: its once-a-run check of perf stays out of the sampled seconds

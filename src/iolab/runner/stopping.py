@@ -92,6 +92,7 @@ class Watch:
 
     output: Path
     rule: StopRule
+    writes: bool = False  # the point writes: its interval's wander term is a writer's (`iolab.analysis.stopping`)
     reader: StatusReader = field(init=False)
     decision: Decision | None = None
     stopped: bool = False
@@ -108,7 +109,7 @@ class Watch:
             return False
         # Only a met target stops fio: at the maximum fio's own runtime ends the point, and a SIGINT sent
         # then can reach fio (or its keeper) while it exits, ending the point killed instead of finished.
-        self.decision = decide(series, self.rule.target, self.rule.min_s, math.inf)
+        self.decision = decide(series, self.rule.target, self.rule.min_s, math.inf, writes=self.writes)
         self.stopped = self.decision.stop
         return self.stopped
 
@@ -125,7 +126,7 @@ class Watch:
             return
         status, final = blocks[:-1], blocks[-1]
         series = rates(status)
-        last = decide(series, self.rule.target, 0, 0) if series else None
+        last = decide(series, self.rule.target, 0, 0, writes=self.writes) if series else None
         if self.stopped and self.decision is not None:
             reason, cut = self.decision.reason, self.decision.discarded
             interval = self.decision.interval

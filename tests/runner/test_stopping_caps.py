@@ -1,0 +1,67 @@
+"""`iolab run --stop-when-known` with the real fio, where other workers' fio cannot change the answer: a point
+that never meets its target ends at its maximum by fio's own runtime, and a stopped point's rate is the bytes of
+all its jobs whatever group_reporting says (its device capped by blkio)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.iolab_cli import iolab
+from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
+
+MIB = 1 << 20
+STEADY_JOB = "[steady]\nrw=randread\nbs=4k\nioengine=psync\nrate_iops=2000\n"
+
+
+def test_a_point_whose_target_is_never_met_ends_at_the_maximum_by_fios_own_runtime(tmp_path):
+    job = tmp_path / "steady.fio"
+    job.write_text(STEADY_JOB)
+    target = tmp_path / "target"
+    target.mkdir()
+    proc = iolab(
+        "run", str(job), str(target), "--size", "16M", "--stop-when-known", "--max-seconds", "4",
+        "--target-ci", "0.001%", "--json", "--no-telemetry",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr  # not a point killed by a stop sent as fio ended by itself
+    (point,) = json.loads(proc.stdout)["points"]
+    assert point["status"] == "ok", point
+    stop = point["result"]["stopping"]
+    assert stop["reason"] in ("target not met", "not steady"), stop
+    assert stop["discarded_s"] + stop["kept_s"] >= 3, stop  # ran to its maximum, not stopped early
+
+
+GROUPED_PLAN = """name = "grouped"
+[options]
+rw = "read"
+bs = "1m"
+numjobs = 4
+[axes]
+group_reporting = [true, false]
+"""
+
+
+@pytest.mark.skipif(throttle_skip_reason() is not None, reason=str(throttle_skip_reason()))
+def test_a_stopped_rate_is_the_bytes_of_all_jobs_whatever_group_reporting_says(tmp_path, iolab_home):
+    """Issue 31: four jobs under group_reporting=1 read 26.3 MB/s (a quarter) and "after 20 s" with a 6 s cap,
+    since fio sums the grouped jobs' job_runtime; both points must read the device's cap within its maximum
+    (one job alone never showed the defect, so the suite runs only the four jobs, grouped and not)."""
+    plan = tmp_path / "grouped.toml"
+    plan.write_text(GROUPED_PLAN)
+    with loop_devices(1, size_mib=256) as (dev,), blkio_cgroup() as cgroup:
+        cgroup.set_read_bps(dev.major_minor, 100 * MIB)
+        argv = [sys.executable, "-m", "iolab", "run", str(plan), dev.path, "--stop-when-known"]
+        argv += ["--max-seconds", "6", "--json", "--no-telemetry"]
+        proc = cgroup.popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    points = json.loads(out)["points"]
+    assert len(points) == 2
+    for point in points:
+        result = point["result"]
+        assert result["directions"]["read"]["bw_bytes"] == pytest.approx(100 * MIB, rel=0.05), point["name"]
+        stop = result["stopping"]
+        assert stop["discarded_s"] + stop["kept_s"] <= 6, (point["name"], stop)  # the cap holds
