@@ -66,7 +66,7 @@ from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.stopping import StopRule
 from iolab.runner.targets import identity_change, scratch_bytes
 from iolab.runner.workdirs import Workdirs
-from iolab.store.db import Artifact, Store
+from iolab.store.db import Artifact, Store, home_dir
 from iolab.store.queries import (
     get_run,
     open_scratch,
@@ -483,7 +483,7 @@ def _execute(
                 try:
                     return _measure_and_finish(request, store, progress, executor, prepared, holding)
                 finally:
-                    blank.remember_written(devices, store.path.parent)
+                    blank.remember_written(devices, home_dir())  # where `safety.write_refusals` reads them
         except sqlite3.OperationalError as exc:
             raise _store_failed(store, exc) from None
         finally:
