@@ -301,13 +301,14 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
             "--size",
             "32M",
             "--json",
+            "-q",
             env={"IOLAB_SSH_COMMAND": f"ssh -F {config}"},
         )
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
         assert [h["host"] for h in out["points"][0]["hosts"]] == ["remote"]
         said = f"remote: its fio server reported: {ASSERTION}"
-        assert f"note: {said}" in proc.stderr, proc.stderr  # what the run printed
+        assert f"note: {said}" in proc.stderr, proc.stderr  # what the run printed, even with -q (cron)
         (kept,) = database(iolab_home).execute("SELECT message FROM runs").fetchone()
         assert said in kept  # and what it stored with the run
         data = json.loads(

@@ -242,8 +242,13 @@ def run(
     if not quiet:
         for note in outcome.notes:
             err.print(f"[yellow]note:[/yellow] {note}")
-    elif outcome.resumed:  # a run merged into an older one must never pass unsaid, even for cron
-        err.print(f"note: resumed run {outcome.run_id} ({outcome.skipped} finished points kept); --fresh starts anew")
+    else:  # a run merged into an older one, files left behind, a server's error: never unsaid, even for cron
+        if outcome.resumed:
+            err.print(
+                f"note: resumed run {outcome.run_id} ({outcome.skipped} finished points kept); --fresh starts anew"
+            )
+        for warning in outcome.warnings:
+            err.print(f"note: {warning}", markup=False)
     if outcome.failed:
         raise RunFailed(
             f"{len(outcome.failed)} point(s) failed, the others are kept in run {outcome.run_id}: {outcome.failed[0]}"

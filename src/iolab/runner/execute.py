@@ -97,6 +97,9 @@ class RunOutcome:
     findings: list[Finding] = field(default_factory=list)
     failed_hosts: list[str] = field(default_factory=list)  # "name: why" of hosts lost during the run
     resumed: bool = False  # an unfinished run reopened: the CLI says so even with --quiet
+    # what the run left behind or a fio server reported (scratch files kept, assertion lines): among the
+    # notes, and said even with --quiet, since a scheduled run's user reads nothing else
+    warnings: list[str] = field(default_factory=list)
 
 
 def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict[str | None, list[Target]]:
@@ -700,8 +703,8 @@ def _measure_and_finish(
             cleaned += prepared.settings.restore()  # before the "after" snapshot, which shows the host as found
         with contextlib.suppress(sqlite3.Error):  # a full store must not keep the hosts' scratch files
             executor.save_snapshots(store, run_id, "after")
-        cleaned += executor.cleanup(every_target)
-        cleaned += scratch.remove(store, open_scratch(store, run_id)).kept_notes()
+        warnings = executor.cleanup(every_target) + scratch.remove(store, open_scratch(store, run_id)).kept_notes()
+        cleaned += warnings
         if measurer is not None:
             measurer.notes.extend(cleaned)
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
@@ -711,6 +714,7 @@ def _measure_and_finish(
     store.save_findings(run_id, findings)
     outcome = _outcome(store, run_id, session, measurer, notes, findings, executor)
     outcome.resumed = prepared.resumed
+    outcome.warnings = warnings
     return outcome
 
 
