@@ -34,7 +34,6 @@ ALLOWED: dict[str, str] = {
     "runner/host_settings.py:write_setting": "a host setting written into /sys, an existing kernel file",
     "runner/measure.py:Measurer._drop_caches": "/proc/sys/vm/drop_caches, a kernel file",
     "runner/blank.py:held": "a block device the user allowed writes to, held O_EXCL for the run (nothing written)",
-    "runner/blank.py:discard": "a block device the user allowed writes to, discarded through an O_EXCL handle",
 }
 
 WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"}

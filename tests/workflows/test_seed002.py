@@ -97,4 +97,4 @@ def test_a_point_of_four_grouped_jobs_stopped_once_known_reads_all_four(tmp_path
     stop = point["result"]["stopping"]
     assert stop["reason"] == "target met" and stop["discarded_s"] + stop["kept_s"] < 8, stop
     shown = iolab("show", "last")
-    assert "Stopped" in shown.stdout and "target met" in shown.stdout, shown.stdout
+    assert "stopped" in shown.stdout and "target met" in shown.stdout, shown.stdout
