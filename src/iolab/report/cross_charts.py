@@ -72,6 +72,17 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
         value_ax.plot(
             *zip(*failed, strict=True), linestyle="none", marker="x", color=MARK_COLOUR, label="a repeat failed"
         )
+    if history.outliers:
+        value_ax.plot(
+            [datetime.fromtimestamp(o.time, tz=UTC) for o in history.outliers],
+            [o.value / scale for o in history.outliers],
+            linestyle="none",
+            marker="o",
+            markersize=8,
+            markerfacecolor="none",
+            color=MARK_COLOUR,
+            label="outlier run",
+        )
     means = [(datetime.fromtimestamp(h.time, tz=UTC), h.mean / scale) for h in health if h.mean is not None]
     if means:
         value_ax.plot(*zip(*means, strict=True), color="#333333", linewidth=1.2, label="rolling mean")
