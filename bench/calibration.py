@@ -63,8 +63,15 @@ NOISE_RULES = {
 SERIOUS = {"warning", "critical"}
 
 
-def run_array(cgroup: BlkioCgroup, devices: list[LoopDevice], home: Path, runtime: int, during=None) -> dict:
-    """`iolab run --devices ...` inside the cgroup; the stored run as `iolab show --json` gives it."""
+class NotEvaluated(Exception):
+    """A run whose counted rules could not have fired: its count would prove nothing."""
+
+
+def run_array(
+    cgroup: BlkioCgroup, devices: list[LoopDevice], home: Path, runtime: int, during=None, ramp: int | None = None
+) -> dict:
+    """`iolab run --devices ...` inside the cgroup; the stored run as `iolab show --json` gives it, once
+    `assert_evaluated` and `assert_series` have held (NotEvaluated when not)."""
     env = {**os.environ, "IOLAB_HOME": str(home)}
     argv = [
         sys.executable,
@@ -75,6 +82,7 @@ def run_array(cgroup: BlkioCgroup, devices: list[LoopDevice], home: Path, runtim
         "--json",
         "--runtime",
         str(runtime),
+        *(("--ramp", str(ramp)) if ramp is not None else ()),
         "--devices",
         ",".join(d.path for d in devices),
     ]
@@ -89,7 +97,33 @@ def run_array(cgroup: BlkioCgroup, devices: list[LoopDevice], home: Path, runtim
         raise SystemExit(f"iolab run ended {proc.returncode}: {err[-800:]}")
     run = json.loads(out)
     assert_evaluated(run)
+    assert_series(home, run)
     return run
+
+
+def assert_series(home: Path, run: dict) -> None:
+    """Every point's per-second series reached the doctor (fio's summed jobs; each drive of a together point
+    from telemetry): without them the dip and step rules judged nothing, whatever they reported."""
+    from iolab.doctor.derived import point_series
+    from iolab.store.db import open_store
+    from iolab.store.queries import run_material
+
+    store = open_store(home, for_reading=True)
+    try:
+        material = run_material(store, run["run"]["id"])
+    finally:
+        store.close()
+    found = point_series(material.records, material.series)
+    missing = [r.point.name for r in material.records if not any(s.point == r.point.name for s in found)]
+    drives = [
+        f"{r.point.name}: {len(r.point.target.members)} drives, {len(own)} series"
+        for r in material.records
+        if r.point.target.kind == "group"
+        and len(own := [s for s in found if s.point == r.point.name and s.label.endswith(" read")])
+        < len(r.point.target.members)
+    ]
+    if missing or drives:
+        raise NotEvaluated(f"rules not evaluated: no per-second series for {(missing + drives)[:4]}")
 
 
 def assert_evaluated(run: dict) -> None:
@@ -108,7 +142,7 @@ def assert_evaluated(run: dict) -> None:
         if f["rule_id"] in NOISE_RULES and f["severity"] == "not evaluated"
     ]
     if short or skipped:
-        raise SystemExit(f"rules not evaluated: points too short {short[:4]}, {skipped[:4]}")
+        raise NotEvaluated(f"rules not evaluated: points too short {short[:4]}, {skipped[:4]}")
 
 
 def serious_noise(run: dict) -> list[dict]:
@@ -222,12 +256,11 @@ def main() -> int:
     parser.add_argument("--drives", type=int, default=8, help="identical loop devices (at least 2)")
     add_smoke_flag(parser)
     args = parser.parse_args()
-    if args.smoke:
-        # no busy-host runs (they cost a minute); points just long enough for the series rules (assert_evaluated)
-        args.clean, args.runtime, args.dip_runtime, args.drives = 0, 8, 8, 2
     reason = throttle_skip_reason()
     if reason:
         raise SystemExit(f"cannot calibrate here: {reason}")
+    if args.smoke:
+        return smoke()
     figures: dict = {"drives": args.drives, "drive_bps": DRIVE_BPS, "runtime_s": args.runtime}
     with (
         loop_devices(args.drives, size_mib=256) as devices,
@@ -238,9 +271,12 @@ def main() -> int:
             cgroup.set_read_bps(dev.major_minor, DRIVE_BPS)
             with open(dev.path, "r+b") as handle:  # written, so reads are of data (FIO-UNWRITTEN-READ stays quiet)
                 handle.write(os.urandom(8 * MIB))
-        figures["clean"] = clean_runs(cgroup, devices, Path(tmp), args.runtime, args.clean)
-        figures["slow_40pct_of_6"] = slow_drive(cgroup, devices[:6], Path(tmp), args.runtime, args.clean)
-        figures["dip_4s"] = dip_window(cgroup, devices, Path(tmp), args.dip_runtime)
+        try:
+            figures["clean"] = clean_runs(cgroup, devices, Path(tmp), args.runtime, args.clean)
+            figures["slow_40pct_of_6"] = slow_drive(cgroup, devices[:6], Path(tmp), args.runtime, args.clean)
+            figures["dip_4s"] = dip_window(cgroup, devices, Path(tmp), args.dip_runtime)
+        except NotEvaluated as failed:
+            raise SystemExit(str(failed)) from None
     clean_ok = sum(1 for c in figures["clean"] if not c["false_alarms"])
     print(
         f"clean runs without a false alarm: {clean_ok} of {len(figures['clean'])}; interference named in "
@@ -250,7 +286,27 @@ def main() -> int:
         1 for r in figures["slow_40pct_of_6"] if r["views_named"] == ["alone", "together"] and not r["called_fine"]
     )
     print(f"slow drive named in both views, never called fine: {both} of {len(figures['slow_40pct_of_6'])}")
-    write_result(RESULTS / "calibration.json", "calibration", figures, smoke=args.smoke)
+    write_result(RESULTS / "calibration.json", "calibration", figures)
+    return 0
+
+
+def smoke() -> int:
+    """Two drives, one run of 1 s points with no ramp, the second drive capped: the array runs, its findings
+    come back, and the evaluation checks refuse it (1 s points are too short for the series rules). A check
+    that let them through could never fail, so that is the smoke run's failure."""
+    with (
+        loop_devices(2, size_mib=16) as devices,
+        blkio_cgroup() as cgroup,
+        tempfile.TemporaryDirectory(prefix="iolab-calibration-") as tmp,
+    ):
+        cgroup.set_read_bps(devices[1].major_minor, int(DRIVE_BPS * 0.4))
+        try:
+            run_array(cgroup, devices, Path(tmp) / "smoke", runtime=1, ramp=0)
+        except NotEvaluated as refused:
+            print(f"1 s points refused, as they must be: {refused}")
+        else:
+            raise SystemExit("the evaluation checks let 1 s points through: no count of theirs could fail")
+    write_result(RESULTS / "calibration.json", "calibration", {"refused_1s_points": True}, smoke=True)
     return 0
 
 

@@ -204,6 +204,91 @@ def calibration(results: Results) -> str:
     )
 
 
+def _pct(rate: dict) -> str:
+    return f"{rate['rate']:.1%} ({rate['hits']:,} of {rate['of']:,})"
+
+
+def calibration_arrays(results: Results) -> str:
+    arrays = results("simulated_arrays")
+    held = arrays["held_out"]
+    chosen = ", ".join(f"{k} {v:g}" for k, v in arrays["chosen"].items())
+    lines = [
+        f"Simulated arrays (`bench/simulated_arrays.py`, seeds {arrays['seeds']}; parameters chosen on the even "
+        f"seeds: {chosen}; figures on the {held['cases']:,} odd ones, each a clean array and its twins with one "
+        "planted fault):",
+        "",
+        "| rule | false alarms on clean arrays | recall on its fault |",
+        "|---|---|---|",
+        f"| ARR-OUTLIER | {_pct(held['false_alarms']['ARR-OUTLIER'])} | one or two drives at 20-70%: "
+        f"{_pct(held['recall']['slow'])}; a drive at or below 60%: **{_pct(held['recall_slow_at_most_60pct'])}** |",
+        f"| ARR-SHARED-PATH | {_pct(held['false_alarms']['ARR-SHARED-PATH'])} | - |",
+        f"| ARR-SCALING-DROP | {_pct(held['false_alarms']['ARR-SCALING-DROP'])} | a saturating shared path: "
+        f"{_pct(held['recall']['saturating'])} |",
+        f"| TEL-DIP | {_pct(held['false_alarms']['TEL-DIP'])} | a 2-10 s dip to 10-40% (TEL-DIP or TEL-STEP): "
+        f"{_pct(held['recall']['dip'])} |",
+        f"| TEL-STEP | {_pct(held['false_alarms']['TEL-STEP'])} | a step down to 30-60%: {_pct(held['recall']['step'])} |",
+        "",
+        "A drive at or below 60% of its peers, by peer spread: "
+        + "; ".join(f"{k}: {_pct(v)}" for k, v in held["recall_slow_at_most_60pct_by_spread"].items())
+        + ".",
+    ]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def calibration_histories(results: Results) -> str:
+    histories = results("simulated_histories")
+    h = histories["held_out"]
+    return (
+        f"Simulated histories (`bench/simulated_histories.py`, {h['histories']:,} held-out histories, "
+        f"{h['runs']:,} runs): 10% steps found **{h['recall_10pct_steps']:.1%}** of {h['steps']:,}; "
+        f"**{h['false_per_1000_runs']:g}** false change points per 1,000 runs; lone outlier runs found "
+        f"{h['outlier_runs_recall']:.1%} of {h['outlier_runs_planted']:,}, {h['outlier_runs_false']} false "
+        f"(cut chosen on the other half: {histories['chosen_outlier_sigmas']:g} sigma). Issue 33's series: change "
+        f"point at index {histories['issue_example']['change_points']}, outlier run "
+        f"{histories['issue_example']['outlier_runs']}."
+    )
+
+
+def calibration_traces(results: Results) -> str:
+    traces = results("fioplot_traces")
+    return (
+        f"fio-plot's real traces (`bench/fioplot_traces.py`, {traces['points_judged']:,} points judged, "
+        f"{traces['points_too_short_to_judge']} too short): **{traces['share_without']:.1%}** without a dip or "
+        f"step finding; the {traces['points_with_a_finding']} others are listed with their reasons in "
+        f"`bench/fioplot_events.toml` ({len(traces['not_listed'])} unlisted): {traces['listed_events']} true events "
+        f"(RAID warm-ups and stalls, controller-cache steps, periodic drops on full SSDs) and "
+        f"{traces['listed_false_alarms']} false alarms (a floppy counted in whole I/Os); a 5 s dip to 10% planted in "
+        f"each point's twin was named in {traces['planted_twins_named']:,} of {traces['points_judged']:,}."
+    )
+
+
+def calibration_loops(results: Results) -> str:
+    loops = results("calibration")
+    clean, slow = loops["clean"], loops["slow_40pct_of_6"]
+    quiet = sum(1 for c in clean if not c["false_alarms"])
+    both = sum(1 for r in slow if r["views_named"] == ["alone", "together"] and not r["called_fine"])
+    severities = sorted({s for r in slow for s in r["severities"]})
+    return (
+        f"Loop devices (`bench/calibration.py`, {loops['drives']} drives, `--runtime {loops['runtime_s']}`, a CPU "
+        f"hog and an O_DIRECT reader running; {loops['when'][:10]}): no dip, outlier or scaling warning in "
+        f"**{quiet} of {len(clean)}** clean runs; one of 6 drives at 40% named in both views and never called fine in "
+        f"**{both} of {len(slow)}** runs (as {', '.join(severities) or '-'}); a 4 s window at 10% on one drive: "
+        + ("; ".join(loops["dip_4s"]["found"]) or "not found")
+        + "."
+    )
+
+
+def headline_sweep(results: Results) -> str:
+    r = results("headline_sweep")
+    findings = r["findings"]
+    return (
+        f"{findings.get('critical', 0)} critical, {findings.get('warning', 0)} warnings and {findings.get('info', 0)} "
+        f"info in **{r['headline_groups']} headlines** (one per rule and cause), **{r['headlines_shown']} shown** "
+        f"(at most {r['headline_limit']}), the rest counted: "
+        f'"{r["more_headlines_line"] or "none"}" ({r["when"][:10]}, {r["seconds"]:.0f} s)'
+    )
+
+
 def mutation_score(results: Results) -> str:
     r = results("mutation")
     return (
@@ -250,6 +335,11 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "html_report_size": html_report_size,
     "loop_vs_fio": loop_vs_fio,
     "calibration": calibration,
+    "calibration.arrays": calibration_arrays,
+    "calibration.histories": calibration_histories,
+    "calibration.traces": calibration_traces,
+    "calibration.loops": calibration_loops,
+    "headline_sweep": headline_sweep,
     "mutation.score": mutation_score,
     "safety": safety,
     "mutation.survivors": mutation_survivors,

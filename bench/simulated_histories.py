@@ -20,7 +20,6 @@ is reported on the odd seeds.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -31,7 +30,8 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
+from held_out import choose, corpus_args  # noqa: E402
+from results_file import host, write_result  # noqa: E402
 
 from iolab.analysis.history import ChangePointParams, change_points, outlier_runs  # noqa: E402
 
@@ -98,27 +98,17 @@ def score(seeds: list[int], params: ChangePointParams) -> dict:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=1000, help="histories, half to choose the cut, half to report")
-    parser.add_argument("--seed", type=int, default=33, help="first seed")
-    parser.add_argument("--out", type=Path, default=RESULTS / "simulated_histories.json")
-    add_smoke_flag(parser)
-    args = parser.parse_args()
-    if args.smoke:
-        args.cases = 8
-    seeds = list(range(args.seed, args.seed + args.cases))
-    train, held_out = seeds[0::2], seeds[1::2]
+    split = corpus_args(__doc__.splitlines()[0], 1000, "simulated_histories.json")
+    args, seeds, train, held_out = split.args, split.seeds, split.train, split.held_out
     started = time.perf_counter()
     shipped = ChangePointParams()
     grid = {s: score(train, replace(shipped, outlier_sigmas=s)) for s in SIGMAS}
-    chosen = next(
-        (
-            s
-            for s in SIGMAS
-            if grid[s]["false_per_1000_runs"] <= FALSE_PER_1000
+    chosen = choose(
+        SIGMAS,
+        lambda s: (
+            grid[s]["false_per_1000_runs"] <= FALSE_PER_1000
             and grid[s]["false_outlier_runs_per_10000_runs"] <= FALSE_OUTLIERS_PER_10000
         ),
-        SIGMAS[-1],
     )
     held = score(held_out, replace(shipped, outlier_sigmas=chosen))
     example = [216, 211, 215, 214, 127, 217, 217, 175, 174, 168, 172, 175, 172, 168, 169]

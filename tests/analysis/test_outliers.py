@@ -125,3 +125,27 @@ def test_a_verdict_needs_the_effect_beyond_the_drive_s_own_noise():
     assert [s.device for s in quiet.outliers] == ["d8"] and quiet.outliers[0].noise == 0.005
     noisy = find_outliers(values, noise={"d8": 0.06})  # 12% low, with a standard error of 6% of its own
     assert noisy.outliers == [] and next(s for s in noisy.scores if s.device == "d8").z > -3.5
+
+
+def _spread_40pct(n: int) -> dict[str, float]:
+    """n peers spread evenly over a 40% range on a log scale (+/-17% about 1 GB/s), as on one shared disk."""
+    half = math.log1p(0.4) / 2
+    return {f"d{i}": 1e9 * math.exp(v) for i, v in enumerate(np.linspace(-half, half, n))}
+
+
+def test_a_drive_standing_off_a_wide_crowd_of_peers_is_named_by_the_gap_test():
+    """32 peers over a 40% spread and a drive at 60% of their median: z about -4, inside the 4.5 cut, but 0.34
+    (ln) below the slowest peer, where the peers sit 0.011 apart: the gap test names it, and it alone."""
+    values = _spread_40pct(32) | {"slow": 0.6e9}
+    without = find_outliers(values, OutlierParams(gap_alarm=0.0))
+    assert without.outliers == [] and -4.5 < next(s.z for s in without.scores if s.device == "slow") < -3.5
+    assert [s.device for s in find_outliers(values).outliers] == ["slow"]
+    # the same drive with a standard error of 8% of its own is not set apart by a gap of its own noise's size
+    assert find_outliers(values, noise={"slow": 0.08}).outliers == []
+
+
+def test_the_gap_test_names_two_drives_standing_off_together_and_leaves_a_clean_crowd_alone():
+    values = _spread_40pct(32) | {"slow1": 0.6e9, "slow2": 0.58e9}
+    assert sorted(s.device for s in find_outliers(values).outliers) == ["slow1", "slow2"]
+    assert find_outliers(values, OutlierParams(gap_alarm=0.0)).outliers == []
+    assert find_outliers(_spread_40pct(32)).outliers == []

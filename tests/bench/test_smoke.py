@@ -25,7 +25,6 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 HELPERS = {
     "run_all.py",
     "readme_figures.py",
-    "calibration_readme.py",
 }  # `make bench` at full size; README from the results
 
 
@@ -40,6 +39,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
     "fioplot_collection.py": ("fioplot_collection.json", None),
     "fioplot_traces.py": ("fioplot_traces.json", None),
+    "headline_sweep.py": ("headline_sweep.json", loop_skip_reason),
     "history_cli_speed.py": ("history_cli_speed.json", None),
     "history_scale.py": ("history_scale.json", None),
     "history_speed.py": ("history_speed.json", None),

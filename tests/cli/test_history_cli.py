@@ -20,6 +20,7 @@ from iolab.store.db import open_store
 from tests.iolab_cli import assert_clean_error, iolab
 
 STEP_AT = 40
+SLOW_AT = 10  # a lone run at 60% (outside the 48 h health window and the runs tagged for compare)
 RUNS = 70
 BASE = 1_000_000_000.0  # bytes/s
 GAINED = "spec_rstack_overflow=safe-ret"
@@ -33,8 +34,9 @@ def _point() -> Point:
     return Point("seqread-1m", target, {"rw": "read", "bs": "1m", "iodepth": "32", "runtime": "30"})
 
 
-def build_history(home, failed_run: int | None = None) -> list[int]:
-    """Hourly runs of one workload; bandwidth drops 10% from run index STEP_AT, where the cmdline gains GAINED."""
+def build_history(home, failed_run: int | None = None, slow_run: int | None = None) -> list[int]:
+    """Hourly runs of one workload; bandwidth drops 10% from run index STEP_AT, where the cmdline gains GAINED;
+    run index `slow_run` alone at 60% of its level (a lone outlier run)."""
     store = open_store(home)
     snapshot = take_snapshot(Root(), []).to_dict()
     after_step = {**snapshot, "cmdline": f"{snapshot.get('cmdline') or ''} {GAINED}".strip()}
@@ -52,7 +54,7 @@ def build_history(home, failed_run: int | None = None) -> list[int]:
             store.fail_point(point_id, "fio exited 1", [], started)
             store.finish_run(run_id, "failed")
         else:
-            bw = BASE * (0.9 if i >= STEP_AT else 1.0) * (1 + rng.gauss(0, 0.01))
+            bw = BASE * (0.9 if i >= STEP_AT else 1.0) * (1 + rng.gauss(0, 0.01)) * (0.6 if i == slow_run else 1.0)
             result = Result(
                 {"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 30), 30_000)}, 1.0, 5.0, 1, "fio-3.33"
             )
@@ -64,13 +66,16 @@ def build_history(home, failed_run: int | None = None) -> list[int]:
 
 
 def test_history_names_the_change_point_and_the_setting_that_changed(iolab_home):
-    ids = build_history(iolab_home)
+    """The step is found and the lone slow run before it is named as an outlier run, not taken for a level."""
+    ids = build_history(iolab_home, slow_run=SLOW_AT)
     proc = iolab("history", "--window", "48h", "--cov-target", "8%")
     assert proc.returncode == 0, proc.stderr
     assert GAINED in proc.stdout
     assert f"(run {ids[STEP_AT]}," in proc.stdout
+    assert f"outlier runs: run {ids[SLOW_AT]} (" in proc.stdout and "-40% from the runs around it" in proc.stdout
     data = json.loads(iolab("history", "--json").stdout)
     (series,) = data
+    assert [o["run_id"] for o in series["outlier_runs"]] == [ids[SLOW_AT]]
     assert series["metric"] == "bw" and series["runs"] == RUNS
     (cp,) = series["change_points"]
     assert cp["run"] == ids[STEP_AT] and cp["run_before"] == ids[STEP_AT - 1]
@@ -194,8 +199,8 @@ def test_a_note_on_a_run_is_in_the_notebook_of_history_text_and_json(iolab_home)
 
 def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_path):
     """The page holds the series chart (rolling COV, target, the change point annotated, a note at its run)
-    and the comparison's bars; the SVG text says what a reader needs."""
-    ids = build_history(iolab_home)
+    and the comparison's bars; the SVG text says what a reader needs; the lone slow run is named and marked."""
+    ids = build_history(iolab_home, slow_run=SLOW_AT)
     iolab("note", str(ids[14]), "checksums on")
     page = tmp_path / "history.html"
     proc = iolab("history", "--html", str(page), "--png", str(tmp_path / "png"))
@@ -207,6 +212,7 @@ def test_history_and_compare_write_html_pages_with_their_charts(iolab_home, tmp_
     svg = html[html.index('id="chart-history1-seqread-1m-series"') :]
     assert f"checksums on (run {ids[14]})" in svg[: svg.index("</svg>")]
     assert "per-day COV" in html
+    assert f"run {ids[SLOW_AT]} (" in html[html.index("outlier runs") :] and "outlier run" in svg[: svg.index("</svg>")]
     assert (tmp_path / "png" / "history1-seqread-1m-series.png").stat().st_size > 10_000
 
     # Runs before the step against runs after it: slower, with its CI bars.

@@ -20,7 +20,7 @@ from iolab.models import Change, DirectionResult, LatencyStats, Point, PointMetr
 from iolab.models.workload import Series
 from iolab.report.terminal import history_text, notebook_table, print_comparison, print_run_reports, runs_table
 from iolab.views.comparison import ComparedWorkload, Comparison, WorkloadSamples
-from iolab.views.history import LocatedChange, SeriesHistory
+from iolab.views.history import LocatedChange, OutlierRun, SeriesHistory
 from iolab.views.tables import UNITS_NOTE, Column, NotebookTable, Row, RunReport, notebook_tables
 
 MB = 1e6
@@ -340,8 +340,9 @@ def test_a_change_without_snapshots_says_the_host_differences_are_unknown():
 
 
 def test_a_lone_bad_run_is_named_an_outlier_run_under_its_series():
-    history = SeriesHistory(_series([300 * MB, 60 * MB, 300 * MB], [4, 5, 6]), None, [], 0, outliers=[1])
-    assert f"  outlier run: run 5 at {_local(T0 + HOUR)} (60.0 MB/s), left out of the change points" in (
+    bad = OutlierRun(5, T0 + HOUR, 60 * MB, -0.8)
+    history = SeriesHistory(_series([300 * MB, 60 * MB, 300 * MB], [4, 5, 6]), None, [], 0, outliers=[bad])
+    assert f"  outlier runs: run 5 ({_local(T0 + HOUR)}): 60.0 MB/s, -80% from the runs around it" in (
         history_text([history]).splitlines()
     )
 

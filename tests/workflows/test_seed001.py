@@ -128,8 +128,8 @@ def test_the_change_point_is_at_the_hour_the_setting_changed_and_names_it(import
         {"subject": device.name, "what": "read_ahead_kb", "before": "128", "after": "4096"}
     ], change
     # the bad hour is one outlier run, not a change of level
-    assert [o["run"] for o in series["outlier_runs"]] == [ids[BAD]], series["outlier_runs"]
-    assert f"outlier run: run {ids[BAD]} at 2026-01-03 13:00 (1.0 MB/s)" in text, text
+    assert [o["run_id"] for o in series["outlier_runs"]] == [ids[BAD]], series["outlier_runs"]
+    assert f"outlier runs: run {ids[BAD]} (2026-01-03 13:00): 1.0 MB/s" in text, text
 
 
 def test_notes_tags_and_the_ranges_compared(imported):

@@ -45,6 +45,12 @@ class OutlierParams:
     mad_floor: float = 0.005  # MAD (of ln x) below this counts as 0
     min_devices: int = 3
     far_ratio: float = 0.5  # below this share of the slowest (fastest, for "high") other device: named anyway
+    # Nominal chance that the gap test (`_gap_named`) names a drive of a clean array; 0 turns it off. Chosen on
+    # the training half of bench/simulated_arrays.py: the largest of 0.1, 0.03, 0.01 and 0.003 that kept the
+    # training arrays' false alarms under 1%, and arrays whose peers spread normally under 1% too (0.1: 2%).
+    gap_alarm: float = 0.03
+    gap_block: int = 2  # the gap test looks for the worst 1 .. gap_block drives set apart from the rest
+    gap_reference: int = 6  # normalized spacings of the next drives the gap is weighed against
 
 
 @dataclass(frozen=True)
@@ -116,51 +122,104 @@ def find_outliers(
     x = np.array([float(values[n]) for n in names], dtype=float)
     ok = np.isfinite(x) & (x >= 0)
     report = OutlierReport(params=params, view=view, metric=metric)  # every return fills in the rest with `replace`
+    unscored = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
     if int(ok.sum()) < params.min_devices:
-        scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
-        return replace(
-            report,
-            scores=scores,
-            evaluated=False,
-            reason=f"{int(ok.sum())} device(s) with a value; at least {params.min_devices} are needed",
-        )
+        reason = f"{int(ok.sum())} device(s) with a value; at least {params.min_devices} are needed"
+        return replace(report, scores=unscored, evaluated=False, reason=reason)
     med = float(np.median(x[ok]))
     if med <= 0:
-        scores = [DeviceScore(n, float(v), None, float("nan"), False) for n, v in zip(names, x, strict=True)]
-        return replace(
-            report, scores=scores, median=med, evaluated=False, reason="the median is 0: the devices did no work"
-        )
+        reason = "the median is 0: the devices did no work"
+        return replace(report, scores=unscored, median=med, evaluated=False, reason=reason)
     with np.errstate(divide="ignore"):
         y = np.log(x)  # a device that did nothing is -inf: below everything, named by the relative floor
     finite = ok & (x > 0)
-    centre = float(np.median(y[finite]))
-    mad = float(np.median(np.abs(y[finite] - centre)))
-    if mad >= params.mad_floor:
-        count = int(finite.sum())
-        scale, scale_method = _MAD_SMALL.get(count, count / (count - 0.8)) * mad / 0.6745, "mad"
-    else:
-        qn = qn_scale(y[finite].tolist())
-        scale, scale_method = (qn, "qn") if qn > 0 else (0.0, "relative-only")
+    centre, scale, scale_method = _log_spread(y[finite], params)
     sign = -1.0 if params.side == "low" else 1.0
-    scores = []
-    for i, (name, v, good) in enumerate(zip(names, x, ok, strict=True)):
-        if not good:
-            scores.append(DeviceScore(name, float(v), None, float("nan"), False))
-            continue
-        own = float(noise.get(name, 0.0)) if noise else 0.0
-        own = own if math.isfinite(own) and own > 0 else 0.0
-        total = math.hypot(scale, own)
-        rel = v / med - 1.0
-        z = (y[i] - centre) / total if total > 0 and v > 0 else None
-        far = sign * rel >= params.rel_floor
-        beyond = far and _far_beyond(y, finite, i, own, sign, params)
-        outlier = far and (z is None or sign * z > params.threshold or beyond)
-        scores.append(
-            DeviceScore(
-                name, float(v), None if z is None else float(z), float(rel), bool(outlier), own or None, bool(beyond)
-            )
-        )
+    where = (med, centre, scale, sign)
+    scores = [
+        _score(name, i, float(x[i]), y, finite, (noise or {}).get(name, 0.0), where, params) if ok[i] else unscored[i]
+        for i, name in enumerate(names)
+    ]
+    gapped = _gap_named(y, finite, [s.noise or 0.0 for s in scores], sign, params)
+    scores = [
+        replace(s, outlier=True) if i in gapped and not s.outlier and sign * s.rel_dev >= params.rel_floor else s
+        for i, s in enumerate(scores)
+    ]
     return replace(report, scores=scores, median=med, scale=scale, scale_method=scale_method)
+
+
+def _score(
+    name: str,
+    i: int,
+    v: float,
+    y,
+    finite,
+    noise: float,
+    where: tuple[float, float, float, float],
+    params: OutlierParams,
+) -> DeviceScore:
+    """Device i's score: its log distance from the centre over the peers' spread and
+    its own noise, and whether it is named (far by `rel_floor`, and beyond `threshold` or beyond its neighbours)."""
+    med, centre, scale, sign = where
+    own = float(noise) if math.isfinite(noise) and noise > 0 else 0.0
+    total = math.hypot(scale, own)
+    rel = v / med - 1.0
+    z = (y[i] - centre) / total if total > 0 and v > 0 else None
+    far = sign * rel >= params.rel_floor
+    beyond = far and _far_beyond(y, finite, i, own, sign, params)
+    outlier = far and (z is None or sign * z > params.threshold or beyond)
+    return DeviceScore(name, v, None if z is None else float(z), float(rel), bool(outlier), own or None, bool(beyond))
+
+
+def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln values of the devices that did work
+    """(centre, scale, how the scale was found) of the log values: the MAD's, small-sample corrected, or Qn's
+    where half the devices read alike (a MAD of 0 would make every other device infinitely far)."""
+    import numpy as np
+
+    centre = float(np.median(y))
+    mad = float(np.median(np.abs(y - centre)))
+    if mad >= params.mad_floor:
+        count = len(y)
+        return centre, _MAD_SMALL.get(count, count / (count - 0.8)) * mad / 0.6745, "mad"
+    qn = qn_scale(y.tolist())
+    return (centre, qn, "qn") if qn > 0 else (centre, 0.0, "relative-only")
+
+
+def _gap_named(y, finite, noise: Sequence[float], sign: float, params: OutlierParams) -> set[int]:  # y: ln values
+    """The devices set apart from the rest by a gap their peers' own spacing does not explain.
+
+    Peers spread +/-20% (a shared disk) scale a z-score so wide that a drive at 60% of its peers is within
+    3 of it; but the spread of healthy peers is a crowd, and a faulty drive stands off it. Sorted worst
+    first, the k-th gap times k (a normalized spacing) is close to exponential with one scale for every k
+    near the end of a normal or log-normal sample (and smaller near the end of a bounded one, such as a
+    uniform spread: the test only gets stricter there). So the gap below the j worst drives, times j, is
+    weighed against the mean of the next `gap_reference` normalized spacings: their ratio is F(2, 2m) under
+    no fault, and the j worst are named when it passes the (1 - alarm / gap_block) quantile, the gap is past
+    `rel_floor` and more than `threshold` standard errors of the two drives either side of it.
+    """
+    import numpy as np
+
+    if params.gap_alarm <= 0:
+        return set()
+    order = [int(i) for i in np.argsort(sign * -y) if finite[i]]  # worst first: lowest (or highest) ln value
+    w = sign * -y[order]
+    named: set[int] = set()
+    for j in range(1, params.gap_block + 1):
+        m = min(params.gap_reference, len(w) - j - 1)
+        if m < 2:
+            break
+        reference = sum(k * (w[k] - w[k - 1]) for k in range(j + 1, j + m + 1)) / m
+        gap = float(w[j] - w[j - 1])
+        cut = m * ((params.gap_alarm / params.gap_block) ** (-1.0 / m) - 1.0)  # F(2, 2m) upper quantile
+        own = math.hypot(noise[order[j - 1]], noise[order[j]])
+        if (
+            reference > 0
+            and j * gap / reference > cut
+            and gap > -math.log1p(-params.rel_floor)
+            and gap > params.threshold * own
+        ):
+            named |= set(order[:j])
+    return named
 
 
 def _far_beyond(y, finite, i: int, own: float, sign: float, params: OutlierParams) -> bool:  # y: ln values

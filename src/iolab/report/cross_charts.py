@@ -72,6 +72,17 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
         value_ax.plot(
             *zip(*failed, strict=True), linestyle="none", marker="x", color=MARK_COLOUR, label="a repeat failed"
         )
+    if history.outliers:
+        value_ax.plot(
+            [datetime.fromtimestamp(o.time, tz=UTC) for o in history.outliers],
+            [o.value / scale for o in history.outliers],
+            linestyle="none",
+            marker="o",
+            markersize=8,
+            markerfacecolor="none",
+            color=MARK_COLOUR,
+            label="outlier run",
+        )
     means = [(datetime.fromtimestamp(h.time, tz=UTC), h.mean / scale) for h in health if h.mean is not None]
     if means:
         value_ax.plot(*zip(*means, strict=True), color="#333333", linewidth=1.2, label="rolling mean")
@@ -80,6 +91,18 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
     value_ax.set_ylabel(label, fontsize="small")
     value_ax.set_ylim(bottom=0)
     value_ax.legend(fontsize="x-small", loc="lower left")
+    _cov_panel(history, health, cov_ax)
+    cov_ax.set_ylabel("rolling COV (%)", fontsize="small")
+    cov_ax.set_ylim(bottom=0)
+    cov_ax.set_xlabel("run time (UTC)")
+    for ax in (value_ax, cov_ax):
+        ax.grid(True, alpha=0.3)
+    fig.autofmt_xdate()
+    return fig
+
+
+def _cov_panel(history: SeriesHistory, health: Sequence[HealthPoint], cov_ax: Axes) -> None:
+    """The rolling COV against its target, each day's COV, and shading where the window had too few runs."""
     judged = [(datetime.fromtimestamp(h.time, tz=UTC), 100 * h.cov) for h in health if h.cov is not None]
     if judged:
         cov_ax.plot(*zip(*judged, strict=True), color="#333333", linewidth=1.2)
@@ -99,17 +122,12 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
         )
     if target is not None or days:
         cov_ax.legend(fontsize="x-small", loc="upper left")
+    from matplotlib.dates import date2num
+
     for h in health:
         if h.state == "insufficient":
-            at = datetime.fromtimestamp(h.time, tz=UTC)
+            at = float(date2num(datetime.fromtimestamp(h.time, tz=UTC)))  # the axis's dates as numbers
             cov_ax.axvline(at, color="#000000", alpha=0.05, linewidth=3)
-    cov_ax.set_ylabel("rolling COV (%)", fontsize="small")
-    cov_ax.set_ylim(bottom=0)
-    cov_ax.set_xlabel("run time (UTC)")
-    for ax in (value_ax, cov_ax):
-        ax.grid(True, alpha=0.3)
-    fig.autofmt_xdate()
-    return fig
 
 
 def _change_marks(history: SeriesHistory, value_ax: Axes) -> None:

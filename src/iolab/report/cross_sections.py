@@ -24,6 +24,7 @@ from iolab.report.wording import (
     health_line,
     notebook_line,
     older_line,
+    outlier_runs_line,
     series_title,
     verdict_cells,
 )
@@ -59,6 +60,8 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
         if history.failed_runs:
             facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))
         facts += [("change", change_line(c)) for c in history.changes] or [("change points", "none")]
+        if history.outliers:
+            facts.append(("outlier runs", outlier_runs_line(history.outliers, s.metric)))
         if history.days:
             facts.append(("per-day COV", daily_line(history.days, hp.params.cov_target)))
         facts += [(entry.kind, notebook_line(entry)) for entry in history.notebook]
@@ -66,7 +69,7 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
             f"{base}-series",
             f"{s.name}: every run, rolling mean and COV",
             history_chart(history, health),
-            "Dashed lines: change points (the first run of a new level); dash-dot lines: tags (#) and notes on runs; "
+            "Dashed lines: change points (the first run of a new level); open circles: outlier runs; dash-dot lines: tags (#) and notes on runs; "
             "dotted: the COV target; short bars: the COV of each day.",
         )
         sections.append(Section(base, series_title(s), "history", facts=tuple(facts), charts=present_charts(chart)))

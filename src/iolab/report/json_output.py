@@ -157,7 +157,7 @@ def history_json(histories: list[SeriesHistory]) -> str:
                     }
                     for c in h.changes
                 ],
-                "outlier_runs": [{"run": s.run_ids[i], "time": s.times[i], "value": s.values[i]} for i in h.outliers],
+                "outlier_runs": [asdict(o) for o in h.outliers],
                 "days": [asdict(day) for day in h.days],
                 "days_over_target": h.days_over_target,
                 "notebook": [

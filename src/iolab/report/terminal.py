@@ -22,7 +22,7 @@ from iolab.report.wording import (
     health_line,
     notebook_line,
     older_line,
-    outlier_line,
+    outlier_runs_line,
     series_title,
     side_text,
     verdict_cells,
@@ -183,7 +183,7 @@ def history_text(histories: list[SeriesHistory]) -> str:
         else:
             lines.append("  no change points")
         if h.outliers:
-            lines.append("  " + outlier_line(s, h.outliers))
+            lines.append("  outlier runs: " + outlier_runs_line(h.outliers, s.metric))
         if h.days and h.health is not None:
             lines.append("  " + daily_line(h.days, h.health.params.cov_target))
         if h.notebook:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Sequence
 
 from iolab.analysis.compare import Verdict
 from iolab.analysis.daily import DayCov
@@ -15,7 +16,7 @@ from iolab.analysis.history import HealthPoint
 from iolab.models.units import counted, duration, metric_value, p_value
 from iolab.models.workload import METRIC_LABELS, Series
 from iolab.views.comparison import ComparedWorkload, Comparison
-from iolab.views.history import LocatedChange
+from iolab.views.history import LocatedChange, OutlierRun
 from iolab.views.notebook import NotebookEntry
 
 DAYS_LISTED = 5  # days over the target named in a line; the rest are counted
@@ -114,12 +115,13 @@ def change_line(change: LocatedChange) -> str:
     return f"{head}; " + "; ".join(c.render() for c in change.host_changes)
 
 
-def outlier_line(s: Series, positions: list[int]) -> str:
-    """E.g. "outlier run: run 25 at 2026-01-03 14:00 (1.0 MB/s), left out of the change points"."""
-    runs = ", ".join(
-        f"run {s.run_ids[i]} at {when(s.times[i])} ({metric_value(s.metric, s.values[i])})" for i in positions
+def outlier_runs_line(outliers: Sequence[OutlierRun], metric: str) -> str:
+    """E.g. "run 4 (2026-03-02 10:00): 127 MB/s, -41% from the runs around it; run 90 ...": lone runs left out
+    of the change points, each a night worth a look (a busy host, a failing disk that came back)."""
+    return "; ".join(
+        f"run {o.run_id} ({when(o.time)}): {metric_value(metric, o.value)}, {o.relative:+.0%} from the runs around it"
+        for o in outliers
     )
-    return f"outlier {'run' if len(positions) == 1 else 'runs'}: {runs}, left out of the change points"
 
 
 def health_line(hp: HealthPoint, metric: str) -> str:

@@ -46,6 +46,17 @@ class LocatedChange:
     host_changes: list[Change] | None  # None when a snapshot is missing
 
 
+@dataclass(frozen=True)
+class OutlierRun:
+    """A lone run far off the level of the runs around it, which change points leave out rather than
+    take for a step (`analysis.history.outlier_runs`): worth a look of its own (a busy host, a failing disk)."""
+
+    run_id: int
+    time: float
+    value: float
+    relative: float  # value / the median of its neighbours - 1
+
+
 @dataclass
 class SeriesHistory:
     series: Series
@@ -54,7 +65,7 @@ class SeriesHistory:
     failed_runs: int
     notebook: list[NotebookEntry] = field(default_factory=list)  # its runs' tags and notes, oldest first
     days: list[DayCov] = field(default_factory=list)  # COV per local calendar day
-    outliers: list[int] = field(default_factory=list)  # positions in the series of its lone outlier runs
+    outliers: list[OutlierRun] = field(default_factory=list)  # lone outlier runs, oldest first
 
     @property
     def days_over_target(self) -> int:
@@ -90,14 +101,25 @@ def latest_health(series: Series, window_s: float, cov_target: float, min_runs: 
     return rolling_health(series.times[start:], series.values[start:], window_s, cov_target, min_runs)[-1]
 
 
-def _change_params(series: Series) -> ChangePointParams:
-    """Stricter on a long series: more runs, more chances of a false step."""
+def _params(series: Series) -> ChangePointParams:
+    """Stricter on a long series (more runs, more chances of a false step)."""
     return ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
 
 
 def series_change_points(series: Series) -> list[ChangePoint]:
     """The change points of a series' values; `history` and the Prometheus export name the same ones."""
-    return change_points(series.values, _change_params(series))
+    return change_points(series.values, _params(series))
+
+
+def series_outlier_runs(series: Series) -> list[OutlierRun]:
+    """The lone outlier runs of a series, each against the median of the two runs either side of it."""
+    values = series.values
+    out = []
+    for i in outlier_runs(values, _params(series)):
+        around = sorted(v for v in (*values[max(0, i - 2) : i], *values[i + 1 : i + 3]) if math.isfinite(v) and v)
+        middle = around[len(around) // 2] if around else float("nan")
+        out.append(OutlierRun(series.run_ids[i], series.times[i], values[i], values[i] / middle - 1.0))
+    return out
 
 
 HostDiffs = dict[tuple[int, int], list[Change] | None]
@@ -129,8 +151,7 @@ def series_history(
         located.append(LocatedChange(cp, pair[0], pair[1], series.times[cp.index], diffs[pair]))
     notebook = series_notebook(series, annotations_of(store, series.run_ids), indices)
     days = daily_cov(series.times, series.values, cov_target)
-    outliers = outlier_runs(series.values, _change_params(series))  # the runs the change points left out
-    return SeriesHistory(series, health, located, sum(series.failed), notebook, days, outliers)
+    return SeriesHistory(series, health, located, sum(series.failed), notebook, days, series_outlier_runs(series))
 
 
 def load_histories(

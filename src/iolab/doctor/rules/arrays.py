@@ -18,6 +18,7 @@ from iolab.analysis.scaling import ScalingReport, scaling_table
 from iolab.analysis.stopping import MIN_BATCHES as MIN_BATCH_SECONDS
 from iolab.doctor.derived import ArrayView, active_seconds
 from iolab.doctor.rule import Context, Rule, rule
+from iolab.doctor.rules.telemetry import busy_points
 from iolab.models import Finding, units
 from iolab.models.array_names import TOGETHER
 
@@ -64,18 +65,6 @@ def _noise(ctx: Context, view: ArrayView, label: str) -> dict[str, float]:
     return out
 
 
-def _busy(ctx: Context) -> dict[str, str]:
-    """Points during which something else used the host (TEL-INTERFERENCE's test), with what it was."""
-    busy = {}
-    for seen in ctx.interference:
-        cpu = seen.other_cpu_pct
-        parts = [f"other processes used {units.percent(cpu)} of a CPU"] if cpu is not None and seen.busy_cpu else []
-        parts += [f"others {('read', 'wrote')[i]} on {device}" for device, i in seen.busy_io()]
-        if parts:
-            busy[seen.point] = " and ".join(parts)
-    return busy
-
-
 def _point_of(view: ArrayView, label: str, device: str) -> str:
     """The point a device's figure in a view comes from."""
     return f"{view.workload}-{TOGETHER}" if label == "together" else view.points.get((device,), "")
@@ -98,17 +87,19 @@ def _method(report: OutlierReport) -> str:
     applies="array runs with at least 3 drives in a view (together or alone)",
     trigger="modified z-score of ln(bandwidth) below -4.5, its own noise (batch means of its seconds) counted with "
     "the peers' spread, and at least 5% below the array median; or below half of its slowest peer by more than "
-    "4.5 of its standard errors, whatever the spread. Info when only alone and the drive kept up together, when "
+    "4.5 of its standard errors, whatever the spread; or, with at most one other drive, set apart from its peers by "
+    "a gap their own spacing does not explain (normalized spacings, 3% nominal). Info when only alone and the drive kept up together, when "
     "the host was busy during its point (TEL-INTERFERENCE), or when its point was too short to know its noise",
     why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
     fix="Compare its PCIe link speed and width, NUMA node, firmware, SMART temperature and fill/TRIM state "
     "with its peers; re-run to see if it stays an outlier.",
     evidence="its bandwidth, the median, modified z, drives",
     source="Iglewicz and Hoaglin's modified z-score on a log scale; Rousseeuw and Croux's Qn when MAD is 0; "
-    "batch means for each point's standard error",
+    "normalized spacings at the end of a sample (exponential near a normal or log-normal tail); batch means for "
+    "each point's standard error",
 )
 def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
-    busy = _busy(ctx)
+    busy = busy_points(ctx)
     for view in ctx.arrays:
         reports = _outliers(ctx, view)
         for label, report in reports.items():
@@ -263,7 +254,7 @@ def scaling_drop(ctx: Context, r: Rule) -> Iterator[Finding]:
         if not report.evaluated:
             yield r.not_evaluated(report.reason, view.workload)
             continue
-        busy = _busy(ctx)
+        busy = busy_points(ctx)
         unknown = 0
         for drop in report.drops:
             noise = _relative_error(ctx, view, drop.larger, drop.smaller)

@@ -13,13 +13,20 @@ MIN_FIO_BYTES = 16 << 20
 SEEN_SHARE = 0.5
 
 
-def _unseen(ctx: Context, ddir: str) -> Iterator[tuple[str, int, float, tuple[str, ...]]]:
-    """(point, fio's bytes, devices' bytes, devices) where the devices moved under half of fio's bytes."""
+def _unseen(ctx: Context, r: Rule, ddir: str, verb: str, meaning: str) -> Iterator[Finding]:
+    """A finding for each point whose devices moved under half of the bytes fio says it moved in `ddir`
+    (`verb`: "read" or "wrote"; `meaning`: where the rest went)."""
     for traffic in ctx.traffic:
         fio = traffic.fio_bytes.get(ddir, 0)
         device = traffic.device_bytes.get(ddir, 0.0)
         if fio >= MIN_FIO_BYTES and device < SEEN_SHARE * fio:
-            yield traffic.point, fio, device, traffic.devices
+            devices = ", ".join(traffic.devices)
+            yield r.finding(
+                f"{traffic.point}: {verb} {units.size(fio)} but {devices} {verb} {units.size(device)} "
+                f"({device / fio:.0%}){meaning}",
+                traffic.point,
+                {f"fio {verb}": units.size(fio), f"device {verb}": units.size(device), "devices": devices},
+            )
 
 
 @rule(
@@ -38,13 +45,7 @@ def _unseen(ctx: Context, ddir: str) -> Iterator[tuple[str, int, float, tuple[st
     source="/proc/diskstats sectors read (kernel Documentation/admin-guide/iostats.rst) against fio's io_bytes",
 )
 def from_cache(ctx: Context, r: Rule) -> Iterator[Finding]:
-    for point, fio, device, devices in _unseen(ctx, "read"):
-        yield r.finding(
-            f"{point}: read {units.size(fio)} but {', '.join(devices)} read {units.size(device)} "
-            f"({device / fio:.0%}): served from memory",
-            point,
-            {"fio read": units.size(fio), "device read": units.size(device), "devices": ", ".join(devices)},
-        )
+    yield from _unseen(ctx, r, "read", "read", ": served from memory")
 
 
 @rule(
@@ -63,10 +64,4 @@ def from_cache(ctx: Context, r: Rule) -> Iterator[Finding]:
     source="/proc/diskstats sectors written (kernel Documentation/admin-guide/iostats.rst) against fio's io_bytes",
 )
 def writes_unseen(ctx: Context, r: Rule) -> Iterator[Finding]:
-    for point, fio, device, devices in _unseen(ctx, "write"):
-        yield r.finding(
-            f"{point}: wrote {units.size(fio)} but {', '.join(devices)} wrote {units.size(device)} "
-            f"({device / fio:.0%}) while it ran: left in memory",
-            point,
-            {"fio wrote": units.size(fio), "device wrote": units.size(device), "devices": ", ".join(devices)},
-        )
+    yield from _unseen(ctx, r, "write", "wrote", " while it ran: left in memory")
