@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -29,3 +30,12 @@ def assert_clean_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:
     lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
     assert 1 <= len(lines) <= 2, proc.stderr
     return proc.stderr
+
+
+def as_in_a_terminal() -> None:
+    """`preexec_fn` for a command a test interrupts with SIGINT: Ctrl-C reaches it as it reaches a foreground
+    command in a terminal. A test run started in the background by a non-interactive shell (`make test &`,
+    CI wrappers) ignores SIGINT, every process it starts inherits that, and Python then honours it (as a
+    background job should): the Ctrl-C the test sends would be lost, and the test would judge the harness."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.iolab_cli import iolab
+from tests.iolab_cli import as_in_a_terminal, iolab
 
 DATA = Path(__file__).parent.parent / "data" / "fio"
 FILES = 2000
@@ -40,6 +40,7 @@ def test_an_interrupted_import_keeps_its_batches_and_says_so(tmp_path):
         stderr=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
+        preexec_fn=as_in_a_terminal,
     )
     deadline = time.monotonic() + 120
     while _points(db) < 100 and proc.poll() is None and time.monotonic() < deadline:

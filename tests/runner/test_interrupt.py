@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.iolab_cli import iolab
+from tests.iolab_cli import as_in_a_terminal, iolab
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
@@ -38,6 +38,7 @@ def _start_run(target, runtime: str = "1") -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=as_in_a_terminal,
     )
 
 
