@@ -174,12 +174,14 @@ def test_subset_scaling_on_four_devices_prints_the_table():
                 "2",
                 "--ramp",
                 "0",
+                "-f",
+                "json",
             ]
             proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True, env=None)
             out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    scaling = out[out.index("Scaling") :]
-    rows = [line.split("│")[1:-1] for line in scaling.splitlines() if line.startswith("│")]
+    (scaling,) = [t for t in json.loads(out)["tables"] if t["kind"] == "scaling"]  # the table as every format shows it
+    rows = [row["cells"] for row in scaling["rows"]]
     assert [int(r[0]) for r in rows] == [1, 2, 4]
     for count, aggregate, efficiency in ((int(r[0]), float(r[1].replace(",", "")), r[3]) for r in rows):
         assert efficiency.strip().endswith("%")
