@@ -62,18 +62,22 @@ def probe(
 
 def _print_snapshot(snapshot: Snapshot) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from iolab.models.host_settings import describe
 
     console = Console()
-    console.print(f"[bold]{snapshot.hostname}[/bold]  {snapshot.os_name}  kernel {snapshot.kernel}")
     console.print(
-        f"CPU {snapshot.cpu_model} ({snapshot.cpus_online} online, {len(snapshot.numa_nodes)} NUMA node(s)); "
-        f"RAM {(snapshot.mem_total_bytes or 0) / 2**30:.1f} GiB; governors "
-        f"{sorted(set(snapshot.governors.values())) or 'n/a'}; IOMMU {snapshot.iommu_units or 'off/absent'}"
+        f"[bold]{escape(str(snapshot.hostname))}[/bold]  {escape(str(snapshot.os_name))}  kernel {escape(str(snapshot.kernel))}"
     )
-    console.print(f"cmdline: {snapshot.cmdline}", highlight=False)
+    governors = ", ".join(sorted(set(snapshot.governors.values()))) or "n/a"
+    console.print(
+        f"CPU {escape(str(snapshot.cpu_model))} ({snapshot.cpus_online} online, {len(snapshot.numa_nodes)} NUMA node(s)); "
+        f"RAM {(snapshot.mem_total_bytes or 0) / 2**30:.1f} GiB; governors "
+        f"{escape(governors)}; IOMMU {escape(str(snapshot.iommu_units or 'off/absent'))}"
+    )
+    console.print(f"cmdline: {escape(str(snapshot.cmdline))}", highlight=False)
     table = Table("device", "model", "size", "rot", "sched", "wbt", "ra KiB", "PCIe now / max", "NUMA", "SMART")
     for d in snapshot.devices:
         link = f"{d.pcie.describe()} / {d.pcie.describe(False)}" if d.pcie and d.pcie.current_gts else "-"
@@ -93,14 +97,16 @@ def _print_snapshot(snapshot: Snapshot) -> None:
     console.print(table)
     for d in snapshot.devices:  # every setting a plan's [host] can sweep, as the probe read it
         if d.host_settings:
-            console.print(f"{d.name} queue: {describe(d.host_settings)}", highlight=False)
+            console.print(f"{d.name} queue: {describe(d.host_settings)}", markup=False, highlight=False)
     fs_table = Table("mount", "type", "source", "used", "options")
     for f in snapshot.filesystems:
         used = f"{f.used_percent:.0f}%" if f.used_percent is not None else "-"
         fs_table.add_row(f.mount_point, f.fs_type, f.source, used, ",".join(dict.fromkeys(f.options)))
     console.print(fs_table)
     for target in snapshot.targets:
-        console.print(f"target {target.path}: device {target.device}, mount {target.mount_point} ({target.fs_type})")
+        console.print(
+            f"target {target.path}: device {target.device}, mount {target.mount_point} ({target.fs_type})", markup=False
+        )
 
 
 @app.command()

@@ -189,6 +189,7 @@ def run(
 ) -> None:
     """Run a preset or plan: the quick preset by default (sequential and random read/write, QD1 latency, about a minute)."""
     from rich.console import Console
+    from rich.markup import escape
 
     from iolab.cli.output import chosen, emit
     from iolab.errors import RunFailed
@@ -241,7 +242,7 @@ def run(
         _write_run_report(store, outcome.run_id, err, quiet)
     if not quiet:
         for note in outcome.notes:
-            err.print(f"[yellow]note:[/yellow] {note}")
+            err.print(f"[yellow]note:[/yellow] {escape(note)}")
     else:  # a run merged into an older one, files left behind, a server's error: never unsaid, even for cron
         if outcome.resumed:
             err.print(
@@ -338,6 +339,8 @@ def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> lis
 
 
 def _print_dry_run(request: RunRequest, console: Console) -> None:
+    from rich.markup import escape
+
     from iolab.runner.dryrun import dry_run
 
     plan = dry_run(request)
@@ -350,7 +353,7 @@ def _print_dry_run(request: RunRequest, console: Console) -> None:
         options = " ".join(f"{k}={v}" for k, v in {**point.options, **point.host_settings}.items())
         console.print(f"  {point.name}{rep} on {where}: {options}", markup=False, highlight=False)
     for line in plan.notes + plan.open_ended:
-        console.print(f"[yellow]note:[/yellow] {line}")
+        console.print(f"[yellow]note:[/yellow] {escape(line)}")
     for line in plan.writes or ["nothing: reads only"]:
         console.print(f"writes: {line}", markup=False, highlight=False)
     for line in plan.manifest.lines():
@@ -444,11 +447,11 @@ def clean(
     console = Console(highlight=False, soft_wrap=True)
     verb = "would remove" if dry_run else "removed"
     for line in settings:
-        console.print(line)
+        console.print(line, markup=False)
     for path in done.removed:
-        console.print(f"{verb} {path}")
+        console.print(f"{verb} {path}", markup=False)
     for line in done.kept_notes():
-        console.print(line)
+        console.print(line, markup=False)
     if not done.removed and not done.kept and not settings:
         console.print("nothing to clean: no scratch or host settings left by killed runs")
 

@@ -75,7 +75,8 @@ def render_findings(findings: Sequence[Finding], console: Console, verbose: bool
     if hidden:
         rules = ", ".join(f"{g[0].rule_id} ({1 + len(also(g))})" for g in hidden)
         console.print(
-            f"[dim]{len(hidden)} more headline(s): {rules}{'; ' + more if more else ''}[/dim]", highlight=False
+            f"[dim]{len(hidden)} more headline(s): {escape(rules + ('; ' + more if more else ''))}[/dim]",
+            highlight=False,
         )
     if not verbose:
         _not_listed([f for f in triggered if f not in listed], skipped, console, more)
@@ -88,7 +89,7 @@ def _not_evaluated(skipped: Sequence[Finding], console: Console) -> None:
     console.print(f"\n[dim]Not evaluated ({len(skipped)}):[/dim]")
     for finding in skipped:
         reason = finding.title.removeprefix("not evaluated: ")
-        console.print(f"  [dim]{finding.rule_id}: {escape(reason)}[/dim]", highlight=False)
+        console.print(f"  [dim]{escape(finding.rule_id + ': ' + reason)}[/dim]", highlight=False)
 
 
 def _not_listed(context: Sequence[Finding], skipped: Sequence[Finding], console: Console, more: str) -> None:
@@ -97,7 +98,7 @@ def _not_listed(context: Sequence[Finding], skipped: Sequence[Finding], console:
         return
     rules = ", ".join(sorted({f.rule_id for f in context}))
     counted = f"{len(context)} info" + (f" ({rules})" if rules else "") + f" and {len(skipped)} not evaluated"
-    console.print(f"[dim]not listed: {counted}{'; ' + more if more else ''}[/dim]", highlight=False)
+    console.print(f"[dim]not listed: {escape(counted + ('; ' + more if more else ''))}[/dim]", highlight=False)
 
 
 def _render_group(group: list[Finding], console: Console) -> None:
@@ -110,7 +111,7 @@ def _render_group(group: list[Finding], console: Console) -> None:
         if not finding.subject or finding.subject in finding.title
         else f"{finding.subject}: {finding.title}"
     )
-    console.print(f"[{style}]{label:<8}[/{style}] [bold]{finding.rule_id}[/bold]  {escape(title)}{likely}")
+    console.print(f"[{style}]{label:<8}[/{style}] [bold]{escape(finding.rule_id)}[/bold]  {escape(title)}{likely}")
     if finding.evidence:
         shown = "; ".join(f"{k}={v}" for k, v in finding.evidence.items())
         console.print(f"         evidence: {escape(shown)}", highlight=False)

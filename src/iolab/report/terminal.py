@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from rich.console import Console, JustifyMethod
+from rich.markup import escape
 from rich.table import Table
 
 from iolab.models import Point, Result, Run, units
@@ -104,21 +105,22 @@ class ConsoleProgress:
         seconds = sum(p.expected_seconds for p in points)
         self.remaining = seconds
         planned = f": {len(points)} points, about {seconds:.0f} s of fio time" if points else ""
-        self.console.print(f"[bold]Run {run_id}[/bold]{planned}")
+        self.console.print(f"[bold]Run {run_id}[/bold]{escape(planned)}")
         for note in notes:
-            self.console.print(f"  [yellow]note:[/yellow] {note}")
+            self.console.print(f"  [yellow]note:[/yellow] {escape(note)}")
 
     def phase(self, message: str) -> None:
-        self.console.print(f"  {message} …")
+        self.console.print(f"  {message} …", markup=False)
 
     def point_started(self, index: int, total: int, point: Point) -> None:
         eta = f", about {units.duration(self.remaining)} left" if self.remaining > 0 else ""
-        self.console.print(f"  [{index}/{total}] {point.name} ({_workload(point)}) on {point.target.path}{eta} …")
+        where = f"{point.name} ({_workload(point)}) on {point.target.path}{eta}"
+        self.console.print(f"  [{index}/{total}] {escape(where)} …")
         self.remaining = max(0.0, self.remaining - point.expected_seconds)
 
     def point_finished(self, index: int, total: int, point: Point, result: Result | None, error: str) -> None:
         if error:
-            self.console.print(f"  [{index}/{total}] [red]failed:[/red] {error}")
+            self.console.print(f"  [{index}/{total}] [red]failed:[/red] {escape(error)}")
             return
         assert result is not None
         operation = point.job.operation
@@ -195,8 +197,6 @@ def history_text(histories: list[SeriesHistory]) -> str:
 
 def print_headline(report: RunReport, console: Console) -> None:
     """A run's answer, one line a figure (`views.headline`): what a page of it opens with."""
-    from rich.markup import escape
-
     for figure in report.headline:
         console.print(f"  [bold]{escape(headline_line(figure))}[/bold]", soft_wrap=True, highlight=False)
 
@@ -204,7 +204,6 @@ def print_headline(report: RunReport, console: Console) -> None:
 def notebook_table(table: NotebookTable) -> Table:
     """One of a run's tables as Rich lays it out: numeric columns right-aligned, failed rows red."""
     from rich import box
-    from rich.markup import escape
 
     shown = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for column in table.columns:
@@ -217,8 +216,6 @@ def notebook_table(table: NotebookTable) -> Table:
 def print_report(report: RunReport, console: Console, verbose: bool = False) -> None:
     """One run answer first: its title, headline figures and the findings that matter, then each table
     under its fixed parameters (an array's devices and scaling, its hosts included), then what ran where."""
-    from rich.markup import escape
-
     from iolab.report.findings import render_findings
 
     console.print(f"[bold]{escape(report.title)}[/bold]")
@@ -243,8 +240,6 @@ def print_report(report: RunReport, console: Console, verbose: bool = False) -> 
 
 def print_run_reports(reports: Sequence[RunReport], console: Console, verbose: bool = False) -> None:
     """Each run's report, then the units note once."""
-    from rich.markup import escape
-
     for report in reports:
         print_report(report, console, verbose)
     console.print(f"[dim]{escape(UNITS_NOTE)}[/dim]")
@@ -252,8 +247,6 @@ def print_run_reports(reports: Sequence[RunReport], console: Console, verbose: b
 
 def print_runs(views: Sequence[RunView], console: Console, verbose: bool = False) -> None:
     """Each run's report and the A/B of a host setting it made, then the units note once."""
-    from rich.markup import escape
-
     for view in views:
         print_report(view.report, console, verbose)
         for comparison in view.comparisons:
