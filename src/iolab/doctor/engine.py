@@ -58,9 +58,10 @@ def diagnose(
     and target; result rules read each Result. RAM for data-set checks comes
     from the snapshot unless given.
     """
-    jobs = [JobView.from_point(point, result) for point, result in runs]
+    jobs = [JobView.from_point(point, result, str(number)) for number, (point, result) in enumerate(runs)]
     mem = mem_total_bytes or (snapshot.mem_total_bytes if snapshot else None)
-    return evaluate(Context(snapshot=snapshot, jobs=jobs, mem_total_bytes=mem))
+    findings = evaluate(Context(snapshot=snapshot, jobs=jobs, mem_total_bytes=mem))
+    return findings + _misquoted(findings, {job.key: job.result for job in jobs if job.result is not None})
 
 
 def diagnose_run(material: RunMaterial) -> list[Finding]:

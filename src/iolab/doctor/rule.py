@@ -63,8 +63,8 @@ class JobView:
 
     @classmethod
     def from_point(cls, point: Point, result: Result | None, key: str = "") -> JobView:
-        """`key` names the point for quotes: its stored id where there is one (two imported outputs of one
-        job can share a `Point.key`), else its `Point.key`."""
+        """`key` names the point for quotes: its stored id, or its place among the points judged (two imported
+        outputs of one job can share a `Point.key`); its `Point.key` when none is given."""
         key = key or point.key
         options = dict(point.options)
         if point.job.is_metadata:  # its job file names a directory inside the target, no file, size or direct
