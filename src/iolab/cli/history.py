@@ -44,6 +44,18 @@ def _fraction(text: str, option: str) -> float:
     return value
 
 
+def _floor(text: str) -> float:
+    """--noise-floor as 1% or 0.01: 0 (any change the CI shows) up to below the 5% equivalence margin."""
+    from iolab.analysis.compare import CompareParams
+
+    if text.strip() in ("0", "0%"):
+        return 0.0
+    value = _fraction(text, "--noise-floor")
+    if value >= CompareParams().equivalence_margin:
+        raise UserError(f"--noise-floor {text!r} must be below the {CompareParams().equivalence_margin:.0%} margin")
+    return value
+
+
 @app.command()
 def compare(
     selection_a: Annotated[
@@ -78,6 +90,14 @@ def compare(
             help="Exit 1 when a workload is slower by more than PCT (e.g. 5%), with a verdict that holds statistically.",
         ),
     ] = None,
+    noise_floor: Annotated[
+        str,
+        typer.Option(
+            "--noise-floor",
+            metavar="PCT",
+            help="Call B faster or slower only when the whole 95% CI of the change lies beyond this (default 1%).",
+        ),
+    ] = "1%",
     html: Annotated[
         Path | None,
         typer.Option(
@@ -97,6 +117,7 @@ def compare(
     """
     from rich.console import Console
 
+    from iolab.analysis.compare import CompareParams
     from iolab.cli.output import chosen, emit
     from iolab.report.formats import renderer
     from iolab.store.db import open_store
@@ -107,6 +128,7 @@ def compare(
     shown = chosen(fmt, as_json)
     renderer(shown, "comparison")  # a format compare cannot write is refused before the runs are read
     threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
+    floor = _floor(noise_floor)
     narrow = window(since, until)
     store = open_store(for_reading=True)
     (spec_a, within_a), (spec_b, within_b) = split_group(selection_a), split_group(selection_b)
@@ -121,7 +143,8 @@ def compare(
         )
     warn_unreadable(store, sorted({*runs_a, *runs_b}))
     label_a, label_b = (f"{text} ({narrow.text})" if narrow else text for text in (selection_a, selection_b))
-    result = compare_runs(store, label_a, runs_a, label_b, runs_b, within=(within_a, within_b))
+    params = CompareParams(noise_floor=floor)
+    result = compare_runs(store, label_a, runs_a, label_b, runs_b, params, within=(within_a, within_b))
     if not result.rows:
         raise UserError(
             f"{label_a} and {label_b} have no workload in common (same name, options and target): nothing to compare"
