@@ -82,8 +82,8 @@ def test_dip_applied_mid_run_is_found_with_its_onset_and_depth(tmp_path):
     with loop_devices(1) as (dev,), blkio_cgroup() as cgroup:
         cgroup.set_read_bps(dev.major_minor, DRIVE_BPS)
         with Sampler([dev.name], interfaces=[]) as sampler:
-            fio = cgroup.popen(fio_read_argv([dev], 20, str(tmp_path / "dip.json")), stderr=subprocess.PIPE)
-            time.sleep(8)
+            fio = cgroup.popen(fio_read_argv([dev], 14, str(tmp_path / "dip.json")), stderr=subprocess.PIPE)
+            time.sleep(5)
             cgroup.set_read_bps(dev.major_minor, low_bps)
             applied_onset = sampler.elapsed_ms() / 1000
             time.sleep(4)
