@@ -58,6 +58,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "startup.py": ("startup.json", None),
     "stopping_coverage.py": ("stopping_coverage.json", None),
     "stopping_fall.py": ("stopping_fall.json", throttle_skip_reason),
+    "stopping_flat.py": ("stopping_flat.json", None),
     "stopping_quick.py": ("stopping_quick_ram.json", loop_skip_reason),
     "stopping_replay.py": ("stopping_replay.json", None),
     "stopping_sweeps.py": ("stopping_sweeps.json", loop_skip_reason),
