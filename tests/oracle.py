@@ -356,11 +356,20 @@ def check_rows(rates: dict[tuple[int, str], dict[str, float]], rows: list[ShownR
                     m = sum(logs) / n
                     var = sum((x - m) ** 2 for x in logs) / (n - 1)
                     half = T975[n - 1] * math.sqrt(var / n + var**2 / (2 * (n - 1)))
-                    # the table's t quantile is the exact one; this one has 4 digits
-                    checks += [
-                        ("95% low", low, math.exp(m + var / 2 - half)),
-                        ("95% high", high, math.exp(m + var / 2 + half)),
-                    ]
+                    # the table's t quantile is the exact one; this one has 4 digits. An interval spanning
+                    # more than 100x is shown with no ends ("too wide"); near that edge the 4 digits decide
+                    span = 2 * half - math.log(100)
+                    if span > 1e-3 * 2 * half:
+                        report.figures += 2
+                        if low is not None or high is not None:
+                            report.disagreements.append(
+                                f"{row.where} {row.ddir} {name} 95%: shown {low} – {high}, expected too wide"
+                            )
+                    elif span < -1e-3 * 2 * half:
+                        checks += [
+                            ("95% low", low, math.exp(m + var / 2 - half)),
+                            ("95% high", high, math.exp(m + var / 2 + half)),
+                        ]
             for what, held, recomputed in checks:
                 report.figures += 1
                 tolerance = 1e-3 if what.startswith("95%") else REL

@@ -117,3 +117,26 @@ def test_the_terminal_report_opens_with_the_answer_then_the_findings_that_matter
     marks = _order(text, lines[0], lines[-1], "FIO-DIRECT", "Table 1.1")
     assert marks == sorted(marks)
     assert "FIO-RAMP said something" not in text  # information is counted, not listed, as after a run
+
+
+def test_repeats_too_far_apart_say_their_interval_is_too_wide_in_the_headline_and_the_cell():
+    """A repeat that nearly stalled (a thousandth of the other's rate): the log-scale interval would span
+    orders of magnitude, so neither the headline nor the table gives it ends, and the headline does not
+    fall back to one run's own within-run interval either."""
+    from dataclasses import replace
+
+    records, samples = _records(2)
+    slowed = []
+    for record in records:
+        if record.point.repeat == 1 and record.result is not None:
+            directions = {
+                name: replace(d, bw_bytes=d.bw_bytes / 1000, iops=d.iops / 1000, io_bytes=d.io_bytes // 1000)
+                for name, d in record.result.directions.items()
+            }
+            record = replace(record, result=replace(record.result, directions=directions))
+        slowed.append(record)
+    report = build_report(RUN, slowed, samples, findings=FINDINGS)
+    rates = [h for h in report.headline if h.key != "lat_mean_ns"]
+    assert rates and all(h.interval == "(95% CI too wide to say, 2 runs far apart)" for h in rates), rates
+    cells = [c for t in report.tables for r in t.rows for c in r.cells if c.startswith("too wide")]
+    assert cells, "no table cell says its interval is too wide"

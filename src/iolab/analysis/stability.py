@@ -26,6 +26,16 @@ class Stability:
     cov: float | None
     ci95_low: float | None
     ci95_high: float | None
+    # the repeats disagree so much that the interval spans more than MAX_RATE_INTERVAL_SPAN (its ends None)
+    ci95_too_wide: bool = False
+
+
+# A rate's interval whose high end is more than this many times its low end says nothing a reader can use:
+# two repeats at 100 and 50 MB/s give Cox's interval 1.6 - 11,000 MB/s (t = 12.7 at one degree of freedom),
+# and a repeat that nearly stalled gave an upper end of 1.2e44 bytes/s in a table. Such an interval is
+# reported as too wide, with no ends, so no table, export or headline carries it as a figure. Two repeats up
+# to about 45% apart, or three up to about 2x, still get theirs.
+MAX_RATE_INTERVAL_SPAN = 100.0
 
 
 def t975(df: int) -> float:
@@ -56,7 +66,8 @@ def summarize_rate(values: Sequence[float]) -> Stability:
     Cox's interval for the mean of a log-normal quantity: exp(m + s²/2 ± t·sqrt(s²/n + s⁴/(2(n-1)))), with
     m and s the mean and sample stddev of the logs. Rates' noise is multiplicative, and this interval is
     around the arithmetic mean the table shows, not the geometric mean. A zero or negative value (a failed
-    point) leaves the t interval: there is no log scale for it.
+    point) leaves the t interval: there is no log scale for it. An interval spanning more than
+    `MAX_RATE_INTERVAL_SPAN` has no ends, only `ci95_too_wide`.
     """
     stats = summarize(values)
     if stats.n < 2 or any(v <= 0 for v in values):
@@ -65,9 +76,10 @@ def summarize_rate(values: Sequence[float]) -> Stability:
     m = math.fsum(logs) / stats.n
     var = math.fsum((x - m) ** 2 for x in logs) / (stats.n - 1)
     half = t975(stats.n - 1) * math.sqrt(var / stats.n + var**2 / (2 * (stats.n - 1)))
+    if 2 * half > math.log(MAX_RATE_INTERVAL_SPAN):
+        return replace(stats, ci95_low=None, ci95_high=None, ci95_too_wide=True)
     centre = m + var / 2
-    # exp() past 709 overflows a float: an upper bound that large (two wildly different repeats) says "unknown".
-    return replace(stats, ci95_low=math.exp(centre - half), ci95_high=math.exp(min(centre + half, 709.0)))
+    return replace(stats, ci95_low=math.exp(centre - half), ci95_high=math.exp(centre + half))
 
 
 @dataclass(frozen=True)

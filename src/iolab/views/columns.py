@@ -192,7 +192,10 @@ def spread(stats: Stability | None, fmt: Callable[[float], str], with_cov: bool 
 
 
 def ci_text(stats: Stability | None, fmt: Callable[[float], str]) -> str:
-    """The 95% confidence interval of the mean (Student's t), or "-" with fewer than two repeats."""
+    """The 95% confidence interval of the mean (Student's t), "-" with fewer than two repeats, or "too wide"
+    when the repeats disagree so much that it would span more than `MAX_RATE_INTERVAL_SPAN`."""
+    if stats is not None and stats.ci95_too_wide:
+        return f"too wide to say ({stats.n} repeats far apart)"
     if stats is None or stats.ci95_low is None or stats.ci95_high is None:
         return "-"
     problem = interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True)

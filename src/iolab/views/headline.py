@@ -128,6 +128,8 @@ def _with_interval(
     if stats.n >= 2 and stats.ci95_low is not None and stats.ci95_high is not None:
         text = f"(95% CI {fmt(stats.ci95_low)} – {fmt(stats.ci95_high)}, {stats.n} runs)"
         return replace(figure, interval=text)
+    if stats.ci95_too_wide:  # repeats far apart: no interval, and not one run's own either
+        return replace(figure, interval=f"(95% CI too wide to say, {stats.n} runs far apart)")
     row = tables[figure.table].rows[figure.row]
     relative = None if figure.key == "lat_mean_ns" else _within_run(row, samples)
     text = ONE_RUN if relative is None else f"±{units.percent(100 * relative)} (95%, within the run)"
