@@ -172,6 +172,8 @@ def test_subset_scaling_on_four_devices_prints_the_table():
                 "run",
                 "--devices",
                 ",".join(d.path for d in devices),
+                "--array-modes",
+                "scaling",
                 "--runtime",
                 "2",
                 "--ramp",
