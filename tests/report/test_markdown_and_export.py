@@ -56,6 +56,8 @@ def test_markdown_tables_parse_with_one_cell_per_column(qd_sweep, bs_sweep):
     assert [_cells(row)[0] for row in qd_rows] == ["1", "2", "4"]
     assert all("±" in _cells(row)[1] and _cells(row)[1].endswith("%)") for row in qd_rows)
     for row in qd_rows:  # the interval brackets the mean
+        if _cells(row)[2] == "too wide to say (2 repeats far apart)":  # when is held in tests/report/test_tables.py
+            continue
         low, high = (float(v.replace(",", "")) for v in _cells(row)[2].split(" – "))
         mean = float(_cells(row)[1].split(" ±")[0].replace(",", ""))
         assert low <= mean <= high
