@@ -224,7 +224,7 @@ def calibration_arrays(results: Results) -> str:
         "| rule | false alarms on clean arrays | recall on its fault |",
         "|---|---|---|",
         f"| ARR-OUTLIER | {_pct(held['false_alarms']['ARR-OUTLIER'])}; arrays whose peers spread normally: "
-        f"{held['normal_spread_false_alarms']:.1%} | one or two drives at 20-70% of their own level, every one "
+        f"{held['normal_spread_false_alarms']:.2%} | one or two drives at 20-70% of their own level, every one "
         f"named: {_pct(held['recall']['slow'])}; a drive at or below 60% of its peers' median: "
         f"**{_pct(held['recall_drive_at_most_60pct_of_peers'])}** |",
         f"| ARR-SHARED-PATH | {_pct(held['false_alarms']['ARR-SHARED-PATH'])} | - |",
@@ -236,7 +236,7 @@ def calibration_arrays(results: Results) -> str:
         "",
         "A drive at or below 60% of its peers' median, by peer spread: "
         + by_spread(held, "recall_drive_at_most_60pct_of_peers_by_spread")
-        + "; alone in its array: "
+        + "; the only slow drive of its array: "
         + by_spread(held, "recall_lone_drive_at_most_60pct_of_peers_by_spread")
         + "; in arrays of 8 drives or more: "
         + by_spread(held, "recall_drive_at_most_60pct_of_peers_8_drives_or_more_by_spread")

@@ -410,7 +410,7 @@ def print_figures(name: str, figures: dict) -> None:
         print(f"  recall {fault:11s} {r['hits']:5d} of {r['of']} ({r['rate']:.2%})")
     for label, key in (
         ("drives at or below 60% of their peers' median", "recall_drive_at_most_60pct_of_peers_by_spread"),
-        ("  of them alone in their array", "recall_lone_drive_at_most_60pct_of_peers_by_spread"),
+        ("  of them the only slow drive of their array", "recall_lone_drive_at_most_60pct_of_peers_by_spread"),
         ("  of them in arrays of 8 drives or more", "recall_drive_at_most_60pct_of_peers_8_drives_or_more_by_spread"),
         (
             "cases, every drive at or below 60% of its own level",
