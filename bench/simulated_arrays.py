@@ -24,13 +24,22 @@ Recall: a fault case whose planted drive (or, for scaling, the array) the rule
 names at warning or above. Every case checks the rules it counts were
 evaluated (no "not evaluated" finding; series long enough to judge).
 
-Method parameters are chosen on the even seeds (`choose`: the outlier
-rule's z cut, its gap test's alarm share, also held to arrays whose peers
-spread normally, and the step rule's alarm share) and every figure is
-reported on the odd seeds, which nothing was tuned on.
+Recall of a slow drive is counted two ways: per case at or below 60% of
+the drive's own level (the figure before issue 33's re-measure; every
+planted drive of the case named), and per drive at or below 60% of its
+peers' median (the healthy drives' true levels), what "60% of its peers"
+says; both by the peers' spread.
 
-    python bench/simulated_arrays.py [--cases 2000] [--seed 33] [--out PATH]
-    python bench/simulated_arrays.py --cases 40 --out /tmp/x.json   # the smoke size the suite runs
+Method parameters are chosen on the even positions of --seed .. --seed +
+--cases (`choose`: the outlier rule's z cut and leave-out test's alarm share
+together, held to the training arrays' false alarms and to arrays whose
+peers spread normally, then the step rule's alarm share). The odd positions
+were looked at while the method was worked on (issue 33), so they are a
+second check ("validation"); the figures are reported on a fresh range,
+--held-out-seed (200000) .. + --cases / 2, drawn once the method was fixed.
+
+    python bench/simulated_arrays.py [--cases 2000] [--seed 33] [--held-out-seed 200000] [--out PATH]
+    python bench/simulated_arrays.py --smoke   # the smoke size the suite runs
 """
 
 from __future__ import annotations
@@ -67,11 +76,14 @@ FOUND_BY = {
 }
 SERIOUS = (Severity.WARNING, Severity.CRITICAL)
 BASE = 500e6  # bytes/s of a drive
-THRESHOLDS = (3.0, 3.5, 4.0, 4.5)  # the outlier rule's z cut, most sensitive first
-GAP_ALARMS = (0.1, 0.03, 0.01, 0.003)  # the gap test's alarm share, most sensitive first
+THRESHOLDS = (4.5, 6.0, 8.0)  # the outlier rule's z cut, most sensitive first
+LOO_ALARMS = (0.02, 0.01, 0.007, 0.005)  # the leave-out test's alarm share, most sensitive first
 STEP_ALARMS = (0.01, 0.003, 0.001, 0.0003, 0.0001)  # the step rule's alarm share, most sensitive first
-GAP_TRAIN_ALARMS = 0.01  # the outlier rule's false alarms the gap test may bring the training half to
-GAP_NORMAL_ALARMS = 0.01  # the gap test's own false alarms on normally spread arrays (the 1% goal)
+OUTLIER_ALARMS = 0.01  # the outlier rule's false alarms on the training half and on normally spread arrays
+# The fresh held-out seeds start here, far from any --seed .. --seed + --cases used. Not 100,000: a run of
+# `--cases 16` whose fresh set defaulted to 1,000 seeds scored 100,000 .. 100,999 once while the method was
+# worked on (its z cut and leave-out alarm were chosen on 8 arrays); nothing was chosen on it, but it was seen.
+FRESH_SEED = 200_000
 SET_SIZES = (1, 2, 4, 8, 16, 32)  # the first 1, 2, 4 ... drives together, as `iolab run --devices` measures
 TRAIN_ALARMS = 0.005
 
@@ -240,25 +252,53 @@ def rate(hits: int, total: int) -> dict:
 
 def normal_spread_alarms(params: OutlierParams, cases: int = 2000) -> float:
     """Share of clean arrays (4 to 32 drives) whose drives' levels spread normally on a log scale, with the
-    standard deviation of the corpus's widest uniform spread (40%), in which the gap test names a drive.
-    The corpus draws bounded (uniform) spreads, whose ends have no stragglers; a cut chosen on those alone
-    could rely on that, so the gap test's alarm share is held to this check as well."""
+    standard deviation of the corpus's widest uniform spread (40%), in which the outlier test names a drive
+    (every test of `find_outliers`, no noise known). The corpus draws bounded (uniform) spreads, whose ends
+    have no stragglers; a cut chosen on those alone could rely on that, so the choice is held to this too."""
     rng = np.random.default_rng(33)
     sd = math.log1p(0.4) / 2 / math.sqrt(3)
     alarms = 0
     for _ in range(cases):
         y = rng.normal(0.0, sd, int(rng.integers(4, 33)))
         values = {f"d{i}": BASE * math.exp(v) for i, v in enumerate(y)}
-        alarms += bool(find_outliers(values, replace(params, threshold=1e9)).outliers)  # the gap test alone
+        alarms += bool(find_outliers(values, params).outliers)
     return alarms / cases
 
 
+def spread_bin(array: Array) -> str:
+    low = min(int(array.spread * 10), 3) * 10
+    return f"spread {low}-{low + 10}%"
+
+
+def slow_drives(clean: Array, twin: Array) -> dict[int, float]:
+    """Each planted slow drive's level over the median of the healthy drives' true levels."""
+    slow = twin.faults["slow"]
+    median = float(np.median([clean.levels[i] for i in range(clean.n) if i not in slow]))
+    return {d: float(clean.levels[d] * f / median) for d, f in slow.items()}
+
+
+def drive_recall(cases: list[tuple[Array, dict]]) -> dict[str, list[int]]:
+    """Per drive at or below 60% of its peers' median, by spread bin: [named, drives] (given each slow twin
+    with its ARR-OUTLIER subjects)."""
+    bins: dict[str, list[int]] = {}
+    for twin, (clean, hits) in cases:
+        for d, ratio in slow_drives(clean, twin).items():
+            if ratio <= 0.6:
+                b = bins.setdefault(spread_bin(clean), [0, 0])
+                b[0] += f"d{d}" in hits
+                b[1] += 1
+    return dict(sorted(bins.items()))
+
+
 def choose(train: list[int], rules, normal_cases: int = 2000) -> tuple[Method, dict]:
-    """Each parameter on the training half, in turn: the z cut (the smallest whose outlier false alarms stay
-    under TRAIN_ALARMS), then the gap test's alarm share (the largest whose outlier false alarms stay under
-    GAP_TRAIN_ALARMS and whose normally spread arrays stay under GAP_NORMAL_ALARMS), then the step rule's
-    (the largest whose false steps stay under TRAIN_ALARMS). Each case's material is drawn once."""
+    """The outlier rule's z cut and leave-out alarm share together, then the step rule's alarm share, on the
+    training half. Outlier: of the pairs whose training false alarms and normally spread arrays' alarms stay
+    under OUTLIER_ALARMS, the one naming the most drives at or below 60% of their peers in its worst spread
+    bin (then in all; ties to the later, more conservative, pair). Step: the largest alarm share whose false
+    steps stay under TRAIN_ALARMS. Each case's material is drawn once."""
     contexts = [(seed, context(draw(seed))) for seed in train]
+    twins = [(seed, plant(draw(seed), "slow")) for seed in train]
+    twin_contexts = [(seed, twin, context(twin)) for seed, twin in twins]
     outlier_rules = [r for r in rules if r.id == "ARR-OUTLIER"]
     step_rules = [r for r in rules if r.id == "TEL-STEP"]
     shipped = Method.shipped()
@@ -267,38 +307,47 @@ def choose(train: list[int], rules, normal_cases: int = 2000) -> tuple[Method, d
         rule = counted[0].id
         return sum(bool(judge(ctx, counted, method, seed)[rule]) for seed, ctx in contexts) / len(contexts)
 
-    no_gap = replace(shipped.outlier, gap_alarm=0.0)
-    z_grid = {t: alarms(replace(shipped, outlier=replace(no_gap, threshold=t)), outlier_rules) for t in THRESHOLDS}
-    z = held_out.choose(THRESHOLDS, lambda t: z_grid[t] <= TRAIN_ALARMS)
-    gap_grid = {}
-    for alarm in GAP_ALARMS:
-        params = replace(shipped.outlier, threshold=z, gap_alarm=alarm)
-        gap_grid[alarm] = (
-            alarms(replace(shipped, outlier=params), outlier_rules),
-            normal_spread_alarms(params, normal_cases),
-        )
-    gap = held_out.choose(
-        GAP_ALARMS, lambda a: gap_grid[a][0] <= GAP_TRAIN_ALARMS and gap_grid[a][1] <= GAP_NORMAL_ALARMS
+    grid = {}
+    for z in THRESHOLDS:
+        for loo in LOO_ALARMS:
+            method = replace(shipped, outlier=replace(shipped.outlier, threshold=z, loo_alarm=loo))
+            found = [
+                (twin, (draw(seed), judge(ctx, outlier_rules, method, seed)["ARR-OUTLIER"]))
+                for seed, twin, ctx in twin_contexts
+            ]
+            bins = drive_recall(found)
+            grid[(z, loo)] = {
+                "outlier_false_alarms": round(alarms(method, outlier_rules), 4),
+                "normal_spread_false_alarms": round(normal_spread_alarms(method.outlier, normal_cases), 4),
+                "worst_bin_recall": round(min(h / n for h, n in bins.values()), 4),
+                "recall": round(sum(h for h, _ in bins.values()) / sum(n for _, n in bins.values()), 4),
+            }
+    allowed = [
+        k
+        for k, g in grid.items()
+        if g["outlier_false_alarms"] <= OUTLIER_ALARMS and g["normal_spread_false_alarms"] <= OUTLIER_ALARMS
+    ]
+    z, loo = max(
+        allowed or [(THRESHOLDS[-1], LOO_ALARMS[-1])],
+        key=lambda k: (grid[k]["worst_bin_recall"], grid[k]["recall"], k[0], -k[1]),
     )
     step_grid = {a: alarms(replace(shipped, step_alarm=a), step_rules) for a in STEP_ALARMS}
     step = held_out.choose(STEP_ALARMS, lambda a: step_grid[a] <= TRAIN_ALARMS)
-    chosen = Method(replace(shipped.outlier, threshold=z, gap_alarm=gap), step)
+    chosen = Method(replace(shipped.outlier, threshold=z, loo_alarm=loo), step)
     grids = {
-        "outlier_false_alarms_by_z_cut": {str(t): round(a, 4) for t, a in z_grid.items()},
-        "gap_alarm_grid": {
-            str(a): {"outlier_false_alarms": round(t, 4), "normal_spread_false_alarms": round(n, 4)}
-            for a, (t, n) in gap_grid.items()
-        },
+        "outlier_grid": {f"z {k[0]:g}, leave-out alarm {k[1]:g}": g for k, g in grid.items()},
         "step_false_alarms_by_alarm": {str(a): round(x, 4) for a, x in step_grid.items()},
     }
     return chosen, grids
 
 
-def score(seeds: list[int], rules, method: Method) -> dict:
+def score(seeds: list[int], rules, method: Method, normal_cases: int = 2000) -> dict:
     """False alarms per rule on the clean cases, and recall per fault on their twins."""
     alarms = {rule: 0 for rule in RULES}
     recall: dict[str, list[int]] = {fault: [0, 0] for fault in FAULTS}
-    slow_bins: dict[str, list[int]] = {}
+    case_bins: dict[str, list[int]] = {}
+    slow_found: list[tuple[Array, tuple[Array, list[str]]]] = []
+    lone_found: list[tuple[Array, tuple[Array, list[str]]]] = []
     other_alarms = 0
     for seed in seeds:
         clean = draw(seed)
@@ -311,59 +360,92 @@ def score(seeds: list[int], rules, method: Method) -> dict:
             hit = named(twin, fault, found_twin)
             recall[fault][0] += hit
             recall[fault][1] += 1
-            if fault == "slow" and max(twin.faults["slow"].values()) <= 0.6:
-                key = f"spread {int(clean.spread * 10) * 10}-{int(clean.spread * 10) * 10 + 10}%"
-                slow_bins.setdefault(key, [0, 0])
-                slow_bins[key][0] += hit
-                slow_bins[key][1] += 1
-            if fault == "slow":
-                slow = {f"d{d}" for d in twin.faults["slow"]}
-                other_alarms += any(s not in slow for s in found_twin["ARR-OUTLIER"])
-    at_most_60 = [sum(b[0] for b in slow_bins.values()), sum(b[1] for b in slow_bins.values())]
+            if fault != "slow":
+                continue
+            if max(twin.faults["slow"].values()) <= 0.6:
+                b = case_bins.setdefault(spread_bin(clean), [0, 0])
+                b[0] += hit
+                b[1] += 1
+            slow_found.append((twin, (clean, found_twin["ARR-OUTLIER"])))
+            if len(twin.faults["slow"]) == 1:
+                lone_found.append(slow_found[-1])
+            slow = {f"d{d}" for d in twin.faults["slow"]}
+            other_alarms += any(s not in slow for s in found_twin["ARR-OUTLIER"])
+    drives = drive_recall(slow_found)
+    big = drive_recall([c for c in slow_found if c[1][0].n >= 8])
+    at_most_60 = [sum(b[0] for b in case_bins.values()), sum(b[1] for b in case_bins.values())]
     return {
         "cases": len(seeds),
         "false_alarms": {rule: rate(alarms[rule], len(seeds)) for rule in RULES},
+        "normal_spread_false_alarms": round(normal_spread_alarms(method.outlier, normal_cases), 4),
         "recall": {fault: rate(*recall[fault]) for fault in FAULTS},
-        "recall_slow_at_most_60pct": rate(*at_most_60),
-        "recall_slow_at_most_60pct_by_spread": {k: rate(*v) for k, v in sorted(slow_bins.items())},
+        "recall_drive_at_most_60pct_of_peers": rate(
+            sum(h for h, _ in drives.values()), sum(n for _, n in drives.values())
+        ),
+        "recall_drive_at_most_60pct_of_peers_by_spread": {k: rate(*v) for k, v in drives.items()},
+        "recall_lone_drive_at_most_60pct_of_peers_by_spread": {
+            k: rate(*v) for k, v in drive_recall(lone_found).items()
+        },
+        "recall_drive_at_most_60pct_of_peers_8_drives_or_more_by_spread": {k: rate(*v) for k, v in big.items()},
+        "recall_slow_case_at_most_60pct_of_own_level": rate(*at_most_60),
+        "recall_slow_case_at_most_60pct_of_own_level_by_spread": {k: rate(*v) for k, v in sorted(case_bins.items())},
         "slow_twins_with_another_drive_named": rate(other_alarms, len(seeds)),
     }
 
 
 def chosen_values(method: Method) -> dict:
-    return {"z cut": method.outlier.threshold, "gap alarm": method.outlier.gap_alarm, "step alarm": method.step_alarm}
+    return {
+        "z cut": method.outlier.threshold,
+        "leave-out alarm": method.outlier.loo_alarm,
+        "step alarm": method.step_alarm,
+    }
+
+
+def print_figures(name: str, figures: dict) -> None:
+    print(f"{name} arrays: {figures['cases']} clean and {figures['cases']} of each fault")
+    for rule, r in figures["false_alarms"].items():
+        print(f"  false alarms {rule:18s} {r['hits']:5d} of {r['of']} ({r['rate']:.2%})")
+    print(f"  outlier alarms on normally spread arrays: {figures['normal_spread_false_alarms']:.2%}")
+    for fault, r in figures["recall"].items():
+        print(f"  recall {fault:11s} {r['hits']:5d} of {r['of']} ({r['rate']:.2%})")
+    for label, key in (
+        ("drives at or below 60% of their peers' median", "recall_drive_at_most_60pct_of_peers_by_spread"),
+        ("  of them the only slow drive of their array", "recall_lone_drive_at_most_60pct_of_peers_by_spread"),
+        ("  of them in arrays of 8 drives or more", "recall_drive_at_most_60pct_of_peers_8_drives_or_more_by_spread"),
+        (
+            "cases, every drive at or below 60% of its own level",
+            "recall_slow_case_at_most_60pct_of_own_level_by_spread",
+        ),
+    ):
+        bins = "; ".join(f"{k[7:]} {r['hits']}/{r['of']} ({r['rate']:.1%})" for k, r in figures[key].items())
+        print(f"  recall, {label}: {bins}")
 
 
 def main() -> int:
-    split = held_out.corpus_args(__doc__.splitlines()[0], 2000, "simulated_arrays.json")
+    split = held_out.corpus_args(__doc__.splitlines()[0], 2000, "simulated_arrays.json", FRESH_SEED)
     args, train = split.args, split.train
     rules = [r for r in all_rules() if r.id in RULES]
     started = time.perf_counter()
-    method, grids = choose(train, rules, 50 if args.smoke else 2000)
+    normal_cases = min(2000, args.cases)  # arrays whose peers spread normally: as many as the corpus, up to 2,000
+    method, grids = choose(train, rules, normal_cases)
     shipped = Method.shipped()
     figures = {
         "host": host(),
         "seeds": f"{split.seeds[0]}..{split.seeds[-1]}",
+        "held_out_seeds": f"{split.fresh[0]}..{split.fresh[-1]}",
         "training": grids,
         "chosen": chosen_values(method),
         "shipped": chosen_values(shipped),
-        "held_out": score(split.held_out, rules, method),
+        "validation": score(split.held_out, rules, method, normal_cases),
+        "held_out": score(split.fresh, rules, method, normal_cases),
         "seconds": round(time.perf_counter() - started, 1),
     }
     write_result(args.out, "simulated_arrays", figures, smoke=args.smoke)
-    held = figures["held_out"]
     print(f"chosen on {len(train)} training arrays: {figures['chosen']} (shipped {figures['shipped']})")
     for name, grid in grids.items():
         print(f"  training {name}: {grid}")
-    print(f"held-out arrays: {held['cases']} clean and {held['cases']} of each fault")
-    for rule, r in held["false_alarms"].items():
-        print(f"  false alarms {rule:18s} {r['hits']:5d} of {r['of']} ({r['rate']:.2%})")
-    for fault, r in held["recall"].items():
-        print(f"  recall {fault:11s} {r['hits']:5d} of {r['of']} ({r['rate']:.2%})")
-    r = held["recall_slow_at_most_60pct"]
-    print(f"  recall, drives at or below 60%: {r['hits']} of {r['of']} ({r['rate']:.2%})")
-    for key, r in held["recall_slow_at_most_60pct_by_spread"].items():
-        print(f"    {key}: {r['hits']} of {r['of']} ({r['rate']:.2%})")
+    print_figures("validation (odd seeds, looked at while the method was worked on)", figures["validation"])
+    print_figures("fresh held-out", figures["held_out"])
     print(f"  took {figures['seconds']} s")
     return 0 if method == shipped or args.smoke else 1  # a smoke run checks the bench runs, not the choice
 

@@ -286,7 +286,7 @@ def array_sections(material: RunView, output: ChartOutput) -> list[Section]:
                 f"{view.workload}: bandwidth per device",
                 charts.device_bars(figures),
                 "Together: each device's share while all ran at once (from /proc/diskstats); alone: each device by itself. "
-                "Outliers by modified z-score against the array's median.",
+                "Outliers by modified z-score against the array's median, or by a leave-out t against the other devices.",
             ),
             output.make(
                 f"{base}-scaling",

@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterator
 
 from iolab.analysis.noise import relative_error
-from iolab.analysis.outliers import DeviceScore, OutlierReport, find_outliers
+from iolab.analysis.outliers import DeviceScore, OutlierParams, OutlierReport, find_outliers
 from iolab.analysis.scaling import ScalingReport, scaling_table
 from iolab.analysis.stopping import MIN_BATCHES as MIN_BATCH_SECONDS
 from iolab.doctor.derived import ArrayView, active_seconds
@@ -22,6 +22,7 @@ from iolab.doctor.rules.telemetry import busy_points
 from iolab.models import Finding, units
 from iolab.models.array_names import TOGETHER
 
+_P = OutlierParams()  # the defaults the rule's description quotes
 KEEPS_UP = 0.95  # alone, a drive within 5% of the median of its peers keeps up with them
 NOISE_SIGMAS = 2.0  # a drop between two sets must exceed this many standard errors of their difference
 
@@ -73,8 +74,8 @@ def _point_of(view: ArrayView, label: str, device: str) -> str:
 def _method(report: OutlierReport) -> str:
     p = report.params
     return (
-        f"modified z-score (robust scale: {report.scale_method}), flagged below the median when |M| > "
-        f"{p.threshold:g} and at least {p.rel_floor:.0%} from it"
+        f"modified z-score (robust scale: {report.scale_method}) below -{p.threshold:g}, or leave-out t against the "
+        f"others' mean and sd past its {p.loo_alarm:g}/n quantile, and at least {p.rel_floor:.0%} below the median"
     )
 
 
@@ -85,18 +86,20 @@ def _method(report: OutlierReport) -> str:
     needs="arrays",
     title="A drive is the odd one out of its array",
     applies="array runs with at least 3 drives in a view (together or alone)",
-    trigger="modified z-score of ln(bandwidth) below -4.5, its own noise (batch means of its seconds) counted with "
-    "the peers' spread, and at least 5% below the array median; or below half of its slowest peer by more than "
-    "4.5 of its standard errors, whatever the spread; or, with at most one other drive, set apart from its peers by "
-    "a gap their own spacing does not explain (normalized spacings, 3% nominal). Info when only alone and the drive kept up together, when "
+    trigger=f"modified z-score of ln(bandwidth) below -{_P.threshold:g}, its own noise (batch means of its seconds) "
+    "counted with the peers' spread, and at least 5% below the array median; or, of the worst "
+    f"{_P.loo_block} drives set aside one at a time, below the mean of the others' ln(bandwidth) by more than "
+    f"Student's t (n - 2 degrees of freedom) at {_P.loo_alarm:g}/n times their sample sd (its own noise in "
+    f"quadrature); or below half of its slowest peer by more than {_P.threshold:g} of its standard errors, whatever "
+    "the spread. Info when only alone and the drive kept up together, when "
     "the host was busy during its point (TEL-INTERFERENCE), or when its point was too short to know its noise",
     why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
     fix="Compare its PCIe link speed and width, NUMA node, firmware, SMART temperature and fill/TRIM state "
     "with its peers; re-run to see if it stays an outlier.",
-    evidence="its bandwidth, the median, modified z, drives",
+    evidence="its bandwidth, the median, modified z, leave-out t, drives",
     source="Iglewicz and Hoaglin's modified z-score on a log scale; Rousseeuw and Croux's Qn when MAD is 0; "
-    "normalized spacings at the end of a sample (exponential near a normal or log-normal tail); batch means for "
-    "each point's standard error",
+    "a leave-out prediction interval (Student's t, Bonferroni over the drives) set aside one drive at a time as in "
+    "Rosner's generalized ESD; batch means for each point's standard error",
 )
 def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
     busy = busy_points(ctx)
@@ -112,6 +115,7 @@ def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
                     "bandwidth": _mb(score.value),
                     "median": _mb(report.median),
                     "modified z": "n/a" if score.z is None else f"{score.z:.1f}",
+                    "leave-out t": "n/a" if score.t is None else f"{score.t:.1f}",
                     "own noise": "not logged" if score.noise is None else f"±{score.noise:.1%} (standard error)",
                     "drives": len(report.scores),
                     "workload": view.workload,
