@@ -9,7 +9,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run check test bench fio clean
+.PHONY: run lint check test bench fio clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,19 +25,23 @@ run: $(STAMP) fio
 
 # The fast tier (under a minute): lint, format, types, no function above cyclomatic complexity 25
 # (scripts/complexity, radon) and the unit tests.
-check: $(STAMP)
+lint: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy src
 	$(BIN)/python scripts/complexity
+
+check: lint
 	$(BIN)/pytest -q -m "not e2e" -n auto --maxprocesses=4
 
-# The checks, then the end-to-end tests (real fio, loop devices, a browser, sshd): the whole suite.
-# Most run on four workers, whatever the CPU count: they mostly wait on fio's clock (with two workers on
-# two CPUs, half the CPU time was idle); those that measure a difference, a dip or a signal's timing run
-# afterwards, alone (the `serial` list in tests/conftest.py).
-test: check fio
-	$(BIN)/pytest -q -ra --durations=10 -m "e2e and not serial" -n 4 --dist loadfile
+# The whole suite: the lint of the fast tier, then the unit and end-to-end tests (real fio, loop devices, a
+# browser, sshd) together on E2E_WORKERS workers, whatever the CPU count: the end-to-end tests mostly wait
+# on fio's clock (with two workers on two CPUs, half the CPU time was idle), and the unit tests fill the
+# waits. Those that measure a difference, a dip or a signal's timing run afterwards, alone (the `serial`
+# list in tests/conftest.py).
+E2E_WORKERS ?= 4
+test: lint fio
+	$(BIN)/pytest -q -ra --durations=10 -m "not serial" -n $(E2E_WORKERS) --dist loadfile
 	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial"
 
 bench: $(STAMP) fio
