@@ -70,6 +70,14 @@ def test_the_slow_drive_is_named_together_alone_and_by_leaving_it_out(drives, io
     shown = json.loads(iolab("show", "1", "--json").stdout)
     outliers = {(f["subject"], f["severity"]) for f in shown["findings"] if f["rule_id"] == "ARR-OUTLIER"}
     assert {s for s, sev in outliers if sev == "warning"} == {slow.name}, outliers
+    views = {
+        f["title"].split("(")[-1].rstrip(")")
+        for f in shown["findings"]
+        if f["rule_id"] == "ARR-OUTLIER" and f["severity"] == "warning"
+    }
+    assert views == {"together", "alone"}, views  # named in both views of the array
+    (together,) = [p for p in shown["points"] if p["name"].endswith("-together")]
+    assert together["result"]["jobs"] == 4 and together["target"]["members"] == [d.path for d in drives]
     alone = {p["name"].rsplit("-", 1)[-1]: p["result"] for p in shown["points"] if "-alone-" in p["name"]}
     assert len(alone) == 4
     bw = {name: sum(d["bw_bytes"] for d in r["directions"].values()) for name, r in alone.items()}
@@ -147,6 +155,8 @@ def test_the_dip_is_found_on_its_drive_at_its_second_and_gone_after_blkdiscard(d
     (dip,) = dips
     onset = float(dip["evidence"]["onset"].split()[0])
     assert abs(onset - DIP_AT) <= 1.5, dip["evidence"]  # at the second the throttle fell, within fio's start
+    depth = float(dip["evidence"]["depth"].rstrip("%")) / 100
+    assert abs(depth - (1 - DIP_BPS / CAP)) <= 0.10, dip["evidence"]  # as deep as the throttle fell
     subprocess.run(["blkdiscard", ssd27.path], check=True)
     again = _array_read(drives, 10)
     assert not [f["title"] for f in again["findings"] if f["rule_id"] in ("TEL-DIP", "TEL-STEP")]
