@@ -37,7 +37,7 @@ SERIAL = {
     "tests/telemetry/test_loop_devices.py": "a dip's onset and depth are found",
     "tests/telemetry/test_interference.py": "a busy neighbour is named, and only then",
     "tests/runner/test_kill.py": "SIGKILL lands at chosen moments of a run",
-    "tests/runner/test_interrupt.py": "Ctrl-C, TERM and HUP land between and inside points",
+    "tests/runner/test_interrupt.py": "SIGKILL lands inside a point, and no fio may outlive iolab by half a second",
     "tests/runner/test_stopping_loopdev.py": "a point ends when its rate is known, and a rate that falls is not",
     "tests/workflows/test_seed000.py": "a dip is found at its second and a re-run has none; a rate-capped A/B is "
     "judged the same speed; only the throttled drive is an outlier",
