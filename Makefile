@@ -35,11 +35,11 @@ check: lint
 	$(BIN)/pytest -q -m "not e2e" -n auto --maxprocesses=4
 
 # The whole suite: the lint of the fast tier, then the unit and end-to-end tests (real fio, loop devices, a
-# browser, sshd) together on E2E_WORKERS (6) workers, whatever the CPU count: the end-to-end tests mostly wait
+# browser, sshd) together on E2E_WORKERS (4) workers, whatever the CPU count: the end-to-end tests mostly wait
 # on fio's clock (with two workers on two CPUs, half the CPU time was idle), and the unit tests fill the
 # waits. Those that measure a difference, a dip or a signal's timing run afterwards, alone (the `serial`
 # list in tests/conftest.py).
-E2E_WORKERS ?= 6
+E2E_WORKERS ?= 4
 test: lint fio
 	$(BIN)/pytest -q -ra --durations=10 -m "not serial" -n $(E2E_WORKERS) --dist loadfile
 	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial"

@@ -34,10 +34,11 @@ import math
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from results_file import add_smoke_flag, write_result
-from stopping_replay import Trace, traces
+from stopping_replay import Trace, rule_figures, traces
 
 RESULT = Path(__file__).parent / "results" / "stopping_flat.json"
 CV_BINS = (0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, math.inf)
@@ -56,20 +57,25 @@ def quantile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
+def windows(found: list[Trace], half: str, max_s: int, io: str, n: int) -> Iterator[tuple[list[float], float]]:
+    """Each point of one half and direction with seconds 2..n+1 measured: that window, and how far its mean
+    ends from the mean of the run to `max_s` (its first second, fio's ramp, set aside in both)."""
+    for t in found:
+        if t.half != half or t.writes != (io == "writes"):
+            continue
+        rates = t.rates[:max_s]
+        window = rates[1 : 1 + n]
+        if len(rates) < n + 2 or min(window) <= 0:
+            continue
+        yield window, abs(statistics.fmean(window) / statistics.fmean(rates[1:]) - 1)
+
+
 def flat_table(found: list[Trace], half: str, max_s: int) -> dict:
     """Question 1: per reads/writes, window and CV bin, how far the window's mean ends from the run-to-max mean."""
     out: dict = {}
     for io in ("reads", "writes"):
         for n in WINDOWS:
-            rows = []
-            for t in found:
-                if t.half != half or t.writes != (io == "writes"):
-                    continue
-                rates = t.rates[:max_s]
-                window = rates[1 : 1 + n]
-                if len(rates) < n + 2 or min(window) <= 0:
-                    continue
-                rows.append((cv(window), abs(statistics.fmean(window) / statistics.fmean(rates[1:]) - 1)))
+            rows = [(cv(window), away) for window, away in windows(found, half, max_s, io, n)]
             bins = {}
             for lo, hi in zip(CV_BINS, CV_BINS[1:], strict=False):
                 away = [d for c, d in rows if lo <= c < hi]
@@ -115,16 +121,11 @@ def predictors(found: list[Trace], half: str, max_s: int) -> dict:
     out: dict = {}
     for io in ("reads", "writes"):
         for n in WINDOWS:
-            rows = []
-            for t in found:
-                if t.half != half or t.writes != (io == "writes"):
-                    continue
-                rates = t.rates[:max_s]
-                window = rates[1 : 1 + n]
-                if len(rates) < n + 2 or min(window) <= 0 or cv(window) > FLAT_CV:
-                    continue
-                away = abs(statistics.fmean(window) / statistics.fmean(rates[1:]) - 1)
-                rows.append((away > FAR, {"cv": cv(window), "lag1": lag1(window), "change": fitted_change(window)}))
+            rows = [
+                (away > FAR, {"cv": cv(window), "lag1": lag1(window), "change": fitted_change(window)})
+                for window, away in windows(found, half, max_s, io, n)
+                if cv(window) <= FLAT_CV
+            ]
             far = [f for is_far, f in rows if is_far]
             near = [f for is_far, f in rows if not is_far]
             out[f"{io} n={n}"] = {
@@ -215,7 +216,6 @@ def main() -> None:
         args.limit = args.limit or 20
     if args.collection is None or not args.collection.is_dir():
         sys.exit(f"{args.collection} is not a folder: give fio-plot's benchmark_data")
-    from iolab.analysis.stopping import WANDER_READ, WANDER_S, WANDER_WRITE
     from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_MIN_S, DEFAULT_TARGET
 
     started = time.monotonic()
@@ -264,14 +264,7 @@ def main() -> None:
         print(f"held-out k={chosen:g}: {held}")
     figures = {
         "collection": args.collection.name,
-        "rule": {
-            "target_ci": DEFAULT_TARGET,
-            "min_s": DEFAULT_MIN_S,
-            "max_s": DEFAULT_MAX_S,
-            "wander_read": WANDER_READ,
-            "wander_write": WANDER_WRITE,
-            "wander_s": WANDER_S,
-        },
+        "rule": rule_figures(),
         "counts": counts,
         "points": len(found),
         "flat": flat,

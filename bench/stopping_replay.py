@@ -200,6 +200,21 @@ def replay(trace: Trace, target: float, min_s: float, max_s: float) -> Replay:
     )
 
 
+def rule_figures() -> dict:
+    """The runner's stopping rule as replayed: its target, bounds and wander terms."""
+    from iolab.analysis.stopping import WANDER_READ, WANDER_S, WANDER_WRITE
+    from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_MIN_S, DEFAULT_TARGET
+
+    return {
+        "target_ci": DEFAULT_TARGET,
+        "min_s": DEFAULT_MIN_S,
+        "max_s": DEFAULT_MAX_S,
+        "wander_read": WANDER_READ,
+        "wander_write": WANDER_WRITE,
+        "wander_s": WANDER_S,
+    }
+
+
 def summary(rows: list[Replay], target: float) -> dict:
     """Coverage and time saved over `rows` (see the module's doc)."""
     met = [r for r in rows if r.reason == "target met"]
@@ -302,7 +317,6 @@ def main() -> None:
         return
     if args.collection is None or not args.collection.is_dir():
         sys.exit(f"{args.collection} is not a folder: give fio-plot's benchmark_data")
-    from iolab.analysis.stopping import WANDER_READ, WANDER_S, WANDER_WRITE
     from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_MIN_S, DEFAULT_TARGET
 
     started = time.monotonic()
@@ -314,14 +328,7 @@ def main() -> None:
         groups[f"{r.device} | {r.workload}"].append(r)
     figures = {
         "collection": args.collection.name,
-        "rule": {
-            "target_ci": DEFAULT_TARGET,
-            "min_s": DEFAULT_MIN_S,
-            "max_s": DEFAULT_MAX_S,
-            "wander_read": WANDER_READ,
-            "wander_write": WANDER_WRITE,
-            "wander_s": WANDER_S,
-        },
+        "rule": rule_figures(),
         "counts": counts,
         "replayed": len(rows),
         "choose": summary([r for r in rows if r.half == "choose"], DEFAULT_TARGET),

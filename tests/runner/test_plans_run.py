@@ -137,14 +137,15 @@ def test_diff_env_names_a_changed_setting(tmp_path):
             == 0
         )
     store = open_store()
-    # Other workers' loop devices come and go during the two runs on a shared host: not what is tested here,
-    # so every snapshot of both runs keeps one device list.
-    devices = run_snapshot(store, 1, "before")["devices"]
+    # Other workers' loop devices come and go, and their files fill and empty shared file systems (/dev/shm,
+    # /tmp), during the two runs on a shared host: not what is tested here, so every snapshot of both runs
+    # keeps one device list and one file-system list.
+    first = run_snapshot(store, 1, "before")
     for run_id in (1, 2):
         for phase in ("before", "after"):
             held = run_snapshot(store, run_id, phase)
             if held is not None:
-                held["devices"] = devices
+                held["devices"], held["filesystems"] = first["devices"], first["filesystems"]
                 store.save_snapshot(run_id, phase, held)
     same = iolab("diff-env", "1", "2")
     assert same.returncode == 0 and "No differences" in same.stdout, same.stdout

@@ -132,7 +132,11 @@ def test_the_same_job_from_three_hosts_through_fio_servers(tmp_path, iolab_home)
     (point,) = json.loads(proc.stdout)["points"]
     assert sorted(h["host"] for h in point["hosts"]) == ["h1", "h2", "h3"]
     total = sum(d["bw_bytes"] for d in point["result"]["directions"].values())
-    assert total == pytest.approx(3 * 20 * 2**20, rel=0.1)  # three hosts at 20 MiB/s each, summed
+    # three hosts at up to 20 MiB/s each, summed (an average would read one host's 20); a loaded suite host
+    # read 74% of the sum in 1 s points, so the level is held loosely and the sum exactly
+    assert 1.5 * 20 * 2**20 < total <= 3 * 20 * 2**20 * 1.05, total
+    per_host = sum(h["bw_bytes"] for h in point["hosts"])
+    assert total == pytest.approx(per_host, rel=1e-6), (total, per_host)
 
 
 SCALING_PLAN = """name = "threads"
