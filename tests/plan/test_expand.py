@@ -226,8 +226,6 @@ def test_without_fio_names_are_checked_against_iolab_s_table_and_types_still_are
     from iolab.fio import catalog as fio_options
 
     monkeypatch.setattr(fio_options.shutil, "which", lambda name: None)
-    for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.alias_target):
-        cached.cache_clear()
     try:
         with pytest.raises(UserError, match="has not classified fio's option 'not_an_option'"):
             load_plan(write(tmp_path / "p.toml", "[options]\nnot_an_option = 1\n"))
@@ -236,5 +234,4 @@ def test_without_fio_names_are_checked_against_iolab_s_table_and_types_still_are
         with pytest.raises(UserError, match=r"axes.iodepth\[0\]"):
             load_plan(write(tmp_path / "q.toml", "[axes]\niodepth = [0]\n"))
     finally:
-        for cached in (fio_options.job_option_names, fio_options.engine_option_names, fio_options.alias_target):
-            cached.cache_clear()
+        fio_options.clear_cache()

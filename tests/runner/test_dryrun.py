@@ -26,18 +26,15 @@ SIZE = 64 << 20
 @pytest.fixture(autouse=True)
 def no_programs(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No fio, no process at all; the catalog's caches are emptied on both sides so no other test sees ours."""
-    cached = (catalog.job_option_names, catalog.engine_option_names, catalog.alias_target)
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError(f"a dry run started a program: {args[1] if len(args) > 1 else kwargs.get('args')}")
 
-    for function in cached:
-        function.cache_clear()
+    catalog.clear_cache()
     monkeypatch.setattr(catalog, "_fio_output", lambda *args: None)
     monkeypatch.setattr(subprocess.Popen, "__init__", refuse)
     yield
-    for function in cached:
-        function.cache_clear()
+    catalog.clear_cache()
 
 
 @pytest.fixture

@@ -3,8 +3,12 @@
 The names come from fio itself (`fio --cmdhelp` for job options, `fio
 --enghelp=<engine>` for an engine's own options, `fio --cmdhelp=<name>` to
 resolve aliases such as `ss` or `readwrite`), so they match the fio that
-will run the plan. Answers are cached per process. Without fio, names are
-not checked (the runner reports fio missing when it matters).
+will run the plan. Answers are cached per process and per fio binary (the one
+PATH finds at the call): a cache of "no fio" made while PATH named no fio must
+not answer for the fio found later, nor one fio's options for another's (in the
+suite, a test that hid fio left every later test of its worker without fio's
+option list). Without fio, names are not checked (the runner reports fio
+missing when it matters).
 """
 
 from __future__ import annotations
@@ -20,8 +24,18 @@ _TIMEOUT_S = 10
 
 
 def _fio_output(*args: str) -> str | None:
-    """stdout of `fio args...`, or None when fio is absent or fails."""
-    fio = shutil.which("fio")
+    """stdout of `fio args...` of the fio PATH finds now, or None when fio is absent or fails."""
+    return _fio_answer(shutil.which("fio"), args)
+
+
+def clear_cache() -> None:
+    """Forget every fio's answers (for tests that fake fio)."""
+    _fio_answer.cache_clear()
+
+
+@functools.cache
+def _fio_answer(fio: str | None, args: tuple[str, ...]) -> str | None:
+    """stdout of `fio args...` of that binary, once per binary and arguments."""
     if fio is None:
         return None
     try:
@@ -31,21 +45,18 @@ def _fio_output(*args: str) -> str | None:
     return done.stdout if done.returncode == 0 else None
 
 
-@functools.cache
 def job_option_names() -> frozenset[str] | None:
     """fio's job option names (no aliases, no engine options), or None without fio."""
     text = _fio_output("--cmdhelp")
     return frozenset(_OPTION_LINE.findall(text)) if text else None
 
 
-@functools.cache
 def engine_option_names(engine: str) -> frozenset[str]:
     """Options an I/O engine adds (e.g. io_uring's `hipri`); empty if unknown."""
     text = _fio_output(f"--enghelp={engine}")
     return frozenset(_OPTION_LINE.findall(text)) if text else frozenset()
 
 
-@functools.cache
 def alias_target(name: str) -> str | None:
     """The option `name` is an alias of, as the installed fio says ("alias: name" under it); None if not one.
 
