@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,6 +13,9 @@ from iolab.cli.application import app
 from iolab.cli.output import FormatOpt, JsonOpt, OutputOpt
 from iolab.errors import UserError
 from iolab.numbers import real
+
+if TYPE_CHECKING:  # imported when compare runs: `iolab --help` stays light
+    from iolab.analysis.compare import CompareParams
 
 _WINDOW = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d)\s*$")
 _WINDOW_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400}
@@ -33,27 +36,30 @@ def _window_seconds(text: str) -> float:
     return seconds
 
 
-def _fraction(text: str, option: str) -> float:
-    """A percentage as 8% or 0.08."""
+def _fraction(text: str, option: str, zero: bool = False) -> float:
+    """A percentage as 8% or 0.08: above 0 (or 0 itself, with `zero`) and below 1000%."""
+    stripped = text.strip()
     try:
-        value = real(text.strip()[:-1], option) / 100 if text.strip().endswith("%") else real(text, option)
+        value = real(stripped[:-1].strip(), option) / 100 if stripped.endswith("%") else real(stripped, option)
     except UserError:
         raise UserError(f"{option} {text[:24]!r} is not a percentage: write it like 8% or 0.08") from None
-    if not 0 < value < 10:
+    if not (0 <= value if zero else 0 < value) or value >= 10:
         raise UserError(f"{option} {text!r} is out of range: give a positive percentage such as 8%")
     return value
 
 
-def _floor(text: str) -> float:
-    """--noise-floor as 1% or 0.01: 0 (any change the CI shows) up to below the 5% equivalence margin."""
+def _compare_params(noise_floor: str | None) -> CompareParams:
+    """The statistics' parameters; --noise-floor from 0 (any change the CI shows) to below the equivalence
+    margin, its default `CompareParams`'s own."""
     from iolab.analysis.compare import CompareParams
 
-    if text.strip() in ("0", "0%"):
-        return 0.0
-    value = _fraction(text, "--noise-floor")
-    if value >= CompareParams().equivalence_margin:
-        raise UserError(f"--noise-floor {text!r} must be below the {CompareParams().equivalence_margin:.0%} margin")
-    return value
+    if noise_floor is None:
+        return CompareParams()
+    floor = _fraction(noise_floor, "--noise-floor", zero=True)
+    margin = CompareParams().equivalence_margin
+    if floor >= margin:
+        raise UserError(f"--noise-floor {noise_floor!r} must be below the {margin:.0%} equivalence margin")
+    return CompareParams(noise_floor=floor)
 
 
 @app.command()
@@ -91,13 +97,14 @@ def compare(
         ),
     ] = None,
     noise_floor: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--noise-floor",
             metavar="PCT",
-            help="Call B faster or slower only when the whole 95% CI of the change lies beyond this (default 1%).",
+            help="Call B faster or slower only when the whole 95% CI of the change lies beyond this"
+            " (default 1%, Criterion's; 0 for any change the CI shows).",
         ),
-    ] = "1%",
+    ] = None,
     html: Annotated[
         Path | None,
         typer.Option(
@@ -117,7 +124,6 @@ def compare(
     """
     from rich.console import Console
 
-    from iolab.analysis.compare import CompareParams
     from iolab.cli.output import chosen, emit
     from iolab.report.formats import renderer
     from iolab.store.db import open_store
@@ -128,7 +134,7 @@ def compare(
     shown = chosen(fmt, as_json)
     renderer(shown, "comparison")  # a format compare cannot write is refused before the runs are read
     threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
-    floor = _floor(noise_floor)
+    params = _compare_params(noise_floor)
     narrow = window(since, until)
     store = open_store(for_reading=True)
     (spec_a, within_a), (spec_b, within_b) = split_group(selection_a), split_group(selection_b)
@@ -143,7 +149,6 @@ def compare(
         )
     warn_unreadable(store, sorted({*runs_a, *runs_b}))
     label_a, label_b = (f"{text} ({narrow.text})" if narrow else text for text in (selection_a, selection_b))
-    params = CompareParams(noise_floor=floor)
     result = compare_runs(store, label_a, runs_a, label_b, runs_b, params, within=(within_a, within_b))
     if not result.rows:
         raise UserError(
