@@ -97,11 +97,10 @@ def main() -> None:
         args.size_mib, args.reference_runtime, args.max_seconds = 64, 1, 3.0
     from iolab.plan.presets import quick
 
-    stopped_plan = replace(quick(), rerun_disturbed=False)
-    reference_plan = replace(quick(runtime=args.reference_runtime, ramp=0 if args.smoke else 2), rerun_disturbed=False)
+    # the same preset on both sides: with stopping on, its own ramp + runtime caps a point as --max-seconds does
+    plan = replace(quick(runtime=args.reference_runtime, ramp=0 if args.smoke else 2), rerun_disturbed=False)
     if args.smoke:  # one point a side
-        stopped_plan = replace(stopped_plan, workloads=stopped_plan.workloads[:1])
-        reference_plan = replace(reference_plan, workloads=reference_plan.workloads[:1])
+        plan = replace(plan, workloads=plan.workloads[:1])
     if args.device in ("ram", "throttled"):
         place = ram_loop_device("iolab-stopq-", args.size_mib)
         device_text = f"loop device, direct-io to a fully written {args.size_mib} MiB file on tmpfs"
@@ -121,13 +120,13 @@ def main() -> None:
                 pressure = cpu_pressure()
                 if side == "stopped":
                     run = run_plan(
-                        stopped_plan,
+                        plan,
                         device,
                         work / "home",
                         {"target_ci": "2%", "max_s": args.max_seconds},
                     )
                 else:
-                    run = run_plan(reference_plan, device, work / "home")
+                    run = run_plan(plan, device, work / "home")
                 runs[side].append(run)
                 log.append({"side": side, "cpu_pressure_before": pressure, **asdict(run)})
                 print(

@@ -17,21 +17,24 @@ MIB = 1 << 20
 STEADY_JOB = "[steady]\nrw=randread\nbs=4k\nioengine=psync\nrate_iops=2000\n"
 
 
-def test_a_point_whose_target_is_never_met_ends_at_the_maximum_by_fios_own_runtime(tmp_path):
+def test_a_point_whose_target_is_never_met_ends_at_its_jobs_own_runtime_by_fios_own_runtime(tmp_path, iolab_home):
+    """A job's own runtime=3 is the maximum, not the rule's 60 s default (a runtime=15 job once ran 60 s, and
+    the invariant check of every stored result, in conftest's fixture, named it)."""
     job = tmp_path / "steady.fio"
-    job.write_text(STEADY_JOB)
+    job.write_text(STEADY_JOB + "time_based=1\nruntime=3\n")
     target = tmp_path / "target"
     target.mkdir()
     proc = iolab(
-        "run", str(job), str(target), "--size", "16M", "--stop-when-known", "--max-seconds", "4",
-        "--target-ci", "0.001%", "--json", "--no-telemetry",
+        "run", str(job), str(target), "--size", "16M", "--stop-when-known", "--target-ci", "0.001%",
+        "--json", "--no-telemetry",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr  # not a point killed by a stop sent as fio ended by itself
     (point,) = json.loads(proc.stdout)["points"]
     assert point["status"] == "ok", point
     stop = point["result"]["stopping"]
     assert stop["reason"] in ("target not met", "not steady"), stop
-    assert stop["discarded_s"] + stop["kept_s"] >= 3, stop  # ran to its maximum, not stopped early
+    assert 2 <= stop["discarded_s"] + stop["kept_s"] <= 3, stop  # ran to its own maximum, not stopped early
+    assert point["result"]["directions"]["read"]["runtime_ms"] < 4_000, point["result"]["directions"]["read"]
 
 
 GROUPED_PLAN = """name = "grouped"

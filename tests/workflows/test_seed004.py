@@ -28,6 +28,7 @@ from tests.loopdev import loop_devices, loop_skip_reason
 
 pytestmark = pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
 FAST = ["--runtime", "1", "--no-telemetry"]
+MIB = 1 << 20
 
 
 @contextmanager
@@ -171,9 +172,12 @@ def test_thread_scaling_with_the_page_cache_dropped_before_every_point(tmp_path,
     assert [p["result"]["jobs"] for p in shown["points"]] == jobs  # each thread count's jobs summed
 
 
-def test_a_steady_point_stops_once_its_rate_is_known(tmp_path, iolab_home):
-    """The steady-state stop: a throttled read (20 MiB/s) is known to ±2% within seconds and ends there,
-    not at its 15 s runtime. TODO(stopping branch): numjobs > 1 with group_reporting is issue 35's."""
+def test_a_steady_point_stops_once_its_rate_is_known_and_never_after_its_runtime(tmp_path, iolab_home):
+    """The steady-state stop on the engineer's own job: a throttled read (20 MiB/s) with runtime=15 ends when
+    its rate is known to ±2%, and never runs past its 15 s (it once ran the rule's 60 s default). Beside other
+    workers the target may not be met in 15 s (CI saw ±7.7%); the early stop on a quiet host is held in the
+    serial `tests/runner/test_stopping_loopdev.py`. TODO(stopping branch): numjobs > 1 with group_reporting
+    is issue 35's."""
     job = tmp_path / "steady.fio"
     job.write_text("[steady]\nrw=read\nbs=64k\nioengine=psync\nrate=20m\ntime_based=1\nruntime=15\n")
     data = tmp_path / "data"
@@ -182,9 +186,14 @@ def test_a_steady_point_stops_once_its_rate_is_known(tmp_path, iolab_home):
     assert proc.returncode == 0, proc.stderr
     (point,) = json.loads(proc.stdout)["points"]
     stopping = point["result"]["stopping"]
-    assert stopping["reason"] == "target met" and stopping["ci"] <= 0.02, stopping
     ran = point["result"]["directions"]["read"]["runtime_ms"]
-    assert ran < 15_000 and stopping["kept_s"] + stopping["discarded_s"] < 15, (ran, stopping)  # before 15 s
+    seconds = stopping["kept_s"] + stopping["discarded_s"]
+    if stopping["reason"] == "target met":
+        assert stopping["ci"] <= 0.02 and ran < 15_000 and seconds < 15, (ran, stopping)  # before its 15 s
+    else:
+        assert stopping["reason"] in ("target not met", "not steady") and 14 <= seconds <= 15, stopping
+    assert ran < 16_000, (ran, stopping)  # its own runtime is the maximum
+    assert point["result"]["directions"]["read"]["bw_bytes"] == pytest.approx(20 * MIB, rel=0.2)
 
 
 def test_a_create_job_that_runs_out_of_inodes_says_so_in_its_one_line(tmp_path, iolab_home):

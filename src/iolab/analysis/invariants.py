@@ -182,10 +182,13 @@ def duration_within_asked(result: Result, job: JobOptions) -> list[Violation]:
     """A job with `runtime=` ran no longer than it plus the drain of what was in flight (fio's runtime
     excludes ramp_time; at the deadline fio stops issuing, and its last I/O completes within the longest
     latency it saw: a 10k rpm disk holding I/Os for 37 s ran 87 s of a runtime=60). Longer is a duration
-    read in the wrong unit, or summed where it should be the longest."""
+    read in the wrong unit, or summed where it should be the longest. A point stopped when known ran
+    without ramp_time, its warm-up inside fio's runtime: its bound is ramp_time + runtime."""
     asked = job.runtime_seconds
     if asked is None or asked <= 0:
         return []
+    if result.stopping is not None:
+        asked += job.ramp_seconds
     found = []
     for ddir, d in result.directions.items():
         drain_s = d.latency.max_ns / 1e9 if d.latency is not None else 0.0

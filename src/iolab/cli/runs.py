@@ -98,7 +98,12 @@ def run(
     ] = None,
     max_seconds: Annotated[
         float | None,
-        typer.Option("--max-seconds", min=1, max=MAX_SECONDS, help="With --stop-when-known: stop by then (60)."),
+        typer.Option(
+            "--max-seconds",
+            min=1,
+            max=MAX_SECONDS,
+            help="With --stop-when-known: stop by then (60; a job's own ramp_time + runtime when shorter).",
+        ),
     ] = None,
     repeat: Annotated[
         int | None,

@@ -19,7 +19,7 @@ from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import discard, run_command
 from iolab.runner.side import SideFigures
-from iolab.runner.stopping import StopRule, Watch, stopping_point
+from iolab.runner.stopping import StopRule, Watch, point_rule, stopping_point
 from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Artifact, Store
 from iolab.telemetry import Sampler, devices_for_path
@@ -131,6 +131,7 @@ class Measurer:
     def _run(self, point: Point, workdir: Path, artifacts: list[Artifact]) -> Measured:
         stopping = self.stopping  # never with many hosts (`iolab.runner.execute.check_hosts`)
         if stopping is not None:
+            stopping = point_rule(point, stopping)
             point = stopping_point(point, stopping)
         jobs = self.executor.jobs(point, workdir, self.clocksource)
         artifacts.extend(jobs.artifacts)

@@ -1,7 +1,7 @@
 """Stopping a point when its number is known (`iolab run --stop-when-known`, a plan's `[stopping]`).
 
 With stopping on, a point runs without fio's ramp_time for at most `max_s`
-seconds; fio writes a status block each second, and `Watch` asks
+seconds, or the job's own ramp_time + runtime when shorter; fio writes a status block each second, and `Watch` asks
 `iolab.analysis.stopping.decide` after each one whether the mean rate is
 known to within the target and the series is steady. When it is, iolab asks
 fio to stop (SIGINT, through the keeper): fio then writes its complete
@@ -67,9 +67,19 @@ def parse_target(value: object) -> float:
     return number
 
 
+def point_rule(point: Point, rule: StopRule) -> StopRule:
+    """The rule for one point: its maximum is the job's own length (ramp_time + runtime) when that is
+    shorter than `max_s`. Stopping ends a point sooner than asked, never later: a runtime=15 job does
+    not run to a 60 s default."""
+    own = point.job.expected_seconds
+    if 0 < own < rule.max_s:
+        return replace(rule, max_s=own, min_s=min(rule.min_s, own))
+    return rule
+
+
 def stopping_point(point: Point, rule: StopRule) -> Point:
-    """The point as fio runs it with stopping on: no ramp_time (the warm-up is found in the series
-    instead), time-based for at most `max_s` seconds."""
+    """The point as fio runs it under `rule` (a `point_rule`): no ramp_time (the warm-up is found in the
+    series instead), time-based for at most `max_s` seconds."""
     options = {k: v for k, v in point.options.items() if canonical(k) not in ("ramp_time", "runtime", "time_based")}
     options.update({"time_based": "1", "runtime": f"{rule.max_s:g}s"})
     return replace(point, options=options)
