@@ -36,7 +36,7 @@ from tests.loopdev import BlkioCgroup, blkio_cgroup, loop_devices, throttle_skip
 
 RESULT = Path(__file__).parent / "results" / "stopping_fall.json"
 MIB = 1 << 20
-JOB = "[falling]\nrw=read\nbs=128k\niodepth=4\nioengine=libaio\ndirect=1\n"
+JOB = "[falling]\nrw=read\nbs=128k\niodepth=4\nioengine=libaio\ndirect=1\ntime_based=1\n"
 
 
 def stored_seconds(home: Path) -> list[float]:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from iolab.models.finding import UNREADABLE
 from tests.oracle import OracleReport, ShownRow, check_quotes, check_rows, check_store, point_rates
 
 # What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
@@ -66,9 +67,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # (monkeypatch.setenv("IOLAB_RUN_REPORT", "1")). Set here, not in a fixture, so the session- and
 # module-scoped fixtures that make runs inherit it too.
 os.environ.setdefault("IOLAB_RUN_REPORT", "0")
-
-# What a finding may never show a user: NaN, Python's exponent notation, internal references.
-UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNORECASE)
 
 
 @pytest.fixture(autouse=True)

@@ -18,8 +18,8 @@ from tests.iolab_cli import iolab
 from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
 
 MIB = 1 << 20
-STEADY_JOB = "[steady]\nrw=randread\nbs=4k\nioengine=psync\nrate_iops=2000\n"
-FALL_JOB = "[falling]\nrw=read\nbs=128k\niodepth=4\nioengine=libaio\ndirect=1\n"
+STEADY_JOB = "[steady]\nrw=randread\nbs=4k\nioengine=psync\nrate_iops=2000\ntime_based=1\n"
+FALL_JOB = "[falling]\nrw=read\nbs=128k\niodepth=4\nioengine=libaio\ndirect=1\ntime_based=1\n"
 
 
 def _fio_started(marker: str) -> bool:

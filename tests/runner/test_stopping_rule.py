@@ -1,6 +1,6 @@
 """A point stopped when known ends sooner than its job asked, never later: generated jobs of every length
-(runtime, ramp_time, time_based or not, none at all) against generated rules, and the invariant that reads the
-stored result agrees with what the rule let fio run."""
+(runtime, ramp_time, time_based or not, none at all; a size-bound job stays size-bound) against generated
+rules, and the invariant that reads the stored result agrees with what the rule let fio run."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def test_a_stopped_point_never_asks_fio_for_more_than_its_job_or_the_rule() -> N
         effective = point_rule(point, rule)
         stopped = stopping_point(point, effective)
         asked = stopped.job.runtime_seconds
-        assert asked == effective.max_s and stopped.job.time_based and stopped.job.ramp_seconds == 0, point
+        assert asked == effective.max_s and stopped.job.ramp_seconds == 0, point
+        assert stopped.job.time_based == point.job.time_based, point  # a size-bound job still ends at its size
         assert asked <= rule.max_s and (own == 0 or asked <= own), (point.options, rule, asked)
         assert asked == (min(own, rule.max_s) if own else rule.max_s), (point.options, rule, asked)
         assert 0 < effective.min_s <= effective.max_s, (point.options, effective)

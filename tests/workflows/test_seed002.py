@@ -75,6 +75,7 @@ ioengine=psync
 rate_iops=500
 numjobs=4
 group_reporting=1
+time_based=1
 """
 
 

@@ -17,7 +17,7 @@ from iolab.analysis.device_traffic import DeviceTraffic
 from iolab.analysis.interference import Interference
 from iolab.doctor.derived import ArrayView, PointSeries, QdCurve, RepeatSet
 from iolab.models import Finding, Point, Result, Severity
-from iolab.models.finding import Quote
+from iolab.models.finding import Quote, unreadable_part
 from iolab.models.job_options import JobOptions
 from iolab.models.material import HostRow, SteadyOutcome
 from iolab.models.snapshot import BlockDevice, Snapshot
@@ -276,14 +276,19 @@ class Rule:
         quotes: Sequence[Quote] = (),
     ) -> Finding:
         """A triggered Finding carrying this rule's why, fix and source, and the points' figures it quotes
-        (`doctor.quotes`)."""
+        (`doctor.quotes`). A figure no one can read (nan, inf, 1e+44) is the rule's bug: ValueError, which
+        `doctor.engine.evaluate` reports as the rule not evaluated rather than print it."""
+        shown = {k: str(v) for k, v in (evidence or {}).items()}
+        part = unreadable_part(title, shown)
+        if part is not None:
+            raise ValueError(f"it made a figure no one can read (its {part!r})")
         return Finding(
             rule_id=self.id,
             family=self.family,
             severity=LEVELS[level or self.level],
             title=title,
             subject=subject,
-            evidence={k: str(v) for k, v in (evidence or {}).items()},
+            evidence=shown,
             why=why or self.why,
             fix=self.fix if fix is None else fix,
             confidence=0.7 if self.heuristic else 1.0,

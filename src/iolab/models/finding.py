@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+
+# What a finding may never show a user: a non-number (nan, inf: a statistic whose spread was zero), Python's
+# exponent notation, internal references. One definition: the rules' constructor refuses such text
+# (`iolab.doctor.rule.Rule.finding`), and the suite checks every stored finding with it.
+UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNORECASE)
+
+
+def unreadable_part(title: str, evidence: Mapping[str, object]) -> str | None:
+    """The name of the first part of a finding a user could not read ("title" or an evidence key), or None."""
+    if UNREADABLE.search(title):
+        return "title"
+    return next((key for key, value in evidence.items() if UNREADABLE.search(str(value))), None)
 
 
 class Severity(str, Enum):

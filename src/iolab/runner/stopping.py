@@ -1,7 +1,8 @@
 """Stopping a point when its number is known (`iolab run --stop-when-known`, a plan's `[stopping]`).
 
 With stopping on, a point runs without fio's ramp_time for at most `max_s`
-seconds, or the job's own ramp_time + runtime when shorter; fio writes a status block each second, and `Watch` asks
+seconds, or the job's own ramp_time + runtime when shorter (a job bounded by
+its size still ends when its bytes are done); fio writes a status block each second, and `Watch` asks
 `iolab.analysis.stopping.decide` after each one whether the mean rate is
 known to within the target and the series is steady. When it is, iolab asks
 fio to stop (SIGINT, through the keeper): fio then writes its complete
@@ -79,9 +80,11 @@ def point_rule(point: Point, rule: StopRule) -> StopRule:
 
 def stopping_point(point: Point, rule: StopRule) -> Point:
     """The point as fio runs it under `rule` (a `point_rule`): no ramp_time (the warm-up is found in the
-    series instead), time-based for at most `max_s` seconds."""
-    options = {k: v for k, v in point.options.items() if canonical(k) not in ("ramp_time", "runtime", "time_based")}
-    options.update({"time_based": "1", "runtime": f"{rule.max_s:g}s"})
+    series instead) and fio's runtime at `max_s`. Whether the job is time-based stays the job's: a job
+    bounded by its size still ends when its bytes are done (made time-based, a write-once job would write
+    its size over and over until the maximum)."""
+    options = {k: v for k, v in point.options.items() if canonical(k) not in ("ramp_time", "runtime")}
+    options["runtime"] = f"{rule.max_s:g}s"
     return replace(point, options=options)
 
 

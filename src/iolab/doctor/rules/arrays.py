@@ -31,6 +31,16 @@ def _mb(value: float) -> str:
     return f"{units.mb_per_s(value)} MB/s"
 
 
+def _score(value: float | None) -> str:
+    """A drive's test statistic as read: infinite when the others read alike (a spread of zero), so that any
+    difference at all is beyond it."""
+    if value is None:
+        return "n/a"
+    if math.isinf(value):
+        return f"{'below' if value < 0 else 'above'} any spread (the others read alike)"
+    return f"{value:.1f}"
+
+
 def _outliers(ctx: Context, view: ArrayView) -> dict[str, OutlierReport]:
     """The outlier report of each view the array was measured in ("together", "alone"), each device's figure
     judged against its own noise where its seconds were logged."""
@@ -114,8 +124,8 @@ def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
                 evidence = {
                     "bandwidth": _mb(score.value),
                     "median": _mb(report.median),
-                    "modified z": "n/a" if score.z is None else f"{score.z:.1f}",
-                    "leave-out t": "n/a" if score.t is None else f"{score.t:.1f}",
+                    "modified z": _score(score.z),
+                    "leave-out t": _score(score.t),
                     "own noise": "not logged" if score.noise is None else f"±{score.noise:.1%} (standard error)",
                     "drives": len(report.scores),
                     "workload": view.workload,
