@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from iolab.doctor.engine import FAILED_RULE
 from iolab.models.finding import UNREADABLE
 from tests.oracle import OracleReport, ShownRow, check_quotes, check_rows, check_store, point_rates
 
@@ -203,7 +204,9 @@ def _stored_findings(database: Path, rule_id: str) -> list[str]:
 
 
 def _unreadable_findings(database: Path) -> list[str]:
-    """Each stored finding's title and evidence that shows nan, e+ notation or an internal reference."""
+    """Each stored finding's title and evidence that shows nan, inf, e+ notation or an internal reference, and
+    each rule that failed on its input (`Rule.finding` refuses such figures, and the engine stores that refusal
+    as the rule not evaluated: a rule's bug either way)."""
     if not database.is_file():
         return []
     try:
@@ -219,6 +222,6 @@ def _unreadable_findings(database: Path) -> list[str]:
         except (ValueError, AttributeError):
             values = [evidence]
         text = " ".join([title, *map(str, values)])
-        if UNREADABLE.search(text):
+        if UNREADABLE.search(text) or FAILED_RULE in title:
             bad.append(f"{rule_id}: {text}")
     return bad

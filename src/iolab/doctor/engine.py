@@ -24,6 +24,9 @@ class Job(Protocol):
 INVARIANT_RULE = "RES-INVARIANT"  # `doctor.rules.invariants`
 
 
+FAILED_RULE = "rule failed on this input"  # a not-evaluated finding's title when the rule itself raised
+
+
 def all_rules() -> list[Rule]:
     """The rule table in catalogue order (family, then id)."""
     return sorted(RULES, key=lambda r: (r.family, r.id))
@@ -43,7 +46,7 @@ def evaluate(ctx: Context, rules: Iterable[Rule] | None = None) -> list[Finding]
         try:
             findings.extend(r.check(ctx, r))
         except (ArithmeticError, AttributeError, KeyError, TypeError, ValueError) as exc:
-            findings.append(r.not_evaluated(f"rule failed on this input ({type(exc).__name__}: {exc})"))
+            findings.append(r.not_evaluated(f"{FAILED_RULE} ({type(exc).__name__}: {exc})"))
     return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
 
 
