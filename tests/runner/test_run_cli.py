@@ -50,7 +50,11 @@ def test_run_keeps_raw_artifacts_and_per_second_samples(tmp_path):
     from iolab.store.db import open_store
     from iolab.store.queries import point_samples, run_points
 
-    proc = iolab("run", str(tmp_path), "--runtime", "2", "--ramp", "0", "--size", "64M")
+    job = tmp_path / "one.fio"  # one rate-capped point of 2 s: its artifacts and samples are the subject
+    job.write_text("[seqread]\nrw=read\nbs=1m\nrate=64m\ntime_based=1\nruntime=2\n")
+    data = tmp_path / "data"
+    data.mkdir()
+    proc = iolab("run", str(job), str(data), "--size", "64M")
     assert proc.returncode == 0, proc.stderr
     store = open_store()
     records = run_points(store, 1)
@@ -69,7 +73,9 @@ def test_file_system_without_o_direct_falls_back_to_buffered_and_says_ram(tmp_pa
     mnt.mkdir()
     subprocess.run(["mount", "-t", "ramfs", "ramfs", str(mnt)], check=True)
     try:
-        proc = iolab("run", str(mnt), *FAST, "--json")
+        job = tmp_path / "one.fio"  # one rate-capped point: the fallback is the subject, not RAM's speed
+        job.write_text("[rr]\nrw=randread\nbs=4k\nrate_iops=2000\ntime_based=1\nruntime=1\n")
+        proc = iolab("run", str(job), str(mnt), "--size", "16M", "--no-telemetry", "--json")
         assert proc.returncode == 0, proc.stderr
         assert "buffered I/O and the result is RAM-backed" in proc.stderr
         point = json.loads(proc.stdout)["points"][0]

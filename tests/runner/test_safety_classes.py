@@ -128,11 +128,13 @@ def test_class3_a_loop_device_stacked_inside_with_a_mounted_file_system_is_refus
 
 
 @needs_loop
-def test_class3_blank_and_iolab_s_own_last_write_pass():
+def test_class3_blank_and_iolab_s_own_last_write_pass(tmp_path):
     """A zeroed device passes; after iolab wrote it, iolab's own leftovers pass; a byte changed by
-    someone else afterwards is refused again."""
+    someone else afterwards is refused again (one rate-capped write point a run: the writes are the subject)."""
+    plan = tmp_path / "write.toml"
+    plan.write_text('[options]\nrw = "write"\nbs = "1m"\nrate = "32m"\ntime_based = 1\nruntime = "1s"\n')
     with loop_devices(1, size_mib=32) as (dev,):
-        write = ["--preset", "quick", dev.path, "--allow-write", "--runtime", "1", "--ramp", "0"]
+        write = [str(plan), dev.path, "--allow-write", "--no-telemetry"]
         first = iolab("run", *write)
         assert first.returncode == 0, first.stderr
         assert Path(dev.backing).read_bytes().count(0) < 32 << 20  # the run did write data
