@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 
 def iolab(*args: str, cwd=None, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
@@ -21,6 +22,16 @@ def iolab(*args: str, cwd=None, env: dict | None = None, timeout: float = 180) -
         timeout=timeout,
         check=False,
     )
+
+
+def run_job(tmp_path: Path, job: str, *args: str, target: Path | None = None) -> subprocess.CompletedProcess:
+    """`iolab run JOB TARGET ARGS` for a job file of this text, on `target` or a new directory in `tmp_path`."""
+    path = tmp_path / "job.fio"
+    path.write_text(job)
+    if target is None:
+        target = tmp_path / "data"
+        target.mkdir()
+    return iolab("run", str(path), str(target), *args)
 
 
 def assert_clean_error(proc: subprocess.CompletedProcess, code: int = 2) -> str:

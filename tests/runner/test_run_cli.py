@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.iolab_cli import assert_clean_error, iolab
+from tests.iolab_cli import assert_clean_error, iolab, run_job
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 FAST = ["--runtime", "1", "--ramp", "0", "--size", "64M"]
@@ -50,11 +50,8 @@ def test_run_keeps_raw_artifacts_and_per_second_samples(tmp_path):
     from iolab.store.db import open_store
     from iolab.store.queries import point_samples, run_points
 
-    job = tmp_path / "one.fio"  # one rate-capped point of 2 s: its artifacts and samples are the subject
-    job.write_text("[seqread]\nrw=read\nbs=1m\nrate=64m\ntime_based=1\nruntime=2\n")
-    data = tmp_path / "data"
-    data.mkdir()
-    proc = iolab("run", str(job), str(data), "--size", "64M")
+    # one rate-capped point of 2 s: its artifacts and samples are the subject
+    proc = run_job(tmp_path, "[seqread]\nrw=read\nbs=1m\nrate=64m\ntime_based=1\nruntime=2\n", "--size", "64M")
     assert proc.returncode == 0, proc.stderr
     store = open_store()
     records = run_points(store, 1)
@@ -73,9 +70,8 @@ def test_file_system_without_o_direct_falls_back_to_buffered_and_says_ram(tmp_pa
     mnt.mkdir()
     subprocess.run(["mount", "-t", "ramfs", "ramfs", str(mnt)], check=True)
     try:
-        job = tmp_path / "one.fio"  # one rate-capped point: the fallback is the subject, not RAM's speed
-        job.write_text("[rr]\nrw=randread\nbs=4k\nrate_iops=2000\ntime_based=1\nruntime=1\n")
-        proc = iolab("run", str(job), str(mnt), "--size", "16M", "--no-telemetry", "--json")
+        job = "[rr]\nrw=randread\nbs=4k\nrate_iops=2000\ntime_based=1\nruntime=1\n"  # the fallback, not RAM's speed
+        proc = run_job(tmp_path, job, "--size", "16M", "--no-telemetry", "--json", target=mnt)
         assert proc.returncode == 0, proc.stderr
         assert "buffered I/O and the result is RAM-backed" in proc.stderr
         point = json.loads(proc.stdout)["points"][0]

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.iolab_cli import iolab
+from tests.iolab_cli import run_job
 from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
 
 MIB = 1 << 20
@@ -20,14 +20,8 @@ STEADY_JOB = "[steady]\nrw=randread\nbs=4k\nioengine=psync\nrate_iops=2000\ntime
 def test_a_point_whose_target_is_never_met_ends_at_its_jobs_own_runtime_by_fios_own_runtime(tmp_path, iolab_home):
     """A job's own runtime=3 is the maximum, not the rule's 60 s default (a runtime=15 job once ran 60 s, and
     the invariant check of every stored result, in conftest's fixture, named it)."""
-    job = tmp_path / "steady.fio"
-    job.write_text(STEADY_JOB + "runtime=3\n")
-    target = tmp_path / "target"
-    target.mkdir()
-    proc = iolab(
-        "run", str(job), str(target), "--size", "16M", "--stop-when-known", "--target-ci", "0.001%",
-        "--json", "--no-telemetry",
-    )  # fmt: skip
+    args = ["--size", "16M", "--stop-when-known", "--target-ci", "0.001%", "--json", "--no-telemetry"]
+    proc = run_job(tmp_path, STEADY_JOB + "runtime=3\n", *args)
     assert proc.returncode == 0, proc.stderr  # not a point killed by a stop sent as fio ended by itself
     (point,) = json.loads(proc.stdout)["points"]
     assert point["status"] == "ok", point
@@ -40,11 +34,8 @@ def test_a_point_whose_target_is_never_met_ends_at_its_jobs_own_runtime_by_fios_
 def test_a_job_bounded_by_its_size_writes_its_size_once_and_no_more(tmp_path, iolab_home):
     """Stopping ends a point sooner, never later: a write-once job of 8 MiB stays bounded by its size (made
     time-based, it would write its 8 MiB over and over until the maximum)."""
-    job = tmp_path / "once.fio"
-    job.write_text("[once]\nrw=write\nbs=1m\nioengine=psync\nrate=16m\n")
-    target = tmp_path / "target"
-    target.mkdir()
-    proc = iolab("run", str(job), str(target), "--size", "8M", "--stop-when-known", "--allow-write", "--json")
+    job = "[once]\nrw=write\nbs=1m\nioengine=psync\nrate=16m\n"
+    proc = run_job(tmp_path, job, "--size", "8M", "--stop-when-known", "--allow-write", "--json")
     assert proc.returncode == 0, proc.stderr
     (point,) = json.loads(proc.stdout)["points"]
     write = point["result"]["directions"]["write"]

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster.servers import fio_servers, hostfile
-from tests.iolab_cli import assert_clean_error, iolab
+from tests.iolab_cli import assert_clean_error, iolab, run_job
 from tests.loopdev import loop_devices, loop_skip_reason
 
 pytestmark = pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
@@ -180,11 +180,8 @@ def test_a_steady_point_stops_once_its_rate_is_known_and_never_after_its_runtime
     workers the target may not be met in 15 s (CI saw ±7.7%); the early stop on a quiet host is held in the
     serial `tests/runner/test_stopping_loopdev.py`. TODO(stopping branch): numjobs > 1 with group_reporting
     is issue 35's."""
-    job = tmp_path / "steady.fio"
-    job.write_text("[steady]\nrw=read\nbs=64k\nioengine=psync\nrate=20m\ntime_based=1\nruntime=15\n")
-    data = tmp_path / "data"
-    data.mkdir()
-    proc = iolab("run", str(job), str(data), "--size", "16M", "--no-telemetry", "--stop-when-known", "--json")
+    job = "[steady]\nrw=read\nbs=64k\nioengine=psync\nrate=20m\ntime_based=1\nruntime=15\n"
+    proc = run_job(tmp_path, job, "--size", "16M", "--no-telemetry", "--stop-when-known", "--json")
     assert proc.returncode == 0, proc.stderr
     (point,) = json.loads(proc.stdout)["points"]
     stopping = point["result"]["stopping"]
