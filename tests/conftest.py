@@ -35,7 +35,8 @@ E2E_USES = re.compile(
 # Modules that must have the machine to themselves, and why.
 SERIAL = {
     "tests/cli/test_compare_loopdev.py": "a 10% bandwidth difference must be called slower, a 0% one never",
-    "tests/runner/test_arrays.py": "a busy host's interference is named and raises no dip, outlier or scaling alarm",
+    "tests/runner/test_arrays.py": "a busy host's interference is named and raises no dip, outlier or scaling alarm; "
+    "capped drives scale linearly",
     "tests/telemetry/test_loop_devices.py": "a dip's onset and depth are found",
     "tests/telemetry/test_interference.py": "a busy neighbour is named, and only then",
     "tests/runner/test_kill.py": "SIGKILL lands at chosen moments of a run",

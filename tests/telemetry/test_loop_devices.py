@@ -16,7 +16,6 @@ import pytest
 
 from iolab.analysis.dips import detect_dips
 from iolab.analysis.outliers import find_outliers
-from iolab.analysis.scaling import scaling_table
 from iolab.analysis.series import mean_by_source, series_by_source
 from iolab.telemetry import Sampler, devices_for_path
 
@@ -97,25 +96,3 @@ def test_dip_applied_mid_run_is_found_with_its_onset_and_depth(tmp_path):
     assert dip.kind == "transient"
     assert abs(dip.onset_s - applied_onset) <= 2.0
     assert abs(dip.depth - applied_depth) <= 0.10
-
-
-def test_subset_scaling_table_over_one_two_and_four_devices(tmp_path):
-    with loop_devices(4) as devs, blkio_cgroup() as cgroup:
-        for dev in devs:
-            cgroup.set_read_bps(dev.major_minor, DRIVE_BPS // 2)
-        sets = []
-        for n in (1, 2, 4):
-            out = tmp_path / f"n{n}.json"
-            fio = cgroup.popen(fio_read_argv(devs[:n], 2, str(out)), stderr=subprocess.PIPE)
-            finish(fio, 30)
-            jobs = fio_jobs(out)
-            sets.append((tuple(d.name for d in devs[:n]), sum(j["read"]["bw_bytes"] for j in jobs.values())))
-    report = scaling_table(sets)
-    for row in report.rows:
-        print(row.n, round(row.aggregate / MIB), f"{row.efficiency:.2f}")
-    assert [r.n for r in report.rows] == [1, 2, 4]
-    assert report.reference == sets[0][1]
-    for row, (_, aggregate) in zip(report.rows, sets, strict=True):
-        assert row.efficiency == pytest.approx(aggregate / (row.n * sets[0][1]))
-    # Identical capped drives on an idle host scale linearly; the drop check stays quiet.
-    assert all(r.efficiency > 0.8 for r in report.rows) and report.drops == []
