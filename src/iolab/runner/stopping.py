@@ -2,11 +2,11 @@
 
 With stopping on, a point runs without fio's ramp_time for at most `max_s`
 seconds, or the job's own ramp_time + runtime when shorter (a job bounded by
-its size still ends when its bytes are done); fio writes a status block each second, and `Watch` asks
-`iolab.analysis.stopping.decide` after each one whether the mean rate is
-known to within the target and the series is steady. When it is, iolab asks
-fio to stop (SIGINT, through the keeper): fio then writes its complete
-final JSON, covering the time it ran.
+its size still ends when its bytes are done); fio writes a status block each
+second, and `Watch` asks `iolab.analysis.stopping.decide` after each one
+whether the mean rate is known to within the target and the series is
+steady. When it is, iolab asks fio to stop (SIGINT, through the keeper): fio
+then writes its complete final JSON, covering the time it ran.
 
 The reported rate is the kept window's: MSER finds the warm-up seconds in
 the per-second series, and each direction's IOPS and bandwidth become the
