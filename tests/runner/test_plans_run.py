@@ -33,6 +33,7 @@ ioengine = "libaio"
 time_based = true
 runtime = "1s"
 ramp_time = "0s"
+rate_iops = 2000
 [axes]
 rw = ["randread", "read"]
 bs = ["4k", "64k"]
@@ -129,13 +130,13 @@ def test_repeats_are_separate_samples_with_snapshots_findings_and_telemetry(tmp_
 
 
 def test_diff_env_names_a_changed_setting(tmp_path):
+    job = tmp_path / "one.fio"  # one rate-capped point a run: the snapshots are the subject
+    job.write_text("[rr]\nrw=randread\nbs=4k\nrate_iops=2000\ntime_based=1\nruntime=1\n")
+    data = tmp_path / "data"
+    data.mkdir()
     for _ in range(2):
-        assert (
-            iolab(
-                "run", str(tmp_path), "--runtime", "1", "--ramp", "0", "--size", "32M", "--fresh", "--no-telemetry"
-            ).returncode
-            == 0
-        )
+        done = iolab("run", str(job), str(data), "--size", "32M", "--fresh", "--no-telemetry")
+        assert done.returncode == 0, done.stderr
     store = open_store()
     # Other workers' loop devices come and go, and their files fill and empty shared file systems (/dev/shm,
     # /tmp), during the two runs on a shared host: not what is tested here, so every snapshot of both runs
