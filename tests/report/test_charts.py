@@ -262,6 +262,19 @@ def test_compare_bars_are_the_figures_the_table_shows_with_the_range_as_whiskers
     assert _cut_off(fig) == []
 
 
+def test_compare_bars_of_identical_repeats_draw_with_no_whisker():
+    """Rate-capped repeats that read exactly alike (4,000 IOPS each): exp(mean log) landed an ulp above them, a
+    whisker below zero, and matplotlib refused it (`iolab report --html` crashed); every such side draws."""
+    for value in (4000.0, 3999.9999999999995, 0.1, 1e12 / 3, 217.0):
+        a = WorkloadSamples("w", "rr", "/data", "iops", [value] * 3)
+        b = WorkloadSamples("w", "rr", "/data", "iops", [value] * 2)
+        comparison = Comparison(
+            "base", "new", [1], [2], [ComparedWorkload(a, b, compare_samples(a.values, b.values))], [], [], None
+        )
+        fig = comparison_chart(comparison)
+        assert fig is not None, value
+
+
 def test_counts_take_the_noun_in_the_right_number():
     assert [counted(n, "device") for n in (0, 1, 2, 1000)] == ["0 devices", "1 device", "2 devices", "1,000 devices"]
     assert counted(1, "directory", "directories") == "1 directory"

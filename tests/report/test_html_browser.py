@@ -32,7 +32,17 @@ pytestmark = [
 
 HOSTILE = "<script>alert(1)</script>"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-QUICK = {"runtime": "1", "ramp_time": "0", "time_based": "1", "ioengine": "libaio", "rw": "randread", "bs": "4k"}
+# Capped at 4,000 IOPS: the page is the subject, not RAM's speed, and capped repeats read exactly alike (the
+# comparison chart once crashed `iolab report --html` on them: a whisker an ulp below zero).
+QUICK = {
+    "runtime": "1",
+    "ramp_time": "0",
+    "time_based": "1",
+    "ioengine": "libaio",
+    "rw": "randread",
+    "bs": "4k",
+    "rate_iops": "4000",
+}
 
 
 def _sweep(home: Path, data: Path) -> int:

@@ -244,11 +244,14 @@ def _mean_var(values: list[float]) -> tuple[float, float]:
 
 def geometric_mean(values: Sequence[float]) -> float | None:
     """exp(mean log): each side's figure, so that B/A of the figures is the verdict's ratio. None when a value
-    is not positive and finite (a failed run has no log) or there are none."""
+    is not positive and finite (a failed run has no log) or there are none. Held between the lowest and the
+    highest value, where a mean lies: exp(log(x)) of identical repeats can land an ulp above them all, and a
+    whisker from the figure to the highest repeat was then negative (`iolab report --html` crashed)."""
     kept = [float(v) for v in values if not math.isnan(float(v))]
     if not kept or any(v <= 0.0 or math.isinf(v) for v in kept):
         return None
-    return math.exp(math.fsum(math.log(v) for v in kept) / len(kept))
+    mean = math.exp(math.fsum(math.log(v) for v in kept) / len(kept))
+    return min(max(mean, min(kept)), max(kept))
 
 
 def repeats_needed(log_sd: float, distance: float, alpha: float, power: float, two_sided: bool) -> int | None:
