@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from iolab.doctor.engine import FAILED_RULE
-from iolab.models.finding import UNREADABLE
+from iolab.models.finding import FAILED_RULE, UNREADABLE
 from tests.oracle import OracleReport, ShownRow, check_quotes, check_rows, check_store, point_rates
 
 # What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
@@ -207,7 +206,7 @@ def _stored_findings(database: Path, rule_id: str) -> list[str]:
 def _unreadable_findings(database: Path) -> list[str]:
     """Each stored finding's title and evidence that shows nan, inf, e+ notation or an internal reference, and
     each rule that failed on its input (`Rule.finding` refuses such figures, and the engine stores that refusal
-    as the rule not evaluated: a rule's bug either way)."""
+    as the rule not evaluated, titled FAILED_RULE: a rule's bug either way)."""
     if not database.is_file():
         return []
     try:

@@ -30,7 +30,7 @@ def run_job(tmp_path: Path, job: str, *args: str, target: Path | None = None) ->
     path.write_text(job)
     if target is None:
         target = tmp_path / "data"
-        target.mkdir()
+        target.mkdir(exist_ok=True)  # a second run of the same test is on the same directory
     return iolab("run", str(path), str(target), *args)
 
 

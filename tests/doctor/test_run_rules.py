@@ -7,7 +7,7 @@ from iolab.doctor.derived import ArrayView, PointSeries
 from iolab.doctor.engine import evaluate
 from iolab.doctor.rule import Context
 from iolab.models import Severity
-from iolab.models.finding import UNREADABLE
+from iolab.models.finding import FAILED_RULE, UNREADABLE
 from iolab.models.material import HostRow, SteadyOutcome
 
 MB = 1e6
@@ -22,7 +22,7 @@ def readable(findings) -> None:
     references), and no rule that failed on its input."""
     for f in findings:
         text = " ".join([f.title, f.why, f.fix, *map(str, f.evidence.values())])
-        assert not UNREADABLE.search(text) and "rule failed" not in f.title, text
+        assert not UNREADABLE.search(text) and FAILED_RULE not in f.title, text
 
 
 def series(values, label="all jobs"):

@@ -21,7 +21,7 @@ from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
 from iolab.store.queries import get_run, point_samples, run_findings, run_points, run_snapshot
-from tests.iolab_cli import assert_clean_error, iolab
+from tests.iolab_cli import assert_clean_error, iolab, run_job
 from tests.loopdev import loop_devices, loop_skip_reason
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -130,12 +130,9 @@ def test_repeats_are_separate_samples_with_snapshots_findings_and_telemetry(tmp_
 
 
 def test_diff_env_names_a_changed_setting(tmp_path):
-    job = tmp_path / "one.fio"  # one rate-capped point a run: the snapshots are the subject
-    job.write_text("[rr]\nrw=randread\nbs=4k\nrate_iops=2000\ntime_based=1\nruntime=1\n")
-    data = tmp_path / "data"
-    data.mkdir()
+    job = "[rr]\nrw=randread\nbs=4k\nrate_iops=2000\ntime_based=1\nruntime=1\n"  # the snapshots are the subject
     for _ in range(2):
-        done = iolab("run", str(job), str(data), "--size", "32M", "--fresh", "--no-telemetry")
+        done = run_job(tmp_path, job, "--size", "32M", "--fresh", "--no-telemetry")
         assert done.returncode == 0, done.stderr
     store = open_store()
     # Other workers' loop devices come and go, and their files fill and empty shared file systems (/dev/shm,

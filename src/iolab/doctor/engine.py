@@ -9,6 +9,7 @@ import iolab.doctor.rules  # noqa: F401  (registers every rule)
 from iolab.doctor.derived import array_views, device_traffic, interference, point_series, qd_curves, repeat_sets
 from iolab.doctor.rule import RULES, Context, JobView, Rule
 from iolab.models import Finding, Point, Result
+from iolab.models.finding import FAILED_RULE
 from iolab.models.material import RunMaterial
 from iolab.models.snapshot import Snapshot
 
@@ -22,9 +23,6 @@ class Job(Protocol):
 
 
 INVARIANT_RULE = "RES-INVARIANT"  # `doctor.rules.invariants`
-
-
-FAILED_RULE = "rule failed on this input"  # a not-evaluated finding's title when the rule itself raised
 
 
 def all_rules() -> list[Rule]:

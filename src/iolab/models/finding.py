@@ -11,6 +11,9 @@ from enum import Enum
 # exponent notation, internal references. One definition: the rules' constructor refuses such text
 # (`iolab.doctor.rule.Rule.finding`), and the suite checks every stored finding with it.
 UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNORECASE)
+# A not-evaluated finding's title when the rule itself raised (`iolab.doctor.engine.evaluate`): a rule's bug,
+# which the suite fails on as it fails on an unreadable figure.
+FAILED_RULE = "rule failed on this input"
 
 
 def unreadable_part(title: str, evidence: Mapping[str, object]) -> str | None:
