@@ -12,7 +12,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
-BASE = frozenset({"iolab", "errors", "private", "textfile", "numbers"})
+BASE = frozenset({"iolab", "errors", "private", "textfile", "numbers", "guards"})
 
 # What each stage may import besides itself. "iolab" is the package root (`__version__`); errors, private
 # and textfile are the base utilities. A stage not in this table fails the test until it is given a row.
@@ -24,6 +24,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "textfile": frozenset({"errors"}),
     # one bounded parser for the numbers of a user's input (int64, finite doubles)
     "numbers": frozenset({"errors"}),
+    # the registry of every guard that stands between iolab and someone's data (iolab.guards)
+    "guards": frozenset(),
     # plain typed data crossing every border, and the pure vocabulary to read it (units, option values)
     "models": frozenset(),
     # job files from Points, fio run, its output parsed into Results; fio's option rules live here
