@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import os
 import socket
@@ -34,6 +35,10 @@ DB_NAME = "iolab.db"
 # to mark the run failed (`Store.release_reserve`), and makes it again the next time it opens the store.
 RESERVE_NAME = ".iolab-reserve"
 RESERVE_BYTES = 256 << 10
+# Taken while the journal mode is set and the schema migrated (`_schema_lock`).
+LOCK_NAME = ".iolab-schema.lock"
+# How long a writer waits for another process's transaction before giving up.
+BUSY_SECONDS = 30.0
 # Reads go through a memory map of up to this much of the file (SQLite caps it at its own maximum):
 # `history` on a million stored results reads scattered index pages, and through read() calls into
 # SQLite's small page cache that took six times as long (bench/history_scale.py).
@@ -420,23 +425,50 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
     try:
         private_dir(directory)
         _private_database(path)
-        conn = sqlite3.connect(path, timeout=30.0)
+        conn = sqlite3.connect(path, timeout=BUSY_SECONDS)
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
+        with _schema_lock(directory):
+            conn.execute("PRAGMA journal_mode=WAL")
+            migrate(conn, str(path))
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
-        migrate(conn, str(path))
         _keep_reserve(directory / RESERVE_NAME)
     except (OSError, sqlite3.OperationalError) as exc:
         if for_reading and path.is_file():
             return _read_only_store(path)
-        raise UserError(
-            f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory"
-        ) from None
+        raise UserError(_cannot_open(path, exc)) from None
     except sqlite3.DatabaseError as exc:
         raise UserError(f"{path} is not a usable iolab database ({exc}); move it aside or set IOLAB_HOME") from None
     return Store(conn, path)
+
+
+@contextlib.contextmanager
+def _schema_lock(directory: Path) -> Iterator[None]:
+    """One process at a time sets the journal mode and migrates: two `iolab` started together on a new
+    home both read schema version 0 and both created the tables ("table runs already exists"), or one
+    met the other's exclusive lock while switching to WAL ("database is locked"). The lock file lives
+    in the private home and is never removed, so every process locks the same inode."""
+    import fcntl
+
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_FILE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _cannot_open(path: Path, exc: Exception) -> str:
+    """What went wrong opening the database, with the advice that fits the cause."""
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        return (
+            f"the iolab database at {path} stayed locked by another iolab process for {BUSY_SECONDS:g} s;"
+            " wait for it to finish (or stop it), then try again"
+        )
+    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory"
+    return f"cannot open the iolab database at {path}: {exc}"
 
 
 def _keep_reserve(path: Path) -> None:
