@@ -251,7 +251,7 @@ def run(
     else:  # a run merged into an older one, files left behind, a server's error: never unsaid, even for cron
         if outcome.resumed:
             err.print(
-                f"note: resumed run {outcome.run_id} ({outcome.skipped} finished points kept); --fresh starts anew"
+                f"note: resumed run {outcome.run_id} ({outcome.skipped} finished point{'s' * (outcome.skipped != 1)} kept); --fresh starts anew"
             )
         for warning in outcome.warnings:
             err.print(f"note: {warning}", markup=False)

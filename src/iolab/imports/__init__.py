@@ -284,7 +284,7 @@ def skipped_text(skipped: dict[str, list[str]], names: int = 3) -> str:
 def report_lines(outcome: ImportOutcome) -> list[str]:
     """What an import did, for the user: each run made, what was imported before, what was skipped and why."""
     lines = [
-        f"Imported {run.points} points from {run.files} file{'s' * (run.files != 1)} as run {run.run_id}"
+        f"Imported {run.points} point{'s' * (run.points != 1)} from {run.files} file{'s' * (run.files != 1)} as run {run.run_id}"
         f" ({run.label}; `iolab show {run.run_id}`)"
         for run in outcome.runs
     ]

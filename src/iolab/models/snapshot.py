@@ -196,6 +196,9 @@ class TargetInfo:
     # them held anything but zeros: never-written (or trimmed) blocks read as zeros without touching media.
     blocks_sampled: int | None = None
     blocks_with_data: int | None = None
+    # Its data lives in RAM: a RAM file system, zram/brd, or a loop device whose backing file is on one
+    # (probe.fs.ram_backed_device), which the device's name alone does not show.
+    ram_backed: bool = False
 
 
 @dataclass

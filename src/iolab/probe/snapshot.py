@@ -6,9 +6,9 @@ import os
 import stat
 
 from iolab.errors import UserError
-from iolab.models.snapshot import Snapshot, TargetInfo
+from iolab.models.snapshot import RAM_FILESYSTEMS, Snapshot, TargetInfo
 from iolab.probe.block import device_for_major_minor, list_disks, read_device
-from iolab.probe.fs import filesystem_of, read_filesystems
+from iolab.probe.fs import filesystem_of, ram_backed_device, read_filesystems
 from iolab.probe.host import read_host
 from iolab.probe.root import Root
 
@@ -29,24 +29,35 @@ def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
         if stat.S_ISBLK(st.st_mode):
             mm = f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
             sampled, with_data = sample_blocks(path)
+            device = device_for_major_minor(root, mm)
             return TargetInfo(
                 path=path,
-                device=device_for_major_minor(root, mm),
+                device=device,
                 is_block_device=True,
                 blocks_sampled=sampled,
                 blocks_with_data=with_data,
+                ram_backed=_in_ram(root, os.path.basename(os.path.realpath(path)), device),
             )
         path = os.path.realpath(path)
     elif path.startswith("/dev/"):
         name = os.path.basename(path)
         read_mm = root.read_value(f"/sys/class/block/{name}/dev")  # None in a capture without it
         device = device_for_major_minor(root, read_mm) if read_mm else None
-        return TargetInfo(path=path, device=device or name, is_block_device=True)
+        return TargetInfo(
+            path=path, device=device or name, is_block_device=True, ram_backed=_in_ram(root, name, device)
+        )
     fs = filesystem_of(path, snap.filesystems)
     if fs is None:
         return TargetInfo(path=path)
     device = device_for_major_minor(root, fs.major_minor) if not fs.major_minor.startswith("0:") else None
-    return TargetInfo(path=path, device=device, mount_point=fs.mount_point, fs_type=fs.fs_type)
+    source = os.path.basename(fs.source) if fs.source.startswith("/dev/") else ""
+    ram = fs.fs_type in RAM_FILESYSTEMS or _in_ram(root, source, device)
+    return TargetInfo(path=path, device=device, mount_point=fs.mount_point, fs_type=fs.fs_type, ram_backed=ram)
+
+
+def _in_ram(root: Root, name: str, whole: str | None) -> bool:
+    """Whether the device `name` (or the whole disk it belongs to) keeps its data in RAM."""
+    return any(ram_backed_device(n, root, RAM_FILESYSTEMS) for n in {name, whole} if n)
 
 
 SAMPLED_BLOCKS = 64

@@ -134,7 +134,9 @@ def health_line(hp: HealthPoint, metric: str) -> str:
 
 
 def series_title(s: Series) -> str:
-    return f"{s.name} on {s.target} @ {s.host} ({METRIC_LABELS[s.metric]}, {counted(len(s.values), 'run')})"
+    """E.g. "seqread on /dev/nvme0n1 @ db1 (read MB/s, 24 runs)"; an imported series may know no host."""
+    host = f" @ {s.host}" if s.host else ""
+    return f"{s.name} on {s.target}{host} ({METRIC_LABELS[s.metric]}, {counted(len(s.values), 'run')})"
 
 
 def older_line(s: Series) -> str | None:

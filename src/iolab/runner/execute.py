@@ -249,7 +249,12 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
                 f"{target.path}: {target.fs_type or 'this file system'} has no O_DIRECT; using buffered I/O{ram}"
             )
         elif target.ram_backed:
-            notes.append(f"{target.path}: on {target.fs_type}, the result is RAM-backed")
+            where = (
+                f"on {target.fs_type}"
+                if target.fs_type
+                else "a device that keeps its data in RAM (zram, brd, or a loop file on tmpfs)"
+            )
+            notes.append(f"{target.path}: {where}, the result is RAM-backed")
     return points, notes
 
 
@@ -624,7 +629,10 @@ def _prepare_run(
         resumed = True
         store.reopen_run(run_id)
         done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
-        notes.insert(0, f"resuming run {run_id}: {len(done)} finished points are kept and not run again")
+        notes.insert(
+            0,
+            f"resuming run {run_id}: {len(done)} finished point{'s are' if len(done) != 1 else ' is'} kept and not run again",
+        )
     settings.attach(run_id)
     locks.name_holder(f"run {run_id}")
     return Prepared(plan, targets, every_target, points, notes, run_id, done, settings, resumed)

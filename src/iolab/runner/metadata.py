@@ -88,8 +88,8 @@ def check_room(scaling: MetadataScaling, directories: list[Target]) -> None:
             raise UserError(
                 f"{target.path} has room for {room.files:,} files ({room.said()}): {most} threads x {per_thread} "
                 f"files need {most * per_thread:,}; "
-                + (f"give --threads up to {fits}" if fits else "free inodes and space")
-                + " or a larger file system"
+                + (f"it holds enough for {fits} threads; " if fits else "")
+                + "free inodes and space, or give a larger file system"
             )
 
 

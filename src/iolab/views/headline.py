@@ -56,7 +56,9 @@ ANSWERS: dict[str, tuple[Callable[[float], str], str, bool]] = {
     "lat_mean_ns": (units.latency, "", False),  # the latency text carries its unit
 }
 ORDER = ("Sequential", "Random", "QD1")  # KDiskMark's order: bandwidth, IOPS, then latency
-ONE_RUN = "(one run: repeat it for an interval)"
+# A rate has a within-run interval from its per-second series; a latency has none (fio logs no per-second
+# latency distribution iolab keeps), so one run of it has no interval at all: say so, not only "repeat".
+ONE_RUN = "(one run, no per-second series to give an interval: repeat it for one)"
 MATTERS = (Severity.CRITICAL, Severity.WARNING)  # findings shown right after the answer
 
 

@@ -27,7 +27,7 @@ def _filesystems(ctx: Context) -> list[FileSystem]:
     needs="snapshot",
     title="Benchmark target lives in RAM",
     applies="targets named on the command line or in the run",
-    trigger="the target's file system is tmpfs/ramfs/devtmpfs, or its device is zram/brd/ram",
+    trigger="the target's file system is tmpfs/ramfs/devtmpfs, or its device is zram/brd/ram or a loop device on a file in RAM",
     why="This is not storage: the benchmark measures memory.",
     fix="Point the benchmark at a directory or device on the storage you mean to measure.",
     evidence="target, mount point, file system type, device",
@@ -36,11 +36,10 @@ def _filesystems(ctx: Context) -> list[FileSystem]:
 def target_in_ram(ctx: Context, r: Rule) -> Iterator[Finding]:
     seen: set[str | None] = set()  # target paths, and jobs' (a job may not know its path)
     for target in ctx.snapshot.targets if ctx.snapshot else []:
-        ram = target.fs_type in RAM_FILESYSTEMS or (target.device or "").startswith(("zram", "ram", "brd"))
-        if ram:
+        if target.ram_backed or target.fs_type in RAM_FILESYSTEMS:
             seen.add(target.path)
             yield r.finding(
-                f"{target.path} is on {target.fs_type or target.device} (RAM)",
+                f"{target.path} is on {target.fs_type or target.device}, which keeps its data in RAM",
                 target.path,
                 {"mount": target.mount_point, "fs": target.fs_type, "device": target.device},
             )
