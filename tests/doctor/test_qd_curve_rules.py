@@ -138,3 +138,23 @@ def test_an_invalid_point_is_said_to_be_so_and_no_other_finding_uses_its_figures
     assert invalid.subject == "rr-qd32" and invalid.severity.value == "critical"
     (peak,) = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
     assert "80.0k IOPS" in peak.title and "QD16" in peak.title  # not the invalid QD 32 point's
+
+
+def test_a_qd_sweeps_knee_and_peak_are_shown_after_a_run_not_only_counted():
+    """Issue 42 item 6: the knee is the answer to a QD sweep, so the short listing after a run (and a page's
+    first section) shows it and the peak beside the warnings, though both are information."""
+    from rich.console import Console
+
+    from iolab.report.findings import render_findings
+    from iolab.views.headline import split_findings
+
+    findings = qd_curve_findings(sweep({1: 10_000, 4: 40_000, 16: 50_000}))
+    console = Console(width=200, record=True)
+    render_findings(findings, console, verbose=False)
+    text = console.export_text()
+    assert "queue-depth knee at QD" in text and "rr: peak 50.0k IOPS" in text, text
+    left_out = text.split("not listed:", 1)[1] if "not listed:" in text else ""
+    assert "RES-QD-KNEE" not in left_out and "RES-QD-PEAK" not in left_out
+    shown, rest = split_findings(findings)
+    assert {f.rule_id for f in shown} >= {"RES-QD-KNEE", "RES-QD-PEAK"}
+    assert not {f.rule_id for f in rest} & {"RES-QD-KNEE", "RES-QD-PEAK"}

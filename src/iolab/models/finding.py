@@ -14,6 +14,9 @@ UNREADABLE = re.compile(r"\bnan\b|\binf\b|\d[eE][+-]\d|reference case", re.IGNOR
 # A not-evaluated finding's title when the rule itself raised (`iolab.doctor.engine.evaluate`): a rule's bug,
 # which the suite fails on as it fails on an unreadable figure.
 FAILED_RULE = "rule failed on this input"
+# Findings that are the answer to the question a run asks, shown by default beside the warnings whatever
+# their severity: a QD sweep is run to learn its knee and its peak (issue: both were info, so only counted).
+ANSWER_RULES = frozenset({"RES-QD-KNEE", "RES-QD-PEAK"})
 
 
 def unreadable_part(title: str, evidence: Mapping[str, object]) -> str | None:
@@ -33,6 +36,14 @@ class Severity(str, Enum):
     def rank(self) -> int:
         """Sort order: the most serious first."""
         return ("critical", "warning", "info", "not-evaluated").index(self.value)
+
+
+def shown_by_default(finding: Finding) -> bool:
+    """Whether a short listing (after a run, a page's first section) shows the finding: a critical or a
+    warning (it changes what the figures mean), or the answer to the run's question (`ANSWER_RULES`)."""
+    return finding.severity in (Severity.CRITICAL, Severity.WARNING) or (
+        finding.rule_id in ANSWER_RULES and finding.severity is not Severity.NOT_EVALUATED
+    )
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from iolab.models import Finding, Severity
+from iolab.models.finding import shown_by_default
 
 _STYLE = {
     Severity.CRITICAL: ("CRITICAL", "bold red"),
@@ -61,7 +62,7 @@ def render_findings(findings: Sequence[Finding], console: Console, verbose: bool
     ordered = sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
     triggered = [f for f in ordered if f.severity is not Severity.NOT_EVALUATED]
     skipped = [f for f in ordered if f.severity is Severity.NOT_EVALUATED]
-    listed = triggered if verbose else [f for f in triggered if f.severity in (Severity.CRITICAL, Severity.WARNING)]
+    listed = triggered if verbose else [f for f in triggered if shown_by_default(f)]
     if not listed:
         console.print("[green]No findings.[/green]" if verbose else "[green]No warnings.[/green]")
     groups = headlines(listed)

@@ -23,7 +23,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from iolab.models import Finding, PointRecord, Sample, Severity, units
+from iolab.models import Finding, PointRecord, Sample, units
+from iolab.models.finding import shown_by_default
 
 if TYPE_CHECKING:
     from iolab.analysis.stability import Stability
@@ -59,7 +60,6 @@ ORDER = ("Sequential", "Random", "QD1")  # KDiskMark's order: bandwidth, IOPS, t
 # A rate has a within-run interval from its per-second series; a latency has none (fio logs no per-second
 # latency distribution iolab keeps), so one run of it has no interval at all: say so, not only "repeat".
 ONE_RUN = "(one run, no per-second series to give an interval: repeat it for one)"
-MATTERS = (Severity.CRITICAL, Severity.WARNING)  # findings shown right after the answer
 
 
 @dataclass(frozen=True)
@@ -162,9 +162,9 @@ def headline_line(figure: Headline) -> str:
 
 
 def split_findings(findings: Sequence[Finding]) -> tuple[list[Finding], list[Finding]]:
-    """The findings that matter (critical and warning: they change what the figures mean) and the rest
-    (information and rules not evaluated), each most serious first: a page shows the first right after its
+    """The findings that matter (`models.finding.shown_by_default`: critical and warning, which change what
+    the figures mean, and the answer of a QD sweep) and the rest (information and rules not evaluated), each most serious first: a page shows the first right after its
     answer and the rest after its tables, so five notes of context never push the results down."""
     ordered = sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
-    matter = [f for f in ordered if f.severity in MATTERS]
-    return matter, [f for f in ordered if f.severity not in MATTERS]
+    matter = [f for f in ordered if shown_by_default(f)]
+    return matter, [f for f in ordered if not shown_by_default(f)]
