@@ -75,5 +75,6 @@ def test_a_busy_neighbour_is_named_and_the_quick_preset_measures_again(tmp_path,
     assert proc.returncode == 0, proc.stderr
     assert "TEL-INTERFERENCE" in proc.stdout and "other processes used" in proc.stdout, proc.stdout
     assert "measured again, once, because something else was busy" in proc.stderr, proc.stderr
+    assert "kept as measured" in proc.stderr, proc.stderr  # the hog stayed: one point measured again, not five
     run = json.loads(iolab("ls", "--json").stdout)[0]
     assert (run["status"], run["points_done"]) == ("complete", 5)  # measured again, stored once

@@ -258,6 +258,10 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
     return points, notes
 
 
+# The share of a run's points that may be measured again because something else was busy (at least one).
+REMEASURE_SHARE = 0.1
+
+
 @dataclass
 class Session:
     """One run in progress: measures points, reusing finished ones when resuming."""
@@ -280,6 +284,18 @@ class Session:
     plan: Plan | None = None
     reruns: list[str] = field(default_factory=list)  # points measured again because something else was busy
     settings: HostSettings | None = None  # the plan's [host] settings, set before each point
+    still_busy: list[str] = field(default_factory=list)  # disturbed points kept as measured: no budget left
+
+    @property
+    def remeasure_budget(self) -> int:
+        """How many points a run may measure again (`REMEASURE_SHARE` of its points, at least one): a busy
+        host makes every point look disturbed, and measuring each twice doubles the run for nothing."""
+        return max(1, int(self.total * REMEASURE_SHARE))
+
+    def _may_remeasure(self) -> bool:
+        """Budget left, and the host not found busy again right after a re-measure: a neighbour that is
+        still there when a point is measured again will be there for the next one too."""
+        return len(self.reruns) < self.remeasure_budget and not self.still_busy
 
     def _disturbed(self, point: Point) -> bool:
         """Whether other processes or other I/O were busy during the point just stored."""
@@ -321,10 +337,7 @@ class Session:
         self.progress.point_started(index, self.total, point)
         result, error, lost = self.measurer.measure(point, self.planned[point.key], kept)
         if result is not None and self.plan is not None and self.plan.rerun_disturbed and self._disturbed(point):
-            self.store.reset_point(self.planned[point.key])
-            self.reruns.append(point.name)
-            self.progress.phase(f"something else was busy during {point.name}: measuring it again")
-            result, error, lost = self.measurer.measure(point, self.planned[point.key], kept)
+            result, error, lost = self._remeasure(point, kept, (result, error, lost))
         self.results[point.key] = result
         self.progress.point_finished(index, self.total, point, result, error)
         if error:
@@ -334,6 +347,25 @@ class Session:
         if lost and self.measurer.executor.stops_on_host_loss:
             raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as --on-host-failure stop asks")
         return result
+
+    def _remeasure(
+        self, point: Point, kept: list[Artifact], measured: tuple[Result | None, str, list[str]]
+    ) -> tuple[Result | None, str, list[str]]:
+        """Measure a disturbed point once more while the run's budget lasts; else keep it as measured (its
+        findings name what was busy)."""
+        if not self._may_remeasure():
+            self.still_busy.append(point.name)
+            return measured
+        self.store.reset_point(self.planned[point.key])
+        self.reruns.append(point.name)
+        self.progress.phase(
+            f"something else was busy during {point.name}: measuring it again "
+            f"({len(self.reruns)} of at most {self.remeasure_budget} this run)"
+        )
+        again = self.measurer.measure(point, self.planned[point.key], kept)
+        if again[0] is not None and self._disturbed(point):
+            self.still_busy.append(point.name)  # busy again: the host is, not the moment; no more re-measures
+        return again
 
     def _ready_target(self, target: Target, point: Point) -> None:
         """Before the first point on a target: precondition it, write its scratch file.
@@ -793,6 +825,12 @@ def _outcome(
     store.finish_run(run_id, status, "; ".join(failed + session.partial + measurer.notes))
     if session.reruns:
         measurer.note(f"measured again, once, because something else was busy during them: {', '.join(session.reruns)}")
+    if session.still_busy:
+        measurer.note(
+            f"something else was busy during {', '.join(session.still_busy)} as well; kept as measured (the host "
+            f"stayed busy, or the budget of {session.remeasure_budget} re-measured point(s) was spent): "
+            "the findings name what was busy"
+        )
     return RunOutcome(
         run_id,
         status,

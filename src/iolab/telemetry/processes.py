@@ -7,7 +7,9 @@ kernel's I/O threads (loop workers, kworkers) that serve fio itself. So
 and when it ends, never while fio runs: user-space processes alive at the
 end are charged with the CPU time they used in between. fio's processes
 have exited by then, and kernel threads (PF_KTHREAD) are the I/O stack's,
-so neither is counted; iolab's own process is left out by pid.
+so neither is counted; iolab's own process is left out by pid, and with it
+every process descended from it (fio and its keeper, perf, the plan's metric
+commands): iolab's own work is never "something else was busy".
 """
 
 from __future__ import annotations
@@ -27,14 +29,15 @@ class ProcessTimes:
 
 
 def process_times(proc: str | os.PathLike[str] = "/proc", exclude: frozenset[int] = frozenset()) -> ProcessTimes:
-    """utime + stime of every user-space process now (kernel threads and `exclude` left out)."""
-    found: dict[int, tuple[str, int]] = {}
+    """utime + stime of every user-space process now: kernel threads, `exclude` and every process
+    descended from one of `exclude` left out."""
+    read: dict[int, tuple[str, int, int]] = {}
     try:
         entries = os.listdir(proc)
     except OSError:
-        return ProcessTimes(found)
+        return ProcessTimes({})
     for entry in entries:
-        if not entry.isdigit() or int(entry) in exclude:
+        if not entry.isdigit():
             continue
         try:
             with open(f"{proc}/{entry}/stat", "rb") as handle:
@@ -43,22 +46,38 @@ def process_times(proc: str | os.PathLike[str] = "/proc", exclude: frozenset[int
             continue
         parsed = _parse_stat(text)
         if parsed is not None:
-            found[int(entry)] = parsed
-    return ProcessTimes(found)
+            read[int(entry)] = parsed
+    parents = {pid: ppid for pid, (_, ppid, _) in read.items()}
+    return ProcessTimes(
+        {pid: (name, ticks) for pid, (name, _, ticks) in read.items() if not _descends(pid, exclude, parents)}
+    )
 
 
-def _parse_stat(text: str) -> tuple[str, int] | None:
-    """(name, utime + stime) from one /proc/PID/stat line, or None for a kernel thread or odd line."""
+def _descends(pid: int, ancestors: frozenset[int], parents: dict[int, int]) -> bool:
+    """Whether `pid` is one of `ancestors` or below one of them (parents of kernel threads are not in
+    `parents`, so the walk ends there; a bound keeps a reused pid's loop finite)."""
+    for _ in range(64):
+        if pid in ancestors:
+            return True
+        if pid not in parents:
+            return False
+        pid = parents[pid]
+    return False
+
+
+def _parse_stat(text: str) -> tuple[str, int, int] | None:
+    """(name, parent pid, utime + stime) from one /proc/PID/stat line, or None for a kernel thread or an
+    odd line."""
     head, _, rest = text.rpartition(")")  # the name may itself hold spaces and parentheses
     name = head.partition("(")[2]
     fields = rest.split()
     try:
-        flags, utime, stime = int(fields[6]), int(fields[11]), int(fields[12])
+        ppid, flags, utime, stime = int(fields[1]), int(fields[6]), int(fields[11]), int(fields[12])
     except (IndexError, ValueError):
         return None
     if flags & PF_KTHREAD:
         return None
-    return name, utime + stime
+    return name, ppid, utime + stime
 
 
 def other_cpu(before: ProcessTimes, after: ProcessTimes, seconds: float) -> dict[str, float]:
