@@ -78,7 +78,13 @@ def test_the_desktop_job_linted_run_corrected_and_run_again(ext4, tmp_path, iola
     assert {k: fast["options"][k] for k in CORRECTED} == CORRECTED
     runs = json.loads(iolab("ls", "--json").stdout)
     assert len(runs) == 2 and all(r["targets"] == [str(data)] for r in runs)
-    # the two jobs are two workloads (other options): compare says so instead of matching them
+    # the two jobs are two workloads (other options) asking one question, a sequential read of 128 KiB:
+    # compare pairs them by access pattern and says what the corrected job does differently
     said = iolab("compare", str(runs[-1]["id"]), str(runs[0]["id"]))
-    assert said.returncode == 2 and "no workload in common" in said.stderr
+    assert said.returncode == 0, said.stderr
+    text = " ".join(said.stdout.split())
+    assert "paired as sequential read; B differs in" in text, said.stdout
+    assert "ioengine: psync -> libaio" in text and "iodepth: 1 -> 32" in text, said.stdout
+    (row,) = json.loads(iolab("compare", str(runs[-1]["id"]), str(runs[0]["id"]), "--json").stdout)["workloads"]
+    assert row["paired_by"] == "access pattern" and "iodepth: 1 -> 32" in row["differs"]
     assert Path(ext4).exists()

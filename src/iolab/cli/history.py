@@ -152,7 +152,7 @@ def compare(
     result = compare_runs(store, label_a, runs_a, label_b, runs_b, params, within=(within_a, within_b))
     if not result.rows:
         raise UserError(
-            f"{label_a} and {label_b} have no workload in common (same name, options and target): nothing to compare"
+            f"{label_a} and {label_b} have no workload in common (same name, options and target) and none with one access pattern on each side: nothing to compare"
         )
     if html is not None or png is not None:
         from iolab.cli.report import write_html

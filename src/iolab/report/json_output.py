@@ -89,6 +89,10 @@ def comparison_json(comparison: Comparison) -> str:
                 "p_mann_whitney": v.p_mwu,
                 "p_tost": v.p_tost,
                 "repeats_needed": v.repeats_needed,
+                "paired_by": "access pattern" if row.differs else "workload",
+                "differs": list(row.differs),
+                "b_name": row.b.name,
+                "b_target": row.b.target,
                 "a": _samples_dict(row.a),
                 "b": _samples_dict(row.b),
             }

@@ -36,6 +36,23 @@ def change_cell(v: Verdict) -> str:
     return f"{v.change:+.1%} ({v.ci_low:+.1%} to {v.ci_high:+.1%})"
 
 
+def workload_cell(row: ComparedWorkload) -> str:
+    """One workload on its target; two, A's then B's, where they were paired by access pattern."""
+    if not row.differs:
+        return f"{row.a.name} on {row.a.target}"
+    b_target = "" if row.b.target == row.a.target else f" on {row.b.target}"
+    return f"{row.a.name} on {row.a.target} vs {row.b.name}{b_target}"
+
+
+def paired_lines(comparison: Comparison) -> list[str]:
+    """For each pair of workloads matched by access pattern, not identity: what B does differently."""
+    return [
+        f"{workload_cell(row)}: paired as {row.a.pattern}; B differs in " + ", ".join(row.differs)
+        for row in comparison.rows
+        if row.differs
+    ]
+
+
 def verdict_cells(row: ComparedWorkload) -> tuple[str, ...]:
     v, metric = row.verdict, row.a.metric
     change = change_cell(v)
@@ -43,7 +60,7 @@ def verdict_cells(row: ComparedWorkload) -> tuple[str, ...]:
     kind = v.kind if v.evaluated else f"not evaluated: {v.reason}"
     needed = str(v.repeats_needed) if v.kind == "inconclusive" and v.repeats_needed else ""
     return (
-        f"{row.a.name} on {row.a.target}",
+        workload_cell(row),
         METRIC_LABELS[metric],
         metric_value(metric, row.a.figure),
         metric_value(metric, row.b.figure),
@@ -95,8 +112,9 @@ def unmatched_lines(comparison: Comparison) -> list[str]:
 
 
 def comparison_notes(comparison: Comparison) -> list[str]:
-    """The lines shown beside the table: host differences, then unmatched workloads."""
-    return env_lines(comparison) + unmatched_lines(comparison)
+    """The lines shown beside the table: what paired workloads differ in, host differences, then unmatched
+    workloads."""
+    return paired_lines(comparison) + env_lines(comparison) + unmatched_lines(comparison)
 
 
 def when(epoch: float) -> str:

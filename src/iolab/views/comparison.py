@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 
 from iolab.analysis.compare import CompareParams, Verdict, compare_samples, geometric_mean
 from iolab.models import Change, Point, primary_metric
+from iolab.models.job_options import JobOptions
+from iolab.models.option_values import canonical
 from iolab.models.workload import higher_is_better, metric_for, workload_identity
 from iolab.store.db import Store
 from iolab.store.host_changes import host_changes
@@ -32,6 +34,13 @@ class WorkloadSamples:
     metric: str
     values: list[float] = field(default_factory=list)
     failed: int = 0  # repeats that failed or never ran: left out, a failed run is not a slow run
+    job: JobOptions = field(default_factory=JobOptions)  # the options its first point ran with
+
+    @property
+    def pattern(self) -> str:
+        """What it asks of the storage, whatever the method: "sequential read", "random write", "mixed"."""
+        kind = "read" if not self.job.writes else ("write" if not self.job.reads else "read/write")
+        return f"{'sequential' if self.job.sequential else 'random'} {kind}"
 
     @property
     def figure(self) -> float | None:
@@ -45,6 +54,9 @@ class ComparedWorkload:
     a: WorkloadSamples
     b: WorkloadSamples
     verdict: Verdict
+    # Where A and B are not one workload but the same question asked two ways (seed 003: psync QD1 against
+    # libaio QD32), paired by access pattern: what differs, each "option: A's -> B's". Empty: one workload.
+    differs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -90,7 +102,7 @@ def side_samples(
             samples = out.get(identity)
             if samples is None:
                 samples = out[identity] = WorkloadSamples(
-                    identity, point.name, point.target.path, metric_for(point.options)
+                    identity, point.name, point.target.path, metric_for(point.options), job=point.job
                 )
             if record.status == "ok" and record.result is not None:
                 samples.values.append(primary_metric(record.result, samples.metric))
@@ -158,19 +170,64 @@ def compare_runs(
     axes = frozenset(w.key for w in within if w is not None)
     side_a = side_samples(store, runs_a, within[0], axes)
     side_b = side_samples(store, runs_b, within[1], axes)
-    rows = []
-    for identity, a in side_a.items():
-        b = side_b.get(identity)
-        if b is None:
-            continue
-        verdict = compare_samples(a.values, b.values, replace(base, higher_is_better=higher_is_better(a.metric)))
-        rows.append(ComparedWorkload(a, b, verdict))
+    pairs: list[tuple[WorkloadSamples, WorkloadSamples, tuple[str, ...]]] = [
+        (a, side_b[identity], ()) for identity, a in side_a.items() if identity in side_b
+    ]
     only_a = [s for k, s in side_a.items() if k not in side_b]
     only_b = [s for k, s in side_b.items() if k not in side_a]
+    by_pattern = pattern_pairs(only_a, only_b)
+    pairs += by_pattern
+    paired = {id(s) for a, b, _ in by_pattern for s in (a, b)}
+    only_a, only_b = [s for s in only_a if id(s) not in paired], [s for s in only_b if id(s) not in paired]
+    rows = [
+        ComparedWorkload(
+            a, b, compare_samples(a.values, b.values, replace(base, higher_is_better=higher_is_better(a.metric))), how
+        )
+        for a, b, how in pairs
+    ]
     # The state the A side ended in against the state the B side started in.
     # inside one run nothing changed between the sides but the axis they are chosen by
     changes = [] if runs_a == runs_b else host_changes(store, runs_a[-1], runs_b[0])
     return Comparison(label_a, label_b, runs_a, runs_b, rows, only_a, only_b, changes)
+
+
+def pattern_pairs(
+    only_a: list[WorkloadSamples], only_b: list[WorkloadSamples]
+) -> list[tuple[WorkloadSamples, WorkloadSamples, tuple[str, ...]]]:
+    """Workloads of A and B that are no one workload but ask the same question of the storage: the one
+    workload of each side with an access pattern and block size (then an access pattern alone) that no
+    other unmatched workload of either side has, measured in the same metric. Comparing a method change
+    (engine, depth, file size) is the question of seed 003; an ambiguous pattern is left unpaired."""
+    pairs: list[tuple[WorkloadSamples, WorkloadSamples, tuple[str, ...]]] = []
+    left_a, left_b = list(only_a), list(only_b)
+    for key in (lambda s: (s.pattern, s.job.bs, s.metric), lambda s: (s.pattern, s.metric)):
+        groups_a: dict[object, list[WorkloadSamples]] = {}
+        groups_b: dict[object, list[WorkloadSamples]] = {}
+        for s in left_a:
+            groups_a.setdefault(key(s), []).append(s)
+        for s in left_b:
+            groups_b.setdefault(key(s), []).append(s)
+        for k, (a, *more_a) in groups_a.items():
+            found = groups_b.get(k, [])
+            if more_a or len(found) != 1:
+                continue
+            pairs.append((a, found[0], _differences(a, found[0])))
+            left_a.remove(a)
+            left_b.remove(found[0])
+    return pairs
+
+
+def _differences(a: WorkloadSamples, b: WorkloadSamples) -> tuple[str, ...]:
+    """What A's workload and B's differ in, "option: A's -> B's" (fio's default where one side is silent),
+    the target first when it differs; the name is not a difference of method."""
+    out = [f"target: {a.target} -> {b.target}"] if a.target != b.target else []
+    for name in sorted({canonical(n) for n in (*a.job, *b.job)} - {"name", "description"}):
+        mine, theirs = a.job.text(name), b.job.text(name)
+        if mine != theirs:
+            out.append(
+                f"{name}: {mine if mine is not None else '(default)'} -> {theirs if theirs is not None else '(default)'}"
+            )
+    return tuple(out)
 
 
 def axis_comparisons(store: Store, run_id: int) -> list[Comparison]:
