@@ -54,5 +54,7 @@ def test_the_advice_names_the_real_cause() -> None:
     assert "another iolab process" in locked and "IOLAB_HOME" not in locked
     denied = _cannot_open(path, PermissionError(13, "Permission denied"))
     assert "set IOLAB_HOME to a writable directory" in denied
+    read_only = _cannot_open(path, sqlite3.OperationalError("attempt to write a readonly database"))
+    assert "set IOLAB_HOME to a writable directory" in read_only
     other = _cannot_open(path, sqlite3.OperationalError("disk I/O error"))
     assert "disk I/O error" in other and "writable" not in other and "another iolab" not in other

@@ -100,7 +100,7 @@ def test_a_database_of_schema_9_is_upgraded_in_place_and_keeps_its_points(tmp_pa
     (old,) = store.plan_points(run_id, [_point("old")])
     store.record_point(old, result, [], [], 1.0, 2.0)
     store.conn.executescript(  # as 9 left it
-        "BEGIN; DROP TABLE point_metrics; ALTER TABLE findings DROP COLUMN quotes; ALTER TABLE points DROP COLUMN steady; DROP TABLE series;"
+        "BEGIN; DROP TABLE phases; DROP TABLE point_metrics; ALTER TABLE findings DROP COLUMN quotes; ALTER TABLE points DROP COLUMN steady; DROP TABLE series;"
         " CREATE TABLE samples (point_id INTEGER NOT NULL REFERENCES points(id) ON DELETE CASCADE, metric TEXT NOT NULL,"
         " ddir TEXT NOT NULL, source TEXT NOT NULL, t_ms INTEGER NOT NULL, value REAL NOT NULL);"
         " PRAGMA user_version = 9; COMMIT;"

@@ -171,6 +171,14 @@ def test_thread_scaling_with_the_page_cache_dropped_before_every_point(tmp_path,
     jobs = [int(p["options"]["numjobs"]) for p in shown["points"]]
     assert jobs == [1, 2, 4, 8] and all(p["status"] == "ok" for p in shown["points"])
     assert [p["result"]["jobs"] for p in shown["points"]] == jobs  # each thread count's jobs summed
+    # every cache drop and the scratch fill are kept, each with its time and outcome (issue 42 item 5)
+    drops = [p for p in shown["phases"] if p["kind"] == "cache drop"]
+    assert [d["point_id"] for d in drops] == [p["id"] for p in shown["points"]], shown["phases"]
+    assert all(d["outcome"] == "ok" and d["seconds"] >= 0 for d in drops)
+    (fill,) = [p for p in shown["phases"] if p["kind"] == "fill"]
+    assert fill["outcome"] == "ok" and fill["point_id"] is None and fill["started"] <= drops[0]["started"]
+    text = " ".join(iolab("show", "last").stdout.split())
+    assert "phase: cache drop" in text and "(before points): 4 times" in text and "phase: fill" in text, text
 
 
 def test_a_steady_point_stops_once_its_rate_is_known_and_never_after_its_runtime(tmp_path, iolab_home):

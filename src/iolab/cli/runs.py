@@ -250,9 +250,8 @@ def run(
             err.print(f"[yellow]note:[/yellow] {escape(note)}")
     else:  # a run merged into an older one, files left behind, a server's error: never unsaid, even for cron
         if outcome.resumed:
-            err.print(
-                f"note: resumed run {outcome.run_id} ({outcome.skipped} finished point{'s' * (outcome.skipped != 1)} kept); --fresh starts anew"
-            )
+            points = f"{outcome.skipped} finished point{'s' * (outcome.skipped != 1)}"
+            err.print(f"note: resumed run {outcome.run_id} ({points} kept); --fresh starts anew", markup=False)
         for warning in outcome.warnings:
             err.print(f"note: {warning}", markup=False)
     if outcome.failed:

@@ -24,7 +24,7 @@ from iolab.models.result import (
     StopRecord,
     primary_metric,
 )
-from iolab.models.run import PointRecord, Run
+from iolab.models.run import PhaseRecord, PointRecord, Run
 from iolab.models.side import PointMetric
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, NvmeSmart, PciPort, Snapshot, TargetInfo
 
@@ -43,6 +43,7 @@ __all__ = [
     "Plan",
     "Point",
     "PointMetric",
+    "PhaseRecord",
     "PointRecord",
     "Precondition",
     "QdSearch",

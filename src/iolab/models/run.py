@@ -55,3 +55,22 @@ class PointRecord:
     def measured(self) -> bool:
         """Finished with a result: 'ok', or 'partial' (a multi-host point some host did not finish)."""
         return self.status in MEASURED and self.result is not None
+
+
+@dataclass(frozen=True)
+class PhaseRecord:
+    """One unmeasured phase of a run as it happened: what was done (`kind`: fill, precondition, discard,
+    cache drop, pre command, post command) to what (`subject`: a target, a command line), when, for how
+    long, and how it ended ("ok", or what went wrong). `point_id` is the point it ran before or after;
+    None for a phase of a target (a fill, a precondition)."""
+
+    kind: str
+    subject: str
+    started: float
+    seconds: float
+    outcome: str = "ok"
+    point_id: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "ok"

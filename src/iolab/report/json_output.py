@@ -255,6 +255,7 @@ def runs_json(runs: RunSet) -> dict:
             }
             for r in view.records
         ]
+    document["phases"] = [{"run_id": v.run.id, **asdict(p)} for v in views for p in v.phases]
     document["findings"] = [{"run_id": v.run.id, **finding_dict(f)} for v in views for f in v.findings]
     document["headline"] = [{"run_id": v.run.id, **asdict(h)} for v in views for h in v.report.headline]
     document["tables"] = [

@@ -389,7 +389,8 @@ class Session:
         elif target.scratch and target not in self.filled:
             self.filled.add(target)
             self.progress.phase(f"writing scratch file {target.filename} ({units.size(target.size_bytes)})")
-            fill_scratch(target, self.measurer.fio, self.measurer.workdirs)
+            with self.measurer.log.phase("fill", f"{target.filename} ({units.size(target.size_bytes)})"):
+                fill_scratch(target, self.measurer.fio, self.measurer.workdirs)
 
     def _per_job_directory(self, point: Point) -> None:
         """The directory of each job's own file, made on first use; emptied when the files a point asks for
@@ -412,12 +413,17 @@ class Session:
         return directory
 
     def _precondition(self, target: Target, pre: Precondition) -> None:
+        log = self.measurer.log
         if pre.discard_first:
-            problem = discard(target, self.measurer.held)
-            if problem:
-                self.measurer.note(problem)
+            with log.phase("discard", target.path) as problems:
+                problem = discard(target, self.measurer.held)
+                if problem:
+                    self.measurer.note(problem)
+                    problems.append(problem)
         self.progress.phase(f"preconditioning {target.path} ({pre.workload.name}, not measured)")
-        run_unmeasured(target, "precondition", dict(pre.workload.options), self.measurer.fio, self.measurer.workdirs)
+        with log.phase("precondition", f"{target.path} ({pre.workload.name})"):
+            options = dict(pre.workload.options)
+            run_unmeasured(target, "precondition", options, self.measurer.fio, self.measurer.workdirs)
 
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[SteadyOutcome]:

@@ -17,7 +17,7 @@ from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.models import Phases, Point, Result, Sample
 from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
-from iolab.runner.phases import discard, run_command
+from iolab.runner.phases import PhaseLog, discard, run_command
 from iolab.runner.side import SideFigures
 from iolab.runner.stopping import StopRule, Watch, point_rule, stopping_point
 from iolab.runner.workdirs import Workdirs
@@ -41,11 +41,13 @@ class Measurer:
     stopping: StopRule | None = None  # stop each point when its number is known (one host only)
     notes: list[str] = field(default_factory=list)
     side: SideFigures = field(init=False)
+    log: PhaseLog = field(init=False)  # each unmeasured phase kept in the store as it ends
     workdirs: Workdirs = field(kw_only=True)  # where each fio run's directory is recorded (this run's)
     held: HeldDevices = field(kw_only=True)  # the devices this run may write, held open: discards go through it
 
     def __post_init__(self) -> None:
         self.side = SideFigures(self.executor.local, self.telemetry_interval is None, self.note, self.phases.metrics)
+        self.log = PhaseLog(self.store, self.workdirs.run_id)
 
     def note(self, message: str) -> None:
         if message not in self.notes:
@@ -65,7 +67,7 @@ class Measurer:
         if commands and not self.allow_commands:
             raise UserError(f"{point.name} runs programs ({'; '.join(commands)}): they need --allow-commands")
         try:
-            self._before(point, artifacts)
+            self._before(point, point_id, artifacts)
         except RunFailed as exc:
             self.store.fail_point(point_id, str(exc), artifacts, started)
             return None, str(exc), []
@@ -74,7 +76,8 @@ class Measurer:
         if run.result is not None and not run.error:
             run.metrics += self.side.commands(artifacts)
         for argv in self.phases.post_point:
-            run_command(argv, "post", artifacts)
+            with self.log.phase("post command", shlex.join(argv), point_id) as problems:
+                problems += [p for p in [run_command(argv, "post", artifacts).problem] if p]
         lost = [f"{o.host}: {o.error}" for o in run.hosts if o.status != "ok"]
         if run.error:
             self.store.fail_point(point_id, run.error, artifacts, started, run.hosts)
@@ -95,26 +98,36 @@ class Measurer:
         return run.result, "", lost
 
     # -- phases ------------------------------------------------------------
-    def _before(self, point: Point, artifacts: list[Artifact]) -> None:
+    def _before(self, point: Point, point_id: int, artifacts: list[Artifact]) -> None:
         if self.phases.discard_before_writes and writes(point.options):
-            self._discard(point)
+            with self.log.phase("discard", point.target.path, point_id) as problems:
+                problems += self._discard(point)
         if self.phases.drop_caches:
-            self._drop_caches()
+            with self.log.phase("cache drop", "page cache, dentries and inodes", point_id) as problems:
+                problems += self._drop_caches()
         for argv in self.phases.pre_point:
-            if not run_command(argv, "pre", artifacts).ok:
-                raise RunFailed(f"pre-point command failed: {shlex.join(argv)}")
+            with self.log.phase("pre command", shlex.join(argv), point_id) as problems:
+                outcome = run_command(argv, "pre", artifacts)
+                if not outcome.ok:
+                    problems.append(outcome.problem)
+                    raise RunFailed(f"pre-point command failed: {shlex.join(argv)}")
 
-    def _drop_caches(self) -> None:
+    def _drop_caches(self) -> list[str]:
+        """sync, then drop the page cache, dentries and inodes; what went wrong, if anything."""
         subprocess.run(["sync"], check=False)
         try:
             Path("/proc/sys/vm/drop_caches").write_text("3\n")
         except OSError as exc:
-            self.note(f"could not drop the page cache ({exc.strerror}; run as root for that)")
+            problem = f"could not drop the page cache ({exc.strerror}; run as root for that)"
+            self.note(problem)
+            return [problem]
+        return []
 
-    def _discard(self, point: Point) -> None:
+    def _discard(self, point: Point) -> list[str]:
         problem = discard(point.target, self.held)
         if problem:
             self.note(problem + "; writes start from an unknown state")
+        return [problem] if problem else []
 
     # -- fio ---------------------------------------------------------------
     def _devices(self, point: Point) -> list[str]:

@@ -15,23 +15,52 @@ from __future__ import annotations
 import math
 import shlex
 import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import JOB_SECTION, JobSection, render_jobfile
 from iolab.fio.options import checked_options, escape_path, write_reasons
 from iolab.fio.run import HANG_GRACE_S, run_fio
-from iolab.models import Target
+from iolab.models import PhaseRecord, Target
 from iolab.models.job_options import JobOptions
 from iolab.private import write_private
 from iolab.runner import blank
 from iolab.runner.workdirs import Workdirs
-from iolab.store.db import Artifact
+from iolab.store.db import Artifact, Store
 
 # Slowest write rate (bytes/s) before the fill counts as hung: a slow USB disk.
 _SLOWEST_FILL = 5e6
 # A plan's command that runs longer is stopped, and counts as failed: a run must not wait on a hung ssh.
 COMMAND_TIMEOUT_S = 300.0
+
+
+@dataclass
+class PhaseLog:
+    """Keeps each unmeasured phase of one run in the store as it ends (`PhaseRecord`): what was done to the
+    target and the host around the points is part of the result, shown by `show` and the report."""
+
+    store: Store
+    run_id: int
+
+    @contextmanager
+    def phase(self, kind: str, subject: str, point_id: int | None = None) -> Iterator[list[str]]:
+        """Time the block and record it: "ok", the first problem the block appends to the yielded list
+        (a phase that went on without its effect, such as a cache that could not be dropped), or the
+        exception that ended it, which is raised on."""
+        started = time.time()
+        problems: list[str] = []
+        try:
+            yield problems
+        except BaseException as exc:
+            problems.insert(0, str(exc) or type(exc).__name__)
+            raise
+        finally:
+            outcome = problems[0] if problems else "ok"
+            record = PhaseRecord(kind, subject, started, time.time() - started, outcome, point_id)
+            self.store.record_phase(self.run_id, record)
 
 
 @dataclass(frozen=True)

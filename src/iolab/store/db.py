@@ -22,7 +22,7 @@ from pathlib import Path
 
 from iolab import __version__
 from iolab.errors import UserError
-from iolab.models import Finding, HostOutcome, Point, PointMetric, Result, Sample
+from iolab.models import Finding, HostOutcome, PhaseRecord, Point, PointMetric, Result, Sample
 from iolab.models.sample_series import SampleSeries, series_of
 from iolab.models.workload import workload_identity
 from iolab.private import PRIVATE_FILE, private_dir
@@ -35,8 +35,6 @@ DB_NAME = "iolab.db"
 # to mark the run failed (`Store.release_reserve`), and makes it again the next time it opens the store.
 RESERVE_NAME = ".iolab-reserve"
 RESERVE_BYTES = 256 << 10
-# Taken while the journal mode is set and the schema migrated (`_schema_lock`).
-LOCK_NAME = ".iolab-schema.lock"
 # How long a writer waits for another process's transaction before giving up.
 BUSY_SECONDS = 30.0
 # Reads go through a memory map of up to this much of the file (SQLite caps it at its own maximum):
@@ -203,6 +201,15 @@ class Store:
                 (run_id, path, kind, time.time()),
             )
         return _inserted_id(cur)
+
+    def record_phase(self, run_id: int, phase: PhaseRecord) -> None:
+        """Keep one unmeasured phase of the run (`PhaseRecord`), as soon as it ended."""
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO phases (run_id, point_id, kind, subject, started, seconds, outcome)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (run_id, phase.point_id, phase.kind, phase.subject, phase.started, phase.seconds, phase.outcome),
+            )
 
     def scratch_created(self, scratch_id: int, dev: int, ino: int) -> None:
         with self.transaction():
@@ -447,11 +454,11 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
 def _schema_lock(directory: Path) -> Iterator[None]:
     """One process at a time sets the journal mode and migrates: two `iolab` started together on a new
     home both read schema version 0 and both created the tables ("table runs already exists"), or one
-    met the other's exclusive lock while switching to WAL ("database is locked"). The lock file lives
-    in the private home and is never removed, so every process locks the same inode."""
+    met the other's exclusive lock while switching to WAL ("database is locked"). The lock is a flock on
+    the private home directory itself: nothing to create, and every process locks the same inode."""
     import fcntl
 
-    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_FILE)
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -466,7 +473,8 @@ def _cannot_open(path: Path, exc: Exception) -> str:
             f"the iolab database at {path} stayed locked by another iolab process for {BUSY_SECONDS:g} s;"
             " wait for it to finish (or stop it), then try again"
         )
-    if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+    unwritable = isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+    if unwritable or any(words in str(exc) for words in ("unable to open", "readonly", "read-only")):
         return f"cannot open the iolab database at {path}: {exc}; set IOLAB_HOME to a writable directory"
     return f"cannot open the iolab database at {path}: {exc}"
 

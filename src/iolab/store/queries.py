@@ -14,6 +14,7 @@ from iolab.models import (
     DirectionResult,
     Finding,
     LatencyStats,
+    PhaseRecord,
     Point,
     PointMetric,
     PointRecord,
@@ -262,6 +263,14 @@ def run_samples(store: Store, point_ids: Sequence[int], metrics: Sequence[str]) 
 def point_series(store: Store, point_id: int, metrics: Sequence[str] | None = None) -> list[SampleSeries]:
     """A point's stored series as columns (only those of `metrics` when given)."""
     return read_series(store.conn, [point_id], metrics)[point_id]
+
+
+def run_phases(store: Store, run_id: int) -> list[PhaseRecord]:
+    """A run's unmeasured phases in the order they happened (an older store has none recorded)."""
+    rows = store.conn.execute(
+        "SELECT kind, subject, started, seconds, outcome, point_id FROM phases WHERE run_id = ? ORDER BY id", (run_id,)
+    ).fetchall()
+    return [PhaseRecord(r["kind"], r["subject"], r["started"], r["seconds"], r["outcome"], r["point_id"]) for r in rows]
 
 
 def run_findings(store: Store, run_id: int) -> list[Finding]:

@@ -8,11 +8,12 @@ A/B comparisons a run's host-setting axis makes are computed here, so a renderer
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from iolab.models import Finding, PointRecord, Run, Sample
+from iolab.models import Finding, PhaseRecord, PointRecord, Run, Sample
 from iolab.views.tables import RunReport, build_report
 
 # The doctor's rule that judges steady-state rounds (iolab.doctor.rules.results).
@@ -46,6 +47,7 @@ class RunView:
     notes: list[str] = field(default_factory=list)  # what people wrote about the run (`iolab note`)
     hosts: dict[int, list[HostRow]] = field(default_factory=dict)  # each host's part of a multi-host point
     comparisons: list[Comparison] = field(default_factory=list)  # the A/B of a host setting the run made
+    phases: list[PhaseRecord] = field(default_factory=list)  # fills, cache drops, commands... as they happened
     report: RunReport = field(init=False)
 
     def __post_init__(self) -> None:
@@ -56,6 +58,7 @@ class RunView:
             extra.append(hosts)
         facts = [("tags", ", ".join(self.tags))] if self.tags else []
         facts += [("note", note) for note in self.notes]
+        facts += phase_facts(self.phases)
         self.report = build_report(
             self.run, self.records, self.samples, steady_rounds(self.findings), self.findings, extra, facts
         )
@@ -101,6 +104,7 @@ def load_run(store: Store, run_id: int, records: list[PointRecord] | None = None
         get_run,
         host_rows,
         run_findings,
+        run_phases,
         run_points,
         run_samples,
         run_snapshot,
@@ -120,7 +124,25 @@ def load_run(store: Store, run_id: int, records: list[PointRecord] | None = None
         notes=notes_of(store, run_id),
         hosts=host_rows(store, run_id),
         comparisons=axis_comparisons(store, run_id) if any(r.point.host_settings for r in records) else [],
+        phases=run_phases(store, run_id),
     )
+
+
+def phase_facts(phases: list[PhaseRecord]) -> list[tuple[str, str]]:
+    """One line per kind of phase and what it acted on, in the order they first happened: how often, how
+    long in all, and how it ended ("ok", or each problem with how many times it happened)."""
+    groups: dict[tuple[str, str], list[PhaseRecord]] = {}
+    for phase in phases:
+        groups.setdefault((phase.kind, phase.subject), []).append(phase)
+    facts = []
+    for (kind, subject), done in groups.items():
+        times = f"{len(done)} times, " if len(done) > 1 else ""
+        before = " (before points)" if len(done) > 1 and all(p.point_id is not None for p in done) else ""
+        failed = Counter(p.outcome for p in done if not p.ok)
+        ending = "; ".join(f"{outcome} ({n}x)" if n > 1 else outcome for outcome, n in failed.items()) or "ok"
+        seconds = sum(p.seconds for p in done)
+        facts.append((f"phase: {kind}", f"{subject}{before}: {times}{seconds:.1f} s, {ending}"))
+    return facts
 
 
 @dataclass
