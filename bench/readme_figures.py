@@ -130,6 +130,24 @@ def stopping_coverage(results: Results) -> str:
     return "; ".join(parts)
 
 
+def stopping_envelope(results: Results) -> str:
+    """The held-out half of fio-plot's traces by group: coverage of the whole run's mean, stops, median stop,
+    time saved beside the rule before issue 40's (`bench/stopping_envelope.py`)."""
+    figures = results("stopping_envelope")
+    real, least = figures["real"], figures["rule"]["min_stops"]
+    parts = []
+    for name, g in real["held-out"].items():
+        holds = "–" if g["holds_whole_mean"] is None else f"**{g['holds_whole_mean']:.1%}**"
+        few = f" (fewer than {least} stops)" if g["stops"] < least else ""
+        stop = "–" if g["median_stop_s"] is None else f"{g['median_stop_s']:g} s"
+        parts.append(
+            f"{name}: {holds} of {g['stops']} stops{few} (of {g['points']} points), median stop {stop}, "
+            f"{g['time_saved']:.1%} of fio time saved (before: {g['today']['time_saved']:.1%}, "
+            f"holding {g['today']['holds_whole_mean']:.1%})"
+        )
+    return "; ".join(parts)
+
+
 def telemetry_overhead(results: Results) -> str:
     r = results("telemetry_overhead")
     share = r["sampler_cpu_share_of_one_core"]
@@ -341,6 +359,7 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "stopping_sweeps.speedup": stopping_sweeps_speedup,
     "stopping_sweeps.answers": stopping_sweeps_answers,
     "stopping_coverage": stopping_coverage,
+    "stopping_envelope": stopping_envelope,
     "telemetry_overhead": telemetry_overhead,
     "history_speed": history_speed,
     "history_cli_speed": history_cli_speed,

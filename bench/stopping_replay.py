@@ -13,9 +13,8 @@ to the rule's maximum, its warm-up set aside as the stopped point set it aside: 
 stop replaces, and the figure the interval is judged by. Beside it, the whole run's mean, warm-up
 included, and its second half's: a 5-minute run moves after the 60 s the rule can ever see.
 
-The points are split in two by a hash of their path: the rule's wander terms were chosen on the
-"choose" half (the smallest, in steps of 0.1%, whose stops held that half's run-to-maximum means in
-at least 95%, reads and writes apart); the figures that count are the "held-out" half's. Writes
+The points are split in two by a hash of their path (issue 35's split; since issue 40 the rule's
+parameters are chosen in `stopping_envelope.py`, on a split by drive, against each run's whole length). Writes
 bench/results/stopping_replay.json and, with --readme, the table between the stopping-replay markers
 of README.md.
 
@@ -271,8 +270,10 @@ def readme_text(figures: dict) -> str:
             MARKERS[0],
             f"Replayed on {figures['replayed']:,} points of fio-plot's collection with per-job logs "
             f"(`bench/stopping_replay.py`, rule ±{rule['target_ci']:.0%}, {rule['min_s']:g}–{rule['max_s']:g} s, "
-            f"wander {rule['wander_read']:.1%} reading and {rule['wander_write']:.1%} writing up to "
-            f"{rule['wander_s']:g} kept seconds; {figures['counts']['without_logs']:,} outputs have no logs). "
+            f"the drift over the rest of a {rule['max_s']:g} s run bounded, wander {rule['wander_read']:.1%} reading "
+            f"and {rule['wander_write']:.1%} writing; {figures['counts']['without_logs']:,} outputs have no logs; "
+            f"judged here against the first {rule['max_s']:g} s, each run's whole length in "
+            f"`bench/stopping_envelope.py`). "
             f"Held-out half: {held['stopped_known']} of {held['points']} points stopped as known; their 95% "
             f"interval holds the mean of the point run to {rule['max_s']:g} s (warm-up set aside alike) in "
             f"**{_pct(held['interval_holds_run_to_max_mean'])}** (reads {_pct(by_io['reads']['interval_holds_run_to_max_mean'])}, "
@@ -283,7 +284,7 @@ def readme_text(figures: dict) -> str:
             f"{_secs(held['median_stop_s'])} (reads {_secs(by_io['reads']['median_stop_s'])}, writes "
             f"{_secs(by_io['writes']['median_stop_s'])}), {_pct(held['fio_time_saved'])} of fio time saved "
             f"(reads {_pct(by_io['reads']['fio_time_saved'])}, writes {_pct(by_io['writes']['fio_time_saved'])}), "
-            f"{held['not_steady']} points not steady. (The half the rule was chosen on: "
+            f"{held['not_steady']} points not steady. (The other half, by the same hash: "
             f"{_pct(chosen['interval_holds_run_to_max_mean'])} of {chosen['stopped_known']}.)",
             "",
             table(figures["held_out_by_class"]),

@@ -46,3 +46,32 @@ def test_fioplot_traces_smoke(tmp_path):
     figures = json.loads(out.read_text())
     # The first 20 in name order are a floppy drive's: a few KB/s, seconds apart; 14 of 20 twins named there.
     assert figures["points_judged"] == 20 and figures["planted_twins_named"] >= 10
+
+
+def _envelope(tmp_path, *args: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "stopping_envelope.py"), "--smoke", *args],
+        check=False, capture_output=True, text=True, timeout=600, env={**os.environ, "IOLAB_BENCH_RESULTS": str(tmp_path)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((tmp_path / "stopping_envelope.json").read_text())
+
+
+def test_stopping_envelope_simulated_smoke(tmp_path):
+    """One simulated series in each of 9 of the envelope's bins, both rules judged on the same series."""
+    sim = _envelope(tmp_path, "--part", "sim")["sim"]
+    assert len(sim["bins"]) == 9 and all(b["ours"]["points"] == b["today"]["points"] == 1 for b in sim["bins"])
+    assert set(sim["by_axis"]) == {"length", "cv", "phi", "drift", "warm", "gc"}
+
+
+@pytest.mark.skipif(
+    not FIOPLOT or not Path(FIOPLOT).is_dir(), reason="fio-plot's data is not here (IOLAB_FIOPLOT_DATA)"
+)
+def test_stopping_envelope_real_smoke(tmp_path):
+    """The first 12 traces in name order (a floppy drive's, 60 s and 5-minute runs), split by drive."""
+    real = _envelope(tmp_path, "--part", "real", "--data", FIOPLOT, "--limit", "12")["real"]
+    assert real["replayed"] == 12
+    groups = [g for half in ("choose", "held-out") for g in real.get(half, {}).values()]
+    assert sum(g["points"] for g in groups) == 12
+    for group in groups:  # today's rule judged on the same points beside it
+        assert group["points"] == group["today"]["points"] and 0 <= group["stops"] <= group["points"]

@@ -10,7 +10,6 @@ import pytest
 
 from iolab.analysis.stopping import (
     WANDER,
-    WANDER_S,
     batch_interval,
     decide,
     level_shift,
@@ -81,21 +80,22 @@ def test_mser_never_cuts_more_than_half() -> None:
 
 
 def test_decide_waits_for_the_minimum_and_stops_a_steady_series() -> None:
-    values = noisy(8, cv=0.005, seed=2)
-    assert not decide(values[:2], 0.02, 3, 10).stop
-    assert not decide(values[:3], 0.02, 3, 10).stop  # three seconds: fewer than an interval's four batches
-    decision = decide(values[:4], 0.02, 3, 10)
-    assert decision.stop and decision.reason == "target met"
+    values = noisy(60, cv=0.002, seed=2)
+    assert not decide(values[:2], 0.02, 3, 60).stop
+    assert not decide(values[:3], 0.02, 3, 60).stop  # three seconds: fewer than an interval's four batches
+    stop = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, 60).stop)
+    assert 4 <= stop <= 15 and decide(values[:stop], 0.02, 3, 60).reason == "target met", stop
 
 
-def test_a_flat_point_that_writes_is_not_known_to_two_percent_before_its_wander_shrinks() -> None:
-    """Flash rewrites and write caches move a writer's rate over tens of seconds (fio-plot: flat writes stopped at
-    5-8 s held their run's mean in 93%): its wander term is the target itself up to `WANDER_S` kept seconds."""
+def test_a_flat_point_is_known_as_soon_reading_as_writing() -> None:
+    """Issue 40: a stop needs evidence of no drift over the rest of the run, reads and writes alike; with that
+    bound the wander terms chosen on fio-plot's choose half are the same, so a flat writer stops with a reader
+    (before issue 40 a writer waited out a 2% wander term to 21 s)."""
     values = noisy(60, cv=0.002, seed=4)
     reading = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf).stop)
     writing = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf, writes=True).stop)
-    assert reading <= 5 and WANDER_S < writing <= WANDER_S + 4, (reading, writing)
-    assert stop_wander(5, True) > stop_wander(5, False) > stop_wander(60, False)
+    assert reading == writing <= 15, (reading, writing)
+    assert stop_wander(5, True) >= stop_wander(60, True) and stop_wander(5, False) >= stop_wander(60, False)
 
 
 def test_decide_at_the_maximum_says_why() -> None:
@@ -131,7 +131,8 @@ def test_a_level_held_for_20_s_then_halved_is_never_called_known_nor_cut_as_warm
 
 
 def test_a_long_warm_up_that_trends_is_still_cut_and_the_rest_known() -> None:
-    warm = [3000.0, 2600.0, 2200.0, 1800.0, 1400.0, 1100.0] + noisy(14, cv=0.005)
+    # Its pull on the whole run's mean (issue 40) is within the target once the run is 10x the warm-up.
+    warm = [1300.0, 1250.0, 1200.0, 1150.0, 1100.0, 1050.0] + noisy(54, cv=0.003)
     decision = decide(warm, 0.02, 3, 60)
     assert decision.stop and decision.reason == "target met" and decision.discarded >= 5
 
@@ -199,11 +200,12 @@ def test_a_rate_that_wanders_over_tens_of_seconds_holds_its_whole_run_mean_in_93
 
 def test_a_steady_device_is_still_known_within_six_seconds() -> None:
     """Issue 35 item 4: a throttled loop device reads the same every second; the quick preset's five points
-    must each stop by about 6 s to keep it within 30 s of fio time (its first second, set aside, included)."""
+    (10 s each) must each stop by about 6 s to keep it within 30 s of fio time. Bounding the drift over the
+    rest of its 10 s (issue 40) costs a second at 0.5% per-second scatter: 4-7 s."""
     for seed in range(20):
-        values = [700.0] + noisy(59, cv=0.005, seed=seed)
-        stop = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf).stop)
-        assert stop <= 6, (seed, stop)
+        values = noisy(10, cv=0.005, seed=seed)
+        stop = next(n for n in range(1, 11) if decide(values[:n], 0.02, 3, math.inf, horizon_s=10).stop)
+        assert stop <= 7, (seed, stop)
 
 
 def test_whole_io_counts_that_repeat_are_not_known_exactly() -> None:

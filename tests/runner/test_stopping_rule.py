@@ -39,6 +39,8 @@ def test_a_stopped_point_never_asks_fio_for_more_than_its_job_or_the_rule() -> N
         assert stopped.job.time_based == point.job.time_based, point  # a size-bound job still ends at its size
         assert asked == (min(own, rule.max_s) if own else rule.max_s), (point.options, rule, asked)
         assert 0 < effective.min_s <= effective.max_s, (point.options, effective)
+        # the interval a stop prints is of the run the job asked for, however much of it the rule lets fio run
+        assert effective.horizon == (own if own else rule.max_s) >= effective.max_s, (point.options, effective)
         # the stored result of a point that ran to its maximum breaks no invariant; one that ran well past its
         # job's own ramp_time + runtime does, whenever the job set a runtime
         runtime = point.job.runtime_seconds

@@ -64,9 +64,10 @@ class StopRecord:
     `reason`: "target met" (stopped early), "not steady" (a trend at the
     maximum), "target not met" (the interval still too wide at the maximum)
     or "fio's runtime" (fio ended by itself first). `ci` is the relative
-    half-width of the 95% interval of the kept seconds' mean rate (None when
-    too few seconds); `discarded_s` the warm-up seconds left out; `kept_s`
-    the seconds the reported rate covers.
+    half-width of the 95% interval, around the kept seconds' mean rate, of
+    the mean of the whole run the job asked for (None when too few seconds;
+    `iolab.analysis.stopping`); `discarded_s` the warm-up seconds left out;
+    `kept_s` the seconds the reported rate covers.
     """
 
     reason: str

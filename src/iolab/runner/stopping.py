@@ -37,11 +37,18 @@ DEFAULT_MAX_S = 60.0
 @dataclass(frozen=True)
 class StopRule:
     """Stop when the 95% interval's half-width is within `target` (0.02 = ±2%) of the mean, the series
-    steady and `min_s` seconds done; at `max_s` seconds in any case."""
+    steady and `min_s` seconds done; at `max_s` seconds in any case. `horizon_s` is the length of the run
+    a stop stands in for, whose mean the interval must hold (`point_rule`: the job's own length; `max_s`
+    when none is set)."""
 
     target: float = DEFAULT_TARGET
     min_s: float = DEFAULT_MIN_S
     max_s: float = DEFAULT_MAX_S
+    horizon_s: float | None = None
+
+    @property
+    def horizon(self) -> float:
+        return self.horizon_s if self.horizon_s is not None else self.max_s
 
     @classmethod
     def from_settings(cls, settings: dict) -> StopRule:
@@ -71,11 +78,13 @@ def parse_target(value: object) -> float:
 def point_rule(point: Point, rule: StopRule) -> StopRule:
     """The rule for one point: its maximum is the job's own length (ramp_time + runtime) when that is
     shorter than `max_s`. Stopping ends a point sooner than asked, never later: a runtime=15 job does
-    not run to a 60 s default."""
+    not run to a 60 s default. Its horizon is the job's own length when it has one, shorter or longer than
+    `max_s`: the interval of a stop holds the mean of the run the job asked for (a 300 s job stopped at
+    its 60 s maximum is not called known unless the seconds seen bound the other 240 s)."""
     own = point.job.expected_seconds
     if 0 < own < rule.max_s:
-        return replace(rule, max_s=own, min_s=min(rule.min_s, own))
-    return rule
+        return replace(rule, max_s=own, min_s=min(rule.min_s, own), horizon_s=own)
+    return replace(rule, horizon_s=own if own > 0 else rule.max_s)
 
 
 def stopping_point(point: Point, rule: StopRule) -> Point:
@@ -122,7 +131,9 @@ class Watch:
             return False
         # Only a met target stops fio: at the maximum fio's own runtime ends the point, and a SIGINT sent
         # then can reach fio (or its keeper) while it exits, ending the point killed instead of finished.
-        self.decision = decide(series, self.rule.target, self.rule.min_s, math.inf, writes=self.writes)
+        self.decision = decide(
+            series, self.rule.target, self.rule.min_s, math.inf, writes=self.writes, horizon_s=self.rule.horizon
+        )
         self.stopped = self.decision.stop
         return self.stopped
 
@@ -139,7 +150,9 @@ class Watch:
             return
         status, final = blocks[:-1], blocks[-1]
         series = rates(status)
-        last = decide(series, self.rule.target, 0, 0, writes=self.writes) if series else None
+        last = (
+            decide(series, self.rule.target, 0, 0, writes=self.writes, horizon_s=self.rule.horizon) if series else None
+        )
         if self.stopped and self.decision is not None:
             reason, cut = self.decision.reason, self.decision.discarded
             interval = self.decision.interval
