@@ -158,6 +158,40 @@ def test_the_same_read_direct_is_not(tmp_path, ext4_on_a_disk_backed_loop):
     assert _read_findings(tmp_path, data, "1") == []
 
 
+def test_a_loop_device_s_count_is_not_the_storage_s(tmp_path):
+    """fio's default (the file's cached pages dropped before each pass) on ext4 on a loop device that reads
+    its backing file through the page cache, as `losetup` makes it: the loop device reads every byte, the
+    disk beneath reads almost none of them. Judged by the loop device's counters it passed; by the disk's
+    (the resolver's bottom of the stack) it is served from memory."""
+    if loop_skip_reason() is not None or shutil.which("mkfs.ext4") is None:
+        pytest.skip(str(loop_skip_reason() or "mkfs.ext4 is not installed"))
+    disks = devices_for_path(str(tmp_path))
+    if not disks:
+        pytest.skip(f"{tmp_path} is on no block device")
+    image = tmp_path / "disk.img"
+    with open(image, "wb") as f:
+        f.truncate(128 << 20)
+    loop = subprocess.run(["losetup", "-f", "--show", str(image)], capture_output=True, text=True, check=True)
+    mount = tmp_path / "mnt"
+    mount.mkdir()
+    try:
+        subprocess.run(["mkfs.ext4", "-q", "-F", loop.stdout.strip()], check=True)
+        subprocess.run(["mount", loop.stdout.strip(), str(mount)], check=True)
+        try:
+            (mount / "data.bin").write_bytes(os.urandom(32 << 20))
+            options = {"rw": "read", "bs": "1m", "runtime": "2", "time_based": "1", "ramp_time": "0", "direct": "0"}
+            plan = Plan(name="read", workloads=[Workload(name="read", options=options)])
+            store = open_store(tmp_path / "home")
+            request = RunRequest(plan=plan.name, targets=[str(mount / "data.bin")], telemetry_interval=1.0)
+            outcome = execute(request, store, SilentProgress(), plan=plan)
+        finally:
+            subprocess.run(["umount", str(mount)], check=False)
+    finally:
+        subprocess.run(["losetup", "-d", loop.stdout.strip()], check=False)
+    (finding,) = [f for f in run_findings(store, outcome.run_id) if f.rule_id in CACHE_RULES]
+    assert finding.rule_id == "RES-FROM-CACHE" and finding.evidence["devices"] == ", ".join(sorted(disks))
+
+
 def test_file_operations_nominal_bytes_are_not_weighed(tmp_path, ext4_on_a_disk_backed_loop):
     """The metadata preset's create, stat and remove: fio counts bs bytes per file operation, which no device
     ever moved (21 false criticals on a 256 MiB ext4 before)."""
