@@ -150,9 +150,11 @@ class WholeRead:
 
 def read_all(device: str, size: int, tell: Callable[[str], None] | None = None) -> WholeRead:
     """Every byte of the device, read in CHUNK-sized O_DIRECT reads until the first non-zero byte. Says
-    (through `tell`, else on a terminal's stderr) how long it will take, and how far it is, every few seconds."""
+    (through `tell`, else on a terminal's stderr) how long it will take after its first second, and how far
+    it is every few seconds."""
     tell = tell or _tell_terminal
-    started = said = time.monotonic()
+    started = time.monotonic()
+    say_at = started + 1.0  # the first estimate after a second of reading, then every PROGRESS_S
     tell(f"checking {device} is blank: reading all {units.size(size)} of it")
     fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
     buffer = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT wants
@@ -167,10 +169,10 @@ def read_all(device: str, size: int, tell: Callable[[str], None] | None = None) 
                 first = offset + int(np.flatnonzero(words[:got])[0])
             offset += got
             now = time.monotonic()
-            if now - said >= PROGRESS_S and offset < size:
+            if now >= say_at and offset < size:
                 rate = offset / (now - started)
                 tell(f"  {offset / size:.0%} read, {rate / 1e6:,.0f} MB/s, about {(size - offset) / rate:.0f} s left")
-                said = now
+                say_at = now + PROGRESS_S
     finally:
         del words  # the buffer closes only once no view of it is left
         buffer.close()
