@@ -4,6 +4,7 @@ writing stops the run at once, exit 3, naming it, and fio writes nothing more.""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from iolab import guards
 from iolab.errors import RunFailed
 from iolab.probe.root import Root
 from iolab.runner.device_watch import GUARD, DeviceWatch
+from iolab.store.db import open_store
 from tests.loopdev import loop_devices, loop_skip_reason
 
 needs_loop = pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
@@ -101,3 +103,26 @@ def test_a_loop_device_stacked_on_the_held_target_stops_the_write_run(tmp_path):
         assert f"{os.path.basename(inner)} is backed by it (at offset 67108864) appeared" in err, err
         assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("iolab:")]) == 1
         assert elapsed < 25, f"the run went on for {elapsed:.0f} s"
+
+
+@needs_loop
+def test_a_watched_device_s_point_keeps_fio_s_result_with_and_without_a_stopping_rule(tmp_path):
+    """The watch polls fio (its status blocks then land in the output): a write run on a held device still
+    stores fio's final document as the point's result, alone and beside --stop-when-known."""
+    plan = tmp_path / "write.toml"
+    plan.write_text('[options]\nrw = "write"\nbs = "1m"\nrate = "32m"\ntime_based = 1\nruntime = "2s"\n')
+    with loop_devices(1, size_mib=64) as (dev,):
+        for extra in ([], ["--stop-when-known", "--min-seconds", "1", "--max-seconds", "2"]):
+            proc = subprocess.run(
+                [sys.executable, "-m", "iolab", "run", str(plan), dev.path, "--allow-write", "--ramp", "0"]
+                + ["--no-telemetry", "--json", *extra],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stderr
+            (point,) = json.loads(proc.stdout)["points"]
+            assert point["result"]["directions"]["write"]["io_bytes"] >= 16 << 20, extra
+        store = open_store()
+        kept = [store.artifact(row[0], "fio.json") for row in store.conn.execute("SELECT id FROM points")]
+        assert len(kept) == 2 and all(json.loads(text or b"") for text in kept)  # fio's final document alone
