@@ -85,7 +85,12 @@ class FakeHost:
     def write_proc(self) -> Root:
         proc = self.base / "proc/self"
         proc.mkdir(parents=True, exist_ok=True)
-        lines = [f"{i + 20} 1 {self.numbers[d]} / {p} rw - ext4 /dev/{d} rw" for i, (p, d) in enumerate(self.mounts)]
+        # every third mount as btrfs shows it: an anonymous device number, the device named by its source
+        lines = [
+            f"{i + 20} 1 {'0:' + str(40 + i) if i % 3 == 2 else self.numbers[d]} / {p} rw - "
+            f"{'btrfs' if i % 3 == 2 else 'ext4'} /dev/{d} rw"
+            for i, (p, d) in enumerate(self.mounts)
+        ]
         (proc / "mountinfo").write_text("\n".join(lines) + "\n")
         swaps = ["Filename Type Size Used Priority"] + [f"/dev/{d} partition 1024 0 -2" for d in self.swaps]
         (self.base / "proc/swaps").write_text("\n".join(swaps) + "\n")

@@ -151,11 +151,20 @@ def above(name: str, root: Root | None = None) -> list[Above]:
                 seen.add(item.name)
                 queue.append(item.name)
     numbers = {number: device for device in seen if (number := _number(device, root))}
-    found += [
-        Above("mount", m.mount_point, numbers[m.major_minor]) for m in read_mounts(root) if m.major_minor in numbers
-    ]
+    for mount in read_mounts(root):
+        under = numbers.get(mount.major_minor) or _source_name(mount.source, root)
+        if under in seen:
+            found.append(Above("mount", mount.mount_point, under))
     found += [Above("swap", area, device) for area, device in _swaps(root) if device in seen]
     return found
+
+
+def _source_name(source: str, root: Root) -> str | None:
+    """The kernel name of a mount's source device: btrfs (and other file systems on several devices)
+    report an anonymous device number in mountinfo, so the source names the device instead."""
+    if not source.startswith("/dev/"):
+        return None
+    return os.path.basename(root.realpath(source) if root.is_live else source)
 
 
 def _swaps(root: Root) -> list[tuple[str, str]]:
@@ -164,7 +173,7 @@ def _swaps(root: Root) -> list[tuple[str, str]]:
     for line in (root.read_text("/proc/swaps") or "").splitlines()[1:]:
         fields = line.split()
         if fields and fields[0].startswith("/dev/"):
-            out.append((fields[0], os.path.basename(root.realpath(fields[0]) if root.is_live else fields[0])))
+            out.append((fields[0], _source_name(fields[0], root) or fields[0]))
     return out
 
 
