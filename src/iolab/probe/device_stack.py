@@ -115,12 +115,10 @@ def _mount_device(path: str, root: Root) -> str | None:
     mount = mount_of(path, root)
     if mount is None:
         return None
-    by_number = name_of(mount.major_minor, root)
-    if by_number is not None:
-        return by_number
-    if mount.source.startswith("/dev/") and root.exists(f"/sys/class/block/{os.path.basename(mount.source)}"):
-        return os.path.basename(root.realpath(mount.source)) if root.is_live else os.path.basename(mount.source)
-    return None
+    by_source = _source_name(mount.source, root)
+    if by_source is not None and not root.exists(f"/sys/class/block/{by_source}"):
+        by_source = None
+    return name_of(mount.major_minor, root) or by_source
 
 
 def loops_on(name: str, root: Root) -> list[tuple[str, str]]:
