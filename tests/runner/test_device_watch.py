@@ -61,13 +61,23 @@ def _region(path: str, offset: int, length: int) -> str:
         return hashlib.sha256(handle.read(length)).hexdigest()
 
 
+WRITE_30S = '[options]\nrw = "write"\nbs = "1m"\nrate = "16m"\ntime_based = 1\nruntime = "30s"\n'
+# a short read point after a precondition that writes the whole 256 MiB device at 8 MiB/s (about 32 s)
+PRECONDITIONED = (
+    '[options]\nrw = "read"\nbs = "1m"\ntime_based = 1\nruntime = "1s"\n'
+    '[phases.precondition]\noptions = { rw = "write", bs = "1m", rate = "8m" }\nscope = "once"\n'
+)
+
+
 @needs_loop
-def test_a_loop_device_stacked_on_the_held_target_stops_the_write_run(tmp_path):
-    """`losetup -o 64M --sizelimit 128M` on the device a write run holds: O_EXCL does not refuse it, the
-    watch does. The run (30 s asked) ends within seconds, exit 3, naming the new loop device, and the
-    region the new device covers does not change after iolab has exited (fio stopped with it)."""
+@pytest.mark.parametrize(("plan_text", "where"), [(WRITE_30S, "during job"), (PRECONDITIONED, "while preconditioning")])
+def test_a_loop_device_stacked_on_the_held_target_stops_the_write_run(tmp_path, plan_text, where):
+    """`losetup -o 64M --sizelimit 128M` on the device a run writes (a measured point, or a precondition):
+    O_EXCL does not refuse it, the watch does. The run (30 s of writing asked) ends within seconds, exit 3,
+    naming the new loop device, and the region the new device covers does not change after iolab has
+    exited (fio stopped with it)."""
     plan = tmp_path / "write.toml"
-    plan.write_text('[options]\nrw = "write"\nbs = "1m"\nrate = "16m"\ntime_based = 1\nruntime = "30s"\n')
+    plan.write_text(plan_text)
     with loop_devices(1, size_mib=256) as (dev,):
         started = time.monotonic()
         proc = subprocess.Popen(
@@ -101,6 +111,7 @@ def test_a_loop_device_stacked_on_the_held_target_stops_the_write_run(tmp_path):
             subprocess.run(["losetup", "-d", inner], check=False)
         assert proc.returncode == 3, err
         assert f"{os.path.basename(inner)} is backed by it (at offset 67108864) appeared" in err, err
+        assert where in err, err
         assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("iolab:")]) == 1
         assert elapsed < 25, f"the run went on for {elapsed:.0f} s"
 

@@ -381,7 +381,14 @@ class Session:
             if problem:
                 self.measurer.note(problem)
         self.progress.phase(f"preconditioning {target.path} ({pre.workload.name}, not measured)")
-        run_unmeasured(target, "precondition", dict(pre.workload.options), self.measurer.fio, self.measurer.workdirs)
+        watch = self.measurer.held.watch
+        stop = watch.stopped if watch.names else None
+        try:
+            run_unmeasured(
+                target, "precondition", dict(pre.workload.options), self.measurer.fio, self.measurer.workdirs, stop
+            )
+        finally:
+            watch.check(f"while preconditioning {target.path}")  # the watch's reason, not fio's exit status
 
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[SteadyOutcome]:
