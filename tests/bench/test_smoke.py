@@ -35,6 +35,7 @@ def strace_skip_reason() -> str | None:
 
 # script -> (the result file it writes, why it cannot run here or None)
 SMOKE: dict[str, tuple[str, object]] = {
+    "blank_read.py": ("blank_read.json", loop_skip_reason),
     "calibration.py": ("calibration.json", throttle_skip_reason),
     "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
     "fioplot_collection.py": ("fioplot_collection.json", None),

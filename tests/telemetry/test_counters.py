@@ -5,9 +5,10 @@ from pathlib import Path
 import pytest
 
 from iolab.errors import UserError
+from iolab.probe.device_stack import beneath
 from iolab.probe.root import Root
 from iolab.telemetry.cpu import CpuTimes, cpu_percent, parse_proc_stat
-from iolab.telemetry.diskstats import DiskCounters, disk_rates, member_devices, parse_diskstats
+from iolab.telemetry.diskstats import DiskCounters, disk_rates, parse_diskstats
 from iolab.telemetry.net import net_rates, parse_net_dev
 
 DATA = Path(__file__).parent / "data"
@@ -73,12 +74,12 @@ def make_sys(tmp_path: Path) -> Root:
 
 def test_member_devices_resolves_partitions_dm_and_md(tmp_path):
     root = make_sys(tmp_path)
-    assert member_devices("sdc", root) == ["sdc"]
-    assert member_devices("nvme0n1p1", root) == ["nvme0n1"]
-    assert member_devices("dm-0", root) == ["nvme0n1", "sdb"]
-    assert member_devices("md0", root) == ["nvme0n1", "sdb", "sdc"]
+    assert beneath("sdc", root) == ["sdc"]
+    assert beneath("nvme0n1p1", root) == ["nvme0n1"]
+    assert beneath("dm-0", root) == ["nvme0n1", "sdb"]
+    assert beneath("md0", root) == ["nvme0n1", "sdb", "sdc"]
     with pytest.raises(UserError, match="no block device named 'sdz'"):
-        member_devices("sdz", root)
+        beneath("sdz", root)
 
 
 def test_a_fully_busy_interval_is_exactly_100_percent_never_a_hair_above():

@@ -53,6 +53,14 @@ def run(
             help="Allow writes to a blank block device (refused anyway if it holds data; an existing file is never written).",
         ),
     ] = False,
+    verify_blank: Annotated[
+        str,
+        typer.Option(
+            "--verify-blank",
+            metavar="full|sample",
+            help="How a block device is found blank before iolab first writes it: full reads every byte (the default); sample reads both ends and one block per MiB, and says so (docs/safety-devices.md).",
+        ),
+    ] = "full",
     allow_commands: Annotated[
         bool,
         typer.Option(
@@ -200,6 +208,7 @@ def run(
     from iolab.errors import RunFailed
     from iolab.report.formats import renderer
     from iolab.report.terminal import ConsoleProgress
+    from iolab.runner.blank import verify_mode
     from iolab.runner.execute import execute
     from iolab.runner.progress import SilentProgress
     from iolab.runner.request import RunRequest
@@ -217,6 +226,7 @@ def run(
         request.repeat = repeat
         request.allow_commands = allow_commands
         request.allow_unknown_options = allow_unknown_options
+        request.verify_blank = verify_mode(verify_blank)
         if subsets is not None and not devices:
             raise UserError("--subsets chooses sets of --devices: name the array's devices with --devices")
         request.allow_host_changes = allow_host_changes

@@ -189,16 +189,20 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
 
 
 def device_traffic(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[DeviceTraffic]:
-    """fio's bytes and the bytes the target's devices moved meanwhile, per point measured with telemetry."""
+    """fio's bytes and the bytes the target's devices moved meanwhile, per point measured with telemetry.
+
+    The devices are those the point's telemetry sampled: the bottom of the target's device stack
+    (`iolab.probe.device_stack.beneath_path`), whatever sits between (a file system, a loop device, dm, md).
+    Only points whose fio bytes are data moved are weighed: a file-operation engine's are nominal.
+    """
     from iolab.analysis.device_traffic import DISK_BW, measure_traffic
 
     out = []
     for record in records:
         disk = [s for s in series.get(record.id, []) if s.metric == DISK_BW]
-        if record.result is None or not disk:
+        if record.result is None or not disk or not record.point.job.moves_data:
             continue
-        members = tuple(os.path.basename(m) for m in record.point.target.members)
-        found = measure_traffic(record.point.name, record.result, samples_of(disk), members)
+        found = measure_traffic(record.point.name, record.result, samples_of(disk))
         if found is not None:
             out.append(found)
     return out

@@ -20,6 +20,7 @@ from iolab.models.option_values import (
     FIO_DEFAULTS,
     METADATA_ENGINES,
     METADATA_OPERATIONS,
+    NOMINAL_BYTES_ENGINES,
     canonical,
     flag_on,
     option_number,
@@ -112,6 +113,12 @@ class JobOptions(Mapping[str, str]):
         """A file-operation engine (create/stat/delete): it works on a directory, not a file, and its I/O
         is one operation per file."""
         return self.engine in METADATA_ENGINES
+
+    @property
+    def moves_data(self) -> bool:
+        """Whether the bytes fio counts for this job are data moved to or from storage: not a file-operation
+        engine's, `null`'s or `cpuio`'s nominal bytes, nor an mdtest import's."""
+        return self.engine not in NOMINAL_BYTES_ENGINES and self.tool != "mdtest"
 
     @property
     def operation(self) -> str | None:

@@ -61,6 +61,9 @@ ALIASES = {
 # fio's file-operation engines: their "I/O" is one create/stat/unlink per
 # file, reported as `iops`; they need `directory=` (not `filename=`).
 METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
+# Engines whose byte counts are nominal, not data moved to or from storage: the file operations (fio counts
+# each one as an I/O of bs bytes), `null` (completes every I/O without doing it) and `cpuio` (burns CPU).
+NOMINAL_BYTES_ENGINES = METADATA_ENGINES | {"null", "cpuio"}
 # What each of them does to one file or directory, as mdtest names its phases.
 METADATA_OPERATIONS = {
     "filecreate": "create",

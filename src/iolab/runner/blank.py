@@ -1,15 +1,19 @@
 """Blank means blank: a block device is written only when its content shows nothing to lose.
 
 `blkid` finds a signature at a known place; data without one (a raw database, a file system whose first
-MiB was zeroed, a loop device stacked at an offset inside it) is invisible to it, and was overwritten. So
-before the first write iolab reads the device itself, with direct I/O (the page cache could hold stale
-zeros): its first and last MiB and `SPREAD_BLOCKS` blocks spread evenly between, and refuses any byte that
-is not zero, naming where it was found. A `blkdiscard`ed or zeroed device passes.
+MiB was zeroed, a loop device stacked at an offset inside it) is invisible to it, and was overwritten. A
+sample is no better: 64 KiB of data between two sampled blocks was overwritten too. So before the first
+write iolab reads the whole device itself, with direct I/O (the page cache could hold stale zeros), in
+large sequential reads, and refuses any byte that is not zero, naming where it was found. A `blkdiscard`ed
+or zeroed device passes. Sampling is the user's explicit choice (`--verify-blank sample`: both ends and
+one block per MiB), and the run then says "sampled, not checked in full" (`docs/safety-devices.md`).
 
-A device iolab wrote last passes too: at the end of a run that may have written it, the same blocks are
-read again and their digest is kept under `$IOLAB_HOME` with what identifies the device (a loop device's
-backing file and offset, a disk's WWID or serial, and the size), so the next run recognises its own
-leftovers and nobody else's. Data anyone writes afterwards into a sampled block changes the digest.
+A device iolab wrote last passes without the full read: at the end of a run that may have written it,
+its first and last MiB and `SPREAD_BLOCKS` blocks spread between (the fingerprint) are read again and their
+digest is kept under `$IOLAB_HOME` with what identifies the device (a loop device's backing file and
+offset, a disk's WWID or serial, and the size), so the next run recognises its own leftovers and nobody
+else's. Data anyone writes afterwards into a fingerprinted block changes the digest; a fingerprint of
+zeros proves nothing and is never taken as iolab's.
 
 While a run lasts, each device it may write is held open with O_EXCL: the kernel then refuses to mount
 it, to assemble it into md or device-mapper, or to give it to another exclusive opener, so nothing can
@@ -26,22 +30,81 @@ import json
 import mmap
 import os
 import struct
-from collections.abc import Iterable, Iterator
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from iolab.errors import UserError
-from iolab.models import Target
+from iolab.models import Target, units
 from iolab.private import private_dir, write_private
+from iolab.runner.device_watch import DeviceWatch
 
 EDGE_BYTES = 1 << 20  # each end: partition tables, superblocks, GPT's backup header, md's end metadata
 SPREAD_BLOCKS = 256
 BLOCK = 4096
 MARKS_FILE = "written-devices.json"
+CHUNK = 16 << 20  # one read of the full check: large and sequential, as fast as the device streams
+PROGRESS_S = 5.0  # how often a long full read says how far it is
+VERIFY_MODES = ("full", "sample")
+
+
+@dataclass
+class BlankChecks:
+    """One run's content checks: how the user asked (`mode`), and what each accepted device passed by."""
+
+    mode: str = "full"
+    accepted: dict[str, str] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """The acceptance lines the run prints among its notes."""
+        return [f"{device}: {how}" for device, how in self.accepted.items()]
+
+
+def verify_mode(mode: str) -> str:
+    """`mode` when it is one of VERIFY_MODES; UserError otherwise."""
+    if mode not in VERIFY_MODES:
+        raise UserError(f"--verify-blank {mode!r}: use full (read every byte, the default) or sample")
+    return mode
+
+
+_CHECKS: ContextVar[BlankChecks | None] = ContextVar("blank_checks", default=None)
+
+
+@contextlib.contextmanager
+def verifying(mode: str) -> Iterator[BlankChecks]:
+    """The content checks of the block (one run, or one dry run) made as `mode` says; UserError for a mode
+    that is not one of VERIFY_MODES."""
+    checks = BlankChecks(verify_mode(mode))
+    token = _CHECKS.set(checks)
+    try:
+        yield checks
+    finally:
+        _CHECKS.reset(token)
+
+
+def acceptance_lines() -> list[str]:
+    """How each device the current run (or dry run) may write was accepted: read in full, sampled, or
+    recognised as iolab's own last write."""
+    checks = _CHECKS.get()
+    return checks.lines() if checks is not None else []
+
+
+def _accept(checks: BlankChecks | None, device: str, how: str) -> None:
+    if checks is not None:
+        checks.accepted[device] = how
+
+
 _BLKDISCARD = 0x1277  # _IO(0x12, 119)
 
 
 def sample_ranges(size: int) -> list[tuple[int, int]]:
-    """(offset, length) of what is read: both ends and evenly spread blocks, aligned for direct I/O."""
+    """(offset, length) of the fingerprint's blocks: both ends and `SPREAD_BLOCKS` evenly spread blocks,
+    aligned for direct I/O. Cheap on any device; it proves data is there, never that none is."""
     if size <= 2 * EDGE_BYTES:
         return [(0, size - size % BLOCK)] if size >= BLOCK else []
     ranges = [(0, EDGE_BYTES), (size - EDGE_BYTES - (size % BLOCK), EDGE_BYTES)]
@@ -52,19 +115,75 @@ def sample_ranges(size: int) -> list[tuple[int, int]]:
     return ranges
 
 
-def read_samples(device: str, size: int) -> list[tuple[int, bytes]]:
-    """The sampled ranges' bytes, read with O_DIRECT into a page-aligned buffer."""
-    ranges = sample_ranges(size)
+def dense_ranges(size: int) -> list[tuple[int, int]]:
+    """`--verify-blank sample`: both ends and the first 4 KiB block of every MiB between. Data that starts
+    past a MiB's first block and ends before the next MiB is not seen: only a full read sees everything."""
+    if size <= 2 * EDGE_BYTES:
+        return sample_ranges(size)
+    last = size - EDGE_BYTES - (size % BLOCK)
+    return [(0, EDGE_BYTES), *((o, BLOCK) for o in range(EDGE_BYTES, last, 1 << 20)), (last, EDGE_BYTES)]
+
+
+def read_samples(device: str, ranges: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
+    """The ranges' bytes, read with O_DIRECT into a page-aligned buffer (the page cache could hold stale zeros)."""
     fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
     try:
         out = []
-        for offset, length in ranges:
-            with mmap.mmap(-1, length) as buffer:
-                got = os.preadv(fd, [buffer], offset)
+        with mmap.mmap(-1, max((length for _, length in ranges), default=BLOCK)) as buffer:
+            for offset, length in ranges:
+                with memoryview(buffer) as view:
+                    got = os.preadv(fd, [view[:length]], offset)
                 out.append((offset, bytes(buffer[:got])))
         return out
     finally:
         os.close(fd)
+
+
+@dataclass(frozen=True)
+class WholeRead:
+    """What reading a whole device found: the first non-zero byte's offset (None: all zero), and how fast."""
+
+    first: int | None
+    seconds: float
+    rate_mb_s: float
+
+
+def read_all(device: str, size: int, tell: Callable[[str], None] | None = None) -> WholeRead:
+    """Every byte of the device, read in CHUNK-sized O_DIRECT reads until the first non-zero byte. Says
+    (through `tell`, else on a terminal's stderr) how long it will take after its first second, and how far
+    it is every few seconds."""
+    tell = tell or _tell_terminal
+    started = time.monotonic()
+    say_at = started + 1.0  # the first estimate after a second of reading, then every PROGRESS_S
+    tell(f"checking {device} is blank: reading all {units.size(size)} of it")
+    fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
+    buffer = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT wants
+    words = np.frombuffer(buffer, dtype=np.uint8)
+    offset, first = 0, None
+    try:
+        while offset < size and first is None:
+            got = os.preadv(fd, [buffer], offset)
+            if got <= 0:
+                break
+            if words[:got].any():
+                first = offset + int(np.flatnonzero(words[:got])[0])
+            offset += got
+            now = time.monotonic()
+            if now >= say_at and offset < size:
+                rate = offset / (now - started)
+                tell(f"  {offset / size:.0%} read, {rate / 1e6:,.0f} MB/s, about {(size - offset) / rate:.0f} s left")
+                say_at = now + PROGRESS_S
+    finally:
+        del words  # the buffer closes only once no view of it is left
+        buffer.close()
+        os.close(fd)
+    seconds = max(time.monotonic() - started, 1e-9)
+    return WholeRead(first, seconds, offset / 1e6 / seconds)
+
+
+def _tell_terminal(message: str) -> None:
+    if sys.stderr.isatty():
+        print(message, file=sys.stderr, flush=True)
 
 
 def first_data(samples: Iterable[tuple[int, bytes]]) -> tuple[int, int] | None:
@@ -122,22 +241,61 @@ def _marks(home: Path) -> dict[str, str]:
 
 
 def content_problem(device: str, home: Path) -> str | None:
-    """Why the device's content says it holds data, or None when it is blank or holds iolab's last write."""
+    """Why the device's content says it holds data, or None when it is blank or holds iolab's last write.
+
+    The fingerprint's blocks first (cheap): data there is refused at once, unless their digest is the one
+    iolab kept after its own last write to this device (`remember_written`). Otherwise every byte is read
+    (`read_all`), or, when the user chose `--verify-blank sample`, both ends and one block per MiB
+    (`dense_ranges`); what was done is kept for the run's acceptance line (`verifying`).
+    """
+    checks = _CHECKS.get()
     size = _whole_size(device)
     try:
-        samples = read_samples(device, size)
+        samples = read_samples(device, sample_ranges(size))
+        found = first_data(samples)
+        if found is not None:
+            if _marks(home).get(device_key(device, size)) != digest(samples):
+                offset, count = found
+                return _holds_data(
+                    device,
+                    f"a non-zero byte at offset {offset:,}; {count} of {len(samples)} sampled ranges are not zero",
+                )
+            _accept(checks, device, "iolab wrote it last (its fingerprint is iolab's own), not read again")
+            return None
+        if checks is not None and checks.mode == "sample":
+            return _sampled(checks, device, size)
+        whole = read_all(device, size)
     except OSError as exc:
         return f"iolab cannot read it to check it is blank ({exc.strerror})"
-    found = first_data(samples)
-    if found is None:
-        return None
-    if _marks(home).get(device_key(device, size)) == digest(samples):
-        return None
-    offset, count = found
-    return (
-        f"it holds data (a non-zero byte at offset {offset:,}; {count} of {len(samples)} sampled ranges are "
-        f"not zero) that iolab did not write; if it may go, blank it first with `blkdiscard {device}`"
+    if whole.first is not None:
+        return _holds_data(device, f"a non-zero byte at offset {whole.first:,}, found reading all of it")
+    _accept(
+        checks,
+        device,
+        f"blank: read in full, {units.size(size)} in {whole.seconds:.2f} s ({whole.rate_mb_s:,.0f} MB/s)",
     )
+    return None
+
+
+def _sampled(checks: BlankChecks, device: str, size: int) -> str | None:
+    """The user's choice: both ends and one block per MiB, said as such."""
+    dense = read_samples(device, dense_ranges(size))
+    found = first_data(dense)
+    if found is not None:
+        offset, count = found
+        return _holds_data(
+            device, f"a non-zero byte at offset {offset:,}; {count} of {len(dense):,} sampled ranges are not zero"
+        )
+    _accept(
+        checks,
+        device,
+        f"sampled, not checked in full: both ends and one 4 KiB block per MiB ({len(dense):,} ranges) read as zero",
+    )
+    return None
+
+
+def _holds_data(device: str, where: str) -> str:
+    return f"it holds data ({where}) that iolab did not write; if it may go, blank it first with `blkdiscard {device}`"
 
 
 def remember_written(devices: Iterable[str], home: Path) -> None:
@@ -149,7 +307,7 @@ def remember_written(devices: Iterable[str], home: Path) -> None:
     for device in devices:
         size = _whole_size(device)
         with contextlib.suppress(OSError):
-            marks[device_key(device, size)] = digest(read_samples(device, size))
+            marks[device_key(device, size)] = digest(read_samples(device, sample_ranges(size)))
     private_dir(home)
     write_private(home / MARKS_FILE, json.dumps(marks, indent=1, sort_keys=True))
 
@@ -173,6 +331,7 @@ class HeldDevices:
 
     def __init__(self, fds: dict[str, int]) -> None:
         self._fds = fds
+        self.watch = DeviceWatch(fds)  # what sits on them now; nothing may come to sit on them until the end
 
     def discard(self, device: str) -> None:
         """Discard the whole device; OSError when it does not support it, or when the run does not hold it

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from iolab.models import Plan, Point, Target, units
+from iolab.runner import blank
 from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.manifest import Manifest, build_manifest
 from iolab.runner.request import RunRequest
@@ -56,7 +57,12 @@ def dry_run(request: RunRequest) -> DryRun:
     check_request(plan, replace(request, allow_host_changes=True))  # a dry run changes nothing: listed, not refused
     check_hosts(request, plan)
     executor = _planning_executor(request)
-    plan, targets, points, notes = prepare_points(request, plan, executor)
+    with blank.verifying("sample"):  # a dry run reads no whole device: the run itself does, before writing
+        plan, targets, points, notes = prepare_points(request, plan, executor)
+        notes += [
+            f"{line}{'; the run reads all of it before its first write' if request.verify_blank == 'full' else ''}"
+            for line in blank.acceptance_lines()
+        ]
     writes, fill_seconds = _target_writes(plan, targets, points, executor)
     open_ended, chosen_max, open_seconds = _chosen_while_running(plan, points, len(targets[None]))
     return DryRun(

@@ -329,6 +329,7 @@ class Session:
         changed = identity_change(point.target)
         if changed:  # before anything is written: the next point's I/O would go elsewhere
             raise RunFailed(f"{point.name}: {changed}; stopped before this point, nothing written to it")
+        self.measurer.held.watch.check(f"before {point.name}")
         self._ready_target(point.target, point)
         applied = self.settings.apply(point) if self.settings is not None else []
         kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []
@@ -421,9 +422,14 @@ class Session:
                     self.measurer.note(problem)
                     problems.append(problem)
         self.progress.phase(f"preconditioning {target.path} ({pre.workload.name}, not measured)")
+        watch = self.measurer.held.watch
+        stop = watch.stopped if watch.names else None
         with log.phase("precondition", f"{target.path} ({pre.workload.name})"):
-            options = dict(pre.workload.options)
-            run_unmeasured(target, "precondition", options, self.measurer.fio, self.measurer.workdirs)
+            try:
+                options = dict(pre.workload.options)
+                run_unmeasured(target, "precondition", options, self.measurer.fio, self.measurer.workdirs, stop)
+            finally:
+                watch.check(f"while preconditioning {target.path}")  # the watch's reason, not fio's exit status
 
 
 def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[SteadyOutcome]:
@@ -501,8 +507,8 @@ def execute(
     the points instead of the request's own (this host's fio, or its hosts'): the run loop's unit tests
     give one that answers with fio's saved outputs (tests/runner/fake_executor.py).
     """
-    with unknown_options_allowed(request.allow_unknown_options):  # every point is checked again at its turn
-        return _execute(request, store, progress, resume, fresh, plan, executor)
+    with unknown_options_allowed(request.allow_unknown_options), blank.verifying(request.verify_blank):
+        return _execute(request, store, progress, resume, fresh, plan, executor)  # points checked at their turn
 
 
 def _execute(
@@ -524,6 +530,7 @@ def _execute(
         settings = HostSettings(store)
         try:
             prepared = _prepare_run(request, store, plan, version, executor, resume, fresh, locks, settings)
+            prepared.notes.extend(blank.acceptance_lines())  # how each written device was found blank
             devices = blank.writable_devices(prepared.every_target)
             with blank.held(devices) as holding:  # nothing mounts or claims them until the run ends
                 try:
@@ -731,6 +738,7 @@ def _measure_and_finish(
         for point in points:
             session.run(point)
         steady = _open_ended(session, plan, prepared.targets)
+        holding.watch.check("at the end of the run")
     except KeyboardInterrupt:
         kept = get_run(store, run_id).points_done
         store.finish_run(run_id, "interrupted", "interrupted by the user")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from iolab.fio.logs import read_logs
 from iolab.fio.options import effects, writes
 from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
+from iolab.fio.status import StatusReader
 from iolab.models import Phases, Point, Result, Sample
 from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
@@ -156,8 +158,9 @@ class Measurer:
         telemetry: list[Sample] = []
         self.side.start(point, workdir)  # first: its once-a-run check of perf stays out of the sampled seconds
         sampler = self._start_sampler(point)
+        polled = self._polled(watch)
         try:
-            invocation = self.executor.run(jobs, output, self.fio, timeout, workdir, watch)
+            invocation = self.executor.run(jobs, output, self.fio, timeout, workdir, polled)
         except RunFailed as exc:  # hung and killed: this point failed, the run goes on
             return Measured(error=str(exc))
         finally:
@@ -165,12 +168,16 @@ class Measurer:
             if sampler is not None:
                 sampler.stop()
                 telemetry = sampler.samples()
+        self.held.watch.check(f"during {point.name} (fio was asked to stop at once)")
         if watch is not None and watch.stopped and invocation.returncode == FIO_STOPPED:
             invocation.returncode = 0  # asked to stop, fio wrote its results; it exits 128 all the same
         artifacts.append(Artifact("command", shlex.join(invocation.command).encode()))
         artifacts.append(Artifact("stderr", invocation.stderr.encode()))
         if watch is not None:  # the status blocks, then fio's final document: the point keeps the last
             text = watch.final_text()
+        elif polled is not None:
+            documents = StatusReader(output).poll()
+            text = json.dumps(documents[-1], indent=2) if documents else ""
         else:
             text = output.read_text(errors="replace") if output.exists() else ""
         if text:
@@ -188,6 +195,16 @@ class Measurer:
                 watch.record(measured.result)
             measured.metrics = self.side.figures(point, measured.result, telemetry, counts)
         return measured
+
+    def _polled(self, watch: Watch | None) -> Callable[[], bool] | None:
+        """What fio's run asks twice a second whether to stop: the stopping rule's watch, and the device
+        watch of a run that writes a device (`iolab.runner.device_watch`); None when neither applies."""
+        devices = self.held.watch
+        if not devices.names:
+            return watch
+        if watch is None:
+            return devices.stopped
+        return lambda: devices.stopped() or watch()
 
     def _start_sampler(self, point: Point) -> Sampler | None:
         """Telemetry beside fio; a failure to start it is a note, never a failed point. When fio runs on other

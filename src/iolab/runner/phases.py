@@ -16,7 +16,7 @@ import math
 import shlex
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -90,11 +90,19 @@ def run_command(argv: tuple[str, ...], when: str, artifacts: list[Artifact]) -> 
     return CommandOutcome(proc.stdout, f"exit {proc.returncode}" if proc.returncode else "")
 
 
-def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str, workdirs: Workdirs) -> float:
+def run_unmeasured(
+    target: Target,
+    name: str,
+    options: dict[str, str],
+    fio: str,
+    workdirs: Workdirs,
+    stop: Callable[[], bool] | None = None,
+) -> float:
     """Run a fio job on a target whose output is not a measurement; returns seconds taken.
 
     Used to write a scratch file before it is read and to precondition a
     device. A failure stops the run: what follows would measure an unknown state.
+    `stop` is asked twice a second whether fio must stop at once (the device watch of a held device).
     """
     if write_reasons(options) and not target.writable:
         raise UserError(f"{name} writes and {target.path} is read-only: writes need --allow-write")
@@ -111,7 +119,7 @@ def run_unmeasured(target: Target, name: str, options: dict[str, str], fio: str,
         write_private(jobfile, render_jobfile([JobSection(name=JOB_SECTION, options=job)]))
         loops = JobOptions(options).size("loops") or 1
         timeout = loops * target.size_bytes / _SLOWEST_FILL + HANG_GRACE_S
-        invocation = run_fio(jobfile, tmp / "phase.json", fio, timeout, own_dir=tmp)
+        invocation = run_fio(jobfile, tmp / "phase.json", fio, timeout, own_dir=tmp, watch=stop)
     if invocation.returncode != 0:
         raise RunFailed(f"{name} on {target.path} failed: {invocation.error_line()}")
     return invocation.elapsed_s

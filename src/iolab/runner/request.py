@@ -47,6 +47,7 @@ class RunRequest:
     settings: PresetSettings = field(default_factory=lambda: PresetSettings())
     targets: list[str] = field(default_factory=list)
     allow_write: bool = False
+    verify_blank: str = "full"  # how a device is found blank before its first write: "full" or "sample" (blank)
     allow_commands: bool = False  # fio exec options, unchecked engines, pre/post-point commands
     allow_host_changes: bool = False  # a plan's [host] settings written to sysfs (restored afterwards)
     allow_unknown_options: bool = False  # options missing from fio.option_table pass (with both of the above)

@@ -7,12 +7,9 @@ thread never parses anything.
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 
-from iolab.errors import UserError
-from iolab.probe.fs import mount_of
+from iolab.probe.device_stack import beneath_path
 from iolab.probe.root import Root
 
 SECTOR_BYTES = 512  # /proc/diskstats counts 512-byte sectors whatever the device's block size
@@ -96,62 +93,9 @@ def disk_rates(before: DiskCounters, after: DiskCounters, seconds: float) -> Dis
     )
 
 
-def member_devices(name: str, root: Root) -> list[str]:
-    """The whole devices under a kernel block device name.
-
-    A partition maps to its parent disk; dm and md devices map, recursively,
-    to the devices listed in their `slaves/`. Telemetry must watch these,
-    because a dm or md device's own counters hide which member is slow.
-    """
-    base = f"/sys/class/block/{name}"
-    if not root.exists(base):
-        raise UserError(f"no block device named {name!r} in /sys/class/block")
-    slaves = root.listdir(f"{base}/slaves")
-    if slaves:
-        found: list[str] = []
-        for slave in slaves:
-            for member in member_devices(slave, root):
-                if member not in found:
-                    found.append(member)
-        return found
-    if root.exists(f"{base}/partition"):
-        # /sys/class/block/sda1 -> .../block/sda/sda1: the parent directory is the disk.
-        return member_devices(root.path(base).resolve().parent.name, root)
-    return [name]
-
-
-def device_name(major_minor: str, root: Root) -> str | None:
-    """Kernel name of the block device numbered "MAJ:MIN", or None when there is none."""
-    link = root.path(f"/sys/dev/block/{major_minor}")
-    if not link.exists():
-        return None
-    return link.resolve().name
-
-
 def devices_for_path(path: str, root: Root | None = None) -> list[str]:
-    """Whole block devices whose counters show the I/O a workload on `path` does.
-
-    `path` may be a block device node (including /dev/mapper, /dev/md and
-    /dev/disk/by-* links), a partition, or a file or directory in a mounted
-    file system. A file system with no block device behind it (tmpfs, NFS)
-    gives an empty list: there is nothing on this host to watch.
-    """
-    root = root or Root("/")
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file or device; give an existing device, file or directory") from None
-    except PermissionError:
-        raise UserError(f"{path}: permission denied; run as a user who can read it") from None
-    dev = st.st_rdev if stat.S_ISBLK(st.st_mode) else st.st_dev
-    name = device_name(f"{os.major(dev)}:{os.minor(dev)}", root)
-    if name is None and not stat.S_ISBLK(st.st_mode):
-        # btrfs, overlay and friends report an anonymous st_dev; the mount source names the device.
-        mount = mount_of(path, root)
-        if mount is not None and mount.source.startswith("/dev/") and os.path.exists(mount.source):
-            src = os.stat(mount.source)
-            if stat.S_ISBLK(src.st_mode):
-                name = device_name(f"{os.major(src.st_rdev)}:{os.minor(src.st_rdev)}", root)
-    if name is None:
-        return []
-    return member_devices(name, root)
+    """Whole block devices whose counters show the I/O a workload on `path` does: the bottom of its device
+    stack (`iolab.probe.device_stack.beneath_path`: partitions, device-mapper and md members, loop devices'
+    backing files). A dm or md device's own counters hide which member is slow, and a loop device's count
+    reads its backing file's page cache served; an empty list when no block device lies beneath."""
+    return beneath_path(path, root or Root("/"))
