@@ -324,7 +324,7 @@ def _forward(state: HostState, destination: str, remote: str) -> None:
     except (OSError, UserError) as exc:
         state.problem = f"no private directory for the ssh forward here: {exc}"
         return
-    forward = Forward.open(destination, state.local_dir / SOCKET_NAME, remote)
+    forward = Forward.start(destination, state.local_dir / SOCKET_NAME, remote)
     if isinstance(forward, str):
         state.problem = forward
         return

@@ -53,7 +53,7 @@ class Forward:
     process: subprocess.Popen = field(repr=False)
 
     @classmethod
-    def open(cls, destination: str, local: Path, remote: str) -> Forward | str:
+    def start(cls, destination: str, local: Path, remote: str) -> Forward | str:
         """The forward running once its local socket exists, or what went wrong (ssh's own last line)."""
         argv = ssh_argv(destination, "")[:-1]  # no remote command: -N
         argv[-1:-1] = [
