@@ -189,6 +189,10 @@ def test_a_socket_directory_others_may_enter_is_refused_with_its_fix(tmp_path):
     other.mkdir(mode=0o700)
     os.chown(other, 65534, 65534)
     assert "owned by uid 65534" in assert_clean_error(iolab("agent", "--socket", str(other / "fio.sock")))
+    open_parent = tmp_path / "open"
+    open_parent.mkdir()
+    open_parent.chmod(0o777)  # no sticky bit: anyone may rename the socket's directory away and put theirs
+    assert "group or others may write" in assert_clean_error(iolab("agent", "--socket", str(open_parent / "d" / "s")))
     long_path = tmp_path / ("d" * 100) / "fio.sock"
     assert "at most 107" in assert_clean_error(iolab("agent", "--socket", str(long_path)))
 

@@ -34,9 +34,12 @@ FOREIGN_ACCESS = stat.S_IRWXG | stat.S_IRWXO
     "link, another user's, or open to group or others",
 )
 def socket_dir_problem(directory: Path) -> str | None:
-    """Why another user could connect to a socket in `directory` (or swap it), or None when only its owner can."""
+    """Why another user could connect to a socket in `directory` (or swap it), or None when only its owner can
+    (a directory not made yet: None unless its parent lets others swap it)."""
     try:
         info = os.lstat(directory)
+    except FileNotFoundError:
+        return _parent_problem(Path(directory).parent) if Path(directory).parent.is_dir() else None
     except OSError as exc:
         return exc.strerror or "unreadable"
     if stat.S_ISLNK(info.st_mode):
@@ -47,21 +50,38 @@ def socket_dir_problem(directory: Path) -> str | None:
         return f"owned by uid {info.st_uid}, not by you (uid {os.geteuid()})"
     if info.st_mode & FOREIGN_ACCESS:
         return f"mode {stat.S_IMODE(info.st_mode):04o}: group or others may enter it"
+    return _parent_problem(Path(directory).parent)
+
+
+def _parent_problem(parent: Path) -> str | None:
+    """Why someone else could rename the directory away and put theirs in its place before fio binds (its
+    parent is theirs, or writable by others without the sticky bit), or None. The chain above is the home's
+    and the system's (`iolab.store.ownership` checks the home)."""
+    try:
+        info = os.stat(parent)
+    except OSError as exc:
+        return f"in {parent}, which is {exc.strerror or 'unreadable'}"
+    if info.st_uid not in (0, os.geteuid()):
+        return f"in {parent}, owned by uid {info.st_uid}, who could replace it"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not info.st_mode & stat.S_ISVTX:
+        return f"in {parent}, which group or others may write, so they could replace it"
     return None
 
 
 def private_socket_dir(directory: Path) -> Path:
     """`directory` made (0700) if missing, and refused with the command that fixes it unless only you can enter it."""
-    if not os.path.lexists(directory):
+    problem = socket_dir_problem(directory)  # a missing one: its parent, before anything is made there
+    if problem is None and not os.path.lexists(directory):
         private_dir(directory)
-    problem = socket_dir_problem(directory)
+        problem = socket_dir_problem(directory)
     if problem:
         quoted = shlex.quote(str(directory))
-        fix = (
-            f"chmod 700 {quoted}"
-            if problem.startswith("mode")
-            else "remove it, or choose a place of your own (--socket DIR/fio.sock, DIR made 0700)"
-        )
+        if problem.startswith("mode"):
+            fix = f"chmod 700 {quoted}"
+        elif "may write" in problem:
+            fix = f"chmod go-w {shlex.quote(str(Path(directory).parent))}"
+        else:
+            fix = "remove it, or choose a place of your own (--socket DIR/fio.sock, DIR made 0700)"
         raise UserError(
             f"the socket directory {directory} is {problem}: another user could drive the fio server there. Fix: {fix}"
         )
