@@ -171,6 +171,15 @@ def test_tcp_needs_insecure_and_says_who_can_then_drive_it(tmp_path):
         wait_listening("127.0.0.1", port)
         (server,) = fio_children(proc.pid)
         assert tcp_listeners(server)  # what it says it does
+        made = tmp_path / "over-tcp.dat"  # and it serves: a job sent over TCP runs
+        (tmp_path / "tcp.fio").write_text(f"[t]\nfilename={made}\nrw=write\nbs=4k\nsize=8k\n")
+        done = subprocess.run(
+            [FIO or "fio", f"--client=127.0.0.1,{port}", str(tmp_path / "tcp.fio")],
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0 and made.stat().st_size == 8192, done.stderr
     help_text = iolab("agent", "--help").stdout
     assert "--insecure" in help_text and "EVERY user" in help_text
 
