@@ -21,13 +21,13 @@ def test_a_port_in_use_is_exit_2_in_one_line():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        message = assert_clean_error(iolab("agent", "--port", str(port)))
+        message = assert_clean_error(iolab("agent", "--insecure", "--bind", "127.0.0.1", "--port", str(port)))
     assert f"cannot listen on 127.0.0.1:{port}" in message and "in use" in message
 
 
 @needs_fio
 def test_an_address_not_of_this_host_is_exit_2():
-    message = assert_clean_error(iolab("agent", "--bind", "192.0.2.1", "--port", "18799"))  # TEST-NET-1
+    message = assert_clean_error(iolab("agent", "--insecure", "--bind", "192.0.2.1", "--port", "18799"))  # TEST-NET-1
     assert "cannot listen on 192.0.2.1:18799" in message
 
 
@@ -36,7 +36,9 @@ def test_a_server_that_stops_by_itself_is_exit_3(tmp_path):
     with socket.socket() as free:
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
-    proc = iolab("agent", "--port", str(port), "--fio", shutil.which("true") or "/bin/true")
+    proc = iolab(
+        "agent", "--insecure", "--bind", "127.0.0.1", "--port", str(port), "--fio", shutil.which("true") or "/bin/true"
+    )
     assert proc.returncode == 3 and "stopped by itself" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -46,7 +48,9 @@ def test_sigterm_stops_the_server_cleanly():
         free.bind(("127.0.0.1", 0))
         port = free.getsockname()[1]
     agent = subprocess.Popen(
-        [sys.executable, "-m", "iolab", "agent", "--port", str(port)], stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "iolab", "agent", "--insecure", "--bind", "127.0.0.1", "--port", str(port)],
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 20

@@ -10,22 +10,25 @@ from tests.iolab_cli import assert_clean_error, iolab
 
 
 def test_host_list_with_ports():
-    hosts = parse_hosts("node01, node02:8766,")
-    assert [(h.name, h.address, h.port, h.ssh) for h in hosts] == [
-        ("node01", "node01", FIO_PORT, "node01"),
-        ("node02", "node02", 8766, "node02"),
+    hosts = parse_hosts("node01, node02:8766")
+    assert [(h.name, h.address, h.port, h.ssh, h.transport) for h in hosts] == [
+        ("node01", "node01", FIO_PORT, "node01", "ssh"),  # a server iolab starts over ssh, on a Unix socket
+        ("node02", "node02", 8766, "node02", "tcp"),  # a port: a server already listening on TCP
     ]
-    assert hosts[1].client_arg == "node02,8766"
+    assert hosts[1].tcp_arg == "node02,8766"
 
 
 def test_hostfile_settings_and_comments(tmp_path):
     path = tmp_path / "hosts"
     path.write_text(
         "# the NFS clients\nc1 address=10.0.0.1 ssh=admin@c1 fio=/opt/fio target=/mnt/nfs\n\nc2 ssh=no  # agent\n"
+        "c3 ssh=admin@c3 socket=/root/.local/share/iolab/agent/fio.sock\nc4\n"
     )
-    c1, c2 = read_hostfile(str(path))
+    c1, c2, c3, c4 = read_hostfile(str(path))
     assert (c1.address, c1.ssh, c1.fio, c1.target) == ("10.0.0.1", "admin@c1", "/opt/fio", "/mnt/nfs")
     assert (c2.address, c2.ssh, c2.port) == ("c2", None, FIO_PORT)
+    assert [h.transport for h in (c1, c2, c3, c4)] == ["tcp", "tcp", "socket", "ssh"]
+    assert c3.socket == "/root/.local/share/iolab/agent/fio.sock"
 
 
 @pytest.mark.parametrize(
@@ -36,6 +39,11 @@ def test_hostfile_settings_and_comments(tmp_path):
         ("c1 port=99999\n", "line 1: port: '99999' is outside 1..65535"),
         ("c1 address=10.0.0.1\nc2 address=10.0.0.1\n", "share one fio server address"),
         ("# nobody\n", "no hosts named"),
+        ("c1 socket=relative.sock\n", "line 1: socket='relative.sock' is not an absolute path"),
+        ("c1 socket=/a:b\n", "is not an absolute path of at most 107 bytes"),
+        (f"c1 socket=/{'a' * 107}\n", "is not an absolute path of at most 107 bytes"),
+        ("c1 socket=/s port=1\n", "socket= and port=/address= are two ways"),
+        ("c1 socket=/s\nc2 ssh=c1 socket=/s\n", "share one fio server socket"),
     ],
 )
 def test_hostfile_errors_name_the_problem(tmp_path, text, message):
@@ -50,6 +58,9 @@ def test_cli_rejects_bad_host_options(tmp_path):
     assert "not a TCP port" in assert_clean_error(proc)
     proc = iolab("run", str(tmp_path), "--hostfile", str(tmp_path / "missing"))
     assert "cannot read host file" in assert_clean_error(proc)
+    for empty in ("a,,b", "a,", ",a", " , "):
+        proc = iolab("run", str(tmp_path), "--hosts", empty, "--dry-run")
+        assert "an empty host name" in assert_clean_error(proc)
     proc = iolab("run", str(tmp_path), "--hosts", "a", "--on-host-failure", "retry")
     assert "use one of continue, stop" in assert_clean_error(proc)
 

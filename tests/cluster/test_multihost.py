@@ -284,7 +284,7 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
     with local_sshd(tmp_path / "ssh") as config:
         port = free_port("127.0.0.41")
         hosts = tmp_path / "hosts"
-        hosts.write_text(f"remote address=127.0.0.41 port={port} ssh=iolab-test fio={wrapper}\n")
+        hosts.write_text(f"remote ssh=iolab-test fio={wrapper}\n")  # started over ssh, on a Unix socket
         # Another user's trap at the pid-file name older versions used: never followed, never removed.
         victim = tmp_path / "victim"
         victim.write_text("keep me\n")
@@ -292,6 +292,7 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
         trap.unlink(missing_ok=True)
         trap.symlink_to(victim)
         piddirs_before = set(Path("/tmp").glob("iolab-fio-server.*"))
+        forwards_before = set(Path("/tmp").glob("iolab-fio-*")) - piddirs_before
         proc = iolab(
             "run",
             str(plan(tmp_path)),
@@ -316,17 +317,19 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
         )
         assert data["source"] in ("iolab probe", "minimal probe over ssh")
         assert data.get("kernel") or data.get("snapshot")
-        # The server iolab started is gone again.
+        # The server iolab started is gone again (it listened on a Unix socket, never on TCP).
         left = subprocess.run(
-            ["pgrep", "-f", f"--server=127.0.0.41,{port}"], capture_output=True, text=True, check=False
+            ["pgrep", "-f", "--server=sock:/tmp/iolab-fio-server"], capture_output=True, text=True, check=False
         ).stdout
         assert left.strip() == ""
-        # Its pid file lived in a private directory of its own, removed with it.
+        # Its socket, pid file and log lived in a private directory of its own, removed with it; so did the
+        # controller's end of the ssh forward.
         assert set(Path("/tmp").glob("iolab-fio-server.*")) == piddirs_before
+        assert set(Path("/tmp").glob("iolab-fio-*")) - piddirs_before == forwards_before
         assert trap.is_symlink() and victim.read_text() == "keep me\n"
         trap.unlink()
 
-        hosts.write_text("nowhere address=127.0.0.42 ssh=nobody@iolab-test\n")
+        hosts.write_text("nowhere ssh=nobody@iolab-test\n")
         proc = iolab(
             "run",
             str(plan(tmp_path)),

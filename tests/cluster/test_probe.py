@@ -9,7 +9,7 @@ import time
 import pytest
 
 from iolab.cluster.hosts import HostSpec
-from iolab.cluster.servers import probe_servers
+from iolab.cluster.servers import HostState, probe_servers
 from tests.cluster.servers import FIO, fio_servers, free_port, tree, wait_listening
 
 ADDRESSES = ["127.0.0.51", "127.0.0.52", "127.0.0.53"]
@@ -24,9 +24,14 @@ def test_one_client_asks_every_server_and_names_the_one_that_did_not_answer():
         extra = subprocess.Popen([FIO, f"--server={ADDRESSES[0]},{other}"], stdout=subprocess.DEVNULL)
         try:
             wait_listening(ADDRESSES[0], other)
-            hosts = [HostSpec(f"h{n}", a, port) for n, a in enumerate(ADDRESSES, 1)]
-            hosts += [HostSpec("same-address", ADDRESSES[0], other), HostSpec("none", "127.0.0.54", port)]
-            answers = dict(zip([h.name for h in hosts], probe_servers(hosts, FIO or "fio"), strict=True))
+            hosts = [HostSpec(f"h{n}", a, port, tcp=True) for n, a in enumerate(ADDRESSES, 1)]
+            hosts += [
+                HostSpec("same-address", ADDRESSES[0], other, tcp=True),
+                HostSpec("none", "127.0.0.54", port, tcp=True),
+            ]
+            answers = dict(
+                zip([h.name for h in hosts], probe_servers([HostState(h) for h in hosts], FIO or "fio"), strict=True)
+            )
             for name in ("h1", "h2", "h3", "same-address"):
                 assert isinstance(answers[name], dict) and answers[name]["fio"].startswith("fio-"), answers
             assert isinstance(answers["none"], str)
@@ -53,7 +58,7 @@ def test_the_probe_leaves_nothing_in_the_servers_log(tmp_path):
     try:
         wait_listening(address, port)
         for _ in range(3):
-            (answer,) = probe_servers([HostSpec("h", address, port)], FIO or "fio")
+            (answer,) = probe_servers([HostState(HostSpec("h", address, port, tcp=True))], FIO or "fio")
             assert isinstance(answer, dict), answer
         deadline = time.monotonic() + 5
         while len(tree(server.pid)) > 1 and time.monotonic() < deadline:  # what served the probes has ended

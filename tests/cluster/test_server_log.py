@@ -18,6 +18,7 @@ def test_a_failed_assertion_is_trouble_once_and_a_quiet_log_is_none():
 def test_the_server_logs_into_its_private_directory_and_stop_reads_the_log_back():
     start = server_command(HostSpec("h", "10.0.0.1", 8765, fio="/opt/fio/bin/fio"))
     assert "--daemonize" not in start  # fio's daemon closes its stderr, where an assertion goes
-    assert '>"$dir/server.log" 2>&1' in start and 'echo $! >"$dir/fio.pid"' in start
+    assert '>"$dir/server.log" 2>&1' in start and 'echo $p >"$dir/fio.pid"' in start
+    assert '--server=sock:"$dir/fio.sock"' in start  # a Unix socket in the private directory, never TCP
     stop = stop_command("/tmp/iolab-fio-server.AbCdEfGhIj")
     assert stop.index('tail -c 65536 "$d/server.log"') < stop.index('rm -rf -- "$d"')

@@ -61,7 +61,9 @@ def click_command() -> Callable[..., Any]:
     """The command tree typer builds from `app`, built once per process: building it is ~50 ms (typer reads
     every command's signature), which a caller of `main` in a loop (the malformed-input corpus, forked
     per case after building it) need not pay each time."""
-    return typer.main.get_command(app)
+    from iolab.cli.numeric import bounded
+
+    return bounded(typer.main.get_command(app))  # every int and float option through iolab.numbers
 
 
 INTERRUPTED = 130  # what typer returns for a KeyboardInterrupt (128 + SIGINT), as a shell would

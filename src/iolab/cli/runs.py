@@ -141,11 +141,12 @@ def run(
         ),
     ] = None,
     array_modes: Annotated[
-        str,
+        str | None,
         typer.Option(
-            "--array-modes", help="Which array views to run: together,alone,scaling (scaling: the --subsets sets)."
+            "--array-modes",
+            help="Which array views to run: together,alone,scaling (the default: all; scaling: the --subsets sets).",
         ),
-    ] = "together,alone,scaling",
+    ] = None,
     subsets: Annotated[
         str | None,
         typer.Option(
@@ -163,13 +164,15 @@ def run(
         str | None,
         typer.Option(
             "--hosts",
-            help="Run on these hosts at once through fio's client/server mode: name[:fio port],... (fio servers are started over ssh).",
+            help="Run on these hosts at once through fio's client/server mode: name,... (fio servers started over ssh on Unix sockets only their user can reach); name:PORT is a server already on TCP (`iolab agent --insecure`).",
         ),
     ] = None,
     hostfile: Annotated[
         str | None,
         typer.Option(
-            "--hostfile", help="Hosts one a line: name [address=IP] [port=N] [ssh=DEST|no] [fio=PATH] [target=PATH]."
+            "--hostfile",
+            help="Hosts one a line: name [ssh=DEST|no] [socket=PATH] [address=IP] [port=N] [fio=PATH] [target=PATH] "
+            "(docs/many-hosts.md).",
         ),
     ] = None,
     skip_unreachable: Annotated[
@@ -229,12 +232,15 @@ def run(
         request.verify_blank = verify_mode(verify_blank)
         if subsets is not None and not devices:
             raise UserError("--subsets chooses sets of --devices: name the array's devices with --devices")
+        if array_modes is not None and not devices:
+            raise UserError("--array-modes chooses views of --devices: name the array's devices with --devices")
         request.allow_host_changes = allow_host_changes
         if devices:
             if request.targets:
                 raise UserError("give either targets or --devices, not both")
             request.devices = devices
-            request.array_modes = [m.strip() for m in array_modes.split(",") if m.strip()]
+            if array_modes is not None:
+                request.array_modes = _array_modes(array_modes)
             if subsets is not None:
                 request.subsets = [subsets]
             if request.plan == "quick" and not preset_name:
@@ -337,6 +343,18 @@ def _request(
         size=size_option(size) if size else None,
         command=shlex.join(["iolab", *sys.argv[1:]]),
     )
+
+
+def _array_modes(text: str) -> list[str]:
+    """--array-modes as a list of known modes, each once; an empty item or an unknown mode is refused."""
+    from iolab.runner.arrays import MODES
+
+    modes = [m.strip() for m in text.split(",")]
+    wrong = [m for m in modes if m not in MODES]
+    if wrong or len(set(modes)) < len(modes):
+        problem = f"{wrong[0]!r} is not an array mode" if wrong else "a mode is named twice"
+        raise UserError(f"--array-modes {text[:80]!r}: {problem}; give some of {','.join(MODES)}, comma-separated")
+    return modes
 
 
 def _hosts(hosts: str | None, hostfile: str | None, on_host_failure: str) -> list[dict]:

@@ -131,7 +131,7 @@ class Cluster:
         ]
         active = self.active
         with ThreadPoolExecutor(max_workers=min(32, len(active) or 1)) as pool:  # a silent host waits 3 s
-            answering = list(pool.map(lambda state: listening(state.spec), active))
+            answering = list(pool.map(listening, active))
         for state, up in zip(active, answering, strict=True):
             if not up:
                 self.fail(state, "its fio server stopped answering")
@@ -153,7 +153,7 @@ class Cluster:
                 entries.setdefault(str(entry.get("hostname", "")), []).append(entry)
         outcomes, finished = [], []
         for state in ran:
-            mine = entries.get(state.spec.address, [])
+            mine = entries.get(state.reported, [])
             if mine:
                 result = aggregate(mine, version, [state.name])
                 runtime = max(int(e.get(d, {}).get("runtime", 0)) for e in mine for d in ("read", "write", "trim"))
@@ -182,9 +182,9 @@ class Cluster:
         if not scratch:
             self.shutdown()
             return self._trouble(self.states)
-        silent = [s.spec for s in self.states if not s.reachable and not listening(s.spec, 1.0)]
+        silent = [s.spec for s in self.states if not s.reachable and not listening(s, 1.0)]
         restarted = bring_up(silent, self.fio) if silent else []
-        up = [s for s in self.states if listening(s.spec, 1.0)] + [s for s in restarted if s.reachable]
+        up = [s for s in self.states if listening(s, 1.0)] + [s for s in restarted if s.reachable]
         self._remove_scratch(up, scratch)
         for state in restarted:
             stop(state)
@@ -200,7 +200,7 @@ class Cluster:
                 if jobs[state.name]:
                     job = Path(tmp) / f"cleanup@{state.name}.fio"
                     write_private(job, jobs[state.name])
-                    clients += [f"--client={state.spec.client_arg}", str(job)]
+                    clients += [f"--client={state.client_arg}", str(job)]
             try:
                 if clients:
                     subprocess.run(
@@ -257,7 +257,7 @@ def is_device_path(path: str) -> bool:
 
 def _host_error(text: str, state: HostState) -> str:
     """Why a host gave no result: fio's own words where it left some."""
-    if f"host={state.spec.address} disconnected" in text:
+    if f"host={state.reported} disconnected" in text:
         return "its fio server disconnected mid-run (host down, server killed or network lost)"
     return _fio_said(text, state) or "no result came back from this host"
 

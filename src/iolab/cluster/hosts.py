@@ -1,17 +1,25 @@
 """Which hosts a multi-host run drives, as the user named them.
 
-`--hosts a,b:8766` names hosts (with a fio server port each), and
-`--hostfile FILE` holds one host a line with optional settings:
+`--hosts a,b:8766` names hosts, and `--hostfile FILE` holds one host a
+line with optional settings:
 
     # name      settings (all optional)
-    node01      address=10.0.0.1 port=8765 ssh=admin@node01 fio=/opt/fio/bin/fio target=/mnt/lustre
-    node02      ssh=no
+    node01      ssh=admin@node01 fio=/opt/fio/bin/fio target=/mnt/lustre
+    node02      ssh=admin@node02 socket=/root/.local/share/iolab/agent/fio.sock
+    node03      address=10.0.0.3 port=8765 ssh=no
 
-`address` is where fio's server listens (default: the name); `ssh` is
-where iolab logs in to start that server and take a snapshot (default:
-the name; `no` means the server is already running, e.g. `iolab agent`,
-and nothing is done over SSH); `target` replaces the run's target on that
-host.
+How the controller reaches each host's fio server (`HostSpec.transport`):
+- "ssh" (the default): iolab logs in over `ssh` (default: the name), starts
+  a fio server on a Unix socket in a 0700 directory of that user, and
+  forwards it to a socket of its own through ssh: only that user and root
+  can drive it.
+- "socket" (`socket=PATH`): a server already running on that Unix socket
+  (`iolab agent`), forwarded through ssh, or on this host with `ssh=no`.
+- "tcp" (`port=`, `address=`, or `ssh=no` without a socket; `--hosts
+  name:PORT`): a server already listening on TCP (`iolab agent --insecure
+  --bind`), which every user who can reach that address can drive too.
+`ssh` also takes the host's snapshot; `target` replaces the run's target
+on that host.
 """
 
 from __future__ import annotations
@@ -24,7 +32,9 @@ from iolab.numbers import whole
 from iolab.textfile import read_input
 
 FIO_PORT = 8765
-HOSTFILE_KEYS = ("address", "port", "ssh", "fio", "target")
+HOSTFILE_KEYS = ("address", "port", "ssh", "fio", "target", "socket")
+# sun_path holds 108 bytes with the terminating NUL: a longer socket path cannot be bound or connected to.
+SOCKET_PATH_MAX = 107
 # More hosts than one fio client can drive sensibly from one machine: a typo or a generated file gone wrong.
 MAX_HOSTS = 1024
 # Names and addresses end up on command lines (ssh, fio --client) and in a remote
@@ -32,6 +42,8 @@ MAX_HOSTS = 1024
 _HOST = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,252}|\[?[0-9A-Fa-f:.]+\]?")
 _SSH = re.compile(r"([A-Za-z0-9_][A-Za-z0-9._-]{0,63}@)?(" + _HOST.pattern + ")")
 _FIO = re.compile(r"[A-Za-z0-9_./+-]{1,4096}")
+# A socket path goes into ssh's -L (where ':' separates) and fio's --client= (where ',' does): neither, nor space.
+_SOCKET = re.compile(rf"/[A-Za-z0-9_./+-]{{1,{SOCKET_PATH_MAX - 1}}}")
 
 
 @dataclass(frozen=True)
@@ -44,10 +56,20 @@ class HostSpec:
     ssh: str | None = None
     fio: str = "fio"
     target: str | None = None
+    socket: str | None = None  # a running server's Unix socket on that host (`iolab agent`)
+    tcp: bool = False  # reached on TCP at address:port (port= or address= given)
 
     @property
-    def client_arg(self) -> str:
-        """What `fio --client=` takes for this host: address and port."""
+    def transport(self) -> str:
+        """ "ssh" (iolab starts a server on a Unix socket over ssh), "socket" (a running server's Unix socket,
+        forwarded through ssh or on this host) or "tcp" (a running server on TCP, which iolab never starts)."""
+        if self.socket:
+            return "socket"
+        return "tcp" if self.tcp or self.ssh is None else "ssh"
+
+    @property
+    def tcp_arg(self) -> str:
+        """What `fio --client=` takes for a TCP server: address and port."""
         return f"{self.address},{self.port}"
 
     def to_dict(self) -> dict:
@@ -69,10 +91,13 @@ def parse_hosts(text: str) -> list[HostSpec]:
     hosts = []
     for item in (part.strip() for part in text.split(",")):
         if not item:
-            continue
+            raise UserError(f"--hosts {text[:80]!r}: an empty host name; write the names comma-separated (a,b,c)")
         name, _, port = item.partition(":")
         _host_name(name, "--hosts", "host name")
-        hosts.append(HostSpec(name=name, address=name, port=_port(port, "--hosts") if port else FIO_PORT, ssh=name))
+        tcp = bool(port)  # name:PORT is a server already listening on TCP there
+        hosts.append(
+            HostSpec(name=name, address=name, port=_port(port, "--hosts") if tcp else FIO_PORT, ssh=name, tcp=tcp)
+        )
     return _checked(hosts, "--hosts")
 
 
@@ -97,6 +122,8 @@ def read_hostfile(path: str) -> list[HostSpec]:
                 raise UserError(f"{where}: {key} is set twice")
             settings[key] = _setting(key, value, where)
         ssh = settings.get("ssh", name)
+        if "socket" in settings and ("port" in settings or "address" in settings):
+            raise UserError(f"{where}: socket= and port=/address= are two ways to reach a server; give one")
         hosts.append(
             HostSpec(
                 name=name,
@@ -105,6 +132,8 @@ def read_hostfile(path: str) -> list[HostSpec]:
                 ssh=None if ssh == "no" else ssh,
                 fio=settings.get("fio", "fio"),
                 target=settings.get("target"),
+                socket=settings.get("socket"),
+                tcp="port" in settings or "address" in settings,
             )
         )
     return _checked(hosts, path)
@@ -126,6 +155,11 @@ def _setting(key: str, value: str, where: str) -> str:
         raise UserError(f"{where}: fio={value[:80]!r} is not a program path (letters, digits, / . _ + -)")
     if key == "target" and (not value.startswith("/") or not value.isprintable() or "\\" in value):
         raise UserError(f"{where}: target={value[:80]!r} is not an absolute path")
+    if key == "socket" and not _SOCKET.fullmatch(value):
+        raise UserError(
+            f"{where}: socket={value[:80]!r} is not an absolute path of at most {SOCKET_PATH_MAX} bytes "
+            "(letters, digits, / . _ + -), as `iolab agent` prints it"
+        )
     return value
 
 
@@ -139,7 +173,10 @@ def _checked(hosts: list[HostSpec], source: str) -> list[HostSpec]:
         if host.name in seen:
             raise UserError(f"{source}: host {host.name} is named twice")
         seen.add(host.name)
-    endpoints = [(h.address, h.port) for h in hosts]
+    endpoints = [(h.address, h.port) for h in hosts if h.transport == "tcp"]
     if len(set(endpoints)) < len(endpoints):
         raise UserError(f"{source}: two hosts share one fio server address and port; give each its own")
+    sockets = [(h.ssh, h.socket) for h in hosts if h.transport == "socket"]
+    if len(set(sockets)) < len(sockets):
+        raise UserError(f"{source}: two hosts share one fio server socket on one host; give each its own")
     return hosts

@@ -1,9 +1,12 @@
 """fio servers on the hosts of a run: found or started, checked, stopped.
 
 fio's server runs whatever job it is sent, so iolab starts it only for the
-run (over SSH, bound to the address the controller uses) and stops what it
-started; a server that was already listening (`iolab agent`) is left
-running. Every wait is bounded.
+run, over SSH, on a Unix socket in a 0700 directory of the user logged in
+(`iolab.cluster.sockets`), reached through an ssh forward from a 0700
+directory here: only that user and root can drive it, on either host. It
+stops what it started; a server that was already running (`iolab agent`)
+is left running. A server on TCP is only ever one somebody else started
+(`iolab agent --insecure`). Every wait is bounded.
 
 fio client/server misbehaves silently when the versions differ (fio
 #620), so every host's fio version is read before anything runs and a
@@ -18,13 +21,14 @@ import socket
 import subprocess
 import tempfile
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from iolab.cluster.hosts import HostSpec
-from iolab.cluster.ssh import run_remote
+from iolab.cluster.sockets import connectable, tunnel_dir
+from iolab.cluster.ssh import Forward, run_remote
+from iolab.errors import UserError
 from iolab.private import write_private
 
 CONNECT_TIMEOUT_S = 3.0
@@ -61,19 +65,53 @@ class HostState:
     fio_version: str = ""
     problem: str = ""
     identity: dict[str, str] = field(default_factory=dict)  # what the server said of itself
+    forward: Forward | None = None  # the ssh forward of its Unix socket to one of this host's
+    local_dir: Path | None = None  # the private directory of that forward's socket here
 
     @property
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def client_arg(self) -> str:
+        """What `fio --client=` takes for this host: its TCP address and port, or the Unix socket reached here."""
+        if self.spec.transport == "tcp":
+            return self.spec.tcp_arg
+        return f"sock:{self.reported}"
 
-def listening(host: HostSpec, timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
-    """True when something accepts TCP connections at the host's fio server address."""
-    try:
-        with socket.create_connection((host.address, host.port), timeout=timeout_s):
-            return True
-    except OSError:
+    @property
+    def reported(self) -> str:
+        """The name fio's client gives this server in its output (`hostname` of each result, `host=... disconnected`):
+        its TCP address, or the path of the socket it was reached on."""
+        if self.spec.transport == "tcp":
+            return self.spec.address
+        if self.forward is not None:
+            return str(self.forward.local)
+        return self.spec.socket or f"{self.spec.name}: not forwarded"
+
+    @property
+    def where(self) -> str:
+        """The server's place, for messages."""
+        if self.spec.transport == "tcp":
+            return f"{self.spec.address}:{self.spec.port}"
+        if self.spec.ssh is None:
+            return f"the Unix socket {self.spec.socket}"
+        return f"{self.spec.ssh}'s Unix socket {self.spec.socket or self.piddir + '/fio.sock'}"
+
+
+def listening(state: HostState, timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
+    """True when the host's fio server accepts connections: on TCP, on its Unix socket, or through its forward."""
+    if state.spec.transport == "tcp":
+        try:
+            with socket.create_connection((state.spec.address, state.spec.port), timeout=timeout_s):
+                return True
+        except OSError:
+            return False
+    if state.spec.ssh is None:
+        return connectable(state.reported, timeout_s)
+    if state.forward is None or state.forward.process.poll() is not None:
         return False
+    return connectable(state.reported, timeout_s, forwarded=True)
 
 
 # The directory the remote shell prints back: what `mktemp -d` makes from PIDDIR_TEMPLATE, nothing else.
@@ -81,20 +119,30 @@ PIDDIR_TEMPLATE = '"${TMPDIR:-/tmp}/iolab-fio-server.XXXXXXXXXX"'
 PIDDIR = re.compile(r"/[A-Za-z0-9_./-]*/iolab-fio-server\.[A-Za-z0-9]{10}")
 
 
-def server_command(host: HostSpec) -> str:
-    """The remote command that starts a fio server bound to the host's address, in the background.
+SOCKET_NAME = "fio.sock"
 
-    Its pid file and its log go into a directory `mktemp -d` creates (mode
-    0700, a name nobody can predict), so no file or symlink another user
-    planted in /tmp is written or followed, as a fixed /tmp name would be.
-    fio's own --daemonize closes the server's stderr, where a failed assertion
-    of a job process goes; here it goes to `server.log`, which `stop` reads
-    back. The shell prints the directory; `stop` needs it.
+
+def server_command(host: HostSpec) -> str:
+    """The remote command that starts a fio server on a Unix socket, in the background, once it listens.
+
+    The socket, its pid file and its log go into a directory `mktemp -d`
+    creates (mode 0700, owned by the user logged in, a name nobody can
+    predict): no other user can connect to the socket, and no file or
+    symlink another user planted in /tmp is written or followed, as a fixed
+    /tmp name would be. fio's own --daemonize closes the server's stderr,
+    where a failed assertion of a job process goes; here it goes to
+    `server.log`, which `stop` reads back. The shell waits (at most
+    START_WAIT_S) for the socket, then prints the directory: the forward and
+    `stop` need it.
     """
+    tries = int(START_WAIT_S / 0.05)
     return (
-        f"dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; "
-        f"nohup {shlex.quote(host.fio)} --server={shlex.quote(host.client_arg)} "
-        '</dev/null >"$dir/server.log" 2>&1 & echo $! >"$dir/fio.pid" && echo "$dir"'
+        f"dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; umask 077; "
+        f'nohup {shlex.quote(host.fio)} --server=sock:"$dir/{SOCKET_NAME}" '
+        '</dev/null >"$dir/server.log" 2>&1 & p=$!; echo $p >"$dir/fio.pid" || exit 1; i=0; '
+        f'while [ ! -S "$dir/{SOCKET_NAME}" ] && kill -0 $p 2>/dev/null && [ $i -lt {tries} ]; do '
+        "sleep 0.05; i=$((i+1)); done; "
+        'echo "$dir"'
     )
 
 
@@ -121,7 +169,7 @@ def server_trouble(log: str) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def probe_servers(hosts: list[HostSpec], fio: str) -> list[dict[str, str] | str]:
+def probe_servers(hosts: list[HostState], fio: str) -> list[dict[str, str] | str]:
     """Each host's fio server asked who it is (`probe_server`), one fio client asking them all.
 
     A fio client costs about a tenth of a second of CPU to start (0.10-0.15 s
@@ -132,26 +180,26 @@ def probe_servers(hosts: list[HostSpec], fio: str) -> list[dict[str, str] | str]
     address, whose replies cannot be told apart) is then asked on its own,
     so its problem is said in its own words.
     """
-    shared = {h.address for h in hosts if sum(other.address == h.address for other in hosts) > 1}
-    batch = [h for h in hosts if h.address not in shared]
+    shared = {h.reported for h in hosts if sum(other.reported == h.reported for other in hosts) > 1}
+    batch = [h for h in hosts if h.reported not in shared]
     answers = _ask(batch, fio) if len(batch) > 1 else {}
-    rest = [h for h in hosts if not isinstance(answers.get(h.address), dict)]
+    rest = [h for h in hosts if not isinstance(answers.get(h.reported), dict)]
     with ThreadPoolExecutor(max_workers=min(32, len(rest) or 1)) as pool:
         alone = dict(zip([h.name for h in rest], pool.map(lambda h: probe_server(h, fio), rest), strict=True))
-    return [alone[h.name] if h.name in alone else answers[h.address] for h in hosts]
+    return [alone[h.name] if h.name in alone else answers[h.reported] for h in hosts]
 
 
-def probe_server(host: HostSpec, fio: str) -> dict[str, str] | str:
+def probe_server(host: HostState, fio: str) -> dict[str, str] | str:
     """Ask the host's fio server who it is, through fio's own protocol.
 
     Returns its hostname, os, arch and fio version, or a problem text. This
     reads the version of the server that will run the jobs, whoever started it.
     """
-    return _ask([host], fio)[host.address]
+    return _ask([host], fio)[host.reported]
 
 
-def _ask(hosts: list[HostSpec], fio: str) -> dict[str, dict[str, str] | str]:
-    """The probe replies of `hosts` (distinct addresses) by address, or a problem text for each without one.
+def _ask(hosts: list[HostState], fio: str) -> dict[str, dict[str, str] | str]:
+    """The probe replies of `hosts` (distinct `reported` names) by that name, or a problem text for each without one.
 
     fio's client asks each server for its probe reply as it connects and
     prints the reply at once; it then runs the job it was given, which costs
@@ -183,7 +231,7 @@ def _ask(hosts: list[HostSpec], fio: str) -> dict[str, dict[str, str] | str]:
         timer.start()
         answers: dict[str, dict[str, str] | str] = {}
         gone: set[str] = set()  # servers fio's client could not connect to
-        sender, said = hosts[0].address if len(hosts) == 1 else "", "no answer"
+        sender, said = hosts[0].reported if len(hosts) == 1 else "", "no answer"
         assert proc.stdout is not None
         try:
             for line in proc.stdout:
@@ -197,7 +245,7 @@ def _ask(hosts: list[HostSpec], fio: str) -> dict[str, dict[str, str] | str]:
                     gone.add(lost.group(1))
                 elif line.startswith("fio:") and "debug option" not in line:
                     said = line.strip()
-                if {h.address for h in hosts} <= gone | answers.keys():
+                if {h.reported for h in hosts} <= gone | answers.keys():
                     break
         finally:
             timer.cancel()
@@ -206,11 +254,11 @@ def _ask(hosts: list[HostSpec], fio: str) -> dict[str, dict[str, str] | str]:
             proc.wait()
             proc.stdout.close()
     for host in hosts:
-        if host.address not in answers:
-            answers[host.address] = (
+        if host.reported not in answers:
+            answers[host.reported] = (
                 f"its fio server did not answer within {PROBE_TIMEOUT_S:.0f} s"
                 if expired.is_set()
-                else f"no fio server answered at {host.address}:{host.port} ({said})"
+                else f"no fio server answered at {host.where} ({said})"
             )
     return answers
 
@@ -221,7 +269,7 @@ def bring_up(hosts: list[HostSpec], fio: str) -> list[HostState]:
     with ThreadPoolExecutor(max_workers=min(32, len(hosts) or 1)) as pool:
         states = list(pool.map(_reach, hosts))
     up = [state for state in states if not state.problem]
-    for state, answer in zip(up, probe_servers([state.spec for state in up], fio), strict=True):
+    for state, answer in zip(up, probe_servers(up, fio), strict=True):
         if isinstance(answer, str):
             state.problem = answer
             continue
@@ -232,37 +280,71 @@ def bring_up(hosts: list[HostSpec], fio: str) -> list[HostState]:
 
 
 def _reach(host: HostSpec) -> HostState:
-    """The host's fio server listening: found, or started over SSH; `problem` says why not."""
+    """The host's fio server answering: found, or started over SSH; `problem` says why not."""
     state = HostState(host)
-    if listening(host):
+    if host.transport == "tcp":
+        if not listening(state):
+            state.problem = (
+                f"no fio server listens at {host.address}:{host.port}; start one there with `iolab agent "
+                "--insecure --bind ADDRESS`, or leave out port=/address= to have iolab start one over ssh"
+            )
         return state
     if host.ssh is None:
-        state.problem = (
-            f"no fio server listens at {host.address}:{host.port}; start one there with "
-            "`iolab agent --bind ADDRESS` or give an SSH destination"
-        )
+        if not listening(state):
+            state.problem = f"no fio server listens on {state.where}; start one there with `iolab agent`"
         return state
-    started = run_remote(host.ssh, server_command(host))
-    if not started.ok:
-        state.problem = started.error or f"could not start fio's server: {started.stderr.strip()[-200:]}"
-        return state
-    lines = started.stdout.split()
-    if not lines or not PIDDIR.fullmatch(lines[-1]):
-        state.problem = f"could not start fio's server: {started.stdout.strip()[-200:] or 'no pid directory'}"
-        return state
-    state.started, state.piddir = True, lines[-1]
-    deadline = time.monotonic() + START_WAIT_S
-    while not listening(host, 1.0):
-        if time.monotonic() > deadline:
-            state.problem = f"fio's server did not listen at {host.address}:{host.port} within {START_WAIT_S:.0f} s"
+    remote = host.socket
+    if remote is None:
+        remote = _start(state)
+        if remote is None:
             return state
-        time.sleep(0.05)  # a daemonised server listens a moment after ssh returns
+    _forward(state, host.ssh, remote)
     return state
 
 
+def _start(state: HostState) -> str | None:
+    """A fio server started over ssh on a Unix socket; the socket's path on that host, or None (`problem` set)."""
+    assert state.spec.ssh is not None
+    started = run_remote(state.spec.ssh, server_command(state.spec), timeout_s=START_WAIT_S + 30)
+    if not started.ok:
+        state.problem = started.error or f"could not start fio's server: {started.stderr.strip()[-200:]}"
+        return None
+    lines = started.stdout.split()
+    if not lines or not PIDDIR.fullmatch(lines[-1]):
+        state.problem = f"could not start fio's server: {started.stdout.strip()[-200:] or 'no pid directory'}"
+        return None
+    state.started, state.piddir = True, lines[-1]
+    return f"{state.piddir}/{SOCKET_NAME}"
+
+
+def _forward(state: HostState, destination: str, remote: str) -> None:
+    """The host's socket forwarded to one in a new private directory here, and answering; `problem` if not."""
+    try:
+        state.local_dir = tunnel_dir()
+    except (OSError, UserError) as exc:
+        state.problem = f"no private directory for the ssh forward here: {exc}"
+        return
+    forward = Forward.start(destination, state.local_dir / SOCKET_NAME, remote)
+    if isinstance(forward, str):
+        state.problem = forward
+        return
+    state.forward = forward
+    if not listening(state):
+        state.problem = f"no fio server answered on {state.where} (forwarded through ssh)"
+
+
 def stop(state: HostState) -> None:
-    """Stop a server iolab started (and nothing else), keeping what its log said went wrong."""
+    """Stop a server iolab started (and nothing else), keeping what its log said went wrong; close its forward."""
     if state.started and state.spec.ssh is not None:
         stopped = run_remote(state.spec.ssh, stop_command(state.piddir), timeout_s=20)
         state.trouble += server_trouble(stopped.stdout)
         state.started = False
+    if state.forward is not None:
+        state.forward.close()
+        state.forward = None
+    if state.local_dir is not None:
+        try:
+            state.local_dir.rmdir()
+        except OSError:
+            pass
+        state.local_dir = None

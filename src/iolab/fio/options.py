@@ -34,11 +34,12 @@ from iolab.errors import UserError
 from iolab.fio import option_table
 from iolab.fio.catalog import alias_target, job_option_names
 from iolab.fio.option_table import PATH
+from iolab.fio.option_types import FLOAT_LIST_OPTIONS, INTEGER_OPTIONS, SIZE_OPTIONS
 from iolab.models.host_settings import names as host_setting_names
 from iolab.models.job_options import RW_MODES, JobOptions
 from iolab.models.option_values import METADATA_ENGINES, canonical, parse_seconds, parse_share, parse_size
 from iolab.models.point import IOLAB_FORMAT
-from iolab.numbers import whole
+from iolab.numbers import INT64_MAX, REAL_MAX, real, whole
 
 # Engines whose reads read and whose writes write the target iolab names (the `rw` mode decides).
 DATA_ENGINES = frozenset(
@@ -272,11 +273,71 @@ def _share_problem(name: str, value: str) -> str | None:
     return None if _whole_within(value, 0, 100) else "a whole number from 0 to 100"
 
 
+def _whole_bytes(text: str) -> bool:
+    """Whether `text` is a size of whole bytes ("1.5k" is 1536; "1.5" is not a size)."""
+    size = parse_size(text)
+    return size is not None and size.is_integer()
+
+
 def _size_problem(name: str, value: str) -> str | None:
-    """A size or a percentage of the target for each direction a comma separates (`bs=r,w,t`)."""
+    """A size of whole bytes or a percentage of the target for each direction a comma separates (`bs=r,w,t`)."""
+    parts = value.split(",")  # at most one per direction: read, write, trim
+    ok = bool(value.strip()) and len(parts) <= 3 and all(_whole_bytes(p) or parse_share(p) is not None for p in parts)
+    return None if ok else "a size of whole bytes such as 4096, '4k' or '1MiB'"
+
+
+# One part of fio's integer value: a hex number, or a decimal number with a size or time suffix.
+_INTEGER_PART = re.compile(
+    r"^\s*(?:0x[0-9a-f]{1,16}|(?P<sign>-?)(?P<number>[0-9]{1,20}(?:\.[0-9]{1,20})?)\s*(?P<unit>[a-z]{0,4}))\s*$",
+    re.IGNORECASE | re.ASCII,
+)
+_SIZE_UNITS = {f"{p}{i}{b}": 1024 ** (n + 1) for n, p in enumerate("kmgtp") for i in ("", "i") for b in ("", "b")}
+_TIME_UNITS = frozenset({"ns", "us", "usec", "ms", "msec", "s", "sec", "m", "min", "h", "d"})
+
+
+def _integer_problem(name: str, value: str) -> str | None:
+    """fio's integer value (`INTEGER_OPTIONS`): for each direction a comma separates, a whole number within
+    fio's range, a size (4k) or a time (10ms); never NaN, an exponent (1e400: fio reads the 1 and stops) or
+    a sign fio's range does not take."""
+    low, high = INTEGER_OPTIONS[name]
+    expected = f"a whole number from {low}{f' to {high}' if high is not None else ''}, or a size such as 4k"
     parts = value.split(",")
-    ok = bool(value.strip()) and all(parse_size(p) is not None or parse_share(p) is not None for p in parts)
-    return None if ok else "a size such as 4096, '4k' or '1MiB'"
+    if len(parts) > 3 or not value.strip():
+        return None if not value.strip() else expected  # a bare option is fio's to judge
+    for part in parts:
+        if not part.strip() and len(parts) > 1:
+            continue  # `rate=,10m`: the write direction alone
+        match = _INTEGER_PART.match(part)
+        if match is None:
+            return expected
+        if match.group("number") is None:
+            continue  # hex, at most 16 digits: within 64 bits
+        unit = match.group("unit").lower()
+        number = float(match.group("number")) * _SIZE_UNITS.get(unit, 1) * (-1 if match.group("sign") else 1)
+        if unit in _TIME_UNITS:
+            continue
+        if unit and unit not in _SIZE_UNITS:
+            return expected
+        if not number.is_integer() or not low <= number <= (INT64_MAX if high is None or unit else high):
+            return expected
+    return None
+
+
+# Float-list options whose values are percentiles.
+_PERCENTILE_LISTS = frozenset({"percentile_list", "latency_percentile"})
+
+
+def _float_list_problem(name: str, value: str) -> str | None:
+    """fio's list of floating point values separated by ':' (percentile_list=50:99:99.9): each finite, not
+    negative, and at most 100 for a percentile."""
+    high = 100.0 if name in _PERCENTILE_LISTS else REAL_MAX
+    try:
+        numbers = [real(part, name, 0.0, high) for part in value.split(":")] if value.strip() else []
+    except UserError:
+        numbers = None
+    if numbers is not None and len(numbers) <= 64:
+        return None
+    return f"numbers from 0{' to 100' if high == 100 else ''} separated by ':' (50:99:99.9)"
 
 
 def _block_size_problem(name: str, value: str) -> str | None:
@@ -318,8 +379,16 @@ TYPED_OPTIONS = frozenset(_VALUE_CHECKS)
 
 
 def value_problem(name: str, value: str) -> str | None:
-    """What the value of a canonical option should have been, or None (fio checks the rest itself)."""
+    """What the value of a canonical option should have been, or None. Every option fio declares numeric is
+    checked (`iolab.fio.option_types`); the rest (strings, flags) are fio's to read."""
     check = _VALUE_CHECKS.get(name)
+    if check is None:
+        if name in INTEGER_OPTIONS:
+            check = _integer_problem
+        elif name in SIZE_OPTIONS:
+            check = _size_problem
+        elif name in FLOAT_LIST_OPTIONS:
+            check = _float_list_problem
     return None if check is None else check(name, value)
 
 

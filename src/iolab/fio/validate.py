@@ -6,8 +6,12 @@ NaN, a negative count, a string for a number or 1e300 IOPS. Stored, such a
 value would break every later `history`, `export` and report that reads
 the run, so a document is checked whole before anything is taken from it,
 and the first bad field is named by its path (`jobs[0].read.iops`).
-Fields iolab does not read (disk_util, ctx, iodepth_level, ...) are not
-checked: they cannot hurt.
+The fields iolab reads are checked for their type and range one by one;
+then every other value of a job (fsync's `sync` latencies, `drop_ios`,
+`bw_min`, `iodepth_level`, ...) must be what fio writes everywhere there: a
+number, finite, not negative (`_every_number`). NaN, null, a string or -1
+in any of them is damage, whether or not iolab reads that field today: a
+field read tomorrow must not inherit a document that held it.
 """
 
 from __future__ import annotations
@@ -81,11 +85,46 @@ def _job(entry: object, path: str) -> None:
         _number(entry["job_runtime"], f"{path}.job_runtime", MAX_RUNTIME_MS, whole=True)
     if "steadystate" in entry:
         _steadystate(entry["steadystate"], f"{path}.steadystate")
+    for key, value in entry.items():
+        if key not in JOB_STRINGS:
+            _every_number(value, f"{path}.{key}", negative=key == "steadystate")
     if entry.get("jobname") == "All clients":
         return  # fio's client summary: read only for its options
     for ddir in DIRECTIONS:
         if ddir in entry or ddir in REQUIRED_DIRECTIONS:
             _direction(entry.get(ddir), f"{path}.{ddir}")
+
+
+# The values of a job fio writes as strings (or, for steadystate, as strings among its numbers).
+JOB_STRINGS = frozenset({"jobname", "hostname", "desc", "verror", "job options"})
+STEADYSTATE_STRINGS = frozenset({"ss", "criterion"})
+
+
+def _every_number(tree: object, path: str, negative: bool = False) -> None:
+    """Every value under `tree` a finite number (not negative unless `negative`: a steady-state slope may
+    be), in objects and lists; an object of numbers only (latency bins, percentiles, iodepth levels) is
+    checked at C speed, as `_plain_table` does."""
+    if isinstance(tree, dict):
+        values = tree.values()
+        if values and set(map(type, values)) <= {int, float}:
+            low, total = min(values), sum(values)
+            if (negative or low >= 0) and math.isfinite(total):
+                return
+        for key, value in tree.items():
+            if negative and key in STEADYSTATE_STRINGS and isinstance(value, str):
+                continue
+            _every_number(value, f"{path}.{key}", negative)
+        return
+    if isinstance(tree, list):
+        for index, value in enumerate(tree):
+            _every_number(value, f"{path}[{index}]", negative)
+        return
+    if isinstance(tree, bool) or not isinstance(tree, int | float):
+        raise BadField(path, f"expected a number, got {str(tree)[:40] if tree is not None else 'null'}")
+    if isinstance(tree, float) and not math.isfinite(tree):
+        raise BadField(path, f"{tree!r} is not possible (expected a finite number)")
+    if tree < 0 and not negative:
+        raise BadField(path, f"{tree!r} is not possible (fio counts and times are never negative)")
 
 
 def _steadystate(ss: object, path: str) -> None:

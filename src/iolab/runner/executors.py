@@ -218,7 +218,7 @@ class ClusterExecutor:
             return Jobs(workdir / "none.fio", lost=lost, error=error)
         return Jobs(
             jobs[0][1],
-            clients=[(state.spec.client_arg, job) for state, job in jobs],
+            clients=[(state.client_arg, job) for state, job in jobs],
             artifacts=[Artifact(f"job@{state.name}.fio", job.read_bytes()) for state, job in jobs],
             lost=lost,
             ran=[state for state, _ in jobs],

@@ -49,7 +49,8 @@ def looks_like(text: str) -> bool:
 def parse(text: str, source: str) -> ToolOutput:
     """The figures of an IOzone automatic-mode output, one point per (test, file size, record size)."""
     lines = text.splitlines()
-    version = _version(text)
+    version = _version(text, source)
+    _resolution(text, source)
     per_op = "operations per second" in text or "ops/sec" in text.split("Excel output", 1)[0]
     command = next((ln.split(":", 1)[1].strip() for ln in lines if "Command line used:" in ln), "")
     tokens = command_tokens(command)
@@ -84,9 +85,25 @@ def _began(text: str) -> float | None:
         return None
 
 
-def _version(text: str) -> str:
-    match = re.search(r"Version \$Revision: ([0-9.]+) \$", text)
-    return f"iozone-{match.group(1)}" if match else "iozone"
+def _version(text: str, source: str) -> str:
+    """`iozone-3.493` from IOzone's banner; a banner whose revision is no version (1e400) is damage, said."""
+    match = re.search(r"Version \$Revision: (\S*) \$", text)
+    if match is None:
+        return "iozone"
+    if not re.fullmatch(r"[0-9]{1,4}(\.[0-9]{1,6}){1,3}", match.group(1)):
+        raise UserError(f"{source}: IOzone's version {match.group(1)[:24]!r} is no version; is the file damaged?")
+    return f"iozone-{match.group(1)}"
+
+
+def _resolution(text: str, source: str) -> None:
+    """IOzone's timer resolution ("Time Resolution = 0.000001 seconds."), the one decimal it prints besides
+    its version: through the bounded parser like every figure, above 0 and at most a second, or the file
+    is damaged (a figure timed by such a clock means nothing)."""
+    match = re.search(r"Time Resolution = (\S+) seconds", text)
+    if match is not None and not 0 < number(match.group(1), "IOzone's time resolution", source) <= 1:
+        raise UserError(
+            f"{source}: IOzone's time resolution {match.group(1)[:24]} s is not possible; is the file damaged?"
+        )
 
 
 def _table(lines: list[str], source: str) -> dict[tuple[str, int, int], float]:

@@ -1,0 +1,103 @@
+"""Every option fio declares numeric, given bad values: refused in one line; fio's own ranges, from fio.
+
+A job with `rate=1e400` and a plan with `bs = 1.5` passed (issue 39): fio reads the digits it knows and
+stops, and iolab checked the values of a dozen options it reasons about. Now every integer, size and
+float-list option of `iolab.fio.option_types` is checked; the table itself is compared with the installed
+fio for a seeded sample of options (`fio --cmdhelp=NAME`, a process each).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from iolab.errors import UserError
+from iolab.fio.option_types import FLOAT_LIST_OPTIONS, INTEGER_OPTIONS, SIZE_OPTIONS
+from iolab.fio.options import checked_option
+from tests.iolab_cli import assert_clean_error, iolab
+
+NUMERIC = sorted(INTEGER_OPTIONS) + sorted(SIZE_OPTIONS) + sorted(FLOAT_LIST_OPTIONS)
+BAD = ["nan", "inf", "-inf", "1e400", "1e3", "x", "4q", str(10**30), "1,2,3,4", "0x" + "f" * 17, "١٢"]
+
+
+def bad_values(name: str) -> list[str]:
+    low, high = INTEGER_OPTIONS.get(name, (0, None))
+    extra = [str(low - 1)] if low > -(2**62) else []
+    extra += [str(high + 1)] if high is not None else []
+    if name not in FLOAT_LIST_OPTIONS:
+        return [*BAD, *extra, "1.5"]
+    finite = ("1e3", str(10**30))  # a float list's numbers are floats: these are finite, so bad for percentiles only
+    plain = [v for v in BAD if v not in finite or name in ("percentile_list", "latency_percentile")]
+    return [*plain, "50:-1", "50::99", "50:nan"]
+
+
+def good_value(name: str) -> str:
+    if name in FLOAT_LIST_OPTIONS:
+        return "50:99:99.9"
+    if name in SIZE_OPTIONS:
+        return "4k"
+    return str(max(INTEGER_OPTIONS[name][0], 1) if INTEGER_OPTIONS[name][1] != 0 else 0)
+
+
+@pytest.mark.parametrize("name", NUMERIC)
+def test_a_bad_value_of_a_numeric_option_is_refused_in_one_line(name):
+    checked_option(name, good_value(name), f"[job].{name}")  # a value fio takes passes
+    for value in bad_values(name):
+        with pytest.raises(UserError) as refused:
+            checked_option(name, value, f"[job].{name}")
+        message = str(refused.value)
+        assert "\n" not in message and f"[job].{name}: expected" in message, (value, message)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("rate", "10m"),
+        ("rate", ",10m"),
+        ("rate_iops", "500,200"),
+        ("thinktime", "10ms"),
+        ("nice", "-5"),
+        ("cpumask", "0xff"),
+        ("bs", "1.5k"),
+        ("offset", "10%"),
+        ("percentile_list", "99.99"),
+    ],
+)
+def test_what_fio_takes_still_passes(name, value):
+    checked_option(name, value, f"[job].{name}")
+
+
+SAMPLE = random.Random(39).sample(sorted(INTEGER_OPTIONS), 10) + ["rate", "nice", "size", "percentile_list"]
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+@pytest.mark.parametrize("name", SAMPLE)
+def test_the_table_says_what_the_installed_fio_says(name):
+    said = subprocess.run(["fio", f"--cmdhelp={name}"], capture_output=True, text=True, timeout=10, check=True).stdout
+    kind = re.search(r"type: (.*?)\s*(\(opt=.*\))?$", said, re.M)
+    assert kind is not None, said
+    if name in INTEGER_OPTIONS:
+        assert kind.group(1) == "integer value"
+        low, high = (int(v) for v in re.search(r"range: min=(-?\d+), max=(-?\d+)", said).groups())
+        assert INTEGER_OPTIONS[name] == (low, None if high == -1 else high)
+    elif name in SIZE_OPTIONS:
+        assert kind.group(1) == "(null)"
+    else:
+        assert kind.group(1).startswith("list of floating point values")
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "said"),
+    [
+        ("job.fio", "[j]\nrw=read\nrate=1e400\n", "[j].rate: expected a whole number from 0"),
+        ("plan.toml", '[[workloads]]\nname = "a"\n[workloads.options]\nrw = "read"\nbs = 1.5\n', "bs: expected a size"),
+    ],
+)
+def test_the_issue_s_examples_are_exit_2_in_one_line(tmp_path, iolab_home, file, text, said):
+    (tmp_path / file).write_text(text)
+    (tmp_path / "d").mkdir()
+    assert said in assert_clean_error(iolab("run", str(tmp_path / file), str(tmp_path / "d"), "--dry-run"))
