@@ -309,6 +309,7 @@ class Session:
         if changed:  # before anything is written: the next point's I/O would go elsewhere
             raise RunFailed(f"{point.name}: {changed}; stopped before this point, nothing written to it")
         self._ready_target(point.target, point)
+        self._written_where_made(point, "writing its scratch file")
         applied = self.settings.apply(point) if self.settings is not None else []
         kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []
         self.measured += 1
@@ -321,6 +322,7 @@ class Session:
             self.progress.phase(f"something else was busy during {point.name}: measuring it again")
             result, error, lost = self.measurer.measure(point, self.planned[point.key], kept)
         self.results[point.key] = result
+        self._written_where_made(point, "it ran")
         self.progress.point_finished(index, self.total, point, result, error)
         if error:
             self.failed.append(f"{point.name} on {point.target.path}: {error}")
@@ -329,6 +331,12 @@ class Session:
         if lost and self.measurer.executor.stops_on_host_loss:
             raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as --on-host-failure stop asks")
         return result
+
+    def _written_where_made(self, point: Point, when: str) -> None:
+        """Stop the run (exit 3) when a file fio wrote by name is not the one iolab made (`written_elsewhere`)."""
+        problem = scratch.written_elsewhere(self.store, self.run_id, [point.target])
+        if problem:
+            raise RunFailed(f"{point.name}: after {when}: {problem}; fio may have written elsewhere, the run stopped")
 
     def _ready_target(self, target: Target, point: Point) -> None:
         """Before the first point on a target: precondition it, write its scratch file.
