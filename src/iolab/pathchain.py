@@ -98,8 +98,9 @@ def _fix(directory: str, info: os.stat_result) -> str:
 
 
 def _refusal(path: str, directory: str, info: os.stat_result, problem: str) -> UserError:
+    where = "" if os.path.normpath(path) == directory else f"{path}: "
     return UserError(
-        f"{path}: {directory} is {problem}, so another user could redirect what iolab writes there.\n"
+        f"{where}{directory} is {problem}, so another user could redirect what iolab writes there.\n"
         + _fix(directory, info)
     )
 
@@ -169,19 +170,24 @@ def walk(directory: str, given: str | None = None, make: bool = False) -> Iterat
     resolved, links = resolve(directory)
     parts = [p for p in resolved.split("/") if p]
     fd = os.open("/", os.O_RDONLY | _WALK)
-    seen: list[tuple[str, os.stat_result]] = [("/", os.fstat(fd))]
     here = "/"
+    seen = [here]
     try:
-        for part in parts:
+        _hold_to_rule(given, here, fd)
+        for part in parts:  # each directory checked before anything is looked up, or made, in it
             here = os.path.join(here, part)
             fd = _step(fd, part, here, given, make)
-            seen.append((here, os.fstat(fd)))
-        refusal = chain_refusal(given, seen)
-        if refusal is not None:
-            raise refusal
-        yield fd, Chain(given, resolved, tuple(d for d, _ in seen), links)
+            _hold_to_rule(given, here, fd)
+            seen.append(here)
+        yield fd, Chain(given, resolved, tuple(seen), links)
     finally:
         os.close(fd)
+
+
+def _hold_to_rule(given: str, directory: str, fd: int) -> None:
+    refusal = chain_refusal(given, [(directory, os.fstat(fd))])
+    if refusal is not None:
+        raise refusal
 
 
 def _step(parent: int, part: str, here: str, given: str, make: bool) -> int:
