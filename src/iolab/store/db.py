@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from iolab import __version__, pathchain
+from iolab import __version__, guards, pathchain
 from iolab.errors import UserError
 from iolab.models import Finding, HostOutcome, Point, PointMetric, Result, Sample
 from iolab.models.sample_series import SampleSeries, series_of
@@ -50,6 +50,13 @@ def _inserted_id(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
+guards.register(
+    "home-name",
+    "an IOLAB_HOME set but empty, relative, or holding a control character",
+    f"{__name__}.home_dir",
+)
+
+
 def home_dir() -> Path:
     """$IOLAB_HOME, else ~/.local/share/iolab (XDG data home). A set IOLAB_HOME must be an absolute path
     without control characters: an empty or relative one would put the database wherever the command
@@ -58,7 +65,8 @@ def home_dir() -> Path:
     explicit = os.environ.get("IOLAB_HOME")
     if explicit is not None:
         shown = repr(explicit)[1:-1] if explicit else "empty"
-        if not explicit or not explicit.startswith("/") or any(ord(c) < 32 or ord(c) == 127 for c in explicit):
+        bad = not explicit or not explicit.startswith("/") or any(ord(c) < 32 or ord(c) == 127 for c in explicit)
+        if bad and guards.active("home-name"):
             raise UserError(
                 f"IOLAB_HOME is {shown}: give an absolute path without control characters, or unset it"
                 " for ~/.local/share/iolab"
