@@ -197,7 +197,9 @@ def _hold_to_rule(given: str, directory: str, fd: int) -> None:
 
 def _step(parent: int, part: str, here: str, given: str, make: bool) -> int:
     """Open `part` of the directory held as `parent`, without following a link. The parent is closed once
-    the child is open; on an error it stays open, for the caller's `finally` to close."""
+    the child is open; on an error it stays open, for the caller's `finally` to close. A link or a file where
+    a directory was resolved is a UserError; any other error (a missing directory, no permission) is the
+    OSError as os.open gave it, for the caller's own message (a report's "cannot write the report")."""
     flags = os.O_RDONLY | _WALK | (os.O_NOFOLLOW if guards.active("path-no-follow") else 0)
     try:
         try:
@@ -207,15 +209,13 @@ def _step(parent: int, part: str, here: str, given: str, make: bool) -> int:
                 raise
             _mkdir_at(part, parent)
             child = os.open(part, os.O_RDONLY | flags, dir_fd=parent)
-    except FileNotFoundError:
-        raise UserError(f"{given}: {here} does not exist") from None
     except OSError as exc:
         if exc.errno in (errno.ENOTDIR, errno.ELOOP):
             raise UserError(
                 f"{given}: {here} is not a directory (a link or a file now, where a directory was resolved);"
                 " check who changed it"
             ) from None
-        raise UserError(f"{given}: cannot open {here} ({exc.strerror})") from None
+        raise OSError(exc.errno, exc.strerror, here) from None
     os.close(parent)
     return child
 
@@ -292,10 +292,9 @@ def identity(path: str) -> tuple[int, int] | None:
         for part in parts:
             here = os.path.join(here, part)
             fd = _step(fd, part, here, path, make=False)
-        try:
-            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
-        except FileNotFoundError:
-            return None
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None  # the file, or a directory above it, is gone
     finally:
         os.close(fd)
     if stat.S_ISLNK(info.st_mode):

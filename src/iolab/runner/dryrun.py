@@ -95,8 +95,8 @@ def path_checks(targets: list[Target]) -> tuple[list[str], str]:
     for what, directory in places:
         try:
             chain = pathchain.check(directory) if directory else _home_chain(home_dir())
-        except UserError as exc:
-            reason = str(exc).replace("\n", " ")
+        except (UserError, OSError) as exc:
+            reason = str(exc).replace("\n", " ") if isinstance(exc, UserError) else f"{exc.filename}: {exc.strerror}"
             lines.append(f"{what}: refused: {reason}")
             refused = refused or reason
             continue

@@ -184,6 +184,8 @@ def written_elsewhere(store: Store, run_id: int, targets: Sequence[Target]) -> s
             parent = pathchain.identity(os.path.dirname(record.path))
         except UserError as exc:
             return str(exc)
+        except OSError as exc:
+            return f"{record.path} cannot be looked up ({exc.strerror})"
         where = directories.get(os.path.dirname(record.path))
         if where and parent is not None and where != f"file {parent[0]}:{parent[1]}":
             return f"{os.path.dirname(record.path)} is not the directory iolab checked (then {where})"

@@ -142,7 +142,7 @@ def _directory_target(path: Path, size: int | None, root: Root) -> Target:
         size_bytes=scratch_size(path, size, _free_bytes(path, ram, root)),
         scratch=True,
         writable=True,
-        direct=supports_direct(path),
+        direct=supports_direct(resolved),
         ram_backed=ram,
         fs_type=fs_type,
     )
