@@ -28,8 +28,9 @@ ALLOWED: dict[str, str] = {
     "store/db.py:_read_only_store": "SQLite opens the database read-only (mode=ro)",
     "store/db.py:_keep_reserve": "the reserve file in IOLAB_HOME, created exclusively ('xb')",
     "store/db.py:_private_database": "the database created O_EXCL|O_NOFOLLOW before SQLite opens it",
-    "runner/scratch.py:create_file": "scratch files: recorded, then created O_CREAT|O_EXCL|O_NOFOLLOW",
-    "runner/targets.py:supports_direct": "a probe file of a fresh random name, created O_EXCL and removed at once",
+    "private.py:_temporary": "write_private's temporary name, O_CREAT|O_EXCL|O_NOFOLLOW in the held directory",
+    "pathchain.py:create_file": "scratch files and the O_DIRECT probe: O_CREAT|O_EXCL|O_NOFOLLOW in a checked, held "
+    "directory",
     "runner/locks.py:TargetLocks.acquire": "lock files under IOLAB_HOME/locks, opened O_NOFOLLOW",
     "runner/host_settings.py:write_setting": "a host setting written into /sys, an existing kernel file",
     "runner/measure.py:Measurer._drop_caches": "/proc/sys/vm/drop_caches, a kernel file",

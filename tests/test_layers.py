@@ -12,7 +12,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
-BASE = frozenset({"iolab", "errors", "private", "textfile", "numbers", "guards"})
+BASE = frozenset({"iolab", "errors", "private", "textfile", "numbers", "guards", "pathchain"})
 
 # What each stage may import besides itself. "iolab" is the package root (`__version__`); errors, private
 # and textfile are the base utilities. A stage not in this table fails the test until it is given a row.
@@ -20,12 +20,14 @@ ALLOWED: dict[str, frozenset[str]] = {
     # base utilities: an error type, private files, bounded reads of a user's input; they know no stage
     "iolab": frozenset(),
     "errors": frozenset(),
-    "private": frozenset(),
+    "private": frozenset({"pathchain"}),
     "textfile": frozenset({"errors"}),
     # one bounded parser for the numbers of a user's input (int64, finite doubles)
     "numbers": frozenset({"errors"}),
     # the registry of every guard that stands between iolab and someone's data (iolab.guards)
     "guards": frozenset(),
+    # paths no other user can steer: every ancestor of what iolab writes checked, then walked without links
+    "pathchain": frozenset({"errors", "guards"}),
     # plain typed data crossing every border, and the pure vocabulary to read it (units, option values)
     "models": frozenset(),
     # job files from Points, fio run, its output parsed into Results; fio's option rules live here

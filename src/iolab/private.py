@@ -16,9 +16,12 @@ file in `src/` outside the modules it lists with their reason.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
+import secrets
 from pathlib import Path
+
+from iolab import pathchain
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
@@ -26,32 +29,45 @@ AS_UMASK = -1  # a mode for files meant to be shared as any new file is (picture
 
 
 def private_dir(path: Path) -> Path:
-    """Create `path` (and missing parents) with mode 0700 for what iolab creates; an existing one is kept as is."""
+    """Create `path` (and missing parents) with mode 0700 for what iolab creates; an existing one is kept as is.
+    Every directory from `/` down must be one only root or the user can change (`pathchain`), else UserError."""
     path = Path(path)
-    if not path.is_dir():
-        path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-        path.chmod(PRIVATE_DIR)  # mkdir's mode is masked by the umask, and parents get the default
+    pathchain.make_dirs(str(path))
     return path
 
 
 def write_private(path: Path, data: str | bytes, mode: int = PRIVATE_FILE) -> None:
     """Replace `path` with `data` atomically, mode `mode` (0600 unless a reader is another user; `AS_UMASK`
-    for what was always written with the umask's mode). mkstemp opens the temporary name with
-    O_CREAT|O_EXCL|O_NOFOLLOW, and rename replaces a link at `path` instead of following it."""
+    for what was always written with the umask's mode). The temporary name is made O_CREAT|O_EXCL|O_NOFOLLOW
+    and renamed over `path` (which replaces a link there instead of following it), both relative to the
+    directory held after `pathchain` checked its chain: no other user can redirect either name."""
     path = Path(path)
     if mode == AS_UMASK:
         mode = 0o666 & ~_umask()
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    with pathchain.walk(str(path.parent), given=str(path)) as (held, _):
+        temporary, fd = _temporary(held, path.name)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+                handle.flush()
+                os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
+            os.replace(temporary, path.name, src_dir_fd=held, dst_dir_fd=held)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary, dir_fd=held)
+            raise
+
+
+def _temporary(held: int, name: str) -> tuple[str, int]:
+    """A fresh hidden name beside `name` in the held directory, opened for writing (as mkstemp names them)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    while True:
+        temporary = f".{name}.{secrets.token_hex(4)}.tmp"
+        try:
+            return temporary, os.open(temporary, flags, PRIVATE_FILE, dir_fd=held)
+        except FileExistsError:
+            continue
 
 
 def _umask() -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from iolab.errors import UserError
-from iolab.store.db import open_store
+from iolab.store.db import home_dir, open_store
 from tests.iolab_cli import assert_clean_error, iolab
 
 OTHER_UID = 54321  # no such user needed: root can chown to any uid
@@ -129,3 +129,23 @@ def test_every_home_mode_is_refused_exactly_when_group_or_others_may_write(tmp_p
             wrong.append(oct(mode))
     home.chmod(0o700)
     assert wrong == []
+
+
+@pytest.mark.parametrize("value", ["", "relative/home", "./home", "/tmp/a\nb", "/tmp/\x1b[2J", "/tmp/\x7f"])
+def test_an_empty_relative_or_control_character_home_is_refused(value, monkeypatch):
+    """Issue 39: an empty IOLAB_HOME used to mean the default and a relative one wherever the command started."""
+    monkeypatch.setenv("IOLAB_HOME", value)
+    with pytest.raises(UserError, match="IOLAB_HOME is .*give an absolute path without control characters"):
+        home_dir()
+
+
+@as_root
+def test_a_home_under_another_users_directory_is_refused_even_when_the_home_is_yours(tmp_path):
+    """Issue 39: the home and every directory above it (ssh's StrictModes), not the home alone."""
+    theirs = tmp_path / "theirs"
+    home = theirs / "home"
+    home.mkdir(parents=True, mode=0o700)
+    os.chown(theirs, OTHER_UID, OTHER_UID)
+    with pytest.raises(UserError, match=f"{theirs} is owned by uid {OTHER_UID}"):
+        open_store(home)
+    assert os.listdir(home) == []

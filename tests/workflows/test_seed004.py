@@ -79,6 +79,29 @@ def test_a_file_system_without_the_inodes_is_refused_before_it_starts_naming_the
     assert json.loads(iolab("ls", "--json").stdout) == []  # refused before a run was made
 
 
+def test_root_on_a_directory_a_user_owns_is_refused_with_its_fix(tmp_path, iolab_home):
+    """The seed's engineers ran their benchmarks on the export's per-user directories. Root on a directory
+    uid 65534 owns is refused since issue 39 (that user could swap the directory for a link while fio, as
+    root, opens files in it by name): one line naming the owner and the fix, nothing written. The message's
+    fixes: run iolab as the owner (docs/safety-paths.md), or give the directory to root, as here; then the
+    same command measures it."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a directory to another user")
+    with mounted("tmpfs", tmp_path / "export") as fs:
+        theirs = fs / "alice"
+        theirs.mkdir()
+        os.chown(theirs, 65534, 65534)
+        job = tmp_path / "rand.fio"
+        job.write_text("[rand]\nrw=randread\nbs=4k\nsize=8m\nioengine=psync\n")
+        said = assert_clean_error(iolab("run", str(job), str(theirs), *FAST))
+        assert f"{theirs} is owned by uid 65534" in said and "run iolab as uid 65534" in said, said
+        assert f"chown 0 {theirs}" in said and os.listdir(theirs) == []
+        os.chown(theirs, 0, 0)  # the fix the message gives
+        fixed = iolab("run", str(job), str(theirs), *FAST)
+        assert fixed.returncode == 0, fixed.stderr
+        assert os.listdir(theirs) == []  # its scratch file removed
+
+
 def test_a_killed_metadata_run_is_not_resumed_on_another_directory(tmp_path, iolab_home):
     """`iolab run --preset metadata /ram/md` after a killed run on /mnt printed "resuming run 38" and merged
     both directories into one run; now the run on the other directory is a run of its own."""

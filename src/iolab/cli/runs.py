@@ -390,11 +390,15 @@ def _print_dry_run(request: RunRequest, console: Console) -> None:
         console.print(f"writes: {line}", markup=False, highlight=False)
     for line in plan.manifest.lines():
         console.print(f"fio touches: {line}", markup=False, highlight=False)
+    for line in plan.checks:
+        console.print(f"checks: {line}", markup=False, highlight=False)
     for line in plan.commands:
         console.print(f"runs: {line}", markup=False, highlight=False)
     for line in plan.changes:
         console.print(f"changes: {line}", markup=False, highlight=False)
     console.print(plan.summary, markup=False, highlight=False)
+    if plan.refused:
+        raise UserError(f"the run would be refused: {plan.refused}")
 
 
 @app.command("import")

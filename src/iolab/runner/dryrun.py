@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
+from iolab import pathchain
+from iolab.errors import UserError
 from iolab.models import Plan, Point, Target, units
 from iolab.runner import blank
 from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
@@ -30,6 +35,8 @@ class DryRun:
     array: list[str] = field(default_factory=list)  # an array run: its devices and sets (`describe_sets`)
     changes: list[str] = field(default_factory=list)  # host settings written before points (--allow-host-changes)
     manifest: Manifest = field(default_factory=Manifest)  # every job text and every path fio may touch
+    checks: list[str] = field(default_factory=list)  # each directory written in: the checks it passed, or why not
+    refused: str = ""  # the first refusal among `checks`: the run would stop there (exit 2)
 
     @property
     def summary(self) -> str:
@@ -48,7 +55,7 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import point_seconds
     from iolab.runner.arrays import describe_sets
-    from iolab.runner.execute import check_hosts, prepare_points
+    from iolab.runner.execute import check_hosts, prepare_points, run_targets
     from iolab.runner.host_settings import check_request
     from iolab.runner.request import build_plan
 
@@ -65,6 +72,7 @@ def dry_run(request: RunRequest) -> DryRun:
         ]
     writes, fill_seconds = _target_writes(plan, targets, points, executor)
     open_ended, chosen_max, open_seconds = _chosen_while_running(plan, points, len(targets[None]))
+    checks, refused = path_checks(run_targets(targets, points))
     return DryRun(
         points=points,
         seconds=RUN_OVERHEAD_S + sum(point_seconds(p.options) for p in points) + fill_seconds + open_seconds,
@@ -76,7 +84,42 @@ def dry_run(request: RunRequest) -> DryRun:
         array=describe_sets(targets[None], points) if request.devices else [],
         changes=_host_changes(points, request),
         manifest=build_manifest(points),
+        checks=checks,
+        refused=refused,
     )
+
+
+def path_checks(targets: list[Target]) -> tuple[list[str], str]:
+    """Per directory the run writes in (each target's, fio's work directories' $TMPDIR, IOLAB_HOME), what
+    `pathchain` found: the checks passed, or why the run would refuse it; and the first such refusal."""
+    from iolab.store.db import home_dir
+
+    places = [(f"{t.path} (its {'device' if t.kind == 'block' else 'directory'})", t.filename) for t in targets]
+    places = [(what, os.path.dirname(path)) for what, path in places if _written(targets, path)]
+    places += [("fio's work directories ($TMPDIR)", tempfile.gettempdir()), ("IOLAB_HOME", "")]
+    lines, refused = [], ""
+    for what, directory in places:
+        try:
+            chain = pathchain.check(directory) if directory else _home_chain(home_dir())
+        except (UserError, OSError) as exc:
+            reason = str(exc).replace("\n", " ") if isinstance(exc, UserError) else f"{exc.filename}: {exc.strerror}"
+            lines.append(f"{what}: refused: {reason}")
+            refused = refused or reason
+            continue
+        lines.append(f"{what}: {chain.resolved}: {chain.passed()}")
+    return lines, refused
+
+
+def _written(targets: list[Target], filename: str) -> bool:
+    return any(t.filename == filename and t.writable and t.kind != "group" and not t.hosts for t in targets)
+
+
+def _home_chain(home: Path) -> pathchain.Chain:
+    """The home's chain: of the home when it exists, else of the directory it would be made in."""
+    path = pathchain.resolve(str(home))[0]
+    while not os.path.isdir(path):
+        path = os.path.dirname(path)
+    return pathchain.check(path)
 
 
 def _planning_executor(request: RunRequest) -> Executor:

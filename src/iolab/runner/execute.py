@@ -331,6 +331,7 @@ class Session:
             raise RunFailed(f"{point.name}: {changed}; stopped before this point, nothing written to it")
         self.measurer.held.watch.check(f"before {point.name}")
         self._ready_target(point.target, point)
+        self._written_where_made(point, "writing its scratch file")
         applied = self.settings.apply(point) if self.settings is not None else []
         kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []
         self.measured += 1
@@ -340,6 +341,7 @@ class Session:
         if result is not None and self.plan is not None and self.plan.rerun_disturbed and self._disturbed(point):
             result, error, lost = self._remeasure(point, kept, (result, error, lost))
         self.results[point.key] = result
+        self._written_where_made(point, "it ran")
         self.progress.point_finished(index, self.total, point, result, error)
         if error:
             self.failed.append(f"{point.name} on {point.target.path}: {error}")
@@ -367,6 +369,12 @@ class Session:
         if again[0] is not None and self._disturbed(point):
             self.still_busy.append(point.name)  # busy again: the host is, not the moment; no more re-measures
         return again
+
+    def _written_where_made(self, point: Point, when: str) -> None:
+        """Stop the run (exit 3) when a file fio wrote by name is not the one iolab made (`written_elsewhere`)."""
+        problem = scratch.written_elsewhere(self.store, self.run_id, [point.target])
+        if problem:
+            raise RunFailed(f"{point.name}: after {when}: {problem}; fio may have written elsewhere, the run stopped")
 
     def _ready_target(self, target: Target, point: Point) -> None:
         """Before the first point on a target: precondition it, write its scratch file.

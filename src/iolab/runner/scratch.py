@@ -20,10 +20,13 @@ import os
 import secrets
 import shutil
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from iolab import guards, pathchain
 from iolab.errors import UserError
+from iolab.models import Target
 from iolab.models.point import METADATA_PREFIX, SCRATCH_PREFIX
 from iolab.runner.workdirs import WORKDIR, locked
 from iolab.store.db import Store
@@ -46,7 +49,10 @@ def create_file(store: Store, run_id: int, path: str, size: int | None = None) -
     """
     scratch_id = store.record_scratch(run_id, path, "file")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fd = pathchain.create_file(path, os.O_WRONLY, 0o600)  # in its directory, held after its chain was checked
+    except UserError:
+        store.scratch_removed(scratch_id)
+        raise
     except OSError as exc:
         store.scratch_removed(scratch_id)  # never made: nothing to remove later
         raise UserError(_cannot_create(path, exc)) from None
@@ -63,11 +69,13 @@ def create_dir(store: Store, run_id: int, path: Path) -> None:
     """Record, then create `path` as a new directory (mkdir neither follows nor reuses an existing path)."""
     scratch_id = store.record_scratch(run_id, str(path), "dir")
     try:
-        os.mkdir(path, 0o700)
+        info = pathchain.make_dir(str(path), 0o700)
+    except UserError:
+        store.scratch_removed(scratch_id)
+        raise
     except OSError as exc:
         store.scratch_removed(scratch_id)
         raise UserError(_cannot_create(str(path), exc)) from None
-    info = os.lstat(path)
     store.scratch_created(scratch_id, info.st_dev, info.st_ino)
 
 
@@ -153,6 +161,50 @@ def _not_ours(record: ScratchRecord) -> str:
     if record.kind == "dir" and record.ino is not None and not same:
         return "replaced since iolab created it"
     return ""
+
+
+@guards.guard(
+    "written-identity",
+    "a run whose fio wrote a file other than the one iolab created (a link or another file put in its place)",
+)
+def written_elsewhere(store: Store, run_id: int, targets: Sequence[Target]) -> str | None:
+    """What fio may have written that is not what iolab created, or None; checked after every fio run.
+
+    Each recorded file and directory of the run is looked up again from `/` without following a link: a
+    link anywhere on the way, a directory that is not the one recorded, or a file that is neither the one
+    created nor one fio laid out again in the same directory (a workload's `unlink`: a regular file of
+    yours with one link) means fio's open by name went somewhere else. A file gone is fio's `unlink`.
+    """
+    directories = {os.path.dirname(t.filename): t.identity for t in targets if t.scratch and not t.hosts}
+    for record in open_scratch(store, run_id):
+        if record.ino is None or record.kind == WORKDIR:
+            continue  # never made, or fio's work directory (private, and removed after each fio run)
+        try:
+            now = pathchain.identity(record.path)
+            parent = pathchain.identity(os.path.dirname(record.path))
+        except UserError as exc:
+            return str(exc)
+        except OSError as exc:
+            return f"{record.path} cannot be looked up ({exc.strerror})"
+        where = directories.get(os.path.dirname(record.path))
+        if where and parent is not None and where != f"file {parent[0]}:{parent[1]}":
+            return f"{os.path.dirname(record.path)} is not the directory iolab checked (then {where})"
+        if now is None or now == (record.dev, record.ino):
+            continue
+        if record.kind == "file" and _laid_out_again(record.path):
+            continue
+        kind = "directory" if record.kind in DIRECTORIES else "file"
+        return f"{record.path} is not the {kind} iolab created (its device and inode differ from those recorded)"
+    return None
+
+
+def _laid_out_again(path: str) -> bool:
+    """A file fio made anew under the name iolab created (after `unlink`): regular, yours, one link."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and info.st_nlink == 1
 
 
 def leftovers(store: Store) -> list[ScratchRecord]:

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from iolab import pathchain
 from iolab.errors import UserError
 from iolab.fio.options import check_path
 from iolab.models import Target, Workload
@@ -41,10 +42,12 @@ _TARGET_HELP = (
 
 
 def supports_direct(directory: Path) -> bool:
-    """Whether the file system under `directory` accepts O_DIRECT (tmpfs before Linux 6.6 does not)."""
+    """Whether the file system under `directory` accepts O_DIRECT (tmpfs before Linux 6.6 does not): a probe
+    file of a fresh name, made in the directory held after its chain was checked (only for a directory iolab
+    writes in anyway: its scratch file goes there), and removed at once."""
     probe = directory / f".iolab-odirect-{uuid.uuid4().hex[:8]}"
     try:
-        fd = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_DIRECT, 0o600)
+        fd = pathchain.create_file(str(probe), os.O_WRONLY | os.O_DIRECT)
     except OSError as exc:
         if exc.errno == errno.EINVAL:
             return False
@@ -53,6 +56,17 @@ def supports_direct(directory: Path) -> bool:
         ) from None
     os.close(fd)
     probe.unlink(missing_ok=True)
+    return True
+
+
+def reads_direct(path: str) -> bool:
+    """Whether an existing file can be read with O_DIRECT, asked of the file itself, opened read-only: a
+    run that only reads creates, renames and removes nothing beside the user's file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECT | os.O_CLOEXEC)
+    except OSError as exc:
+        return exc.errno != errno.EINVAL
+    os.close(fd)
     return True
 
 
@@ -115,18 +129,20 @@ def _fs_info(path: Path, root: Root) -> tuple[str | None, bool]:
 
 
 def _directory_target(path: Path, size: int | None, root: Root) -> Target:
-    """A fresh scratch file inside `path`, of `size` bytes (None: the default rule)."""
+    """A fresh scratch file inside `path`, of `size` bytes (None: the default rule); `path` resolved once and
+    its chain checked (`pathchain`): fio opens the scratch file by name, through every directory above it."""
     if not os.access(path, os.W_OK | os.X_OK):
         raise UserError(f"{path}: you cannot write to this directory; choose one you can write, or run as its owner")
+    resolved = Path(pathchain.check(str(path)).resolved)
     fs_type, ram = _fs_info(path, root)
     return Target(
         path=str(path),
         kind="directory",
-        filename=scratch_filename(path.resolve()),
+        filename=scratch_filename(resolved),
         size_bytes=scratch_size(path, size, _free_bytes(path, ram, root)),
         scratch=True,
         writable=True,
-        direct=supports_direct(path),
+        direct=supports_direct(resolved),
         ram_backed=ram,
         fs_type=fs_type,
     )
@@ -151,7 +167,7 @@ def _file_target(path: Path, allow_write: bool, size: int | None, root: Root) ->
         filename=str(path.resolve()),
         size_bytes=min(size or length, length),
         writable=False,
-        direct=supports_direct(path.parent) if os.access(path.parent, os.W_OK) else True,
+        direct=reads_direct(str(path.resolve())),
         ram_backed=ram,
         fs_type=fs_type,
     )
@@ -204,6 +220,7 @@ def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -
         raise UserError(f"{path}: permission denied; run as root or as a member of the disk group")
     if allow_write:
         check_writable(str(path))
+        pathchain.check_parent(os.path.realpath(path))  # /dev, as a rule; a node elsewhere is held to it too
     length = int(sectors) * 512
     return Target(
         path=str(path),
@@ -228,7 +245,7 @@ def _new_file_target(p: Path, size: int | None, root: Root) -> Target:
     only with a size (the job's `size=`, or --size): fio needs one to make a file, and iolab records the
     file before it exists, so `iolab clean` removes it after a killed run (`iolab.runner.scratch`).
     """
-    parent = p.parent.resolve()
+    parent = Path(pathchain.resolve(str(p.parent))[0])
     where = str(parent)
     if any(where == top or where.startswith(top + "/") for top in _NO_NEW_FILES):
         raise UserError(f"{p}: no such file or device; iolab makes no new files under {where}")
@@ -240,6 +257,7 @@ def _new_file_target(p: Path, size: int | None, root: Root) -> Target:
         raise UserError(
             f"{p} does not exist: give the job a size= (or --size) so a file of that size can be made for it"
         )
+    pathchain.check_parent(str(p))
     fs_type, ram = _fs_info(parent, root)
     free = _free_bytes(parent, ram, root)
     if size > free * 0.9:

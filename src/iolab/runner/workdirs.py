@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from iolab import pathchain
 from iolab.errors import UserError
 from iolab.store.db import Store
 
@@ -49,10 +50,14 @@ class Workdirs:
     @contextmanager
     def made(self, kind: Literal["point", "phase"]) -> Iterator[Path]:
         """A fresh, recorded directory for one fio run, removed (and its record closed) when the block ends."""
-        path = Path(tempfile.gettempdir()) / f"iolab-{kind}-{os.getpid()}-{secrets.token_hex(6)}"
+        where, _ = pathchain.resolve(tempfile.gettempdir())  # a linked $TMPDIR resolved once, then walked as is
+        path = Path(where) / f"iolab-{kind}-{os.getpid()}-{secrets.token_hex(6)}"
         scratch_id = self.store.record_scratch(self.run_id, str(path), WORKDIR)
         try:
-            os.mkdir(path, 0o700)
+            pathchain.make_dir(str(path), 0o700)  # in $TMPDIR held after its chain was checked: fio opens by name
+        except UserError:
+            self.store.scratch_removed(scratch_id)
+            raise
         except OSError as exc:
             self.store.scratch_removed(scratch_id)
             raise UserError(f"cannot create fio's work directory {path}: {exc.strerror}; set TMPDIR") from None

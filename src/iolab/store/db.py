@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from iolab import __version__
+from iolab import __version__, guards, pathchain
 from iolab.errors import UserError
 from iolab.models import Finding, HostOutcome, PhaseRecord, Point, PointMetric, Result, Sample
 from iolab.models.sample_series import SampleSeries, series_of
@@ -53,10 +53,27 @@ def _inserted_id(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
+guards.register(
+    "home-name",
+    "an IOLAB_HOME set but empty, relative, or holding a control character",
+    f"{__name__}.home_dir",
+)
+
+
 def home_dir() -> Path:
-    """$IOLAB_HOME, else ~/.local/share/iolab (XDG data home)."""
+    """$IOLAB_HOME, else ~/.local/share/iolab (XDG data home). A set IOLAB_HOME must be an absolute path
+    without control characters: an empty or relative one would put the database wherever the command
+    happens to start (a timer's working directory, someone else's), and a newline would break the lines
+    that carry it (schedule units, cron entries)."""
     explicit = os.environ.get("IOLAB_HOME")
-    if explicit:
+    if explicit is not None:
+        shown = repr(explicit)[1:-1] if explicit else "empty"
+        bad = not explicit or not explicit.startswith("/") or any(ord(c) < 32 or ord(c) == 127 for c in explicit)
+        if bad and guards.active("home-name"):
+            raise UserError(
+                f"IOLAB_HOME is {shown}: give an absolute path without control characters, or unset it"
+                " for ~/.local/share/iolab"
+            )
         return Path(explicit)
     xdg = os.environ.get("XDG_DATA_HOME")
     base = Path(xdg) if xdg else Path.home() / ".local" / "share"
@@ -422,13 +439,16 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
     opened for writing (a read-only IOLAB_HOME, a copy on read-only media) is
     opened read-only instead, so results stay readable wherever they are.
     """
-    directory = home or home_dir()
+    directory = Path(pathchain.resolve(str(home or home_dir()))[0])  # a linked home resolved once, then checked
     path = directory / DB_NAME
-    if unsafe_owner(directory) or unsafe_owner(path):
+    chain = pathchain.refusal(str(directory))
+    if unsafe_owner(directory) or unsafe_owner(path) or chain:
         if for_reading and path.is_file():
             return _read_only_store(path)  # reading deletes nothing: a colleague's lab stays readable
         require_own(directory, "IOLAB_HOME")
         require_own(path, "the iolab database")
+        if chain:
+            raise chain
     try:
         private_dir(directory)
         _private_database(path)

@@ -1,0 +1,302 @@
+"""Paths no other user can steer: every directory iolab or fio writes in, checked up to `/`, then never re-followed.
+
+fio opens its files by name, at the moment it needs them. A name is only as
+fixed as the directories it runs through: whoever may rename an entry in one
+of them can put a symlink there between iolab's check and fio's open, and
+fio, as root, then writes wherever the link points (a user who owned the
+parent of root's `P/work` swapped `work` for a link to their own directory,
+holding a link to a root-only file, and fio wrote 32 MiB into it). Pinning
+the target's identity cannot help: the swap comes after the pin. So a path
+iolab or fio will create or write must lie in a chain of directories that
+only root or the running user can change, as ssh's StrictModes and systemd's
+`chase()` with CHASE_SAFE require:
+
+- every directory from `/` down, the last one included, is owned by root or
+  by the running user, and is writable by neither its group nor others,
+  unless it is sticky (then only an entry's owner can rename or remove it,
+  and the next entry down is itself held to this rule);
+- a link the user gave (`/dev/disk/by-id/...`, a symlinked `/home`) is
+  resolved once, here, and must itself be owned by root or the user (its
+  owner decides where it points); the resolved chain is what is checked, and
+  what iolab hands on;
+- after the check nothing is followed: iolab walks the resolved chain from
+  `/` one component at a time, each opened `O_NOFOLLOW|O_DIRECTORY` relative
+  to the directory before it, and creates what it creates relative to the
+  last one it holds (`create_file`, `make_dir`, `replace_file`).
+
+A refusal names the directory, what is wrong with it, and the `chown`/`chmod`
+that fixes it (exit 2).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from iolab import guards
+from iolab.errors import UserError
+
+FOREIGN_WRITE = stat.S_IWGRP | stat.S_IWOTH
+_MAX_LINKS = 40  # as the kernel's own limit on links followed in one lookup (ELOOP)
+_WALK = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC  # O_PATH: a directory one may search but not list is walked too
+
+guards.register(
+    "path-link-owner",
+    "a link owned by another user in a path iolab writes through (its owner can point it anywhere)",
+    f"{__name__}.resolve",
+)
+guards.register(
+    "path-no-follow",
+    "a link in a checked chain followed after the check (each component opened O_NOFOLLOW from the one above)",
+    f"{__name__}.walk",
+)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A path as checked: what was given, what it resolved to, the directories walked, and the links resolved."""
+
+    given: str
+    resolved: str
+    directories: tuple[str, ...]
+    links: tuple[str, ...] = field(default=())  # "LINK -> TARGET" for each link resolved on the way
+
+    def passed(self) -> str:
+        """What `--dry-run` says this path passed."""
+        links = f"; links resolved once: {', '.join(self.links)}" if self.links else ""
+        return (
+            f"owner chain ok ({len(self.directories)} directories from / owned by root or you, none writable by"
+            f" others unless sticky); no links followed after the check{links}"
+        )
+
+
+def trusted(uid: int) -> bool:
+    """Whether a directory or link of owner `uid` is one only root or the running user can change."""
+    return uid in (0, os.geteuid())
+
+
+def directory_problem(info: os.stat_result) -> str:
+    """Why a directory lets another user change what its names mean, or "" (the rule, on one directory)."""
+    problems = []
+    if not trusted(info.st_uid):
+        problems.append(f"owned by uid {info.st_uid}")
+    if info.st_mode & FOREIGN_WRITE and not info.st_mode & stat.S_ISVTX:
+        problems.append(f"writable by {'others' if info.st_mode & stat.S_IWOTH else 'its group'}")
+    return " and ".join(problems)
+
+
+def _fix(directory: str, info: os.stat_result) -> str:
+    """The commands that make `directory` pass."""
+    quoted = shlex.quote(directory)
+    fixes = []
+    if not trusted(info.st_uid):
+        fixes.append(f"chown {os.geteuid()} {quoted}")
+    if info.st_mode & FOREIGN_WRITE and not info.st_mode & stat.S_ISVTX:
+        fixes.append(f"chmod go-w {quoted}")
+    owner = "" if trusted(info.st_uid) else f", or run iolab as uid {info.st_uid}"
+    return f"Fix: {' && '.join(fixes)}{owner}, or choose a directory only you and root can change"
+
+
+def _refusal(path: str, directory: str, info: os.stat_result, problem: str) -> UserError:
+    where = "" if os.path.normpath(path) == directory else f"{path}: "
+    return UserError(
+        f"{where}{directory} is {problem}, so another user could redirect what iolab writes there.\n"
+        + _fix(directory, info)
+    )
+
+
+def resolve(path: str) -> tuple[str, tuple[str, ...]]:
+    """`path` made absolute with every link in it resolved once; a link owned by another user is refused
+    (its owner could point it elsewhere at any time). A missing tail is kept as it is (made later)."""
+    if not os.path.isabs(path):
+        path = os.path.join(os.getcwd(), path)
+    done = "/"
+    todo = [part for part in path.split("/") if part]
+    links: list[str] = []
+    while todo:
+        part = todo.pop(0)
+        if part == ".":
+            continue
+        if part == "..":
+            done = os.path.dirname(done)
+            continue
+        here = os.path.join(done, part)
+        try:
+            info = os.lstat(here)
+        except FileNotFoundError:
+            return os.path.join(here, *todo), tuple(links)
+        except OSError as exc:
+            raise UserError(f"{path}: cannot look up {here} ({exc.strerror})") from None
+        if not stat.S_ISLNK(info.st_mode):
+            done = here
+            continue
+        if not trusted(info.st_uid) and guards.active("path-link-owner"):
+            raise UserError(
+                f"{path}: {here} is a link owned by uid {info.st_uid}, who can point it anywhere.\n"
+                f"Fix: give the path it points to ({os.path.realpath(here)}) if you trust it, or remove the link"
+            )
+        if len(links) >= _MAX_LINKS:
+            raise UserError(f"{path}: too many links to resolve; give the real path")
+        target = os.readlink(here)
+        links.append(f"{here} -> {target}")
+        todo = [p for p in target.split("/") if p] + todo
+        if target.startswith("/"):
+            done = "/"
+    return done, tuple(links)
+
+
+@guards.guard(
+    "path-owner-chain",
+    "a path iolab or fio writes under a directory another user owns or may write (not sticky), up to /",
+)
+def chain_refusal(path: str, directories: list[tuple[str, os.stat_result]]) -> UserError | None:
+    """The refusal for the first directory of a walked chain that breaks the rule, or None."""
+    for directory, info in directories:
+        problem = directory_problem(info)
+        if problem:
+            return _refusal(path, directory, info, problem)
+    return None
+
+
+@contextmanager
+def walk(directory: str, given: str | None = None, make: bool = False) -> Iterator[tuple[int, Chain]]:
+    """Hold `directory` (resolved once, checked from `/` down, never re-followed) for creating in it.
+
+    Yields an O_PATH descriptor of the directory and the `Chain` checked. `make` creates missing
+    directories on the way, 0700, each relative to the one above it. UserError when the chain breaks the
+    rule, a component is not a directory, or one changed into a link since it was resolved.
+    """
+    given = given if given is not None else directory
+    resolved, links = resolve(directory)
+    parts = [p for p in resolved.split("/") if p]
+    fd = os.open("/", os.O_RDONLY | _WALK)
+    here = "/"
+    seen = [here]
+    try:
+        _hold_to_rule(given, here, fd)
+        for part in parts:  # each directory checked before anything is looked up, or made, in it
+            here = os.path.join(here, part)
+            fd = _step(fd, part, here, given, make)
+            _hold_to_rule(given, here, fd)
+            seen.append(here)
+        yield fd, Chain(given, resolved, tuple(seen), links)
+    finally:
+        os.close(fd)
+
+
+def _hold_to_rule(given: str, directory: str, fd: int) -> None:
+    refusal = chain_refusal(given, [(directory, os.fstat(fd))])
+    if refusal is not None:
+        raise refusal
+
+
+def _step(parent: int, part: str, here: str, given: str, make: bool) -> int:
+    """Open `part` of the directory held as `parent`, without following a link. The parent is closed once
+    the child is open; on an error it stays open, for the caller's `finally` to close. A link or a file where
+    a directory was resolved is a UserError; any other error (a missing directory, no permission) is the
+    OSError as os.open gave it, for the caller's own message (a report's "cannot write the report")."""
+    flags = os.O_RDONLY | _WALK | (os.O_NOFOLLOW if guards.active("path-no-follow") else 0)
+    try:
+        try:
+            child = os.open(part, os.O_RDONLY | flags, dir_fd=parent)
+        except FileNotFoundError:
+            if not make:
+                raise
+            _mkdir_at(part, parent)
+            child = os.open(part, os.O_RDONLY | flags, dir_fd=parent)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTDIR, errno.ELOOP):
+            raise UserError(
+                f"{given}: {here} is not a directory (a link or a file now, where a directory was resolved);"
+                " check who changed it"
+            ) from None
+        raise OSError(exc.errno, exc.strerror, here) from None
+    os.close(parent)
+    return child
+
+
+def _mkdir_at(name: str, parent: int) -> None:
+    try:
+        os.mkdir(name, 0o700, dir_fd=parent)
+    except FileExistsError:
+        return  # made meanwhile (by this user or root, the only ones who can): opened and checked next
+    made = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    try:
+        os.fchmod(made, 0o700)  # mkdir's mode is masked by the umask
+    finally:
+        os.close(made)
+
+
+def check(path: str) -> Chain:
+    """The chain of the directory `path` (followed once if a link), checked; UserError when it is not safe."""
+    with walk(path) as (_, chain):
+        return chain
+
+
+def refusal(path: str) -> UserError | None:
+    """Why the chain of `path` (or of its nearest existing directory, when it is not made yet) is not safe,
+    or None: for a caller that decides what to do about it (a store opened for reading only)."""
+    resolved, _ = resolve(path)
+    while not os.path.isdir(resolved) and resolved != "/":
+        resolved = os.path.dirname(resolved)
+    try:
+        with walk(resolved, given=path):
+            return None
+    except UserError as exc:
+        return exc
+
+
+def check_parent(path: str) -> Chain:
+    """The chain of the directory a file `path` is (or will be) in: what decides where a write by name goes."""
+    resolved, _ = resolve(os.path.dirname(os.path.abspath(path)) or "/")
+    with walk(resolved, given=path) as (_, chain):
+        return chain
+
+
+def create_file(path: str, flags: int, mode: int = 0o600) -> int:
+    """A new file `path` (`O_CREAT|O_EXCL|O_NOFOLLOW` added to `flags`), made in its checked, held directory;
+    returns its descriptor. FileExistsError as os.open gives it when something is already there."""
+    directory, name = os.path.split(path)
+    with walk(directory or ".", given=path) as (held, _):
+        return os.open(name, flags | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode, dir_fd=held)
+
+
+def make_dir(path: str, mode: int = 0o700) -> os.stat_result:
+    """A new directory `path` in its checked, held directory (mkdir never follows nor reuses); its stat."""
+    directory, name = os.path.split(path.rstrip("/"))
+    with walk(directory or ".", given=path) as (held, _):
+        os.mkdir(name, mode, dir_fd=held)
+        return os.stat(name, dir_fd=held, follow_symlinks=False)
+
+
+def make_dirs(path: str) -> Chain:
+    """`path` and its missing parents made 0700, each in the checked directory above it; its chain."""
+    with walk(path, make=True) as (_, chain):
+        return chain
+
+
+def identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of what is at `path` now, reached without following any link; None when nothing is
+    there. UserError when a directory on the way is no longer one (a link put in its place)."""
+    directory, name = os.path.split(path)
+    resolved = os.path.normpath(os.path.join(os.getcwd(), directory))
+    parts = [p for p in resolved.split("/") if p]
+    fd = os.open("/", os.O_RDONLY | _WALK)
+    here = "/"
+    try:
+        for part in parts:
+            here = os.path.join(here, part)
+            fd = _step(fd, part, here, path, make=False)
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None  # the file, or a directory above it, is gone
+    finally:
+        os.close(fd)
+    if stat.S_ISLNK(info.st_mode):
+        raise UserError(f"{path} is a link now, not what iolab created")
+    return info.st_dev, info.st_ino
