@@ -218,7 +218,8 @@ def calibration_arrays(results: Results) -> str:
 
     lines = [
         f"Simulated arrays (`bench/simulated_arrays.py`; parameters chosen on the even positions of seeds "
-        f"{arrays['seeds']}: {chosen}; figures on {held['cases']:,} fresh seeds, {arrays['held_out_seeds']}, "
+        f"{arrays['seeds']}: {chosen}; the outlier test's from `bench/outlier_envelope.py`; figures on "
+        f"{held['cases']:,} fresh seeds, {arrays['held_out_seeds']}, "
         "drawn once the method was fixed, each a clean array and its twins with one planted fault):",
         "",
         "| rule | false alarms on clean arrays | recall on its fault |",
