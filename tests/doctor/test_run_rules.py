@@ -92,7 +92,7 @@ def test_a_drive_slow_alone_is_never_called_fine():
     # peers alone at 300-900 could not have shown a drive at 60% of them, and the finding says so (its power)
     (power,) = [f for f in by_id(findings, "ARR-OUTLIER") if f.subject != "l1"]
     assert power.subject == "seq-read (alone)" and power.severity is Severity.INFO
-    assert "only a drive at or below 34% of the median could have been named" in power.title
+    assert "8 drives spread 45% (robust sd of ln bandwidth) could name only a drive 65% or more below" in power.title
     assert by_id(findings, "ARR-SHARED-PATH") == []
     readable(findings)
 

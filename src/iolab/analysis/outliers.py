@@ -31,7 +31,7 @@ drive reads alike (a spread of 0) a drive `rel_floor` off is named.
 
 The report's `floor` is the power of the array: the share of the median at or below which a further drive
 would have been named by the same tests against the drives not named. With few drives or a wide spread it is
-low ("only a drive at or below 34% of the median could have been named"), and ARR-OUTLIER says so.
+low ("could name only a drive 65% or more below the median"), and ARR-OUTLIER says so.
 
 The same function serves both views of an array: all devices run together (one fio job per device) and each
 device alone; the doctor's array rules read the two side by side.
@@ -58,7 +58,10 @@ class OutlierParams:
     z_min_devices: int = 8
     far_ratio: float = 0.5  # a named drive below this share of the nearest other one is "far" (see `DeviceScore`)
     # Nominal chance that the leave-out t test names a drive of a clean array whose peers' ln rates spread
-    # normally; 0 turns it off. Chosen with `envelope_alarm` on the tuning seeds of bench/outlier_envelope.py.
+    # normally; 0 turns it off. Chosen with `envelope_alarm` on the tuning seeds of bench/outlier_envelope.py:
+    # of t alarms 0.007, 0.005, 0.004 and envelope alarms 0.007, 0.005, 0.003, 0, the pair naming the most drives
+    # at or below 60% of their peers in the worst sigma bin of 8-32 drives, with clean arrays alarming at most
+    # 0.7% in all and 1.25% in any bin (at 0.007 the t test alone alarmed 1.6% in one: heavy-tailed seconds).
     loo_alarm: float = 0.005
     loo_block: int = 2  # the leave-out tests set aside up to this many of the worst drives, one at a time
     # The widest spread (sd of ln rate) healthy peers of one array are taken to have: reference/analysis.md §5.4
@@ -67,7 +70,7 @@ class OutlierParams:
     envelope_sigma: float = 0.30
     # Nominal chance that the envelope test names a drive of a clean array whose peers spread `envelope_sigma`
     # (less where they spread less); 0 turns it off.
-    envelope_alarm: float = 0.005
+    envelope_alarm: float = 0.007
     # The chance that peers within the envelope read as wider than it (chi-square on their sample variance): past
     # that, the envelope does not hold for this array and only the t test judges.
     envelope_check: float = 0.01

@@ -104,11 +104,11 @@ def _unseen(report: OutlierReport) -> str:
     the array could have named a drive at UNSEEN_RATIO)."""
     if report.floor is None or report.floor >= UNSEEN_RATIO:
         return ""
-    spread = "" if report.envelope_holds else f", wider than the {report.params.envelope_sigma:.0%} healthy drives show"
+    spread = "" if report.envelope_holds else f", wider than the {report.params.envelope_sigma:.0%} healthy drives show,"
     return (
-        f"with {len(report.scores)} drives spread {math.expm1(report.scale):.0%} (robust sd of ln bandwidth){spread}, "
-        f"only a drive at or below {report.floor:.0%} of the median could have been named: a drive at "
-        f"{UNSEEN_RATIO:.0%} of its peers would go unseen"
+        f"{len(report.scores)} drives spread {math.expm1(report.scale):.0%} (robust sd of ln bandwidth){spread} "
+        f"could name only a drive {1 - report.floor:.0%} or more below the median (at {report.floor:.0%} of it or "
+        f"less): a drive at {UNSEEN_RATIO:.0%} of its peers would go unseen"
     )
 
 
