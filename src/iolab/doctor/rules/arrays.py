@@ -104,7 +104,9 @@ def _unseen(report: OutlierReport) -> str:
     the array could have named a drive at UNSEEN_RATIO)."""
     if report.floor is None or report.floor >= UNSEEN_RATIO:
         return ""
-    spread = "" if report.envelope_holds else f", wider than the {report.params.envelope_sigma:.0%} healthy drives show,"
+    spread = (
+        "" if report.envelope_holds else f", wider than the {report.params.envelope_sigma:.0%} healthy drives show,"
+    )
     return (
         f"{len(report.scores)} drives spread {math.expm1(report.scale):.0%} (robust sd of ln bandwidth){spread} "
         f"could name only a drive {1 - report.floor:.0%} or more below the median (at {report.floor:.0%} of it or "
