@@ -258,7 +258,7 @@ def calibration_envelope(results: Results) -> str:
     def recall(size: str) -> str:
         rows = [(k.split(",")[0], v) for k, v in held["recall_at_most_60pct"].items() if k.endswith(f" {size} drives")]
         return "; ".join(
-            f"{sigma} **{v['method']:.1%}** (bound {v['bound']:.1%}, known sigma {v['ceiling']:.1%})"
+            f"{sigma} **{v['method']:.1%}** (oracle bound {v['bound']:.1%}, known sigma {v['ceiling']:.1%})"
             for sigma, v in rows
         )
 
