@@ -27,7 +27,7 @@ healthy median: <= 20, 20-40, 40-60, 60-80, 80-95%). Recall is per planted drive
 array with any drive named. Parameters are chosen on the tuning seeds (--seed ..); figures are reported on
 the held-out seeds (--held-out-seed ..), drawn once the method was fixed.
 
-    python bench/outlier_envelope.py [--cases 6000] [--seed 1] [--held-out-seed 500000] [--out PATH]
+    python bench/outlier_envelope.py [--cases 6000] [--seed 33] [--held-out-seed 500000] [--held-out-cases 6000] [--out PATH]
     python bench/outlier_envelope.py --smoke   # the smoke size the suite runs
 """
 
