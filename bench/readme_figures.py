@@ -236,7 +236,8 @@ def calibration_arrays(results: Results) -> str:
 
     lines = [
         f"Simulated arrays (`bench/simulated_arrays.py`; parameters chosen on the even positions of seeds "
-        f"{arrays['seeds']}: {chosen}; figures on {held['cases']:,} fresh seeds, {arrays['held_out_seeds']}, "
+        f"{arrays['seeds']}: {chosen}; the outlier test's from `bench/outlier_envelope.py`; figures on "
+        f"{held['cases']:,} fresh seeds, {arrays['held_out_seeds']}, "
         "drawn once the method was fixed, each a clean array and its twins with one planted fault):",
         "",
         "| rule | false alarms on clean arrays | recall on its fault |",
@@ -266,6 +267,28 @@ def calibration_arrays(results: Results) -> str:
         + f"; false alarms {_pct(val['false_alarms']['ARR-OUTLIER'])}.",
     ]
     return "\n" + "\n".join(lines) + "\n"
+
+
+def calibration_envelope(results: Results) -> str:
+    envelope = results("outlier_envelope")
+    held = envelope["held_out"]
+
+    def recall(size: str) -> str:
+        rows = [(k.split(",")[0], v) for k, v in held["recall_at_most_60pct"].items() if k.endswith(f" {size} drives")]
+        return "; ".join(
+            f"{sigma} **{v['method']:.1%}** (oracle bound {v['bound']:.1%}, known sigma {v['ceiling']:.1%})"
+            for sigma, v in rows
+        )
+
+    alarms = {k: v for k, v in held["false_alarms"].items() if "8-32" not in k}
+    worst = max(alarms, key=lambda k: alarms[k]["method"])
+    return (
+        f"Outlier drives over the space an array can present (`bench/outlier_envelope.py`: 3-32 drives, "
+        f"lognormal peers sigma 1-30%, AR(1) seconds with t3 noise; {held['arrays']:,} held-out arrays and their "
+        f"twins; [docs/arrays.md](docs/arrays.md)), a drive at or below 60% of its peers named, 8-32 drives: "
+        f"{recall('8-32')}; 3-7 drives: {recall('3-7')}. Clean arrays with a drive named: at most "
+        f"{alarms[worst]['method']:.1%} in any bin ({worst})."
+    )
 
 
 def calibration_histories(results: Results) -> str:
@@ -370,6 +393,7 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "loop_vs_fio": loop_vs_fio,
     "calibration": calibration,
     "calibration.arrays": calibration_arrays,
+    "calibration.envelope": calibration_envelope,
     "calibration.histories": calibration_histories,
     "calibration.traces": calibration_traces,
     "calibration.loops": calibration_loops,

@@ -51,6 +51,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "loop_vs_fio.py": ("loop_vs_fio.json", loop_skip_reason),
     "many_hosts.py": ("many_hosts.json", None),
     "mutation.py": ("mutation.json", None),
+    "outlier_envelope.py": ("outlier_envelope.json", None),
     "overhead.py": ("overhead.json", loop_skip_reason),
     "perf_overhead.py": ("perf_overhead.json", None),
     "safety_generative.py": ("safety_generative.json", strace_skip_reason),

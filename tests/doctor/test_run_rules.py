@@ -86,9 +86,13 @@ def test_a_drive_slow_alone_is_never_called_fine():
     alone = {"l0": 577.0, "l1": 126.0, "l2": 300.0, "l3": 900.0, "l4": 577.0, "l5": 450.0, "l6": 700.0, "l7": 600.0}
     together = {"l0": 300.0, "l1": 90.0, "l2": 300.0, "l3": 301.0, "l4": 299.0, "l5": 300.0, "l6": 302.0, "l7": 298.0}
     findings = evaluate(Context(arrays=[array(together, alone)]))
-    named = by_id(findings, "ARR-OUTLIER")
+    named = [f for f in by_id(findings, "ARR-OUTLIER") if f.subject == "l1"]
     assert sorted((f.subject, f.title.rsplit("(", 1)[-1]) for f in named) == [("l1", "alone)"), ("l1", "together)")]
     assert {f.severity for f in named} == {Severity.WARNING}
+    # peers alone at 300-900 could not have shown a drive at 60% of them, and the finding says so (its power)
+    (power,) = [f for f in by_id(findings, "ARR-OUTLIER") if f.subject != "l1"]
+    assert power.subject == "seq-read (alone)" and power.severity is Severity.INFO
+    assert "8 drives spread 45% (robust sd of ln bandwidth) could name only a drive 65% or more below" in power.title
     assert by_id(findings, "ARR-SHARED-PATH") == []
     readable(findings)
 

@@ -1,62 +1,40 @@
-"""Outlier devices in an array: which drive is the odd one out.
+"""Outlier devices in an array: which drive is the odd one out, and how slow one would have to be to be seen.
 
-Method (reference/analysis.md §5.1): modified z-score
-M = 0.6745 (y - median) / MAD, one-sided (low throughput, or high latency),
-flagged when |M| > `threshold` and the device is also at least `rel_floor`
-away from the median, because a healthy array can have a MAD so small that a
-harmless 2% difference scores high. When MAD is almost 0 the scale falls back
-to Rousseeuw and Croux's Qn, which tolerates up to half the devices being
-outliers (the mean absolute deviation does not: in four identical drives and
-one slow one, the slow one inflates it enough to hide itself); when Qn is 0
-too, only the relative floor and the device's own noise decide.
+Everything is judged on log rates (y = ln x): throughput spreads by a factor, not by an amount (a shared disk
+slows every drive proportionally), and peers of one model spread lognormally. On a linear scale a drive at
+77 MB/s against 1,433-2,752 MB/s scored -2.66 (issue 33: not named); on a log scale it is far off.
 
-The scale is logarithmic (y = ln x): throughput's spread is a ratio, symmetric
-on a log scale and not on a linear one. On a linear scale peers spread +/-40%
-around a shared disk gave a drive at 77 MB/s against 1,433-2,752 MB/s a score
-of -2.66 (issue 33: not named); on a log scale it scores about -10.
+The verdict (reference/analysis.md §5.4, issue 40): a leave-out prediction interval, as Rosner's generalized
+ESD sets drives aside. The worst drive is weighed against the others' mean m and sample sd s of ln rate:
 
-Each device's own noise counts too: `noise` is the relative standard error of
-its figure (batch means of its per-second samples, `analysis.noise`), and M
-divides by sqrt(scale^2 + noise^2), so a verdict needs the effect beyond both
-the peers' spread and the device's own uncertainty. A device below half of
-the slowest of the others, and more than `threshold` of its own standard
-errors below it, is named whatever the peers' spread: no spread of healthy
-peers makes a drive at a twentieth of them one of them.
+- t = (y - m) / sqrt(s^2 (1 + 1/k) + e^2) with k others, past Student's t (k - 1 degrees of freedom) at
+  1 - `loo_alarm`/n (Bonferroni over the n drives it could have been). Under normally spread peers this is
+  the best test that is not told their spread (the "oracle bound" of bench/outlier_envelope.py);
+- or, where the others spread no wider than `envelope_sigma` allows (chi-square on s^2 at `envelope_check`),
+  (y - m) / sqrt((sigma^2 + u^2)(1 + 1/k) + e^2) with sigma = `envelope_sigma`, past the normal quantile at
+  1 - `envelope_alarm`/n: a handful of peers cannot estimate their own spread (t with 1-5 degrees of freedom
+  needs a drive 5-60 sds off), but healthy drives of one array do not spread wider than about 30% (the
+  envelope), so a drive far beyond that is named among 3 drives as among 30.
 
-A drive a wide crowd of peers hides from that score (peers spread +/-20%
-widen the MAD so that a drive at 60% of them is within 4.5 of it) is named
-by a leave-out prediction test (`_left_out_named`, after Rosner's generalized
-ESD): the worst drive is weighed against the mean and sample standard
-deviation of the others' ln values, t = (y - mean) / sqrt(sd^2 (1 + 1/m) +
-noise^2), which under normally spread peers is Student's t with m - 1 = n - 2
-degrees of freedom (the drive's own noise, in quadrature, only makes it
-stricter: the peers' sd already holds a typical drive's noise). Its cut is
-the 1 - `loo_alarm` / n quantile (Bonferroni over the drives it could have
-been). The worst is then set aside and the next worst weighed against the
-rest the same way, up to `loo_block` drives, and the first j are named when
-the j-th passes: two slow drives inflate each other's reference sd (masking),
-and the second step weighs the better of them against healthy peers only.
-It replaces a gap test (the gap below the worst one or two drives against
-the next normalized spacings), whose F cut was too strict for a bounded
-spread: the spacings of a bounded spread grow toward its end, so a drive at
-59% of 16 peers spread 34% stood 4 times their reference off, under a cut of
-6. On the training seeds of bench/simulated_arrays.py, per drive at or below
-60% of its peers' median at 30-40% spread, the z and gap tests (z 4.5, gap
-3%) named 93.6% with a drive named on 1.9% of arrays whose peers spread
-normally; the leave-out test with the z cut at 8 names 96.8%, alarming on
-0.95% of those arrays (0.3% of the corpus's clean ones). With the leave-out
-test beside it the z-score is a backstop for more than `loo_block` slow
-drives hiding each other, so its cut went up (a lower one spends the same
-1% of alarms). What the leave-out test cannot do is name a lone drive at
-50-60% of 3 to 5 peers spread 20-40%: with that few peers their spread is
-too uncertain (t with 2 to 4 degrees of freedom) for a 1% false-alarm rate
-on normally spread peers. Of the training seeds' 15 misses at 20-40% spread,
-14 are such arrays (on the odd seeds, 20 of 25 are lone drives among 3 to 6
-peers).
+u^2 is the peers' typical noise (the median of their own squared relative standard errors), e^2 the drive's
+own noise beyond it: the peers' spread already holds a typical drive's noise (counting it again, as before
+issue 40, cost power where the spread is narrow); a drive noisier than its peers needs the difference. The
+worst is then set aside and the next worst weighed against the rest, up to `loo_block` drives (two slow
+drives inflate each other's reference spread: masking), and the first j are named when the j-th passes. A
+drive must also be `rel_floor` off the median (a homogeneous array's sd can be 0.3%).
 
-The same function serves both views of an array: all devices run together
-(one fio job per device) and each device alone; the doctor's array rules read
-the two side by side.
+A modified z-score (Iglewicz and Hoaglin; MAD with Croux and Rousseeuw's small-sample factors, or their Qn
+where half the drives read alike) past `threshold` is a backstop for more than `loo_block` slow drives hiding
+each other, in arrays of `z_min_devices` or more (the MAD of a handful of drives is too unsteady: with the
+old "below half of the slowest" test it made clean arrays of 3-7 drives spread 25% alarm 2.2%). Where every
+drive reads alike (a spread of 0) a drive `rel_floor` off is named.
+
+The report's `floor` is the power of the array: the share of the median at or below which a further drive
+would have been named by the same tests against the drives not named. With few drives or a wide spread it is
+low ("could name only a drive 65% or more below the median"), and ARR-OUTLIER says so.
+
+The same function serves both views of an array: all devices run together (one fio job per device) and each
+device alone; the doctor's array rules read the two side by side.
 """
 
 from __future__ import annotations
@@ -65,26 +43,37 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from statistics import NormalDist
 
 
 @dataclass(frozen=True)
 class OutlierParams:
-    # 8, not Iglewicz and Hoaglin's 3.5: beside the leave-out test the modified z only has to catch what that test
-    # cannot, more than `loo_block` slow drives hiding each other, and each alarm it adds counts against the same 1%.
-    # Chosen with `loo_alarm` on the training half of bench/simulated_arrays.py (4-32 drives, log spread 0-40%,
-    # noise 1-20%; `choose`): of z 4.5, 6, 8 and alarms 0.02, 0.01, 0.007, 0.005, the pair naming the most drives at
-    # or below 60% of their peers in the worst spread bin (96.8%, 30-40%) with training false alarms (0.3%) and
-    # normally spread arrays' (0.95%) under 1%; at z 4.5 normally spread arrays alarmed in 1.7-2.9%.
+    # The modified z-score's cut: a backstop for more than `loo_block` slow drives hiding each other, in arrays of
+    # at least `z_min_devices` (below that a MAD of a handful of drives is too unsteady to score against).
     threshold: float = 8.0
     rel_floor: float = 0.05  # use 0.10 for latency
     side: str = "low"  # "low" for bandwidth/IOPS, "high" for latency
     mad_floor: float = 0.005  # MAD (of ln x) below this counts as 0
     min_devices: int = 3
-    far_ratio: float = 0.5  # below this share of the slowest (fastest, for "high") other device: named anyway
-    # Nominal chance that the leave-out test (`_left_out_named`) names a drive of a clean array whose peers spread
-    # normally; 0 turns it off. Chosen with `threshold` (above); 0.02 alarmed on 2% of normally spread arrays.
-    loo_alarm: float = 0.01
-    loo_block: int = 2  # the leave-out test sets aside up to this many of the worst drives, one at a time
+    z_min_devices: int = 8
+    far_ratio: float = 0.5  # a named drive below this share of the nearest other one is "far" (see `DeviceScore`)
+    # Nominal chance that the leave-out t test names a drive of a clean array whose peers' ln rates spread
+    # normally; 0 turns it off. Chosen with `envelope_alarm` on the tuning seeds of bench/outlier_envelope.py:
+    # of t alarms 0.007, 0.005, 0.004 and envelope alarms 0.007, 0.005, 0.003, 0, the pair naming the most drives
+    # at or below 60% of their peers in the worst sigma bin of 8-32 drives, with clean arrays alarming at most
+    # 0.7% in all and 1.25% in any bin (at 0.007 the t test alone alarmed 1.6% in one: heavy-tailed seconds).
+    loo_alarm: float = 0.005
+    loo_block: int = 2  # the leave-out tests set aside up to this many of the worst drives, one at a time
+    # The widest spread (sd of ln rate) healthy peers of one array are taken to have: reference/analysis.md §5.4
+    # (peers of one model on real machines spread up to 0.3). Within it, the envelope test weighs a drive against
+    # that spread, which a handful of peers cannot estimate themselves (Student's t with 1-5 degrees of freedom).
+    envelope_sigma: float = 0.30
+    # Nominal chance that the envelope test names a drive of a clean array whose peers spread `envelope_sigma`
+    # (less where they spread less); 0 turns it off.
+    envelope_alarm: float = 0.007
+    # The chance that peers within the envelope read as wider than it (chi-square on their sample variance): past
+    # that, the envelope does not hold for this array and only the t test judges.
+    envelope_check: float = 0.01
 
 
 @dataclass(frozen=True)
@@ -95,8 +84,11 @@ class DeviceScore:
     rel_dev: float  # value / median - 1
     outlier: bool
     noise: float | None = None  # its own relative standard error, when known
-    far: bool = False  # named by the far-beyond test: past `far_ratio` of the nearest other device
+    # Named and below `far_ratio` of the nearest other device, by more than `threshold` of its own standard errors:
+    # no host's passing load explains a factor of two between drives of one array (`doctor.rules.arrays`).
+    far: bool = False
     t: float | None = None  # the leave-out test's t (against the others' mean and sd), for the drives it weighed
+    envelope: float | None = None  # the envelope test's score (against the others' mean and `envelope_sigma`)
 
 
 @dataclass(frozen=True)
@@ -110,6 +102,10 @@ class OutlierReport:
     scale_method: str = ""  # "mad", "qn" or "relative-only"
     evaluated: bool = True
     reason: str = ""
+    # The power of this array: the highest value, over the median, at which one drive would have been named (a
+    # drive at or below floor x median); None when not evaluated. 0.4: a drive at 60% of its peers goes unseen.
+    floor: float | None = None
+    envelope_holds: bool = True  # the peers spread within `envelope_sigma` (else only the t test judged)
 
     @property
     def outliers(self) -> list[DeviceScore]:
@@ -170,21 +166,30 @@ def find_outliers(
     finite = ok & (x > 0)
     centre, scale, scale_method = _log_spread(y[finite], params)
     sign = -1.0 if params.side == "low" else 1.0
-    where = (med, centre, scale, sign)
+    own = [_own_noise((noise or {}).get(name)) for name in names]
+    z_counts = int(finite.sum()) >= params.z_min_devices
+    where = (med, centre, scale, sign, z_counts)
     scores = [
-        _score(name, i, float(x[i]), y, finite, (noise or {}).get(name, 0.0), where, params) if ok[i] else unscored[i]
-        for i, name in enumerate(names)
+        _score(name, i, float(x[i]), y, own[i], where, params) if ok[i] else unscored[i] for i, name in enumerate(names)
     ]
-    left_out, t = _left_out_named(y, finite, [s.noise or 0.0 for s in scores], sign, params)
-    scores = [
-        replace(
-            s,
-            t=t.get(i),
-            outlier=s.outlier or (i in left_out and sign * s.rel_dev >= params.rel_floor),
-        )
-        for i, s in enumerate(scores)
-    ]
-    return replace(report, scores=scores, median=med, scale=scale, scale_method=scale_method)
+    left = _left_out(y, finite, own, sign, params)
+    scores = [_with_left_out(s, i, left, y, finite, sign, params) for i, s in enumerate(scores)]
+    floor = float(math.exp(sign * left.reach) * math.exp(left.centre) / med) if math.isfinite(left.reach) else None
+    if floor is not None:
+        floor = min(floor, 1 - params.rel_floor) if sign < 0 else max(floor, 1 + params.rel_floor)
+    return replace(
+        report,
+        scores=scores,
+        median=med,
+        scale=scale,
+        scale_method=scale_method,
+        floor=floor,
+        envelope_holds=left.holds,
+    )
+
+
+def _own_noise(value: float | None) -> float:
+    return float(value) if value is not None and math.isfinite(value) and value > 0 else 0.0
 
 
 def _score(
@@ -192,22 +197,30 @@ def _score(
     i: int,
     v: float,
     y,
-    finite,
-    noise: float,
-    where: tuple[float, float, float, float],
+    own: float,
+    where: tuple[float, float, float, float, bool],
     params: OutlierParams,
 ) -> DeviceScore:
-    """Device i's score: its log distance from the centre over the peers' spread and
-    its own noise, and whether it is named (far by `rel_floor`, and beyond `threshold` or beyond its neighbours)."""
-    med, centre, scale, sign = where
-    own = float(noise) if math.isfinite(noise) and noise > 0 else 0.0
+    """Device i's modified z: its log distance from the centre over the peers' spread and its own noise; named
+    (if far by `rel_floor`) past `threshold` in arrays of `z_min_devices` or more, or whenever the spread is 0."""
+    med, centre, scale, sign, z_counts = where
     total = math.hypot(scale, own)
     rel = v / med - 1.0
     z = (y[i] - centre) / total if total > 0 and v > 0 else None
     far = sign * rel >= params.rel_floor
-    beyond = far and _far_beyond(y, finite, i, own, sign, params)
-    outlier = far and (z is None or sign * z > params.threshold or beyond)
-    return DeviceScore(name, v, None if z is None else float(z), float(rel), bool(outlier), own or None, bool(beyond))
+    outlier = far and (z is None or (z_counts and sign * z > params.threshold))
+    return DeviceScore(name, v, None if z is None else float(z), float(rel), bool(outlier), own or None)
+
+
+def _with_left_out(
+    s: DeviceScore, i: int, left: _LeftOut, y, finite, sign: float, params: OutlierParams
+) -> DeviceScore:
+    """A score with the leave-out tests' verdict and statistics, and whether a named drive is far."""
+    if math.isnan(s.rel_dev):
+        return s
+    outlier = bool(s.outlier or (i in left.named and sign * s.rel_dev >= params.rel_floor))
+    far = bool(outlier and _far_beyond(y, finite, i, s.noise or 0.0, sign, params))
+    return replace(s, outlier=outlier, far=far, t=left.t.get(i), envelope=left.envelope.get(i))
 
 
 def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln values of the devices that did work
@@ -224,39 +237,109 @@ def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln 
     return (centre, qn, "qn") if qn > 0 else (centre, 0.0, "relative-only")
 
 
-def _left_out_named(
-    y, finite, noise: Sequence[float], sign: float, params: OutlierParams
-) -> tuple[set[int], dict[int, float]]:  # y: ln values
+@dataclass
+class _LeftOut:
+    """What the leave-out tests found: the drives named, each weighed drive's t and envelope score, and the reach
+    (how far below the unnamed drives' mean log value, in ln units, a drive would have had to be to be named)."""
+
+    named: set[int] = field(default_factory=set)
+    t: dict[int, float] = field(default_factory=dict)
+    envelope: dict[int, float | None] = field(default_factory=dict)
+    centre: float = 0.0
+    reach: float = math.inf
+    holds: bool = True
+
+
+def _left_out(y, finite, own: Sequence[float], sign: float, params: OutlierParams) -> _LeftOut:  # y: ln values
     """The worst 0 .. `loo_block` drives, each weighed against the drives not yet set aside (module docstring):
-    which are named, and each weighed drive's t (negative when low, as z)."""
+    which are named, each weighed drive's statistics (negative when low, as z), and the array's reach."""
     import numpy as np
 
-    if params.loo_alarm <= 0:
-        return set(), {}
     w = sign * y  # larger is worse
     order = [int(i) for i in np.argsort(-w, kind="stable") if finite[i]]
+    count = len(order)
+    out = _LeftOut()
     named = 0
-    t: dict[int, float] = {}
     for step in range(params.loo_block):
         rest = order[step:]
-        if len(rest) < 4:  # fewer than 3 others: their sd has under 2 degrees of freedom
+        if len(rest) < 3:  # two peers at least: a spread needs two values
             break
-        t[rest[0]] = _left_out_t(w, rest[0], rest[1:], noise, sign)
-        if sign * t[rest[0]] > _t_cut(params.loo_alarm, len(rest), len(rest) - 2):
+        weighed = _Weighed.of(w, rest[0], rest[1:], own, params)
+        out.t[rest[0]], out.envelope[rest[0]] = sign * weighed.t, _signed(sign, weighed.envelope)
+        if weighed.passes(params, len(rest)):
             named = step + 1
-    for i in order[:named]:  # a named drive's t against the drives not named (the masked one's own step is not)
-        t[i] = _left_out_t(w, i, order[named:], noise, sign)
-    return set(order[:named]), t
+    out.named = set(order[:named])
+    for i in order[:named]:  # a named drive's statistics against the drives not named
+        weighed = _Weighed.of(w, i, order[named:], own, params)
+        out.t[i], out.envelope[i] = sign * weighed.t, _signed(sign, weighed.envelope)
+    peers = order[named:]
+    if len(peers) >= 2:
+        reference = _Weighed.of(w, None, peers, own, params)
+        out.centre, out.holds = sign * reference.mean, reference.holds
+        out.reach = reference.reach(params, count + 1)  # a further drive, weighed against these
+    return out
 
 
-def _left_out_t(w, i: int, others: Sequence[int], noise: Sequence[float], sign: float) -> float:
-    """Device i's t against the mean and sample sd of the others' (sign-flipped) ln values, its noise counted."""
-    rest = w[list(others)]
-    total = math.sqrt(float(rest.var(ddof=1)) * (1 + 1 / len(rest)) + noise[i] ** 2)
-    beyond = float(w[i] - rest.mean())
-    if total <= 0:
-        return sign * math.inf if beyond > 0 else 0.0
-    return sign * beyond / total
+def _signed(sign: float, value: float | None) -> float | None:
+    return None if value is None else sign * value
+
+
+@dataclass(frozen=True)
+class _Weighed:
+    """One drive (or, with `drive` None, a drive yet to be seen) against a set of peers, on sign-flipped ln values
+    (larger is worse): the t against their mean and sample sd, and the envelope score against their mean and
+    `envelope_sigma` (None where the peers spread wider than the envelope); each with the drive's own noise in
+    excess of the peers' typical noise in quadrature (the peers' spread already holds their own noise)."""
+
+    mean: float
+    t_sd: float
+    envelope_sd: float | None
+    peers: int
+    beyond: float
+
+    @property
+    def t(self) -> float:
+        return self.beyond / self.t_sd if self.t_sd > 0 else (math.inf if self.beyond > 0 else 0.0)
+
+    @property
+    def envelope(self) -> float | None:
+        return None if self.envelope_sd is None else self.beyond / self.envelope_sd
+
+    @property
+    def holds(self) -> bool:
+        return self.envelope_sd is not None
+
+    @classmethod
+    def of(cls, w, drive: int | None, peers: Sequence[int], own: Sequence[float], params: OutlierParams) -> _Weighed:
+        import numpy as np
+
+        rest = w[list(peers)]
+        m = len(rest)
+        variance = float(rest.var(ddof=1))
+        typical = float(np.median([own[p] ** 2 for p in peers]))
+        excess = max(0.0, own[drive] ** 2 - typical) if drive is not None else 0.0
+        widest = params.envelope_sigma**2 + typical
+        inside = variance * (m - 1) <= widest * _chi2_quantile(1 - params.envelope_check, m - 1)
+        envelope_sd = math.sqrt(widest * (1 + 1 / m) + excess) if inside and params.envelope_alarm > 0 else None
+        beyond = float(w[drive] - rest.mean()) if drive is not None else 0.0
+        return cls(float(rest.mean()), math.sqrt(variance * (1 + 1 / m) + excess), envelope_sd, m, beyond)
+
+    def passes(self, params: OutlierParams, drives: int) -> bool:
+        """Whether the drive is named, at each test's alarm share over `drives` (Bonferroni)."""
+        by_t = params.loo_alarm > 0 and self.t > _t_cut(params.loo_alarm, drives, self.peers - 1)
+        envelope = self.envelope
+        return by_t or (envelope is not None and envelope > _z_cut(params.envelope_alarm, drives))
+
+    def reach(self, params: OutlierParams, drives: int) -> float:
+        """How far beyond the peers' mean (ln units) a drive must be for either test to name it."""
+        reach = math.inf
+        if params.loo_alarm > 0 and self.t_sd > 0:
+            reach = _t_cut(params.loo_alarm, drives, self.peers - 1) * self.t_sd
+        elif params.loo_alarm > 0:
+            reach = 0.0
+        if self.envelope_sd is not None:
+            reach = min(reach, _z_cut(params.envelope_alarm, drives) * self.envelope_sd)
+        return reach
 
 
 @lru_cache(maxsize=1024)
@@ -267,9 +350,24 @@ def _t_cut(alarm: float, drives: int, df: int) -> float:
     return t_quantile(1 - alarm / drives, df)
 
 
+@lru_cache(maxsize=1024)
+def _z_cut(alarm: float, drives: int) -> float:
+    """The normal quantile past which one of `drives` is named at `alarm` in all (Bonferroni)."""
+    return NormalDist().inv_cdf(1 - alarm / drives)
+
+
+@lru_cache(maxsize=1024)
+def _chi2_quantile(q: float, df: int) -> float:
+    """The q quantile of chi-square with df degrees of freedom (Wilson and Hilferty's cube-root normal
+    approximation: within about 1% of the quantile for df >= 3, and conservative, larger, for 1 and 2)."""
+    z = NormalDist().inv_cdf(q)
+    k = float(df)
+    return k * (1 - 2 / (9 * k) + z * math.sqrt(2 / (9 * k))) ** 3
+
+
 def _far_beyond(y, finite, i: int, own: float, sign: float, params: OutlierParams) -> bool:  # y: ln values
     """Whether device i is past `far_ratio` of the nearest other device and `threshold` of its own standard
-    errors beyond it: a factor no spread of healthy peers explains."""
+    errors beyond it."""
     import numpy as np
 
     mask = finite.copy()

@@ -23,6 +23,9 @@ from iolab.models import Finding, units
 from iolab.models.array_names import TOGETHER
 
 _P = OutlierParams()  # the defaults the rule's description quotes
+# An array that could not have named a drive at this share of its median (or above) says so: "60% of its peers"
+# is what a user asks of an outlier test (issue 40); fewer drives or a wider spread cannot show it.
+UNSEEN_RATIO = 0.6
 KEEPS_UP = 0.95  # alone, a drive within 5% of the median of its peers keeps up with them
 NOISE_SIGMAS = 2.0  # a drop between two sets must exceed this many standard errors of their difference
 
@@ -83,9 +86,31 @@ def _point_of(view: ArrayView, label: str, device: str) -> str:
 
 def _method(report: OutlierReport) -> str:
     p = report.params
+    envelope = (
+        f", or against a spread of {p.envelope_sigma:.0%} (the widest healthy peers are taken to have) past the "
+        f"normal {p.envelope_alarm:g}/n quantile"
+        if report.envelope_holds
+        else f" (the peers spread wider than {p.envelope_sigma:.0%}: judged by their own spread only)"
+    )
     return (
-        f"modified z-score (robust scale: {report.scale_method}) below -{p.threshold:g}, or leave-out t against the "
-        f"others' mean and sd past its {p.loo_alarm:g}/n quantile, and at least {p.rel_floor:.0%} below the median"
+        f"leave-out t against the others' mean and sd past its {p.loo_alarm:g}/n quantile{envelope}; or modified "
+        f"z-score (robust scale: {report.scale_method}) below -{p.threshold:g} in {p.z_min_devices} drives or more; "
+        f"and at least {p.rel_floor:.0%} below the median"
+    )
+
+
+def _unseen(report: OutlierReport) -> str:
+    """What a drive would have had to be to be named, where that is below UNSEEN_RATIO of the median ("" when
+    the array could have named a drive at UNSEEN_RATIO)."""
+    if report.floor is None or report.floor >= UNSEEN_RATIO:
+        return ""
+    spread = (
+        "" if report.envelope_holds else f", wider than the {report.params.envelope_sigma:.0%} healthy drives show,"
+    )
+    return (
+        f"{len(report.scores)} drives spread {math.expm1(report.scale):.0%} (robust sd of ln bandwidth){spread} "
+        f"could name only a drive {1 - report.floor:.0%} or more below the median (at {report.floor:.0%} of it or "
+        f"less): a drive at {UNSEEN_RATIO:.0%} of its peers would go unseen"
     )
 
 
@@ -96,20 +121,23 @@ def _method(report: OutlierReport) -> str:
     needs="arrays",
     title="A drive is the odd one out of its array",
     applies="array runs with at least 3 drives in a view (together or alone)",
-    trigger=f"modified z-score of ln(bandwidth) below -{_P.threshold:g}, its own noise (batch means of its seconds) "
-    "counted with the peers' spread, and at least 5% below the array median; or, of the worst "
-    f"{_P.loo_block} drives set aside one at a time, below the mean of the others' ln(bandwidth) by more than "
-    f"Student's t (n - 2 degrees of freedom) at {_P.loo_alarm:g}/n times their sample sd (its own noise in "
-    f"quadrature); or below half of its slowest peer by more than {_P.threshold:g} of its standard errors, whatever "
-    "the spread. Info when only alone and the drive kept up together, when "
-    "the host was busy during its point (TEL-INTERFERENCE), or when its point was too short to know its noise",
+    trigger=f"at least 5% below the array median and, of the worst {_P.loo_block} drives set aside one at a time, "
+    "below the mean of the others' ln(bandwidth) by more than Student's t (n - 2 degrees of freedom) at "
+    f"{_P.loo_alarm:g}/n times their sample sd, or by more than the normal {_P.envelope_alarm:g}/n quantile of a "
+    f"spread of {_P.envelope_sigma:.0%} (the widest healthy peers of one array are taken to have; not where the "
+    "others spread wider), its own noise beyond theirs (batch means of its seconds) in quadrature; or, in "
+    f"{_P.z_min_devices} drives or more, a modified z-score of ln(bandwidth) below -{_P.threshold:g}. Info when "
+    "only alone and the drive kept up together, when the host was busy during its point (TEL-INTERFERENCE), or "
+    "when its point was too short to know its noise; info, naming no drive, when the array could not have named a "
+    f"drive at {UNSEEN_RATIO:.0%} of its median (few drives, wide spread)",
     why="In an array every job waits for the slowest member, so one slow drive sets the pace.",
     fix="Compare its PCIe link speed and width, NUMA node, firmware, SMART temperature and fill/TRIM state "
     "with its peers; re-run to see if it stays an outlier.",
-    evidence="its bandwidth, the median, modified z, leave-out t, drives",
-    source="Iglewicz and Hoaglin's modified z-score on a log scale; Rousseeuw and Croux's Qn when MAD is 0; "
-    "a leave-out prediction interval (Student's t, Bonferroni over the drives) set aside one drive at a time as in "
-    "Rosner's generalized ESD; batch means for each point's standard error",
+    evidence="its bandwidth, the median, leave-out t, envelope score, modified z, drives",
+    source="a leave-out prediction interval on log rates (Student's t, Bonferroni over the drives) set aside one "
+    "drive at a time as in Rosner's generalized ESD, beside one at the widest spread of healthy peers "
+    "(reference/analysis.md §5.4; parameters from bench/outlier_envelope.py); Iglewicz and Hoaglin's modified "
+    "z-score on a log scale; Rousseeuw and Croux's Qn when MAD is 0; batch means for each point's standard error",
 )
 def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
     busy = busy_points(ctx)
@@ -120,12 +148,17 @@ def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
             if not report.evaluated:
                 yield r.not_evaluated(report.reason, subject)
                 continue
+            unseen = _unseen(report)
+            if unseen:
+                evidence = {"drives": len(report.scores), "median": _mb(report.median), "method": _method(report)}
+                yield r.finding(f"{subject}: {unseen}", subject, evidence, "info")
             for score in report.outliers:
                 evidence = {
                     "bandwidth": _mb(score.value),
                     "median": _mb(report.median),
-                    "modified z": _score(score.z),
                     "leave-out t": _score(score.t),
+                    "envelope score": _score(score.envelope),
+                    "modified z": _score(score.z),
                     "own noise": "not logged" if score.noise is None else f"±{score.noise:.1%} (standard error)",
                     "drives": len(report.scores),
                     "workload": view.workload,
