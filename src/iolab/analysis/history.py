@@ -16,7 +16,8 @@ judged against the history's own noise, §5.4):
    relative to its median; a daily (and weekly) profile is removed once the
    runs span three cycles; the noise's robust sd and the correlation of
    successive runs are measured (`analysis.history_noise`), first with the
-   differences that straddle a step of a first, most sensitive look left out.
+   differences that straddle a step of a first, most sensitive look left out;
+   runs further than `clip_sigmas` sds from their local level are pulled in.
 1. Split. Windows of `window_len` points, each starting `window_len/2` after
    the previous one (the last one ends at the series' end). In each window,
    the split that maximises the energy statistic
@@ -53,7 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from iolab.analysis.history_noise import NoiseModel, noise_scale, remove_cycles
+from iolab.analysis.history_noise import MAD_TO_SD, NoiseModel, noise_scale, remove_cycles, rolling_median
 
 HOUR = 3600.0
 
@@ -172,6 +173,10 @@ class ChangePointParams:
     outlier_sigmas: float = 9.0
     outlier_neighbours: int = 5  # a median of 5 outvotes a burst of up to 3 bad runs, which stays outliers
     outlier_floor: float = 0.10  # a run 5% off its neighbours is not worth a look, however quiet they are
+    # Runs further than this many sds from their local level are pulled in to that distance before the test:
+    # a burst of three bad runs too shallow to be named an outlier (a 35% dip at COV 8%) must not pass for a
+    # level of its own, nor one heavy-tailed run make a segment of five look like one.
+    clip_sigmas: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -521,6 +526,25 @@ def change_points(
     return analyse_history(values, params, times).change_points
 
 
+def _clipped(u, sigma: float, params: ChangePointParams):
+    """`u` with each run further than `clip_sigmas` sds from the running median of the 2 x min_size + 1 runs
+    around it pulled in to that distance. A step moves that median at the step itself, so a step's runs are
+    not pulled; a burst of three among eleven is. The sd is the larger of the history's and the local one
+    (1.4826 x the running median, over `_SPREAD_RUNS` runs, of the distances to that median): a stretch
+    noisier than the rest keeps its spread, which the test then judges it by."""
+    import numpy as np
+
+    if sigma == 0.0:
+        return u
+    local = rolling_median(u, 2 * params.min_size + 1)
+    spread = MAD_TO_SD * rolling_median(np.abs(u - local), _SPREAD_RUNS)
+    bound = params.clip_sigmas * np.maximum(spread, sigma)
+    return local + np.clip(u - local, -bound, bound)
+
+
+_SPREAD_RUNS = 31  # about a day of hourly runs: a noisy night is its own, three bad runs are not
+
+
 def analyse_history(
     values: Sequence[float], params: ChangePointParams | None = None, times: Sequence[float] | None = None
 ) -> HistoryAnalysis:
@@ -540,8 +564,9 @@ def analyse_history(
     (`history_noise.remove_cycles`). Each step is then judged against the
     history's own noise (`history_noise.noise_scale`: a robust sd, and the
     correlation of successive runs, which makes a mean over n runs vary as
-    one over n (1 - phi) / (1 + phi)). Fewer than 2 x min_size runs give no
-    change points (`too_few`).
+    one over n (1 - phi) / (1 + phi)), with runs beyond `clip_sigmas` sds of
+    their local level pulled in. Fewer than 2 x min_size runs give no change
+    points (`too_few`).
     """
     import numpy as np
 
@@ -564,11 +589,11 @@ def analyse_history(
     # noise is then measured without the differences that straddle a step: in a short history one step's
     # difference weighs enough to pass for correlation.
     sigma, _ = noise_scale(adjusted)
-    first = _detect(adjusted, params, _Noise(sigma, 1.0))
+    first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
     sigma, phi = noise_scale(adjusted, first)
     model = NoiseModel(sigma, phi, daily, weekly)
     noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + phi) / (1.0 - phi)))
-    z = adjusted
+    z = _clipped(adjusted, sigma, params)
     found = _detect(z, params, noise)
     stats = _merge(z, found, params, noise)
     bounds = [0, *found, n]
