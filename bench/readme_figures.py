@@ -263,7 +263,7 @@ def calibration_histories(results: Results) -> str:
     f, r, o = h["false_change_points"], h["step_recall"], h["outlier_runs"]
 
     def rates(name: str) -> str:
-        return ", ".join(f"{k} {v['per_1000_runs']:g}" for k, v in f[name].items())
+        return ", ".join(f"{k} {v['per_1000_runs']:.2g}" for k, v in f[name].items())
 
     recall = "; ".join(
         f"{size}: " + ", ".join(f"COV {cov} {_found(cell)}" for cov, cell in cells.items())
@@ -276,11 +276,12 @@ def calibration_histories(results: Results) -> str:
     chosen = histories["chosen"]
     return (
         f"Simulated monitoring histories (`bench/simulated_histories.py`, {h['histories']:,} held-out histories, "
-        f"{h['runs']:,} runs; [docs/history.md](docs/history.md)): **{f['all']['per_1000_runs']:g}** false change "
-        f"points per 1,000 runs (by COV: {rates('cov')}; noise: {rates('noise')}; phi: {rates('phi')}; daily cycle: "
-        f"{rates('daily_cycle')}; runs: {rates('runs')}). Steps with 20 runs or more a side found within 3 runs, "
+        f"{h['runs']:,} runs; [docs/history.md](docs/history.md)): **{f['all']['per_1000_runs']:.2g}** false change "
+        f"points per 1,000 runs in {f['all']['runs']:,} runs of histories spanning three days (by COV: {rates('cov')}; noise: {rates('noise')}; phi: {rates('phi')}; daily cycle: "
+        f"{rates('daily_cycle')}; runs: {rates('runs')}; of them {f['all']['of_them_4_to_10_runs_from_a_true_step']} lie 4-10 runs from a true "
+        f"step and {f['all']['of_them_at_a_burst_of_outlier_runs']} at a burst of outlier runs). Steps with 20 runs or more a side found within 3 runs, "
         f"beside the oracle bound: {recall}. By correlation: {by_phi}. Unplanted outlier runs per 10,000 runs: "
-        f"t4 **{o['t4']['false_per_10000_runs']:g}**, Gaussian {o['gaussian']['false_per_10000_runs']:g}; planted "
+        f"t4 **{o['t4']['false_per_10000_runs']:.2g}**, Gaussian {o['gaussian']['false_per_10000_runs']:.2g}; planted "
         f"ones found {o['gaussian']['recall']:.0%} (Gaussian) and {o['t4']['recall']:.0%} (t4). Chosen on the other "
         f"half: outlier cut {chosen['outlier_sigmas']:g} sds, p {chosen['max_pvalue']:g}. Issue 33's series: "
         f"change point at index {histories['issue_example']['change_points']}, outlier run "

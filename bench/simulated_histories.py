@@ -55,10 +55,13 @@ OUTLIER_SIGMAS = tuple(x / 2 for x in range(10, 25))  # 5 to 12 sds
 MAX_PVALUES = (1e-3, 1e-4, 1e-5, 1e-6)
 FALSE_PER_1000 = 0.1
 FALSE_OUTLIERS_PER_10000 = 1.0
-SIZE_BINS = ((0.05, 0.10), (0.10, 0.15), (0.15, 0.31))
-COV_BINS = ((0.02, 0.05), (0.05, 0.075), (0.075, 0.101))
-PHI_BINS = ((0.0, 0.001), (0.001, 0.35), (0.35, 0.71))
-CYCLE_BINS = ((0.0, 0.001), (0.001, 0.03), (0.03, 0.051))
+# Bins: (low, high, label), low <= value < high.
+SIZE_BINS = ((0.05, 0.10, "5-10%"), (0.10, 0.15, "10-15%"), (0.15, 0.31, "15-30%"))
+COV_BINS = ((0.02, 0.05, "2-5%"), (0.05, 0.075, "5-7.5%"), (0.075, 0.101, "7.5-10%"))
+FALSE_COV_BINS = ((0.02, 0.04, "2-4%"), (0.04, 0.06, "4-6%"), (0.06, 0.08, "6-8%"), (0.08, 0.101, "8-10%"))
+PHI_BINS = ((0.0, 0.001, "0"), (0.001, 0.35, "0-0.35"), (0.35, 0.71, "0.35-0.7"))
+CYCLE_BINS = ((0.0, 0.001, "none"), (0.001, 0.03, "1-3%"), (0.03, 0.051, "3-5%"))
+RUNS_BINS = ((30, 200, "30-199"), (200, 2000, "200-1,999"), (2000, 17_521, "2,000-17,520"))
 
 
 @dataclass
@@ -177,10 +180,10 @@ def oracle_power(size: float, before: int, after: int, cov: float, phi: float) -
     return normal.cdf(z - critical) + normal.cdf(-z - critical)
 
 
-def _bin(value: float, bins: tuple[tuple[float, float], ...]) -> str | None:
-    for lo, hi in bins:
+def _bin(value: float, bins: tuple[tuple[float, float, str], ...]) -> str | None:
+    for lo, hi, label in bins:
         if lo <= value < hi:
-            return f"{lo:g}-{min(hi, 1.0):.3g}"
+            return label
     return None
 
 
@@ -254,14 +257,14 @@ def _spanning(rows: list[dict]) -> list[dict]:
 def false_by_bin(rows: list[dict]) -> dict:
     counted = _spanning(rows)
     by = {
-        "cov": lambda r: _bin(r["cov"], ((0.02, 0.04), (0.04, 0.06), (0.06, 0.08), (0.08, 0.101))),
+        "cov": lambda r: _bin(r["cov"], FALSE_COV_BINS),
         "noise": lambda r: r["noise"],
         "phi": lambda r: _bin(r["phi"], PHI_BINS),
         "daily_cycle": lambda r: _bin(r["daily"], CYCLE_BINS),
         "weekly_cycle": lambda r: "yes" if r["weekly"] else "no",
         "drift": lambda r: "yes" if r["drift"] else "no",
         "spacing": lambda r: r["spacing"],
-        "runs": lambda r: _bin(r["runs"], ((30, 200), (200, 2000), (2000, 17_521))),
+        "runs": lambda r: _bin(r["runs"], RUNS_BINS),
     }
     out: dict = {"all": _false_rate(counted)}
     for name, key in by.items():
@@ -288,15 +291,10 @@ def recall_by_bin(rows: list[dict]) -> dict:
     steps = [{**s, "cov": r["cov"], "phi": r["phi"], "noise": r["noise"]} for r in rows for s in r["steps"]]
     wide = [s for s in steps if s["sides"] >= SIDE]
     out: dict = {"size_by_cov": {}, "size_by_phi": {}, "size_by_noise": {}}
-    for size in SIZE_BINS:
-        in_size = [s for s in wide if size[0] <= s["size"] < size[1]]
-        label = f"{size[0]:.0%}-{min(size[1], 0.30):.0%}"
-        out["size_by_cov"][label] = {
-            _bin(cov[0], COV_BINS): _recall([s for s in in_size if cov[0] <= s["cov"] < cov[1]]) for cov in COV_BINS
-        }
-        out["size_by_phi"][label] = {
-            _bin(phi[0], PHI_BINS): _recall([s for s in in_size if phi[0] <= s["phi"] < phi[1]]) for phi in PHI_BINS
-        }
+    for lo, hi, label in SIZE_BINS:
+        in_size = [s for s in wide if lo <= s["size"] < hi]
+        out["size_by_cov"][label] = {c: _recall([s for s in in_size if a <= s["cov"] < b]) for a, b, c in COV_BINS}
+        out["size_by_phi"][label] = {c: _recall([s for s in in_size if a <= s["phi"] < b]) for a, b, c in PHI_BINS}
         out["size_by_noise"][label] = {k: _recall([s for s in in_size if s["noise"] == k]) for k in ("gaussian", "t4")}
     out["fewer_than_20_runs_a_side"] = _recall([s for s in steps if s["sides"] < SIDE])
     return out
