@@ -237,3 +237,21 @@ def test_a_burst_too_shallow_to_name_is_seldom_a_level():
         x[at : at + 3] *= rng.uniform(0.6, 0.7, 3)
         levels += any(at - 5 <= c.index <= at + 8 for c in change_points(x, times=t))
     assert levels <= 2, levels
+
+
+def test_newest_runs_off_the_level_are_too_few_to_tell_not_no_change():
+    """A 30% drop in the newest 1 or 2 of 300 runs: no change point can be confirmed yet, and the history
+    says so rather than only "no change points" (with 3 or 4, the segment of five that the last normal runs
+    complete may already confirm one, placed a run or two early); none when the newest runs are not off."""
+    for k in (1, 2):
+        t, x = monitoring(1300 + k, 300, cov=0.03)
+        x[-k:] *= 0.7
+        judged = analyse_history(x, times=t)
+        assert judged.change_points == [] and judged.pending is not None
+        assert judged.pending[0] == k and judged.pending[1] == pytest.approx(-0.30, abs=0.05)
+        notes = change_points_notes(judged, False)
+        runs = "run sits" if k == 1 else "runs sit"
+        assert notes[0].startswith(f"the newest {k} {runs} ") and "% below the level before" in notes[0]
+        assert notes[0].endswith(f"too few runs on a side to tell ({k}; needs 5)")
+    t, x = monitoring(1300, 300, cov=0.03)
+    assert analyse_history(x, times=t).pending is None

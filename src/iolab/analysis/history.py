@@ -207,6 +207,10 @@ class HistoryAnalysis:
     outlier_runs: list[int]  # positions in the values given
     runs: int  # runs judged: usable (not NaN, not failed) and not outlier runs
     noise: NoiseModel | None  # None when too few runs to tell
+    # The newest runs, fewer than min_size, that all sit off the level before them the same way:
+    # (how many, their median relative to that level); None when they do not. A step there cannot be
+    # confirmed yet, and "no change points" alone would say the history holds none.
+    pending: tuple[int, float] | None = None
 
     @property
     def too_few(self) -> bool:
@@ -613,7 +617,28 @@ def analyse_history(
                 n_after=bounds[i + 2] - split,
             )
         )
-    return HistoryAnalysis(params, out, outliers, n, model)
+    return HistoryAnalysis(params, out, outliers, n, model, _pending(adjusted, [0, *found], sigma, params))
+
+
+def _pending(z, starts: list[int], sigma: float, params: ChangePointParams) -> tuple[int, float] | None:
+    """The newest k < min_size runs (the most that qualify) that each sit beyond `min_magnitude` and 3 sds
+    off the median of the (up to 2 x min_size) runs before them since the last change point, all the same
+    way: (k, their median relative to that level)."""
+    import numpy as np
+
+    n = len(z)
+    for k in range(params.min_size - 1, 0, -1):
+        before = z[max(starts[-1], n - k - 2 * params.min_size) : n - k]
+        if len(before) < params.min_size:
+            continue
+        level = float(np.median(before))
+        if level == 0.0:  # a level of failed runs (skip_zeros=False): nothing to be relative to
+            return None
+        off = z[n - k :] - level
+        far = np.abs(off) > max(params.min_magnitude * abs(level), 3.0 * sigma)
+        if far.all() and (np.sign(off) == np.sign(off[0])).all():
+            return k, float(np.median(z[n - k :])) / level - 1.0
+    return None
 
 
 def _detect(z, params: ChangePointParams, noise: _Noise) -> list[int]:

@@ -139,6 +139,13 @@ def change_points_notes(judged: HistoryAnalysis | None, found: bool) -> list[str
     if judged.too_few or noise is None:
         return [f"change points: too few runs on a side to tell ({runs // 2}; needs {params.min_size})"]
     lines = []
+    if judged.pending is not None:
+        newest, relative = judged.pending
+        lines.append(
+            f"the newest {counted(newest, 'run')} {'sits' if newest == 1 else 'sit'} {abs(relative):.0%}"
+            f" {'below' if relative < 0 else 'above'} the level before: too few runs on a side to tell"
+            f" ({newest}; needs {params.min_size})"
+        )
     if not found:
         half = runs // 2
         step = judged.detectable_step(half, runs - half) or 0.0
