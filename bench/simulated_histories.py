@@ -433,7 +433,9 @@ def main() -> int:
     )
     _print(figures)
     print(f"took {figures['seconds']} s")
-    return 0 if (sigmas, pvalue) == (shipped.outlier_sigmas, shipped.max_pvalue) else 1
+    # At full size, exit 1 when the parameters chosen differ from the shipped ones; a smoke run's four
+    # training histories choose nothing worth comparing.
+    return 0 if args.smoke or (sigmas, pvalue) == (shipped.outlier_sigmas, shipped.max_pvalue) else 1
 
 
 if __name__ == "__main__":

@@ -642,7 +642,9 @@ def _pending(z, starts: list[int], sigma: float, params: ChangePointParams) -> t
 
 
 def _detect(z, params: ChangePointParams, noise: _Noise) -> list[int]:
-    """Candidates from both passes, merged, moved to their least-squares place and merged again."""
+    """Candidates from both passes, merged, moved to their least-squares place and merged again. (The first
+    look runs both passes too: with binary segmentation alone it missed steps whose differences then passed
+    for correlation, and 10-15% steps at COV 7.5-10% were found 63% instead of 81%.)"""
     import numpy as np
 
     # Shift by the median for the distance sums: same statistic, fewer lost digits.
