@@ -291,16 +291,41 @@ def calibration_envelope(results: Results) -> str:
     )
 
 
+def _found(cell: dict) -> str:
+    """A step-recall bin: found (oracle bound) of how many."""
+    if not cell["steps"]:
+        return "no steps"
+    return f"{cell['recall']:.0%} ({cell['oracle']:.0%} of {cell['steps']})"
+
+
 def calibration_histories(results: Results) -> str:
     histories = results("simulated_histories")
     h = histories["held_out"]
+    f, r, o = h["false_change_points"], h["step_recall"], h["outlier_runs"]
+
+    def rates(name: str) -> str:
+        return ", ".join(f"{k} {v['per_1000_runs']:.2g}" for k, v in f[name].items())
+
+    recall = "; ".join(
+        f"{size}: " + ", ".join(f"COV {cov} {_found(cell)}" for cov, cell in cells.items())
+        for size, cells in r["size_by_cov"].items()
+    )
+    by_phi = "; ".join(
+        f"{size}: " + ", ".join(f"phi {phi} {_found(cell)}" for phi, cell in cells.items())
+        for size, cells in r["size_by_phi"].items()
+    )
+    chosen = histories["chosen"]
     return (
-        f"Simulated histories (`bench/simulated_histories.py`, {h['histories']:,} held-out histories, "
-        f"{h['runs']:,} runs): 10% steps found **{h['recall_10pct_steps']:.1%}** of {h['steps']:,}; "
-        f"**{h['false_per_1000_runs']:g}** false change points per 1,000 runs; lone outlier runs found "
-        f"{h['outlier_runs_recall']:.1%} of {h['outlier_runs_planted']:,}, {h['outlier_runs_false']} false "
-        f"(cut chosen on the other half: {histories['chosen_outlier_sigmas']:g} sigma). Issue 33's series: change "
-        f"point at index {histories['issue_example']['change_points']}, outlier run "
+        f"Simulated monitoring histories (`bench/simulated_histories.py`, {h['histories']:,} held-out histories, "
+        f"{h['runs']:,} runs; [docs/history.md](docs/history.md)): **{f['all']['per_1000_runs']:.2g}** false change "
+        f"points per 1,000 runs in {f['all']['runs']:,} runs of histories spanning three days (by COV: {rates('cov')}; noise: {rates('noise')}; phi: {rates('phi')}; daily cycle: "
+        f"{rates('daily_cycle')}; runs: {rates('runs')}; of them {f['all']['of_them_4_to_10_runs_from_a_true_step']} lie 4-10 runs from a true "
+        f"step and {f['all']['of_them_at_a_burst_of_outlier_runs']} at a burst of outlier runs). Steps with 20 runs or more a side found within 3 runs, "
+        f"beside the oracle bound: {recall}. By correlation: {by_phi}. Unplanted outlier runs per 10,000 runs: "
+        f"t4 **{o['t4']['false_per_10000_runs']:.2g}**, Gaussian {o['gaussian']['false_per_10000_runs']:.2g}; planted "
+        f"ones found {o['gaussian']['recall']:.0%} (Gaussian) and {o['t4']['recall']:.0%} (t4). Chosen on the other "
+        f"half: outlier cut {chosen['outlier_sigmas']:g} sds, p {chosen['max_pvalue']:g}. Issue 33's series: "
+        f"change point at index {histories['issue_example']['change_points']}, outlier run "
         f"{histories['issue_example']['outlier_runs']}."
     )
 

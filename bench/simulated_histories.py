@@ -1,21 +1,32 @@
-"""Recall and false change points of `analysis.history.change_points` on simulated run histories.
+"""The envelope of `iolab history`'s change points and outlier runs: simulated monitoring histories over the
+space real machines present, figures by bin beside an oracle bound, on seeds nothing was chosen on.
 
-Each history is a metric over scheduled runs, drawn from a seed: 200 to
-10,000 runs (log-uniform), run-to-run noise of 1 to 4% (Gaussian, relative),
-a slow drift of up to +/-3% over the whole history, lone outlier runs (0.2 to
-1% of the runs at 40 to 80% of the level), and one or two steps of +/-10%
-(half the histories) or none. A found change point is a hit when it lies
-within 3 runs of a true step (each step counted once); every other one is a
-false change point. Outlier runs are scored the same way against the ones
-planted (`analysis.history.outlier_runs`).
+The space (reference/analysis.md §5.4; issue 40). Each history is drawn from its seed:
+- length: log-uniform from 30 runs to two years of hourly runs (17,520);
+- spacing: hourly (60%), hourly with 15% of the runs missed and +/-15 min of jitter (30%), every 4 h (10%);
+- noise: COV 2-10% (the sd of a run around its level), Gaussian or Student t4 (scaled to that sd),
+  AR(1) between successive runs with phi 0 (a third) or 0-0.7;
+- a daily cycle in half the histories, 1-5% amplitude (peak off the level), a sine with a random share
+  of its second harmonic (a business-hours shape); a weekly cycle of 1-3% in a quarter;
+- a linear drift of -5..+5% over the whole history in half;
+- 0-3 steps of -5 to -30% (one in five upward instead), at least 5 runs from an end and from each other;
+- isolated outlier runs (0.1-0.5% of the runs at 30-70% of the level) and bursts of three (one per
+  2,000 runs), none within 3 runs of a step.
 
-The outlier-run cut (robust sigmas of run-to-run noise) is chosen on the even
-seeds: the smallest of a grid that keeps false change points at or under 1
-per 1,000 runs and false outlier runs at or under 1 per 100,000; every figure
-is reported on the odd seeds.
+Scored: a change point within 3 runs of a true step is a hit (each step once); every other is false,
+counted per 1,000 runs, only in histories spanning three days (a daily cycle cannot be told from a step
+before; those are reported apart). A step's recall is binned by its size and the history's COV, with at
+least 20 runs on each side to the ends and to other steps, and beside it the oracle bound: the power of
+the likelihood-ratio test that knows the step's place, the noise's sd and phi, the cycles, the drift and
+the other steps (generalised least squares of each segment's mean under AR(1) noise, two-sided at the
+per-run false rate the target allows, 1e-4). An outlier run found that was not planted is false.
 
-    python bench/simulated_histories.py [--cases 1000] [--seed 33] [--out PATH]
-    python bench/simulated_histories.py --cases 20 --out /tmp/x.json   # the smoke size the suite runs
+The parameters (`outlier_sigmas`, then `max_pvalue`) are chosen on the even seeds: the most sensitive of
+each grid that keeps false outlier runs at or under 1 per 10,000 runs under t4 noise, then false change
+points at or under 0.1 per 1,000 runs; every figure is reported on the odd seeds.
+
+    python bench/simulated_histories.py [--cases 600] [--seed 40] [--out PATH]
+    python bench/simulated_histories.py --smoke     # the size the suite runs
 """
 
 from __future__ import annotations
@@ -23,7 +34,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -33,103 +44,382 @@ sys.path.insert(0, str(HERE))
 from held_out import choose, corpus_args  # noqa: E402
 from results_file import host, write_result  # noqa: E402
 
-from iolab.analysis.history import ChangePointParams, change_points, outlier_runs  # noqa: E402
+from iolab.analysis.history import ChangePointParams, analyse_history, change_points, outlier_runs, outlier_scores  # noqa: E402
 
 LEVEL = 10e9  # bytes/s
+HOUR, DAY, WEEK = 3600.0, 86400.0, 7 * 86400.0
 NEAR = 3  # runs between a found change point and the true step it is credited to
-SIGMAS = (4.0, 5.0, 6.0, 7.0)
-FALSE_PER_1000 = 1.0
-FALSE_OUTLIERS_PER_10000 = 0.1
+SIDE = 20  # runs on each side of a step for it to count in the recall bins
+ORACLE_ALPHA = 1e-4  # the per-run false rate the targets allow (0.1 per 1,000 runs)
+OUTLIER_SIGMAS = tuple(x / 2 for x in range(10, 25))  # 5 to 12 sds
+MAX_PVALUES = (1e-3, 1e-4, 1e-5, 1e-6)
+FALSE_PER_1000 = 0.1
+FALSE_OUTLIERS_PER_10000 = 1.0
+# Bins: (low, high, label), low <= value < high.
+SIZE_BINS = ((0.05, 0.10, "5-10%"), (0.10, 0.15, "10-15%"), (0.15, 0.31, "15-30%"))
+COV_BINS = ((0.02, 0.05, "2-5%"), (0.05, 0.075, "5-7.5%"), (0.075, 0.101, "7.5-10%"))
+FALSE_COV_BINS = ((0.02, 0.04, "2-4%"), (0.04, 0.06, "4-6%"), (0.06, 0.08, "6-8%"), (0.08, 0.101, "8-10%"))
+PHI_BINS = ((0.0, 0.001, "0"), (0.001, 0.35, "0-0.35"), (0.35, 0.71, "0.35-0.7"))
+CYCLE_BINS = ((0.0, 0.001, "none"), (0.001, 0.03, "1-3%"), (0.03, 0.051, "3-5%"))
+RUNS_BINS = ((30, 200, "30-199"), (200, 2000, "200-1,999"), (2000, 17_521, "2,000-17,520"))
 
 
-def draw(seed: int) -> tuple[np.ndarray, list[int], list[int]]:
-    """One history, the first run of each true step, and the planted outlier runs."""
-    rng = np.random.default_rng(seed)
-    n = int(math.exp(rng.uniform(math.log(200), math.log(10_000))))
-    x = LEVEL * (1.0 + rng.uniform(0.01, 0.04) * rng.standard_normal(n))
-    x *= 1.0 + rng.uniform(-0.03, 0.03) * np.linspace(0.0, 1.0, n)
+@dataclass
+class History:
+    times: np.ndarray
+    values: np.ndarray
+    steps: list[int]  # first run of each new level
+    sizes: list[float]  # each step's relative change
+    outliers: set[int]  # planted outlier runs, isolated and in bursts
+    bursts: list[int]  # first run of each planted burst
+    knobs: dict = field(default_factory=dict)
+
+
+def _times(rng: np.random.Generator, n: int) -> tuple[np.ndarray, str]:
+    start = 1.7e9 + float(rng.integers(0, 7 * 24)) * HOUR
+    kind = rng.random()
+    if kind < 0.6:
+        return start + HOUR * np.arange(n), "hourly"
+    if kind < 0.9:
+        slots = np.sort(rng.choice(int(n / 0.85) + 1, size=n, replace=False))
+        return start + HOUR * slots + rng.uniform(-900, 900, n), "irregular"
+    return start + 4 * HOUR * np.arange(n), "4-hourly"
+
+
+def _noise(rng: np.random.Generator, n: int, cov: float, phi: float, heavy: bool) -> np.ndarray:
+    shocks = rng.standard_t(4, n) / math.sqrt(2.0) if heavy else rng.standard_normal(n)
+    e = np.empty(n)
+    e[0] = shocks[0]
+    scale = math.sqrt(1.0 - phi * phi)
+    for i in range(1, n):  # a loop: lfilter would need scipy
+        e[i] = phi * e[i - 1] + scale * shocks[i]
+    return cov * e
+
+
+def _steps(rng: np.random.Generator, n: int) -> tuple[list[int], list[float]]:
     steps: list[int] = []
-    if seed % 4 < 2:  # half the histories: one or two steps of 10%, at least 30 runs from an end or each other
-        for _ in range(int(rng.integers(1, 3))):
-            at = int(rng.integers(30, n - 30))
-            if all(abs(at - s) >= 30 for s in steps):
-                steps.append(at)
-                x[at:] *= 0.9 if rng.random() < 0.5 else 1.1
+    for _ in range(int(rng.integers(0, 4))):
+        at = int(rng.integers(5, n - 5)) if n > 10 else 0
+        if at and all(abs(at - s) >= 5 for s in steps):
+            steps.append(at)
     steps.sort()
-    count = max(1, int(n * rng.uniform(0.002, 0.01)))
-    bad = sorted({int(i) for i in rng.choice(np.arange(3, n - 3), size=count, replace=False)})
-    lone = [b for i, b in enumerate(bad) if (i == 0 or b - bad[i - 1] > 3) and all(abs(b - s) > 1 for s in steps)]
-    for i in lone:
-        x[i] *= rng.uniform(0.4, 0.8)
-    return x, steps, lone
+    sizes = [float(rng.uniform(0.05, 0.30)) * (1.0 if rng.random() < 0.2 else -1.0) for _ in steps]
+    return steps, sizes
 
 
-def score(seeds: list[int], params: ChangePointParams) -> dict:
-    runs = hits = planted = false = 0
-    outliers_found = outliers_planted = outliers_false = 0
-    for seed in seeds:
-        x, steps, lone = draw(seed)
-        runs += len(x)
-        planted += len(steps)
-        credited: set[int] = set()
-        for cp in change_points(x, params):
-            near = [s for s in steps if abs(cp.index - s) <= NEAR and s not in credited]
-            if near:
-                credited.add(near[0])
-            else:
-                false += 1
-        hits += len(credited)
-        found = set(outlier_runs(x, params))
-        outliers_planted += len(lone)
-        outliers_found += len(found & set(lone))
-        outliers_false += len(found - set(lone))
+def draw(seed: int) -> History:
+    """One history of the space in the module's docstring."""
+    rng = np.random.default_rng(seed)
+    n = int(math.exp(rng.uniform(math.log(30), math.log(17_520))))
+    t, spacing = _times(rng, n)
+    cov = float(rng.uniform(0.02, 0.10))
+    heavy = bool(rng.random() < 0.5)
+    phi = 0.0 if rng.random() < 1 / 3 else float(rng.uniform(0.0, 0.7))
+    daily = float(rng.uniform(0.01, 0.05)) if rng.random() < 0.5 else 0.0
+    weekly = float(rng.uniform(0.01, 0.03)) if rng.random() < 0.25 else 0.0
+    drift = float(rng.uniform(-0.05, 0.05)) if rng.random() < 0.5 else 0.0
+    a = 2 * np.pi * (t % DAY) / DAY + rng.uniform(0, 2 * np.pi)
+    second = rng.uniform(0.0, 0.5)
+    shape = (np.sin(a) + second * np.sin(2 * a + rng.uniform(0, 2 * np.pi))) / (1.0 + second)
+    signal = 1.0 + daily * shape + weekly * np.sin(2 * np.pi * (t % WEEK) / WEEK + rng.uniform(0, 2 * np.pi))
+    signal = signal + drift * np.linspace(0.0, 1.0, n)
+    steps, sizes = _steps(rng, n)
+    factor = np.ones(n)
+    for at, size in zip(steps, sizes, strict=True):
+        factor[at:] *= 1.0 + size
+    x = LEVEL * signal * factor * (1.0 + _noise(rng, n, cov, phi, heavy))
+    clear = np.ones(n, dtype=bool)
+    for at in steps:
+        clear[max(0, at - 3) : at + 4] = False
+    clear[:4] = clear[-4:] = False
+    outliers: set[int] = set()
+    bursts: list[int] = []
+    for _ in range(rng.binomial(n, rng.uniform(0.001, 0.005))):
+        i = int(rng.integers(0, n))
+        if clear[max(0, i - 6) : i + 7].all():
+            outliers.add(i)
+            clear[max(0, i - 6) : i + 7] = False
+    for _ in range(rng.binomial(n, 1 / 2000)):
+        i = int(rng.integers(0, n - 2))
+        if clear[max(0, i - 6) : i + 9].all():
+            bursts.append(i)
+            outliers.update((i, i + 1, i + 2))
+            clear[max(0, i - 6) : i + 9] = False
+    for i in outliers:
+        x[i] *= rng.uniform(0.3, 0.7)
+    knobs = {
+        "runs": n,
+        "spacing": spacing,
+        "cov": cov,
+        "noise": "t4" if heavy else "gaussian",
+        "phi": phi,
+        "daily": daily,
+        "weekly": weekly,
+        "drift": drift,
+        "days": float(t[-1] - t[0]) / DAY,
+    }
+    return History(t, x, steps, sizes, outliers, bursts, knobs)
+
+
+def _gls_mean_variance(n: int, phi: float) -> float:
+    """Variance (in units of the noise's marginal variance) of the best linear estimate of a level from n
+    runs of AR(1) noise: (1 - phi^2) / ((n - 2)(1 - phi)^2 + 2(1 - phi))."""
+    if n == 1:
+        return 1.0
+    return (1.0 - phi * phi) / ((n - 2) * (1.0 - phi) ** 2 + 2.0 * (1.0 - phi))
+
+
+def oracle_power(size: float, before: int, after: int, cov: float, phi: float) -> float:
+    """Power of the known-place, known-noise test of a step (see the module's docstring)."""
+    from statistics import NormalDist
+
+    normal = NormalDist()
+    se = cov * math.sqrt(_gls_mean_variance(before, phi) + _gls_mean_variance(after, phi))
+    z = abs(math.log1p(size)) / se
+    critical = normal.inv_cdf(1.0 - ORACLE_ALPHA / 2.0)
+    return normal.cdf(z - critical) + normal.cdf(-z - critical)
+
+
+def _bin(value: float, bins: tuple[tuple[float, float, str], ...]) -> str | None:
+    for lo, hi, label in bins:
+        if lo <= value < hi:
+            return label
+    return None
+
+
+def judge(h: History, params: ChangePointParams) -> dict:
+    """One history's counts: runs, false change points, each step's outcome, outlier runs found."""
+    result = analyse_history(h.values, params, h.times)
+    credited: set[int] = set()
+    false = misplaced = at_bursts = 0
+    for cp in result.change_points:
+        near = [s for s in h.steps if abs(cp.index - s) <= NEAR and s not in credited]
+        if near:
+            credited.add(near[0])
+            continue
+        false += 1
+        misplaced += any(abs(cp.index - s) <= 10 for s in h.steps)
+        at_bursts += any(-NEAR <= cp.index - b <= 2 + NEAR for b in h.bursts)
+    bounds = [0, *h.steps, len(h.values)]
+    steps = []
+    for i, (at, size) in enumerate(zip(h.steps, h.sizes, strict=True)):
+        before, after = at - bounds[i], bounds[i + 2] - at
+        steps.append(
+            {
+                "size": abs(size),
+                "sides": min(before, after),
+                "found": at in credited,
+                "oracle": oracle_power(size, before, after, h.knobs["cov"], h.knobs["phi"]),
+            }
+        )
+    found = set(result.outlier_runs)
+    burst_kept = sum(all(j in found for j in (b, b + 1, b + 2)) for b in h.bursts)
     return {
-        "histories": len(seeds),
-        "runs": runs,
-        "steps": planted,
-        "recall_10pct_steps": round(hits / planted, 4) if planted else None,
-        "false_change_points": false,
-        "false_per_1000_runs": round(1000 * false / runs, 3),
-        "outlier_runs_planted": outliers_planted,
-        "outlier_runs_recall": round(outliers_found / outliers_planted, 4) if outliers_planted else None,
-        "outlier_runs_false": outliers_false,
-        "false_outlier_runs_per_10000_runs": round(10_000 * outliers_false / runs, 3),
+        **h.knobs,
+        "false": false,
+        "misplaced": misplaced,
+        "at_bursts": at_bursts,
+        "steps": steps,
+        "outliers_planted": len(h.outliers),
+        "outliers_found": len(found & h.outliers),
+        "outliers_false": len(found - h.outliers),
+        "bursts": len(h.bursts),
+        "bursts_kept_as_outliers": burst_kept,
     }
 
 
+def score(histories: list[History], params: ChangePointParams) -> list[dict]:
+    return [judge(h, params) for h in histories]
+
+
+def _false_rate(rows: list[dict]) -> dict:
+    runs = sum(r["runs"] for r in rows)
+    false = sum(r["false"] for r in rows)
+    return {
+        "histories": len(rows),
+        "runs": runs,
+        "false": false,
+        "per_1000_runs": _rate(1000 * false, runs),
+        "of_them_4_to_10_runs_from_a_true_step": sum(r["misplaced"] for r in rows),
+        "of_them_at_a_burst_of_outlier_runs": sum(r["at_bursts"] for r in rows),
+    }
+
+
+def _rate(count: float, runs: int) -> float | None:
+    return round(count / runs, 4) if runs else None
+
+
+def _spanning(rows: list[dict]) -> list[dict]:
+    """The histories a false change point counts in: those spanning three days (or with no daily cycle)."""
+    return [r for r in rows if r["days"] >= 3 or (r["daily"] == 0 and r["weekly"] == 0)]
+
+
+def false_by_bin(rows: list[dict]) -> dict:
+    counted = _spanning(rows)
+    by = {
+        "cov": lambda r: _bin(r["cov"], FALSE_COV_BINS),
+        "noise": lambda r: r["noise"],
+        "phi": lambda r: _bin(r["phi"], PHI_BINS),
+        "daily_cycle": lambda r: _bin(r["daily"], CYCLE_BINS),
+        "weekly_cycle": lambda r: "yes" if r["weekly"] else "no",
+        "drift": lambda r: "yes" if r["drift"] else "no",
+        "spacing": lambda r: r["spacing"],
+        "runs": lambda r: _bin(r["runs"], RUNS_BINS),
+    }
+    out: dict = {"all": _false_rate(counted)}
+    for name, key in by.items():
+        groups: dict[str, list[dict]] = {}
+        for r in counted:
+            groups.setdefault(str(key(r)), []).append(r)
+        out[name] = {k: _false_rate(v) for k, v in sorted(groups.items())}
+    out["under_three_days_with_a_cycle"] = _false_rate([r for r in rows if r not in counted])
+    return out
+
+
+def _recall(steps: list[dict]) -> dict:
+    if not steps:
+        return {"steps": 0}
+    return {
+        "steps": len(steps),
+        "recall": round(sum(s["found"] for s in steps) / len(steps), 4),
+        "oracle": round(sum(s["oracle"] for s in steps) / len(steps), 4),
+    }
+
+
+def recall_by_bin(rows: list[dict]) -> dict:
+    """Steps with at least SIDE runs each side, by size x COV, and by size x phi."""
+    steps = [{**s, "cov": r["cov"], "phi": r["phi"], "noise": r["noise"]} for r in rows for s in r["steps"]]
+    wide = [s for s in steps if s["sides"] >= SIDE]
+    out: dict = {"size_by_cov": {}, "size_by_phi": {}, "size_by_noise": {}}
+    for lo, hi, label in SIZE_BINS:
+        in_size = [s for s in wide if lo <= s["size"] < hi]
+        out["size_by_cov"][label] = {c: _recall([s for s in in_size if a <= s["cov"] < b]) for a, b, c in COV_BINS}
+        out["size_by_phi"][label] = {c: _recall([s for s in in_size if a <= s["phi"] < b]) for a, b, c in PHI_BINS}
+        out["size_by_noise"][label] = {k: _recall([s for s in in_size if s["noise"] == k]) for k in ("gaussian", "t4")}
+    out["fewer_than_20_runs_a_side"] = _recall([s for s in steps if s["sides"] < SIDE])
+    return out
+
+
+def outliers_by_noise(rows: list[dict]) -> dict:
+    out = {}
+    for noise in ("gaussian", "t4"):
+        group = [r for r in rows if r["noise"] == noise]
+        runs = sum(r["runs"] for r in group)
+        planted = sum(r["outliers_planted"] for r in group)
+        out[noise] = {
+            "runs": runs,
+            "planted": planted,
+            "recall": _rate(sum(r["outliers_found"] for r in group), planted),
+            "false": sum(r["outliers_false"] for r in group),
+            "false_per_10000_runs": _rate(10_000 * sum(r["outliers_false"] for r in group), runs),
+            "bursts": sum(r["bursts"] for r in group),
+            "bursts_kept_as_outliers": sum(r["bursts_kept_as_outliers"] for r in group),
+        }
+    return out
+
+
+def _outlier_grid(train: list[History], shipped: ChangePointParams) -> dict[float, dict]:
+    """Per cut: unplanted outlier runs per 10,000 runs under t4 noise, and the share of planted ones found
+    under Gaussian noise, from each training history's scores (computed once; a cut only compares)."""
+    counts = {s: {"false": 0, "found": 0} for s in OUTLIER_SIGMAS}
+    runs = {"t4": 0, "gaussian": 0}
+    planted = 0
+    for h in train:
+        scores = outlier_scores(h.values / np.median(h.values), shipped)
+        noise = h.knobs["noise"]
+        runs[noise] += len(h.values)
+        planted += len(h.outliers) if noise == "gaussian" else 0
+        clean = np.ones(len(scores), dtype=bool)
+        clean[list(h.outliers)] = False
+        for s in OUTLIER_SIGMAS:
+            if noise == "t4":
+                counts[s]["false"] += int((scores[clean] > s).sum())
+            else:
+                counts[s]["found"] += int((scores[~clean] > s).sum())
+    return {
+        s: {
+            "t4_false_per_10000_runs": _rate(10_000 * c["false"], runs["t4"]),
+            "gaussian_recall": _rate(c["found"], planted),
+        }
+        for s, c in counts.items()
+    }
+
+
+def _tune(train: list[History], shipped: ChangePointParams) -> tuple[float, float, dict]:
+    """The outlier cut, then the p, chosen on the training histories (see the module's docstring)."""
+    outlier_grid = _outlier_grid(train, shipped)
+    sigmas = choose(
+        OUTLIER_SIGMAS, lambda s: (outlier_grid[s]["t4_false_per_10000_runs"] or 0.0) <= FALSE_OUTLIERS_PER_10000
+    )
+    p_grid = {
+        p: false_by_bin(score(train, replace(shipped, outlier_sigmas=sigmas, max_pvalue=p)))["all"] for p in MAX_PVALUES
+    }
+    pvalue = choose(MAX_PVALUES, lambda p: (p_grid[p]["per_1000_runs"] or 0.0) <= FALSE_PER_1000)
+    grids = {
+        "outlier_sigmas": {str(s): g for s, g in outlier_grid.items()},
+        "max_pvalue": {str(p): g for p, g in p_grid.items()},
+    }
+    return sigmas, pvalue, grids
+
+
+def _print(figures: dict) -> None:
+    held = figures["held_out"]
+    f = held["false_change_points"]
+    print(
+        f"held out: {f['all']['histories']} histories, {f['all']['runs']:,} runs (spanning three days): "
+        f"{f['all']['false']} false change points, {f['all']['per_1000_runs']} per 1,000 runs "
+        f"({f['all']['of_them_4_to_10_runs_from_a_true_step']} of them 4-10 runs from a true step, "
+        f"{f['all']['of_them_at_a_burst_of_outlier_runs']} at a burst of outlier runs)"
+    )
+    for name in ("cov", "noise", "phi", "daily_cycle", "weekly_cycle", "drift", "spacing", "runs"):
+        print(f"  by {name}: " + "; ".join(f"{k} {v['per_1000_runs']} ({v['runs']:,})" for k, v in f[name].items()))
+    u = f["under_three_days_with_a_cycle"]
+    print(f"  under three days with a cycle (not counted): {u['false']} in {u['runs']:,} runs")
+    r = held["step_recall"]
+    for table in ("size_by_cov", "size_by_phi", "size_by_noise"):
+        print(f"  step recall (>= {SIDE} runs a side), {table} (found / oracle):")
+        for size, cells in r[table].items():
+            print(
+                f"    {size}: "
+                + "; ".join(
+                    f"{k} {c['recall']:.1%}/{c['oracle']:.1%} of {c['steps']}" if c["steps"] else f"{k} -"
+                    for k, c in cells.items()
+                )
+            )
+    few = r["fewer_than_20_runs_a_side"]
+    if few["steps"]:
+        print(f"  steps with fewer than {SIDE} runs a side: {few['recall']:.1%} of {few['steps']}")
+    for noise, o in held["outlier_runs"].items():
+        print(
+            f"  outlier runs, {noise}: {o['recall']} of {o['planted']} found, {o['false']} false "
+            f"({o['false_per_10000_runs']} per 10,000 runs); bursts of three kept as outliers "
+            f"{o['bursts_kept_as_outliers']} of {o['bursts']}"
+        )
+
+
 def main() -> int:
-    split = corpus_args(__doc__.splitlines()[0], 1000, "simulated_histories.json")
-    args, seeds, train, held_out = split.args, split.seeds, split.train, split.held_out
+    split = corpus_args(__doc__.splitlines()[0], 600, "simulated_histories.json")
+    args, seeds, train_seeds, held_seeds = split.args, split.seeds, split.train, split.held_out
     started = time.perf_counter()
     shipped = ChangePointParams()
-    grid = {s: score(train, replace(shipped, outlier_sigmas=s)) for s in SIGMAS}
-    chosen = choose(
-        SIGMAS,
-        lambda s: (
-            grid[s]["false_per_1000_runs"] <= FALSE_PER_1000
-            and grid[s]["false_outlier_runs_per_10000_runs"] <= FALSE_OUTLIERS_PER_10000
-        ),
-    )
-    held = score(held_out, replace(shipped, outlier_sigmas=chosen))
+    train = [draw(s) for s in train_seeds]
+    sigmas, pvalue, grids = _tune(train, shipped)
+    chosen = replace(shipped, outlier_sigmas=sigmas, max_pvalue=pvalue)
+    rows = score([draw(s) for s in held_seeds], chosen)
     example = [216, 211, 215, 214, 127, 217, 217, 175, 174, 168, 172, 175, 172, 168, 169]
     figures = {
         "host": host(),
         "seeds": f"{seeds[0]}..{seeds[-1]}",
-        "training_by_outlier_sigmas": {
-            str(s): {
-                k: g[k]
-                for k in (
-                    "recall_10pct_steps",
-                    "false_per_1000_runs",
-                    "outlier_runs_recall",
-                    "false_outlier_runs_per_10000_runs",
-                )
-            }
-            for s, g in grid.items()
+        "training": grids,
+        "chosen": {"outlier_sigmas": sigmas, "max_pvalue": pvalue},
+        "shipped": {"outlier_sigmas": shipped.outlier_sigmas, "max_pvalue": shipped.max_pvalue},
+        "held_out": {
+            "histories": len(rows),
+            "runs": sum(r["runs"] for r in rows),
+            "false_change_points": false_by_bin(rows),
+            "step_recall": recall_by_bin(rows),
+            "outlier_runs": outliers_by_noise(rows),
         },
-        "chosen_outlier_sigmas": chosen,
-        "shipped_outlier_sigmas": shipped.outlier_sigmas,
-        "held_out": held,
         "issue_example": {
             "change_points": [cp.index for cp in change_points(example)],
             "outlier_runs": outlier_runs(example),
@@ -138,21 +428,14 @@ def main() -> int:
     }
     write_result(args.out, "simulated_histories", figures, smoke=args.smoke)
     print(
-        f"outlier-run cut chosen on {len(train)} training histories: {chosen} sigmas (shipped {shipped.outlier_sigmas})"
+        f"chosen on {len(train)} training histories: outlier cut {sigmas} sds, p {pvalue:g} (shipped "
+        f"{shipped.outlier_sigmas}, {shipped.max_pvalue:g})"
     )
-    for s, g in figures["training_by_outlier_sigmas"].items():
-        print(f"  training, {s} sigmas: {g}")
-    print(
-        f"held out: {held['histories']} histories, {held['runs']} runs, {held['steps']} steps of 10%: recall "
-        f"{held['recall_10pct_steps']:.1%}, {held['false_change_points']} false change points "
-        f"({held['false_per_1000_runs']} per 1,000 runs); outlier runs: {held['outlier_runs_recall']:.1%} of "
-        f"{held['outlier_runs_planted']} found, {held['outlier_runs_false']} false"
-    )
-    print(
-        f"issue 33's series: change points at {figures['issue_example']['change_points']}, outlier runs "
-        f"{figures['issue_example']['outlier_runs']}; took {figures['seconds']} s"
-    )
-    return 0 if chosen == shipped.outlier_sigmas else 1
+    _print(figures)
+    print(f"took {figures['seconds']} s")
+    # At full size, exit 1 when the parameters chosen differ from the shipped ones; a smoke run's four
+    # training histories choose nothing worth comparing.
+    return 0 if args.smoke or (sigmas, pvalue) == (shipped.outlier_sigmas, shipped.max_pvalue) else 1
 
 
 if __name__ == "__main__":

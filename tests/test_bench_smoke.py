@@ -46,7 +46,9 @@ def test_simulated_histories_smoke(tmp_path):
     assert proc.returncode in (0, 1), proc.stderr
     figures = json.loads(out.read_text())
     assert figures["issue_example"] == {"change_points": [7], "outlier_runs": [4]}
-    assert figures["held_out"]["histories"] == 4 and figures["held_out"]["outlier_runs_recall"] > 0.5
+    held = figures["held_out"]
+    assert held["histories"] == 4 and held["false_change_points"]["all"]["runs"] > 0
+    assert set(held["outlier_runs"]) == {"gaussian", "t4"} and "size_by_cov" in held["step_recall"]
 
 
 @pytest.mark.skipif(

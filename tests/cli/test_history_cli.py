@@ -293,3 +293,32 @@ def test_tag_and_note_take_several_runs_and_refuse_a_run_written_as_a_tag(iolab_
     assert noted.returncode == 0 and f"note added to 2 runs ({ids[3]}, {ids[4]})" in noted.stdout
     runs = {r["id"]: r for r in json.loads(iolab("ls", "--limit", str(RUNS), "--json").stdout)}
     assert runs[ids[3]]["notes"] == runs[ids[4]]["notes"] == ["after the BIOS update"]
+
+
+def test_eighteen_quiet_hourly_runs_name_no_outlier_run_five_percent_off_and_say_what_they_cannot_tell(iolab_home):
+    """Issue 42: 18 hourly runs of one plan on a throttled device (0.3% noise), one 5% below its neighbours:
+    no "outlier runs:" line; the history says the smallest step its runs could show and that 17 hours
+    cannot tell a daily cycle from a step."""
+    store = open_store(iolab_home)
+    rng = random.Random(42)
+    for i in range(18):
+        run_id = store.create_run("hourly", "iolab run plan.toml --quiet", ["/mnt/lustre/scratch"], "fio-3.33")
+        started = START + i * 3600
+        store.conn.execute("UPDATE runs SET started_at = ? WHERE id = ?", (started, run_id))
+        (point_id,) = store.plan_points(run_id, [_point()])
+        bw = BASE * (1 + rng.gauss(0, 0.003)) * (0.95 if i == 9 else 1.0)
+        result = Result(
+            {"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 30), 30_000)}, 1.0, 5.0, 1, "fio-3.33"
+        )
+        store.record_point(point_id, result, [], [], started, started + 30)
+        store.finish_run(run_id, "complete")
+    store.close()
+    proc = iolab("history")
+    assert proc.returncode == 0, proc.stderr
+    assert "outlier runs:" not in proc.stdout
+    assert "no change points: any step over 5% would show in 18 runs at COV" in proc.stdout
+    assert "the runs span 0.7 days: a daily cycle cannot be told from a step before they span three" in proc.stdout
+    (series,) = json.loads(iolab("history", "--json").stdout)
+    judged = series["change_points_judged"]
+    assert series["outlier_runs"] == [] and judged["runs"] == 18 and not judged["too_few_runs"]
+    assert judged["cycles"][0]["state"] == "too short" and judged["detectable_step"] < 0.05

@@ -19,6 +19,7 @@ from iolab.report.html import ChartOutput, Page, PageBuilder, Section, present_c
 from iolab.report.wording import (
     HEADERS,
     change_line,
+    change_points_notes,
     comparison_notes,
     daily_line,
     health_line,
@@ -59,7 +60,8 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
             facts.append(("older runs", older))
         if history.failed_runs:
             facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))
-        facts += [("change", change_line(c)) for c in history.changes] or [("change points", "none")]
+        facts += [("change", change_line(c)) for c in history.changes]
+        facts += [("change points", note) for note in change_points_notes(history.judged, bool(history.changes))]
         if history.outliers:
             facts.append(("outlier runs", outlier_runs_line(history.outliers, s.metric)))
         if history.days:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from iolab.models import Finding, PointRecord, Run
 from iolab.models.units import iso_utc
 from iolab.models.workload import workload_identity
-from iolab.report.wording import change_line, verdict_summary
+from iolab.report.wording import change_line, change_points_notes, verdict_summary
 from iolab.views.comparison import Comparison, WorkloadSamples
 from iolab.views.export import ExportedRun
 from iolab.views.history import SeriesHistory
@@ -112,6 +112,30 @@ def comparison_json(comparison: Comparison) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
+def _judged(h: SeriesHistory) -> dict | None:
+    """What the change points were judged against: runs, the noise (COV, correlation of successive runs),
+    the cycles taken out or not yet told from a step, the smallest step the runs could show, and the words."""
+    judged = h.judged
+    if judged is None:
+        return None
+    noise = judged.noise
+    half = judged.runs // 2
+    return {
+        "runs": judged.runs,
+        "too_few_runs": judged.too_few,
+        "cov": None if noise is None else noise.sigma,
+        "correlation": None if noise is None else noise.phi,
+        "cycles": []
+        if noise is None
+        else [
+            {"period_s": c.period_s, "state": c.state, "span_cycles": c.span_cycles, "amplitude": c.amplitude}
+            for c in (noise.daily, noise.weekly)
+        ],
+        "detectable_step": judged.detectable_step(half, judged.runs - half),
+        "notes": change_points_notes(judged, bool(h.changes)),
+    }
+
+
 def history_json(histories: list[SeriesHistory]) -> str:
     out = []
     for h in histories:
@@ -162,6 +186,7 @@ def history_json(histories: list[SeriesHistory]) -> str:
                     for c in h.changes
                 ],
                 "outlier_runs": [asdict(o) for o in h.outliers],
+                "change_points_judged": _judged(h),
                 "days": [asdict(day) for day in h.days],
                 "days_over_target": h.days_over_target,
                 "notebook": [

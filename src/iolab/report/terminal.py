@@ -18,6 +18,7 @@ from iolab.models.units import counted, metric_value
 from iolab.report.wording import (
     HEADERS,
     change_line,
+    change_points_notes,
     comparison_notes,
     daily_line,
     health_line,
@@ -180,10 +181,8 @@ def history_text(histories: list[SeriesHistory]) -> str:
             lines.append(
                 f"  {failed} failed or {'was' if h.failed_runs == 1 else 'were'} interrupted (counted as 0 throughput)"
             )
-        if h.changes:
-            lines += ["  change: " + change_line(c) for c in h.changes]
-        else:
-            lines.append("  no change points")
+        lines += ["  change: " + change_line(c) for c in h.changes]
+        lines += ["  " + note for note in change_points_notes(h.judged, bool(h.changes))]
         if h.outliers:
             lines.append("  outlier runs: " + outlier_runs_line(h.outliers, s.metric))
         if h.days and h.health is not None:

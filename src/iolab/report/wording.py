@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from iolab.analysis.compare import Verdict
 from iolab.analysis.daily import DayCov
-from iolab.analysis.history import HealthPoint
+from iolab.analysis.history import HealthPoint, HistoryAnalysis
 from iolab.models.units import counted, duration, metric_value, p_value
 from iolab.models.workload import METRIC_LABELS, Series
 from iolab.views.comparison import ComparedWorkload, Comparison
@@ -140,6 +140,52 @@ def outlier_runs_line(outliers: Sequence[OutlierRun], metric: str) -> str:
         f"run {o.run_id} ({when(o.time)}): {metric_value(metric, o.value)}, {o.relative:+.0%} from the runs around it"
         for o in outliers
     )
+
+
+# Successive runs this correlated are worth naming beside a figure of power: they cost it a third or more.
+CORRELATION_NAMED = 0.2
+CORRELATION_RUNS = 50  # fewer runs estimate it too loosely to name (phi 0.3 from independent runs is common)
+
+
+def change_points_notes(judged: HistoryAnalysis | None, found: bool) -> list[str]:
+    """What a series' change points could see, in words: too few runs on a side to tell; or, with none
+    found, the smallest step its runs and noise would have shown (its power: "a step under 12% is below
+    what 12 runs at COV 8.0% can show"); and its cycles: removed, or not yet told from a step."""
+    if judged is None:
+        return [] if found else ["no change points"]
+    params, runs, noise = judged.params, judged.runs, judged.noise
+    if judged.too_few or noise is None:
+        return [f"change points: too few runs on a side to tell ({runs // 2}; needs {params.min_size})"]
+    lines = []
+    if judged.pending is not None:
+        newest, relative = judged.pending
+        lines.append(
+            f"the newest {counted(newest, 'run')} {'sits' if newest == 1 else 'sit'} {abs(relative):.0%}"
+            f" {'below' if relative < 0 else 'above'} the level before: too few runs on a side to tell"
+            f" ({newest}; needs {params.min_size})"
+        )
+    if not found:
+        half = runs // 2
+        step = judged.detectable_step(half, runs - half) or 0.0
+        shown = f"{counted(runs, 'run')} at COV {noise.sigma:.1%}"
+        correlated = ""
+        if noise.phi >= CORRELATION_NAMED and runs >= CORRELATION_RUNS:
+            correlated = f" (successive runs correlated: phi {noise.phi:.2f})"
+        if step > params.min_magnitude:
+            lines.append(f"no change points: a step under {step:.0%} is below what {shown} can show{correlated}")
+        else:
+            lines.append(
+                f"no change points: any step over {params.min_magnitude:.0%} would show in {shown}{correlated}"
+            )
+    for cycle in (noise.daily, noise.weekly):
+        if cycle.state == "removed" and cycle.amplitude >= 0.005:
+            lines.append(f"{cycle.name} cycle of ±{cycle.amplitude:.1%} taken out before looking for change points")
+        elif cycle.state == "too short" and cycle.name == "daily":
+            lines.append(
+                f"the runs span {cycle.span_cycles:.1f} days: a daily cycle cannot be told from a step before they"
+                " span three"
+            )
+    return lines
 
 
 def health_line(hp: HealthPoint, metric: str) -> str:

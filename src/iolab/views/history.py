@@ -20,8 +20,8 @@ from iolab.analysis.history import (
     ChangePointParams,
     HealthParams,
     HealthPoint,
-    change_points,
-    outlier_runs,
+    HistoryAnalysis,
+    analyse_history,
     rolling_health,
 )
 from iolab.models import Change
@@ -31,8 +31,6 @@ from iolab.store.host_changes import host_changes
 from iolab.store.tags import annotations_of
 from iolab.views.comparison import Comparison
 from iolab.views.notebook import NotebookEntry, series_notebook
-
-SPARSE_RUNS = 100
 
 
 @dataclass
@@ -66,6 +64,9 @@ class SeriesHistory:
     notebook: list[NotebookEntry] = field(default_factory=list)  # its runs' tags and notes, oldest first
     days: list[DayCov] = field(default_factory=list)  # COV per local calendar day
     outliers: list[OutlierRun] = field(default_factory=list)  # lone outlier runs, oldest first
+    # What the change points were judged against (noise, cycles, how many runs): what the text says of
+    # their power; None where a history was made without it
+    judged: HistoryAnalysis | None = None
 
     @property
     def days_over_target(self) -> int:
@@ -101,22 +102,24 @@ def latest_health(series: Series, window_s: float, cov_target: float, min_runs: 
     return rolling_health(series.times[start:], series.values[start:], window_s, cov_target, min_runs)[-1]
 
 
-def _params(series: Series) -> ChangePointParams:
-    """Stricter on a long series (more runs, more chances of a false step)."""
-    return ChangePointParams(max_pvalue=0.01 if len(series.values) < SPARSE_RUNS else 0.001)
+def series_analysis(series: Series) -> HistoryAnalysis:
+    """Change points and outlier runs of a series' values at their times (its cycles are taken out once
+    they span three days); `history` and the Prometheus export name the same ones."""
+    return analyse_history(series.values, ChangePointParams(), series.times)
 
 
 def series_change_points(series: Series) -> list[ChangePoint]:
-    """The change points of a series' values; `history` and the Prometheus export name the same ones."""
-    return change_points(series.values, _params(series))
+    """The change points of a series (`series_analysis`)."""
+    return series_analysis(series).change_points
 
 
-def series_outlier_runs(series: Series) -> list[OutlierRun]:
-    """The lone outlier runs of a series, each against the median of the two runs either side of it."""
+def series_outlier_runs(series: Series, positions: Sequence[int]) -> list[OutlierRun]:
+    """The outlier runs at `positions` of a series, each against the median of the five runs either side (a
+    burst of three is measured against the good runs around it, not against itself)."""
     values = series.values
     out = []
-    for i in outlier_runs(values, _params(series)):
-        around = sorted(v for v in (*values[max(0, i - 2) : i], *values[i + 1 : i + 3]) if math.isfinite(v) and v)
+    for i in positions:
+        around = sorted(v for v in (*values[max(0, i - 5) : i], *values[i + 1 : i + 6]) if math.isfinite(v) and v)
         middle = around[len(around) // 2] if around else float("nan")
         out.append(OutlierRun(series.run_ids[i], series.times[i], values[i], values[i] / middle - 1.0))
     return out
@@ -142,7 +145,8 @@ def series_history(
     diffs = {} if diffs is None else diffs
     health = latest_health(series, window_s, cov_target, min_runs)
     located, indices = [], []
-    for cp in series_change_points(series):
+    judged = series_analysis(series)
+    for cp in judged.change_points:
         indices.append(cp.index)
         before = _previous_valid(series, cp.index)
         pair = series.run_ids[before], series.run_ids[cp.index]
@@ -151,7 +155,8 @@ def series_history(
         located.append(LocatedChange(cp, pair[0], pair[1], series.times[cp.index], diffs[pair]))
     notebook = series_notebook(series, annotations_of(store, series.run_ids), indices)
     days = daily_cov(series.times, series.values, cov_target)
-    return SeriesHistory(series, health, located, sum(series.failed), notebook, days, series_outlier_runs(series))
+    outliers = series_outlier_runs(series, judged.outlier_runs)
+    return SeriesHistory(series, health, located, sum(series.failed), notebook, days, outliers, judged)
 
 
 def load_histories(

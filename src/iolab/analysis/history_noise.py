@@ -1,0 +1,175 @@
+"""What a history's run-to-run noise is made of, so that a change point is judged against it.
+
+Scheduled runs are not independent draws around a level (reference/analysis.md §5.4): an hourly history
+carries a daily cycle (backups, users, the building's air conditioning) and often a weekly one, successive
+runs are correlated (a file system's fill, a cache, a neighbour's job last an hour or more), and the noise
+has heavy tails. A t-test that takes the runs for independent Gaussian draws around one level sees a 5%
+daily cycle as a step every half day, and AR(1) noise with phi = 0.5 as about 1.7 times as significant as
+it is. This module describes the noise so that `analysis.history` can account for it:
+
+- Cycles. Once the runs span three cycles (three days; three weeks for the weekly one) and are dense
+  enough to show one (`MIN_RUNS_PER_CYCLE` a cycle), the cycle is fitted by least squares as
+  `HARMONICS` harmonics of its period on the runs' own times (hourly or irregular alike), against a
+  local level (the running median over one cycle's runs, which the cycle falls out of and a step moves
+  only at the step) and removed.
+  Before three cycles a cycle cannot be told from a step, and `Cycle.state` says so.
+- Correlation and scale. From the median absolute differences of runs one and two apart: for AR(1)
+  noise of marginal sd sigma, a lag-k difference has variance 2 sigma^2 (1 - phi^k), so
+  phi = (s2 / s1)^2 - 1 and sigma^2 = s1^2 / (1 - phi). Differences cancel levels, steps and drifts;
+  medians ignore the outlier runs and heavy tails. A mean over n correlated runs varies as one over
+  n (1 - phi) / (1 + phi) independent runs: `NoiseModel.long_run_sigma`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+DAY = 86400.0
+WEEK = 7 * DAY
+CYCLES_NEEDED = 3  # a cycle is told from a step once the runs span this many of it
+HARMONICS = 3  # sine and cosine of the period, half and third of it: a business-hours profile, not only a sine
+MIN_RUNS_PER_CYCLE = 4  # fewer runs a cycle cannot show one (one run a day sees a daily cycle as a constant)
+MAX_PHI = 0.9  # beyond this a history is a random walk, not noise around a level
+MAD_TO_SD = 1.4826
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """A daily or weekly profile, and whether it was taken out before change points were looked for."""
+
+    period_s: float
+    state: str  # "removed"; "too short" (spans under CYCLES_NEEDED); "not sampled" (too few runs a cycle, or no times)
+    span_cycles: float  # how many periods the runs span
+    amplitude: float  # half the profile's peak to trough, relative to the level; 0 unless removed
+
+    @property
+    def name(self) -> str:
+        return "daily" if self.period_s == DAY else "weekly"
+
+
+@dataclass(frozen=True)
+class NoiseModel:
+    """The run-to-run noise of a history once its cycles are out, relative to its level."""
+
+    sigma: float  # robust standard deviation of one run (the history's COV)
+    phi: float  # lag-1 correlation of successive runs, 0 to MAX_PHI
+    daily: Cycle
+    weekly: Cycle
+
+    @property
+    def long_run_sigma(self) -> float:
+        """The sd that a mean over n runs divides by sqrt(n): sigma x sqrt((1 + phi) / (1 - phi))."""
+        return self.sigma * math.sqrt((1.0 + self.phi) / (1.0 - self.phi))
+
+
+def rolling_median(x, width: int):  # (n,) -> (n,)
+    """The centred running median over `width` values (odd); within half a width of an end, the median of
+    the first (last) full window."""
+    import numpy as np
+
+    n, half = len(x), width // 2
+    if n == 0 or half == 0:
+        return np.array(x, dtype=float)
+    if n <= width:
+        return np.full(n, float(np.median(x)))
+    full = np.median(np.lib.stride_tricks.sliding_window_view(x, 2 * half + 1), axis=1)
+    return np.concatenate([np.full(half, full[0]), full, np.full(n - half - len(full), full[-1])])
+
+
+def _harmonics(times, period: float):  # (n,) -> (n, 2 HARMONICS)
+    import numpy as np
+
+    angle = 2.0 * np.pi * (np.asarray(times) % period) / period
+    return np.column_stack([f(k * angle) for k in range(1, HARMONICS + 1) for f in (np.cos, np.sin)])
+
+
+def _fit_cycle(times, u, period: float, level_runs: int):  # -> (profile over the runs, amplitude)
+    """The least-squares harmonic profile of `u` less its running median over one period's runs: the cycle
+    itself falls out of it, and a step moves it at the step, not over the half period around it (a running
+    mean's ramp there, fitted as a cycle, took three steps in a month for a 7% weekly profile)."""
+    import numpy as np
+
+    residual = u - rolling_median(u, level_runs | 1)
+    design = _harmonics(times, period)
+    coef, *_ = np.linalg.lstsq(design, residual, rcond=None)
+    profile = design @ coef
+    grid = _harmonics(np.linspace(0.0, period, 97)[:-1], period) @ coef
+    return profile, float(grid.max() - grid.min()) / 2.0
+
+
+def _cycle(times, u, period: float):  # -> (Cycle, profile or None)
+    import numpy as np
+
+    if times is None or len(u) < 2:
+        return Cycle(period, "not sampled", 0.0, 0.0), None
+    span = float(times[-1] - times[0])
+    spacing = float(np.median(np.diff(times))) if len(times) > 1 else 0.0
+    per_cycle = period / spacing if spacing > 0 else math.inf
+    span_cycles = span / period
+    if per_cycle < MIN_RUNS_PER_CYCLE:
+        return Cycle(period, "not sampled", span_cycles, 0.0), None
+    if span_cycles < CYCLES_NEEDED:
+        return Cycle(period, "too short", span_cycles, 0.0), None
+    profile, amplitude = _fit_cycle(times, u, period, int(min(round(per_cycle), len(u))))
+    return Cycle(period, "removed", span_cycles, amplitude), profile
+
+
+def remove_cycles(times, u):  # -> (u less its cycles, daily Cycle, weekly Cycle)
+    """`u` (runs relative to their level, oldest first, at epoch `times` or None) less its daily profile and,
+    once three weeks are covered, its weekly one; each `Cycle` says whether it was removed and why not."""
+    if times is None:
+        return u, Cycle(DAY, "not sampled", 0.0, 0.0), Cycle(WEEK, "not sampled", 0.0, 0.0)
+    daily, profile = _cycle(times, u, DAY)
+    if profile is not None:
+        u = u - profile
+    weekly, profile = _cycle(times, u, WEEK)
+    if profile is not None:
+        u = u - profile
+    return u, daily, weekly
+
+
+def _mad_sd(d) -> float:
+    import numpy as np
+
+    if len(d) == 0:
+        return 0.0
+    return MAD_TO_SD * float(np.median(np.abs(d - np.median(d))))
+
+
+def _robust_sd(d) -> float:
+    """The sd of `d` with values beyond 3 MAD-sds from its median pulled in to that distance: nearly as
+    steady as the plain sd on Gaussian noise (a MAD alone is as noisy as 40% of the values would make it,
+    and a ratio of two MADs swings phi by 0.3 over 200 runs), and a step or an outlier moves it little."""
+    import numpy as np
+
+    centre, spread = float(np.median(d)), _mad_sd(d)
+    if spread == 0.0:
+        return 0.0
+    return float(np.std(np.clip(d, centre - 3.0 * spread, centre + 3.0 * spread), ddof=1))
+
+
+def noise_scale(u, steps: Sequence[int] = ()) -> tuple[float, float]:
+    """(sigma, phi) of runs `u` around their level (see the module's docstring), leaving out the differences
+    that straddle a run in `steps` (the first runs of new levels found so far); (0, 0) for fewer than 4 runs.
+
+    Where most successive runs are equal (flat levels, quantised values) the noise is 0 here: the test
+    then judges each step by its segments' own spread (`analysis.history._segment_test`), so exact levels
+    are exact and a few distinct values among ties are judged by how they scatter."""
+    import numpy as np
+
+    if len(u) < 4:
+        return 0.0, 0.0
+    d1, d2 = np.diff(u), u[2:] - u[:-2]
+    keep1, keep2 = np.ones(len(d1), dtype=bool), np.ones(len(d2), dtype=bool)
+    for at in steps:  # d1[i] = u[i + 1] - u[i], d2[i] = u[i + 2] - u[i]
+        keep1[at - 1 : at] = False
+        keep2[max(0, at - 2) : at] = False
+    if keep2.sum() < 3:
+        keep1[:], keep2[:] = True, True
+    s1, s2 = _robust_sd(d1[keep1]), _robust_sd(d2[keep2])
+    if s1 == 0.0:
+        return 0.0, 0.0
+    phi = min(MAX_PHI, max(0.0, (s2 / s1) ** 2 - 1.0))
+    return s1 / math.sqrt(2.0 * (1.0 - phi)), phi
