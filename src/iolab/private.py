@@ -20,6 +20,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from iolab import guards
+
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
 AS_UMASK = -1  # a mode for files meant to be shared as any new file is (pictures, bundles): 0666 less the umask
@@ -41,6 +43,10 @@ def write_private(path: Path, data: str | bytes, mode: int = PRIVATE_FILE) -> No
     path = Path(path)
     if mode == AS_UMASK:
         mode = 0o666 & ~_umask()
+    if not guards.active("link-refusing-writes"):
+        with open(path, "wb") as handle:  # the mutation bench's stand-in for a write that follows links
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+        return
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -52,6 +58,13 @@ def write_private(path: Path, data: str | bytes, mode: int = PRIVATE_FILE) -> No
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+guards.register(
+    "link-refusing-writes",
+    "a file iolab writes followed through a link planted at its name",
+    f"{__name__}.write_private",
+)
 
 
 def _umask() -> int:

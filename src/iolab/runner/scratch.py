@@ -23,6 +23,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from iolab import guards
 from iolab.errors import UserError
 from iolab.models.point import METADATA_PREFIX, SCRATCH_PREFIX
 from iolab.runner.workdirs import WORKDIR, locked
@@ -46,7 +47,8 @@ def create_file(store: Store, run_id: int, path: str, size: int | None = None) -
     """
     scratch_id = store.record_scratch(run_id, path, "file")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        exclusive = os.O_EXCL | os.O_NOFOLLOW if guards.active("scratch-exclusive-create") else 0
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | exclusive, 0o600)
     except OSError as exc:
         store.scratch_removed(scratch_id)  # never made: nothing to remove later
         raise UserError(_cannot_create(path, exc)) from None
@@ -57,6 +59,13 @@ def create_file(store: Store, run_id: int, path: str, size: int | None = None) -
     finally:
         os.close(fd)
     store.scratch_created(scratch_id, info.st_dev, info.st_ino)
+
+
+guards.register(
+    "scratch-exclusive-create",
+    "making a scratch file where anything is already (a planted link or file): created O_EXCL|O_NOFOLLOW",
+    f"{__name__}.create_file",
+)
 
 
 def create_dir(store: Store, run_id: int, path: Path) -> None:
@@ -124,6 +133,7 @@ def remove(store: Store, records: list[ScratchRecord], dry_run: bool = False) ->
     return done
 
 
+@guards.guard("clean-identity", "removing a recorded path that is no longer what iolab created", allow="")
 def _not_ours(record: ScratchRecord) -> str:
     """Why the recorded path is not iolab's to remove ("gone" when nothing is there), or ""."""
     try:
