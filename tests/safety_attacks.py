@@ -250,8 +250,8 @@ def prepared(case: Case, text: str, targets: list[str], allow_write: bool = Fals
     try:
         with contextlib.chdir(case.world.root / "scratch"):
             plan = dry_run(request)
-        for point in plan.points[:2]:
-            _fio_point(case, point, plan.manifest)
+        if plan.points:  # one fio run a case: the kinds put their attack first
+            _fio_point(case, plan.points[0], plan.manifest)
     except (UserError, RunFailed) as exc:
         case.outcome.refused += 1
         case.outcome.refusals.append(f"{case.kind}: {exc}")
@@ -304,6 +304,7 @@ class AttackExecutor(LocalExecutor):
 
     after_target: Callable[[Target], None] | None = None
     between: Callable[[], None] | None = None
+    in_window: bool = False  # `between` just before the second point's fio instead (after its checks)
     runs: int = 0
 
     def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False):
@@ -314,10 +315,12 @@ class AttackExecutor(LocalExecutor):
 
     def run(self, jobs: Jobs, output: Path, fio: str, timeout_s: float, workdir: Path, watch):
         self.runs += 1
+        if self.in_window and self.runs == 2 and self.between is not None:
+            self.between()
         try:
             return super().run(jobs, output, fio, timeout_s, workdir, watch)
         finally:
-            if self.runs == 1 and self.between is not None:
+            if not self.in_window and self.runs == 1 and self.between is not None:
                 self.between()
 
 
@@ -381,7 +384,7 @@ def write_read_only(case: Case) -> None:
     target = case.rng.choice([w.data, str(w.user / "b.dat"), w.fs])
     mode = case.rng.choice([*WRITES, "read_unlink"])
     writer = _job("read", unlink="1") if mode == "read_unlink" else _job(mode)
-    text = f"[reads]\n{_job('randread')}\n[writes]\n{writer}\nstonewall\n"
+    text = f"[writes]\n{writer}\n[reads]\n{_job('randread')}\nstonewall\n"  # fio runs the first point
     prepared(case, text, [target])
 
 
@@ -476,9 +479,10 @@ def option_fuzz(case: Case) -> None:
     w.zero_blank()
 
 
-def swap_directory(case: Case) -> None:
+def swap_directory(case: Case, in_window: bool = False) -> None:
     """Between two points, the owner of the target's parent swaps the target for a link to their own
-    directory, holding the scratch file's name as a link to a root-only file (identity-change-stop)."""
+    directory, holding the scratch file's name as a link to a root-only file (identity-change-stop).
+    `in_window`: the swap comes after the run checked the next point's target, before fio opens it."""
     w = case.world
     work = w.foreign / f"work-{case.number}"
     work.mkdir()
@@ -494,7 +498,7 @@ def swap_directory(case: Case) -> None:
         work.symlink_to(mine)
 
     text = f"[a]\n{_job('randwrite', size='1m')}\n[b]\n{_job(case.rng.choice(WRITES), size='1m')}\nstonewall\n"
-    run(case, text, [str(work)], AttackExecutor(between=swap))
+    run(case, text, [str(work)], AttackExecutor(between=swap, in_window=in_window))
 
 
 def plant_link(case: Case) -> None:
@@ -535,6 +539,33 @@ def claim_held(case: Case) -> None:
     text = f"[a]\n{_job('randwrite', size='1m')}\n[b]\n{_job('write', size='1m')}\nstonewall\n"
     run(case, text, [w.blank], AttackExecutor(between=claim), allow_write=True)
     w.zero_blank()
+
+
+def stack_loop(case: Case) -> None:
+    """Between two points of a write run on a blank device, someone stacks a loop device inside it (which
+    an exclusive hold does not stop) and writes their data through it: the run must stop, not overwrite it."""
+    w = case.world
+    stacked: list[str] = []
+
+    def stack() -> None:
+        offset = case.rng.choice([4, 8, 12]) * MIB
+        loop = _losetup("--find", "--show", "-o", str(offset), "--sizelimit", str(MIB), w.blank)
+        stacked.append(loop)
+        with open(loop, "r+b") as handle:
+            handle.write(os.urandom(MIB))
+        w.digests[loop] = digest(loop)
+
+    text = f"[a]\n{_job('randwrite', size='16m')}\n[b]\n{_job('write', size='16m')}\nstonewall\n"
+    try:
+        run(case, text, [w.blank], AttackExecutor(between=stack), allow_write=True)
+        for loop in stacked:  # checked here: the loop device is gone before the case's victims are
+            if digest(loop) != w.digests[loop]:
+                case.outcome.fail("victim", case, f"{loop}, stacked inside {w.blank} mid-run, changed")
+    finally:
+        for loop in stacked:
+            w.digests.pop(loop, None)
+            subprocess.run(["losetup", "-d", loop], check=False, capture_output=True)
+        w.zero_blank()
 
 
 def replaced_record(case: Case) -> None:
@@ -580,49 +611,61 @@ def link_at_output(case: Case) -> None:
     """A run's report written with -o into a directory another user owns, where they planted the file's
     name as a link to a root-only file (link-refusing-writes)."""
     w = case.world
-    run(case, f"[r]\n{_job('randread', size='1m')}\n", [str(w.root / "scratch")], AttackExecutor())
+    run(case, f"[r]\n{_job('randread', size='1m')}\n", [w.blank], AttackExecutor())
     out = w.foreign / f"report-{case.number}.json"
     out.symlink_to(w.root / "root-only")
     cli("show", str(w.run_id), "--format", "json", "-o", str(out))
     out.unlink(missing_ok=True)
 
 
-# kind -> (how it is made, its weight in a sample, the guard it is aimed at)
-KINDS: dict[str, tuple[Callable[[Case], None], int, str]] = {
-    "write-read-only": (write_read_only, 5, "read-only-target"),
-    "existing-file": (existing_file, 1, "existing-file-refusal"),
-    "data-device": (data_device, 1, "blank-content"),
-    "signature-device": (signature_device, 1, "blkid-signature"),
-    "mounted-device": (mounted_device, 1, "mount-check"),
-    "stacked-device": (stacked_device, 1, "loops-on"),
-    "past-the-end": (past_the_end, 1, "extent-check"),
-    "dollar-path": (dollar_path, 1, "dollar-refusal"),
-    "file-names": (file_names, 1, "named-by-iolab"),
-    "path-option": (path_option, 1, "path-options"),
-    "newer-fio-option": (newer_fio_option, 1, "option-allowlist"),
-    "include": (include, 1, "include-refusal"),
-    "option-fuzz": (option_fuzz, 4, ""),
-    "swap-directory": (swap_directory, 3, "identity-change-stop"),
-    "plant-link": (plant_link, 1, "scratch-exclusive-create"),
-    "claim-held": (claim_held, 3, "exclusive-hold"),
-    "replaced-record": (replaced_record, 1, "clean-identity"),
-    "foreign-home": (foreign_home, 1, "home-ownership"),
+# kind -> (how it is made, its weight in a sample, the guard it is aimed at). Every kind runs once in a
+# sample; the rest are drawn by weight, mostly the kinds that reach fio with their victims at hand (a kind
+# refused before fio catches its guard in its one case).
+KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
+    "write-read-only": (write_read_only, 14, "read-only-target"),
+    "existing-file": (existing_file, 0.5, "existing-file-refusal"),
+    "data-device": (data_device, 0.5, "blank-content"),
+    "signature-device": (signature_device, 0.5, "blkid-signature"),
+    "mounted-device": (mounted_device, 0.5, "mount-check"),
+    "stacked-device": (stacked_device, 0.5, "loops-on"),
+    "past-the-end": (past_the_end, 0.5, "extent-check"),
+    "dollar-path": (dollar_path, 0.5, "dollar-refusal"),
+    "file-names": (file_names, 0.5, "named-by-iolab"),
+    "path-option": (path_option, 0.5, "path-options"),
+    "newer-fio-option": (newer_fio_option, 0.5, "option-allowlist"),
+    "include": (include, 0.5, "include-refusal"),
+    "option-fuzz": (option_fuzz, 3, ""),
+    "swap-directory": (swap_directory, 1.5, "identity-change-stop"),
+    "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
+    "claim-held": (claim_held, 1.5, "exclusive-hold"),
+    "replaced-record": (replaced_record, 0.5, "clean-identity"),
+    "foreign-home": (foreign_home, 0.5, "home-ownership"),
     "link-at-output": (link_at_output, 3, "link-refusing-writes"),
 }
 
 
-def schedule(count: int, rng: random.Random) -> list[str]:
-    """`count` kinds: every kind at least once, the rest drawn by weight."""
-    kinds = list(KINDS)
-    drawn = rng.choices(kinds, weights=[KINDS[k][1] for k in kinds], k=max(0, count - len(kinds)))
-    order = kinds[:count] + drawn
-    rng.shuffle(order)
-    return order
+# Attacks no guard of this branch stops yet, each with the work that adds its guard: `run_cases(open_kinds=
+# True)` (the bench's --open) includes them, so a branch that lands that guard moves its kind into KINDS.
+OPEN: dict[str, tuple[Callable[[Case], None], float, str]] = {
+    "swap-in-window": (lambda case: swap_directory(case, in_window=True), 2, "issue 39 item 1: safe path chains"),
+    "stack-loop": (stack_loop, 2, "issue 39 item 3: the device watched for the whole run"),
+}
 
 
-def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False) -> Outcome:
+def schedule(count: int, rng: random.Random, kinds_made: dict) -> list[str]:
+    """`count` kinds: every kind once first, in a shuffled order (a guard switched off is caught within
+    them), then the rest drawn by weight."""
+    kinds = list(kinds_made)
+    rng.shuffle(kinds)
+    drawn = rng.choices(kinds, weights=[kinds_made[k][1] for k in kinds], k=max(0, count - len(kinds)))
+    return kinds[:count] + drawn
+
+
+def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False, open_kinds: bool = False) -> Outcome:
     """`count` seeded cases in one fresh world, with a private IOLAB_HOME; every failure in `failures`.
-    `stop_at_first`: stop after the first case that fails (the mutation bench: one is enough)."""
+    `stop_at_first`: stop after the first case that fails (the mutation bench: one is enough); `open_kinds`:
+    the attacks no guard stops yet too (`OPEN`)."""
+    kinds_made = {**KINDS, **(OPEN if open_kinds else {})}
     fio = shutil.which("fio")
     assert fio is not None
     rng = random.Random(seed)
@@ -631,12 +674,12 @@ def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False) -> 
     os.environ["IOLAB_HOME"] = str(tmp / "home")
     try:
         with world(tmp) as made:
-            for number, kind in enumerate(schedule(count, rng)):
+            for number, kind in enumerate(schedule(count, rng, kinds_made)):
                 case = Case(number, kind, random.Random(rng.random()), made, outcome, fio)
                 outcome.cases += 1
                 outcome.kinds[kind] += 1
                 try:
-                    KINDS[kind][0](case)
+                    kinds_made[kind][0](case)
                 except Exception as exc:  # a traceback a user would have seen
                     outcome.fail("traceback", case, f"{type(exc).__name__}: {exc}")
                 outcome.reached_fio += case.reached
