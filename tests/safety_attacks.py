@@ -173,7 +173,7 @@ def _files(made: World) -> None:
     """A user's files (root's, as a user's data is to root), a root-only file, a directory another user owns."""
     user = made.user
     (user / "sub").mkdir(parents=True)
-    for name in ("b.dat", "small.dat", "v.dat", "victim.0.0", "sub/c.txt"):
+    for name in ("b.dat", "small.dat", "v.dat", "victim.0.0", "sub/c.txt", "b_lat.1.log"):
         (user / name).write_bytes(os.urandom(64 << 10))
     (user / "v${Z}.dat").write_bytes(os.urandom(MIB))  # fio reads `v${Z}.dat` as v.dat, 64 KiB
     (user / "evil.fio").write_text(f"[evil]\nfilename={user / 'b.dat'}\nrw=write\nsize=64k\n")
@@ -445,7 +445,7 @@ def path_option(case: Case) -> None:
     """An option naming a path of its own, pointed at a user's file (path-options)."""
     victim = str(case.world.user / "b.dat")
     name, value = case.rng.choice(
-        [("write_iolog", victim), ("mem", f"mmap:{victim}"), ("write_bw_log", str(case.world.user / "b"))]
+        [("write_iolog", victim), ("mem", f"mmap:{victim}"), ("write_lat_log", str(case.world.user / "b"))]
     )
     prepared(case, f"[r]\n{_job('randread')}\n{name}={value}\n", [str(case.world.root / "scratch")])
 
