@@ -5,7 +5,7 @@ registered guard, with the real fio and the real run loop) with every guard on: 
 fio may touch nothing outside the manifest, no attacker's action may succeed, every refusal names its
 cause, nothing raises. `--open` adds the attacks no guard of this branch stops yet (`OPEN`), which fail
 until their guard lands. Needs root (loop devices), fio, strace and mkfs.ext4.
-Writes bench/results/safety_generative.json.
+Writes bench/results/safety_generative.json (with --open, safety_generative_open.json).
 
     nice -n 10 .venv/bin/python bench/safety_generative.py [--cases 200] [--seed 39] [--open] [--smoke]
 """
@@ -53,7 +53,8 @@ def main() -> int:
     print(" ".join(f"{k}={v}" for k, v in figures.items() if k not in ("host", "kinds")))
     for line in outcome.failures[:5]:
         print(line)
-    write_result(RESULTS / "safety_generative.json", "safety_generative", figures, smoke=args.smoke)
+    name = "safety_generative_open" if args.open else "safety_generative"  # the open attacks fail: apart
+    write_result(RESULTS / f"{name}.json", name, figures, smoke=args.smoke)
     return 0 if not outcome.failures else 1
 
 
