@@ -88,6 +88,8 @@ SLOW = frozenset(
     "latency_target latency_window flow_sleep fill_device size filesize iodepth numjobs nrfiles openfiles "
     "cpuload cpuchunks verify_backlog max_latency exitall_on_error zonesize zonerange".split()
 )
+# Job names a user's file may give: fio makes file names from a job's name, so none may reach fio.
+FUZZ_NAMES = ["j", "../../victim", "../b.dat", "$HOME", "${Z}", "a:b", "with space", "iolab", "a/../../c"]
 FUZZ_VALUES = ["1", "0", "4k", "1m", "read", "randwrite", "trim", "../../victim", "/etc/passwd", "a:b", "x;y"]
 READS = ["read", "randread"]
 WRITES = ["write", "randwrite", "trim", "rw", "randrw", "trimwrite", "write:4k"]
@@ -241,12 +243,9 @@ def _prepare_dirs(point: Point, text: str) -> None:
             Path(line.split("=", 1)[1].replace("\\:", ":")).mkdir(parents=True, exist_ok=True)
 
 
-def prepared(case: Case, text: str, targets: list[str], allow_write: bool = False) -> str | None:
-    """A job file prepared as `iolab run --dry-run` prepares it, then each point's job file made by this
+def prepared(case: Case, request: RunRequest) -> str | None:
+    """A request prepared as `iolab run --dry-run` prepares it, then its first point's job file made by this
     host's executor (the write guard first) and run by the real fio under strace: the refusal, or None."""
-    jobfile = case.world.root / f"case-{case.number}.fio"
-    jobfile.write_text(text)
-    request = RunRequest(plan=str(jobfile), targets=targets, allow_write=allow_write, telemetry_interval=None)
     try:
         with contextlib.chdir(case.world.root / "scratch"):
             plan = dry_run(request)
@@ -257,8 +256,15 @@ def prepared(case: Case, text: str, targets: list[str], allow_write: bool = Fals
         case.outcome.refusals.append(f"{case.kind}: {exc}")
         return str(exc)
     finally:
-        jobfile.unlink()
+        Path(request.plan).unlink()
     return None
+
+
+def job_request(case: Case, text: str, targets: list[str], allow_write: bool = False) -> RunRequest:
+    """A run of the job file `text` on `targets`, as `iolab run JOBFILE TARGET...` asks for it."""
+    jobfile = case.world.root / f"case-{case.number}.fio"
+    jobfile.write_text(text)
+    return RunRequest(plan=str(jobfile), targets=targets, allow_write=allow_write, telemetry_interval=None)
 
 
 def _fio_point(case: Case, point: Point, manifest) -> None:
@@ -385,29 +391,34 @@ def write_read_only(case: Case) -> None:
     mode = case.rng.choice([*WRITES, "read_unlink"])
     writer = _job("read", unlink="1") if mode == "read_unlink" else _job(mode)
     text = f"[writes]\n{writer}\n[reads]\n{_job('randread')}\nstonewall\n"  # fio runs the first point
-    prepared(case, text, [target])
+    prepared(case, job_request(case, text, [target]))
 
 
 def existing_file(case: Case) -> None:
     """--allow-write on a user's existing file (existing-file-refusal)."""
     target = str(case.world.user / case.rng.choice(["b.dat", "small.dat", "sub/c.txt"]))
-    prepared(case, f"[w]\n{_job(case.rng.choice(FILE_WRITES))}\n", [target], allow_write=True)
+    prepared(case, job_request(case, f"[w]\n{_job(case.rng.choice(FILE_WRITES))}\n", [target], allow_write=True))
 
 
 def data_device(case: Case) -> None:
     """--allow-write on a device full of data without a signature (blank-content)."""
-    prepared(case, f"[w]\n{_job(case.rng.choice(WRITES), size='1m')}\n", [case.world.data], allow_write=True)
+    prepared(
+        case,
+        job_request(case, f"[w]\n{_job(case.rng.choice(WRITES), size='1m')}\n", [case.world.data], allow_write=True),
+    )
 
 
 def signature_device(case: Case) -> None:
     """--allow-write on a device carrying a file system (blkid-signature): refused, naming it."""
-    refusal = prepared(case, f"[w]\n{_job('write', size='1m')}\n", [case.world.fs], allow_write=True)
+    refusal = prepared(case, job_request(case, f"[w]\n{_job('write', size='1m')}\n", [case.world.fs], allow_write=True))
     _expect_cause(case, refusal, "ext4")
 
 
 def mounted_device(case: Case) -> None:
     """--allow-write on a mounted device (mount-check): refused, naming where it is mounted."""
-    refusal = prepared(case, f"[w]\n{_job('randwrite', size='1m')}\n", [case.world.mounted], allow_write=True)
+    refusal = prepared(
+        case, job_request(case, f"[w]\n{_job('randwrite', size='1m')}\n", [case.world.mounted], allow_write=True)
+    )
     _expect_cause(case, refusal, "mounted at")
 
 
@@ -415,13 +426,15 @@ def stacked_device(case: Case) -> None:
     """--allow-write on a device whose data sits in a loop device stacked inside it, where the blank check
     does not sample (loops-on)."""
     text = f"[w]\n{_job(case.rng.choice(['write', 'randwrite']), size='16m')}\n"
-    prepared(case, text, [case.world.stacked], allow_write=True)
+    prepared(case, job_request(case, text, [case.world.stacked], allow_write=True))
 
 
 def past_the_end(case: Case) -> None:
     """A read job reaching past the end of a user's file: fio extends it by writing (extent-check)."""
     extra = case.rng.choice([{"size": "1m"}, {"size": "64k", "offset": "32k"}, {"size": "128k"}])
-    prepared(case, f"[r]\n{_job(case.rng.choice(READS), **extra)}\n", [str(case.world.user / "small.dat")])
+    prepared(
+        case, job_request(case, f"[r]\n{_job(case.rng.choice(READS), **extra)}\n", [str(case.world.user / "small.dat")])
+    )
 
 
 def dollar_path(case: Case) -> None:
@@ -429,16 +442,16 @@ def dollar_path(case: Case) -> None:
     64 KiB v.dat (dollar-refusal)."""
     target = case.world.user / "v${Z}.dat"
     if case.rng.random() < 0.5:
-        prepared(case, f"[r]\n{_job('read', size='1m')}\n", [str(target)])
+        prepared(case, job_request(case, f"[r]\n{_job('read', size='1m')}\n", [str(target)]))
     else:
-        prepared(case, f"[r]\nfilename={target}\n{_job('randread', size='1m')}\n", [])
+        prepared(case, job_request(case, f"[r]\nfilename={target}\n{_job('randread', size='1m')}\n", []))
 
 
 def file_names(case: Case) -> None:
     """filename_format climbing out of iolab's directory to a user's file (named-by-iolab)."""
     pattern = case.rng.choice(["../../victim.$jobnum.$filenum", "../../../victim.$jobnum.$filenum"])
     text = f"[w]\n{_job(case.rng.choice(WRITES))}\nfilename_format={pattern}\n"
-    prepared(case, text, [str(case.world.user / "sub")])
+    prepared(case, job_request(case, text, [str(case.world.user / "sub")]))
 
 
 def path_option(case: Case) -> None:
@@ -447,7 +460,7 @@ def path_option(case: Case) -> None:
     name, value = case.rng.choice(
         [("write_iolog", victim), ("mem", f"mmap:{victim}"), ("write_lat_log", str(case.world.user / "b"))]
     )
-    prepared(case, f"[r]\n{_job('randread')}\n{name}={value}\n", [str(case.world.root / "scratch")])
+    prepared(case, job_request(case, f"[r]\n{_job('randread')}\n{name}={value}\n", [str(case.world.root / "scratch")]))
 
 
 def newer_fio_option(case: Case) -> None:
@@ -457,26 +470,38 @@ def newer_fio_option(case: Case) -> None:
     target = str(case.world.user / case.rng.choice(["b.dat", "small.dat"]))
     with mock.patch.dict(OPTION_CLASSES), mock.patch.dict(WRITING_OPTIONS):
         del OPTION_CLASSES[name], WRITING_OPTIONS[name]
-        prepared(case, f"[r]\n{_job('read', size='32k')}\n{name}=1\n", [target])
+        prepared(case, job_request(case, f"[r]\n{_job('read', size='32k')}\n{name}=1\n", [target]))
 
 
 def include(case: Case) -> None:
     """`include` of a job file that writes a user's file (include-refusal): refused, naming include."""
     text = f"[r]\n{_job('randread')}\ninclude {case.world.user / 'evil.fio'}\n"
-    refusal = prepared(case, text, [str(case.world.root / "scratch")])
+    refusal = prepared(case, job_request(case, text, [str(case.world.root / "scratch")]))
     _expect_cause(case, refusal, "paste the included file")
 
 
 def option_fuzz(case: Case) -> None:
-    """Random options from the whole option table with hostile values, on any of the world's places."""
+    """Random options from the whole option table with hostile values and job names, on any of the world's
+    places, with and without --allow-write and --allow-commands."""
     w = case.world
     places = [str(w.root / "scratch"), w.blank, w.data, str(w.user / "b.dat"), str(w.user / "sub")]
     options = {"rw": case.rng.choice(READS + WRITES), "bs": "4k", "size": "1m"}
     for option in case.rng.sample(sorted(set(OPTION_CLASSES) - SLOW), case.rng.randint(0, 3)):
         options[option] = case.rng.choice(FUZZ_VALUES)
     body = "\n".join(f"{k}={v}" for k, v in options.items())
-    prepared(case, f"[j]\n{body}\n", [case.rng.choice(places)], allow_write=case.rng.random() < 0.5)
-    w.zero_blank()
+    jobfile = case.world.root / f"case-{case.number}.fio"
+    jobfile.write_text(f"[{case.rng.choice(FUZZ_NAMES)}]\n{body}\n")
+    request = RunRequest(
+        plan=str(jobfile),
+        targets=[case.rng.choice(places)],
+        allow_write=case.rng.random() < 0.5,
+        allow_commands=case.rng.random() < 0.3,
+        telemetry_interval=None,
+    )
+    try:
+        prepared(case, request)
+    finally:
+        w.zero_blank()
 
 
 def swap_directory(case: Case, in_window: bool = False) -> None:
