@@ -660,7 +660,7 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "newer-fio-option": (newer_fio_option, 0.5, "option-allowlist"),
     "include": (include, 0.5, "include-refusal"),
     "option-fuzz": (option_fuzz, 3, ""),
-    "swap-directory": (swap_directory, 1.5, "identity-change-stop"),
+    "swap-directory": (swap_directory, 1, "identity-change-stop"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
     "claim-held": (claim_held, 1.5, "exclusive-hold"),
     "replaced-record": (replaced_record, 0.5, "clean-identity"),
