@@ -388,10 +388,10 @@ def mutation_survivors(results: Results) -> str:
 def safety(results: Results) -> str:
     r = results("safety_generative")
     return (
-        f"{r['cases']:,} cases (seed {r['seed']}): {r['refused']:,} refused, {r['points_run_by_fio']:,} points run by "
-        f"fio under strace ({r['paths_fio_touched']:,} paths touched), **{r['outside_manifest']} outside the "
-        f"manifest, {r['victims_changed']} victims changed, {r['tracebacks']} tracebacks**, "
-        f"{r['stopped_at_limit']} stopped at the 10 s limit; {r['seconds']:.0f} s"
+        f"{r['cases']:,} cases (seed {r['seed']}, {len(r['kinds'])} kinds): {r['refused']:,} refused, "
+        f"{r['reached_fio']:,} reached fio ({r['paths_fio_touched']:,} paths it touched checked), "
+        f"**{r['failed']} failed** (victims changed, paths outside the manifest, attacks that succeeded, "
+        f"tracebacks); {r['seconds']:.0f} s"
     )
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.loopdev import loop_skip_reason
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 FIOPLOT = os.environ.get("IOLAB_FIOPLOT_DATA", "")
@@ -89,3 +92,28 @@ def test_stopping_envelope_real_smoke(tmp_path):
     assert sum(g["points"] for g in groups) == 12
     for group in groups:  # today's rule judged on the same points beside it
         assert group["points"] == group["today"]["points"] and 0 <= group["stops"] <= group["points"]
+
+
+@pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed (.ci/run installs it)")
+def test_safety_benches_smoke(tmp_path):
+    env = {**os.environ, "IOLAB_BENCH_RESULTS": str(tmp_path)}
+    generative = subprocess.run(
+        [sys.executable, str(BENCH / "safety_generative.py"), "--smoke"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert generative.returncode == 0, generative.stdout + generative.stderr
+    assert json.loads((tmp_path / "safety_generative.json").read_text())["failed"] == 0
+    mutation = subprocess.run(
+        [sys.executable, str(BENCH / "safety_mutation.py"), "--smoke"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert mutation.returncode == 0, mutation.stdout + mutation.stderr
+    (row,) = json.loads((tmp_path / "safety_mutation.json").read_text())["guards"]
+    assert row["guard"] == "read-only-target" and row["caught"], row

@@ -20,7 +20,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # base utilities: an error type, private files, bounded reads of a user's input; they know no stage
     "iolab": frozenset(),
     "errors": frozenset(),
-    "private": frozenset({"pathchain"}),
+    "private": frozenset({"pathchain", "guards"}),
     "textfile": frozenset({"errors"}),
     # one bounded parser for the numbers of a user's input (int64, finite doubles)
     "numbers": frozenset({"errors"}),

@@ -21,7 +21,7 @@ import os
 import secrets
 from pathlib import Path
 
-from iolab import pathchain
+from iolab import guards, pathchain
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
@@ -44,6 +44,10 @@ def write_private(path: Path, data: str | bytes, mode: int = PRIVATE_FILE) -> No
     path = Path(path)
     if mode == AS_UMASK:
         mode = 0o666 & ~_umask()
+    if not guards.active("link-refusing-writes"):
+        with open(path, "wb") as handle:  # the mutation bench's stand-in for a write that follows links
+            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+        return
     with pathchain.walk(str(path.parent), given=str(path)) as (held, _):
         temporary, fd = _temporary(held, path.name)
         try:
@@ -68,6 +72,13 @@ def _temporary(held: int, name: str) -> tuple[str, int]:
             return temporary, os.open(temporary, flags, PRIVATE_FILE, dir_fd=held)
         except FileExistsError:
             continue
+
+
+guards.register(
+    "link-refusing-writes",
+    "a file iolab writes followed through a link planted at its name",
+    f"{__name__}.write_private",
+)
 
 
 def _umask() -> int:

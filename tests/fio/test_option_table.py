@@ -16,10 +16,10 @@ from iolab.fio.options import (
     DATA_ENGINES,
     PATH_OPTIONS,
     SYSTEM_OPTIONS,
-    WRITING_OPTIONS,
     checked_option,
     unknown_options_allowed,
 )
+from iolab.models.job_options import WRITING_OPTIONS
 from iolab.models.option_values import METADATA_ENGINES
 
 _NAME = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*:", re.MULTILINE)

@@ -6,16 +6,8 @@ import pytest
 
 from iolab.errors import UserError
 from iolab.fio.jobfile import JobSection, parse_jobfile, render_jobfile
-from iolab.fio.options import (
-    checked_option,
-    checked_options,
-    effects,
-    escape_path,
-    extent_problem,
-    split_paths,
-    write_reasons,
-    writes,
-)
+from iolab.fio.options import checked_option, checked_options, effects, escape_path, extent_problem, split_paths
+from iolab.models.job_options import JobOptions
 from iolab.models.option_values import canonical
 
 
@@ -61,19 +53,26 @@ def test_checked_options_canonicalise_and_refuse_the_same_option_twice():
 )
 def test_every_writing_mode_writes(mode):
     mode_alone = mode.split(":")[0].strip().replace("readwrite", "rw")  # fio's one mode with two names
-    assert writes({"rw": mode}) and write_reasons({"rw": mode}) == [f"rw={mode_alone}"]
+    assert JobOptions({"rw": mode}).writes and JobOptions({"rw": mode}).write_reasons == [f"rw={mode_alone}"]
 
 
 def test_reads_only_when_nothing_writes():
-    assert not writes({}) and not writes({"rw": "randread:8", "verify": "md5", "trim_percentage": "0"})
-    assert write_reasons({"rw": "read", "unlink": "1"}) == ["unlink=1 deletes the files it used"]
-    assert writes({"rw": "read", "unlink": ""})  # a bare flag is on
-    assert not writes({"rw": "read", "unlink": "0", "overwrite": "false"})
-    assert writes({"readwrite": "write"})  # an imported job that was never canonicalised
-    assert write_reasons({"fill_fs": "1"}) == [
+    assert (
+        not JobOptions({}).writes
+        and not JobOptions({"rw": "randread:8", "verify": "md5", "trim_percentage": "0"}).writes
+    )
+    assert JobOptions({"rw": "read", "unlink": "1"}).write_reasons == ["unlink=1 deletes the files it used"]
+    assert JobOptions({"rw": "read", "unlink": ""}).writes  # a bare flag is on
+    assert not JobOptions({"rw": "read", "unlink": "0", "overwrite": "false"}).writes
+    assert JobOptions({"readwrite": "write"}).writes  # an imported job that was never canonicalised
+    assert JobOptions({"fill_fs": "1"}).write_reasons == [
         "fill_device=1 writes until the device is full"
     ]  # an alias is fio's own name
-    assert not writes({"unlink": "0.0"}) and not writes({"unlink": "00"}) and writes({"unlink": "2"})  # as fio reads
+    assert (
+        not JobOptions({"unlink": "0.0"}).writes
+        and not JobOptions({"unlink": "00"}).writes
+        and JobOptions({"unlink": "2"}).writes
+    )  # as fio reads
 
 
 @pytest.mark.parametrize("value", ["psync\nfilename=/dev/sda", "a\rb", "x\x00", "x\x0by", "x\u2028y", "a\x7f"])

@@ -116,3 +116,20 @@ def test_a_host_without_a_result_is_failed_and_named(tmp_path):
     measured = executor.measured(_point(tmp_path), parsed, "", jobs, OK)
     assert [(o.host, o.status) for o in measured.hosts][-1] == ("h9", "failed")
     assert executor.lost_hosts() == ["h9: no result came back from this host"]
+
+
+def test_every_executor_goes_through_the_one_write_guard(tmp_path):
+    """A remote device with --allow-write is refused by the same guard that checks a local one (the blank
+    checks run on this host only); read, it stays read-only, and its writing points are refused at their turn
+    by each executor's job files, as a local read-only target's are."""
+    executor = _hosts(None, None)
+    with pytest.raises(UserError, match="device on another host"):
+        executor.target("/dev/nvme0n1", allow_write=True, size=None, scratch=None)
+    device = executor.target("/dev/nvme0n1", allow_write=False, size=None, scratch=None)
+    assert not device.writable
+    writer = Point("w", device, {"rw": "randwrite", "bs": "4k"})
+    for each in (executor, LocalExecutor()):
+        with pytest.raises(UserError, match="writes \\(rw=randwrite\\)"):
+            each.jobs(writer, tmp_path, None)
+    scratch = executor.target(str(tmp_path), allow_write=True, size=2**20, scratch=2**20)
+    assert scratch.writable and scratch.scratch  # a file iolab makes on each host is its own to write

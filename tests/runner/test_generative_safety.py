@@ -1,34 +1,40 @@
-"""The generative safety test: 200 seeded job files made from the whole option table, each prepared by
-iolab and, where it passes, run by the real fio under strace (`tests/safety_corpus.py` says how).
+"""The generative safety test: a seeded sample of generated attacks, each aimed at one registered guard.
 
-0 victims changed, 0 tracebacks, and every path fio touched is in the run's manifest.
-`bench/safety_generative.py` runs the same with 2,000 cases.
+Every kind of `tests/safety_attacks.py` runs at least once (an attacker's action as well as an input: a
+directory swapped for a link between points, a link planted where iolab is about to create a file, a held
+device opened exclusively, a killed run's record pointing at a user's file, a home another user owns, job
+files naming victims through each option and name trick), with the real fio and the real run loop. With
+every guard on, no victim changes, fio touches nothing outside the manifest, no attacker's action
+succeeds, every refusal names its cause and nothing raises; at least half the cases reach fio with their
+victims at hand. `bench/safety_mutation.py` switches each registered guard off and runs these cases: each
+guard must make them fail (docs/safety.md has the table); `bench/safety_generative.py` runs 200 or more.
 """
 
 from __future__ import annotations
 
 import shutil
+import time
 
 import pytest
 
 from tests.loopdev import loop_skip_reason
-from tests.safety_corpus import run_cases
+from tests.safety_attacks import KINDS, run_cases
 
-CASES = 200
-SEED = 30
+CASES = 60
+SEED = 39
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed (.ci/run installs it)")
-def test_generated_jobs_touch_only_the_manifest_and_change_no_victim(tmp_path, capsys):
-    outcome, changed = run_cases(CASES, SEED, tmp_path)
+@pytest.mark.skipif(shutil.which("mkfs.ext4") is None, reason="mkfs.ext4 is not installed (e2fsprogs)")
+def test_generated_attacks_change_no_victim_and_reach_fio(tmp_path, capsys):
+    started = time.monotonic()
+    outcome = run_cases(CASES, SEED, tmp_path)
     with capsys.disabled():
         print(
-            f"\ngenerative safety: {CASES} cases, {outcome.refused} refused, {outcome.points_run} points run by fio, "
-            f"{outcome.fio_paths} paths fio touched, {len(outcome.outside)} outside the manifest"
+            f"\ngenerative safety: {outcome.cases} cases of {len(outcome.kinds)} kinds, {outcome.refused} refused, "
+            f"{outcome.reached_fio} reached fio, {len(outcome.failures)} failed, {time.monotonic() - started:.0f} s"
         )
-    assert not outcome.tracebacks, outcome.tracebacks[:3]
-    assert not changed, changed
-    assert not outcome.outside, outcome.outside[:5]
-    assert outcome.points_run >= CASES // 10  # the sample must reach fio, not only be refused
-    assert outcome.refused >= CASES // 10
+    assert not outcome.failures, outcome.failures[:5]
+    assert set(outcome.kinds) == set(KINDS)
+    assert outcome.reached_fio * 2 >= outcome.cases, "the sample must reach fio, not only be refused"

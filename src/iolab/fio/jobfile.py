@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iolab import guards
 from iolab.errors import UserError
 from iolab.fio.options import check_text, control_character
 from iolab.models.point import IOLAB_FORMAT
@@ -72,12 +73,19 @@ def parse_jobfile(text: str, source: str = "<job file>") -> list[JobSection]:
             raise UserError(f"{source}:{lineno}: option {line!r} comes before any [section]")
         key, sep, value = line.partition("=")
         key = key.strip()
-        if key.startswith("include ") or key == "include":
+        if (key.startswith("include ") or key == "include") and guards.active("include-refusal"):
             raise UserError(f"{source}:{lineno}: iolab reads one job file; paste the included file's jobs into it")
         current[key] = value.strip() if sep else ""
     if not jobs:
         raise UserError(f"{source}: no job section found (a fio job file needs at least one [name] section)")
     return jobs
+
+
+guards.register(
+    "include-refusal",
+    "`include FILE` in a job file (fio would read jobs iolab never checked)",
+    f"{__name__}.parse_jobfile",
+)
 
 
 def read_jobfile(path: str | Path) -> list[JobSection]:
@@ -95,7 +103,7 @@ def render_jobfile(sections: list[JobSection]) -> str:
     """
     lines: list[str] = []
     for section in sections:
-        if not _IOLAB_SECTION.match(section.name):
+        if not _IOLAB_SECTION.match(section.name) and guards.active("named-by-iolab"):
             raise UserError(f"job name {section.name!r}: iolab names the jobs it hands fio ({JOB_SECTION})")
         named_by_iolab(section.options)
         lines.append(f"[{section.name}]")
@@ -119,10 +127,12 @@ def named_by_iolab(options: dict[str, str]) -> None:
     """
     for name, value in options.items():
         if name == "filename_format":
-            if not IOLAB_FORMAT.match(value) or "directory" not in options:
+            if (not IOLAB_FORMAT.match(value) or "directory" not in options) and guards.active("named-by-iolab"):
                 raise UserError(f"filename_format={value}: iolab names the files fio makes itself; drop it")
-        elif "$" in value:
+        elif "$" in value and guards.active("dollar-refusal"):
             raise UserError(f"{name}={value}: fio would expand '$' in it; write the value itself")
+    if not guards.active("named-by-iolab"):
+        return
     if "filename" not in options and "directory" not in options:
         raise UserError("a job without filename= or directory=: iolab names the target of every job")
     if "directory" in options and "filename_format" not in options and "filename" not in options:

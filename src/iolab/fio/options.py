@@ -8,7 +8,7 @@ a second option to fio, and `opendir=`, `exec_prerun=` or an I/O engine
 loaded from a shared library act outside the target iolab checked.
 
 Three questions are answered for a job's options:
-- does it write (or trim, or delete) data on its target (`writes`);
+- does it write (or trim, or delete) data on its target (`JobOptions.write_reasons`);
 - does it name a path of its own (refused: paths are targets, checked as such);
 - does it run a program or load code (`commands`: needs `--allow-commands`).
 
@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+from iolab import guards
 from iolab.errors import UserError
 from iolab.fio import option_table
 from iolab.fio.catalog import alias_target, job_option_names
@@ -91,19 +92,6 @@ SYSTEM_OPTIONS = {
     "uid": "runs the jobs as another user",
     "gid": "runs the jobs as another group",
 }
-# Options that change data on the target whatever the `rw` mode says, when set to a non-zero value.
-WRITING_OPTIONS = {
-    "trim_percentage": "trims verified blocks",
-    "trim_backlog": "trims verified blocks",
-    "unlink": "deletes the files it used",
-    "unlink_each_loop": "deletes the files it used",
-    "create_only": "lays out (writes) its files and stops",
-    "fill_device": "writes until the device is full",
-    "file_append": "appends to the file",
-    "overwrite": "overwrites the file's data",
-    "zone_reset_threshold": "resets zones",
-    "zone_reset_frequency": "resets zones",
-}
 # Options that set the size or place of the region a job uses: past a file's end, fio extends it by writing.
 EXTENT_OPTIONS = ("size", "filesize", "offset", "offset_increment", "io_size", "nrfiles")
 # Memory-buffer modes that may name a file (`mem=mmap:/path`), which fio creates.
@@ -150,7 +138,7 @@ def check_path(path: str, what: str) -> None:
     """Refuse a path fio would not open as written: `check_text`, and no `$` (fio expands `${VAR}` in a
     path, so `l/d${Z}` checked by iolab could be another device to fio)."""
     check_text(path, what)
-    if "$" in path:
+    if "$" in path and guards.active("dollar-refusal"):
         raise UserError(
             f"{what}: {path!r} contains '$', which fio would expand (${{VAR}}, $(expr)) into another path; "
             "rename it or give the path by a link without '$'"
@@ -172,20 +160,19 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
     if len(value) > MAX_VALUE:
         raise UserError(f"{where}: the value is {len(value)} characters long; fio options take at most {MAX_VALUE}")
     fio_name = canonical(name)  # the one alias resolver
-    if fio_name == "filename_format" and not IOLAB_FORMAT.match(value):
+    if fio_name == "filename_format" and not IOLAB_FORMAT.match(value) and guards.active("named-by-iolab"):
         raise UserError(
             f"{where}: {value!r}: iolab names the files fio makes itself (iolab-job.N.M in a directory of its "
             'own); drop filename_format, and use files = "per-job" in a plan for a file per job'
         )
-    if "$" in value and fio_name != "filename_format":
+    if "$" in value and fio_name != "filename_format" and guards.active("dollar-refusal"):
         raise UserError(
             f"{where}: {value!r}: fio would expand '$' (environment variables, expressions, $ncpus...); "
             "write the value itself"
         )
-    if fio_name in PATH_OPTIONS:
-        raise UserError(f"{where}: iolab does not pass {name}= to fio: {PATH_OPTIONS[fio_name]}")
-    if fio_name == "mem" and _MEM_PATH.match(value):
-        raise UserError(f"{where}: {value!r} names a file fio would create; use a mode without a path (e.g. mem=mmap)")
+    path = _path_option(name, fio_name, value)
+    if path:
+        raise UserError(f"{where}: {path}")
     _check_classified(name, fio_name, where)
     problem = value_problem(fio_name, value)
     if problem:
@@ -195,6 +182,19 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
 
 # Set for one run by `--allow-unknown-options` (`unknown_options_allowed`): options missing from the table pass.
 _UNKNOWN_ALLOWED: ContextVar[bool] = ContextVar("unknown_options_allowed", default=False)
+guards.register(
+    "option-allowlist",
+    "an option iolab never classified (what it reads, writes or runs)",
+    f"{__name__}._check_classified",
+)
+guards.register(
+    "dollar-refusal",
+    "a '$' fio would expand (${VAR}, $(expr), $ncpus) in a value or path",
+    f"{__name__}.checked_option",
+)
+guards.register(
+    "named-by-iolab", "a file name fio would derive (filename_format, a job's name)", "iolab.fio.jobfile.named_by_iolab"
+)
 
 
 @contextmanager
@@ -207,13 +207,26 @@ def unknown_options_allowed(allowed: bool) -> Iterator[None]:
         _UNKNOWN_ALLOWED.reset(token)
 
 
+@guards.guard(
+    "path-options", "an option naming a path of its own (a log, a replayed trace, an included file, mem=mmap:FILE)"
+)
+def _path_option(name: str, fio_name: str, value: str) -> str | None:
+    """Why fio must not get this option because it names a path of its own (a path is a target, checked as
+    one), or None: the refusals with their reasons (`PATH_OPTIONS`) and the allowlist's PATH class."""
+    if fio_name in PATH_OPTIONS:
+        return f"iolab does not pass {name}= to fio: {PATH_OPTIONS[fio_name]}"
+    if fio_name == "mem" and _MEM_PATH.match(value):
+        return f"{value!r} names a file fio would create; use a mode without a path (e.g. mem=mmap)"
+    if option_table.option_class(fio_name) == PATH and fio_name not in ("filename_format", "mem"):
+        return f"iolab does not pass {name}= to fio: it {option_table.OPTION_CLASSES[fio_name][1]}"
+    return None
+
+
 def _check_classified(name: str, fio_name: str, where: str) -> None:
-    """UserError unless the option is in the allowlist (`option_table`) and its class may pass: options
-    that name paths of their own are refused; one iolab never classified is refused by name."""
+    """UserError unless the option is in the allowlist (`option_table`): one iolab never classified is
+    refused by name (the options of its PATH class are refused before, by `_path_option`)."""
     kind = option_table.option_class(fio_name)
-    if kind == PATH and fio_name not in ("filename_format", "mem"):
-        raise UserError(f"{where}: iolab does not pass {name}= to fio: it {option_table.OPTION_CLASSES[fio_name][1]}")
-    if kind is not None or _UNKNOWN_ALLOWED.get():
+    if kind is not None or _UNKNOWN_ALLOWED.get() or not guards.active("option-allowlist"):
         return
     if fio_name in host_setting_names():
         raise UserError(f"{where}: {name!r} is a host setting, not a fio option: give it in [host]")
@@ -392,22 +405,6 @@ def value_problem(name: str, value: str) -> str | None:
     return None if check is None else check(name, value)
 
 
-def write_reasons(options: Mapping[str, str]) -> list[str]:
-    """Why a job changes data on its target ("rw=randwrite", "unlink=1 deletes the files it used"); empty: reads only.
-
-    A flag counts as set unless its value is clearly zero or off (`flag_on`): the guard errs towards "it writes".
-    """
-    job = JobOptions(options)
-    reasons = [f"rw={job.rw}"] if job.writes else []
-    reasons += [f"{name}={job.text(name)} {what}" for name, what in WRITING_OPTIONS.items() if job.flag(name)]
-    return reasons
-
-
-def writes(options: Mapping[str, str]) -> bool:
-    """Whether a job writes, trims or deletes data on its target."""
-    return bool(write_reasons(options))
-
-
 def engine_problem(engine: str) -> str | None:
     """Why iolab cannot vouch for an I/O engine (it may load code or act beyond `rw`), or None."""
     if engine in DATA_ENGINES or engine in METADATA_ENGINES:
@@ -438,9 +435,10 @@ def effects(options: Mapping[str, str]) -> Effects:
     problem = engine_problem(job.engine)
     if problem:
         commands.append(problem)
-    return Effects(writes=write_reasons(options), commands=commands)
+    return Effects(writes=job.write_reasons, commands=commands)
 
 
+@guards.guard("extent-check", "a job reaching past the end of a file iolab did not make (fio extends it by writing)")
 def extent_problem(options: Mapping[str, str], length: int) -> str | None:
     """Why a job would reach past the end of a file of `length` bytes (fio extends it by writing), or None.
 

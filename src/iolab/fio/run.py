@@ -23,7 +23,7 @@ from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import DEVICE_SEPARATOR, JOB_SECTION, JobSection, render_jobfile
-from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path, extent_problem, write_reasons
+from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path
 from iolab.models import Point, Target
 from iolab.models.job_options import JobOptions
 from iolab.models.point import PER_JOB_FORMAT
@@ -155,32 +155,14 @@ def device_section(member: str) -> str:
 
 
 def check_point(point: Point) -> None:
-    """The last guard before a job file exists: UserError when the point would change data it may not.
-
-    Plans are checked when they load and the runner skips writing points on
-    read-only targets; this refuses whatever got past those (a preset, a
-    program's own Plan, an open-ended search) in the one place every job
-    file of a point is made. A file iolab did not create is never extended:
-    fio writes to grow a file shorter than the job's offset + size.
+    """The options of a point, checked in the one place every job file of a point is made: UserError for
+    one fio must not see (`checked_option`) or one iolab sets from the target. Whether the point may write
+    its target is the write guard's (`iolab.runner.safety.write_refusal`), which every executor asks first.
     """
-    target = point.target
-    reasons = write_reasons(point.options)
-    if reasons and not target.writable:
-        raise UserError(
-            f"{point.name}: refusing to run on {target.path}: it writes ({', '.join(reasons)}) and the "
-            "target is read-only (writes need --allow-write, on a blank device or a scratch directory)"
-        )
     for name, value in point.options.items():
         checked_option(name, value, f"{point.name}: {name}")
         if name in TARGET_OPTIONS:
             raise UserError(f"{point.name}: {name}= is set by iolab from the target")
-    if target.kind == "file" and target.size_bytes:  # a file iolab made for a job too: see scratch._not_ours
-        problem = extent_problem(point.options, target.size_bytes)
-        if problem:
-            raise UserError(
-                f"{point.name}: refusing to run on {target.path}: {problem}, and fio would extend the "
-                "file by writing to it"
-            )
 
 
 def metadata_dir(target: Target) -> Path:

@@ -35,6 +35,19 @@ READ_ONLY_MODES = frozenset({"read", "randread"})
 WRITE_MODES = frozenset({"write", "trim", "randwrite", "randtrim", "rw", "randrw", "trimwrite", "randtrimwrite"})
 RW_MODES = READ_ONLY_MODES | WRITE_MODES | {"readwrite"}
 _READING_MODES = READ_ONLY_MODES | {"rw", "randrw"}
+# Options that change data on the target whatever the `rw` mode says, when set to a non-zero value.
+WRITING_OPTIONS = {
+    "trim_percentage": "trims verified blocks",
+    "trim_backlog": "trims verified blocks",
+    "unlink": "deletes the files it used",
+    "unlink_each_loop": "deletes the files it used",
+    "create_only": "lays out (writes) its files and stops",
+    "fill_device": "writes until the device is full",
+    "file_append": "appends to the file",
+    "overwrite": "overwrites the file's data",
+    "zone_reset_threshold": "resets zones",
+    "zone_reset_frequency": "resets zones",
+}
 
 
 class JobOptions(Mapping[str, str]):
@@ -150,9 +163,20 @@ class JobOptions(Mapping[str, str]):
         return self.rw in _READING_MODES
 
     @property
+    def write_reasons(self) -> list[str]:
+        """Why the job changes data on its target ("rw=randwrite", "unlink=1 deletes the files it used"); empty:
+        it reads only. The one answer to "does this job write" (`writes`), which the write guard
+        (`iolab.runner.safety.write_refusal`) asks: a flag counts as set unless its value is clearly zero or off
+        (`flag_on`), and a mode fio has not got counts as writing, so it errs towards "it writes"."""
+        reasons = [f"rw={self.rw}"] if self.rw not in READ_ONLY_MODES else []
+        return reasons + [
+            f"{name}={self.text(name)} {what}" for name, what in WRITING_OPTIONS.items() if self.flag(name)
+        ]
+
+    @property
     def writes(self) -> bool:
-        """Whether the rw mode writes or trims (options that change data whatever the mode: `iolab.fio.options`)."""
-        return self.rw not in READ_ONLY_MODES
+        """Whether the job writes, trims or deletes data on its target (`write_reasons`)."""
+        return bool(self.write_reasons)
 
     @property
     def sequential(self) -> bool:

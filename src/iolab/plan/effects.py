@@ -16,7 +16,7 @@ import shlex
 
 from iolab.errors import UserError
 from iolab.fio.jobfile import JobSection
-from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, effects, split_paths, write_reasons
+from iolab.fio.options import PATH_OPTIONS, TARGET_OPTIONS, effects, split_paths
 from iolab.models.host_settings import host_setting, names
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import canonical
@@ -95,7 +95,7 @@ def job_effects(sections: list[JobSection]) -> tuple[list[str], list[str]]:
         options = {canonical(k): v for k, v in section.options.items()}
         job = JobOptions(options)
         paths = [p for name in TARGET_OPTIONS for p in split_paths(job.given(name) or "") if p]
-        reasons = write_reasons(options)
+        reasons = job.write_reasons
         if reasons:
             writes.append(
                 f"[{section.name}] writes {', '.join(paths) or 'its own files in the current directory'} "
@@ -112,7 +112,7 @@ def plan_writes(plan: Plan) -> list[str]:
     """What the plan's writing workloads would write, before targets are known (`plan check`)."""
     lines = []
     for workload in plan_workloads(plan):
-        reasons = write_reasons(workload.options)
+        reasons = workload.job.write_reasons
         if reasons:
             where = workload.target or ", ".join(plan.targets) or "the targets given on the command line"
             lines.append(

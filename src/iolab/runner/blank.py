@@ -39,8 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
+from iolab import guards
 from iolab.errors import UserError
-from iolab.models import Target, units
+from iolab.models import units
 from iolab.private import private_dir, write_private
 from iolab.runner.device_watch import DeviceWatch
 
@@ -240,6 +241,10 @@ def _marks(home: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+@guards.guard(
+    "blank-content",
+    "a write to a device holding any non-zero byte iolab did not write (read in full, or sampled when asked)",
+)
 def content_problem(device: str, home: Path) -> str | None:
     """Why the device's content says it holds data, or None when it is blank or holds iolab's last write.
 
@@ -312,15 +317,6 @@ def remember_written(devices: Iterable[str], home: Path) -> None:
     write_private(home / MARKS_FILE, json.dumps(marks, indent=1, sort_keys=True))
 
 
-def writable_devices(targets: Iterable[Target]) -> list[str]:
-    """The node of every block device these targets may write on this host."""
-    found: dict[str, None] = {}
-    for target in targets:
-        if not target.hosts and target.writable and target.kind in ("block", "group"):
-            found.update(dict.fromkeys(target.members or (target.filename,)))
-    return list(found)
-
-
 def _whole_size(device: str) -> int:
     return int(_sys(Path(os.path.realpath(device)).name, "size") or 0) * 512
 
@@ -342,6 +338,11 @@ class HeldDevices:
         fcntl.ioctl(fd, _BLKDISCARD, struct.pack("QQ", 0, _whole_size(device)))
 
 
+guards.register(
+    "exclusive-hold", "a mount, mkfs, md or device-mapper claim on a device while a run writes it", f"{__name__}.held"
+)
+
+
 @contextlib.contextmanager
 def held(devices: Iterable[str]) -> Iterator[HeldDevices]:
     """Each device held open with O_EXCL for the block; UserError when one is in use."""
@@ -349,7 +350,7 @@ def held(devices: Iterable[str]) -> Iterator[HeldDevices]:
     try:
         for device in devices:
             try:
-                fds[device] = os.open(device, os.O_RDWR | os.O_EXCL)
+                fds[device] = os.open(device, os.O_RDWR | (os.O_EXCL if guards.active("exclusive-hold") else 0))
             except OSError as exc:
                 raise UserError(
                     f"refusing to write to {device}: the kernel reports it in use ({exc.strerror}); "

@@ -138,7 +138,6 @@ def _target_writes(
 ) -> tuple[list[str], float]:
     """What the run would write on each target (directories, scratch files, data destroyed), and the seconds
     laying out its scratch files takes."""
-    from iolab.fio.options import writes as options_write
     from iolab.plan.estimate import FIO_STARTUP_SECONDS
     from iolab.runner.execute import run_targets
 
@@ -155,7 +154,7 @@ def _target_writes(
             writes.append(
                 f"{what} {executor.scratch_name(target)} ({units.size(target.size_bytes)}, removed afterwards)"
             )
-        writers = sorted({p.name for p in own if options_write(p.options)})
+        writers = sorted({p.name for p in own if p.job.writes})
         if writers and not target.scratch:
             writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")
     return writes, seconds

@@ -27,7 +27,7 @@ from pathlib import Path
 from iolab.doctor.derived import interference
 from iolab.doctor.engine import diagnose_run
 from iolab.errors import RunFailed, UserError
-from iolab.fio.options import unknown_options_allowed, writes
+from iolab.fio.options import unknown_options_allowed
 from iolab.fio.run import check_point, files_dir, fio_clocksource, fio_version, metadata_dir
 from iolab.models import (
     Finding,
@@ -63,6 +63,7 @@ from iolab.runner.phases import discard, fill_scratch, run_unmeasured
 from iolab.runner.progress import Progress
 from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
+from iolab.runner.safety import check_write, devices_to_hold, write_refusal
 from iolab.runner.stopping import StopRule
 from iolab.runner.targets import identity_change, scratch_bytes
 from iolab.runner.workdirs import Workdirs
@@ -193,9 +194,10 @@ def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, 
             "ask for fewer --subsets or --array-modes"
         )
     planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
-    points = [p for p in planned if not writes(p.options) or p.target.writable]
+    points = [p for p in planned if not _skipped(p)]
     for point in points:
         check_point(point)
+        check_write(point.name, point.target, point.options)
     notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
     if dropped:
         notes.append(f"left out with --devices: {', '.join(dropped)} (an array run measures fixed workloads)")
@@ -210,6 +212,13 @@ def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, 
     return fixed, {None: members}, points, notes
 
 
+def _skipped(point: Point) -> bool:
+    """A point the write guard refuses only because it writes a read-only target: a plan runs its reads
+    and skips it with a note (any other refusal stops the run: `check_write`)."""
+    refusal = write_refusal(point.target, point.options)
+    return refusal is not None and refusal.read_only
+
+
 def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[list[Point], list[str]]:
     """The fixed points (workloads x targets x repeats in run order), less what cannot run, with notes."""
     base: list[Point] = []
@@ -217,12 +226,13 @@ def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[li
     for workload in plan.workloads:
         for target in targets[workload.target]:
             point = Point(workload.name, target, dict(workload.options), host_settings=dict(workload.host_settings))
-            if writes(point.options) and not target.writable:
+            if _skipped(point):
                 skipped.setdefault(target.path, []).append(workload.name)
             elif point.job.is_metadata and target.kind != "directory":
                 skipped.setdefault(target.path, []).append(f"{workload.name} (needs a directory)")
             else:
                 check_point(point)  # refused now, before a run exists, rather than at its turn
+                check_write(point.name, target, point.options)
                 base.append(point)
     assert plan.repeats is not None
     if skipped and not base and not plan.open_ended:
@@ -387,9 +397,11 @@ class Session:
         pre = self.plan.phases.precondition
         if target not in self.prepared:
             self.prepared.add(target)
-            if pre is not None and pre.scope == "once" and target.writable:
+            if pre is not None and pre.scope == "once" and write_refusal(target) is None:
                 self._precondition(target, pre)
-        elif pre is not None and pre.scope == "before_each_write" and writes(point.options) and target.writable:
+        elif (
+            pre is not None and pre.scope == "before_each_write" and point.job.writes and write_refusal(target) is None
+        ):
             self._precondition(target, pre)
         if point.job.is_metadata:
             self.metadata_directory(target)
@@ -539,7 +551,7 @@ def _execute(
         try:
             prepared = _prepare_run(request, store, plan, version, executor, resume, fresh, locks, settings)
             prepared.notes.extend(blank.acceptance_lines())  # how each written device was found blank
-            devices = blank.writable_devices(prepared.every_target)
+            devices = devices_to_hold(prepared.every_target)
             with blank.held(devices) as holding:  # nothing mounts or claims them until the run ends
                 try:
                     return _measure_and_finish(request, store, progress, executor, prepared, holding)

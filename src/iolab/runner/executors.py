@@ -23,6 +23,7 @@ from iolab.fio.run import DEVICE_SEPARATOR, FioInvocation, point_jobfile, run_fi
 from iolab.models import HostOutcome, Point, PointMetric, Result, Sample, Target
 from iolab.models.sample_series import SampleSeries
 from iolab.private import write_private
+from iolab.runner.safety import check_write, writable_target
 from iolab.runner.targets import resolve_target
 from iolab.store.db import Artifact, Store
 
@@ -93,7 +94,9 @@ class Executor(Protocol):
         """How a dry run names the scratch file this target will get."""
         ...
 
-    def jobs(self, point: Point, workdir: Path, clocksource: str | None) -> Jobs: ...
+    def jobs(self, point: Point, workdir: Path, clocksource: str | None) -> Jobs:
+        """The point's job files; UserError when the write guard refuses it (`runner.safety.check_write`)."""
+        ...
 
     def run(
         self, jobs: Jobs, output: Path, fio: str, timeout_s: float, workdir: Path, watch: Callable[[], bool] | None
@@ -146,6 +149,7 @@ class LocalExecutor:
         return target.filename
 
     def jobs(self, point: Point, workdir: Path, clocksource: str | None) -> Jobs:
+        check_write(point.name, point.target, point.options)
         jobfile = workdir / "point.fio"
         write_private(jobfile, point_jobfile(point, workdir, clocksource))
         return Jobs(jobfile, artifacts=[Artifact("job.fio", jobfile.read_bytes())])
@@ -205,13 +209,15 @@ class ClusterExecutor:
     def target(
         self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False
     ) -> Target:
-        return self.cluster.target(path, scratch)  # a path every host has: it cannot be checked from here
+        # a path every host has, checked by the same write guard: a remote device stays read-only
+        return writable_target(self.cluster.target(path, scratch), allow_write)
 
     def scratch_name(self, target: Target) -> str:
         return f"{target.path}/iolab-scratch-RANDOM-HOST.dat on each of {len(self.cluster.states)} hosts"
 
     def jobs(self, point: Point, workdir: Path, clocksource: str | None) -> Jobs:
         # No clock source: each server's kernel is not known here.
+        check_write(point.name, point.target, point.options)
         jobs, lost = self.cluster.jobfiles(point, workdir)
         if not jobs:
             error = "no host is left to run it: " + "; ".join(f"{o.host}: {o.error}" for o in lost)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from iolab.fio.jobfile import JobSection, parse_jobfile
-from iolab.fio.options import split_paths, write_reasons
+from iolab.fio.options import split_paths
 from iolab.fio.run import point_jobfile
 from iolab.models import Point
 from iolab.models.job_options import JobOptions
@@ -118,7 +118,7 @@ def _data_paths(options: dict[str, str]) -> list[PathUse]:
     job = JobOptions(options)
     filename = job.given("filename")
     if filename is not None:
-        does = "read and written" if write_reasons(options) else "read"
+        does = "read and written" if job.writes else "read"
         return [PathUse(path, f"{does} by fio") for path in split_paths(filename)]
     directory, pattern = job.given("directory") or "", job.given("filename_format") or ""
     names = pattern.replace("$jobnum", "{job}").replace("$filenum", "{file}")

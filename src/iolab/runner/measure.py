@@ -12,7 +12,7 @@ from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
-from iolab.fio.options import effects, writes
+from iolab.fio.options import effects
 from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.fio.status import StatusReader
@@ -101,7 +101,7 @@ class Measurer:
 
     # -- phases ------------------------------------------------------------
     def _before(self, point: Point, point_id: int, artifacts: list[Artifact]) -> None:
-        if self.phases.discard_before_writes and writes(point.options):
+        if self.phases.discard_before_writes and point.job.writes:
             with self.log.phase("discard", point.target.path, point_id) as problems:
                 problems += self._discard(point)
         if self.phases.drop_caches:

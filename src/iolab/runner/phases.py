@@ -20,14 +20,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from iolab.errors import RunFailed, UserError
+from iolab.errors import RunFailed
 from iolab.fio.jobfile import JOB_SECTION, JobSection, render_jobfile
-from iolab.fio.options import checked_options, escape_path, write_reasons
+from iolab.fio.options import checked_options, escape_path
 from iolab.fio.run import HANG_GRACE_S, run_fio
 from iolab.models import PhaseRecord, Target
 from iolab.models.job_options import JobOptions
 from iolab.private import write_private
 from iolab.runner import blank
+from iolab.runner.safety import check_write, write_refusal
 from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Artifact, Store
 
@@ -104,8 +105,7 @@ def run_unmeasured(
     device. A failure stops the run: what follows would measure an unknown state.
     `stop` is asked twice a second whether fio must stop at once (the device watch of a held device).
     """
-    if write_reasons(options) and not target.writable:
-        raise UserError(f"{name} writes and {target.path} is read-only: writes need --allow-write")
+    check_write(name, target, options)
     job = {
         "filename": escape_path(target.filename),
         "size": str(target.size_bytes),
@@ -141,7 +141,7 @@ def fill_scratch(target: Target, fio: str, workdirs: Workdirs) -> float:
 def discard(target: Target, devices: blank.HeldDevices) -> str | None:
     """Trim a whole block device (the PTS purge stand-in) through the run's own handle on it; returns why it
     could not, or None."""
-    if target.kind != "block" or not target.writable:
+    if target.kind != "block" or write_refusal(target) is not None:
         return f"{target.path}: discard applies only to block devices opened with --allow-write"
     try:
         devices.discard(target.filename)

@@ -49,7 +49,10 @@ def create_file(store: Store, run_id: int, path: str, size: int | None = None) -
     """
     scratch_id = store.record_scratch(run_id, path, "file")
     try:
-        fd = pathchain.create_file(path, os.O_WRONLY, 0o600)  # in its directory, held after its chain was checked
+        if guards.active("scratch-exclusive-create"):
+            fd = pathchain.create_file(path, os.O_WRONLY, 0o600)  # in its directory, held after its chain was checked
+        else:  # the mutation bench's stand-in for a create that follows links and reuses what is there
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
     except UserError:
         store.scratch_removed(scratch_id)
         raise
@@ -63,6 +66,13 @@ def create_file(store: Store, run_id: int, path: str, size: int | None = None) -
     finally:
         os.close(fd)
     store.scratch_created(scratch_id, info.st_dev, info.st_ino)
+
+
+guards.register(
+    "scratch-exclusive-create",
+    "making a scratch file where anything is already (a planted link or file): created O_EXCL|O_NOFOLLOW",
+    f"{__name__}.create_file",
+)
 
 
 def create_dir(store: Store, run_id: int, path: Path) -> None:
@@ -132,6 +142,7 @@ def remove(store: Store, records: list[ScratchRecord], dry_run: bool = False) ->
     return done
 
 
+@guards.guard("clean-identity", "removing a recorded path that is no longer what iolab created", allow="")
 def _not_ours(record: ScratchRecord) -> str:
     """Why the recorded path is not iolab's to remove ("gone" when nothing is there), or ""."""
     try:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from iolab import pathchain
+from iolab import guards, pathchain
 from iolab.errors import UserError
 from iolab.fio.options import check_path
 from iolab.models import Target, Workload
@@ -29,7 +29,7 @@ from iolab.models.job_options import JobOptions
 from iolab.models.snapshot import RAM_FILESYSTEMS
 from iolab.probe.fs import mount_of, ram_backed_device
 from iolab.probe.root import Root
-from iolab.runner.safety import check_writable, kernel_name
+from iolab.runner.safety import kernel_name, writable_target
 from iolab.runner.scratch import scratch_filename
 
 DEFAULT_SCRATCH = 2 << 30
@@ -148,13 +148,8 @@ def _directory_target(path: Path, size: int | None, root: Root) -> Target:
     )
 
 
-def _file_target(path: Path, allow_write: bool, size: int | None, root: Root) -> Target:
-    """An existing file is read, never written: iolab writes only files it creates itself."""
-    if allow_write:
-        raise UserError(
-            f"{path} is an existing file: iolab never writes to a file it did not create; give its "
-            "directory for a scratch file, or drop --allow-write to read it"
-        )
+def _file_target(path: Path, size: int | None, root: Root) -> Target:
+    """An existing file, read-only until the write guard says otherwise (it never does: `writable_target`)."""
     if not os.access(path, os.R_OK):
         raise UserError(f"{path}: permission denied; run as a user who can read it")
     length = path.stat().st_size
@@ -200,6 +195,9 @@ def pinned(target: Target) -> Target:
     return replace(target, identity=",".join(identity_of(p) for p in _identity_paths(target)))
 
 
+@guards.guard(
+    "identity-change-stop", "a point on a target that is no longer what was checked (link switched, file replaced)"
+)
 def identity_change(target: Target) -> str | None:
     """How the target differs from what it was when it was checked, or None: a link switched to another
     device, a file replaced, a device node gone. Other hosts' targets are not this host's to check."""
@@ -211,23 +209,19 @@ def identity_change(target: Target) -> str | None:
     return f"{target.path} is not what it was when iolab checked it (then {target.identity}; now {now})"
 
 
-def _block_target(path: Path, allow_write: bool, size: int | None, root: Root) -> Target:
+def _block_target(path: Path, size: int | None, root: Root) -> Target:
     name = kernel_name(str(path))
     sectors = (root.read_text(f"/sys/class/block/{name}/size") or "").strip()
     if not sectors.isdigit() or int(sectors) == 0:
         raise UserError(f"{path}: the kernel reports no size for this device (no media, or a detached loop device)")
     if not os.access(path, os.R_OK):
         raise UserError(f"{path}: permission denied; run as root or as a member of the disk group")
-    if allow_write:
-        check_writable(str(path))
-        pathchain.check_parent(os.path.realpath(path))  # /dev, as a rule; a node elsewhere is held to it too
     length = int(sectors) * 512
     return Target(
         path=str(path),
         kind="block",
         filename=os.path.realpath(path),  # fio opens the node that was checked, never a link to re-follow
         size_bytes=min(size or length, length),
-        writable=allow_write,
         direct=True,
         ram_backed=ram_backed_device(name, root, RAM_FILESYSTEMS),
     )
@@ -313,7 +307,7 @@ def resolve_target(
     if stat.S_ISDIR(mode):
         return pinned(_directory_target(p, scratch if scratch is not None else size, root))
     if stat.S_ISBLK(mode):
-        return pinned(_block_target(p, allow_write, size, root))
+        return pinned(writable_target(_block_target(p, size, root), allow_write))
     if stat.S_ISREG(mode):
-        return pinned(_file_target(p, allow_write, size, root))
+        return pinned(writable_target(_file_target(p, size, root), allow_write))
     raise UserError(f"{path} is not a directory, regular file or block device; {_TARGET_HELP}")

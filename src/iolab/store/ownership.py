@@ -16,12 +16,14 @@ import shlex
 import stat
 from pathlib import Path
 
+from iolab import guards
 from iolab.errors import UserError
 
 # Bits that let someone other than the owner change what is there.
 FOREIGN_WRITE = stat.S_IWGRP | stat.S_IWOTH
 
 
+@guards.guard("home-ownership", "an IOLAB_HOME or database another user owns or may write", allow="")
 def unsafe_owner(path: Path) -> str:
     """Why `path` (followed if a link: the home may be one) is not the running user's alone, or ""."""
     try:

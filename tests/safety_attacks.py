@@ -1,0 +1,721 @@
+"""Generated attacks on iolab's guards: each case is an attacker's action as well as an input, aimed at one guard.
+
+A case kind (`KINDS`) builds a hostile situation in a shared world of victims (a user's files, a device
+holding data, a device carrying a file system, a mounted one, a device with a loop device stacked inside it,
+a root-only file behind a directory another user owns), lets iolab act on it the way a user would, and acts
+as the other user where the attack needs timing: swapping a directory for a link between two points,
+planting a link where iolab is about to create a file, opening a held device exclusively to make a file
+system on it, replacing a file a killed run recorded, planting rows in a home the attacker owns. What iolab
+does is real: a dry run's preparation and the real fio under strace for the job-file attacks
+(`prepared`), the real run loop (`runner.execute`) with the real fio for the run-time attacks (`run`),
+and the CLI's own `clean` and `show -o` in this process.
+
+A guard switched off (`iolab.guards.switched_off`) must make some case fail, by one of these signals:
+- `victim`: a victim's checksum changed (files, devices, what a stacked loop device holds);
+- `outside`: fio opened, created or removed a path outside the run's manifest (strace);
+- `attack`: the attacker's own action succeeded where a guard stands in its way (an exclusive open of a
+  device a run writes);
+- `fio-refused`: fio refused a job iolab handed it as unparseable (an option iolab never classified);
+- `cause`: a refusal that does not name what the attacker planted (the file system, the mount, `include`);
+  for guards whose refusal another guard repeats, the named cause is what only they add;
+- `traceback`: anything but a refusal or a failed run.
+
+Shared by `tests/runner/test_generative_safety.py` (a seeded sample), `bench/safety_generative.py` and
+`bench/safety_mutation.py` (every registered guard switched off in turn).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import io
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from unittest import mock
+
+from iolab.errors import RunFailed, UserError
+from iolab.fio.option_table import OPTION_CLASSES
+from iolab.fio.run import files_dir, metadata_dir, run_fio
+from iolab.models import Point, Target
+from iolab.models.job_options import WRITING_OPTIONS
+from iolab.runner.dryrun import dry_run
+from iolab.runner.executors import Jobs, LocalExecutor
+from iolab.runner.request import RunRequest
+from iolab.store.db import open_store
+from tests.loopdev import loop_devices
+
+ATTACKER_UID = 65534
+FIO_LIMIT_S = 10
+MIB = 1 << 20
+# What fio reads whatever its job: its libraries, the kernel's and the system's own files.
+SYSTEM = (
+    "/proc/",
+    "/sys/",
+    "/usr/",
+    "/lib/",
+    "/lib64/",
+    "/etc/",
+    "/dev/null",
+    "/dev/urandom",
+    "/bin/",
+    "/dev/shm/",
+    "/run/",
+    "/tmp/.fio",
+    "/dev/tty",
+    "/selinux",
+)
+_WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND")
+_MODIFYING = frozenset(
+    "unlink unlinkat rename renameat renameat2 mkdir mkdirat rmdir truncate link linkat symlink symlinkat "
+    "creat chmod fchmodat chown fchownat mknod mknodat utimensat".split()
+)
+_CALL = re.compile(r"^(?:\[pid\s+\d+\]\s+|\d+\s+)?(\w+)\((.*)\)\s+=\s+(-?\d+|\?)")
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+# Options the option fuzz leaves out because they only make a case slow (what they do is harmless).
+SLOW = frozenset(
+    "runtime time_based loops ramp_time startdelay thinktime rate rate_iops rate_min rate_iops_min number_ios "
+    "io_size steadystate steadystate_duration steadystate_ramp_time thinktime_spin thinktime_blocks "
+    "latency_target latency_window flow_sleep fill_device size filesize iodepth numjobs nrfiles openfiles "
+    "cpuload cpuchunks verify_backlog max_latency exitall_on_error zonesize zonerange".split()
+)
+# Job names a user's file may give: fio makes file names from a job's name, so none may reach fio.
+FUZZ_NAMES = ["j", "../../victim", "../b.dat", "$HOME", "${Z}", "a:b", "with space", "iolab", "a/../../c"]
+FUZZ_VALUES = ["1", "0", "4k", "1m", "read", "randwrite", "trim", "../../victim", "/etc/passwd", "a:b", "x;y"]
+READS = ["read", "randread"]
+WRITES = ["write", "randwrite", "trim", "rw", "randrw", "trimwrite", "write:4k"]
+FILE_WRITES = ["write", "randwrite", "rw", "randrw", "write:4k"]  # a regular file cannot be trimmed
+# Where a stacked loop device sits inside its device: between the blocks the blank check samples.
+STACK_OFFSET = MIB + 3 * 56 * 1024 + 16 * 1024
+STACK_BYTES = 16 * 1024
+
+
+def digest(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+
+
+@dataclass
+class World:
+    """The victims and the places a case may name; `digests` are checked after every case."""
+
+    root: Path
+    blank: str  # a blank device: iolab may write it with --allow-write (zeroed again after each case)
+    data: str  # random data, no signature
+    fs: str  # an ext4 file system, not mounted
+    mounted: str  # an ext4 file system mounted at root/mnt
+    stacked: str  # blank where the blank check samples; a loop device inside it holds data
+    inner: str  # that loop device
+    run_id: int = 0  # a finished run, for `show -o`
+    digests: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def user(self) -> Path:
+        return self.root / "user"
+
+    @property
+    def foreign(self) -> Path:
+        """A directory another user owns, holding a directory of root's."""
+        return self.root / "foreign"
+
+    def checksum(self) -> None:
+        victims = [p for p in self.user.rglob("*") if p.is_file() and not p.is_symlink()]
+        victims += [self.root / "victim.0.0", self.root / "root-only", self.root / "mnt" / "kept"]
+        self.digests = {str(p): digest(str(p)) for p in victims}
+        self.digests.update({d: digest(d) for d in (self.data, self.fs, self.inner)})
+
+    def changed(self) -> list[str]:
+        return [path for path, before in self.digests.items() if digest(path) != before]
+
+    def zero_blank(self) -> None:
+        with open(self.blank, "r+b") as handle:
+            handle.write(bytes(16 * MIB))
+
+
+def _losetup(*args: str) -> str:
+    return subprocess.run(["losetup", *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@contextlib.contextmanager
+def world(tmp: Path) -> Iterator[World]:
+    """Five 16 MiB loop devices and a stacked one, a user's files, a directory another user owns."""
+    with loop_devices(5, size_mib=16) as (blank, data, fs, mounted, stacked):
+        Path(data.backing).write_bytes(os.urandom(16 * MIB))
+        for device in (fs.path, mounted.path):
+            subprocess.run(["mkfs.ext4", "-q", "-F", device], check=True, capture_output=True)
+        (tmp / "mnt").mkdir()
+        subprocess.run(["mount", mounted.path, str(tmp / "mnt")], check=True, capture_output=True)
+        inner = _losetup("--find", "--show", "-o", str(STACK_OFFSET), "--sizelimit", str(STACK_BYTES), stacked.path)
+        try:
+            with open(inner, "r+b") as handle:
+                handle.write(os.urandom(STACK_BYTES))
+            (tmp / "mnt" / "kept").write_bytes(os.urandom(64 << 10))
+            made = World(tmp, blank.path, data.path, fs.path, mounted.path, stacked.path, inner)
+            _files(made)
+            made.checksum()
+            yield made
+        finally:
+            subprocess.run(["losetup", "-d", inner], check=False, capture_output=True)
+            subprocess.run(["umount", "-l", str(tmp / "mnt")], check=False, capture_output=True)
+
+
+def _files(made: World) -> None:
+    """A user's files (root's, as a user's data is to root), a root-only file, a directory another user owns."""
+    user = made.user
+    (user / "sub").mkdir(parents=True)
+    for name in ("b.dat", "small.dat", "v.dat", "victim.0.0", "sub/c.txt", "b_lat.1.log"):
+        (user / name).write_bytes(os.urandom(64 << 10))
+    (user / "v${Z}.dat").write_bytes(os.urandom(MIB))  # fio reads `v${Z}.dat` as v.dat, 64 KiB
+    (user / "evil.fio").write_text(f"[evil]\nfilename={user / 'b.dat'}\nrw=write\nsize=64k\n")
+    (made.root / "victim.0.0").write_bytes(os.urandom(4096))
+    (made.root / "root-only").write_bytes(os.urandom(2 * MIB))
+    (made.root / "root-only").chmod(0o600)
+    (made.root / "scratch").mkdir()
+    made.foreign.mkdir()
+    os.chown(made.foreign, ATTACKER_UID, ATTACKER_UID)
+
+
+@dataclass
+class Outcome:
+    """What the cases did: counts, and each failure as "signal: case N kind: detail"."""
+
+    cases: int = 0
+    refused: int = 0
+    reached_fio: int = 0  # cases in which the real fio ran
+    fio_paths: int = 0
+    failures: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)  # "kind: message", what each refused case was told
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    def fail(self, signal: str, case: Case, detail: str) -> None:
+        self.failures.append(f"{signal}: case {case.number} {case.kind}: {detail}")
+
+    def signals(self) -> Counter[str]:
+        """(signal, kind) pairs that failed, as 'signal/kind'."""
+        return Counter(f"{f.split(':', 1)[0]}/{f.split()[3].rstrip(':')}" for f in self.failures)
+
+
+@dataclass
+class Case:
+    number: int
+    kind: str
+    rng: random.Random
+    world: World
+    outcome: Outcome
+    fio: str
+    reached: bool = False  # the real fio ran in this case
+
+
+# --- how iolab is driven ---------------------------------------------------------------------------------
+
+
+def _touched(trace: str, cwd: str) -> Iterator[tuple[str, str, bool]]:
+    """(path, call, modifies) for every path a traced fio named in a successful file system call."""
+    for line in trace.splitlines():
+        call = _CALL.match(line)
+        if call is None:
+            continue
+        name, args, result = call.group(1), call.group(2), call.group(3)
+        strings = [s.encode().decode("unicode_escape") for s in _STRING.findall(args)]
+        if not strings or not result.lstrip("-").isdigit() or int(result) < 0:
+            continue
+        modifies = name in _MODIFYING or (name.startswith("open") and any(f in args for f in _WRITE_FLAGS))
+        for path in strings[:2] if name.startswith(("rename", "link")) else strings[:1]:
+            yield os.path.normpath(os.path.join(cwd, path)), name, modifies
+
+
+def _prepare_dirs(point: Point, text: str) -> None:
+    """What the runner makes before fio runs a point: a directory workload's own directory."""
+    for line in text.splitlines():
+        if line.startswith("directory="):
+            Path(line.split("=", 1)[1].replace("\\:", ":")).mkdir(parents=True, exist_ok=True)
+
+
+def prepared(case: Case, request: RunRequest) -> str | None:
+    """A request prepared as `iolab run --dry-run` prepares it, then its first point's job file made by this
+    host's executor (the write guard first) and run by the real fio under strace: the refusal, or None."""
+    try:
+        with contextlib.chdir(case.world.root / "scratch"):
+            plan = dry_run(request)
+        if plan.points:  # one fio run a case: the kinds put their attack first
+            _fio_point(case, plan.points[0], plan.manifest)
+    except (UserError, RunFailed) as exc:
+        case.outcome.refused += 1
+        case.outcome.refusals.append(f"{case.kind}: {exc}")
+        return str(exc)
+    finally:
+        Path(request.plan).unlink()
+    return None
+
+
+def job_request(case: Case, text: str, targets: list[str], allow_write: bool = False) -> RunRequest:
+    """A run of the job file `text` on `targets`, as `iolab run JOBFILE TARGET...` asks for it."""
+    jobfile = case.world.root / f"case-{case.number}.fio"
+    jobfile.write_text(text)
+    return RunRequest(plan=str(jobfile), targets=targets, allow_write=allow_write, telemetry_interval=None)
+
+
+def _fio_point(case: Case, point: Point, manifest) -> None:
+    workdir = tempfile.mkdtemp(prefix=f"iolab-point-{os.getpid()}-")
+    try:
+        jobs = LocalExecutor().jobs(point, Path(workdir), None)  # the write guard, then the job file
+        _prepare_dirs(point, jobs.jobfile.read_text())
+        trace = Path(workdir) / "trace"
+        strace = Path(workdir) / "fio-under-strace"
+        strace.write_text(f'#!/bin/sh\nexec strace -f -qq -e trace=%file -o {trace} {case.fio} "$@"\n')
+        strace.chmod(0o700)
+        with contextlib.suppress(RunFailed):  # a slow job is killed at the limit: what it touched counts
+            invocation = run_fio(jobs.jobfile, Path(workdir) / "out.json", str(strace), FIO_LIMIT_S)
+            if invocation.returncode != 0 and "bad option" in (invocation.stderr + invocation.reported).lower():
+                case.outcome.fail("fio-refused", case, invocation.error_line())
+        case.reached = True
+        _check_trace(case, trace.read_text() if trace.exists() else "", workdir, str(strace), manifest)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+        if point.target.scratch:  # what iolab made for the point, as a run removes it afterwards
+            Path(point.target.filename).unlink(missing_ok=True)
+            for made in (files_dir(point.target), metadata_dir(point.target)):
+                shutil.rmtree(made, ignore_errors=True)
+
+
+def _check_trace(case: Case, trace: str, workdir: str, strace: str, manifest) -> None:
+    for path, call, modifies in _touched(trace, workdir):
+        if call.startswith("exec") and path == strace:
+            continue
+        case.outcome.fio_paths += 1
+        if manifest.allows(path, workdir) or (not modifies and manifest.contains(path)):
+            continue
+        if not modifies and (path.startswith(SYSTEM) or path in (case.fio, os.path.realpath(case.fio))):
+            continue
+        case.outcome.fail("outside", case, f"fio {call} {path}")
+
+
+@dataclass
+class AttackExecutor(LocalExecutor):
+    """This host's executor and the real fio, with the attacker acting at its moments: `after_target`
+    once a target is checked (before iolab creates anything), `between` once, when the first point's fio
+    has finished (before the run checks the next point's target)."""
+
+    after_target: Callable[[Target], None] | None = None
+    between: Callable[[], None] | None = None
+    in_window: bool = False  # `between` just before the second point's fio instead (after its checks)
+    runs: int = 0
+
+    def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False):
+        checked = super().target(path, allow_write, size, scratch, create)
+        if self.after_target is not None:
+            self.after_target(checked)
+        return checked
+
+    def run(self, jobs: Jobs, output: Path, fio: str, timeout_s: float, workdir: Path, watch):
+        self.runs += 1
+        if self.in_window and self.runs == 2 and self.between is not None:
+            self.between()
+        try:
+            return super().run(jobs, output, fio, timeout_s, workdir, watch)
+        finally:
+            if not self.in_window and self.runs == 1 and self.between is not None:
+                self.between()
+
+
+def run(case: Case, text: str, targets: list[str], executor: AttackExecutor, allow_write: bool = False):
+    """A real run (`runner.execute`, the real fio): the refusal or stop, or None when it completed."""
+    from iolab.runner.execute import execute
+    from iolab.runner.progress import SilentProgress
+
+    jobfile = case.world.root / f"case-{case.number}.fio"
+    jobfile.write_text(text)
+    request = RunRequest(plan=str(jobfile), targets=targets, allow_write=allow_write, telemetry_interval=None)
+    try:
+        with contextlib.chdir(case.world.root / "scratch"):
+            outcome = execute(request, open_store(), SilentProgress(), executor=executor)
+        case.world.run_id = outcome.run_id
+        return None
+    except (UserError, RunFailed) as exc:
+        case.outcome.refused += 1
+        case.outcome.refusals.append(f"{case.kind}: {exc}")
+        return str(exc)
+    finally:
+        jobfile.unlink()
+        case.reached = case.reached or executor.runs > 0
+
+
+def cli(*argv: str) -> tuple[int, str]:
+    """`iolab ARGV` in this process (`iolab.cli.main`): its exit code and what it printed on stderr."""
+    from iolab.cli import main
+
+    err = io.StringIO()
+    saved = sys.argv
+    sys.argv = ["iolab", *argv]
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            main()
+    except SystemExit as exc:
+        return int(exc.code or 0), err.getvalue()
+    finally:
+        sys.argv = saved
+    return 0, err.getvalue()
+
+
+def _job(rw: str, size: str = "64k", **extra: str) -> str:
+    options = {"rw": rw, "bs": "4k", "size": size, **extra}
+    return "\n".join(f"{k}={v}" if v else k for k, v in options.items())
+
+
+def _expect_cause(case: Case, refusal: str | None, cause: str) -> None:
+    """A refusal must name what the attacker planted (`cause`); a run that went ahead is the victim's to show."""
+    if refusal is not None and cause not in refusal:
+        case.outcome.fail("cause", case, f"refused without naming {cause!r}: {refusal}")
+
+
+# --- the kinds: each an attacker's move, aimed at a guard ------------------------------------------------
+
+
+def write_read_only(case: Case) -> None:
+    """A job that reads and writes a user's file or a device with data, without --allow-write: the reads
+    run, the writes must be skipped (read-only-target)."""
+    w = case.world
+    target = case.rng.choice([w.data, str(w.user / "b.dat"), w.fs])
+    mode = case.rng.choice([*WRITES, "read_unlink"])
+    writer = _job("read", unlink="1") if mode == "read_unlink" else _job(mode)
+    text = f"[writes]\n{writer}\n[reads]\n{_job('randread')}\nstonewall\n"  # fio runs the first point
+    prepared(case, job_request(case, text, [target]))
+
+
+def existing_file(case: Case) -> None:
+    """--allow-write on a user's existing file (existing-file-refusal)."""
+    target = str(case.world.user / case.rng.choice(["b.dat", "small.dat", "sub/c.txt"]))
+    prepared(case, job_request(case, f"[w]\n{_job(case.rng.choice(FILE_WRITES))}\n", [target], allow_write=True))
+
+
+def data_device(case: Case) -> None:
+    """--allow-write on a device full of data without a signature (blank-content)."""
+    prepared(
+        case,
+        job_request(case, f"[w]\n{_job(case.rng.choice(WRITES), size='1m')}\n", [case.world.data], allow_write=True),
+    )
+
+
+def signature_device(case: Case) -> None:
+    """--allow-write on a device carrying a file system (blkid-signature): refused, naming it."""
+    refusal = prepared(case, job_request(case, f"[w]\n{_job('write', size='1m')}\n", [case.world.fs], allow_write=True))
+    _expect_cause(case, refusal, "ext4")
+
+
+def mounted_device(case: Case) -> None:
+    """--allow-write on a mounted device (mount-check): refused, naming where it is mounted."""
+    refusal = prepared(
+        case, job_request(case, f"[w]\n{_job('randwrite', size='1m')}\n", [case.world.mounted], allow_write=True)
+    )
+    _expect_cause(case, refusal, "mounted at")
+
+
+def stacked_device(case: Case) -> None:
+    """--allow-write on a device whose data sits in a loop device stacked inside it, where the blank check
+    does not sample (loops-on)."""
+    text = f"[w]\n{_job(case.rng.choice(['write', 'randwrite']), size='16m')}\n"
+    prepared(case, job_request(case, text, [case.world.stacked], allow_write=True))
+
+
+def past_the_end(case: Case) -> None:
+    """A read job reaching past the end of a user's file: fio extends it by writing (extent-check)."""
+    extra = case.rng.choice([{"size": "1m"}, {"size": "64k", "offset": "32k"}, {"size": "128k"}])
+    prepared(
+        case, job_request(case, f"[r]\n{_job(case.rng.choice(READS), **extra)}\n", [str(case.world.user / "small.dat")])
+    )
+
+
+def dollar_path(case: Case) -> None:
+    """A path with `${Z}`, which fio expands to another file: a 1 MiB read of `v${Z}.dat` extends the
+    64 KiB v.dat (dollar-refusal)."""
+    target = case.world.user / "v${Z}.dat"
+    if case.rng.random() < 0.5:
+        prepared(case, job_request(case, f"[r]\n{_job('read', size='1m')}\n", [str(target)]))
+    else:
+        prepared(case, job_request(case, f"[r]\nfilename={target}\n{_job('randread', size='1m')}\n", []))
+
+
+def file_names(case: Case) -> None:
+    """filename_format climbing out of iolab's directory to a user's file (named-by-iolab)."""
+    pattern = case.rng.choice(["../../victim.$jobnum.$filenum", "../../../victim.$jobnum.$filenum"])
+    text = f"[w]\n{_job(case.rng.choice(WRITES))}\nfilename_format={pattern}\n"
+    prepared(case, job_request(case, text, [str(case.world.user / "sub")]))
+
+
+def path_option(case: Case) -> None:
+    """An option naming a path of its own, pointed at a user's file (path-options)."""
+    victim = str(case.world.user / "b.dat")
+    name, value = case.rng.choice(
+        [("write_iolog", victim), ("mem", f"mmap:{victim}"), ("write_lat_log", str(case.world.user / "b"))]
+    )
+    prepared(case, job_request(case, f"[r]\n{_job('randread')}\n{name}={value}\n", [str(case.world.root / "scratch")]))
+
+
+def newer_fio_option(case: Case) -> None:
+    """A fio newer than iolab's option table: an option that deletes the file, unknown to every table of
+    iolab (as an option fio grows is), set on a read of a user's file (option-allowlist)."""
+    name = "unlink"  # the file it read is deleted when the job ends
+    target = str(case.world.user / case.rng.choice(["b.dat", "small.dat"]))
+    with mock.patch.dict(OPTION_CLASSES), mock.patch.dict(WRITING_OPTIONS):
+        del OPTION_CLASSES[name], WRITING_OPTIONS[name]
+        prepared(case, job_request(case, f"[r]\n{_job('read', size='32k')}\n{name}=1\n", [target]))
+
+
+def include(case: Case) -> None:
+    """`include` of a job file that writes a user's file (include-refusal): refused, naming include."""
+    text = f"[r]\n{_job('randread')}\ninclude {case.world.user / 'evil.fio'}\n"
+    refusal = prepared(case, job_request(case, text, [str(case.world.root / "scratch")]))
+    _expect_cause(case, refusal, "paste the included file")
+
+
+def option_fuzz(case: Case) -> None:
+    """Random options from the whole option table with hostile values and job names, on any of the world's
+    places, with and without --allow-write and --allow-commands."""
+    w = case.world
+    places = [str(w.root / "scratch"), w.blank, w.data, str(w.user / "b.dat"), str(w.user / "sub")]
+    options = {"rw": case.rng.choice(READS + WRITES), "bs": "4k", "size": "1m"}
+    for option in case.rng.sample(sorted(set(OPTION_CLASSES) - SLOW), case.rng.randint(0, 3)):
+        options[option] = case.rng.choice(FUZZ_VALUES)
+    body = "\n".join(f"{k}={v}" for k, v in options.items())
+    jobfile = case.world.root / f"case-{case.number}.fio"
+    jobfile.write_text(f"[{case.rng.choice(FUZZ_NAMES)}]\n{body}\n")
+    request = RunRequest(
+        plan=str(jobfile),
+        targets=[case.rng.choice(places)],
+        allow_write=case.rng.random() < 0.5,
+        allow_commands=case.rng.random() < 0.3,
+        telemetry_interval=None,
+    )
+    try:
+        prepared(case, request)
+    finally:
+        w.zero_blank()
+
+
+def swap_directory(case: Case, in_window: bool = False) -> None:
+    """Between two points, the owner of the target's parent swaps the target for a link to their own
+    directory, holding the scratch file's name as a link to a root-only file (identity-change-stop).
+    `in_window`: the swap comes after the run checked the next point's target, before fio opens it."""
+    w = case.world
+    work = w.foreign / f"work-{case.number}"
+    work.mkdir()
+
+    def swap() -> None:
+        scratch = next(work.glob("iolab-scratch-*.dat"), None)
+        if scratch is None:
+            return
+        mine = w.foreign / f"mine-{case.number}"
+        mine.mkdir()
+        (mine / scratch.name).symlink_to(w.root / "root-only")
+        work.rename(w.foreign / f"old-{case.number}")
+        work.symlink_to(mine)
+
+    text = f"[a]\n{_job('randwrite', size='1m')}\n[b]\n{_job(case.rng.choice(WRITES), size='1m')}\nstonewall\n"
+    run(case, text, [str(work)], AttackExecutor(between=swap, in_window=in_window))
+
+
+def plant_link(case: Case) -> None:
+    """A job names a new file; once iolab checked it is not there, a link to a user's file is planted at
+    its name before iolab creates it (scratch-exclusive-create)."""
+    w = case.world
+    name = w.user / f"new-{case.number}.dat"
+
+    def plant(target: Target) -> None:
+        if target.filename == str(name):
+            name.symlink_to(w.user / "b.dat")
+
+    run(
+        case,
+        f"[w]\nfilename={name}\n{_job(case.rng.choice(WRITES), size='64k')}\n",
+        [],
+        AttackExecutor(after_target=plant),
+    )
+    with contextlib.suppress(FileNotFoundError):
+        name.unlink()
+
+
+def claim_held(case: Case) -> None:
+    """Between two points of a write run on a blank device, someone opens it exclusively, as mkfs, mount
+    and mdadm do (exclusive-hold)."""
+    w = case.world
+
+    def claim() -> None:
+        try:
+            fd = os.open(w.blank, os.O_RDONLY | os.O_EXCL)
+        except OSError as exc:
+            if exc.errno != errno.EBUSY:
+                raise
+            return
+        os.close(fd)
+        case.outcome.fail("attack", case, f"opened {w.blank} exclusively while a run wrote it")
+
+    text = f"[a]\n{_job('randwrite', size='1m')}\n[b]\n{_job('write', size='1m')}\nstonewall\n"
+    run(case, text, [w.blank], AttackExecutor(between=claim), allow_write=True)
+    w.zero_blank()
+
+
+def stack_loop(case: Case) -> None:
+    """Between two points of a write run on a blank device, someone stacks a loop device inside it (which
+    an exclusive hold does not stop) and writes their data through it: the run must stop, not overwrite it."""
+    w = case.world
+    stacked: list[str] = []
+
+    def stack() -> None:
+        offset = case.rng.choice([4, 8, 12]) * MIB
+        loop = _losetup("--find", "--show", "-o", str(offset), "--sizelimit", str(MIB), w.blank)
+        stacked.append(loop)
+        with open(loop, "r+b") as handle:
+            handle.write(os.urandom(MIB))
+        w.digests[loop] = digest(loop)
+
+    text = f"[a]\n{_job('randwrite', size='16m')}\n[b]\n{_job('write', size='16m')}\nstonewall\n"
+    try:
+        run(case, text, [w.blank], AttackExecutor(between=stack), allow_write=True)
+        for loop in stacked:  # checked here: the loop device is gone before the case's victims are
+            if digest(loop) != w.digests[loop]:
+                case.outcome.fail("victim", case, f"{loop}, stacked inside {w.blank} mid-run, changed")
+    finally:
+        for loop in stacked:
+            w.digests.pop(loop, None)
+            subprocess.run(["losetup", "-d", loop], check=False, capture_output=True)
+        w.zero_blank()
+
+
+def replaced_record(case: Case) -> None:
+    """A killed run recorded a file it made; the user's own file now stands at that name (clean-identity)."""
+    w = case.world
+    path = w.user / f"kept-{case.number}.dat"
+    path.write_bytes(os.urandom(4096))
+    _killed_run(open_store(), path, (0, 1))  # the file it made, long gone
+    w.digests[str(path)] = digest(str(path))
+    cli("clean")
+
+
+def foreign_home(case: Case) -> None:
+    """An IOLAB_HOME another user owns, with a row they planted naming a root-only file (home-ownership)."""
+    w = case.world
+    home = w.foreign / f"home-{case.number}"
+    victim = w.root / f"root-only-{case.number}"
+    victim.write_bytes(os.urandom(4096))
+    victim.chmod(0o600)
+    w.digests[str(victim)] = digest(str(victim))
+    saved = os.environ["IOLAB_HOME"]
+    os.environ["IOLAB_HOME"] = str(home)
+    try:
+        store = open_store()
+        _killed_run(store, victim, (victim.stat().st_dev, victim.stat().st_ino))  # a row it planted
+        store.close()
+        for path in [home, *home.iterdir()]:
+            os.chown(path, ATTACKER_UID, ATTACKER_UID)
+        cli("clean")
+    finally:
+        os.environ["IOLAB_HOME"] = saved
+
+
+def _killed_run(store, path: Path, identity: tuple[int, int]) -> None:
+    """A run that ended without removing the file it recorded making at `path` (device, inode)."""
+    run_id = store.create_run("killed", "iolab run", [str(path.parent)], "fio-3.33")
+    scratch_id = store.record_scratch(run_id, str(path), "file")
+    store.scratch_created(scratch_id, *identity)
+    store.finish_run(run_id, "failed", "killed")
+
+
+def link_at_output(case: Case) -> None:
+    """A run's report written with -o into a directory another user owns, where they planted the file's
+    name as a link to a root-only file (link-refusing-writes)."""
+    w = case.world
+    run(case, f"[r]\n{_job('randread', size='1m')}\n", [w.blank], AttackExecutor())
+    out = w.foreign / f"report-{case.number}.json"
+    out.symlink_to(w.root / "root-only")
+    cli("show", str(w.run_id), "--format", "json", "-o", str(out))
+    out.unlink(missing_ok=True)
+
+
+# kind -> (how it is made, its weight in a sample, the guard it is aimed at). Every kind runs once in a
+# sample; the rest are drawn by weight, mostly the kinds that reach fio with their victims at hand (a kind
+# refused before fio catches its guard in its one case).
+KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
+    "write-read-only": (write_read_only, 14, "read-only-target"),
+    "existing-file": (existing_file, 0.5, "existing-file-refusal"),
+    "data-device": (data_device, 0.5, "blank-content"),
+    "signature-device": (signature_device, 0.5, "blkid-signature"),
+    "mounted-device": (mounted_device, 0.5, "mount-check"),
+    "stacked-device": (stacked_device, 0.5, "loops-on"),
+    "past-the-end": (past_the_end, 0.5, "extent-check"),
+    "dollar-path": (dollar_path, 0.5, "dollar-refusal"),
+    "file-names": (file_names, 0.5, "named-by-iolab"),
+    "path-option": (path_option, 0.5, "path-options"),
+    "newer-fio-option": (newer_fio_option, 0.5, "option-allowlist"),
+    "include": (include, 0.5, "include-refusal"),
+    "option-fuzz": (option_fuzz, 3, ""),
+    "swap-directory": (swap_directory, 1, "identity-change-stop"),
+    "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
+    "claim-held": (claim_held, 1.5, "exclusive-hold"),
+    "replaced-record": (replaced_record, 0.5, "clean-identity"),
+    "foreign-home": (foreign_home, 0.5, "home-ownership"),
+    "link-at-output": (link_at_output, 3, "link-refusing-writes"),
+}
+
+
+# Attacks no guard of this branch stops yet, each with the work that adds its guard: `run_cases(open_kinds=
+# True)` (the bench's --open) includes them, so a branch that lands that guard moves its kind into KINDS.
+OPEN: dict[str, tuple[Callable[[Case], None], float, str]] = {
+    "swap-in-window": (lambda case: swap_directory(case, in_window=True), 2, "issue 39 item 1: safe path chains"),
+    "stack-loop": (stack_loop, 2, "issue 39 item 3: the device watched for the whole run"),
+}
+
+
+def schedule(count: int, rng: random.Random, kinds_made: dict) -> list[str]:
+    """`count` kinds: every kind once first, in a shuffled order (a guard switched off is caught within
+    them), then the rest drawn by weight."""
+    kinds = list(kinds_made)
+    rng.shuffle(kinds)
+    drawn = rng.choices(kinds, weights=[kinds_made[k][1] for k in kinds], k=max(0, count - len(kinds)))
+    return kinds[:count] + drawn
+
+
+def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False, open_kinds: bool = False) -> Outcome:
+    """`count` seeded cases in one fresh world, with a private IOLAB_HOME; every failure in `failures`.
+    `stop_at_first`: stop after the first case that fails (the mutation bench: one is enough); `open_kinds`:
+    the attacks no guard stops yet too (`OPEN`)."""
+    kinds_made = {**KINDS, **(OPEN if open_kinds else {})}
+    fio = shutil.which("fio")
+    assert fio is not None
+    rng = random.Random(seed)
+    outcome = Outcome()
+    saved = os.environ.get("IOLAB_HOME")
+    os.environ["IOLAB_HOME"] = str(tmp / "home")
+    try:
+        with world(tmp) as made:
+            for number, kind in enumerate(schedule(count, rng, kinds_made)):
+                case = Case(number, kind, random.Random(rng.random()), made, outcome, fio)
+                outcome.cases += 1
+                outcome.kinds[kind] += 1
+                try:
+                    kinds_made[kind][0](case)
+                except Exception as exc:  # a traceback a user would have seen
+                    outcome.fail("traceback", case, f"{type(exc).__name__}: {exc}")
+                outcome.reached_fio += case.reached
+                for path in made.changed():
+                    outcome.fail("victim", case, f"{path} changed")
+                made.checksum()  # the next case starts from what is there now
+                if stop_at_first and outcome.failures:
+                    break
+    finally:
+        if saved is None:
+            os.environ.pop("IOLAB_HOME", None)
+        else:
+            os.environ["IOLAB_HOME"] = saved
+    return outcome
