@@ -19,7 +19,7 @@ def test_a_dry_run_of_an_array_lists_its_devices_sets_and_points_and_writes_noth
     assert proc.returncode == 0, proc.stderr
     first, second, third = (d.name for d in devices)
     assert proc.stderr.startswith(f"array: 3 devices in this order: {first} ... {third}\n")
-    assert f"  x2: 2 devices ({first}, {second})\n" in proc.stderr
+    assert f"  without-{third}: 2 devices ({first}, {second})\n" in proc.stderr  # all but one: named by it
     assert "seqread-1m-qd32-together on 3 devices" in proc.stderr and "-alone-" in proc.stderr
     assert "writes: nothing: reads only" in proc.stderr and "scratch" not in proc.stderr
     assert proc.stderr.endswith("5 points, estimated 64 s\n")
@@ -28,7 +28,7 @@ def test_a_dry_run_of_an_array_lists_its_devices_sets_and_points_and_writes_noth
     assert lines[1:4] == [
         f"  without-{first}: 2 devices ({second}, {third})",
         f"  without-{second}: 2 devices ({first}, {third})",
-        f"  x2: 2 devices ({first}, {second})",
+        f"  without-{third}: 2 devices ({first}, {second})",
     ]
     assert lines[-1] == "3 points, estimated 39 s"
 
@@ -71,13 +71,13 @@ def test_leave_one_out_names_each_set_and_run_show_and_report_print_the_same_arr
     rows = [row["cells"] for row in scaling["rows"]]
     assert [row[0] for row in rows] == ["1", "2", "2", "2"]
     assert rows[0][4] == f"alone-{first}"  # the set of one: the first drive alone, the reference
-    assert sorted(row[4] for row in rows[1:]) == sorted([f"without-{first}", f"without-{second}", "x2"])
+    assert sorted(row[4] for row in rows[1:]) == sorted([f"without-{first}", f"without-{second}", f"without-{third}"])
     (per_device,) = [t for t in tables if t["kind"] == "device"]
     # only the first drive ran alone (the set of one) and no set was all three together
     assert [row["cells"][:2] for row in per_device["rows"]] == [[first, "-"]]
     (sets,) = [t for t in tables if t["kind"] == "io"]  # the sets run, named as their points are
-    named = {row["cells"][0] for row in sets["rows"]}  # all but the third is the first two: x2
-    assert named == {devices[0].path, "x2", f"without-{first}", f"without-{second}"}, named
+    named = {row["cells"][0] for row in sets["rows"]}  # all but the third is named by it, not as the first two
+    assert named == {devices[0].path, f"without-{third}", f"without-{first}", f"without-{second}"}, named
 
 
 def test_devices_and_targets_together_is_a_clear_error(tmp_path):

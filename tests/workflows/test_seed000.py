@@ -57,7 +57,7 @@ def drives():
 
 
 def test_the_slow_drive_is_named_together_alone_and_by_leaving_it_out(drives, iolab_home):
-    slow = drives[1]  # not the last: leave-one-out leaves out each of the first n-1 (the last one's set is x3)
+    slow = drives[1]
     with blkio_cgroup() as cgroup:
         for dev in drives:
             cgroup.set_read_bps(dev.major_minor, SLOW if dev is slow else CAP)

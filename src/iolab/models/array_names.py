@@ -34,11 +34,11 @@ def set_label(members: Sequence[str], devices: Sequence[str], ordinal: int) -> s
         return TOGETHER
     if count == 1:
         return ALONE + members[0]
-    if tuple(members) == tuple(devices[:count]):
-        return f"x{count}"
-    if count == len(devices) - 1:
+    if count == len(devices) - 1:  # before xK: all but the last is the leave-one-out set of that drive
         (missing,) = set(devices) - set(members)
         return WITHOUT + missing
+    if tuple(members) == tuple(devices[:count]):
+        return f"x{count}"
     return f"set{ordinal}"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from iolab.models import PointRecord
+from iolab.models import PointRecord, units
 from iolab.models.array_names import natural_key
 from iolab.views.columns import DEVICE, HOST, SCALING, DeviceRow, HostShare, SetRow, figures_of, source_cells
 from iolab.views.tables import Column, NotebookTable, Row
@@ -21,15 +21,20 @@ if TYPE_CHECKING:
     from iolab.models.material import HostRow
 
 SCALING_CAPTION = "efficiency = aggregate / the same devices alone, summed"
+# Above this efficiency a set's row says why it can be (`_above_ideal`): 5% above is beyond the scatter of
+# a device's alone run in the suite's and the bench's arrays.
+ABOVE_IDEAL = 1.05
 HOST_CAPTION = "runtime: when the host's jobs were done (first-done against last-done)"
 
 
-def _table(kind: str, title: str, sources: Sequence[object], caption: str = "") -> NotebookTable:
+def _table(
+    kind: str, title: str, sources: Sequence[object], caption: str = "", notes: Sequence[tuple[str, ...]] = ()
+) -> NotebookTable:
     figures = figures_of(kind)
     rows = []
-    for source in sources:
+    for i, source in enumerate(sources):
         cells, numbers = source_cells(figures, source)
-        rows.append(Row(tuple(cells), numbers, None, 1, 1, ()))
+        rows.append(Row(tuple(cells), numbers, None, 1, 1, (), notes[i] if notes else ()))
     columns = tuple(Column(f.key, f.title_of_kind(), f.numeric, f.unit) for f in figures)
     return NotebookTable(title, None, (), columns, tuple(rows), kind, caption)
 
@@ -52,7 +57,18 @@ def scaling_table_of(view: ArrayView) -> NotebookTable | None:
         return None
     rows = [row for row in report.rows if row.n > 1 or row is report.rows[0]]
     sets = [SetRow(r.n, r.aggregate, r.ideal, r.efficiency, view.label(r.devices)) for r in rows]
-    return _table(SCALING, f"Scaling · {view.workload}", sets, SCALING_CAPTION)
+    return _table(SCALING, f"Scaling · {view.workload}", sets, SCALING_CAPTION, [_above_ideal(s) for s in sets])
+
+
+def _above_ideal(row: SetRow) -> tuple[str, ...]:
+    """Why a set moved more together than its devices did alone, which adding them cannot give."""
+    if row.efficiency <= ABOVE_IDEAL:
+        return ()
+    return (
+        f"{row.label}: {units.percent(100 * row.efficiency)} of its devices alone: more together than their sum "
+        "alone, which adding them cannot give; their alone runs read low (a drive slower when it ran alone, or "
+        "its own run-to-run noise), or a shared cache or controller serves them better together",
+    )
 
 
 def array_tables(records: Sequence[PointRecord], device_bw: Mapping[int, Mapping[str, float]]) -> list[NotebookTable]:
