@@ -55,8 +55,9 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import point_seconds
     from iolab.runner.arrays import describe_sets
-    from iolab.runner.execute import check_hosts, prepare_points, run_targets
+    from iolab.runner.execute import check_hosts
     from iolab.runner.host_settings import check_request
+    from iolab.runner.planning import prepare_points, run_targets
     from iolab.runner.request import build_plan
 
     plan = build_plan(request)
@@ -139,7 +140,7 @@ def _target_writes(
     """What the run would write on each target (directories, scratch files, data destroyed), and the seconds
     laying out its scratch files takes."""
     from iolab.plan.estimate import FIO_STARTUP_SECONDS
-    from iolab.runner.execute import run_targets
+    from iolab.runner.planning import run_targets
 
     writes: list[str] = []
     seconds = 0.0

@@ -1,4 +1,6 @@
-"""A run, start to finish: resolve targets, plan points, run each, store each at once.
+"""A run's lifecycle, start to finish: resolve targets and plan points (`runner.planning`), run each
+through the run's `Session` (`runner.session`) and the open-ended parts (`runner.open_ended`), store each
+at once, then diagnose and finish.
 
 Everything a run needs is imported with this module, not at a point's turn: on a busy host a
 Ctrl-C or SIGTERM between points was seen landing inside the first import of the doctor's modules,
@@ -22,61 +24,32 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-from iolab.doctor.derived import interference
 from iolab.doctor.engine import diagnose_run
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import unknown_options_allowed
-from iolab.fio.run import check_point, files_dir, fio_clocksource, fio_version, metadata_dir
-from iolab.models import (
-    Finding,
-    Plan,
-    Point,
-    PointRecord,
-    Precondition,
-    Result,
-    Snapshot,
-    Target,
-    Workload,
-    primary_metric,
-    units,
-)
-from iolab.models.material import DOCTOR_METRICS, SteadyOutcome
+from iolab.fio.run import fio_clocksource, fio_version
+from iolab.models import Finding, Plan, Point, PointRecord, Snapshot, Target
+from iolab.models.material import SteadyOutcome
 from iolab.models.point import SCRATCH_PREFIX
-from iolab.plan.adaptive import next_configs, workload_at_qd
-from iolab.plan.effects import check_commands, plan_workloads
-from iolab.plan.estimate import chosen_while_running, estimate_seconds
-from iolab.plan.limits import MAX_POINTS
-from iolab.plan.presets import latency_curve_workloads
-from iolab.plan.repeats import run_order
-from iolab.plan.steady import steady_state
+from iolab.plan.effects import check_commands
+from iolab.plan.estimate import estimate_seconds
 from iolab.probe import Root, take_snapshot
 from iolab.runner import blank, scratch
-from iolab.runner.arrays import array_points, resolve_members
 from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
 from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
-from iolab.runner.metadata import check_room, measure_scaling
-from iolab.runner.phases import discard, fill_scratch, run_unmeasured
+from iolab.runner.open_ended import measure_open_ended
+from iolab.runner.planning import prepare_points, run_targets
 from iolab.runner.progress import Progress
-from iolab.runner.repeat_gate import needs_more_runs
 from iolab.runner.request import RunRequest, build_plan, plan_identity
-from iolab.runner.safety import check_write, devices_to_hold, write_refusal
+from iolab.runner.safety import devices_to_hold
+from iolab.runner.session import Session
 from iolab.runner.stopping import StopRule
-from iolab.runner.targets import identity_change, scratch_bytes
 from iolab.runner.workdirs import Workdirs
-from iolab.store.db import Artifact, Store, home_dir
-from iolab.store.queries import (
-    get_run,
-    open_scratch,
-    point_series,
-    point_statuses,
-    resumable_run,
-    run_material,
-    run_points,
-)
+from iolab.store.db import Store, home_dir
+from iolab.store.queries import get_run, open_scratch, point_statuses, resumable_run, run_material, run_points
 
 DEVICES_AND_HOSTS = "--devices and --hosts do not go together: name a device per host in a host file instead"
 # fio 3.33's client/server mode shows nothing of a point until it ends: the client's --status-interval
@@ -101,408 +74,6 @@ class RunOutcome:
     # what the run left behind or a fio server reported (scratch files kept, assertion lines): among the
     # notes, and said even with --quiet, since a scheduled run's user reads nothing else
     warnings: list[str] = field(default_factory=list)
-
-
-def resolve_targets(request: RunRequest, plan: Plan, executor: Executor) -> dict[str | None, list[Target]]:
-    """Targets by the path workloads name (None: the default targets), as the executor sees them.
-
-    A directory's scratch file is sized for the workloads that run on it (`scratch_bytes`): the default
-    targets carry every workload without a target of its own, open-ended parts and precondition too.
-    """
-    on_default = [w for w in plan_workloads(plan) if w.target is None]
-    # a job file whose jobs all name their filename= uses no default target: the current directory is
-    # neither checked nor listed as the run's target (`ls` showed ".")
-    unused = not on_default and not plan.open_ended and not request.targets and not plan.targets
-    default_paths = [] if unused else executor.default_paths(request.targets or plan.targets)
-    users: dict[str, list[Workload]] = {path: list(on_default) for path in default_paths}
-    for workload in plan.workloads:
-        if workload.target is not None:
-            users.setdefault(workload.target, []).append(workload)
-    cache = {  # a path only a workload names may be a new file for it (`runner.targets.resolve_target`)
-        # a directory no workload reads or writes (only file create/stat/remove, which work in a directory
-        # of their own) gets no scratch file, so no size of one is asked of its file system
-        path: executor.target(
-            path,
-            request.allow_write,
-            request.size,
-            scratch_bytes(request.size, workloads) if any(not w.job.is_metadata for w in workloads) else 0,
-            path not in default_paths,
-        )
-        for path, workloads in users.items()
-    }
-    resolved: dict[str | None, list[Target]] = {None: [cache[p] for p in default_paths]}
-    for workload in plan.workloads:
-        if workload.target is not None:
-            resolved[workload.target] = [cache[workload.target]]
-    return resolved
-
-
-def prepare_points(
-    request: RunRequest, plan: Plan, executor: Executor
-) -> tuple[Plan, dict[str | None, list[Target]], list[Point], list[str]]:
-    """The one preparation of a run and of its dry run: targets resolved and checked, points planned.
-
-    Returns the plan (an array's is rewritten into its sets), the targets by the path workloads name, the
-    points and the notes on what was skipped; UserError for anything a run would refuse.
-    """
-    if request.devices:
-        plan, targets, points, notes = array_plan(request, plan)
-    else:
-        targets = resolve_targets(request, plan, executor)
-        points, notes = plan_points(plan, targets)
-    if plan.metadata is not None:
-        check_metadata_targets(targets[None])
-        if executor.local:  # another host's file system is not this one's to read
-            check_room(plan.metadata, targets[None])
-    return plan, targets, points, notes
-
-
-def check_metadata_targets(targets: list[Target]) -> None:
-    """File create/stat/remove scaling needs directories: UserError naming the first target that is not one."""
-    for target in targets:
-        if target.kind != "directory":
-            raise UserError(
-                f"{target.path}: the metadata preset creates, stats and removes files in a directory; "
-                "give a directory on the file system to measure"
-            )
-
-
-def run_targets(targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
-    """Every target a run makes ready (locks, scratch files): the resolved ones, which open-ended parts
-    use too, and those of its points (an array's members and sets), by path."""
-    return sorted({t for ts in targets.values() for t in ts} | {p.target for p in points}, key=lambda t: t.path)
-
-
-def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, list[Target]], list[Point], list[str]]:
-    """A `--devices` run: each drive checked as a target, the workloads run together, alone and in sets.
-
-    Returns the plan without its open-ended parts (an array run measures fixed workloads; a note says what
-    was left out), the members, the points and notes.
-    """
-    members = resolve_members(request.devices, request.allow_write, request.size)
-    assert plan.repeats is not None
-    dropped = [*chosen_while_running(plan), *(["adaptive repeats"] if plan.repeats.adaptive else [])]
-    if dropped and not plan.workloads:
-        raise UserError(
-            f"--devices measures fixed workloads, and {plan.name} chooses its points while running "
-            f"({', '.join(dropped)}): run it on one device at a time"
-        )
-    base = array_points(plan, members, tuple(request.array_modes), request.subsets)
-    if len(base) * plan.repeats.count > MAX_POINTS:
-        raise UserError(
-            f"{len(base)} array points x {plan.repeats.count} repeats: a run may have at most {MAX_POINTS}; "
-            "ask for fewer --subsets or --array-modes"
-        )
-    planned = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
-    points = [p for p in planned if not _skipped(p)]
-    for point in points:
-        check_point(point)
-        check_write(point.name, point.target, point.options)
-    notes = ["skipped the writing workloads (writes need --allow-write)"] if len(points) < len(planned) else []
-    if dropped:
-        notes.append(f"left out with --devices: {', '.join(dropped)} (an array run measures fixed workloads)")
-    fixed = replace(
-        plan,
-        qd_searches=[],
-        latency_curve=None,
-        steady_rounds=None,
-        metadata=None,
-        repeats=replace(plan.repeats, adaptive=False),
-    )
-    return fixed, {None: members}, points, notes
-
-
-def _skipped(point: Point) -> bool:
-    """A point the write guard refuses only because it writes a read-only target: a plan runs its reads
-    and skips it with a note (any other refusal stops the run: `check_write`)."""
-    refusal = write_refusal(point.target, point.options)
-    return refusal is not None and refusal.read_only
-
-
-def plan_points(plan: Plan, targets: dict[str | None, list[Target]]) -> tuple[list[Point], list[str]]:
-    """The fixed points (workloads x targets x repeats in run order), less what cannot run, with notes."""
-    base: list[Point] = []
-    skipped: dict[str, list[str]] = {}
-    for workload in plan.workloads:
-        for target in targets[workload.target]:
-            point = Point(workload.name, target, dict(workload.options), host_settings=dict(workload.host_settings))
-            if _skipped(point):
-                skipped.setdefault(target.path, []).append(workload.name)
-            elif point.job.is_metadata and target.kind != "directory":
-                skipped.setdefault(target.path, []).append(f"{workload.name} (needs a directory)")
-            else:
-                check_point(point)  # refused now, before a run exists, rather than at its turn
-                check_write(point.name, target, point.options)
-                base.append(point)
-    assert plan.repeats is not None
-    if skipped and not base and not plan.open_ended:
-        path, names = next(iter(skipped.items()))
-        raise UserError(
-            f"nothing to run: {path} cannot take {', '.join(names)}"
-            + (
-                " (writes need --allow-write, and never go to a file or device holding data)"
-                if not any("needs a directory" in n for n in names)
-                else ""
-            )
-        )
-    if len(base) * plan.repeats.count > MAX_POINTS:
-        raise UserError(
-            f"{len(base)} points x {plan.repeats.count} repeats: a run may have at most {MAX_POINTS}; "
-            "split the plan or use fewer targets"
-        )
-    points = [replace(p, repeat=r) for p, r in run_order(base, plan.repeats.count, plan.repeats.interleave)]
-    notes = [f"{path}: skipped {', '.join(names)} (writes need --allow-write)" for path, names in skipped.items()]
-    for target in {t for ts in targets.values() for t in ts}:
-        if not target.direct:
-            ram = " and the result is RAM-backed" if target.ram_backed else ""
-            notes.append(
-                f"{target.path}: {target.fs_type or 'this file system'} has no O_DIRECT; using buffered I/O{ram}"
-            )
-        elif target.ram_backed:
-            where = (
-                f"on {target.fs_type}"
-                if target.fs_type
-                else "a device that keeps its data in RAM (zram, brd, or a loop file on tmpfs)"
-            )
-            notes.append(f"{target.path}: {where}, the result is RAM-backed")
-    return points, notes
-
-
-# The share of a run's points that may be measured again because something else was busy (at least one).
-REMEASURE_SHARE = 0.1
-
-
-@dataclass
-class Session:
-    """One run in progress: measures points, reusing finished ones when resuming."""
-
-    store: Store
-    run_id: int
-    measurer: Measurer
-    progress: Progress
-    done: dict[str, PointRecord]
-    planned: dict[str, int]
-    total: int
-    failed: list[str] = field(default_factory=list)
-    partial: list[str] = field(default_factory=list)  # multi-host points some host did not finish
-    measured: int = 0
-    prepared: set[Target] = field(default_factory=set)
-    filled: set[Target] = field(default_factory=set)  # scratch files written in full before a point reads them
-    metadata_dirs: set[Target] = field(default_factory=set)
-    per_job_layouts: dict[Target, tuple[int, int]] = field(default_factory=dict)  # (jobs, bytes each) now there
-    results: dict[str, Result | None] = field(default_factory=dict)
-    plan: Plan | None = None
-    reruns: list[str] = field(default_factory=list)  # points measured again because something else was busy
-    settings: HostSettings | None = None  # the plan's [host] settings, set before each point
-    still_busy: list[str] = field(default_factory=list)  # disturbed points kept as measured: no budget left
-
-    @property
-    def remeasure_budget(self) -> int:
-        """How many points a run may measure again (`REMEASURE_SHARE` of its points, at least one): a busy
-        host makes every point look disturbed, and measuring each twice doubles the run for nothing."""
-        return max(1, int(self.total * REMEASURE_SHARE))
-
-    def _may_remeasure(self) -> bool:
-        """Budget left, and the host not found busy again right after a re-measure: a neighbour that is
-        still there when a point is measured again will be there for the next one too."""
-        return len(self.reruns) < self.remeasure_budget and not self.still_busy
-
-    def _disturbed(self, point: Point) -> bool:
-        """Whether other processes or other I/O were busy during the point just stored."""
-        point_id = self.planned[point.key]
-        record = next((r for r in run_points(self.store, self.run_id) if r.id == point_id), None)
-        if record is None:
-            return False
-        return any(
-            seen.disturbed
-            for seen in interference([record], {point_id: point_series(self.store, point_id, DOCTOR_METRICS)})
-        )
-
-    def run(self, point: Point, again: bool = False) -> Result | None:
-        """The point's result: from this run's store when it finished before, else measured now.
-
-        `again` measures it even when it finished before (a metadata create, whose files are gone).
-        """
-        if again and point.key in self.done:
-            self.store.reset_point(self.planned[point.key])
-            del self.done[point.key]
-        finished = self.done.get(point.key)
-        if finished is not None:
-            return finished.result
-        if point.key in self.results and not again:  # an adaptive search can ask for a depth it already ran
-            return self.results[point.key]
-        if point.key not in self.planned:
-            (self.planned[point.key],) = self.store.plan_points(self.run_id, [point])
-            self.total += 1
-        elif point.key in self.results:
-            self.store.reset_point(self.planned[point.key])
-        changed = identity_change(point.target)
-        if changed:  # before anything is written: the next point's I/O would go elsewhere
-            raise RunFailed(f"{point.name}: {changed}; stopped before this point, nothing written to it")
-        self.measurer.held.watch.check(f"before {point.name}")
-        self._ready_target(point.target, point)
-        self._written_where_made(point, "writing its scratch file")
-        applied = self.settings.apply(point) if self.settings is not None else []
-        kept = [Artifact("host-settings", "\n".join(applied).encode())] if applied else []
-        self.measured += 1
-        index = len(self.done) + self.measured
-        self.progress.point_started(index, self.total, point)
-        result, error, lost = self.measurer.measure(point, self.planned[point.key], kept)
-        if result is not None and self.plan is not None and self.plan.rerun_disturbed and self._disturbed(point):
-            result, error, lost = self._remeasure(point, kept, (result, error, lost))
-        self.results[point.key] = result
-        self._written_where_made(point, "it ran")
-        self.progress.point_finished(index, self.total, point, result, error)
-        if error:
-            self.failed.append(f"{point.name} on {point.target.path}: {error}")
-        if lost and not error:
-            self.partial.append(f"{point.name}: without {', '.join(lost)}")
-        if lost and self.measurer.executor.stops_on_host_loss:
-            raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as --on-host-failure stop asks")
-        return result
-
-    def _remeasure(
-        self, point: Point, kept: list[Artifact], measured: tuple[Result | None, str, list[str]]
-    ) -> tuple[Result | None, str, list[str]]:
-        """Measure a disturbed point once more while the run's budget lasts; else keep it as measured (its
-        findings name what was busy)."""
-        if not self._may_remeasure():
-            self.still_busy.append(point.name)
-            return measured
-        self.store.reset_point(self.planned[point.key])
-        self.reruns.append(point.name)
-        self.progress.phase(
-            f"something else was busy during {point.name}: measuring it again "
-            f"({len(self.reruns)} of at most {self.remeasure_budget} this run)"
-        )
-        again = self.measurer.measure(point, self.planned[point.key], kept)
-        if again[0] is not None and self._disturbed(point):
-            self.still_busy.append(point.name)  # busy again: the host is, not the moment; no more re-measures
-        return again
-
-    def _written_where_made(self, point: Point, when: str) -> None:
-        """Stop the run (exit 3) when a file fio wrote by name is not the one iolab made (`written_elsewhere`)."""
-        problem = scratch.written_elsewhere(self.store, self.run_id, [point.target])
-        if problem:
-            raise RunFailed(f"{point.name}: after {when}: {problem}; fio may have written elsewhere, the run stopped")
-
-    def _ready_target(self, target: Target, point: Point) -> None:
-        """Before the first point on a target: precondition it, write its scratch file.
-
-        Not on other hosts: there fio lays out each host's scratch file itself before its first job.
-        """
-        assert self.plan is not None
-        if target.hosts:
-            return
-        pre = self.plan.phases.precondition
-        if target not in self.prepared:
-            self.prepared.add(target)
-            if pre is not None and pre.scope == "once" and write_refusal(target) is None:
-                self._precondition(target, pre)
-        elif (
-            pre is not None and pre.scope == "before_each_write" and point.job.writes and write_refusal(target) is None
-        ):
-            self._precondition(target, pre)
-        if point.job.is_metadata:
-            self.metadata_directory(target)
-        elif point.per_job_files:
-            self._per_job_directory(point)
-        elif target.scratch and target not in self.filled:
-            self.filled.add(target)
-            self.progress.phase(f"writing scratch file {target.filename} ({units.size(target.size_bytes)})")
-            with self.measurer.log.phase("fill", f"{target.filename} ({units.size(target.size_bytes)})"):
-                fill_scratch(target, self.measurer.fio, self.measurer.workdirs)
-
-    def _per_job_directory(self, point: Point) -> None:
-        """The directory of each job's own file, made on first use; emptied when the files a point asks for
-        differ from those there (another job count, another size), so the target holds one set of files at
-        a time, of its size in all, and fio lays out each job's file for the point that reads it."""
-        target, directory = point.target, files_dir(point.target)
-        layout = (point.job.numjobs, point.per_job_bytes)
-        if target not in self.per_job_layouts:
-            scratch.create_dir(self.store, self.run_id, directory)
-        elif self.per_job_layouts[target] != layout:
-            scratch.empty_directory(directory)
-        self.per_job_layouts[target] = layout
-
-    def metadata_directory(self, target: Target) -> Path:
-        """The run's directory for file create/stat/remove on `target`, recorded and created on first use."""
-        directory = metadata_dir(target)
-        if target not in self.metadata_dirs:
-            scratch.create_dir(self.store, self.run_id, directory)
-            self.metadata_dirs.add(target)
-        return directory
-
-    def _precondition(self, target: Target, pre: Precondition) -> None:
-        log = self.measurer.log
-        if pre.discard_first:
-            with log.phase("discard", target.path) as problems:
-                problem = discard(target, self.measurer.held)
-                if problem:
-                    self.measurer.note(problem)
-                    problems.append(problem)
-        self.progress.phase(f"preconditioning {target.path} ({pre.workload.name}, not measured)")
-        watch = self.measurer.held.watch
-        stop = watch.stopped if watch.names else None
-        with log.phase("precondition", f"{target.path} ({pre.workload.name})"):
-            try:
-                options = dict(pre.workload.options)
-                run_unmeasured(target, "precondition", options, self.measurer.fio, self.measurer.workdirs, stop)
-            finally:
-                watch.check(f"while preconditioning {target.path}")  # the watch's reason, not fio's exit status
-
-
-def _open_ended(session: Session, plan: Plan, targets: dict[str | None, list[Target]]) -> list[SteadyOutcome]:
-    """Adaptive repeats, QD searches, latency curves and steady-state rounds: points chosen by results."""
-    steady: list[SteadyOutcome] = []
-    policy = plan.repeats
-    assert policy is not None
-    if policy.adaptive:
-        firsts = [p for p in plan_points(plan, targets)[0] if p.repeat == 0]
-        for first in firsts:
-            values = [primary_metric(session.run(replace(first, repeat=r)), policy.metric) for r in range(policy.count)]
-            while needs_more_runs(values, policy):
-                values.append(primary_metric(session.run(replace(first, repeat=len(values))), policy.metric))
-    for target in targets[None]:
-        for search in plan.qd_searches:
-            measured: dict[tuple[int, int], float] = {}
-            while (configs := next_configs(measured, search)) is not None:
-                for qd, jobs in configs:
-                    workload = workload_at_qd(search.base, qd, jobs if jobs > 1 else None)
-                    point = Point(workload.name, target, dict(workload.options))
-                    measured[(qd, jobs)] = primary_metric(session.run(point))
-        curve = plan.latency_curve
-        if curve is not None:
-            probe = session.run(Point(curve.probe.name, target, dict(curve.probe.options)))
-            if probe is not None:
-                for workload in latency_curve_workloads(curve.probe, primary_metric(probe), curve.fractions):
-                    session.run(Point(workload.name, target, dict(workload.options)))
-        if plan.metadata is not None:
-            directory = session.metadata_directory(target)
-            for note in measure_scaling(
-                plan.metadata,
-                target,
-                directory,
-                session.measurer.fio,
-                session.run,
-                session.progress.phase,
-                session.measurer.workdirs,
-            ):
-                session.measurer.note(note)
-        rounds = plan.steady_rounds
-        if rounds is not None:
-            round_values: list[float] = []
-            for number in range(1, rounds.max_rounds + 1):
-                for workload in rounds.round:  # the round number is the repeat index: each round its own point
-                    result = session.run(Point(workload.name, target, dict(workload.options), repeat=number - 1))
-                    round_values.append(primary_metric(result, rounds.metric))
-                verdict = steady_state(
-                    round_values, rounds.window, rounds.range_frac, rounds.slope_frac, rounds.max_rounds
-                )
-                if verdict.status != "continue":
-                    steady.append(SteadyOutcome(target.path, verdict.status == "steady", verdict.reason, round_values))
-                    break
-    return steady
 
 
 def _run_findings(
@@ -757,7 +328,7 @@ def _measure_and_finish(
         progress.run_started(run_id, [p for p in points if p.key not in prepared.done], notes)
         for point in points:
             session.run(point)
-        steady = _open_ended(session, plan, prepared.targets)
+        steady = measure_open_ended(session, plan, prepared.targets)
         holding.watch.check("at the end of the run")
     except KeyboardInterrupt:
         kept = get_run(store, run_id).points_done
