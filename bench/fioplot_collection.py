@@ -11,9 +11,13 @@ outputs against fio-plot's own JSON loader, timed in the same run (issue 21).
    and pass `--data DIR` (or set IOLAB_FIOPLOT_DATA=DIR). Without it this part is skipped, said so.
 2. 1,000 json+ outputs of real fio runs (`import_speed.make_outputs`): `iolab import` against
    fio-plot's loader (`fio_plot.fiolib.jsonimport.import_json_data`, the function fio-plot reads
-   each JSON file with), alternately, `--rounds` times each; both as whole processes, and each
-   one's reading alone (iolab's `import_paths`, fio-plot's loop over its loader), medians reported.
-   fio-plot (PyPI `fio-plot`) is installed into its own venv under the work directory.
+   each JSON file with), alternately (iolab first in even rounds, fio-plot first in odd ones),
+   `--rounds` times each; both as whole processes, and each one's reading alone (iolab's
+   `import_paths`, fio-plot's loop over its loader). Medians reported with their spread (every
+   round's figure, lowest and highest) and the ratio fio-plot / iolab of the whole processes' medians
+   (above 1: iolab is faster). fio-plot (PyPI `fio-plot`) is used from this Python when it is
+   installed here (`pip install fio-plot`), else installed into its own venv under the work directory.
+   iolab's modules are compiled to bytecode first (`compile_iolab`), as pip compiled fio-plot's.
 
 The host's load average is recorded beside the figures: on a shared VM they move with it.
 Writes bench/results/fioplot_collection.json.
@@ -138,6 +142,12 @@ def import_collection(folder: Path, work: Path) -> dict:
 
 
 def fio_plot_python(work: Path) -> str:
+    """A Python that can import fio-plot's loader: this one when it can, else a venv made for it."""
+    probe = subprocess.run(
+        [sys.executable, "-c", "import fio_plot.fiolib.jsonimport"], capture_output=True, check=False
+    )
+    if probe.returncode == 0:
+        return sys.executable
     venv = work / "fio-plot-venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "fio-plot"], check=True)
@@ -148,33 +158,60 @@ def json_against_fio_plot(work: Path, rounds: int) -> dict:
     outputs = make_outputs(work, work / "data.img")
     (work / "data.img").unlink(missing_ok=True)
     plotter = fio_plot_python(work)
+    compile_iolab()
     ours: list[dict] = []
     theirs: list[dict] = []
     for number in range(rounds):
-        home = work / f"home-json-{number}"
-        wall, cpu, _ = timed(
-            [sys.executable, "-m", "iolab", "import", str(outputs)], {**os.environ, "IOLAB_HOME": str(home)}
-        )
-        shutil.rmtree(home)
-        wall_in, _, out = timed(
-            [sys.executable, "-c", IOLAB_IMPORTER, str(outputs)], {**os.environ, "IOLAB_HOME": str(home)}
-        )
-        shutil.rmtree(home)
-        ours.append({"process_s": wall, "cpu_s": cpu, **json.loads(out)})
-        wall, cpu, out = timed([plotter, "-c", FIO_PLOT_LOADER, str(outputs)], dict(os.environ))
-        theirs.append({"process_s": wall, "cpu_s": cpu, **json.loads(out)})
+        sides = ("iolab", "fio_plot") if number % 2 == 0 else ("fio_plot", "iolab")
+        for side in sides:
+            if side == "iolab":
+                ours.append(_iolab_round(outputs, work / f"home-json-{number}"))
+            else:
+                wall, cpu, out = timed([plotter, "-c", FIO_PLOT_LOADER, str(outputs)], dict(os.environ))
+                theirs.append({"process_s": wall, "cpu_s": cpu, **json.loads(out)})
     assert all(r["files"] == 1000 for r in ours + theirs), (ours, theirs)
 
     def median(rows: list[dict], key: str) -> float:
         return statistics.median(r[key] for r in rows)
 
-    return {
+    keys = ("process_s", "cpu_s", "library_s", "read_s")
+    found = {
         "files": 1000,
         "rounds": rounds,
-        "iolab": {key: median(ours, key) for key in ("process_s", "cpu_s", "library_s", "read_s")},
-        "fio_plot": {key: median(theirs, key) for key in ("process_s", "cpu_s", "library_s", "read_s")},
+        "iolab": {key: median(ours, key) for key in keys},
+        "fio_plot": {key: median(theirs, key) for key in keys},
+        "spread": {
+            side: {key: [min(r[key] for r in rows), max(r[key] for r in rows)] for key in keys}
+            for side, rows in (("iolab", ours), ("fio_plot", theirs))
+        },
         "every_round": {"iolab": ours, "fio_plot": theirs},
     }
+    found["ratio"] = found["fio_plot"]["process_s"] / found["iolab"]["process_s"]
+    found["ratio_cpu"] = found["fio_plot"]["cpu_s"] / found["iolab"]["cpu_s"]
+    return found
+
+
+def compile_iolab() -> None:
+    """iolab's modules compiled to bytecode first, as `pip install` compiles fio-plot's: where
+    PYTHONDONTWRITEBYTECODE is set (some CI and sandboxes set it), an editable iolab was compiled from
+    source by every process, ~0.15 s of CPU fio-plot's installed modules never pay."""
+    import iolab
+
+    package = str(Path(iolab.__file__).parent)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True, env=env)
+
+
+def _iolab_round(outputs: Path, home: Path) -> dict:
+    """`iolab import` of the outputs as a whole process, then the reading and storing alone, each into an
+    empty IOLAB_HOME."""
+    wall, cpu, _ = timed(
+        [sys.executable, "-m", "iolab", "import", str(outputs)], {**os.environ, "IOLAB_HOME": str(home)}
+    )
+    shutil.rmtree(home)
+    _, _, out = timed([sys.executable, "-c", IOLAB_IMPORTER, str(outputs)], {**os.environ, "IOLAB_HOME": str(home)})
+    shutil.rmtree(home)
+    return {"process_s": wall, "cpu_s": cpu, **json.loads(out)}
 
 
 def main() -> None:
@@ -182,16 +219,17 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=os.environ.get("IOLAB_FIOPLOT_DATA"), help="fio-plot's data")
     parser.add_argument("--rounds", type=int, default=3, help="alternate rounds of the 1,000-output comparison")
     parser.add_argument("--skip-json", action="store_true", help="only the collection (no fio runs, no fio-plot)")
+    parser.add_argument("--skip-collection", action="store_true", help="only the 1,000 outputs against fio-plot")
     add_smoke_flag(parser)
     args = parser.parse_args()
     if args.smoke:
         args.skip_json = True  # fio-plot's side is installed from PyPI: not in a smoke run
-    folder = collection(Path(args.data) if args.data else None)
+    folder = None if args.skip_collection else collection(Path(args.data) if args.data else None)
     work = Path(tempfile.mkdtemp(prefix="iolab-fioplot-bench-"))
     figures: dict = {"load_average_before": os.getloadavg()}
     try:
         if folder is None:
-            print(f"skipped the collection: {HOW_TO_GET}")
+            print("skipped the collection" + ("" if args.skip_collection else f": {HOW_TO_GET}"))
         else:
             figures["collection"] = import_collection(folder, work)
         if not args.skip_json:
@@ -230,6 +268,14 @@ def report(figures: dict) -> None:
     json_1000 = figures.get("json_1000")
     if json_1000:
         ours, theirs = json_1000["iolab"], json_1000["fio_plot"]
+        for side in ("iolab", "fio_plot"):
+            rounds = ", ".join(f"{r['process_s']:.2f}" for r in json_1000["every_round"][side])
+            low, high = json_1000["spread"][side]["process_s"]
+            print(f"  {side:8} whole process each round (s): {rounds}; lowest {low:.2f}, highest {high:.2f}")
+        print(
+            f"  fio-plot / iolab, medians of the whole processes: {json_1000['ratio']:.2f} (CPU"
+            f" {json_1000['ratio_cpu']:.2f}; above 1: iolab is faster)"
+        )
         print(
             f"1,000 json+ outputs, medians of {json_1000['rounds']}: iolab import {ours['process_s']:.2f} s"
             f" ({ours['cpu_s']:.2f} s CPU; reading and storing alone {ours['read_s']:.2f} s);"

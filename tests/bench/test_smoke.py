@@ -49,6 +49,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "import_speed.py": ("import_speed.json", None),
     "loop_memory_control.py": ("loop_memory_control.json", loop_skip_reason),
     "loop_vs_fio.py": ("loop_vs_fio.json", loop_skip_reason),
+    "make_run_time.py": ("make_run_time.json", None),
     "many_hosts.py": ("many_hosts.json", None),
     "mutation.py": ("mutation.json", None),
     "outlier_envelope.py": ("outlier_envelope.json", None),

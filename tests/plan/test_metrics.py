@@ -34,10 +34,12 @@ def test_metrics_are_named_argv_commands_in_the_plan_s_order(tmp_path):
         ("queue-depth", ("sh", "-c", "cat /sys/block/nvme0n1/inflight | awk '{print $1}'")),
     )
     assert plan_commands(plan) == [
-        "metric target_cpu, after each point: ssh target 'cat /proc/loadavg'",
-        "metric queue-depth, after each point: sh -c 'cat /sys/block/nvme0n1/inflight | awk '\"'\"'{print $1}'\"'\"''",
+        "metric target_cpu, every second during each point: ssh target 'cat /proc/loadavg'",
+        "metric queue-depth, every second during each point: sh -c 'cat /sys/block/nvme0n1/inflight | awk '\"'\"'{print $1}'\"'\"''",
     ]
-    with pytest.raises(UserError, match=r"runs programs or changes the system: metric target_cpu, after each point"):
+    with pytest.raises(
+        UserError, match=r"runs programs or changes the system: metric target_cpu, every second during each point"
+    ):
         check_commands(plan, allowed=False)
     check_commands(plan, allowed=True)
 

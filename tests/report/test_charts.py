@@ -9,6 +9,7 @@ fio's own output for filecreate/filestat/filedelete (tests/data/fio).
 
 from __future__ import annotations
 
+import random
 import xml.etree.ElementTree as ET
 from itertools import combinations
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 from matplotlib.axis import Axis
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.text import Text
+from matplotlib.text import Annotation, Text
 
 from iolab.analysis.compare import compare_samples
 from iolab.analysis.outliers import find_outliers
@@ -209,8 +210,47 @@ def test_each_band_of_the_timeline_is_named_after_its_point():
     texts = _texts(fig)
     assert all(name in texts for name in names)
     assert _cut_off(fig) == []
-    top = next(ax for ax in fig.get_children() if hasattr(ax, "get_xticklabels") and ax not in fig.axes[1:])
+    (top,) = fig.axes[0].child_axes  # the names' axis (this test once read the panel's own, hidden, labels)
+    assert [t.get_text() for t in top.get_xticklabels()] == names
     assert _overlapping(list(top.get_xticklabels()), fig) == []
+
+
+def _generated_timeline(rng: random.Random) -> Timeline:
+    """A run's timeline as the walks met them: 1 to 150 points of 1 to 60 s, names of 8 to 70 characters
+    (wide letters among them), up to three devices, and dips anywhere, often several in a few seconds."""
+    count = rng.choice([1, 5, 12, 150])
+    seconds = rng.choice([1.0, 2.0] if count > 12 else [1.0, 10.0, 60.0])
+    length = rng.choice([8, 20, 40, 70])
+    names = [(f"p{i}-" + rng.choice("xmWi-") * length)[:length] for i in range(count)]
+    points = [Span(i * (seconds + 0.4), i * (seconds + 0.4) + seconds, name) for i, name in enumerate(names)]
+    times = [float(t) for t in range(int(points[-1].end_s) + 1)]
+    series = {"fio jobs (sum)": (times, [MB * (500 + t) for t in times])}
+    series.update({f"loop{d}": (times, [300 * MB] * len(times)) for d in range(rng.choice([0, 1, 3]))})
+    dips = {}
+    for name in series:
+        starts = [rng.uniform(0, points[-1].end_s) for _ in range(rng.choice([0, 2, 6]))]
+        dips[name] = [Span(t, t + rng.choice([1.0, 3.0]), f"step dip, -{rng.randint(10, 99)}%") for t in starts]
+    return Timeline(series=series, points=points, dips=dips)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_no_timeline_label_is_cut_off_or_written_over_another(seed):
+    """Issue 42 item 8: dip labels written over each other ("step dip -57%-92%") and point names crowding
+    the top. Every drawn text inside the figure; the names apart (every k-th when they stand too close,
+    said on the axis); the dip labels of each panel apart."""
+    rng = random.Random(seed)
+    for _ in range(1):
+        timeline = _generated_timeline(rng)
+        fig = charts.timeline_chart(timeline)
+        assert fig is not None
+        assert _cut_off(fig) == []
+        (top,) = fig.axes[0].child_axes
+        names = [t for t in top.get_xticklabels() if t.get_text()]
+        assert _overlapping(names, fig) == []
+        if len(names) < len(timeline.points):
+            assert "point named" in fig.axes[-1].get_xlabel()
+        for ax in fig.axes:
+            assert _overlapping([c for c in ax.get_children() if isinstance(c, Annotation)], fig) == []
 
 
 # --------------------------------------------------------------------------- arrays

@@ -1,4 +1,5 @@
-"""A run's side figures outside fio: the plan's metric commands, and perf stat counting a point's window.
+"""A run's side figures outside fio: the plan's metric commands read while the point runs, and perf stat
+counting a point's window.
 
 The commands are real programs; perf counts software events here (cpu-clock), which every kernel has,
 to check what the hardware events go through on a host that has them: started with the ramp as its
@@ -15,7 +16,7 @@ import pytest
 
 from iolab.models import DirectionResult, Point, Result, Target
 from iolab.models.side import PERF
-from iolab.runner import phases
+from iolab.runner import gauges, phases
 from iolab.runner.side import SideFigures
 from iolab.store.db import Artifact
 
@@ -27,39 +28,68 @@ def side(metrics=(), notes: list[str] | None = None, **kwargs) -> SideFigures:
     return SideFigures(local=True, telemetry_off=False, note=said.append, metrics=metrics, **kwargs)
 
 
-def test_a_metric_command_s_number_is_its_figure_and_anything_else_says_what_it_was():
-    metrics = (
-        ("answer", ("echo", "42")),
-        ("exp", ("echo", "-1.5e3")),
-        ("words", ("sh", "-c", "echo hello world")),
-        ("long", ("sh", "-c", "echo " + "x" * 50)),
-        ("nan", ("echo", "nan")),
-        ("silent", ("true",)),
-        ("failing", ("sh", "-c", "echo 7; exit 3")),
-        ("missing", ("/nonexistent/command",)),
-    )
-    artifacts: list[Artifact] = []
-    found = {m.name: (m.value, m.problem) for m in side(metrics).commands(artifacts)}
-    assert found == {
-        "cmd.answer": (42.0, ""),
-        "cmd.exp": (-1500.0, ""),
-        "cmd.words": (None, "not a number: 'hello world'"),
-        "cmd.long": (None, "not a number: '" + "x" * 29 + "…'"),
-        "cmd.nan": (None, "not a number: 'nan'"),
-        "cmd.silent": (None, "no output"),
-        "cmd.failing": (None, "command failed (exit 3)"),
-        "cmd.missing": (None, "command failed ([Errno 2] No such file or directory: '/nonexistent/command')"),
+def test_a_metric_command_s_number_is_its_reading_and_anything_else_says_what_it_was():
+    commands = {
+        ("echo", "42"): (42.0, ""),
+        ("echo", "-1.5e3"): (-1500.0, ""),
+        ("sh", "-c", "echo hello world"): (None, "not a number: 'hello world'"),
+        ("sh", "-c", "echo " + "x" * 50): (None, "not a number: '" + "x" * 29 + "…'"),
+        ("echo", "nan"): (None, "not a number: 'nan'"),
+        ("true",): (None, "no output"),
+        ("sh", "-c", "echo 7; exit 3"): (None, "command failed (exit 3)"),
+        ("/nonexistent/command",): (
+            None,
+            "command failed ([Errno 2] No such file or directory: '/nonexistent/command')",
+        ),
     }
-    assert [a.name for a in artifacts] == [f"metric-{name}-command" for name, _ in metrics]
-    assert artifacts[0].data == b"echo 42\nexit 0\n42\n"
+    for argv, expected in commands.items():
+        assert gauges.read_once(argv)[:2] == expected, argv
 
 
 def test_a_metric_command_past_the_time_limit_is_stopped_and_the_run_goes_on(monkeypatch):
     monkeypatch.setattr(phases, "COMMAND_TIMEOUT_S", 0.3)
     started = time.monotonic()
-    [figure] = side((("slow", ("sleep", "5")),)).commands([])
+    value, problem, _ = gauges.read_once(("sleep", "5"))
     assert time.monotonic() - started < 3
-    assert (figure.value, figure.problem) == (None, "command failed (stopped after 0.3 s)")
+    assert (value, problem) == (None, "command failed (stopped after 0.3 s)")
+
+
+def test_metric_commands_are_read_every_interval_while_the_point_runs_and_kept_as_one_artifact(tmp_path):
+    """A gauge that is 5 while the 'point' runs and 0 after it: read during the point, it is 5 (before
+    issue 42 it was read once afterwards, and an in-flight counter always read 0)."""
+    flag = tmp_path / "running"
+    flag.write_text("5")
+    metrics = (("gauge", ("cat", str(flag))), ("words", ("echo", "busy")))
+    sampler = gauges.GaugeSampler(metrics, interval_s=0.1)
+    sampler.start()
+    time.sleep(0.65)
+    artifacts: list[Artifact] = []
+    readings = sampler.stop(artifacts)
+    flag.write_text("0")  # the point is over
+    gauge = readings["gauge"]
+    assert 3 <= len(gauge) <= 7, gauge  # ticks at 0.1 s .. 0.6 s, a loaded host may skip some
+    assert [r.value for r in gauge] == [5.0] * len(gauge)
+    assert all(b.t_ms - a.t_ms >= 50 for a, b in zip(gauge, gauge[1:], strict=False))  # never a burst
+    assert gauge[0].t_ms >= 100  # the first reading a tick after the start, as telemetry's
+    assert {r.problem for r in readings["words"]} == {"not a number: 'busy'"}
+    assert [a.name for a in artifacts] == ["metric-gauge", "metric-words"]
+    log = artifacts[0].data.decode().splitlines()
+    assert log[0] == f"cat {flag}" and len(log) == len(gauge) + 1 and log[1].endswith("s exit 0: 5")
+
+
+def test_side_figures_turn_a_point_s_readings_into_mean_and_max_over_its_measured_seconds(tmp_path):
+    figures = side((("gauge", ("sh", "-c", "echo 7")),))
+    figures.start(_point(ramp_s=0), tmp_path)
+    time.sleep(1.3)
+    figures.stop()
+    result = Result({"read": DirectionResult("read", 4e8, 1e5, 100000, 4 * 10**8, 1000)}, 10.0, 20.0, 1, "")
+    artifacts: list[Artifact] = []
+    found = {m.name: (m.value, m.problem) for m in figures.commands(_point(ramp_s=0), result, artifacts)}
+    assert found == {"cmd.gauge": (7.0, ""), "cmd.gauge.max": (7.0, "")}
+    assert [a.name for a in artifacts] == ["metric-gauge"]
+    # a ramp longer than the point leaves no reading inside the measured seconds: said, never a 0
+    found = {m.name: (m.value, m.problem) for m in figures.commands(_point(ramp_s=5), result, [])}
+    assert found == {"cmd.gauge": (None, "no reading inside the measured seconds (fio ended before the first)")}
 
 
 def _point(ramp_s: int) -> Point:

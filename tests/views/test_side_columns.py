@@ -59,6 +59,19 @@ def test_columns_appear_where_a_point_has_a_figure_with_repeats_as_mean_and_stdd
     assert "host CPU" not in facts
 
 
+def test_a_metric_read_during_the_point_shows_its_mean_and_max_side_by_side():
+    """Each command's two columns together (`a`, `a-b`: sorted by stored name, `cmd.a-b` came between
+    `cmd.a` and `cmd.a.max`), a run made before commands were read during the point titled by name alone."""
+    records = [
+        record(1, "1", 0, PointMetric("cmd.a", 30.0), PointMetric("cmd.a.max", 32.0), PointMetric("cmd.a-b", 1.0),
+               PointMetric("cmd.a-b.max", 2.0), PointMetric("cmd.old", 5.0), NO_PERF, QUIET),
+    ]  # fmt: skip
+    [table] = build_report(RUN, records, {}).tables
+    headers = [c.header for c in table.columns]
+    assert headers[headers.index("fio CPU µs/IO") + 1 :] == ["a mean", "a max", "a-b mean", "a-b max", "old", "repeats"]
+    assert column(table, "a mean") == ["30"] and column(table, "a max") == ["32"]
+
+
 def test_wire_columns_per_interface_and_what_lo_is():
     lo = [PointMetric("wire.lo.rx", 2e7), PointMetric("wire.lo.tx", 2e7)]
     vlan = [PointMetric("wire.eth0.100.rx", 1.5e8), PointMetric("wire.eth0.100.tx", 3e6)]

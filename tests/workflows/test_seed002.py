@@ -14,6 +14,7 @@ import pytest
 
 from tests.iolab_cli import iolab
 from tests.loopback import Loopback
+from tests.loopdev import loop_devices
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
@@ -52,10 +53,11 @@ def test_a_qd_table_with_repeats_and_side_figures_in_markdown(tmp_path, iolab_ho
         if not line.startswith("|"):
             break
         rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True)))
-    for column in ("MB/s", "mean lat", "BW stddev MB/s", "lo rx MB/s", "bufs\\_in\\_flight", "repeats"):
+    for column in ("MB/s", "mean lat", "BW stddev MB/s", "lo rx MB/s", "bufs\\_in\\_flight mean", "repeats"):
         assert column in header, (column, header)
     assert [int(r["iodepth"]) for r in rows] == QDS  # one row per queue depth, in order
-    assert all(r["repeats"] == "3" and r["bufs\\_in\\_flight"] == "64 ± 0" for r in rows), rows
+    assert all(r["repeats"] == "3" and r["bufs\\_in\\_flight mean"] == "64 ± 0" for r in rows), rows
+    assert all(r["bufs\\_in\\_flight max"] == "64 ± 0" for r in rows), rows
     assert all(" ± " in r["MB/s"] for r in rows)  # a mean of three repeats with its spread
     assert all(5 <= float(r["lo rx MB/s"].split(" ± ")[0]) <= 40 for r in rows), rows
 
@@ -66,6 +68,39 @@ def test_a_qd_table_with_repeats_and_side_figures_in_markdown(tmp_path, iolab_ho
     mean = sum(p["result"]["directions"]["read"]["bw_bytes"] for p in qd32) / 3 / 1e6
     shown = float(rows[-1]["MB/s"].split(" ± ")[0])
     assert shown == pytest.approx(mean, rel=0.01, abs=0.05)
+
+
+GAUGE_PLAN = """name = "in-flight"
+metrics = {{ bufs_in_flight = ["sh", "-c", "read r w < /sys/block/{name}/inflight; echo $r"] }}
+[options]
+rw = "randread"
+bs = "4k"
+ioengine = "libaio"
+direct = 1
+iodepth = 32
+runtime = 3
+ramp_time = 0
+time_based = 1
+"""
+
+
+def test_an_in_flight_gauge_is_read_while_fio_runs_and_reported_as_mean_and_max(tmp_path, iolab_home):
+    """The seed's "Bufs in-flight" is a gauge. Read once after the point (before issue 42 item 4), it always
+    read `0 ± 0`; read every second while fio runs, it is the device's reads in flight at QD32. The loop
+    device is this test's own, so nothing but fio puts I/O in flight on it."""
+    with loop_devices(1, size_mib=64) as (device,):
+        plan = tmp_path / "gauge.toml"
+        plan.write_text(GAUGE_PLAN.format(name=device.name))
+        proc = iolab("run", str(plan), device.path, "--allow-commands", "--json", timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        after = open(f"/sys/block/{device.name}/inflight").read().split()
+    assert after == ["0", "0"]  # what a reading after the point sees
+    (point,) = json.loads(proc.stdout)["points"]
+    mean, top = point["side"]["cmd.bufs_in_flight"], point["side"]["cmd.bufs_in_flight.max"]
+    assert mean["problem"] == top["problem"] == "", (mean, top)
+    assert 0 < mean["value"] <= top["value"] <= 32, (mean, top)
+    table = iolab("show", "last").stdout
+    assert "bufs_in_flight mean" in table and "bufs_in_flight max" in table, table
 
 
 GROUPED_JOB = """[grouped]

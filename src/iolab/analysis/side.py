@@ -1,5 +1,6 @@
-"""Side figures of one point from what was sampled beside fio: wire bandwidth, the host's CPU per I/O, and
-perf's hardware counts turned into a cache hit rate and cycles per I/O.
+"""Side figures of one point from what was sampled beside fio: wire bandwidth, the host's CPU per I/O,
+perf's hardware counts turned into a cache hit rate and cycles per I/O, and a plan's metric commands read
+every second (their mean and largest reading).
 
 Every figure is over the measured seconds only. fio's ramp is not measured, so a telemetry interval that
 began before the ramp ended is left out: an interval is kept when it starts at or after `start_ms` (the
@@ -13,7 +14,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from iolab.models import Sample
-from iolab.models.side import CYCLES_PER_IO, HOST_CPU_US_PER_IO, LLC_HIT_PCT, PERF, RX, TX, WIRE, PointMetric, wire_name
+from iolab.models.side import (
+    CYCLES_PER_IO,
+    HOST_CPU_US_PER_IO,
+    LLC_HIT_PCT,
+    PERF,
+    RX,
+    TX,
+    WIRE,
+    GaugeReading,
+    PointMetric,
+    command_max_name,
+    command_name,
+    wire_name,
+)
 
 NET_BW = "net.bw"  # as the sampler writes it (`iolab.telemetry.sampler.NET_BW`): bytes/s, ddir rx/tx
 CPU_BUSY = "cpu.busy"  # percent of the CPU's time not idle or waiting for I/O; source "cpu" is every CPU
@@ -116,3 +130,21 @@ def perf_figures(counts: Mapping[str, float | None], iops: float, window_s: floa
         why = f"perf counted none of {', '.join(uncounted)}" if uncounted else "no I/O in perf's window"
         found.append(PointMetric(PERF, None, why))
     return found
+
+
+def gauge_metrics(name: str, readings: Sequence[GaugeReading], start_ms: int) -> list[PointMetric]:
+    """A metric command's figures over the measured seconds: the mean of its readings taken at or after
+    `start_ms` and the largest of them (the readings are a second apart, so their plain mean is the
+    gauge's mean over time). Readings without a number are counted and named, never averaged in as 0;
+    with no number at all, one figure says why."""
+    kept = [r for r in readings if r.t_ms >= start_ms]
+    values = [r.value for r in kept if r.value is not None]
+    problems = [r.problem for r in kept if r.value is None]
+    if not values:
+        why = problems[0] if problems else "no reading inside the measured seconds (fio ended before the first)"
+        return [PointMetric(command_name(name), None, why)]
+    problem = f"{len(problems)} of {len(kept)} readings without a number ({problems[0]})" if problems else ""
+    return [
+        PointMetric(command_name(name), sum(values) / len(values), problem),
+        PointMetric(command_max_name(name), max(values), problem),
+    ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -103,7 +104,7 @@ def far_repeats(values: Sequence[float], ratio: float = FAR_RATIO, sigmas: float
     distance: a noisy set (a COV problem) has no single odd repeat."""
     if len(values) < 3:
         return []
-    if VECTOR_FROM <= len(values) <= VECTOR_UP_TO:
+    if VECTOR_FROM <= len(values) <= VECTOR_UP_TO and (len(values) > LOAD_NUMPY_FROM or "numpy" in sys.modules):
         found = _far_at_once(values, ratio, sigmas)
     else:
         found = [far for i in range(len(values)) if (far := _far_one(values, i, ratio, sigmas)) is not None]
@@ -115,6 +116,9 @@ def far_repeats(values: Sequence[float], ratio: float = FAR_RATIO, sigmas: float
 # Up to a size whose n x n matrix is small (2,048: 32 MiB); at 1,000 the medians dominate either way.
 VECTOR_FROM = 16
 VECTOR_UP_TO = 2048
+# Loading numpy costs a process ~0.1 s of CPU: where nothing else has loaded it (an import of JSON outputs),
+# sets of up to this many are judged one by one (about 10 ms at 300), not worth loading it for.
+LOAD_NUMPY_FROM = 300
 
 
 def _far_one(values: Sequence[float], i: int, ratio: float, sigmas: float) -> FarRepeat | None:

@@ -95,8 +95,6 @@ def active_seconds(series: PointSeries) -> tuple[list[float], list[float]]:
 def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[PointSeries]:
     """fio's per-job logs summed per window (`analysis.series.job_sum`; each host a series of its own), and
     for array points each device's own series from telemetry, where a dip hides in the sum."""
-    import numpy as np
-
     out: list[PointSeries] = []
     for record in records:
         stored = series.get(record.id, [])
@@ -108,6 +106,8 @@ def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSe
             for ddir in ("read", "write"):
                 for one in stored:
                     if one.metric == "disk.bw" and one.ddir == ddir and len(one) and one.values.max() > 0:
+                        import numpy as np  # here only: a run without such series (an import of JSON) never loads it
+
                         order = np.argsort(one.t_ms, kind="stable")
                         summed[f"{one.source} {ddir}"] = ((one.t_ms[order] / 1000).tolist(), one.values[order].tolist())
         out += [

@@ -76,8 +76,9 @@ class Phases:
     `discard_before_writes` trims the whole target (blkdiscard or fstrim)
     before each point that writes, so every write test starts from the same
     state; `drop_caches` drops the page cache before each point. `metrics`
-    are (name, argv) pairs run after each point: the number a command prints
-    is stored with the point as the column `name` (a plan's `metrics` table).
+    are (name, argv) pairs read every second while each point runs: the mean
+    and the largest of the numbers a command prints are stored with the point
+    as the columns `name mean` and `name max` (a plan's `metrics` table).
     """
 
     precondition: Precondition | None = None

@@ -26,8 +26,10 @@ HOST_CPU_US_PER_IO = "host_cpu_us_per_io"
 LLC_HIT_PCT = "llc_hit_pct"
 CYCLES_PER_IO = "cycles_per_io"
 PERF = "perf"
-# A plan's own metric: "cmd.<name>", the number its command printed after the point.
+# A plan's own metric: "cmd.<name>", the mean of the numbers its command printed, read every second while
+# fio ran (before issue 42, once after the point); "cmd.<name>.max", the largest of them.
 COMMAND = "cmd"
+MAX = "max"
 
 # A plan's metric name becomes a column and a CSV header: a word, so it needs no quoting anywhere.
 METRIC_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
@@ -58,6 +60,21 @@ def wire_parts(name: str) -> tuple[str, str] | None:
 
 def command_name(name: str) -> str:
     return f"{COMMAND}.{name}"
+
+
+def command_max_name(name: str) -> str:
+    """The stored name of a metric command's largest reading (a metric's name holds no dot)."""
+    return f"{COMMAND}.{name}.{MAX}"
+
+
+@dataclass(frozen=True)
+class GaugeReading:
+    """One reading of a plan's metric command while a point ran: when it started (ms from the telemetry
+    sampler's zero, just before fio starts), the number it printed, or None and why not."""
+
+    t_ms: int
+    value: float | None
+    problem: str = ""
 
 
 def fio_cpu_us_per_io(result: Result) -> float | None:

@@ -3,7 +3,7 @@
 A plan can run programs three ways: fio's `exec_prerun`/`exec_postrun`, an
 I/O engine iolab cannot vouch for (fio loads unknown engines from shared
 libraries), and the plan's own commands: pre- and post-point, and its
-`metrics` (run after each point, their numbers kept as columns). None of them
+`metrics` (read every second while each point runs, their numbers kept as columns). None of them
 runs unless the user says `--allow-commands`; `plan check`, `lint`,
 `--dry-run` and `schedule install` list them so the user can decide.
 Host settings (a plan's `[host]` table) are written to sysfs only with
@@ -46,7 +46,7 @@ def plan_commands(plan: Plan) -> list[str]:
         for argv in commands:
             found[f"{when}: {shlex.join(argv)}"] = None
     for name, argv in plan.phases.metrics:
-        found[f"metric {name}, after each point: {shlex.join(argv)}"] = None
+        found[f"metric {name}, every second during each point: {shlex.join(argv)}"] = None
     return list(found)
 
 

@@ -88,7 +88,7 @@ class PlanSpec(SweepSpec):
     repeat: RepeatSpec = Field(default_factory=RepeatSpec)
     phases: PhasesSpec = Field(default_factory=PhasesSpec)
     stopping: StoppingSpec | None = None
-    metrics: dict[str, Any] = Field(default_factory=dict)  # name -> command run after each point
+    metrics: dict[str, Any] = Field(default_factory=dict)  # name -> command read every second during each point
 
 
 def error_lines(exc: Any) -> list[str]:

@@ -24,6 +24,7 @@ from iolab.models import units
 from iolab.models.array_names import natural_key
 from iolab.models.option_values import METADATA_ENGINES
 from iolab.report.chart_axes import beside, latency_log_axis
+from iolab.report.chart_labels import every, ordinal, rows, text_inches
 from iolab.views.tables import NotebookTable, Row
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
     from iolab.analysis.scaling import ScalingReport
     from iolab.views.run import ArrayFigures
-    from iolab.views.timeline import Timeline
+    from iolab.views.timeline import Span, Timeline
 
 BW_AXIS = "bandwidth (MB/s, 1 MB = 10^6 bytes)"
 IOPS_AXIS = "IOPS (I/O per second)"
@@ -305,14 +306,16 @@ def workload_bars(table: NotebookTable) -> Figure | None:
 
 def timeline_chart(timeline: Timeline) -> Figure | None:
     """Per-second MB/s of fio's job sum and each device on the run's clock; dips shaded and labelled, and
-    each point's band named along the top."""
+    each point's band named along the top. Every label is placed by `chart_labels`: the names stand on end
+    in room measured for the longest (every k-th when they stand closer than their own height, and the axis
+    says so), and dip labels are dealt into rows so none is written over another or runs off the chart."""
     if timeline.empty:
         return None
     from matplotlib.figure import Figure
 
     names = list(timeline.series)
-    # the point names stand on end above the first panel: room for the longest one
-    names_in = POINT_NAME_IN_PER_CHAR * max((len(span.label) for span in timeline.points), default=0)
+    # the point names stand on end above the first panel: room for the longest one, as drawn
+    names_in = max((text_inches(span.label, TIMELINE_LABEL_PT)[0] for span in timeline.points), default=0.0)
     fig = Figure(figsize=(WIDTH_IN, 0.6 + names_in + 1.5 * len(names)), layout="constrained")
     axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
     for ax, name in zip(axes, names, strict=True):
@@ -330,28 +333,78 @@ def timeline_chart(timeline: Timeline) -> Figure | None:
                 ax.axvspan(span.start_s, span.end_s, color="#000000", alpha=0.04, linewidth=0)
         for dip in timeline.dips.get(name, []):
             ax.axvspan(dip.start_s, dip.end_s, color=MARK_COLOUR, alpha=0.25, linewidth=0)
-            ax.annotate(
-                dip.label,
-                (dip.start_s, 0),
-                xytext=(2, 2),
-                textcoords="offset points",
-                fontsize="x-small",
-                color=MARK_COLOUR,
-            )
         ax.set_ylim(bottom=0)
         ax.set_ylabel("MB/s", fontsize="small")
         ax.set_title(name, loc="left", fontsize="small")
         ax.grid(True, alpha=0.3)
-    if timeline.points:
-        top = axes[0].secondary_xaxis("top")
-        top.set_xticks(
-            [(span.start_s + span.end_s) / 2 for span in timeline.points],
-            [span.label for span in timeline.points],
-            rotation=90,
-            fontsize="x-small",
-        )
-    axes[-1].set_xlabel("seconds since the run started (points alternate shading); MB/s = 10^6 bytes/s")
+    xlabel = "seconds since the run started (points alternate shading); MB/s = 10^6 bytes/s"
+    top = axes[0].secondary_xaxis("top") if timeline.points else None
+    if top is not None:
+        _name_points(top, timeline.points)
+    axes[-1].set_xlabel(xlabel)
+    fig.draw_without_rendering()  # the layout is settled: what follows is placed in its inches
+    if top is not None:
+        step = every([_inches_along(axes[0], (s.start_s + s.end_s) / 2) for s in timeline.points], _name_height())
+        if step > 1:
+            _name_points(top, timeline.points[::step])
+            axes[-1].set_xlabel(f"{xlabel}; every {ordinal(step)} point named")
+    for ax, name in zip(axes, names, strict=True):
+        _label_dips(ax, timeline.dips.get(name, []))
     return fig
+
+
+TIMELINE_LABEL_PT = 6.94  # matplotlib's x-small at its default 10 pt
+DIP_LABEL_PAD_PT = 2.0
+
+
+def _name_points(top: Axes, named: Sequence[Span]) -> None:
+    """Each of `named` written on end above the middle of its band."""
+    top.set_xticks(
+        [(span.start_s + span.end_s) / 2 for span in named],
+        [span.label for span in named],
+        rotation=90,
+        fontsize=TIMELINE_LABEL_PT,
+    )
+
+
+def _name_height() -> float:
+    """The width a name standing on end takes across the axis: its line's height, in inches."""
+    return text_inches("Ag", TIMELINE_LABEL_PT)[1]
+
+
+def _inches_along(ax: Axes, x: float) -> float:
+    """Where data position `x` lies across `ax`, in inches from its left edge."""
+    low, high = ax.get_xlim()
+    width_in = ax.get_position().width * ax.get_figure().get_figwidth()  # type: ignore[union-attr]
+    return (x - low) / (high - low) * width_in if high > low else 0.0
+
+
+def _label_dips(ax: Axes, dips: Sequence[Span]) -> None:
+    """Each dip's label along the bottom of `ax`, from the dip's start (moved left where it would run past
+    the right edge), in the lowest row where it clears the label before it."""
+    if not dips:
+        return
+    low, high = ax.get_xlim()
+    width_in = ax.get_position().width * ax.get_figure().get_figwidth()  # type: ignore[union-attr]
+    per_inch = (high - low) / width_in if width_in > 0 else 0.0
+    pad_in = DIP_LABEL_PAD_PT / 72.0
+    spans = []
+    for dip in dips:
+        label_in = text_inches(dip.label, TIMELINE_LABEL_PT)[0] + pad_in
+        start_in = min(max(0.0, (dip.start_s - low) / per_inch if per_inch else 0.0), max(0.0, width_in - label_in))
+        spans.append((start_in, label_in))
+    row_pt = text_inches("Ag", TIMELINE_LABEL_PT)[1] * 72.0 * 1.1
+    for dip, (start_in, _), row in zip(dips, spans, rows(spans, gap=pad_in), strict=True):
+        ax.annotate(
+            dip.label,
+            (low + start_in * per_inch, 0),
+            xycoords=("data", "axes fraction"),
+            xytext=(DIP_LABEL_PAD_PT, DIP_LABEL_PAD_PT + row * row_pt),
+            textcoords="offset points",
+            fontsize=TIMELINE_LABEL_PT,
+            color=MARK_COLOUR,
+            in_layout=False,
+        )
 
 
 def device_bars(figures: ArrayFigures) -> Figure | None:

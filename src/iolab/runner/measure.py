@@ -75,8 +75,6 @@ class Measurer:
             return None, str(exc), []
         with self.workdirs.made("point") as tmp:
             run = self._run(point, tmp, artifacts)
-        if run.result is not None and not run.error:
-            run.metrics += self.side.commands(artifacts)
         for argv in self.phases.post_point:
             with self.log.phase("post command", shlex.join(argv), point_id) as problems:
                 problems += [p for p in [run_command(argv, "post", artifacts).problem] if p]
@@ -194,6 +192,7 @@ class Measurer:
             if watch is not None:
                 watch.record(measured.result)
             measured.metrics = self.side.figures(point, measured.result, telemetry, counts)
+            measured.metrics += self.side.commands(point, measured.result, artifacts)
         return measured
 
     def _polled(self, watch: Watch | None) -> Callable[[], bool] | None:

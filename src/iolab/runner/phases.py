@@ -5,9 +5,10 @@ returns zeros for unwritten extents without touching the device. So a
 scratch file is written in full, sequentially, before any point reads it,
 and removed when the run ends.
 
-A plan's commands (pre- and post-point, and its metric commands) run one
-way, `run_command`: argv lists, no shell, a time limit, and their output
-kept with the point.
+A plan's pre- and post-point commands run one way, `run_command`: argv
+lists, no shell, a time limit, and their output kept with the point (its
+metric commands the same way, every second while fio runs:
+`iolab.runner.gauges`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
-"""A point's side figures: hardware counters while fio runs, then what explains its I/O rate.
+"""A point's side figures: hardware counters and the plan's metric commands while fio runs, then what
+explains its I/O rate.
 
 While fio runs, `perf stat -a` counts cycles and last-level cache traffic from the end of fio's ramp
-until fio exits (this host only: in a multi-host run fio's jobs run elsewhere). After it, the figures
-are computed from what was sampled (`iolab.analysis.side`) and the plan's metric commands run; every
-figure, or why it is missing, is stored with the point. Nothing here runs inside the measured window
-but perf, which counts in the kernel and is read once, when it stops.
+until fio exits (this host only: in a multi-host run fio's jobs run elsewhere), and the plan's metric
+commands are read every second (`iolab.runner.gauges`, on this host). After it, the figures are computed
+from what was sampled (`iolab.analysis.side`): every figure, or why it is missing, is stored with the
+point. Inside the measured window perf counts in the kernel and is read once, when it stops; a metric
+command costs a process start a second.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -19,17 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iolab.analysis.side import WIRE_THRESHOLD, host_cpu_metric, perf_figures, wire_metrics, wire_traffic
+from iolab.analysis.side import WIRE_THRESHOLD, gauge_metrics, host_cpu_metric, perf_figures, wire_metrics, wire_traffic
 from iolab.fio.run import KEEPER
 from iolab.models import Point, PointMetric, Result, Sample
-from iolab.models.side import HOST_CPU_US_PER_IO, PERF, WIRE, command_name
-from iolab.runner.phases import run_command
+from iolab.models.side import HOST_CPU_US_PER_IO, PERF, WIRE, GaugeReading
+from iolab.runner.gauges import GaugeSampler
 from iolab.store.db import Artifact
 from iolab.telemetry.perf import DURATION, EVENTS, find_perf, parse_stat_csv, perf_problem, stat_command
 
 PERF_STOP_S = 5.0  # perf writes its counts within milliseconds of SIGINT; past this it is killed
-# A number as a metric command prints it: digits with an optional sign, fraction and exponent.
-NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 TELEMETRY = ("cpu.", "net.")  # metric prefixes of the sampler's samples (fio's logs have none of them)
 
 
@@ -55,10 +53,21 @@ class SideFigures:
     _perf_problem: str | None = field(default=None, init=False)
     _perf_probed: bool = field(default=False, init=False)
     _counting: _Counting | None = field(default=None, init=False)
+    _gauges: GaugeSampler | None = field(default=None, init=False)
+    _readings: dict[str, list[GaugeReading]] = field(default_factory=dict, init=False)  # the last point's
+    _gauge_log: list[Artifact] = field(default_factory=list, init=False)  # what each reading printed
 
     # -- while fio runs ----------------------------------------------------
     def start(self, point: Point, workdir: Path) -> None:
-        """Start counting hardware events for `point`, from the end of its ramp, when this host can."""
+        """Start counting hardware events for `point`, from the end of its ramp, when this host can; then
+        start reading the plan's metric commands (last: their clock starts just before telemetry's)."""
+        self._start_perf(point, workdir)
+        self._readings, self._gauge_log = {}, []
+        if self.metrics:
+            self._gauges = GaugeSampler(self.metrics)
+            self._gauges.start()
+
+    def _start_perf(self, point: Point, workdir: Path) -> None:
         if not self.local or self.perf is None or self.problem() is not None:
             return
         output = workdir / "perf.csv"
@@ -83,7 +92,11 @@ class SideFigures:
         self._counting = _Counting(proc, output, held)
 
     def stop(self) -> dict[str, float | None] | None:
-        """Stop counting (SIGINT: perf writes its counts) and read them; None when nothing was counting."""
+        """Stop reading the metric commands and counting (SIGINT: perf writes its counts); perf's counts, None
+        when nothing was counting. The commands' readings are kept for `commands`."""
+        gauges, self._gauges = self._gauges, None
+        if gauges is not None:
+            self._readings = gauges.stop(self._gauge_log)
         counting, self._counting = self._counting, None
         if counting is None:
             return None
@@ -115,9 +128,7 @@ class SideFigures:
     ) -> list[PointMetric]:
         """Wire bandwidth, the host's CPU per I/O and perf's figures for a measured point, or why not."""
         iops = sum(d.iops for d in result.directions.values())
-        # The measured seconds start after fio's ramp or, with stopping on (no ramp), after the warm-up it found.
-        warmup = result.stopping.discarded_s if result.stopping is not None else 0
-        start_ms = int((point.job.ramp_seconds + warmup) * 1000)
+        start_ms = measured_from_ms(point, result)
         telemetry = [s for s in samples if s.metric.startswith(TELEMETRY)]
         if not telemetry:
             why = "telemetry was off (--no-telemetry)" if self.telemetry_off else "telemetry did not run"
@@ -145,17 +156,18 @@ class SideFigures:
         duration = counts.get(DURATION)
         return perf_figures(counts, iops, duration / 1e9 if duration else 0.0)
 
-    def commands(self, artifacts: list[Artifact]) -> list[PointMetric]:
-        """Run the plan's metric commands; each printed number is a figure, anything else says what it was."""
-        found = []
-        for name, argv in self.metrics:
-            outcome = run_command(argv, f"metric-{name}", artifacts)
-            text = outcome.stdout.strip()
-            if not outcome.ok:
-                found.append(PointMetric(command_name(name), None, f"command failed ({outcome.problem})"))
-            elif NUMBER.match(text) and math.isfinite(value := float(text)):
-                found.append(PointMetric(command_name(name), value))
-            else:
-                shown = text if len(text) <= 30 else text[:29] + "…"
-                found.append(PointMetric(command_name(name), None, f"not a number: {shown!r}" if text else "no output"))
-        return found
+    def commands(self, point: Point, result: Result, artifacts: list[Artifact]) -> list[PointMetric]:
+        """The plan's metric commands over the measured seconds: each one's mean and largest reading, or why
+        there is none; what every reading printed is kept in `artifacts`."""
+        artifacts.extend(self._gauge_log)
+        start_ms = measured_from_ms(point, result)
+        return [
+            metric for name, _ in self.metrics for metric in gauge_metrics(name, self._readings.get(name, []), start_ms)
+        ]
+
+
+def measured_from_ms(point: Point, result: Result) -> int:
+    """Where the measured seconds start in the samplers' time (zero just before fio starts): after fio's
+    ramp or, with stopping on (no ramp), after the warm-up it found."""
+    warmup = result.stopping.discarded_s if result.stopping is not None else 0
+    return int((point.job.ramp_seconds + warmup) * 1000)

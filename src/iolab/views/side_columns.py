@@ -17,6 +17,7 @@ from iolab.models.side import (
     CYCLES_PER_IO,
     HOST_CPU_US_PER_IO,
     LLC_HIT_PCT,
+    MAX,
     PERF,
     RX,
     WIRE,
@@ -70,7 +71,9 @@ def side_columns(records: Sequence[PointRecord]) -> list[SideColumn]:
     per interface, perf's figures, then the plan's metric commands (which show even without a number,
     to say what the command printed)."""
     names = {name for r in records for name, m in r.metrics.items() if m.value is not None}
-    commands = sorted({name for r in records for name in r.metrics if name.startswith(COMMAND + ".")})
+    commands = sorted(
+        {name for r in records for name in r.metrics if name.startswith(COMMAND + ".")}, key=_command_order
+    )
     columns = []
     if any(point_value(r, FIO_CPU_US_PER_IO) is not None for r in records):
         columns.append(SideColumn(FIO_CPU_US_PER_IO, "fio CPU µs/IO", micros))
@@ -84,8 +87,23 @@ def side_columns(records: Sequence[PointRecord]) -> list[SideColumn]:
         columns.append(SideColumn(LLC_HIT_PCT, "LLC hit %", units.percent))
     if CYCLES_PER_IO in names:
         columns.append(SideColumn(CYCLES_PER_IO, "cycles/IO", lambda v: f"{v:,.0f}"))
-    columns += [SideColumn(name, name.partition(".")[2], units.significant) for name in commands]
+    columns += [SideColumn(name, _command_header(name, commands), units.significant) for name in commands]
     return columns
+
+
+def _command_order(key: str) -> tuple[str, bool]:
+    """A metric command's columns together, its mean before its largest reading."""
+    name = key.partition(".")[2]
+    return name.removesuffix("." + MAX), name.endswith("." + MAX)
+
+
+def _command_header(key: str, keys: Sequence[str]) -> str:
+    """`name max` for the largest reading; `name mean` beside it, `name` alone where there is none (a run
+    made before metric commands were read during the point: its one reading came after it)."""
+    name = key.partition(".")[2]
+    if name.endswith("." + MAX):
+        return name.removesuffix("." + MAX) + " max"
+    return f"{name} mean" if key + "." + MAX in keys else name
 
 
 def side_facts(records: Sequence[PointRecord]) -> list[tuple[str, str]]:
