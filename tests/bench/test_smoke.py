@@ -56,10 +56,16 @@ SMOKE: dict[str, tuple[str, object]] = {
     "overhead.py": ("overhead.json", loop_skip_reason),
     "perf_overhead.py": ("perf_overhead.json", None),
     "safety_generative.py": ("safety_generative.json", strace_skip_reason),
+    # run at smoke size, with assertions on what they wrote, by tests/test_bench_smoke.py (not twice here)
+    "safety_mutation.py": ("safety_mutation.json", "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke"),
     "simulated_arrays.py": ("simulated_arrays.json", None),
     "simulated_histories.py": ("simulated_histories.json", None),
     "startup.py": ("startup.json", None),
     "stopping_coverage.py": ("stopping_coverage.json", None),
+    "stopping_envelope.py": (
+        "stopping_envelope.json",
+        "smoke run by tests/test_bench_smoke.py::test_stopping_envelope_*",
+    ),
     "stopping_fall.py": ("stopping_fall.json", throttle_skip_reason),
     "stopping_flat.py": ("stopping_flat.json", None),
     "stopping_quick.py": ("stopping_quick_ram.json", loop_skip_reason),
@@ -98,7 +104,7 @@ def test_bench_runs_at_its_smoke_size(script, tmp_path):
 def run_smoke(script: str, tmp_path: Path) -> None:
     """The script at its smoke size, exiting 0 with its result file written and marked as a smoke run."""
     result, skip = SMOKE[script]
-    reason = skip() if callable(skip) else None
+    reason = skip() if callable(skip) else skip
     if reason:
         pytest.skip(str(reason))
     env = {**os.environ, "IOLAB_BENCH_RESULTS": str(tmp_path / "results")}
