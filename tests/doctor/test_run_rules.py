@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from iolab.analysis.interference import Interference
 from iolab.doctor.derived import ArrayView, PointSeries
 from iolab.doctor.engine import evaluate
@@ -215,3 +217,24 @@ def test_scaling_drops_need_the_noise_of_the_difference_from_both_points_seconds
     # Imported results log no seconds at all: the tolerance alone decides, as before.
     (imported,) = by_id(evaluate(Context(arrays=[view])), "ARR-SCALING-DROP")
     assert imported.severity is Severity.WARNING and imported.evidence["noise of the difference"] == "not logged"
+
+
+def _ar1(seed: int, n: int, cov: float, phi: float) -> list[float]:
+    """A clean per-second series: 500 MB/s with AR(1) relative noise of marginal sd `cov`."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    e = np.empty(n)
+    e[0] = rng.standard_normal() * cov
+    for t in range(1, n):
+        e[t] = phi * e[t - 1] + rng.standard_normal() * cov * (1 - phi**2) ** 0.5
+    return list(500e6 * (1 + e))
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.4, 0.7])
+def test_clean_autocorrelated_series_raise_no_dip_and_no_step(phi):
+    """Issue 40: seconds in a row that wander together (AR(1) up to 0.7) are no dip and no step, at any length
+    from 30 to 600 s and noise of 2 to 10%."""
+    for seed, (n, cov) in enumerate([(30, 0.05), (120, 0.02), (300, 0.1), (600, 0.05)]):
+        found = evaluate(Context(series=[series(_ar1(seed, n, cov, phi))]))
+        assert events(found, "TEL-DIP") == [] and events(found, "TEL-STEP") == [], (n, cov)

@@ -90,7 +90,10 @@ def _noise(*parts: list[float]) -> tuple[float, float]:
 def _mean_factor(length: int, rho: float) -> float:
     """Standard deviation of the mean of `length` seconds in a row over that of one second, for seconds
     whose lag-1 correlation is `rho` (an AR(1) process)."""
-    total = length + 2.0 * sum((length - k) * rho**k for k in range(1, length))
+    if rho <= 0.0 or length <= 1:
+        return 1.0 / math.sqrt(max(length, 1))
+    # length + 2 sum_{k<length} (length - k) rho^k, in closed form (a run of hours is 10^4 seconds)
+    total = length * (1.0 + rho) / (1.0 - rho) - 2.0 * rho * (1.0 - rho**length) / (1.0 - rho) ** 2
     return math.sqrt(total) / length
 
 
@@ -198,7 +201,14 @@ def power(values: list[float], events: list[Dip], times: list[float], places: in
         se = sd * math.hypot(_mean_factor(length, rho), _mean_factor(rest, rho))
         return 1.0 - math.exp(-_cut(places, rest - 1, alarm) * se)
 
-    shortest = next((k for k in range(shortest_s, n // 2 + 1) if smallest(k) <= PARAMS.drop), None)
+    # the smallest visible drop falls as a dip lengthens (up to half the series): bisect for the shortest
+    shortest = None
+    lo, hi = shortest_s, n // 2
+    if hi >= lo and smallest(hi) <= PARAMS.drop:
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if smallest(mid) <= PARAMS.drop else (mid + 1, hi)
+        shortest = lo
     return Power(sd, rho, smallest(shortest_s), shortest, smallest(n // 2, STEP_ALARM))
 
 
