@@ -52,6 +52,7 @@ from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E4
 from iolab.doctor.derived import point_series  # noqa: E402
 from iolab.doctor.engine import all_rules, evaluate  # noqa: E402
 from iolab.doctor.rule import Context  # noqa: E402
+from iolab.doctor.rules import telemetry  # noqa: E402
 from iolab.fio.logs import log_files, read_logs  # noqa: E402
 from iolab.models import Point, Severity, Target  # noqa: E402
 from iolab.models.run import PointRecord  # noqa: E402
@@ -70,9 +71,21 @@ def points(data: Path):
                 yield f"{Path(directory).relative_to(data)}/{prefix}", bw
 
 
-def half(name: str) -> str:
-    """ "tuning" or "reported": the point's device folder (the directory of its logs), hashed."""
-    return ("tuning", "reported")[zlib.crc32(str(Path(name).parent).encode()) % 2]
+def folders(data: Path) -> dict[str, str]:
+    """Each device folder (a directory holding logs) -> "tuning" or "reported": folders sorted by their number
+    of logs, largest first, dealt alternately, so the halves hold about as many points and one drive's traces
+    never sit on both sides."""
+    counts: dict[str, int] = {}
+    for directory, _dirs, files in os.walk(data):
+        logs = sum(1 for f in files if f.endswith(".log"))
+        if logs:
+            counts[str(Path(directory).relative_to(data))] = logs
+    order = sorted(counts, key=lambda d: (-counts[d], d))
+    return {d: ("tuning", "reported")[i % 2] for i, d in enumerate(order)}
+
+
+def half(name: str, sides: dict[str, str]) -> str:
+    return sides.get(str(Path(name).parent), "tuning")
 
 
 def summed(name: str, series):
@@ -103,23 +116,24 @@ def _seconds(text: object) -> float:
 
 def plant(name: str, series):
     """(the per-job series with a dip planted, its onset s, length s, depth, shape) or None: drawn from the
-    point's name over its active seconds, on points logged once a second."""
+    point's name over its active seconds, on points logged at least once a second."""
     one = summed(name, series)
     times = np.asarray(one.times_s[1:-1]) if one is not None else np.empty(0)
-    if len(times) < 12 or not 0.9 <= float(np.median(np.diff(times))) <= 1.1:
+    if len(times) < 12 or not float(np.median(np.diff(times))) <= 1.1:
         return None
     rng = np.random.default_rng(zlib.crc32(name.encode()))
-    seconds = len(times)
+    start, seconds = math.ceil(times[0]), int(times[-1] - math.ceil(times[0]))
+    if seconds < 12:
+        return None
     length = int(math.floor(math.exp(rng.uniform(math.log(2), math.log(seconds // 2 + 1)))))
     length = max(2, min(length, seconds // 2))
-    first = int(rng.integers(3, max(4, seconds - length - 3 + 1)))
+    onset = float(start + int(rng.integers(3, max(4, seconds - length - 3 + 1))))
     shape = SHAPES[int(rng.integers(len(SHAPES)))]
     depth = float(rng.uniform(0.1, 1.0))
     loss = profile(shape, length, depth, rng)
-    onset = float(times[first]) - 1.0  # the planted seconds are the windows ending at times[first ..]
     out = []
     for s in series:
-        k = np.floor((s.t_ms / 1000.0 - onset - 1e-3) + 0.5).astype(int)  # window ends a few ms off the second
+        k = np.ceil(s.t_ms / 1000.0 - onset - 0.005).astype(int)  # the planted second a window ends in (ms jitter)
         inside = (k >= 1) & (k <= length)
         factor = np.ones(len(k))
         factor[inside] = 1.0 - loss[k[inside] - 1]
@@ -128,11 +142,16 @@ def plant(name: str, series):
 
 
 def robust_sd(name: str, series) -> float:
-    """1.4826 MAD over the median of the point's active seconds: its robust per-second sd, relative."""
+    """1.4826 MAD over the median of the point's active seconds (windows averaged per second): its robust
+    per-second sd, relative."""
     one = summed(name, series)
-    values = np.asarray(one.values[1:-1], dtype=float) if one is not None else np.empty(0)
-    median = float(np.median(values)) if len(values) else 0.0
-    return float(1.4826 * np.median(np.abs(values - median)) / median) if median > 0 else math.inf
+    if one is None:
+        return math.inf
+    times, values = np.asarray(one.times_s[1:-1]), np.asarray(one.values[1:-1], dtype=float)
+    second = np.ceil(times - 0.005).astype(int)
+    per_second = np.array([values[second == k].mean() for k in np.unique(second)])
+    median = float(np.median(per_second)) if len(per_second) else 0.0
+    return float(1.4826 * np.median(np.abs(per_second - median)) / median) if median > 0 else math.inf
 
 
 def recall_by_bin(rows: list[dict]) -> dict:
@@ -164,7 +183,7 @@ def planted_figures(rows: list[dict]) -> dict:
     return out
 
 
-def twin(name: str, series, rules) -> dict | None:
+def twin(name: str, series, rules, side: str) -> dict | None:
     planted_twin = plant(name, series)
     if planted_twin is None:
         return None
@@ -173,7 +192,7 @@ def twin(name: str, series, rules) -> dict | None:
     best = min(hits, key=lambda h: abs(h[1] - onset)) if hits else None
     return {
         "name": name,
-        "half": half(name),
+        "half": side,
         "length": length,
         "depth": depth,
         "shape": shape,
@@ -183,14 +202,14 @@ def twin(name: str, series, rules) -> dict | None:
     }
 
 
-def false_alarms(flagged: dict[str, list], known: dict, judged_by_half: dict[str, int]) -> dict:
+def false_alarms(flagged: dict[str, list], known: dict, judged_by_half: dict[str, int], sides: dict[str, str]) -> dict:
     """Serious findings on points not judged real, per point not judged real, by half and over all."""
     out = {}
     for side in ("tuning", "reported", "all"):
-        names = [n for n in flagged if side == "all" or half(n) == side]
+        names = [n for n in flagged if side == "all" or half(n, sides) == side]
         real = [n for n in names if known.get(n, {}).get("verdict") == "event"]
         findings = sum(len(flagged[n]) for n in names if n not in real)
-        points = (sum(judged_by_half.values()) if side == "all" else judged_by_half[side]) - len(real)
+        points = (sum(judged_by_half.values()) if side == "all" else judged_by_half.get(side, 0)) - len(real)
         out[side] = {
             "points_not_judged_real": points,
             "findings_on_them": findings,
@@ -205,6 +224,8 @@ def main() -> int:
         "--data", type=Path, default=os.environ.get("IOLAB_FIOPLOT_DATA"), help="fio-plot's benchmark_data"
     )
     parser.add_argument("--limit", type=int, default=0, help="judge only the first N points (the smoke size)")
+    parser.add_argument("--half", choices=("tuning", "reported"), help="judge only one half's device folders")
+    parser.add_argument("--penalty", type=float, help="the segmentation penalty to judge with (tuning)")
     parser.add_argument("--out", type=Path, default=RESULTS / "fioplot_traces.json")
     add_smoke_flag(parser)
     args = parser.parse_args()
@@ -214,6 +235,9 @@ def main() -> int:
         print("fio-plot's data is not here: see bench/fioplot_collection.py for how to get it, then give --data DIR")
         return 2
     known = tomllib.loads(EVENTS.read_text())["events"]
+    sides = folders(Path(args.data))
+    if args.penalty is not None:
+        telemetry.PARAMS = replace(telemetry.PARAMS, penalty=args.penalty)
     rules = [r for r in all_rules() if r.id in RULES]
     started = time.perf_counter()
     judged = unjudged = clean = 0
@@ -223,20 +247,23 @@ def main() -> int:
     for i, (name, series) in enumerate(points(Path(args.data))):
         if args.limit and i >= args.limit:
             break
+        side = half(name, sides)
+        if args.half and side != args.half:
+            continue
         evaluated, found = judge(name, series, rules)
         if not evaluated:
             unjudged += 1
             continue
         judged += 1
-        judged_by_half[half(name)] += 1
+        judged_by_half[side] += 1
         if found:
             flagged[name] = [f"{title} (onset {onset:g} s, {duration:g} s)" for title, onset, duration in found]
         else:
             clean += 1
-        if (row := twin(name, series, rules)) is not None:
+        if (row := twin(name, series, rules, side)) is not None:
             twins.append(row)
     unexplained = sorted(set(flagged) - set(known))
-    stale = sorted(set(known) - set(flagged)) if not args.limit else []
+    stale = sorted(set(known) - set(flagged)) if not args.limit and not args.half else []
     figures = {
         "host": host(),
         "points_judged": judged,
@@ -245,7 +272,9 @@ def main() -> int:
         "share_without": round(clean / judged, 4) if judged else None,
         "points_with_a_finding": len(flagged),
         "findings": sum(len(v) for v in flagged.values()),
-        "false_alarms": false_alarms(flagged, known, judged_by_half),
+        "params": telemetry.PARAMS.__dict__,
+        "halves": {side: sorted(d for d, s in sides.items() if s == side) for side in ("tuning", "reported")},
+        "false_alarms": false_alarms(flagged, known, judged_by_half, sides),
         "planted": planted_figures(twins),
         "findings_by_point": {name: flagged[name] for name in sorted(flagged)},
         "listed_by_hand": {name: known[name] for name in sorted(flagged) if name in known},

@@ -176,3 +176,15 @@ def test_any_length_anywhere_noise_free_is_one_dip_exactly_where_it_is(seed):
         (dip,) = detect_dips(seconds(n), x).dips
         assert (dip.kind, dip.onset_s, dip.duration_s) == ("transient", float(at), float(length)), (n, at, length)
         assert dip.depth == pytest.approx(depth)
+
+
+def test_a_last_second_lower_in_quarter_second_windows_is_no_step():
+    """fio-plot's 0.25 s logs: the point's last second at 60% (fio winding down) was a 1 s "step"; a step lasts
+    at least `min_duration_s` like a dip, and two seconds low at the end are one."""
+    t = np.arange(1, 241) * 0.25
+    x = np.full(240, 100.0)
+    x[-4:] = 60.0
+    assert detect_dips(t, x).dips == []
+    x[-8:] = 60.0
+    (step,) = detect_dips(t, x).dips
+    assert step.kind == "step" and step.onset_s == pytest.approx(58.0)

@@ -155,7 +155,7 @@ def _step_at(x, bounds, params: DipParams, min_size: int) -> int | None:
 
     for j in range(1, len(bounds)):
         k = bounds[j][0]
-        if k < min_size:
+        if k < min_size or len(x) - k < min_size:  # a step lasts at least as long as a dip must
             continue
         ceiling = (1.0 - params.drop) * float(np.median(x[:k]))
         after = bounds[j:]

@@ -273,14 +273,16 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
     needs="series",
     title="Bandwidth stepped down inside a point and stayed low",
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
-    trigger="a one-breakpoint least-squares split whose later level and the last seconds stay 25% below the "
-    "earlier level (over the seconds with I/O; in arrays, also 25% down against the other devices), beyond the "
-    "series' own noise; info when the host was busy during the point (TEL-INTERFERENCE)",
+    trigger="the series cut into segments of constant level (penalised least squares, PELT): the first segment "
+    "boundary after which every segment, the last one and the median stay 25% below the median before it, for at "
+    "least 2 s (over the seconds with I/O; in arrays, also 25% down against the other devices), beyond the "
+    "series' own noise; info when the host was busy during the point (TEL-INTERFERENCE), and info when the "
+    "series' noise could not have shown a 25% step",
     why="The point's average mixes two levels, so it describes neither.",
     fix="Report the two levels separately. A lasting drop on flash is often a write cache filling, garbage "
     "collection or thermal throttling: check SMART temperature, and TRIM (blkdiscard) before re-running.",
     evidence="onset, depth, level before and after, MiB lost",
-    source="one-breakpoint least squares (Bai and Perron); a rolling median cannot see a step",
+    source="PELT segmentation (Killick, Fearnhead and Eckley 2012); a rolling median cannot see a step",
 )
 def step(ctx: Context, r: Rule) -> Iterator[Finding]:
     busy = busy_points(ctx)
@@ -302,16 +304,21 @@ def step(ctx: Context, r: Rule) -> Iterator[Finding]:
     family="telemetry",
     level="medium",
     needs="series",
-    title="Bandwidth dipped for a few seconds inside a point",
+    title="Bandwidth dipped inside a point and recovered",
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
-    trigger="at least 2 s of samples 25% below a rolling median of 11 s (gaps up to 1 s merged; over the seconds "
-    "with I/O; in arrays, also 25% down against the other devices in the same seconds), beyond the series' own "
-    "noise; info when the host was busy during the point (TEL-INTERFERENCE)",
+    trigger="the series cut into segments of constant level (penalised least squares, PELT); the level is the "
+    "median of the seconds in segments not 12.5% below it; a run of such low segments holding 2 s 12.5% below "
+    "the level, one second 25% below, that ends before the point does (2 s to the whole point; gaps up to 1 s "
+    "merged; over the seconds with I/O; in arrays, also 25% down against the other devices in the same seconds), "
+    "beyond the series' own noise; info when the host was busy during the point (TEL-INTERFERENCE), and info "
+    "when the series' noise could not have shown a 25% dip of 2 s (with the shallowest it could)",
     why="A transient stall on one device holds back every job that waits on it.",
     fix="Re-run to see if it repeats; a device read in a non-trimmed, garbage-collecting state often dips this "
     "way and recovers after blkdiscard or a purge.",
-    evidence="onset, duration, depth, level before and lowest, MiB lost",
-    source="rolling-median baseline with low samples excluded (robust change detection)",
+    evidence="onset, duration, depth (from the lowest second), level before and lowest, MiB lost; or what the "
+    "noise let it see",
+    source="PELT segmentation (Killick, Fearnhead and Eckley 2012) with the level from the segments outside the "
+    "event; an 11 s rolling median followed any dip filling half its window",
 )
 def dip(ctx: Context, r: Rule) -> Iterator[Finding]:
     busy = busy_points(ctx)
