@@ -188,3 +188,13 @@ def test_a_last_second_lower_in_quarter_second_windows_is_no_step():
     x[-8:] = 60.0
     (step,) = detect_dips(t, x).dips
     assert step.kind == "step" and step.onset_s == pytest.approx(58.0)
+
+
+def test_a_sag_no_second_of_which_is_25_percent_down_is_no_dip():
+    """An event needs one second `drop` (25%) below the level; 2 s at 15% below are a sag, not a dip."""
+    x = np.full(60, 100.0)
+    x[20:22] = 85.0
+    assert detect_dips(seconds(60), x).dips == []
+    x[21] = 70.0
+    (dip,) = detect_dips(seconds(60), x).dips
+    assert (dip.onset_s, dip.duration_s, dip.depth) == (20.0, 2.0, pytest.approx(0.3))
