@@ -198,3 +198,17 @@ def test_a_sag_no_second_of_which_is_25_percent_down_is_no_dip():
     x[21] = 70.0
     (dip,) = detect_dips(seconds(60), x).dips
     assert (dip.onset_s, dip.duration_s, dip.depth) == (20.0, 2.0, pytest.approx(0.3))
+
+
+def test_the_level_is_the_seconds_outside_the_dip_not_the_median_of_all():
+    """A 45 s dip in 100 s of 3% noise: the median of all seconds sits ~4% under the level; the seconds outside
+    the dip give it. A 70 s dip that ends (the whole run but its start and recovery) is below the level it left."""
+    rng = np.random.default_rng(5)
+    x = 1000.0 * (1 + 0.03 * rng.standard_normal(100))
+    x[30:75] *= 0.5
+    (dip,) = detect_dips(seconds(100), x).dips
+    assert dip.baseline == pytest.approx(float(np.median(np.r_[x[:30], x[75:]])), rel=0.002)
+    y = np.full(100, 1000.0)
+    y[15:85] = 300.0
+    (long,) = detect_dips(seconds(100), y).dips
+    assert (long.kind, long.onset_s, long.duration_s, long.baseline) == ("transient", 15.0, 70.0, 1000.0)

@@ -107,10 +107,15 @@ def segment(x, penalty: float, min_size: int = 2) -> list[int]:
 
 def _level(x, bounds: list[tuple[int, int]], shoulder: float) -> tuple[float, list[bool]]:
     """The level (median of the seconds in segments not below it) and which segments are low, re-judged
-    until they settle: the first guess (the median of all) may sit inside a long dip."""
+    until they settle. The first guess is the median of all, unless the series starts and ends well above it:
+    then it is the median of the first and last segments, so a dip longer than half the run (that ends) is
+    below the level it left and came back to rather than being the level itself."""
     import numpy as np
 
     level = float(np.median(x))
+    (a0, b0), (a1, b1) = bounds[0], bounds[-1]
+    if len(bounds) >= 3 and min(np.mean(x[a0:b0]), np.mean(x[a1:b1])) * (1.0 - shoulder) > level:
+        level = float(np.median(np.concatenate((x[a0:b0], x[a1:b1]))))
     low = [False] * len(bounds)
     for _ in range(5):
         new = [float(np.mean(x[a:b])) < (1.0 - shoulder) * level for a, b in bounds]

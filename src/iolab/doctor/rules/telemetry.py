@@ -178,7 +178,7 @@ def _reports(ctx: Context) -> Iterator[tuple[PointSeries, Dip, DipReport]]:
 class Power:
     """What a series' own noise let the dip and step tests see, on the scale of `_beyond_noise`."""
 
-    cov: float  # sample sd of one second's log value (about a relative sd)
+    cov: float  # robust sd (1.4826 MAD) of one second's log value: about a relative sd
     rho: float  # lag-1 correlation of seconds in a row
     shallowest: float  # the shallowest dip of `PARAMS.min_duration_s` it could have seen (mean drop)
     shortest: int | None  # the shortest dip `PARAMS.drop` deep it could have seen, in seconds (None: none)
@@ -186,14 +186,17 @@ class Power:
 
 
 def power(values: list[float], events: list[Dip], times: list[float], places: int) -> Power | None:
-    """The smallest dip and step `_beyond_noise` would pass on a series with this one's noise (measured
-    outside its events), by the same cut and the same allowance for seconds in a row."""
+    """The smallest dip and step `_beyond_noise` would pass on a series with this one's noise (its ordinary
+    seconds' spread, outside its events), by the same cut and the same allowance for seconds in a row."""
     inside = [any(e.onset_s < t <= e.onset_s + e.duration_s for e in events) for t in times]
     quiet = _logs([v for v, i in zip(values, inside, strict=True) if not i])
     n = len(quiet)
     if n < MIN_REST + 2:
         return None
-    sd, rho = _noise(quiet)
+    # The spread of ordinary seconds (1.4826 MAD): a catch-up burst after a stall is no noise that hides a dip.
+    middle = sorted(quiet)[n // 2]
+    sd = 1.4826 * sorted(abs(q - middle) for q in quiet)[n // 2]
+    rho = _noise(quiet)[1]
     shortest_s = max(1, round(PARAMS.min_duration_s))
 
     def smallest(length: int, alarm: float = ALARM) -> float:
