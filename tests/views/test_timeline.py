@@ -150,8 +150,9 @@ def test_a_lasting_step_inside_one_point_is_marked_to_the_last_second_the_findin
 
 def test_an_array_run_s_timeline_marks_exactly_the_findings_events():
     """Issue 41: an array run's page marked 9 dips (a point's last second, a noisy device's step) where the findings
-    named one device's dip. Five devices with noise, each point's last second short, one real dip on loop3: the
-    marks are the findings' events, one for one, and the chart draws one shaded band per mark."""
+    named one device's dip. Five devices with noise, each point's last second short, one real dip on loop3, and
+    loop4 so noisy that TEL-DIP says what it could not see (a finding with no event): the marks are the findings'
+    events, one for one, and the chart draws one shaded band per mark."""
     import numpy as np
 
     from iolab.report.charts import timeline_chart
@@ -173,7 +174,7 @@ def test_an_array_run_s_timeline_marks_exactly_the_findings_events():
     for k in (1, 2):
         samples[k] = _fio(_flat(30, 1000 * MB))
         for d in range(5):
-            values = list(200 * MB * (1 + 0.08 * rng.standard_normal(30)))
+            values = list(200 * MB * (1 + (0.08, 0.35)[d == 4] * rng.standard_normal(30)).clip(0.05))
             values[-1] *= 0.3  # the point's partial last second
             if (k, d) == (2, 3):
                 values[12:18] = [0.2 * v for v in values[12:18]]
@@ -187,6 +188,7 @@ def test_an_array_run_s_timeline_marks_exactly_the_findings_events():
         if f.rule_id in ("TEL-DIP", "TEL-STEP") and "onset" in f.evidence
     )
     assert events == [("seqread-2: loop3 read", 12.0)]
+    assert any(f.subject.endswith("loop4 read") and "onset" not in f.evidence for f in findings)
     marks = [(name, span.start_s) for name, spans in timeline.dips.items() for span in spans]
     assert marks == [("loop3", 40.0 + 12.0)]
     figure = timeline_chart(timeline)
