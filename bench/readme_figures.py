@@ -318,6 +318,10 @@ def calibration_dips(results: Results) -> str:
     clean = h["clean"]
     lines += [
         "",
+        f"Depth >= 30% and >= 3x sd, all lengths: **{_share_of(h['eligible']['recall'])}** found of "
+        f"{h['eligible']['cases']:,} (oracle {_share_of(h['eligible']['oracle'])}), onset within 1 s in "
+        f"**{_share_of(h['eligible']['onset_within_1s'])}**, length within 20% in "
+        f"{_share_of(h['eligible']['length_within_20pct'])}. "
         f"By shape (eligible): {shapes}. By depth (all): {depths}. False findings per clean run: "
         f"**{clean['false_per_run']:g}**; Gaussian shocks {clean['by_tails']['gaussian']['false_per_run']:g}, t3 "
         f"{clean['by_tails']['t3']['false_per_run']:g}; COV "

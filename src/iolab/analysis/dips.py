@@ -129,10 +129,14 @@ def _level(x, bounds: list[tuple[int, int]], shoulder: float) -> tuple[float, li
     return level, low
 
 
-def _events(x, bounds, low, level: float, params: DipParams, min_samples: int, gap: int) -> list[list[int]]:
-    """[first, last] sample indices of each run of low segments holding `min_samples` seconds `shoulder` below
-    the level and one `drop` below it (a ramp's or a V's edges are shallower than its bottom; one stalled
-    second beside good ones is no dip); runs apart by no more than `gap` samples are one."""
+def _events(x, t, bounds, low, level: float, params: DipParams, interval: float, gap: int) -> list[list[int]]:
+    """[first, last] sample indices of each run of low segments whose samples `shoulder` below the level cover
+    `min_duration_s`, one of them `drop` below it (a ramp's or a V's edges are shallower than its bottom; one
+    stalled second beside good ones is no dip); runs apart by no more than `gap` samples are one.
+
+    Time covered, not samples counted: fio's summed series leaves out a window not every job logged, so a
+    2 s dip in 0.25 s windows may hold 7 of them (fio-plot's traces); a window missing between two low ones
+    is low time."""
     import numpy as np
 
     runs: list[list[int]] = []
@@ -146,10 +150,14 @@ def _events(x, bounds, low, level: float, params: DipParams, min_samples: int, g
     deep, low_floor = (1.0 - params.drop) * level, (1.0 - params.shoulder) * level
     events = []
     for first, last in runs:
-        below = np.flatnonzero(x[first : last + 1] < low_floor)
-        if len(below) >= min_samples and float(np.min(x[first : last + 1])) < deep:
+        below = first + np.flatnonzero(x[first : last + 1] < low_floor)
+        if len(below) == 0 or float(np.min(x[first : last + 1])) >= deep:
+            continue
+        together = np.diff(below) == 1  # low samples next to each other: the time between them is low too
+        covered = interval * len(below) + float(np.sum((np.diff(t[below]) - interval)[together]))
+        if covered >= params.min_duration_s - 1e-6:
             # from its first to its last low second: a segment of two may pair a good second with a low one
-            events.append([first + int(below[0]), first + int(below[-1])])
+            events.append([int(below[0]), int(below[-1])])
     return events
 
 
@@ -222,7 +230,7 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
         if level <= 0:
             continue
         for first, last in _events(
-            xv[lo:hi], [(a - lo, b - lo) for a, b in part], low, level, params, min_samples, gap
+            xv[lo:hi], tv[lo:hi], [(a - lo, b - lo) for a, b in part], low, level, params, interval, gap
         ):
             dips.append(_transient(xv, tv, lo + first, lo + last, level, interval))
     dips.sort(key=lambda d: d.onset_s)
