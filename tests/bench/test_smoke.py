@@ -36,6 +36,7 @@ def strace_skip_reason() -> str | None:
 # script -> (the result file it writes, why it cannot run here or None)
 SMOKE: dict[str, tuple[str, object]] = {
     "calibration.py": ("calibration.json", throttle_skip_reason),
+    "dips_envelope.py": ("dips_envelope.json", None),
     "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
     "fioplot_collection.py": ("fioplot_collection.json", None),
     "fioplot_traces.py": ("fioplot_traces.json", None),
