@@ -10,9 +10,19 @@ steps) or a false alarm (with why it is not one); the bench fails on one
 that is not listed.
 
 Every count checks the rules were evaluated on the point (an "all jobs"
-series long enough to judge); points without one are counted apart. Each
-judged point's twin, the same trace with its middle 5 s cut to 10%, must
-be named by TEL-DIP or TEL-STEP: the count can move.
+series long enough to judge); points without one are counted apart.
+Findings are counted one by one (a point may have several); those on points
+not judged real, per such point, are the false alarms.
+
+Each judged point with 1 s logs also gets a twin with a dip planted in it
+(issue 40): a rectangle, ramp, V or noisy bottom of 2 s to half the point,
+10 to 100% deep, drawn from the point's name, multiplying every job's
+values; the twin is found when a serious TEL-DIP or TEL-STEP finding overlaps
+the planted seconds, and recall is reported by length bin, for all twins and
+for those the issue's target speaks of (depth at least 30% and 3x the
+point's robust per-second sd). The points are split in two halves by device
+folder (the directory of the logs, so one drive's traces never sit on both
+sides): parameters are chosen on "tuning", figures read on "reported".
 
 The data is not shipped with iolab (see bench/fioplot_collection.py for how
 to get it); pass its directory.
@@ -23,10 +33,12 @@ to get it); pass its directory.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
 import tomllib
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,11 +46,13 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
+from dips_envelope import LENGTH_BINS, SHAPES, bin_of, profile  # noqa: E402
 from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
 
 from iolab.doctor.derived import point_series  # noqa: E402
 from iolab.doctor.engine import all_rules, evaluate  # noqa: E402
 from iolab.doctor.rule import Context  # noqa: E402
+from iolab.doctor.rules import telemetry  # noqa: E402
 from iolab.fio.logs import log_files, read_logs  # noqa: E402
 from iolab.models import Point, Severity, Target  # noqa: E402
 from iolab.models.run import PointRecord  # noqa: E402
@@ -57,27 +71,150 @@ def points(data: Path):
                 yield f"{Path(directory).relative_to(data)}/{prefix}", bw
 
 
-def judge(name: str, series, rules) -> tuple[bool, list[str]]:
-    """Whether the rules could judge the point, and their serious findings' titles."""
+def folders(data: Path) -> dict[str, str]:
+    """Each device folder (a directory holding logs) -> "tuning" or "reported": folders sorted by their number
+    of logs, largest first, dealt alternately, so the halves hold about as many points and one drive's traces
+    never sit on both sides."""
+    counts: dict[str, int] = {}
+    for directory, _dirs, files in os.walk(data):
+        logs = sum(1 for f in files if f.endswith(".log"))
+        if logs:
+            counts[str(Path(directory).relative_to(data))] = logs
+    order = sorted(counts, key=lambda d: (-counts[d], d))
+    return {d: ("tuning", "reported")[i % 2] for i, d in enumerate(order)}
+
+
+def half(name: str, sides: dict[str, str]) -> str:
+    return sides.get(str(Path(name).parent), "tuning")
+
+
+def summed(name: str, series):
+    """The point's "all jobs" series as the doctor sums it, or None when too short to judge."""
     record = PointRecord(
         1, 1, 0, Point(name=name, target=Target(path="/x", kind="directory", filename="/x/f", size_bytes=0)), "done"
     )
-    summed = [s for s in point_series([record], {1: series}) if s.label == "all jobs"]
-    if not summed:
+    found = [s for s in point_series([record], {1: series}) if s.label == "all jobs"]
+    return found[0] if found else None
+
+
+def judge(name: str, series, rules) -> tuple[bool, list[tuple[str, float, float]]]:
+    """Whether the rules could judge the point, and their serious findings (title, onset s, duration s)."""
+    one = summed(name, series)
+    if one is None:
         return False, []
-    found = evaluate(Context(series=summed), rules)
-    return True, [f"{f.rule_id}: {f.title}" for f in found if f.severity in SERIOUS]
+    found = evaluate(Context(series=[one]), rules)
+    return True, [
+        (f"{f.rule_id}: {f.title}", _seconds(f.evidence["onset"]), _seconds(f.evidence["duration"]))
+        for f in found
+        if f.severity in SERIOUS
+    ]
 
 
-def planted(series):
-    """The same per-job series with 5 s in the middle of the point at 10% of what they were."""
+def _seconds(text: object) -> float:
+    return float(str(text).removesuffix(" s"))
+
+
+def plant(name: str, series):
+    """(the per-job series with a dip planted, its onset s, length s, depth, shape) or None: drawn from the
+    point's name over its active seconds, on points logged at least once a second."""
+    one = summed(name, series)
+    times = np.asarray(one.times_s[1:-1]) if one is not None else np.empty(0)
+    if len(times) < 12 or not float(np.median(np.diff(times))) <= 1.1:
+        return None
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    start, seconds = math.ceil(times[0]), int(times[-1] - math.ceil(times[0]))
+    if seconds < 12:
+        return None
+    length = int(math.floor(math.exp(rng.uniform(math.log(2), math.log(seconds // 2 + 1)))))
+    length = max(2, min(length, seconds // 2))
+    onset = float(start + int(rng.integers(3, max(4, seconds - length - 3 + 1))))
+    shape = SHAPES[int(rng.integers(len(SHAPES)))]
+    depth = float(rng.uniform(0.1, 1.0))
+    loss = profile(shape, length, depth, rng)
     out = []
-    start = min(float(s.t_ms.min()) for s in series)
-    end = max(float(s.t_ms.max()) for s in series)
-    lo, hi = (start + end) / 2 - 2_500, (start + end) / 2 + 2_500
     for s in series:
-        inside = (s.t_ms >= lo) & (s.t_ms <= hi)
-        out.append(replace(s, values=np.where(inside, s.values * 0.1, s.values.astype(float))))
+        k = np.ceil(s.t_ms / 1000.0 - onset - 0.005).astype(int)  # the planted second a window ends in (ms jitter)
+        inside = (k >= 1) & (k <= length)
+        factor = np.ones(len(k))
+        factor[inside] = 1.0 - loss[k[inside] - 1]
+        out.append(replace(s, values=s.values.astype(float) * factor))
+    return out, onset, length, depth, shape
+
+
+def robust_sd(name: str, series) -> float:
+    """1.4826 MAD over the median of the point's active seconds (windows averaged per second): its robust
+    per-second sd, relative."""
+    one = summed(name, series)
+    if one is None:
+        return math.inf
+    times, values = np.asarray(one.times_s[1:-1]), np.asarray(one.values[1:-1], dtype=float)
+    second = np.ceil(times - 0.005).astype(int)
+    per_second = np.array([values[second == k].mean() for k in np.unique(second)])
+    median = float(np.median(per_second)) if len(per_second) else 0.0
+    return float(1.4826 * np.median(np.abs(per_second - median)) / median) if median > 0 else math.inf
+
+
+def recall_by_bin(rows: list[dict]) -> dict:
+    out = {}
+    for lo, hi in LENGTH_BINS:
+        group = [r for r in rows if bin_of(r["length"], ((lo, hi),))]
+        found = [r for r in group if r["found"]]
+        out[f"{lo:g}-{hi:g}"] = {
+            "twins": len(group),
+            "recall": round(len(found) / len(group), 4) if group else None,
+            "onset_within_1s": round(sum(abs(r["onset_error"]) <= 1 for r in found) / len(found), 4) if found else None,
+        }
+    return out
+
+
+def planted_figures(rows: list[dict]) -> dict:
+    out = {}
+    for side in ("tuning", "reported"):
+        mine = [r for r in rows if r["half"] == side]
+        eligible = [r for r in mine if r["depth"] >= 0.3 and r["depth"] >= 3 * r["sd"]]
+        out[side] = {
+            "twins": len(mine),
+            "recall": round(sum(r["found"] for r in mine) / len(mine), 4) if mine else None,
+            "eligible_twins": len(eligible),
+            "eligible_recall": round(sum(r["found"] for r in eligible) / len(eligible), 4) if eligible else None,
+            "eligible_by_length_s": recall_by_bin(eligible),
+            "all_by_length_s": recall_by_bin(mine),
+        }
+    return out
+
+
+def twin(name: str, series, rules, side: str) -> dict | None:
+    planted_twin = plant(name, series)
+    if planted_twin is None:
+        return None
+    changed, onset, length, depth, shape = planted_twin
+    hits = [h for h in judge(name, changed, rules)[1] if h[1] < onset + length and h[1] + h[2] > onset]
+    best = min(hits, key=lambda h: abs(h[1] - onset)) if hits else None
+    return {
+        "name": name,
+        "half": side,
+        "length": length,
+        "depth": depth,
+        "shape": shape,
+        "sd": robust_sd(name, series),
+        "found": best is not None,
+        "onset_error": None if best is None else best[1] - onset,
+    }
+
+
+def false_alarms(flagged: dict[str, list], known: dict, judged_by_half: dict[str, int], sides: dict[str, str]) -> dict:
+    """Serious findings on points not judged real, per point not judged real, by half and over all."""
+    out = {}
+    for side in ("tuning", "reported", "all"):
+        names = [n for n in flagged if side == "all" or half(n, sides) == side]
+        real = [n for n in names if known.get(n, {}).get("verdict") == "event"]
+        findings = sum(len(flagged[n]) for n in names if n not in real)
+        points = (sum(judged_by_half.values()) if side == "all" else judged_by_half.get(side, 0)) - len(real)
+        out[side] = {
+            "points_not_judged_real": points,
+            "findings_on_them": findings,
+            "per_point": round(findings / points, 4) if points else None,
+        }
     return out
 
 
@@ -87,6 +224,8 @@ def main() -> int:
         "--data", type=Path, default=os.environ.get("IOLAB_FIOPLOT_DATA"), help="fio-plot's benchmark_data"
     )
     parser.add_argument("--limit", type=int, default=0, help="judge only the first N points (the smoke size)")
+    parser.add_argument("--half", choices=("tuning", "reported"), help="judge only one half's device folders")
+    parser.add_argument("--penalty", type=float, help="the segmentation penalty to judge with (tuning)")
     parser.add_argument("--out", type=Path, default=RESULTS / "fioplot_traces.json")
     add_smoke_flag(parser)
     args = parser.parse_args()
@@ -96,25 +235,35 @@ def main() -> int:
         print("fio-plot's data is not here: see bench/fioplot_collection.py for how to get it, then give --data DIR")
         return 2
     known = tomllib.loads(EVENTS.read_text())["events"]
+    sides = folders(Path(args.data))
+    if args.penalty is not None:
+        telemetry.PARAMS = replace(telemetry.PARAMS, penalty=args.penalty)
     rules = [r for r in all_rules() if r.id in RULES]
     started = time.perf_counter()
-    judged = unjudged = clean = twins_named = 0
+    judged = unjudged = clean = 0
+    judged_by_half = {"tuning": 0, "reported": 0}
     flagged: dict[str, list[str]] = {}
+    twins: list[dict] = []
     for i, (name, series) in enumerate(points(Path(args.data))):
         if args.limit and i >= args.limit:
             break
+        side = half(name, sides)
+        if args.half and side != args.half:
+            continue
         evaluated, found = judge(name, series, rules)
         if not evaluated:
             unjudged += 1
             continue
         judged += 1
+        judged_by_half[side] += 1
         if found:
-            flagged[name] = found
+            flagged[name] = [f"{title} (onset {onset:g} s, {duration:g} s)" for title, onset, duration in found]
         else:
             clean += 1
-        twins_named += bool(judge(name, planted(series), rules)[1])
+        if (row := twin(name, series, rules, side)) is not None:
+            twins.append(row)
     unexplained = sorted(set(flagged) - set(known))
-    stale = sorted(set(known) - set(flagged)) if not args.limit else []
+    stale = sorted(set(known) - set(flagged)) if not args.limit and not args.half else []
     figures = {
         "host": host(),
         "points_judged": judged,
@@ -122,20 +271,38 @@ def main() -> int:
         "points_without_a_dip_or_step": clean,
         "share_without": round(clean / judged, 4) if judged else None,
         "points_with_a_finding": len(flagged),
+        "findings": sum(len(v) for v in flagged.values()),
+        "params": telemetry.PARAMS.__dict__,
+        "halves": {side: sorted(d for d, s in sides.items() if s == side) for side in ("tuning", "reported")},
+        "false_alarms": false_alarms(flagged, known, judged_by_half, sides),
+        "planted": planted_figures(twins),
+        "findings_by_point": {name: flagged[name] for name in sorted(flagged)},
         "listed_by_hand": {name: known[name] for name in sorted(flagged) if name in known},
         "listed_events": sum(1 for name in flagged if known.get(name, {}).get("verdict") == "event"),
         "listed_false_alarms": sum(1 for name in flagged if known.get(name, {}).get("verdict") == "false alarm"),
         "not_listed": {name: flagged[name] for name in unexplained},
         "listed_but_not_found": stale,
-        "planted_twins_named": twins_named,
+        "planted_twins": len(twins),
+        "planted_twins_named": sum(r["found"] for r in twins),
         "seconds": round(time.perf_counter() - started, 1),
     }
     write_result(args.out, "fioplot_traces", figures, smoke=args.smoke)
+    fa = figures["false_alarms"]
     print(
         f"{judged} points judged ({unjudged} too short): {clean} without a dip or step "
-        f"({figures['share_without']:.2%}), {len(flagged)} with one, {len(unexplained)} of them not listed by hand; "
-        f"planted 5 s at 10% named in {twins_named} of {judged} twins; {figures['seconds']} s"
+        f"({figures['share_without']:.2%}), {len(flagged)} with one ({figures['findings']} findings), "
+        f"{len(unexplained)} of them not listed by hand; false findings per point not judged real: "
+        + ", ".join(f"{side} {v['per_point']}" for side, v in fa.items())
+        + f"; {figures['seconds']} s"
     )
+    for side, p in figures["planted"].items():
+        print(
+            f"planted twins, {side}: {p['twins']} (eligible {p['eligible_twins']}): recall {p['recall']}, eligible {p['eligible_recall']}"
+        )
+        for label, b in p["eligible_by_length_s"].items():
+            print(
+                f"  eligible {label:>7} s: {b['twins']:4d} twins  recall {b['recall']}  onset +-1 s {b['onset_within_1s']}"
+            )
     for name in unexplained:
         print(f"  not listed: {name}: {'; '.join(flagged[name])}")
     return 1 if (unexplained or stale) and not args.smoke else 0  # a smoke run judges the suite's own logs

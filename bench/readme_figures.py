@@ -332,15 +332,74 @@ def calibration_histories(results: Results) -> str:
 
 def calibration_traces(results: Results) -> str:
     traces = results("fioplot_traces")
+    fa, reported = traces["false_alarms"], traces["planted"]["reported"]
+    bins = "; ".join(f"{label} s: {_share(b)}" for label, b in reported["eligible_by_length_s"].items() if b["twins"])
     return (
         f"fio-plot's real traces (`bench/fioplot_traces.py`, {traces['points_judged']:,} points judged, "
         f"{traces['points_too_short_to_judge']} too short): **{traces['share_without']:.1%}** without a dip or "
-        f"step finding; the {traces['points_with_a_finding']} others are listed with their reasons in "
-        f"`bench/fioplot_events.toml` ({len(traces['not_listed'])} unlisted): {traces['listed_events']} true events "
-        f"(RAID warm-ups and stalls, controller-cache steps, periodic drops on full SSDs) and "
-        f"{traces['listed_false_alarms']} false alarms (a floppy counted in whole I/Os); a 5 s dip to 10% planted in "
-        f"each point's twin was named in {traces['planted_twins_named']:,} of {traces['points_judged']:,}."
+        f"step finding; the {traces['points_with_a_finding']} others ({traces['findings']} findings) are listed with "
+        f"their reasons in `bench/fioplot_events.toml` ({len(traces['not_listed'])} unlisted): "
+        f"{traces['listed_events']} true events (warm-ups, RAID stalls, controller-cache steps, periodic drops on "
+        f"full SSDs) and {traces['listed_false_alarms']} judged false (a floppy counted in whole I/Os); findings on points "
+        f"not judged real: "
+        f"**{fa['reported']['per_point']:g} per point** on the reported half ({fa['reported']['findings_on_them']} on "
+        f"{fa['reported']['points_not_judged_real']:,}), {fa['tuning']['per_point']:g} on the tuning half. A dip of 2 s "
+        f"to half the point planted in each point's twin (reported half, {reported['twins']} twins): found "
+        f"{reported['recall']:.1%}; at depth >= 30% and >= 3x the point's robust per-second sd "
+        f"({reported['eligible_twins']} twins), **{reported['eligible_recall']:.1%}**, by length: {bins}."
     )
+
+
+def _share(b: dict) -> str:
+    onset = "" if b.get("onset_within_1s") is None else f", onset +-1 s {b['onset_within_1s']:.0%}"
+    return f"{b['recall']:.1%} of {b.get('twins', b.get('cases'))}{onset}"
+
+
+def calibration_dips(results: Results) -> str:
+    d = results("dips_envelope")
+    h = d["held_out"]
+    lines = [
+        f"Dips and steps over the declared space (`bench/dips_envelope.py`: runs of 30-600 s, dips of 2 s to half "
+        f"the run shaped as rectangles, ramps, V's and noisy bottoms, 10-100% deep, per-second COV 1-15%, AR(1) phi "
+        f"0-0.7, Gaussian or t3 shocks; penalty {d['params']['penalty']:g} chosen on seeds "
+        f"{d['tuning']['seeds'][0]}..{d['tuning']['seeds'][1] - 1}; {h['all']['cases']:,} held-out seeds "
+        f"{h['seeds'][0]}..{h['seeds'][1] - 1}). Oracle: a matched filter knowing the shape, length and noise, at "
+        f"the rules' own false-alarm rate ({h['false_alarm_rate_used_by_oracle']:.1%} of clean runs).",
+        "",
+        "| dip length | found (depth >= 30%, >= 3x sd) | oracle | onset +-1 s | found (all depths) | oracle |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, b in h["eligible_by_length_s"].items():
+        a = h["all_by_length_s"][label]
+        lines.append(
+            f"| {label} s | {_share_of(b['recall'])} of {b['cases']} | {_share_of(b['oracle'])} | {_share_of(b['onset_within_1s'])} "
+            f"| {_share_of(a['recall'])} of {a['cases']} | {_share_of(a['oracle'])} |"
+        )
+    shapes = ", ".join(
+        f"{name} {_share_of(b['recall'])} (onset +-1 s {_share_of(b['onset_within_1s'])})"
+        for name, b in h["eligible_by_shape"].items()
+    )
+    depths = ", ".join(
+        f"{label} {_share_of(b['recall'])} (oracle {_share_of(b['oracle'])})" for label, b in h["all_by_depth"].items()
+    )
+    clean = h["clean"]
+    lines += [
+        "",
+        f"Depth >= 30% and >= 3x sd, all lengths: **{_share_of(h['eligible']['recall'])}** found of "
+        f"{h['eligible']['cases']:,} (oracle {_share_of(h['eligible']['oracle'])}), onset within 1 s in "
+        f"**{_share_of(h['eligible']['onset_within_1s'])}**, length within 20% in "
+        f"{_share_of(h['eligible']['length_within_20pct'])}. "
+        f"By shape (eligible): {shapes}. By depth (all): {depths}. False findings per clean run: "
+        f"**{clean['false_per_run']:g}**; Gaussian shocks {clean['by_tails']['gaussian']['false_per_run']:g}, t3 "
+        f"{clean['by_tails']['t3']['false_per_run']:g}; COV "
+        + ", ".join(f"{k} {v['false_per_run']:g}" for k, v in clean["by_cov"].items())
+        + ".",
+    ]
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def _share_of(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}"
 
 
 def calibration_loops(results: Results) -> str:
@@ -421,6 +480,7 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "calibration.envelope": calibration_envelope,
     "calibration.histories": calibration_histories,
     "calibration.traces": calibration_traces,
+    "calibration.dips": calibration_dips,
     "calibration.loops": calibration_loops,
     "headline_sweep": headline_sweep,
     "mutation.score": mutation_score,

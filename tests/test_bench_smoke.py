@@ -54,15 +54,34 @@ def test_simulated_histories_smoke(tmp_path):
     assert set(held["outlier_runs"]) == {"gaussian", "t4"} and "size_by_cov" in held["step_recall"]
 
 
+def test_dips_envelope_smoke(tmp_path):
+    """The dip envelope at 24 held-out cases: every bin is printed, the oracle stands beside each, and the planted
+    dips are found (issue 40's space: 2 s to half the run, four shapes, AR(1) and t3 noise)."""
+    out = tmp_path / "dips.json"
+    proc = _bench("dips_envelope.py", "--cases", "24", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    held = json.loads(out.read_text())["held_out"]
+    assert (
+        held["all"]["cases"] == 24
+        and held["all"]["recall"] > 0.5
+        and held["all"]["oracle"] >= held["all"]["recall"] - 0.2
+    )
+    assert set(held["all_by_length_s"]) == {"2-2", "3-5", "6-10", "11-20", "21-60", "61-300"}
+    assert held["clean"]["runs"] == 24
+
+
 @pytest.mark.skipif(
     not FIOPLOT or not Path(FIOPLOT).is_dir(), reason="fio-plot's data is not here (IOLAB_FIOPLOT_DATA)"
 )
 def test_fioplot_traces_smoke(tmp_path):
     out = tmp_path / "fioplot.json"
-    _bench("fioplot_traces.py", "--data", FIOPLOT, "--limit", "20", "--out", str(out))
+    _bench("fioplot_traces.py", "--data", FIOPLOT, "--limit", "40", "--out", str(out))
     figures = json.loads(out.read_text())
-    # The first 20 in name order are a floppy drive's: a few KB/s, seconds apart; 14 of 20 twins named there.
-    assert figures["points_judged"] == 20 and figures["planted_twins_named"] >= 10
+    # The first 40 in name order: a floppy drive's (a few KB/s, logged seconds apart: no twins) and a RAID set's
+    # 1 s logs, where dips of 2 s to half the point are planted.
+    assert figures["points_judged"] == 40 and figures["planted_twins"] >= 10
+    assert figures["planted_twins_named"] >= figures["planted_twins"] // 2
+    assert figures["false_alarms"]["all"]["points_not_judged_real"] > 0
 
 
 def _envelope(tmp_path, *args: str) -> dict:

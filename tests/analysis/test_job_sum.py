@@ -45,8 +45,8 @@ def _run() -> Run:
 
 def _timeline_and_findings(series: list[SampleSeries]):
     record = _record()
-    timeline = run_timeline(_run(), [record], {1: samples_of(series)})
     findings = diagnose_run(RunMaterial(records=[record], series={1: series}))
+    timeline = run_timeline(_run(), [record], {1: samples_of(series)}, findings)
     return timeline, [f for f in findings if f.rule_id in ("TEL-DIP", "TEL-STEP") and "all jobs" in f.subject]
 
 
@@ -55,7 +55,7 @@ def test_the_timeline_marks_the_dip_the_findings_report_and_no_step_where_a_job_
     timeline, findings = _timeline_and_findings(series)
     marks = timeline.dips.get(FIO_SUM, [])
     assert [f.rule_id for f in findings] == ["TEL-DIP"]  # the throttled seconds; the third job's end is no step
-    assert len(marks) == 1 and marks[0].label.startswith("transient dip")
+    assert len(marks) == 1 and marks[0].label.startswith("dip")
     onset = float(findings[0].evidence["onset"].removesuffix(" s"))
     assert abs(marks[0].start_s - onset) <= 1.0  # the doctor judges the series without its first window
     assert 9.0 <= onset <= 11.0  # the throttle came down 10 s into the run
@@ -113,5 +113,5 @@ def test_each_window_every_job_logged_is_its_jobs_summed_and_no_other_window_is_
     assert list(job_bandwidth(jobs)) == [""]
     (doctor,) = point_series([_record()], {1: jobs})
     assert (doctor.times_s, doctor.values) == (times, values)
-    timeline = run_timeline(_run(), [_record()], {1: samples_of(jobs)})
+    timeline = run_timeline(_run(), [_record()], {1: samples_of(jobs)}, [])
     assert timeline.series[FIO_SUM] == (times, values)  # windows 250 ms apart: no gap the timeline breaks at

@@ -37,6 +37,7 @@ def strace_skip_reason() -> str | None:
 SMOKE: dict[str, tuple[str, object]] = {
     "blank_read.py": ("blank_read.json", loop_skip_reason),
     "calibration.py": ("calibration.json", throttle_skip_reason),
+    "dips_envelope.py": ("dips_envelope.json", None),
     "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
     "fioplot_collection.py": ("fioplot_collection.json", None),
     "fioplot_traces.py": ("fioplot_traces.json", None),

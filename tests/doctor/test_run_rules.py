@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from iolab.analysis.interference import Interference
 from iolab.doctor.derived import ArrayView, PointSeries
 from iolab.doctor.engine import evaluate
@@ -15,6 +17,11 @@ MB = 1e6
 
 def by_id(findings, rule_id):
     return [f for f in findings if f.rule_id == rule_id]
+
+
+def events(findings, rule_id):
+    """A dip or step rule's findings of an event (not its statements of what the noise hid)."""
+    return [f for f in by_id(findings, rule_id) if "onset" in f.evidence]
 
 
 def readable(findings) -> None:
@@ -140,15 +147,20 @@ def test_a_dip_inside_the_series_own_noise_is_not_claimed():
     noisy = [500.0 * (1 + rng.uniform(-0.25, 0.25)) for _ in range(30)]
     shallow = list(noisy)
     shallow[12:14] = [v * 0.6 for v in shallow[12:14]]  # 40% for 2 s: within what this device does anyway
-    assert by_id(evaluate(Context(series=[series(shallow)])), "TEL-DIP") == []
+    # Not claimed, and said so: what this series' noise (COV about 14%) let the rule see (issue 40).
+    (hidden,) = by_id(evaluate(Context(series=[series(shallow)])), "TEL-DIP")
+    assert hidden.severity is Severity.INFO and "onset" not in hidden.evidence
+    assert "a 25% dip of 2 s is below what this point's noise (COV 1" in hidden.title
+    shallowest = float(hidden.evidence["shallowest 2 s dip it could show"].removesuffix("%"))
+    assert 25 < shallowest < 60 and "shortest 25% dip it could show" in hidden.evidence
     deep = list(noisy)
     deep[12:16] = [40.0] * 4
-    (dip,) = by_id(evaluate(Context(series=[series(deep)])), "TEL-DIP")
+    (dip,) = events(evaluate(Context(series=[series(deep)])), "TEL-DIP")
     assert dip.evidence["onset"] == "12 s"
     # The same dip while something else kept a CPU busy (TEL-INTERFERENCE's test) may be the host's doing:
     # a possibility, not a warning (issue 33: a busy host's clean loop devices gave two "dips" at 2 s).
     busy = Interference(series(deep).point, 30.0, 95.0, [("stress", 95.0)])
-    (doubted,) = by_id(evaluate(Context(series=[series(deep)], interference=[busy])), "TEL-DIP")
+    (doubted,) = events(evaluate(Context(series=[series(deep)], interference=[busy])), "TEL-DIP")
     assert doubted.severity is Severity.INFO and "the host was busy: a possibility" in doubted.title
     assert "95% of a CPU" in doubted.evidence["why a possibility"]
 
@@ -209,3 +221,48 @@ def test_scaling_drops_need_the_noise_of_the_difference_from_both_points_seconds
     # Imported results log no seconds at all: the tolerance alone decides, as before.
     (imported,) = by_id(evaluate(Context(arrays=[view])), "ARR-SCALING-DROP")
     assert imported.severity is Severity.WARNING and imported.evidence["noise of the difference"] == "not logged"
+
+
+def _ar1(seed: int, n: int, cov: float, phi: float) -> list[float]:
+    """A clean per-second series: 500 MB/s with AR(1) relative noise of marginal sd `cov`."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    e = np.empty(n)
+    e[0] = rng.standard_normal() * cov
+    for t in range(1, n):
+        e[t] = phi * e[t - 1] + rng.standard_normal() * cov * (1 - phi**2) ** 0.5
+    return list(500e6 * (1 + e))
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.4, 0.7])
+def test_clean_autocorrelated_series_raise_no_dip_and_no_step(phi):
+    """Issue 40: seconds in a row that wander together (AR(1) up to 0.7) are no dip and no step, at any length
+    from 30 to 600 s and noise of 2 to 10%."""
+    for seed, (n, cov) in enumerate([(30, 0.05), (120, 0.02), (300, 0.1), (600, 0.05)]):
+        found = evaluate(Context(series=[series(_ar1(seed, n, cov, phi))]))
+        assert events(found, "TEL-DIP") == [] and events(found, "TEL-STEP") == [], (n, cov)
+
+
+def test_a_dip_of_almost_half_the_point_is_found_beyond_the_noise():
+    """Issue 40: the noise test refused a dip longer than a third of the point (it wanted twice its length of
+    seconds around it); a 45 s dip to 50% in 100 s at COV 5% is far beyond the noise."""
+    import numpy as np
+
+    rng = np.random.default_rng(40)
+    values = 500e6 * (1 + 0.05 * rng.standard_normal(100))
+    values[30:75] *= 0.5
+    (dip,) = events(evaluate(Context(series=[series(list(values))])), "TEL-DIP")
+    assert dip.evidence["onset"] == "30 s" and dip.evidence["duration"] == "45 s"
+
+
+def test_short_clean_runs_whose_seconds_wander_together_rarely_raise_a_dip():
+    """AR(1) phi 0.7 at COV 10-12% over 40-60 s: a wander of 10-20 s looks like a long shallow dip. Its mean and the
+    mean of the seconds around it are both uncertain (as long as each other): counting only the dip's, 40 of 600
+    such clean runs (seeds 0-299) had a dip; counting both, 13 (2.2%, still above the 1% aimed at: the
+    correlation is read from the run itself). At most 3 of the first 120 here."""
+    found = 0
+    for seed in range(60):
+        for n, cov in ((40, 0.1), (60, 0.12)):
+            found += bool(events(evaluate(Context(series=[series(_ar1(seed, n, cov, 0.7))])), "TEL-DIP"))
+    assert found <= 3

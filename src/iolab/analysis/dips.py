@@ -1,14 +1,18 @@
-"""Dips inside one run: seconds where throughput fell well below its own recent level.
+"""Dips inside one run: stretches where throughput fell well below the run's own level, of any length.
 
-Method (reference/analysis.md §5.2): a centred rolling-median baseline, a
-sample is low when it is at least `drop` below it, an event is at least
-`min_duration_s` of low samples (gaps up to `merge_gap_s` merged). The
-baseline is computed twice, the second time without the low samples, so a
-dip a few seconds long does not drag its own baseline down. A lasting step
-is looked for separately, with a one-breakpoint least-squares split, because
-a rolling median follows a step within half a window and never flags it: a
-step is a split whose later level, and the run's last seconds, stay
-`step_drop` below the earlier level.
+Method (reference/analysis.md §5.4): the series is cut into segments of
+constant level by a penalised least-squares segmentation (PELT, Killick,
+Fearnhead & Eckley 2012), with a penalty of `penalty` x sigma^2 x ln n, where
+sigma comes from the median absolute difference of seconds in a row (which
+a change of level does not move). The run's level is the median of the
+seconds in the segments that are not low, so a dip of any length cannot
+drag its own baseline down (a rolling median follows any dip that fills
+half its window: issue 40 found none of 6 s or more). An event is a run of
+low segments (mean `shoulder` below the level) holding at least
+`min_duration_s` of seconds `shoulder` below it, one of them `drop` below. An event that reaches the end
+of the series is a step (it did not recover); one that ends is a dip, from
+2 s to the whole run minus its recovery. Depth is from the lowest second,
+the mean drop beside it.
 """
 
 from __future__ import annotations
@@ -21,11 +25,11 @@ MIB = 1 << 20
 
 @dataclass(frozen=True)
 class DipParams:
-    drop: float = 0.25  # a sample is low when below (1 - drop) x baseline
-    window_s: float = 11.0  # width of the centred rolling median
-    min_duration_s: float = 2.0
-    merge_gap_s: float = 1.0
-    step_drop: float = 0.25  # the rest of the run stays this far below the level before: a step
+    drop: float = 0.25  # a second is low when below (1 - drop) x level
+    shoulder: float = 0.125  # a segment belongs to an event when its mean is this far below the level
+    penalty: float = 3.0  # segmentation penalty per change, in units of sigma^2 x ln(n)
+    min_duration_s: float = 2.0  # low seconds an event must hold
+    merge_gap_s: float = 1.0  # events this close are one
 
 
 @dataclass(frozen=True)
@@ -39,11 +43,11 @@ class Dip:
     kind: str  # "transient" or "step"
     onset_s: float  # start of the first low interval
     duration_s: float
-    depth: float  # 1 - lowest value / baseline, 0..1
-    mean_drop: float  # 1 - mean value / baseline over the event
-    baseline: float  # series units (bytes/s for bandwidth)
+    depth: float  # 1 - lowest value / level, 0..1 (a step: 1 - level after / level before)
+    mean_drop: float  # 1 - mean value / level over the event
+    baseline: float  # the run's level: series units (bytes/s for bandwidth)
     lowest: float
-    lost_mib: float  # sum of (baseline - value) x interval / MiB; meaningful for bytes/s series
+    lost_mib: float  # sum of (level - value) x interval / MiB; meaningful for bytes/s series
     level_before: float
     level_after: float
 
@@ -59,87 +63,127 @@ class DipReport:
     reason: str = ""
 
 
-def _rolling_median(values, low, width: int):  # numpy arrays in, numpy array out
-    """Median of a `width`-sample window per sample, ignoring samples marked low.
-
-    The window is kept inside the series (shifted at the edges, not shrunk),
-    so the first and last seconds get a baseline as robust as the middle.
-    Every window is sorted at once (NaN sorts last; a window's median is
-    the middle of its valid values), in blocks of a few million numbers so
-    a long series at a millisecond does not take the memory of all its windows.
-    """
+def noise_sigma(x) -> float:
+    """Standard deviation of one second's noise from the median absolute difference of seconds in a row
+    (1.4826 MAD / sqrt 2): a change of level moves one difference, not the median of all of them."""
     import numpy as np
-    from numpy.lib.stride_tricks import sliding_window_view
 
-    n = len(values)
-    masked = np.where(low | np.isnan(values), np.nan, values)
-    width = min(width, n)
-    windows = sliding_window_view(masked, width)
-    medians = np.empty(len(windows))
-    block = max(1, (1 << 22) // width)
-    for lo in range(0, len(windows), block):
-        ordered = np.sort(windows[lo : lo + block], axis=1)
-        count = width - np.isnan(ordered).sum(axis=1)
-        upper = np.take_along_axis(ordered, (count // 2)[:, None], axis=1)[:, 0]
-        lower = np.take_along_axis(ordered, (np.maximum(count, 1) - 1)[:, None] // 2, axis=1)[:, 0]
-        medians[lo : lo + block] = np.where(count > 0, (lower + upper) / 2, np.nan)
-    starts = np.clip(np.arange(n) - width // 2, 0, n - width)
-    return medians[starts]
+    if len(x) < 2:
+        return 0.0
+    diffs = np.abs(np.diff(x))
+    return float(1.4826 * np.median(diffs) / np.sqrt(2.0))
 
 
-def _runs(flags) -> list[tuple[int, int]]:
-    """(first, last) indices of each run of True."""
-    runs: list[tuple[int, int]] = []
-    start = None
-    for i, flag in enumerate(flags):
-        if flag and start is None:
-            start = i
-        elif not flag and start is not None:
-            runs.append((start, i - 1))
-            start = None
-    if start is not None:
-        runs.append((start, len(flags) - 1))
-    return runs
-
-
-def _step_split(x, min_size: int) -> int | None:
-    """Index where a one-breakpoint least-squares fit of the means splits the series best (the first of equals)."""
+def segment(x, penalty: float, min_size: int = 2) -> list[int]:
+    """Ends of the segments (exclusive, the last is len(x)) of the least-squares segmentation of `x` with
+    `penalty` per segment: PELT, exact for this cost, pruning start points that can no longer win."""
     import numpy as np
 
     n = len(x)
     if n < 2 * min_size:
-        return None
-    csum, csq = np.cumsum(x), np.cumsum(x * x)
-    k = np.arange(min_size, n - min_size + 1)
-    left = csq[k - 1] - csum[k - 1] ** 2 / k
-    right_sum = csum[-1] - csum[k - 1]
-    right = (csq[-1] - csq[k - 1]) - right_sum**2 / (n - k)
-    return int(k[np.argmin(left + right)])
+        return [n]
+    csum = np.concatenate(([0.0], np.cumsum(x)))
+    csq = np.concatenate(([0.0], np.cumsum(x * x)))
+    best = np.full(n + 1, np.inf)
+    best[0] = -penalty
+    last = np.zeros(n + 1, dtype=int)
+    starts = np.empty(0, dtype=int)
+    for t in range(min_size, n + 1):
+        new = t - min_size
+        if new == 0 or new >= min_size:
+            starts = np.append(starts, new)
+        length = t - starts
+        sums = csum[t] - csum[starts]
+        cost = best[starts] + (csq[t] - csq[starts]) - sums * sums / length
+        i = int(np.argmin(cost))
+        best[t] = cost[i] + penalty
+        last[t] = starts[i]
+        starts = starts[cost <= best[t]]
+    ends = [n]
+    while last[ends[-1]] > 0:
+        ends.append(int(last[ends[-1]]))
+    return ends[::-1]
 
 
-def _low_samples(x, valid, params: DipParams, width: int):
-    """Baseline and low-sample flags; re-run without the low samples until the flags settle."""
+def _level(x, bounds: list[tuple[int, int]], shoulder: float) -> tuple[float, list[bool]]:
+    """The level (median of the seconds in segments not below it) and which segments are low, re-judged
+    until they settle. The first guess is the median of all, unless the series starts and ends well above it:
+    then it is the median of the first and last segments, so a dip longer than half the run (that ends) is
+    below the level it left and came back to rather than being the level itself."""
     import numpy as np
 
-    low = np.zeros(len(x), dtype=bool)
+    level = float(np.median(x))
+    (a0, b0), (a1, b1) = bounds[0], bounds[-1]
+    if len(bounds) >= 3 and min(np.mean(x[a0:b0]), np.mean(x[a1:b1])) * (1.0 - shoulder) > level:
+        level = float(np.median(np.concatenate((x[a0:b0], x[a1:b1]))))
+    low = [False] * len(bounds)
     for _ in range(5):
-        baseline = _rolling_median(x, low, width)
-        new = valid & (baseline > 0) & (x < (1.0 - params.drop) * baseline)
-        if np.array_equal(new, low):
+        new = [float(np.mean(x[a:b])) < (1.0 - shoulder) * level for a, b in bounds]
+        kept = [x[a:b] for (a, b), is_low in zip(bounds, new, strict=True) if not is_low]
+        if not kept:
+            break
+        level = float(np.median(np.concatenate(kept)))
+        if new == low:
             break
         low = new
-    return baseline, low
+    return level, low
+
+
+def _events(x, t, bounds, low, level: float, params: DipParams, interval: float, gap: int) -> list[list[int]]:
+    """[first, last] sample indices of each run of low segments whose samples `shoulder` below the level cover
+    `min_duration_s`, one of them `drop` below it (a ramp's or a V's edges are shallower than its bottom; one
+    stalled second beside good ones is no dip); runs apart by no more than `gap` samples are one.
+
+    Time covered, not samples counted: fio's summed series leaves out a window not every job logged, so a
+    2 s dip in 0.25 s windows may hold 7 of them (fio-plot's traces); a window missing between two low ones
+    is low time."""
+    import numpy as np
+
+    runs: list[list[int]] = []
+    for (a, b), is_low in zip(bounds, low, strict=True):
+        if not is_low:
+            continue
+        if runs and a - runs[-1][1] - 1 <= gap:
+            runs[-1][1] = b - 1
+        else:
+            runs.append([a, b - 1])
+    deep, low_floor = (1.0 - params.drop) * level, (1.0 - params.shoulder) * level
+    events = []
+    for first, last in runs:
+        below = first + np.flatnonzero(x[first : last + 1] < low_floor)
+        if len(below) == 0 or float(np.min(x[first : last + 1])) >= deep:
+            continue
+        together = np.diff(below) == 1  # low samples next to each other: the time between them is low too
+        covered = interval * len(below) + float(np.sum((np.diff(t[below]) - interval)[together]))
+        if covered >= params.min_duration_s - 1e-6:
+            # from its first to its last low second: a segment of two may pair a good second with a low one
+            events.append([int(below[0]), int(below[-1])])
+    return events
+
+
+def _step_at(x, bounds, params: DipParams, min_size: int) -> int | None:
+    """The first segment boundary after which every segment of at least `min_size` + 1 samples and the last
+    one stay `drop` below the median before it, and the median after it does too: a step down that lasts."""
+    import numpy as np
+
+    for j in range(1, len(bounds)):
+        k = bounds[j][0]
+        if k < min_size or len(x) - k < min_size:  # a step lasts at least as long as a dip must
+            continue
+        ceiling = (1.0 - params.drop) * float(np.median(x[:k]))
+        after = bounds[j:]
+        if float(np.median(x[k:])) >= ceiling or float(np.mean(x[after[-1][0] :])) >= ceiling:
+            continue
+        if all(float(np.mean(x[a:b])) < ceiling for a, b in after if b - a > min_size):
+            return k
+    return None
 
 
 def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipParams | None = None) -> DipReport:
     """Dips and steps in one per-interval series (e.g. a device's read bytes/s per second).
 
     `times_s` are the ends of the intervals, as telemetry and fio logs give
-    them. NaN values are gaps: never low, never part of a baseline.
-
-    A step is looked for first, with one least-squares split: a rolling
-    median follows a lasting step within half a window, so it cannot see
-    one. Dips are then searched on each side of the step separately.
+    them. NaN values are gaps: never low, never part of a level.
     """
     import numpy as np
 
@@ -157,7 +201,8 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
     interval = float(np.median(np.diff(t)))
     if not interval > 0:
         return DipReport(params, samples=n, evaluated=False, reason="samples share one timestamp")
-    median = float(np.median(x[valid]))
+    xv, tv = x[valid], t[valid]
+    median = float(np.median(xv))
     if median <= 0:
         return DipReport(
             params,
@@ -167,71 +212,69 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
             evaluated=False,
             reason="the series is idle (median 0)",
         )
-    width = max(3, int(round(params.window_s / interval)) | 1)
     min_samples = max(1, int(np.ceil(params.min_duration_s / interval - 1e-9)))
-    gap_samples = int(np.floor(params.merge_gap_s / interval + 1e-9))
+    gap = int(np.floor(params.merge_gap_s / interval + 1e-9))
+    # A floor under sigma (0.1% of the median): a noise-free series is cut only where its level changes.
+    sigma = max(noise_sigma(xv), 1e-3 * median)
+    ends = segment(xv, params.penalty * sigma * sigma * np.log(max(n, 2)), 2)
+    bounds = list(zip([0, *ends[:-1]], ends, strict=True))
 
     dips: list[Dip] = []
-    segments = [(0, len(x))]
-    xv, tv = x[valid], t[valid]
-    k = _step_split(xv, max(3, min_samples))
+    parts = [(0, len(xv), bounds)]
+    k = _step_at(xv, bounds, params, max(2, min_samples))
     if k is not None:
-        before, after = xv[:k], xv[k:]
-        level_before, level_after = float(np.median(before)), float(np.median(after))
-        tail = float(np.median(xv[-max(3, min_samples) :]))
-        ceiling = (1.0 - params.step_drop) * level_before
-        if level_before > 0 and level_after < ceiling and tail < ceiling:
-            onset = float(tv[k] - interval)
-            split = int(np.searchsorted(t, tv[k]))
-            dips.append(
-                Dip(
-                    kind="step",
-                    onset_s=onset,
-                    duration_s=float(t[-1]) - onset,
-                    depth=1.0 - level_after / level_before,
-                    mean_drop=1.0 - float(np.mean(after)) / level_before,
-                    baseline=level_before,
-                    lowest=float(np.min(after)),
-                    lost_mib=float(np.sum(np.clip(level_before - after, 0, None))) * interval / MIB,
-                    level_before=level_before,
-                    level_after=level_after,
-                )
-            )
-            segments = [(0, split), (split, len(x))]
-
-    for lo, hi in segments:
-        seg_x, seg_valid = x[lo:hi], valid[lo:hi]
-        if int(seg_valid.sum()) < 3:
+        dips.append(_step(xv, tv, k, interval))
+        parts = [(0, k, [(a, b) for a, b in bounds if b <= k]), (k, len(xv), [(a, b) for a, b in bounds if a >= k])]
+    for lo, hi, part in parts:
+        level, low = _level(xv[lo:hi], [(a - lo, b - lo) for a, b in part], params.shoulder)
+        if level <= 0:
             continue
-        baseline, low = _low_samples(seg_x, seg_valid, params, width)
-        events: list[list[int]] = []
-        for first, last in _runs(low):
-            if events and first - events[-1][1] - 1 <= gap_samples:
-                events[-1][1] = last
-            else:
-                events.append([first, last])
-        for first, last in events:
-            if int(low[first : last + 1].sum()) < min_samples:
-                continue
-            ev = seg_x[first : last + 1]
-            ev = ev[~np.isnan(ev)]
-            base = float(np.nanmedian(baseline[first : last + 1]))
-            pre = seg_x[:first][seg_valid[:first]]
-            post = seg_x[last + 1 :][seg_valid[last + 1 :]]
-            onset = float(t[lo + first] - interval)
-            dips.append(
-                Dip(
-                    kind="transient",
-                    onset_s=onset,
-                    duration_s=float(t[lo + last]) - onset,
-                    depth=1.0 - float(ev.min()) / base,
-                    mean_drop=1.0 - float(ev.mean()) / base,
-                    baseline=base,
-                    lowest=float(ev.min()),
-                    lost_mib=float(np.sum(np.clip(base - ev, 0, None))) * interval / MIB,
-                    level_before=float(np.median(pre)) if len(pre) else base,
-                    level_after=float(np.median(post)) if len(post) else float("nan"),
-                )
-            )
+        for first, last in _events(
+            xv[lo:hi], tv[lo:hi], [(a - lo, b - lo) for a, b in part], low, level, params, interval, gap
+        ):
+            dips.append(_transient(xv, tv, lo + first, lo + last, level, interval))
     dips.sort(key=lambda d: d.onset_s)
     return DipReport(params, dips=dips, samples=n, interval_s=interval, median=median)
+
+
+def _step(x, t, k: int, interval: float) -> Dip:
+    """The step at sample `k`: the level before and after (medians), lasting to the end of the series."""
+    import numpy as np
+
+    before, after = x[:k], x[k:]
+    level_before, level_after = float(np.median(before)), float(np.median(after))
+    onset = float(t[k] - interval)
+    return Dip(
+        kind="step",
+        onset_s=onset,
+        duration_s=float(t[-1]) - onset,
+        depth=1.0 - level_after / level_before,
+        mean_drop=1.0 - float(np.mean(after)) / level_before,
+        baseline=level_before,
+        lowest=float(np.min(after)),
+        lost_mib=float(np.sum(np.clip(level_before - after, 0, None))) * interval / MIB,
+        level_before=level_before,
+        level_after=level_after,
+    )
+
+
+def _transient(x, t, first: int, last: int, level: float, interval: float) -> Dip:
+    """The dip over samples first..last against the run's `level`; the levels around it are the medians of the
+    seconds before and after it."""
+    import numpy as np
+
+    ev = x[first : last + 1]
+    pre, post = x[:first], x[last + 1 :]
+    onset = float(t[first] - interval)
+    return Dip(
+        kind="transient",
+        onset_s=onset,
+        duration_s=float(t[last]) - onset,
+        depth=1.0 - float(ev.min()) / level,
+        mean_drop=1.0 - float(ev.mean()) / level,
+        baseline=level,
+        lowest=float(ev.min()),
+        lost_mib=float(np.sum(np.clip(level - ev, 0, None))) * interval / MIB,
+        level_before=float(np.median(pre)) if len(pre) else level,
+        level_after=float(np.median(post)) if len(post) else float("nan"),
+    )

@@ -263,8 +263,8 @@ def timeline_section(material: RunView, output: ChartOutput) -> list[Section]:
         "Per-second bandwidth",
         charts.timeline_chart(timeline),
         "fio's per-job logs summed per second (a second not every job logged is left out), and each device's reads + writes from /proc/diskstats; each "
-        "point's band is named along the top. Shaded red: dips detected within a point (the same detector as "
-        "the findings).",
+        "point's band is named along the top. Shaded red: the dips and steps the findings name (TEL-DIP, "
+        "TEL-STEP), and no others.",
     )
     if chart is None:
         return []

@@ -64,10 +64,10 @@ class RunView:
         )
 
     def timeline(self) -> Timeline:
-        """Per-second bandwidth of fio and each device across the run, with the dips found in it."""
+        """Per-second bandwidth of fio and each device across the run, with the dips and steps its findings name."""
         from iolab.views.timeline import run_timeline
 
-        return run_timeline(self.run, self.records, self.samples)
+        return run_timeline(self.run, self.records, self.samples, self.findings)
 
     def arrays(self) -> list[ArrayFigures]:
         """For array runs: each workload's devices together and alone with outliers marked, and its scaling."""

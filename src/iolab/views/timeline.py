@@ -2,9 +2,11 @@
 
 Samples are stored per point, timed from that point's start. Laying the
 points end to end on the run's clock shows a whole sweep at once, and a
-device that sags in one point stands out against its neighbours. Dips are
-detected within each point (a new workload is a new baseline), using the
-same `detect_dips` as the run's findings, so the marks agree with them.
+device that sags in one point stands out against its neighbours. The dips
+and steps marked are the run's TEL-DIP and TEL-STEP findings' events and
+nothing else: a detector run again here, without the rules' noise test and
+peer comparison, once marked nine dips on a page whose findings named one
+(issue 41).
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from iolab.analysis.dips import Dip, detect_dips
 from iolab.analysis.series import job_bandwidth, job_sum
-from iolab.models import PointRecord, Run, Sample
+from iolab.models import Finding, PointRecord, Run, Sample
 from iolab.models.sample_series import series_of
 
 FIO_SUM = "fio jobs (sum)"
+EVENT_RULES = {"TEL-DIP": "dip", "TEL-STEP": "step"}
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ class Span:
 class Timeline:
     """series name -> (seconds since run start, bytes/s); the fio sum first, then devices by name.
 
-    `dips` hold the detected dips per series, already moved to the run's
+    `dips` hold the findings' dips and steps per series, moved to the run's
     clock; `points` mark where each point ran.
     """
 
@@ -62,20 +64,43 @@ def _fio_totals(samples: Sequence[Sample]) -> tuple[list[float], list[float]]:
     return job_sum([one for host in job_bandwidth(series_of(samples)).values() for one in host])
 
 
-def _dip_span(dip: Dip, offset: float) -> Span:
-    label = f"{dip.kind} dip, -{dip.depth:.0%}"
-    return Span(offset + dip.onset_s, offset + dip.onset_s + max(dip.duration_s, 1.0), label)
+def _series_name(label: str) -> str:
+    """The timeline series a finding's series label ("all jobs", "HOST all jobs", "DEVICE read") is drawn in."""
+    return FIO_SUM if label.endswith("all jobs") else label.rpartition(" ")[0] or label
 
 
-def run_timeline(run: Run, records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]) -> Timeline:
-    """The run's fio and per-device bandwidth series; devices that moved no data are left out."""
+def _events(findings: Sequence[Finding], offsets: Mapping[str, float]) -> dict[str, list[Span]]:
+    """Each TEL-DIP or TEL-STEP finding's event (its onset and duration in its point) on the run's clock, by series.
+    Findings without an event (a statement of what the noise hid) or of a point not on the timeline are not drawn."""
+    out: dict[str, list[Span]] = {}
+    for finding in findings:
+        kind = EVENT_RULES.get(finding.rule_id)
+        onset, duration = finding.evidence.get("onset", ""), finding.evidence.get("duration", "")
+        point, _, label = finding.subject.partition(": ")
+        if kind is None or not onset or not duration or point not in offsets:
+            continue
+        start = offsets[point] + float(onset.removesuffix(" s"))
+        end = start + max(float(duration.removesuffix(" s")), 1.0)
+        out.setdefault(_series_name(label), []).append(
+            Span(start, end, f"{kind}, -{finding.evidence.get('depth', '')}")
+        )
+    return {name: sorted(spans, key=lambda span: span.start_s) for name, spans in out.items()}
+
+
+def run_timeline(
+    run: Run, records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]], findings: Sequence[Finding]
+) -> Timeline:
+    """The run's fio and per-device bandwidth series, with the events of its dip and step findings; devices that
+    moved no data are left out."""
     timeline = Timeline()
+    offsets: dict[str, float] = {}
     per_series: dict[str, list[tuple[float, list[float], list[float]]]] = {}
     for record in sorted(records, key=lambda r: r.seq):
         point_samples = samples.get(record.id, ())
         if record.started_at is None or not point_samples:
             continue
         offset = record.started_at - run.started_at
+        offsets[record.point.name] = offset
         fio = _fio_totals(point_samples)
         chunks = {FIO_SUM: fio} if fio[0] else {}
         for device, by_time in sorted(_device_totals(point_samples).items()):
@@ -93,11 +118,9 @@ def run_timeline(run: Run, records: Sequence[PointRecord], samples: Mapping[int,
         for offset, times, values in parts:
             times_all += [offset + t for t in times]
             values_all += values
-            report = detect_dips(times, values)
-            if report.evaluated and report.dips:
-                timeline.dips.setdefault(name, []).extend(_dip_span(d, offset) for d in report.dips)
         # a gap between points is drawn as a break in the line, not a slope
         timeline.series[name] = _with_gaps(times_all, values_all)
+    timeline.dips = {name: spans for name, spans in _events(findings, offsets).items() if name in timeline.series}
     return timeline
 
 

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from iolab.analysis.dips import Dip, DipReport, detect_dips
+from iolab.analysis.dips import Dip, DipParams, DipReport, detect_dips
 from iolab.analysis.interference import OTHER_CPU_PCT, OTHER_IO_BYTES_S, OTHER_IO_SHARE
 from iolab.analysis.stopping import lag1
 from iolab.doctor.derived import MIN_SERIES_SAMPLES, PointSeries, active_seconds
@@ -34,6 +35,9 @@ ALARM = 0.01  # chance of a false dip in a whole run of pure noise, shared by it
 # bench/simulated_arrays.py had a false step. Chosen there: the largest of 0.01, 0.003, 0.001, 0.0003 and 0.0001
 # with at most 0.5% (1.3%, 1.1%, 0.7%, 0.4% from 0.003 down).
 STEP_ALARM = 0.0001
+# The detector's parameters, chosen on bench/dips_envelope.py's tuning seeds (the bench sets others to compare).
+PARAMS = DipParams()
+MIN_REST = 5  # seconds outside a dip its noise is measured on
 
 
 def _peers(ctx: Context) -> dict[tuple[str, str], list[PointSeries]]:
@@ -86,7 +90,10 @@ def _noise(*parts: list[float]) -> tuple[float, float]:
 def _mean_factor(length: int, rho: float) -> float:
     """Standard deviation of the mean of `length` seconds in a row over that of one second, for seconds
     whose lag-1 correlation is `rho` (an AR(1) process)."""
-    total = length + 2.0 * sum((length - k) * rho**k for k in range(1, length))
+    if rho <= 0.0 or length <= 1:
+        return 1.0 / math.sqrt(max(length, 1))
+    # length + 2 sum_{k<length} (length - k) rho^k, in closed form (a run of hours is 10^4 seconds)
+    total = length * (1.0 + rho) / (1.0 - rho) - 2.0 * rho * (1.0 - rho**length) / (1.0 - rho) ** 2
     return math.sqrt(total) / length
 
 
@@ -125,7 +132,7 @@ def _beyond_noise(event: Dip, times: list[float], values: list[float], places: i
     rest = _logs([v for v, i in zip(values, inside, strict=True) if not i])
     during = _logs([v for v, i in zip(values, inside, strict=True) if i])
     length = sum(inside)
-    if len(rest) < 2 * max(length, 2):
+    if len(rest) < MIN_REST:
         return False
     if len(during) < length:
         return True  # seconds of no work at all, among seconds of work
@@ -136,27 +143,87 @@ def _beyond_noise(event: Dip, times: list[float], values: list[float], places: i
     # Against the level of the seconds around it, not the rolling baseline that found it: in noise that
     # wanders, a baseline at a local high plus a few low seconds looked like a dip (issue 33's corpus).
     drop = sum(rest) / len(rest) - sum(during) / len(during)
-    return drop > _cut(places, len(rest) - 1) * sd * _mean_factor(len(during), rho)
+    # Both means are uncertain: a dip may be as long as the seconds around it.
+    se = sd * math.hypot(_mean_factor(len(during), rho), _mean_factor(len(rest), rho))
+    return drop > _cut(places, len(rest) - 1) * se
+
+
+def _judged(ctx: Context) -> Iterator[tuple[PointSeries, list[float], list[float], DipReport, int]]:
+    """Each series long enough to judge, over its active seconds, with the detector's report and the number of
+    places an event could have started by chance in the whole context."""
+    places = sum(len(s.values) for s in ctx.series if len(s.values) >= MIN_SERIES_SAMPLES)
+    for series in ctx.series:
+        times, values = active_seconds(series)
+        if len(times) < MIN_SERIES_SAMPLES - 2:
+            continue
+        report = detect_dips(times, values, PARAMS)
+        if report.evaluated:
+            yield series, times, values, report, places
 
 
 def _reports(ctx: Context) -> Iterator[tuple[PointSeries, Dip, DipReport]]:
     """Each event of each series over its active seconds, beyond the series' own noise; a device's only
     where it fell against its peers too."""
     peers = _peers(ctx)
-    places = sum(len(s.values) for s in ctx.series if len(s.values) >= MIN_SERIES_SAMPLES)
-    for series in ctx.series:
-        times, values = active_seconds(series)
-        if len(times) < MIN_SERIES_SAMPLES - 2:
-            continue
-        report = detect_dips(times, values)
-        if not report.evaluated:
-            continue
+    for series, times, values, report, places in _judged(ctx):
         group = peers.get((series.point, series.label.rpartition(" ")[2]), [])
         for event in report.dips:
             if not _beyond_noise(event, times, values, places):
                 continue
             if series not in group or _against_peers(event, series, group, report.params.drop):
                 yield series, event, report
+
+
+@dataclass(frozen=True)
+class Power:
+    """What a series' own noise let the dip and step tests see, on the scale of `_beyond_noise`."""
+
+    cov: float  # robust sd (1.4826 MAD) of one second's log value: about a relative sd
+    rho: float  # lag-1 correlation of seconds in a row
+    shallowest: float  # the shallowest dip of `PARAMS.min_duration_s` it could have seen (mean drop)
+    shortest: int | None  # the shortest dip `PARAMS.drop` deep it could have seen, in seconds (None: none)
+    shallowest_step: float  # the shallowest step in the middle of the series it could have seen
+
+
+def power(values: list[float], events: list[Dip], times: list[float], places: int) -> Power | None:
+    """The smallest dip and step `_beyond_noise` would pass on a series with this one's noise (its ordinary
+    seconds' spread, outside its events), by the same cut and the same allowance for seconds in a row."""
+    inside = [any(e.onset_s < t <= e.onset_s + e.duration_s for e in events) for t in times]
+    quiet = _logs([v for v, i in zip(values, inside, strict=True) if not i])
+    n = len(quiet)
+    if n < MIN_REST + 2:
+        return None
+    # The spread of ordinary seconds (1.4826 MAD): a catch-up burst after a stall is no noise that hides a dip.
+    middle = sorted(quiet)[n // 2]
+    sd = 1.4826 * sorted(abs(q - middle) for q in quiet)[n // 2]
+    rho = _noise(quiet)[1]
+    shortest_s = max(1, round(PARAMS.min_duration_s))
+
+    def smallest(length: int, alarm: float = ALARM) -> float:
+        rest = max(n - length, 1)
+        se = sd * math.hypot(_mean_factor(length, rho), _mean_factor(rest, rho))
+        return 1.0 - math.exp(-_cut(places, rest - 1, alarm) * se)
+
+    # the smallest visible drop falls as a dip lengthens (up to half the series): bisect for the shortest
+    shortest = None
+    lo, hi = shortest_s, n // 2
+    if hi >= lo and smallest(hi) <= PARAMS.drop:
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if smallest(mid) <= PARAMS.drop else (mid + 1, hi)
+        shortest = lo
+    return Power(sd, rho, smallest(shortest_s), shortest, smallest(n // 2, STEP_ALARM))
+
+
+def _hidden(ctx: Context, kind: str) -> Iterator[tuple[PointSeries, Power]]:
+    """Series whose noise hid a dip (or a step) of the size the rules report: `PARAMS.drop` deep for the
+    shortest dip, `PARAMS.drop` for a step in the middle."""
+    for series, times, values, report, places in _judged(ctx):
+        seen = power(values, report.dips, times, places)
+        if seen is None:
+            continue
+        if (seen.shallowest if kind == "dip" else seen.shallowest_step) > PARAMS.drop:
+            yield series, seen
 
 
 def busy_points(ctx: Context) -> dict[str, str]:
@@ -196,8 +263,9 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
         "lowest": _mb(dip.lowest),
         "level after": _mb(dip.level_after),
         "lost": units.size(dip.lost_mib * MIB),
-        "method": f"rolling median over {p.window_s:g} s; low when {p.drop:.0%} below it for at least "
-        f"{p.min_duration_s:g} s; a step when the rest of the point stays {p.step_drop:.0%} below",
+        "method": f"segments of constant level (least squares, penalty {p.penalty:g} sigma^2 ln n); low when "
+        f"{p.drop:.0%} below the level of the other segments for at least {p.min_duration_s:g} s; a step when "
+        "it lasts to the end of the point",
     }
 
 
@@ -208,14 +276,16 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
     needs="series",
     title="Bandwidth stepped down inside a point and stayed low",
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
-    trigger="a one-breakpoint least-squares split whose later level and the last seconds stay 25% below the "
-    "earlier level (over the seconds with I/O; in arrays, also 25% down against the other devices), beyond the "
-    "series' own noise; info when the host was busy during the point (TEL-INTERFERENCE)",
+    trigger="the series cut into segments of constant level (penalised least squares, PELT): the first segment "
+    "boundary after which every segment, the last one and the median stay 25% below the median before it, for at "
+    "least 2 s (over the seconds with I/O; in arrays, also 25% down against the other devices), beyond the "
+    "series' own noise; info when the host was busy during the point (TEL-INTERFERENCE), and info when the "
+    "series' noise could not have shown a 25% step",
     why="The point's average mixes two levels, so it describes neither.",
     fix="Report the two levels separately. A lasting drop on flash is often a write cache filling, garbage "
     "collection or thermal throttling: check SMART temperature, and TRIM (blkdiscard) before re-running.",
     evidence="onset, depth, level before and after, MiB lost",
-    source="one-breakpoint least squares (Bai and Perron); a rolling median cannot see a step",
+    source="PELT segmentation (Killick, Fearnhead and Eckley 2012); a rolling median cannot see a step",
 )
 def step(ctx: Context, r: Rule) -> Iterator[Finding]:
     busy = busy_points(ctx)
@@ -223,6 +293,13 @@ def step(ctx: Context, r: Rule) -> Iterator[Finding]:
         if dip.kind == "step":
             title = f"{series.point}: {series.label} bandwidth stepped down {dip.depth:.0%} at {dip.onset_s:.0f} s and stayed low"
             yield _verdict(r, title, series, dip, report, busy)
+    for series, seen in _hidden(ctx, "step"):
+        title = (
+            f"{series.point}: {series.label}: a {PARAMS.drop:.0%} step down is below what this point's noise "
+            f"(COV {units.percent(100 * seen.cov)}) lets us see; the shallowest it could show is "
+            f"{units.percent(100 * seen.shallowest_step)}"
+        )
+        yield r.finding(title, f"{series.point}: {series.label}", _power_evidence(seen), "info")
 
 
 @rule(
@@ -230,16 +307,21 @@ def step(ctx: Context, r: Rule) -> Iterator[Finding]:
     family="telemetry",
     level="medium",
     needs="series",
-    title="Bandwidth dipped for a few seconds inside a point",
+    title="Bandwidth dipped inside a point and recovered",
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
-    trigger="at least 2 s of samples 25% below a rolling median of 11 s (gaps up to 1 s merged; over the seconds "
-    "with I/O; in arrays, also 25% down against the other devices in the same seconds), beyond the series' own "
-    "noise; info when the host was busy during the point (TEL-INTERFERENCE)",
+    trigger="the series cut into segments of constant level (penalised least squares, PELT); the level is the "
+    "median of the seconds in segments not 12.5% below it; a run of such low segments holding 2 s 12.5% below "
+    "the level, one second 25% below, that ends before the point does (2 s to the whole point; gaps up to 1 s "
+    "merged; over the seconds with I/O; in arrays, also 25% down against the other devices in the same seconds), "
+    "beyond the series' own noise; info when the host was busy during the point (TEL-INTERFERENCE), and info "
+    "when the series' noise could not have shown a 25% dip of 2 s (with the shallowest it could)",
     why="A transient stall on one device holds back every job that waits on it.",
     fix="Re-run to see if it repeats; a device read in a non-trimmed, garbage-collecting state often dips this "
     "way and recovers after blkdiscard or a purge.",
-    evidence="onset, duration, depth, level before and lowest, MiB lost",
-    source="rolling-median baseline with low samples excluded (robust change detection)",
+    evidence="onset, duration, depth (from the lowest second), level before and lowest, MiB lost; or what the "
+    "noise let it see",
+    source="PELT segmentation (Killick, Fearnhead and Eckley 2012) with the level from the segments outside the "
+    "event; an 11 s rolling median followed any dip filling half its window",
 )
 def dip(ctx: Context, r: Rule) -> Iterator[Finding]:
     busy = busy_points(ctx)
@@ -250,6 +332,25 @@ def dip(ctx: Context, r: Rule) -> Iterator[Finding]:
                 f"{event.duration_s:.0f} s at {event.onset_s:.0f} s"
             )
             yield _verdict(r, title, series, event, report, busy)
+    for series, seen in _hidden(ctx, "dip"):
+        length = f"{PARAMS.min_duration_s:g} s"
+        needs = f"a {PARAMS.drop:.0%} dip needs {seen.shortest} s" if seen.shortest else f"no {PARAMS.drop:.0%} dip"
+        title = (
+            f"{series.point}: {series.label}: a {PARAMS.drop:.0%} dip of {length} is below what this point's noise "
+            f"(COV {units.percent(100 * seen.cov)}) lets us see; the shallowest {length} dip it could show is "
+            f"{units.percent(100 * seen.shallowest)} ({needs})"
+        )
+        yield r.finding(title, f"{series.point}: {series.label}", _power_evidence(seen), "info")
+
+
+def _power_evidence(seen: Power) -> dict[str, object]:
+    return {
+        "per-second COV": units.percent(100 * seen.cov),
+        "lag-1 correlation": f"{seen.rho:.2f}",
+        f"shallowest {PARAMS.min_duration_s:g} s dip it could show": units.percent(100 * seen.shallowest),
+        f"shortest {PARAMS.drop:.0%} dip it could show": f"{seen.shortest} s" if seen.shortest else "none",
+        "shallowest step it could show": units.percent(100 * seen.shallowest_step),
+    }
 
 
 @rule(
