@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from iolab.analysis.interference import Interference
@@ -163,6 +165,12 @@ def test_a_dip_inside_the_series_own_noise_is_not_claimed():
     (doubted,) = events(evaluate(Context(series=[series(deep)], interference=[busy])), "TEL-DIP")
     assert doubted.severity is Severity.INFO and "the host was busy: a possibility" in doubted.title
     assert "95% of a CPU" in doubted.evidence["why a possibility"]
+    # In a device's own counters (an array member) the dip is what the user came for (issue 42, seed 000's
+    # throttled drive was shown only under "not listed"): it keeps its level and names what else was busy.
+    drive = replace(series(deep, "loop3 read"), device="loop3")
+    (kept,) = events(evaluate(Context(series=[drive], interference=[busy])), "TEL-DIP")
+    assert kept.severity is Severity.WARNING and "the host was busy too" in kept.title
+    assert "95% of a CPU" in kept.evidence["host busy too"] and "loop3's own counters" in kept.evidence["host busy too"]
 
 
 def test_an_outlier_only_alone_that_kept_up_together_is_information():

@@ -35,6 +35,7 @@ class PointSeries:
     label: str  # "all jobs", "HOST all jobs" or "DEVICE read"
     times_s: list[float]
     values: list[float]  # bytes/s
+    device: str | None = None  # the device whose own counters these are (an array member), else fio's jobs
 
 
 @dataclass
@@ -102,6 +103,7 @@ def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSe
             f"{host} all jobs" if host else "all jobs": job_sum(members)
             for host, members in job_bandwidth(stored).items()
         }
+        devices: dict[str, str] = {}
         if record.point.target.kind == "group":
             for ddir in ("read", "write"):
                 for one in stored:
@@ -110,8 +112,9 @@ def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSe
 
                         order = np.argsort(one.t_ms, kind="stable")
                         summed[f"{one.source} {ddir}"] = ((one.t_ms[order] / 1000).tolist(), one.values[order].tolist())
+                        devices[f"{one.source} {ddir}"] = one.source
         out += [
-            PointSeries(record.point.name, label, times, values)
+            PointSeries(record.point.name, label, times, values, devices.get(label))
             for label, (times, values) in summed.items()
             if len(times) >= MIN_SERIES_SAMPLES
         ]

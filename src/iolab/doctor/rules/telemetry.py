@@ -240,11 +240,18 @@ def busy_points(ctx: Context) -> dict[str, str]:
 
 
 def _verdict(r: Rule, title: str, series: PointSeries, event: Dip, report: DipReport, busy: dict[str, str]) -> Finding:
-    """The finding of one event: a possibility (info) when the host was busy during its point."""
+    """The finding of one event. When the host was busy during its point: in fio's own rate, a possibility
+    (info: a busy host slows fio as much as a slow drive does); in a device's own counters, what the user came
+    for, so it keeps its level and says what else was busy beside it (seed 000's throttled drive)."""
     subject = f"{series.point}: {series.label}"
     doubt = busy.get(series.point)
     if doubt is None:
         return r.finding(title, subject, _evidence(event, report))
+    if series.device is not None:
+        evidence = _evidence(event, report) | {
+            "host busy too": f"{doubt}; the dip is in {series.device}'s own counters"
+        }
+        return r.finding(f"{title}; the host was busy too, re-run to rule it out", subject, evidence)
     evidence = _evidence(event, report) | {"why a possibility": f"the host was busy during this point ({doubt})"}
     return r.finding(f"{title}; the host was busy: a possibility, re-run to confirm", subject, evidence, "info")
 
@@ -279,7 +286,8 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
     trigger="the series cut into segments of constant level (penalised least squares, PELT): the first segment "
     "boundary after which every segment, the last one and the median stay 25% below the median before it, for at "
     "least 2 s (over the seconds with I/O; in arrays, also 25% down against the other devices), beyond the "
-    "series' own noise; info when the host was busy during the point (TEL-INTERFERENCE), and info when the "
+    "series' own noise; info when the host was busy during the point (TEL-INTERFERENCE) unless the series is a "
+    "device's own counters (then kept, naming what was busy), and info when the "
     "series' noise could not have shown a 25% step",
     why="The point's average mixes two levels, so it describes neither.",
     fix="Report the two levels separately. A lasting drop on flash is often a write cache filling, garbage "
@@ -313,7 +321,8 @@ def step(ctx: Context, r: Rule) -> Iterator[Finding]:
     "median of the seconds in segments not 12.5% below it; a run of such low segments holding 2 s 12.5% below "
     "the level, one second 25% below, that ends before the point does (2 s to the whole point; gaps up to 1 s "
     "merged; over the seconds with I/O; in arrays, also 25% down against the other devices in the same seconds), "
-    "beyond the series' own noise; info when the host was busy during the point (TEL-INTERFERENCE), and info "
+    "beyond the series' own noise; info when the host was busy during the point (TEL-INTERFERENCE) unless the "
+    "series is a device's own counters (then kept, naming what was busy), and info "
     "when the series' noise could not have shown a 25% dip of 2 s (with the shallowest it could)",
     why="A transient stall on one device holds back every job that waits on it.",
     fix="Re-run to see if it repeats; a device read in a non-trimmed, garbage-collecting state often dips this "
