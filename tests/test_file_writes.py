@@ -31,6 +31,8 @@ ALLOWED: dict[str, str] = {
     "private.py:_temporary": "write_private's temporary name, O_CREAT|O_EXCL|O_NOFOLLOW in the held directory",
     "pathchain.py:create_file": "scratch files and the O_DIRECT probe: O_CREAT|O_EXCL|O_NOFOLLOW in a checked, held "
     "directory",
+    "runner/scratch.py:create_file": "through pathchain.create_file; a plain create only with the "
+    "scratch-exclusive-create guard switched off (the mutation bench), the unsafe create the guard refuses",
     "runner/locks.py:TargetLocks.acquire": "lock files under IOLAB_HOME/locks, opened O_NOFOLLOW",
     "runner/host_settings.py:write_setting": "a host setting written into /sys, an existing kernel file",
     "runner/measure.py:Measurer._drop_caches": "/proc/sys/vm/drop_caches, a kernel file",
