@@ -845,17 +845,20 @@ def agent_tcp(case: Case) -> None:
 
 
 def socket_dir(case: Case) -> None:
-    """Root starts `iolab agent --socket DIR/fio.sock` with DIR open to others (0755, or made by uid 65534):
-    refused; were it to listen, uid 65534 connects and overwrites a root-only file (fio-socket-private-dir)."""
+    """Root starts `iolab agent --socket DIR/fio.sock` with DIR open to others (root's, 0755) or made by uid
+    65534 (in a sticky directory, 0700 or 0777): refused; were it to listen, uid 65534 connects and overwrites a
+    root-only file (fio-socket-private-dir)."""
     from iolab.cli.agent import listen_argv
 
     w = case.world
     _, job = _evil_job(case)
-    directory = w.public / f"sock-{case.number}"
     if case.rng.random() < 0.5:
+        directory = w.public / f"sock-{case.number}"
         directory.mkdir(mode=0o755)
     else:
-        assert as_attacker('mkdir -m 0777 "$1"', str(directory)).returncode == 0
+        directory = w.sticky / f"sock-{case.number}"
+        made = as_attacker(f'mkdir -m {case.rng.choice(["0700", "0777"])} "$1"', str(directory))
+        assert made.returncode == 0, made.stderr
     try:
         argv, _, sock = listen_argv(case.fio, str(directory / "fio.sock"), None, None, False)
         assert sock is not None
