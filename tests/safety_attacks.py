@@ -914,6 +914,16 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
 }
 
 
+def attempt(make: Callable[[Case], None], case: Case) -> None:
+    """Make one case; what it raises is a refusal (a proper UserError) or a traceback, never lost."""
+    try:
+        make(case)
+    except UserError as exc:  # refused before the kind's own step: a refusal if it is a proper one
+        _refused_early(case, str(exc))
+    except Exception as exc:  # a traceback a user would have seen
+        case.outcome.fail("traceback", case, f"{type(exc).__name__}: {exc}")
+
+
 def _refused_early(case: Case, message: str) -> None:
     """A UserError out of a kind (an earlier guard refused what the kind set up, as the CLI would have shown
     it: exit 2): a refusal when it is one or two lines, as every refusal must be; else a traceback."""
@@ -949,12 +959,7 @@ def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False) -> 
                 case = Case(number, kind, random.Random(rng.random()), made, outcome, fio)
                 outcome.cases += 1
                 outcome.kinds[kind] += 1
-                try:
-                    kinds_made[kind][0](case)
-                except UserError as exc:  # refused before the kind's own step: a refusal if it is a proper one
-                    _refused_early(case, str(exc))
-                except Exception as exc:  # a traceback a user would have seen
-                    outcome.fail("traceback", case, f"{type(exc).__name__}: {exc}")
+                attempt(kinds_made[kind][0], case)
                 outcome.reached_fio += case.reached
                 for path in made.changed():
                     outcome.fail("victim", case, f"{path} changed")
