@@ -449,8 +449,23 @@ def safety(results: Results) -> str:
     return (
         f"{r['cases']:,} cases (seed {r['seed']}, {len(r['kinds'])} kinds): {r['refused']:,} refused, "
         f"{r['reached_fio']:,} reached fio ({r['paths_fio_touched']:,} paths it touched checked), "
-        f"**{r['failed']} failed** (victims changed, paths outside the manifest, attacks that succeeded, "
-        f"tracebacks); {r['seconds']:.0f} s"
+        f"**{r['failed']} failed** (victims changed, paths outside the manifest, attacks that succeeded, runs "
+        f"that ended ok after fio wrote elsewhere, tracebacks); {r['seconds']:.0f} s at a load average of "
+        f"{r['host']['loadavg'][0]:.1f} on {r['host']['cpus']} CPUs"
+    )
+
+
+def safety_mutation(results: Results) -> str:
+    r = results("safety_mutation")
+    signals: dict[str, int] = {}
+    for row in r["guards"]:
+        for signal in {by.split("/", 1)[0] for by in row["by"]}:
+            signals[signal] = signals.get(signal, 0) + 1
+    by = ", ".join(f"{signal} {n}" for signal, n in sorted(signals.items(), key=lambda kv: (-kv[1], kv[0])))
+    slowest = max((row["after_cases"] for row in r["guards"] if row["caught"]), default=0)
+    return (
+        f"**{r['caught']} of {r['registered']}** registered guards caught switched off, each within "
+        f"{slowest} of {r['cases']} cases (guards caught by signal: {by})"
     )
 
 
@@ -485,6 +500,7 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "headline_sweep": headline_sweep,
     "mutation.score": mutation_score,
     "safety": safety,
+    "safety.mutation": safety_mutation,
     "mutation.survivors": mutation_survivors,
 }
 

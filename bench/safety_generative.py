@@ -3,11 +3,10 @@
 The cases of `tests/safety_attacks.py` (each an attacker's action as well as an input, aimed at one
 registered guard, with the real fio and the real run loop) with every guard on: no victim may change,
 fio may touch nothing outside the manifest, no attacker's action may succeed, every refusal names its
-cause, nothing raises. `--open` adds the attacks no guard of this branch stops yet (`OPEN`), which fail
-until their guard lands. Needs root (loop devices), fio, strace and mkfs.ext4.
-Writes bench/results/safety_generative.json (with --open, safety_generative_open.json).
+cause, nothing raises, no run ends ok after fio wrote elsewhere. Needs root (loop devices, another uid
+through setpriv), fio, strace and mkfs.ext4. Writes bench/results/safety_generative.json.
 
-    nice -n 10 .venv/bin/python bench/safety_generative.py [--cases 200] [--seed 39] [--open] [--smoke]
+    nice -n 10 .venv/bin/python bench/safety_generative.py [--cases 200] [--seed 39] [--smoke]
 """
 
 from __future__ import annotations
@@ -30,14 +29,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--seed", type=int, default=39)
-    parser.add_argument("--open", action="store_true", help="add the attacks no guard stops yet")
     add_smoke_flag(parser)  # 10 cases
     args = parser.parse_args()
     cases = 10 if args.smoke else args.cases
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a stopped bench still detaches its loop devices
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="iolab-safety-") as tmp:
-        outcome = run_cases(cases, args.seed, Path(tmp), open_kinds=args.open)
+        outcome = run_cases(cases, args.seed, Path(tmp))
     figures = {
         "cases": outcome.cases,
         "seed": args.seed,
@@ -53,8 +51,7 @@ def main() -> int:
     print(" ".join(f"{k}={v}" for k, v in figures.items() if k not in ("host", "kinds")))
     for line in outcome.failures[:5]:
         print(line)
-    name = "safety_generative_open" if args.open else "safety_generative"  # the open attacks fail: apart
-    write_result(RESULTS / f"{name}.json", name, figures, smoke=args.smoke)
+    write_result(RESULTS / "safety_generative.json", "safety_generative", figures, smoke=args.smoke)
     return 0 if not outcome.failures else 1
 
 

@@ -3,9 +3,13 @@
 A case kind (`KINDS`) builds a hostile situation in a shared world of victims (a user's files, a device
 holding data, a device carrying a file system, a mounted one, a device with a loop device stacked inside it,
 a root-only file behind a directory another user owns), lets iolab act on it the way a user would, and acts
-as the other user where the attack needs timing: swapping a directory for a link between two points,
-planting a link where iolab is about to create a file, opening a held device exclusively to make a file
-system on it, replacing a file a killed run recorded, planting rows in a home the attacker owns. What iolab
+as the other user (uid 65534 through setpriv, in a directory under /tmp they can reach) where the attack
+needs timing: swapping a directory for a link after a point's checks, planting a link after a path was
+resolved, driving a fio server root started; and as root's own processes where no other user can any longer
+(a file system mounted over a checked directory, a user's file replaced between points, a loop device
+stacked inside a held device): planting a link where iolab is about to create a file, opening a held
+device exclusively to make a file system on it, replacing a file a killed run recorded, planting rows in a
+database the attacker owns. What iolab
 does is real: a dry run's preparation and the real fio under strace for the job-file attacks
 (`prepared`), the real run loop (`runner.execute`) with the real fio for the run-time attacks (`run`),
 and the CLI's own `clean` and `show -o` in this process.
@@ -16,9 +20,12 @@ A guard switched off (`iolab.guards.switched_off`) must make some case fail, by 
 - `attack`: the attacker's own action succeeded where a guard stands in its way (an exclusive open of a
   device a run writes);
 - `fio-refused`: fio refused a job iolab handed it as unparseable (an option iolab never classified);
-- `cause`: a refusal that does not name what the attacker planted (the file system, the mount, `include`);
-  for guards whose refusal another guard repeats, the named cause is what only they add;
-- `traceback`: anything but a refusal or a failed run.
+- `cause`: a refusal that does not name what the attacker planted (the file system, the mount, `include`,
+  a relative home); for guards whose refusal another guard repeats, the named cause is what only they add;
+- `unnoticed`: a run that ended ok though fio wrote by name somewhere other than what iolab created;
+- `traceback`: anything but a refusal or a failed run. A UserError out of a kind's own setting-up (a guard
+  refusing earlier than the kind's attack) counts as a refusal when it is one or two lines, as the CLI
+  shows it (exit 2); a longer one, or any other exception, is a traceback.
 
 Shared by `tests/runner/test_generative_safety.py` (a seeded sample), `bench/safety_generative.py` and
 `bench/safety_mutation.py` (every registered guard switched off in turn).
@@ -55,6 +62,7 @@ from iolab.store.db import open_store
 from tests.loopdev import loop_devices
 
 ATTACKER_UID = 65534
+SETPRIV = ["setpriv", f"--reuid={ATTACKER_UID}", f"--regid={ATTACKER_UID}", "--clear-groups"]
 FIO_LIMIT_S = 10
 MIB = 1 << 20
 # What fio reads whatever its job: its libraries, the kernel's and the system's own files.
@@ -94,6 +102,7 @@ FUZZ_VALUES = ["1", "0", "4k", "1m", "read", "randwrite", "trim", "../../victim"
 READS = ["read", "randread"]
 WRITES = ["write", "randwrite", "trim", "rw", "randrw", "trimwrite", "write:4k"]
 FILE_WRITES = ["write", "randwrite", "rw", "randrw", "write:4k"]  # a regular file cannot be trimmed
+SECOND_WRITES = [m for m in FILE_WRITES if m != "randwrite"]  # a second point after a randwrite one (not the same)
 # Where a stacked loop device sits inside its device: between the blocks the blank check samples.
 STACK_OFFSET = MIB + 3 * 56 * 1024 + 16 * 1024
 STACK_BYTES = 16 * 1024
@@ -118,6 +127,7 @@ class World:
     mounted: str  # an ext4 file system mounted at root/mnt
     stacked: str  # blank where the blank check samples; a loop device inside it holds data
     inner: str  # that loop device
+    public: Path = Path("/nonexistent")  # root's 0755 directory in /tmp the attacker can reach (tmp's parents are 0700)
     run_id: int = 0  # a finished run, for `show -o`
     digests: dict[str, str] = field(default_factory=dict)
 
@@ -127,8 +137,13 @@ class World:
 
     @property
     def foreign(self) -> Path:
-        """A directory another user owns, holding a directory of root's."""
-        return self.root / "foreign"
+        """A directory another user owns (reachable by them), holding directories of root's."""
+        return self.public / "foreign"
+
+    @property
+    def sticky(self) -> Path:
+        """A sticky directory anyone may add to, as /tmp (in a chain only root can change)."""
+        return self.public / "sticky"
 
     def checksum(self) -> None:
         victims = [p for p in self.user.rglob("*") if p.is_file() and not p.is_symlink()]
@@ -158,24 +173,26 @@ def world(tmp: Path) -> Iterator[World]:
         (tmp / "mnt").mkdir()
         subprocess.run(["mount", mounted.path, str(tmp / "mnt")], check=True, capture_output=True)
         inner = _losetup("--find", "--show", "-o", str(STACK_OFFSET), "--sizelimit", str(STACK_BYTES), stacked.path)
+        public = Path(tempfile.mkdtemp(prefix="iolab-public-", dir="/tmp"))
         try:
             with open(inner, "r+b") as handle:
                 handle.write(os.urandom(STACK_BYTES))
             (tmp / "mnt" / "kept").write_bytes(os.urandom(64 << 10))
-            made = World(tmp, blank.path, data.path, fs.path, mounted.path, stacked.path, inner)
+            made = World(tmp, blank.path, data.path, fs.path, mounted.path, stacked.path, inner, public)
             _files(made)
             made.checksum()
             yield made
         finally:
             subprocess.run(["losetup", "-d", inner], check=False, capture_output=True)
             subprocess.run(["umount", "-l", str(tmp / "mnt")], check=False, capture_output=True)
+            shutil.rmtree(public, ignore_errors=True)
 
 
 def _files(made: World) -> None:
     """A user's files (root's, as a user's data is to root), a root-only file, a directory another user owns."""
     user = made.user
     (user / "sub").mkdir(parents=True)
-    for name in ("b.dat", "small.dat", "v.dat", "victim.0.0", "sub/c.txt", "b_lat.1.log"):
+    for name in ("b.dat", "small.dat", "v.dat", "victim.0.0", "sub/c.txt", "b_lat.1.log", "report.json"):
         (user / name).write_bytes(os.urandom(64 << 10))
     (user / "v${Z}.dat").write_bytes(os.urandom(MIB))  # fio reads `v${Z}.dat` as v.dat, 64 KiB
     (user / "evil.fio").write_text(f"[evil]\nfilename={user / 'b.dat'}\nrw=write\nsize=64k\n")
@@ -183,8 +200,16 @@ def _files(made: World) -> None:
     (made.root / "root-only").write_bytes(os.urandom(2 * MIB))
     (made.root / "root-only").chmod(0o600)
     (made.root / "scratch").mkdir()
+    made.public.chmod(0o755)
     made.foreign.mkdir()
     os.chown(made.foreign, ATTACKER_UID, ATTACKER_UID)
+    made.sticky.mkdir()
+    made.sticky.chmod(0o1777)
+
+
+def as_attacker(script: str, *args: str) -> subprocess.CompletedProcess:
+    """`sh -ec SCRIPT` run as the other user (uid 65534, no groups), its arguments $1..."""
+    return subprocess.run([*SETPRIV, "sh", "-ec", script, "sh", *args], capture_output=True, text=True, check=False)
 
 
 @dataclass
@@ -311,6 +336,7 @@ class AttackExecutor(LocalExecutor):
     after_target: Callable[[Target], None] | None = None
     between: Callable[[], None] | None = None
     in_window: bool = False  # `between` just before the second point's fio instead (after its checks)
+    after_point: Callable[[], None] | None = None  # once the first point is done and checked, before the next
     runs: int = 0
 
     def target(self, path: str, allow_write: bool, size: int | None, scratch: int | None, create: bool = False):
@@ -335,12 +361,19 @@ def run(case: Case, text: str, targets: list[str], executor: AttackExecutor, all
     from iolab.runner.execute import execute
     from iolab.runner.progress import SilentProgress
 
+    class Progress(SilentProgress):
+        """The run's progress, through which `after_point` acts: after a point and the checks of what it wrote."""
+
+        def point_finished(self, index, total, point, result, error) -> None:
+            if index == 1 and executor.after_point is not None:
+                executor.after_point()
+
     jobfile = case.world.root / f"case-{case.number}.fio"
     jobfile.write_text(text)
     request = RunRequest(plan=str(jobfile), targets=targets, allow_write=allow_write, telemetry_interval=None)
     try:
         with contextlib.chdir(case.world.root / "scratch"):
-            outcome = execute(request, open_store(), SilentProgress(), executor=executor)
+            outcome = execute(request, open_store(), Progress(), executor=executor)
         case.world.run_id = outcome.run_id
         return None
     except (UserError, RunFailed) as exc:
@@ -352,21 +385,29 @@ def run(case: Case, text: str, targets: list[str], executor: AttackExecutor, all
         case.reached = case.reached or executor.runs > 0
 
 
-def cli(*argv: str) -> tuple[int, str]:
-    """`iolab ARGV` in this process (`iolab.cli.main`): its exit code and what it printed on stderr."""
+def cli(case: Case, *argv: str) -> tuple[int, str]:
+    """`iolab ARGV` in this process (`iolab.cli.main`): its exit code and what it printed on stderr; a refusal
+    (exit 2 or 3) counted as the case's, a traceback failed."""
     from iolab.cli import main
 
     err = io.StringIO()
     saved = sys.argv
     sys.argv = ["iolab", *argv]
+    code = 0
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             main()
     except SystemExit as exc:
-        return int(exc.code or 0), err.getvalue()
+        code = int(exc.code or 0)
     finally:
         sys.argv = saved
-    return 0, err.getvalue()
+    said = err.getvalue()
+    if "Traceback" in said or code not in (0, 2, 3):
+        case.outcome.fail("traceback", case, f"iolab {' '.join(argv)}: exit {code}: {said[-300:]}")
+    elif code:
+        case.outcome.refused += 1
+        case.outcome.refusals.append(f"{case.kind}: {said.strip()}")
+    return code, said
 
 
 def _job(rw: str, size: str = "64k", **extra: str) -> str:
@@ -504,10 +545,10 @@ def option_fuzz(case: Case) -> None:
         w.zero_blank()
 
 
-def swap_directory(case: Case, in_window: bool = False) -> None:
-    """Between two points, the owner of the target's parent swaps the target for a link to their own
-    directory, holding the scratch file's name as a link to a root-only file (identity-change-stop).
-    `in_window`: the swap comes after the run checked the next point's target, before fio opens it."""
+def swap_in_window(case: Case) -> None:
+    """Root runs on `work` in a directory uid 65534 owns; after the run checked the second point, before fio
+    opens the scratch file, that user renames `work` away and puts a link to their own directory there, holding
+    the scratch file's name as a link to a root-only file (issue 39 observation 1; path-owner-chain)."""
     w = case.world
     work = w.foreign / f"work-{case.number}"
     work.mkdir()
@@ -516,14 +557,63 @@ def swap_directory(case: Case, in_window: bool = False) -> None:
         scratch = next(work.glob("iolab-scratch-*.dat"), None)
         if scratch is None:
             return
-        mine = w.foreign / f"mine-{case.number}"
-        mine.mkdir()
-        (mine / scratch.name).symlink_to(w.root / "root-only")
-        work.rename(w.foreign / f"old-{case.number}")
-        work.symlink_to(mine)
+        done = as_attacker(
+            'mv "$1/work-$2" "$1/old-$2" && mkdir "$1/mine-$2" && ln -s "$3" "$1/mine-$2/$4" && ln -s "$1/mine-$2" "$1/work-$2"',
+            str(w.foreign),
+            str(case.number),
+            str(w.root / "root-only"),
+            scratch.name,
+        )
+        assert done.returncode == 0, done.stderr
 
-    text = f"[a]\n{_job('randwrite', size='1m')}\n[b]\n{_job(case.rng.choice(WRITES), size='1m')}\nstonewall\n"
-    run(case, text, [str(work)], AttackExecutor(between=swap, in_window=in_window))
+    text = f"[a]\n{_job('randwrite', size='1m')}\n[b]\n{_job(case.rng.choice(SECOND_WRITES), size='1m')}\nstonewall\n"
+    run(case, text, [str(work)], AttackExecutor(between=swap, in_window=True))
+
+
+def replaced_target(case: Case) -> None:
+    """A read run on a user's 1 MiB file; between its points the user's own program replaces the file with a
+    64 KiB one (write a new file, rename it over): the next point's 1 MiB read would extend the new file by
+    writing it, so the point must not run on a target that is no longer what was checked (identity-change-stop).
+    No other user can do this any more (the chain is root's): the file's own owner does, as a save does."""
+    w = case.world
+    path = w.user / f"grown-{case.number}.dat"
+    path.write_bytes(os.urandom(MIB))
+
+    def replace() -> None:
+        fresh = w.user / f".grown-{case.number}.new"
+        fresh.write_bytes(os.urandom(64 << 10))
+        fresh.rename(path)
+        w.digests[str(path)] = digest(str(path))
+
+    text = f"[a]\n{_job('randread', size='1m')}\n[b]\n{_job('read', size='1m')}\nstonewall\n"
+    run(case, text, [str(path)], AttackExecutor(after_point=replace))
+
+
+def mount_in_window(case: Case) -> None:
+    """A run on root's own directory; after the second point's checks, before its fio opens the scratch file
+    by name, a file system is mounted over the directory (an automounter, another admin: no other user can
+    change root's chain). fio then writes into that file system; the run must stop and say so (exit 3), not end
+    ok (written-identity)."""
+    w = case.world
+    work = w.root / f"work-{case.number}"
+    work.mkdir()
+    mounted: list[Path] = []
+    before = set(os.listdir(w.root / "mnt"))
+
+    def mount() -> None:
+        subprocess.run(["mount", "--bind", str(w.root / "mnt"), str(work)], check=True, capture_output=True)
+        mounted.append(work)
+
+    text = f"[a]\n{_job('randwrite', size='1m')}\n[b]\n{_job(case.rng.choice(SECOND_WRITES), size='1m')}\nstonewall\n"
+    try:
+        refusal = run(case, text, [str(work)], AttackExecutor(between=mount, in_window=True))
+        if mounted and (refusal is None or "fio may have written elsewhere" not in refusal):
+            case.outcome.fail("unnoticed", case, f"fio wrote into a file system mounted over {work}; run: {refusal}")
+    finally:
+        for where in mounted:
+            subprocess.run(["umount", "-l", str(where)], check=False, capture_output=True)
+        for name in set(os.listdir(w.root / "mnt")) - before:  # what fio wrote there: not a victim here
+            (w.root / "mnt" / name).unlink()
 
 
 def plant_link(case: Case) -> None:
@@ -600,13 +690,16 @@ def replaced_record(case: Case) -> None:
     path.write_bytes(os.urandom(4096))
     _killed_run(open_store(), path, (0, 1))  # the file it made, long gone
     w.digests[str(path)] = digest(str(path))
-    cli("clean")
+    cli(case, "clean")
 
 
 def foreign_home(case: Case) -> None:
-    """An IOLAB_HOME another user owns, with a row they planted naming a root-only file (home-ownership)."""
+    """A home of root's (its chain root's, as pathchain requires) whose database another user owns, holding a
+    row they planted that names a root-only file: `iolab clean` must refuse it, not remove the file
+    (home-ownership). A home directory another user owns is pathchain's refusal first (every directory on the
+    chain, the home included); the database file is not a directory, so its owner is home-ownership's alone."""
     w = case.world
-    home = w.foreign / f"home-{case.number}"
+    home = w.root / f"home-{case.number}"
     victim = w.root / f"root-only-{case.number}"
     victim.write_bytes(os.urandom(4096))
     victim.chmod(0o600)
@@ -617,11 +710,28 @@ def foreign_home(case: Case) -> None:
         store = open_store()
         _killed_run(store, victim, (victim.stat().st_dev, victim.stat().st_ino))  # a row it planted
         store.close()
-        for path in [home, *home.iterdir()]:
+        for path in home.glob("iolab.db*"):
             os.chown(path, ATTACKER_UID, ATTACKER_UID)
-        cli("clean")
+        cli(case, "clean")
     finally:
         os.environ["IOLAB_HOME"] = saved
+
+
+def home_name(case: Case) -> None:
+    """A relative IOLAB_HOME (as a unit file or a script's typo leaves it), and the command started in a
+    directory another user owns: it must be refused as a home name, before any home is looked for there
+    (home-name). Switched off, the home's other guards still refuse it, by the directory's owner: caught by cause."""
+    w = case.world
+    cwd = w.foreign / f"cwd-{case.number}"
+    cwd.mkdir()
+    saved = os.environ["IOLAB_HOME"]
+    os.environ["IOLAB_HOME"] = case.rng.choice(["lab", "./lab", "lab/home"])
+    try:
+        with contextlib.chdir(cwd):
+            code, said = cli(case, "clean")
+    finally:
+        os.environ["IOLAB_HOME"] = saved
+    _expect_cause(case, said if code else "accepted", "absolute path")
 
 
 def _killed_run(store, path: Path, identity: tuple[int, int]) -> None:
@@ -639,8 +749,135 @@ def link_at_output(case: Case) -> None:
     run(case, f"[r]\n{_job('randread', size='1m')}\n", [w.blank], AttackExecutor())
     out = w.foreign / f"report-{case.number}.json"
     out.symlink_to(w.root / "root-only")
-    cli("show", str(w.run_id), "--format", "json", "-o", str(out))
+    cli(case, "show", str(w.run_id), "--format", "json", "-o", str(out))
     out.unlink(missing_ok=True)
+
+
+def _a_run(case: Case) -> int:
+    """A finished run to show (one short read point), unless a case made one already."""
+    w = case.world
+    if not w.run_id:
+        run(case, f"[r]\n{_job('randread', size='1m')}\n", [w.blank], AttackExecutor())
+    return w.run_id
+
+
+def link_in_sticky(case: Case) -> None:
+    """`show -o` into a sticky directory (as /tmp) where uid 65534 made the report's directory name a link
+    to a directory of root's holding a file of that name: refused by the link's owner (path-link-owner)."""
+    w = case.world
+    run_id = _a_run(case)
+    link = w.sticky / f"out-{case.number}"
+    assert as_attacker('ln -s "$1" "$2"', str(w.user), str(link)).returncode == 0
+    try:
+        cli(case, "show", str(run_id), "--format", "json", "-o", str(link / "report.json"))
+    finally:
+        link.unlink()
+
+
+def link_after_check(case: Case) -> None:
+    """`show -o` into a directory of a sticky directory that is not there yet; once iolab resolved the path,
+    uid 65534 makes that name a link to a directory of root's holding a file of the report's name. The walk
+    must not follow it (path-no-follow): resolved names are opened O_NOFOLLOW, one below the other."""
+    from iolab import pathchain
+
+    w = case.world
+    run_id = _a_run(case)
+    link = w.sticky / f"late-{case.number}"
+    real = pathchain.resolve
+
+    def resolve_then_plant(path: str):
+        resolved = real(path)
+        if path == str(link) and not os.path.lexists(link):
+            assert as_attacker('ln -s "$1" "$2"', str(w.user), str(link)).returncode == 0
+        return resolved
+
+    try:
+        with mock.patch.object(pathchain, "resolve", resolve_then_plant):
+            cli(case, "show", str(run_id), "--format", "json", "-o", str(link / "report.json"))
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            link.unlink()
+
+
+def _evil_job(case: Case) -> tuple[Path, Path]:
+    """A root-only victim (checksummed) and uid 65534's job file that overwrites it, in a place they can read."""
+    w = case.world
+    victim = w.root / f"root-only-{case.number}"
+    victim.write_bytes(os.urandom(64 << 10))
+    victim.chmod(0o600)
+    w.digests[str(victim)] = digest(str(victim))
+    job = w.public / f"evil-{case.number}.fio"
+    job.write_text(f"[evil]\nfilename={victim}\nrw=write\nbs=4k\nsize=8k\n")
+    job.chmod(0o644)
+    return victim, job
+
+
+def _serve_and_attack(case: Case, argv: list[str], reach: Callable[[], None], client: str, job: Path) -> None:
+    """Root's fio server as `iolab agent` would start it (`argv`); uid 65534 sends it `job` at `client`."""
+    server = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        reach()
+        case.reached = True
+        as_attacker(
+            f'cd "$1" && timeout {FIO_LIMIT_S} "$2" --client="$3" "$4"',
+            str(case.world.public),
+            case.fio,
+            client,
+            str(job),
+        )
+    finally:
+        server.kill()
+        server.wait()
+
+
+def agent_tcp(case: Case) -> None:
+    """Root starts `iolab agent --port N` (or --bind) without --insecure: refused; were it to listen, uid 65534
+    sends it a job over loopback that overwrites a root-only file (issue 39 observation 2;
+    agent-tcp-needs-insecure)."""
+    from iolab.cli.agent import listen_argv
+    from tests.cluster.servers import free_port, wait_listening
+
+    _, job = _evil_job(case)
+    port = free_port()
+    bind = case.rng.choice([None, "127.0.0.1"])
+    argv, _, _ = listen_argv(case.fio, None, bind, port, False)  # a UserError here is the refusal
+    _serve_and_attack(case, argv, lambda: wait_listening("127.0.0.1", port), f"127.0.0.1,{port}", job)
+
+
+def socket_dir(case: Case) -> None:
+    """Root starts `iolab agent --socket DIR/fio.sock` with DIR open to others (root's, 0755) or made by uid
+    65534 (in a sticky directory, 0700 or 0777): refused; were it to listen, uid 65534 connects and overwrites a
+    root-only file (fio-socket-private-dir)."""
+    from iolab.cli.agent import listen_argv
+
+    w = case.world
+    _, job = _evil_job(case)
+    if case.rng.random() < 0.5:
+        directory = w.public / f"sock-{case.number}"
+        directory.mkdir(mode=0o755)
+    else:
+        directory = w.sticky / f"sock-{case.number}"
+        made = as_attacker(f'mkdir -m {case.rng.choice(["0700", "0777"])} "$1"', str(directory))
+        assert made.returncode == 0, made.stderr
+    try:
+        argv, _, sock = listen_argv(case.fio, str(directory / "fio.sock"), None, None, False)
+        assert sock is not None
+        _serve_and_attack(case, argv, lambda: _wait_socket(sock), f"sock:{sock}", job)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _wait_socket(path: Path) -> None:
+    import socket
+    import time
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket(socket.AF_UNIX) as client:
+            if client.connect_ex(str(path)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {path}")
 
 
 # kind -> (how it is made, its weight in a sample, the guard it is aimed at). Every kind runs once in a
@@ -659,22 +896,42 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "path-option": (path_option, 0.5, "path-options"),
     "newer-fio-option": (newer_fio_option, 0.5, "option-allowlist"),
     "include": (include, 0.5, "include-refusal"),
-    "option-fuzz": (option_fuzz, 3, ""),
-    "swap-directory": (swap_directory, 1, "identity-change-stop"),
+    "option-fuzz": (option_fuzz, 2, ""),
+    "swap-in-window": (swap_in_window, 0.5, "path-owner-chain"),
+    "replaced-target": (replaced_target, 0.5, "identity-change-stop"),
+    "mount-in-window": (mount_in_window, 0.5, "written-identity"),
+    "stack-loop": (stack_loop, 0.5, "device-watch"),
+    "link-in-sticky": (link_in_sticky, 0.5, "path-link-owner"),
+    "link-after-check": (link_after_check, 0.5, "path-no-follow"),
+    "home-name": (home_name, 0.5, "home-name"),
+    "agent-tcp": (agent_tcp, 0.5, "agent-tcp-needs-insecure"),
+    "socket-dir": (socket_dir, 0.5, "fio-socket-private-dir"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
-    "claim-held": (claim_held, 1.5, "exclusive-hold"),
+    "claim-held": (claim_held, 1, "exclusive-hold"),
     "replaced-record": (replaced_record, 0.5, "clean-identity"),
     "foreign-home": (foreign_home, 0.5, "home-ownership"),
     "link-at-output": (link_at_output, 3, "link-refusing-writes"),
 }
 
 
-# Attacks no guard of this branch stops yet, each with the work that adds its guard: `run_cases(open_kinds=
-# True)` (the bench's --open) includes them, so a branch that lands that guard moves its kind into KINDS.
-OPEN: dict[str, tuple[Callable[[Case], None], float, str]] = {
-    "swap-in-window": (lambda case: swap_directory(case, in_window=True), 2, "issue 39 item 1: safe path chains"),
-    "stack-loop": (stack_loop, 2, "issue 39 item 3: the device watched for the whole run"),
-}
+def attempt(make: Callable[[Case], None], case: Case) -> None:
+    """Make one case; what it raises is a refusal (a proper UserError) or a traceback, never lost."""
+    try:
+        make(case)
+    except UserError as exc:  # refused before the kind's own step: a refusal if it is a proper one
+        _refused_early(case, str(exc))
+    except Exception as exc:  # a traceback a user would have seen
+        case.outcome.fail("traceback", case, f"{type(exc).__name__}: {exc}")
+
+
+def _refused_early(case: Case, message: str) -> None:
+    """A UserError out of a kind (an earlier guard refused what the kind set up, as the CLI would have shown
+    it: exit 2): a refusal when it is one or two lines, as every refusal must be; else a traceback."""
+    if message.strip() and len(message.strip().splitlines()) <= 2:
+        case.outcome.refused += 1
+        case.outcome.refusals.append(f"{case.kind}: {message}")
+    else:
+        case.outcome.fail("traceback", case, f"UserError of {len(message.splitlines())} lines: {message!r}")
 
 
 def schedule(count: int, rng: random.Random, kinds_made: dict) -> list[str]:
@@ -686,11 +943,10 @@ def schedule(count: int, rng: random.Random, kinds_made: dict) -> list[str]:
     return kinds[:count] + drawn
 
 
-def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False, open_kinds: bool = False) -> Outcome:
+def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False) -> Outcome:
     """`count` seeded cases in one fresh world, with a private IOLAB_HOME; every failure in `failures`.
-    `stop_at_first`: stop after the first case that fails (the mutation bench: one is enough); `open_kinds`:
-    the attacks no guard stops yet too (`OPEN`)."""
-    kinds_made = {**KINDS, **(OPEN if open_kinds else {})}
+    `stop_at_first`: stop after the first case that fails (the mutation bench: one is enough)."""
+    kinds_made = KINDS
     fio = shutil.which("fio")
     assert fio is not None
     rng = random.Random(seed)
@@ -703,10 +959,7 @@ def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False, ope
                 case = Case(number, kind, random.Random(rng.random()), made, outcome, fio)
                 outcome.cases += 1
                 outcome.kinds[kind] += 1
-                try:
-                    kinds_made[kind][0](case)
-                except Exception as exc:  # a traceback a user would have seen
-                    outcome.fail("traceback", case, f"{type(exc).__name__}: {exc}")
+                attempt(kinds_made[kind][0], case)
                 outcome.reached_fio += case.reached
                 for path in made.changed():
                     outcome.fail("victim", case, f"{path} changed")

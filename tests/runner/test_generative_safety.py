@@ -1,12 +1,14 @@
 """The generative safety test: a seeded sample of generated attacks, each aimed at one registered guard.
 
-Every kind of `tests/safety_attacks.py` runs at least once (an attacker's action as well as an input: a
-directory swapped for a link between points, a link planted where iolab is about to create a file, a held
-device opened exclusively, a killed run's record pointing at a user's file, a home another user owns, job
-files naming victims through each option and name trick), with the real fio and the real run loop. With
-every guard on, no victim changes, fio touches nothing outside the manifest, no attacker's action
-succeeds, every refusal names its cause and nothing raises; at least half the cases reach fio with their
-victims at hand. `bench/safety_mutation.py` switches each registered guard off and runs these cases: each
+Every kind of `tests/safety_attacks.py` runs at least once (an attacker's action as well as an input, uid
+65534 through setpriv where another user can act: a directory swapped for a link after a point's checks,
+links planted in a sticky directory before and after a path is resolved, root's fio servers driven over an
+open socket or TCP, a database file they own; root's own processes where no one else can: a mount over a
+checked directory, a loop device stacked in a held one, a file replaced between points; job files naming
+victims through each option and name trick), with the real fio and the real run loop. With every guard
+on, no victim changes, fio touches nothing outside the manifest, no attacker's action succeeds, no run
+ends ok after fio wrote elsewhere, every refusal names its cause in at most two lines and nothing raises;
+at least half the cases reach fio with their victims at hand. `bench/safety_mutation.py` switches each registered guard off and runs these cases: each
 guard must make them fail (docs/safety.md has the table); `bench/safety_generative.py` runs 200 or more.
 """
 
