@@ -74,7 +74,8 @@ def test_repeats_count_by_their_mean_with_its_interval_and_other_shapes_or_targe
     findings = qd_curve_findings(repeats)
     (peak,) = [f for f in findings if f.rule_id == "RES-QD-PEAK"]
     assert peak.title == "rr: peak 50.0k IOPS (205 MB/s) at QD16 x 1 job"  # the mean, not the best repeat
-    assert peak.evidence["peak's 95% interval"] == "45.0k to 55.0k IOPS over 3 repeats"  # t(0.975, 2) = 4.30
+    # the rate interval of its table row (log-normal, as every rate): not the t interval 45.0k to 55.0k
+    assert peak.evidence["peak's 95% interval"] == "45.3k to 55.2k IOPS over 3 repeats"
     other = Target(path="/dev/y", kind="block", filename="/dev/y", size_bytes=1 << 30)
     split = sweep({1: 10_000, 4: 40_000}) + sweep({16: 50_000}, target=other)
     assert qd_curve_findings(split) == []  # two depths on one target, one on another: no curve of three

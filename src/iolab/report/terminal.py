@@ -199,6 +199,8 @@ def print_headline(report: RunReport, console: Console) -> None:
     """A run's answer, one line a figure (`views.headline`): what a page of it opens with."""
     for figure in report.headline:
         console.print(f"  [bold]{escape(headline_line(figure))}[/bold]", soft_wrap=True, highlight=False)
+    if report.no_headline:
+        console.print(f"  {escape(report.no_headline)}", soft_wrap=True, highlight=False)
 
 
 def notebook_table(table: NotebookTable) -> Table:
