@@ -29,7 +29,7 @@ from iolab.report.wording import (
     verdict_cells,
 )
 from iolab.views.comparison import Comparison
-from iolab.views.history import AcrossRuns, SeriesHistory
+from iolab.views.history import NOT_MEASURED, AcrossRuns, SeriesHistory
 from iolab.views.tables import Column, NotebookTable, Row
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
         if older:
             facts.append(("older runs", older))
         if history.failed_runs:
-            facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))
+            facts.append(("failed runs", f"{history.failed_runs} ({NOT_MEASURED})"))
         facts += [("change", change_line(c)) for c in history.changes] or [("change points", "none")]
         if history.outliers:
             facts.append(("outlier runs", outlier_runs_line(history.outliers, s.metric)))

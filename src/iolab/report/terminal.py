@@ -31,7 +31,7 @@ from iolab.report.wording import (
 )
 from iolab.views.comparison import Comparison
 from iolab.views.headline import headline_line
-from iolab.views.history import SeriesHistory
+from iolab.views.history import NOT_MEASURED, SeriesHistory
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 if TYPE_CHECKING:
@@ -170,16 +170,14 @@ def history_text(histories: list[SeriesHistory]) -> str:
             lines.append(f"  {older}")
         latest = s.values[-1]
         lines.append(
-            f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"
+            f"  latest {'not measured (no point finished)' if math.isnan(latest) else metric_value(s.metric, latest)}"
             f" at {when(s.times[-1])} (run {s.run_ids[-1]})"
         )
         if h.health is not None:
             lines.append("  " + health_line(h.health, s.metric))
         if h.failed_runs:
             failed = counted(h.failed_runs, "run")
-            lines.append(
-                f"  {failed} failed or {'was' if h.failed_runs == 1 else 'were'} interrupted (counted as 0 throughput)"
-            )
+            lines.append(f"  {failed} with points that failed or were interrupted ({NOT_MEASURED})")
         if h.changes:
             lines += ["  change: " + change_line(c) for c in h.changes]
         else:

@@ -33,6 +33,8 @@ from iolab.views.comparison import Comparison
 from iolab.views.notebook import NotebookEntry, series_notebook
 
 SPARSE_RUNS = 100
+# What a run with unfinished points means for its figure (`store.series`): only finished points count.
+NOT_MEASURED = "their unfinished points not measured: left out of the figures"
 
 
 @dataclass
