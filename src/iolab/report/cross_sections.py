@@ -97,7 +97,8 @@ def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "
         f"{anchor}-bars",
         f"{comparison.label_b} against {comparison.label_a}",
         comparison_chart(comparison),
-        "Bars: the median of each side's repeats, as in the table; whiskers: its lowest to highest repeat. "
+        "Bars: the geometric mean of each side's repeats (lone outlier repeats left out, as the verdict), as in "
+        "the table; whiskers: its lowest to highest repeat. "
         "A verdict rests on the confidence interval of the change (the table), not on the bars.",
     )
     title = f"B = {comparison.label_b} against A = {comparison.label_a}"

@@ -89,6 +89,7 @@ def comparison_json(comparison: Comparison) -> str:
                 "p_mann_whitney": v.p_mwu,
                 "p_tost": v.p_tost,
                 "repeats_needed": v.repeats_needed,
+                "outliers_left_out": {"a": list(v.far_a), "b": list(v.far_b)},  # lone outlier repeats
                 "paired_by": "access pattern" if row.differs else "workload",
                 "differs": list(row.differs),
                 "b_name": row.b.name,
