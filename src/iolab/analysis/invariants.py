@@ -58,7 +58,7 @@ def rate_is_bytes_over_time(result: Result, job: JobOptions) -> list[Violation]:
     """A direction's rate is its bytes over its duration, summed over every job and host.
 
     Each job's rate is its bytes over its own runtime, so their sum is never below all bytes over the
-    longest runtime, whatever `group_reporting` says. A point whose rate comes from a kept window
+    longest runtime, whatever `group_reporting` says; one job's is never above its bytes over its runtime. A point whose rate comes from a kept window
     (stopping) carries its window in `result.stopping`; its whole-run bytes then only bound it from above.
     """
     found = []
@@ -82,7 +82,11 @@ def rate_is_bytes_over_time(result: Result, job: JobOptions) -> list[Violation]:
                 )
             continue
         floor = d.io_bytes * 1000.0 / d.runtime_ms
-        if d.bw_bytes < floor * (1 - RATE_SLACK) - slack:
+        # Two-sided where the time is known: one job's rate is its bytes over its own runtime exactly, so a
+        # rate above it (bandwidth doubled) is as wrong as one below. Several jobs' rates sum each over its
+        # own runtime, which may be shorter than the longest: only the floor holds for them.
+        above = result.jobs == 1 and d.bw_bytes > floor * (1 + RATE_SLACK) + slack
+        if d.bw_bytes < floor * (1 - RATE_SLACK) - slack or above:
             found.append(
                 Violation(
                     "rate is bytes over time",
