@@ -2,7 +2,7 @@
 
 Each run is made of real fio outputs (tests/page_runs.py: repeats with noise and far outliers, stopped
 points, QD sweeps, killed runs, metadata runs) and rendered as the terminal, Markdown, HTML and JSON show
-it; a run fails when its page finds a contradiction (a critical RES-INVARIANT of the page: a figure shown as
+it (and a run of repeats, stopped or killed points compared with another such run, as `iolab compare`); a run fails when its page finds a contradiction (a critical RES-INVARIANT of the page: a figure shown as
 two values, an interval breaking its rule), when the doctor finds a broken result, when any format shows a
 broken interval (below zero, "invalid: ...") or a text format misses a headline line. Counted per shape.
 
@@ -35,17 +35,23 @@ def main() -> int:
     runs = 10 if args.smoke else args.runs
 
     from tests.page_runs import generated_run
-    from tests.views.test_page_consistency import page_problems
+    from tests.views.test_page_consistency import compare_problems, page_problems
 
     rng = random.Random(args.seed)
     shapes: Counter[str] = Counter()
     failing: Counter[str] = Counter()
+    compares: Counter[str] = Counter()
     examples: list[dict] = []
     started = time.monotonic()
     for number in range(runs):
         run = generated_run(rng, number)
         shapes[run.shape] += 1
         problems = page_problems(run, html=True)
+        if run.shape in ("repeats", "killed", "stopped"):  # and compared with another such run, every format
+            other = generated_run(rng, number)
+            if other.shape in ("repeats", "killed", "stopped"):
+                compares[run.shape] += 1
+                problems += compare_problems(run, other, html=True)
         if problems:
             failing[run.shape] += 1
             if len(examples) < 10:
@@ -55,6 +61,7 @@ def main() -> int:
         "formats": ["terminal", "markdown", "html", "json"],
         "seed": args.seed,
         "by_shape": {shape: {"runs": n, "with_problems": failing[shape]} for shape, n in sorted(shapes.items())},
+        "compared_with_another_run": dict(sorted(compares.items())),
         "runs_with_contradictions_or_broken_intervals": sum(failing.values()),
         "examples": examples,
         "seconds": round(time.monotonic() - started, 1),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import random
 import re
 from types import SimpleNamespace
@@ -229,6 +230,51 @@ def page_problems(run, html: bool = True) -> list[str]:  # type: ignore[no-untyp
     return list(dict.fromkeys(problems))
 
 
+def compare_problems(run_a, run_b, html: bool = True) -> list[str]:  # type: ignore[no-untyped-def]
+    """Two generated runs compared as `iolab compare` shows them, in every format: each change is the ratio
+    of the two figures shown beside it, and no caption calls a geometric mean a median."""
+    from iolab.analysis.compare import CompareParams, compare_samples
+    from iolab.models import primary_metric
+    from iolab.models.workload import higher_is_better as higher
+    from iolab.models.workload import metric_for
+    from iolab.report import json_output, markdown, terminal
+    from iolab.report.cross_sections import comparison_page
+    from iolab.report.html import ChartOutput
+    from iolab.views.comparison import ComparedWorkload, Comparison, WorkloadSamples
+
+    def side(run) -> dict[str, WorkloadSamples]:  # type: ignore[no-untyped-def]
+        out: dict[str, WorkloadSamples] = {}
+        for r in run.records:
+            metric = metric_for(r.point.options)
+            samples = out.setdefault(r.point.name, WorkloadSamples(r.point.name, r.point.name, "/scratch", metric))
+            if r.measured:
+                samples.values.append(primary_metric(r.result, metric))
+            else:
+                samples.failed += 1
+        return out
+
+    a, b = side(run_a), side(run_b)
+    rows = [
+        ComparedWorkload(a[k], b[k], compare_samples(a[k].values, b[k].values, CompareParams(higher(a[k].metric))))
+        for k in a
+        if k in b and a[k].values and b[k].values
+    ]
+    comparison = Comparison("A", "B", [1], [2], rows, [], [], None)
+    problems = []
+    for row in rows:
+        v, fa, fb = row.verdict, row.a.figure, row.b.figure
+        if v.ratio is not None and fa and fb and not math.isclose(v.ratio, fb / fa, rel_tol=1e-9):
+            problems.append(f"{row.a.name}: change {v.ratio - 1:+.4%} is not B/A of the figures {fb:g}/{fa:g}")
+    texts = [markdown.render_comparison(comparison), terminal.render_comparison(comparison)]
+    texts.append(json_output.render_comparison(comparison))
+    if html and rows:
+        page = comparison_page(comparison, ChartOutput(svg=False))
+        texts += [c.caption for section in (page.sections if page else ()) for c in section.charts]
+    problems += [f"a compare page says median: {t[:80]!r}" for t in texts if "median of each side" in t]
+    problems += ["a compare page shows nan" for t in texts[:2] if re.search(r"\bnan\b", t)]
+    return problems
+
+
 def test_generated_runs_in_every_format_never_contradict_themselves():
     rng = random.Random(41)
     shapes: dict[str, int] = {}
@@ -236,4 +282,8 @@ def test_generated_runs_in_every_format_never_contradict_themselves():
         run = generated_run(rng, number)
         shapes[run.shape] = shapes.get(run.shape, 0) + 1
         assert page_problems(run, html=number % SUITE_HTML_EVERY == 0) == [], (number, run.shape)
+        if run.shape in ("repeats", "killed", "stopped"):
+            other = generated_run(rng, number)
+            if other.shape in ("repeats", "killed", "stopped"):
+                assert compare_problems(run, other, html=number % SUITE_HTML_EVERY == 0) == [], number
     assert set(shapes) == {"repeats", "stopped", "qd-sweep", "killed", "metadata"}
