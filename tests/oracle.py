@@ -14,7 +14,7 @@ What it recomputes, per point and direction, from the point's stored `fio.json` 
 The CPU columns are the jobs' usr_cpu and sys_cpu summed.
 
 A point that ran with stopping on keeps the rate of its kept window, which fio's final summary does not
-hold: its rates are not checked (it is counted as skipped), its latency is. Percentiles are two-sided: a
+hold: its rate is bounded from above by all fio's bytes over its kept window, its latency checked as any. Percentiles are two-sided: a
 stored percentile fio's output does not give (several jobs without json+ histograms) is a disagreement.
 Tables: each row's rate, mean-latency and p99 columns (mean, stddev, the log-normal 95% interval) are
 recomputed from its points (`check_rows`).
@@ -143,7 +143,16 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
             "io_bytes": (stored["io_bytes"], sum(float(p["io_bytes"]) for p in mine)),
             "runtime_ms": (stored["runtime_ms"], max(float(p["runtime"]) for p in mine)),
         }
-        if not stopped:
+        if stopped:  # its rate is its kept window's: all of fio's bytes over that window bound it from above
+            kept = float(json.loads(row["stopping"]).get("kept_s") or 0)
+            ceiling = sum(float(p["io_bytes"]) for p in mine) / max(kept - 0.5, 0.5) if kept > 0 else None
+            report.figures += 1
+            if ceiling is not None and stored["bw_bytes"] > ceiling * 1.01 + 1024:
+                report.disagreements.append(
+                    f"{where} {ddir} bw_bytes: stored {stored['bw_bytes']}, more than all fio's bytes over the "
+                    f"kept {kept:g} s allow ({ceiling:.0f})"
+                )
+        else:
             completions = [max(int(p.get("total_ios", 0)), int(_completions(p))) for p in mine]
             figures["bw_bytes"] = (stored["bw_bytes"], sum(float(p["bw_bytes"]) for p in mine))
             figures["iops"] = (
