@@ -168,7 +168,7 @@ def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
     import coverage
 
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
-        rc, data_file = Path(scratch) / "coveragerc", Path(scratch) / "data"
+        rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage")  # kept: an hour of work
         rc.write_text(f"[run]\nsource = {SRC}\ndynamic_context = test_function\n")
         subprocess.run(
             [
@@ -199,28 +199,37 @@ def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
                 continue
             lines = data.contexts_by_lineno(measured)
             out[str(Path(measured).relative_to(SRC))] = {
-                line: sorted({f for c in contexts if (f := _test_file(c))}) for line, contexts in lines.items()
+                line: sorted({f for c in contexts if (files := _test_file(c)) for f in files.split()})
+                for line, contexts in lines.items()
             }
     path.write_text(json.dumps(out))
     return out
 
 
 def _test_file(context: str) -> str | None:
-    """The test file of a coverage context (`tests.views.test_headline.test_x`), or None (no test: import time)."""
-    parts = context.split(".")
-    for end in range(len(parts), 0, -1):
-        candidate = ROOT / Path(*parts[:end]).with_suffix(".py")
-        if candidate.is_file():
-            return str(candidate.relative_to(ROOT))
-    return None
+    """The test file of a coverage context (`test_headline.test_x`: the test module's name, then the test's),
+    or None (no test: code run at import or collection)."""
+    module = context.partition(".")[0]
+    if not module.startswith("test"):
+        return None
+    if not _TEST_FILES:
+        for path in (ROOT / "tests").rglob("test_*.py"):
+            _TEST_FILES.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    found = _TEST_FILES.get(module, [])
+    return found[0] if len(found) == 1 else (" ".join(sorted(found)) or None)
+
+
+_TEST_FILES: dict[str, list[str]] = {}
 
 
 def tests_of(module: str) -> list[str]:
     """The test files that exercise a module: tests/PACKAGE/test_NAME*.py and every test file that imports
     it (`-m "not e2e"` keeps the unit tests among them); with none, every test of its package."""
-    package, name = module.split("/")
+    package, *_, name = module.split("/")
     stem = name.removesuffix(".py")
-    imports = re.compile(rf"iolab\.{package}\.{stem}\b|from iolab\.{package} import [^\n]*\b{stem}\b")
+    dotted = module.removesuffix(".py").replace("/", ".")
+    parent = dotted.rpartition(".")[0]
+    imports = re.compile(rf"iolab\.{dotted}\b|from iolab\.{parent} import [^\n]*\b{stem}\b")
     own = {p for p in (ROOT / "tests" / package).glob(f"test_{stem}*.py")}
     own |= {p for p in (ROOT / "tests").rglob("test_*.py") if imports.search(p.read_text(encoding="utf-8"))}
     return sorted(str(p.relative_to(ROOT)) for p in own) or [f"tests/{package}"]
@@ -279,6 +288,7 @@ def main() -> None:
     parser.add_argument("--per-module", type=int, default=12, help="mutants drawn from each module (0: all)")
     parser.add_argument("--modules", help="comma-separated, relative to src/iolab (default: analysis/ and parsing)")
     parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--budget-s", type=float, default=0.0, help="stop drawing mutants after this long (0: none)")
     parser.add_argument("--whole", action="store_true", help="every module of src/iolab, not only the numbers'")
     parser.add_argument("--coverage-map", type=Path, help="run each mutant's covering fast tests (made if missing)")
     add_smoke_flag(parser)
@@ -298,8 +308,10 @@ def main() -> None:
             source = (SRC / module).read_text(encoding="utf-8")
             found = sites(ast.parse(source))
             chosen = sorted(rng.sample(range(len(found)), min(args.per_module or len(found), len(found))))
-            tests = tests_of(module)
+            tests = [] if covering is not None else tests_of(module)
             for index in chosen:
+                if args.budget_s and time.monotonic() - started > args.budget_s:
+                    break  # the mutants run so far are the result; `modules_reached` says how far it got
                 node, _, change = found[index]
                 mutant = Mutant(module, index, getattr(node, "lineno", 0), change)
                 if covering is not None:
@@ -330,6 +342,7 @@ def main() -> None:
             "killed": killed,
             "score": score,
             "goal": 0.85,
+            "modules_reached": len({o["module"] for o in outcomes}),
             "by_package": {name: {"killed": k, "mutants": n} for name, (k, n) in sorted(packages.items())},
             "not_covered": sum(o["outcome"] == "not covered" for o in outcomes),
             "coverage_map": args.coverage_map is not None,
