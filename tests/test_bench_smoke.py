@@ -75,14 +75,3 @@ def test_stopping_envelope_real_smoke(tmp_path):
     assert sum(g["points"] for g in groups) == 12
     for group in groups:  # today's rule judged on the same points beside it
         assert group["points"] == group["today"]["points"] and 0 <= group["stops"] <= group["points"]
-
-
-def test_page_consistency_smoke(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, str(BENCH / "page_consistency.py"), "--smoke"],
-        check=False, capture_output=True, text=True, timeout=600, env={**os.environ, "IOLAB_BENCH_RESULTS": str(tmp_path)},
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    figures = json.loads((tmp_path / "page_consistency.json").read_text())
-    assert figures["runs"] == 10 and figures["runs_with_contradictions_or_broken_intervals"] == 0
-    assert len(figures["by_shape"]) == 5

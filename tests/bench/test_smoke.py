@@ -52,6 +52,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "many_hosts.py": ("many_hosts.json", None),
     "mutation.py": ("mutation.json", None),
     "overhead.py": ("overhead.json", loop_skip_reason),
+    "page_consistency.py": ("page_consistency.json", None),
     "perf_overhead.py": ("perf_overhead.json", None),
     "safety_generative.py": ("safety_generative.json", strace_skip_reason),
     "simulated_arrays.py": ("simulated_arrays.json", None),
