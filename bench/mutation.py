@@ -225,11 +225,11 @@ _TEST_FILES: dict[str, list[str]] = {}
 def tests_of(module: str) -> list[str]:
     """The test files that exercise a module: tests/PACKAGE/test_NAME*.py and every test file that imports
     it (`-m "not e2e"` keeps the unit tests among them); with none, every test of its package."""
-    package, *_, name = module.split("/")
-    stem = name.removesuffix(".py")
+    parts = module.split("/")
+    package, stem = (parts[0] if len(parts) > 1 else ""), parts[-1].removesuffix(".py")
     dotted = module.removesuffix(".py").replace("/", ".")
-    parent = dotted.rpartition(".")[0]
-    imports = re.compile(rf"iolab\.{dotted}\b|from iolab\.{parent} import [^\n]*\b{stem}\b")
+    parent = ("iolab." + dotted).rpartition(".")[0]
+    imports = re.compile(rf"iolab\.{dotted}\b|from {parent} import [^\n]*\b{stem}\b")
     own = {p for p in (ROOT / "tests" / package).glob(f"test_{stem}*.py")}
     own |= {p for p in (ROOT / "tests").rglob("test_*.py") if imports.search(p.read_text(encoding="utf-8"))}
     return sorted(str(p.relative_to(ROOT)) for p in own) or [f"tests/{package}"]
@@ -315,7 +315,10 @@ def main() -> None:
                 node, _, change = found[index]
                 mutant = Mutant(module, index, getattr(node, "lineno", 0), change)
                 if covering is not None:
-                    tests = covering.get(module, {}).get(mutant.line, [])
+                    # a line only run at import (a module constant, a default) has no test's context: the test
+                    # files that import the module are the ones that can see it
+                    lines = covering.get(module, {})
+                    tests = lines.get(mutant.line) or (tests_of(module) if mutant.line in lines else [])
                 (tree / module).write_text(mutated_source(source, index), encoding="utf-8")
                 outcome = run_tests(tree, tests) if tests else "not covered"
                 outcomes.append({**asdict(mutant), "outcome": outcome, "tests": tests})
