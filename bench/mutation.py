@@ -14,12 +14,21 @@ a mutant whose tests time out counts as killed (an infinite loop is caught). Goa
 Writes bench/results/mutation.json with the score and every survivor (module, line, change).
 
     .venv/bin/python bench/mutation.py [--per-module 12] [--modules analysis/knee.py,fio/parse.py]
+
+Over the whole of src/ (issue 41): `--whole` draws from every module of the package (views, runner,
+safety, probe, compare wiring, ...), and each mutant runs against the fast-tier tests that execute its
+line, from a coverage map made once (`--coverage-map FILE`: the fast tier, `pytest -m "not e2e"`, run once
+under coverage.py with one dynamic context per test; built when FILE is missing). A mutant on a line no
+fast test runs survives as "not covered". Scores: killed / (killed + survived), overall and per package.
+
+    .venv/bin/python bench/mutation.py --whole --per-module 1 --coverage-map /tmp/iolab-coverage.json
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import random
 import re
@@ -45,6 +54,8 @@ MODULES = sorted(str(p.relative_to(SRC)) for p in (SRC / "analysis").glob("*.py"
     "fio/status.py",
     "fio/terse.py",
 ]
+# Every module of the package, for `--whole`: what a page shows and what guards a write as much as the numbers.
+WHOLE = sorted(str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
 TIMEOUT_S = 120.0
 
 SWAPS: dict[type, type] = {
@@ -148,12 +159,77 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
                 return
 
 
+def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
+    """module (relative to src/iolab) -> line -> the test files whose fast-tier tests run that line; read from
+    `path`, or made there by running the fast tier once under coverage.py (one dynamic context per test)."""
+    if path.is_file():
+        raw = json.loads(path.read_text())
+        return {module: {int(line): files for line, files in lines.items()} for module, lines in raw.items()}
+    import coverage
+
+    with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
+        rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage")  # kept: an hour of work
+        rc.write_text(f"[run]\nsource = {SRC}\ndynamic_context = test_function\n")
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "coverage",
+                "run",
+                f"--rcfile={rc}",
+                f"--data-file={data_file}",
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-m",
+                "not e2e",
+                "tests",
+            ],
+            cwd=ROOT,
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip  (a failing test still maps the lines it ran)
+        data = coverage.CoverageData(basename=str(data_file))
+        data.read()
+        out: dict[str, dict[int, list[str]]] = {}
+        for measured in data.measured_files():
+            if not measured.startswith(str(SRC)):
+                continue
+            lines = data.contexts_by_lineno(measured)
+            out[str(Path(measured).relative_to(SRC))] = {
+                line: sorted({f for c in contexts if (files := _test_file(c)) for f in files.split()})
+                for line, contexts in lines.items()
+            }
+    path.write_text(json.dumps(out))
+    return out
+
+
+def _test_file(context: str) -> str | None:
+    """The test file of a coverage context (`test_headline.test_x`: the test module's name, then the test's),
+    or None (no test: code run at import or collection)."""
+    module = context.partition(".")[0]
+    if not module.startswith("test"):
+        return None
+    if not _TEST_FILES:
+        for path in (ROOT / "tests").rglob("test_*.py"):
+            _TEST_FILES.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    found = _TEST_FILES.get(module, [])
+    return found[0] if len(found) == 1 else (" ".join(sorted(found)) or None)
+
+
+_TEST_FILES: dict[str, list[str]] = {}
+
+
 def tests_of(module: str) -> list[str]:
     """The test files that exercise a module: tests/PACKAGE/test_NAME*.py and every test file that imports
     it (`-m "not e2e"` keeps the unit tests among them); with none, every test of its package."""
-    package, name = module.split("/")
-    stem = name.removesuffix(".py")
-    imports = re.compile(rf"iolab\.{package}\.{stem}\b|from iolab\.{package} import [^\n]*\b{stem}\b")
+    parts = module.split("/")
+    package, stem = (parts[0] if len(parts) > 1 else ""), parts[-1].removesuffix(".py")
+    dotted = module.removesuffix(".py").replace("/", ".")
+    parent = ("iolab." + dotted).rpartition(".")[0]
+    imports = re.compile(rf"iolab\.{dotted}\b|from {parent} import [^\n]*\b{stem}\b")
     own = {p for p in (ROOT / "tests" / package).glob(f"test_{stem}*.py")}
     own |= {p for p in (ROOT / "tests").rglob("test_*.py") if imports.search(p.read_text(encoding="utf-8"))}
     return sorted(str(p.relative_to(ROOT)) for p in own) or [f"tests/{package}"]
@@ -212,9 +288,13 @@ def main() -> None:
     parser.add_argument("--per-module", type=int, default=12, help="mutants drawn from each module (0: all)")
     parser.add_argument("--modules", help="comma-separated, relative to src/iolab (default: analysis/ and parsing)")
     parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--budget-s", type=float, default=0.0, help="stop drawing mutants after this long (0: none)")
+    parser.add_argument("--whole", action="store_true", help="every module of src/iolab, not only the numbers'")
+    parser.add_argument("--coverage-map", type=Path, help="run each mutant's covering fast tests (made if missing)")
     add_smoke_flag(parser)
     args = parser.parse_args()
-    modules = args.modules.split(",") if args.modules else MODULES
+    modules = args.modules.split(",") if args.modules else (WHOLE if args.whole else MODULES)
+    covering = coverage_map(args.coverage_map) if args.coverage_map else None
     if args.smoke:
         modules, args.per_module = ["analysis/knee.py"], 2
     rng = random.Random(args.seed)
@@ -228,21 +308,33 @@ def main() -> None:
             source = (SRC / module).read_text(encoding="utf-8")
             found = sites(ast.parse(source))
             chosen = sorted(rng.sample(range(len(found)), min(args.per_module or len(found), len(found))))
-            tests = tests_of(module)
+            tests = [] if covering is not None else tests_of(module)
             for index in chosen:
+                if args.budget_s and time.monotonic() - started > args.budget_s:
+                    break  # the mutants run so far are the result; `modules_reached` says how far it got
                 node, _, change = found[index]
                 mutant = Mutant(module, index, getattr(node, "lineno", 0), change)
+                if covering is not None:
+                    # a line only run at import (a module constant, a default) has no test's context: the test
+                    # files that import the module are the ones that can see it
+                    lines = covering.get(module, {})
+                    tests = lines.get(mutant.line) or (tests_of(module) if mutant.line in lines else [])
                 (tree / module).write_text(mutated_source(source, index), encoding="utf-8")
-                outcome = run_tests(tree, tests)
+                outcome = run_tests(tree, tests) if tests else "not covered"
                 outcomes.append({**asdict(mutant), "outcome": outcome, "tests": tests})
                 print(f"{outcome:8s} {module}:{mutant.line} {change}", flush=True)
             (tree / module).write_text(source, encoding="utf-8")
-    killed = sum(o["outcome"] != "survived" for o in outcomes)
+    killed = sum(o["outcome"] in ("killed", "timeout") for o in outcomes)
     score = killed / len(outcomes) if outcomes else float("nan")
-    survivors = [o for o in outcomes if o["outcome"] == "survived"]
+    survivors = [o for o in outcomes if o["outcome"] in ("survived", "not covered")]
+    packages: dict[str, list[int]] = {}
+    for o in outcomes:
+        counts = packages.setdefault(o["module"].split("/")[0], [0, 0])
+        counts[0] += o["outcome"] in ("killed", "timeout")
+        counts[1] += 1
     print(f"{killed} of {len(outcomes)} mutants killed: {score:.1%} (goal 85%); {len(survivors)} survived")
     write_result(
-        RESULTS / "mutation.json",
+        RESULTS / ("mutation_whole.json" if args.whole else "mutation.json"),
         "mutation",
         {
             "host": host(),
@@ -253,7 +345,11 @@ def main() -> None:
             "killed": killed,
             "score": score,
             "goal": 0.85,
-            "survivors": [{k: o[k] for k in ("module", "line", "change", "index")} for o in survivors],
+            "modules_reached": len({o["module"] for o in outcomes}),
+            "by_package": {name: {"killed": k, "mutants": n} for name, (k, n) in sorted(packages.items())},
+            "not_covered": sum(o["outcome"] == "not covered" for o in outcomes),
+            "coverage_map": args.coverage_map is not None,
+            "survivors": [{k: o[k] for k in ("module", "line", "change", "index", "outcome")} for o in survivors],
             "outcomes": outcomes,
             "wall_s": time.monotonic() - started,
         },

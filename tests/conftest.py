@@ -139,7 +139,7 @@ def _shown_rows(database: Path) -> list[ShownRow]:
                 for row in table.rows:
                     figures = {
                         name: (stats.mean, stats.stddev, stats.ci95_low, stats.ci95_high)
-                        for name in ("bw_bytes", "iops")
+                        for name in ("bw_bytes", "iops") + (("lat_mean_ns", "lat_p99_ns") if table.kind == "io" else ())
                         if (stats := row.numbers.get(name)) is not None
                     }
                     ids = tuple(i for i in row.point_ids if i in measured)

@@ -14,7 +14,10 @@ What it recomputes, per point and direction, from the point's stored `fio.json` 
 The CPU columns are the jobs' usr_cpu and sys_cpu summed.
 
 A point that ran with stopping on keeps the rate of its kept window, which fio's final summary does not
-hold: its rates are not checked (it is counted as skipped), its latency is.
+hold: its rate is bounded from above by all fio's bytes over its kept window, its latency checked as any. Percentiles are two-sided: a
+stored percentile fio's output does not give (several jobs without json+ histograms) is a disagreement.
+Tables: each row's rate, mean-latency and p99 columns (mean, stddev, the log-normal 95% interval) are
+recomputed from its points (`check_rows`).
 """
 
 from __future__ import annotations
@@ -140,7 +143,16 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
             "io_bytes": (stored["io_bytes"], sum(float(p["io_bytes"]) for p in mine)),
             "runtime_ms": (stored["runtime_ms"], max(float(p["runtime"]) for p in mine)),
         }
-        if not stopped:
+        if stopped:  # its rate is its kept window's: all of fio's bytes over that window bound it from above
+            kept = float(json.loads(row["stopping"]).get("kept_s") or 0)
+            ceiling = sum(float(p["io_bytes"]) for p in mine) / max(kept - 0.5, 0.5) if kept > 0 else None
+            report.figures += 1
+            if ceiling is not None and stored["bw_bytes"] > ceiling * 1.01 + 1024:
+                report.disagreements.append(
+                    f"{where} {ddir} bw_bytes: stored {stored['bw_bytes']}, more than all fio's bytes over the "
+                    f"kept {kept:g} s allow ({ceiling:.0f})"
+                )
+        else:
             completions = [max(int(p.get("total_ios", 0)), int(_completions(p))) for p in mine]
             figures["bw_bytes"] = (stored["bw_bytes"], sum(float(p["bw_bytes"]) for p in mine))
             figures["iops"] = (
@@ -161,9 +173,12 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
                 figures["lat_min_ns"] = (stored["lat_min_ns"], min(float(o["min"]) for o in objects))
                 figures["lat_max_ns"] = (stored["lat_max_ns"], max(float(o["max"]) for o in objects))
                 stored_pcts = {float(k): v for k, v in json.loads(stored["percentiles"]).items()}
-                for p, value in _percentiles(objects).items():
+                mine_pcts = _percentiles(objects)
+                for p, value in mine_pcts.items():
                     if p in stored_pcts:
                         figures[f"p{p:g}"] = (stored_pcts[p], value)
+                for p in sorted(set(stored_pcts) - set(mine_pcts)):  # two-sided: none where fio gave none
+                    figures[f"p{p:g} (fio's output gives none)"] = (stored_pcts[p], None)
         for name, (held, recomputed) in figures.items():
             report.figures += 1
             if not _close(held, recomputed):
@@ -299,13 +314,15 @@ class ShownRow:
 
 
 def point_rates(database: Path) -> dict[tuple[int, str], dict[str, float]]:
-    """(point, direction) -> its bandwidth and IOPS recomputed from its fio output (fio 3 JSON points only)."""
+    """(point, direction) -> its bandwidth and IOPS recomputed from its fio output (fio 3 JSON points only),
+    and its latency mean (pooled by count) and p99 (from the jobs' histograms) of the kind the store holds."""
     out: dict[tuple[int, str], dict[str, float]] = {}
     conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     rows = conn.execute(
         "SELECT p.id, p.name, a.data FROM points p JOIN artifacts a ON a.point_id = p.id AND a.name = 'fio.json'"
         " WHERE p.status = 'ok' AND p.stopping IS NULL"
     ).fetchall()
+    kinds = {(r[0], r[1]): r[2] for r in conn.execute("SELECT point_id, ddir, lat_kind FROM results").fetchall()}
     conn.close()
     for point_id, name, blob in rows:
         docs = _documents(zlib.decompress(blob).decode(errors="replace"))
@@ -325,6 +342,13 @@ def point_rates(database: Path) -> dict[tuple[int, str], dict[str, float]]:
                         for c, p in zip(completions, mine, strict=True)
                     ),
                 }
+                weighted = _latency_parts(mine, kinds.get((point_id, ddir)) or "")
+                total = sum(count for count, _ in weighted)
+                if total:
+                    out[(point_id, ddir)]["lat_mean_ns"] = sum(c * o["mean"] for c, o in weighted) / total
+                    p99 = _percentiles([o for _, o in weighted]).get(99.0)
+                    if p99 is not None:
+                        out[(point_id, ddir)]["lat_p99_ns"] = p99
     return out
 
 

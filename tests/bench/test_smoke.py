@@ -55,6 +55,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "mutation.py": ("mutation.json", None),
     "outlier_envelope.py": ("outlier_envelope.json", None),
     "overhead.py": ("overhead.json", loop_skip_reason),
+    "page_consistency.py": ("page_consistency.json", None),
     "perf_overhead.py": ("perf_overhead.json", None),
     "safety_generative.py": ("safety_generative.json", strace_skip_reason),
     # run at smoke size, with assertions on what they wrote, by tests/test_bench_smoke.py (not twice here)

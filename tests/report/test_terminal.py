@@ -310,13 +310,13 @@ def test_history_states_title_latest_health_failures_and_each_change_with_its_ca
         "seq-read on /data @ vm (bandwidth, 4 runs)",
         f"  latest 400 MB/s at {_local(T0 + 3 * HOUR)} (run 14)",
         "  rolling 48 h: mean 352 MB/s, COV 12.0% over 4 runs (target 8%): insufficient",
-        "  1 run failed or was interrupted (counted as 0 throughput)",
+        "  1 run with points that failed or were interrupted (their unfinished points not measured: left out of the figures)",
         f"  change: -20.8% from {_local(T0 + 3 * HOUR)} (run 14, p=0.004); host: kernel 6.1 -> 6.8",
         "",
     ]
 
 
-def test_a_history_without_health_or_changes_says_so_and_a_nan_latest_value_is_a_dash():
+def test_a_history_without_health_or_changes_says_so_and_a_nan_latest_value_is_not_measured():
     quiet = SeriesHistory(_series([300 * MB], [5]), None, [], 0)
     latest_failed = SeriesHistory(_series([300 * MB, math.nan], [6, 7]), None, [], 0)
     lines = history_text([quiet, latest_failed]).splitlines()
@@ -326,7 +326,7 @@ def test_a_history_without_health_or_changes_says_so_and_a_nan_latest_value_is_a
         "  no change points",
         "",
         "seq-read on /data @ vm (bandwidth, 2 runs)",
-        f"  latest - at {_local(T0 + HOUR)} (run 7)",
+        f"  latest not measured (no point finished) at {_local(T0 + HOUR)} (run 7)",
         "  no change points",
     ]
 

@@ -92,13 +92,37 @@ def test_each_run_of_a_workload_is_one_value_the_mean_of_its_repeats(tmp_path):
     assert series.latest["bw"] == 700 * MB
 
 
-def test_a_failed_repeat_counts_as_no_throughput_and_marks_the_run(tmp_path):
+def test_a_failed_repeat_is_not_measured_never_0_and_marks_the_run(tmp_path):
     store = open_store(tmp_path / "store")
     _run(store, "seq", SEQ_READ, [_bw(400), None])
+    _run(store, "seq", SEQ_READ, [None])
     (series,) = load_series(store)
-    assert series.values == [200 * MB]  # (400 + 0) / 2 planned
-    assert series.failed == [True]
-    assert series.latest["bw"] == 400 * MB  # the latest figures are over the finished repeats only
+    assert series.values[0] == 400 * MB  # the finished repeat only: (400 + 0) / 2 planned was 200
+    assert math.isnan(series.values[1])  # nothing finished: not measured, not 0 MB/s
+    assert series.failed == [True, True]
+
+
+def test_a_killed_run_s_unfinished_points_are_not_measured_in_history(tmp_path):
+    """Issue 41: a killed run's unfinished points showed in `history` as `0.00 MB/s ... counted as 0`."""
+    from iolab.report.terminal import history_text
+    from iolab.views.history import series_history
+
+    store = open_store(tmp_path / "store")
+    _run(store, "seq", SEQ_READ, [_bw(400)])
+    run_id = store.create_run("", "iolab run", ["/data"], "fio-3.33")
+    target = _scratch("/data", f"{run_id:012x}")
+    first, _ = store.plan_points(run_id, [Point("seq", target, SEQ_READ, 0), Point("seq", target, SEQ_READ, 1)])
+    store.record_point(first, _bw(420), [], [], 1.0, 2.0)
+    store.finish_run(run_id, "killed")  # its second point never ran
+    killed = store.create_run("", "iolab run", ["/data"], "fio-3.33")
+    store.plan_points(killed, [Point("seq", _scratch("/data", f"{killed:012x}"), SEQ_READ, 0)])
+    store.finish_run(killed, "killed")  # killed before any point finished
+    (series,) = load_series(store)
+    assert series.values[:2] == [400 * MB, 420 * MB] and math.isnan(series.values[2])
+    assert series.failed == [False, True, True]
+    text = history_text([series_history(store, series, 86400.0, 0.08, 3)])
+    assert "0.00 MB/s" not in text and "counted as 0 throughput" not in text
+    assert "not measured" in text
 
 
 def test_latency_leaves_failed_repeats_out_and_a_run_with_none_is_nan(tmp_path):
@@ -179,13 +203,13 @@ def test_points_stored_before_workload_identities_are_filled_in_and_still_form_o
     assert backfill_workloads(store) == 0  # done once, by the read above
 
 
-def test_a_point_whose_stored_result_is_unreadable_counts_as_a_failed_repeat(tmp_path):
+def test_a_point_whose_stored_result_is_unreadable_is_a_failed_repeat_left_out(tmp_path):
     store = open_store(tmp_path / "store")
     _, (good, bad) = _run(store, "seq", SEQ_READ, [_bw(400), _bw(600)])
     with store.conn:
         store.conn.execute("UPDATE results SET bw_bytes = 'garbage' WHERE point_id = ?", (bad,))
     (series,) = load_series(store)
-    assert series.values == [200 * MB] and series.failed == [True]
+    assert series.values == [400 * MB] and series.failed == [True]  # the readable repeat alone, never a 0
 
 
 # --------------------------------------------------------------------------- each series' newest runs (--last N)
@@ -281,11 +305,11 @@ def test_an_unreadable_point_is_left_out_only_where_it_is_read(tmp_path, capsys)
             (ids[0], ids[3]),
         )
     (series,) = load_series(store, last=2, warn=True)
-    assert series.values == [300 * MB, 0.0] and series.failed == [False, True]
+    assert series.values[0] == 300 * MB and math.isnan(series.values[1]) and series.failed == [False, True]
     named = capsys.readouterr().err
     assert f"run {ids[3]} point 1" in named and f"run {ids[0]} " not in named
     (series,) = load_series(store, warn=True)
-    assert series.values == [0.0, 200 * MB, 300 * MB, 0.0]
+    assert series.values[1:3] == [200 * MB, 300 * MB] and all(map(math.isnan, series.values[::3]))
     assert f"run {ids[0]} point 1" in capsys.readouterr().err
 
 

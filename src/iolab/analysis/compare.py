@@ -20,6 +20,13 @@ Method (reference/analysis.md §4, "recommended verdict procedure"):
   ties and the samples are small). When the U test could reach alpha with
   these sample sizes and does not, the verdict is inconclusive: the two tests
   disagree, so an outlier or a skew is driving the t-test.
+- Lone outlier repeats: a repeat that `analysis.stability.far_repeats` flags on its side (at least 3
+  repeats; 25% from the others' median and beyond 4 robust standard deviations of them: the rule of
+  RES-REPEAT-OUTLIER on a run's page) is left out of that side's figure and of the test, and the verdict
+  says which (`Verdict.far_a`, `far_b`). One bad hour among seven at 213 MB/s (63 MB/s) pulled A's
+  geometric mean to 179 and widened its log spread fourfold: a -40% step read "-27.7%, inconclusive".
+  Kept rather than a median figure: the change stays the ratio of the two figures shown, with the Welch
+  interval whose coverage at n = 3..10 is known, and the page names the repeat it left out.
 - Verdict:
   faster/slower when Welch p < alpha, the U test agrees, and the whole CI of
   the change lies beyond `noise_floor` (Criterion's noise threshold, and its
@@ -46,6 +53,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from iolab.analysis.stability import far_repeats
 from iolab.analysis.student_t import t_quantile, t_sf
 
 KINDS = ("faster", "slower", "equivalent", "inconclusive")
@@ -222,6 +230,8 @@ class Verdict:
     log_sd: float | None = None  # pooled stddev of the log values: the noise, as a relative figure
     repeats_needed: int | None = None  # per side, when inconclusive and estimable
     dropped: int = 0  # NaN values left out
+    far_a: tuple[float, ...] = ()  # A's lone outlier repeats, left out of its figure and the test (`kept_values`)
+    far_b: tuple[float, ...] = ()
     evaluated: bool = True
     reason: str = ""  # why not evaluated, or why inconclusive
     notes: list[str] = field(default_factory=list)
@@ -240,6 +250,23 @@ def _clean(values: Sequence[float]) -> tuple[list[float], int]:
 def _mean_var(values: list[float]) -> tuple[float, float]:
     mean = math.fsum(values) / len(values)
     return mean, math.fsum((v - mean) ** 2 for v in values) / (len(values) - 1)
+
+
+def kept_values(values: Sequence[float]) -> tuple[list[float], tuple[float, ...]]:
+    """A side's repeats a verdict rests on, and its lone outlier repeats left out (`far_repeats`: the rule of
+    RES-REPEAT-OUTLIER). NaN stays for `_clean` to count; a side with a non-positive value keeps every value
+    (it is not evaluated at all)."""
+    finite = [float(v) for v in values if not math.isnan(float(v))]
+    if any(v <= 0.0 for v in finite):
+        return list(values), ()
+    far = {f.index for f in far_repeats(finite)}
+    kept = [v for i, v in enumerate(finite) if i not in far] + [v for v in values if math.isnan(float(v))]
+    return kept, tuple(finite[i] for i in sorted(far))
+
+
+def side_figure(values: Sequence[float]) -> float | None:
+    """A side's one figure as every format shows it: the geometric mean of the repeats its verdict rests on."""
+    return geometric_mean(kept_values(values)[0])
 
 
 def geometric_mean(values: Sequence[float]) -> float | None:
@@ -286,11 +313,14 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     then not evaluated, with the reason.
     """
     params = _checked(params or CompareParams())
-    xa, drop_a = _clean(a)
-    xb, drop_b = _clean(b)
+    (kept_a, far_a), (kept_b, far_b) = kept_values(a), kept_values(b)
+    xa, drop_a = _clean(kept_a)
+    xb, drop_b = _clean(kept_b)
     dropped = drop_a + drop_b
     # Every verdict starts from this one; `replace` keeps each field's type checked (a dict of kwargs would not).
-    base = Verdict(params=params, kind="inconclusive", n_a=len(xa), n_b=len(xb), dropped=dropped)
+    base = Verdict(
+        params=params, kind="inconclusive", n_a=len(xa), n_b=len(xb), dropped=dropped, far_a=far_a, far_b=far_b
+    )
     unevaluated = _not_evaluated(base, xa, xb)
     if unevaluated is not None:
         return unevaluated
@@ -321,6 +351,12 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
         )
     if dropped:
         notes.append(f"{dropped} NaN value(s) left out")
+    for side, far in (("A", far_a), ("B", far_b)):
+        if far:
+            shown = ", ".join(f"{v:.4g}" for v in far)
+            notes.append(
+                f"{side}'s lone outlier repeat(s) {shown} left out: far from the others (as RES-REPEAT-OUTLIER)"
+            )
 
     result = replace(
         base,

@@ -12,6 +12,7 @@ interval they show.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -58,7 +59,7 @@ def rate_is_bytes_over_time(result: Result, job: JobOptions) -> list[Violation]:
     """A direction's rate is its bytes over its duration, summed over every job and host.
 
     Each job's rate is its bytes over its own runtime, so their sum is never below all bytes over the
-    longest runtime, whatever `group_reporting` says. A point whose rate comes from a kept window
+    longest runtime, whatever `group_reporting` says; one job's is never above its bytes over its runtime. A point whose rate comes from a kept window
     (stopping) carries its window in `result.stopping`; its whole-run bytes then only bound it from above.
     """
     found = []
@@ -82,7 +83,14 @@ def rate_is_bytes_over_time(result: Result, job: JobOptions) -> list[Violation]:
                 )
             continue
         floor = d.io_bytes * 1000.0 / d.runtime_ms
-        if d.bw_bytes < floor * (1 - RATE_SLACK) - slack:
+        # Two-sided where the time is known: one job's rate is its bytes over its own runtime exactly, so a
+        # rate above it (bandwidth doubled) is as wrong as one below. Several jobs' rates sum each over its
+        # own runtime, which may be shorter than the longest: only the floor holds for them.
+        # fio counts runtime in whole milliseconds and its rate from finer time: the ceiling allows the runtime
+        # to be up to 1 ms less than said (a 1 ms point has none: its time is not known that well)
+        ceiling = d.io_bytes * 1000.0 / (d.runtime_ms - 1) if d.runtime_ms > 1 else math.inf
+        above = result.jobs == 1 and d.bw_bytes > ceiling * (1 + RATE_SLACK) + slack
+        if d.bw_bytes < floor * (1 - RATE_SLACK) - slack or above:
             found.append(
                 Violation(
                     "rate is bytes over time",

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from iolab.analysis.invariants import interval_holds
 from iolab.analysis.student_t import t_quantile
 
 
@@ -29,6 +30,8 @@ class Stability:
     ci95_high: float | None
     # the repeats disagree so much that the interval spans more than MAX_RATE_INTERVAL_SPAN (its ends None)
     ci95_too_wide: bool = False
+    kind: str = "signed"  # what is estimated (one of KINDS): it decides the interval's method
+    method: str = "t"  # how the interval was computed (`METHODS`), carried to every view and the JSON
 
 
 # A rate's interval whose high end is more than this many times its low end says nothing a reader can use:
@@ -60,27 +63,89 @@ def summarize(values: Sequence[float]) -> Stability:
     return Stability(n=n, mean=mean, stddev=stddev, cov=cov, ci95_low=mean - half, ci95_high=mean + half)
 
 
-def summarize_rate(values: Sequence[float]) -> Stability:
-    """`summarize` for a rate (bandwidth, IOPS): its 95% interval computed on the log scale, so it stays above
-    zero as a rate does (a t interval of 2 repeats, 600 and 720 MB/s, reaches -103 MB/s).
+# The kinds of statistic a page shows. Every one but SIGNED is a quantity that cannot be negative (a rate, a
+# latency, a percentile of repeats, CPU, a ratio of two such, a spread, a duration), so every one but SIGNED
+# gets the one interval method that suits a positive quantity (`estimate`): its interval never reaches below
+# zero, and one spanning more than MAX_RATE_INTERVAL_SPAN is "too wide to say". A latency's t interval of
+# three repeats at 61, 62 and 219 µs reached -112 µs on every page of a QD sweep; on the log scale it cannot.
+RATE = "rate"
+LATENCY = "latency mean"
+PERCENTILE = "percentile"
+CPU = "CPU"
+RATIO = "ratio"
+SPREAD = "spread"  # a standard deviation within a run: positive, like the rest
+DURATION = "duration"
+SIGNED = "signed"  # a difference or anything that may be negative: Student's t, as `summarize`
+KINDS = (RATE, LATENCY, PERCENTILE, CPU, RATIO, SPREAD, DURATION, SIGNED)
+POSITIVE = frozenset(KINDS) - {SIGNED}
 
-    Cox's interval for the mean of a log-normal quantity: exp(m + s²/2 ± t·sqrt(s²/n + s⁴/(2(n-1)))), with
-    m and s the mean and sample stddev of the logs. Rates' noise is multiplicative, and this interval is
-    around the arithmetic mean the table shows, not the geometric mean. A zero or negative value (a failed
-    point) leaves the t interval: there is no log scale for it. An interval spanning more than
-    `MAX_RATE_INTERVAL_SPAN` has no ends, only `ci95_too_wide`.
+# How an interval was computed, as the JSON and the pages name it.
+LOG_NORMAL = "log-normal (Cox), 95%"
+T_BOUNDED = "Student's t bounded at 0, 95%"  # a positive quantity with a zero among its values
+T = "Student's t, 95%"
+ONE_VALUE = "one value: no interval"
+METHODS = (LOG_NORMAL, T_BOUNDED, T, ONE_VALUE)
+
+
+def estimate(values: Sequence[float], kind: str) -> Stability:
+    """The one estimate of a figure of this `kind`: mean, sample stddev, CoV and the interval its kind
+    calls for, carried as one value to every table, headline, finding, chart and the JSON.
+
+    A positive quantity's interval is Cox's interval for the mean of a log-normal quantity:
+    exp(m + s²/2 ± t·sqrt(s²/n + s⁴/(2(n-1)))), with m and s the mean and sample stddev of the logs. Its
+    noise is multiplicative, and this interval is around the arithmetic mean the table shows, not the
+    geometric mean. A zero among the values (an idle CPU, a flat per-second series) has no log: Student's t,
+    with its low end bounded at 0 — the mean of a quantity that cannot be negative cannot be, so cutting the
+    interval there keeps every mean it could contain. A negative value means the figure is SIGNED after all:
+    the plain t interval. An interval whose high end exceeds `MAX_RATE_INTERVAL_SPAN` times its low end
+    (or whose low end is 0 while its high end is not) has no ends, only `ci95_too_wide`.
     """
-    stats = summarize(values)
-    if stats.n < 2 or any(v <= 0 for v in values):
-        return stats
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind of statistic {kind!r}")
+    stats = replace(summarize(values), kind=kind)
+    if stats.n < 2:
+        return replace(stats, method=ONE_VALUE)
+    if kind == SIGNED or any(v < 0 for v in values):
+        return replace(stats, method=T)
+    if any(v == 0 for v in values):
+        assert stats.ci95_low is not None and stats.ci95_high is not None
+        low, high = max(0.0, stats.ci95_low), stats.ci95_high
+        return _bounded(replace(stats, method=T_BOUNDED), low, high)
     logs = [math.log(v) for v in values]
     m = math.fsum(logs) / stats.n
     var = math.fsum((x - m) ** 2 for x in logs) / (stats.n - 1)
     half = t975(stats.n - 1) * math.sqrt(var / stats.n + var**2 / (2 * (stats.n - 1)))
     if 2 * half > math.log(MAX_RATE_INTERVAL_SPAN):
-        return replace(stats, ci95_low=None, ci95_high=None, ci95_too_wide=True)
+        return replace(stats, ci95_low=None, ci95_high=None, ci95_too_wide=True, method=LOG_NORMAL)
     centre = m + var / 2
-    return replace(stats, ci95_low=math.exp(centre - half), ci95_high=math.exp(centre + half))
+    return replace(stats, ci95_low=math.exp(centre - half), ci95_high=math.exp(centre + half), method=LOG_NORMAL)
+
+
+def _bounded(stats: Stability, low: float, high: float) -> Stability:
+    """`stats` with the interval low - high, or too wide when it spans more than MAX_RATE_INTERVAL_SPAN."""
+    if high > 0 and (low <= 0 or high > MAX_RATE_INTERVAL_SPAN * low):
+        return replace(stats, ci95_low=None, ci95_high=None, ci95_too_wide=True)
+    return replace(stats, ci95_low=low, ci95_high=high)
+
+
+def interval_problem(stats: Stability) -> str | None:
+    """What is wrong with an estimate's interval against its kind's rule, or None: it contains its estimate,
+    a positive quantity's stays above zero and within MAX_RATE_INTERVAL_SPAN (or is too wide, with no ends),
+    and repeats of a positive quantity always have one or the other."""
+    positive = stats.kind in POSITIVE
+    if stats.ci95_too_wide:
+        return None if stats.ci95_low is None and stats.ci95_high is None else "a too-wide interval kept its ends"
+    if stats.ci95_low is None or stats.ci95_high is None:
+        return f"{stats.n} repeats of a {stats.kind} have no interval" if positive and stats.n >= 2 else None
+    problem = interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=positive)
+    if problem is None and positive and stats.ci95_high > MAX_RATE_INTERVAL_SPAN * stats.ci95_low:
+        problem = f"the interval spans more than {MAX_RATE_INTERVAL_SPAN:g}x and is not called too wide"
+    return problem
+
+
+def summarize_rate(values: Sequence[float]) -> Stability:
+    """`estimate` of a rate (bandwidth, IOPS)."""
+    return estimate(values, RATE)
 
 
 @dataclass(frozen=True)

@@ -117,7 +117,7 @@ def compare(
         Path | None, typer.Option("--png", metavar="DIR", help="Also write its chart as PNG into DIR.")
     ] = None,
 ) -> None:
-    """Is B faster, slower or the same as A? Per workload: medians, change with 95% CI, p, verdict; and what differs on the host.
+    """Is B faster, slower or the same as A? Per workload: geometric means, change with 95% CI, p, verdict; and what differs on the host.
 
     A and B are groups of one or more runs (`iolab compare 1-5 6-10`, `iolab compare tag:before tag:after`);
     every repeat of every run of a group is one sample. A run may not be in both groups.

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from iolab.analysis.device_traffic import DeviceTraffic
 from iolab.analysis.interference import Interference
 from iolab.analysis.series import job_bandwidth, job_sum
+from iolab.analysis.stability import Stability
 from iolab.models import PointRecord, Result
 from iolab.models.array_names import TOGETHER, alone_device, array_workload
 from iolab.models.result import primary_metric
@@ -66,7 +67,9 @@ class Level:
     bw_bytes: float
     latency_ns: float | None  # mean total latency; None where a repeat had none
     repeats: int = 1
-    iops_half_width: float | None = None  # 95% confidence interval of the mean IOPS, +/-; None for one repeat
+    # the mean IOPS's one estimate (`analysis.stability.estimate`, a rate's interval, as its table row's): the
+    # peak's finding quotes this interval, so it cannot read 38.5k where the headline reads 38.6k
+    iops_estimate: Stability | None = None
     points: tuple[tuple[str, Result], ...] = ()  # its repeats by stored id: what a finding quoting it names
 
 
@@ -173,19 +176,18 @@ def _by_config(members: list[PointRecord]) -> dict[tuple[int, int], Level]:
         assert record.result is not None
         values[(job.iodepth, job.numjobs)].append(record.result)
         names[(job.iodepth, job.numjobs)].append(str(record.id))
-    from iolab.analysis.stability import summarize
+    from iolab.analysis.stability import RATE, estimate
 
     out = {}
     for config, results in values.items():
         latencies = [primary_metric(result, "lat_mean") for result in results]  # 0 where fio gave none
-        iops = summarize([primary_metric(result) for result in results])
-        half = iops.ci95_high - iops.mean if iops.ci95_high is not None else None
+        iops = estimate([primary_metric(result) for result in results], RATE)
         out[config] = Level(
             iops.mean,
             statistics.fmean(primary_metric(r, "bw") for r in results),
             statistics.fmean(latencies) if all(latencies) else None,
             iops.n,
-            half,
+            iops if iops.n >= 2 else None,
             tuple(zip(names[config], results, strict=True)),
         )
     return out

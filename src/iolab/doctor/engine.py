@@ -103,6 +103,21 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
     return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
 
 
+def page_contradictions(problems: Sequence[str]) -> list[Finding]:
+    """A critical RES-INVARIANT for each way a page contradicts itself (`views.page_check`: a figure shown as
+    two values, an interval that breaks its rule): the page still prints, with both values named."""
+    rule = next(r for r in RULES if r.id == INVARIANT_RULE)
+    return [
+        rule.finding(
+            f"page: {problem}",
+            "page",
+            {"invariant": "a figure shown twice on a page is one value, and every interval holds its rule"},
+            fix="Report this as a bug in iolab, with the run's `iolab show --json`: the figures named disagree.",
+        )
+        for problem in dict.fromkeys(problems)
+    ]
+
+
 def _misquoted(findings: list[Finding], results: dict[str, Result]) -> list[Finding]:
     """A critical RES-INVARIANT finding for each finding whose quoted figure is not its points' (`doctor.quotes`):
     a bug in a rule, said before anyone reads the wrong number."""

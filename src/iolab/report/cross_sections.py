@@ -30,7 +30,7 @@ from iolab.report.wording import (
     verdict_cells,
 )
 from iolab.views.comparison import Comparison
-from iolab.views.history import AcrossRuns, SeriesHistory
+from iolab.views.history import NOT_MEASURED, AcrossRuns, SeriesHistory
 from iolab.views.tables import Column, NotebookTable, Row
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
         if older:
             facts.append(("older runs", older))
         if history.failed_runs:
-            facts.append(("failed runs", f"{history.failed_runs} (counted as 0 throughput)"))
+            facts.append(("failed runs", f"{history.failed_runs} ({NOT_MEASURED})"))
         facts += [("change", change_line(c)) for c in history.changes]
         facts += [("change points", note) for note in change_points_notes(history.judged, bool(history.changes))]
         if history.outliers:
@@ -99,7 +99,8 @@ def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "
         f"{anchor}-bars",
         f"{comparison.label_b} against {comparison.label_a}",
         comparison_chart(comparison),
-        "Bars: the median of each side's repeats, as in the table; whiskers: its lowest to highest repeat. "
+        "Bars: the geometric mean of each side's repeats (lone outlier repeats left out, as the verdict), as in "
+        "the table; whiskers: its lowest to highest repeat. "
         "A verdict rests on the confidence interval of the change (the table), not on the bars.",
     )
     title = f"B = {comparison.label_b} against A = {comparison.label_a}"

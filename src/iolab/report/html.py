@@ -157,6 +157,8 @@ def _finding_view(group: list[Finding]) -> FindingView:
 
 def answer_section(material: RunView, output: ChartOutput) -> list[Section]:
     """The run's answer: its headline figures with their intervals, read off its tables (`views.headline`)."""
+    if material.report.no_headline:
+        return [Section(f"run{material.run.id}-answer", "Answer", "answer", notes=(material.report.no_headline,))]
     if not material.report.headline:
         return []
     return [Section(f"run{material.run.id}-answer", "Answer", "answer", headline=material.report.headline)]

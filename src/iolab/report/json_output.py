@@ -89,6 +89,7 @@ def comparison_json(comparison: Comparison) -> str:
                 "p_mann_whitney": v.p_mwu,
                 "p_tost": v.p_tost,
                 "repeats_needed": v.repeats_needed,
+                "outliers_left_out": {"a": list(v.far_a), "b": list(v.far_b)},  # lone outlier repeats
                 "paired_by": "access pattern" if row.differs else "workload",
                 "differs": list(row.differs),
                 "b_name": row.b.name,
@@ -281,8 +282,10 @@ def runs_json(runs: RunSet) -> dict:
             for r in view.records
         ]
     document["phases"] = [{"run_id": v.run.id, **asdict(p)} for v in views for p in v.phases]
-    document["findings"] = [{"run_id": v.run.id, **finding_dict(f)} for v in views for f in v.findings]
+    # the page's own findings too: a RES-INVARIANT of a page that contradicts itself (`views.page_check`)
+    document["findings"] = [{"run_id": v.run.id, **finding_dict(f)} for v in views for f in v.report.findings]
     document["headline"] = [{"run_id": v.run.id, **asdict(h)} for v in views for h in v.report.headline]
+    document["no_headline"] = {str(v.run.id): v.report.no_headline for v in views if v.report.no_headline}
     document["tables"] = [
         table_dict(v.run.id, number, table) for v in views for number, table in enumerate(v.report.tables, start=1)
     ]

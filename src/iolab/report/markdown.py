@@ -65,6 +65,8 @@ def run_markdown(report: RunReport, level: int = 2) -> str:
     parts = [f"{hashes} {escape_text(report.title)}"]
     if report.headline:
         parts.append("\n".join(f"- **{escape_text(headline_line(figure))}**" for figure in report.headline))
+    if report.no_headline:
+        parts.append(escape_text(report.no_headline))
     if matter:
         parts += [f"{hashes}# Findings that matter", findings_markdown(matter)]
     if not report.tables:

@@ -32,7 +32,7 @@ from iolab.report.wording import (
 )
 from iolab.views.comparison import Comparison
 from iolab.views.headline import headline_line
-from iolab.views.history import SeriesHistory
+from iolab.views.history import NOT_MEASURED, SeriesHistory
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 if TYPE_CHECKING:
@@ -171,16 +171,14 @@ def history_text(histories: list[SeriesHistory]) -> str:
             lines.append(f"  {older}")
         latest = s.values[-1]
         lines.append(
-            f"  latest {metric_value(s.metric, None if math.isnan(latest) else latest)}"
+            f"  latest {'not measured (no point finished)' if math.isnan(latest) else metric_value(s.metric, latest)}"
             f" at {when(s.times[-1])} (run {s.run_ids[-1]})"
         )
         if h.health is not None:
             lines.append("  " + health_line(h.health, s.metric))
         if h.failed_runs:
             failed = counted(h.failed_runs, "run")
-            lines.append(
-                f"  {failed} failed or {'was' if h.failed_runs == 1 else 'were'} interrupted (counted as 0 throughput)"
-            )
+            lines.append(f"  {failed} with points that failed or were interrupted ({NOT_MEASURED})")
         lines += ["  change: " + change_line(c) for c in h.changes]
         lines += ["  " + note for note in change_points_notes(h.judged, bool(h.changes))]
         if h.outliers:
@@ -198,6 +196,8 @@ def print_headline(report: RunReport, console: Console) -> None:
     """A run's answer, one line a figure (`views.headline`): what a page of it opens with."""
     for figure in report.headline:
         console.print(f"  [bold]{escape(headline_line(figure))}[/bold]", soft_wrap=True, highlight=False)
+    if report.no_headline:
+        console.print(f"  {escape(report.no_headline)}", soft_wrap=True, highlight=False)
 
 
 def notebook_table(table: NotebookTable) -> Table:

@@ -111,10 +111,24 @@ def unmatched_lines(comparison: Comparison) -> list[str]:
     return lines
 
 
+def outlier_lines(comparison: Comparison) -> list[str]:
+    """Each side's lone outlier repeats that its figure and verdict leave out (`analysis.compare.kept_values`)."""
+    lines = []
+    for row in comparison.rows:
+        for side, far, n in (("A", row.verdict.far_a, row.verdict.n_a), ("B", row.verdict.far_b, row.verdict.n_b)):
+            if far:
+                shown = ", ".join(metric_value(row.a.metric, v) for v in far)
+                lines.append(
+                    f"{workload_cell(row)}: {side}'s repeat {shown} left out, far from its other {n} "
+                    "(the rule of RES-REPEAT-OUTLIER); its figure and the verdict rest on those"
+                )
+    return lines
+
+
 def comparison_notes(comparison: Comparison) -> list[str]:
-    """The lines shown beside the table: what paired workloads differ in, host differences, then unmatched
-    workloads."""
-    return paired_lines(comparison) + env_lines(comparison) + unmatched_lines(comparison)
+    """The lines shown beside the table: what paired workloads differ in, lone outlier repeats left out, host
+    differences, then unmatched workloads."""
+    return paired_lines(comparison) + outlier_lines(comparison) + env_lines(comparison) + unmatched_lines(comparison)
 
 
 def when(epoch: float) -> str:

@@ -254,10 +254,14 @@ def _fill(series: Series, rows: list[tuple[int, tuple[float, str, str, int | Non
         expected = run.ok if status == "running" else run.planned
         if expected == 0:
             continue  # a live run with nothing finished yet
+        # Only finished points enter the figure: a killed or failed repeat was not measured, and is no 0 (a
+        # killed run's unfinished points read "0.00 MB/s, counted as 0 throughput"); a run none of whose
+        # points finished has no value (nan, "not measured") and is marked failed like the rest.
         if series.metric == "lat_mean":
             value = run.lat / run.lat_n if run.lat is not None and run.lat_n else math.nan
         else:
-            value = ((run.bw if series.metric == "bw" else run.iops) or 0.0) / expected
+            total = run.bw if series.metric == "bw" else run.iops
+            value = total / run.ok if run.ok and total is not None else math.nan
         series.run_ids.append(run_id)
         series.times.append(started_at)
         series.values.append(value)

@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from iolab.analysis.invariants import interval_holds
+from iolab.analysis import stability
 from iolab.analysis.series import job_bandwidth, job_sum
-from iolab.analysis.stability import Stability, summarize, summarize_rate
+from iolab.analysis.stability import Stability, estimate, summarize
 from iolab.models import DirectionResult, PointRecord, Result, Sample, SteadyState, StopRecord, units
 from iolab.models.job_options import JobOptions
 from iolab.models.sample_series import series_of
+from iolab.views.headline import interval_words, within_words
 from iolab.views.side_columns import SideColumn, column_values, side_columns
 
 DIRECTIONS = ("read", "write", "trim")
@@ -194,23 +195,18 @@ def spread(stats: Stability | None, fmt: Callable[[float], str], with_cov: bool 
 def ci_text(stats: Stability | None, fmt: Callable[[float], str]) -> str:
     """The 95% confidence interval of the mean (Student's t), "-" with fewer than two repeats, or "too wide"
     when the repeats disagree so much that it would span more than `MAX_RATE_INTERVAL_SPAN`."""
-    if stats is not None and stats.ci95_too_wide:
-        return f"too wide to say ({stats.n} repeats far apart)"
-    if stats is None or stats.ci95_low is None or stats.ci95_high is None:
-        return "-"
-    problem = interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True)
-    if problem is not None:  # never a silent wrong interval (`iolab.analysis.invariants`)
-        return f"invalid: {problem}"
-    return f"{fmt(stats.ci95_low)} – {fmt(stats.ci95_high)}"
+    return "-" if stats is None else interval_words(stats, fmt)  # the headline's words for the same value
 
 
-def summary(values: Sequence[float]) -> Stability | None:
-    return summarize(values) if values else None
+def summary(values: Sequence[float], kind: str = stability.DURATION) -> Stability | None:
+    """The one estimate of a figure of this kind (`analysis.stability.estimate`), or None without values.
+    Every figure of a table is a quantity that cannot be negative; its kind picks its interval's method."""
+    return estimate(values, kind) if values else None
 
 
 def rate_summary(values: Sequence[float]) -> Stability | None:
-    """A rate's summary, its interval on the log scale (`summarize_rate`): above zero, as the rate is."""
-    return summarize_rate(values) if values else None
+    """A rate's estimate, its interval on the log scale: above zero, as the rate is."""
+    return summary(values, stability.RATE)
 
 
 def repeat_percentile(records: Sequence[PointRecord], ddir: str, pct: float) -> Stability | None:
@@ -224,7 +220,7 @@ def repeat_percentile(records: Sequence[PointRecord], ddir: str, pct: float) -> 
         direction = r.result.directions.get(ddir) if r.measured and r.result else None
         if direction and direction.latency and (value := direction.latency.percentiles.get(pct)) is not None:
             found.append(value)
-    return summary(found)
+    return summary(found, stability.PERCENTILE)
 
 
 def within_run_bw_stddev(samples: Sequence[Sample], ddir: str) -> float | None:
@@ -248,7 +244,7 @@ def steady_text(steady: SteadyState) -> str:
 
 def stop_text(record: StopRecord) -> str:
     """`target met, ±1.4% after 4 s (warm-up 1 s)`: why a point ended, how well its rate is known, on what."""
-    known = "" if record.ci is None else f", ±{record.ci:.1%}"
+    known = "" if record.ci is None else f", {within_words(record.ci)}"  # as the headline says it
     warm = f" (warm-up {record.discarded_s} s)" if record.discarded_s else ""
     return f"{record.reason}{known} after {record.kept_s} s{warm}"
 
@@ -270,7 +266,7 @@ def _iops(cell: Cell) -> Stability | None:
 
 
 def _latency_mean(cell: Cell) -> Stability | None:
-    return summary([d.latency.mean_ns for _, d in cell.measured if d.latency])
+    return summary([d.latency.mean_ns for _, d in cell.measured if d.latency], stability.LATENCY)
 
 
 def _p99(cell: Cell) -> Stability | None:
@@ -281,12 +277,13 @@ def _bw_stddev(cell: Cell) -> Stability | None:
     samples = cell.scope.samples
     ddir = cell.ddir or DIRECTIONS[0]
     return summary(
-        [v for r, _ in cell.measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None]
+        [v for r, _ in cell.measured if (v := within_run_bw_stddev(samples.get(r.id, ()), ddir)) is not None],
+        stability.SPREAD,
     )
 
 
 def _cpu(cell: Cell) -> Stability | None:
-    return None if cell.workload.job.tool else summary([result.cpu for result in cell.results])
+    return None if cell.workload.job.tool else summary([result.cpu for result in cell.results], stability.CPU)
 
 
 def _steady_verdict(cell: Cell) -> str:
@@ -337,7 +334,8 @@ def _ops(cell: Cell) -> Stability | None:
 
 
 def _ops_latency(cell: Cell) -> Stability | None:
-    return summary([d.latency.mean_ns for result in cell.results for d in result.directions.values() if d.latency])
+    latencies = [d.latency.mean_ns for result in cell.results for d in result.directions.values() if d.latency]
+    return summary(latencies, stability.LATENCY)
 
 
 def _phase_ran(cell: Cell) -> Stability | None:
@@ -345,7 +343,7 @@ def _phase_ran(cell: Cell) -> Stability | None:
 
 
 def _metadata_cpu(cell: Cell) -> Stability | None:
-    return summary([result.cpu for result in cell.results])
+    return summary([result.cpu for result in cell.results], stability.CPU)
 
 
 def _threads(cell: Cell) -> str:
@@ -526,12 +524,12 @@ def _side_figure(column: SideColumn) -> Figure:
     says what it printed instead."""
 
     def value(cell: Cell) -> Stability | None:
-        return summary(column_values(column, cell.done)[0])
+        return summary(column_values(column, cell.done)[0], column.kind)
 
     def text(cell: Cell) -> str:
         values, problem = column_values(column, cell.done)
         if values or not column.is_command:
-            return spread(summary(values), column.fmt)
+            return spread(summary(values, column.kind), column.fmt)
         return problem or "-"
 
     return Figure(column.key, column.header, "", (IO,), value, column.fmt, text=text, whole_point=True)

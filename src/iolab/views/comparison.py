@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 
-from iolab.analysis.compare import CompareParams, Verdict, compare_samples, geometric_mean
+from iolab.analysis.compare import CompareParams, Verdict, compare_samples, side_figure
 from iolab.models import Change, Point, primary_metric
 from iolab.models.job_options import JobOptions
 from iolab.models.option_values import canonical
@@ -44,9 +44,10 @@ class WorkloadSamples:
 
     @property
     def figure(self) -> float | None:
-        """The side's one figure: the geometric mean of its repeats, so that B/A of two sides' figures is the
-        verdict's change (`analysis.compare`). None without a positive value."""
-        return geometric_mean(self.values)
+        """The side's one figure: the geometric mean of the repeats its verdict rests on (lone outlier repeats
+        left out, `analysis.compare.kept_values`), so that B/A of two sides' figures is the verdict's change.
+        None without a positive value."""
+        return side_figure(self.values)
 
 
 @dataclass

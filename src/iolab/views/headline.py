@@ -9,12 +9,18 @@ A headline is read off a table row (`Row.numbers`, the summary its cells were re
 formatted by the function that formatted that cell, so a headline cannot differ from its table
 (tests/views/test_headline.py holds every headline against its row's cell).
 
-Its interval: over repeats, the 95% confidence interval of their mean (Student's t, as the tables' CI
-column). A workload run once has no repeats to compare; for its bandwidth and IOPS the interval is the
-95% batch-means interval of its per-second rate within the run (fio's per-job logs summed,
-`analysis.series.job_sum`, judged as stopping-when-known judges it, `analysis.stopping.batch_interval`);
+Its interval: over repeats, the row's own 95% interval of their mean (`analysis.stability.estimate`, the
+one value the table's CI column shows, checked by the same `interval_words`). A workload run once has no
+repeats to compare; for its bandwidth and IOPS the interval is the one its stopping rule measured on its
+kept window (the `stopped` column's figure) or else the 95% batch-means interval of its per-second rate
+within the run (fio's per-job logs summed, `analysis.series.job_sum`, `analysis.stopping.batch_interval`);
 IOPS at a fixed block size is bandwidth over that size, so it has bandwidth's relative interval. A
 latency measured once has none: the page says so rather than print a spread that is not one.
+
+Which row: the best row that is clean — no critical finding and no repeat flagged far from the others
+(RES-REPEAT-OUTLIER) among its points. A question only flagged rows answer is still answered, with what
+flags it said beside the figure (`Headline.caveat`); a QD sweep's headline adds its knee (RES-QD-KNEE); a run
+whose rows answer no question says why it has none (`no_headline`).
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from iolab.models import Finding, PointRecord, Sample, units
+from iolab.analysis.stability import interval_problem
+from iolab.models import Finding, PointRecord, Sample, Severity, units
 from iolab.models.finding import shown_by_default
 
 if TYPE_CHECKING:
@@ -74,31 +81,101 @@ class Headline:
     key: str  # the table column: "bw_bytes", "iops" or "lat_mean_ns"
     table: int  # which of the run's tables (0-based) holds its row
     row: int  # which row of that table
+    caveat: str = ""  # what the page flags on this row, said beside the figure: "" for a clean row
+
+
+# The findings that make a row not clean: any critical one naming its points, and a repeat far from the others.
+OUTLIER_RULE = "RES-REPEAT-OUTLIER"
+KNEE_RULE = "RES-QD-KNEE"
 
 
 def headline_figures(
-    tables: Sequence[Table], records: Sequence[PointRecord], samples: Mapping[int, Sequence[Sample]]
+    tables: Sequence[Table],
+    records: Sequence[PointRecord],
+    samples: Mapping[int, Sequence[Sample]],
+    findings: Sequence[Finding] = (),
 ) -> tuple[Headline, ...]:
-    """The best figure of each question the run's rows answer, in KDiskMark's order."""
+    """The best clean figure of each question the run's rows answer, in KDiskMark's order, then each QD
+    sweep's knee; a question only flagged rows answer gets the best of them, its flags beside it."""
     by_id = {record.id: record for record in records}
-    best: dict[str, tuple[float, Headline, Stability]] = {}
+    best: dict[str, tuple[tuple[bool, float], Headline, Stability]] = {}
     for t, table in enumerate(tables):
         for r, row in enumerate(table.rows):
             found = _question(row, by_id)
-            if found is None:
+            if found is None or (stats := row.numbers.get(found[1])) is None:
                 continue
             label, key, record = found
-            stats = row.numbers.get(key)
-            if stats is None:
-                continue
             fmt, unit, more_is_better = ANSWERS[key]
-            score = stats.mean if more_is_better else -stats.mean
+            caveat = row_caveat(row, by_id, findings)
+            score = (not caveat, stats.mean if more_is_better else -stats.mean)  # a clean row first, then the best
             if label in best and best[label][0] >= score:
                 continue
-            figure = Headline(label, fmt(stats.mean), unit, "", record.point.name, key, t, r)
+            figure = Headline(label, fmt(stats.mean), unit, "", record.point.name, key, t, r, caveat)
             best[label] = (score, figure, stats)
     ordered = sorted(best, key=lambda label: (ORDER.index(label.split()[0]), label))
-    return tuple(_with_interval(best[label][1], best[label][2], by_id, tables, samples) for label in ordered)
+    figures = [_with_interval(best[label][1], best[label][2], by_id, tables, samples) for label in ordered]
+    figures += [_with_interval(*knee, by_id, tables, samples) for knee in _knees(tables, by_id, findings)]
+    return tuple(figures)
+
+
+def row_caveat(row: TableRow, by_id: Mapping[int, PointRecord], findings: Sequence[Finding]) -> str:
+    """What the page flags on a row's points, in a few words: each critical finding's rule and a repeat flagged
+    far from the others (RES-REPEAT-OUTLIER); "" for a clean row."""
+    names = {by_id[pid].point.name for pid in row.point_ids if pid in by_id}
+    flags = []
+    for finding in findings:
+        if not (finding.subject in names or finding.title.split(": ")[0] in names):
+            continue
+        if finding.rule_id == OUTLIER_RULE:
+            flags.append(f"includes a repeat flagged far from the others ({OUTLIER_RULE})")
+        elif finding.severity is Severity.CRITICAL:
+            flags.append(f"critical: {finding.title.split(': ', 1)[-1]} ({finding.rule_id})")
+    return "; ".join(dict.fromkeys(flags))
+
+
+def _knees(
+    tables: Sequence[Table], by_id: Mapping[int, PointRecord], findings: Sequence[Finding]
+) -> list[tuple[Headline, Stability]]:
+    """Each QD sweep's knee (RES-QD-KNEE's `knee` depth) as the rate of its row at that depth, one job."""
+    from iolab.doctor.derived import curve_name
+
+    out = []
+    for finding in findings:
+        depth = finding.evidence.get("knee", "") if finding.rule_id == KNEE_RULE else ""
+        if not depth.startswith("QD "):
+            continue
+        for t, table in enumerate(tables):
+            for r, row in enumerate(table.rows):
+                record = next((by_id[pid] for pid in row.point_ids if pid in by_id and by_id[pid].measured), None)
+                if record is None or row.failed or curve_name(record.point.name) != finding.subject:
+                    continue
+                job = record.point.job
+                key = "bw_bytes" if job.sequential else "iops"
+                if f"QD {job.iodepth:g}" != depth or job.numjobs != 1 or (stats := row.numbers.get(key)) is None:
+                    continue
+                fmt, unit, _ = ANSWERS[key]
+                label = f"{finding.subject} knee ({depth}, {row.ddir})"
+                caveat = row_caveat(row, by_id, findings)
+                out.append((Headline(label, fmt(stats.mean), unit, "", record.point.name, key, t, r, caveat), stats))
+    return out
+
+
+def no_headline(tables: Sequence[Table], records: Sequence[PointRecord], headline: Sequence[Headline]) -> str:
+    """Why a run has no headline, in one sentence; "" when it has one."""
+    if headline:
+        return ""
+    measured = [r for r in records if r.measured]
+    if not measured:
+        return "No headline: no point of this run finished, so nothing was measured."
+    if all(r.point.job.is_metadata for r in measured):
+        return (
+            "No headline: this run's workloads are file operations (create, stat, remove), which answer no "
+            "bandwidth, IOPS or QD1 latency question; their operations per second are in the tables."
+        )
+    return (
+        "No headline: no row reads or writes data with a figure to quote (trims, failed or unmeasured rows); "
+        "the tables hold what was measured."
+    )
 
 
 def _question(row: TableRow, by_id: Mapping[int, PointRecord]) -> tuple[str, str, PointRecord] | None:
@@ -127,15 +204,42 @@ def _with_interval(
     from dataclasses import replace
 
     fmt = ANSWERS[figure.key][0]
-    if stats.n >= 2 and stats.ci95_low is not None and stats.ci95_high is not None:
-        text = f"(95% CI {fmt(stats.ci95_low)} – {fmt(stats.ci95_high)}, {stats.n} runs)"
-        return replace(figure, interval=text)
     if stats.ci95_too_wide:  # repeats far apart: no interval, and not one run's own either
         return replace(figure, interval=f"(95% CI too wide to say, {stats.n} runs far apart)")
+    if stats.n >= 2:  # repeats: the row's own interval, in the words its table's CI column uses
+        return replace(figure, interval=f"(95% CI {interval_words(stats, fmt)}, {stats.n} runs)")
     row = tables[figure.table].rows[figure.row]
-    relative = None if figure.key == "lat_mean_ns" else _within_run(row, samples)
-    text = ONE_RUN if relative is None else f"±{units.percent(100 * relative)} (95%, within the run)"
+    relative = None if figure.key == "lat_mean_ns" else _stopped(row, by_id)
+    if relative is None and figure.key != "lat_mean_ns":
+        relative = _within_run(row, samples)
+    text = ONE_RUN if relative is None else f"{within_words(relative)} (95%, within the run)"
     return replace(figure, interval=text)
+
+
+def interval_words(stats: Stability, fmt: Callable[[float], str]) -> str:
+    """An estimate's 95% interval as every view says it: `low – high`, "too wide to say (…)", "-" without
+    one, or "invalid: …" where it breaks its rule (`analysis.invariants.interval_holds`) — never silently."""
+    if (problem := interval_problem(stats)) is not None:
+        return f"invalid: {problem}"
+    if stats.ci95_too_wide:
+        return f"too wide to say ({stats.n} repeats far apart)"
+    if stats.ci95_low is None or stats.ci95_high is None:
+        return "-"
+    return f"{fmt(stats.ci95_low)} – {fmt(stats.ci95_high)}"
+
+
+def within_words(relative: float) -> str:
+    """A relative 95% half-width as the headline and the `stopped` column both say it: `±1.7%`."""
+    return f"±{units.percent(100 * relative)}"
+
+
+def _stopped(row: TableRow, by_id: Mapping[int, PointRecord]) -> float | None:
+    """The interval a once-run point's stopping rule measured on its kept window (its `stopped` column)."""
+    for pid in row.point_ids:
+        record = by_id.get(pid)
+        if record is not None and record.result is not None and record.result.stopping is not None:
+            return record.result.stopping.ci
+    return None
 
 
 def _within_run(row: TableRow, samples: Mapping[int, Sequence[Sample]]) -> float | None:
@@ -158,7 +262,8 @@ def headline_line(figure: Headline) -> str:
     """One figure as every text format says it: `Sequential read: 1,234 MB/s ±1.2% (95%, within the run) ·
     seqread-1m-qd32`."""
     value = f"{figure.value} {figure.unit}".strip()
-    return f"{figure.label}: {value} {figure.interval} · {figure.workload}"
+    caveat = f" — {figure.caveat}" if figure.caveat else ""
+    return f"{figure.label}: {value} {figure.interval}{caveat} · {figure.workload}"
 
 
 def split_findings(findings: Sequence[Finding]) -> tuple[list[Finding], list[Finding]]:

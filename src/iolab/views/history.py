@@ -32,6 +32,9 @@ from iolab.store.tags import annotations_of
 from iolab.views.comparison import Comparison
 from iolab.views.notebook import NotebookEntry, series_notebook
 
+# What a run with unfinished points means for its figure (`store.series`): only finished points count.
+NOT_MEASURED = "their unfinished points not measured: left out of the figures"
+
 
 @dataclass
 class LocatedChange:

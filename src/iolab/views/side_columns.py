@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from iolab.analysis import stability
 from iolab.models import PointRecord, units
 from iolab.models.side import (
     COMMAND,
@@ -41,6 +42,7 @@ class SideColumn:
     key: str
     header: str
     fmt: Callable[[float], str]
+    kind: str = stability.SIGNED  # the kind of statistic (its interval's method); a command's number may be < 0
 
     @property
     def is_command(self) -> bool:
@@ -76,17 +78,18 @@ def side_columns(records: Sequence[PointRecord]) -> list[SideColumn]:
     )
     columns = []
     if any(point_value(r, FIO_CPU_US_PER_IO) is not None for r in records):
-        columns.append(SideColumn(FIO_CPU_US_PER_IO, "fio CPU µs/IO", micros))
+        columns.append(SideColumn(FIO_CPU_US_PER_IO, "fio CPU µs/IO", micros, stability.CPU))
     if HOST_CPU_US_PER_IO in names:
-        columns.append(SideColumn(HOST_CPU_US_PER_IO, "host CPU µs/IO", micros))
+        columns.append(SideColumn(HOST_CPU_US_PER_IO, "host CPU µs/IO", micros, stability.CPU))
     wires = sorted((parts, name) for name in names if (parts := wire_parts(name)) is not None)
     columns += [
-        SideColumn(name, f"{interface} {direction} MB/s", units.mb_per_s) for (interface, direction), name in wires
+        SideColumn(name, f"{interface} {direction} MB/s", units.mb_per_s, stability.RATE)
+        for (interface, direction), name in wires
     ]
     if LLC_HIT_PCT in names:
-        columns.append(SideColumn(LLC_HIT_PCT, "LLC hit %", units.percent))
+        columns.append(SideColumn(LLC_HIT_PCT, "LLC hit %", units.percent, stability.RATIO))
     if CYCLES_PER_IO in names:
-        columns.append(SideColumn(CYCLES_PER_IO, "cycles/IO", lambda v: f"{v:,.0f}"))
+        columns.append(SideColumn(CYCLES_PER_IO, "cycles/IO", lambda v: f"{v:,.0f}", stability.CPU))
     columns += [SideColumn(name, _command_header(name, commands), units.significant) for name in commands]
     return columns
 

@@ -58,7 +58,8 @@ from iolab.views.columns import (
     problem_notes,
     row_cells,
 )
-from iolab.views.headline import Headline, headline_figures
+from iolab.views.headline import Headline, headline_figures, no_headline
+from iolab.views.page_check import page_contradictions
 from iolab.views.side_columns import side_facts
 
 # Display order of parameters, and preference among equally good axes. Host settings (a plan's [host] table)
@@ -175,6 +176,7 @@ class RunReport:
     tables: tuple[NotebookTable, ...]
     findings: tuple[Finding, ...] = ()
     headline: tuple[Headline, ...] = ()
+    no_headline: str = ""  # why a run has no headline (`views.headline.no_headline`); "" when it has one
 
     @property
     def title(self) -> str:
@@ -432,8 +434,10 @@ def build_report(
     facts = run_facts(run) + tuple(side_facts(records))
     facts += tuple(("steady state (rounds)", verdict) for verdict in steady_rounds) + tuple(more_facts)
     tables = tuple(_flagged(table, records, findings) for table in notebook_tables(records, samples))
-    headline = headline_figures(tables, records, samples)
-    return RunReport(run, facts, tables + tuple(extra), tuple(findings), headline)
+    headline = headline_figures(tables, records, samples, findings)
+    why = no_headline(tables, records, headline)
+    checked = tuple(findings) + tuple(page_contradictions(tables, headline, findings))  # printed, never hidden
+    return RunReport(run, facts, tables + tuple(extra), checked, headline, why)
 
 
 # Findings that say a point's figures are not the storage's (impossible, broken, or served from memory): each

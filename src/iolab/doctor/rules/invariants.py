@@ -16,10 +16,11 @@ from iolab.models import Finding
     needs="results",
     title="A result breaks an invariant every result holds",
     applies="every measured or imported point",
-    trigger="rate below bytes over time (or above it for a kept window); IOPS x a fixed block size off the "
+    trigger="rate below bytes over time (or above it, for one job or a kept window); IOPS x a fixed block size off the "
     "bandwidth by more than 1%; a latency's min, mean, max and percentiles out of order; a runtime longer than "
     "the runtime asked; a finding whose quoted figure is not its points' figure, or not the text it shows "
-    "(doctor.quotes)",
+    "(doctor.quotes); a page showing one figure as two values (headline and table, finding and table) or an "
+    "interval that breaks its rule (below zero, not containing its estimate, over 100x not called too wide)",
     why="These hold for every correct fio result, whatever the device. A broken one means the figure was "
     "computed wrongly (a rate from some jobs only, a unit mixed up) or the output was damaged: the point's "
     "numbers cannot be used.",

@@ -216,6 +216,7 @@ def qd_knee(ctx: Context, r: Rule) -> Iterator[Finding]:
                 "N* (X_max x R0)": "n/a" if report.n_star is None else f"{report.n_star:.1f}",
                 "latency elbow": _qd(report.latency_elbow_qd),
                 "Kneedle": _qd(report.kneedle_qd),
+                "knee": _qd(report.recommended_qd),  # the depth a page's headline quotes (`views.headline`)
                 "peak": f"{peak.shown} at QD {top[0]:g}",
             },
             fix=f"{curve.name}: {_knee_advice(report)}",
@@ -261,11 +262,11 @@ def qd_peak(ctx: Context, r: Rule) -> Iterator[Finding]:
             "configurations measured": len(curve.configs),
             "in flight at the peak": qd * jobs,
         }
-        if top.iops_half_width is not None:
+        if (stats := top.iops_estimate) is not None:
             evidence["peak's 95% interval"] = (
-                f"{units.iops(top.iops - top.iops_half_width)} to "
-                f"{units.iops(top.iops + top.iops_half_width)} IOPS "
-                f"over {top.repeats} repeats"
+                f"too wide to say, over {stats.n} repeats far apart"
+                if stats.ci95_low is None or stats.ci95_high is None
+                else f"{units.iops(stats.ci95_low)} to {units.iops(stats.ci95_high)} IOPS over {stats.n} repeats"
             )
         peak, rate = quote(top.points, "iops", "IOPS"), quote(top.points, "bw", "MB/s")
         quotes = [peak, rate]
