@@ -117,22 +117,11 @@ def test_stopping_envelope_real_smoke(tmp_path):
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed (.ci/run installs it)")
 def test_safety_benches_smoke(tmp_path):
     env = {**os.environ, "IOLAB_BENCH_RESULTS": str(tmp_path)}
-    generative = subprocess.run(
-        [sys.executable, str(BENCH / "safety_generative.py"), "--smoke"],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert generative.returncode == 0, generative.stdout + generative.stderr
+    for script in ("safety_generative.py", "safety_mutation.py"):
+        done = subprocess.run(
+            [sys.executable, str(BENCH / script), "--smoke"], check=False, capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads((tmp_path / "safety_generative.json").read_text())["failed"] == 0
-    mutation = subprocess.run(
-        [sys.executable, str(BENCH / "safety_mutation.py"), "--smoke"],
-        check=False,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert mutation.returncode == 0, mutation.stdout + mutation.stderr
     (row,) = json.loads((tmp_path / "safety_mutation.json").read_text())["guards"]
     assert row["guard"] == "read-only-target" and row["caught"], row
