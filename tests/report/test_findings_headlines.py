@@ -64,3 +64,18 @@ def test_headlines_generatively_name_every_subject_once_and_keep_severity_order(
         for group in groups:
             named = [group[0].subject, *also(group)]
             assert len(named) == len(set(named)) and set(named) == {f.subject for f in group}
+
+
+def test_a_drive_slow_in_both_views_shows_both_findings_and_repeats_stay_one():
+    """Issue 42: a run counting 7 warnings showed 6: the alone view's ARR-OUTLIER of the drive the together
+    view named was folded away by subject. Repeats (titles alike but for figures) still fold."""
+
+    def outlier(drive: str, rel: int, view: str) -> Finding:
+        title = f"{drive} is an outlier: bandwidth {rel:+d}% from the array median ({view})"
+        return Finding("ARR-OUTLIER", "arrays", Severity.WARNING, title, drive, fix="check it")
+
+    group = [outlier("loop3", -40, "together"), outlier("loop3", -38, "alone"), outlier("loop3", -41, "together")]
+    group.append(outlier("loop5", -30, "together"))
+    assert also(group) == ["loop3 is an outlier: bandwidth -38% from the array median (alone)", "loop5"]
+    text = _terminal(group, verbose=False)
+    assert "(alone)" in text and "1 warning" not in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -33,15 +34,29 @@ def group_by_rule(findings: Sequence[Finding]) -> list[list[Finding]]:
 
 def also(group: Sequence[Finding]) -> list[str]:
     """The other subjects a headline fired on, each once and in order, without the headline's own: three
-    repeats of a point are one subject, and `loop11 ... also: loop11` said nothing (issue 33)."""
-    seen = {group[0].subject or group[0].title}
+    repeats of a point are one subject, and `loop11 ... also: loop11` said nothing (issue 33). A subject
+    seen again with another finding (a drive slow in the array's alone view as well as together: titles
+    that differ in words, not only in figures) is listed by that finding's title, so every counted finding
+    is shown (issue 42: a run counting 7 warnings showed 6)."""
+    first = group[0]
+    seen = {first.subject or first.title}
+    said = {_wording(first)}
     others = []
     for finding in group[1:]:
         name = finding.subject or finding.title
         if name not in seen:
             seen.add(name)
+            said.add(_wording(finding))
             others.append(name)
+        elif _wording(finding) not in said:
+            said.add(_wording(finding))
+            others.append(finding.title)
     return others
+
+
+def _wording(finding: Finding) -> str:
+    """A finding's title without its figures: what repeats of one point share."""
+    return re.sub(r"[-+−]?\d[\d.,]*", "#", finding.title)
 
 
 def headlines(findings: Sequence[Finding]) -> list[list[Finding]]:
