@@ -274,3 +274,16 @@ def test_short_clean_runs_whose_seconds_wander_together_rarely_raise_a_dip():
         for n, cov in ((40, 0.1), (60, 0.12)):
             found += bool(events(evaluate(Context(series=[series(_ar1(seed, n, cov, 0.7))])), "TEL-DIP"))
     assert found <= 3
+
+
+def test_the_dip_and_step_rules_segment_each_series_once(monkeypatch):
+    """One list of dips per series for every rule (TEL-DIP, TEL-STEP and their power statements): each
+    segmented the same series itself, and an import of fio-plot's collection took twice as long."""
+    from iolab.doctor.rules import telemetry
+
+    calls: list[int] = []
+    real = telemetry.detect_dips
+    monkeypatch.setattr(telemetry, "detect_dips", lambda *a, **k: calls.append(1) or real(*a, **k))
+    deep = [500.0] * 12 + [40.0] * 4 + [500.0] * 14
+    evaluate(Context(series=[series(deep), series([500.0, 510.0, 495.0] * 10, "other")]))
+    assert len(calls) == 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar, cast
 
 from iolab.analysis.device_traffic import DeviceTraffic
 from iolab.analysis.interference import Interference
@@ -35,6 +36,9 @@ LEVELS: dict[str, Severity] = {
 
 SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 ASYNC_ENGINES = frozenset({"libaio", "io_uring", "posixaio", "windowsaio", "solarisaio", "spdk"})
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -191,6 +195,15 @@ class Context:
     traffic: list[DeviceTraffic] = field(default_factory=list)
     repeats: list[RepeatSet] = field(default_factory=list)
     cov_target: float | None = None  # the plan's, when its repeats were adaptive
+    _shared: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def shared(self, key: str, compute: Callable[[], T]) -> T:
+        """A value several rules derive from this context, computed once: the dip and step rules segment each
+        series and measure its noise once between them (each did it itself, and an import of fio-plot's
+        collection took twice as long)."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return cast(T, self._shared[key])
 
     def supplied(self) -> set[str]:
         """The parts this context has, as rules name them in `needs`."""

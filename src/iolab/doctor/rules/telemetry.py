@@ -13,6 +13,7 @@ The numbers come from `iolab.analysis.dips`; what is judged is chosen here:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -97,6 +98,7 @@ def _mean_factor(length: int, rho: float) -> float:
     return math.sqrt(total) / length
 
 
+@functools.lru_cache(maxsize=65536)
 def _cut(places: int, df: int, alarm: float = ALARM) -> float:
     """How many standard deviations an event must exceed when `places` seconds of the run's series could each
     have started one by chance: Student's t quantile (the deviation is estimated from `df` + 1 seconds) at
@@ -148,9 +150,16 @@ def _beyond_noise(event: Dip, times: list[float], values: list[float], places: i
     return drop > _cut(places, len(rest) - 1) * se
 
 
-def _judged(ctx: Context) -> Iterator[tuple[PointSeries, list[float], list[float], DipReport, int]]:
+Judged = tuple[PointSeries, list[float], list[float], DipReport, int]
+
+
+def _judged(ctx: Context) -> list[Judged]:
     """Each series long enough to judge, over its active seconds, with the detector's report and the number of
-    places an event could have started by chance in the whole context."""
+    places an event could have started by chance in the whole context: segmented once for every rule here."""
+    return ctx.shared("telemetry.judged", lambda: list(_judge_each(ctx)))
+
+
+def _judge_each(ctx: Context) -> Iterator[Judged]:
     places = sum(len(s.values) for s in ctx.series if len(s.values) >= MIN_SERIES_SAMPLES)
     for series in ctx.series:
         times, values = active_seconds(series)
@@ -217,12 +226,13 @@ def power(values: list[float], events: list[Dip], times: list[float], places: in
 
 def _hidden(ctx: Context, kind: str) -> Iterator[tuple[PointSeries, Power]]:
     """Series whose noise hid a dip (or a step) of the size the rules report: `PARAMS.drop` deep for the
-    shortest dip, `PARAMS.drop` for a step in the middle."""
-    for series, times, values, report, places in _judged(ctx):
-        seen = power(values, report.dips, times, places)
-        if seen is None:
-            continue
-        if (seen.shallowest if kind == "dip" else seen.shallowest_step) > PARAMS.drop:
+    shortest dip, `PARAMS.drop` for a step in the middle. Each series' power is measured once for both."""
+    powers = ctx.shared(
+        "telemetry.power",
+        lambda: [(j[0], power(j[2], j[3].dips, j[1], j[4])) for j in _judged(ctx)],
+    )
+    for series, seen in powers:
+        if seen is not None and (seen.shallowest if kind == "dip" else seen.shallowest_step) > PARAMS.drop:
             yield series, seen
 
 
