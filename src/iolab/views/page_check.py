@@ -13,12 +13,12 @@ consistency.py renders generated runs in every format and asserts none).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from iolab.analysis.stability import Stability, interval_problem
 from iolab.models import Finding, units
-from iolab.views.headline import ANSWERS, Headline, interval_words
+from iolab.views.headline import ANSWERS, Headline, TableRow, interval_words
 
 
 class Column(Protocol):
@@ -30,17 +30,11 @@ class Column(Protocol):
     def header(self) -> str: ...
 
 
-class Row(Protocol):
-    """What the check reads of a table's row (`views.tables.Row`)."""
+class Row(TableRow, Protocol):
+    """What the check reads of a table's row (`views.tables.Row`): what a headline reads, and its cells."""
 
     @property
     def cells(self) -> tuple[str, ...]: ...
-    @property
-    def numbers(self) -> Mapping[str, Stability | None]: ...
-    @property
-    def ddir(self) -> str | None: ...
-    @property
-    def point_ids(self) -> tuple[int, ...]: ...
 
 
 class NotebookTable(Protocol):
