@@ -6,7 +6,7 @@ A mutant is the code with one small change of the kind a slip makes: a compariso
 and `or` exchanged, a `not` dropped. Each is written into a copy of the package (the worktree is never
 touched) and the unit tests of its module run against it (`-x`, first failure ends the run): a failing
 test kills the mutant; a mutant every test passes survives, and is either a gap in the tests or a change
-that means the same (an equivalent mutant), which the README explains.
+that means the same (an equivalent mutant), which docs/benchmarks.md explains.
 
 Mutants are drawn at random with a fixed seed, `--per-module` from each module (all of them with
 `--per-module 0`), so the same code gives the same mutants. The score is killed / (killed + survived);

@@ -1,11 +1,13 @@
-"""README's benchmark figures, written from bench/results/*.json, never by hand.
+"""The benchmark figures of README.md and docs/*.md, written from bench/results/*.json, never by hand.
 
-A figure in README.md sits between two markers, `<!--fig:KEY-->` and `<!--/fig-->` (invisible when
-rendered, also inside a table cell); KEY names a function in FIGURES that reads the results and returns
-the text. Run this after a bench has written its results, and the README says what the results hold:
+A figure sits between two markers, `<!--fig:KEY-->` and `<!--/fig-->` (invisible when rendered, also
+inside a table cell), on whichever page it belongs to (README.md or any page under docs/); KEY names a
+function in FIGURES that reads the results and returns the text. Each figure is on exactly one page, so
+a figure moved from one page to another is still checked, and none is shown twice. Run this after a
+bench has written its results, and the pages say what the results hold:
 
-    .venv/bin/python bench/readme_figures.py          # rewrite the marked figures in README.md
-    .venv/bin/python bench/readme_figures.py --check  # exit 1, naming them, when any differs
+    .venv/bin/python bench/readme_figures.py          # rewrite the marked figures on every page
+    .venv/bin/python bench/readme_figures.py --check  # exit 1, naming page and figure, when any differs
 
 tests/bench/test_readme_figures.py runs the check in `make check`. Prose around a figure (what an
 earlier run gave, what a figure means) stays hand-written; a number the results hold does not.
@@ -22,7 +24,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-README = ROOT / "README.md"
 MARKED = re.compile(r"<!--fig:(?P<key>[\w.]+)-->(?P<text>.*?)<!--/fig-->", re.DOTALL)
 
 Results = Callable[[str], dict]
@@ -132,20 +133,25 @@ def stopping_coverage(results: Results) -> str:
 
 def stopping_envelope(results: Results) -> str:
     """The held-out half of fio-plot's traces by group: coverage of the whole run's mean, stops, median stop,
-    time saved beside the rule before issue 40's (`bench/stopping_envelope.py`)."""
+    time saved beside the rule before issue 40's (`bench/stopping_envelope.py`), as a table."""
     figures = results("stopping_envelope")
     real, least = figures["real"], figures["rule"]["min_stops"]
-    parts = []
-    for name, g in real["held-out"].items():
+    lines = [
+        f"Measured {figures['when'][:10]}.",
+        "",
+        "| group | points | stops | whole run's mean inside | median stop | fio time saved | before: saved "
+        "| before: inside |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for name, g in sorted(real["held-out"].items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1]))):
         holds = "–" if g["holds_whole_mean"] is None else f"**{g['holds_whole_mean']:.1%}**"
-        few = f" (fewer than {least} stops)" if g["stops"] < least else ""
+        few = f" (fewer than {least})" if g["stops"] < least else ""
         stop = "–" if g["median_stop_s"] is None else f"{g['median_stop_s']:g} s"
-        parts.append(
-            f"{name}: {holds} of {g['stops']} stops{few} (of {g['points']} points), median stop {stop}, "
-            f"{g['time_saved']:.1%} of fio time saved (before: {g['today']['time_saved']:.1%}, "
-            f"holding {g['today']['holds_whole_mean']:.1%})"
+        lines.append(
+            f"| {name} | {g['points']} | {g['stops']}{few} | {holds} | {stop} | {g['time_saved']:.1%} "
+            f"| {g['today']['time_saved']:.1%} | {g['today']['holds_whole_mean']:.1%} |"
         )
-    return "; ".join(parts)
+    return "\n" + "\n".join(lines) + "\n"
 
 
 def telemetry_overhead(results: Results) -> str:
@@ -235,7 +241,8 @@ def calibration_arrays(results: Results) -> str:
         return "; ".join(f"{k}: {_pct(v)}" for k, v in figures[key].items())
 
     lines = [
-        f"Simulated arrays (`bench/simulated_arrays.py`; parameters chosen on the even positions of seeds "
+        f"Simulated arrays (`bench/simulated_arrays.py`, {arrays['when'][:10]}; parameters chosen on the even "
+        f"positions of seeds "
         f"{arrays['seeds']}: {chosen}; the outlier test's from `bench/outlier_envelope.py`; figures on "
         f"{held['cases']:,} fresh seeds, {arrays['held_out_seeds']}, "
         "drawn once the method was fixed, each a clean array and its twins with one planted fault):",
@@ -285,7 +292,7 @@ def calibration_envelope(results: Results) -> str:
     return (
         f"Outlier drives over the space an array can present (`bench/outlier_envelope.py`: 3-32 drives, "
         f"lognormal peers sigma 1-30%, AR(1) seconds with t3 noise; {held['arrays']:,} held-out arrays and their "
-        f"twins; [docs/arrays.md](docs/arrays.md)), a drive at or below 60% of its peers named, 8-32 drives: "
+        f"twins; [arrays.md](arrays.md)), a drive at or below 60% of its peers named, 8-32 drives: "
         f"{recall('8-32')}; 3-7 drives: {recall('3-7')}. Clean arrays with a drive named: at most "
         f"{alarms[worst]['method']:.1%} in any bin ({worst})."
     )
@@ -317,7 +324,7 @@ def calibration_histories(results: Results) -> str:
     chosen = histories["chosen"]
     return (
         f"Simulated monitoring histories (`bench/simulated_histories.py`, {h['histories']:,} held-out histories, "
-        f"{h['runs']:,} runs; [docs/history.md](docs/history.md)): **{f['all']['per_1000_runs']:.2g}** false change "
+        f"{h['runs']:,} runs; [history.md](history.md)): **{f['all']['per_1000_runs']:.2g}** false change "
         f"points per 1,000 runs in {f['all']['runs']:,} runs of histories spanning three days (by COV: {rates('cov')}; noise: {rates('noise')}; phi: {rates('phi')}; daily cycle: "
         f"{rates('daily_cycle')}; runs: {rates('runs')}; of them {f['all']['of_them_4_to_10_runs_from_a_true_step']} lie 4-10 runs from a true "
         f"step and {f['all']['of_them_at_a_burst_of_outlier_runs']} at a burst of outlier runs). Steps with 20 runs or more a side found within 3 runs, "
@@ -469,6 +476,65 @@ def safety_mutation(results: Results) -> str:
     )
 
 
+def _replay_table(by_class: dict[str, dict]) -> str:
+    """One row a device class and workload, held-out points only."""
+    lines = [
+        "| device class | workload | points | stopped known | interval holds the run to 60 s | within ±2% "
+        "| median stop | fio time saved | not steady |",
+        "|---|---|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for key, s in by_class.items():
+        device, workload = key.split(" | ")
+        lines.append(
+            f"| {device} | {workload} | {s['points']} | {s['stopped_known']} "
+            f"| {_pct_or_dash(s['interval_holds_run_to_max_mean'])} | {_pct_or_dash(s['within_target_of_run_to_max_mean'])} "
+            f"| {_secs(s['median_stop_s'])} | {_pct_or_dash(s['fio_time_saved'])} | {s['not_steady']} |"
+        )
+    return "\n".join(lines)
+
+
+def _pct_or_dash(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1%}"
+
+
+def _secs(x: float | None) -> str:
+    return "–" if x is None else f"{x:g} s"
+
+
+def stopping_replay(results: Results) -> str:
+    """The replay's held-out figures and its table by device class and workload (`bench/stopping_replay.py`)."""
+    figures = results("stopping_replay")
+    held, chosen = figures["held_out"], figures["choose"]
+    rule = figures["rule"]
+    by_io = figures["held_out_by_io"]
+    return "\n".join(
+        [
+            "",
+            f"Replayed on {figures['replayed']:,} points of fio-plot's collection with per-job logs "
+            f"(`bench/stopping_replay.py`, rule ±{rule['target_ci']:.0%}, {rule['min_s']:g}–{rule['max_s']:g} s, "
+            f"the drift over the rest of a {rule['max_s']:g} s run bounded, wander {rule['wander_read']:.1%} reading "
+            f"and {rule['wander_write']:.1%} writing; {figures['counts']['without_logs']:,} outputs have no logs; "
+            f"judged here against the first {rule['max_s']:g} s, each run's whole length in "
+            f"`bench/stopping_envelope.py`). "
+            f"Held-out half: {held['stopped_known']} of {held['points']} points stopped as known; their 95% "
+            f"interval holds the mean of the point run to {rule['max_s']:g} s (warm-up set aside alike) in "
+            f"**{_pct_or_dash(held['interval_holds_run_to_max_mean'])}** (reads {_pct_or_dash(by_io['reads']['interval_holds_run_to_max_mean'])}, "
+            f"writes {_pct_or_dash(by_io['writes']['interval_holds_run_to_max_mean'])}), the whole run's mean with its "
+            f"warm-up in {_pct_or_dash(held['interval_holds_whole_mean'])}, the second half's in "
+            f"{_pct_or_dash(held['interval_holds_second_half_mean'])} (5-minute runs move after the 60 s a stop can see); "
+            f"{_pct_or_dash(held['within_target_of_run_to_max_mean'])} within ±2%, median stop "
+            f"{_secs(held['median_stop_s'])} (reads {_secs(by_io['reads']['median_stop_s'])}, writes "
+            f"{_secs(by_io['writes']['median_stop_s'])}), {_pct_or_dash(held['fio_time_saved'])} of fio time saved "
+            f"(reads {_pct_or_dash(by_io['reads']['fio_time_saved'])}, writes {_pct_or_dash(by_io['writes']['fio_time_saved'])}), "
+            f"{held['not_steady']} points not steady. (The other half, by the same hash: "
+            f"{_pct_or_dash(chosen['interval_holds_run_to_max_mean'])} of {chosen['stopped_known']}.)",
+            "",
+            _replay_table(figures["held_out_by_class"]),
+            "",
+        ]
+    )
+
+
 FIGURES: dict[str, Callable[[Results], str]] = {
     "overhead.null": lambda results: overhead_target(results, "null"),
     "overhead.loop": lambda results: overhead_target(results, "loop"),
@@ -482,6 +548,7 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "stopping_sweeps.answers": stopping_sweeps_answers,
     "stopping_coverage": stopping_coverage,
     "stopping_envelope": stopping_envelope,
+    "stopping_replay": stopping_replay,
     "telemetry_overhead": telemetry_overhead,
     "history_speed": history_speed,
     "history_cli_speed": history_cli_speed,
@@ -518,7 +585,7 @@ def reader(results_dir: Path) -> Results:
 
 
 def filled(readme: str, results_dir: Path = RESULTS) -> tuple[str, list[str]]:
-    """README with every marked figure written from the results, and the keys whose text changed.
+    """A page's text with every marked figure written from the results, and the keys whose text changed.
     A marker naming no figure is a KeyError: a typo must not leave a figure unchecked."""
     results = reader(results_dir)
     changed: list[str] = []
@@ -533,22 +600,55 @@ def filled(readme: str, results_dir: Path = RESULTS) -> tuple[str, list[str]]:
     return MARKED.sub(fill, readme), changed
 
 
+def pages(root: Path = ROOT) -> list[Path]:
+    """Every page a figure may sit on: README.md and the pages under docs/."""
+    return [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+
+
+def placed(texts: dict[str, str]) -> dict[str, list[str]]:
+    """KEY -> the pages (by name) whose text marks it."""
+    where: dict[str, list[str]] = {}
+    for name, text in texts.items():
+        for match in MARKED.finditer(text):
+            where.setdefault(match["key"], []).append(name)
+    return where
+
+
+def problems(texts: dict[str, str]) -> list[str]:
+    """A figure no page marks, or one marked twice (on one page or two): either is a page out of step."""
+    where = placed(texts)
+    unused = sorted(set(FIGURES) - set(where))
+    twice = sorted(f"{key} ({', '.join(names)})" for key, names in where.items() if len(names) > 1)
+    return ([f"figures with no marker on any page: {', '.join(unused)}"] if unused else []) + (
+        [f"figures marked more than once: {'; '.join(twice)}"] if twice else []
+    )
+
+
+def refill(texts: dict[str, str], write: bool) -> list[str]:
+    """ "PAGE: KEY" for every figure whose text differs from the results; with `write`, those pages rewritten."""
+    changed: list[str] = []
+    for name, text in texts.items():
+        new, keys = filled(text)
+        changed += [f"{name}: {key}" for key in keys]
+        if keys and write:
+            (ROOT / name).write_text(new, encoding="utf-8")
+    return changed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only say which figures differ (exit 1 if any)")
     args = parser.parse_args()
-    text = README.read_text(encoding="utf-8")
-    new, changed = filled(text)
-    unused = sorted(set(FIGURES) - {m["key"] for m in MARKED.finditer(text)})
-    if unused:
-        print(f"figures with no marker in README.md: {', '.join(unused)}")
-    if args.check:
-        if changed:
-            print(f"README.md disagrees with bench/results in: {', '.join(changed)} (run bench/readme_figures.py)")
-        return 1 if changed or unused else 0
-    README.write_text(new, encoding="utf-8")
-    print(f"README.md: {len(changed)} figures rewritten" + (f" ({', '.join(changed)})" if changed else ""))
-    return 1 if unused else 0
+    texts = {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8") for path in pages()}
+    trouble = problems(texts)
+    changed = refill(texts, write=not args.check)
+    for line in trouble:
+        print(line)
+    if args.check and changed:
+        print(f"pages disagree with bench/results in: {', '.join(changed)} (run bench/readme_figures.py)")
+    elif not args.check:
+        print(f"{len(changed)} figures rewritten" + (f" ({', '.join(changed)})" if changed else ""))
+    return 1 if trouble or (args.check and changed) else 0
 
 
 if __name__ == "__main__":

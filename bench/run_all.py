@@ -3,7 +3,7 @@
 Each script prints its figures and writes bench/results/NAME.json; `--smoke` runs each at its tiny
 size instead (figures to $IOLAB_BENCH_RESULTS, never bench/results), as tests/bench/test_smoke.py does.
 The scripts are found, not listed: every module here with a `__main__` guard but this one and the
-README's figure writer (run it afterwards: `bench/readme_figures.py`).
+pages' figure writer (run it afterwards: `bench/readme_figures.py`, for README.md and docs/).
 """
 
 from __future__ import annotations

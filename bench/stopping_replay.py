@@ -15,11 +15,10 @@ included, and its second half's: a 5-minute run moves after the 60 s the rule ca
 
 The points are split in two by a hash of their path (issue 35's split; since issue 40 the rule's
 parameters are chosen in `stopping_envelope.py`, on a split by drive, against each run's whole length). Writes
-bench/results/stopping_replay.json and, with --readme, the table between the stopping-replay markers
-of README.md.
+bench/results/stopping_replay.json; `bench/readme_figures.py` writes its figures and table into
+docs/stopping.md.
 
-    .venv/bin/python bench/stopping_replay.py PATH/TO/benchmark_data [--limit 40] [--readme]
-    .venv/bin/python bench/stopping_replay.py --readme     # README.md from bench/results alone
+    .venv/bin/python bench/stopping_replay.py PATH/TO/benchmark_data [--limit 40]
 """
 
 from __future__ import annotations
@@ -37,8 +36,6 @@ from pathlib import Path
 from results_file import add_smoke_flag, write_result
 
 RESULT = Path(__file__).parent / "results" / "stopping_replay.json"
-README = Path(__file__).parents[1] / "README.md"
-MARKERS = ("<!-- stopping-replay:start -->", "<!-- stopping-replay:end -->")
 MIN_SECONDS = 10  # shorter series are not replayed: the rule's minimum and a first batch need more
 
 
@@ -235,87 +232,15 @@ def _share(rows: list[Replay], holds) -> float | None:
     return sum(1 for r in rows if holds(r)) / len(rows) if rows else None
 
 
-def table(by_class: dict[str, dict]) -> str:
-    """The README's table: one row a device class and workload, held-out points only."""
-    lines = [
-        "| device class | workload | points | stopped known | interval holds the run to 60 s | within ±2% "
-        "| median stop | fio time saved | not steady |",
-        "|---|---|--:|--:|--:|--:|--:|--:|--:|",
-    ]
-    for key, s in by_class.items():
-        device, workload = key.split(" | ")
-        lines.append(
-            f"| {device} | {workload} | {s['points']} | {s['stopped_known']} "
-            f"| {_pct(s['interval_holds_run_to_max_mean'])} | {_pct(s['within_target_of_run_to_max_mean'])} "
-            f"| {_secs(s['median_stop_s'])} | {_pct(s['fio_time_saved'])} | {s['not_steady']} |"
-        )
-    return "\n".join(lines)
-
-
-def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{x:.1%}"
-
-
-def _secs(x: float | None) -> str:
-    return "–" if x is None else f"{x:g} s"
-
-
-def readme_text(figures: dict) -> str:
-    """The README section between the markers, written from the figures."""
-    held, chosen = figures["held_out"], figures["choose"]
-    rule = figures["rule"]
-    by_io = figures["held_out_by_io"]
-    return "\n".join(
-        [
-            MARKERS[0],
-            f"Replayed on {figures['replayed']:,} points of fio-plot's collection with per-job logs "
-            f"(`bench/stopping_replay.py`, rule ±{rule['target_ci']:.0%}, {rule['min_s']:g}–{rule['max_s']:g} s, "
-            f"the drift over the rest of a {rule['max_s']:g} s run bounded, wander {rule['wander_read']:.1%} reading "
-            f"and {rule['wander_write']:.1%} writing; {figures['counts']['without_logs']:,} outputs have no logs; "
-            f"judged here against the first {rule['max_s']:g} s, each run's whole length in "
-            f"`bench/stopping_envelope.py`). "
-            f"Held-out half: {held['stopped_known']} of {held['points']} points stopped as known; their 95% "
-            f"interval holds the mean of the point run to {rule['max_s']:g} s (warm-up set aside alike) in "
-            f"**{_pct(held['interval_holds_run_to_max_mean'])}** (reads {_pct(by_io['reads']['interval_holds_run_to_max_mean'])}, "
-            f"writes {_pct(by_io['writes']['interval_holds_run_to_max_mean'])}), the whole run's mean with its "
-            f"warm-up in {_pct(held['interval_holds_whole_mean'])}, the second half's in "
-            f"{_pct(held['interval_holds_second_half_mean'])} (5-minute runs move after the 60 s a stop can see); "
-            f"{_pct(held['within_target_of_run_to_max_mean'])} within ±2%, median stop "
-            f"{_secs(held['median_stop_s'])} (reads {_secs(by_io['reads']['median_stop_s'])}, writes "
-            f"{_secs(by_io['writes']['median_stop_s'])}), {_pct(held['fio_time_saved'])} of fio time saved "
-            f"(reads {_pct(by_io['reads']['fio_time_saved'])}, writes {_pct(by_io['writes']['fio_time_saved'])}), "
-            f"{held['not_steady']} points not steady. (The other half, by the same hash: "
-            f"{_pct(chosen['interval_holds_run_to_max_mean'])} of {chosen['stopped_known']}.)",
-            "",
-            table(figures["held_out_by_class"]),
-            MARKERS[1],
-        ]
-    )
-
-
-def write_readme(figures: dict) -> None:
-    text = README.read_text()
-    start, end = text.find(MARKERS[0]), text.find(MARKERS[1])
-    if start < 0 or end < 0:
-        sys.exit(f"README.md has no {MARKERS[0]} … {MARKERS[1]} section")
-    README.write_text(text[:start] + readme_text(figures) + text[end + len(MARKERS[1]) :])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("collection", type=Path, nargs="?", help="fio-plot's benchmark_data folder")
     parser.add_argument("--limit", type=int, help="replay at most this many points")
     add_smoke_flag(parser)
-    parser.add_argument(
-        "--readme", action="store_true", help="write the held-out table into README.md (from the last full run)"
-    )
     args = parser.parse_args()
     if args.smoke:  # the suite's own real fio outputs with logs stand in for the collection
         args.collection = args.collection or Path(__file__).resolve().parent.parent / "tests" / "data" / "fio"
         args.limit = args.limit or 20
-    if args.collection is None and args.readme:
-        write_readme(json.loads(RESULT.read_text()))
-        return
     if args.collection is None or not args.collection.is_dir():
         sys.exit(f"{args.collection} is not a folder: give fio-plot's benchmark_data")
     from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_MIN_S, DEFAULT_TARGET
@@ -340,11 +265,9 @@ def main() -> None:
         },
         "seconds": round(time.monotonic() - started, 1),
     }
-    print(readme_text(figures))
+    print(json.dumps({"replayed": len(rows), "held_out": figures["held_out"], "choose": figures["choose"]}, indent=1))
     if args.limit is None or args.smoke:
         write_result(RESULT, "stopping_replay", figures, smoke=args.smoke)
-        if args.readme and not args.smoke:
-            write_readme(figures)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""README's benchmark figures are what bench/results hold: written by bench/readme_figures.py, checked here.
+"""The benchmark figures of README.md and docs/*.md are what bench/results hold: written by
+bench/readme_figures.py, checked here.
 
 The README once said the stopping sweeps' peaks were "within 3%" of each other while the results held a
 ratio of 1.032, and "never slower in 7 pairs" where one pair was slower before rounding: figures typed by
@@ -32,16 +33,31 @@ def _load():
 figures = _load()
 
 
-def test_readme_figures_agree_with_bench_results():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    _, changed = figures.filled(readme)
-    assert not changed, f"README.md disagrees with bench/results in {changed}: run bench/readme_figures.py"
+def _texts() -> dict[str, str]:
+    return {str(path.relative_to(ROOT)): path.read_text(encoding="utf-8") for path in figures.pages()}
 
 
-def test_every_figure_is_in_the_readme():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    marked = {m["key"] for m in figures.MARKED.finditer(readme)}
-    assert set(figures.FIGURES) <= marked, sorted(set(figures.FIGURES) - marked)
+@pytest.mark.parametrize("page", sorted(_texts()))
+def test_every_page_agrees_with_bench_results(page):
+    _, changed = figures.filled(_texts()[page])
+    assert not changed, f"{page} disagrees with bench/results in {changed}: run bench/readme_figures.py"
+
+
+def test_every_figure_is_on_exactly_one_page():
+    """A figure moved to a docs page is still checked; one on two pages would be text in two places."""
+    assert figures.problems(_texts()) == []
+
+
+def test_the_pages_are_readme_and_every_docs_page():
+    names = set(_texts())
+    assert "README.md" in names and {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")} <= names
+
+
+def test_a_figure_missing_or_marked_twice_is_named():
+    texts = {"README.md": "<!--fig:startup-->1<!--/fig-->", "docs/a.md": "<!--fig:startup-->1<!--/fig-->"}
+    found = figures.problems(texts)
+    assert any("startup (README.md, docs/a.md)" in line for line in found)
+    assert any("no marker on any page" in line and "history_scale" in line for line in found)
 
 
 def test_a_marker_naming_no_figure_is_an_error():

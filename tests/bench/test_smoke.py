@@ -25,7 +25,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 HELPERS = {
     "run_all.py",
     "readme_figures.py",
-}  # `make bench` at full size; README from the results
+}  # `make bench` at full size; README.md and docs/ from the results
 
 
 def strace_skip_reason() -> str | None:
