@@ -58,23 +58,30 @@ class Cluster:
         """Bring every host up before anything runs; refuse unreachable hosts and mixed fio versions."""
         states = bring_up(specs, fio)
         cluster = cls([s for s in states if s.reachable], fio, on_failure, [s for s in states if not s.reachable])
-        problems = [f"{s.name}: {s.problem}" for s in cluster.skipped]
-        if problems and not skip_unreachable or not cluster.states:
+        problem = cluster._unreachable(skip_unreachable) or cluster._mixed_versions(controller_version)
+        if problem:
             cluster.shutdown()
-            raise UserError(
-                "unreachable hosts, nothing was run: "
-                + "; ".join(problems)
-                + ("" if not cluster.states else ". Fix them, or pass --skip-unreachable to run without them")
-            )
-        versions = {s.name: s.fio_version for s in cluster.states if s.fio_version != controller_version}
-        if versions:
-            cluster.shutdown()
-            raise UserError(
-                f"fio versions differ (this host: {controller_version}; "
-                + ", ".join(f"{name}: {v}" for name, v in versions.items())
-                + "); fio's client/server mode misbehaves silently across versions: install one fio version everywhere"
-            )
+            raise UserError(problem)
         return cluster
+
+    def _unreachable(self, skip_unreachable: bool) -> str:
+        """Why the run cannot start for want of hosts: unreachable ones not skipped, or none at all."""
+        problems = [f"{s.name}: {s.problem}" for s in self.skipped]
+        if problems and not skip_unreachable or not self.states:
+            fix = "" if not self.states else ". Fix them, or pass --skip-unreachable to run without them"
+            return "unreachable hosts, nothing was run: " + "; ".join(problems) + fix
+        return ""
+
+    def _mixed_versions(self, controller_version: str) -> str:
+        """Why the run cannot start when a host's fio differs from this host's."""
+        versions = {s.name: s.fio_version for s in self.states if s.fio_version != controller_version}
+        if not versions:
+            return ""
+        return (
+            f"fio versions differ (this host: {controller_version}; "
+            + ", ".join(f"{name}: {v}" for name, v in versions.items())
+            + "); fio's client/server mode misbehaves silently across versions: install one fio version everywhere"
+        )
 
     @property
     def active(self) -> list[HostState]:
@@ -154,18 +161,14 @@ class Cluster:
         outcomes, finished = [], []
         for state in ran:
             mine = entries.get(state.reported, [])
-            if mine:
-                result = aggregate(mine, version, [state.name])
-                runtime = max(int(e.get(d, {}).get("runtime", 0)) for e in mine for d in ("read", "write", "trim"))
-                failed = result.error != 0
-                said = _fio_said(text, state)
-                error = f"fio error {result.error}" + (f": {said}" if said else "") if failed else ""
-                outcomes.append(HostOutcome(state.name, "failed" if failed else "ok", error, result, runtime))
-                finished += [] if failed else mine
+            if not mine:
+                why = _host_error(text, state)
+                self.fail(state, why)
+                outcomes.append(HostOutcome(state.name, "failed", why))
                 continue
-            why = _host_error(text, state)
-            self.fail(state, why)
-            outcomes.append(HostOutcome(state.name, "failed", why))
+            outcome = _host_outcome(state, mine, text, version)
+            outcomes.append(outcome)
+            finished += mine if outcome.status == "ok" else []
         total = aggregate(finished, version, [o.host for o in outcomes if o.status == "ok"]) if finished else None
         return total, outcomes
 
@@ -182,14 +185,19 @@ class Cluster:
         if not scratch:
             self.shutdown()
             return self._trouble(self.states)
-        silent = [s.spec for s in self.states if not s.reachable and not listening(s, 1.0)]
-        restarted = bring_up(silent, self.fio) if silent else []
-        up = [s for s in self.states if listening(s, 1.0)] + [s for s in restarted if s.reachable]
+        up, restarted = self._answering()
         self._remove_scratch(up, scratch)
         for state in restarted:
             stop(state)
         self.shutdown()
         return self._left_behind(scratch, {s.name for s in up}) + self._trouble(self.states + restarted)
+
+    def _answering(self) -> tuple[list[HostState], list[HostState]]:
+        """(every host whose server answers now, the servers started again for failed hosts that were silent)."""
+        silent = [s.spec for s in self.states if not s.reachable and not listening(s, 1.0)]
+        restarted = bring_up(silent, self.fio) if silent else []
+        up = [s for s in self.states if listening(s, 1.0)] + [s for s in restarted if s.reachable]
+        return up, restarted
 
     def _remove_scratch(self, up: list[HostState], scratch: list[Target]) -> None:
         """One fio client run that removes each answering host's scratch files (`_cleanup_job`)."""
@@ -253,6 +261,18 @@ def is_device_path(path: str) -> bool:
     by the path, and /dev/shm (where RAM runs put their files) and its like are directories."""
     inside = posixpath.normpath(path)  # "/dev/shm/../sda" is the device, not a directory under /dev/shm
     return inside.startswith("/dev/") and not any(inside == d or inside.startswith(d + "/") for d in DEV_DIRECTORIES)
+
+
+def _host_outcome(state: HostState, mine: list[dict], text: str, version: str) -> HostOutcome:
+    """One host's own result from its job entries; a fio error fails it, with what fio said."""
+    result = aggregate(mine, version, [state.name])
+    runtime = max(int(e.get(d, {}).get("runtime", 0)) for e in mine for d in ("read", "write", "trim"))
+    if result.error == 0:
+        return HostOutcome(state.name, "ok", "", result, runtime)
+    said = _fio_said(text, state)
+    return HostOutcome(
+        state.name, "failed", f"fio error {result.error}" + (f": {said}" if said else ""), result, runtime
+    )
 
 
 def _host_error(text: str, state: HostState) -> str:

@@ -25,6 +25,8 @@ on that host.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from iolab.errors import UserError
@@ -110,33 +112,41 @@ def read_hostfile(path: str) -> list[HostSpec]:
         if not fields:
             continue
         where = f"{path} line {number}"
-        name, settings = _host_name(fields[0], where, "host name"), {}
-        for field_text in fields[1:]:
-            key, sep, value = field_text.partition("=")
-            if not sep or key not in HOSTFILE_KEYS or not value:
-                raise UserError(
-                    f"{where}: {field_text[:80]!r} is not a setting (key=value with key one of "
-                    f"{', '.join(HOSTFILE_KEYS)})"
-                )
-            if key in settings:
-                raise UserError(f"{where}: {key} is set twice")
-            settings[key] = _setting(key, value, where)
-        ssh = settings.get("ssh", name)
-        if "socket" in settings and ("port" in settings or "address" in settings):
-            raise UserError(f"{where}: socket= and port=/address= are two ways to reach a server; give one")
-        hosts.append(
-            HostSpec(
-                name=name,
-                address=settings.get("address", name),
-                port=_port(settings["port"], where) if "port" in settings else FIO_PORT,
-                ssh=None if ssh == "no" else ssh,
-                fio=settings.get("fio", "fio"),
-                target=settings.get("target"),
-                socket=settings.get("socket"),
-                tcp="port" in settings or "address" in settings,
-            )
-        )
+        hosts.append(_host_line(_host_name(fields[0], where, "host name"), _settings(fields[1:], where), where))
     return _checked(hosts, path)
+
+
+def _settings(fields: list[str], where: str) -> dict[str, str]:
+    """A host line's key=value settings, each checked for what it becomes, none given twice."""
+    settings: dict[str, str] = {}
+    for field_text in fields:
+        key, sep, value = field_text.partition("=")
+        if not sep or key not in HOSTFILE_KEYS or not value:
+            raise UserError(
+                f"{where}: {field_text[:80]!r} is not a setting (key=value with key one of {', '.join(HOSTFILE_KEYS)})"
+            )
+        if key in settings:
+            raise UserError(f"{where}: {key} is set twice")
+        settings[key] = _setting(key, value, where)
+    return settings
+
+
+def _host_line(name: str, settings: dict[str, str], where: str) -> HostSpec:
+    """One host of a host file: reached by its socket, or by TCP when a port or address is given."""
+    ssh = settings.get("ssh", name)
+    tcp = "port" in settings or "address" in settings
+    if "socket" in settings and tcp:
+        raise UserError(f"{where}: socket= and port=/address= are two ways to reach a server; give one")
+    return HostSpec(
+        name=name,
+        address=settings.get("address", name),
+        port=_port(settings["port"], where) if "port" in settings else FIO_PORT,
+        ssh=None if ssh == "no" else ssh,
+        fio=settings.get("fio", "fio"),
+        target=settings.get("target"),
+        socket=settings.get("socket"),
+        tcp=tcp,
+    )
 
 
 def _host_name(text: str, where: str, what: str) -> str:
@@ -149,18 +159,25 @@ def _setting(key: str, value: str, where: str) -> str:
     """A host-file setting checked for what it becomes: an address, an ssh destination, a program, a path."""
     if key == "address":
         return _host_name(value, where, "host address")
-    if key == "ssh" and value != "no" and not _SSH.fullmatch(value):
-        raise UserError(f"{where}: ssh={value[:80]!r} is not [user@]host or no")
-    if key == "fio" and (not _FIO.fullmatch(value) or value.startswith("-")):
-        raise UserError(f"{where}: fio={value[:80]!r} is not a program path (letters, digits, / . _ + -)")
-    if key == "target" and (not value.startswith("/") or not value.isprintable() or "\\" in value):
-        raise UserError(f"{where}: target={value[:80]!r} is not an absolute path")
-    if key == "socket" and not _SOCKET.fullmatch(value):
-        raise UserError(
-            f"{where}: socket={value[:80]!r} is not an absolute path of at most {SOCKET_PATH_MAX} bytes "
-            "(letters, digits, / . _ + -), as `iolab agent` prints it"
-        )
+    check = _SETTING_CHECKS.get(key)
+    if check is not None and not check[0](value):
+        raise UserError(f"{where}: {key}={value[:80]!r} {check[1]}")
     return value
+
+
+_SETTING_CHECKS: dict[str, tuple[Callable[[str], bool], str]] = {
+    "ssh": (lambda v: v == "no" or _SSH.fullmatch(v) is not None, "is not [user@]host or no"),
+    "fio": (
+        lambda v: _FIO.fullmatch(v) is not None and not v.startswith("-"),
+        "is not a program path (letters, digits, / . _ + -)",
+    ),
+    "target": (lambda v: v.startswith("/") and v.isprintable() and "\\" not in v, "is not an absolute path"),
+    "socket": (
+        lambda v: _SOCKET.fullmatch(v) is not None,
+        f"is not an absolute path of at most {SOCKET_PATH_MAX} bytes (letters, digits, / . _ + -), "
+        "as `iolab agent` prints it",
+    ),
+}
 
 
 def _checked(hosts: list[HostSpec], source: str) -> list[HostSpec]:
@@ -168,15 +185,18 @@ def _checked(hosts: list[HostSpec], source: str) -> list[HostSpec]:
         raise UserError(f"{source}: no hosts named")
     if len(hosts) > MAX_HOSTS:
         raise UserError(f"{source}: {len(hosts)} hosts; iolab drives at most {MAX_HOSTS} from one client")
-    seen: set[str] = set()
-    for host in hosts:
-        if host.name in seen:
-            raise UserError(f"{source}: host {host.name} is named twice")
-        seen.add(host.name)
+    twice = [name for name, n in Counter(h.name for h in hosts).items() if n > 1]
+    if twice:
+        raise UserError(f"{source}: host {twice[0]} is named twice")
+    _check_endpoints(hosts, source)
+    return hosts
+
+
+def _check_endpoints(hosts: list[HostSpec], source: str) -> None:
+    """Refuse two hosts reaching one fio server: their results could not be told apart."""
     endpoints = [(h.address, h.port) for h in hosts if h.transport == "tcp"]
     if len(set(endpoints)) < len(endpoints):
         raise UserError(f"{source}: two hosts share one fio server address and port; give each its own")
     sockets = [(h.ssh, h.socket) for h in hosts if h.transport == "socket"]
     if len(set(sockets)) < len(sockets):
         raise UserError(f"{source}: two hosts share one fio server socket on one host; give each its own")
-    return hosts

@@ -21,6 +21,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -180,13 +181,18 @@ def probe_servers(hosts: list[HostState], fio: str) -> list[dict[str, str] | str
     address, whose replies cannot be told apart) is then asked on its own,
     so its problem is said in its own words.
     """
-    shared = {h.reported for h in hosts if sum(other.reported == h.reported for other in hosts) > 1}
-    batch = [h for h in hosts if h.reported not in shared]
+    reported = Counter(h.reported for h in hosts)
+    batch = [h for h in hosts if reported[h.reported] == 1]
     answers = _ask(batch, fio) if len(batch) > 1 else {}
     rest = [h for h in hosts if not isinstance(answers.get(h.reported), dict)]
-    with ThreadPoolExecutor(max_workers=min(32, len(rest) or 1)) as pool:
-        alone = dict(zip([h.name for h in rest], pool.map(lambda h: probe_server(h, fio), rest), strict=True))
+    alone = _each_alone(rest, fio)
     return [alone[h.name] if h.name in alone else answers[h.reported] for h in hosts]
+
+
+def _each_alone(hosts: list[HostState], fio: str) -> dict[str, dict[str, str] | str]:
+    """Each host asked on its own, side by side (at most 32 at once), by host name."""
+    with ThreadPoolExecutor(max_workers=min(32, len(hosts) or 1)) as pool:
+        return dict(zip([h.name for h in hosts], pool.map(lambda h: probe_server(h, fio), hosts), strict=True))
 
 
 def probe_server(host: HostState, fio: str) -> dict[str, str] | str:
@@ -229,23 +235,11 @@ def _ask(hosts: list[HostState], fio: str) -> dict[str, dict[str, str] | str]:
 
         timer = threading.Timer(PROBE_TIMEOUT_S, expire)
         timer.start()
-        answers: dict[str, dict[str, str] | str] = {}
-        gone: set[str] = set()  # servers fio's client could not connect to
-        sender, said = hosts[0].reported if len(hosts) == 1 else "", "no answer"
+        replies = _Replies(hosts)
         assert proc.stdout is not None
         try:
             for line in proc.stdout:
-                found, reply, lost = PROBE_FROM.search(line), PROBE_REPLY.search(line), PROBE_GONE.search(line)
-                if found is not None and len(hosts) > 1:
-                    sender = found.group(1)
-                elif reply is not None and sender:
-                    answers[sender] = {k: reply.group(k) for k in ("hostname", "os", "arch", "fio")}
-                    sender = sender if len(hosts) == 1 else ""
-                elif lost is not None:
-                    gone.add(lost.group(1))
-                elif line.startswith("fio:") and "debug option" not in line:
-                    said = line.strip()
-                if {h.reported for h in hosts} <= gone | answers.keys():
+                if replies.read(line):
                     break
         finally:
             timer.cancel()
@@ -253,14 +247,51 @@ def _ask(hosts: list[HostState], fio: str) -> dict[str, dict[str, str] | str]:
                 proc.kill()
             proc.wait()
             proc.stdout.close()
-    for host in hosts:
-        if host.reported not in answers:
-            answers[host.reported] = (
-                f"its fio server did not answer within {PROBE_TIMEOUT_S:.0f} s"
-                if expired.is_set()
-                else f"no fio server answered at {host.where} ({said})"
-            )
-    return answers
+    return replies.answers(expired.is_set())
+
+
+class _Replies:
+    """fio's `--debug=net` client output read line by line into each server's probe reply.
+
+    With several servers a reply follows the line naming the address it came from; with one the
+    sender is known. A server fio could not connect to is `gone`; a `fio:` line is kept to say why."""
+
+    def __init__(self, hosts: list[HostState]) -> None:
+        self.hosts = hosts
+        self.found: dict[str, dict[str, str] | str] = {}
+        self.gone: set[str] = set()
+        self.sender = hosts[0].reported if len(hosts) == 1 else ""
+        self.said = "no answer"
+
+    def read(self, line: str) -> bool:
+        """Take one line; True once every server has answered or is gone."""
+        found, reply, lost = PROBE_FROM.search(line), PROBE_REPLY.search(line), PROBE_GONE.search(line)
+        if found is not None and len(self.hosts) > 1:
+            self.sender = found.group(1)
+        elif reply is not None and self.sender:
+            self._reply(reply)
+        elif lost is not None:
+            self.gone.add(lost.group(1))
+        elif line.startswith("fio:") and "debug option" not in line:
+            self.said = line.strip()
+        return {h.reported for h in self.hosts} <= self.gone | self.found.keys()
+
+    def _reply(self, reply: re.Match[str]) -> None:
+        """The sender's probe reply; with several servers the next reply names its sender again."""
+        self.found[self.sender] = {k: reply.group(k) for k in ("hostname", "os", "arch", "fio")}
+        self.sender = self.sender if len(self.hosts) == 1 else ""
+
+    def answers(self, expired: bool) -> dict[str, dict[str, str] | str]:
+        """Every host's reply, or the problem in words for a host without one."""
+        answers = dict(self.found)
+        for host in self.hosts:
+            if host.reported not in answers:
+                answers[host.reported] = (
+                    f"its fio server did not answer within {PROBE_TIMEOUT_S:.0f} s"
+                    if expired
+                    else f"no fio server answered at {host.where} ({self.said})"
+                )
+        return answers
 
 
 def bring_up(hosts: list[HostSpec], fio: str) -> list[HostState]:

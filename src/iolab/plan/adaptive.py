@@ -43,8 +43,19 @@ CLIMB_STEP = 4
 
 
 def next_configs(measured: Mapping[Config, float], search: QdSearch) -> list[Config] | None:
-    """The (iodepth, numjobs) configurations to run next, given throughput so far; None when done."""
+    """The (iodepth, numjobs) configurations to run next, given throughput so far; None when done.
+
+    Three stages in turn: climb the depth grid at one job until it plateaus, bisect the knee, then
+    (with max_jobs > 1) add jobs at a depth past the knee and try one deeper point if jobs paid."""
     single = {qd: v for (qd, jobs), v in measured.items() if jobs == 1}
+    step = _depth_step(single, search)
+    if step is not None or search.max_jobs <= 1:
+        return step
+    return _jobs_step(measured, single, search)
+
+
+def _depth_step(single: Mapping[int, float], search: QdSearch) -> list[Config] | None:
+    """The next one-job depth: the climb's next step, else the geometric middle of the knee's bracket."""
     climb = _climb_grid(search.start, search.max_qd)
     done = [qd for qd in climb if qd in single]
     if len(done) < len(climb) and not _plateaued(done, single, _step_gain(search.plateau_gain)):
@@ -53,8 +64,12 @@ def next_configs(measured: Mapping[Config, float], search: QdSearch) -> list[Con
     if low is not None and high - low > 1 and high > low * (1 + search.resolution):
         middle = min(max(round(math.sqrt(low * high)), low + 1), high - 1)
         return [(middle, 1)]
-    if search.max_jobs <= 1:
-        return None
+    return None
+
+
+def _jobs_step(measured: Mapping[Config, float], single: Mapping[int, float], search: QdSearch) -> list[Config] | None:
+    """The next job count at the jobs' depth, then one deeper point for the best count if more jobs paid."""
+    _, high = qd_bracket(single, search.fraction)
     depth = jobs_depth(high, search.max_qd)
     by_jobs = {1: plateau(single.values()), **{j: v for (qd, j), v in measured.items() if qd == depth and j > 1}}
     counts = _doubling(1, search.max_jobs)

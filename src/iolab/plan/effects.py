@@ -93,19 +93,23 @@ def job_effects(sections: list[JobSection]) -> tuple[list[str], list[str]]:
     commands: list[str] = []
     for section in sections:
         options = {canonical(k): v for k, v in section.options.items()}
-        job = JobOptions(options)
-        paths = [p for name in TARGET_OPTIONS for p in split_paths(job.given(name) or "") if p]
-        reasons = job.write_reasons
-        if reasons:
-            writes.append(
-                f"[{section.name}] writes {', '.join(paths) or 'its own files in the current directory'} "
-                f"({', '.join(reasons)})"
-            )
-        for name, why in PATH_OPTIONS.items():
-            if (value := job.given(name) or "").strip():
-                writes.append(f"[{section.name}] {name}={value}: {why}")
+        writes += _section_writes(section.name, JobOptions(options))
         commands += [f"[{section.name}] {command}" for command in effects(options).commands]
     return writes, commands
+
+
+def _section_writes(name: str, job: JobOptions) -> list[str]:
+    """What one job section writes: its targets when it writes data, and every path option's file."""
+    writes = []
+    reasons = job.write_reasons
+    if reasons:
+        paths = [p for option in TARGET_OPTIONS for p in split_paths(job.given(option) or "") if p]
+        where = ", ".join(paths) or "its own files in the current directory"
+        writes.append(f"[{name}] writes {where} ({', '.join(reasons)})")
+    for option, why in PATH_OPTIONS.items():
+        if (value := job.given(option) or "").strip():
+            writes.append(f"[{name}] {option}={value}: {why}")
+    return writes
 
 
 def plan_writes(plan: Plan) -> list[str]:

@@ -67,45 +67,80 @@ def expand(
     """
     host = host or {}
     axes = {**axes, **host}
+    _check_axes(axes, host, where)
+    rules = _rules(exclude, [*base, *axes], where)
+    dimensions = _dimensions(axes, zip_groups, where)
+    varying = [axis for axis, values in axes.items() if len(values) > 1 and axis != TARGET_AXIS]
+    workloads: list[Workload] = []
+    for combination in itertools.product(*dimensions):
+        setting = {k: v for group in combination for k, v in group.items()}
+        workload = _workload(name, base, setting, host, varying, target)
+        if not any(rule.matches({**workload.options, **setting}) for rule in rules):
+            workloads.append(workload)
+    _check_unique(workloads, where)
+    return workloads
+
+
+def _rules(exclude: Sequence[ExcludeRule | str], names: Sequence[str], where: str) -> list[ExcludeRule]:
+    """The sweep's exclude rules, compiled against the option and axis names they may use."""
+    return [
+        rule if isinstance(rule, ExcludeRule) else compile_exclude(rule, names, f"{where}: exclude[{i}]")
+        for i, rule in enumerate(exclude)
+    ]
+
+
+def _check_axes(axes: Mapping[str, Sequence[str]], host: Mapping[str, Sequence[str]], where: str) -> None:
+    """Refuse an empty axis or one that repeats a value, naming its table."""
     for axis, values in axes.items():
         table = "host" if axis in host else "axes"
         if len(values) == 0:
             raise UserError(f"{where}: {table}.{axis} is empty; give at least one value")
         if len(set(values)) != len(values):
             raise UserError(f"{where}: {table}.{axis} repeats a value: {list(values)}")
-    rules = [
-        rule if isinstance(rule, ExcludeRule) else compile_exclude(rule, [*base, *axes], f"{where}: exclude[{i}]")
-        for i, rule in enumerate(exclude)
-    ]
-    dimensions = _dimensions(axes, zip_groups, where)
-    count = math.prod(len(d) for d in dimensions)
-    if count > MAX_POINTS:
-        raise UserError(f"{where}: the axes make {count} workloads; a plan may have at most {MAX_POINTS}: split it")
-    varying = [axis for axis, values in axes.items() if len(values) > 1 and axis != TARGET_AXIS]
-    workloads: list[Workload] = []
-    for combination in itertools.product(*dimensions):
-        setting: dict[str, str] = {}
-        for group in combination:
-            setting.update(group)
-        options = {**base, **{k: v for k, v in setting.items() if k != TARGET_AXIS and k not in host}}
-        if any(rule.matches({**options, **setting}) for rule in rules):
-            continue
-        workloads.append(
-            Workload(
-                name=workload_name(name, {axis: setting[axis] for axis in varying}),
-                options=options,
-                target=setting.get(TARGET_AXIS, target),
-                host_settings={k: v for k, v in setting.items() if k in host},
-            )
-        )
-    _check_unique(workloads, where)
-    return workloads
+
+
+def _workload(
+    name: str,
+    base: Mapping[str, str],
+    setting: Mapping[str, str],
+    host: Mapping[str, Sequence[str]],
+    varying: Sequence[str],
+    target: str | None,
+) -> Workload:
+    """One combination of axis values as a workload: fio options, target and host settings apart."""
+    options = {**base, **{k: v for k, v in setting.items() if k != TARGET_AXIS and k not in host}}
+    return Workload(
+        name=workload_name(name, {axis: setting[axis] for axis in varying}),
+        options=options,
+        target=setting.get(TARGET_AXIS, target),
+        host_settings={k: v for k, v in setting.items() if k in host},
+    )
 
 
 def _dimensions(
     axes: Mapping[str, Sequence[str]], zip_groups: Sequence[Sequence[str]], where: str
 ) -> list[list[dict[str, str]]]:
     """One list of partial settings per independent dimension of the product."""
+    zipped = _zipped(axes, zip_groups, where)
+    dimensions: list[list[dict[str, str]]] = []
+    for axis, values in axes.items():
+        members = zipped.get(axis)
+        if members is None:
+            dimensions.append([{axis: v} for v in values])
+        elif members[0] == axis:
+            dimensions.append(
+                [dict(zip(members, row, strict=True)) for row in zip(*(axes[a] for a in members), strict=True)]
+            )
+    count = math.prod(len(d) for d in dimensions)
+    if count > MAX_POINTS:
+        raise UserError(f"{where}: the axes make {count} workloads; a plan may have at most {MAX_POINTS}: split it")
+    return dimensions
+
+
+def _zipped(
+    axes: Mapping[str, Sequence[str]], zip_groups: Sequence[Sequence[str]], where: str
+) -> dict[str, Sequence[str]]:
+    """Each zipped axis's group, refusing unknown axes, an axis in two groups and groups of unequal lengths."""
     zipped: dict[str, Sequence[str]] = {}
     for i, group in enumerate(zip_groups):
         for axis in group:
@@ -117,16 +152,7 @@ def _dimensions(
         lengths = {axis: len(axes[axis]) for axis in group}
         if len(set(lengths.values())) > 1:
             raise UserError(f"{where}: zip[{i}] axes must have the same number of values, got {lengths}")
-    dimensions: list[list[dict[str, str]]] = []
-    for axis, values in axes.items():
-        members = zipped.get(axis)
-        if members is None:
-            dimensions.append([{axis: v} for v in values])
-        elif members[0] == axis:
-            dimensions.append(
-                [dict(zip(members, row, strict=True)) for row in zip(*(axes[a] for a in members), strict=True)]
-            )
-    return dimensions
+    return zipped
 
 
 def workload_name(prefix: str, varying: Mapping[str, str]) -> str:

@@ -70,6 +70,43 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
 
     from iolab.plan.schema import PlanSpec, error_lines
 
+    raw = _load_toml(text, source)
+    try:
+        spec = PlanSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise UserError("\n".join(f"{source}: {line}" for line in error_lines(exc))) from None
+    if not any(key in raw for key in ("workloads", "options", "axes", "job")):
+        raise UserError(f"{source}: no workloads: add [[workloads]] entries (or top-level options, axes or job)")
+    name = _checked_name(spec.name, source, "name") or Path(source).stem
+    for index, sweep in enumerate(spec.workloads):
+        _checked_name(sweep.name, source, f"workloads[{index}].name")
+    targets = _resolve_targets(spec.targets, spec.target_groups, source, "targets")
+    workloads = _all_workloads(spec, source, base_dir)
+    _check_point_count(workloads, spec.repeat.count, source)
+    return Plan(
+        name=name,
+        workloads=workloads,
+        targets=targets,
+        description=spec.description,
+        target_groups={k: list(v) for k, v in spec.target_groups.items()},
+        repeats=_repeat_policy(spec),
+        phases=_phases(spec.phases, source, _metrics(spec.metrics, source)),
+        stopping=spec.stopping.model_dump() if spec.stopping else {},
+    )
+
+
+def _all_workloads(spec: PlanSpec, source: str, base_dir: Path) -> list[Workload]:
+    """Every [[workloads]] entry expanded in order (or the top level when there is none)."""
+    sweeps: Sequence[SweepSpec] = spec.workloads or [spec]
+    workloads: list[Workload] = []
+    for index, sweep in enumerate(sweeps):
+        where = f"workloads[{index}]." if spec.workloads else ""
+        workloads.extend(_expand_sweep(spec, sweep, where, source, base_dir))
+    return workloads
+
+
+def _load_toml(text: str, source: str) -> dict[str, Any]:
+    """The plan's TOML as a dict, every way it cannot be read turned into a one-line error."""
     try:
         raw = tomllib.loads(text, parse_float=toml_float)
     except tomllib.TOMLDecodeError as exc:
@@ -85,24 +122,14 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
         raise UserError(f"{source}: {unbounded}: an integer beyond what a 64-bit integer holds")
     if isinstance(raw.get("repeat"), int) and not isinstance(raw.get("repeat"), bool):
         raw["repeat"] = {"count": raw["repeat"]}
-    try:
-        spec = PlanSpec.model_validate(raw)
-    except ValidationError as exc:
-        raise UserError("\n".join(f"{source}: {line}" for line in error_lines(exc))) from None
-    if not any(key in raw for key in ("workloads", "options", "axes", "job")):
-        raise UserError(f"{source}: no workloads: add [[workloads]] entries (or top-level options, axes or job)")
-    name = _checked_name(spec.name, source, "name") or Path(source).stem
-    for index, sweep in enumerate(spec.workloads):
-        _checked_name(sweep.name, source, f"workloads[{index}].name")
-    targets = _resolve_targets(spec.targets, spec.target_groups, source, "targets")
-    sweeps: Sequence[SweepSpec] = spec.workloads or [spec]
-    workloads: list[Workload] = []
-    for index, sweep in enumerate(sweeps):
-        where = f"workloads[{index}]." if spec.workloads else ""
-        workloads.extend(_expand_sweep(spec, sweep, where, source, base_dir))
-    if len(workloads) * spec.repeat.count > MAX_POINTS:
+    return raw
+
+
+def _check_point_count(workloads: Sequence[Workload], repeats: int, source: str) -> None:
+    """Refuse a plan over MAX_POINTS points or with two workloads of one name on one target."""
+    if len(workloads) * repeats > MAX_POINTS:
         raise UserError(
-            f"{source}: {len(workloads)} workloads x {spec.repeat.count} repeats; a plan may have at most "
+            f"{source}: {len(workloads)} workloads x {repeats} repeats; a plan may have at most "
             f"{MAX_POINTS} points: split it"
         )
     counts = Counter((w.name, w.target) for w in workloads)
@@ -111,7 +138,11 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
         raise UserError(
             f"{source}: workloads: the name {duplicates[0]!r} is used twice; give the [[workloads]] different names"
         )
-    repeats = RepeatPolicy(
+
+
+def _repeat_policy(spec: PlanSpec) -> RepeatPolicy:
+    """The plan's [repeat] table as the runner's policy (max never below count)."""
+    return RepeatPolicy(
         count=spec.repeat.count,
         adaptive=spec.repeat.adaptive,
         cov_target=spec.repeat.cov_target,
@@ -119,20 +150,53 @@ def parse_plan(text: str, source: str, base_dir: Path) -> Plan:
         interleave=spec.repeat.interleave,
         metric=spec.repeat.metric,
     )
-    return Plan(
-        name=name,
-        workloads=workloads,
-        targets=targets,
-        description=spec.description,
-        target_groups={k: list(v) for k, v in spec.target_groups.items()},
-        repeats=repeats,
-        phases=_phases(spec.phases, source, _metrics(spec.metrics, source)),
-        stopping=spec.stopping.model_dump() if spec.stopping else {},
-    )
 
 
 def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, base_dir: Path) -> list[Workload]:
     """One [[workloads]] entry (or the top level), inheriting the top level's settings."""
+    options, axes, host, zip_groups, exclude = _inherited(plan, sweep, where, source)
+    job = sweep.job or plan.job
+    target = sweep.target or plan.target
+    context = _check_sweep(options, axes, target, sweep.files or plan.files, where, source)
+    prefix = sweep.name if sweep is not plan else ""
+    if job is None:
+        return expand(prefix, options, axes, zip_groups, exclude, target=target, where=context, host=host)
+    job_path = base_dir / job
+    bases = jobfile_workloads(read_jobfile(job_path), str(job_path))
+    workloads: list[Workload] = []
+    for base in bases:
+        name = base.name if len(bases) > 1 or not prefix else prefix
+        merged = {**base.options, **options}
+        workloads.extend(
+            expand(name, merged, axes, zip_groups, exclude, target=target or base.target, where=context, host=host)
+        )
+    return workloads
+
+
+def _check_sweep(
+    options: dict[str, str],
+    axes: Mapping[str, list[str]],
+    target: str | None,
+    files: str | None,
+    where: str,
+    source: str,
+) -> str:
+    """Check one entry's target and option names; per-job files get fio's file-name format (in place).
+
+    Returns how errors name the entry."""
+    if files == "per-job":  # fio names each job's file in the directory iolab gives it
+        options.setdefault("filename_format", PER_JOB_FORMAT)
+    if target is not None:
+        _checked_target(target, source, f"{where}target")
+    names = [*options, *(axis for axis in axes if axis != TARGET_AXIS)]
+    _check_option_names(names, [*options.items(), *_axis_items(axes)], source, where)
+    return f"{source}: {where[:-1]}" if where else source
+
+
+def _inherited(
+    plan: PlanSpec, sweep: SweepSpec, where: str, source: str
+) -> tuple[dict[str, str], dict[str, list[str]], dict[str, list[str]], list[list[str]], list[str]]:
+    """The top level's options, axes, host settings, zips and exclusions, overlaid by one entry's own."""
     options = _fio_options(plan.options, source, "options")
     axes = _axes(plan.axes, plan.target_groups, source, "axes")
     host = _host(plan.host, source, "host")
@@ -143,35 +207,7 @@ def _expand_sweep(plan: PlanSpec, sweep: SweepSpec, where: str, source: str, bas
         host.update(_host(sweep.host, source, f"{where}host"))
         zip_groups += sweep.zip
         exclude += sweep.exclude
-    job = sweep.job or plan.job
-    target = sweep.target or plan.target
-    if (sweep.files or plan.files) == "per-job":  # fio names each job's file in the directory iolab gives it
-        options.setdefault("filename_format", PER_JOB_FORMAT)
-    if target is not None:
-        _checked_target(target, source, f"{where}target")
-    names = [*options, *(axis for axis in axes if axis != TARGET_AXIS)]
-    _check_option_names(names, [*options.items(), *_axis_items(axes)], source, where)
-    context = f"{source}: {where[:-1]}" if where else source
-    prefix = sweep.name if sweep is not plan else ""
-    if job is None:
-        return expand(prefix, options, axes, zip_groups, exclude, target=target, where=context, host=host)
-    job_path = base_dir / job
-    bases = jobfile_workloads(read_jobfile(job_path), str(job_path))
-    workloads: list[Workload] = []
-    for base in bases:
-        workloads.extend(
-            expand(
-                base.name if len(bases) > 1 or not prefix else prefix,
-                {**base.options, **options},
-                axes,
-                zip_groups,
-                exclude,
-                target=target or base.target,
-                where=context,
-                host=host,
-            )
-        )
-    return workloads
+    return options, axes, host, zip_groups, exclude
 
 
 def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workload]:
@@ -185,6 +221,18 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
     sections = [
         JobSection(s.name, checked_options(s.options, f"{source}: [{s.name}]", allow_target=True)) for s in sections
     ]
+    _check_sections(sections, source)
+    workloads = []
+    for section in sections:
+        options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in TARGET_OPTIONS}
+        if _own_files(section.options):
+            options.setdefault("filename_format", PER_JOB_FORMAT)  # never $jobname: see fio.run.named_by_iolab
+        workloads.append(Workload(name=section.name, options=options, target=_jobfile_target(section, source)))
+    return workloads
+
+
+def _check_sections(sections: Sequence[JobSection], source: str) -> None:
+    """Refuse jobs fio would run concurrently and options fio does not know, naming the section."""
     for section in sections[1:]:
         job = JobOptions(section.options)
         if not (job.flag("stonewall") or job.given("wait_for") is not None):
@@ -199,13 +247,6 @@ def jobfile_workloads(sections: Sequence[JobSection], source: str) -> list[Workl
             raise UserError(
                 f"{source}: [{section.name}]: {unknown[0]!r} is not a fio option (fio --cmdhelp lists them)"
             )
-    workloads = []
-    for section in sections:
-        options = {k: v for k, v in section.options.items() if k not in JOB_ORDERING and k not in TARGET_OPTIONS}
-        if _own_files(section.options):
-            options.setdefault("filename_format", PER_JOB_FORMAT)  # never $jobname: see fio.run.named_by_iolab
-        workloads.append(Workload(name=section.name, options=options, target=_jobfile_target(section, source)))
-    return workloads
 
 
 def _own_files(options: Mapping[str, str]) -> bool:
@@ -280,8 +321,7 @@ def _axes(raw: Mapping[str, Any], groups: Mapping[str, list[str]], source: str, 
         if not values:
             raise UserError(f"{source}: {field}.{key}: empty axis; give at least one value")
         if key == TARGET_AXIS:
-            paths = [_checked_target(v, source, f"{field}.{key}[{i}]") for i, v in enumerate(values)]
-            axes[key] = _resolve_targets(paths, groups, source, f"{field}.{key}")
+            axes[key] = _target_axis(values, groups, source, f"{field}.{key}")
             continue
         checked = [_checked_value(key, v, source, f"{field}.{key}[{i}]") for i, v in enumerate(values)]
         name = checked[0][0]
@@ -291,6 +331,12 @@ def _axes(raw: Mapping[str, Any], groups: Mapping[str, list[str]], source: str, 
             raise UserError(f"{source}: {field}: {key} and {name} are the same fio option; give it once")
         axes[name] = [text for _, text in checked]
     return axes
+
+
+def _target_axis(values: list[Any], groups: Mapping[str, list[str]], source: str, field: str) -> list[str]:
+    """The `target` axis: each path checked, group names expanded."""
+    paths = [_checked_target(v, source, f"{field}[{i}]") for i, v in enumerate(values)]
+    return _resolve_targets(paths, groups, source, field)
 
 
 def _host(raw: Mapping[str, Any], source: str, field: str) -> dict[str, list[str]]:

@@ -8,6 +8,7 @@ top level: import it only inside functions, never from CLI start-up code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -93,16 +94,23 @@ class PlanSpec(SweepSpec):
 
 def error_lines(exc: Any) -> list[str]:
     """pydantic's errors as "field.path[index]: problem" lines, first two only."""
-    lines = []
-    for error in exc.errors()[:2]:
-        path = ""
-        for part in error["loc"]:
-            path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-        problem = error["msg"]
-        if error["type"] == "extra_forbidden":
-            problem = "unknown key (check the spelling; see docs/plans.md)"
-        elif "input" in error and error["type"] not in ("missing",):
-            shown = repr(error["input"]) if not isinstance(error["input"], int) else str(error["input"])
-            problem += f", got {shown[:40] + '...' if len(shown) > 40 else shown}"
-        lines.append(f"{path or 'plan'}: {problem}")
-    return lines
+    return [f"{_error_path(error['loc']) or 'plan'}: {_problem(error)}" for error in exc.errors()[:2]]
+
+
+def _error_path(loc: Sequence[int | str]) -> str:
+    """pydantic's location as the plan's own spelling: workloads[0].options."""
+    path = ""
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def _problem(error: Mapping[str, Any]) -> str:
+    """pydantic's message, in words for unknown keys, with the value given (cut at 40 characters)."""
+    if error["type"] == "extra_forbidden":
+        return "unknown key (check the spelling; see docs/plans.md)"
+    problem = str(error["msg"])
+    if "input" in error and error["type"] not in ("missing",):
+        shown = repr(error["input"]) if not isinstance(error["input"], int) else str(error["input"])
+        problem += f", got {shown[:40] + '...' if len(shown) > 40 else shown}"
+    return problem

@@ -84,13 +84,12 @@ def parse_text(text: str, source: str) -> ToolOutput:
 
 
 def _invocation(chunk: str, version: str, source: str) -> list[ToolPoint]:
+    """One IOR invocation's summary rows as points, each with its repeats from the results table."""
     lines = chunk.splitlines()
     header = _fields(lines)
     command = header.get("Command line", header.get("Command line used", ""))
     tokens = command_tokens(command)
-    flags = {name: any(t in spellings for t in tokens) for name, spellings in FLAGS.items()}
-    flags["collective"] |= header.get("type", "") == "collective"
-    flags["random_offsets"] |= "random" in header.get("ordering in a file", "")
+    flags = _flags(header, tokens)
     target = header.get("test filename") or _after(tokens, "-o") or header.get("Path", "")
     started = _began(header.get("Began", ""))
     rows = _results(lines, source)
@@ -99,28 +98,44 @@ def _invocation(chunk: str, version: str, source: str) -> list[ToolPoint]:
         op, test = summary["Operation"], count(summary["Test#"], "Test#", source)
         xfer = count(summary["xsize"], "xsize", source)
         tasks = count(summary["#Tasks"], "#Tasks", source)
-        options = {
-            "tool": "ior",
-            "rw": op,
-            "api": summary["API"],
-            "bs": size_text(xfer),
-            "blocksize": size_text(count(summary["blksiz"], "blksiz", source)),
-            "segments": summary["segcnt"],
-            "numjobs": str(tasks),
-            "tasks_per_node": summary["tPN"],
-            "file_per_proc": summary["fPP"],
-        }
-        options |= {name: "1" for name, on in flags.items() if on and name != "direct"}
-        if summary.get("reord", "0") != "0":
-            options["reorder_tasks"] = summary["reord"]
-        if summary.get("reordrand", "0") != "0":
-            options["reorder_random"] = summary["reordrand"]
+        options = _summary_options(summary, flags, xfer, tasks, source)
         mine = [r for r in rows if r.test == test and r.op == op]
         if not mine:  # a summary without its table (IOR -q): the mean over its iterations is all there is
             mine = [_Row(test, op, number(summary["Mean(MiB)"], "Mean(MiB)", source), _mean_seconds(summary))]
         repeats = [_result(op, r.mib_s, r.seconds, xfer, tasks, version, source) for r in mine]
         points.append(ToolPoint(op, options, target, repeats, direct=flags["direct"], started=started))
     return points
+
+
+def _flags(header: dict[str, str], tokens: list[str]) -> dict[str, bool]:
+    """IOR's on/off settings from its command line, and collective/random from the header's words."""
+    flags = {name: any(t in spellings for t in tokens) for name, spellings in FLAGS.items()}
+    flags["collective"] |= header.get("type", "") == "collective"
+    flags["random_offsets"] |= "random" in header.get("ordering in a file", "")
+    return flags
+
+
+def _summary_options(
+    summary: dict[str, str], flags: dict[str, bool], xfer: int, tasks: int, source: str
+) -> dict[str, str]:
+    """A summary row's parameters as the point's options (flags that are on, reordering when asked)."""
+    options = {
+        "tool": "ior",
+        "rw": summary["Operation"],
+        "api": summary["API"],
+        "bs": size_text(xfer),
+        "blocksize": size_text(count(summary["blksiz"], "blksiz", source)),
+        "segments": summary["segcnt"],
+        "numjobs": str(tasks),
+        "tasks_per_node": summary["tPN"],
+        "file_per_proc": summary["fPP"],
+    }
+    options |= {name: "1" for name, on in flags.items() if on and name != "direct"}
+    if summary.get("reord", "0") != "0":
+        options["reorder_tasks"] = summary["reord"]
+    if summary.get("reordrand", "0") != "0":
+        options["reorder_random"] = summary["reordrand"]
+    return options
 
 
 def _result(op: str, mib_s: float, seconds: float, xfer: int, tasks: int, version: str, source: str) -> Result:
@@ -211,18 +226,24 @@ def parse_json(text: str, source: str) -> ToolOutput:
     for row in doc["summary"]:
         if not isinstance(row, dict) or row.get("operation") not in OPERATIONS:
             continue
-        test = tests.get(row.get("TestID"), {})
-        given = test.get("Parameters")
-        params: dict = given if isinstance(given, dict) else {}
-        op = str(row["operation"])
-        options = _json_options(row, params, command, source)
-        repeats = _json_repeats(row, test, op, version, source)
-        direct = bool(params.get("useO_DIRECT")) or any(t in FLAGS["direct"] for t in command)
-        target = str(params.get("testFileName") or test.get("Path") or "")
-        points.append(ToolPoint(op, options, target, repeats, direct=direct, started=started))
+        points.append(_json_point(row, tests.get(row.get("TestID"), {}), command, version, started, source))
     if not points:
         raise UserError(f"{source}: IOR JSON whose summary has no write or read row")
     return ToolOutput("ior", version, points)
+
+
+def _json_point(
+    row: dict, test: dict, command: list[str], version: str, started: float | None, source: str
+) -> ToolPoint:
+    """One summary row of IOR's JSON as a point, its repeats from its test's results."""
+    given = test.get("Parameters")
+    params: dict = given if isinstance(given, dict) else {}
+    op = str(row["operation"])
+    options = _json_options(row, params, command, source)
+    repeats = _json_repeats(row, test, op, version, source)
+    direct = bool(params.get("useO_DIRECT")) or any(t in FLAGS["direct"] for t in command)
+    target = str(params.get("testFileName") or test.get("Path") or "")
+    return ToolPoint(op, options, target, repeats, direct=direct, started=started)
 
 
 def _json_document(text: str, source: str) -> dict:

@@ -60,8 +60,7 @@ def parse(text: str, source: str) -> ToolOutput:
         raise UserError(f"{source}: IOzone output without its results table (-a) or report (-R); did it finish?")
     base = {"tool": "iozone"} | {name: "1" for flag, name in SWITCHES.items() if flag in tokens and name != "direct"}
     target = tokens[tokens.index("-f") + 1] if "-f" in tokens[:-1] else ""
-    began = re.search(r"Run began: (.+)$", text, re.MULTILINE)
-    started = _began(began.group(1)) if began else None
+    started = _began(text)
     points = []
     for (test, kib, reclen), value in sorted(figures.items(), key=lambda item: (item[0][1], item[0][2])):
         options = base | {"bs": size_text(reclen * KIB), "size": size_text(kib * KIB)}
@@ -78,9 +77,12 @@ def _result(test: str, value: float, reclen: int, per_op: bool, version: str, so
 
 
 def _began(text: str) -> float | None:
-    """When IOzone started ("Wed Feb 14 14:29:28 2018"), read as local time: the file names no zone."""
+    """When IOzone started ("Run began: Wed Feb 14 14:29:28 2018"), read as local time: the file names no zone."""
+    began = re.search(r"Run began: (.+)$", text, re.MULTILINE)
+    if began is None:
+        return None
     try:
-        return time.mktime(time.strptime(" ".join(text.split()), "%a %b %d %H:%M:%S %Y"))
+        return time.mktime(time.strptime(" ".join(began.group(1).split()), "%a %b %d %H:%M:%S %Y"))
     except (ValueError, OverflowError):
         return None
 
@@ -118,14 +120,23 @@ def _table(lines: list[str], source: str) -> dict[tuple[str, int, int], float]:
             cells = [(m.end(), m.group()) for m in re.finditer(r"\S+", row)]
             if len(cells) < 3 or not all(c[1].isdigit() for c in cells[:2]):
                 break
-            kib, reclen = count(cells[0][1], "kB", source), count(cells[1][1], "reclen", source)
-            for end, value in cells[2:]:
-                name = min(columns, key=lambda col: abs(col[0] - end))
-                if abs(name[0] - end) > 2:
-                    raise UserError(f"{source}: an IOzone figure ({value}) stands under no column of the table")
-                found[(name[1], kib, reclen)] = number(value, f"IOzone {name[1]}", source)
+            found |= _table_row(cells, columns, source)
         return found
     return {}
+
+
+def _table_row(
+    cells: list[tuple[int, str]], columns: list[tuple[int, str]], source: str
+) -> dict[tuple[str, int, int], float]:
+    """One row of the `-a` table: each figure under the column whose name ends where it ends (±2)."""
+    kib, reclen = count(cells[0][1], "kB", source), count(cells[1][1], "reclen", source)
+    found: dict[tuple[str, int, int], float] = {}
+    for end, value in cells[2:]:
+        name = min(columns, key=lambda col: abs(col[0] - end))
+        if abs(name[0] - end) > 2:
+            raise UserError(f"{source}: an IOzone figure ({value}) stands under no column of the table")
+        found[(name[1], kib, reclen)] = number(value, f"IOzone {name[1]}", source)
+    return found
 
 
 def _columns(above: str, header: str) -> list[tuple[int, str]]:

@@ -47,21 +47,29 @@ def parse(text: str, source: str) -> ToolOutput:
     versions: list[str] = []
     starts = [(m.start(), m.group(1)) for m in STARTED.finditer(text)]
     for index, (begin, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
-        chunk = text[begin:end]
-        launch = launches[index] if launches else None
-        version = f"mdtest-{launch.group(1)}" if launch else "mdtest"
-        tasks = count(launch.group(2), "the task count", source, low=1) if launch else 1
-        found, note = _run(chunk, version, tasks, source)
+        version, tasks = _launch(launches[index] if launches else None, source)
+        found, note = _run(text[begin:end], version, tasks, source)
         began = _began([when for at, when in starts if at < end][-1:])
         for point in found:
             point.started = began
         notes += note
-        if found:
-            versions.append(version)
-            points += found
+        versions += [version] if found else []
+        points += found
+    _check_found(points, source)
+    return ToolOutput("mdtest", ", ".join(dict.fromkeys(versions)), points, list(dict.fromkeys(notes)))
+
+
+def _check_found(points: list[ToolPoint], source: str) -> None:
+    """Refuse an output in which no run reached its rate summary (a crashed or cut-off run)."""
     if not points:
         raise UserError(f"{source}: mdtest output without its SUMMARY rate table; did mdtest finish?")
-    return ToolOutput("mdtest", ", ".join(dict.fromkeys(versions)), points, list(dict.fromkeys(notes)))
+
+
+def _launch(launch: re.Match[str] | None, source: str) -> tuple[str, int]:
+    """(version, task count) from a run's launch line; a run without one is one task of an unknown version."""
+    if launch is None:
+        return "mdtest", 1
+    return f"mdtest-{launch.group(1)}", count(launch.group(2), "the task count", source, low=1)
 
 
 def _run(chunk: str, version: str, tasks: int, source: str) -> tuple[list[ToolPoint], list[str]]:
@@ -90,17 +98,19 @@ def _settings(lines: list[str], tasks: int) -> tuple[dict[str, str], str]:
     tokens = command_tokens(command)[1:]
     options = {"tool": "mdtest", "numjobs": str(tasks)}
     target = ""
-    for at, token in enumerate(tokens):
-        value = tokens[at + 1] if at + 1 < len(tokens) else ""
+    for token, value in zip(tokens, [*tokens[1:], ""], strict=True):
         if token in VALUE_FLAGS and value:
             options[VALUE_FLAGS[token]] = value
         elif token in SWITCHES:
             options[SWITCHES[token]] = "1"
         elif token == "-d" and value:
             target = value
-    if not target:
-        target = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("Path:")), "")
-    return options, target
+    return options, target or _path_line(lines)
+
+
+def _path_line(lines: list[str]) -> str:
+    """The directory on mdtest's "Path:" line, for a run whose command line names none."""
+    return next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("Path:")), "")
 
 
 def _rate_rows(lines: list[str], source: str) -> list[tuple[str, list[float]]]:
