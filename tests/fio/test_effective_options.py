@@ -124,3 +124,14 @@ def test_the_job_file_the_doctor_and_the_tables_agree(point: Point):
         if canonical(name) not in FROM_TARGET:
             assert table_reads.given(name) == fio_reads.given(name), name
     assert _readings(shown, TABLE_READINGS) == _readings(ran, TABLE_READINGS)
+
+
+def test_the_tables_name_each_option_by_fio_s_own_name():
+    """A workload that says `nr_files=` and `readwrite=` is shown under `nrfiles` and `rw`: the metadata
+    tables' per-row file count (`METADATA_PER_ROW`) and a sweep's axis find it under either name."""
+    target = Target("/mnt/d", "directory", "/mnt/d/iolab-scratch-ab12.dat", 1 << 30, True, True)
+    point = Point("c", target, {"ioengine": "filecreate", "nr_files": "8", "numjobs": "2"})
+    shown = _parameters(PointRecord(1, 1, 1, point, "ok"))
+    assert shown == {"ioengine": "filecreate", "nrfiles": "8", "numjobs": "2", "target": "/mnt/d"}
+    shown = _parameters(PointRecord(1, 1, 1, Point("r", target, {"readwrite": "randread", "blocksize": "8k"}), "ok"))
+    assert shown == {"iodepth": "1", "numjobs": "1", "rw": "randread", "bs": "8k", "direct": "1", "target": "/mnt/d"}

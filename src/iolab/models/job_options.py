@@ -6,22 +6,20 @@ the job file is written, so the strings stay the canonical form and
 given. What a reader wants back (how deep the queue is, whether the I/O is
 direct, how long the job runs) it asks here, and gets it with fio's aliases
 (a job file may say `readwrite=` or `blocksize=`), fio's suffixes
-(`option_values`) and fio's defaults applied in one place, all from the option table
-(`iolab.models.option_spec`),
-so the doctor, the tables, the estimates and the write guard cannot read one
-job two ways.
+(`option_values`), fio's defaults and what writes applied in one place, the
+last three from the option table (`iolab.models.option_spec`), so the doctor,
+the tables, the estimates and the write guard cannot read one job two ways.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from iolab.models.option_spec import ALIASES, SPECS, WRITES, default
+from iolab.models.option_spec import ALIASES, SPECS, WRITES, canonical, default
 from iolab.models.option_values import (
     METADATA_ENGINES,
     METADATA_OPERATIONS,
     NOMINAL_BYTES_ENGINES,
-    canonical,
     flag_on,
     option_number,
     parse_seconds,
