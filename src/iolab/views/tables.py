@@ -337,13 +337,18 @@ def _overview_table(workloads: list[TableWorkload], samples: Mapping[int, Sequen
     columns += [Column(k, k, numeric=False) for k in shape]
     columns += [Column("options", "other options", numeric=False)] if others else []
     columns += _figure_columns(scope)
-    rows = []
-    for w in ordered:
-        lead = [w.name, *(w.params.get(k, "-") for k in shape)]
-        if others:
-            lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
-        rows += _workload_rows(w, lead, scope, w.name)
+    rows = [row for w in ordered for row in _workload_rows(w, _overview_lead(w, shape, others), scope, w.name)]
     return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
+
+
+def _overview_lead(workload: TableWorkload, shape: Sequence[str], others: Sequence[str]) -> list[str]:
+    """A workload's first cells in the overview: its name, its value of each shape column ('-' where it has
+    none), and the other parameters that vary, in one cell, when some do."""
+    params = workload.params
+    lead = [workload.name, *(params.get(k, "-") for k in shape)]
+    if others:
+        lead.append(describe_parameters([(k, params[k]) for k in others if k in params]) or "-")
+    return lead
 
 
 def _operation(workload: TableWorkload) -> str | None:
