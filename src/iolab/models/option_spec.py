@@ -175,12 +175,14 @@ ROWS: Final[tuple[OptionSpec, ...]] = (
     OptionSpec("hugepage-size", HARMLESS),
     OptionSpec("ignore_error", HARMLESS),
     OptionSpec("ignore_zone_limits", HARMLESS),
+    # not an option but fio's job-file directive (`include FILE`), refused as one too if it comes as `include=`
     OptionSpec(
         "include", PATH, why="pulls in another job file iolab never checked; paste the included file's jobs into it"
     ),
     OptionSpec("invalidate", READS, why="drops the files' page cache"),
     OptionSpec("io_size", HARMLESS, aliases=("io_limit",), type=SIZE),
     OptionSpec("io_submit_mode", HARMLESS),
+    # bounds: the kernel's AIO and io_uring rings stop at 65535 entries
     OptionSpec("iodepth", HARMLESS, type=INTEGER, low=1, check=WHOLE, bounds=(1, 65535), default="1"),
     OptionSpec("iodepth_batch", HARMLESS, aliases=("iodepth_batch_submit",), type=INTEGER, low=0),
     OptionSpec("iodepth_batch_complete_max", HARMLESS, type=INTEGER, low=0),
@@ -236,6 +238,7 @@ ROWS: Final[tuple[OptionSpec, ...]] = (
     OptionSpec("numa_cpu_nodes", HARMLESS),
     OptionSpec("numa_mem_policy", HARMLESS),
     OptionSpec("number_ios", HARMLESS),
+    # bounds: fio's REAL_MAX_JOBS is 4096
     OptionSpec("numjobs", HARMLESS, type=INTEGER, low=0, check=WHOLE, bounds=(1, 4096), default="1"),
     OptionSpec("offset", HARMLESS, aliases=("fileoffset",), type=SIZE),
     OptionSpec("offset_align", HARMLESS, type=INTEGER, low=0),
