@@ -51,10 +51,9 @@ from pathlib import Path
 from unittest import mock
 
 from iolab.errors import RunFailed, UserError
-from iolab.fio.option_table import OPTION_CLASSES
 from iolab.fio.run import files_dir, metadata_dir, run_fio
 from iolab.models import Point, Target
-from iolab.models.job_options import WRITING_OPTIONS
+from iolab.models.option_spec import SPECS
 from iolab.runner.dryrun import dry_run
 from iolab.runner.executors import Jobs, LocalExecutor
 from iolab.runner.request import RunRequest
@@ -509,8 +508,8 @@ def newer_fio_option(case: Case) -> None:
     iolab (as an option fio grows is), set on a read of a user's file (option-allowlist)."""
     name = "unlink"  # the file it read is deleted when the job ends
     target = str(case.world.user / case.rng.choice(["b.dat", "small.dat"]))
-    with mock.patch.dict(OPTION_CLASSES), mock.patch.dict(WRITING_OPTIONS):
-        del OPTION_CLASSES[name], WRITING_OPTIONS[name]
+    with mock.patch.dict(SPECS):
+        del SPECS[name]
         prepared(case, job_request(case, f"[r]\n{_job('read', size='32k')}\n{name}=1\n", [target]))
 
 
@@ -527,7 +526,7 @@ def option_fuzz(case: Case) -> None:
     w = case.world
     places = [str(w.root / "scratch"), w.blank, w.data, str(w.user / "b.dat"), str(w.user / "sub")]
     options = {"rw": case.rng.choice(READS + WRITES), "bs": "4k", "size": "1m"}
-    for option in case.rng.sample(sorted(set(OPTION_CLASSES) - SLOW), case.rng.randint(0, 3)):
+    for option in case.rng.sample(sorted(set(SPECS) - SLOW), case.rng.randint(0, 3)):
         options[option] = case.rng.choice(FUZZ_VALUES)
     body = "\n".join(f"{k}={v}" for k, v in options.items())
     jobfile = case.world.root / f"case-{case.number}.fio"

@@ -2,7 +2,7 @@
 
 A job with `rate=1e400` and a plan with `bs = 1.5` passed (issue 39): fio reads the digits it knows and
 stops, and iolab checked the values of a dozen options it reasons about. Now every integer, size and
-float-list option of `iolab.fio.option_types` is checked; the table itself is compared with the installed
+float-list option of the option table (`iolab.models.option_spec`) is checked; the table itself is compared with the installed
 fio for a seeded sample of options (`fio --cmdhelp=NAME`, a process each).
 """
 
@@ -16,9 +16,13 @@ import subprocess
 import pytest
 
 from iolab.errors import UserError
-from iolab.fio.option_types import FLOAT_LIST_OPTIONS, INTEGER_OPTIONS, SIZE_OPTIONS
 from iolab.fio.options import checked_option
+from iolab.models.option_spec import FLOAT_LIST, INTEGER, ROWS, SIZE
 from tests.iolab_cli import assert_clean_error, iolab
+
+INTEGER_OPTIONS = {row.name: (row.low or 0, row.high) for row in ROWS if row.type == INTEGER}
+SIZE_OPTIONS = {row.name for row in ROWS if row.type == SIZE}
+FLOAT_LIST_OPTIONS = {row.name for row in ROWS if row.type == FLOAT_LIST}
 
 NUMERIC = sorted(INTEGER_OPTIONS) + sorted(SIZE_OPTIONS) + sorted(FLOAT_LIST_OPTIONS)
 BAD = ["nan", "inf", "-inf", "1e400", "1e3", "x", "4q", str(10**30), "1,2,3,4", "0x" + "f" * 17, "١٢"]

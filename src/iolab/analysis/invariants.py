@@ -108,7 +108,7 @@ def fixed_block_size(job: JobOptions, ddir: str) -> int | None:
     given = {canonical(name) for name in job}
     # Another tool's options may collide with fio's aliases (IOR's `blocksize`, its bytes per task, reads as
     # fio's `bs`): only fio's own options say what one I/O moves.
-    if job.tool or job.is_metadata or "bs" not in given or given & VARIABLE_BS:
+    if job.tool or job.is_metadata or job.given("bs") is None or given & VARIABLE_BS:
         return None
     parts = (job.text("bs") or "").split(",")
     index = {"read": 0, "write": 1, "trim": 2}.get(ddir, 0)

@@ -18,6 +18,7 @@ from iolab.analysis.device_traffic import DeviceTraffic
 from iolab.analysis.interference import Interference
 from iolab.doctor.derived import ArrayView, PointSeries, QdCurve, RepeatSet
 from iolab.models import Finding, Point, Result, Severity
+from iolab.models.effective_options import effective_options
 from iolab.models.finding import Quote, unreadable_part
 from iolab.models.job_options import JobOptions
 from iolab.models.material import HostRow, SteadyOutcome
@@ -46,7 +47,7 @@ class JobView:
     """One fio job as methodology rules see it: effective options, target, result.
 
     Built from a job-file section (lint) or from a Point and its Result
-    (runs); `options` then include the target-derived filename/size/direct.
+    (runs); `options` are then those fio ran with (`effective_options`, as the job file has them).
     `job` reads them as fio does (`JobOptions`); the properties below are
     the parts rules ask for.
     """
@@ -70,21 +71,8 @@ class JobView:
         """`key` names the point for quotes: its stored id, or its place among the points judged (two imported
         outputs of one job can share a `Point.key`); its `Point.key` when none is given."""
         key = key or point.key
-        options = dict(point.options)
-        if point.job.is_metadata:  # its job file names a directory inside the target, no file, size or direct
-            options.setdefault("directory", point.target.path)
-            return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result, key)
-        if point.per_job_files:  # each job its own file in a directory: its data set is theirs together
-            options.setdefault("directory", point.target.path)
-            options.setdefault("size", str(point.per_job_bytes))
-        else:
-            options.setdefault("filename", point.target.filename)
-            options.setdefault("size", str(point.target.size_bytes))
-        # direct as the job file had it (`Point.direct`), given last: fio lets the later of direct= and
-        # buffered= decide, so a workload's buffered= cannot contradict it
-        options.pop("direct", None)
-        options["direct"] = "1" if point.direct else "0"
-        return cls(point.name, options, point.target.path, point.target.kind, point.target.ram_backed, result, key)
+        target = point.target
+        return cls(point.name, effective_options(point), target.path, target.kind, target.ram_backed, result, key)
 
     @classmethod
     def from_options(cls, name: str, options: Mapping[str, str]) -> JobView:

@@ -57,11 +57,7 @@ def parse_jobfile(text: str, source: str = "<job file>") -> list[JobSection]:
         if not line:
             continue
         if line.startswith("["):
-            name = line[1:-1].strip()
-            if not line.endswith("]") or not _SECTION_NAME.match(name):
-                raise UserError(
-                    f"{source}:{lineno}: malformed section header {line!r} (a name of 1-200 characters in [brackets])"
-                )
+            name = _section_name(line, f"{source}:{lineno}")
             if name == "global":
                 current = global_opts
             else:
@@ -79,6 +75,14 @@ def parse_jobfile(text: str, source: str = "<job file>") -> list[JobSection]:
     if not jobs:
         raise UserError(f"{source}: no job section found (a fio job file needs at least one [name] section)")
     return jobs
+
+
+def _section_name(line: str, where: str) -> str:
+    """The name in a `[section]` header line, or UserError naming `where`."""
+    name = line[1:-1].strip()
+    if not line.endswith("]") or not _SECTION_NAME.match(name):
+        raise UserError(f"{where}: malformed section header {line!r} (a name of 1-200 characters in [brackets])")
+    return name
 
 
 guards.register(
@@ -125,15 +129,21 @@ def named_by_iolab(options: dict[str, str]) -> None:
     iolab's own file-name patterns (`IOLAB_FORMAT`: `iolab-<word>.$jobnum.$filenum`) under that directory.
     Anything else is a defect upstream of here, so it is refused, never passed on.
     """
-    for name, value in options.items():
-        if name == "filename_format":
-            if (not IOLAB_FORMAT.match(value) or "directory" not in options) and guards.active("named-by-iolab"):
-                raise UserError(f"filename_format={value}: iolab names the files fio makes itself; drop it")
-        elif "$" in value and guards.active("dollar-refusal"):
-            raise UserError(f"{name}={value}: fio would expand '$' in it; write the value itself")
+    _no_expansion(options)
     if not guards.active("named-by-iolab"):
         return
     if "filename" not in options and "directory" not in options:
         raise UserError("a job without filename= or directory=: iolab names the target of every job")
     if "directory" in options and "filename_format" not in options and "filename" not in options:
         raise UserError("a job with directory= and no file-name pattern: fio would name files after the job")
+
+
+def _no_expansion(options: dict[str, str]) -> None:
+    """UserError for a `$` fio would expand: in any value but a file-name pattern of iolab's own
+    (`IOLAB_FORMAT`) under iolab's directory."""
+    for name, value in options.items():
+        if name == "filename_format":
+            if (not IOLAB_FORMAT.match(value) or "directory" not in options) and guards.active("named-by-iolab"):
+                raise UserError(f"filename_format={value}: iolab names the files fio makes itself; drop it")
+        elif "$" in value and guards.active("dollar-refusal"):
+            raise UserError(f"{name}={value}: fio would expand '$' in it; write the value itself")

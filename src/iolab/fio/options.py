@@ -12,6 +12,9 @@ Three questions are answered for a job's options:
 - does it name a path of its own (refused: paths are targets, checked as such);
 - does it run a program or load code (`commands`: needs `--allow-commands`).
 
+Each answer reads the option table (`iolab.models.option_spec`: one row per option with its class, type,
+range and check); this module holds the checks themselves and nothing of its own about an option.
+
 Facts used (fio's HOWTO, `fio --cmdhelp`, fio 3.x): option names are
 case-sensitive and have aliases (`readwrite`, `blocksize`, `timeout`, `ss`...);
 `rw=` takes an optional `:<n>` suffix after the mode; `filename=` and
@@ -32,13 +35,27 @@ from dataclasses import dataclass, field
 
 from iolab import guards
 from iolab.errors import UserError
-from iolab.fio import option_table
 from iolab.fio.catalog import alias_target, job_option_names
-from iolab.fio.option_table import PATH
-from iolab.fio.option_types import FLOAT_LIST_OPTIONS, INTEGER_OPTIONS, SIZE_OPTIONS
+from iolab.models import option_spec
 from iolab.models.host_settings import names as host_setting_names
 from iolab.models.job_options import RW_MODES, JobOptions
-from iolab.models.option_values import METADATA_ENGINES, canonical, parse_seconds, parse_share, parse_size
+from iolab.models.option_spec import (
+    BLOCK_SIZE,
+    COMMAND,
+    DURATION,
+    ENGINE,
+    FLOAT_LIST,
+    HOST,
+    INTEGER,
+    MEM_MODE,
+    RW,
+    SIZE,
+    TARGET,
+    WHOLE,
+    OptionSpec,
+    canonical,
+)
+from iolab.models.option_values import METADATA_ENGINES, parse_seconds, parse_share, parse_size
 from iolab.models.point import IOLAB_FORMAT
 from iolab.numbers import INT64_MAX, REAL_MAX, real, whole
 
@@ -64,36 +81,10 @@ DATA_ENGINES = frozenset(
         "cpuio",
     }
 )
-# The runner sets these from the target; a plan names targets instead.
-TARGET_OPTIONS = frozenset({"filename", "directory"})
-# Options that name a path fio would write, read as a job or open: refused, with what to do instead.
-PATH_OPTIONS = {
-    "opendir": "it makes fio use every file under a directory; name that directory as a target instead",
-    "write_iolog": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
-    "write_bw_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
-    "write_iops_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
-    "write_lat_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
-    "write_hist_log": "iolab keeps fio's output and its bandwidth and IOPS logs in the run's own directory",
-    "read_iolog": "a replayed log does I/O to whatever files it names; replay it with fio itself",
-    "read_iolog_chunked": "a replayed log does I/O to whatever files it names; replay it with fio itself",
-    "merge_blktrace_file": "a replayed log does I/O to whatever files it names; replay it with fio itself",
-    "replay_redirect": "a replayed log does I/O to whatever files it names; replay it with fio itself",
-    "allow_mounted_write": "it turns off fio's own refusal to write to a mounted device",
-    "include": "iolab reads one job file; paste the included file's jobs into it",
-}
-# Options that run a program.
-COMMAND_OPTIONS = frozenset({"exec_prerun", "exec_postrun"})
-# Options that change the system beyond the target; like programs, they need --allow-commands.
-SYSTEM_OPTIONS = {
-    "ioscheduler": "switches the device's I/O scheduler (and leaves it switched)",
-    "cgroup": "creates a cgroup and moves fio into it",
-    "cgroup_weight": "sets the weight of a cgroup",
-    "cgroup_nodelete": "leaves the cgroup it made behind",
-    "uid": "runs the jobs as another user",
-    "gid": "runs the jobs as another group",
-}
-# Options that set the size or place of the region a job uses: past a file's end, fio extends it by writing.
-EXTENT_OPTIONS = ("size", "filesize", "offset", "offset_increment", "io_size", "nrfiles")
+# Derived from the option table (`iolab.models.option_spec`), for the plan's and lint's questions:
+# the options iolab sets from the target (a plan names targets instead), and those it refuses with what to do.
+TARGET_OPTIONS = frozenset(option_spec.names_of(TARGET))
+PATH_OPTIONS = {row.name: row.why for row in option_spec.ROWS if row.refused}
 # Memory-buffer modes that may name a file (`mem=mmap:/path`), which fio creates.
 _MEM_PATH = re.compile(r"^[a-z]+:")
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
@@ -102,8 +93,6 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 MAX_VALUE = 4096
 # Characters of a job name: a plan's workload names its fio job, and fio JSON names each job it ran.
 MAX_NAME = 200
-# fio's own ceilings: REAL_MAX_JOBS is 4096; the kernel's AIO and io_uring rings stop at 65535 entries.
-COUNT_LIMITS = {"iodepth": 65535, "numjobs": 4096}
 MAX_BLOCK_SIZE = 1 << 30
 COMMENT_CHARACTERS = (";", "#")
 
@@ -153,12 +142,7 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
     the type of the options iolab reasons about. `written` is the value as the
     user wrote it (a TOML number), for the message.
     """
-    check_text(name, where)
-    check_text(value, f"{where} = {value!r}")
-    if not _NAME.match(name):
-        raise UserError(f"{where}: {name!r} is not a fio option name (letters, digits, '_' and '-')")
-    if len(value) > MAX_VALUE:
-        raise UserError(f"{where}: the value is {len(value)} characters long; fio options take at most {MAX_VALUE}")
+    _check_shape(name, value, where)
     fio_name = canonical(name)  # the one alias resolver
     if fio_name == "filename_format" and not IOLAB_FORMAT.match(value) and guards.active("named-by-iolab"):
         raise UserError(
@@ -178,6 +162,17 @@ def checked_option(name: str, value: str, where: str, written: object = None) ->
     if problem:
         raise UserError(f"{where}: expected {problem}, got {value if written is None else written!r}")
     return fio_name, value
+
+
+def _check_shape(name: str, value: str, where: str) -> None:
+    """UserError unless the name and value are text fio reads back as written: a name fio could have, no
+    control character or comment, a value of at most `MAX_VALUE` characters."""
+    check_text(name, where)
+    check_text(value, f"{where} = {value!r}")
+    if not _NAME.match(name):
+        raise UserError(f"{where}: {name!r} is not a fio option name (letters, digits, '_' and '-')")
+    if len(value) > MAX_VALUE:
+        raise UserError(f"{where}: the value is {len(value)} characters long; fio options take at most {MAX_VALUE}")
 
 
 # Set for one run by `--allow-unknown-options` (`unknown_options_allowed`): options missing from the table pass.
@@ -212,21 +207,20 @@ def unknown_options_allowed(allowed: bool) -> Iterator[None]:
 )
 def _path_option(name: str, fio_name: str, value: str) -> str | None:
     """Why fio must not get this option because it names a path of its own (a path is a target, checked as
-    one), or None: the refusals with their reasons (`PATH_OPTIONS`) and the allowlist's PATH class."""
-    if fio_name in PATH_OPTIONS:
-        return f"iolab does not pass {name}= to fio: {PATH_OPTIONS[fio_name]}"
-    if fio_name == "mem" and _MEM_PATH.match(value):
+    one), or None: every PATH row of the option table, refused with its `why` (what to do instead), and
+    `mem=` when its mode names a file."""
+    row = option_spec.SPECS.get(fio_name)
+    if row is not None and row.refused:
+        return f"iolab does not pass {name}= to fio: it {row.why}"
+    if row is not None and row.check == MEM_MODE and _MEM_PATH.match(value):
         return f"{value!r} names a file fio would create; use a mode without a path (e.g. mem=mmap)"
-    if option_table.option_class(fio_name) == PATH and fio_name not in ("filename_format", "mem"):
-        return f"iolab does not pass {name}= to fio: it {option_table.OPTION_CLASSES[fio_name][1]}"
     return None
 
 
 def _check_classified(name: str, fio_name: str, where: str) -> None:
-    """UserError unless the option is in the allowlist (`option_table`): one iolab never classified is
-    refused by name (the options of its PATH class are refused before, by `_path_option`)."""
-    kind = option_table.option_class(fio_name)
-    if kind is not None or _UNKNOWN_ALLOWED.get() or not guards.active("option-allowlist"):
+    """UserError unless the option has a row in the option table (`iolab.models.option_spec`): one iolab
+    never classified is refused by name (the refused PATH rows are refused before, by `_path_option`)."""
+    if fio_name in option_spec.SPECS or _UNKNOWN_ALLOWED.get() or not guards.active("option-allowlist"):
         return
     if fio_name in host_setting_names():
         raise UserError(f"{where}: {name!r} is a host setting, not a fio option: give it in [host]")
@@ -267,8 +261,8 @@ def _whole_within(value: str, low: int, high: int) -> bool:
     return True
 
 
-def _rw_problem(name: str, value: str) -> str | None:
-    job = JobOptions({name: value})
+def _rw_problem(row: OptionSpec, value: str) -> str | None:
+    job = JobOptions({row.name: value})
     if job.rw not in RW_MODES:
         return f"one of {', '.join(sorted(RW_MODES))}"
     suffix = job.rw_suffix  # `randread:8` (I/Os per new offset), `write:4k` (a gap): a size, never negative
@@ -277,13 +271,9 @@ def _rw_problem(name: str, value: str) -> str | None:
     return None
 
 
-def _count_problem(name: str, value: str) -> str | None:
-    limit = COUNT_LIMITS[name]
-    return None if _whole_within(value, 1, limit) else f"a whole number from 1 to {limit}"
-
-
-def _share_problem(name: str, value: str) -> str | None:
-    return None if _whole_within(value, 0, 100) else "a whole number from 0 to 100"
+def _whole_problem(row: OptionSpec, value: str) -> str | None:
+    low, high = row.bounds or (0, INT64_MAX)
+    return None if _whole_within(value, low, high) else f"a whole number from {low} to {high}"
 
 
 def _whole_bytes(text: str) -> bool:
@@ -292,7 +282,7 @@ def _whole_bytes(text: str) -> bool:
     return size is not None and size.is_integer()
 
 
-def _size_problem(name: str, value: str) -> str | None:
+def _size_problem(row: OptionSpec, value: str) -> str | None:
     """A size of whole bytes or a percentage of the target for each direction a comma separates (`bs=r,w,t`)."""
     parts = value.split(",")  # at most one per direction: read, write, trim
     ok = bool(value.strip()) and len(parts) <= 3 and all(_whole_bytes(p) or parse_share(p) is not None for p in parts)
@@ -308,54 +298,58 @@ _SIZE_UNITS = {f"{p}{i}{b}": 1024 ** (n + 1) for n, p in enumerate("kmgtp") for 
 _TIME_UNITS = frozenset({"ns", "us", "usec", "ms", "msec", "s", "sec", "m", "min", "h", "d"})
 
 
-def _integer_problem(name: str, value: str) -> str | None:
-    """fio's integer value (`INTEGER_OPTIONS`): for each direction a comma separates, a whole number within
-    fio's range, a size (4k) or a time (10ms); never NaN, an exponent (1e400: fio reads the 1 and stops) or
-    a sign fio's range does not take."""
-    low, high = INTEGER_OPTIONS[name]
+def _integer_problem(row: OptionSpec, value: str) -> str | None:
+    """fio's integer value (type INTEGER): for each direction a comma separates, a whole number within fio's
+    range, a size (4k) or a time (10ms); never NaN, an exponent (1e400: fio reads the 1 and stops) or a sign
+    fio's range does not take."""
+    low, high = row.low or 0, row.high
     expected = f"a whole number from {low}{f' to {high}' if high is not None else ''}, or a size such as 4k"
     parts = value.split(",")
-    if len(parts) > 3 or not value.strip():
-        return None if not value.strip() else expected  # a bare option is fio's to judge
-    for part in parts:
-        if not part.strip() and len(parts) > 1:
-            continue  # `rate=,10m`: the write direction alone
-        match = _INTEGER_PART.match(part)
-        if match is None:
-            return expected
-        if match.group("number") is None:
-            continue  # hex, at most 16 digits: within 64 bits
-        unit = match.group("unit").lower()
-        number = float(match.group("number")) * _SIZE_UNITS.get(unit, 1) * (-1 if match.group("sign") else 1)
-        if unit in _TIME_UNITS:
-            continue
-        if unit and unit not in _SIZE_UNITS:
-            return expected
-        if not number.is_integer() or not low <= number <= (INT64_MAX if high is None or unit else high):
-            return expected
+    if not value.strip():
+        return None  # a bare option is fio's to judge
+    if len(parts) > 3 or not all(_integer_part_fits(part, low, high, len(parts) > 1) for part in parts):
+        return expected
     return None
 
 
-# Float-list options whose values are percentiles.
-_PERCENTILE_LISTS = frozenset({"percentile_list", "latency_percentile"})
+def _integer_part_fits(part: str, low: int, high: int | None, several: bool) -> bool:
+    """Whether one direction's part of an integer value is a number fio reads whole within `low`-`high`:
+    hex (at most 16 digits: within 64 bits), a time (10ms), or a whole number of bytes or units."""
+    if not part.strip():
+        return several  # `rate=,10m`: the write direction alone
+    match = _INTEGER_PART.match(part)
+    if match is None or match.group("number") is None:
+        return match is not None
+    unit = match.group("unit").lower()
+    if unit in _TIME_UNITS:
+        return True
+    number = _scaled(match.group("number"), unit, match.group("sign"))
+    return number is not None and number.is_integer() and low <= number <= (INT64_MAX if high is None or unit else high)
 
 
-def _float_list_problem(name: str, value: str) -> str | None:
+def _scaled(number: str, unit: str, sign: str) -> float | None:
+    """A decimal part's value: times its size suffix (4k is 4096), negative after a '-'; None for a unit
+    fio has not got."""
+    scale = _SIZE_UNITS.get(unit, 0 if unit else 1)
+    return float(number) * scale * (-1 if sign else 1) if scale else None
+
+
+def _float_list_problem(row: OptionSpec, value: str) -> str | None:
     """fio's list of floating point values separated by ':' (percentile_list=50:99:99.9): each finite, not
-    negative, and at most 100 for a percentile."""
-    high = 100.0 if name in _PERCENTILE_LISTS else REAL_MAX
+    negative, and at most the row's `high` (100 for a percentile)."""
+    high = REAL_MAX if row.high is None else float(row.high)
     try:
-        numbers = [real(part, name, 0.0, high) for part in value.split(":")] if value.strip() else []
+        numbers = [real(part, row.name, 0.0, high) for part in value.split(":")] if value.strip() else []
     except UserError:
         numbers = None
     if numbers is not None and len(numbers) <= 64:
         return None
-    return f"numbers from 0{' to 100' if high == 100 else ''} separated by ':' (50:99:99.9)"
+    return f"numbers from 0{f' to {row.high}' if row.high is not None else ''} separated by ':' (50:99:99.9)"
 
 
-def _block_size_problem(name: str, value: str) -> str | None:
+def _block_size_problem(row: OptionSpec, value: str) -> str | None:
     """Every direction's block size above 0 and one fio can allocate buffers of."""
-    problem = _size_problem(name, value)
+    problem = _size_problem(row, value)
     if problem is not None:
         return problem
     sizes = [parse_size(part) for part in value.split(",")]
@@ -364,45 +358,36 @@ def _block_size_problem(name: str, value: str) -> str | None:
     return "a block size from 1 byte to 1 GiB, such as '4k' or '1m'"
 
 
-def _duration_problem(name: str, value: str) -> str | None:
+def _duration_problem(row: OptionSpec, value: str) -> str | None:
     return None if parse_seconds(value) is not None else "a duration such as 30 or '30s' or '2m'"
 
 
-def _engine_problem(name: str, value: str) -> str | None:
+def _engine_problem(row: OptionSpec, value: str) -> str | None:
     return None if value.strip() else "a non-empty string"
 
 
-# The options whose values iolab checks, each with what its value must be (fio checks the rest itself).
-_VALUE_CHECKS: dict[str, Callable[[str, str], str | None]] = {
-    "rw": _rw_problem,
-    "iodepth": _count_problem,
-    "numjobs": _count_problem,
-    "rwmixread": _share_problem,
-    "rwmixwrite": _share_problem,
-    "bs": _block_size_problem,
-    "size": _size_problem,
-    "filesize": _size_problem,
-    "io_size": _size_problem,
-    "runtime": _duration_problem,
-    "ramp_time": _duration_problem,
-    "ioengine": _engine_problem,
+# Each value check of the option table (`OptionSpec.value_check`) and what does it; a row whose check is not
+# here (a memory mode, a file-name pattern: judged with the paths) or has none is fio's to read.
+_CHECKS: dict[str, Callable[[OptionSpec, str], str | None]] = {
+    RW: _rw_problem,
+    WHOLE: _whole_problem,
+    BLOCK_SIZE: _block_size_problem,
+    DURATION: _duration_problem,
+    ENGINE: _engine_problem,
+    INTEGER: _integer_problem,
+    SIZE: _size_problem,
+    FLOAT_LIST: _float_list_problem,
 }
-# Options whose values iolab checks (`value_problem`): a TOML true/false is never one of them.
-TYPED_OPTIONS = frozenset(_VALUE_CHECKS)
+# Options whose values are numbers or modes iolab checks: a TOML true/false is never one of them.
+TYPED_OPTIONS = frozenset(row.name for row in option_spec.ROWS if row.value_check in _CHECKS)
 
 
 def value_problem(name: str, value: str) -> str | None:
-    """What the value of a canonical option should have been, or None. Every option fio declares numeric is
-    checked (`iolab.fio.option_types`); the rest (strings, flags) are fio's to read."""
-    check = _VALUE_CHECKS.get(name)
-    if check is None:
-        if name in INTEGER_OPTIONS:
-            check = _integer_problem
-        elif name in SIZE_OPTIONS:
-            check = _size_problem
-        elif name in FLOAT_LIST_OPTIONS:
-            check = _float_list_problem
-    return None if check is None else check(name, value)
+    """What the value of a canonical option should have been, or None: its row's check (every option fio
+    declares numeric, and those iolab reasons about); strings and flags are fio's to read."""
+    row = option_spec.SPECS.get(name)
+    check = None if row is None or row.value_check is None else _CHECKS.get(row.value_check)
+    return None if check is None or row is None else check(row, value)
 
 
 def engine_problem(engine: str) -> str | None:
@@ -428,10 +413,15 @@ class Effects:
 def effects(options: Mapping[str, str]) -> Effects:
     """The writes and commands in a job's (canonical) options."""
     job = JobOptions(options)
-    commands = [f"{name}={text}" for name in sorted(COMMAND_OPTIONS) if (text := job.given(name) or "").strip()]
-    commands += [
-        f"{name}={job.given(name)} {what}" for name, what in SYSTEM_OPTIONS.items() if job.given(name) is not None
-    ]
+    commands = []
+    for name in sorted({canonical(given) for given in job}):
+        row, text = option_spec.SPECS.get(name), job.given(name) or ""
+        if row is None or row.check == ENGINE:  # the engine is judged by name below (`engine_problem`)
+            continue
+        if row.safety == COMMAND and text.strip():
+            commands.append(f"{name}={text}")
+        elif row.safety == HOST:
+            commands.append(f"{name}={text} {row.why}")
     problem = engine_problem(job.engine)
     if problem:
         commands.append(problem)

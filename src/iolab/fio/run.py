@@ -24,9 +24,10 @@ from pathlib import Path
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import DEVICE_SEPARATOR, JOB_SECTION, JobSection, render_jobfile
 from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path
-from iolab.models import Point, Target
-from iolab.models.job_options import JobOptions
-from iolab.models.point import PER_JOB_FORMAT
+from iolab.models import Point
+from iolab.models.effective_options import effective_options
+from iolab.models.effective_options import files_dir as files_dir  # where the runner makes them
+from iolab.models.effective_options import metadata_dir as metadata_dir
 
 INSTALL_ADVICE = (
     "install it with `apt-get install fio` (Debian/Ubuntu) or `dnf install fio` (Fedora/RHEL), "
@@ -83,8 +84,8 @@ def fio_clocksource(kernel_clocksource: str | None) -> str | None:
 
 
 def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -> str:
-    """The job file of one point: target options, the workload, 1 s logs, and `clocksource` unless the
-    workload sets its own (see `fio_clocksource`).
+    """The job file of one point: its options as fio runs them (`effective_options`: the target's, the
+    workload's, direct), 1 s logs, and `clocksource` unless the workload sets its own (see `fio_clocksource`).
 
     Direct I/O is the default; a workload may ask for buffered I/O
     (direct=0) and gets it. lat_percentiles=1 gives a histogram of the
@@ -96,30 +97,10 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     """
     target = point.target
     check_point(point)
-    if point.job.is_metadata:
-        options = {"directory": escape_path(str(metadata_dir(target))), **point.options}
-    elif point.per_job_files:  # each job its own file, of its share of the target's size
-        options = {
-            "directory": escape_path(str(files_dir(target))),
-            "size": str(point.per_job_bytes),
-            "direct": "1",
-            "lat_percentiles": "1",
-            **point.options,
-        }
-        if not target.direct:
-            options["direct"] = "0"
-    else:
-        # size is unknown (0) for a device on another host: there fio takes the whole device
-        size = {"size": str(target.size_bytes)} if target.size_bytes else {}
-        options = {
-            "filename": escape_path(target.filename),
-            **size,
-            "direct": "1",
-            "lat_percentiles": "1",
-            **point.options,
-        }
-        if not target.direct:  # the file system refuses O_DIRECT: buffered, and the run says so
-            options["direct"] = "0"
+    options = {
+        name: escape_path(value) if name in TARGET_OPTIONS else value
+        for name, value in effective_options(point).items()
+    }
     prefix = str(log_dir / LOG_PREFIX)
     # Per-second bandwidth and IOPS (dips, timelines). No write_lat_log: fio updates its three latency
     # logs on every I/O, which cost a CPU-bound job (null engine, 4M IOPS) up to a quarter of its IOPS
@@ -127,10 +108,6 @@ def point_jobfile(point: Point, log_dir: Path, clocksource: str | None = None) -
     options.update({"write_bw_log": prefix, "write_iops_log": prefix, "log_avg_msec": "1000"})
     if clocksource:
         options.setdefault("clocksource", clocksource)
-    if (
-        JobOptions(options).given("directory") is not None
-    ):  # fio names the files itself: only by iolab's pattern, in iolab's directory
-        options.setdefault("filename_format", PER_JOB_FORMAT)
     if target.kind != "group":
         return render_jobfile([JobSection(name=JOB_SECTION, options=options)])
     # An array: one job per device, all started together, named so results map back to devices.
@@ -163,19 +140,6 @@ def check_point(point: Point) -> None:
         checked_option(name, value, f"{point.name}: {name}")
         if name in TARGET_OPTIONS:
             raise UserError(f"{point.name}: {name}= is set by iolab from the target")
-
-
-def metadata_dir(target: Target) -> Path:
-    """Where file create/stat/remove workloads work: beside the scratch file `iolab-scratch-RANDOM.dat`,
-    the directory `iolab-metadata-RANDOM` (iolab creates both; see `iolab.runner.scratch`)."""
-    return Path(target.filename).parent / Path(target.filename).stem.replace("iolab-scratch", "iolab-metadata", 1)
-
-
-def files_dir(target: Target) -> Path:
-    """Where the jobs of a per-job-files workload keep their own files: beside the scratch file
-    `iolab-scratch-RANDOM.dat`, the directory `iolab-scratch-RANDOM.files` (iolab creates it, records
-    it and removes it with all it holds; see `iolab.runner.scratch`)."""
-    return Path(target.filename).with_suffix(".files")
 
 
 @dataclass

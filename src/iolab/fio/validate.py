@@ -68,23 +68,8 @@ def _document(doc: Mapping) -> None:
 def _job(entry: object, path: str) -> None:
     if not isinstance(entry, dict):
         raise BadField(path, "expected a job object")
-    name = entry.get("jobname")
-    if not isinstance(name, str) or not name or len(name) > MAX_NAME or not name.isprintable():
-        raise BadField(f"{path}.jobname", f"expected a name of 1-{MAX_NAME} printable characters")
-    if "hostname" in entry and not isinstance(entry["hostname"], str):
-        raise BadField(f"{path}.hostname", "expected a string")
-    if "error" in entry:
-        _number(entry["error"], f"{path}.error", MAX_COUNT, whole=True)
-    options = entry.get("job options", {})
-    if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
-        raise BadField(f"{path}.job options", "expected an object of option strings")
-    for cpu in ("usr_cpu", "sys_cpu"):
-        if cpu in entry:
-            _number(entry[cpu], f"{path}.{cpu}", MAX_CPU_PERCENT)
-    if "job_runtime" in entry:
-        _number(entry["job_runtime"], f"{path}.job_runtime", MAX_RUNTIME_MS, whole=True)
-    if "steadystate" in entry:
-        _steadystate(entry["steadystate"], f"{path}.steadystate")
+    _job_strings(entry, path)
+    _job_numbers(entry, path)
     for key, value in entry.items():
         if key not in JOB_STRINGS:
             _every_number(value, f"{path}.{key}", negative=key == "steadystate")
@@ -93,6 +78,32 @@ def _job(entry: object, path: str) -> None:
     for ddir in DIRECTIONS:
         if ddir in entry or ddir in REQUIRED_DIRECTIONS:
             _direction(entry.get(ddir), f"{path}.{ddir}")
+
+
+def _job_strings(entry: dict, path: str) -> None:
+    """The job's name, host and options: strings, as fio writes them."""
+    name = entry.get("jobname")
+    if not isinstance(name, str) or not name or len(name) > MAX_NAME or not name.isprintable():
+        raise BadField(f"{path}.jobname", f"expected a name of 1-{MAX_NAME} printable characters")
+    if "hostname" in entry and not isinstance(entry["hostname"], str):
+        raise BadField(f"{path}.hostname", "expected a string")
+    options = entry.get("job options", {})
+    if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
+        raise BadField(f"{path}.job options", "expected an object of option strings")
+
+
+def _job_numbers(entry: dict, path: str) -> None:
+    """The job's error number, CPU, runtime and steady-state figures iolab reads by name, of fio's type and in
+    range."""
+    if "error" in entry:
+        _number(entry["error"], f"{path}.error", MAX_COUNT, whole=True)
+    for cpu in ("usr_cpu", "sys_cpu"):
+        if cpu in entry:
+            _number(entry[cpu], f"{path}.{cpu}", MAX_CPU_PERCENT)
+    if "job_runtime" in entry:
+        _number(entry["job_runtime"], f"{path}.job_runtime", MAX_RUNTIME_MS, whole=True)
+    if "steadystate" in entry:
+        _steadystate(entry["steadystate"], f"{path}.steadystate")
 
 
 # The values of a job fio writes as strings (or, for steadystate, as strings among its numbers).

@@ -6,22 +6,20 @@ the job file is written, so the strings stay the canonical form and
 given. What a reader wants back (how deep the queue is, whether the I/O is
 direct, how long the job runs) it asks here, and gets it with fio's aliases
 (a job file may say `readwrite=` or `blocksize=`), fio's suffixes
-(`option_values`) and fio's defaults (`FIO_DEFAULTS`) applied in one place,
-so the doctor, the tables, the estimates and the write guard cannot read one
-job two ways.
+(`option_values`), fio's defaults and what writes applied in one place, the
+last three from the option table (`iolab.models.option_spec`), so the doctor,
+the tables, the estimates and the write guard cannot read one job two ways.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from iolab.models.option_spec import ALIASES, SPECS, WRITES, canonical, default
 from iolab.models.option_values import (
-    ALIASES,
-    FIO_DEFAULTS,
     METADATA_ENGINES,
     METADATA_OPERATIONS,
     NOMINAL_BYTES_ENGINES,
-    canonical,
     flag_on,
     option_number,
     parse_seconds,
@@ -35,19 +33,6 @@ READ_ONLY_MODES = frozenset({"read", "randread"})
 WRITE_MODES = frozenset({"write", "trim", "randwrite", "randtrim", "rw", "randrw", "trimwrite", "randtrimwrite"})
 RW_MODES = READ_ONLY_MODES | WRITE_MODES | {"readwrite"}
 _READING_MODES = READ_ONLY_MODES | {"rw", "randrw"}
-# Options that change data on the target whatever the `rw` mode says, when set to a non-zero value.
-WRITING_OPTIONS = {
-    "trim_percentage": "trims verified blocks",
-    "trim_backlog": "trims verified blocks",
-    "unlink": "deletes the files it used",
-    "unlink_each_loop": "deletes the files it used",
-    "create_only": "lays out (writes) its files and stops",
-    "fill_device": "writes until the device is full",
-    "file_append": "appends to the file",
-    "overwrite": "overwrites the file's data",
-    "zone_reset_threshold": "resets zones",
-    "zone_reset_frequency": "resets zones",
-}
 
 
 class JobOptions(Mapping[str, str]):
@@ -79,7 +64,7 @@ class JobOptions(Mapping[str, str]):
     def text(self, name: str) -> str | None:
         """The value of option `name` under any of its names, else fio's default, else None."""
         name = canonical(name)
-        return self._by_name.get(name, FIO_DEFAULTS.get(name))
+        return self._by_name.get(name, default(name))
 
     def given(self, name: str) -> str | None:
         """The value of option `name` as the job gave it under any of its names; None when it gave none
@@ -87,8 +72,9 @@ class JobOptions(Mapping[str, str]):
         return self._by_name.get(canonical(name))
 
     def _value(self, name: str) -> str:
-        """The value of an option fio has a default for (a name in FIO_DEFAULTS)."""
-        return self._by_name.get(name, FIO_DEFAULTS[name])
+        """The value of an option fio has a default for (a row of the option table with a `default`)."""
+        given = self._by_name.get(name)
+        return given if given is not None else default(name) or ""
 
     def seconds(self, name: str) -> float | None:
         """A time option in seconds ("30", "2m", "500ms")."""
@@ -169,9 +155,11 @@ class JobOptions(Mapping[str, str]):
         (`iolab.runner.safety.write_refusal`) asks: a flag counts as set unless its value is clearly zero or off
         (`flag_on`), and a mode fio has not got counts as writing, so it errs towards "it writes"."""
         reasons = [f"rw={self.rw}"] if self.rw not in READ_ONLY_MODES else []
-        return reasons + [
-            f"{name}={self.text(name)} {what}" for name, what in WRITING_OPTIONS.items() if self.flag(name)
-        ]
+        for name in self._by_name:  # the options it gives whose row says they change data (class WRITES)
+            row = SPECS.get(name)
+            if row is not None and row.safety == WRITES and self.flag(name):
+                reasons.append(f"{name}={self.text(name)} {row.why}")
+        return reasons
 
     @property
     def writes(self) -> bool:
@@ -197,8 +185,9 @@ class JobOptions(Mapping[str, str]):
         trims' for a trim job)."""
         parts = self._value("bs").split(",")
         direction = 0 if self.reads else 2 if self.rw in ("trim", "randtrim") else 1
-        part = parts[min(direction, len(parts) - 1)].strip() or FIO_DEFAULTS["bs"]
-        return int(parse_size(part) or parse_size(FIO_DEFAULTS["bs"]) or 0)
+        fios = default("bs") or ""
+        part = parts[min(direction, len(parts) - 1)].strip() or fios
+        return int(parse_size(part) or parse_size(fios) or 0)
 
     @property
     def direct(self) -> bool:

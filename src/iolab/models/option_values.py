@@ -5,7 +5,7 @@ rules, duration estimates, the doctor and the tables need numbers again, with
 fio's own suffixes: sizes use base 1024 (fio's default kb_base), times default
 to seconds. A whole job's options are read through `JobOptions`
 (`iolab.models.job_options`), which applies fio's aliases and defaults from
-here; the functions below read one value.
+the option table (`iolab.models.option_spec`); the functions below read one value.
 
 Pure vocabulary, so it lives with the models: the plan, the doctor and the
 report read option values the same way without importing fio.
@@ -14,6 +14,9 @@ report read option values the same way without importing fio.
 from __future__ import annotations
 
 import re
+
+from iolab.models.option_spec import canonical as canonical  # the one alias resolver, read with the values
+from iolab.models.option_spec import in_seconds
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]?)(i?b)?\s*$", re.IGNORECASE | re.ASCII)
 _SHARE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$", re.ASCII)
@@ -32,32 +35,6 @@ _TIME_FACTOR = {
     "d": 86400.0,
 }
 
-# fio's aliases (fio 3.33 `fio --cmdhelp=<name>` prints "alias:"; these are all 20 of them): alias -> fio's own
-# name. `canonical` is the one alias resolver: an alias a later fio adds is missing from the option table
-# too, and is refused by name until it is classified (`iolab.fio.option_table`).
-ALIASES = {
-    "readwrite": "rw",
-    "blocksize": "bs",
-    "blockalign": "ba",
-    "blocksize_range": "bsrange",
-    "blocksize_unaligned": "bs_unaligned",
-    "iodepth_batch_submit": "iodepth_batch",
-    "iodepth_batch_complete": "iodepth_batch_complete_min",
-    "io_limit": "io_size",
-    "fill_fs": "fill_device",
-    "fileoffset": "offset",
-    "nr_files": "nrfiles",
-    "timeout": "runtime",
-    "iomem": "mem",
-    "ratemin": "rate_min",
-    "ratecycle": "rate_cycle",
-    "wait_for_previous": "stonewall",
-    "disable_bw": "disable_bw_measurement",
-    "ss": "steadystate",
-    "ss_dur": "steadystate_duration",
-    "ss_ramp": "steadystate_ramp_time",
-}
-
 # fio's file-operation engines: their "I/O" is one create/stat/unlink per
 # file, reported as `iops`; they need `directory=` (not `filename=`).
 METADATA_ENGINES = frozenset({"filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete"})
@@ -73,28 +50,6 @@ METADATA_OPERATIONS = {
     "dirstat": "directory stat",
     "dirdelete": "directory remove",
 }
-
-# Options whose plain numbers are seconds (fio's time-postfix options that iolab reasons about, by fio's
-# own names); everything else numeric is a count or a size.
-TIME_OPTIONS = frozenset({"runtime", "ramp_time", "startdelay", "steadystate_duration", "steadystate_ramp_time"})
-
-# fio's own defaults (HOWTO; psync is fio's default engine on Linux) for the options iolab reads where a
-# job leaves them out: the one place that knows them, so the doctor, the tables and the estimates read a
-# job the way fio runs it. Flags left out are off (fio's default for every flag iolab reads).
-FIO_DEFAULTS: dict[str, str] = {
-    "ioengine": "psync",
-    "rw": "read",
-    "iodepth": "1",
-    "numjobs": "1",
-    "bs": "4k",
-    "ramp_time": "0",
-    "loops": "1",
-}
-
-
-def canonical(name: str) -> str:
-    """fio's own name of an option this module knows an alias of (`readwrite` -> `rw`), else the name."""
-    return ALIASES.get(name, name)
 
 
 def to_fio_string(value: bool | int | float | str) -> str:
@@ -137,7 +92,7 @@ def _bounded(value: float) -> float | None:
 
 def option_number(name: str, text: str) -> float | None:
     """The numeric value of option `name`: seconds for a time option ("2m" is 120), else a size ("2m" is 2 MiB)."""
-    return parse_seconds(text) if canonical(name) in TIME_OPTIONS else parse_size(text)
+    return parse_seconds(text) if in_seconds(name) else parse_size(text)
 
 
 def flag_on(text: str) -> bool:

@@ -30,7 +30,8 @@ from iolab.fio.options import (
 from iolab.models.host_settings import names as host_setting_names
 from iolab.models.host_settings import setting_value
 from iolab.models.job_options import JobOptions
-from iolab.models.option_values import FIO_DEFAULTS, canonical, to_fio_string
+from iolab.models.option_spec import default
+from iolab.models.option_values import canonical, to_fio_string
 from iolab.models.plan import Phases, Plan, Precondition, RepeatPolicy, Workload
 from iolab.models.point import PER_JOB_FORMAT
 from iolab.models.side import METRIC_NAME
@@ -359,7 +360,7 @@ def _axis_items(axes: Mapping[str, list[str]]) -> list[tuple[str, str]]:
 
 
 def _check_option_names(names: Sequence[str], items: Sequence[tuple[str, str]], source: str, where: str) -> None:
-    engines = [value for key, value in items if key == "ioengine"] or [FIO_DEFAULTS["ioengine"]]
+    engines = [value for key, value in items if key == "ioengine"] or [default("ioengine") or ""]
     unknown = unknown_options(dict.fromkeys(names), engines)
     if unknown:
         field = f"{where}options/axes" if where else "options/axes"

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 from iolab.analysis.stability import Stability
 from iolab.models import units
 from iolab.models.array_names import natural_key
-from iolab.models.option_values import METADATA_ENGINES
 from iolab.report.chart_axes import beside, latency_log_axis
 from iolab.report.chart_labels import every, ordinal, rows, text_inches
 from iolab.views.tables import NotebookTable, Row
@@ -89,20 +88,19 @@ def _directions(table: NotebookTable) -> list[str | None]:
     return list(dict.fromkeys(row.ddir for row in table.rows if not row.failed))
 
 
-def operation(table: NotebookTable, row: Row) -> str | None:
-    """The file operation a row measured (filecreate, filestat, filedelete ...), None for a row of I/O.
+def operation(row: Row) -> str | None:
+    """The file operation a row measured (filecreate, filestat, filedelete ...), None for a row of I/O: the
+    view's, read from the workload's options (`Row.operation`), never back out of the rendered cells.
 
     fio reports these engines' operations as reads; their rate is operations per second and their "MB/s"
     is no transfer, so a chart shows the rate under the operation's name.
     """
-    keys = [column.key for column in table.columns]
-    engine = row.cells[keys.index("ioengine")] if "ioengine" in keys else dict(table.fixed).get("ioengine")
-    return engine if engine in METADATA_ENGINES else None
+    return row.operation
 
 
 def _table_operation(table: NotebookTable) -> str | None:
     """The one file operation every row of the table measured, else None."""
-    found = {operation(table, row) for row in table.rows}
+    found = {operation(row) for row in table.rows}
     return found.pop() if len(found) == 1 else None
 
 
@@ -260,7 +258,7 @@ def _row_label(row: Row, table: NotebookTable) -> str:
     """An overview row's workload name, and its file operation or, when the table has a dir column, its
     direction."""
     keys = [column.key for column in table.columns]
-    kind = operation(table, row) or (row.cells[keys.index("ddir")] if "ddir" in keys else None)
+    kind = operation(row) or (row.cells[keys.index("ddir")] if "ddir" in keys else None)
     return row.cells[0] + (f" ({kind})" if kind and kind != row.cells[0] else "")
 
 
@@ -278,8 +276,8 @@ def workload_bars(table: NotebookTable) -> Figure | None:
     if not rows:
         return None
     labels = [_row_label(row, table) for row in rows]
-    only_operations = all(operation(table, row) for row in rows)
-    some_operations = any(operation(table, row) for row in rows)
+    only_operations = all(operation(row) for row in rows)
+    some_operations = any(operation(row) for row in rows)
     panels: list[tuple[str, float, str]] = (
         [("iops", 1.0, OPS_AXIS)] if only_operations else [("bw_bytes", float(units.MB), BW_AXIS)]
     )
@@ -289,7 +287,7 @@ def workload_bars(table: NotebookTable) -> Figure | None:
     positions = range(len(rows))
     colours = [DIR_COLOURS.get(row.ddir, DIR_COLOURS[None]) for row in rows]
     for ax, (key, scale, xlabel) in zip(axes, panels, strict=True):
-        stats = [None if key == "bw_bytes" and operation(table, row) else row.numbers.get(key) for row in rows]
+        stats = [None if key == "bw_bytes" and operation(row) else row.numbers.get(key) for row in rows]
         ax.barh(
             positions,
             [s.mean / scale if s else 0.0 for s in stats],

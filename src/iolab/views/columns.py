@@ -355,7 +355,7 @@ def _files(cell: Cell) -> str:
     its file count), the files it stat-ed over and over for a time-based stat."""
     job = cell.workload.job
     if job.time_based or not cell.results:
-        return cell.workload.params.get("nrfiles", "1")
+        return job.given("nrfiles") or "1"  # under either of its names (nr_files)
     per_thread = [sum(d.total_ios for d in result.directions.values()) / job.numjobs for result in cell.results]
     return spread(summary(per_thread), lambda n: f"{n:.0f}")
 

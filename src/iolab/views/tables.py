@@ -42,10 +42,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from iolab.analysis.stability import Stability
-from iolab.models import Finding, PointRecord, Run, Sample
+from iolab.models import Finding, Point, PointRecord, Run, Sample
 from iolab.models.array_names import array_workload
+from iolab.models.effective_options import FROM_TARGET, effective_options
 from iolab.models.host_settings import SETTINGS
-from iolab.models.option_values import FIO_DEFAULTS, option_number
+from iolab.models.option_spec import canonical, default
+from iolab.models.option_values import option_number
 from iolab.views.columns import (
     DIRECTIONS,
     IO,
@@ -81,9 +83,9 @@ PARAMETER_ORDER = (
     "target",
 )
 AXIS_PREFERENCE = ("iodepth", "numjobs", "bs", "rwmixread", "rate_iops", "rate", *SETTINGS, "ioengine", "rw", "target")
-# fio's defaults for options that define a workload's shape, so that a job that
-# leaves iodepth unset compares equal to one that says iodepth=1.
-SHOWN_DEFAULTS = {key: FIO_DEFAULTS[key] for key in ("iodepth", "numjobs")}
+# Options that define a workload's shape, shown with fio's default where a job leaves them out, so that a
+# job that leaves iodepth unset compares equal to one that says iodepth=1.
+SHOWN_DEFAULTS = ("iodepth", "numjobs")
 # Parameters the overview table gives a column each when they differ between
 # workloads; any other differing options share one "other options" column.
 SHAPE = ("rw", "bs", "iodepth", "numjobs", "rwmixread", "ioengine", "direct", *SETTINGS, "target")
@@ -135,6 +137,7 @@ class Row:
     ok: int
     point_ids: tuple[int, ...]
     notes: tuple[str, ...] = ()
+    operation: str | None = None  # the file-operation engine measured (filecreate...), None for a row of I/O
 
     @property
     def failed(self) -> bool:
@@ -195,25 +198,32 @@ def describe_parameters(params: Sequence[tuple[str, str]]) -> str:
 def _parameters(record: PointRecord) -> dict[str, str]:
     """What defines a workload: its fio options as run, its host settings, plus the target.
 
-    `direct` is stated as the runner ran it (`Point.direct`: direct=1 unless
-    the workload asks for buffered I/O or the file system refuses O_DIRECT);
-    fio's `name` and a `filename` equal to the target's repeat what the
-    point's name and target already say.
+    The options are those fio ran with (`effective_options`, which the job file and the doctor read too),
+    by fio's own names, with `direct` as the runner ran it; what iolab set from the target (its file or
+    directory, its size) and a `filename` equal to the target's repeat what the target already says, and
+    fio's `name` what the point's name says.
     """
     point = record.point
-    if point.job.is_metadata or point.job.tool:  # no data moves, or not fio: no fio defaults to state
-        params = dict(point.options)
-    else:
-        params = {**SHOWN_DEFAULTS, **point.options}
-        params["direct"] = "1" if point.direct else "0"
+    params = dict(point.options) if point.job.tool else _options_run(point)  # another tool's, as it gave them
     params.pop("name", None)
-    if params.get("filename") == point.target.filename:
-        params.pop("filename")
     params.update(point.host_settings)
     # an array's set of devices goes by its name (`without-nvme3n1`), not "7 devices (nvme0n1, ...)"
     workload = array_workload(point.name) if point.target.kind == "group" else None
     params[TARGET] = point.name.removeprefix(f"{workload}-") if workload else point.target.path
     return params
+
+
+def _options_run(point: Point) -> dict[str, str]:
+    """A fio point's options as run, by fio's own names, with fio's defaults of `SHOWN_DEFAULTS` where a job
+    that moves data leaves them out, less what iolab set from the target."""
+    job = point.job
+    shown = {} if job.is_metadata else {name: default(name) or "" for name in SHOWN_DEFAULTS}
+    for name, value in effective_options(point).items():
+        fio_name = canonical(name)
+        from_target = fio_name in FROM_TARGET and job.given(fio_name) is None
+        if not from_target and not (fio_name == "filename" and value == point.target.filename):
+            shown[fio_name] = value
+    return shown
 
 
 def _workloads(records: Sequence[PointRecord]) -> list[TableWorkload]:
@@ -280,15 +290,18 @@ def _workload_rows(workload: TableWorkload, lead: list[str], scope: Scope, label
     figures = figures_for(scope)
     ids = tuple(r.id for r in workload.records)
     notes = problem_notes(label, workload)
+    operation = workload.job.engine if workload.job.is_metadata else None
     ddirs = directions_of(workload) if scope.kind == IO else [DIRECTIONS[0]] if workload.finished else []
     if not ddirs:
         cells, _ = row_cells(figures, Cell(scope, workload, None, True))
-        return [Row((*lead, *cells), {}, None, len(workload.records), 0, ids, notes)]
+        return [Row((*lead, *cells), {}, None, len(workload.records), 0, ids, notes, operation)]
     rows = []
     for i, ddir in enumerate(ddirs):
         cells, numbers = row_cells(figures, Cell(scope, workload, ddir, i == 0))
         ok = len(workload.finished)
-        rows.append(Row((*lead, *cells), numbers, ddir, len(workload.records), ok, ids, notes if i == 0 else ()))
+        rows.append(
+            Row((*lead, *cells), numbers, ddir, len(workload.records), ok, ids, notes if i == 0 else (), operation)
+        )
     return rows
 
 
@@ -324,13 +337,18 @@ def _overview_table(workloads: list[TableWorkload], samples: Mapping[int, Sequen
     columns += [Column(k, k, numeric=False) for k in shape]
     columns += [Column("options", "other options", numeric=False)] if others else []
     columns += _figure_columns(scope)
-    rows = []
-    for w in ordered:
-        lead = [w.name, *(w.params.get(k, "-") for k in shape)]
-        if others:
-            lead.append(describe_parameters([(k, w.params[k]) for k in others if k in w.params]) or "-")
-        rows += _workload_rows(w, lead, scope, w.name)
+    rows = [row for w in ordered for row in _workload_rows(w, _overview_lead(w, shape, others), scope, w.name)]
     return NotebookTable("Workloads", None, _fixed(ordered, varying), tuple(columns), tuple(rows))
+
+
+def _overview_lead(workload: TableWorkload, shape: Sequence[str], others: Sequence[str]) -> list[str]:
+    """A workload's first cells in the overview: its name, its value of each shape column ('-' where it has
+    none), and the other parameters that vary, in one cell, when some do."""
+    params = workload.params
+    lead = [workload.name, *(params.get(k, "-") for k in shape)]
+    if others:
+        lead.append(describe_parameters([(k, params[k]) for k in others if k in params]) or "-")
+    return lead
 
 
 def _operation(workload: TableWorkload) -> str | None:
@@ -373,16 +391,26 @@ def notebook_tables(records: Sequence[PointRecord], samples: Mapping[int, Sequen
     """
     everything = _workloads(records)
     found = _metadata_tables([w for w in everything if _operation(w) is not None], samples)
-    remaining = [w for w in everything if _operation(w) is None]
-    while (choice := _choose_axis(remaining)) is not None:
-        axis, groups = choice
-        for group in groups:
-            found.append((min(w.first_seq for w in group), _sweep_table(axis, group, samples)))
-        covered = {id(w) for g in groups for w in g}
-        remaining = [w for w in remaining if id(w) not in covered]
+    sweeps, remaining = _sweep_tables([w for w in everything if _operation(w) is None], samples)
+    found += sweeps
     if remaining:
         found.append((min(w.first_seq for w in remaining), _overview_table(remaining, samples)))
     return [table for _, table in sorted(found, key=lambda pair: pair[0])]
+
+
+def _sweep_tables(
+    workloads: list[TableWorkload], samples: Mapping[int, Sequence[Sample]]
+) -> tuple[list[tuple[int, NotebookTable]], list[TableWorkload]]:
+    """The sweep tables, each with the first seq of its workloads, axis after axis while one qualifies
+    (`_choose_axis`), and the workloads no axis covered (the overview's)."""
+    found = []
+    remaining = workloads
+    while (choice := _choose_axis(remaining)) is not None:
+        axis, groups = choice
+        found += [(min(w.first_seq for w in group), _sweep_table(axis, group, samples)) for group in groups]
+        covered = {id(w) for g in groups for w in g}
+        remaining = [w for w in remaining if id(w) not in covered]
+    return found, remaining
 
 
 def _when(timestamp: float) -> str:
