@@ -41,7 +41,7 @@ from iolab.runner.host_settings import HostSettings, check_request, restore_left
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
 from iolab.runner.open_ended import measure_open_ended
-from iolab.runner.planning import prepare_points, run_targets
+from iolab.runner.planning import data_targets, prepare_points, run_targets
 from iolab.runner.progress import Progress
 from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.safety import devices_to_hold
@@ -303,7 +303,7 @@ def _measure_and_finish(
     steady: list[SteadyOutcome] = []
     measurer: Measurer | None = None
     try:
-        notes += _claim_scratch(store, run_id, _data_targets(plan, prepared.targets, points))
+        notes += _claim_scratch(store, run_id, data_targets(plan, prepared.targets, points))
         planned = _point_ids(store, run_id, points)
         probed = [_probed_path(t) for t in every_target if t.kind != "group"]
         snapshot = take_snapshot(Root(), probed)
@@ -433,16 +433,6 @@ def _open_ended_note(plan: Plan, seconds: float) -> str:
             f"each phase about {plan.metadata.runtime:g} s: about {seconds:.0f} s"
         )
     return f"more points are chosen as the results come in: up to about {seconds:.0f} s"
-
-
-def _data_targets(plan: Plan, targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
-    """The targets whose scratch file a point reads or writes: not those only file create/stat/remove or
-    per-job files work on (in directories of their own), which would get a scratch file written and never
-    used."""
-    found = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
-    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
-        found |= set(targets[None])
-    return sorted(found, key=lambda t: t.path)
 
 
 def _point_ids(store: Store, run_id: int, points: list[Point]) -> dict[str, int]:

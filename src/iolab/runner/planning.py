@@ -98,6 +98,17 @@ def run_targets(targets: dict[str | None, list[Target]], points: list[Point]) ->
     return sorted({t for ts in targets.values() for t in ts} | {p.target for p in points}, key=lambda t: t.path)
 
 
+def data_targets(plan: Plan, targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
+    """The targets whose scratch file a point reads or writes, as the run lays them out and the dry run
+    lists them: not those only file create/stat/remove or per-job files work on (in directories of their
+    own), which would get a scratch file written and never used; the default targets when open-ended parts
+    (QD searches, latency curves, steady rounds) will use them."""
+    found = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
+    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
+        found |= set(targets[None])
+    return sorted(found, key=lambda t: t.path)
+
+
 def array_plan(request: RunRequest, plan: Plan) -> tuple[Plan, dict[str | None, list[Target]], list[Point], list[str]]:
     """A `--devices` run: each drive checked as a target, the workloads run together, alone and in sets.
 
