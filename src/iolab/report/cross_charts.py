@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from iolab.views.comparison import Comparison
+    from iolab.analysis.compare import Verdict
+    from iolab.views.comparison import ComparedWorkload, Comparison, WorkloadSamples
     from iolab.views.history import SeriesHistory
 
 SIDE_COLOURS = ("#7f7f7f", "#1f77b4")
@@ -183,6 +184,48 @@ def _notebook_marks(history: SeriesHistory, value_ax: Axes, cov_ax: Axes) -> Non
         )
 
 
+def _side_bars(
+    ax: Axes, i: int, sides: tuple[WorkloadSamples, WorkloadSamples], unit: float, names: tuple[str | None, str | None]
+) -> None:
+    """A workload's two bars (A above B): the figure the verdict table shows, whiskers to the lowest and
+    highest repeat."""
+    for j, side in enumerate(sides):
+        middle = side.figure or 0.0
+        ax.barh(
+            i + (j - 0.5) * 0.38,
+            middle / unit,
+            height=0.36,
+            xerr=[[(middle - min(side.values)) / unit], [(max(side.values) - middle) / unit]],
+            capsize=3,
+            color=SIDE_COLOURS[j],
+            label=names[j],
+        )
+
+
+def _verdict_label(ax: Axes, i: int, verdict: Verdict) -> None:
+    """The verdict and its change written right of the chart, coloured by verdict."""
+    change = f" {verdict.change:+.1%}" if verdict.change is not None else ""
+    ax.annotate(
+        f"{verdict.kind}{change}",
+        (1.0, i),
+        xycoords=("axes fraction", "data"),
+        xytext=(4, 0),
+        textcoords="offset points",
+        va="center",
+        fontsize="small",
+        color=VERDICT_COLOURS.get(verdict.kind, "#555555"),
+        annotation_clip=False,
+    )
+
+
+def _workload_axis(ax: Axes, rows: list[ComparedWorkload], mixed: bool, axis_label: str) -> None:
+    """Workload names down the side (with their metric when metrics are mixed), and the axis's title."""
+    labels = [f"{r.a.name} ({METRIC_LABELS.get(r.a.metric, r.a.metric)})" if mixed else r.a.name for r in rows]
+    ax.set_yticks(range(len(rows)), labels, fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlabel(axis_label + "; bars: geometric mean of the repeats, whiskers: lowest to highest")
+
+
 def comparison_chart(comparison: Comparison) -> Figure | None:
     """Per workload, the geometric mean of each side's repeats side by side (the figure of the verdict table),
     whiskers from its lowest to its highest repeat, and the verdict beside the pair. Workloads judged on
@@ -199,37 +242,10 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
     ax = fig.subplots()
     for i, row in enumerate(rows):
         unit = (row.a.figure or 1.0) / 100 if mixed else scale
-        for j, side in enumerate((row.a, row.b)):
-            middle = side.figure or 0.0  # the figure the verdict table shows
-            ax.barh(
-                i + (j - 0.5) * 0.38,
-                middle / unit,
-                height=0.36,
-                xerr=[[(middle - min(side.values)) / unit], [(max(side.values) - middle) / unit]],
-                capsize=3,
-                color=SIDE_COLOURS[j],
-                label=(comparison.label_a, comparison.label_b)[j] if i == 0 else None,
-            )
-        verdict = row.verdict
-        change = f" {verdict.change:+.1%}" if verdict.change is not None else ""
-        ax.annotate(
-            f"{verdict.kind}{change}",
-            (1.0, i),
-            xycoords=("axes fraction", "data"),
-            xytext=(4, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize="small",
-            color=VERDICT_COLOURS.get(verdict.kind, "#555555"),
-            annotation_clip=False,
-        )
-    labels = [f"{r.a.name} ({METRIC_LABELS.get(r.a.metric, r.a.metric)})" if mixed else r.a.name for r in rows]
-    ax.set_yticks(range(len(rows)), labels, fontsize="small")
-    ax.invert_yaxis()
-    ax.set_xlabel(
-        (f"% of {comparison.label_a}'s geometric mean" if mixed else axis_label)
-        + "; bars: geometric mean of the repeats, whiskers: lowest to highest"
-    )
+        names = (comparison.label_a, comparison.label_b) if i == 0 else (None, None)
+        _side_bars(ax, i, (row.a, row.b), unit, names)
+        _verdict_label(ax, i, row.verdict)
+    _workload_axis(ax, rows, mixed, f"% of {comparison.label_a}'s geometric mean" if mixed else axis_label)
     ax.legend(fontsize="x-small", loc="lower right")
     ax.grid(True, axis="x", alpha=0.3)
     return fig
