@@ -102,14 +102,15 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
     return fig
 
 
-def _cov_panel(history: SeriesHistory, health: Sequence[HealthPoint], cov_ax: Axes) -> None:
-    """The rolling COV against its target, each day's COV, and shading where the window had too few runs."""
+def _rolling_cov(health: Sequence[HealthPoint], cov_ax: Axes) -> None:
+    """The rolling COV, where the window was judged."""
     judged = [(datetime.fromtimestamp(h.time, tz=UTC), 100 * h.cov) for h in health if h.cov is not None]
     if judged:
         cov_ax.plot(*zip(*judged, strict=True), color="#333333", linewidth=1.2)
-    target = health[-1].params.cov_target * 100 if health else None
-    if target is not None:
-        cov_ax.axhline(target, color=MARK_COLOUR, linestyle=":", linewidth=1.2, label=f"target {target:.0f}%")
+
+
+def _daily_cov(history: SeriesHistory, cov_ax: Axes) -> list[tuple[datetime, float]]:
+    """Each day's COV as a short bar; returns the days drawn."""
     days = [(datetime.fromtimestamp(d.time, tz=UTC), 100 * d.cov) for d in history.days if d.cov is not None]
     if days:
         cov_ax.plot(
@@ -121,14 +122,23 @@ def _cov_panel(history: SeriesHistory, health: Sequence[HealthPoint], cov_ax: Ax
             color="#1f77b4",
             label="per-day COV",
         )
+    return days
+
+
+def _cov_panel(history: SeriesHistory, health: Sequence[HealthPoint], cov_ax: Axes) -> None:
+    """The rolling COV against its target, each day's COV, and shading where the window had too few runs."""
+    _rolling_cov(health, cov_ax)
+    target = health[-1].params.cov_target * 100 if health else None
+    if target is not None:
+        cov_ax.axhline(target, color=MARK_COLOUR, linestyle=":", linewidth=1.2, label=f"target {target:.0f}%")
+    days = _daily_cov(history, cov_ax)
     if target is not None or days:
         cov_ax.legend(fontsize="x-small", loc="upper left")
     from matplotlib.dates import date2num
 
-    for h in health:
-        if h.state == "insufficient":
-            at = float(date2num(datetime.fromtimestamp(h.time, tz=UTC)))  # the axis's dates as numbers
-            cov_ax.axvline(at, color="#000000", alpha=0.05, linewidth=3)
+    for h in (h for h in health if h.state == "insufficient"):
+        at = float(date2num(datetime.fromtimestamp(h.time, tz=UTC)))  # the axis's dates as numbers
+        cov_ax.axvline(at, color="#000000", alpha=0.05, linewidth=3)
 
 
 def _change_marks(history: SeriesHistory, value_ax: Axes) -> None:
@@ -218,6 +228,16 @@ def _verdict_label(ax: Axes, i: int, verdict: Verdict) -> None:
     )
 
 
+def _both_sides(row: ComparedWorkload) -> bool:
+    """A workload with repeats on both sides: the others have no pair of bars to draw."""
+    return bool(row.a.values and row.b.values)
+
+
+def _rows_scale(rows: list[ComparedWorkload]) -> tuple[float, str]:
+    """The scale and axis title for the first workload's metric, fitted to every repeat drawn."""
+    return metric_scale(rows[0].a.metric, [v for r in rows for v in r.a.values + r.b.values])
+
+
 def _workload_axis(ax: Axes, rows: list[ComparedWorkload], mixed: bool, axis_label: str) -> None:
     """Workload names down the side (with their metric when metrics are mixed), and the axis's title."""
     labels = [f"{r.a.name} ({METRIC_LABELS.get(r.a.metric, r.a.metric)})" if mixed else r.a.name for r in rows]
@@ -230,14 +250,13 @@ def comparison_chart(comparison: Comparison) -> Figure | None:
     """Per workload, the geometric mean of each side's repeats side by side (the figure of the verdict table),
     whiskers from its lowest to its highest repeat, and the verdict beside the pair. Workloads judged on
     different metrics (bandwidth, IOPS, latency) share one axis as a percentage of side A's figure."""
-    rows = [row for row in comparison.rows if row.a.values and row.b.values]
+    rows = [row for row in comparison.rows if _both_sides(row)]
     if not rows:
         return None
     from matplotlib.figure import Figure
 
-    metrics = {row.a.metric for row in rows}
-    mixed = len(metrics) > 1
-    scale, axis_label = metric_scale(next(iter(metrics)), [v for r in rows for v in r.a.values + r.b.values])
+    mixed = len({row.a.metric for row in rows}) > 1
+    scale, axis_label = _rows_scale(rows)
     fig = Figure(figsize=(WIDTH_IN, 1.0 + 0.55 * len(rows)), layout="constrained")
     ax = fig.subplots()
     for i, row in enumerate(rows):
