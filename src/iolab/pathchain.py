@@ -116,7 +116,7 @@ def resolve(path: str) -> tuple[str, tuple[str, ...]]:
     if not os.path.isabs(path):
         path = os.path.join(os.getcwd(), path)
     done = "/"
-    todo = [part for part in path.split("/") if part]
+    todo = _parts(path)
     links: list[str] = []
     while todo:
         part = todo.pop(0)
@@ -126,28 +126,45 @@ def resolve(path: str) -> tuple[str, tuple[str, ...]]:
             done = os.path.dirname(done)
             continue
         here = os.path.join(done, part)
-        try:
-            info = os.lstat(here)
-        except FileNotFoundError:
+        info = _looked_up(path, here)
+        if info is None:
             return os.path.join(here, *todo), tuple(links)
-        except OSError as exc:
-            raise UserError(f"{path}: cannot look up {here} ({exc.strerror})") from None
         if not stat.S_ISLNK(info.st_mode):
             done = here
             continue
-        if not trusted(info.st_uid) and guards.active("path-link-owner"):
-            raise UserError(
-                f"{path}: {here} is a link owned by uid {info.st_uid}, who can point it anywhere.\n"
-                f"Fix: give the path it points to ({os.path.realpath(here)}) if you trust it, or remove the link"
-            )
-        if len(links) >= _MAX_LINKS:
-            raise UserError(f"{path}: too many links to resolve; give the real path")
+        _check_link(path, here, info, len(links))
         target = os.readlink(here)
         links.append(f"{here} -> {target}")
-        todo = [p for p in target.split("/") if p] + todo
+        todo = _parts(target) + todo
         if target.startswith("/"):
             done = "/"
     return done, tuple(links)
+
+
+def _parts(path: str) -> list[str]:
+    """A path's components, empty ones (`//`, a trailing `/`) left out."""
+    return [part for part in path.split("/") if part]
+
+
+def _looked_up(path: str, here: str) -> os.stat_result | None:
+    """What is at `here` without following a link; None when nothing is (a tail made later)."""
+    try:
+        return os.lstat(here)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot look up {here} ({exc.strerror})") from None
+
+
+def _check_link(path: str, here: str, info: os.stat_result, followed: int) -> None:
+    """Refuse a link another user owns (they could point it anywhere at any time) and a chain of too many."""
+    if not trusted(info.st_uid) and guards.active("path-link-owner"):
+        raise UserError(
+            f"{path}: {here} is a link owned by uid {info.st_uid}, who can point it anywhere.\n"
+            f"Fix: give the path it points to ({os.path.realpath(here)}) if you trust it, or remove the link"
+        )
+    if followed >= _MAX_LINKS:
+        raise UserError(f"{path}: too many links to resolve; give the real path")
 
 
 @guards.guard(

@@ -343,21 +343,8 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     mwu = mann_whitney(xa, xb)
     pooled_var = ((len(la) - 1) * var_a + (len(lb) - 1) * var_b) / (len(la) + len(lb) - 2)
     log_sd = math.sqrt(pooled_var)
-    notes: list[str] = []
     mwu_can_decide = mwu.min_p < params.alpha
-    if not mwu_can_decide:
-        notes.append(
-            f"Mann-Whitney cannot reach p<{params.alpha:g} with n={len(xa)}/{len(xb)}; a difference rests on Welch alone"
-        )
-    if dropped:
-        notes.append(f"{dropped} NaN value(s) left out")
-    for side, far in (("A", far_a), ("B", far_b)):
-        if far:
-            shown = ", ".join(f"{v:.4g}" for v in far)
-            notes.append(
-                f"{side}'s lone outlier repeat(s) {shown} left out: far from the others (as RES-REPEAT-OUTLIER)"
-            )
-
+    notes = _verdict_notes(params, mwu_can_decide, (len(xa), len(xb)), dropped, (far_a, far_b))
     result = replace(
         base,
         ratio=ratio,
@@ -380,14 +367,44 @@ def compare_samples(a: Sequence[float], b: Sequence[float], params: CompareParam
     if p_tost < params.alpha:
         return replace(result, kind="equivalent")
 
-    if significant and not mwu_agrees:
-        reason = "Welch's t and Mann-Whitney disagree (an outlier or skew?)"
-    elif significant:
-        reason = f"the difference is real but the CI reaches into the ±{params.noise_floor:.0%} noise floor"
-    else:
-        reason = "neither a difference nor equivalence is shown"
+    reason = _inconclusive_reason(significant, mwu_agrees, params)
     needed = _repeats_to_decide(d, log_sd, (lower_bound, upper_bound), max(len(xa), len(xb)), params)
     return replace(result, reason=reason, repeats_needed=needed)
+
+
+def _verdict_notes(
+    params: CompareParams,
+    mwu_can_decide: bool,
+    sizes: tuple[int, int],
+    dropped: int,
+    far: tuple[Sequence[float], Sequence[float]],
+) -> list[str]:
+    """What a reader of the verdict must know: Mann-Whitney unable to decide, NaNs and outlier repeats
+    left out."""
+    notes: list[str] = []
+    if not mwu_can_decide:
+        notes.append(
+            f"Mann-Whitney cannot reach p<{params.alpha:g} with n={sizes[0]}/{sizes[1]}; "
+            "a difference rests on Welch alone"
+        )
+    if dropped:
+        notes.append(f"{dropped} NaN value(s) left out")
+    for side, values in zip(("A", "B"), far, strict=True):
+        if values:
+            shown = ", ".join(f"{v:.4g}" for v in values)
+            notes.append(
+                f"{side}'s lone outlier repeat(s) {shown} left out: far from the others (as RES-REPEAT-OUTLIER)"
+            )
+    return notes
+
+
+def _inconclusive_reason(significant: bool, mwu_agrees: bool, params: CompareParams) -> str:
+    """Why a comparison that shows neither a difference beyond the noise nor equivalence is inconclusive."""
+    if significant and not mwu_agrees:
+        return "Welch's t and Mann-Whitney disagree (an outlier or skew?)"
+    if significant:
+        return f"the difference is real but the CI reaches into the ±{params.noise_floor:.0%} noise floor"
+    return "neither a difference nor equivalence is shown"
 
 
 def _checked(params: CompareParams) -> CompareParams:

@@ -106,22 +106,28 @@ def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSe
             f"{host} all jobs" if host else "all jobs": job_sum(members)
             for host, members in job_bandwidth(stored).items()
         }
-        devices: dict[str, str] = {}
-        if record.point.target.kind == "group":
-            for ddir in ("read", "write"):
-                for one in stored:
-                    if one.metric == "disk.bw" and one.ddir == ddir and len(one) and one.values.max() > 0:
-                        import numpy as np  # here only: a run without such series (an import of JSON) never loads it
-
-                        order = np.argsort(one.t_ms, kind="stable")
-                        summed[f"{one.source} {ddir}"] = ((one.t_ms[order] / 1000).tolist(), one.values[order].tolist())
-                        devices[f"{one.source} {ddir}"] = one.source
+        devices = _device_series(stored, summed) if record.point.target.kind == "group" else {}
         out += [
             PointSeries(record.point.name, label, times, values, devices.get(label))
             for label, (times, values) in summed.items()
             if len(times) >= MIN_SERIES_SAMPLES
         ]
     return out
+
+
+def _device_series(stored: list[SampleSeries], summed: dict[str, tuple[list[float], list[float]]]) -> dict[str, str]:
+    """An array point's own device series (telemetry's disk.bw, read then write), added to `summed` in time
+    order; returns each added label's device."""
+    devices: dict[str, str] = {}
+    for ddir in ("read", "write"):
+        for one in stored:
+            if one.metric == "disk.bw" and one.ddir == ddir and len(one) and one.values.max() > 0:
+                import numpy as np  # here only: a run without such series (an import of JSON) never loads it
+
+                order = np.argsort(one.t_ms, kind="stable")
+                summed[f"{one.source} {ddir}"] = ((one.t_ms[order] / 1000).tolist(), one.values[order].tolist())
+                devices[f"{one.source} {ddir}"] = one.source
+    return devices
 
 
 def array_views(records: Sequence[PointRecord], device_bw: dict[int, dict[str, float]]) -> list[ArrayView]:

@@ -11,6 +11,7 @@ from iolab.doctor.rule import RULES, Context, JobView, Rule
 from iolab.models import Finding, Point, Result
 from iolab.models.finding import FAILED_RULE
 from iolab.models.material import RunMaterial
+from iolab.models.run import PointRecord
 from iolab.models.snapshot import Snapshot
 
 
@@ -70,17 +71,40 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
 
     The one entry point for a run's findings, whether it just ran, was imported or is judged again.
     """
+    records, invalid = _valid_and_invalid(material)
+    findings = evaluate(_context(material, records, invalid))
+    findings += _misquoted(findings, {str(r.id): r.result for r in records if r.result is not None})
+    findings += _invariant_findings(invalid)
+    return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
+
+
+def _valid_and_invalid(material: RunMaterial) -> tuple[list[PointRecord], list[PointRecord]]:
+    """(measured points that hold every invariant, those that break one).
+
+    A point that breaks an invariant is invalid: RES-INVARIANT says so, and no other rule computes with its
+    figures (its options still go to the method rules), so a wrong rate never becomes a second finding."""
     from iolab.analysis.invariants import violations
 
     measured = [r for r in material.records if r.result is not None]
-    # A point that breaks an invariant is invalid: RES-INVARIANT says so, and no other rule computes with its
-    # figures (its options still go to the method rules), so a wrong rate never becomes a second finding.
     invalid = [r for r in measured if r.result is not None and violations(r.result, r.point.options)]
     invalid_ids = {r.id for r in invalid}
-    records = [r for r in measured if r.id not in invalid_ids]
+    return [r for r in measured if r.id not in invalid_ids], invalid
+
+
+def _invariant_findings(invalid: list[PointRecord]) -> list[Finding]:
+    """RES-INVARIANT on each invalid point, judged on its own."""
+    if not invalid:
+        return []
+    judged = Context(jobs=[JobView.from_point(r.point, r.result) for r in invalid])
+    return evaluate(judged, [r for r in RULES if r.id == INVARIANT_RULE])
+
+
+def _context(material: RunMaterial, records: list[PointRecord], invalid: list[PointRecord]) -> Context:
+    """What every rule reads of a run: its valid points' results and series, the invalid points' options
+    only, the snapshot, arrays, curves, hosts and repeats."""
     snapshot = material.snapshot
     names = {r.id: r.point.name for r in material.records}
-    ctx = Context(
+    return Context(
         snapshot=snapshot,
         jobs=[JobView.from_point(r.point, r.result, str(r.id)) for r in records]
         + [JobView.from_point(r.point, None, str(r.id)) for r in invalid],
@@ -95,12 +119,6 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
         repeats=repeat_sets(records),
         cov_target=material.cov_target,
     )
-    findings = evaluate(ctx)
-    findings += _misquoted(findings, {str(r.id): r.result for r in records if r.result is not None})
-    if invalid:
-        judged = Context(jobs=[JobView.from_point(r.point, r.result) for r in invalid])
-        findings += evaluate(judged, [r for r in RULES if r.id == INVARIANT_RULE])
-    return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
 
 
 def page_contradictions(problems: Sequence[str]) -> list[Finding]:

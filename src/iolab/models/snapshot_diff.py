@@ -56,13 +56,19 @@ def _counted(values: dict[str, str]) -> str:
 
 
 def _device_changes(a: BlockDevice, b: BlockDevice) -> list[Change]:
+    """What changed on a device present in both snapshots: its fields, its settings, its link and health."""
     out: list[Change] = []
     for name in _DEVICE_FIELDS:
         out += _pair(a.name, name, getattr(a, name), getattr(b, name))
     for name in host_setting_names():  # the other settings a plan can sweep, where both snapshots read them
         if name not in _DEVICE_FIELDS and name in a.host_settings and name in b.host_settings:
             out += _pair(a.name, name, a.host_settings[name], b.host_settings[name])
-    out += _pair(a.name, "PCIe link", a.pcie.describe() if a.pcie else None, b.pcie.describe() if b.pcie else None)
+    return out + _pcie_and_smart(a, b)
+
+
+def _pcie_and_smart(a: BlockDevice, b: BlockDevice) -> list[Change]:
+    """A device's PCIe link, IOMMU domain and SMART fields, where either snapshot read them."""
+    out = _pair(a.name, "PCIe link", a.pcie.describe() if a.pcie else None, b.pcie.describe() if b.pcie else None)
     out += _pair(a.name, "IOMMU domain", a.pcie and a.pcie.iommu_type, b.pcie and b.pcie.iommu_type)
     for name in _SMART_FIELDS:
         out += _pair(a.name, f"SMART {name}", a.smart and getattr(a.smart, name), b.smart and getattr(b.smart, name))
@@ -88,22 +94,29 @@ def diff_snapshots(a: Snapshot, b: Snapshot) -> list[Change]:
     Pure: reads the two snapshots only. Kernel command-line tokens are
     compared one by one so `+mitigations=off` reads as one change.
     """
+    return _host_changes(a, b) + _device_list_changes(a, b) + _mount_changes(a, b)
+
+
+def _host_changes(a: Snapshot, b: Snapshot) -> list[Change]:
+    """The host's fields, command line (token by token), vulnerabilities, governors, IOMMU and kernel config."""
     changes: list[Change] = []
     for name in _HOST_FIELDS:
         changes += _pair("host", name.replace("_", " "), getattr(a, name), getattr(b, name))
     tokens_a, tokens_b = (a.cmdline or "").split(), (b.cmdline or "").split()
-    for token in tokens_a:
-        if token not in tokens_b:
-            changes.append(Change("host", "cmdline", token, ""))
-    for token in tokens_b:
-        if token not in tokens_a:
-            changes.append(Change("host", "cmdline", "", token))
+    changes += [Change("host", "cmdline", token, "") for token in tokens_a if token not in tokens_b]
+    changes += [Change("host", "cmdline", "", token) for token in tokens_b if token not in tokens_a]
     for key in sorted(set(a.vulnerabilities) | set(b.vulnerabilities)):
         changes += _pair("host", f"vulnerability {key}", a.vulnerabilities.get(key), b.vulnerabilities.get(key))
     changes += _pair("host", "cpufreq governors", _counted(a.governors), _counted(b.governors))
     changes += _pair("host", "IOMMU group types", _counted(a.iommu_group_types), _counted(b.iommu_group_types))
     for key in sorted(set(a.kernel_config) | set(b.kernel_config)):
         changes += _pair("host", key, a.kernel_config.get(key), b.kernel_config.get(key))
+    return changes
+
+
+def _device_list_changes(a: Snapshot, b: Snapshot) -> list[Change]:
+    """Devices that appeared or went, and what changed on those in both."""
+    changes: list[Change] = []
     devs_a, devs_b = {d.name: d for d in a.devices}, {d.name: d for d in b.devices}
     for name in sorted(set(devs_a) | set(devs_b)):
         if name not in devs_b:
@@ -112,6 +125,12 @@ def diff_snapshots(a: Snapshot, b: Snapshot) -> list[Change]:
             changes.append(Change(name, "device", "", "present"))
         else:
             changes += _device_changes(devs_a[name], devs_b[name])
+    return changes
+
+
+def _mount_changes(a: Snapshot, b: Snapshot) -> list[Change]:
+    """Mounts that appeared or went, and what changed on those in both."""
+    changes: list[Change] = []
     fs_a, fs_b = {f.mount_point: f for f in a.filesystems}, {f.mount_point: f for f in b.filesystems}
     for mp in sorted(set(fs_a) | set(fs_b)):
         if mp not in fs_b:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from iolab.analysis.stability import Stability
 from iolab.models import units
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from iolab.analysis.outliers import OutlierReport
     from iolab.analysis.scaling import ScalingReport
     from iolab.views.run import ArrayFigures
     from iolab.views.timeline import Span, Timeline
@@ -165,6 +166,21 @@ def sweep_throughput(table: NotebookTable) -> Figure | None:
     return fig
 
 
+def _percentile_points(
+    table: NotebookTable,
+    percentiles: dict[tuple[int, str | None], dict[float, Stability]],
+    positions: dict[str, int],
+    ddir: str | None,
+    pct: float,
+) -> list[tuple[int, Stability]]:
+    """(axis position, summary) of one direction's percentile, for the rows that have it."""
+    return [
+        (positions[row.cells[0]], percentiles[(i, ddir)][pct])
+        for i, row in enumerate(table.rows)
+        if row.ddir == ddir and pct in percentiles.get((i, ddir), {})
+    ]
+
+
 def sweep_latency(
     table: NotebookTable, percentiles: dict[tuple[int, str | None], dict[float, Stability]]
 ) -> Figure | None:
@@ -179,11 +195,7 @@ def sweep_latency(
     fig, (ax,) = _figure(3.6)
     for ddir in _directions(table):
         for pct in PERCENTILES_SHOWN:
-            points = [
-                (positions[row.cells[0]], percentiles[(i, ddir)][pct])
-                for i, row in enumerate(table.rows)
-                if row.ddir == ddir and pct in percentiles.get((i, ddir), {})
-            ]
+            points = _percentile_points(table, percentiles, positions, ddir, pct)
             if points:
                 ax.errorbar(
                     [x for x, _ in points],
@@ -208,42 +220,16 @@ def latency_throughput(table: NotebookTable) -> Figure | None:
     rate_key, rate_scale, rate_axis = (
         ("iops", 1.0, OPS_AXIS) if _table_operation(table) else ("bw_bytes", units.MB, BW_AXIS)
     )
-    # Each row with the summaries drawn from it; rows lacking a rate or mean latency are left out.
-    rows = [
-        (row, rate.mean / rate_scale, lat, row.numbers.get("lat_p99_ns"))
-        for row in table.rows
-        if (rate := row.numbers.get(rate_key)) and (lat := row.numbers.get("lat_mean_ns"))
-    ]
+    rows = _latency_rows(table, rate_key, rate_scale)
     if table.axis is None or len(rows) < 2:
         return None
     scale, _ = latency_scale([lat.mean for _, _, lat, _ in rows])
     fig, (ax,) = _figure(3.6)
-    every_x = [x for _, x, _, _ in rows]
-    every_y = [lat.mean / scale for _, _, lat, _ in rows] + [p.mean / scale for _, _, _, p in rows if p]
+    every = _every_point(rows, scale)
     for ddir in _directions(table):
         mine = [item for item in rows if item[0].ddir == ddir]
-        xs = [x for _, x, _, _ in mine]
-        colour = DIR_COLOURS.get(ddir)
-        label = _series_label(table, ddir)
-        ax.plot(xs, [lat.mean / scale for _, _, lat, _ in mine], marker="o", color=colour, label=f"{label} mean")
-        p99 = [(x, p.mean / scale) for _, x, _, p in mine if p]
-        if p99:
-            ax.plot(
-                [x for x, _ in p99],
-                [v for _, v in p99],
-                marker="s",
-                linestyle="--",
-                color=colour,
-                label=f"{label} p99",
-            )
-        for row, x, lat, _ in mine:
-            y = lat.mean / scale
-            ax.annotate(
-                f"{table.axis}={row.cells[0]}",
-                (x, y),
-                fontsize="x-small",
-                **beside(x, y, every_x, every_y, log_y=True),
-            )
+        _latency_series(ax, table, ddir, mine, scale)
+        _swept_values(ax, table, mine, scale, every)
     ax.set_xlabel(rate_axis)
     latency_log_axis(ax, "y", scale)
     ax.set_ylabel("latency (log scale)")
@@ -252,6 +238,47 @@ def latency_throughput(table: NotebookTable) -> Figure | None:
         _iops_ticks(ax, "x")
     ax.legend(fontsize="small")
     return fig
+
+
+_LatencyRow = tuple[Row, float, Stability, Stability | None]
+
+
+def _latency_rows(table: NotebookTable, rate_key: str, rate_scale: float) -> list[_LatencyRow]:
+    """Each row with the summaries drawn from it: (row, rate, mean latency, p99); rows lacking a rate or
+    mean latency are left out."""
+    return [
+        (row, rate.mean / rate_scale, lat, row.numbers.get("lat_p99_ns"))
+        for row in table.rows
+        if (rate := row.numbers.get(rate_key)) and (lat := row.numbers.get("lat_mean_ns"))
+    ]
+
+
+def _every_point(rows: list[_LatencyRow], scale: float) -> tuple[list[float], list[float]]:
+    """Every x and y drawn (means and p99s), which labels keep clear of."""
+    every_y = [lat.mean / scale for _, _, lat, _ in rows] + [p.mean / scale for _, _, _, p in rows if p]
+    return [x for _, x, _, _ in rows], every_y
+
+
+def _swept_values(
+    ax: Axes, table: NotebookTable, mine: list[_LatencyRow], scale: float, every: tuple[list[float], list[float]]
+) -> None:
+    """Each mean-latency point labelled with its swept value, placed clear of every other point."""
+    for row, x, lat, _ in mine:
+        y = lat.mean / scale
+        ax.annotate(f"{table.axis}={row.cells[0]}", (x, y), fontsize="x-small", **beside(x, y, *every, log_y=True))
+
+
+def _latency_series(ax: Axes, table: NotebookTable, ddir: str | None, mine: list[_LatencyRow], scale: float) -> None:
+    """One direction's mean latency line, and its p99 line (dashed) where rows have one."""
+    colour = DIR_COLOURS.get(ddir)
+    label = _series_label(table, ddir)
+    xs = [x for _, x, _, _ in mine]
+    ax.plot(xs, [lat.mean / scale for _, _, lat, _ in mine], marker="o", color=colour, label=f"{label} mean")
+    p99 = [(x, p.mean / scale) for _, x, _, p in mine if p]
+    if p99:
+        ax.plot(
+            [x for x, _ in p99], [v for _, v in p99], marker="s", linestyle="--", color=colour, label=f"{label} p99"
+        )
 
 
 def _row_label(row: Row, table: NotebookTable) -> str:
@@ -276,30 +303,38 @@ def workload_bars(table: NotebookTable) -> Figure | None:
     if not rows:
         return None
     labels = [_row_label(row, table) for row in rows]
-    only_operations = all(operation(row) for row in rows)
-    some_operations = any(operation(row) for row in rows)
-    panels: list[tuple[str, float, str]] = (
-        [("iops", 1.0, OPS_AXIS)] if only_operations else [("bw_bytes", float(units.MB), BW_AXIS)]
-    )
-    if not only_operations:
-        panels.append(("iops", 1.0, "IOPS (I/O, or file operations, per second)" if some_operations else IOPS_AXIS))
+    panels = _bar_panels(rows)
     fig, axes = _figure(1.0 + 0.35 * len(rows), columns=len(panels))
     positions = range(len(rows))
     colours = [DIR_COLOURS.get(row.ddir, DIR_COLOURS[None]) for row in rows]
     for ax, (key, scale, xlabel) in zip(axes, panels, strict=True):
         stats = [None if key == "bw_bytes" and operation(row) else row.numbers.get(key) for row in rows]
-        ax.barh(
-            positions,
-            [s.mean / scale if s else 0.0 for s in stats],
-            xerr=[(s.stddev or 0.0) / scale if s else 0.0 for s in stats],
-            capsize=3,
-            color=colours,
-        )
+        _bars(ax, stats, scale, colours)
         ax.set_yticks(positions, labels if ax is axes[0] else [""] * len(rows), fontsize="small")
         ax.invert_yaxis()
         ax.set_xlabel(xlabel)
     _iops_ticks(axes[-1], "x")
     return fig
+
+
+def _bars(ax: Axes, stats: list[Stability | None], scale: float, colours: list[str]) -> None:
+    """Horizontal bars of the means, whiskers one stddev of the repeats; a missing figure draws no bar."""
+    ax.barh(
+        range(len(stats)),
+        [s.mean / scale if s else 0.0 for s in stats],
+        xerr=[(s.stddev or 0.0) / scale if s else 0.0 for s in stats],
+        capsize=3,
+        color=colours,
+    )
+
+
+def _bar_panels(rows: list[Row]) -> list[tuple[str, float, str]]:
+    """(figure key, scale, axis label) of each panel: MB/s and IOPS, or only the rate for file operations."""
+    if all(operation(row) for row in rows):
+        return [("iops", 1.0, OPS_AXIS)]
+    some_operations = any(operation(row) for row in rows)
+    iops_axis = "IOPS (I/O, or file operations, per second)" if some_operations else IOPS_AXIS
+    return [("bw_bytes", float(units.MB), BW_AXIS), ("iops", 1.0, iops_axis)]
 
 
 def timeline_chart(timeline: Timeline) -> Figure | None:
@@ -317,24 +352,7 @@ def timeline_chart(timeline: Timeline) -> Figure | None:
     fig = Figure(figsize=(WIDTH_IN, 0.6 + names_in + 1.5 * len(names)), layout="constrained")
     axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
     for ax, name in zip(axes, names, strict=True):
-        times, values = timeline.series[name]
-        ax.plot(
-            times,
-            [v / units.MB for v in values],
-            linewidth=1.0,
-            marker=".",
-            markersize=4,
-            color="#333333" if ax is axes[0] else "#1f77b4",
-        )
-        for i, span in enumerate(timeline.points):
-            if i % 2:
-                ax.axvspan(span.start_s, span.end_s, color="#000000", alpha=0.04, linewidth=0)
-        for dip in timeline.dips.get(name, []):
-            ax.axvspan(dip.start_s, dip.end_s, color=MARK_COLOUR, alpha=0.25, linewidth=0)
-        ax.set_ylim(bottom=0)
-        ax.set_ylabel("MB/s", fontsize="small")
-        ax.set_title(name, loc="left", fontsize="small")
-        ax.grid(True, alpha=0.3)
+        _timeline_panel(ax, timeline, name, "#333333" if ax is axes[0] else "#1f77b4")
     xlabel = "seconds since the run started (points alternate shading); MB/s = 10^6 bytes/s"
     top = axes[0].secondary_xaxis("top") if timeline.points else None
     if top is not None:
@@ -342,13 +360,32 @@ def timeline_chart(timeline: Timeline) -> Figure | None:
     axes[-1].set_xlabel(xlabel)
     fig.draw_without_rendering()  # the layout is settled: what follows is placed in its inches
     if top is not None:
-        step = every([_inches_along(axes[0], (s.start_s + s.end_s) / 2) for s in timeline.points], _name_height())
-        if step > 1:
-            _name_points(top, timeline.points[::step])
-            axes[-1].set_xlabel(f"{xlabel}; every {ordinal(step)} point named")
+        _thin_names(top, axes, timeline, xlabel)
     for ax, name in zip(axes, names, strict=True):
         _label_dips(ax, timeline.dips.get(name, []))
     return fig
+
+
+def _timeline_panel(ax: Axes, timeline: Timeline, name: str, colour: str) -> None:
+    """One series' panel: its MB/s each second, every other point's band shaded, its dips shaded red."""
+    times, values = timeline.series[name]
+    ax.plot(times, [v / units.MB for v in values], linewidth=1.0, marker=".", markersize=4, color=colour)
+    for span in timeline.points[1::2]:
+        ax.axvspan(span.start_s, span.end_s, color="#000000", alpha=0.04, linewidth=0)
+    for dip in timeline.dips.get(name, []):
+        ax.axvspan(dip.start_s, dip.end_s, color=MARK_COLOUR, alpha=0.25, linewidth=0)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("MB/s", fontsize="small")
+    ax.set_title(name, loc="left", fontsize="small")
+    ax.grid(True, alpha=0.3)
+
+
+def _thin_names(top: Axes, axes: Any, timeline: Timeline, xlabel: str) -> None:
+    """Name every k-th point when the names would stand closer than their own height, and say so."""
+    step = every([_inches_along(axes[0], (s.start_s + s.end_s) / 2) for s in timeline.points], _name_height())
+    if step > 1:
+        _name_points(top, timeline.points[::step])
+        axes[-1].set_xlabel(f"{xlabel}; every {ordinal(step)} point named")
 
 
 TIMELINE_LABEL_PT = 6.94  # matplotlib's x-small at its default 10 pt
@@ -416,37 +453,50 @@ def device_bars(figures: ArrayFigures) -> Figure | None:
     modes = [mode for mode in ("together", "alone") if getattr(view, mode)]
     width = 0.8 / len(modes)
     for m, mode in enumerate(modes):
-        values = getattr(view, mode)
-        outliers = {s.device for s in reports[mode].outliers} if mode in reports else set()
-        xs = [i + (m - (len(modes) - 1) / 2) * width for i in range(len(devices))]
-        heights = [values.get(d, 0.0) / units.MB for d in devices]
-        bars = ax.bar(xs, heights, width, label=mode, color=("#1f77b4", "#ff7f0e")[m])
-        for bar, device in zip(bars, devices, strict=True):
-            if device in outliers:
-                bar.set_edgecolor(MARK_COLOUR)
-                bar.set_linewidth(2.5)
-                ax.annotate(
-                    "outlier",
-                    (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                    ha="center",
-                    xytext=(0, 3),
-                    textcoords="offset points",
-                    color=MARK_COLOUR,
-                    fontsize="small",
-                )
-        if mode in reports and reports[mode].evaluated and reports[mode].median:
-            ax.axhline(
-                reports[mode].median / units.MB,
-                color=("#1f77b4", "#ff7f0e")[m],
-                linestyle=":",
-                linewidth=1,
-                label=f"median {mode}",
-            )
+        offset = (m - (len(modes) - 1) / 2) * width
+        _mode_bars(
+            ax, getattr(view, mode), reports.get(mode), devices, (offset, width), mode, ("#1f77b4", "#ff7f0e")[m]
+        )
     ax.set_xticks(range(len(devices)), devices, rotation=90 if crowded else 0)
     ax.set_ylabel(BW_AXIS)
     ax.set_ylim(bottom=0)
     ax.legend(fontsize="small")
     return fig
+
+
+def _mode_bars(
+    ax: Axes,
+    values: dict[str, float],
+    report: OutlierReport | None,
+    devices: list[str],
+    place: tuple[float, float],
+    mode: str,
+    colour: str,
+) -> None:
+    """One mode's bars (together or alone), its outliers marked, its median drawn when it was judged."""
+    offset, width = place
+    outliers = {s.device for s in report.outliers} if report is not None else set()
+    heights = [values.get(d, 0.0) / units.MB for d in devices]
+    bars = ax.bar([i + offset for i in range(len(devices))], heights, width, label=mode, color=colour)
+    _mark_outliers(ax, [bar for bar, device in zip(bars, devices, strict=True) if device in outliers])
+    if report is not None and report.evaluated and report.median:
+        ax.axhline(report.median / units.MB, color=colour, linestyle=":", linewidth=1, label=f"median {mode}")
+
+
+def _mark_outliers(ax: Axes, bars: list[Any]) -> None:
+    """Outline each outlier's bar and write "outlier" above it."""
+    for bar in bars:
+        bar.set_edgecolor(MARK_COLOUR)
+        bar.set_linewidth(2.5)
+        ax.annotate(
+            "outlier",
+            (bar.get_x() + bar.get_width() / 2, bar.get_height()),
+            ha="center",
+            xytext=(0, 3),
+            textcoords="offset points",
+            color=MARK_COLOUR,
+            fontsize="small",
+        )
 
 
 def _crowded(labels: Sequence[str]) -> bool:

@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from iolab.views.comparison import Comparison
+    from iolab.analysis.compare import Verdict
+    from iolab.views.comparison import ComparedWorkload, Comparison, WorkloadSamples
     from iolab.views.history import SeriesHistory
 
 SIDE_COLOURS = ("#7f7f7f", "#1f77b4")
@@ -101,14 +102,15 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
     return fig
 
 
-def _cov_panel(history: SeriesHistory, health: Sequence[HealthPoint], cov_ax: Axes) -> None:
-    """The rolling COV against its target, each day's COV, and shading where the window had too few runs."""
+def _rolling_cov(health: Sequence[HealthPoint], cov_ax: Axes) -> None:
+    """The rolling COV, where the window was judged."""
     judged = [(datetime.fromtimestamp(h.time, tz=UTC), 100 * h.cov) for h in health if h.cov is not None]
     if judged:
         cov_ax.plot(*zip(*judged, strict=True), color="#333333", linewidth=1.2)
-    target = health[-1].params.cov_target * 100 if health else None
-    if target is not None:
-        cov_ax.axhline(target, color=MARK_COLOUR, linestyle=":", linewidth=1.2, label=f"target {target:.0f}%")
+
+
+def _daily_cov(history: SeriesHistory, cov_ax: Axes) -> list[tuple[datetime, float]]:
+    """Each day's COV as a short bar; returns the days drawn."""
     days = [(datetime.fromtimestamp(d.time, tz=UTC), 100 * d.cov) for d in history.days if d.cov is not None]
     if days:
         cov_ax.plot(
@@ -120,14 +122,23 @@ def _cov_panel(history: SeriesHistory, health: Sequence[HealthPoint], cov_ax: Ax
             color="#1f77b4",
             label="per-day COV",
         )
+    return days
+
+
+def _cov_panel(history: SeriesHistory, health: Sequence[HealthPoint], cov_ax: Axes) -> None:
+    """The rolling COV against its target, each day's COV, and shading where the window had too few runs."""
+    _rolling_cov(health, cov_ax)
+    target = health[-1].params.cov_target * 100 if health else None
+    if target is not None:
+        cov_ax.axhline(target, color=MARK_COLOUR, linestyle=":", linewidth=1.2, label=f"target {target:.0f}%")
+    days = _daily_cov(history, cov_ax)
     if target is not None or days:
         cov_ax.legend(fontsize="x-small", loc="upper left")
     from matplotlib.dates import date2num
 
-    for h in health:
-        if h.state == "insufficient":
-            at = float(date2num(datetime.fromtimestamp(h.time, tz=UTC)))  # the axis's dates as numbers
-            cov_ax.axvline(at, color="#000000", alpha=0.05, linewidth=3)
+    for h in (h for h in health if h.state == "insufficient"):
+        at = float(date2num(datetime.fromtimestamp(h.time, tz=UTC)))  # the axis's dates as numbers
+        cov_ax.axvline(at, color="#000000", alpha=0.05, linewidth=3)
 
 
 def _change_marks(history: SeriesHistory, value_ax: Axes) -> None:
@@ -183,53 +194,77 @@ def _notebook_marks(history: SeriesHistory, value_ax: Axes, cov_ax: Axes) -> Non
         )
 
 
+def _side_bars(
+    ax: Axes, i: int, sides: tuple[WorkloadSamples, WorkloadSamples], unit: float, names: tuple[str | None, str | None]
+) -> None:
+    """A workload's two bars (A above B): the figure the verdict table shows, whiskers to the lowest and
+    highest repeat."""
+    for j, side in enumerate(sides):
+        middle = side.figure or 0.0
+        ax.barh(
+            i + (j - 0.5) * 0.38,
+            middle / unit,
+            height=0.36,
+            xerr=[[(middle - min(side.values)) / unit], [(max(side.values) - middle) / unit]],
+            capsize=3,
+            color=SIDE_COLOURS[j],
+            label=names[j],
+        )
+
+
+def _verdict_label(ax: Axes, i: int, verdict: Verdict) -> None:
+    """The verdict and its change written right of the chart, coloured by verdict."""
+    change = f" {verdict.change:+.1%}" if verdict.change is not None else ""
+    ax.annotate(
+        f"{verdict.kind}{change}",
+        (1.0, i),
+        xycoords=("axes fraction", "data"),
+        xytext=(4, 0),
+        textcoords="offset points",
+        va="center",
+        fontsize="small",
+        color=VERDICT_COLOURS.get(verdict.kind, "#555555"),
+        annotation_clip=False,
+    )
+
+
+def _both_sides(row: ComparedWorkload) -> bool:
+    """A workload with repeats on both sides: the others have no pair of bars to draw."""
+    return bool(row.a.values and row.b.values)
+
+
+def _rows_scale(rows: list[ComparedWorkload]) -> tuple[float, str]:
+    """The scale and axis title for the first workload's metric, fitted to every repeat drawn."""
+    return metric_scale(rows[0].a.metric, [v for r in rows for v in r.a.values + r.b.values])
+
+
+def _workload_axis(ax: Axes, rows: list[ComparedWorkload], mixed: bool, axis_label: str) -> None:
+    """Workload names down the side (with their metric when metrics are mixed), and the axis's title."""
+    labels = [f"{r.a.name} ({METRIC_LABELS.get(r.a.metric, r.a.metric)})" if mixed else r.a.name for r in rows]
+    ax.set_yticks(range(len(rows)), labels, fontsize="small")
+    ax.invert_yaxis()
+    ax.set_xlabel(axis_label + "; bars: geometric mean of the repeats, whiskers: lowest to highest")
+
+
 def comparison_chart(comparison: Comparison) -> Figure | None:
     """Per workload, the geometric mean of each side's repeats side by side (the figure of the verdict table),
     whiskers from its lowest to its highest repeat, and the verdict beside the pair. Workloads judged on
     different metrics (bandwidth, IOPS, latency) share one axis as a percentage of side A's figure."""
-    rows = [row for row in comparison.rows if row.a.values and row.b.values]
+    rows = [row for row in comparison.rows if _both_sides(row)]
     if not rows:
         return None
     from matplotlib.figure import Figure
 
-    metrics = {row.a.metric for row in rows}
-    mixed = len(metrics) > 1
-    scale, axis_label = metric_scale(next(iter(metrics)), [v for r in rows for v in r.a.values + r.b.values])
+    mixed = len({row.a.metric for row in rows}) > 1
+    scale, axis_label = _rows_scale(rows)
     fig = Figure(figsize=(WIDTH_IN, 1.0 + 0.55 * len(rows)), layout="constrained")
     ax = fig.subplots()
     for i, row in enumerate(rows):
         unit = (row.a.figure or 1.0) / 100 if mixed else scale
-        for j, side in enumerate((row.a, row.b)):
-            middle = side.figure or 0.0  # the figure the verdict table shows
-            ax.barh(
-                i + (j - 0.5) * 0.38,
-                middle / unit,
-                height=0.36,
-                xerr=[[(middle - min(side.values)) / unit], [(max(side.values) - middle) / unit]],
-                capsize=3,
-                color=SIDE_COLOURS[j],
-                label=(comparison.label_a, comparison.label_b)[j] if i == 0 else None,
-            )
-        verdict = row.verdict
-        change = f" {verdict.change:+.1%}" if verdict.change is not None else ""
-        ax.annotate(
-            f"{verdict.kind}{change}",
-            (1.0, i),
-            xycoords=("axes fraction", "data"),
-            xytext=(4, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize="small",
-            color=VERDICT_COLOURS.get(verdict.kind, "#555555"),
-            annotation_clip=False,
-        )
-    labels = [f"{r.a.name} ({METRIC_LABELS.get(r.a.metric, r.a.metric)})" if mixed else r.a.name for r in rows]
-    ax.set_yticks(range(len(rows)), labels, fontsize="small")
-    ax.invert_yaxis()
-    ax.set_xlabel(
-        (f"% of {comparison.label_a}'s geometric mean" if mixed else axis_label)
-        + "; bars: geometric mean of the repeats, whiskers: lowest to highest"
-    )
+        names = (comparison.label_a, comparison.label_b) if i == 0 else (None, None)
+        _side_bars(ax, i, (row.a, row.b), unit, names)
+        _verdict_label(ax, i, row.verdict)
+    _workload_axis(ax, rows, mixed, f"% of {comparison.label_a}'s geometric mean" if mixed else axis_label)
     ax.legend(fontsize="x-small", loc="lower right")
     ax.grid(True, axis="x", alpha=0.3)
     return fig

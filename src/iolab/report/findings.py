@@ -74,12 +74,10 @@ def render_findings(findings: Sequence[Finding], console: Console, verbose: bool
     run), information and not-evaluated rules are only counted, with `more`
     saying how to list them: context must not bury a warning.
     """
-    ordered = sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
-    triggered = [f for f in ordered if f.severity is not Severity.NOT_EVALUATED]
-    skipped = [f for f in ordered if f.severity is Severity.NOT_EVALUATED]
+    triggered, skipped = _split(findings)
     listed = triggered if verbose else [f for f in triggered if shown_by_default(f)]
     if not listed:
-        console.print("[green]No findings.[/green]" if verbose else "[green]No warnings.[/green]")
+        console.print(_NONE[verbose])
     groups = headlines(listed)
     shown = groups if verbose else groups[:HEADLINES]
     for group in shown:
@@ -87,15 +85,32 @@ def render_findings(findings: Sequence[Finding], console: Console, verbose: bool
     if verbose:
         _not_evaluated(skipped, console)
     _counts(findings, console)
-    hidden = groups[len(shown) :]
-    if hidden:
-        rules = ", ".join(f"{g[0].rule_id} ({1 + len(also(g))})" for g in hidden)
-        console.print(
-            f"[dim]{len(hidden)} more headline(s): {escape(rules + ('; ' + more if more else ''))}[/dim]",
-            highlight=False,
-        )
+    _more_headlines(groups[len(shown) :], console, more)
     if not verbose:
         _not_listed([f for f in triggered if f not in listed], skipped, console, more)
+
+
+_NONE = {True: "[green]No findings.[/green]", False: "[green]No warnings.[/green]"}
+
+
+def _split(findings: Sequence[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """(triggered, not evaluated), each by severity, family, rule and subject."""
+    ordered = sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
+    return (
+        [f for f in ordered if f.severity is not Severity.NOT_EVALUATED],
+        [f for f in ordered if f.severity is Severity.NOT_EVALUATED],
+    )
+
+
+def _more_headlines(hidden: Sequence[Sequence[Finding]], console: Console, more: str) -> None:
+    """One dim line counting the headlines past the first few, by rule, with how to list them."""
+    if not hidden:
+        return
+    rules = ", ".join(f"{g[0].rule_id} ({1 + len(also(g))})" for g in hidden)
+    console.print(
+        f"[dim]{len(hidden)} more headline(s): {escape(rules + ('; ' + more if more else ''))}[/dim]",
+        highlight=False,
+    )
 
 
 def _not_evaluated(skipped: Sequence[Finding], console: Console) -> None:

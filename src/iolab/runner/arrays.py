@@ -103,10 +103,9 @@ def device_sets(members: Sequence[Target], subsets: Sequence[str]) -> list[tuple
         **{m.filename: m for m in members},
         **dict(zip(names, members, strict=True)),
     }
+    terms = [t.strip() for spec in subsets for t in spec.split(",") if t.strip()]
     found: dict[frozenset[str], tuple[Target, ...]] = {}
-    for term in (t.strip() for spec in subsets for t in spec.split(",")):
-        if not term:
-            continue
+    for term in terms:
         for chosen in _term_sets(term, members, by_name):
             key = frozenset(m.filename for m in chosen)
             found.setdefault(key, tuple(m for m in members if m.filename in key))
@@ -124,6 +123,11 @@ def _term_sets(term: str, members: Sequence[Target], by_name: dict[str, Target])
         if not 1 <= int(term) <= count:
             raise UserError(f"--subsets {term}: the array has {count} devices, so a count goes from 1 to {count}")
         return [list(members[: int(term)])]
+    return [_named_set(term, by_name)]
+
+
+def _named_set(term: str, by_name: dict[str, Target]) -> list[Target]:
+    """A `--subsets` term naming devices (`loop0+loop2`), each one of --devices, none twice."""
     chosen = [part.strip() for part in term.split("+")]
     unknown = [part for part in chosen if part not in by_name]
     if unknown and "+" not in term and "/" not in term:
@@ -132,7 +136,7 @@ def _term_sets(term: str, members: Sequence[Target], by_name: dict[str, Target])
         raise UserError(f"--subsets {term!r}: {unknown[0]!r} is not one of --devices")
     if len(set(chosen)) < len(chosen):
         raise UserError(f"--subsets {term!r} names a device twice")
-    return [[by_name[part] for part in chosen]]
+    return [by_name[part] for part in chosen]
 
 
 def array_points(
@@ -143,20 +147,8 @@ def array_points(
     A set is measured once however it was asked for: the first device of `doubling` is that device alone,
     the whole array is `together`.
     """
-    unknown = set(modes) - set(MODES)
-    if unknown:
-        raise UserError(f"unknown array mode {', '.join(sorted(unknown))}: choose from {', '.join(MODES)}")
-    if tuple(subsets) != DEFAULT_SUBSETS and "scaling" not in modes:
-        raise UserError("--subsets chooses the sets of the scaling mode: add scaling to --array-modes")
-    names = [device_name(m) for m in members]
-    planned: list[tuple[Target, ...]] = [tuple(members)] if "together" in modes else []
-    planned += [(m,) for m in members] if "alone" in modes else []
-    planned += device_sets(members, subsets) if "scaling" in modes else []
-    labels, ordinal = [], 0
-    for chosen in planned:
-        chosen_names = [device_name(m) for m in chosen]
-        ordinal += needs_ordinal(chosen_names, names)
-        labels.append(set_label(chosen_names, names, ordinal))
+    planned = _planned_sets(members, modes, subsets)
+    labels = _set_labels(members, planned)
     points: dict[str, Point] = {}
     for workload in plan.workloads:
         for label, chosen in zip(labels, planned, strict=True):
@@ -164,6 +156,30 @@ def array_points(
             point = Point(f"{workload.name}-{label}", target, dict(workload.options))
             points.setdefault(point.key, point)
     return list(points.values())
+
+
+def _planned_sets(members: list[Target], modes: tuple[str, ...], subsets: Sequence[str]) -> list[tuple[Target, ...]]:
+    """The sets of devices the modes ask for: the whole array, each device alone, the scaling subsets."""
+    unknown = set(modes) - set(MODES)
+    if unknown:
+        raise UserError(f"unknown array mode {', '.join(sorted(unknown))}: choose from {', '.join(MODES)}")
+    if tuple(subsets) != DEFAULT_SUBSETS and "scaling" not in modes:
+        raise UserError("--subsets chooses the sets of the scaling mode: add scaling to --array-modes")
+    planned: list[tuple[Target, ...]] = [tuple(members)] if "together" in modes else []
+    planned += [(m,) for m in members] if "alone" in modes else []
+    planned += device_sets(members, subsets) if "scaling" in modes else []
+    return planned
+
+
+def _set_labels(members: list[Target], planned: list[tuple[Target, ...]]) -> list[str]:
+    """Each set's label (`x4`, `without-loop3`, a device's name), numbered where two would read alike."""
+    names = [device_name(m) for m in members]
+    labels, ordinal = [], 0
+    for chosen in planned:
+        chosen_names = [device_name(m) for m in chosen]
+        ordinal += needs_ordinal(chosen_names, names)
+        labels.append(set_label(chosen_names, names, ordinal))
+    return labels
 
 
 def describe_sets(members: Sequence[Target], points: Sequence[Point]) -> list[str]:
@@ -180,10 +196,13 @@ def describe_sets(members: Sequence[Target], points: Sequence[Point]) -> list[st
         label = point.name.removeprefix(workload + "-")
         chosen = sorted(order[f] for f in point.target.members)
         lines.append(f"  {label}: {len(chosen)} devices ({_spans(members, chosen)})")
+    return lines + _alone_line(members, points, order)
+
+
+def _alone_line(members: Sequence[Target], points: Sequence[Point], order: dict[str, int]) -> list[str]:
+    """The preview's line for the devices measured one at a time, if any are."""
     alone = sorted({order[p.target.filename] for p in points if p.target.kind == "block" and alone_device(p.name)})
-    if alone:
-        lines.append(f"  alone: {len(alone)} devices one at a time ({_spans(members, alone)})")
-    return lines
+    return [f"  alone: {len(alone)} devices one at a time ({_spans(members, alone)})"] if alone else []
 
 
 def _spans(members: Sequence[Target], indices: Sequence[int]) -> str:

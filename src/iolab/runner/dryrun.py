@@ -140,25 +140,33 @@ def _target_writes(
     """What the run would write on each target (directories, scratch files, data destroyed), and the seconds
     laying out its scratch files takes."""
     from iolab.plan.estimate import FIO_STARTUP_SECONDS
-    from iolab.runner.planning import run_targets
+    from iolab.runner.planning import data_targets, run_targets
 
     writes: list[str] = []
     seconds = 0.0
-    data = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
-    data |= set(targets[None]) if plan.qd_searches or plan.latency_curve or plan.steady_rounds else set()
+    data = set(data_targets(plan, targets, points))
     for target in run_targets(targets, points):  # as the run counts them: open-ended parts too
         own = [p for p in points if p.target == target]
         writes += _directories(target, own, plan.metadata is not None)
         if target.scratch and target in data:
             seconds += target.size_bytes / ASSUMED_FILL_BPS + FIO_STARTUP_SECONDS
-            what = "scratch file" if target.kind == "directory" or target.hosts else "new file for the job"
-            writes.append(
-                f"{what} {executor.scratch_name(target)} ({units.size(target.size_bytes)}, removed afterwards)"
-            )
-        writers = sorted({p.name for p in own if p.job.writes})
-        if writers and not target.scratch:
-            writes.append(f"{target.path}: written by {', '.join(writers)} (its data is destroyed)")
+            writes.append(_scratch_line(target, executor))
+        writes += _destroyed(target, own)
     return writes, seconds
+
+
+def _scratch_line(target: Target, executor: Executor) -> str:
+    """The scratch file (or a job's new file) the run lays out on a target, with its size."""
+    what = "scratch file" if target.kind == "directory" or target.hosts else "new file for the job"
+    return f"{what} {executor.scratch_name(target)} ({units.size(target.size_bytes)}, removed afterwards)"
+
+
+def _destroyed(target: Target, points: list[Point]) -> list[str]:
+    """A line naming the workloads that write a target that is not iolab's scratch (its data is destroyed)."""
+    writers = sorted({p.name for p in points if p.job.writes})
+    if writers and not target.scratch:
+        return [f"{target.path}: written by {', '.join(writers)} (its data is destroyed)"]
+    return []
 
 
 def _directories(target: Target, points: list[Point], metadata: bool) -> list[str]:

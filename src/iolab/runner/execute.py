@@ -41,7 +41,7 @@ from iolab.runner.host_settings import HostSettings, check_request, restore_left
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
 from iolab.runner.open_ended import measure_open_ended
-from iolab.runner.planning import prepare_points, run_targets
+from iolab.runner.planning import data_targets, prepare_points, run_targets
 from iolab.runner.progress import Progress
 from iolab.runner.request import RunRequest, build_plan, plan_identity
 from iolab.runner.safety import devices_to_hold
@@ -236,42 +236,53 @@ def _prepare_run(
     """Targets checked, points planned, targets locked, host settings tried (what killed runs changed put back
     first), and the run created or reopened (for --resume or the same plan again: a run is identified by its
     points' content hashes)."""
-    if resume is not None and get_run(store, resume).status == "running":
-        raise UserError(
-            f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
-            "or stop it, before resuming it"
-        )
+    _check_not_running(store, resume)
     plan, targets, points, notes = prepare_points(request, plan, executor)
     notes += executor.notes()
-    policy = plan.repeats
-    assert policy is not None  # Plan.__post_init__ always sets it
-    open_ended = plan.open_ended or policy.adaptive
-    if not points and not open_ended:
-        raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
+    _check_something_to_run(plan, points)
     every_target = run_targets(targets, points)
     identity = plan_identity([p.key for p in points], request, [(t.path, t.hosts) for t in every_target])
     if executor.local:  # another host's targets are not this host's to lock
         locks.acquire(every_target, "a run that is starting")
     notes += restore_leftovers(store)  # before the originals are read: a killed run's values are not originals
     settings.prepare(points)
-    run_id = resume if resume is not None else (None if fresh else resumable_run(store, identity))
-    if run_id is None:
+    found = resume if resume is not None else (None if fresh else resumable_run(store, identity))
+    resumed = found is not None
+    if found is None:
         # an array's sets are made of its devices, which are listed: 30 sets of 29 names would bury them
         listed = [t.path for t in every_target if t.kind != "group"]
         run_id = store.create_run(plan.name, request.command, listed, version, request.to_dict(), identity)
-        done: dict[str, PointRecord] = {}
-        resumed = False
     else:
-        resumed = True
-        store.reopen_run(run_id)
-        done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
-        notes.insert(
-            0,
-            f"resuming run {run_id}: {len(done)} finished point{'s are' if len(done) != 1 else ' is'} kept and not run again",
-        )
+        run_id = found
+    done = _reopened(store, run_id, notes) if resumed else {}
     settings.attach(run_id)
     locks.name_holder(f"run {run_id}")
     return Prepared(plan, targets, every_target, points, notes, run_id, done, settings, resumed)
+
+
+def _check_something_to_run(plan: Plan, points: list[Point]) -> None:
+    """Refuse a run with no fixed point and nothing chosen while running."""
+    assert plan.repeats is not None  # Plan.__post_init__ always sets it
+    if not points and not (plan.open_ended or plan.repeats.adaptive):
+        raise UserError("nothing to run: every workload was skipped (see the notes above; writes need --allow-write)")
+
+
+def _check_not_running(store: Store, resume: int | None) -> None:
+    """Refuse to resume a run whose process is still running it."""
+    if resume is not None and get_run(store, resume).status == "running":
+        raise UserError(
+            f"run {resume} is still running (pid {get_run(store, resume).pid}): wait for it to end, "
+            "or stop it, before resuming it"
+        )
+
+
+def _reopened(store: Store, run_id: int, notes: list[str]) -> dict[str, PointRecord]:
+    """A run resumed: reopened, its finished points kept (said first among the notes), by point key."""
+    store.reopen_run(run_id)
+    done = {r.point.key: r for r in run_points(store, run_id) if r.measured}
+    kept = f"{len(done)} finished point{'s are' if len(done) != 1 else ' is'} kept and not run again"
+    notes.insert(0, f"resuming run {run_id}: {kept}")
+    return done
 
 
 def _measure_and_finish(
@@ -291,26 +302,14 @@ def _measure_and_finish(
     notes = prepared.notes
     steady: list[SteadyOutcome] = []
     measurer: Measurer | None = None
-    cleaned: list[str] = []
     try:
-        notes += _claim_scratch(store, run_id, _data_targets(plan, prepared.targets, points))
+        notes += _claim_scratch(store, run_id, data_targets(plan, prepared.targets, points))
         planned = _point_ids(store, run_id, points)
         probed = [_probed_path(t) for t in every_target if t.kind != "group"]
         snapshot = take_snapshot(Root(), probed)
         store.save_snapshot(run_id, "before", snapshot.to_dict())
         executor.save_snapshots(store, run_id, "before")
-        measurer = Measurer(
-            store,
-            request.fio,
-            executor,
-            plan.phases,
-            request.telemetry_interval,
-            fio_clocksource(snapshot.clocksource),  # the cluster executor leaves it out of its job files
-            allow_commands=request.allow_commands,
-            stopping=_stop_rule(request, plan),
-            workdirs=Workdirs(store, run_id),
-            held=holding,
-        )
+        measurer = _measurer(request, store, executor, plan, snapshot.clocksource, run_id, holding)
         session = Session(
             store,
             run_id,
@@ -322,9 +321,7 @@ def _measure_and_finish(
             plan=plan,
             settings=prepared.settings,
         )
-        if plan.open_ended:
-            later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in prepared.targets[None]]))
-            notes.append(_open_ended_note(plan, later))
+        notes += _open_ended_notes(plan, prepared.targets)
         progress.run_started(run_id, [p for p in points if p.key not in prepared.done], notes)
         for point in points:
             session.run(point)
@@ -344,23 +341,68 @@ def _measure_and_finish(
         store.finish_run(run_id, "failed", str(exc))
         raise
     finally:
-        with contextlib.suppress(sqlite3.Error):  # the values are back first; a full store leaves records open
-            cleaned += prepared.settings.restore()  # before the "after" snapshot, which shows the host as found
-        with contextlib.suppress(sqlite3.Error):  # a full store must not keep the hosts' scratch files
-            executor.save_snapshots(store, run_id, "after")
-        warnings = executor.cleanup(every_target) + scratch.remove(store, open_scratch(store, run_id)).kept_notes()
-        cleaned += warnings
-        if measurer is not None:
-            measurer.notes.extend(cleaned)
+        warnings = _clean_up(store, executor, prepared, measurer)
     store.save_snapshot(run_id, "after", take_snapshot(Root(), probed).to_dict())
-    policy = plan.repeats
-    assert policy is not None  # Plan.__post_init__ always sets it
-    findings = _run_findings(store, run_id, snapshot, steady, policy.cov_target if policy.adaptive else None)
+    findings = _run_findings(store, run_id, snapshot, steady, _cov_target(plan))
     store.save_findings(run_id, findings)
     outcome = _outcome(store, run_id, session, measurer, notes, findings, executor)
     outcome.resumed = prepared.resumed
     outcome.warnings = warnings
     return outcome
+
+
+def _cov_target(plan: Plan) -> float | None:
+    """The spread adaptive repeats aimed at, which the findings hold the run to; None without them."""
+    assert plan.repeats is not None  # Plan.__post_init__ always sets it
+    return plan.repeats.cov_target if plan.repeats.adaptive else None
+
+
+def _clean_up(store: Store, executor: Executor, prepared: Prepared, measurer: Measurer | None) -> list[str]:
+    """However the run ended: host settings put back, the hosts' "after" snapshots, scratch files removed.
+
+    Returns the warnings (what could not be removed); the measurer's notes get them and the restores."""
+    cleaned: list[str] = []
+    with contextlib.suppress(sqlite3.Error):  # the values are back first; a full store leaves records open
+        cleaned += prepared.settings.restore()  # before the "after" snapshot, which shows the host as found
+    with contextlib.suppress(sqlite3.Error):  # a full store must not keep the hosts' scratch files
+        executor.save_snapshots(store, prepared.run_id, "after")
+    removed = scratch.remove(store, open_scratch(store, prepared.run_id))
+    warnings = executor.cleanup(prepared.every_target) + removed.kept_notes()
+    if measurer is not None:
+        measurer.notes.extend(cleaned + warnings)
+    return warnings
+
+
+def _measurer(
+    request: RunRequest,
+    store: Store,
+    executor: Executor,
+    plan: Plan,
+    clocksource: str | None,
+    run_id: int,
+    holding: blank.HeldDevices,
+) -> Measurer:
+    """The run's measurer: its phases, telemetry, stopping rule and held devices."""
+    return Measurer(
+        store,
+        request.fio,
+        executor,
+        plan.phases,
+        request.telemetry_interval,
+        fio_clocksource(clocksource),  # the cluster executor leaves it out of its job files
+        allow_commands=request.allow_commands,
+        stopping=_stop_rule(request, plan),
+        workdirs=Workdirs(store, run_id),
+        held=holding,
+    )
+
+
+def _open_ended_notes(plan: Plan, targets: dict[str | None, list[Target]]) -> list[str]:
+    """What the open-ended parts will add to the run's time, said before it starts."""
+    if not plan.open_ended:
+        return []
+    later = estimate_seconds(replace(plan, workloads=[], targets=[t.path for t in targets[None]]))
+    return [_open_ended_note(plan, later)]
 
 
 def _claim_scratch(store: Store, run_id: int, targets: list[Target]) -> list[str]:
@@ -391,16 +433,6 @@ def _open_ended_note(plan: Plan, seconds: float) -> str:
             f"each phase about {plan.metadata.runtime:g} s: about {seconds:.0f} s"
         )
     return f"more points are chosen as the results come in: up to about {seconds:.0f} s"
-
-
-def _data_targets(plan: Plan, targets: dict[str | None, list[Target]], points: list[Point]) -> list[Target]:
-    """The targets whose scratch file a point reads or writes: not those only file create/stat/remove or
-    per-job files work on (in directories of their own), which would get a scratch file written and never
-    used."""
-    found = {p.target for p in points if not p.job.is_metadata and not p.per_job_files}
-    if plan.qd_searches or plan.latency_curve or plan.steady_rounds:
-        found |= set(targets[None])
-    return sorted(found, key=lambda t: t.path)
 
 
 def _point_ids(store: Store, run_id: int, points: list[Point]) -> dict[str, int]:

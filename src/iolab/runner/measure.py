@@ -17,6 +17,7 @@ from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.fio.status import StatusReader
 from iolab.models import Phases, Point, Result, Sample
+from iolab.models.sample_series import SampleSeries
 from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import PhaseLog, discard, run_command
@@ -62,12 +63,7 @@ class Measurer:
         (result, error text, and for a multi-host point each host that failed with why)."""
         started = time.time()
         artifacts: list[Artifact] = list(kept)
-        commands = effects(point.options).commands + [
-            shlex.join(a)
-            for a in self.phases.pre_point + self.phases.post_point + tuple(a for _, a in self.phases.metrics)
-        ]
-        if commands and not self.allow_commands:
-            raise UserError(f"{point.name} runs programs ({'; '.join(commands)}): they need --allow-commands")
+        self._check_commands(point)
         try:
             self._before(point, point_id, artifacts)
         except RunFailed as exc:
@@ -96,6 +92,16 @@ class Measurer:
             series=run.series,
         )
         return run.result, "", lost
+
+    def _check_commands(self, point: Point) -> None:
+        """Refuse a point that runs programs (fio's exec options, pre/post and metric commands) without
+        --allow-commands."""
+        commands = effects(point.options).commands + [
+            shlex.join(a)
+            for a in self.phases.pre_point + self.phases.post_point + tuple(a for _, a in self.phases.metrics)
+        ]
+        if commands and not self.allow_commands:
+            raise UserError(f"{point.name} runs programs ({'; '.join(commands)}): they need --allow-commands")
 
     # -- phases ------------------------------------------------------------
     def _before(self, point: Point, point_id: int, artifacts: list[Artifact]) -> None:
@@ -141,11 +147,17 @@ class Measurer:
                 continue
         return devices
 
+    def _stopping(self, point: Point) -> tuple[Point, StopRule | None]:
+        """The point as fio runs it under the run's stopping rule (its own rule: never longer than the job
+        asked), and that rule; the point unchanged without one (never with many hosts:
+        `iolab.runner.execute.check_hosts`)."""
+        if self.stopping is None:
+            return point, None
+        rule = point_rule(point, self.stopping)
+        return stopping_point(point, rule), rule
+
     def _run(self, point: Point, workdir: Path, artifacts: list[Artifact]) -> Measured:
-        stopping = self.stopping  # never with many hosts (`iolab.runner.execute.check_hosts`)
-        if stopping is not None:
-            stopping = point_rule(point, stopping)
-            point = stopping_point(point, stopping)
+        point, stopping = self._stopping(point)
         jobs = self.executor.jobs(point, workdir, self.clocksource)
         artifacts.extend(jobs.artifacts)
         if jobs.error:
@@ -153,7 +165,6 @@ class Measurer:
         output = workdir / "fio.json"
         watch = Watch(output, stopping, writes=point.job.writes) if stopping is not None else None
         timeout = point.expected_seconds * 1.5 + HANG_GRACE_S
-        telemetry: list[Sample] = []
         self.side.start(point, workdir)  # first: its once-a-run check of perf stays out of the sampled seconds
         sampler = self._start_sampler(point)
         polled = self._polled(watch)
@@ -163,21 +174,13 @@ class Measurer:
             return Measured(error=str(exc))
         finally:
             counts = self.side.stop()
-            if sampler is not None:
-                sampler.stop()
-                telemetry = sampler.samples()
+            telemetry = _stopped(sampler)
         self.held.watch.check(f"during {point.name} (fio was asked to stop at once)")
         if watch is not None and watch.stopped and invocation.returncode == FIO_STOPPED:
             invocation.returncode = 0  # asked to stop, fio wrote its results; it exits 128 all the same
         artifacts.append(Artifact("command", shlex.join(invocation.command).encode()))
         artifacts.append(Artifact("stderr", invocation.stderr.encode()))
-        if watch is not None:  # the status blocks, then fio's final document: the point keeps the last
-            text = watch.final_text()
-        elif polled is not None:
-            documents = StatusReader(output).poll()
-            text = json.dumps(documents[-1], indent=2) if documents else ""
-        else:
-            text = output.read_text(errors="replace") if output.exists() else ""
+        text = _fio_text(output, watch, polled is not None)
         if text:
             artifacts.append(Artifact("fio.json", text.encode()))
         logs = read_logs(workdir, LOG_PREFIX)  # kept as series (`store.columns`), not as text a second time
@@ -187,13 +190,27 @@ class Measurer:
             parsed = None
         measured = self.executor.measured(point, parsed, text, jobs, invocation)
         if measured.result is not None:
-            measured.samples = telemetry
-            measured.series = logs
-            if watch is not None:
-                watch.record(measured.result)
-            measured.metrics = self.side.figures(point, measured.result, telemetry, counts)
-            measured.metrics += self.side.commands(point, measured.result, artifacts)
+            self._complete(measured, point, telemetry, logs, watch, counts, artifacts)
         return measured
+
+    def _complete(
+        self,
+        measured: Measured,
+        point: Point,
+        telemetry: list[Sample],
+        logs: list[SampleSeries],
+        watch: Watch | None,
+        counts: dict[str, float | None] | None,
+        artifacts: list[Artifact],
+    ) -> None:
+        """A measured point's telemetry, logs and side figures; the stopping watch sees its result."""
+        assert measured.result is not None
+        measured.samples = telemetry
+        measured.series = logs
+        if watch is not None:
+            watch.record(measured.result)
+        measured.metrics = self.side.figures(point, measured.result, telemetry, counts)
+        measured.metrics += self.side.commands(point, measured.result, artifacts)
 
     def _polled(self, watch: Watch | None) -> Callable[[], bool] | None:
         """What fio's run asks twice a second whether to stop: the stopping rule's watch, and the device
@@ -219,3 +236,22 @@ class Measurer:
             self.note(f"telemetry off: {exc}")
             return None
         return sampler
+
+
+def _stopped(sampler: Sampler | None) -> list[Sample]:
+    """The telemetry of a point: its sampler stopped and read (none without one)."""
+    if sampler is None:
+        return []
+    sampler.stop()
+    return sampler.samples()
+
+
+def _fio_text(output: Path, watch: Watch | None, polled: bool) -> str:
+    """fio's final JSON document: from the stopping watch (status blocks, then the final document: the
+    last is kept), from the status reader when fio was polled, else the output file as written."""
+    if watch is not None:
+        return watch.final_text()
+    if polled:
+        documents = StatusReader(output).poll()
+        return json.dumps(documents[-1], indent=2) if documents else ""
+    return output.read_text(errors="replace") if output.exists() else ""

@@ -64,7 +64,11 @@ def _signature(device: str) -> str | None:
         return None
     if proc.returncode != 0:
         return f"an unreadable signature area (blkid failed: {proc.stderr.strip() or proc.returncode})"
-    fields = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    return _described(dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line))
+
+
+def _described(fields: dict[str, str]) -> str | None:
+    """blkid's export fields in words: a partition table, a signature's type, or the fields it named."""
     if "PTTYPE" in fields:
         return f"a {fields['PTTYPE']} partition table"
     if "TYPE" in fields:

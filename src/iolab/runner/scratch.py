@@ -157,7 +157,12 @@ def _not_ours(record: ScratchRecord) -> str:
         return "no longer the " + ("directory" if directory else "file") + " iolab created"
     if info.st_uid != os.geteuid():
         return "not created by iolab"
-    same = record.ino is not None and (info.st_dev, info.st_ino) == (record.dev, record.ino)
+    return _identity_problem(record, record.ino is not None and (info.st_dev, info.st_ino) == (record.dev, record.ino))
+
+
+def _identity_problem(record: ScratchRecord, same: bool) -> str:
+    """Why a path of iolab's kind and owner is still not the one it created (`same`: its device and inode
+    are those recorded), or ""."""
     if record.kind == WORKDIR:
         # fio's work directory: only the very directory recorded (its name proves nothing), and only when
         # no iolab holds its lock (one of another PID namespace sharing this home, still running).
@@ -190,23 +195,34 @@ def written_elsewhere(store: Store, run_id: int, targets: Sequence[Target]) -> s
     for record in open_scratch(store, run_id):
         if record.ino is None or record.kind == WORKDIR:
             continue  # never made, or fio's work directory (private, and removed after each fio run)
-        try:
-            now = pathchain.identity(record.path)
-            parent = pathchain.identity(os.path.dirname(record.path))
-        except UserError as exc:
-            return str(exc)
-        except OSError as exc:
-            return f"{record.path} cannot be looked up ({exc.strerror})"
-        where = directories.get(os.path.dirname(record.path))
-        if where and parent is not None and where != f"file {parent[0]}:{parent[1]}":
-            return f"{os.path.dirname(record.path)} is not the directory iolab checked (then {where})"
-        if now is None or now == (record.dev, record.ino):
-            continue
-        if record.kind == "file" and _laid_out_again(record.path):
-            continue
-        kind = "directory" if record.kind in DIRECTORIES else "file"
-        return f"{record.path} is not the {kind} iolab created (its device and inode differ from those recorded)"
+        problem = _moved(record, directories.get(os.path.dirname(record.path)))
+        if problem:
+            return problem
     return None
+
+
+def _moved(record: ScratchRecord, checked: str | None) -> str:
+    """Why one recorded path is no longer what iolab created (looked up from `/` without links), or "".
+
+    `checked` is the identity of its directory as the target check saw it, when iolab checked one."""
+    try:
+        now = pathchain.identity(record.path)
+        parent = pathchain.identity(os.path.dirname(record.path))
+    except UserError as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"{record.path} cannot be looked up ({exc.strerror})"
+    if _other_directory(checked, parent):
+        return f"{os.path.dirname(record.path)} is not the directory iolab checked (then {checked})"
+    if now is None or now == (record.dev, record.ino) or record.kind == "file" and _laid_out_again(record.path):
+        return ""
+    kind = "directory" if record.kind in DIRECTORIES else "file"
+    return f"{record.path} is not the {kind} iolab created (its device and inode differ from those recorded)"
+
+
+def _other_directory(checked: str | None, parent: tuple[int, int] | None) -> bool:
+    """A recorded path's directory is not the one the target check saw (when it saw one)."""
+    return bool(checked) and parent is not None and checked != f"file {parent[0]}:{parent[1]}"
 
 
 def _laid_out_again(path: str) -> bool:

@@ -77,19 +77,9 @@ class Session:
 
         `again` measures it even when it finished before (a metadata create, whose files are gone).
         """
-        if again and point.key in self.done:
-            self.store.reset_point(self.planned[point.key])
-            del self.done[point.key]
-        finished = self.done.get(point.key)
-        if finished is not None:
-            return finished.result
-        if point.key in self.results and not again:  # an adaptive search can ask for a depth it already ran
-            return self.results[point.key]
-        if point.key not in self.planned:
-            (self.planned[point.key],) = self.store.plan_points(self.run_id, [point])
-            self.total += 1
-        elif point.key in self.results:
-            self.store.reset_point(self.planned[point.key])
+        known, result = self._known(point, again)
+        if known:
+            return result
         changed = identity_change(point.target)
         if changed:  # before anything is written: the next point's I/O would go elsewhere
             raise RunFailed(f"{point.name}: {changed}; stopped before this point, nothing written to it")
@@ -107,13 +97,35 @@ class Session:
         self.results[point.key] = result
         self._written_where_made(point, "it ran")
         self.progress.point_finished(index, self.total, point, result, error)
+        self._count_outcome(point, error, lost)
+        return result
+
+    def _known(self, point: Point, again: bool) -> tuple[bool, Result | None]:
+        """(True, its result) for a point this run already has; else plan it (or clear its old rows) and
+        return (False, None). `again` forgets a finished point first."""
+        if again and point.key in self.done:
+            self.store.reset_point(self.planned[point.key])
+            del self.done[point.key]
+        finished = self.done.get(point.key)
+        if finished is not None:
+            return True, finished.result
+        if point.key in self.results and not again:  # an adaptive search can ask for a depth it already ran
+            return True, self.results[point.key]
+        if point.key not in self.planned:
+            (self.planned[point.key],) = self.store.plan_points(self.run_id, [point])
+            self.total += 1
+        elif point.key in self.results:
+            self.store.reset_point(self.planned[point.key])
+        return False, None
+
+    def _count_outcome(self, point: Point, error: str, lost: list[str]) -> None:
+        """A failed or partial point said at the end; a lost host stops the run when the user asked so."""
         if error:
             self.failed.append(f"{point.name} on {point.target.path}: {error}")
         if lost and not error:
             self.partial.append(f"{point.name}: without {', '.join(lost)}")
         if lost and self.measurer.executor.stops_on_host_loss:
             raise RunFailed(f"{point.name}: host {lost[0]}; stopped there as --on-host-failure stop asks")
-        return result
 
     def _remeasure(
         self, point: Point, kept: list[Artifact], measured: tuple[Result | None, str, list[str]]
@@ -149,13 +161,9 @@ class Session:
         if target.hosts:
             return
         pre = self.plan.phases.precondition
-        if target not in self.prepared:
-            self.prepared.add(target)
-            if pre is not None and pre.scope == "once" and write_refusal(target) is None:
-                self._precondition(target, pre)
-        elif (
-            pre is not None and pre.scope == "before_each_write" and point.job.writes and write_refusal(target) is None
-        ):
+        first = target not in self.prepared
+        self.prepared.add(target)
+        if pre is not None and _preconditions(pre, first, point) and write_refusal(target) is None:
             self._precondition(target, pre)
         if point.job.is_metadata:
             self.metadata_directory(target)
@@ -204,3 +212,11 @@ class Session:
                 run_unmeasured(target, "precondition", options, self.measurer.fio, self.measurer.workdirs, stop)
             finally:
                 watch.check(f"while preconditioning {target.path}")  # the watch's reason, not fio's exit status
+
+
+def _preconditions(pre: Precondition, first: bool, point: Point) -> bool:
+    """Whether this point is preceded by the plan's preconditioning: once, before the target's first point;
+    or before each point that writes."""
+    if first:
+        return pre.scope == "once"
+    return pre.scope == "before_each_write" and point.job.writes

@@ -171,15 +171,7 @@ def compare_runs(
     axes = frozenset(w.key for w in within if w is not None)
     side_a = side_samples(store, runs_a, within[0], axes)
     side_b = side_samples(store, runs_b, within[1], axes)
-    pairs: list[tuple[WorkloadSamples, WorkloadSamples, tuple[str, ...]]] = [
-        (a, side_b[identity], ()) for identity, a in side_a.items() if identity in side_b
-    ]
-    only_a = [s for k, s in side_a.items() if k not in side_b]
-    only_b = [s for k, s in side_b.items() if k not in side_a]
-    by_pattern = pattern_pairs(only_a, only_b)
-    pairs += by_pattern
-    paired = {id(s) for a, b, _ in by_pattern for s in (a, b)}
-    only_a, only_b = [s for s in only_a if id(s) not in paired], [s for s in only_b if id(s) not in paired]
+    pairs, only_a, only_b = _paired(side_a, side_b)
     rows = [
         ComparedWorkload(
             a, b, compare_samples(a.values, b.values, replace(base, higher_is_better=higher_is_better(a.metric))), how
@@ -190,6 +182,31 @@ def compare_runs(
     # inside one run nothing changed between the sides but the axis they are chosen by
     changes = [] if runs_a == runs_b else host_changes(store, runs_a[-1], runs_b[0])
     return Comparison(label_a, label_b, runs_a, runs_b, rows, only_a, only_b, changes)
+
+
+_Pair = tuple[WorkloadSamples, WorkloadSamples, tuple[str, ...]]
+
+
+def _paired(
+    side_a: dict[str, WorkloadSamples], side_b: dict[str, WorkloadSamples]
+) -> tuple[list[_Pair], list[WorkloadSamples], list[WorkloadSamples]]:
+    """(pairs, only on A, only on B): workloads matched by identity first, then the rest by access pattern
+    (`pattern_pairs`), each pair with what B does differently."""
+    pairs: list[_Pair] = [(a, side_b[identity], ()) for identity, a in side_a.items() if identity in side_b]
+    only_a, only_b = _unmatched(side_a, side_b), _unmatched(side_b, side_a)
+    by_pattern = pattern_pairs(only_a, only_b)
+    paired = {id(s) for a, b, _ in by_pattern for s in (a, b)}
+    return pairs + by_pattern, _left(only_a, paired), _left(only_b, paired)
+
+
+def _unmatched(side: dict[str, WorkloadSamples], other: dict[str, WorkloadSamples]) -> list[WorkloadSamples]:
+    """A side's workloads with no workload of the same identity on the other side."""
+    return [s for k, s in side.items() if k not in other]
+
+
+def _left(only: list[WorkloadSamples], paired: set[int]) -> list[WorkloadSamples]:
+    """The unmatched workloads that no access-pattern pair took."""
+    return [s for s in only if id(s) not in paired]
 
 
 def pattern_pairs(

@@ -101,27 +101,44 @@ def run_timeline(
             continue
         offset = record.started_at - run.started_at
         offsets[record.point.name] = offset
-        fio = _fio_totals(point_samples)
-        chunks = {FIO_SUM: fio} if fio[0] else {}
-        for device, by_time in sorted(_device_totals(point_samples).items()):
-            chunks[device] = ([t / 1000.0 for t in by_time], list(by_time.values()))
+        chunks = _chunks(point_samples)
         for name, (times, values) in chunks.items():
             per_series.setdefault(name, []).append((offset, times, values))
         end = offset + max((t for times, _ in chunks.values() for t in times), default=0.0)
         timeline.points.append(Span(offset, end, record.point.name))
     for name in sorted(per_series, key=lambda n: (n != FIO_SUM, n)):
-        parts = per_series[name]
-        if not any(v > 0 for _, _, values in parts for v in values):
-            continue
-        times_all: list[float] = []
-        values_all: list[float] = []
-        for offset, times, values in parts:
-            times_all += [offset + t for t in times]
-            values_all += values
-        # a gap between points is drawn as a break in the line, not a slope
-        timeline.series[name] = _with_gaps(times_all, values_all)
-    timeline.dips = {name: spans for name, spans in _events(findings, offsets).items() if name in timeline.series}
+        joined = _joined(per_series[name])
+        if joined is not None:
+            timeline.series[name] = joined
+    timeline.dips = _drawn_events(findings, offsets, timeline)
     return timeline
+
+
+def _drawn_events(findings: Sequence[Finding], offsets: dict[str, float], timeline: Timeline) -> dict[str, list[Span]]:
+    """The dip and step findings' events on the series the timeline draws."""
+    return {name: spans for name, spans in _events(findings, offsets).items() if name in timeline.series}
+
+
+def _chunks(point_samples: Sequence[Sample]) -> dict[str, tuple[list[float], list[float]]]:
+    """One point's series on its own clock: fio's sum (when it moved data) and each device's."""
+    fio = _fio_totals(point_samples)
+    chunks = {FIO_SUM: fio} if fio[0] else {}
+    for device, by_time in sorted(_device_totals(point_samples).items()):
+        chunks[device] = ([t / 1000.0 for t in by_time], list(by_time.values()))
+    return chunks
+
+
+def _joined(parts: list[tuple[float, list[float], list[float]]]) -> tuple[list[float], list[float]] | None:
+    """A series' points on the run's clock, a gap between points drawn as a break in the line, not a slope;
+    None for a series that never moved data."""
+    if not any(v > 0 for _, _, values in parts for v in values):
+        return None
+    times_all: list[float] = []
+    values_all: list[float] = []
+    for offset, times, values in parts:
+        times_all += [offset + t for t in times]
+        values_all += values
+    return _with_gaps(times_all, values_all)
 
 
 def _with_gaps(times: list[float], values: list[float], gap_s: float = 2.5) -> tuple[list[float], list[float]]:
