@@ -134,15 +134,20 @@ def phase_facts(phases: list[PhaseRecord]) -> list[tuple[str, str]]:
     groups: dict[tuple[str, str], list[PhaseRecord]] = {}
     for phase in phases:
         groups.setdefault((phase.kind, phase.subject), []).append(phase)
-    facts = []
-    for (kind, subject), done in groups.items():
-        times = f"{len(done)} times, " if len(done) > 1 else ""
-        before = " (before points)" if len(done) > 1 and all(p.point_id is not None for p in done) else ""
-        failed = Counter(p.outcome for p in done if not p.ok)
-        ending = "; ".join(f"{outcome} ({n}x)" if n > 1 else outcome for outcome, n in failed.items()) or "ok"
-        seconds = sum(p.seconds for p in done)
-        facts.append((f"phase: {kind}", f"{subject}{before}: {times}{seconds:.1f} s, {ending}"))
-    return facts
+    return [(f"phase: {kind}", _phase_line(subject, done)) for (kind, subject), done in groups.items()]
+
+
+def _phase_line(subject: str, done: list[PhaseRecord]) -> str:
+    """One kind of phase on one subject: how often (before points, when each was), how long, how it ended."""
+    times = f"{len(done)} times, " if len(done) > 1 else ""
+    before = " (before points)" if len(done) > 1 and all(p.point_id is not None for p in done) else ""
+    return f"{subject}{before}: {times}{sum(p.seconds for p in done):.1f} s, {_ending(done)}"
+
+
+def _ending(done: list[PhaseRecord]) -> str:
+    """How a phase ended: "ok", or each problem with how many times it happened."""
+    failed = Counter(p.outcome for p in done if not p.ok)
+    return "; ".join(f"{outcome} ({n}x)" if n > 1 else outcome for outcome, n in failed.items()) or "ok"
 
 
 @dataclass

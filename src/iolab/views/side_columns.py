@@ -72,26 +72,38 @@ def side_columns(records: Sequence[PointRecord]) -> list[SideColumn]:
     """The side columns some of `records` have a value for: CPU per I/O (fio's, the host's), wire bandwidth
     per interface, perf's figures, then the plan's metric commands (which show even without a number,
     to say what the command printed)."""
-    names = {name for r in records for name, m in r.metrics.items() if m.value is not None}
+    names = _with_values(records)
     commands = sorted(
         {name for r in records for name in r.metrics if name.startswith(COMMAND + ".")}, key=_command_order
     )
-    columns = []
-    if any(point_value(r, FIO_CPU_US_PER_IO) is not None for r in records):
-        columns.append(SideColumn(FIO_CPU_US_PER_IO, "fio CPU µs/IO", micros, stability.CPU))
-    if HOST_CPU_US_PER_IO in names:
-        columns.append(SideColumn(HOST_CPU_US_PER_IO, "host CPU µs/IO", micros, stability.CPU))
+    columns = [_FIO_CPU] if any(point_value(r, FIO_CPU_US_PER_IO) is not None for r in records) else []
+    columns += [_HOST_CPU] if _HOST_CPU.key in names else []
+    columns += _wire_columns(names)
+    columns += [column for column in _PERF if column.key in names]
+    columns += [SideColumn(name, _command_header(name, commands), units.significant) for name in commands]
+    return columns
+
+
+def _with_values(records: Sequence[PointRecord]) -> set[str]:
+    """The side figures at least one point has a number for."""
+    return {name for r in records for name, m in r.metrics.items() if m.value is not None}
+
+
+def _wire_columns(names: set[str]) -> list[SideColumn]:
+    """One column per interface and direction the host's network counters gave a figure for."""
     wires = sorted((parts, name) for name in names if (parts := wire_parts(name)) is not None)
-    columns += [
+    return [
         SideColumn(name, f"{interface} {direction} MB/s", units.mb_per_s, stability.RATE)
         for (interface, direction), name in wires
     ]
-    if LLC_HIT_PCT in names:
-        columns.append(SideColumn(LLC_HIT_PCT, "LLC hit %", units.percent, stability.RATIO))
-    if CYCLES_PER_IO in names:
-        columns.append(SideColumn(CYCLES_PER_IO, "cycles/IO", lambda v: f"{v:,.0f}", stability.CPU))
-    columns += [SideColumn(name, _command_header(name, commands), units.significant) for name in commands]
-    return columns
+
+
+_FIO_CPU = SideColumn(FIO_CPU_US_PER_IO, "fio CPU µs/IO", micros, stability.CPU)
+_HOST_CPU = SideColumn(HOST_CPU_US_PER_IO, "host CPU µs/IO", micros, stability.CPU)
+_PERF = (
+    SideColumn(LLC_HIT_PCT, "LLC hit %", units.percent, stability.RATIO),
+    SideColumn(CYCLES_PER_IO, "cycles/IO", lambda v: f"{v:,.0f}", stability.CPU),
+)
 
 
 def _command_order(key: str) -> tuple[str, bool]:
@@ -117,23 +129,28 @@ def side_facts(records: Sequence[PointRecord]) -> list[tuple[str, str]]:
         return []
     if not any(r.metrics for r in measured):
         return [("side figures", "not recorded: the run was imported, or made by an iolab that did not keep them")]
-    names = {name for r in measured for name, m in r.metrics.items() if m.value is not None}
-    facts = []
-    if not any(wire_parts(name) for name in names):
-        facts.append(("wire", _reasons(measured, WIRE)))
-    elif any(wire_parts(name) == (LOOPBACK, RX) for name in names):
-        facts.append(
-            (
-                "wire",
-                "lo is this host's loopback: what it carried went to a server on this same host "
-                "(fio servers on 127.x, a loopback NFS or NVMe-oF target)",
-            )
-        )
+    names = _with_values(measured)
+    facts = _wire_facts(measured, names)
     if HOST_CPU_US_PER_IO not in names:
         facts.append(("host CPU", _reasons(measured, HOST_CPU_US_PER_IO)))
     if not names & {LLC_HIT_PCT, CYCLES_PER_IO}:
         facts.append(("hardware counters", _reasons(measured, PERF)))
     return facts
+
+
+def _wire_facts(measured: Sequence[PointRecord], names: set[str]) -> list[tuple[str, str]]:
+    """Why no point has a wire figure, or what `lo` means when the loopback carried a point's traffic."""
+    if not any(wire_parts(name) for name in names):
+        return [("wire", _reasons(measured, WIRE))]
+    if any(wire_parts(name) == (LOOPBACK, RX) for name in names):
+        return [
+            (
+                "wire",
+                "lo is this host's loopback: what it carried went to a server on this same host "
+                "(fio servers on 127.x, a loopback NFS or NVMe-oF target)",
+            )
+        ]
+    return []
 
 
 def _reasons(records: Sequence[PointRecord], name: str) -> str:
