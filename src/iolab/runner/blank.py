@@ -255,6 +255,8 @@ def content_problem(device: str, home: Path) -> str | None:
     """
     checks = _CHECKS.get()
     size = _whole_size(device)
+    if size <= 0:
+        return "its size reads as 0 bytes, so iolab cannot read it to check it is blank"
     try:
         samples = read_samples(device, sample_ranges(size))
         found = first_data(samples)
@@ -318,7 +320,18 @@ def remember_written(devices: Iterable[str], home: Path) -> None:
 
 
 def _whole_size(device: str) -> int:
-    return int(_sys(Path(os.path.realpath(device)).name, "size") or 0) * 512
+    """The device's size in bytes as its own node gives it (seek to the end), else /sys's count of sectors.
+
+    The node comes first: a name /sys does not know (a node under another name, a /sys that hides it) read
+    as 0 bytes there, and a device of 0 bytes read nothing and passed as blank."""
+    try:
+        fd = os.open(device, os.O_RDONLY)
+    except OSError:
+        return int(_sys(Path(os.path.realpath(device)).name, "size") or 0) * 512
+    try:
+        return os.lseek(fd, 0, os.SEEK_END)
+    finally:
+        os.close(fd)
 
 
 class HeldDevices:
