@@ -13,7 +13,6 @@ from iolab.errors import UserError
 from iolab.models import (
     DirectionResult,
     Finding,
-    LatencyStats,
     PhaseRecord,
     Point,
     PointMetric,
@@ -25,9 +24,11 @@ from iolab.models import (
     SteadyState,
     StopRecord,
     Target,
+    result_fields,
 )
 from iolab.models.finding import Quote
 from iolab.models.material import DOCTOR_METRICS, HostRow, RunMaterial, SteadyOutcome
+from iolab.models.result_fields import direction_of
 from iolab.models.run import MEASURED
 from iolab.models.sample_series import SampleSeries, samples_of
 from iolab.models.snapshot import Snapshot
@@ -166,7 +167,7 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
         (run_id,),
     ):
         if r["point_id"] not in bad:
-            by_point.setdefault(r["point_id"], {})[r["ddir"]] = _direction(r)
+            by_point.setdefault(r["point_id"], {})[r["ddir"]] = direction_of(r, result_fields.RESULT_FIELDS)
     metrics = _run_metrics(store, run_id)
     records = []
     for row in rows:
@@ -211,29 +212,6 @@ def _run_metrics(store: Store, run_id: int) -> dict[int, dict[str, PointMetric]]
     ):
         found.setdefault(r["point_id"], {})[r["name"]] = PointMetric(r["name"], r["value"], r["problem"])
     return found
-
-
-def _direction(r: sqlite3.Row) -> DirectionResult:
-    latency = None
-    if r["lat_kind"]:
-        latency = LatencyStats(
-            kind=r["lat_kind"],
-            count=r["lat_count"],
-            mean_ns=r["lat_mean_ns"],
-            stddev_ns=r["lat_stddev_ns"],
-            min_ns=r["lat_min_ns"],
-            max_ns=r["lat_max_ns"],
-            percentiles={float(p): v for p, v in json.loads(r["percentiles"]).items()},
-        )
-    return DirectionResult(
-        ddir=r["ddir"],
-        bw_bytes=r["bw_bytes"],
-        iops=r["iops"],
-        total_ios=r["total_ios"],
-        io_bytes=r["io_bytes"],
-        runtime_ms=r["runtime_ms"],
-        latency=latency,
-    )
 
 
 def _point(row: sqlite3.Row, why: str | None) -> Point:
