@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from iolab.models.host_settings import HOST_SETTINGS, host_setting, whole
-from iolab.models.snapshot import BlockDevice
+from iolab.models.snapshot import BlockDevice, NvmeSmart
 from iolab.probe.nvme import read_smart
 from iolab.probe.pci import pci_chain
 from iolab.probe.root import Root
@@ -69,6 +69,20 @@ def _identity(root: Root, base: str, controller: str | None) -> dict[str, Any]:
     return found
 
 
+def _partitions(root: Root, name: str) -> list[str]:
+    """The disk's partitions (sda1, nvme0n1p2): the entries of its directory that are one."""
+    base = f"/sys/block/{name}"
+    return [e for e in root.listdir(base) if e.startswith(name) and root.exists(f"{base}/{e}/partition")]
+
+
+def _smart(root: Root, controller: str | None, transport: str | None) -> tuple[NvmeSmart | None, str]:
+    """The SMART log of a PCIe NVMe controller ((None, "") for none: a fabrics controller's log is its
+    target's, not a drive's), or (None, why it could not be read)."""
+    if controller is None or transport not in (None, "pcie"):
+        return None, ""
+    return read_smart(root, controller)
+
+
 _CONTROLLER_FILES = (("model", "model"), ("serial", "serial"), ("firmware", "firmware_rev"))
 
 
@@ -85,13 +99,9 @@ def read_device(root: Root, name: str, with_smart: bool = True) -> BlockDevice:
     numa_node, transport = identity.pop("numa_node"), identity["transport"]
     pci_path = root.realpath(f"/sys/class/nvme/{controller}") if controller else sysfs_path
     endpoint, upstream = pci_chain(root, pci_path)
-    if numa_node is None and endpoint is not None:
+    if numa_node is None and endpoint is not None:  # the node of the PCIe function the disk hangs on
         numa_node = root.read_int(f"{pci_path.split(endpoint.address)[0]}{endpoint.address}/numa_node")
-    smart, smart_error = (None, "")
-    if controller and with_smart and transport in (None, "pcie"):
-        smart, smart_error = read_smart(root, controller)
-    entries = root.listdir(base)
-    partitions = [e for e in entries if e.startswith(name) and root.exists(f"{base}/{e}/partition")]
+    smart, smart_error = _smart(root, controller if with_smart else None, transport)
     return BlockDevice(
         name=name,
         major_minor=root.read_value(f"{base}/dev"),
@@ -110,7 +120,7 @@ def read_device(root: Root, name: str, with_smart: bool = True) -> BlockDevice:
         numa_node=numa_node,
         holders=root.listdir(f"{base}/holders"),
         slaves=root.listdir(f"{base}/slaves"),
-        partitions=partitions,
+        partitions=_partitions(root, name),
         sysfs_path=sysfs_path,
         dm_uuid=root.read_value(f"{base}/dm/uuid"),
         md_level=root.read_value(f"{base}/md/level"),
