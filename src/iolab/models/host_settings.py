@@ -39,6 +39,13 @@ def whole(text: str | None) -> int | None:
         return None
 
 
+def _whole_given(given: object) -> int | None:
+    """A TOML integer (not a boolean) or a string of ASCII digits as a number; None for anything else."""
+    if isinstance(given, int) and not isinstance(given, bool):
+        return given
+    return int(given) if isinstance(given, str) and given.isascii() and given.isdigit() else None
+
+
 # How the doctor judges a value in force: (the value, what the jobs ask of it where that matters, e.g. the
 # queue depth they offer) -> the level of a finding ("high" ... "info"), None when the value costs nothing.
 Judge = Callable[[str, int | None], str | None]
@@ -99,9 +106,7 @@ class HostSetting:
                 )
             return given
         low, high = self.numbers
-        number = given if isinstance(given, int) and not isinstance(given, bool) else None
-        if isinstance(given, str) and given.isascii() and given.isdigit():
-            number = int(given)
+        number = _whole_given(given)
         if number is None or not low <= number <= high:
             raise ValueError(f"expected a whole number from {low} to {high}, got {given!r}")
         return str(number)

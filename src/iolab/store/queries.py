@@ -172,19 +172,7 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
     records = []
     for row in rows:
         why = bad.get(row["id"])
-        result = None
-        if row["status"] in MEASURED and why is None:
-            result = Result(
-                directions=by_point.get(row["id"], {}),
-                usr_cpu=row["usr_cpu"] or 0.0,
-                sys_cpu=row["sys_cpu"] or 0.0,
-                jobs=row["jobs"] or 0,
-                fio_version=row["version"],
-                hosts=json.loads(row["hosts"]),
-                error=row["fio_error"] or 0,
-                steady=SteadyState(**json.loads(row["steady"])) if row["steady"] else None,
-                stopping=StopRecord(**json.loads(row["stopping"])) if row["stopping"] else None,
-            )
+        result = _result(row, by_point.get(row["id"], {})) if row["status"] in MEASURED and why is None else None
         records.append(
             PointRecord(
                 id=row["id"],
@@ -200,6 +188,21 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
             )
         )
     return records
+
+
+def _result(row: sqlite3.Row, directions: dict[str, DirectionResult]) -> Result:
+    """A measured point's result: its directions, and the figures its `points` row keeps."""
+    return Result(
+        directions=directions,
+        usr_cpu=row["usr_cpu"] or 0.0,
+        sys_cpu=row["sys_cpu"] or 0.0,
+        jobs=row["jobs"] or 0,
+        fio_version=row["version"],
+        hosts=json.loads(row["hosts"]),
+        error=row["fio_error"] or 0,
+        steady=SteadyState(**json.loads(row["steady"])) if row["steady"] else None,
+        stopping=StopRecord(**json.loads(row["stopping"])) if row["stopping"] else None,
+    )
 
 
 def _run_metrics(store: Store, run_id: int) -> dict[int, dict[str, PointMetric]]:
