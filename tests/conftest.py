@@ -124,7 +124,7 @@ def _shown_rows(database: Path) -> list[ShownRow]:
     from iolab.errors import UserError
     from iolab.store.db import open_store
     from iolab.store.queries import list_runs, run_points
-    from iolab.views.run import run_report
+    from iolab.views.run import load_run
 
     try:
         store = open_store(database.parent, for_reading=True)
@@ -135,7 +135,7 @@ def _shown_rows(database: Path) -> list[ShownRow]:
         for run in list_runs(store, limit=20):
             records = run_points(store, run.id)
             measured = {r.id for r in records if r.measured and r.result is not None}
-            for table in run_report(store, run, records).tables:
+            for table in load_run(store, run.id, records).report.tables:
                 for row in table.rows:
                     figures = {
                         name: (stats.mean, stats.stddev, stats.ci95_low, stats.ci95_high)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fnmatch
 import hashlib
 import io
 import os
@@ -56,6 +57,7 @@ from iolab.models import Point, Target
 from iolab.models.option_spec import SPECS
 from iolab.runner.dryrun import dry_run
 from iolab.runner.executors import Jobs, LocalExecutor
+from iolab.runner.manifest import Manifest, PathUse
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
 from tests.loopdev import loop_devices
@@ -314,12 +316,41 @@ def _fio_point(case: Case, point: Point, manifest) -> None:
                 shutil.rmtree(made, ignore_errors=True)
 
 
+def _matches(use: PathUse, path: str) -> bool:
+    """Whether `path` (absolute) is the manifest entry `use`, or one of the names it stands for (`{job}`,
+    `{file}`: fio's clone and file numbers below the entry's counts; `*`: any device or cgroup)."""
+    if "*" in use.path:
+        return fnmatch.fnmatchcase(os.path.normpath(path), use.path)
+    if "{job}" not in use.path:
+        return os.path.normpath(path) == os.path.normpath(use.path)
+    pattern = re.escape(use.path).replace(r"\{job\}", r"(\d+)").replace(r"\{file\}", r"(\d+)")
+    found = re.fullmatch(pattern, os.path.normpath(path))
+    if found is None:
+        return False
+    numbers = [int(n) for n in found.groups()]
+    return numbers[0] < use.jobs and (len(numbers) < 2 or numbers[1] < use.files)
+
+
+def _allows(manifest: Manifest, path: str, workdir: str | None = None) -> bool:
+    """Whether fio touching `path` is in the manifest: a listed path, or inside the run's work directory
+    (`workdir`: the real one of a fio run, which the manifest can only name by its pattern)."""
+    if workdir is not None and (path == workdir or path.startswith(workdir.rstrip("/") + "/")):
+        return True
+    return any(_matches(use, path) for use in manifest.paths)
+
+
+def _contains(manifest: Manifest, directory: str) -> bool:
+    """Whether `directory` is above a listed path (fio looks at the directories on a file's way)."""
+    prefix = os.path.normpath(directory).rstrip("/") + "/"
+    return any(use.path.startswith(prefix) for use in manifest.paths)
+
+
 def _check_trace(case: Case, trace: str, workdir: str, strace: str, manifest) -> None:
     for path, call, modifies in _touched(trace, workdir):
         if call.startswith("exec") and path == strace:
             continue
         case.outcome.fio_paths += 1
-        if manifest.allows(path, workdir) or (not modifies and manifest.contains(path)):
+        if _allows(manifest, path, workdir) or (not modifies and _contains(manifest, path)):
             continue
         if not modifies and (path.startswith(SYSTEM) or path in (case.fio, os.path.realpath(case.fio))):
             continue

@@ -24,9 +24,9 @@ from iolab.runner.execute import execute
 from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
-from iolab.store.queries import get_run, run_findings, run_points
+from iolab.store.queries import run_findings, run_points
 from iolab.telemetry import devices_for_path
-from iolab.views.run import run_report
+from iolab.views.run import load_run
 from tests.loopdev import loop_devices, loop_skip_reason
 
 CACHE_RULES = ("RES-FROM-CACHE", "RES-WRITES-UNSEEN")
@@ -74,7 +74,7 @@ def test_a_buffered_reread_on_a_loop_device_is_served_from_memory_and_a_direct_r
             request = RunRequest(plan=plan.name, targets=[str(mount)], size=32 << 20, telemetry_interval=1.0)
             outcome = execute(request, store, SilentProgress(), plan=plan)
             findings = run_findings(store, outcome.run_id)
-            report = run_report(store, get_run(store, outcome.run_id), run_points(store, outcome.run_id))
+            report = load_run(store, outcome.run_id).report
         finally:
             subprocess.run(["umount", str(mount)], check=False)
             mount.rmdir()

@@ -136,9 +136,9 @@ def test_json_holds_every_point_with_its_run_id_as_show_exports_it(qd_sweep, bs_
 def test_markdown_report_lists_the_findings_stored_with_the_run(bs_sweep):
     from iolab.models import Severity
     from iolab.store.queries import run_findings
-    from iolab.views.run import run_report
+    from iolab.views.run import load_run
 
-    text = render_markdown([run_report(bs_sweep.store, bs_sweep.run, bs_sweep.records)])
+    text = render_markdown([load_run(bs_sweep.store, bs_sweep.run.id, bs_sweep.records).report])
     stored = run_findings(bs_sweep.store, bs_sweep.run.id)
     triggered = {f.rule_id for f in stored if f.severity is not Severity.NOT_EVALUATED}
     assert triggered  # 1-s points without a ramp and a failed point: the doctor has something to say

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 import time
+from types import SimpleNamespace
 
 from rich.console import Console
 from rich.table import Table
@@ -18,9 +19,10 @@ from iolab.analysis.compare import CompareParams, Verdict, compare_samples
 from iolab.analysis.history import ChangePoint, ChangePointParams, HealthParams, HealthPoint
 from iolab.models import Change, DirectionResult, LatencyStats, Point, PointMetric, PointRecord, Result, Run, Target
 from iolab.models.workload import Series
-from iolab.report.terminal import history_text, notebook_table, print_comparison, print_run_reports, runs_table
+from iolab.report.terminal import history_text, notebook_table, print_comparison, print_runs, runs_table
 from iolab.views.comparison import ComparedWorkload, Comparison, WorkloadSamples
 from iolab.views.history import LocatedChange, OutlierRun, SeriesHistory
+from iolab.views.run import RunView
 from iolab.views.tables import UNITS_NOTE, Column, NotebookTable, Row, RunReport, notebook_tables
 
 MB = 1e6
@@ -351,7 +353,7 @@ def test_no_series_is_no_text():
     assert history_text([]) == ""
 
 
-# --------------------------------------------------------------------------- print_run_reports
+# --------------------------------------------------------------------------- print_runs
 
 
 def _report() -> RunReport:
@@ -366,9 +368,14 @@ def _report() -> RunReport:
     return RunReport(run, (("host", "vm"), ("status", "partial: 1 of 2 points ok")), (table,))
 
 
+def _view() -> RunView:
+    """A run's view as `print_runs` prints it: its report, no host-setting comparison."""
+    return SimpleNamespace(report=_report(), comparisons=[])  # type: ignore[return-value]
+
+
 def test_a_run_report_prints_each_table_under_its_fixed_parameters_then_its_header_facts_and_the_units():
     console = _console()
-    print_run_reports([_report()], console)
+    print_runs([_view()], console)
     lines = [line.rstrip() for line in _text(console).splitlines()]
     assert lines[:3] == ["Run 7: nightly", "", "Table 7.1: iodepth sweep: randread 4k"]  # no headline: no rate
     assert lines[3] == "fixed: rw=randread bs=4k on /data"
@@ -382,7 +389,7 @@ def test_a_run_report_prints_each_table_under_its_fixed_parameters_then_its_head
 
 def test_a_run_report_s_cells_and_headers_are_printed_literally_not_as_markup():
     console = _console()
-    print_run_reports([_report()], console)
+    print_runs([_view()], console)
     text = _text(console)
     table_lines = [line.split() for line in text.splitlines() if line.strip().startswith(("iodepth", "1 ", "4 "))]
     assert ["iodepth", "MB/s", "[note]"] in table_lines

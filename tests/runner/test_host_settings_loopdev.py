@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from iolab.probe.block import active_choice
+from iolab.models.host_settings import active_choice
 from iolab.store.db import open_store
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopdev import LoopDevice, loop_devices, loop_skip_reason

@@ -197,10 +197,9 @@ def test_ssd_steady_on_a_loop_device_reports_its_window_or_the_cap():
     rounds = [r for r in run_points(open_store(), outcome.run_id) if "round" in r.point.name]
     assert 5 <= len(rounds) <= 6
     assert [r.point.repeat for r in rounds] == list(range(len(rounds)))
-    from iolab.store.queries import get_run
-    from iolab.views.run import run_report
+    from iolab.views.run import load_run
 
-    report = run_report(open_store(), get_run(open_store(), outcome.run_id), run_points(open_store(), outcome.run_id))
+    report = load_run(open_store(), outcome.run_id).report
     assert dict(report.facts)["steady state (rounds)"] == f"{steady[0].subject}: {steady[0].title}"
 
 

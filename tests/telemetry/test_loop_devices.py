@@ -16,7 +16,7 @@ import pytest
 
 from iolab.analysis.dips import detect_dips
 from iolab.analysis.outliers import find_outliers
-from iolab.analysis.series import mean_by_source, series_by_source
+from iolab.analysis.series import series_by_source
 from iolab.telemetry import Sampler, devices_for_path
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
@@ -39,6 +39,14 @@ def finish(fio, timeout: float) -> None:
     assert fio.returncode == 0, f"fio exited {fio.returncode}: {err.decode(errors='replace')[-500:]}"
 
 
+def _mean_read_bw(samples: list) -> dict[str, float]:
+    """Each device's mean read bandwidth over the run, as the sampler measured it."""
+    return {
+        device: sum(values) / len(values)
+        for device, (_, values) in series_by_source(samples, "disk.bw", "read").items()
+    }
+
+
 def run_watched(cgroup, devices, runtime_s, out: Path) -> list:
     """fio inside the cgroup, one job per device, with the Sampler around it."""
     with Sampler([d.name for d in devices], interfaces=[]) as sampler:
@@ -57,7 +65,7 @@ def test_outlier_analysis_names_the_throttled_loop_device(tmp_path):
         samples = run_watched(cgroup, devs, 3, tmp_path / "slow.json")
         jobs = fio_jobs(tmp_path / "slow.json")
 
-        report = find_outliers(mean_by_source(samples, "disk.bw", "read"), view="together")
+        report = find_outliers(_mean_read_bw(samples), view="together")
         print({s.device: (round(s.value / MIB), None if s.z is None else round(s.z, 1)) for s in report.scores})
         assert [s.device for s in report.outliers] == [slow.name]
         # The throttle really bit: fio itself saw the slow device at well under half its peers.
@@ -70,7 +78,7 @@ def test_outlier_analysis_names_the_throttled_loop_device(tmp_path):
 
         cgroup.set_read_bps(slow.major_minor, DRIVE_BPS)
         samples = run_watched(cgroup, devs, 3, tmp_path / "even.json")
-        report = find_outliers(mean_by_source(samples, "disk.bw", "read"), view="together")
+        report = find_outliers(_mean_read_bw(samples), view="together")
         print({s.device: round(s.value / MIB) for s in report.scores})
         assert report.evaluated and report.outliers == []
 

@@ -18,7 +18,7 @@ from iolab.models import Finding, Point, PointRecord, Run, Severity, Target
 from iolab.models.sample_series import samples_of
 from iolab.plan.presets import quick
 from iolab.report.markdown import render_markdown
-from iolab.report.terminal import print_run_reports
+from iolab.report.terminal import print_report
 from iolab.views.headline import ANSWERS, ONE_RUN, headline_line
 from iolab.views.tables import RunReport, build_report
 
@@ -110,7 +110,7 @@ def test_markdown_opens_with_the_answer_then_the_findings_that_matter_then_the_t
 def test_the_terminal_report_opens_with_the_answer_then_the_findings_that_matter_then_the_tables():
     report = _report()
     buffer = io.StringIO()
-    print_run_reports([report], Console(file=buffer, width=200, color_system=None))
+    print_report(report, Console(file=buffer, width=200, color_system=None))
     text = buffer.getvalue()
     lines = [headline_line(h) for h in report.headline]
     assert all(line in text for line in lines)

@@ -11,7 +11,7 @@ from pathlib import Path
 from iolab.imports import import_paths
 from iolab.store.db import open_store
 from iolab.store.queries import get_run, run_points
-from iolab.views.run import run_report
+from iolab.views.run import load_run
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -28,7 +28,7 @@ def test_an_mdtest_import_shows_only_what_mdtest_measured_and_no_host_or_duratio
     dated, creations = [], []
     for imported in runs:
         run, records = get_run(store, imported.run_id), run_points(store, imported.run_id)
-        report = run_report(store, run, records)
+        report = load_run(store, run.id, records).report
         facts = dict(report.facts)
         assert facts["host"] == "not named by the imported outputs"  # was this machine's name
         assert "duration" not in facts and "fio" not in facts  # was 10,459,613 s: the span between two outputs

@@ -26,7 +26,7 @@ from iolab.models.material import RunMaterial
 from iolab.report.html import render_html
 from iolab.report.json_output import runs_json
 from iolab.report.markdown import render_markdown
-from iolab.report.terminal import print_run_reports
+from iolab.report.terminal import print_runs
 from iolab.views.headline import headline_line
 from iolab.views.run import RunView
 from iolab.views.tables import build_report
@@ -53,7 +53,7 @@ def _pages(records, samples, findings, html: bool = True) -> dict[str, str]:
     """The run in every format: terminal, Markdown, HTML (its charts drawn: most of the time) and JSON."""
     view = RunView(RUN, records, samples, list(findings), None, {})
     buffer = io.StringIO()
-    print_run_reports([view.report], Console(file=buffer, width=300, color_system=None))
+    print_runs([view], Console(file=buffer, width=300, color_system=None))
     pages = {
         "terminal": buffer.getvalue(),
         "markdown": render_markdown([view.report]),

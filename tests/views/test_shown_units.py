@@ -11,7 +11,7 @@ import random
 from pathlib import Path
 
 from iolab.analysis.invariants import interval_holds
-from iolab.analysis.stability import summarize, summarize_rate
+from iolab.analysis.stability import RATE, estimate, summarize
 from iolab.fio.parse import aggregate, parse_output
 from iolab.models import Point, PointRecord, Run, Target, units
 from iolab.views.tables import build_report
@@ -43,7 +43,7 @@ def test_a_rate_interval_stays_above_zero_and_holds_its_mean():
     for _ in range(2000):
         mu, sigma = rng.uniform(5, 20), rng.uniform(0.001, 0.5)  # a rate's repeats scatter by up to ~50%
         values = [rng.lognormvariate(mu, sigma) for _ in range(rng.randint(2, 12))]
-        stats = summarize_rate(values)
+        stats = estimate(values, RATE)
         if stats.ci95_too_wide:
             assert stats.ci95_low is None and stats.ci95_high is None and len(values) <= 3, values
             continue
@@ -66,7 +66,7 @@ def test_no_rate_interval_spans_more_than_a_hundredfold_and_a_wider_one_says_so(
         values = [rng.lognormvariate(mu, sigma) for _ in range(rng.randint(2, 12))]
         if rng.random() < 0.1:
             values[0] = values[0] * 1e-6  # a repeat that nearly stalled
-        stats = summarize_rate(values)
+        stats = estimate(values, RATE)
         cell = ci_text(stats, units.significant)
         if stats.ci95_too_wide:
             too_wide += 1
@@ -86,7 +86,7 @@ def test_identical_repeats_give_an_interval_that_holds_its_mean():
     rng = random.Random(3)
     for _ in range(2000):
         value = 10 ** rng.uniform(3, 11)
-        stats = summarize_rate([value] * rng.randint(2, 10))
+        stats = estimate([value] * rng.randint(2, 10), RATE)
         assert stats.ci95_low is not None and stats.ci95_high is not None
         assert interval_holds(stats.mean, stats.ci95_low, stats.ci95_high, positive=True) is None, value
     assert interval_holds(4.91e7, 4.92e7, 4.93e7, positive=True) == (

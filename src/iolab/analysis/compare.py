@@ -71,11 +71,11 @@ class CompareParams:
 
 @dataclass(frozen=True)
 class WelchTest:
-    """A two-sample t-test of mean B - mean A (Welch's, or Student's from `pooled_t_test`)."""
+    """A two-sample t-test of mean B - mean A (Welch's)."""
 
     diff: float  # mean_b - mean_a
     se: float  # standard error of diff
-    df: float  # Welch-Satterthwaite degrees of freedom (n_a + n_b - 2 when pooled)
+    df: float  # Welch-Satterthwaite degrees of freedom (n_a + n_b - 2 when neither side spreads)
     t: float
     p: float  # two-sided
 
@@ -98,28 +98,6 @@ def welch_test(mean_a: float, var_a: float, n_a: int, mean_b: float, var_b: floa
             return WelchTest(diff, 0.0, df, 0.0, 1.0)
         return WelchTest(diff, 0.0, df, math.copysign(math.inf, diff), 0.0)
     df = (ua + ub) ** 2 / (ua * ua / (n_a - 1) + ub * ub / (n_b - 1))
-    t = diff / se
-    return WelchTest(diff, se, df, t, min(1.0, 2.0 * t_sf(abs(t), df)))
-
-
-def pooled_t_test(mean_a: float, var_a: float, n_a: int, mean_b: float, var_b: float, n_b: int) -> WelchTest:
-    """Student's two-sample t with the pooled variance (equal variances assumed), same result shape as Welch.
-
-    For deciding whether a few points differ from a long run of others: the
-    pooled variance is dominated by the long segment, so three points that
-    happen to agree closely cannot make the spread look tiny, which fools
-    Welch's test.
-    """
-    if n_a < 2 or n_b < 2:
-        raise ValueError("the t-test needs at least 2 values per side")
-    df = float(n_a + n_b - 2)
-    diff = mean_b - mean_a
-    pooled = ((n_a - 1) * var_a + (n_b - 1) * var_b) / df
-    se = math.sqrt(pooled * (1.0 / n_a + 1.0 / n_b))
-    if se == 0.0:
-        if diff == 0.0:
-            return WelchTest(diff, 0.0, df, 0.0, 1.0)
-        return WelchTest(diff, 0.0, df, math.copysign(math.inf, diff), 0.0)
     t = diff / se
     return WelchTest(diff, se, df, t, min(1.0, 2.0 * t_sf(abs(t), df)))
 

@@ -379,12 +379,3 @@ def _far_beyond(y, finite, i: int, own: float, sign: float, params: OutlierParam
     nearest = float(y[mask].min()) if sign < 0 else float(y[mask].max())
     gap = sign * (y[i] - nearest)
     return gap > -math.log(params.far_ratio) and gap > params.threshold * own
-
-
-def persistent_outliers(reports: Sequence[OutlierReport], min_hits: int = 2) -> list[str]:
-    """Devices flagged in at least `min_hits` of the given runs (default: 2 of the last 3 passed in)."""
-    hits: dict[str, int] = {}
-    for r in reports:
-        for s in r.outliers:
-            hits[s.device] = hits.get(s.device, 0) + 1
-    return sorted(d for d, h in hits.items() if h >= min_hits)

@@ -24,18 +24,6 @@ def series_by_source(samples: Iterable[Sample], metric: str, ddir: str) -> dict[
     return out
 
 
-def mean_by_source(
-    samples: Iterable[Sample], metric: str, ddir: str, start_s: float = 0.0, end_s: float = float("inf")
-) -> dict[str, float]:
-    """Mean value per source over samples whose interval ends in (start_s, end_s]."""
-    out: dict[str, float] = {}
-    for source, (times, values) in series_by_source(samples, metric, ddir).items():
-        kept = [v for t, v in zip(times, values, strict=True) if start_s < t <= end_s]
-        if kept:
-            out[source] = sum(kept) / len(kept)
-    return out
-
-
 def job_sum(members: Sequence[SampleSeries]) -> tuple[list[float], list[float]]:
     """fio's per-job series added up per log window: (window ends in seconds, summed values).
 

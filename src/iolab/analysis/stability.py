@@ -143,11 +143,6 @@ def interval_problem(stats: Stability) -> str | None:
     return problem
 
 
-def summarize_rate(values: Sequence[float]) -> Stability:
-    """`estimate` of a rate (bandwidth, IOPS)."""
-    return estimate(values, RATE)
-
-
 @dataclass(frozen=True)
 class FarRepeat:
     """A repeat far from the others: its index, its value, and the others' median and range."""

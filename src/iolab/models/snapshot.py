@@ -257,6 +257,10 @@ class Snapshot:
         return cls(**kwargs)
 
 
+# The settings (`models.host_settings`) a snapshot kept as typed fields before `BlockDevice.host_settings`.
+_TYPED_SETTINGS = ("scheduler", "nr_requests", "wbt_lat_usec", "read_ahead_kb")
+
+
 def _build(kind: type, data: dict[str, Any]) -> Any:
     known = {f.name for f in fields(kind)}
     return kind(**{k: v for k, v in data.items() if k in known})
@@ -264,6 +268,8 @@ def _build(kind: type, data: dict[str, Any]) -> Any:
 
 def _block_from_dict(data: dict[str, Any]) -> BlockDevice:
     values = dict(data)
+    if "host_settings" not in values:  # stored before the settings were kept by name: from the typed fields
+        values["host_settings"] = {k: str(v) for k in _TYPED_SETTINGS if (v := values.get(k)) is not None}
     if values.get("pcie") is not None:
         values["pcie"] = _build(PciPort, values["pcie"])
     values["upstream"] = [_build(PciPort, p) for p in values.get("upstream", [])]

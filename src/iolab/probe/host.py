@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from iolab.models.host_settings import CPUFREQ, active_choice, host_setting
 from iolab.models.snapshot import KERNEL_DEBUG_OPTIONS
-from iolab.probe.block import active_choice
 from iolab.probe.root import Root
+
+CPU = "/sys/devices/system/cpu"
 
 # Kernel options the snapshot keeps: those whose cost shows up in every I/O (catalogue KERN-DEBUG), and
 # the IOMMU's default mode.
@@ -91,21 +93,29 @@ def read_memory(root: Root) -> int | None:
     return int(match.group(1)) * 1024 if match else None
 
 
+def _cpufreq(root: Root) -> dict[str, Any]:
+    """Each cpufreq policy's governor, read once through its `HostSetting`, and the scaling driver."""
+    governor = host_setting("governor")
+    policies = [p for p in root.listdir(CPUFREQ) if p.startswith("policy")]
+    return {
+        "governors": {p: governor.current(root.read_value(governor.path(p))) or "?" for p in policies},
+        "cpufreq_driver": root.read_value(f"{CPUFREQ}/{policies[0]}/scaling_driver") if policies else None,
+    }
+
+
+def _named_values(root: Root, directory: str, file: str, missing: str = "?") -> dict[str, str]:
+    """`file` in each entry of `directory`, by entry name (`missing` when unreadable)."""
+    return {entry: root.read_value(f"{directory}/{entry}/{file}") or missing for entry in root.listdir(directory)}
+
+
 def read_host(root: Root) -> dict[str, Any]:
     """Host fields of a Snapshot, as keyword arguments."""
     release = root.read_value("/proc/sys/kernel/osrelease")
-    cpu = "/sys/devices/system/cpu"
-    vulns = {n: root.read_value(f"{cpu}/vulnerabilities/{n}") or "" for n in root.listdir(f"{cpu}/vulnerabilities")}
-    policies = [p for p in root.listdir(f"{cpu}/cpufreq") if p.startswith("policy")]
-    governors = {p: root.read_value(f"{cpu}/cpufreq/{p}/scaling_governor") or "?" for p in policies}
+    vulns = {n: root.read_value(f"{CPU}/vulnerabilities/{n}") or "" for n in root.listdir(f"{CPU}/vulnerabilities")}
     nodes = {
         n: root.read_value(f"/sys/devices/system/node/{n}/cpulist") or ""
         for n in root.listdir("/sys/devices/system/node")
         if re.match(r"^node\d+$", n)
-    }
-    groups = {
-        g: root.read_value(f"/sys/kernel/iommu_groups/{g}/type") or "?"
-        for g in root.listdir("/sys/kernel/iommu_groups")
     }
     osc_dirs = ("/sys/fs/lustre/osc", "/proc/fs/lustre/osc")
     lustre = {f"{d}/{o}": root.read_value(f"{d}/{o}/checksums") or "?" for d in osc_dirs for o in root.listdir(d)}
@@ -114,13 +124,12 @@ def read_host(root: Root) -> dict[str, Any]:
         "os_name": _os_name(root),
         "kernel": release,
         "cmdline": root.read_value("/proc/cmdline"),
-        "cpus_online": count_cpulist(root.read_value(f"{cpu}/online")),
+        "cpus_online": count_cpulist(root.read_value(f"{CPU}/online")),
         "numa_nodes": nodes,
         "vulnerabilities": vulns,
-        "governors": governors,
-        "cpufreq_driver": root.read_value(f"{cpu}/cpufreq/{policies[0]}/scaling_driver") if policies else None,
+        **_cpufreq(root),
         "iommu_units": root.listdir("/sys/class/iommu"),
-        "iommu_group_types": groups,
+        "iommu_group_types": _named_values(root, "/sys/kernel/iommu_groups", "type"),
         "mem_total_bytes": read_memory(root),
         "thp_enabled": active_choice(root.read_value("/sys/kernel/mm/transparent_hugepage/enabled")),
         "aspm_policy": active_choice(root.read_value("/sys/module/pcie_aspm/parameters/policy")),

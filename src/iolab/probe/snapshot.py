@@ -27,17 +27,7 @@ def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
                 f"target {path}: {exc.strerror}; name an existing file, directory or block device"
             ) from None
         if stat.S_ISBLK(st.st_mode):
-            mm = f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
-            sampled, with_data = sample_blocks(path)
-            device = device_for_major_minor(root, mm)
-            return TargetInfo(
-                path=path,
-                device=device,
-                is_block_device=True,
-                blocks_sampled=sampled,
-                blocks_with_data=with_data,
-                ram_backed=_in_ram(root, os.path.basename(os.path.realpath(path)), device),
-            )
+            return _live_block_device(root, path, f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}")
         path = os.path.realpath(path)
     elif path.startswith("/dev/"):
         name = os.path.basename(path)
@@ -46,6 +36,11 @@ def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
         return TargetInfo(
             path=path, device=device or name, is_block_device=True, ram_backed=_in_ram(root, name, device)
         )
+    return _on_filesystem(root, path, snap)
+
+
+def _on_filesystem(root: Root, path: str, snap: Snapshot) -> TargetInfo:
+    """A file or directory: the mount holding it and the disk under that mount (none for a network or RAM one)."""
     fs = filesystem_of(path, snap.filesystems)
     if fs is None:
         return TargetInfo(path=path)
@@ -53,6 +48,20 @@ def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
     source = os.path.basename(fs.source) if fs.source.startswith("/dev/") else ""
     ram = fs.fs_type in RAM_FILESYSTEMS or _in_ram(root, source, device)
     return TargetInfo(path=path, device=device, mount_point=fs.mount_point, fs_type=fs.fs_type, ram_backed=ram)
+
+
+def _live_block_device(root: Root, path: str, major_minor: str) -> TargetInfo:
+    """A block device named on the live machine, with a sample of its blocks (`sample_blocks`)."""
+    sampled, with_data = sample_blocks(path)
+    device = device_for_major_minor(root, major_minor)
+    return TargetInfo(
+        path=path,
+        device=device,
+        is_block_device=True,
+        blocks_sampled=sampled,
+        blocks_with_data=with_data,
+        ram_backed=_in_ram(root, os.path.basename(os.path.realpath(path)), device),
+    )
 
 
 def _in_ram(root: Root, name: str, whole: str | None) -> bool:
@@ -94,25 +103,32 @@ def take_snapshot(root: Root | None = None, targets: list[str] | tuple[str, ...]
 
     Raises UserError when `root` is not a directory that looks like a host tree.
     """
-    root = root or Root("/")
-    if not root.base.is_dir():
-        raise UserError(f"--root {root.base}: not a directory; point it at a captured tree (with sys/ and proc/)")
-    if not (root.exists("/sys") or root.exists("/proc")):
-        raise UserError(f"--root {root.base}: no sys/ or proc/ inside; point it at a captured tree")
+    root = _host_tree(root or Root("/"))
     snap = Snapshot(**read_host(root))
     snap.devices = [read_device(root, name) for name in list_disks(root)]
     snap.filesystems = read_filesystems(root)
     snap.targets = [_resolve_target(root, t, snap) for t in targets]
     target_mounts = {t.mount_point for t in snap.targets if t.mount_point}
     if target_mounts - {f.mount_point for f in snap.filesystems if f.size_bytes is not None}:
-        snap.filesystems = read_filesystems(root, statvfs_mounts=target_mounts)
-    known = {d.name for d in snap.devices}
-    for target in snap.targets:
-        if target.device and target.device not in known:
-            snap.devices.append(read_device(root, target.device))
-            known.add(target.device)
+        snap.filesystems = read_filesystems(root, statvfs_mounts=target_mounts)  # their fullness too
+    snap.devices += [read_device(root, name) for name in _unlisted_devices(snap)]
     snap.unreadable = _unreadable(snap)
     return snap
+
+
+def _host_tree(root: Root) -> Root:
+    """`root` when it looks like a host tree; UserError saying what to point it at when not."""
+    if not root.base.is_dir():
+        raise UserError(f"--root {root.base}: not a directory; point it at a captured tree (with sys/ and proc/)")
+    if not (root.exists("/sys") or root.exists("/proc")):
+        raise UserError(f"--root {root.base}: no sys/ or proc/ inside; point it at a captured tree")
+    return root
+
+
+def _unlisted_devices(snap: Snapshot) -> list[str]:
+    """The targets' devices `list_disks` left out (an unused-looking loop device, a RAM disk named as a target)."""
+    known = {d.name for d in snap.devices}
+    return list(dict.fromkeys(t.device for t in snap.targets if t.device and t.device not in known))
 
 
 def _unreadable(snap: Snapshot) -> list[str]:

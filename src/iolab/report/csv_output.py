@@ -25,7 +25,7 @@ import io
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from iolab.models import PERCENTILES, DirectionResult, PointRecord
+from iolab.models import PointRecord, result_fields
 from iolab.models.units import iso_utc
 from iolab.views.export import ExportedRun, HostFacts, TargetFacts
 from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
@@ -49,7 +49,6 @@ POINT_COLUMNS = (
     "target",
     "target_kind",
     "target_size_bytes",
-    "ddir",
 )
 ENVIRONMENT_COLUMNS = (
     "device",
@@ -70,25 +69,8 @@ ENVIRONMENT_COLUMNS = (
     "iolab_version",
 )
 NOTE_SEPARATOR = " | "
-PERCENTILE_COLUMNS = tuple(f"lat_p{p:g}_ns" for p in PERCENTILES)
-METRIC_COLUMNS = (
-    "bw_bytes",
-    "iops",
-    "total_ios",
-    "io_bytes",
-    "runtime_ms",
-    "lat_kind",
-    "lat_count",
-    "lat_mean_ns",
-    "lat_stddev_ns",
-    "lat_min_ns",
-    "lat_max_ns",
-    *PERCENTILE_COLUMNS,
-    "usr_cpu",
-    "sys_cpu",
-    "jobs",
-    "error",
-)
+# A direction's own columns (its key `ddir` and figures) are those of `models.result_fields`; these follow them.
+POINT_RESULT_COLUMNS = ("usr_cpu", "sys_cpu", "jobs", "error")
 OPTION_PREFIX = "fio_"
 # Side figures (`iolab.models.side`) get a column each, `side_<name>`, where some point has one; why a point
 # has none of a figure goes into one `side_notes` cell ("name: why; ..."), keeping the figures' columns numeric.
@@ -96,31 +78,9 @@ SIDE_PREFIX = "side_"
 SIDE_NOTES = "side_notes"
 
 
-def _direction_fields(d: DirectionResult) -> dict[str, object]:
-    fields: dict[str, object] = {
-        "ddir": d.ddir,
-        "bw_bytes": d.bw_bytes,
-        "iops": d.iops,
-        "total_ios": d.total_ios,
-        "io_bytes": d.io_bytes,
-        "runtime_ms": d.runtime_ms,
-    }
-    if d.latency is not None:
-        lat = d.latency
-        fields.update(
-            {
-                "lat_kind": lat.kind,
-                "lat_count": lat.count,
-                "lat_mean_ns": lat.mean_ns,
-                "lat_stddev_ns": lat.stddev_ns,
-                "lat_min_ns": lat.min_ns,
-                "lat_max_ns": lat.max_ns,
-            }
-        )
-        fields.update(
-            {f"lat_p{p:g}_ns": v for p, v in lat.percentiles.items() if f"lat_p{p:g}_ns" in PERCENTILE_COLUMNS}
-        )
-    return fields
+def result_columns() -> list[str]:
+    """The CSV columns of a direction's stored fields (`models.result_fields`), the direction first."""
+    return [column for field in result_fields.RESULT_FIELDS for column in field.csv_columns()]
 
 
 def _run_fields(exported: ExportedRun) -> dict[str, object]:
@@ -193,7 +153,8 @@ def _record_rows(record: PointRecord, context: dict[str, object]) -> list[dict[s
     if result is None or not result.directions:
         return [base]
     base.update({"usr_cpu": result.usr_cpu, "sys_cpu": result.sys_cpu, "jobs": result.jobs})
-    return [{**base, **_direction_fields(d)} for d in result.directions.values()]
+    fields = result_fields.RESULT_FIELDS
+    return [{**base, **{k: v for f in fields for k, v in f.cells(d).items()}} for d in result.directions.values()]
 
 
 def _side_fields(record: PointRecord) -> dict[str, object]:
@@ -223,7 +184,15 @@ def points_csv(runs: Sequence[ExportedRun]) -> str:
     """CSV text of every point and direction of `runs`."""
     records = [record for exported in runs for record in exported.records]
     side = [SIDE_PREFIX + name for name in _side_names(records)] + [SIDE_NOTES]
-    columns = [*RUN_COLUMNS, *POINT_COLUMNS, *METRIC_COLUMNS, *side, *ENVIRONMENT_COLUMNS, *_option_columns(records)]
+    columns = [
+        *RUN_COLUMNS,
+        *POINT_COLUMNS,
+        *result_columns(),
+        *POINT_RESULT_COLUMNS,
+        *side,
+        *ENVIRONMENT_COLUMNS,
+        *_option_columns(records),
+    ]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, restval="", lineterminator="\n")
     writer.writeheader()

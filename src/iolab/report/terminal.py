@@ -237,13 +237,6 @@ def print_report(report: RunReport, console: Console, verbose: bool = False) -> 
     console.print()
 
 
-def print_run_reports(reports: Sequence[RunReport], console: Console, verbose: bool = False) -> None:
-    """Each run's report, then the units note once."""
-    for report in reports:
-        print_report(report, console, verbose)
-    console.print(f"[dim]{escape(UNITS_NOTE)}[/dim]")
-
-
 def print_runs(views: Sequence[RunView], console: Console, verbose: bool = False) -> None:
     """Each run's report and the A/B of a host setting it made, then the units note once."""
     for view in views:

@@ -36,7 +36,7 @@ from iolab.probe.fs import mount_of
 from iolab.probe.root import Root
 from iolab.runner.request import RunRequest
 from iolab.store.db import Store
-from iolab.store.host_settings import attach_run, mark_restored, open_records, record_original
+from iolab.store.host_settings import SettingRecord, attach_run, mark_restored, open_records, record_original
 
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
@@ -157,16 +157,8 @@ class HostSettings:
     def check(self, points: Sequence[Point], devices: Callable[[Target], list[str]] | None = None) -> list[str]:
         """Resolve and check every point's settings against what the kernel offers, writing nothing;
         one line per file changed ("/sys/block/loop3/queue/scheduler: none, mq-deadline (now none)")."""
-        found = devices or (lambda target: target_devices(target, self.root))
-        cache: dict[Target, list[str]] = {}
-        for point in points:
-            if point.host_settings:
-                if point.target not in cache:
-                    cache[point.target] = found(point.target)
-                self.wanted[_state(point)] = self._point_files(point, cache[point.target])
-        ordered = sorted(self.files.values(), key=lambda f: (order(f.setting), f.subject))
-        self.files = {f.path: f for f in ordered}
-        values: dict[str, dict[str, None]] = {path: {} for path in self.files}
+        self._resolve(points, devices or (lambda target: target_devices(target, self.root)))
+        values: dict[str, dict[str, None]] = {path: {} for path in self.files}  # each file's values, in order
         for own in self.wanted.values():
             for path, value in own.items():
                 values[path][value] = None
@@ -178,6 +170,17 @@ class HostSettings:
             f"{path}: {', '.join(values[path])} (now {read_setting(self.root, path)}; put back afterwards)"
             for path in self.files
         ]
+
+    def _resolve(self, points: Sequence[Point], found: Callable[[Target], list[str]]) -> None:
+        """Each point's files and values (`wanted`), the devices of a target found once; `files` in the order
+        they are written."""
+        cache: dict[Target, list[str]] = {}
+        for point in (p for p in points if p.host_settings):
+            if point.target not in cache:
+                cache[point.target] = found(point.target)
+            self.wanted[_state(point)] = self._point_files(point, cache[point.target])
+        ordered = sorted(self.files.values(), key=lambda f: (order(f.setting), f.subject))
+        self.files = {f.path: f for f in ordered}
 
     def _point_files(self, point: Point, devices: list[str]) -> dict[str, str]:
         own: dict[str, str] = {}
@@ -236,11 +239,7 @@ class HostSettings:
         if not self.files:
             return lines
         assert self.store is not None, "prepare records originals: it needs the store"
-        for path in self._recorded_paths():
-            original = read_setting(self.root, path)
-            identified = identity(self.root, path)
-            if original is not None and identified is not None:
-                self.records[path] = (record_original(self.store, path, identified, original), original)
+        self._record_originals(self.store)
         try:
             for own in {tuple(own.items()): own for own in self.wanted.values()}.values():
                 self._set(own)
@@ -252,6 +251,14 @@ class HostSettings:
             self.restore()
             raise
         return lines
+
+    def _record_originals(self, store: Store) -> None:
+        """Each file's value before the run, recorded in the store before anything is written."""
+        for path in self._recorded_paths():
+            original = read_setting(self.root, path)
+            identified = identity(self.root, path)
+            if original is not None and identified is not None:
+                self.records[path] = (record_original(store, path, identified, original), original)
 
     def _recorded_paths(self) -> list[str]:
         """The files to record: those the points set, and what writing them moves on the same device (a
@@ -335,23 +342,27 @@ def restore_leftovers(store: Store, root: Root | None = None, dry_run: bool = Fa
     for record in open_records(store):
         if record.owner_running:
             continue
-        now = identity(root, record.path)
-        if now != record.identity:
-            why = "the device is gone" if now is None else "the host restarted or the device is another one"
-            notes.append(f"left {record.path} alone ({why}): a killed run's value is no longer there")
-            if not dry_run:
-                mark_restored(store, record.id)
-            continue
-        if read_setting(root, record.path) == record.original:  # never changed, or put back already
-            if not dry_run:
-                mark_restored(store, record.id)
-            continue
-        note, retry = ("", False) if dry_run else put_back(root, record.path, record.original)
-        if note:
-            notes.append(note + ("; run `iolab clean` as root to try again" if retry else ""))
-        else:
-            done.append(f"{record.path} = {record.original}")
-        if not retry and not dry_run:
+        put, note, closed = _leftover(root, record, dry_run)
+        done += [put] if put else []
+        notes += [note] if note else []
+        if closed and not dry_run:
             mark_restored(store, record.id)
     verb = "would put back" if dry_run else "put back"
     return ([f"{verb} {len(done)} host setting(s) a killed run changed: {', '.join(done)}"] if done else []) + notes
+
+
+def _leftover(root: Root, record: SettingRecord, dry_run: bool) -> tuple[str, str, bool]:
+    """One killed run's change: (the value put back, or "", a note, or "", whether its record is closed).
+    Only on the same boot and device: a device that took the name since is another one's."""
+    now = identity(root, record.path)
+    if now != record.identity:
+        why = "the device is gone" if now is None else "the host restarted or the device is another one"
+        return "", f"left {record.path} alone ({why}): a killed run's value is no longer there", True
+    if read_setting(root, record.path) == record.original:  # never changed, or put back already
+        return "", "", True
+    if dry_run:
+        return f"{record.path} = {record.original}", "", False
+    note, retry = put_back(root, record.path, record.original)
+    if note:
+        return "", note + ("; run `iolab clean` as root to try again" if retry else ""), not retry
+    return f"{record.path} = {record.original}", "", True

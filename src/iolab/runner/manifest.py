@@ -6,14 +6,12 @@ not from the plan that made them: what is listed is what fio is handed. A job's 
 pattern (`iolab-<word>.$jobnum.$filenum`, one per clone and file); fio's job file, output and logs live
 in a fresh work directory iolab makes for each fio run and removes after it. `--dry-run` prints it;
 `tests/runner/test_generative_safety.py` runs fio under strace on generated job files and requires every
-path fio touched to be one the manifest lists.
+path fio touched to be one the manifest lists (the matching of a traced path against the list lives with
+that check, `tests/safety_attacks.py`).
 """
 
 from __future__ import annotations
 
-import fnmatch
-import os
-import re
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,19 +38,6 @@ class PathUse:
     jobs: int = 1
     files: int = 1
 
-    def matches(self, path: str) -> bool:
-        """Whether `path` (absolute) is this entry, or one of the names it stands for."""
-        if "*" in self.path:  # a host file an option changes, under whichever device or cgroup fio finds
-            return fnmatch.fnmatchcase(os.path.normpath(path), self.path)
-        if "{job}" not in self.path:
-            return os.path.normpath(path) == os.path.normpath(self.path)
-        pattern = re.escape(self.path).replace(r"\{job\}", r"(\d+)").replace(r"\{file\}", r"(\d+)")
-        found = re.fullmatch(pattern, os.path.normpath(path))
-        if found is None:
-            return False
-        numbers = [int(n) for n in found.groups()]
-        return numbers[0] < self.jobs and (len(numbers) < 2 or numbers[1] < self.files)
-
     def line(self) -> str:
         if "{job}" not in self.path:
             return f"{self.path}: {self.does}"
@@ -74,18 +59,6 @@ class Manifest:
 
     jobs: list[tuple[str, str]] = field(default_factory=list)  # (point label, job text)
     paths: list[PathUse] = field(default_factory=list)
-
-    def allows(self, path: str, workdir: str | None = None) -> bool:
-        """Whether fio touching `path` is in the manifest: a listed path, or inside the run's work directory
-        (`workdir`: the real one of a fio run, which the manifest can only name by its pattern)."""
-        if workdir is not None and (path == workdir or path.startswith(workdir.rstrip("/") + "/")):
-            return True
-        return any(use.matches(path) for use in self.paths)
-
-    def contains(self, directory: str) -> bool:
-        """Whether `directory` is above a listed path (fio looks at the directories on a file's way)."""
-        prefix = os.path.normpath(directory).rstrip("/") + "/"
-        return any(use.path.startswith(prefix) for use in self.paths)
 
     def lines(self) -> list[str]:
         return [use.line() for use in self.paths]

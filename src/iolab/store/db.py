@@ -22,7 +22,17 @@ from pathlib import Path
 
 from iolab import __version__, guards, pathchain
 from iolab.errors import UserError
-from iolab.models import Finding, HostOutcome, PhaseRecord, Point, PointMetric, Result, Sample
+from iolab.models import (
+    DirectionResult,
+    Finding,
+    HostOutcome,
+    PhaseRecord,
+    Point,
+    PointMetric,
+    Result,
+    Sample,
+    result_fields,
+)
 from iolab.models.sample_series import SampleSeries, series_of
 from iolab.models.workload import workload_identity
 from iolab.private import PRIVATE_FILE, private_dir
@@ -44,6 +54,23 @@ MMAP_BYTES = 1 << 30
 # zlib level of stored files (fio JSON, job files, stderr): on an 11 KB json+ output level 6 took 0.30 ms for
 # 2.3 KB and level 1 0.13 ms for 2.7 KB; importing 1,000 outputs, those 0.17 ms are a tenth of the time.
 ARTIFACT_LEVEL = 1
+
+
+def _insert(table: str, columns: Sequence[str]) -> str:
+    """INSERT OR REPLACE of one row of `table` with `columns`."""
+    return f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
+def _point_figures(result: Result) -> tuple[object, ...]:
+    """The point's own columns of a result (usr_cpu, sys_cpu, jobs, fio_error, hosts, stopping, steady)."""
+    stopping = json.dumps(asdict(result.stopping)) if result.stopping else None
+    steady = json.dumps(asdict(result.steady)) if result.steady is not None else None
+    return result.usr_cpu, result.sys_cpu, result.jobs, result.error, json.dumps(result.hosts), stopping, steady
+
+
+def _mean_p99(d: DirectionResult) -> tuple[float | None, float | None]:
+    """A direction's mean latency and its 99th percentile, as the per-device and per-host tables keep them."""
+    return (d.latency.mean_ns, d.latency.percentiles.get(99.0)) if d.latency else (None, None)
 
 
 def _inserted_id(cur: sqlite3.Cursor) -> int:
@@ -288,68 +315,33 @@ class Store:
             self.conn.execute(
                 "UPDATE points SET status = ?, error = ?, started_at = ?, finished_at = ?, usr_cpu = ?,"
                 " sys_cpu = ?, jobs = ?, fio_error = ?, hosts = ?, stopping = ?, steady = ? WHERE id = ?",
-                (
-                    status,
-                    error,
-                    started_at,
-                    finished_at,
-                    result.usr_cpu,
-                    result.sys_cpu,
-                    result.jobs,
-                    result.error,
-                    json.dumps(result.hosts),
-                    json.dumps(asdict(result.stopping)) if result.stopping else None,
-                    json.dumps(asdict(result.steady)) if result.steady is not None else None,
-                    point_id,
-                ),
+                (status, error, started_at, finished_at, *_point_figures(result), point_id),
             )
             self._add_hosts(point_id, hosts or [])
-            for d in result.directions.values():
-                lat = d.latency
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO results (point_id, ddir, bw_bytes, iops, total_ios, io_bytes, runtime_ms,"
-                    " lat_kind, lat_count, lat_mean_ns, lat_stddev_ns, lat_min_ns, lat_max_ns, percentiles)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        point_id,
-                        d.ddir,
-                        d.bw_bytes,
-                        d.iops,
-                        d.total_ios,
-                        d.io_bytes,
-                        d.runtime_ms,
-                        lat.kind if lat else None,
-                        lat.count if lat else None,
-                        lat.mean_ns if lat else None,
-                        lat.stddev_ns if lat else None,
-                        lat.min_ns if lat else None,
-                        lat.max_ns if lat else None,
-                        json.dumps({str(p): v for p, v in lat.percentiles.items()}) if lat else "{}",
-                    ),
-                )
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO device_results (point_id, device, ddir, bw_bytes, iops, lat_mean_ns, p99_ns)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        point_id,
-                        device,
-                        d.ddir,
-                        d.bw_bytes,
-                        d.iops,
-                        d.latency.mean_ns if d.latency else None,
-                        d.latency.percentiles.get(99.0) if d.latency else None,
-                    )
-                    for device, res in (per_device or {}).items()
-                    for d in res.directions.values()
-                ],
-            )
+            self._add_results(point_id, result, per_device or {})
             self.conn.executemany(columns.INSERT, columns.rows_of(point_id, [*series, *series_of(samples)]))
             self.conn.executemany(
                 "INSERT OR REPLACE INTO point_metrics (point_id, name, value, problem) VALUES (?, ?, ?, ?)",
                 [(point_id, m.name, m.value, m.problem) for m in metrics or []],
             )
             self._add_artifacts(point_id, artifacts)
+
+    def _add_results(self, point_id: int, result: Result, per_device: dict[str, Result]) -> None:
+        """Each direction's figures, as `models.result_fields` declares them, and each device's of an array point."""
+        fields = result_fields.RESULT_FIELDS
+        self.conn.executemany(
+            _insert("results", ["point_id", *(f.column for f in fields)]),
+            [(point_id, *(f.stored(d) for f in fields)) for d in result.directions.values()],
+        )
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO device_results (point_id, device, ddir, bw_bytes, iops, lat_mean_ns, p99_ns)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (point_id, device, d.ddir, d.bw_bytes, d.iops, *_mean_p99(d))
+                for device, res in per_device.items()
+                for d in res.directions.values()
+            ],
+        )
 
     def reset_point(self, point_id: int) -> None:
         """Forget a measured point's results, samples and files, before it is measured again."""
@@ -395,16 +387,7 @@ class Store:
             "INSERT OR REPLACE INTO host_results (point_id, host, ddir, bw_bytes, iops, total_ios, lat_mean_ns, p99_ns)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (
-                    point_id,
-                    o.host,
-                    d.ddir,
-                    d.bw_bytes,
-                    d.iops,
-                    d.total_ios,
-                    d.latency.mean_ns if d.latency else None,
-                    d.latency.percentiles.get(99.0) if d.latency else None,
-                )
+                (point_id, o.host, d.ddir, d.bw_bytes, d.iops, d.total_ios, *_mean_p99(d))
                 for o in hosts
                 if o.result is not None
                 for d in o.result.directions.values()

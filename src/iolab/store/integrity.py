@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import sys
 
+from iolab.models import result_fields
+from iolab.models.result_fields import NUMBER, PERCENTILE_MAP, ResultField, latency_gate
 from iolab.store.db import Store
 
 # Largest value a stored figure may hold: beyond it, it is an infinity or garbage (1e18 B/s = 1 EB/s).
 _HUGE = 1e18
-_REQUIRED = ("bw_bytes", "iops", "total_ios", "io_bytes", "runtime_ms")
-_LATENCY = ("lat_count", "lat_mean_ns", "lat_stddev_ns", "lat_min_ns", "lat_max_ns")
 
 
 def _bad_number(column: str, nullable: bool) -> str:
@@ -32,19 +32,24 @@ def _bad_number(column: str, nullable: bool) -> str:
 
 
 def _checks() -> list[tuple[str, str]]:
-    """(SQL condition on a `results` row r, what it means) for every way a stored result can be unreadable."""
-    checks = [(_bad_number(f"r.{c}", False), f"{c} is not a number in range") for c in _REQUIRED]
-    checks += [
-        (f"r.lat_kind IS NOT NULL AND {_bad_number(f'r.{c}', True)}", f"{c} is not a number in range") for c in _LATENCY
-    ]
-    checks.append(
-        (
-            "r.lat_kind IS NOT NULL AND CASE WHEN json_valid(r.percentiles)"
-            " THEN json_type(r.percentiles) IS NOT 'object' ELSE 1 END",
-            "its percentiles are not JSON",
-        )
-    )
-    return checks
+    """(SQL condition on a `results` row r, what it means) for every way a stored result can be unreadable:
+    one per declared field (`models.result_fields`) a reader parses; a latency field only where the row has
+    a latency summary, which its first field (`latency_gate`) says."""
+    fields = result_fields.RESULT_FIELDS
+    gate = f"r.{latency_gate(fields).column} IS NOT NULL AND "
+    checks = [_check(f, gate if f.latency else "") for f in fields]
+    return [check for check in checks if check is not None]
+
+
+def _check(field: ResultField, gate: str) -> tuple[str, str] | None:
+    """The check of one field's column (None for text, which any value is)."""
+    column = f"r.{field.column}"
+    if field.kind == NUMBER:
+        return gate + _bad_number(column, bool(gate)), f"{field.column} is not a number in range"
+    if field.kind == PERCENTILE_MAP:
+        condition = f"CASE WHEN json_valid({column}) THEN json_type({column}) IS NOT 'object' ELSE 1 END"
+        return gate + condition, f"its {field.column} are not JSON"
+    return None
 
 
 def _point_checks() -> list[tuple[str, str]]:

@@ -13,7 +13,6 @@ from iolab.errors import UserError
 from iolab.models import (
     DirectionResult,
     Finding,
-    LatencyStats,
     PhaseRecord,
     Point,
     PointMetric,
@@ -25,9 +24,11 @@ from iolab.models import (
     SteadyState,
     StopRecord,
     Target,
+    result_fields,
 )
 from iolab.models.finding import Quote
 from iolab.models.material import DOCTOR_METRICS, HostRow, RunMaterial, SteadyOutcome
+from iolab.models.result_fields import direction_of
 from iolab.models.run import MEASURED
 from iolab.models.sample_series import SampleSeries, samples_of
 from iolab.models.snapshot import Snapshot
@@ -166,24 +167,12 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
         (run_id,),
     ):
         if r["point_id"] not in bad:
-            by_point.setdefault(r["point_id"], {})[r["ddir"]] = _direction(r)
+            by_point.setdefault(r["point_id"], {})[r["ddir"]] = direction_of(r, result_fields.RESULT_FIELDS)
     metrics = _run_metrics(store, run_id)
     records = []
     for row in rows:
         why = bad.get(row["id"])
-        result = None
-        if row["status"] in MEASURED and why is None:
-            result = Result(
-                directions=by_point.get(row["id"], {}),
-                usr_cpu=row["usr_cpu"] or 0.0,
-                sys_cpu=row["sys_cpu"] or 0.0,
-                jobs=row["jobs"] or 0,
-                fio_version=row["version"],
-                hosts=json.loads(row["hosts"]),
-                error=row["fio_error"] or 0,
-                steady=SteadyState(**json.loads(row["steady"])) if row["steady"] else None,
-                stopping=StopRecord(**json.loads(row["stopping"])) if row["stopping"] else None,
-            )
+        result = _result(row, by_point.get(row["id"], {})) if row["status"] in MEASURED and why is None else None
         records.append(
             PointRecord(
                 id=row["id"],
@@ -201,6 +190,21 @@ def run_points(store: Store, run_id: int) -> list[PointRecord]:
     return records
 
 
+def _result(row: sqlite3.Row, directions: dict[str, DirectionResult]) -> Result:
+    """A measured point's result: its directions, and the figures its `points` row keeps."""
+    return Result(
+        directions=directions,
+        usr_cpu=row["usr_cpu"] or 0.0,
+        sys_cpu=row["sys_cpu"] or 0.0,
+        jobs=row["jobs"] or 0,
+        fio_version=row["version"],
+        hosts=json.loads(row["hosts"]),
+        error=row["fio_error"] or 0,
+        steady=SteadyState(**json.loads(row["steady"])) if row["steady"] else None,
+        stopping=StopRecord(**json.loads(row["stopping"])) if row["stopping"] else None,
+    )
+
+
 def _run_metrics(store: Store, run_id: int) -> dict[int, dict[str, PointMetric]]:
     """Point id -> its side figures by name (`iolab.models.side`)."""
     found: dict[int, dict[str, PointMetric]] = {}
@@ -211,29 +215,6 @@ def _run_metrics(store: Store, run_id: int) -> dict[int, dict[str, PointMetric]]
     ):
         found.setdefault(r["point_id"], {})[r["name"]] = PointMetric(r["name"], r["value"], r["problem"])
     return found
-
-
-def _direction(r: sqlite3.Row) -> DirectionResult:
-    latency = None
-    if r["lat_kind"]:
-        latency = LatencyStats(
-            kind=r["lat_kind"],
-            count=r["lat_count"],
-            mean_ns=r["lat_mean_ns"],
-            stddev_ns=r["lat_stddev_ns"],
-            min_ns=r["lat_min_ns"],
-            max_ns=r["lat_max_ns"],
-            percentiles={float(p): v for p, v in json.loads(r["percentiles"]).items()},
-        )
-    return DirectionResult(
-        ddir=r["ddir"],
-        bw_bytes=r["bw_bytes"],
-        iops=r["iops"],
-        total_ios=r["total_ios"],
-        io_bytes=r["io_bytes"],
-        runtime_ms=r["runtime_ms"],
-        latency=latency,
-    )
 
 
 def _point(row: sqlite3.Row, why: str | None) -> Point:

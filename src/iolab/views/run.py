@@ -169,11 +169,6 @@ class RunSet:
         return load_export(self.store, self.run_ids)
 
 
-def run_report(store: Store, run: Run, records: list[PointRecord]) -> RunReport:
-    """A run's tables, as `load_run` builds them for every command."""
-    return load_run(store, run.id, records).report
-
-
 def steady_rounds(findings: list[Finding]) -> list[str]:
     """How steady-state rounds ended on each target, as the doctor judged them ("/dev/sdb: steady in
     rounds 4-8 ..."): stored as findings of the one rule that judges rounds."""

@@ -1,4 +1,9 @@
-"""Block-layer queue rules (catalogue B6): /sys/block/<dev>/queue settings."""
+"""Block-layer queue rules (catalogue B6): /sys/block/<dev>/queue settings.
+
+The rules on a setting iolab can sweep (`models.host_settings`) take the value in force from
+`BlockDevice.host_settings`, judge it by the setting's own `judge` and give its `advice`: the setting
+says what costs, the rule says where it applies (fast devices, buffered readers, a scheduler in place).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,13 @@ from collections.abc import Iterator
 
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding
+from iolab.models.host_settings import host_setting
 from iolab.models.snapshot import BlockDevice
+
+SCHEDULER = host_setting("scheduler")
+WBT = host_setting("wbt_lat_usec")
+READ_AHEAD = host_setting("read_ahead_kb")
+NR_REQUESTS = host_setting("nr_requests")
 
 
 def _fast(device: BlockDevice) -> bool:
@@ -15,7 +26,7 @@ def _fast(device: BlockDevice) -> bool:
 
 
 @rule(
-    id="BLK-SCHED",
+    id=SCHEDULER.rule or "",
     family="block",
     level="high",
     needs="snapshot",
@@ -24,32 +35,31 @@ def _fast(device: BlockDevice) -> bool:
     trigger="active scheduler is bfq (high), kyber (low), or mq-deadline on NVMe (info; medium above ~300k IOPS)",
     why="NVMe's kernel default is 'none'; bfq is built for desktop interactivity, not throughput, and mq-deadline "
     "gets in the way on high-IOPS devices.",
-    fix="echo none > /sys/block/<dev>/queue/scheduler (persist with a udev rule).",
+    fix=SCHEDULER.advice,
     evidence="queue/scheduler, rotational",
     source="RHEL 'Setting the disk scheduler'; facebookexperimental/resctl-demo v2.2.1",
 )
 def scheduler(ctx: Context, r: Rule) -> Iterator[Finding]:
     fast_iops = any(d.iops > 300_000 for j in ctx.results if j.result for d in j.result.directions.values())
-    for device in ctx.devices():
-        if not _fast(device):
-            continue
-        if device.scheduler is None:
+    for device in filter(_fast, ctx.devices()):
+        value = device.host_settings.get(SCHEDULER.name)
+        if value is None:
             yield r.not_evaluated(f"queue/scheduler of {device.name} unreadable", device.name)
             continue
-        level = {"bfq": "high", "kyber": "low"}.get(device.scheduler)
-        if device.scheduler == "mq-deadline" and device.is_nvme:
-            level = "medium" if fast_iops else "info"
+        level = SCHEDULER.judged(value)
+        if value == "mq-deadline":  # in the way only on NVMe, and then more so at high IOPS
+            level = ("medium" if fast_iops else level) if device.is_nvme else None
         if level:
             yield r.finding(
-                f"{device.name} uses the {device.scheduler} scheduler",
+                f"{device.name} uses the {value} scheduler",
                 device.name,
-                {"scheduler": device.scheduler, "rotational": device.rotational},
+                {"scheduler": value, "rotational": device.rotational},
                 level=level,
             )
 
 
 @rule(
-    id="BLK-WBT",
+    id=WBT.rule or "",
     family="block",
     level="medium",
     needs="snapshot",
@@ -58,28 +68,27 @@ def scheduler(ctx: Context, r: Rule) -> Iterator[Finding]:
     trigger="queue/wbt_lat_usec > 0 (info when every job writes with O_DIRECT, which wbt skips)",
     why="wbt shrinks the write queue when read latency passes its target; under stacked drivers it has cut NVMe writes "
     "from ~1000 to 0-100 MB/s. Under Lustre on NVMe RAID it has held writes back the same way.",
-    fix="echo 0 > /sys/block/<dev>/queue/wbt_lat_usec on the device (and md/dm members), re-run; persist with udev.",
+    fix=WBT.advice,
     evidence="queue/wbt_lat_usec and whether the device is stacked",
     source="kernel block/blk-wbt.c wbt_should_throttle; sysfs-block wbt_lat_usec",
 )
 def wbt(ctx: Context, r: Rule) -> Iterator[Finding]:
     all_direct = bool(ctx.jobs) and all(j.direct for j in ctx.jobs)
-    for device in ctx.devices():
-        if not _fast(device):
-            continue
-        if device.wbt_lat_usec is None:
+    for device in filter(_fast, ctx.devices()):
+        value = device.host_settings.get(WBT.name)
+        if value is None:
             yield r.not_evaluated(f"queue/wbt_lat_usec of {device.name} unreadable", device.name)
-        elif device.wbt_lat_usec > 0:
+        elif level := WBT.judged(value):
             yield r.finding(
-                f"{device.name} has writeback throttling on ({device.wbt_lat_usec} us target)",
+                f"{device.name} has writeback throttling on ({value} us target)",
                 device.name,
-                {"wbt_lat_usec": device.wbt_lat_usec, "holders": ",".join(device.holders) or "(none)"},
-                level="info" if all_direct and not device.holders else None,
+                {"wbt_lat_usec": value, "holders": ",".join(device.holders) or "(none)"},
+                level="info" if all_direct and not device.holders else level,
             )
 
 
 @rule(
-    id="BLK-READAHEAD",
+    id=READ_AHEAD.rule or "",
     family="block",
     level="medium",
     needs="snapshot",
@@ -87,7 +96,7 @@ def wbt(ctx: Context, r: Rule) -> Iterator[Finding]:
     applies="buffered sequential reads (irrelevant with direct=1); info before any job is known",
     trigger="queue/read_ahead_kb <= 128",
     why="With a single synchronous buffered reader (psync at depth 1) read-ahead is the only source of parallelism.",
-    fix="Raise read_ahead_kb to 1024-4096 (blockdev --setra), or better test with direct=1 and a real queue depth.",
+    fix=READ_AHEAD.advice,
     evidence="queue/read_ahead_kb",
     source="kernel Documentation/ABI/stable/sysfs-block",
 )
@@ -96,12 +105,13 @@ def readahead(ctx: Context, r: Rule) -> Iterator[Finding]:
     if ctx.jobs and not buffered_seq:
         return
     for device in ctx.devices():
-        if device.read_ahead_kb is not None and device.read_ahead_kb <= 128:
+        value = device.host_settings.get(READ_AHEAD.name)
+        if level := READ_AHEAD.judged(value):
             yield r.finding(
-                f"{device.name} reads ahead only {device.read_ahead_kb} KiB",
+                f"{device.name} reads ahead only {value} KiB",
                 device.name,
-                {"read_ahead_kb": device.read_ahead_kb},
-                level=None if buffered_seq else "info",
+                {"read_ahead_kb": value},
+                level=level if buffered_seq else "info",
             )
 
 
@@ -149,7 +159,7 @@ def dmcrypt(ctx: Context, r: Rule) -> Iterator[Finding]:
 
 
 @rule(
-    id="BLK-NR-REQUESTS",
+    id=NR_REQUESTS.rule or "",
     family="block",
     level="low",
     needs="snapshot+jobs",
@@ -157,17 +167,20 @@ def dmcrypt(ctx: Context, r: Rule) -> Iterator[Finding]:
     applies="devices with a scheduler (not 'none')",
     trigger="iodepth x numjobs of the jobs on a device > queue/nr_requests",
     why="Extra I/Os wait in the block layer, adding latency without throughput.",
-    fix="Raise queue/nr_requests or lower the offered depth; with 'none' the hardware queue depth applies instead.",
+    fix=NR_REQUESTS.advice,
     evidence="offered depth, nr_requests, scheduler",
     source="kernel sysfs-block nr_requests",
 )
 def nr_requests(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.jobs:
         device = ctx.device_of(job)
-        offered = job.iodepth * job.numjobs
-        if device and device.scheduler not in (None, "none") and device.nr_requests and offered > device.nr_requests:
+        if device is None or device.host_settings.get(SCHEDULER.name) in (None, "none"):
+            continue
+        offered, pool = job.iodepth * job.numjobs, device.host_settings.get(NR_REQUESTS.name)
+        if level := NR_REQUESTS.judged(pool, offered):
             yield r.finding(
-                f"{job.name} offers {offered} I/Os to {device.name}, whose pool holds {device.nr_requests}",
+                f"{job.name} offers {offered} I/Os to {device.name}, whose pool holds {pool}",
                 device.name,
-                {"offered": offered, "nr_requests": device.nr_requests},
+                {"offered": offered, "nr_requests": pool},
+                level=level,
             )

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from iolab.doctor.rule import Context, Rule, rule
+from iolab.doctor.rule import LEVELS, Context, Rule, rule
 from iolab.models import Finding
+from iolab.models.host_settings import host_setting
+
+GOVERNOR = host_setting("governor")
 
 
 @rule(
-    id="CPU-GOVERNOR",
+    id=GOVERNOR.rule or "",
     family="cpu",
     level="medium",
     needs="snapshot",
@@ -19,7 +22,7 @@ from iolab.models import Finding
     trigger="any cpufreq policy's scaling_governor != performance",
     why="Storage completions land on mostly idle cores; a powersave or schedutil governor keeps them slow and adds "
     "ramp-up latency, which shows most at queue depth 1.",
-    fix="cpupower frequency-set -g performance, or tuned-adm profile throughput-performance / latency-performance.",
+    fix=GOVERNOR.advice,
     evidence="governors and how many policies use each, the scaling driver",
     source="kernel Documentation/admin-guide/pm/cpufreq.rst",
 )
@@ -31,12 +34,13 @@ def governor(ctx: Context, r: Rule) -> Iterator[Finding]:
         yield r.not_evaluated("no cpufreq policies (VM or firmware-controlled frequency)", "host")
         return
     counts = Counter(snap.governors.values())
-    slow = {g: n for g, n in counts.items() if g != "performance"}
-    if slow:
+    levels = {g: level for g in counts if (level := GOVERNOR.judged(g))}
+    if levels:
         yield r.finding(
-            "CPU governor " + ", ".join(f"{g} on {n} of {len(snap.governors)} policies" for g, n in slow.items()),
+            "CPU governor " + ", ".join(f"{g} on {counts[g]} of {len(snap.governors)} policies" for g in levels),
             "host",
             {"governors": dict(counts), "driver": snap.cpufreq_driver},
+            level=min(levels.values(), key=lambda level: LEVELS[level].rank),  # the most serious
         )
 
 

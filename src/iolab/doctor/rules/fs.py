@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding
-from iolab.models.snapshot import NETWORK_FILESYSTEMS, RAM_FILESYSTEMS, FileSystem
+from iolab.models.snapshot import NETWORK_FILESYSTEMS, RAM_FILESYSTEMS, BlockDevice, FileSystem, Snapshot
 
 
 def _filesystems(ctx: Context) -> list[FileSystem]:
@@ -106,6 +106,14 @@ def discard_online(ctx: Context, r: Rule) -> Iterator[Finding]:
             )
 
 
+def _untrimmed_ssd(snap: Snapshot, fs: FileSystem) -> BlockDevice | None:
+    """The SSD under `fs` when it could be trimmed (it takes discards) and `fs` is not mounted with discard."""
+    device = next((d for d in snap.devices if d.major_minor == fs.major_minor or fs.source == f"/dev/{d.name}"), None)
+    if device is None or device.rotational is not False or not device.discard_max_bytes:
+        return None
+    return None if any(o == "discard" or o.startswith("discard=") for o in fs.options) else device
+
+
 @rule(
     id="FS-NO-TRIM",
     family="fs",
@@ -125,12 +133,8 @@ def no_trim(ctx: Context, r: Rule) -> Iterator[Finding]:
     if snap is None:
         return
     for fs in _filesystems(ctx):
-        device = next(
-            (d for d in snap.devices if d.major_minor == fs.major_minor or fs.source == f"/dev/{d.name}"), None
-        )
-        if device is None or device.rotational is not False or not device.discard_max_bytes:
-            continue
-        if any(o == "discard" or o.startswith("discard=") for o in fs.options):
+        device = _untrimmed_ssd(snap, fs)
+        if device is None:
             continue
         if snap.fstrim_timer is None:
             yield r.not_evaluated("fstrim.timer state unknown (no systemd files)", fs.mount_point)

@@ -47,18 +47,13 @@ def strict(ctx: Context, r: Rule) -> Iterator[Finding]:
     if snap is None:  # _nvme_domains yields nothing without a snapshot either
         return
     cmdline = (snap.cmdline or "").split()
+    host = _host_evidence(snap.iommu_units, cmdline)
     for item in _nvme_domains(ctx, r):
         if isinstance(item, Finding):
             yield item
         elif item[1] == "DMA" or "iommu.strict=1" in cmdline:
             yield r.finding(
-                f"{item[0]} DMA goes through a strict IOMMU domain",
-                item[0],
-                {
-                    "group type": item[1],
-                    "IOMMU": ",".join(snap.iommu_units) or "?",
-                    "cmdline iommu": " ".join(t for t in cmdline if "iommu" in t) or "(none)",
-                },
+                f"{item[0]} DMA goes through a strict IOMMU domain", item[0], {"group type": item[1], **host}
             )
 
 
@@ -77,8 +72,7 @@ def strict(ctx: Context, r: Rule) -> Iterator[Finding]:
     source="kernel Documentation/ABI/testing/sysfs-kernel-iommu_groups",
 )
 def translated(ctx: Context, r: Rule) -> Iterator[Finding]:
-    busy = any(j.result and j.result.jobs and j.result.cpu / j.result.jobs >= 70 for j in ctx.results)
-    busy = busy or any(d.iops > 1e6 for j in ctx.results if j.result for d in j.result.directions.values())
+    busy = _busy(ctx)
     for item in _nvme_domains(ctx, r):
         if not isinstance(item, Finding) and item[1] == "DMA-FQ":
             yield r.finding(
@@ -87,3 +81,18 @@ def translated(ctx: Context, r: Rule) -> Iterator[Finding]:
                 {"group type": item[1]},
                 level="medium" if busy else None,
             )
+
+
+def _busy(ctx: Context) -> bool:
+    """Where translation's cost shows: a job CPU-bound (70% of a CPU per job or more), or above 1 M IOPS."""
+    results = [j.result for j in ctx.results if j.result]
+    cpu_bound = any(result.jobs and result.cpu / result.jobs >= 70 for result in results)
+    return cpu_bound or any(d.iops > 1e6 for result in results for d in result.directions.values())
+
+
+def _host_evidence(units: list[str], cmdline: list[str]) -> dict[str, str]:
+    """The host's side of a strict domain: its IOMMU units and the command line's iommu tokens."""
+    return {
+        "IOMMU": ",".join(units) or "?",
+        "cmdline iommu": " ".join(t for t in cmdline if "iommu" in t) or "(none)",
+    }

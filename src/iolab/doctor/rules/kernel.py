@@ -7,7 +7,14 @@ from collections.abc import Iterator
 
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding
-from iolab.models.snapshot import KERNEL_DEBUG_OPTIONS
+from iolab.models.snapshot import KERNEL_DEBUG_OPTIONS, Snapshot
+
+
+def _debug_options(snap: Snapshot) -> dict[str, str]:
+    """The debug options set in the kernel's build config (`=y`), and the debug tokens of its command line."""
+    found = {k: v for k, v in snap.kernel_config.items() if k in KERNEL_DEBUG_OPTIONS and v == "y"}
+    tokens = [t for t in (snap.cmdline or "").split() if t.startswith("slub_debug") or t == "debug_pagealloc=on"]
+    return found | ({"cmdline": " ".join(tokens)} if tokens else {})
 
 
 @rule(
@@ -29,14 +36,9 @@ def debug(ctx: Context, r: Rule) -> Iterator[Finding]:
     if snap is None:
         return
     release = snap.kernel or ""
-    found = {k: v for k, v in snap.kernel_config.items() if k in KERNEL_DEBUG_OPTIONS and v == "y"}
-    tokens = [t for t in (snap.cmdline or "").split() if t.startswith("slub_debug") or t == "debug_pagealloc=on"]
-    if re.search(r"[+.-]?debug$", release) or found or tokens:
-        yield r.finding(
-            f"kernel {release} carries debug options",
-            "host",
-            {"release": release, **found, **({"cmdline": " ".join(tokens)} if tokens else {})},
-        )
+    found = _debug_options(snap)
+    if re.search(r"[+.-]?debug$", release) or found:
+        yield r.finding(f"kernel {release} carries debug options", "host", {"release": release, **found})
     elif not snap.kernel_config:
         yield r.not_evaluated(
             f"build config of {release or 'the kernel'} not readable (/boot/config-*); "

@@ -48,6 +48,12 @@ _COSTLY = (
 )
 
 
+def _active(line: str, needle: str, unless: str | None) -> bool:
+    """Whether a vulnerabilities line says the costly mitigation is on (`needle`, and not `unless`)."""
+    value = line.lower()
+    return needle in value and not (unless and unless in value)
+
+
 @rule(
     id="MITIG-OTHER",
     family="mitigations",
@@ -67,11 +73,7 @@ def other(ctx: Context, r: Rule) -> Iterator[Finding]:
     vulns = ctx.snapshot.vulnerabilities if ctx.snapshot else {}
     if not vulns:
         return  # MITIG-SRSO already reports the unreadable table
-    hits = {}
-    for name, needle, unless in _COSTLY:
-        value = vulns.get(name, "").lower()
-        if needle in value and not (unless and unless in value):
-            hits[name] = vulns[name]
+    hits = {name: vulns[name] for name, needle, unless in _COSTLY if _active(vulns.get(name, ""), needle, unless)}
     if hits:
         busy = any(j.result and j.result.jobs and j.result.cpu / j.result.jobs >= 90 for j in ctx.results)
         yield r.finding(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from iolab.doctor.rule import Context, Rule, rule
+from iolab.doctor.rule import Context, JobView, Rule, rule
 from iolab.models import Finding
 
 
@@ -16,6 +16,14 @@ def cpu_set(cpulist: str) -> set[int]:
             lo, _, hi = part.partition("-")
             cpus.update(range(int(lo), int(hi or lo) + 1))
     return cpus
+
+
+def _job_cpus(job: JobView, nodes: dict[str, str]) -> set[int]:
+    """The CPUs a job is pinned to (`cpus_allowed`, else the CPUs of its `numa_cpu_nodes`); empty when unpinned."""
+    if job.given("cpus_allowed"):
+        return cpu_set(job.given("cpus_allowed") or "")
+    wanted = cpu_set(job.given("numa_cpu_nodes") or "")
+    return set().union(*(cpu_set(nodes.get(f"node{n}", "")) for n in wanted))
 
 
 @rule(
@@ -40,14 +48,7 @@ def remote(ctx: Context, r: Rule) -> Iterator[Finding]:
         if device is None or device.numa_node is None or device.numa_node < 0:
             continue
         local = cpu_set(nodes.get(f"node{device.numa_node}", ""))
-        if job.given("cpus_allowed"):
-            used = cpu_set(job.given("cpus_allowed") or "")
-        elif job.given("numa_cpu_nodes"):
-            used = set().union(
-                *(cpu_set(nodes.get(f"node{n}", "")) for n in cpu_set(job.given("numa_cpu_nodes") or ""))
-            )
-        else:
-            continue  # FIO-UNPINNED speaks about unpinned jobs
+        used = _job_cpus(job, nodes)  # empty for an unpinned job: FIO-UNPINNED speaks about those
         if used and not used & local:
             yield r.finding(
                 f"{job.name} runs on CPUs remote to {device.name} (node {device.numa_node})",

@@ -139,6 +139,16 @@ def wear(ctx: Context, r: Rule) -> Iterator[Finding]:
             )
 
 
+def _thermal_evidence(s: NvmeSmart) -> dict[str, str]:
+    """The temperatures in Celsius (the log's are Kelvin) and the minutes spent above the thresholds."""
+    return {
+        "temperature": f"{s.temperature_k - 273} C" if s.temperature_k else "?",
+        "wctemp": f"{s.wctemp_k - 273} C" if s.wctemp_k else "?",
+        "warning_temp_time": f"{s.warning_temp_time} min",
+        "critical_comp_time": f"{s.critical_comp_time} min",
+    }
+
+
 @rule(
     id="NVME-THERMAL",
     family="nvme",
@@ -157,12 +167,7 @@ def thermal(ctx: Context, r: Rule) -> Iterator[Finding]:
         if isinstance(item, Finding):
             continue
         device, s = item
-        evidence = {
-            "temperature": f"{s.temperature_k - 273} C" if s.temperature_k else "?",
-            "wctemp": f"{s.wctemp_k - 273} C" if s.wctemp_k else "?",
-            "warning_temp_time": f"{s.warning_temp_time} min",
-            "critical_comp_time": f"{s.critical_comp_time} min",
-        }
+        evidence = _thermal_evidence(s)
         if s.temperature_k and s.wctemp_k and s.temperature_k >= s.wctemp_k:
             yield r.finding(
                 f"{device.name} is at {s.temperature_k - 273} C, at or above its warning temperature",
