@@ -143,44 +143,64 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> MannWhitney:
     """
     m, n = len(b), len(a)
     pooled = sorted([(v, 1) for v in b] + [(v, 0) for v in a])
-    ranks: list[float] = [0.0] * len(pooled)
+    ranks, tie_term = _mid_ranks([v for v, _ in pooled])
+    rank_sum_b = sum(r for r, (_, side) in zip(ranks, pooled, strict=True) if side == 1)
+    u = rank_sum_b - m * (m + 1) / 2.0
+    if tie_term == 0.0 and m * n <= 2500 and min(m, n) <= 25:
+        return _exact_without_ties(u, m, n)
+    if math.comb(m + n, m) <= _ENUMERATE_LIMIT:
+        return _exact_with_ties(u, m, n, ranks)
+    return _normal_approximation(u, m, n, tie_term)
+
+
+def _normal_approximation(u: float, m: int, n: int, tie_term: float) -> MannWhitney:
+    """U's two-sided p by the normal approximation, with tie and continuity corrections (larger samples)."""
+    total_n = m + n
+    var = m * n / 12.0 * ((total_n + 1) - tie_term / (total_n * (total_n - 1)))
+    if var <= 0.0:
+        return MannWhitney(u, 1.0, "normal", 0.0)
+    z = max(0.0, abs(u - m * n / 2.0) - 0.5) / math.sqrt(var)
+    return MannWhitney(u, min(1.0, math.erfc(z / math.sqrt(2.0))), "normal", 0.0)
+
+
+def _mid_ranks(ordered: Sequence[float]) -> tuple[list[float], float]:
+    """(each sorted value's rank, ties sharing their mid-rank; the tie term, sum of t^3 - t per tied group)."""
+    ranks: list[float] = [0.0] * len(ordered)
     tie_term = 0.0
     i = 0
-    while i < len(pooled):
+    while i < len(ordered):
         j = i
-        while j + 1 < len(pooled) and pooled[j + 1][0] == pooled[i][0]:
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[i]:
             j += 1
         for k in range(i, j + 1):
             ranks[k] = (i + j) / 2.0 + 1.0
         size = j - i + 1
         tie_term += size**3 - size
         i = j + 1
-    rank_sum_b = sum(r for r, (_, side) in zip(ranks, pooled, strict=True) if side == 1)
-    u = rank_sum_b - m * (m + 1) / 2.0
-    centre = m * n / 2.0
-    if tie_term == 0.0 and m * n <= 2500 and min(m, n) <= 25:
-        counts = _u_counts(min(m, n), max(m, n))
-        total = sum(counts)
-        k = int(round(u))
-        tail = min(sum(counts[: k + 1]), sum(counts[k:]))
-        return MannWhitney(u, min(1.0, 2.0 * tail / total), "exact", min(1.0, 2.0 * counts[0] / total))
-    if math.comb(m + n, m) <= _ENUMERATE_LIMIT:
-        import itertools
+    return ranks, tie_term
 
-        import numpy as np
 
-        picks = np.array(list(itertools.combinations(range(m + n), m)), dtype=np.intp)
-        null = np.round(np.asarray(ranks)[picks].sum(axis=1) - m * (m + 1) / 2.0, 9)
-        observed = round(u, 9)
-        tail = min(np.mean(null <= observed), np.mean(null >= observed))
-        extreme = min(np.mean(null <= null.min()), np.mean(null >= null.max()))
-        return MannWhitney(u, float(min(1.0, 2.0 * tail)), "exact", float(min(1.0, 2.0 * extreme)))
-    total_n = m + n
-    var = m * n / 12.0 * ((total_n + 1) - tie_term / (total_n * (total_n - 1)))
-    if var <= 0.0:
-        return MannWhitney(u, 1.0, "normal", 0.0)
-    z = max(0.0, abs(u - centre) - 0.5) / math.sqrt(var)
-    return MannWhitney(u, min(1.0, math.erfc(z / math.sqrt(2.0))), "normal", 0.0)
+def _exact_without_ties(u: float, m: int, n: int) -> MannWhitney:
+    """U's two-sided p from the closed-form count of arrangements (no ties)."""
+    counts = _u_counts(min(m, n), max(m, n))
+    total = sum(counts)
+    k = int(round(u))
+    tail = min(sum(counts[: k + 1]), sum(counts[k:]))
+    return MannWhitney(u, min(1.0, 2.0 * tail / total), "exact", min(1.0, 2.0 * counts[0] / total))
+
+
+def _exact_with_ties(u: float, m: int, n: int, ranks: Sequence[float]) -> MannWhitney:
+    """U's two-sided p from every arrangement of the mid-ranks (small samples with ties)."""
+    import itertools
+
+    import numpy as np
+
+    picks = np.array(list(itertools.combinations(range(m + n), m)), dtype=np.intp)
+    null = np.round(np.asarray(ranks)[picks].sum(axis=1) - m * (m + 1) / 2.0, 9)
+    observed = round(u, 9)
+    tail = min(np.mean(null <= observed), np.mean(null >= observed))
+    extreme = min(np.mean(null <= null.min()), np.mean(null >= null.max()))
+    return MannWhitney(u, float(min(1.0, 2.0 * tail)), "exact", float(min(1.0, 2.0 * extreme)))
 
 
 # --------------------------------------------------------------------------- verdict
