@@ -14,19 +14,10 @@ plan_app = typer.Typer(help="Check and inspect plan files.", no_args_is_help=Tru
 app.add_typer(plan_app, name="plan")
 
 
-def _duration(seconds: float) -> str:
-    """A short human duration: 52s, 3m42s, 1h05m."""
-    seconds = round(seconds)
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
-
-
 @app.command()
 def presets() -> None:
     """List the built-in plans: name, what each measures, estimated duration per target."""
+    from iolab.models.units import duration
     from iolab.plan.estimate import estimate_seconds
     from iolab.plan.presets import PRESETS
 
@@ -35,13 +26,14 @@ def presets() -> None:
         capped = any(not w.job.time_based for w in plan.workloads)
         bound = "up to " if plan.open_ended or capped else ""
         extra = " + precondition" if plan.phases.precondition else ""
-        estimate = f"{bound}{_duration(estimate_seconds(plan))}{extra}"
+        estimate = f"{bound}{duration(estimate_seconds(plan))}{extra}"
         typer.echo(f"{entry.name:<14} {estimate:<26} {entry.measures}")
 
 
 @plan_app.command("check")
 def check(file: Path = typer.Argument(..., help="A TOML plan (*.toml) or a fio job file.")) -> None:
     """Validate a plan and print the points it expands to (exit 2 on errors)."""
+    from iolab.models.units import duration
     from iolab.plan.effects import plan_commands, plan_settings, plan_writes
     from iolab.plan.estimate import estimate_seconds
     from iolab.plan.planfile import load_plan
@@ -73,4 +65,4 @@ def check(file: Path = typer.Argument(..., help="A TOML plan (*.toml) or a fio j
         typer.echo(f"runs: {line} (only with --allow-commands)")
     for line in plan_settings(plan):
         typer.echo(f"changes: {line} (only with --allow-host-changes; put back afterwards)")
-    typer.echo(f"estimated duration: {_duration(estimate_seconds(plan))}")
+    typer.echo(f"estimated duration: {duration(estimate_seconds(plan))}")
