@@ -57,7 +57,7 @@ def run(
     from rich.console import Console
 
     from iolab.cli.output import chosen, emit
-    from iolab.report.formats import renderer
+    from iolab.report.formats import RUNS, renderer
     from iolab.report.terminal import ConsoleProgress
     from iolab.runner.execute import execute
     from iolab.runner.progress import SilentProgress
@@ -67,14 +67,14 @@ def run(
     store = open_store()
     run_id, request = _resumed(store, resume, flags) if resume is not None else (None, _new_request(args, flags))
     shown = chosen(fmt, as_json)
-    renderer(shown, "runs")  # a format `run` cannot write is refused before anything runs
+    renderer(shown, RUNS)  # a format `run` cannot write is refused before anything runs
     err = Console(stderr=True, soft_wrap=True)
     if dry:
         _print_dry_run(request, err)
         return
     progress = SilentProgress() if quiet else ConsoleProgress(err)
     outcome = execute(request, store, progress, resume=run_id, fresh=fresh)
-    emit("runs", RunSet(store, [outcome.run_id]), shown, output, verbose)
+    emit(RUNS, RunSet(store, [outcome.run_id]), shown, output, verbose)
     if flags.write_report:
         _write_run_report(store, outcome.run_id, err, quiet)
     _say_outcome(outcome, err, quiet)

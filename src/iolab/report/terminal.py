@@ -36,8 +36,11 @@ from iolab.views.history import NOT_MEASURED, SeriesHistory
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 if TYPE_CHECKING:
-    from iolab.models import Finding
+    from iolab.models import Finding, Snapshot
+    from iolab.views.host_diff import HostDiff
+    from iolab.views.lint import LintView
     from iolab.views.run import RunSet, RunView
+    from iolab.views.run_list import RunList
 
 # Columns of a table written to a pipe or file: wide enough that no cell is cut or wrapped ("equival…").
 PLAIN_WIDTH = 200
@@ -284,4 +287,57 @@ def render_doctor(findings: list[Finding], terminal: bool = False, verbose: bool
     return _rendered(lambda console: render_findings(findings, console, verbose=True), terminal)
 
 
-RENDERS = {"runs": render_runs, "comparison": render_comparison, "history": render_history, "doctor": render_doctor}
+def render_run_list(listed: RunList, terminal: bool = False, verbose: bool = False) -> str:
+    """`iolab ls`: the runs' table, and a line saying how to list the older ones it leaves out."""
+
+    def draw(console: Console) -> None:
+        if not listed.runs:
+            console.print(listed.nothing(), markup=False)
+            return
+        console.print(runs_table([r.run for r in listed.runs], {r.run.id: r.tags for r in listed.runs}))
+        more = listed.next_page()
+        if more:
+            console.print(
+                f"{counted(listed.left, 'older run')} not shown: `{more}` lists the next"
+                f" {min(listed.limit, listed.left):,}, `--limit N` more at once",
+                markup=False,
+            )
+
+    return _rendered(draw, terminal)
+
+
+def render_snapshot(snapshot: Snapshot, terminal: bool = False, verbose: bool = False) -> str:
+    from iolab.report.snapshot_text import print_snapshot
+
+    return _rendered(lambda console: print_snapshot(snapshot, console), terminal)
+
+
+def render_lint(lint: LintView, terminal: bool = False, verbose: bool = False) -> str:
+    """The findings, then what the job file would write and run."""
+    from iolab.report.findings import render_findings
+
+    def draw(console: Console) -> None:
+        render_findings(lint.findings, console)
+        for line in lint.writes or ["nothing: reads only"]:
+            console.print(f"writes: {line}", markup=False)
+        for line in lint.runs:
+            console.print(f"runs: {line} (iolab runs it only with --allow-commands)", markup=False)
+
+    return _rendered(draw, terminal)
+
+
+def render_host_diff(diff: HostDiff, terminal: bool = False, verbose: bool = False) -> str:
+    lines = [change.render() for change in diff.changes] or [diff.nothing()]
+    return "\n".join(lines) + "\n"
+
+
+RENDERS = {
+    "runs": render_runs,
+    "comparison": render_comparison,
+    "history": render_history,
+    "doctor": render_doctor,
+    "run_list": render_run_list,
+    "snapshot": render_snapshot,
+    "lint": render_lint,
+    "host_diff": render_host_diff,
+}
