@@ -19,6 +19,7 @@ from iolab.views.headline import headline_line, split_findings
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 if TYPE_CHECKING:
+    from iolab.views.history import SeriesHistory
     from iolab.views.host_diff import HostDiff
     from iolab.views.lint import LintView
     from iolab.views.run import RunSet
@@ -193,8 +194,21 @@ def render_host_diff(diff: HostDiff, terminal: bool = False, verbose: bool = Fal
     return "\n".join(_table(header, rows)) + "\n"
 
 
+def render_history(histories: list[SeriesHistory], terminal: bool = False, verbose: bool = False) -> str:
+    """Each series as a heading and its lines as a list, the words the text of `iolab history` says."""
+    from iolab.report.wording import history_blocks
+
+    lines: list[str] = []
+    for title, block in history_blocks(histories):
+        lines += [f"### {escape_text(title)}", ""]
+        lines += [("  - " if line.startswith("  ") else "- ") + escape_text(line) for line in block]
+        lines.append("")
+    return "\n".join(lines)
+
+
 RENDERS = {
     "runs": render_runs,
+    "history": render_history,
     "comparison": render_comparison,
     "doctor": render_doctor,
     "run_list": render_run_list,

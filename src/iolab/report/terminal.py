@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -14,25 +13,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from iolab.models import Point, Result, Run, units
-from iolab.models.units import counted, metric_value
-from iolab.report.wording import (
-    HEADERS,
-    change_line,
-    change_points_notes,
-    comparison_notes,
-    daily_line,
-    health_line,
-    notebook_line,
-    older_line,
-    outlier_runs_line,
-    series_title,
-    side_text,
-    verdict_cells,
-    when,
-)
+from iolab.models.units import counted
+from iolab.report.wording import HEADERS, comparison_notes, history_blocks, side_text, verdict_cells
 from iolab.views.comparison import Comparison
 from iolab.views.headline import headline_line
-from iolab.views.history import NOT_MEASURED, SeriesHistory
+from iolab.views.history import SeriesHistory
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 if TYPE_CHECKING:
@@ -166,32 +151,8 @@ def comparison_table(comparison: Comparison) -> Table:
 def history_text(histories: list[SeriesHistory]) -> str:
     """Plain lines, one block per series."""
     lines: list[str] = []
-    for h in histories:
-        s = h.series
-        lines.append(series_title(s))
-        older = older_line(s)
-        if older:
-            lines.append(f"  {older}")
-        latest = s.values[-1]
-        lines.append(
-            f"  latest {'not measured (no point finished)' if math.isnan(latest) else metric_value(s.metric, latest)}"
-            f" at {when(s.times[-1])} (run {s.run_ids[-1]})"
-        )
-        if h.health is not None:
-            lines.append("  " + health_line(h.health, s.metric))
-        if h.failed_runs:
-            failed = counted(h.failed_runs, "run")
-            lines.append(f"  {failed} with points that failed or were interrupted ({NOT_MEASURED})")
-        lines += ["  change: " + change_line(c) for c in h.changes]
-        lines += ["  " + note for note in change_points_notes(h.judged, bool(h.changes))]
-        if h.outliers:
-            lines.append("  outlier runs: " + outlier_runs_line(h.outliers, s.metric))
-        if h.days and h.health is not None:
-            lines.append("  " + daily_line(h.days, h.health.params.cov_target))
-        if h.notebook:
-            lines.append("  notebook:")
-            lines += ["    " + notebook_line(entry) for entry in h.notebook]
-        lines.append("")
+    for title, block in history_blocks(histories):
+        lines += [title, *("  " + line for line in block), ""]
     return "\n".join(lines)
 
 
