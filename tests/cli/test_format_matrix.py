@@ -182,8 +182,6 @@ def test_the_docs_table_is_the_renderers():
     header = "| view | commands | " + " | ".join(FORMATS) + " |"
     rows = doc[doc.index(header) :].split("\n\n")[0].splitlines()[2:]
     table = {row.split("|")[1].strip(): [c.strip() for c in row.split("|")[3:-1]] for row in rows}
-    assert table == {
-        view.name: ["yes" if view.name in renders(fmt) else "-" for fmt in FORMATS] for view in VIEWS
-    }
+    assert table == {view.name: ["yes" if view.name in renders(fmt) else "-" for fmt in FORMATS] for view in VIEWS}
     pairs = sum(cell == "yes" for cells in table.values() for cell in cells)
     assert f"{pairs} of the {len(VIEWS) * len(FORMATS)} pairs" in doc
