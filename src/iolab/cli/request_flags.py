@@ -392,12 +392,17 @@ def split_args(args: list[str], preset_name: str | None) -> tuple[str | None, li
     from iolab.runner.request import PLAN_SUFFIXES
 
     plans = [a for a in args if a.endswith(PLAN_SUFFIXES)]
-    targets = [a for a in args if not a.endswith(PLAN_SUFFIXES)]
+    return _plan_file(plans, preset_name), [a for a in args if not a.endswith(PLAN_SUFFIXES)]
+
+
+def _plan_file(plans: list[str], preset_name: str | None) -> str | None:
     if len(plans) > 1 or (plans and preset_name):
         raise UserError("give one plan: a plan file or --preset, not both")
-    if plans and not os.path.isfile(plans[0]):
+    if not plans:
+        return None
+    if not os.path.isfile(plans[0]):
         raise UserError(f"{plans[0]}: no such plan file")
-    return (os.path.abspath(plans[0]) if plans else None), targets
+    return os.path.abspath(plans[0])
 
 
 def build_request(flags: RunFlags, plan_file: str | None, targets: list[str], command: str = "") -> RunRequest:
@@ -406,15 +411,9 @@ def build_request(flags: RunFlags, plan_file: str | None, targets: list[str], co
     from iolab.runner.blank import verify_mode
     from iolab.runner.request import RunRequest
 
-    if flags.devices and targets:
-        raise UserError("give either targets or --devices, not both")
-    for given, option in ((flags.subsets, "--subsets"), (flags.array_modes, "--array-modes")):
-        if given is not None and not flags.devices:
-            what = "sets" if option == "--subsets" else "views"
-            raise UserError(f"{option} chooses {what} of --devices: name the array's devices with --devices")
-    default_plan = "array-read" if flags.devices else "quick"
+    array = _array(flags, targets)
     return RunRequest(
-        plan=plan_file or flags.preset_name or default_plan,
+        plan=plan_file or flags.preset_name or ("array-read" if flags.devices else "quick"),
         settings=_settings(flags),
         targets=targets,
         allow_write=flags.allow_write,
@@ -427,7 +426,7 @@ def build_request(flags: RunFlags, plan_file: str | None, targets: list[str], co
         telemetry_interval=flags.interval if flags.telemetry else None,
         command=command,
         stopping=_stopping(flags),
-        **_array(flags),
+        **array,
         **_hosts(flags),
     )
 
@@ -452,8 +451,13 @@ def _settings(flags: RunFlags) -> PresetSettings:
     return settings
 
 
-def _array(flags: RunFlags) -> dict[str, Any]:
+def _array(flags: RunFlags, targets: list[str]) -> dict[str, Any]:
     """The request's array fields; the defaults of `RunRequest` where a flag is not given."""
+    if flags.devices and targets:
+        raise UserError("give either targets or --devices, not both")
+    for given, option, what in ((flags.subsets, "--subsets", "sets"), (flags.array_modes, "--array-modes", "views")):
+        if given is not None and not flags.devices:
+            raise UserError(f"{option} chooses {what} of --devices: name the array's devices with --devices")
     array: dict[str, Any] = {"devices": list(flags.devices or [])}
     if flags.array_modes is not None:
         array["array_modes"] = _array_modes(flags.array_modes)

@@ -16,6 +16,7 @@ from iolab.errors import UserError
 if TYPE_CHECKING:  # the commands import these inside, so `iolab --help` stays fast
     from rich.console import Console
 
+    from iolab.models import Point
     from iolab.runner.execute import RunOutcome
     from iolab.runner.request import RunRequest
     from iolab.store.db import Store
@@ -148,6 +149,7 @@ def _write_run_report(store: Store, run_id: int, console: Console, quiet: bool) 
 
 
 def _print_dry_run(request: RunRequest, console: Console) -> None:
+    """What `run --dry-run` prints: each point, then what the run would write, touch, check, run and change."""
     from rich.markup import escape
 
     from iolab.runner.dryrun import dry_run
@@ -156,26 +158,31 @@ def _print_dry_run(request: RunRequest, console: Console) -> None:
     for line in plan.array:
         console.print(line, markup=False, highlight=False)
     for point in plan.points:
-        rep = f" repeat {point.repeat + 1}" if point.repeat else ""
-        # an array's sets are listed above, device by device
-        where = f"{len(point.target.members)} devices" if point.target.kind == "group" else point.target.path
-        options = " ".join(f"{k}={v}" for k, v in {**point.options, **point.host_settings}.items())
-        console.print(f"  {point.name}{rep} on {where}: {options}", markup=False, highlight=False)
+        console.print(_point_line(point), markup=False, highlight=False)
     for line in plan.notes + plan.open_ended:
         console.print(f"[yellow]note:[/yellow] {escape(line)}")
-    for line in plan.writes or ["nothing: reads only"]:
-        console.print(f"writes: {line}", markup=False, highlight=False)
-    for line in plan.manifest.lines():
-        console.print(f"fio touches: {line}", markup=False, highlight=False)
-    for line in plan.checks:
-        console.print(f"checks: {line}", markup=False, highlight=False)
-    for line in plan.commands:
-        console.print(f"runs: {line}", markup=False, highlight=False)
-    for line in plan.changes:
-        console.print(f"changes: {line}", markup=False, highlight=False)
+    said = (
+        ("writes", plan.writes or ["nothing: reads only"]),
+        ("fio touches", plan.manifest.lines()),
+        ("checks", plan.checks),
+        ("runs", plan.commands),
+        ("changes", plan.changes),
+    )
+    for what, lines in said:
+        for line in lines:
+            console.print(f"{what}: {line}", markup=False, highlight=False)
     console.print(plan.summary, markup=False, highlight=False)
     if plan.refused:
         raise UserError(f"the run would be refused: {plan.refused}")
+
+
+def _point_line(point: Point) -> str:
+    """One planned point as `run --dry-run` lists it: name, repeat, where, options and host settings."""
+    rep = f" repeat {point.repeat + 1}" if point.repeat else ""
+    # an array's sets are listed above, device by device
+    where = f"{len(point.target.members)} devices" if point.target.kind == "group" else point.target.path
+    options = " ".join(f"{k}={v}" for k, v in {**point.options, **point.host_settings}.items())
+    return f"  {point.name}{rep} on {where}: {options}"
 
 
 @app.command("import")

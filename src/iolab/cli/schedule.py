@@ -13,6 +13,7 @@ from iolab.cli.application import app
 from iolab.cli.request_flags import RunFlags, build_request, run_flags
 
 if TYPE_CHECKING:
+    from iolab.runner.dryrun import DryRun
     from iolab.schedule import Entry
 
 schedule_app = typer.Typer(
@@ -108,12 +109,7 @@ def _install(entry: Entry, every: str, activate: bool, dry_run: bool) -> None:
     from iolab.schedule import activation_commands, write
 
     if dry_run:
-        for path, text in entry.files.items():
-            print(f"--- {path}\n{text}", end="" if text.endswith("\n") else "\n")
-        for command in activation_commands(entry.name) if activate else []:
-            print(f"then runs: {' '.join(command)}")
-        print(f"command: {entry.shell_line()}")
-        print(f"nothing installed (--dry-run): {entry.name} would run every {every.strip()}")
+        _print_entry(entry, every, activate)
         return
     for path in write(entry):
         print(f"wrote {path}")
@@ -124,6 +120,18 @@ def _install(entry: Entry, every: str, activate: bool, dry_run: bool) -> None:
                 raise UserError(f"{' '.join(command)} failed: {done.stderr.strip() or done.returncode}")
     print(f"command: {entry.shell_line()}")
     print(f"scheduled {entry.name}: every {every.strip()}, results in {entry.home}")
+
+
+def _print_entry(entry: Entry, every: str, activate: bool) -> None:
+    """What installing would write and run (`--dry-run`)."""
+    from iolab.schedule import activation_commands
+
+    for path, text in entry.files.items():
+        print(f"--- {path}\n{text}", end="" if text.endswith("\n") else "\n")
+    for command in activation_commands(entry.name) if activate else []:
+        print(f"then runs: {' '.join(command)}")
+    print(f"command: {entry.shell_line()}")
+    print(f"nothing installed (--dry-run): {entry.name} would run every {every.strip()}")
 
 
 def _check_run(plan_path: Path, targets: list[str], flags: RunFlags) -> None:
@@ -141,24 +149,28 @@ def _check_run(plan_path: Path, targets: list[str], flags: RunFlags) -> None:
     if not plan_path.is_file():
         raise UserError(f"plan {plan_path} does not exist; give the path of a plan file to run on schedule")
     plan = load_plan(plan_path)
-    if not targets and not flags.devices and not plan.targets and not all(w.target for w in plan.workloads):
+    if not (targets or flags.devices or plan.targets or all(w.target for w in plan.workloads)):
         raise UserError(
             f"{plan_path}: a scheduled run must name its targets: after the plan (iolab schedule install PLAN DIR), "
             'as targets = ["/mnt/test"] in the plan, or as filename= in a job file'
         )
-    for line in plan_commands(plan):
+    for line in plan_commands(plan):  # before the check, which may refuse them
         print(f"runs: {line}")
-    planned = dry_run(build_request(flags, str(plan_path.expanduser().absolute()), targets))
-    for line in planned.notes:
-        print(f"note: {line}")
-    for line in planned.writes or ["nothing: reads only"]:
-        print(f"writes: {line}")
-    for line in planned.manifest.lines():
-        print(f"fio touches: {line}")
-    for line in planned.commands:
-        print(f"runs: {line}")
-    for line in planned.changes:
-        print(f"changes: {line}")
+    _print_planned(dry_run(build_request(flags, str(plan_path.expanduser().absolute()), targets)))
+
+
+def _print_planned(planned: DryRun) -> None:
+    """What the scheduled run will write, touch, run and change, as `run --dry-run` says it."""
+    said = (
+        ("note", planned.notes),
+        ("writes", planned.writes or ["nothing: reads only"]),
+        ("fio touches", planned.manifest.lines()),
+        ("runs", planned.commands),
+        ("changes", planned.changes),
+    )
+    for what, lines in said:
+        for line in lines:
+            print(f"{what}: {line}")
 
 
 @schedule_app.command("list")

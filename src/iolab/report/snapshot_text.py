@@ -24,6 +24,18 @@ def print_snapshot(snapshot: Snapshot, console: Console) -> None:
         f"{escape(governors)}; IOMMU {escape(str(snapshot.iommu_units or 'off/absent'))}"
     )
     console.print(f"cmdline: {escape(str(snapshot.cmdline))}", highlight=False)
+    console.print(_devices(snapshot))
+    for d in snapshot.devices:  # every setting a plan's [host] can sweep, as the probe read it
+        if d.host_settings:
+            console.print(f"{d.name} queue: {describe(d.host_settings)}", markup=False, highlight=False)
+    console.print(_filesystems(snapshot))
+    for target in snapshot.targets:
+        console.print(
+            f"target {target.path}: device {target.device}, mount {target.mount_point} ({target.fs_type})", markup=False
+        )
+
+
+def _devices(snapshot: Snapshot) -> Table:
     table = Table("device", "model", "size", "rot", "sched", "wbt", "ra KiB", "PCIe now / max", "NUMA", "SMART")
     for d in snapshot.devices:
         link = f"{d.pcie.describe()} / {d.pcie.describe(False)}" if d.pcie and d.pcie.current_gts else "-"
@@ -40,16 +52,12 @@ def print_snapshot(snapshot: Snapshot, console: Console) -> None:
             str(d.numa_node),
             smart,
         )
-    console.print(table)
-    for d in snapshot.devices:  # every setting a plan's [host] can sweep, as the probe read it
-        if d.host_settings:
-            console.print(f"{d.name} queue: {describe(d.host_settings)}", markup=False, highlight=False)
+    return table
+
+
+def _filesystems(snapshot: Snapshot) -> Table:
     fs_table = Table("mount", "type", "source", "used", "options")
     for f in snapshot.filesystems:
         used = f"{f.used_percent:.0f}%" if f.used_percent is not None else "-"
         fs_table.add_row(f.mount_point, f.fs_type, f.source, used, ",".join(dict.fromkeys(f.options)))
-    console.print(fs_table)
-    for target in snapshot.targets:
-        console.print(
-            f"target {target.path}: device {target.device}, mount {target.mount_point} ({target.fs_type})", markup=False
-        )
+    return fs_table

@@ -275,13 +275,18 @@ def history_blocks(histories: Sequence[SeriesHistory]) -> list[tuple[str, list[s
             lines.append(
                 f"{counted(h.failed_runs, 'run')} with points that failed or were interrupted ({NOT_MEASURED})"
             )
-        lines += ["change: " + change_line(c) for c in h.changes]
-        lines += change_points_notes(h.judged, bool(h.changes))
-        if h.outliers:
-            lines.append("outlier runs: " + outlier_runs_line(h.outliers, s.metric))
-        if h.days and h.health is not None:
-            lines.append(daily_line(h.days, h.health.params.cov_target))
-        if h.notebook:
-            lines += ["notebook:", *("  " + notebook_line(entry) for entry in h.notebook)]
-        blocks.append((series_title(s), lines))
+        blocks.append((series_title(s), lines + _history_since(h)))
     return blocks
+
+
+def _history_since(h: SeriesHistory) -> list[str]:
+    """A series' changes, outlier runs, days and notebook, as `history_blocks` ends its lines."""
+    lines = ["change: " + change_line(c) for c in h.changes]
+    lines += change_points_notes(h.judged, bool(h.changes))
+    if h.outliers:
+        lines.append("outlier runs: " + outlier_runs_line(h.outliers, h.series.metric))
+    if h.days and h.health is not None:
+        lines.append(daily_line(h.days, h.health.params.cov_target))
+    if h.notebook:
+        lines += ["notebook:", *("  " + notebook_line(entry) for entry in h.notebook)]
+    return lines
