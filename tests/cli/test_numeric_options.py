@@ -26,7 +26,16 @@ def commands(command, path=()):
         yield from commands(sub, (*path, name))
 
 
-def numeric_options() -> list[tuple[tuple[str, ...], str, object]]:
+def required(command) -> list[str]:
+    """Words that fill a command's required arguments and options (any text parses: the body is replaced)."""
+    words: list[str] = []
+    for param in command.params:
+        if param.required:
+            words += ["x"] if param.param_type_name == "argument" else [param.opts[0], "x"]
+    return words
+
+
+def numeric_options() -> list[tuple[tuple[str, ...], str, object, list[str]]]:
     found = []
     for path, command in commands(click_command()):
         for param in command.params:
@@ -38,7 +47,7 @@ def numeric_options() -> list[tuple[tuple[str, ...], str, object]]:
                 "FloatParamType",
                 "IntParamType",
             ):
-                found.append((path, param.opts[0], param))
+                found.append((path, param.opts[0], param, required(command)))
     return found
 
 
@@ -58,12 +67,12 @@ def test_every_numeric_option_reads_through_the_bounded_parser():
     assert OPTIONS, "the walk found no numeric option"
     plain = [
         f"{' '.join(path)} {opt}"
-        for path, opt, param in OPTIONS
+        for path, opt, param, _ in OPTIONS
         if not isinstance(param.type, BoundedFloat | BoundedInt)
     ]
     assert plain == []
     assert {"--interval", "--min-seconds", "--max-seconds", "--runtime", "--ramp", "--repeat", "--port"} <= {
-        opt for _, opt, _ in OPTIONS
+        opt for _, opt, _, _ in OPTIONS
     }
 
 
@@ -81,13 +90,15 @@ def accepts(param, value: str) -> bool:
     return (kind.min is None or number >= kind.min) and (kind.max is None or number <= kind.max)
 
 
-@pytest.mark.parametrize(("path", "option", "param"), OPTIONS, ids=[f"{' '.join(p)} {o}" for p, o, _ in OPTIONS])
-def test_a_bad_value_is_refused_in_one_line_naming_the_option(path, option, param, monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("path", "option", "param", "filler"), OPTIONS, ids=[f"{' '.join(p)} {o}" for p, o, _, _ in OPTIONS]
+)
+def test_a_bad_value_is_refused_in_one_line_naming_the_option(path, option, param, filler, monkeypatch, capsys):
     for _, command in commands(click_command()):
         if command.callback is not None:
             monkeypatch.setattr(command, "callback", lambda *a, **k: None)
     for value in BAD + junk(25):
-        monkeypatch.setattr("sys.argv", ["iolab", *path, f"{option}={value}"])
+        monkeypatch.setattr("sys.argv", ["iolab", *path, *filler, f"{option}={value}"])
         with pytest.raises(SystemExit) as stopped:
             main()
         said = capsys.readouterr().err

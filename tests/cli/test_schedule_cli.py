@@ -27,7 +27,8 @@ def test_install_list_remove_with_cron_and_systemd(tmp_path):
     assert proc.returncode == 0, proc.stderr
     line = cron.read_text().splitlines()[-1]
     assert line.startswith("0 * * * * root ")
-    assert f"{sys.executable} -m iolab run --quiet --fresh {plan}" in line
+    # IOLAB_RUN_REPORT=0 (tests/conftest.py) is passed on as --no-report: a timer does not see this environment
+    assert f"{sys.executable} -m iolab run --quiet --fresh --no-report {plan}" in line
     proc = iolab("schedule", "install", str(plan), "--every", "6h", "--name", "six", "--unit-dir", str(units))
     assert proc.returncode == 0, proc.stderr
     assert "OnCalendar=*-*-* 00/6:00:00" in (units / "iolab-six.timer").read_text()
@@ -88,7 +89,7 @@ def test_a_dry_run_prints_units_whose_command_run_by_hand_stores_into_the_home_i
     assert not units.exists() and not home.exists()  # nothing installed, nothing stored
     assert f'Environment="IOLAB_HOME={home}"\n' in proc.stdout
     assert f"WorkingDirectory={tmp_path}\n" in proc.stdout
-    assert f"-m iolab run --quiet --fresh --size 128M {plan} {data}\n" in proc.stdout
+    assert f"-m iolab run --quiet --fresh --size 128M --no-report {plan} {data}\n" in proc.stdout
     assert "writes: scratch file " in proc.stdout and "(128.0 MiB, removed afterwards)" in proc.stdout
     (command,) = [line.removeprefix("command: ") for line in proc.stdout.splitlines() if line.startswith("command: ")]
     assert command.startswith(f"cd {shlex.quote(str(tmp_path))} && IOLAB_HOME={shlex.quote(str(home))} ")
@@ -143,7 +144,7 @@ def test_a_scheduled_write_test_is_allowed_with_allow_write_shown_in_the_unit_an
         proc = iolab(*common, "--allow-write", "--dry-run")
         assert proc.returncode == 0, proc.stderr
         assert "skipped write" not in proc.stdout and f"writes: {device.path}" in proc.stdout, proc.stdout
-        assert f"-m iolab run --quiet --fresh --allow-write {plan} {device.path}\n" in proc.stdout
+        assert f"-m iolab run --quiet --fresh --allow-write --no-report {plan} {device.path}\n" in proc.stdout
         installed = iolab(*common, "--allow-write")
         assert installed.returncode == 0, installed.stderr
         (service,) = (tmp_path / "u").glob("*.service")

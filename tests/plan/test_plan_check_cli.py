@@ -122,4 +122,4 @@ def test_presets_lists_every_preset_with_a_duration():
         "metadata",
         "ssd-steady",
     ]
-    assert lines[0].split()[1] == "52s"
+    assert lines[0].split()[1:3] == ["52", "s"]  # the house's duration (models.units.duration)

@@ -155,4 +155,7 @@ def test_json_is_the_same_as_format_json_and_a_format_a_command_cannot_write_is_
     assert _invoke("show", str(run_id), "--json") == printed
     result = CliRunner().invoke(app, ["show", str(run_id), "-f", "prometheus"])  # the CLI's main exits 2 on it
     assert isinstance(result.exception, UserError)
-    assert str(result.exception) == "--format prometheus does not apply here: choose one of table, md, json, csv, html"
+    assert (
+        str(result.exception)
+        == "--format prometheus cannot write runs' tables: choose one of text, markdown, json, csv, html"
+    )

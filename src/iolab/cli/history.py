@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from iolab.cli.application import app
-from iolab.cli.output import FormatOpt, JsonOpt, OutputOpt
+from iolab.cli.output import FormatOpt, HtmlOpt, JsonOpt, OutputOpt
 from iolab.errors import UserError
 from iolab.numbers import real
 
 if TYPE_CHECKING:  # imported when compare runs: `iolab --help` stays light
     from iolab.analysis.compare import CompareParams
+    from iolab.views.comparison import Comparison
 
 _WINDOW = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|min|h|d)\s*$")
 _WINDOW_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400}
@@ -105,14 +106,7 @@ def compare(
             " (default 1%, Criterion's; 0 for any change the CI shows).",
         ),
     ] = None,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            metavar="FILE",
-            help="Also write the comparison as one self-contained HTML page (side-by-side bars with CIs).",
-        ),
-    ] = None,
+    html: HtmlOpt = None,
     png: Annotated[
         Path | None, typer.Option("--png", metavar="DIR", help="Also write its chart as PNG into DIR.")
     ] = None,
@@ -124,17 +118,43 @@ def compare(
     """
     from rich.console import Console
 
-    from iolab.cli.output import chosen, emit
-    from iolab.report.formats import renderer
+    from iolab.cli.output import check, emit_all, outputs
+    from iolab.report.formats import COMPARISON
+
+    wanted = outputs(fmt, output, as_json, {"html": html}, elsewhere=png is not None)
+    check(COMPARISON, wanted)  # a format compare cannot write is refused before the runs are read
+    threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
+    result = _comparison(selection_a, selection_b, since, until, _compare_params(noise_floor))
+    if png is not None:
+        from functools import partial
+
+        from iolab.cli.report import write_pngs
+        from iolab.report.cross_sections import comparison_page
+
+        write_pngs([], png, [partial(comparison_page, result)])
+    emit_all(COMPARISON, result, wanted)
+    if threshold is not None:
+        failed = result.regressions(threshold)
+        if failed:
+            Console(stderr=True).print(
+                f"regression gate failed: {len(failed)} workload(s) slower by more than {threshold:.1%}: "
+                + ", ".join(row.a.name for row in failed),
+                highlight=False,
+                markup=False,
+            )
+            raise typer.Exit(1)
+
+
+def _comparison(
+    selection_a: str, selection_b: str, since: str | None, until: str | None, params: CompareParams
+) -> Comparison:
+    """The two groups' runs read and compared; a run in both groups (unless one axis parts its points) or
+    groups without a workload in common are the user's to fix."""
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.store.selection import select_runs, window
     from iolab.views.comparison import compare_runs, split_group
 
-    shown = chosen(fmt, as_json)
-    renderer(shown, "comparison")  # a format compare cannot write is refused before the runs are read
-    threshold = _fraction(fail_on_regression, "--fail-on-regression") if fail_on_regression is not None else None
-    params = _compare_params(noise_floor)
     narrow = window(since, until)
     store = open_store(for_reading=True)
     (spec_a, within_a), (spec_b, within_b) = split_group(selection_a), split_group(selection_b)
@@ -154,22 +174,7 @@ def compare(
         raise UserError(
             f"{label_a} and {label_b} have no workload in common (same name, options and target) and none with one access pattern on each side: nothing to compare"
         )
-    if html is not None or png is not None:
-        from iolab.cli.report import write_html
-        from iolab.report.cross_sections import comparison_page
-
-        write_html(store, [], html, png, [lambda output: comparison_page(result, output)])
-    emit("comparison", result, shown, output)
-    if threshold is not None:
-        failed = result.regressions(threshold)
-        if failed:
-            Console(stderr=True).print(
-                f"regression gate failed: {len(failed)} workload(s) slower by more than {threshold:.1%}: "
-                + ", ".join(row.a.name for row in failed),
-                highlight=False,
-                markup=False,
-            )
-            raise typer.Exit(1)
+    return result
 
 
 @app.command()
@@ -195,14 +200,7 @@ def history(
     fmt: FormatOpt = None,
     output: OutputOpt = None,
     as_json: JsonOpt = False,
-    html: Annotated[
-        Path | None,
-        typer.Option(
-            "--html",
-            metavar="FILE",
-            help="Also write one self-contained HTML page: each series with its rolling COV, target and change points.",
-        ),
-    ] = None,
+    html: HtmlOpt = None,
     png: Annotated[
         Path | None, typer.Option("--png", metavar="DIR", help="Also write the charts as PNG into DIR.")
     ] = None,
@@ -212,13 +210,13 @@ def history(
     Each series is read over its newest runs (--last, 500 by default; --all for every run), so a store of
     years of hourly runs answers in a second or two.
     """
-    from iolab.cli.output import chosen, emit
-    from iolab.report.formats import renderer
+    from iolab.cli.output import check, emit_all, outputs
+    from iolab.report.formats import HISTORY
     from iolab.store.db import open_store
     from iolab.views.history import load_histories
 
-    shown = chosen(fmt, as_json)
-    renderer(shown, "history")
+    wanted = outputs(fmt, output, as_json, {"html": html}, elsewhere=png is not None)
+    check(HISTORY, wanted)
     window_s, target_cov = _window_seconds(window), _fraction(cov_target, "--cov-target")
     store = open_store(for_reading=True)
     histories = load_histories(
@@ -227,18 +225,21 @@ def history(
     if not histories:
         asked = ", ".join(f"{k} {v!r}" for k, v in (("host", host), ("target", target), ("workload", workload)) if v)
         raise UserError(f"no runs match {asked}" if asked else "there are no runs yet: start one with `iolab run`")
-    if html is not None or png is not None:
-        from iolab.cli.report import write_html
+    if png is not None:
+        from functools import partial
+
+        from iolab.cli.report import write_pngs
         from iolab.report.cross_sections import history_page
 
-        write_html(store, [], html, png, [lambda output: history_page(histories, output)])
-    emit("history", histories, shown, output)
+        write_pngs([], png, [partial(history_page, histories)])
+    emit_all(HISTORY, histories, wanted)
 
 
 @app.command()
 def export(
     fmt: FormatOpt = None,
     output: OutputOpt = None,
+    as_json: JsonOpt = False,
     prometheus: Annotated[
         Path | None,
         typer.Option(
@@ -252,41 +253,44 @@ def export(
         Path | None,
         typer.Option("--csv", metavar="FILE", help="Every point of every run as CSV (--format csv --output FILE)."),
     ] = None,
-    json_file: Annotated[
-        Path | None,
-        typer.Option("--json", metavar="FILE", help="Every run and point as JSON (--format json --output FILE)."),
-    ] = None,
+    old_json_file: Annotated[list[Path] | None, typer.Argument(hidden=True)] = None,  # `--json FILE`, as before
     window: Annotated[str, typer.Option(help="Rolling window for the COV in the Prometheus file.")] = "48h",
     cov_target: Annotated[str, typer.Option("--cov-target", help="COV target for the healthy gauge.")] = "8%",
     min_runs: Annotated[int, typer.Option("--min-runs", min=2, help="Fewest runs in the window to judge health.")] = 24,
 ) -> None:
     """Write results for other tools: Prometheus textfile, CSV or JSON (several at once with the FILE options)."""
-    from iolab.report.formats import renderer
+    from iolab.cli.output import check, outputs
+    from iolab.report.formats import EXPORT, renderer
     from iolab.store.db import open_store
     from iolab.store.integrity import warn_unreadable
     from iolab.views.export_set import ExportSet
 
-    files = (("prometheus", prometheus), ("csv", csv_file), ("json", json_file))
-    wanted: list[tuple[str, Path | None]] = [(name, path) for name, path in files if path is not None]
-    if fmt is not None:
-        wanted.append((fmt, output))
-    elif output is not None:
-        raise UserError("--output needs --format: csv, json or prometheus")
-    if not wanted:
-        raise UserError(
-            "say what to write: --format csv|json|prometheus, or --prometheus FILE, --csv FILE, --json FILE"
-        )
-    renders = [(renderer(name, "export"), name, path) for name, path in wanted]  # each format checked first
+    files = {"prometheus": prometheus, "csv": csv_file, "json": _old_json_file(old_json_file, as_json)}
+    wanted = outputs(fmt, output, as_json and files["json"] is None, files)
+    check(EXPORT, wanted)  # each format checked first
     window_s, target_cov = _window_seconds(window), _fraction(cov_target, "--cov-target")  # checked if unused too
     store = open_store(for_reading=True)
     warn_unreadable(store)
     exported = ExportSet(store, window_s, target_cov, min_runs)
-    for render, name, path in renders:
-        text = render(exported)
-        if path is None:
+    for out in wanted:
+        text = renderer(out.fmt, EXPORT)(exported)
+        if out.path is None:
             sys.stdout.write(text)
         else:
-            _write(path, name, text)
+            _write(out.path, out.fmt, text)
+
+
+def _old_json_file(words: list[Path] | None, as_json: bool) -> Path | None:
+    """`export --json FILE` as it was written before --json was the flag it is on every command: the file,
+    with a note saying the new spelling; any other word after `export` is refused."""
+    if not words:
+        return None
+    if not as_json or len(words) > 1:
+        raise UserError(
+            f"export takes no arguments (got {str(words[0])!r}): name files with --output, --csv, --prometheus"
+        )
+    typer.echo(f"note: `--json {words[0]}` is `--format json -o {words[0]}` now (--json alone prints JSON)", err=True)
+    return words[0]
 
 
 def _write(path: Path, fmt: str, text: str) -> None:

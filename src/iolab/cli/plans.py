@@ -4,29 +4,24 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from iolab.cli.application import app
 from iolab.errors import UserError
 
+if TYPE_CHECKING:
+    from iolab.models import Plan, Workload
+
 plan_app = typer.Typer(help="Check and inspect plan files.", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(plan_app, name="plan")
-
-
-def _duration(seconds: float) -> str:
-    """A short human duration: 52s, 3m42s, 1h05m."""
-    seconds = round(seconds)
-    if seconds < 60:
-        return f"{seconds}s"
-    if seconds < 3600:
-        return f"{seconds // 60}m{seconds % 60:02d}s"
-    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
 @app.command()
 def presets() -> None:
     """List the built-in plans: name, what each measures, estimated duration per target."""
+    from iolab.models.units import duration
     from iolab.plan.estimate import estimate_seconds
     from iolab.plan.presets import PRESETS
 
@@ -35,13 +30,14 @@ def presets() -> None:
         capped = any(not w.job.time_based for w in plan.workloads)
         bound = "up to " if plan.open_ended or capped else ""
         extra = " + precondition" if plan.phases.precondition else ""
-        estimate = f"{bound}{_duration(estimate_seconds(plan))}{extra}"
+        estimate = f"{bound}{duration(estimate_seconds(plan))}{extra}"
         typer.echo(f"{entry.name:<14} {estimate:<26} {entry.measures}")
 
 
 @plan_app.command("check")
 def check(file: Path = typer.Argument(..., help="A TOML plan (*.toml) or a fio job file.")) -> None:
     """Validate a plan and print the points it expands to (exit 2 on errors)."""
+    from iolab.models.units import duration
     from iolab.plan.effects import plan_commands, plan_settings, plan_writes
     from iolab.plan.estimate import estimate_seconds
     from iolab.plan.planfile import load_plan
@@ -51,26 +47,33 @@ def check(file: Path = typer.Argument(..., help="A TOML plan (*.toml) or a fio j
     except UserError as exc:
         print(f"iolab: {exc}", file=sys.stderr)
         raise typer.Exit(code=exc.exit_code) from None
-    repeats = plan.repeats
-    assert repeats is not None
-    mode = f"{repeats.count}" + (
-        f" (adaptive to CoV {repeats.cov_target:.0%}, max {repeats.max_count})" if repeats.adaptive else ""
-    )
-    typer.echo(
-        f"plan {plan.name}: {len(plan.workloads)} workloads, repeat {mode}"
-        + (", interleaved" if repeats.interleave else "")
-    )
+    typer.echo(_plan_line(plan))
     typer.echo(f"targets: {', '.join(plan.targets) if plan.targets else '(from the command line)'}")
     for workload in plan.workloads:
-        options = " ".join(
-            f"{k}={v}" if v != "" else k for k, v in {**workload.options, **workload.host_settings}.items()
-        )
-        where = f" @ {workload.target}" if workload.target else ""
-        typer.echo(f"  {workload.name}{where}: {options}")
+        typer.echo(_workload_line(workload))
     for line in plan_writes(plan) or ["nothing but a scratch file in each directory target (removed afterwards)"]:
         typer.echo(f"writes: {line}")
     for line in plan_commands(plan):
         typer.echo(f"runs: {line} (only with --allow-commands)")
     for line in plan_settings(plan):
         typer.echo(f"changes: {line} (only with --allow-host-changes; put back afterwards)")
-    typer.echo(f"estimated duration: {_duration(estimate_seconds(plan))}")
+    typer.echo(f"estimated duration: {duration(estimate_seconds(plan))}")
+
+
+def _plan_line(plan: Plan) -> str:
+    """`plan NAME: N workloads, repeat ...`: how many times each point runs, and how."""
+    repeats = plan.repeats
+    assert repeats is not None
+    mode = f"{repeats.count}" + (
+        f" (adaptive to CoV {repeats.cov_target:.0%}, max {repeats.max_count})" if repeats.adaptive else ""
+    )
+    return f"plan {plan.name}: {len(plan.workloads)} workloads, repeat {mode}" + (
+        ", interleaved" if repeats.interleave else ""
+    )
+
+
+def _workload_line(workload: Workload) -> str:
+    """One workload as `plan check` lists it: name, target, options and host settings."""
+    options = " ".join(f"{k}={v}" if v != "" else k for k, v in {**workload.options, **workload.host_settings}.items())
+    where = f" @ {workload.target}" if workload.target else ""
+    return f"  {workload.name}{where}: {options}"

@@ -5,11 +5,16 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from iolab.cli.application import app
+from iolab.cli.request_flags import RunFlags, build_request, run_flags
+
+if TYPE_CHECKING:
+    from iolab.runner.dryrun import DryRun
+    from iolab.schedule import Entry
 
 schedule_app = typer.Typer(
     help="Run a plan on a schedule (systemd timer, or cron without systemd).",
@@ -40,6 +45,7 @@ def scheduled_argv() -> list[str]:
 
 
 @schedule_app.command("install")
+@run_flags(scheduled=True)
 def install(
     plan: Annotated[Path, typer.Argument(help="The plan file (TOML or fio job file) to run.")],
     every: Annotated[str, typer.Option("--every", help="Interval: 30m, 1h, 6h, 1d ...")],
@@ -51,28 +57,7 @@ def install(
             show_default=False,
         ),
     ] = None,
-    size: Annotated[
-        str | None,
-        typer.Option(
-            "--size", help="Bytes of each target to use, e.g. 128M (a directory's scratch file), as `iolab run`."
-        ),
-    ] = None,
     name: Annotated[str | None, typer.Option("--name", help="Schedule name (default: the plan file's name).")] = None,
-    allow_write: Annotated[
-        bool,
-        typer.Option("--allow-write", help="Let the scheduled runs write to their targets (listed first)."),
-    ] = False,
-    allow_commands: Annotated[
-        bool,
-        typer.Option("--allow-commands", help="Let the scheduled runs run the programs the plan names (listed first)."),
-    ] = False,
-    allow_host_changes: Annotated[
-        bool,
-        typer.Option(
-            "--allow-host-changes",
-            help="Let the scheduled runs write the plan's [host] settings (listed first; put back after each run).",
-        ),
-    ] = False,
     dry_run: Annotated[
         bool,
         typer.Option("--dry-run", help="Print the unit files (or cron line) and the exact command; install nothing."),
@@ -80,9 +65,11 @@ def install(
     unit_dir: UnitDir = None,
     cron_file: CronFile = None,
     lock_file: LockFile = None,
+    *,
+    flags: RunFlags,
 ) -> None:
-    """Run PLAN every --every with `iolab run --quiet PLAN [TARGET...]`; a run still going when the next is due is
-    skipped.
+    """Run PLAN every --every with `iolab run --quiet PLAN [TARGET...]` and the run options given here (those of
+    `iolab run` a schedule can use); a run still going when the next is due is skipped.
 
     Every run stores into the IOLAB_HOME in effect now and starts in the current directory, whoever starts it
     (systemd or cron pass on neither), so `iolab ls` and `iolab history` here see them. The run is checked
@@ -90,26 +77,19 @@ def install(
     and what it writes and runs is shown, before anything is installed.
     """
     import os
-    import subprocess
 
-    from iolab.errors import UserError
-    from iolab.schedule import LOCK_FILE, activation_commands, prepare, write
+    from iolab.schedule import LOCK_FILE, prepare
     from iolab.store.db import home_dir
 
     absolute = [os.path.abspath(target) for target in targets or []]
-    argv = scheduled_argv() + (["--allow-write"] if allow_write else [])
-    argv += ["--allow-commands"] if allow_commands else []
-    argv += ["--allow-host-changes"] if allow_host_changes else []
-    if size is not None:
-        argv += ["--size", size]
-    _check_run(plan, absolute, size, allow_write, allow_commands, allow_host_changes)
+    _check_run(plan, absolute, flags)
     units, cron = _places(unit_dir, cron_file)
     schedule_name = name or re.sub(r"[^A-Za-z0-9_.-]", "-", plan.stem).lstrip("-._") or "plan"
     entry = prepare(
         plan,
         every,
         schedule_name,
-        argv,
+        scheduled_argv() + flags.argv(),
         home=home_dir().expanduser().absolute(),
         workdir=Path.cwd(),
         targets=absolute,
@@ -118,76 +98,79 @@ def install(
         cron_file=cron,
         lock_path=lock_file or LOCK_FILE,
     )
-    activate = entry.kind == "systemd" and unit_dir is None
+    _install(entry, every, activate=entry.kind == "systemd" and unit_dir is None, dry_run=dry_run)
+
+
+def _install(entry: Entry, every: str, activate: bool, dry_run: bool) -> None:
+    """Write the entry's files and start its timer (with `activate`), or print them (`dry_run`)."""
+    import subprocess
+
+    from iolab.errors import UserError
+    from iolab.schedule import activation_commands, write
+
     if dry_run:
-        for path, text in entry.files.items():
-            print(f"--- {path}\n{text}", end="" if text.endswith("\n") else "\n")
-        for command in activation_commands(schedule_name) if activate else []:
-            print(f"then runs: {' '.join(command)}")
-        print(f"command: {entry.shell_line()}")
-        print(f"nothing installed (--dry-run): {schedule_name} would run every {every.strip()}")
+        _print_entry(entry, every, activate)
         return
     for path in write(entry):
         print(f"wrote {path}")
     if activate:
-        for command in activation_commands(schedule_name):
+        for command in activation_commands(entry.name):
             done = subprocess.run(command, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 raise UserError(f"{' '.join(command)} failed: {done.stderr.strip() or done.returncode}")
     print(f"command: {entry.shell_line()}")
-    print(f"scheduled {schedule_name}: every {every.strip()}, results in {entry.home}")
+    print(f"scheduled {entry.name}: every {every.strip()}, results in {entry.home}")
 
 
-def _check_run(
-    plan_path: Path,
-    targets: list[str],
-    size: str | None,
-    allow_write: bool,
-    allow_commands: bool,
-    allow_host_changes: bool,
-) -> None:
+def _print_entry(entry: Entry, every: str, activate: bool) -> None:
+    """What installing would write and run (`--dry-run`)."""
+    from iolab.schedule import activation_commands
+
+    for path, text in entry.files.items():
+        print(f"--- {path}\n{text}", end="" if text.endswith("\n") else "\n")
+    for command in activation_commands(entry.name) if activate else []:
+        print(f"then runs: {' '.join(command)}")
+    print(f"command: {entry.shell_line()}")
+    print(f"nothing installed (--dry-run): {entry.name} would run every {every.strip()}")
+
+
+def _check_run(plan_path: Path, targets: list[str], flags: RunFlags) -> None:
     """The scheduled run checked now as `iolab run --dry-run` checks it, printing what it writes and runs.
 
     UserError when the plan and the command line name no target (a scheduled run has no directory of the
     user's to fall back on), or when the run would be refused: a target missing or too small, programs not
     allowed. A schedule that fails every hour is worse than one never installed.
     """
-    from iolab.cli.runs import size_option
     from iolab.errors import UserError
     from iolab.plan.effects import plan_commands
     from iolab.plan.planfile import load_plan
     from iolab.runner.dryrun import dry_run
-    from iolab.runner.request import RunRequest
 
     if not plan_path.is_file():
         raise UserError(f"plan {plan_path} does not exist; give the path of a plan file to run on schedule")
     plan = load_plan(plan_path)
-    if not targets and not plan.targets and not all(w.target for w in plan.workloads):
+    if not (targets or flags.devices or plan.targets or all(w.target for w in plan.workloads)):
         raise UserError(
             f"{plan_path}: a scheduled run must name its targets: after the plan (iolab schedule install PLAN DIR), "
             'as targets = ["/mnt/test"] in the plan, or as filename= in a job file'
         )
-    for line in plan_commands(plan):
+    for line in plan_commands(plan):  # before the check, which may refuse them
         print(f"runs: {line}")
-    request = RunRequest(
-        plan=str(plan_path.expanduser().absolute()),
-        targets=targets,
-        allow_write=allow_write,
-        allow_commands=allow_commands,
-        size=size_option(size) if size is not None else None,
-        allow_host_changes=allow_host_changes,
+    _print_planned(dry_run(build_request(flags, str(plan_path.expanduser().absolute()), targets)))
+
+
+def _print_planned(planned: DryRun) -> None:
+    """What the scheduled run will write, touch, run and change, as `run --dry-run` says it."""
+    said = (
+        ("note", planned.notes),
+        ("writes", planned.writes or ["nothing: reads only"]),
+        ("fio touches", planned.manifest.lines()),
+        ("runs", planned.commands),
+        ("changes", planned.changes),
     )
-    planned = dry_run(request)
-    for line in planned.notes:
-        print(f"note: {line}")
-    for line in planned.writes or ["nothing: reads only"]:
-        print(f"writes: {line}")
-    for line in planned.manifest.lines():
-        print(f"fio touches: {line}")
-    for line in planned.commands:
-        print(f"runs: {line}")
-    for line in planned.changes:
-        print(f"changes: {line}")
+    for what, lines in said:
+        for line in lines:
+            print(f"{what}: {line}")
 
 
 @schedule_app.command("list")

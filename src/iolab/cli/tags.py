@@ -25,20 +25,12 @@ def tag(
     remove: Annotated[bool, typer.Option("--remove", help="Remove these tags instead of adding them.")] = False,
 ) -> None:
     """Tag runs, so `iolab compare tag:A tag:B` and `iolab ls --tag A` can name a group of runs."""
-    from iolab.errors import UserError
     from iolab.store.db import open_store
-    from iolab.store.selection import looks_like_runs, select_runs
+    from iolab.store.selection import select_runs
     from iolab.store.tags import add_tags, remove_tags, tags_of
 
-    # Removing is exempt: it is how a tag the old form put on a run ("7") comes off, and a run never
-    # carries a tag by mistake of this command, so the store refuses what is not there.
-    mistaken = [] if remove else [name for name in tags if looks_like_runs(name)]
-    if mistaken:
-        rest = [name for name in tags if name not in mistaken]
-        raise UserError(
-            f"{mistaken[0]!r} is written like runs, not a tag: give every run in the first argument, "
-            f"e.g. `iolab tag {','.join([runs, *mistaken])} {' '.join(rest) or 'TAG'}`"
-        )
+    if not remove:  # removing is how a tag the old form put on a run ("7") comes off
+        _refuse_runs_as_tags(runs, tags)
     store = open_store()
     run_ids = select_runs(store, runs)
     (remove_tags if remove else add_tags)(store, run_ids, tags)
@@ -47,6 +39,21 @@ def tag(
     else:
         done = "removed from" if remove else "added to"
         print(f"{', '.join(tags)} {done} {_runs_text(run_ids)}")
+
+
+def _refuse_runs_as_tags(runs: str, tags: list[str]) -> None:
+    """A tag written like runs (`iolab tag 6 7 baseline`) is the old form's mistake: refused with the command
+    meant. (Removing is exempt, and a run never carries a tag by mistake of this command.)"""
+    from iolab.errors import UserError
+    from iolab.store.selection import looks_like_runs
+
+    mistaken = [name for name in tags if looks_like_runs(name)]
+    if mistaken:
+        rest = [name for name in tags if name not in mistaken]
+        raise UserError(
+            f"{mistaken[0]!r} is written like runs, not a tag: give every run in the first argument, "
+            f"e.g. `iolab tag {','.join([runs, *mistaken])} {' '.join(rest) or 'TAG'}`"
+        )
 
 
 @app.command()

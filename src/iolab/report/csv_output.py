@@ -32,8 +32,12 @@ from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
 from iolab.views.tables import PARAMETER_ORDER
 
 if TYPE_CHECKING:
+    from iolab.models import Finding
+    from iolab.views.comparison import Comparison
     from iolab.views.export_set import ExportSet
+    from iolab.views.host_diff import HostDiff
     from iolab.views.run import RunSet
+    from iolab.views.run_list import RunList
 
 RUN_COLUMNS = ("run_id", "run_started", "run_label", "run_status", "host", "tags", "notes")
 POINT_COLUMNS = (
@@ -209,4 +213,74 @@ def render_export(export: ExportSet, terminal: bool = False, verbose: bool = Fal
     return points_csv(export.exported)
 
 
-RENDERS = {"runs": render_runs, "export": render_export}
+def _rows_csv(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def render_comparison(comparison: Comparison, terminal: bool = False, verbose: bool = False) -> str:
+    """One row per workload and metric: the verdict table's cells, as the other formats write them."""
+    from iolab.report.wording import HEADERS, verdict_cells
+
+    return _rows_csv(HEADERS, [verdict_cells(row) for row in comparison.rows])
+
+
+def render_doctor(findings: list[Finding], terminal: bool = False, verbose: bool = False) -> str:
+    """One row per finding, its evidence as key=value pairs separated by `; `."""
+    header = ["rule_id", "family", "severity", "subject", "title", "evidence", "fix", "confidence"]
+    rows = [
+        [
+            f.rule_id,
+            f.family,
+            f.severity.value,
+            f.subject,
+            f.title,
+            "; ".join(f"{k}={v}" for k, v in f.evidence.items()),
+            f.fix,
+            repr(f.confidence),
+        ]
+        for f in findings
+    ]
+    return _rows_csv(header, rows)
+
+
+def render_run_list(listed: RunList, terminal: bool = False, verbose: bool = False) -> str:
+    header = ["run_id", "started_at", "finished_at", "status", "label", "host", "targets", "points_planned"]
+    header += ["points_done", "points_failed", "tags", "notes", "imported"]
+    rows = [
+        [
+            r.run.id,
+            iso_utc(r.run.started_at),
+            iso_utc(r.run.finished_at) if r.run.finished_at is not None else "",
+            r.run.status,
+            r.run.label,
+            r.run.host,
+            " ".join(r.run.targets),
+            r.run.points_planned,
+            r.run.points_done,
+            r.run.points_failed,
+            " ".join(r.tags),
+            " | ".join(r.notes),
+            "yes" if r.imported else "",
+        ]
+        for r in listed.runs
+    ]
+    return _rows_csv(header, rows)
+
+
+def render_host_diff(diff: HostDiff, terminal: bool = False, verbose: bool = False) -> str:
+    rows = [[diff.earlier, diff.later, c.subject, c.what, c.before, c.after] for c in diff.changes]
+    return _rows_csv(["earlier_run", "later_run", "subject", "what", "before", "after"], rows)
+
+
+RENDERS = {
+    "runs": render_runs,
+    "export": render_export,
+    "comparison": render_comparison,
+    "doctor": render_doctor,
+    "run_list": render_run_list,
+    "host_diff": render_host_diff,
+}

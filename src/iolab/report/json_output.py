@@ -19,8 +19,12 @@ from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
 from iolab.views.tables import NotebookTable
 
 if TYPE_CHECKING:
+    from iolab.models import Snapshot
     from iolab.views.export_set import ExportSet
+    from iolab.views.host_diff import HostDiff
+    from iolab.views.lint import LintView
     from iolab.views.run import RunSet
+    from iolab.views.run_list import RunList
 
 
 def run_dict(run: Run) -> dict:
@@ -305,11 +309,34 @@ def render_history(histories: list[SeriesHistory], terminal: bool = False, verbo
 
 
 def render_doctor(findings: list[Finding], terminal: bool = False, verbose: bool = False) -> str:
-    return json.dumps([finding_dict(f) for f in findings], indent=2) + "\n"
+    return _document([finding_dict(f) for f in findings])
 
 
 def render_export(export: ExportSet, terminal: bool = False, verbose: bool = False) -> str:
     return points_json(export.exported)
+
+
+def _document(data: object) -> str:
+    return json.dumps(data, indent=2) + "\n"
+
+
+def render_run_list(listed: RunList, terminal: bool = False, verbose: bool = False) -> str:
+    """`ls --format json`: each run with its tags, notes and, for an imported run, where it came from."""
+    return _document(
+        [{**run_dict(r.run), "tags": r.tags, "notes": r.notes, "imported": r.imported} for r in listed.runs]
+    )
+
+
+def render_snapshot(snapshot: Snapshot, terminal: bool = False, verbose: bool = False) -> str:
+    return _document(snapshot.to_dict())
+
+
+def render_lint(lint: LintView, terminal: bool = False, verbose: bool = False) -> str:
+    return _document({"findings": [finding_dict(f) for f in lint.findings], "writes": lint.writes, "runs": lint.runs})
+
+
+def render_host_diff(diff: HostDiff, terminal: bool = False, verbose: bool = False) -> str:
+    return _document({"earlier": diff.earlier, "later": diff.later, "changes": [asdict(c) for c in diff.changes]})
 
 
 RENDERS = {
@@ -318,4 +345,8 @@ RENDERS = {
     "history": render_history,
     "doctor": render_doctor,
     "export": render_export,
+    "run_list": render_run_list,
+    "snapshot": render_snapshot,
+    "lint": render_lint,
+    "host_diff": render_host_diff,
 }

@@ -19,7 +19,11 @@ from iolab.views.headline import headline_line, split_findings
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 if TYPE_CHECKING:
+    from iolab.views.history import SeriesHistory
+    from iolab.views.host_diff import HostDiff
+    from iolab.views.lint import LintView
     from iolab.views.run import RunSet
+    from iolab.views.run_list import RunList
 
 # Characters with inline meaning in GFM. Backslash-escaping any ASCII
 # punctuation is always allowed, so escaping a few extra is harmless.
@@ -147,4 +151,67 @@ def render_doctor(findings: list[Finding], terminal: bool = False, verbose: bool
     return findings_markdown(findings) + "\n"
 
 
-RENDERS = {"runs": render_runs, "comparison": render_comparison, "doctor": render_doctor}
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A GFM table, every cell escaped."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(":---" for _ in header) + "|"]
+    return lines + ["| " + " | ".join(escape_text(cell) or " " for cell in row) + " |" for row in rows]
+
+
+def render_run_list(listed: RunList, terminal: bool = False, verbose: bool = False) -> str:
+    from iolab.models.units import iso_utc
+
+    if not listed.runs:
+        return escape_text(listed.nothing()) + "\n"
+    rows = [
+        [
+            str(r.run.id),
+            iso_utc(r.run.started_at),
+            r.run.label,
+            ", ".join(r.run.targets),
+            f"{r.run.points_done}/{r.run.points_planned}",
+            r.run.status,
+            ", ".join(r.tags),
+        ]
+        for r in listed.runs
+    ]
+    lines = _table(["Run", "Started (UTC)", "Label", "Targets", "Points", "Status", "Tags"], rows)
+    more = listed.next_page()
+    return "\n".join([*lines, *(["", f"Older runs: {code_span(more)}"] if more else [])]) + "\n"
+
+
+def render_lint(lint: LintView, terminal: bool = False, verbose: bool = False) -> str:
+    lines = [findings_markdown(lint.findings), ""]
+    lines += [f"- writes: {escape_text(line)}" for line in lint.writes or ["nothing: reads only"]]
+    lines += [f"- runs: {escape_text(line)} (only with --allow-commands)" for line in lint.runs]
+    return "\n".join(lines) + "\n"
+
+
+def render_host_diff(diff: HostDiff, terminal: bool = False, verbose: bool = False) -> str:
+    if not diff.changes:
+        return escape_text(diff.nothing()) + "\n"
+    header = ["Where", "What", f"Run {diff.earlier}", f"Run {diff.later}"]
+    rows = [[c.subject, c.what, c.before or "(absent)", c.after or "(absent)"] for c in diff.changes]
+    return "\n".join(_table(header, rows)) + "\n"
+
+
+def render_history(histories: list[SeriesHistory], terminal: bool = False, verbose: bool = False) -> str:
+    """Each series as a heading and its lines as a list, the words the text of `iolab history` says."""
+    from iolab.report.wording import history_blocks
+
+    lines: list[str] = []
+    for title, block in history_blocks(histories):
+        lines += [f"### {escape_text(title)}", ""]
+        lines += [("  - " if line.startswith("  ") else "- ") + escape_text(line) for line in block]
+        lines.append("")
+    return "\n".join(lines)
+
+
+RENDERS = {
+    "runs": render_runs,
+    "history": render_history,
+    "comparison": render_comparison,
+    "doctor": render_doctor,
+    "run_list": render_run_list,
+    "lint": render_lint,
+    "host_diff": render_host_diff,
+}

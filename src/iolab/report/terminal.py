@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -14,30 +13,19 @@ from rich.markup import escape
 from rich.table import Table
 
 from iolab.models import Point, Result, Run, units
-from iolab.models.units import counted, metric_value
-from iolab.report.wording import (
-    HEADERS,
-    change_line,
-    change_points_notes,
-    comparison_notes,
-    daily_line,
-    health_line,
-    notebook_line,
-    older_line,
-    outlier_runs_line,
-    series_title,
-    side_text,
-    verdict_cells,
-    when,
-)
+from iolab.models.units import counted
+from iolab.report.wording import HEADERS, comparison_notes, history_blocks, side_text, verdict_cells
 from iolab.views.comparison import Comparison
 from iolab.views.headline import headline_line
-from iolab.views.history import NOT_MEASURED, SeriesHistory
+from iolab.views.history import SeriesHistory
 from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
 
 if TYPE_CHECKING:
-    from iolab.models import Finding
+    from iolab.models import Finding, Snapshot
+    from iolab.views.host_diff import HostDiff
+    from iolab.views.lint import LintView
     from iolab.views.run import RunSet, RunView
+    from iolab.views.run_list import RunList
 
 # Columns of a table written to a pipe or file: wide enough that no cell is cut or wrapped ("equival…").
 PLAIN_WIDTH = 200
@@ -163,32 +151,8 @@ def comparison_table(comparison: Comparison) -> Table:
 def history_text(histories: list[SeriesHistory]) -> str:
     """Plain lines, one block per series."""
     lines: list[str] = []
-    for h in histories:
-        s = h.series
-        lines.append(series_title(s))
-        older = older_line(s)
-        if older:
-            lines.append(f"  {older}")
-        latest = s.values[-1]
-        lines.append(
-            f"  latest {'not measured (no point finished)' if math.isnan(latest) else metric_value(s.metric, latest)}"
-            f" at {when(s.times[-1])} (run {s.run_ids[-1]})"
-        )
-        if h.health is not None:
-            lines.append("  " + health_line(h.health, s.metric))
-        if h.failed_runs:
-            failed = counted(h.failed_runs, "run")
-            lines.append(f"  {failed} with points that failed or were interrupted ({NOT_MEASURED})")
-        lines += ["  change: " + change_line(c) for c in h.changes]
-        lines += ["  " + note for note in change_points_notes(h.judged, bool(h.changes))]
-        if h.outliers:
-            lines.append("  outlier runs: " + outlier_runs_line(h.outliers, s.metric))
-        if h.days and h.health is not None:
-            lines.append("  " + daily_line(h.days, h.health.params.cov_target))
-        if h.notebook:
-            lines.append("  notebook:")
-            lines += ["    " + notebook_line(entry) for entry in h.notebook]
-        lines.append("")
+    for title, block in history_blocks(histories):
+        lines += [title, *("  " + line for line in block), ""]
     return "\n".join(lines)
 
 
@@ -277,4 +241,57 @@ def render_doctor(findings: list[Finding], terminal: bool = False, verbose: bool
     return _rendered(lambda console: render_findings(findings, console, verbose=True), terminal)
 
 
-RENDERS = {"runs": render_runs, "comparison": render_comparison, "history": render_history, "doctor": render_doctor}
+def render_run_list(listed: RunList, terminal: bool = False, verbose: bool = False) -> str:
+    """`iolab ls`: the runs' table, and a line saying how to list the older ones it leaves out."""
+
+    def draw(console: Console) -> None:
+        if not listed.runs:
+            console.print(listed.nothing(), markup=False)
+            return
+        console.print(runs_table([r.run for r in listed.runs], {r.run.id: r.tags for r in listed.runs}))
+        more = listed.next_page()
+        if more:
+            console.print(
+                f"{counted(listed.left, 'older run')} not shown: `{more}` lists the next"
+                f" {min(listed.limit, listed.left):,}, `--limit N` more at once",
+                markup=False,
+            )
+
+    return _rendered(draw, terminal)
+
+
+def render_snapshot(snapshot: Snapshot, terminal: bool = False, verbose: bool = False) -> str:
+    from iolab.report.snapshot_text import print_snapshot
+
+    return _rendered(lambda console: print_snapshot(snapshot, console), terminal)
+
+
+def render_lint(lint: LintView, terminal: bool = False, verbose: bool = False) -> str:
+    """The findings, then what the job file would write and run."""
+    from iolab.report.findings import render_findings
+
+    def draw(console: Console) -> None:
+        render_findings(lint.findings, console)
+        for line in lint.writes or ["nothing: reads only"]:
+            console.print(f"writes: {line}", markup=False)
+        for line in lint.runs:
+            console.print(f"runs: {line} (iolab runs it only with --allow-commands)", markup=False)
+
+    return _rendered(draw, terminal)
+
+
+def render_host_diff(diff: HostDiff, terminal: bool = False, verbose: bool = False) -> str:
+    lines = [change.render() for change in diff.changes] or [diff.nothing()]
+    return "\n".join(lines) + "\n"
+
+
+RENDERS = {
+    "runs": render_runs,
+    "comparison": render_comparison,
+    "history": render_history,
+    "doctor": render_doctor,
+    "run_list": render_run_list,
+    "snapshot": render_snapshot,
+    "lint": render_lint,
+    "host_diff": render_host_diff,
+}

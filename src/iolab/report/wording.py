@@ -6,6 +6,7 @@ once here from the views (`iolab.views`) and every renderer uses them.
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from iolab.analysis.history import HealthPoint, HistoryAnalysis
 from iolab.models.units import counted, duration, metric_value, p_value
 from iolab.models.workload import METRIC_LABELS, Series
 from iolab.views.comparison import ComparedWorkload, Comparison
-from iolab.views.history import LocatedChange, OutlierRun
+from iolab.views.history import NOT_MEASURED, LocatedChange, OutlierRun, SeriesHistory
 from iolab.views.notebook import NotebookEntry
 
 DAYS_LISTED = 5  # days over the target named in a line; the rest are counted
@@ -254,3 +255,38 @@ def daily_line(days: list[DayCov], cov_target: float) -> str:
         rest = f" and {len(over) - DAYS_LISTED} more" if len(over) > DAYS_LISTED else ""
         tail += ": " + ", ".join(named) + rest
     return head + tail
+
+
+def history_blocks(histories: Sequence[SeriesHistory]) -> list[tuple[str, list[str]]]:
+    """Each series' title and the lines said of it (latest value, health, changes, outlier runs, days, notes),
+    as the text and Markdown of `iolab history` write them; a line of the notebook is indented under it."""
+    blocks = []
+    for h in histories:
+        s = h.series
+        lines = [older] if (older := older_line(s)) else []
+        latest = s.values[-1]
+        lines.append(
+            f"latest {'not measured (no point finished)' if math.isnan(latest) else metric_value(s.metric, latest)}"
+            f" at {when(s.times[-1])} (run {s.run_ids[-1]})"
+        )
+        if h.health is not None:
+            lines.append(health_line(h.health, s.metric))
+        if h.failed_runs:
+            lines.append(
+                f"{counted(h.failed_runs, 'run')} with points that failed or were interrupted ({NOT_MEASURED})"
+            )
+        blocks.append((series_title(s), lines + _history_since(h)))
+    return blocks
+
+
+def _history_since(h: SeriesHistory) -> list[str]:
+    """A series' changes, outlier runs, days and notebook, as `history_blocks` ends its lines."""
+    lines = ["change: " + change_line(c) for c in h.changes]
+    lines += change_points_notes(h.judged, bool(h.changes))
+    if h.outliers:
+        lines.append("outlier runs: " + outlier_runs_line(h.outliers, h.series.metric))
+    if h.days and h.health is not None:
+        lines.append(daily_line(h.days, h.health.params.cov_target))
+    if h.notebook:
+        lines += ["notebook:", *("  " + notebook_line(entry) for entry in h.notebook)]
+    return lines

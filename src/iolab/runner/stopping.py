@@ -25,6 +25,7 @@ from pathlib import Path
 
 from iolab.analysis.stopping import Decision, decide
 from iolab.errors import UserError
+from iolab.fio.options import seconds_value
 from iolab.fio.status import Counters, StatusReader, counters, rates, window_ios
 from iolab.models import Point, Result, StopRecord
 from iolab.models.option_values import canonical
@@ -93,7 +94,7 @@ def stopping_point(point: Point, rule: StopRule) -> Point:
     bounded by its size still ends when its bytes are done (made time-based, a write-once job would write
     its size over and over until the maximum)."""
     options = {k: v for k, v in point.options.items() if canonical(k) not in ("ramp_time", "runtime")}
-    options["runtime"] = f"{rule.max_s:g}s"
+    options["runtime"] = seconds_value(rule.max_s)
     return replace(point, options=options)
 
 

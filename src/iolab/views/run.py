@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from iolab.store.db import Store
     from iolab.views.comparison import Comparison
     from iolab.views.export import ExportedRun
+    from iolab.views.history import AcrossRuns
     from iolab.views.timeline import Timeline
 
 
@@ -161,6 +162,14 @@ class RunSet:
     @cached_property
     def views(self) -> list[RunView]:
         return [load_run(self.store, run_id) for run_id in self.run_ids]
+
+    @cached_property
+    def across(self) -> AcrossRuns:
+        """What the HTML page adds after the runs: their workloads' history and a comparison where they share
+        workloads (`views.history.across_runs`); the same page for `report --format html` and `report --html`."""
+        from iolab.views.history import across_runs
+
+        return across_runs(self.store, self.run_ids)
 
     @cached_property
     def exported(self) -> list[ExportedRun]:
