@@ -1,6 +1,6 @@
 """The one map from a format's name to the module that renders it, the views there are, and what renders what.
 
-Every module of a format (`terminal`, `markdown`, `json_output`, `csv_output`, `html`, `prometheus`)
+Every module of a format (`terminal`, `markdown`, `json_output`, `csv_output`, `html_format`, `prometheus`)
 holds a `RENDERS` table: a view's name to the function that turns that view into text (`Render`). A view
 is one `View` below, typed by what it carries (`View[RunSet]`), so a command hands `emit` a view of the
 kind it names and mypy holds the two together; `tests/report/test_formats.py` holds each renderer's
@@ -35,7 +35,7 @@ FORMATS: dict[str, str] = {
     "markdown": "iolab.report.markdown",
     "json": "iolab.report.json_output",
     "csv": "iolab.report.csv_output",
-    "html": "iolab.report.html",
+    "html": "iolab.report.html_format",
     "prometheus": "iolab.report.prometheus",
 }
 ALIASES = {"table": "text", "md": "markdown"}  # the names `--format` took before; kept, users' scripts give them

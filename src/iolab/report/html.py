@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,10 +34,6 @@ from iolab.views.tables import UNITS_NOTE, NotebookTable
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from iolab.views.comparison import Comparison
-    from iolab.views.history import SeriesHistory
-    from iolab.views.run import RunSet
 
 
 WORKLOAD_KINDS = (IO, METADATA)  # tables drawn as charts too
@@ -364,25 +359,3 @@ def render_html(
         iolab_version=version("iolab"),
     )
     return html, output.written
-
-
-def render_runs(runs: RunSet, terminal: bool = False, verbose: bool = False) -> str:
-    """The runs' pages, then their workloads' history and comparisons: `report --html FILE` is this page."""
-    from iolab.report.cross_sections import pages_for_runs
-
-    return render_html(runs.views, extra=pages_for_runs(runs.across))[0]
-
-
-def render_comparison(comparison: Comparison, terminal: bool = False, verbose: bool = False) -> str:
-    from iolab.report.cross_sections import comparison_page
-
-    return render_html([], extra=[partial(comparison_page, comparison)])[0]
-
-
-def render_history(histories: list[SeriesHistory], terminal: bool = False, verbose: bool = False) -> str:
-    from iolab.report.cross_sections import history_page
-
-    return render_html([], extra=[partial(history_page, histories)])[0]
-
-
-RENDERS = {"runs": render_runs, "comparison": render_comparison, "history": render_history}

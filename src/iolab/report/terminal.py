@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TextIO
@@ -29,14 +28,6 @@ if TYPE_CHECKING:
 
 # Columns of a table written to a pipe or file: wide enough that no cell is cut or wrapped ("equival…").
 PLAIN_WIDTH = 200
-
-
-def stdout_console() -> Console:
-    """The console for a command's output: the terminal's width on a terminal; on a pipe or in a file,
-    rows on one line each and no colour codes, so `| grep`, `| less` and saved files read whole."""
-    if sys.stdout.isatty():
-        return Console(highlight=False)
-    return Console(width=PLAIN_WIDTH, color_system=None, highlight=False)
 
 
 def _workload(point: Point) -> str:
