@@ -60,6 +60,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "safety_generative.py": ("safety_generative.json", strace_skip_reason),
     # run at smoke size, with assertions on what they wrote, by tests/test_bench_smoke.py (not twice here)
     "safety_mutation.py": ("safety_mutation.json", "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke"),
+    "scaling_envelope.py": ("scaling_envelope.json", None),
     "simulated_arrays.py": ("simulated_arrays.json", None),
     "simulated_histories.py": ("simulated_histories.json", None),
     "startup.py": ("startup.json", None),
