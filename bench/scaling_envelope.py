@@ -186,7 +186,7 @@ def run(sweeps: int, seed: int) -> dict:
     for k, (noise, repeats, drop) in enumerate(itertools.product(NOISE, REPEATS, DROPS)):
         cases: dict[str, list[Case]] = {"choose": [], "held-out": []}
         for j in range(2 * sweeps):
-            shape = SHAPES[j % len(SHAPES)]
+            shape = SHAPES[(j // 2) % len(SHAPES)]  # each half draws every shape
             s = seed * 1_000_003 + k * 100_000 + j
             cases["choose" if j % 2 == 0 else "held-out"].append(generate(s, shape, noise, repeats, drop))
         bins.append({"noise": noise, "repeats": repeats, "drop": drop, "cases": cases})
