@@ -60,3 +60,19 @@ def test_a_point_measured_once_with_too_few_seconds_is_not_judged() -> None:
     levels = [SweepLevel(1, 1e5, 0.01), SweepLevel(2, 0.8e5, math.inf)]
     found = sweep_drop(levels)
     assert found is not None and not found.measured and found.value == 2
+
+
+def test_a_sweep_run_once_is_judged_against_its_own_scatter_not_only_its_seconds() -> None:
+    """One run a point: its seconds say 1% (what they see within the run), but runs differ by 6%; a flat
+    sweep then shows drops of 10-15% by chance. The sweep's own scatter (second differences of its log
+    means) bounds the noise its seconds cannot see: at most `SWEEP_ALARM` of 400 such sweeps alarm (on
+    their seconds' error alone, about half of them did)."""
+    rng = random.Random(43)
+    alarms = 0
+    for _ in range(400):
+        levels = [SweepLevel(v, 1e5 * (1 + rng.gauss(0, 0.06)), 0.01) for v in VALUES]
+        alarms += sweep_drop(levels) is not None
+    assert alarms <= SWEEP_ALARM * 400, alarms
+    step = [SweepLevel(v, 1e5 * (0.6 if v >= 16 else 1) * (1 + rng.gauss(0, 0.01)), 0.01) for v in VALUES]
+    found = sweep_drop(step)
+    assert found is not None and found.value == 16  # a 40% drop of a quiet sweep is still named

@@ -15,6 +15,7 @@ fastest drive is no evidence against a set that never held it.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -110,6 +111,7 @@ def scaling_table(
 MIN_DROP = 0.05  # the least drop along a sweep worth a finding, whatever the noise
 NO_NOISE_DROP = 0.10  # the drop needed where nothing measures the noise (one repeat, no per-second series)
 SWEEP_ALARM = 0.05  # false alarms a clean sweep at most, one-sided, shared among its pairs (Bonferroni)
+SCATTER_MIN_POINTS = 7  # a sweep's own scatter is read off at least 5 second differences
 LARGE_DF = 200.0  # the degrees of freedom of an error from per-second batch means (many once pooled)
 
 
@@ -159,12 +161,41 @@ def sweep_tolerance(levels: Sequence[SweepLevel]) -> float | None:
     return max(MIN_DROP, z * pooled * math.sqrt(2))
 
 
+def sweep_scatter(levels: Sequence[SweepLevel]) -> tuple[float, int] | None:
+    """A point's relative noise read off the sweep itself, and how many second differences it rests on:
+    the robust scale of the second differences of its log means (a smooth curve's are near 0, noise gives
+    each a variance of 6 sigma^2; the median shrugs off the two or three a knee or a drop makes). None
+    below `SCATTER_MIN_POINTS` points."""
+    logs = [math.log(level.mean) for level in levels if level.mean > 0]
+    if len(logs) < SCATTER_MIN_POINTS:
+        return None
+    second = [abs(a - 2 * b + c) for a, b, c in zip(logs, logs[1:], logs[2:], strict=False)]
+    return statistics.median(second) / 0.6745 / math.sqrt(6), len(second)
+
+
+def once_tolerance(levels: Sequence[SweepLevel], measured: float | None) -> float | None:
+    """Where a point was run once, its error (from its own seconds, or none) cannot see the noise between
+    runs; the drop must then also pass what the sweep's own scatter allows (Student's t on as many degrees
+    of freedom as second differences, at the sweep's pair share). None where every point has repeats."""
+    if all(level.error is not None and level.df < LARGE_DF for level in levels):
+        return measured
+    scatter = sweep_scatter(levels)
+    floor = measured if measured is not None else NO_NOISE_DROP
+    if scatter is None:
+        return floor
+    pairs = len(levels) * (len(levels) - 1) / 2
+    scale, count = scatter
+    return max(floor, t_quantile(1 - SWEEP_ALARM / pairs, count) * scale * math.sqrt(2))
+
+
 def sweep_drop(levels: Sequence[SweepLevel]) -> SweepDrop | None:
     """The first drop along a sweep sorted by value (RES-NONMONOTONIC-SCALING): each value against the best
     of the smaller ones, the drop needing more than `sweep_tolerance` (`NO_NOISE_DROP` where a point's noise
-    is unknown). A point measured once with too few seconds to know its noise is not judged."""
-    tolerance = sweep_tolerance(levels)
-    allowed = tolerance if tolerance is not None else NO_NOISE_DROP
+    is unknown) and, where a point was run once, than the sweep's own scatter allows (`once_tolerance`: on
+    the envelope's clean sweeps run once, its seconds' error alone alarmed 6-19%, and the fixed 10% 14-43%
+    at 2-10% noise). A point measured once with too few seconds to know its noise is not judged."""
+    allowed = once_tolerance(levels, sweep_tolerance(levels))
+    allowed = allowed if allowed is not None else NO_NOISE_DROP
     best: SweepLevel | None = None
     for level in levels:
         if best is not None and level.value > best.value:

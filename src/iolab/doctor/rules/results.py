@@ -104,9 +104,10 @@ def write_gt_read(ctx: Context, r: Rule) -> Iterator[Finding]:
     applies="results that differ only in numjobs or iodepth (device counts: ARR-SCALING-DROP)",
     trigger="the mean bandwidth over repeats drops below the best at a smaller value, by more than 5% and more than "
     "the sweep's noise allows (relative standard errors from the repeats, else from batch means of each point's "
-    "per-second series, pooled over the sweep; a 5% false-alarm share a clean sweep, split over its comparisons; "
-    "10% where the run logged no seconds, as for imported results; not evaluated for a point measured once with "
-    "too few seconds); not for file create/stat/delete jobs",
+    "per-second series, pooled over the sweep; a 5% false-alarm share a clean sweep, split over its pairs; "
+    "10% where the run logged no seconds, as for imported results; where a point was run once, also more than "
+    "the sweep's own scatter allows; not evaluated for a point measured once with too few seconds); not for "
+    "file create/stat/delete jobs",
     why="Check in order: CPU saturation (FIO-CPU-BOUND; per-I/O cost from IOMMU, mitigations, debug kernel), a shared "
     "PCIe uplink, NUMA placement, and for writes a device cache that more writers fill sooner.",
     fix="Sweep per NUMA node and per uplink; fix per-I/O CPU cost first, then re-run the sweep.",
