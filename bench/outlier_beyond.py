@@ -36,6 +36,8 @@ from iolab.analysis.noise import relative_error  # noqa: E402
 from iolab.analysis.outliers import OutlierParams  # noqa: E402
 
 KINDS = ("3-6 slow drives", "slow for part of the run", "33-64 drives")
+SIZES = {"33-64 drives": (33, 65)}  # drives an array (else 8-32)
+PLANTED = {"slow for part of the run": 1, "33-64 drives": 2}  # drives planted (the first kind: 3-6)
 
 
 @dataclass
@@ -49,29 +51,38 @@ def draw(seed: int, kind: str) -> tuple[Partial, Partial, dict[int, float]]:
     """A clean array, its twin with the planted drives, and each planted drive's whole-run ratio to the
     healthy median (for a part-run drive, the mean over its seconds)."""
     rng = np.random.default_rng([seed, KINDS.index(kind)])
-    n = int(rng.integers(33, 65)) if kind == "33-64 drives" else int(rng.integers(8, 33))
+    n = int(rng.integers(*SIZES.get(kind, (8, 33))))
     sigma = float(rng.uniform(0.01, 0.30))
     seconds = int(rng.integers(10, 61)) if rng.random() < 0.75 else 300
     levels = env.BASE * np.exp(sigma * rng.standard_normal(n))
     cv, phi = float(rng.uniform(0.01, 0.20)), float(rng.uniform(0.0, 0.8))
-    count = int(rng.integers(3, 7)) if kind == "3-6 slow drives" else (1 if kind.startswith("slow") else 2)
+    count = int(rng.integers(3, 7)) if kind == KINDS[0] else PLANTED[kind]
     drives = rng.choice(n, size=min(count, n - 3), replace=False)
-    slow = {int(d): float(rng.uniform(0.05, 0.95 if kind != "slow for part of the run" else 0.60)) for d in drives}
-    healthy = np.median([v for i, v in enumerate(levels) if i not in slow])
-    stretch: dict[int, tuple[int, int]] = {}
-    whole = dict(slow)
+    top = 0.60 if kind == "slow for part of the run" else 0.95
+    slow = {int(d): float(rng.uniform(0.05, top)) for d in drives}
+    healthy = float(np.median([v for i, v in enumerate(levels) if i not in slow]))
+    stretch, whole = ({}, dict(slow))
     if kind == "slow for part of the run":
-        for d, ratio in slow.items():
-            share = float(rng.uniform(0.2, 0.8))
-            length = max(1, round(share * seconds))
-            first = int(rng.integers(0, seconds - length + 1))
-            stretch[d] = (first, first + length)
-            whole[d] = (ratio * length + (levels[d] / healthy) * (seconds - length)) / seconds
+        stretch, whole = stretches(slow, levels / healthy, seconds, rng)
     twin = levels.copy()
     for d, ratio in slow.items():
         twin[d] = ratio * healthy
     clean = Partial(seed, sigma, cv, phi, seconds, levels, {}, None)
     return clean, Partial(seed, sigma, cv, phi, seconds, twin, whole, stretch or None), {**whole}
+
+
+def stretches(
+    slow: dict[int, float], own: np.ndarray, seconds: int, rng: np.random.Generator
+) -> tuple[dict[int, tuple[int, int]], dict[int, float]]:
+    """Each part-run drive's slow stretch (20-80% of the run, at a random start) and its whole-run mean over
+    the healthy median (`own`: each drive's level over it, outside the stretch)."""
+    stretch, whole = {}, {}
+    for d, ratio in slow.items():
+        length = max(1, round(float(rng.uniform(0.2, 0.8)) * seconds))
+        first = int(rng.integers(0, seconds - length + 1))
+        stretch[d] = (first, first + length)
+        whole[d] = (ratio * length + float(own[d]) * (seconds - length)) / seconds
+    return stretch, whole
 
 
 def seconds_of(array: Partial, clean_levels: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -34,6 +34,7 @@ import math
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -159,43 +160,58 @@ def calibrate(clean: list[Case]) -> float:
     return round(z, 2)
 
 
+def outcome(case: Case, index: int | None) -> str:
+    """What a finding at `index` (None: no finding) means for `case`."""
+    if not case.drop:
+        return "quiet" if index is None else "alarm"
+    if index is None:
+        return "missed"
+    return "found" if index >= case.at else "early"
+
+
 def score(cases: list[Case], name: Callable[[Case], int | None]) -> dict:
     """Recall (a finding at or after the drop) on drop sweeps, false alarms on clean ones (any finding) and
     on drop sweeps before the drop."""
-    hits = early = alarms = 0
-    dropped = [c for c in cases if c.drop]
-    for c in cases:
-        i = name(c)
-        if not c.drop:
-            alarms += i is not None
-        elif i is not None and i >= c.at:
-            hits += 1
-        elif i is not None:
-            early += 1
-    clean = len(cases) - len(dropped)
+    counts = Counter(outcome(c, name(c)) for c in cases)
+    dropped = counts["found"] + counts["early"] + counts["missed"]
+    clean = counts["quiet"] + counts["alarm"]
     return {
         "sweeps": len(cases),
-        "recall": hits / len(dropped) if dropped else None,
-        "named_before_the_drop": early / len(dropped) if dropped else None,
-        "false_alarms": alarms / clean if clean else None,
+        "recall": _rate(counts["found"], dropped),
+        "named_before_the_drop": _rate(counts["early"], dropped),
+        "false_alarms": _rate(counts["alarm"], clean),
     }
 
 
-def run(sweeps: int, seed: int) -> dict:
+def _rate(count: int, of: int) -> float | None:
+    return count / of if of else None
+
+
+def draw_bins(sweeps: int, seed: int) -> list[dict]:
+    """Every bin's sweeps, dealt alternately to the choose and held-out halves (each half every shape)."""
     bins = []
     for k, (noise, repeats, drop) in enumerate(itertools.product(NOISE, REPEATS, DROPS)):
         cases: dict[str, list[Case]] = {"choose": [], "held-out": []}
         for j in range(2 * sweeps):
-            shape = SHAPES[(j // 2) % len(SHAPES)]  # each half draws every shape
+            shape = SHAPES[(j // 2) % len(SHAPES)]
             s = seed * 1_000_003 + k * 100_000 + j
             cases["choose" if j % 2 == 0 else "held-out"].append(generate(s, shape, noise, repeats, drop))
         bins.append({"noise": noise, "repeats": repeats, "drop": drop, "cases": cases})
-    # the oracle's z: per noise x repeats, on the clean sweeps of the choose half
-    zs = {}
-    for noise, repeats in itertools.product(NOISE, REPEATS):
-        clean = [c for b in bins if b["noise"] == noise and b["repeats"] == repeats and not b["drop"][1]
-                 for c in b["cases"]["choose"]]  # fmt: skip
-        zs[(noise, repeats)] = calibrate(clean)
+    return bins
+
+
+def oracle_thresholds(bins: list[dict]) -> dict:
+    """The oracle's z for each noise x repeats, set on the clean sweeps of the choose half."""
+    clean: dict[tuple, list[Case]] = {}
+    for b in bins:
+        if not b["drop"][1]:
+            clean.setdefault((b["noise"], b["repeats"]), []).extend(b["cases"]["choose"])
+    return {key: calibrate(cases) for key, cases in clean.items()}
+
+
+def run(sweeps: int, seed: int) -> dict:
+    bins = draw_bins(sweeps, seed)
+    zs = oracle_thresholds(bins)
     rows = []
     for b in bins:
         held = b["cases"]["held-out"]

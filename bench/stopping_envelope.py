@@ -236,16 +236,10 @@ def real_part(data: Path, limit: int | None, do_choose: bool) -> dict:
     found, counts = traces(data, limit)
     halves = split(found)
     half = {name: [t for t in found if halves[drive(t.path)] == name] for name in ("choose", "held-out")}
-    out: dict = {
-        "counts": counts,
-        "replayed": len(found),
-        "drives": {name: sorted({drive(t.path) for t in ts}) for name, ts in half.items()},
-        "folders": {name: sorted({folder(t.path) for t in ts}) for name, ts in half.items()},
-    }
+    out: dict = {"counts": counts, "replayed": len(found), **sides(half)}
     params = PARAMS
     if do_choose:
-        params, tried = choose(half["choose"])
-        out["choice"] = tried
+        params, out["choice"] = choose(half["choose"])
         print(f"chosen: level {params.level:.2e}, wander reads {params.wander_read:.1%}, "
               f"writes {params.wander_write:.1%}", flush=True)  # fmt: skip
     out["params"] = {"wander_read": params.wander_read, "wander_write": params.wander_write,
@@ -258,6 +252,14 @@ def real_part(data: Path, limit: int | None, do_choose: bool) -> dict:
         print(f"{name}, today's rule: {_line({g: f['today'] for g, f in out[name].items()})}", flush=True)
     out["swapped"] = swapped(half, params)
     return out
+
+
+def sides(half: dict[str, list[Trace]]) -> dict:
+    """Which drives and which device folders each half holds (a folder is never on both sides)."""
+    return {
+        "drives": {name: sorted({drive(t.path) for t in ts}) for name, ts in half.items()},
+        "folders": {name: sorted({folder(t.path) for t in ts}) for name, ts in half.items()},
+    }
 
 
 def folder(path: str) -> str:
