@@ -374,6 +374,12 @@ def _pooled(parts: list[dict]) -> dict:
             "holds_whole_mean": held / stops if stops else None, "time_saved": saved}  # fmt: skip
 
 
+def merged(out: dict) -> dict:
+    """`out` over the figures last written (the part not run stays as last measured; the date is this run's)."""
+    kept = {k: v for k, v in json.loads(RESULT.read_text()).items() if k not in ("benchmark", "when")}
+    return {**kept, **out}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, help="fio-plot's benchmark_data folder")
@@ -403,7 +409,7 @@ def main() -> None:
                       f"{_pct(f['today']['holds_whole_mean'])} of {f['today']['stops']}")  # fmt: skip
     out["seconds"] = round(time.monotonic() - started, 1)
     if args.part != "both" and RESULT.exists() and not args.smoke:  # the other part stays as last measured
-        out = {**json.loads(RESULT.read_text()), **out}
+        out = merged(out)
     if args.limit is None or args.smoke:
         write_result(RESULT, "stopping_envelope", out, smoke=args.smoke)
 
