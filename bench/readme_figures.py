@@ -140,16 +140,19 @@ def stopping_envelope(results: Results) -> str:
         f"Measured {figures['when'][:10]}.",
         "",
         "| group | points | stops | whole run's mean inside | median stop | fio time saved | before: saved "
-        "| before: inside |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|",
+        "| ≥ half of before | before: inside |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
-    for name, g in sorted(real["held-out"].items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1]))):
+    groups = sorted(real["held-out"].items(), key=lambda kv: (kv[0].split()[0], float(kv[0].split()[1])))
+    for name, g in [*groups, ("all groups", real["overall"]["held-out"])]:
         holds = "–" if g["holds_whole_mean"] is None else f"**{g['holds_whole_mean']:.1%}**"
         few = f" (fewer than {least})" if g["stops"] < least else ""
         stop = "–" if g["median_stop_s"] is None else f"{g['median_stop_s']:g} s"
+        half = 0.5 * g["today"]["time_saved"]
+        enough = "yes" if g["time_saved"] >= half else f"**no ({half:.1%} needed)**"
         lines.append(
             f"| {name} | {g['points']} | {g['stops']}{few} | {holds} | {stop} | {g['time_saved']:.1%} "
-            f"| {g['today']['time_saved']:.1%} | {g['today']['holds_whole_mean']:.1%} |"
+            f"| {g['today']['time_saved']:.1%} | {enough} | {g['today']['holds_whole_mean']:.1%} |"
         )
     return "\n" + "\n".join(lines) + "\n"
 

@@ -51,6 +51,7 @@ LONG_S = 150  # a run at least this long is a "300 s" run (fio-plot's are 298-30
 GOAL = 0.95
 MIN_STOPS = 50  # a group judged on fewer stops says so
 WANDER_GRID = (0.0, 0.005, 0.01, 0.015, 0.02)
+LEVEL_BLOCK_S = 5  # seconds a block, for a run's level wander
 
 DRIVES = (  # a drive model a folder names: the same model under several folders is one drive
     ("FLOPPY", "floppy"),
@@ -114,10 +115,12 @@ def group(writes: bool, length: int) -> str:
 
 def replay(rates: list[float], writes: bool, params) -> Stop:
     """The rule asked after each second, the run's own length its maximum and horizon."""
-    from iolab.analysis.stopping import decide
+    from iolab.analysis.stopping import decide, level_allowance
 
     length = len(rates)
     for n in range(1, length + 1):
+        if level_allowance(length - n, length, params.level) > TARGET:
+            continue  # the interval is at least this wide: no stop can be made yet (saves the replay's time)
         d = decide(rates[:n], TARGET, MIN_S, math.inf, writes=writes, horizon_s=length, params=params)
         if d.stop:
             kept = rates[d.discarded : n]
@@ -158,23 +161,60 @@ def run_rule(found: list[Trace], params) -> list[Stop]:
     return [replay(t.rates, t.writes, params) for t in found]
 
 
+def level_wander(rates: list[float]) -> float:
+    """A run's level wander: the per-second variance of a random walk its level follows, relative to its mean
+    squared. From the variogram of `LEVEL_BLOCK_S`-second block means (the mean squared difference of blocks
+    `L` apart, L up to a third of the run): a random walk adds `q` x seconds apart to a constant (the blocks'
+    own noise), fitted by least squares; 0 when the fit's slope is below zero."""
+    import numpy as np
+
+    r = np.asarray(rates, float) / statistics.fmean(rates)
+    n = len(r) // LEVEL_BLOCK_S
+    blocks = r[len(r) - n * LEVEL_BLOCK_S :].reshape(n, LEVEL_BLOCK_S).mean(axis=1)
+    lags = np.arange(1, n // 3 + 1)
+    if len(lags) < 2:
+        return 0.0
+    gamma = [float(np.mean((blocks[k:] - blocks[:-k]) ** 2)) for k in lags]
+    design = np.vstack([np.ones(len(lags)), lags * LEVEL_BLOCK_S]).T
+    slope = float(np.linalg.lstsq(design, np.asarray(gamma), rcond=None)[0][1])
+    return max(slope, 0.0)
+
+
+def choose_level(found: list[Trace]) -> tuple[float, dict]:
+    """The level allowance's variance: the mean of `level_wander` over the runs of `found` at least `LONG_S`
+    long, reads and writes pooled. The mean, not a quantile: the future mean of a run drawn from runs whose
+    levels wander with variances q has variance E[q] x seconds / 3, whatever their spread."""
+    long_runs = [t for t in found if len(t.rates) >= LONG_S]
+    wanders = sorted(level_wander(t.rates) for t in long_runs)
+    if not wanders:
+        return 0.0, {"runs": 0}
+    chosen = statistics.fmean(wanders)
+    quartiles = statistics.quantiles(wanders, n=4) if len(wanders) > 1 else wanders * 3
+    return chosen, {"runs": len(wanders), "mean": chosen, "median": quartiles[1], "p75": quartiles[2]}
+
+
 def choose(found: list[Trace]) -> tuple[object, list[dict]]:
-    """The smallest wander terms (reads, writes apart: each group's stops depend on one of them) whose stops
-    hold the whole run's mean in at least `GOAL` of every group of `found` (the choose half)."""
+    """The level allowance from `choose_level`, then the smallest wander terms (reads, writes apart: each
+    group's stops depend on one of them) whose stops hold the whole run's mean in at least `GOAL` of every
+    group of `found` (the choose half)."""
     from iolab.analysis.stopping import PARAMS
 
-    tried, chosen = [], {}
+    level, spread = choose_level(found)
+    print(f"choose: level wander {level:.2e} a second from {spread}", flush=True)
+    tried: list[dict] = [{"level": level, **spread}]
+    chosen = {}
+    base = replace(PARAMS, level=level)
     for writes in (False, True):
         side = [t for t in found if t.writes == writes]
         for wander in WANDER_GRID:
-            params = replace(PARAMS, wander_write=wander) if writes else replace(PARAMS, wander_read=wander)
+            params = replace(base, wander_write=wander) if writes else replace(base, wander_read=wander)
             groups = by_group(run_rule(side, params))
             tried.append({"writes": writes, "wander": wander, "groups": groups})
             print(f"choose: {'writes' if writes else 'reads'} wander {wander:.1%}: {_line(groups)}", flush=True)
             if all((g["holds_whole_mean"] or 0) >= GOAL for g in groups.values()):
                 chosen[writes] = wander
                 break
-    params = replace(PARAMS, wander_read=chosen.get(False, math.nan), wander_write=chosen.get(True, math.nan))
+    params = replace(base, wander_read=chosen.get(False, math.nan), wander_write=chosen.get(True, math.nan))
     return params, tried
 
 
@@ -196,25 +236,64 @@ def real_part(data: Path, limit: int | None, do_choose: bool) -> dict:
     found, counts = traces(data, limit)
     halves = split(found)
     half = {name: [t for t in found if halves[drive(t.path)] == name] for name in ("choose", "held-out")}
-    out: dict = {
-        "counts": counts,
-        "replayed": len(found),
-        "drives": {name: sorted({drive(t.path) for t in ts}) for name, ts in half.items()},
-    }
+    out: dict = {"counts": counts, "replayed": len(found), **sides(half)}
     params = PARAMS
     if do_choose:
-        params, tried = choose(half["choose"])
-        out["choice"] = tried
-        print(f"chosen: wander reads {params.wander_read:.1%}, writes {params.wander_write:.1%}", flush=True)
+        params, out["choice"] = choose(half["choose"])
+        print(f"chosen: level {params.level:.2e}, wander reads {params.wander_read:.1%}, "
+              f"writes {params.wander_write:.1%}", flush=True)  # fmt: skip
     out["params"] = {"wander_read": params.wander_read, "wander_write": params.wander_write,
-                     "wander_s": params.wander_s, "drift": params.drift}  # fmt: skip
+                     "wander_s": params.wander_s, "drift": params.drift, "level": params.level}  # fmt: skip
+    out["overall"] = {}
     for name, ts in half.items():
-        ours, today = by_group(run_rule(ts, params)), by_group(run_rule(ts, TODAY))
-        for g in ours:
-            ours[g]["today"] = today[g]
-        out[name] = ours
-        print(f"{name}: {_line(ours)}", flush=True)
-        print(f"{name}, today's rule: {_line(today)}", flush=True)
+        ours, today = run_rule(ts, params), run_rule(ts, TODAY)
+        out[name], out["overall"][name] = beside(ours, today), overall(ours, today)
+        print(f"{name}: {_line({**out[name], 'all': out['overall'][name]})}", flush=True)
+        print(f"{name}, today's rule: {_line({g: f['today'] for g, f in out[name].items()})}", flush=True)
+    out["swapped"] = swapped(half, params)
+    return out
+
+
+def sides(half: dict[str, list[Trace]]) -> dict:
+    """Which drives and which device folders each half holds (a folder is never on both sides)."""
+    return {
+        "drives": {name: sorted({drive(t.path) for t in ts}) for name, ts in half.items()},
+        "folders": {name: sorted({folder(t.path) for t in ts}) for name, ts in half.items()},
+    }
+
+
+def folder(path: str) -> str:
+    return "/".join(path.split("/")[:-1])
+
+
+def beside(ours: list[Stop], today: list[Stop]) -> dict[str, dict]:
+    """Figures by group, each with today's rule's beside it and whether it saves at least half the time
+    today's rule saves; `overall` gives the same over all groups."""
+    out = by_group(ours)
+    old = by_group(today)
+    for g, f in out.items():
+        f["today"] = old[g]
+        f["saves_half_of_today"] = (f["time_saved"] or 0) >= (old[g]["time_saved"] or 0) / 2
+    return out
+
+
+def overall(ours: list[Stop], today: list[Stop]) -> dict:
+    f = figures(ours)
+    f["today"] = figures(today)
+    f["saves_half_of_today"] = (f["time_saved"] or 0) >= (f["today"]["time_saved"] or 0) / 2
+    return f
+
+
+def swapped(half: dict[str, list[Trace]], params) -> dict:
+    """The other fold: the level allowance estimated on the held-out half's long runs, the choose half
+    replayed with it (a check that the estimate does not hinge on which drives sat where)."""
+    from iolab.analysis.stopping import TODAY
+
+    level, spread = choose_level(half["held-out"])
+    other = replace(params, level=level)
+    ours, today = run_rule(half["choose"], other), run_rule(half["choose"], TODAY)
+    out = {"level": level, "spread": spread, "figures": beside(ours, today), "overall": overall(ours, today)}
+    print(f"swapped fold (level {level:.2e} from the held-out half), choose half: {_line(out['figures'])}")
     return out
 
 
@@ -295,6 +374,12 @@ def _pooled(parts: list[dict]) -> dict:
             "holds_whole_mean": held / stops if stops else None, "time_saved": saved}  # fmt: skip
 
 
+def merged(out: dict) -> dict:
+    """`out` over the figures last written (the part not run stays as last measured; the date is this run's)."""
+    kept = {k: v for k, v in json.loads(RESULT.read_text()).items() if k not in ("benchmark", "when")}
+    return {**kept, **out}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, help="fio-plot's benchmark_data folder")
@@ -324,7 +409,7 @@ def main() -> None:
                       f"{_pct(f['today']['holds_whole_mean'])} of {f['today']['stops']}")  # fmt: skip
     out["seconds"] = round(time.monotonic() - started, 1)
     if args.part != "both" and RESULT.exists() and not args.smoke:  # the other part stays as last measured
-        out = {**json.loads(RESULT.read_text()), **out}
+        out = merged(out)
     if args.limit is None or args.smoke:
         write_result(RESULT, "stopping_envelope", out, smoke=args.smoke)
 

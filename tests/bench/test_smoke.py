@@ -53,6 +53,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "make_run_time.py": ("make_run_time.json", None),
     "many_hosts.py": ("many_hosts.json", None),
     "mutation.py": ("mutation.json", None),
+    "outlier_beyond.py": ("outlier_beyond.json", None),
     "outlier_envelope.py": ("outlier_envelope.json", None),
     "overhead.py": ("overhead.json", loop_skip_reason),
     "page_consistency.py": ("page_consistency.json", None),
@@ -60,6 +61,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "safety_generative.py": ("safety_generative.json", strace_skip_reason),
     # run at smoke size, with assertions on what they wrote, by tests/test_bench_smoke.py (not twice here)
     "safety_mutation.py": ("safety_mutation.json", "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke"),
+    "scaling_envelope.py": ("scaling_envelope.json", None),
     "simulated_arrays.py": ("simulated_arrays.json", None),
     "simulated_histories.py": ("simulated_histories.json", None),
     "startup.py": ("startup.json", None),

@@ -9,6 +9,7 @@ from functools import partial
 
 from iolab.analysis.knee import KneeReport
 from iolab.analysis.noise import relative_error
+from iolab.analysis.scaling import LARGE_DF, SweepLevel, sweep_drop
 from iolab.analysis.stability import FAR_RATIO, FAR_SIGMAS, far_repeats, summarize
 from iolab.doctor.derived import Level
 from iolab.doctor.quotes import quote
@@ -93,10 +94,6 @@ def write_gt_read(ctx: Context, r: Rule) -> Iterator[Finding]:
                 )
 
 
-MIN_DROP = 0.05  # the least drop worth a finding, whatever the noise
-NO_NOISE_DROP = 0.10  # the drop needed where nothing measures the noise (one repeat, no per-second series)
-
-
 @rule(
     id="RES-NONMONOTONIC-SCALING",
     family="results",
@@ -105,15 +102,18 @@ NO_NOISE_DROP = 0.10  # the drop needed where nothing measures the noise (one re
     heuristic=True,
     title="More parallelism, less bandwidth",
     applies="results that differ only in numjobs or iodepth (device counts: ARR-SCALING-DROP)",
-    trigger="the mean bandwidth over repeats drops when the parameter grows, by more than 5% and more than twice the "
-    "noise of the difference (standard errors from the repeats, else from batch means of each point's per-second "
-    "series; 10% where the run logged no seconds, as for imported results; not evaluated for a point measured "
-    "once with too few seconds); not for file create/stat/delete jobs",
+    trigger="the mean bandwidth over repeats drops below the best at a smaller value, by more than 5% and more than "
+    "the sweep's noise allows (relative standard errors from the repeats, else from batch means of each point's "
+    "per-second series, pooled over the sweep; a 5% false-alarm share a clean sweep, split over its pairs; "
+    "10% where the run logged no seconds, as for imported results; where a point was run once, also more than "
+    "the sweep's own scatter allows; not evaluated for a point measured once with too few seconds); not for "
+    "file create/stat/delete jobs",
     why="Check in order: CPU saturation (FIO-CPU-BOUND; per-I/O cost from IOMMU, mitigations, debug kernel), a shared "
     "PCIe uplink, NUMA placement, and for writes a device cache that more writers fill sooner.",
     fix="Sweep per NUMA node and per uplink; fix per-I/O CPU cost first, then re-run the sweep.",
     evidence="parameter values and their bandwidth",
-    source="standard error of a difference of means; 5% floor as a practical effect size",
+    source="standard error of a difference of means, pooled over the sweep, Student's t with Bonferroni over the "
+    "comparisons (bench/scaling_envelope.py); 5% floor as a practical effect size",
 )
 def nonmonotonic(ctx: Context, r: Rule) -> Iterator[Finding]:
     for param in ("numjobs", "iodepth"):
@@ -122,35 +122,26 @@ def nonmonotonic(ctx: Context, r: Rule) -> Iterator[Finding]:
             if not job.metadata:
                 groups[(job.rw, _shape(job, (param,)))][job.numjobs if param == "numjobs" else job.iodepth].append(job)
         for by_value in groups.values():
-            levels = sorted((value, _level(ctx, jobs)) for value, jobs in by_value.items())
-            best: tuple[int, float, float | None] | None = None
-            for value, (bw, error) in levels:
-                if best is not None and value > best[0]:
-                    noise = math.hypot(error, best[2]) if error is not None and best[2] is not None else None
-                    tolerance = max(MIN_DROP, 2 * noise) if noise is not None else NO_NOISE_DROP
-                    if bw < best[1] * (1 - MIN_DROP) and noise == math.inf:
-                        yield r.not_evaluated(
-                            f"{param}={value} gave less than {param}={best[0]}, but a point measured once kept too "
-                            "few seconds to know its noise",
-                            by_value[value][0].name,
-                        )
-                        break
-                    if bw < (1 - tolerance) * best[1]:
-                        now, before = (_bandwidth(by_value[v]) for v in (value, best[0]))
-                        yield r.finding(
-                            f"{param}={value} gives {now.shown}, less than {before.shown} at {param}={best[0]}",
-                            by_value[value][0].name,
-                            {
-                                param: f"{best[0]} -> {value}",
-                                "bandwidth": f"{before.shown} -> {now.shown}",
-                                "drop": f"{1 - bw / best[1]:.0%}",
-                                "noise allowed": f"{tolerance:.0%}",
-                            },
-                            quotes=[now, before],
-                        )
-                        break
-                if best is None or bw > best[1]:
-                    best = (value, bw, error)
+            found = sweep_drop([SweepLevel(v, *_level(ctx, jobs)) for v, jobs in sorted(by_value.items())])
+            if found is not None and not found.measured:
+                yield r.not_evaluated(
+                    f"{param}={found.value} gave less than {param}={found.best_value}, but a point measured once "
+                    "kept too few seconds to know its noise",
+                    by_value[found.value][0].name,
+                )
+            elif found is not None:
+                now, before = (_bandwidth(by_value[v]) for v in (found.value, found.best_value))
+                yield r.finding(
+                    f"{param}={found.value} gives {now.shown}, less than {before.shown} at {param}={found.best_value}",
+                    by_value[found.value][0].name,
+                    {
+                        param: f"{found.best_value} -> {found.value}",
+                        "bandwidth": f"{before.shown} -> {now.shown}",
+                        "drop": f"{found.drop:.0%}",
+                        "noise allowed": f"{found.tolerance:.0%}",
+                    },
+                    quotes=[now, before],
+                )
 
 
 def _bandwidth(jobs: list[JobView]) -> Quote:
@@ -158,23 +149,24 @@ def _bandwidth(jobs: list[JobView]) -> Quote:
     return quote([(job.key, job.result) for job in jobs], "bw", "GB/s")
 
 
-def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None]:
-    """(mean bandwidth over the repeats, its relative standard error): from the repeats, else from batch means
+def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None, float]:
+    """(mean bandwidth over the repeats, its relative standard error, that error's degrees of freedom): from
+    the repeats, else from batch means
     of the point's per-second series (`analysis.noise`). None when nothing measures it and the run logged no
     seconds at all (imported results: a fixed tolerance decides); infinite when the run logged seconds but
     this point, measured once, kept too few of them to know its noise: one second is no verdict (issue 33)."""
     values = [_total_bw(job) for job in jobs]
     mean = sum(values) / len(values)
     if mean <= 0:
-        return mean, None
+        return mean, None, LARGE_DF
     if len(values) >= 2:
         variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
-        return mean, math.sqrt(variance / len(values)) / mean
+        return mean, math.sqrt(variance / len(values)) / mean, len(values) - 1
     seconds = next((s.values[1:-1] for s in ctx.series if s.point == jobs[0].name and s.label == "all jobs"), None)
     error = relative_error(seconds) if seconds else None
     if error is None:
-        return mean, math.inf if ctx.series else None
-    return mean, error
+        return mean, math.inf if ctx.series else None, LARGE_DF
+    return mean, error, LARGE_DF
 
 
 @rule(
