@@ -46,7 +46,7 @@ def shown(parsed):
         return parsed
     series = []
     for job in getattr(parsed, "jobs", []):
-        series += [(s.metric, s.ddir, s.source, s.t_ms.tolist(), s.values.tolist()) for s in job.series]
+        series += [(s.metric, s.ddir, s.source, s.rows, s.t_ms, s.value) for s in job.series]
         job.series = []
     return repr(parsed) + repr(series)
 

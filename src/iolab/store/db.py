@@ -272,7 +272,7 @@ class Store:
         per_device: dict[str, Result] | None = None,
         hosts: list[HostOutcome] | None = None,
         metrics: list[PointMetric] | None = None,
-        series: Sequence[SampleSeries] = (),
+        series: Sequence[SampleSeries | columns.PackedSeries] = (),
     ) -> None:
         """Store a finished point with everything it produced (its side figures too), in one transaction.
 
