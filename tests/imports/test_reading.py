@@ -1,5 +1,6 @@
 """Parsing an import's files with a second process (`imports.reading`): the same files parsed the same, in
-the same order, as in one process; a child that dies costs no file; leaving early stops the child.
+the same order, as in one process; a child that dies costs no file; leaving early stops the child. The
+runs are judged by both processes: the same findings as judged in one, and a child that dies costs no run.
 
 The second process is forked only while the process is single-threaded, and pytest's has numpy's BLAS
 threads by now: each case runs in a fresh interpreter, which forks as `iolab import` does.
@@ -107,6 +108,47 @@ os._exit(0)
 """
 
 
+# The whole import twice: with the second process (which must judge some runs: this one is slowed while judging,
+# so the idle child claims runs; with DIE_JUDGING it dies on its first one), then alone; every finding compared.
+JUDGE = """
+import shutil, tempfile, time
+from iolab.imports import import_paths
+from iolab.store.db import open_store
+
+judge = reading.findings_of
+children = [0]
+
+def judging(store, run_id, tool):
+    if os.getpid() == parent:
+        time.sleep(0.2)
+    elif os.environ.get("DIE_JUDGING"):
+        os._exit(9)
+    else:
+        print("judged by the child", run_id, flush=True)
+    return judge(store, run_id, tool)
+
+reading.findings_of = judging
+
+def findings(second):
+    home = tempfile.mkdtemp()
+    os.environ["IOLAB_HOME"] = home
+    reading._second_cpu = lambda: second
+    store = open_store()
+    try:
+        runs = import_paths([sys.argv[1]], store, "test").run_ids
+        query = "SELECT rule_id, severity, title, subject, evidence, why, quotes FROM findings WHERE run_id = ? ORDER BY id"
+        return [(run, [tuple(row) for row in store.conn.execute(query, (run,))]) for run in runs]
+    finally:
+        store.conn.close()
+        shutil.rmtree(home)
+
+together, alone = findings(True), findings(False)
+assert len(together) >= 4 and sum(len(f) for _, f in together) > 0, together
+assert together == alone
+print("ok", len(together), "runs")
+"""
+
+
 def run(archive: Path, body: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-c", PRELUDE + body, str(archive)],
@@ -166,3 +208,16 @@ def test_a_child_whose_parent_died_ends_quietly(archive):
 def test_this_process_parses_ahead_of_a_stalled_child_only_so_far(archive):
     proc = run(archive, AHEAD)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+
+
+def test_the_runs_are_judged_by_both_processes_as_by_one(archive):
+    proc = run(archive, JUDGE)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1].startswith("ok "), proc.stdout
+    assert "judged by the child" in proc.stdout  # the child did judge some of them
+
+
+def test_a_child_that_dies_judging_costs_no_run(archive):
+    proc = run(archive, JUDGE, {"DIE_JUDGING": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1].startswith("ok ") and "judged by the child" not in proc.stdout
