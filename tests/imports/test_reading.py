@@ -221,3 +221,45 @@ def test_a_child_that_dies_judging_costs_no_run(archive):
     proc = run(archive, JUDGE, {"DIE_JUDGING": "1"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines()[-1].startswith("ok ") and "judged by the child" not in proc.stdout
+
+
+# One run, judged by the child (which loaded the doctor while this process stored): this process, the import's
+# slower, never loads the doctor; the findings are those this process finds alone.
+ONE_RUN = """
+import os, shutil, sys, tempfile
+from pathlib import Path
+from iolab.imports import import_paths, reading
+from iolab.store.db import open_store
+
+outputs = Path(tempfile.mkdtemp())
+text = Path(sys.argv[1]).read_text()
+for copy in range(100):
+    (outputs / f"randread-{copy:03d}.json").write_text(text + "\\n" * copy)
+
+def findings(second):
+    os.environ["IOLAB_HOME"] = tempfile.mkdtemp()
+    reading._second_cpu = lambda: second
+    store = open_store()
+    (run,) = import_paths([str(outputs)], store, "test").run_ids
+    rows = store.conn.execute("SELECT rule_id, title, evidence FROM findings WHERE run_id = ? ORDER BY id", (run,))
+    return [tuple(row) for row in rows]
+
+together = findings(True)
+doctor_here = "iolab.doctor.engine" in sys.modules
+alone = findings(False)
+assert together == alone and together, (together, alone)
+print("ok", len(together), "findings; doctor loaded here:", doctor_here)
+"""
+
+
+def test_one_run_is_judged_by_the_child_and_this_process_never_loads_the_doctor(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-c", ONE_RUN, str(DATA / "fio" / "randread-4jobs.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().endswith("doctor loaded here: False"), proc.stdout

@@ -27,7 +27,6 @@ from typing import NoReturn
 from iolab.errors import RunFailed, UserError
 from iolab.imports.discover import FORMATS, Candidate, discover
 from iolab.imports.fio_files import FioFile, store_fio
-from iolab.imports.judging import load_doctor
 from iolab.imports.reading import Reading
 from iolab.imports.sessions import Sessions
 from iolab.imports.tool_files import ToolFile, store_tool
@@ -106,7 +105,6 @@ def _import(paths: list[str], store: Store, command: str, logs: bool, progress: 
     fresh = _not_imported_before(store, found.candidates, outcome)
     runs: dict[tuple[str, int | None], _RunBeingImported] = {}  # by tool and sitting (`imports.sessions`)
     with Reading([candidate for candidate, _ in fresh], logs) as reading:
-        load_doctor(logs and bool(found.logs))  # while the first files are parsed
         try:
             _store_all(store, command, fresh, reading, runs, outcome, _Counter(len(fresh), progress))
         except KeyboardInterrupt:  # the batch being stored is rolled back (a run made in it too); the others stay

@@ -14,14 +14,10 @@ if TYPE_CHECKING:
     from iolab.store.db import Store
 
 
-def load_doctor(series: bool) -> None:
-    """Load the doctor (its rules; numpy when there are logs to read) now: the import judges its runs at the
-    end, and a large import's second process is parsing meanwhile (~70 ms off the import's critical path).
-    Without series nothing needs numpy (none to store or sum): it is not loaded at all (~0.1 s of CPU a
-    process)."""
-    if series:
-        import numpy  # noqa: F401  (the store's columns, the doctor's series)
-
+def load_doctor() -> None:
+    """Load the doctor (its rules, the store's queries) ahead: an import's second process does it once it has
+    parsed its last file, while the storing process stores the last ones, then judges (`imports.reading`).
+    numpy is not loaded here: an import without logs never needs it (~0.1 s of CPU a process)."""
     import iolab.doctor.engine
     import iolab.store.queries  # noqa: F401
 

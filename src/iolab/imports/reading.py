@@ -16,8 +16,9 @@ single-threaded (forking one with other threads, such as numpy's BLAS pool, can 
 are parsed here, so its failure costs time, not files.
 
 Once every file is stored, the two processes judge the import's runs the same way (`judged`): each claims
-the next run nobody has, the second process reading the store through a connection of its own and
-sending the findings back for this one to save. The doctor was the end of a large import, one process's
+the next run nobody has (a single run is the child's: it loads the doctor while this process stores), the
+second process reading the store through a connection of its own and sending the findings back for this
+one to save. The doctor was the end of a large import, one process's
 work (6.6 s of fio-plot's collection) while the other sat idle. A run the child claimed and did not
 send (it died, or could not open the store) is judged here.
 """
@@ -37,7 +38,7 @@ from pathlib import Path
 from iolab.errors import UserError
 from iolab.imports.discover import Candidate
 from iolab.imports.fio_files import FioFile, read_fio
-from iolab.imports.judging import findings_of
+from iolab.imports.judging import findings_of, load_doctor
 from iolab.imports.tool_files import ToolFile, read_tool
 from iolab.models import Finding
 from iolab.store.db import Store
@@ -114,14 +115,15 @@ class Reading:
 
     def judged(self, store: Store, runs: list[tuple[int, str]]) -> list[list[Finding]]:
         """The findings of each (run id, tool) stored, in the order given (`judging.findings_of`), judged by
-        both processes when the child is there and there are several runs."""
+        both processes when the child is there. One run is left to the child, which loaded the doctor while
+        this process stored: this one, the import's slower, then never loads it (0.1 s of CPU)."""
         found: dict[int, list[Finding]] = {}
         self._order(store, runs)
         while len(found) < len(runs):
             if self.receiving is None:  # no child, or it is gone: the runs it had not sent are judged here
                 found.update({n: findings_of(store, *runs[n]) for n in range(len(runs)) if n not in found})
                 break
-            mine = None if self.receiving.poll() else _claim(self.next_run, len(runs))
+            mine = None if len(runs) == 1 or self.receiving.poll() else _claim(self.next_run, len(runs))
             if mine is not None:
                 found[mine] = findings_of(store, *runs[mine])
             else:
@@ -129,9 +131,9 @@ class Reading:
         return [found[number] for number in range(len(runs))]
 
     def _order(self, store: Store, runs: list[tuple[int, str]]) -> None:
-        """The child sent the store and the runs to judge beside this process, when there are several; else
-        let go (it ends when `orders` closes)."""
-        if self.orders is not None and self.receiving is not None and len(runs) > 1:
+        """The child sent the store and the runs to judge beside this process; with none to judge, let go (it
+        ends when `orders` closes)."""
+        if self.orders is not None and self.receiving is not None and runs:
             try:
                 self.orders.send((str(store.path), runs))
                 return
@@ -182,6 +184,7 @@ class Reading:
         """In the child: the runs it claims, judged on a connection of its own (one never crosses a fork) and sent.
         Any failure (the store cannot be read here, a rule's bug) ends it quietly: the parent judges what it
         did not send, and meets a bug itself."""
+        load_doctor()  # while the parent stores the last files
         path, runs = orders.recv()
         try:
             store = Store.reader(path)
