@@ -289,21 +289,34 @@ def report_lines(outcome: ImportOutcome) -> list[str]:
         f" ({run.label}; `iolab show {run.run_id}`)"
         for run in outcome.runs
     ]
-    if outcome.already:
-        by_run: dict[int, list[str]] = {}
-        for path, run_id in outcome.already:
-            by_run.setdefault(run_id, []).append(path.rsplit("/", 1)[-1])
-        for run_id, names in sorted(by_run.items()):
-            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-            lines.append(f"Already imported as run {run_id}, not stored again: {shown}")
-    if outcome.logs and not outcome.with_logs:
-        lines.append(f"{outcome.logs} fio log files found, not read (--no-logs)")
-    elif outcome.logs or outcome.log_rows:
-        found = f"{outcome.logs} fio log files found, read with the outputs that name them" if outcome.logs else ""
-        rows = f"{outcome.log_rows:,} log rows stored" if outcome.log_rows else ""
-        lines.append("; ".join(part for part in (found, rows) if part))
+    lines += _already_lines(outcome.already)
+    lines += _log_lines(outcome)
     if outcome.skipped:
         text = skipped_text(outcome.skipped)
         lines.append(text[0].upper() + text[1:])
     lines += outcome.notes
     return lines
+
+
+def _already_lines(already: list[tuple[str, int]]) -> list[str]:
+    """The files not stored again, by the run holding their bytes (a few names each)."""
+    by_run: dict[int, list[str]] = {}
+    for path, run_id in already:
+        by_run.setdefault(run_id, []).append(path.rsplit("/", 1)[-1])
+    return [
+        f"Already imported as run {run_id}, not stored again: "
+        + ", ".join(names[:3])
+        + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        for run_id, names in sorted(by_run.items())
+    ]
+
+
+def _log_lines(outcome: ImportOutcome) -> list[str]:
+    """fio's logs: found and not read (--no-logs), or found and how many of their rows were stored."""
+    if outcome.logs and not outcome.with_logs:
+        return [f"{outcome.logs} fio log files found, not read (--no-logs)"]
+    if not (outcome.logs or outcome.log_rows):
+        return []
+    found = f"{outcome.logs} fio log files found, read with the outputs that name them" if outcome.logs else ""
+    rows = f"{outcome.log_rows:,} log rows stored" if outcome.log_rows else ""
+    return ["; ".join(part for part in (found, rows) if part)]
