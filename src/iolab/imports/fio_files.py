@@ -10,6 +10,7 @@ samples are stored with the point, as they are for a run of iolab's own.
 from __future__ import annotations
 
 import functools
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,7 +83,8 @@ def read_fio(path: Path, data: bytes, text: str, terse: bool, logs: bool = True)
         for group in output.groups
     ]
     kept = Artifact("fio.terse" if terse else "fio.json", data).packed()
-    return FioFile(path, str(path.resolve()), output.version, output.timestamp_ms, jobs, kept)
+    # os.path.realpath is what Path.resolve calls, without making Paths on the way (10-20 µs a file)
+    return FioFile(path, os.path.realpath(path), output.version, output.timestamp_ms, jobs, kept)
 
 
 def store_fio(store: Store, run_id: int, file: FioFile) -> tuple[list[int], int]:
