@@ -1,5 +1,6 @@
 """Parsing an import's files with a second process (`imports.reading`): the same files parsed the same, in
-the same order, as in one process; a child that dies costs no file; leaving early stops the child.
+the same order, as in one process; a child that dies costs no file; leaving early stops the child. The
+runs are judged by both processes: the same findings as judged in one, and a child that dies costs no run.
 
 The second process is forked only while the process is single-threaded, and pytest's has numpy's BLAS
 threads by now: each case runs in a fresh interpreter, which forks as `iolab import` does.
@@ -46,7 +47,7 @@ def shown(parsed):
         return parsed
     series = []
     for job in getattr(parsed, "jobs", []):
-        series += [(s.metric, s.ddir, s.source, s.t_ms.tolist(), s.values.tolist()) for s in job.series]
+        series += [(s.metric, s.ddir, s.source, s.rows, s.t_ms, s.value) for s in job.series]
         job.series = []
     return repr(parsed) + repr(series)
 
@@ -104,6 +105,47 @@ read = reading.Reading(candidates, logs=True, parallel_from=2)
 assert read.child is not None, "no second process"
 print(read.child.pid, flush=True)
 os._exit(0)
+"""
+
+
+# The whole import twice: with the second process (which must judge some runs: this one is slowed while judging,
+# so the idle child claims runs; with DIE_JUDGING it dies on its first one), then alone; every finding compared.
+JUDGE = """
+import shutil, tempfile, time
+from iolab.imports import import_paths
+from iolab.store.db import open_store
+
+judge = reading.findings_of
+children = [0]
+
+def judging(store, run_id, tool):
+    if os.getpid() == parent:
+        time.sleep(0.2)
+    elif os.environ.get("DIE_JUDGING"):
+        os._exit(9)
+    else:
+        print("judged by the child", run_id, flush=True)
+    return judge(store, run_id, tool)
+
+reading.findings_of = judging
+
+def findings(second):
+    home = tempfile.mkdtemp()
+    os.environ["IOLAB_HOME"] = home
+    reading._second_cpu = lambda: second
+    store = open_store()
+    try:
+        runs = import_paths([sys.argv[1]], store, "test").run_ids
+        query = "SELECT rule_id, severity, title, subject, evidence, why, quotes FROM findings WHERE run_id = ? ORDER BY id"
+        return [(run, [tuple(row) for row in store.conn.execute(query, (run,))]) for run in runs]
+    finally:
+        store.conn.close()
+        shutil.rmtree(home)
+
+together, alone = findings(True), findings(False)
+assert len(together) >= 4 and sum(len(f) for _, f in together) > 0, together
+assert together == alone
+print("ok", len(together), "runs")
 """
 
 
@@ -166,3 +208,58 @@ def test_a_child_whose_parent_died_ends_quietly(archive):
 def test_this_process_parses_ahead_of_a_stalled_child_only_so_far(archive):
     proc = run(archive, AHEAD)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
+
+
+def test_the_runs_are_judged_by_both_processes_as_by_one(archive):
+    proc = run(archive, JUDGE)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1].startswith("ok "), proc.stdout
+    assert "judged by the child" in proc.stdout  # the child did judge some of them
+
+
+def test_a_child_that_dies_judging_costs_no_run(archive):
+    proc = run(archive, JUDGE, {"DIE_JUDGING": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1].startswith("ok ") and "judged by the child" not in proc.stdout
+
+
+# One run, judged by the child (which loaded the doctor while this process stored): this process, the import's
+# slower, never loads the doctor; the findings are those this process finds alone.
+ONE_RUN = """
+import os, shutil, sys, tempfile
+from pathlib import Path
+from iolab.imports import import_paths, reading
+from iolab.store.db import open_store
+
+outputs = Path(tempfile.mkdtemp())
+text = Path(sys.argv[1]).read_text()
+for copy in range(100):
+    (outputs / f"randread-{copy:03d}.json").write_text(text + "\\n" * copy)
+
+def findings(second):
+    os.environ["IOLAB_HOME"] = tempfile.mkdtemp()
+    reading._second_cpu = lambda: second
+    store = open_store()
+    (run,) = import_paths([str(outputs)], store, "test").run_ids
+    rows = store.conn.execute("SELECT rule_id, title, evidence FROM findings WHERE run_id = ? ORDER BY id", (run,))
+    return [tuple(row) for row in rows]
+
+together = findings(True)
+doctor_here = "iolab.doctor.engine" in sys.modules
+alone = findings(False)
+assert together == alone and together, (together, alone)
+print("ok", len(together), "findings; doctor loaded here:", doctor_here)
+"""
+
+
+def test_one_run_is_judged_by_the_child_and_this_process_never_loads_the_doctor(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-c", ONE_RUN, str(DATA / "fio" / "randread-4jobs.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().endswith("doctor loaded here: False"), proc.stdout

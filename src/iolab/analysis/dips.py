@@ -76,7 +76,11 @@ def noise_sigma(x) -> float:
 
 def segment(x, penalty: float, min_size: int = 2) -> list[int]:
     """Ends of the segments (exclusive, the last is len(x)) of the least-squares segmentation of `x` with
-    `penalty` per segment: PELT, exact for this cost, pruning start points that can no longer win."""
+    `penalty` per segment: PELT, exact for this cost, pruning start points that can no longer win.
+
+    The start points still in the running live at the front of one buffer, rewritten in place as they are
+    pruned: growing a fresh array for each second (np.append) was a third of the segmentation's time on
+    fio-plot's collection, and the segmentation the largest share of an import's doctor."""
     import numpy as np
 
     n = len(x)
@@ -87,18 +91,21 @@ def segment(x, penalty: float, min_size: int = 2) -> list[int]:
     best = np.full(n + 1, np.inf)
     best[0] = -penalty
     last = np.zeros(n + 1, dtype=int)
-    starts = np.empty(0, dtype=int)
+    buffer = np.empty(n + 1, dtype=int)
+    starts = buffer[:0]
     for t in range(min_size, n + 1):
         new = t - min_size
         if new == 0 or new >= min_size:
-            starts = np.append(starts, new)
-        length = t - starts
+            buffer[len(starts)] = new
+            starts = buffer[: len(starts) + 1]
         sums = csum[t] - csum[starts]
-        cost = best[starts] + (csq[t] - csq[starts]) - sums * sums / length
-        i = int(np.argmin(cost))
-        best[t] = cost[i] + penalty
+        cost = best[starts] + (csq[t] - csq[starts]) - sums * sums / (t - starts)
+        i = cost.argmin()
+        best[t] = top = cost[i] + penalty
         last[t] = starts[i]
-        starts = starts[cost <= best[t]]
+        kept = starts[cost <= top]
+        starts = buffer[: len(kept)]
+        starts[:] = kept
     ends = [n]
     while last[ends[-1]] > 0:
         ends.append(int(last[ends[-1]]))

@@ -111,7 +111,19 @@ def parse_output(text: str, source: str = "fio output") -> FioOutput:
     entries = doc.get("client_stats") if "client_stats" in doc else doc.get("jobs")
     if not isinstance(entries, list):
         raise UserError(f"{source}: fio JSON without a jobs list; is this fio output?")
-    global_opts = _global_options(doc)
+    groups, all_clients = _job_groups(entries, _global_options(doc))
+    return FioOutput(
+        version=str(doc.get("fio version", doc.get("fioversion", ""))),
+        timestamp_ms=int(doc.get("timestamp_ms") or int(doc.get("timestamp", 0)) * 1000),
+        groups=groups,
+        all_clients=all_clients,
+        raw=doc,
+    )
+
+
+def _job_groups(entries: list, global_opts: dict[str, dict[str, str]]) -> tuple[list[JobGroup], list[dict]]:
+    """The entries grouped by job name (each group's options: its host's global options, then its own), and
+    the "All clients" summaries apart."""
     groups: dict[str, JobGroup] = {}
     all_clients: list[dict] = []
     for entry in entries:
@@ -130,13 +142,7 @@ def parse_output(text: str, source: str = "fio output") -> FioOutput:
         group.entries.append(entry)
         if host and host not in group.hosts:
             group.hosts.append(host)
-    return FioOutput(
-        version=str(doc.get("fio version", doc.get("fioversion", ""))),
-        timestamp_ms=int(doc.get("timestamp_ms") or int(doc.get("timestamp", 0)) * 1000),
-        groups=list(groups.values()),
-        all_clients=all_clients,
-        raw=doc,
-    )
+    return list(groups.values()), all_clients
 
 
 def _global_options(doc: dict) -> dict[str, dict[str, str]]:
@@ -153,16 +159,10 @@ def _global_options(doc: dict) -> dict[str, dict[str, str]]:
 
 def aggregate(entries: list[dict], version: str = "", hosts: list[str] | None = None) -> Result:
     """One Result from the entries of a job group: summed, pooled, merged."""
-    directions: dict[str, DirectionResult] = {}
-    for ddir in DIRECTIONS:
-        parts = [e[ddir] for e in entries if isinstance(e.get(ddir), dict)]
-        combined = _combine_direction(ddir, parts)
-        if combined is not None:
-            directions[ddir] = combined
     errors = [int(e.get("error", 0) or 0) for e in entries]
     return Result(
         steady=steady_state(entries),
-        directions=directions,
+        directions=_directions(entries),
         usr_cpu=sum(float(e.get("usr_cpu", 0.0)) for e in entries),
         sys_cpu=sum(float(e.get("sys_cpu", 0.0)) for e in entries),
         jobs=len(entries),
@@ -170,6 +170,16 @@ def aggregate(entries: list[dict], version: str = "", hosts: list[str] | None = 
         hosts=list(hosts or []),
         error=next((code for code in errors if code), 0),
     )
+
+
+def _directions(entries: list[dict]) -> dict[str, DirectionResult]:
+    """Each direction the entries moved I/O in, their parts combined (`_combine_direction`)."""
+    directions: dict[str, DirectionResult] = {}
+    for ddir in DIRECTIONS:
+        combined = _combine_direction(ddir, [e[ddir] for e in entries if isinstance(e.get(ddir), dict)])
+        if combined is not None:
+            directions[ddir] = combined
+    return directions
 
 
 def steady_state(entries: list[dict]) -> SteadyState | None:

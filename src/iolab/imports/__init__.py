@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from iolab.errors import RunFailed, UserError
 from iolab.imports.discover import FORMATS, Candidate, discover
@@ -29,6 +30,7 @@ from iolab.imports.fio_files import FioFile, store_fio
 from iolab.imports.reading import Reading
 from iolab.imports.sessions import Sessions
 from iolab.imports.tool_files import ToolFile, store_tool
+from iolab.models import Finding
 from iolab.store.db import Store
 from iolab.store.provenance import Provenance, describe_imported_run, record_provenance, runs_holding
 
@@ -102,42 +104,61 @@ def _import(paths: list[str], store: Store, command: str, logs: bool, progress: 
     outcome = ImportOutcome(problems=list(found.problems), skipped=found.skipped, logs=found.logs, with_logs=logs)
     fresh = _not_imported_before(store, found.candidates, outcome)
     runs: dict[tuple[str, int | None], _RunBeingImported] = {}  # by tool and sitting (`imports.sessions`)
-    sessions = Sessions()
-    counter = _Counter(len(fresh), progress)
-    digests = [digest for _, digest in fresh]
-    try:
-        with Reading([candidate for candidate, _ in fresh], logs) as reading:
-            _load_doctor(logs and bool(found.logs))  # while the first files are parsed
-            parsed_files = iter(reading)
-            for start in range(0, len(fresh), BATCH):
-                with ExitStack() as held:
-                    with store.transaction():  # files' points and where they came from, a batch of files a commit
-                        for digest, parsed in zip(digests[start : start + BATCH], parsed_files, strict=False):
-                            if isinstance(parsed, str):
-                                outcome.problems.append(parsed)
-                            else:
-                                tool = "fio" if isinstance(parsed, FioFile) else parsed.output.tool
-                                key = (tool, sessions.sitting(tool, parsed.span))
-                                run = runs.get(key)
-                                if run is None:
-                                    run = runs[key] = _RunBeingImported.start(store, command, tool, outcome)
-                                run.store(store, parsed, digest, outcome)
-                            counter.tick()
-                        held.enter_context(_ctrl_c_held())  # the commit and its count: both or neither
-                    for run in runs.values():
-                        run.settle()
-    except KeyboardInterrupt:  # the batch being stored is rolled back (a run made in it too); the others stay
-        kept = {tool: run for tool, run in runs.items() if run.run.files}
-        for (tool, _), run in kept.items():  # described; the doctor does not keep the user waiting
-            run.describe(store, tool)
-            store.finish_run(run.run.run_id, "interrupted", f"interrupted by the user after {run.run.files} files")
-        stored = ", ".join(f"{run.run.files} files in run {run.run.run_id}" for run in kept.values()) or "no file"
-        raise RunFailed(
-            f"import interrupted: {stored} stored and kept; `iolab import` of the same paths again stores the rest"
-        ) from None
-    for (tool, _), run in runs.items():
-        run.finish(store, tool, outcome)
+    with Reading([candidate for candidate, _ in fresh], logs) as reading:
+        try:
+            _store_all(store, command, fresh, reading, runs, outcome, _Counter(len(fresh), progress))
+        except KeyboardInterrupt:  # the batch being stored is rolled back (a run made in it too); the others stay
+            _interrupted(store, runs)
+        # judged by both processes (`Reading.judged`); Ctrl-C here stops the import as it stops the doctor
+        findings = reading.judged(store, [(run.run.run_id, tool) for (tool, _), run in runs.items()])
+    for ((tool, _), run), judged in zip(runs.items(), findings, strict=True):
+        run.finish(store, tool, outcome, judged)
     return outcome
+
+
+def _store_all(
+    store: Store,
+    command: str,
+    fresh: list[tuple[Candidate, str]],
+    reading: Reading,
+    runs: dict[tuple[str, int | None], _RunBeingImported],
+    outcome: ImportOutcome,
+    counter: _Counter,
+) -> None:
+    """Every file parsed (by `reading`) stored in its tool's run of its sitting, a batch of files a transaction."""
+    sessions = Sessions()
+    digests = [digest for _, digest in fresh]
+    parsed_files = iter(reading)
+    for start in range(0, len(fresh), BATCH):
+        with ExitStack() as held:
+            with store.transaction():  # files' points and where they came from, a batch of files a commit
+                for digest, parsed in zip(digests[start : start + BATCH], parsed_files, strict=False):
+                    if isinstance(parsed, str):
+                        outcome.problems.append(parsed)
+                    else:
+                        tool = "fio" if isinstance(parsed, FioFile) else parsed.output.tool
+                        key = (tool, sessions.sitting(tool, parsed.span))
+                        run = runs.get(key)
+                        if run is None:
+                            run = runs[key] = _RunBeingImported.start(store, command, tool, outcome)
+                        run.store(store, parsed, digest, outcome)
+                    counter.tick()
+                held.enter_context(_ctrl_c_held())  # the commit and its count: both or neither
+            for run in runs.values():
+                run.settle()
+
+
+def _interrupted(store: Store, runs: dict[tuple[str, int | None], _RunBeingImported]) -> NoReturn:
+    """The runs with files committed described and closed as interrupted (the doctor does not keep the user
+    waiting), and the import stopped, saying what was kept."""
+    kept = {tool: run for tool, run in runs.items() if run.run.files}
+    for (tool, _), run in kept.items():
+        run.describe(store, tool)
+        store.finish_run(run.run.run_id, "interrupted", f"interrupted by the user after {run.run.files} files")
+    stored = ", ".join(f"{run.run.files} files in run {run.run.run_id}" for run in kept.values()) or "no file"
+    raise RunFailed(
+        f"import interrupted: {stored} stored and kept; `iolab import` of the same paths again stores the rest"
+    ) from None
 
 
 @contextmanager
@@ -230,9 +251,9 @@ class _RunBeingImported:
             self.run.files += 1
         self.pending.clear()
 
-    def finish(self, store: Store, tool: str, outcome: ImportOutcome) -> None:
-        """Judge the run (the doctor, as for a run of iolab's own), close it and describe it."""
-        _judge(store, self.run.run_id, tool)
+    def finish(self, store: Store, tool: str, outcome: ImportOutcome, findings: list[Finding]) -> None:
+        """Keep the run's findings (`judging.findings_of`), close it and describe it."""
+        store.save_findings(self.run.run_id, findings)
         store.finish_run(
             self.run.run_id, "complete" if not outcome.problems else "partial", "; ".join(outcome.problems)
         )
@@ -247,28 +268,6 @@ class _RunBeingImported:
         # The host its tool ran on, where its outputs name one; never this machine, which only imported them.
         host = next(iter(self.hosts)) if len(self.hosts) == 1 else f"{len(self.hosts)} hosts" if self.hosts else ""
         describe_imported_run(store, self.run.run_id, self.run.label, self.files, fio_versions, self.began, host)
-
-
-def _load_doctor(series: bool) -> None:
-    """Load the doctor (its rules; numpy when there are logs to read) now: `_judge` needs it at the end, and a
-    large import's second process is parsing meanwhile (~70 ms off the import's critical path). Without
-    series nothing needs numpy (none to store or sum): it is not loaded at all (~0.1 s of CPU a process)."""
-    if series:
-        import numpy  # noqa: F401  (the store's columns, the doctor's series)
-
-    import iolab.doctor.engine
-    import iolab.store.queries  # noqa: F401
-
-
-def _judge(store: Store, run_id: int, tool: str) -> None:
-    """The imported run's findings, from the same diagnosis stage as a run's: method and results (there is no
-    snapshot of the host the output came from, so no host rules). fio's method rules advise fio options
-    (ramp_time=, direct=1...), which mean nothing to another tool's run: they are kept for fio only."""
-    from iolab.doctor.engine import diagnose_run
-    from iolab.store.queries import run_material
-
-    findings = diagnose_run(run_material(store, run_id))
-    store.save_findings(run_id, [f for f in findings if tool == "fio" or f.family != "method"])
 
 
 def skipped_text(skipped: dict[str, list[str]], names: int = 3) -> str:
@@ -290,21 +289,34 @@ def report_lines(outcome: ImportOutcome) -> list[str]:
         f" ({run.label}; `iolab show {run.run_id}`)"
         for run in outcome.runs
     ]
-    if outcome.already:
-        by_run: dict[int, list[str]] = {}
-        for path, run_id in outcome.already:
-            by_run.setdefault(run_id, []).append(path.rsplit("/", 1)[-1])
-        for run_id, names in sorted(by_run.items()):
-            shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-            lines.append(f"Already imported as run {run_id}, not stored again: {shown}")
-    if outcome.logs and not outcome.with_logs:
-        lines.append(f"{outcome.logs} fio log files found, not read (--no-logs)")
-    elif outcome.logs or outcome.log_rows:
-        found = f"{outcome.logs} fio log files found, read with the outputs that name them" if outcome.logs else ""
-        rows = f"{outcome.log_rows:,} log rows stored" if outcome.log_rows else ""
-        lines.append("; ".join(part for part in (found, rows) if part))
+    lines += _already_lines(outcome.already)
+    lines += _log_lines(outcome)
     if outcome.skipped:
         text = skipped_text(outcome.skipped)
         lines.append(text[0].upper() + text[1:])
     lines += outcome.notes
     return lines
+
+
+def _already_lines(already: list[tuple[str, int]]) -> list[str]:
+    """The files not stored again, by the run holding their bytes (a few names each)."""
+    by_run: dict[int, list[str]] = {}
+    for path, run_id in already:
+        by_run.setdefault(run_id, []).append(path.rsplit("/", 1)[-1])
+    return [
+        f"Already imported as run {run_id}, not stored again: "
+        + ", ".join(names[:3])
+        + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        for run_id, names in sorted(by_run.items())
+    ]
+
+
+def _log_lines(outcome: ImportOutcome) -> list[str]:
+    """fio's logs: found and not read (--no-logs), or found and how many of their rows were stored."""
+    if outcome.logs and not outcome.with_logs:
+        return [f"{outcome.logs} fio log files found, not read (--no-logs)"]
+    if not (outcome.logs or outcome.log_rows):
+        return []
+    found = f"{outcome.logs} fio log files found, read with the outputs that name them" if outcome.logs else ""
+    rows = f"{outcome.log_rows:,} log rows stored" if outcome.log_rows else ""
+    return ["; ".join(part for part in (found, rows) if part)]

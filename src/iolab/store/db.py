@@ -141,6 +141,12 @@ class Store:
         self.read_only = read_only  # opened read-only: readers must not try to write (backfills, caches)
         self._depth = 0  # transactions open (`transaction`)
 
+    @staticmethod
+    def reader(path: str | Path) -> Store:
+        """The database at `path` opened again, read-only: for another process (an import's second one judges
+        runs), since a connection never crosses a fork."""
+        return _read_only_store(Path(path))
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """One transaction, committed when the outermost ends and rolled back on an exception; one opened inside
@@ -299,7 +305,7 @@ class Store:
         per_device: dict[str, Result] | None = None,
         hosts: list[HostOutcome] | None = None,
         metrics: list[PointMetric] | None = None,
-        series: Sequence[SampleSeries] = (),
+        series: Sequence[SampleSeries | columns.PackedSeries] = (),
     ) -> None:
         """Store a finished point with everything it produced (its side figures too), in one transaction.
 
