@@ -15,11 +15,13 @@ import ast
 from pathlib import Path
 
 from iolab.fio.options import seconds_value
-from iolab.models.option_values import ALIASES, TIME_OPTIONS
+from iolab.models.option_spec import ALIASES, SPECS, in_seconds
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "iolab"
 HOME = ("fio/options.py", "seconds_value")
-TIME_KEYS = TIME_OPTIONS | {alias for alias, name in ALIASES.items() if name in TIME_OPTIONS}
+TIME_KEYS = {name for name in SPECS if in_seconds(name)} | {
+    alias for alias, name in ALIASES.items() if in_seconds(name)
+}
 MADE_TEXT = (ast.JoinedStr, ast.BinOp)  # f"...", "%ds" % n, str(n) + "s"
 
 

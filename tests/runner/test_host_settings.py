@@ -15,8 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
-from iolab.cli.doctor import _print_snapshot as print_snapshot
 from iolab.errors import UserError
 from iolab.models import Change, Point, Snapshot, Target
 from iolab.models.host_settings import HOST_SETTINGS, HostSetting
@@ -24,6 +24,7 @@ from iolab.models.snapshot_diff import diff_snapshots
 from iolab.plan.planfile import load_plan
 from iolab.probe.block import read_device
 from iolab.probe.root import Root
+from iolab.report.snapshot_text import print_snapshot
 from iolab.runner.host_settings import HostSettings, restore_leftovers, target_devices
 from iolab.store.db import open_store
 from iolab.store.host_settings import open_records
@@ -247,7 +248,9 @@ def test_a_setting_added_to_the_list_is_probed_checked_in_host_and_put_back(tree
     assert diff_snapshots(Snapshot(devices=[before]), Snapshot(devices=[after])) == [
         Change("vda", "add_random", "0", "1")
     ]
-    print_snapshot(Snapshot(devices=[after]))  # `iolab doctor` shows each listed setting the probe read
+    print_snapshot(
+        Snapshot(devices=[after]), Console(width=200)
+    )  # `iolab doctor` shows each listed setting the probe read
     assert "vda queue: scheduler=mq-deadline nr_requests=256 wbt_lat_usec=75000" in (shown := capsys.readouterr().out)
     assert "add_random=1" in shown
 
