@@ -141,12 +141,13 @@ def _steps(rng: np.random.Generator, n: int) -> tuple[list[int], list[float], li
     return [a for a, _ in spans], sizes, [r for _, r in spans]
 
 
-def draw(seed: int, most: int = 17_520) -> History:
-    """One history of the space in the module's docstring, of 30 to `most` runs."""
+def draw(seed: int, most: int = 17_520, step: tuple[float, float] | None = None) -> History:
+    """One history of the space in the module's docstring, of 30 to `most` runs; with `step` (size, highest
+    COV), one step of that size instead, at least SIDE runs from either end, at a COV of 2% to that."""
     rng = np.random.default_rng(seed)
-    n = int(math.exp(rng.uniform(math.log(30), math.log(most))))
+    n = int(math.exp(rng.uniform(math.log(30 if step is None else 2 * SIDE + 10), math.log(most))))
     t, spacing = _times(rng, n)
-    cov = float(rng.uniform(0.02, 0.10))
+    cov = float(rng.uniform(0.02, 0.10 if step is None else step[1]))
     heavy = bool(rng.random() < 0.5)
     phi = 0.0 if rng.random() < 1 / 3 else float(rng.uniform(0.0, 0.7))
     daily = float(rng.uniform(0.01, 0.05)) if rng.random() < 0.5 else 0.0
@@ -157,7 +158,7 @@ def draw(seed: int, most: int = 17_520) -> History:
     shape = (np.sin(a) + second * np.sin(2 * a + rng.uniform(0, 2 * np.pi))) / (1.0 + second)
     signal = 1.0 + daily * shape + weekly * np.sin(2 * np.pi * (t % WEEK) / WEEK + rng.uniform(0, 2 * np.pi))
     signal = signal + drift * np.linspace(0.0, 1.0, n)
-    steps, sizes, ramps = _steps(rng, n)
+    steps, sizes, ramps = _steps(rng, n) if step is None else ([int(rng.integers(SIDE, n - SIDE))], [step[0]], [0])
     factor = np.ones(n)
     for at, size, ramp in zip(steps, sizes, ramps, strict=True):
         moved = np.ones(n)
@@ -484,6 +485,8 @@ def _print(figures: dict) -> None:
             )
     for name, cell in r["must_show"].items():
         print(f"  must show, {name}: {_found_text(cell)}")
+    for name, cell in figures["must_show_steps"].items():
+        print(f"  must show on its own held-out histories, {name}: {_found_text(cell)} (target {cell['target']:.0%})")
     for table in ("ramps_by_size", "ramps_by_runs"):
         print(f"  ramps, {table}: " + "; ".join(f"{k} {_found_text(c)}" for k, c in r[table].items()))
     short = figures["short_held_out"]["false_change_points"]
@@ -504,6 +507,27 @@ def _print(figures: dict) -> None:
 
 def _short_cases(parser) -> None:
     parser.add_argument("--short-cases", type=int, default=1200, help="histories of 30-1,999 runs, held out")
+    parser.add_argument("--must-show-cases", type=int, default=300, help="histories per must-show step, held out")
+
+
+MUST_SHOW = {"-10% at COV 2-5%": (-0.10, 0.05, 0.95, 2_000_000), "-15% at COV 2-10%": (-0.15, 0.10, 0.90, 3_000_000)}
+
+
+def must_show(cases: int, params: ChangePointParams) -> dict:
+    """The issue's step targets on their own held-out histories (the main draw holds a dozen such steps):
+    one step of exactly that size, at least SIDE runs from either end, 60 to 2,000 runs, every other knob
+    of the space as drawn; found within NEAR runs, beside the oracle bound and the target."""
+    out = {}
+    for name, (size, cov, target, first) in MUST_SHOW.items():
+        rows = score([draw(s, SHORT_RUNS, (size, cov)) for s in range(first, first + cases)], params)
+        cell = _recall([s for r in rows for s in r["steps"]])
+        out[name] = {
+            **cell,
+            "target": target,
+            "seeds": [first, first + cases],
+            "false_per_1000_runs": _false_rate(rows)["per_1000_runs"],
+        }
+    return out
 
 
 def _found_text(cell: dict) -> str:
@@ -524,6 +548,7 @@ def main() -> int:
     rows = score([draw(s) for s in held_seeds], chosen)
     short_cases = 4 if args.smoke else args.short_cases
     short = score([draw(s, SHORT_RUNS) for s in range(SHORT_SEED, SHORT_SEED + short_cases)], chosen)
+    must = must_show(4 if args.smoke else args.must_show_cases, chosen)
     example = [216, 211, 215, 214, 127, 217, 217, 175, 174, 168, 172, 175, 172, 168, 169]
     figures = {
         "host": host(),
@@ -538,6 +563,7 @@ def main() -> int:
             "step_recall": recall_by_bin(rows),
             "outlier_runs": outliers_by_noise(rows),
         },
+        "must_show_steps": must,
         "short_held_out": {
             "seeds": [SHORT_SEED, SHORT_SEED + short_cases],
             "histories": len(short),

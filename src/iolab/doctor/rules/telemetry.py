@@ -113,7 +113,9 @@ def _cut(places: int, df: int, alarm: float = ALARM) -> float:
     return max(NOISE_SIGMAS, t_quantile(1.0 - alarm / max(1, places), max(1, df)))
 
 
-def _beyond_noise(event: Dip, times: list[float], values: list[float], places: int, events: list[Dip]) -> bool:
+def _beyond_noise(
+    event: Dip, times: list[float], values: list[float], places: int, events: list[Dip], confirmed: list[Dip]
+) -> bool:
     """Whether the event is larger than the series' own second-to-second variation allows by chance, on a log
     scale: for a dip, its mean against the seconds around it (at least twice its length of them); for a
     step, the difference of the two levels' means. Each mean's standard deviation counts the correlation of
@@ -121,15 +123,17 @@ def _beyond_noise(event: Dip, times: list[float], values: list[float], places: i
     inside = [event.onset_s < t <= event.onset_s + event.duration_s for t in times]
     if event.kind == "step":
         return _step_beyond_noise(event, times, values, places, inside)
-    rest = _logs([v for v, i in zip(values, inside, strict=True) if not i])
+    # Against the level of the seconds around it outside the events already confirmed, not the rolling
+    # baseline that found it (in noise that wanders, a baseline at a local high plus a few low seconds looked
+    # like a dip: issue 33's corpus), nor seconds a confirmed stall pulls down.
+    held = [any(e.onset_s < t <= e.onset_s + e.duration_s for e in confirmed) for t in times]
+    rest = _logs([v for v, i, h in zip(values, inside, held, strict=True) if not i and not h])
     during = _logs([v for v, i in zip(values, inside, strict=True) if i])
     if len(rest) < MIN_REST:
         return False
     if len(during) < sum(inside):
         return True  # seconds of no work at all, among seconds of work
-    sd, rho = noise_outside(times, values, event, [e for e in events if e is not event])
-    # Against the level of the seconds around it, not the rolling baseline that found it: in noise that
-    # wanders, a baseline at a local high plus a few low seconds looked like a dip (issue 33's corpus).
+    sd, rho = noise_outside(times, values, events, confirmed)
     drop = sum(rest) / len(rest) - sum(during) / len(during)
     # Both means are uncertain: a dip may be as long as the seconds around it.
     se = sd * math.hypot(_mean_factor(len(during), rho), _mean_factor(len(rest), rho))
@@ -150,30 +154,33 @@ def _step_beyond_noise(event: Dip, times: list[float], values: list[float], plac
     return -math.log1p(-event.depth) > _cut(places, len(before) + len(after) - 2, STEP_ALARM) * se
 
 
-def noise_outside(times: list[float], values: list[float], event: Dip, others: list[Dip]) -> tuple[float, float]:
-    """(sd, lag-1 correlation) of a series' log values that `event` (a dip) is judged against: the sd of the
-    seconds outside it and outside the `others` (events already confirmed), and the correlation of all
-    seconds with each of the others' own level taken out (Kendall's small-sample bias correction, kept
-    between 0 and 0.95). The event's own seconds stay in the correlation as they are: taken out, a clean
-    run's wander (the event, there) took its correlation with it, and short clean runs of phi 0.7 raised a
-    dip 18% of the time instead of 2%.
+def noise_outside(
+    times: list[float], values: list[float], events: list[Dip], confirmed: list[Dip]
+) -> tuple[float, float]:
+    """(sd, lag-1 correlation) of a series' log values that an event (a dip) is judged against, `events`
+    being the series' events (the judged one among them) and `confirmed` those already found beyond its
+    noise. The sd is that of the seconds outside every event; the correlation that of
+    all seconds, with each confirmed event's own level taken out (Kendall's small-sample bias correction,
+    kept between 0 and 0.95). An event not confirmed stays in the correlation as it is: with its level taken
+    out, a clean run's wander (an event, there) took its correlation with it, and short clean runs of phi
+    0.7 raised a dip 18% of the time instead of 2%.
 
-    With the others in, a trace's real stalls widened the sd a second dip was judged against: on fio-plot's
-    traces planted 2-10 s dips 30-80% deep, at least 3x the trace's robust per-second sd, were found 92-93%
-    (issue 40)."""
+    With the other events in, a trace's real stalls widened the sd a dip was judged against, and their
+    levels made seconds in a row look alike (0.95 in fio-plot's quarter-second traces): planted 2-10 s dips
+    30-80% deep, at least 3x the trace's robust per-second sd, were found 92-93% (issue 40)."""
     import numpy as np
 
     t, v = np.asarray(times, dtype=float), np.asarray(values, dtype=float)
     usable = np.isfinite(v) & (v > 0)
     logs = np.log(np.where(usable, v, 1.0))
+    quiet, rest = usable.copy(), usable.copy()  # outside every event; outside the confirmed ones
     residuals = np.zeros(len(v))
-    rest = usable.copy()  # the seconds no other event holds, the event's own among them
-    for other in others:
+    for other in events:
         held = usable & (t > other.onset_s) & (t <= other.onset_s + other.duration_s)
-        if held.any():
+        quiet &= ~held
+        if other in confirmed and held.any():
             residuals[held] = logs[held] - logs[held].mean()
-        rest &= ~held
-    quiet = rest & ~((t > event.onset_s) & (t <= event.onset_s + event.duration_s))
+            rest &= ~held
     if quiet.sum() < 3:
         return 0.0, 0.0
     residuals[rest] = logs[rest] - logs[rest].mean()
@@ -220,7 +227,7 @@ def _confirmed(events: list[Dip], times: list[float], values: list[float], place
     nothing confirms is judged as before, so a clean series' own wander is not taken out of its noise."""
     confirmed: list[Dip] = []
     while True:
-        new = [e for e in events if e not in confirmed and _beyond_noise(e, times, values, places, confirmed)]
+        new = [e for e in events if e not in confirmed and _beyond_noise(e, times, values, places, events, confirmed)]
         if not new:
             return [e for e in events if e in confirmed]
         confirmed += new
