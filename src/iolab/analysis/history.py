@@ -171,7 +171,7 @@ class ChangePointParams:
     # The cut was chosen on the tuning half of bench/simulated_histories.py: the smallest whose unplanted outlier
     # runs under t4 noise stay at most 1 per 10,000 runs at the upper end of a 90% interval of the tuning count
     # (a Gaussian cut names heavy tails by the dozen).
-    outlier_sigmas: float = 8.5
+    outlier_sigmas: float = 9.5
     outlier_neighbours: int = 5  # a median of 5 outvotes a burst of up to 3 bad runs, which stays outliers
     outlier_floor: float = 0.10  # a run 5% off its neighbours is not worth a look, however quiet they are
     # Runs further than this many sds from their local level are pulled in to that distance before the test:
@@ -438,11 +438,6 @@ def _relative(x):  # (n,) -> (n,) runs relative to their level
 # 99th percentile lies further out (heavy tails), the cut widens by as much.
 _GAUSSIAN_MEDIAN = 0.628
 _GAUSSIAN_Q99 = 2.670
-# ... and this 99.9th percentile, read where a history holds enough runs for it (`_DEEP_TAIL_RUNS`): t4's tail
-# lies further out at the 99.9th than at the 99th, and a cut widened from the 99th alone named 1.06 unplanted
-# t4 runs per 10,000 on the held-out histories (issue 40; measured again over 400,000 Gaussian runs: 3.456).
-_GAUSSIAN_Q999 = 3.456
-_DEEP_TAIL_RUNS = 2000
 _BODY = 6.0  # deviations beyond this many sds are outliers or steps, not the noise's tail
 
 
@@ -457,8 +452,7 @@ def outlier_scores(u, params: ChangePointParams):  # (n,) relative values -> (n,
     deviation over the history (1.4826 x its MAD: it carries the correlation of neighbouring runs and the
     noise of the neighbours' median, and ignores the few large deviations steps and outliers make), over
     the history's tail factor: how much further out than a Gaussian's the 99th percentile of its
-    deviations within `_BODY` sds lies (and its 99.9th, in histories long enough to read it: `_tail_factor`;
-    1 for Gaussian noise, about 1.6 for t4), so heavy tails are not named by the dozen while a
+    deviations within `_BODY` sds lies (1 for Gaussian noise, about 1.6 for t4), so heavy tails are not named by the dozen while a
     Gaussian history keeps a cut it can meet. Both deviations must have the same sign and exceed
     `outlier_floor` in relative terms: a run 5% off quiet neighbours is not worth a look. A median of five
     outvotes a burst of up to three bad runs in a row, so each is an outlier and the burst is not a level;
@@ -490,24 +484,11 @@ def outlier_scores(u, params: ChangePointParams):  # (n,) relative values -> (n,
     with np.errstate(divide="ignore", invalid="ignore"):  # no noise at all: any run off its neighbours is one
         sds = np.where(nearer > 0.0, nearer * _GAUSSIAN_MEDIAN / scale, 0.0)
     body = sds[sds <= _BODY]  # the outliers themselves must not widen the cut that names them
-    tail = _tail_factor(body)
+    tail = max(1.0, float(np.quantile(body, 0.99)) / _GAUSSIAN_Q99) if len(body) else 1.0
     with np.errstate(divide="ignore", invalid="ignore"):
         relative = np.minimum(np.abs(left / left_median), np.abs(right / right_median))
     scores[inner] = np.where(same & (relative > params.outlier_floor), sds / tail, 0.0)
     return scores
-
-
-def _tail_factor(body) -> float:
-    """How much further out than a Gaussian's a history's deviations reach: its 99th percentile over a
-    Gaussian's, and its 99.9th over a Gaussian's where it holds `_DEEP_TAIL_RUNS` runs; at least 1."""
-    import numpy as np
-
-    if len(body) == 0:
-        return 1.0
-    tail = max(1.0, float(np.quantile(body, 0.99)) / _GAUSSIAN_Q99)
-    if len(body) >= _DEEP_TAIL_RUNS:
-        tail = max(tail, float(np.quantile(body, 0.999)) / _GAUSSIAN_Q999)
-    return tail
 
 
 def _side_median(u, width: int, side: int):  # (n,) -> (n,)
