@@ -483,6 +483,21 @@ def _print(figures: dict) -> None:
                     for k, c in cells.items()
                 )
             )
+    _print_spaces(figures)
+    few = r["fewer_than_20_runs_a_side"]
+    if few["steps"]:
+        print(f"  steps with fewer than {SIDE} runs a side: {few['recall']:.1%} of {few['steps']}")
+    for noise, o in held["outlier_runs"].items():
+        print(
+            f"  outlier runs, {noise}: {o['recall']} of {o['planted']} found, {o['false']} false "
+            f"({o['false_per_10000_runs']} per 10,000 runs); bursts of three kept as outliers "
+            f"{o['bursts_kept_as_outliers']} of {o['bursts']}"
+        )
+
+
+def _print_spaces(figures: dict) -> None:
+    """The must-show cells, the ramps and the short histories' own held-out set."""
+    r = figures["held_out"]["step_recall"]
     for name, cell in r["must_show"].items():
         print(f"  must show, {name}: {_found_text(cell)}")
     for name, cell in figures["must_show_steps"].items():
@@ -494,15 +509,18 @@ def _print(figures: dict) -> None:
         f"  short histories' own held-out set: {short['all']['histories']} histories, {short['all']['runs']:,} runs: "
         + "; ".join(f"{k} {v['per_1000_runs']} ({v['false']} in {v['runs']:,})" for k, v in short["runs"].items())
     )
-    few = r["fewer_than_20_runs_a_side"]
-    if few["steps"]:
-        print(f"  steps with fewer than {SIDE} runs a side: {few['recall']:.1%} of {few['steps']}")
-    for noise, o in held["outlier_runs"].items():
-        print(
-            f"  outlier runs, {noise}: {o['recall']} of {o['planted']} found, {o['false']} false "
-            f"({o['false_per_10000_runs']} per 10,000 runs); bursts of three kept as outliers "
-            f"{o['bursts_kept_as_outliers']} of {o['bursts']}"
-        )
+
+
+def _short_set(cases: int, params: ChangePointParams) -> dict:
+    """False change points and outlier runs on the short histories' own held-out seeds."""
+    short = score([draw(s, SHORT_RUNS) for s in range(SHORT_SEED, SHORT_SEED + cases)], params)
+    return {
+        "seeds": [SHORT_SEED, SHORT_SEED + cases],
+        "histories": len(short),
+        "runs": sum(r["runs"] for r in short),
+        "false_change_points": false_by_bin(short),
+        "outlier_runs": outliers_by_noise(short),
+    }
 
 
 def _short_cases(parser) -> None:
@@ -546,8 +564,7 @@ def main() -> int:
     sigmas, pvalue, grids = _tune(train, shipped)
     chosen = replace(shipped, outlier_sigmas=sigmas, max_pvalue=pvalue)
     rows = score([draw(s) for s in held_seeds], chosen)
-    short_cases = 4 if args.smoke else args.short_cases
-    short = score([draw(s, SHORT_RUNS) for s in range(SHORT_SEED, SHORT_SEED + short_cases)], chosen)
+    short = _short_set(4 if args.smoke else args.short_cases, chosen)
     must = must_show(4 if args.smoke else args.must_show_cases, chosen)
     example = [216, 211, 215, 214, 127, 217, 217, 175, 174, 168, 172, 175, 172, 168, 169]
     figures = {
@@ -564,13 +581,7 @@ def main() -> int:
             "outlier_runs": outliers_by_noise(rows),
         },
         "must_show_steps": must,
-        "short_held_out": {
-            "seeds": [SHORT_SEED, SHORT_SEED + short_cases],
-            "histories": len(short),
-            "runs": sum(r["runs"] for r in short),
-            "false_change_points": false_by_bin(short),
-            "outlier_runs": outliers_by_noise(short),
-        },
+        "short_held_out": short,
         "issue_example": {
             "change_points": [cp.index for cp in change_points(example)],
             "outlier_runs": outlier_runs(example),
