@@ -138,7 +138,7 @@ def plant(name: str, series):
         factor = np.ones(len(k))
         factor[inside] = 1.0 - loss[k[inside] - 1]
         out.append(replace(s, values=s.values.astype(float) * factor))
-    return out, onset, length, depth, shape
+    return out, onset, length, float(loss.max()), shape  # depth as the issue defines it: 1 - lowest / level
 
 
 def robust_sd(name: str, series) -> float:
@@ -227,8 +227,11 @@ def main() -> int:
     parser.add_argument("--half", choices=("tuning", "reported"), help="judge only one half's device folders")
     parser.add_argument("--penalty", type=float, help="the segmentation penalty to judge with (tuning)")
     parser.add_argument("--out", type=Path, default=RESULTS / "fioplot_traces.json")
+    parser.add_argument("--relist", type=Path, help="judge this finished run's findings against the list again")
     add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.relist is not None:
+        return relist(args.relist, args.out)
     if args.smoke:  # the suite's own real fio outputs with logs stand in for the collection
         args.data, args.limit = args.data or HERE.parent / "tests" / "data" / "fio", args.limit or 20
     if args.data is None or not Path(args.data).is_dir():
@@ -262,11 +265,10 @@ def main() -> int:
             clean += 1
         if (row := twin(name, series, rules, side)) is not None:
             twins.append(row)
-    unexplained = sorted(set(flagged) - set(known))
-    stale = sorted(set(known) - set(flagged)) if not args.limit and not args.half else []
     figures = {
         "host": host(),
         "points_judged": judged,
+        "points_judged_by_half": judged_by_half,
         "points_too_short_to_judge": unjudged,
         "points_without_a_dip_or_step": clean,
         "share_without": round(clean / judged, 4) if judged else None,
@@ -274,19 +276,52 @@ def main() -> int:
         "findings": sum(len(v) for v in flagged.values()),
         "params": telemetry.PARAMS.__dict__,
         "halves": {side: sorted(d for d, s in sides.items() if s == side) for side in ("tuning", "reported")},
-        "false_alarms": false_alarms(flagged, known, judged_by_half, sides),
         "planted": planted_figures(twins),
         "findings_by_point": {name: flagged[name] for name in sorted(flagged)},
-        "listed_by_hand": {name: known[name] for name in sorted(flagged) if name in known},
-        "listed_events": sum(1 for name in flagged if known.get(name, {}).get("verdict") == "event"),
-        "listed_false_alarms": sum(1 for name in flagged if known.get(name, {}).get("verdict") == "false alarm"),
-        "not_listed": {name: flagged[name] for name in unexplained},
-        "listed_but_not_found": stale,
+        **listing(flagged, known, judged_by_half, sides, complete=not args.limit and not args.half),
         "planted_twins": len(twins),
         "planted_twins_named": sum(r["found"] for r in twins),
         "seconds": round(time.perf_counter() - started, 1),
     }
     write_result(args.out, "fioplot_traces", figures, smoke=args.smoke)
+    return report(figures, smoke=args.smoke)
+
+
+def listing(flagged: dict[str, list[str]], known: dict, judged_by_half: dict[str, int], sides, complete: bool) -> dict:
+    """What the verdicts by hand in `fioplot_events.toml` say of the points with findings."""
+    return {
+        "false_alarms": false_alarms(flagged, known, judged_by_half, sides),
+        "listed_by_hand": {name: known[name] for name in sorted(flagged) if name in known},
+        "listed_events": sum(1 for name in flagged if known.get(name, {}).get("verdict") == "event"),
+        "listed_false_alarms": sum(1 for name in flagged if known.get(name, {}).get("verdict") == "false alarm"),
+        "not_listed": {name: flagged[name] for name in sorted(set(flagged) - set(known))},
+        "listed_but_not_found": sorted(set(known) - set(flagged)) if complete else [],
+    }
+
+
+def relist(path: Path, out: Path) -> int:
+    """Judge a finished run's findings again against the verdicts by hand (after new ones were written in
+    `fioplot_events.toml`): the traces are not read again, the findings are the run's own."""
+    import json
+
+    figures = json.loads(path.read_text())
+    sides = {folder: side for side, folder_list in figures["halves"].items() for folder in folder_list}
+    known = tomllib.loads(EVENTS.read_text())["events"]
+    figures |= listing(figures["findings_by_point"], known, figures["points_judged_by_half"], sides, complete=True)
+    figures.pop("benchmark", None)
+    figures["relisted"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")  # "when" stays the run's
+    write_result(out, "fioplot_traces", figures)
+    return report(figures, smoke=False)
+
+
+def report(figures: dict, smoke: bool) -> int:
+    """Print a run's figures; 1 when a finding is not listed by hand or a listed one was not found."""
+    judged, unjudged, clean = (
+        figures["points_judged"],
+        figures["points_too_short_to_judge"],
+        figures["points_without_a_dip_or_step"],
+    )
+    flagged, unexplained = figures["findings_by_point"], figures["not_listed"]
     fa = figures["false_alarms"]
     print(
         f"{judged} points judged ({unjudged} too short): {clean} without a dip or step "
@@ -305,7 +340,8 @@ def main() -> int:
             )
     for name in unexplained:
         print(f"  not listed: {name}: {'; '.join(flagged[name])}")
-    return 1 if (unexplained or stale) and not args.smoke else 0  # a smoke run judges the suite's own logs
+    stale = figures["listed_but_not_found"]
+    return 1 if (unexplained or stale) and not smoke else 0  # a smoke run judges the suite's own logs
 
 
 if __name__ == "__main__":

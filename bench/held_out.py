@@ -30,10 +30,19 @@ class Split:
     fresh: list[int] = field(default_factory=list)  # seeds nothing was tuned or looked at on: the report
 
 
-def corpus_args(description: str, cases: int, result: str, fresh_seed: int | None = None) -> Split:
+def corpus_args(
+    description: str,
+    cases: int,
+    result: str,
+    fresh_seed: int | None = None,
+    extra: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> Split:
     """Parse --cases, --seed, --out and --smoke (a smoke run: SMOKE_CASES cases) and split the seeds; with
-    `fresh_seed`, also --held-out-seed and --held-out-cases: a range of seeds apart from both halves."""
+    `fresh_seed`, also --held-out-seed and --held-out-cases: a range of seeds apart from both halves; `extra`
+    adds a corpus's own options."""
     parser = argparse.ArgumentParser(description=description)
+    if extra is not None:
+        extra(parser)
     parser.add_argument("--cases", type=int, default=cases, help="seeds, half to choose parameters, half to report")
     parser.add_argument("--seed", type=int, default=33, help="first seed")
     parser.add_argument("--out", type=Path, default=RESULTS / result)

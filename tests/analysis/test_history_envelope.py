@@ -255,3 +255,48 @@ def test_newest_runs_off_the_level_are_too_few_to_tell_not_no_change():
         assert notes[0].endswith(f"too few runs on a side to tell ({k}; needs 5)")
     t, x = monitoring(1300, 300, cov=0.03)
     assert analyse_history(x, times=t).pending is None
+
+
+# --------------------------------------------------------------------------- spaces the first bench did not span
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_days_missing_among_hourly_runs_with_daily_and_weekly_cycles_give_no_change_point(seed):
+    """Six weeks of hourly runs with one to four gaps of one to five days (the host was down), a 4% daily
+    and a 2% weekly cycle at once, COV 5%, phi 0.5: the cycles are fitted on the runs' own times, so a gap
+    neither shifts their phase nor passes for a step."""
+    rng = np.random.default_rng(300 + seed)
+    n = 1000
+    hours = np.arange(n, dtype=float)
+    for at in rng.integers(50, n - 50, size=int(rng.integers(1, 5))):
+        hours[at:] += 24.0 * float(rng.uniform(1.0, 5.0))
+    t = T0 + HOUR * hours
+    e = np.empty(n)
+    shocks = rng.standard_normal(n)
+    e[0] = shocks[0]
+    for i in range(1, n):
+        e[i] = 0.5 * e[i - 1] + math.sqrt(0.75) * shocks[i]
+    daily = 0.04 * np.sin(2 * np.pi * (t % DAY) / DAY + rng.uniform(0, 6.3))
+    weekly = 0.02 * np.sin(2 * np.pi * (t % (7 * DAY)) / (7 * DAY) + rng.uniform(0, 6.3))
+    x = LEVEL * (1 + daily + weekly) * (1 + 0.05 * e)
+    judged = analyse_history(x, times=t)
+    assert judged.change_points == [], [(c.index, c.relative_change) for c in judged.change_points]
+    assert judged.noise is not None and judged.noise.daily.state == "removed"
+    assert judged.noise.weekly.state == "removed"
+
+
+@pytest.mark.parametrize(("seed", "ramp"), [(s, r) for s in range(4) for r in (12, 24, 48)])
+def test_a_ramp_over_hours_or_days_is_a_change_point_inside_it_and_nowhere_else(seed, ramp):
+    """A level that moves 20% down over `ramp` hourly runs is a change of level: it is named at least once,
+    the first change point lies within 3 runs of the ramp, the changes named add up to the ramp's, and none
+    lies far from it. A long ramp may be named as a staircase, whose last stair can land up to 9 runs past
+    the ramp's end (bench/simulated_histories.py counts those beyond 3 runs as false)."""
+    t, x = monitoring(400 + seed, 600, cov=0.03, phi=0.3)
+    factor = np.ones(600)
+    factor[300 : 300 + ramp] = 1.0 - 0.2 * np.arange(1, ramp + 1) / (ramp + 1)
+    factor[300 + ramp :] = 0.8
+    judged = analyse_history(x * factor, times=t)
+    at = [c.index for c in judged.change_points]
+    assert at and 297 <= at[0] <= 300 + ramp + 3 and all(297 <= i <= 300 + ramp + 10 for i in at), at
+    total = math.prod(1 + c.relative_change for c in judged.change_points if c.relative_change is not None)
+    assert total == pytest.approx(0.8, abs=0.06)
