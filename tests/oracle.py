@@ -22,12 +22,16 @@ recomputed from its points (`check_rows`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sqlite3
+import statistics
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 DIRECTIONS = ("read", "write", "trim")
 REL = 1e-6  # floating sums in another order: anything beyond this is a disagreement, not rounding
@@ -430,3 +434,197 @@ def check_quotes(database: Path, rates: dict[tuple[int, str], dict[str, float]],
             if values:
                 report.quotes += 1
                 _compare(report, f"{rule_id} on {subject}: quoted {q['metric']}", q["value"], sum(values) / len(values))
+
+
+# --------------------------------------------------------------------------- compare verdicts
+# `iolab compare`'s verdict recomputed from the samples it shows, by other means than analysis/compare.py: Student's
+# t by numerical integration of its density (not the incomplete beta), Mann-Whitney's U by enumerating every
+# split of the pooled ranks (not the Gaussian binomial), the lone-outlier rule written out again. The method
+# (reference/analysis.md §4) is the product's: log values, Welch's t and its interval, U as a check, a noise
+# floor, TOST for "equivalent".
+ALPHA, MARGIN, FLOOR = 0.05, 0.05, 0.01  # compare's defaults: the rows checked here are made with them
+FAR_RATIO, FAR_SIGMAS = 0.25, 4.0  # RES-REPEAT-OUTLIER's rule: 25% off the others' median and beyond 4 robust SDs
+ENUMERATE_UP_TO = 20_000  # splits of the pooled ranks counted for U; beyond, U is not recomputed
+EDGE = 1e-6  # a p-value or an interval end this close to its threshold decides nothing here (quadrature)
+
+
+def _t_tail(x: float, df: float) -> float:
+    """P(T > x) for Student's t with `df` degrees of freedom, x >= 0: with t = sqrt(df) tan(u) the density is
+    c cos(u)^(df - 1) du, and with u = pi/2 - s^2 it is c sin(s^2)^(df - 1) 2s ds, smooth at the tail's end
+    for any df >= 1: integrated by Simpson's rule from s = 0 to sqrt(pi/2 - atan(x / sqrt(df)))."""
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(math.pi)
+    top = math.sqrt(math.pi / 2 - math.atan(x / math.sqrt(df)))
+    s = np.linspace(0.0, top, 4001)
+    f = np.zeros_like(s)
+    f[1:] = np.sin(s[1:] ** 2) ** (df - 1) * 2 * s[1:]
+    weights = np.ones_like(s)
+    weights[1:-1:2], weights[2:-1:2] = 4, 2
+    return float(c * (weights @ f) * (top / 4000) / 3)
+
+
+def _t_quantile(p: float, df: float) -> float:
+    """The t with P(T <= t) = p (p > 0.5), by bisection on the tail."""
+    low, high = 0.0, 1e4
+    for _ in range(64):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _t_tail(mid, df) > 1 - p else (low, mid)
+    return (low + high) / 2
+
+
+def _far(values: list[float]) -> set[int]:
+    """Indices of the lone outlier repeats: each judged against all the others (at least 3 repeats), and
+    none when half or more would be (a noisy set has no odd one out)."""
+    if len(values) < 3:
+        return set()
+    found = set()
+    for i, v in enumerate(values):
+        others = [w for j, w in enumerate(values) if j != i]
+        median = statistics.median(others)
+        mad = 1.4826 * statistics.median([abs(w - median) for w in others])
+        if abs(v - median) > max(FAR_RATIO * abs(median), FAR_SIGMAS * mad):
+            found.add(i)
+    return found if len(found) < len(values) / 2 else set()
+
+
+def _u_test(a: list[float], b: list[float]) -> tuple[float, float] | None:
+    """(two-sided p of U, the smallest p these samples allow), counting every split of the pooled mid-ranks;
+    None when there are too many splits to count."""
+    pooled = sorted(a + b)
+    rank = {v: (pooled.index(v) + len(pooled) - pooled[::-1].index(v) + 1) / 2 for v in pooled}  # mid-ranks
+    m = len(b)
+    if math.comb(len(pooled), m) > ENUMERATE_UP_TO:
+        return None
+    ranks = [rank[v] for v in pooled]
+    sums = [sum(ranks[i] for i in pick) for pick in itertools.combinations(range(len(pooled)), m)]
+    observed = sum(rank[v] for v in b)
+    tail = min(sum(s <= observed + 1e-9 for s in sums), sum(s >= observed - 1e-9 for s in sums)) / len(sums)
+    lowest, highest = min(sums), max(sums)
+    extreme = min(sum(s <= lowest + 1e-9 for s in sums), sum(s >= highest - 1e-9 for s in sums)) / len(sums)
+    return min(1.0, 2 * tail), min(1.0, 2 * extreme)
+
+
+@dataclass(frozen=True)
+class Recomputed:
+    """A verdict as the oracle makes it: the kind (None where a threshold is too close to call), the change
+    B/A - 1 and its 95% interval, and the repeats left out of each side."""
+
+    kind: str | None
+    change: float | None
+    ci: tuple[float, float] | None
+    far_a: list[float]
+    far_b: list[float]
+
+
+def recompute_verdict(a_values: list[float], b_values: list[float], higher_is_better: bool) -> Recomputed:
+    """The verdict of B against A from the two sides' repeats (NaN left out)."""
+    a_all = [v for v in a_values if not math.isnan(v)]
+    b_all = [v for v in b_values if not math.isnan(v)]
+    # each side's lone outliers are its own: a side with a value not above 0 keeps them all
+    far_a, far_b = (set() if any(v <= 0 for v in side) else _far(side) for side in (a_all, b_all))
+    if any(v <= 0 or math.isinf(v) for v in a_all + b_all):
+        return Recomputed(
+            "not evaluated", None, None, [a_all[i] for i in sorted(far_a)], [b_all[i] for i in sorted(far_b)]
+        )
+    a = [v for i, v in enumerate(a_all) if i not in far_a]
+    b = [v for i, v in enumerate(b_all) if i not in far_b]
+    left = ([a_all[i] for i in sorted(far_a)], [b_all[i] for i in sorted(far_b)])
+    if not a or not b:
+        return Recomputed("not evaluated", None, None, *left)
+    la, lb = [math.log(v) for v in a], [math.log(v) for v in b]
+    d = statistics.fmean(lb) - statistics.fmean(la)
+    if len(a) < 2 or len(b) < 2:
+        return Recomputed("not evaluated", math.exp(d) - 1, None, *left)
+    ua, ub = statistics.variance(la) / len(la), statistics.variance(lb) / len(lb)
+    se = math.sqrt(ua + ub)
+    if se == 0:
+        p, half, p_tost = (1.0 if d == 0 else 0.0), 0.0, (0.0 if abs(d) < math.log1p(MARGIN) else 1.0)
+    else:
+        df = (ua + ub) ** 2 / (ua**2 / (len(la) - 1) + ub**2 / (len(lb) - 1))
+        p, half = min(1.0, 2 * _t_tail(abs(d) / se, df)), _t_quantile(1 - ALPHA / 2, df) * se
+        low_bound, high_bound = math.log1p(-MARGIN), math.log1p(MARGIN)
+        p_tost = max(_t_tail_signed((d - low_bound) / se, df), _t_tail_signed((high_bound - d) / se, df))
+    ci = (math.exp(d - half) - 1, math.exp(d + half) - 1)
+    u = _u_test(a, b)
+    kind = _kind(p, u, ci, p_tost, higher_is_better)
+    return Recomputed(kind, math.exp(d) - 1, ci, *left)
+
+
+def _t_tail_signed(x: float, df: float) -> float:
+    return _t_tail(x, df) if x >= 0 else 1 - _t_tail(-x, df)
+
+
+def _kind(
+    p: float, u: tuple[float, float] | None, ci: tuple[float, float], p_tost: float, higher_is_better: bool
+) -> str | None:
+    """faster/slower: Welch's p below alpha, U agreeing where it can reach alpha, the whole interval beyond
+    the noise floor; else equivalent when TOST's p is below alpha; else inconclusive. None near an edge, or
+    where U decides and was not counted."""
+    edges = [p - ALPHA, p_tost - ALPHA, ci[0] - FLOOR, ci[1] + FLOOR] + ([u[0] - ALPHA, u[1] - ALPHA] if u else [])
+    if any(abs(e) < EDGE for e in edges):
+        return None
+    beyond = ci[0] > FLOOR or ci[1] < -FLOOR
+    if p < ALPHA and beyond:
+        if u is None:
+            return None
+        if u[0] < ALPHA or u[1] >= ALPHA:
+            return "faster" if (ci[0] > 0) == higher_is_better else "slower"
+    return "equivalent" if p_tost < ALPHA else "inconclusive"
+
+
+def check_verdict(row: dict, where: str, report: OracleReport) -> None:
+    """One row of `iolab compare --json` (its samples, the direction of its metric) against the verdict the
+    oracle makes from the same samples: the kind (direction, equivalence, inconclusive), the change, its
+    interval and the repeats left out. Two-sided: a verdict that should be inconclusive and is not, and one
+    that should be decided and is not, both disagree."""
+    mine = recompute_verdict(row["a"]["values"], row["b"]["values"], row["higher_is_better"])
+    checks: list[tuple[str, object, object]] = [
+        ("outliers left out", row["outliers_left_out"], {"a": mine.far_a, "b": mine.far_b}),
+        ("change", row["change"], mine.change),
+        ("95% low", row["ci_low"], mine.ci[0] if mine.ci else None),
+        ("95% high", row["ci_high"], mine.ci[1] if mine.ci else None),
+    ]
+    if mine.kind is not None:
+        checks.append(("verdict", row["verdict"], mine.kind))
+    for what, held, recomputed in checks:
+        report.figures += 1
+        same = (
+            _close_enough(held, recomputed)
+            if isinstance(held, float | int | type(None)) and isinstance(recomputed, float | int | type(None))
+            else held == recomputed
+        )
+        if not same:
+            report.disagreements.append(f"{where} {what}: shown {held}, the samples give {recomputed}")
+
+
+def _close_enough(a: float | None, b: float | None) -> bool:
+    """Equal to the quadrature's precision (1e-6 of the ratio): the integration is not the incomplete beta."""
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-7)
+
+
+def side_values(
+    database: Path, run_ids: list[int], metric: str, workload: str = "", named: tuple[str, str] = ("", "")
+) -> list[float]:
+    """A compare side's samples read from the store itself: one per finished point of the workload (its
+    identity; or its name and target, as compare names B's side of a pair) in the runs, from fio's totals as
+    `results` holds them (checked against fio's output by `check_store`): bandwidth or IOPS summed over
+    directions, or the mean latency averaged over them."""
+    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    which, given = ("workload = ?", (workload,)) if workload else ("name = ? AND target = ?", named)
+    points = conn.execute(
+        f"SELECT id FROM points WHERE status = 'ok' AND {which} AND run_id IN ({','.join('?' * len(run_ids))})"
+        " ORDER BY run_id, id",
+        (*given, *run_ids),
+    ).fetchall()
+    out = []
+    for (point_id,) in points:
+        figures = conn.execute("SELECT bw_bytes, iops, lat_mean_ns FROM results WHERE point_id = ?", (point_id,))
+        rows = figures.fetchall()
+        if metric == "lat_mean":
+            lats = [r[2] for r in rows if r[2] is not None]
+            out.append(sum(lats) / len(lats) if lats else 0.0)
+        else:
+            out.append(float(sum(r[0 if metric == "bw" else 1] for r in rows)))
+    conn.close()
+    return out
