@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -170,9 +171,10 @@ MADE = "__made__"  # the map's own key: when the run that made it started (secon
 
 
 def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
-    """module (relative to src/iolab) -> line -> the test files whose fast-tier tests run that line; read from
-    `path`, or made there by running the fast tier once under coverage.py (one dynamic context per test). Test
-    files changed since the map was made run under coverage on their own, and their lines replace theirs."""
+    """module (relative to src/iolab) -> line -> the fast-tier tests that run that line (pytest node ids,
+    `tests/x/test_y.py::test_z`: a mutant runs those tests, not their whole files); read from `path`, or made
+    there by running the fast tier once under coverage.py (one dynamic context per test). Test files changed
+    since the map was made run under coverage on their own, and their lines replace theirs."""
     raw = json.loads(path.read_text()) if path.is_file() else {}
     made = float(raw.pop(MADE, path.stat().st_mtime if raw else 0.0))
     out = {module: {int(line): files for line, files in lines.items()} for module, lines in raw.items()}
@@ -188,8 +190,8 @@ def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
 def _merge(out: dict[str, dict[int, list[str]]], fresh: dict[str, dict[int, list[str]]], gone: set[str]) -> None:
     """The lines of the test files in `gone` forgotten from `out`, then the freshly mapped lines added."""
     for lines in out.values():
-        for line, files in lines.items():
-            lines[line] = [f for f in files if f not in gone]
+        for line, tests in lines.items():
+            lines[line] = [t for t in tests if t.partition("::")[0] not in gone]
     for module, lines in fresh.items():
         for line, files in lines.items():
             mapped = out.setdefault(module, {}).setdefault(line, [])
@@ -201,7 +203,8 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
     import coverage
 
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
-        rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage")  # kept: an hour of work
+        # kept: the whole fast tier's is an hour of work on a busy host (an update's goes beside it)
+        rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage" if tests == ["tests"] else ".update")
         rc.write_text(f"[run]\nsource = {SRC}\ndynamic_context = test_function\n")
         subprocess.run(
             [
@@ -232,26 +235,46 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
                 continue
             lines = data.contexts_by_lineno(measured)
             out[str(Path(measured).relative_to(SRC))] = {
-                line: sorted({f for c in contexts if (files := _test_file(c)) for f in files.split()})
-                for line, contexts in lines.items()
+                line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
             }
     return out
 
 
-def _test_file(context: str) -> str | None:
-    """The test file of a coverage context (`test_headline.test_x`: the test module's name, then the test's),
-    or None (no test: code run at import or collection)."""
-    module = context.partition(".")[0]
-    if not module.startswith("test"):
-        return None
+def test_ids(context: str) -> list[str]:
+    """The pytest node ids of a coverage context (`test_headline.test_x`, `test_y.TestClass.test_z`: the test
+    module's name, then the test's), in every test file of that name; none for code run at import or
+    collection (no test)."""
+    module, _, test = context.partition(".")
+    if not module.startswith("test") or not test:
+        return []
     if not _TEST_FILES:
         for path in (ROOT / "tests").rglob("test_*.py"):
             _TEST_FILES.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
-    found = _TEST_FILES.get(module, [])
-    return found[0] if len(found) == 1 else (" ".join(sorted(found)) or None)
+    files = _TEST_FILES.get(module, [])
+    if len(files) > 1:  # a name in several folders: the files that define the test
+        top = test.partition(".")[0]
+        files = [f for f in files if re.search(rf"^\s*(?:async )?(?:def|class) {top}\b", (ROOT / f).read_text(), re.M)]
+    return [f"{file}::{test.replace('.', '::')}" for file in files]
 
 
 _TEST_FILES: dict[str, list[str]] = {}
+
+
+def existing(tests: list[str]) -> list[str]:
+    """The node ids among `tests` whose file still defines their test (a map outlives renamed tests)."""
+    kept = []
+    for test in tests:
+        file, _, name = test.partition("::")
+        path = ROOT / file
+        top = name.partition("::")[0]
+        if path.is_file() and re.search(rf"^\s*(?:async )?(?:def|class) {top}\b", _text(path), re.M):
+            kept.append(test)
+    return kept
+
+
+@functools.cache
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 def tests_of(module: str) -> list[str]:
@@ -355,7 +378,7 @@ def run_module(
             # a line only run at import (a module constant, a default) has no test's context: the test
             # files that import the module are the ones that can see it
             mapped = covering.get(module, {})
-            tests = mapped.get(mutant.line) or (tests if mutant.line in mapped else [])
+            tests = existing(mapped.get(mutant.line, [])) or (tests if mutant.line in mapped else [])
         (tree / module).write_text(mutated_source(source, mutant.index), encoding="utf-8")
         outcome = run_tests(tree, tests) if tests else "not covered"
         code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
