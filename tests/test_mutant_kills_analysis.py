@@ -3,12 +3,15 @@ each test states a behaviour at the edge a slip would move (a bound inclusive or
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from iolab.analysis.compare import compare_samples, welch_test
+from iolab.analysis.compare import compare_samples, pooled_t_test, welch_test
+from iolab.analysis.device_traffic import DISK_BW, device_bytes
+from iolab.analysis.history_noise import noise_scale
 from iolab.analysis.invariants import HISTOGRAM_RESOLUTION, latency_is_ordered
 from iolab.analysis.noise import relative_error
-from iolab.models.result import LatencyStats
+from iolab.models.result import LatencyStats, Sample
 
 
 def test_two_repeats_a_side_are_enough_for_welch_and_a_verdict():
@@ -18,6 +21,10 @@ def test_two_repeats_a_side_are_enough_for_welch_and_a_verdict():
     assert verdict.evaluated and verdict.p_welch is not None
     with pytest.raises(ValueError):
         welch_test(10.0, 1.0, 1, 12.0, 1.0, 2)
+    pooled = pooled_t_test(10.0, 1.0, 2, 12.0, 1.0, 2)  # two runs after a change point, two before
+    assert pooled.df == 2.0 and pooled.se == pytest.approx(1.0) and 0.0 < pooled.p < 1.0
+    with pytest.raises(ValueError):
+        pooled_t_test(10.0, 1.0, 2, 12.0, 1.0, 1)
 
 
 def test_a_mean_exactly_at_the_ceiling_its_percentiles_allow_is_in_order():
@@ -36,3 +43,22 @@ def test_a_rate_below_one_per_second_still_has_a_relative_error():
     error = relative_error(values)
     assert error is not None and 0.0 < error < 0.2
     assert relative_error([0.0] * 40) is None
+
+
+def test_a_device_s_bytes_are_each_interval_s_rate_times_its_length():
+    """Readings at 0.5 s, 1.5 s and 3.5 s (intervals of 0.5, 1 and 2 s from the sampler's start) at 100, 200
+    and 50 MB/s moved 50 + 200 + 100 MB; devices outside the target's are left out."""
+    samples = [Sample(DISK_BW, "read", "loop0", t, v * 1e6) for t, v in ((500, 100), (1500, 200), (3500, 50))]
+    samples += [Sample(DISK_BW, "read", "loop9", 1000, 1e9)]
+    assert device_bytes(samples, "read", ("loop0",)) == {"loop0": pytest.approx(350e6)}
+    assert set(device_bytes(samples, "read")) == {"loop0", "loop9"}
+    assert device_bytes(samples, "write") == {}
+
+
+def test_a_known_step_leaves_the_noise_of_the_runs_around_it_as_it_was():
+    """The differences that straddle a step found so far are left out: the runs' noise is the same whether the
+    level jumped there or not."""
+    flat = 10.0 + np.random.default_rng(41).normal(0.0, 0.1, 30)
+    stepped = flat + np.where(np.arange(30) >= 15, 100.0, 0.0)
+    assert noise_scale(stepped, [15]) == pytest.approx(noise_scale(flat, [15]))
+    assert 0.05 < noise_scale(stepped, [15])[0] < 0.2
