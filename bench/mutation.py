@@ -452,7 +452,13 @@ def run_all(
     return outcomes
 
 
-def main() -> None:
+def merged(paths: list[Path]) -> tuple[list[str], list[dict]]:
+    """The modules and outcomes of results made side by side (`--modules`, one part each), as one run's."""
+    parts = [json.loads(path.read_text()) for path in paths]
+    return [m for part in parts for m in part["modules"]], [o for part in parts for o in part["outcomes"]]
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-module", type=int, default=12, help="mutants drawn from each module (0: all)")
     parser.add_argument("--modules", help="comma-separated, relative to src/iolab (default: analysis/ and parsing)")
@@ -462,16 +468,28 @@ def main() -> None:
     parser.add_argument("--coverage-map", type=Path, help="run each mutant's covering fast tests (made if missing)")
     parser.add_argument("--out", type=Path, help="where the result goes (default bench/results/mutation*.json)")
     parser.add_argument("--rerun", type=Path, help="a previous result: its killed mutants (same source) are kept")
+    parser.add_argument("--merge", type=Path, nargs="+", help="results of parts of one run (--modules): one result")
     add_smoke_flag(parser)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list[dict]]:
+    """The modules and every mutant's outcome: run here, or merged from parts run side by side."""
+    if args.merge:  # the parts ran side by side, each on its own modules: their outcomes are the run's
+        return merged(args.merge)
     modules = args.modules.split(",") if args.modules else (WHOLE if args.whole else MODULES)
     covering = coverage_map(args.coverage_map) if args.coverage_map else None
     if args.smoke:
         modules, args.per_module = ["analysis/knee.py"], 2
-    started = time.monotonic()
     budget = started + args.budget_s if args.budget_s else 0.0
     killed = previously_killed(args.rerun) if args.rerun else {}
-    outcomes = run_all(modules, args.seed, args.per_module, covering, budget, killed)
+    return modules, run_all(modules, args.seed, args.per_module, covering, budget, killed)
+
+
+def main() -> None:
+    args = _arguments()
+    started = time.monotonic()
+    modules, outcomes = _outcomes(args, started)
     result = summary(outcomes)
     print(
         f"{result['killed']} of {result['mutants']} mutants killed: {result['score']:.1%}; "
