@@ -241,12 +241,14 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
 
 
 def test_ids(context: str) -> list[str]:
-    """The pytest node ids of a coverage context (`test_headline.test_x`, `test_y.TestClass.test_z`: the test
-    module's name, then the test's), in every test file of that name; none for code run at import or
-    collection (no test)."""
-    module, _, test = context.partition(".")
-    if not module.startswith("test") or not test:
+    """The pytest node ids of a coverage context (`test_headline.test_x`, `test_y.TestClass.test_z`, or
+    `tests.test_oracle.test_x` for a test module in the `tests` package: the test module's name, then the
+    test's), in every test file of that name; none for code run at import or collection (no test)."""
+    parts = context.split(".")
+    at = next((i for i, part in enumerate(parts) if part.startswith("test_")), None)
+    if at is None or at + 1 >= len(parts):
         return []
+    module, test = parts[at], ".".join(parts[at + 1 :])
     if not _TEST_FILES:
         for path in (ROOT / "tests").rglob("test_*.py"):
             _TEST_FILES.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
