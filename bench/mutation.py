@@ -245,21 +245,58 @@ def test_ids(context: str) -> list[str]:
     `tests.test_oracle.test_x` for a test module in the `tests` package: the test module's name, then the
     test's), in every test file of that name; none for code run at import or collection (no test)."""
     parts = context.split(".")
-    at = next((i for i, part in enumerate(parts) if part.startswith("test_")), None)
-    if at is None or at + 1 >= len(parts):
-        return []
-    module, test = parts[at], ".".join(parts[at + 1 :])
-    if not _TEST_FILES:
-        for path in (ROOT / "tests").rglob("test_*.py"):
-            _TEST_FILES.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
-    files = _TEST_FILES.get(module, [])
+    at = next((i for i, part in enumerate(parts) if part.startswith("test_")), len(parts))
+    module, test = ".".join(parts[at : at + 1]), ".".join(parts[at + 1 :])
+    files = _test_files().get(module, []) if test else []
     if len(files) > 1:  # a name in several folders: the files that define the test
         top = test.partition(".")[0]
-        files = [f for f in files if re.search(rf"^\s*(?:async )?(?:def|class) {top}\b", (ROOT / f).read_text(), re.M)]
+        files = [f for f in files if re.search(rf"^\s*(?:async )?(?:def|class) {top}\b", _text(ROOT / f), re.M)]
     return [f"{file}::{test.replace('.', '::')}" for file in files]
 
 
 _TEST_FILES: dict[str, list[str]] = {}
+
+
+def _test_files() -> dict[str, list[str]]:
+    """Test module name -> the test files of that name (one, or one per folder that has it)."""
+    if not _TEST_FILES:
+        for path in (ROOT / "tests").rglob("test_*.py"):
+            _TEST_FILES.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    return _TEST_FILES
+
+
+def covering_tests(covering: dict[str, dict[int, list[str]]], module: str, line: int, lines: list[str]) -> list[str]:
+    """The fast tests that run a mutant's line. A line only run at import has no test's context: for a
+    module constant (`NAME = ...`), the tests that run the lines of src/ that read NAME; otherwise the test
+    files that import the module."""
+    mapped = covering.get(module, {})
+    tests = existing(mapped.get(line, []))
+    if tests or line not in mapped:
+        return tests
+    # a constant or a default of a field (`NAME = 1`, `exit_code = 2`, `writable: bool = False`)
+    assigned = re.match(
+        r"^\s*([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(?::[^=]*)?=", lines[line - 1]
+    )
+    names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", assigned.group(1)) if assigned else []
+    readers = sorted({t for name in names if len(name) >= 5 for t in _readers(covering, name)})
+    if len(readers) > MAX_READERS:  # a common word: its readers are no guide
+        readers = []
+    return existing(readers) or tests_of(module)
+
+
+MAX_READERS = 80
+
+
+def _readers(covering: dict[str, dict[int, list[str]]], name: str) -> set[str]:
+    """The tests that run a line of src/ (other than its definition) naming `name`."""
+    found: set[str] = set()
+    for module, lines in covering.items():
+        text = _text(SRC / module).splitlines()
+        for line, tests in lines.items():
+            source = text[line - 1] if 0 < line <= len(text) else ""
+            if re.search(rf"\b{name}\b", source) and not re.match(rf"^\s*{name}\s*[:=]", source):
+                found |= set(tests)
+    return found
 
 
 def existing(tests: list[str]) -> list[str]:
@@ -375,12 +412,7 @@ def run_module(
         if before is not None:
             outcomes.append({**before, "reused": True})
             continue
-        tests = tests_of(module)
-        if covering is not None:
-            # a line only run at import (a module constant, a default) has no test's context: the test
-            # files that import the module are the ones that can see it
-            mapped = covering.get(module, {})
-            tests = existing(mapped.get(mutant.line, [])) or (tests if mutant.line in mapped else [])
+        tests = tests_of(module) if covering is None else covering_tests(covering, module, mutant.line, lines)
         (tree / module).write_text(mutated_source(source, mutant.index), encoding="utf-8")
         outcome = run_tests(tree, tests) if tests else "not covered"
         code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
