@@ -10,7 +10,7 @@ def test_exclude_compares_numbers_as_numbers_and_text_as_text(tmp_path):
     path = tmp_path / "sweep.toml"
     path.write_text(
         'name = "sweep"\ntargets = ["/scratch"]\n'
-        "exclude = [\"iodepth == 32 and bs == 4096\", \"rw == 'randwrite'\"]\n"
+        'exclude = ["iodepth == 32 and bs == 4096", "rw == \'randwrite\'"]\n'
         '[axes]\nrw = ["randread", "randwrite"]\nbs = ["4k", "64k"]\niodepth = [1, 32]\n'
     )
     kept = {(w.options["rw"], w.options["bs"], w.options["iodepth"]) for w in load_plan(path).workloads}
