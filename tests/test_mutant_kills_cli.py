@@ -34,3 +34,11 @@ def test_bad_input_exits_2_with_one_line(iolab_home, monkeypatch, capsys):
     assert ended.value.code == 2
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 1 and said[0].startswith("iolab: ")
+
+
+def test_runs_are_named_one_by_one_up_to_ten_and_by_their_ends_beyond():
+    from iolab.cli.tags import _runs_text
+
+    assert _runs_text([7]) == "run 7"
+    assert _runs_text(list(range(1, 11))) == "10 runs (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"
+    assert _runs_text(list(range(6, 406))) == "400 runs (6 ... 405)"
