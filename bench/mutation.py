@@ -95,6 +95,7 @@ class Mutant:
     index: int  # which mutable site of the module, in AST walk order
     line: int
     change: str
+    statement: int = 0  # the first line of the statement holding it: the line coverage.py counts as run
 
 
 def _not_computations(tree: ast.AST) -> set[int]:
@@ -382,10 +383,30 @@ NOTES = Path(__file__).parent / "mutation_notes.json"
 
 def draw(module: str, source: str, seed: int, per_module: int) -> list[Mutant]:
     """The module's mutants: `per_module` of its sites (all with 0), drawn by a generator of its own."""
-    found = sites(ast.parse(source))
+    tree = ast.parse(source)
+    found = sites(tree)
     rng = random.Random(f"{seed}:{module}")
     chosen = sorted(rng.sample(range(len(found)), min(per_module or len(found), len(found))))
-    return [Mutant(module, i, getattr(found[i][0], "lineno", 0), found[i][2]) for i in chosen]
+    starts = _statements(tree)
+    return [
+        Mutant(module, i, line := getattr(found[i][0], "lineno", 0), found[i][2], starts.get(id(found[i][0]), line))
+        for i in chosen
+    ]
+
+
+def _statements(tree: ast.AST) -> dict[int, int]:
+    """id(node) -> the first line of the innermost statement holding it (a multi-line call's argument is
+    run when its statement is: coverage.py counts the statement's first line)."""
+    found: dict[int, int] = {}
+
+    def visit(node: ast.AST, line: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            own = child.lineno if isinstance(child, ast.stmt) else line
+            found[id(child)] = own
+            visit(child, own)
+
+    visit(tree, 0)
+    return found
 
 
 def notes() -> dict[tuple[str, str, str], dict]:
@@ -412,7 +433,11 @@ def run_module(
         if before is not None:
             outcomes.append({**before, "reused": True})
             continue
-        tests = tests_of(module) if covering is None else covering_tests(covering, module, mutant.line, lines)
+        tests = (
+            tests_of(module)
+            if covering is None
+            else covering_tests(covering, module, mutant.statement or mutant.line, lines)
+        )
         (tree / module).write_text(mutated_source(source, mutant.index), encoding="utf-8")
         outcome = run_tests(tree, tests) if tests else "not covered"
         code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
