@@ -44,8 +44,9 @@ class OracleReport:
     runs: int = 0
     points: int = 0
     figures: int = 0
-    skipped: int = 0  # points whose output the oracle does not read (fio 2 to 3.1, terse, other tools)
+    skipped: int = 0  # points whose output the oracle does not read (fio 3.0 and 3.1, terse, other tools)
     quotes: int = 0  # findings' quoted figures among `figures`
+    fio2: int = 0  # points read from fio 2's JSON (KiB, KiB/s, µs) among `points`
     disagreements: list[str] = field(default_factory=list)
 
     def add(self, other: OracleReport) -> None:
@@ -54,6 +55,7 @@ class OracleReport:
         self.figures += other.figures
         self.skipped += other.skipped
         self.quotes += other.quotes
+        self.fio2 += other.fio2
         self.disagreements += other.disagreements
 
 
@@ -128,7 +130,11 @@ def _percentiles(objects: list[dict]) -> dict[float, float]:
 def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report: OracleReport) -> None:
     """Hold one point's stored figures against its raw fio output."""
     docs = _documents(text)
-    if not docs or not str(docs[-1].get("fio version", "")).startswith("fio-3"):
+    version = str(docs[-1].get("fio version", docs[-1].get("fioversion", ""))) if docs else ""
+    if version.startswith("fio-2"):
+        check_fio2_point(row, results, docs[-1], report)
+        return
+    if not version.startswith("fio-3"):
         report.skipped += 1
         return
     parts = _entries(docs[-1], row["name"])
@@ -193,6 +199,32 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
             recomputed = sum(float(e.get(name, 0.0)) for e in parts)
             if not _close(row[name], recomputed):
                 report.disagreements.append(f"{where} {name}: stored {row[name]}, fio's output gives {recomputed}")
+
+
+def check_fio2_point(row: sqlite3.Row, results: list[sqlite3.Row], doc: dict, report: OracleReport) -> None:
+    """fio 2's JSON, by its own units: bandwidth in KiB/s, bytes in KiB (`io_bytes`, so named), runtime in
+    ms, a lone job's latencies in µs. Its I/O counts (none before 2.17) and percentiles are not read here."""
+    parts = _entries(doc, row["name"])
+    where = f"run {row['run_id']} point {row['id']} ({row['name']}, fio 2)"
+    report.points += 1
+    report.fio2 += 1
+    for stored in results:
+        ddir = stored["ddir"]
+        mine = [e[ddir] for e in parts if isinstance(e.get(ddir), dict)]
+        figures: dict[str, tuple[float | None, float | None]] = {
+            "bw_bytes": (stored["bw_bytes"], sum(float(p["bw"]) for p in mine) * 1024),
+            "io_bytes": (stored["io_bytes"], sum(float(p["io_bytes"]) for p in mine) * 1024),
+            "runtime_ms": (stored["runtime_ms"], max(float(p["runtime"]) for p in mine)),
+        }
+        kind = stored["lat_kind"]
+        if kind and len(mine) == 1 and isinstance(mine[0].get(kind), dict):
+            obj = mine[0][kind]
+            for name in ("mean", "min", "max"):
+                figures[f"lat_{name}_ns"] = (stored[f"lat_{name}_ns"], float(obj[name]) * 1000)
+        for name, (held, recomputed) in figures.items():
+            report.figures += 1
+            if not _close(held, recomputed):
+                report.disagreements.append(f"{where} {ddir} {name}: stored {held}, fio's output gives {recomputed}")
 
 
 def _share_figures(entries: list[dict], ddir: str) -> dict[str, float | None] | None:

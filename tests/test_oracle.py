@@ -61,6 +61,17 @@ def test_each_kind_of_wrong_figure_is_a_disagreement(imported, column, change):
     assert report.disagreements and all(" stored " in d for d in report.disagreements)
 
 
+def test_fio_2_outputs_are_held_in_their_own_units(imported):
+    """fio 2.1.3 to 2.17 (yardstick, PerfKitBenchmarker): KiB/s, KiB and µs, each figure recomputed."""
+    report = check_store(imported)
+    assert report.fio2 >= 4 and report.disagreements == []
+    conn = sqlite3.connect(imported)
+    conn.execute("UPDATE results SET io_bytes = io_bytes / 1024")  # KiB kept as bytes
+    conn.commit()
+    conn.close()
+    assert any("fio 2)" in d and "io_bytes" in d for d in check_store(imported).disagreements)
+
+
 def _row(a: list[float], b: list[float], higher_is_better: bool) -> dict:
     """compare's JSON row for two sides' samples, made as `iolab compare --json` makes it."""
     metric = "bw" if higher_is_better else "lat_mean"
