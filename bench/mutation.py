@@ -268,24 +268,43 @@ def _test_files() -> dict[str, list[str]]:
 
 def covering_tests(covering: dict[str, dict[int, list[str]]], module: str, line: int, lines: list[str]) -> list[str]:
     """The fast tests that run a mutant's line. A line only run at import has no test's context: for a
-    module constant (`NAME = ...`), the tests that run the lines of src/ that read NAME; otherwise the test
-    files that import the module."""
+    function's default, the tests that run its body; for a constant or a field's default (`NAME = ...`),
+    the tests that run the lines of src/ that read NAME; otherwise the test files that import the module."""
     mapped = covering.get(module, {})
     tests = existing(mapped.get(line, []))
     if tests or line not in mapped:
         return tests
-    # a constant or a default of a field (`NAME = 1`, `exit_code = 2`, `writable: bool = False`)
-    assigned = re.match(
-        r"^\s*([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(?::[^=]*)?=", lines[line - 1]
-    )
+    if lines[line - 1].lstrip().startswith(("def ", "async def ")):  # a default: read when the function runs
+        body = _body(lines, line)
+        readers = {t for at, run in mapped.items() if line < at <= body for t in run}
+    else:
+        readers = _assigned_readers(covering, lines[line - 1])
+    return existing(sorted(readers)) or tests_of(module)
+
+
+def _assigned_readers(covering: dict[str, dict[int, list[str]]], text: str) -> set[str]:
+    """The tests that read what a line assigns (`NAME = 1`, `exit_code = 2`, `writable: bool = False`); none
+    for a name too short or too common to say who reads it."""
+    assigned = re.match(r"^\s*([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(?::[^=]*)?=", text)
     names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", assigned.group(1)) if assigned else []
-    readers = sorted({t for name in names if len(name) >= 5 for t in _readers(covering, name)})
-    if len(readers) > MAX_READERS:  # a common word: its readers are no guide
-        readers = []
-    return existing(readers) or tests_of(module)
+    readers = {t for name in names if len(name) >= 5 for t in _readers(covering, name)}
+    return readers if len(readers) <= MAX_READERS else set()
 
 
 MAX_READERS = 80
+
+
+def _body(lines: list[str], line: int) -> int:
+    """The last line of the function whose `def` is at `line` (the first line after it indented no deeper
+    than the def, less one)."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    end = line
+    for at in range(line, len(lines)):
+        text = lines[at]
+        if text.strip() and len(text) - len(text.lstrip()) <= indent and not text.lstrip().startswith(")"):
+            break
+        end = at + 1
+    return end
 
 
 def _readers(covering: dict[str, dict[int, list[str]]], name: str) -> set[str]:
