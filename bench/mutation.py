@@ -531,9 +531,18 @@ def run_all(
 
 
 def merged(paths: list[Path]) -> tuple[list[str], list[dict]]:
-    """The modules and outcomes of results made side by side (`--modules`, one part each), as one run's."""
+    """The modules and outcomes of results made side by side (`--modules`, one part each) or one after another
+    (a `--rerun` of a part's survivors after it): a later file's outcome of a mutant replaces an earlier one's,
+    unless it only reused that kill."""
     parts = [json.loads(path.read_text()) for path in paths]
-    return [m for part in parts for m in part["modules"]], [o for part in parts for o in part["outcomes"]]
+    found: dict[tuple[str, int], dict] = {}
+    for part in parts:
+        for o in part["outcomes"]:
+            key = (o["module"], o["index"])
+            if key not in found or not o.get("reused"):
+                found[key] = o
+    modules = list(dict.fromkeys(m for part in parts for m in part["modules"]))
+    return modules, sorted(found.values(), key=lambda o: (modules.index(o["module"]), o["index"]))
 
 
 def _arguments() -> argparse.Namespace:
