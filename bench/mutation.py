@@ -95,7 +95,9 @@ class Mutant:
     index: int  # which mutable site of the module, in AST walk order
     line: int
     change: str
-    statement: int = 0  # the first line of the statement holding it: the line coverage.py counts as run
+    # the first line of the statement holding it (the line coverage.py counts as run), negative when that
+    # statement runs at import: a test that happened to import the module first is no reader of it
+    statement: int = 0
 
 
 def _not_computations(tree: ast.AST) -> set[int]:
@@ -266,20 +268,23 @@ def _test_files() -> dict[str, list[str]]:
     return _TEST_FILES
 
 
-def covering_tests(covering: dict[str, dict[int, list[str]]], module: str, line: int, lines: list[str]) -> list[str]:
+def covering_tests(
+    covering: dict[str, dict[int, list[str]]], module: str, mutant: Mutant, lines: list[str]
+) -> list[str]:
     """The fast tests that run a mutant's line. A line only run at import has no test's context: for a
     function's default, the tests that run its body; for a constant or a field's default (`NAME = ...`),
     the tests that run the lines of src/ that read NAME; otherwise the test files that import the module."""
     mapped = covering.get(module, {})
+    line = abs(mutant.statement) or mutant.line
     tests = existing(mapped.get(line, []))
-    if tests or line not in mapped:
+    if mutant.statement >= 0 or line not in mapped:
         return tests
     if lines[line - 1].lstrip().startswith(("def ", "async def ")):  # a default: read when the function runs
         body = _body(lines, line)
         readers = {t for at, run in mapped.items() if line < at <= body for t in run}
     else:
         readers = _assigned_readers(covering, lines[line - 1])
-    return existing(sorted(readers)) or tests_of(module)
+    return sorted(set(tests) | set(existing(sorted(readers)) or tests_of(module)))
 
 
 def _assigned_readers(covering: dict[str, dict[int, list[str]]], text: str) -> set[str]:
@@ -415,16 +420,23 @@ def draw(module: str, source: str, seed: int, per_module: int) -> list[Mutant]:
 
 def _statements(tree: ast.AST) -> dict[int, int]:
     """id(node) -> the first line of the innermost statement holding it (a multi-line call's argument is
-    run when its statement is: coverage.py counts the statement's first line)."""
+    run when its statement is: coverage.py counts the statement's first line), negative when that statement
+    is run at import (no function holds it: a constant, a class body, a default)."""
     found: dict[int, int] = {}
 
-    def visit(node: ast.AST, line: int) -> None:
+    def visit(node: ast.AST, line: int, imported: bool) -> None:
         for child in ast.iter_child_nodes(node):
             own = child.lineno if isinstance(child, ast.stmt) else line
-            found[id(child)] = own
-            visit(child, own)
+            found[id(child)] = -own if imported else own
+            body = (
+                getattr(node, "body", None)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                else None
+            )
+            inside = body is child or (isinstance(body, list) and any(b is child for b in body))
+            visit(child, own, imported and not inside)
 
-    visit(tree, 0)
+    visit(tree, 0, True)
     return found
 
 
