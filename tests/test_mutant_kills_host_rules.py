@@ -46,3 +46,8 @@ def test_writeback_throttling_says_a_device_has_no_holders():
     snapshot = Snapshot(devices=[BlockDevice("nvme0n1", rotational=False, wbt_lat_usec=2000)])
     (found,) = [f for f in _run("BLK-WBT", snapshot) if f.severity is not Severity.NOT_EVALUATED]
     assert found.evidence["holders"] == "(none)"
+
+
+def test_nvme_over_tcp_is_named_a_fabric_and_pcie_is_not():
+    snapshot = Snapshot(devices=[BlockDevice("nvme0n1", transport="tcp"), BlockDevice("nvme1n1", transport="pcie")])
+    assert [f.title for f in _run("NVME-FABRIC", snapshot)] == ["nvme0n1 is NVMe over tcp"]
