@@ -42,3 +42,11 @@ def test_runs_are_named_one_by_one_up_to_ten_and_by_their_ends_beyond():
     assert _runs_text([7]) == "run 7"
     assert _runs_text(list(range(1, 11))) == "10 runs (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)"
     assert _runs_text(list(range(6, 406))) == "400 runs (6 ... 405)"
+
+
+def test_plan_check_says_a_read_only_plan_writes_nothing_but_its_scratch_file(tmp_path):
+    plan = tmp_path / "read.toml"
+    plan.write_text('name = "read"\ntargets = ["/scratch"]\n[options]\nrw = "randread"\nbs = "4k"\n')
+    shown = CliRunner().invoke(app, ["plan", "check", str(plan)])
+    assert shown.exit_code == 0, shown.output
+    assert "writes: nothing but a scratch file in each directory target (removed afterwards)" in shown.output
