@@ -464,11 +464,7 @@ def run_module(
         if before is not None:
             outcomes.append({**before, "reused": True})
             continue
-        tests = (
-            tests_of(module)
-            if covering is None
-            else covering_tests(covering, module, mutant.statement or mutant.line, lines)
-        )
+        tests = tests_of(module) if covering is None else covering_tests(covering, module, mutant, lines)
         (tree / module).write_text(mutated_source(source, mutant.index), encoding="utf-8")
         outcome = run_tests(tree, tests) if tests else "not covered"
         code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
