@@ -210,21 +210,26 @@ def check_fio2_point(row: sqlite3.Row, results: list[sqlite3.Row], doc: dict, re
     report.fio2 += 1
     for stored in results:
         ddir = stored["ddir"]
-        mine = [e[ddir] for e in parts if isinstance(e.get(ddir), dict)]
-        figures: dict[str, tuple[float | None, float | None]] = {
-            "bw_bytes": (stored["bw_bytes"], sum(float(p["bw"]) for p in mine) * 1024),
-            "io_bytes": (stored["io_bytes"], sum(float(p["io_bytes"]) for p in mine) * 1024),
-            "runtime_ms": (stored["runtime_ms"], max(float(p["runtime"]) for p in mine)),
-        }
-        kind = stored["lat_kind"]
-        if kind and len(mine) == 1 and isinstance(mine[0].get(kind), dict):
-            obj = mine[0][kind]
-            for name in ("mean", "min", "max"):
-                figures[f"lat_{name}_ns"] = (stored[f"lat_{name}_ns"], float(obj[name]) * 1000)
-        for name, (held, recomputed) in figures.items():
+        for name, (held, recomputed) in _fio2_figures(
+            stored, [e[ddir] for e in parts if isinstance(e.get(ddir), dict)]
+        ):
             report.figures += 1
             if not _close(held, recomputed):
                 report.disagreements.append(f"{where} {ddir} {name}: stored {held}, fio's output gives {recomputed}")
+
+
+def _fio2_figures(stored: sqlite3.Row, mine: list[dict]) -> list[tuple[str, tuple[float | None, float | None]]]:
+    """(figure, (stored, recomputed)) of one direction of a fio 2 point."""
+    figures = [
+        ("bw_bytes", (stored["bw_bytes"], sum(float(p["bw"]) for p in mine) * 1024)),
+        ("io_bytes", (stored["io_bytes"], sum(float(p["io_bytes"]) for p in mine) * 1024)),
+        ("runtime_ms", (stored["runtime_ms"], max(float(p["runtime"]) for p in mine))),
+    ]
+    kind = stored["lat_kind"]
+    if kind and len(mine) == 1 and isinstance(mine[0].get(kind), dict):
+        obj = mine[0][kind]
+        figures += [(f"lat_{n}_ns", (stored[f"lat_{n}_ns"], float(obj[n]) * 1000)) for n in ("mean", "min", "max")]
+    return figures
 
 
 def _share_figures(entries: list[dict], ddir: str) -> dict[str, float | None] | None:
@@ -522,17 +527,19 @@ def _u_test(a: list[float], b: list[float]) -> tuple[float, float] | None:
     """(two-sided p of U, the smallest p these samples allow), counting every split of the pooled mid-ranks;
     None when there are too many splits to count."""
     pooled = sorted(a + b)
-    rank = {v: (pooled.index(v) + len(pooled) - pooled[::-1].index(v) + 1) / 2 for v in pooled}  # mid-ranks
-    m = len(b)
-    if math.comb(len(pooled), m) > ENUMERATE_UP_TO:
+    if math.comb(len(pooled), len(b)) > ENUMERATE_UP_TO:
         return None
+    rank = {v: (pooled.index(v) + len(pooled) - pooled[::-1].index(v) + 1) / 2 for v in pooled}  # mid-ranks
     ranks = [rank[v] for v in pooled]
-    sums = [sum(ranks[i] for i in pick) for pick in itertools.combinations(range(len(pooled)), m)]
-    observed = sum(rank[v] for v in b)
-    tail = min(sum(s <= observed + 1e-9 for s in sums), sum(s >= observed - 1e-9 for s in sums)) / len(sums)
-    lowest, highest = min(sums), max(sums)
-    extreme = min(sum(s <= lowest + 1e-9 for s in sums), sum(s >= highest - 1e-9 for s in sums)) / len(sums)
-    return min(1.0, 2 * tail), min(1.0, 2 * extreme)
+    sums = [sum(ranks[i] for i in pick) for pick in itertools.combinations(range(len(pooled)), len(b))]
+    return _two_sided(sums, sum(rank[v] for v in b)), _two_sided(sums, min(sums))
+
+
+def _two_sided(sums: list[float], observed: float) -> float:
+    """Twice the smaller share of rank sums at or beyond `observed` on either side, at most 1."""
+    below = sum(s <= observed + 1e-9 for s in sums)
+    above = sum(s >= observed - 1e-9 for s in sums)
+    return min(1.0, 2 * min(below, above) / len(sums))
 
 
 @dataclass(frozen=True)
@@ -549,36 +556,37 @@ class Recomputed:
 
 def recompute_verdict(a_values: list[float], b_values: list[float], higher_is_better: bool) -> Recomputed:
     """The verdict of B against A from the two sides' repeats (NaN left out)."""
-    a_all = [v for v in a_values if not math.isnan(v)]
-    b_all = [v for v in b_values if not math.isnan(v)]
-    # each side's lone outliers are its own: a side with a value not above 0 keeps them all
-    far_a, far_b = (set() if any(v <= 0 for v in side) else _far(side) for side in (a_all, b_all))
-    if any(v <= 0 or math.isinf(v) for v in a_all + b_all):
-        return Recomputed(
-            "not evaluated", None, None, [a_all[i] for i in sorted(far_a)], [b_all[i] for i in sorted(far_b)]
-        )
-    a = [v for i, v in enumerate(a_all) if i not in far_a]
-    b = [v for i, v in enumerate(b_all) if i not in far_b]
-    left = ([a_all[i] for i in sorted(far_a)], [b_all[i] for i in sorted(far_b)])
-    if not a or not b:
-        return Recomputed("not evaluated", None, None, *left)
+    (a, far_a), (b, far_b) = _kept(a_values), _kept(b_values)
+    if any(v <= 0 or math.isinf(v) for v in a + b) or not a or not b:
+        return Recomputed("not evaluated", None, None, far_a, far_b)
     la, lb = [math.log(v) for v in a], [math.log(v) for v in b]
     d = statistics.fmean(lb) - statistics.fmean(la)
     if len(a) < 2 or len(b) < 2:
-        return Recomputed("not evaluated", math.exp(d) - 1, None, *left)
+        return Recomputed("not evaluated", math.exp(d) - 1, None, far_a, far_b)
+    p, half, p_tost = _welch(la, lb)
+    ci = (math.exp(d - half) - 1, math.exp(d + half) - 1)
+    return Recomputed(_kind(p, _u_test(a, b), ci, p_tost, higher_is_better), math.exp(d) - 1, ci, far_a, far_b)
+
+
+def _kept(values: list[float]) -> tuple[list[float], list[float]]:
+    """A side's repeats without NaN and without its lone outliers, and those outliers; a side with a value
+    not above 0 keeps them all (it is not evaluated)."""
+    finite = [v for v in values if not math.isnan(v)]
+    far = set() if any(v <= 0 for v in finite) else _far(finite)
+    return [v for i, v in enumerate(finite) if i not in far], [finite[i] for i in sorted(far)]
+
+
+def _welch(la: list[float], lb: list[float]) -> tuple[float, float, float]:
+    """Welch's two-sided p of the log difference, its 95% half-width, and TOST's p against the margin."""
+    d = statistics.fmean(lb) - statistics.fmean(la)
     ua, ub = statistics.variance(la) / len(la), statistics.variance(lb) / len(lb)
     se = math.sqrt(ua + ub)
     if se == 0:
-        p, half, p_tost = (1.0 if d == 0 else 0.0), 0.0, (0.0 if abs(d) < math.log1p(MARGIN) else 1.0)
-    else:
-        df = (ua + ub) ** 2 / (ua**2 / (len(la) - 1) + ub**2 / (len(lb) - 1))
-        p, half = min(1.0, 2 * _t_tail(abs(d) / se, df)), _t_quantile(1 - ALPHA / 2, df) * se
-        low_bound, high_bound = math.log1p(-MARGIN), math.log1p(MARGIN)
-        p_tost = max(_t_tail_signed((d - low_bound) / se, df), _t_tail_signed((high_bound - d) / se, df))
-    ci = (math.exp(d - half) - 1, math.exp(d + half) - 1)
-    u = _u_test(a, b)
-    kind = _kind(p, u, ci, p_tost, higher_is_better)
-    return Recomputed(kind, math.exp(d) - 1, ci, *left)
+        return (1.0 if d == 0 else 0.0), 0.0, (0.0 if abs(d) < math.log1p(MARGIN) else 1.0)
+    df = (ua + ub) ** 2 / (ua**2 / (len(la) - 1) + ub**2 / (len(lb) - 1))
+    low_bound, high_bound = math.log1p(-MARGIN), math.log1p(MARGIN)
+    p_tost = max(_t_tail_signed((d - low_bound) / se, df), _t_tail_signed((high_bound - d) / se, df))
+    return min(1.0, 2 * _t_tail(abs(d) / se, df)), _t_quantile(1 - ALPHA / 2, df) * se, p_tost
 
 
 def _t_tail_signed(x: float, df: float) -> float:
@@ -591,16 +599,24 @@ def _kind(
     """faster/slower: Welch's p below alpha, U agreeing where it can reach alpha, the whole interval beyond
     the noise floor; else equivalent when TOST's p is below alpha; else inconclusive. None near an edge, or
     where U decides and was not counted."""
-    edges = [p - ALPHA, p_tost - ALPHA, ci[0] - FLOOR, ci[1] + FLOOR] + ([u[0] - ALPHA, u[1] - ALPHA] if u else [])
-    if any(abs(e) < EDGE for e in edges):
+    decided = p < ALPHA and (ci[0] > FLOOR or ci[1] < -FLOOR)
+    if _near_edge(p, p_tost, ci, u) or (decided and u is None):
         return None
-    beyond = ci[0] > FLOOR or ci[1] < -FLOOR
-    if p < ALPHA and beyond:
-        if u is None:
-            return None
-        if u[0] < ALPHA or u[1] >= ALPHA:
-            return "faster" if (ci[0] > 0) == higher_is_better else "slower"
+    if decided and _u_agrees(u):
+        return "faster" if (ci[0] > 0) == higher_is_better else "slower"
     return "equivalent" if p_tost < ALPHA else "inconclusive"
+
+
+def _near_edge(p: float, p_tost: float, ci: tuple[float, float], u: tuple[float, float] | None) -> bool:
+    """Whether a p-value or an interval end lies too close to its threshold for the quadrature to call."""
+    edges = [p - ALPHA, p_tost - ALPHA, ci[0] - FLOOR, ci[1] + FLOOR]
+    edges += [x - ALPHA for x in u] if u is not None else []
+    return any(abs(e) < EDGE for e in edges)
+
+
+def _u_agrees(u: tuple[float, float] | None) -> bool:
+    """U's p below alpha, or U unable to reach alpha with these sizes (the difference rests on Welch)."""
+    return u is not None and (u[0] < ALPHA or u[1] >= ALPHA)
 
 
 def check_verdict(row: dict, where: str, report: OracleReport) -> None:
