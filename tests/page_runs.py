@@ -148,25 +148,31 @@ def generated_run(rng: random.Random, number: int = 1) -> SimpleNamespace:
             if shares:
                 device_bw[point_id] = shares
     else:
-        repeats = 1 if shape == "stopped" else rng.randint(1, 5)
-        killed_from = rng.randrange(len(QUICK_OUTPUTS)) if shape == "killed" else len(QUICK_OUTPUTS)
-        for w, (name, options, result, logs) in enumerate(QUICK_OUTPUTS):
-            for repeat, k in enumerate(_factors(rng, repeats)):
-                one = scaled(result, k)
-                if shape == "stopped" and one.directions.get("read", one.directions.get("write")) is not None:
-                    seconds = max(d.runtime_ms for d in one.directions.values()) // 1000
-                    kept = rng.randint(1, max(1, seconds))  # the kept window lies within what fio ran
-                    ci = rng.choice((0.004, 0.01, 0.017, 0.05, 0.12))
-                    one = replace(one, stopping=StopRecord("target met", ci, 0.02, rng.randint(0, 2), kept))
-                if w >= killed_from:
-                    add(name, options, None, repeat, status=rng.choice(("killed", "pending")))
-                else:
-                    add(name, options, one, repeat, logs=scaled_logs(logs, k))
+        _quick_points(rng, shape, add)
     run = Run(number, 1e6, "killed" if shape == "killed" else "complete", "", "host", "iolab run", "fio-3.33", "0")
     findings = diagnose_run(RunMaterial(records=records, device_bw=device_bw))
     return SimpleNamespace(
         shape=shape, run=run, records=records, samples=samples, device_bw=device_bw, findings=findings
     )
+
+
+def _quick_points(rng: random.Random, shape: str, add) -> None:  # type: ignore[no-untyped-def]
+    """The quick preset's outputs as repeats (noise, a far one now and then), stopped points (a kept window
+    within what fio ran) or a killed run (its points from one on without a result)."""
+    repeats = 1 if shape == "stopped" else rng.randint(1, 5)
+    killed_from = rng.randrange(len(QUICK_OUTPUTS)) if shape == "killed" else len(QUICK_OUTPUTS)
+    for w, (name, options, result, logs) in enumerate(QUICK_OUTPUTS):
+        for repeat, k in enumerate(_factors(rng, repeats)):
+            if w >= killed_from:
+                add(name, options, None, repeat, status=rng.choice(("killed", "pending")))
+                continue
+            one = scaled(result, k)
+            if shape == "stopped" and one.directions.get("read", one.directions.get("write")) is not None:
+                seconds = max(d.runtime_ms for d in one.directions.values()) // 1000
+                kept = rng.randint(1, max(1, seconds))  # the kept window lies within what fio ran
+                ci = rng.choice((0.004, 0.01, 0.017, 0.05, 0.12))
+                one = replace(one, stopping=StopRecord("target met", ci, 0.02, rng.randint(0, 2), kept))
+            add(name, options, one, repeat, logs=scaled_logs(logs, k))
 
 
 def _array_points(rng: random.Random):  # type: ignore[no-untyped-def]
@@ -175,20 +181,31 @@ def _array_points(rng: random.Random):  # type: ignore[no-untyped-def]
     then slow), a little less together, the sequential read output scaled to it."""
     name, options, result, _ = next(o for o in QUICK_OUTPUTS if o[0].startswith("seqread"))
     drives = [Target(f"/dev/loop{i}", "block", f"/dev/loop{i}", 256 << 20) for i in range(rng.randint(2, 6))]
-    speed = {d.path.removeprefix("/dev/"): rng.lognormvariate(0, 0.03) for d in drives}
-    if rng.random() < 0.5:
-        speed[rng.choice(list(speed))] *= rng.choice((0.3, 0.6, 0.8))
+    speed = _drive_speeds(rng, [d.path.removeprefix("/dev/") for d in drives])
     subsets = rng.choice((("doubling",), ("leave-one-out",), ("doubling", "leave-one-out")))
     plan = Plan(name="array", workloads=[Workload(name, dict(options))])
     repeats = rng.randint(1, 3)
-    base = sum(d.bw_bytes for d in result.directions.values())
     for point in array_points(plan, drives, ("together", "alone", "scaling"), subsets):
-        members = [os.path.basename(m) for m in point.target.members] or [os.path.basename(point.target.path)]
-        for repeat, k in enumerate(_factors(rng, repeats)):
-            efficiency = 1.0 if len(members) == 1 else rng.uniform(0.85, 1.0)
-            shares = {m: speed[m] * efficiency * k * base for m in members}
-            one = scaled(result, sum(shares.values()) / base)
-            yield point, repeat, one, shares if len(members) > 1 else {}
+        for repeat, (one, shares) in enumerate(_set_results(rng, point, repeats, speed, result)):
+            yield point, repeat, one, shares
+
+
+def _set_results(rng: random.Random, point: Point, repeats: int, speed: dict[str, float], result: Result):  # type: ignore[no-untyped-def]
+    """Each repeat of one device set: its result and, for more than one drive, each member's bytes/s."""
+    members = [os.path.basename(m) for m in point.target.members] or [os.path.basename(point.target.path)]
+    base = sum(d.bw_bytes for d in result.directions.values())
+    for k in _factors(rng, repeats):
+        efficiency = rng.uniform(0.85, 1.0) if len(members) > 1 else 1.0
+        shares = {m: speed[m] * efficiency * k * base for m in members}
+        yield scaled(result, sum(shares.values()) / base), shares if len(members) > 1 else {}
+
+
+def _drive_speeds(rng: random.Random, names: list[str]) -> dict[str, float]:
+    """Each drive's speed against the output's: about 1 (3% apart), one of them slow every other array."""
+    speed = {name: rng.lognormvariate(0, 0.03) for name in names}
+    if rng.random() < 0.5:
+        speed[rng.choice(names)] *= rng.choice((0.3, 0.6, 0.8))
+    return speed
 
 
 @cache

@@ -146,31 +146,40 @@ def test_compare_of_real_imported_runs_rests_on_the_stored_repeats(tmp_path):
     and its verdict is the oracle's."""
     home = tmp_path / "tampered" / "home"  # the suite's own oracle pass has checked these outputs already
     store = open_store(home)
+    runs = _each_file_a_run(store)
+    report, rows = OracleReport(), 0
+    for a, b in itertools.permutations(runs, 2):
+        for row in json.loads(comparison_json(compare_runs(store, "A", [a], "B", [b])))["workloads"]:
+            rows += 1
+            where = f"runs {a} vs {b} {row['name']}"
+            check_verdict(row, where, report)
+            _check_samples(home / "iolab.db", row, (a, b), where, report)
+    store.close()
+    assert report.disagreements == [], "\n".join(report.disagreements)
+    assert len(runs) >= 20 and rows >= 20, (len(runs), rows)
+
+
+def _each_file_a_run(store) -> list[int]:  # type: ignore[no-untyped-def]
+    """Every real output under tests/data imported on its own: the runs made, in order."""
     files = sorted(
         p
         for tool in ("fio", "ior", "mdtest", "iozone")
         for p in (DATA.parent / tool).rglob("*")
-        if p.is_file() and p.suffix in (".json", ".txt", ".md") and "malformed" not in p.parts
+        if p.is_file() and p.suffix in (".json", ".txt", ".md")
     )
-    runs = []
+    runs: list[int] = []
     for path in files:
         before = {r for (r,) in store.conn.execute("SELECT id FROM runs")}
         import_paths([str(path)], store, "iolab import")
         runs += sorted({r for (r,) in store.conn.execute("SELECT id FROM runs")} - before)
-    database = home / "iolab.db"
-    report, rows = OracleReport(), 0
-    for a, b in itertools.permutations(runs, 2):
-        document = json.loads(comparison_json(compare_runs(store, "A", [a], "B", [b])))
-        for row in document["workloads"]:
-            rows += 1
-            where = f"runs {a} vs {b} {row['name']}"
-            check_verdict(row, where, report)
-            for side, held in (
-                ("a", side_values(database, [a], row["metric"], workload=row["workload"])),
-                ("b", side_values(database, [b], row["metric"], named=(row["b_name"], row["b_target"]))),
-            ):
-                if sorted(held) != sorted(row[side]["values"]):
-                    report.disagreements.append(f"{where} {side}: shown {row[side]['values']}, stored {held}")
-    store.close()
-    assert report.disagreements == [], "\n".join(report.disagreements)
-    assert len(runs) >= 20 and rows >= 20, (len(runs), rows)
+    return runs
+
+
+def _check_samples(database: Path, row: dict, runs: tuple[int, int], where: str, report: OracleReport) -> None:
+    """Each side's samples as shown against the store's own points (A by workload, B by name and target)."""
+    for side, held in (
+        ("a", side_values(database, [runs[0]], row["metric"], workload=row["workload"])),
+        ("b", side_values(database, [runs[1]], row["metric"], named=(row["b_name"], row["b_target"]))),
+    ):
+        if sorted(held) != sorted(row[side]["values"]):
+            report.disagreements.append(f"{where} {side}: shown {row[side]['values']}, stored {held}")
