@@ -9,7 +9,9 @@ test kills the mutant; a mutant every test passes survives, and is either a gap 
 that means the same (an equivalent mutant), which docs/benchmarks.md explains.
 
 Mutants are drawn at random with a fixed seed, `--per-module` from each module (all of them with
-`--per-module 0`), so the same code gives the same mutants. The score is killed / (killed + survived);
+`--per-module 0`), each module from a generator seeded by the seed and the module's name: the same module
+gives the same mutants whatever else changed (one draw shared by every module moved every later module's
+mutants when one module gained a line). The score is killed / (killed + survived);
 a mutant whose tests time out counts as killed (an infinite loop is caught). Goal: at least 85%.
 Writes bench/results/mutation.json with the score and every survivor (module, line, change).
 
@@ -19,7 +21,11 @@ Over the whole of src/ (issue 41): `--whole` draws from every module of the pack
 safety, probe, compare wiring, ...), and each mutant runs against the fast-tier tests that execute its
 line, from a coverage map made once (`--coverage-map FILE`: the fast tier, `pytest -m "not e2e"`, run once
 under coverage.py with one dynamic context per test; built when FILE is missing). A mutant on a line no
-fast test runs survives as "not covered". Scores: killed / (killed + survived), overall and per package.
+fast test runs survives as "not covered". Test files added or changed since the map was made are run
+under coverage on their own and merged in (the map remembers which files it holds). Scores: killed /
+(killed + survived), overall and per package, and killed / (mutants - equivalent): bench/mutation_notes.json
+says, per survivor (module, change and the line's text), why it survives, and which are equivalent (a
+change that means the same); the result lists every survivor with its why.
 
     .venv/bin/python bench/mutation.py --whole --per-module 1 --coverage-map /tmp/iolab-coverage.json
 """
@@ -28,6 +34,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
+import hashlib
 import json
 import os
 import random
@@ -87,6 +95,9 @@ class Mutant:
     index: int  # which mutable site of the module, in AST walk order
     line: int
     change: str
+    # the first line of the statement holding it (the line coverage.py counts as run), negative when that
+    # statement runs at import: a test that happened to import the module first is no reader of it
+    statement: int = 0
 
 
 def _not_computations(tree: ast.AST) -> set[int]:
@@ -159,16 +170,44 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
                 return
 
 
+MADE = "__made__"  # the map's own key: when the run that made it started (seconds since the epoch)
+
+
 def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
-    """module (relative to src/iolab) -> line -> the test files whose fast-tier tests run that line; read from
-    `path`, or made there by running the fast tier once under coverage.py (one dynamic context per test)."""
-    if path.is_file():
-        raw = json.loads(path.read_text())
-        return {module: {int(line): files for line, files in lines.items()} for module, lines in raw.items()}
+    """module (relative to src/iolab) -> line -> the fast-tier tests that run that line (pytest node ids,
+    `tests/x/test_y.py::test_z`: a mutant runs those tests, not their whole files); read from `path`, or made
+    there by running the fast tier once under coverage.py (one dynamic context per test). Test files changed
+    since the map was made run under coverage on their own, and their lines replace theirs."""
+    raw = json.loads(path.read_text()) if path.is_file() else {}
+    made = float(raw.pop(MADE, path.stat().st_mtime if raw else 0.0))
+    out = {module: {int(line): files for line, files in lines.items()} for module, lines in raw.items()}
+    stale = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py") if p.stat().st_mtime > made)
+    if out and not stale:
+        return out
+    started = time.time()
+    _merge(out, _run_under_coverage(path, stale if out else ["tests"]), set(stale))
+    path.write_text(json.dumps({MADE: started, **out}))
+    return out
+
+
+def _merge(out: dict[str, dict[int, list[str]]], fresh: dict[str, dict[int, list[str]]], gone: set[str]) -> None:
+    """The lines of the test files in `gone` forgotten from `out`, then the freshly mapped lines added."""
+    for lines in out.values():
+        for line, tests in lines.items():
+            lines[line] = [t for t in tests if t.partition("::")[0] not in gone]
+    for module, lines in fresh.items():
+        for line, files in lines.items():
+            mapped = out.setdefault(module, {}).setdefault(line, [])
+            mapped[:] = sorted(set(mapped) | set(files))
+
+
+def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, list[str]]]:
+    """The fast-tier tests among `tests` run once under coverage.py: module -> line -> test files."""
     import coverage
 
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
-        rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage")  # kept: an hour of work
+        # kept: the whole fast tier's is an hour of work on a busy host (an update's goes beside it)
+        rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage" if tests == ["tests"] else ".update")
         rc.write_text(f"[run]\nsource = {SRC}\ndynamic_context = test_function\n")
         subprocess.run(
             [
@@ -185,7 +224,7 @@ def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
                 "no:cacheprovider",
                 "-m",
                 "not e2e",
-                "tests",
+                *tests,
             ],
             cwd=ROOT,
             check=False,
@@ -199,27 +238,107 @@ def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
                 continue
             lines = data.contexts_by_lineno(measured)
             out[str(Path(measured).relative_to(SRC))] = {
-                line: sorted({f for c in contexts if (files := _test_file(c)) for f in files.split()})
-                for line, contexts in lines.items()
+                line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
             }
-    path.write_text(json.dumps(out))
     return out
 
 
-def _test_file(context: str) -> str | None:
-    """The test file of a coverage context (`test_headline.test_x`: the test module's name, then the test's),
-    or None (no test: code run at import or collection)."""
-    module = context.partition(".")[0]
-    if not module.startswith("test"):
-        return None
-    if not _TEST_FILES:
-        for path in (ROOT / "tests").rglob("test_*.py"):
-            _TEST_FILES.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
-    found = _TEST_FILES.get(module, [])
-    return found[0] if len(found) == 1 else (" ".join(sorted(found)) or None)
+def test_ids(context: str) -> list[str]:
+    """The pytest node ids of a coverage context (`test_headline.test_x`, `test_y.TestClass.test_z`, or
+    `tests.test_oracle.test_x` for a test module in the `tests` package: the test module's name, then the
+    test's), in every test file of that name; none for code run at import or collection (no test)."""
+    parts = context.split(".")
+    at = next((i for i, part in enumerate(parts) if part.startswith("test_")), len(parts))
+    module, test = ".".join(parts[at : at + 1]), ".".join(parts[at + 1 :])
+    files = _test_files().get(module, []) if test else []
+    if len(files) > 1:  # a name in several folders: the files that define the test
+        top = test.partition(".")[0]
+        files = [f for f in files if re.search(rf"^\s*(?:async )?(?:def|class) {top}\b", _text(ROOT / f), re.M)]
+    return [f"{file}::{test.replace('.', '::')}" for file in files]
 
 
 _TEST_FILES: dict[str, list[str]] = {}
+
+
+def _test_files() -> dict[str, list[str]]:
+    """Test module name -> the test files of that name (one, or one per folder that has it)."""
+    if not _TEST_FILES:
+        for path in (ROOT / "tests").rglob("test_*.py"):
+            _TEST_FILES.setdefault(path.stem, []).append(str(path.relative_to(ROOT)))
+    return _TEST_FILES
+
+
+def covering_tests(
+    covering: dict[str, dict[int, list[str]]], module: str, mutant: Mutant, lines: list[str]
+) -> list[str]:
+    """The fast tests that run a mutant's line. A line only run at import has no test's context: for a
+    function's default, the tests that run its body; for a constant or a field's default (`NAME = ...`),
+    the tests that run the lines of src/ that read NAME; otherwise the test files that import the module."""
+    mapped = covering.get(module, {})
+    line = abs(mutant.statement) or mutant.line
+    tests = existing(mapped.get(line, []))
+    if mutant.statement >= 0 or line not in mapped:
+        return tests
+    if lines[line - 1].lstrip().startswith(("def ", "async def ")):  # a default: read when the function runs
+        body = _body(lines, line)
+        readers = {t for at, run in mapped.items() if line < at <= body for t in run}
+    else:
+        readers = _assigned_readers(covering, lines[line - 1])
+    return sorted(set(tests) | set(existing(sorted(readers)) or tests_of(module)))
+
+
+def _assigned_readers(covering: dict[str, dict[int, list[str]]], text: str) -> set[str]:
+    """The tests that read what a line assigns (`NAME = 1`, `exit_code = 2`, `writable: bool = False`); none
+    for a name too short or too common to say who reads it."""
+    assigned = re.match(r"^\s*([A-Za-z_][A-Za-z0-9_]*(?:\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*)\s*(?::[^=]*)?=", text)
+    names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", assigned.group(1)) if assigned else []
+    readers = {t for name in names if len(name) >= 5 for t in _readers(covering, name)}
+    return readers if len(readers) <= MAX_READERS else set()
+
+
+MAX_READERS = 80
+
+
+def _body(lines: list[str], line: int) -> int:
+    """The last line of the function whose `def` is at `line` (the first line after it indented no deeper
+    than the def, less one)."""
+    indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
+    end = line
+    for at in range(line, len(lines)):
+        text = lines[at]
+        if text.strip() and len(text) - len(text.lstrip()) <= indent and not text.lstrip().startswith(")"):
+            break
+        end = at + 1
+    return end
+
+
+def _readers(covering: dict[str, dict[int, list[str]]], name: str) -> set[str]:
+    """The tests that run a line of src/ (other than its definition) naming `name`."""
+    found: set[str] = set()
+    for module, lines in covering.items():
+        text = _text(SRC / module).splitlines()
+        for line, tests in lines.items():
+            source = text[line - 1] if 0 < line <= len(text) else ""
+            if re.search(rf"\b{name}\b", source) and not re.match(rf"^\s*{name}\s*[:=]", source):
+                found |= set(tests)
+    return found
+
+
+def existing(tests: list[str]) -> list[str]:
+    """The node ids among `tests` whose file still defines their test (a map outlives renamed tests)."""
+    kept = []
+    for test in tests:
+        file, _, name = test.partition("::")
+        path = ROOT / file
+        top = name.partition("::")[0]
+        if path.is_file() and re.search(rf"^\s*(?:async )?(?:def|class) {top}\b", _text(path), re.M):
+            kept.append(test)
+    return kept
+
+
+@functools.cache
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 def tests_of(module: str) -> list[str]:
@@ -283,22 +402,131 @@ def check_copy_is_used(tree: Path) -> None:
         raise SystemExit(f"the tests would import {probe}, not the mutated copy under {tree}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--per-module", type=int, default=12, help="mutants drawn from each module (0: all)")
-    parser.add_argument("--modules", help="comma-separated, relative to src/iolab (default: analysis/ and parsing)")
-    parser.add_argument("--seed", type=int, default=31)
-    parser.add_argument("--budget-s", type=float, default=0.0, help="stop drawing mutants after this long (0: none)")
-    parser.add_argument("--whole", action="store_true", help="every module of src/iolab, not only the numbers'")
-    parser.add_argument("--coverage-map", type=Path, help="run each mutant's covering fast tests (made if missing)")
-    add_smoke_flag(parser)
-    args = parser.parse_args()
-    modules = args.modules.split(",") if args.modules else (WHOLE if args.whole else MODULES)
-    covering = coverage_map(args.coverage_map) if args.coverage_map else None
-    if args.smoke:
-        modules, args.per_module = ["analysis/knee.py"], 2
-    rng = random.Random(args.seed)
-    started = time.monotonic()
+NOTES = Path(__file__).parent / "mutation_notes.json"
+
+
+def draw(module: str, source: str, seed: int, per_module: int) -> list[Mutant]:
+    """The module's mutants: `per_module` of its sites (all with 0), drawn by a generator of its own."""
+    tree = ast.parse(source)
+    found = sites(tree)
+    rng = random.Random(f"{seed}:{module}")
+    chosen = sorted(rng.sample(range(len(found)), min(per_module or len(found), len(found))))
+    starts = _statements(tree)
+    return [
+        Mutant(module, i, line := getattr(found[i][0], "lineno", 0), found[i][2], starts.get(id(found[i][0]), line))
+        for i in chosen
+    ]
+
+
+def _statements(tree: ast.AST) -> dict[int, int]:
+    """id(node) -> the first line of the innermost statement holding it (a multi-line call's argument is
+    run when its statement is: coverage.py counts the statement's first line), negative when that statement
+    is run at import (no function holds it: a constant, a class body, a default)."""
+    found: dict[int, int] = {}
+
+    def visit(node: ast.AST, line: int, imported: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            own = child.lineno if isinstance(child, ast.stmt) else line
+            found[id(child)] = -own if imported else own
+            body = (
+                getattr(node, "body", None)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                else None
+            )
+            inside = body is child or (isinstance(body, list) and any(b is child for b in body))
+            visit(child, own, imported and not inside)
+
+    visit(tree, 0, True)
+    return found
+
+
+def notes() -> dict[tuple[str, str, str], dict]:
+    """(module, change, the line's text) -> {"equivalent": bool, "why": str}, from bench/mutation_notes.json."""
+    if not NOTES.is_file():
+        return {}
+    return {(n["module"], n["change"], n["code"]): n for n in json.loads(NOTES.read_text())}
+
+
+def run_module(
+    tree: Path, module: str, mutants: list[Mutant], covering: dict | None, budget: float, killed: dict[tuple, dict]
+) -> list[dict]:
+    """Each mutant of one module written into the copy at `tree` and its tests run; the copy restored after.
+    A mutant `killed` holds (killed before, on this very source of its module) is not run again: tests added
+    since cannot let it live."""
+    source = (SRC / module).read_text(encoding="utf-8")
+    lines = source.splitlines()
+    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+    outcomes = []
+    for mutant in mutants:
+        if budget and time.monotonic() > budget:
+            break  # the mutants run so far are the result; `modules_reached` says how far it got
+        before = killed.get((module, mutant.index, mutant.change, digest))
+        if before is not None:
+            outcomes.append({**before, "reused": True})
+            continue
+        tests = tests_of(module) if covering is None else covering_tests(covering, module, mutant, lines)
+        (tree / module).write_text(mutated_source(source, mutant.index), encoding="utf-8")
+        outcome = run_tests(tree, tests) if tests else "not covered"
+        code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
+        outcomes.append({**asdict(mutant), "code": code, "source": digest, "outcome": outcome, "tests": tests})
+        print(f"{outcome:8s} {module}:{mutant.line} {mutant.change}", flush=True)
+    (tree / module).write_text(source, encoding="utf-8")
+    return outcomes
+
+
+def previously_killed(path: Path) -> dict[tuple, dict]:
+    """(module, index, change, source digest) -> the outcome, for each mutant a previous run killed."""
+    outcomes = json.loads(path.read_text())["outcomes"]
+    return {
+        (o["module"], o["index"], o["change"], o.get("source")): {k: v for k, v in o.items() if k != "reused"}
+        for o in outcomes
+        if o["outcome"] in ("killed", "timeout")
+    }
+
+
+def _survivor(outcome: dict, known: dict[tuple[str, str, str], dict]) -> dict:
+    note = known.get((outcome["module"], outcome["change"], outcome["code"]), {})
+    return {k: outcome[k] for k in ("module", "line", "change", "code", "index", "outcome")} | {
+        "equivalent": bool(note.get("equivalent")),
+        "why": note.get("why", "not yet explained"),
+    }
+
+
+def _by_package(outcomes: list[dict]) -> dict[str, dict[str, int]]:
+    packages: dict[str, dict[str, int]] = {}
+    for o in outcomes:
+        counts = packages.setdefault(o["module"].split("/")[0], {"killed": 0, "mutants": 0})
+        counts["killed"] += o["outcome"] in ("killed", "timeout")
+        counts["mutants"] += 1
+    return dict(sorted(packages.items()))
+
+
+def summary(outcomes: list[dict]) -> dict:
+    """The scores, per package too, and every survivor with why it survives (bench/mutation_notes.json)."""
+    known = notes()
+    killed = sum(o["outcome"] in ("killed", "timeout") for o in outcomes)
+    survivors = [_survivor(o, known) for o in outcomes if o["outcome"] in ("survived", "not covered")]
+    equivalent = sum(s["equivalent"] for s in survivors)
+    real = len(outcomes) - equivalent
+    return {
+        "mutants": len(outcomes),
+        "killed": killed,
+        "score": killed / len(outcomes) if outcomes else float("nan"),
+        "equivalent": equivalent,
+        # only the fast tier runs (the coverage map is the fast tier's): this is the fast tier's score
+        "score_non_equivalent": killed / real if real else float("nan"),
+        "goal": 0.9,
+        "modules_reached": len({o["module"] for o in outcomes}),
+        "by_package": _by_package(outcomes),
+        "not_covered": sum(o["outcome"] == "not covered" for o in outcomes),
+        "survivors": survivors,
+    }
+
+
+def run_all(
+    modules: list[str], seed: int, per_module: int, covering: dict | None, budget: float, killed: dict[tuple, dict]
+) -> list[dict]:
+    """Every module's mutants, against a copy of the package made here (the worktree is never touched)."""
     outcomes: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="iolab-mutation-") as scratch:
         tree = Path(scratch) / "iolab"
@@ -306,50 +534,74 @@ def main() -> None:
         check_copy_is_used(tree)
         for module in modules:
             source = (SRC / module).read_text(encoding="utf-8")
-            found = sites(ast.parse(source))
-            chosen = sorted(rng.sample(range(len(found)), min(args.per_module or len(found), len(found))))
-            tests = [] if covering is not None else tests_of(module)
-            for index in chosen:
-                if args.budget_s and time.monotonic() - started > args.budget_s:
-                    break  # the mutants run so far are the result; `modules_reached` says how far it got
-                node, _, change = found[index]
-                mutant = Mutant(module, index, getattr(node, "lineno", 0), change)
-                if covering is not None:
-                    # a line only run at import (a module constant, a default) has no test's context: the test
-                    # files that import the module are the ones that can see it
-                    lines = covering.get(module, {})
-                    tests = lines.get(mutant.line) or (tests_of(module) if mutant.line in lines else [])
-                (tree / module).write_text(mutated_source(source, index), encoding="utf-8")
-                outcome = run_tests(tree, tests) if tests else "not covered"
-                outcomes.append({**asdict(mutant), "outcome": outcome, "tests": tests})
-                print(f"{outcome:8s} {module}:{mutant.line} {change}", flush=True)
-            (tree / module).write_text(source, encoding="utf-8")
-    killed = sum(o["outcome"] in ("killed", "timeout") for o in outcomes)
-    score = killed / len(outcomes) if outcomes else float("nan")
-    survivors = [o for o in outcomes if o["outcome"] in ("survived", "not covered")]
-    packages: dict[str, list[int]] = {}
-    for o in outcomes:
-        counts = packages.setdefault(o["module"].split("/")[0], [0, 0])
-        counts[0] += o["outcome"] in ("killed", "timeout")
-        counts[1] += 1
-    print(f"{killed} of {len(outcomes)} mutants killed: {score:.1%} (goal 85%); {len(survivors)} survived")
+            outcomes += run_module(tree, module, draw(module, source, seed, per_module), covering, budget, killed)
+    return outcomes
+
+
+def merged(paths: list[Path]) -> tuple[list[str], list[dict]]:
+    """The modules and outcomes of results made side by side (`--modules`, one part each) or one after another
+    (a `--rerun` of a part's survivors after it): a later file's outcome of a mutant replaces an earlier one's,
+    unless it only reused that kill."""
+    parts = [json.loads(path.read_text()) for path in paths]
+    found: dict[tuple[str, int], dict] = {}
+    for part in parts:
+        for o in part["outcomes"]:
+            key = (o["module"], o["index"])
+            if key not in found or not o.get("reused"):
+                found[key] = o
+    modules = list(dict.fromkeys(m for part in parts for m in part["modules"]))
+    return modules, sorted(found.values(), key=lambda o: (modules.index(o["module"]), o["index"]))
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-module", type=int, default=12, help="mutants drawn from each module (0: all)")
+    parser.add_argument("--modules", help="comma-separated, relative to src/iolab (default: analysis/ and parsing)")
+    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--budget-s", type=float, default=0.0, help="stop drawing mutants after this long (0: none)")
+    parser.add_argument("--whole", action="store_true", help="every module of src/iolab, not only the numbers'")
+    parser.add_argument("--coverage-map", type=Path, help="run each mutant's covering fast tests (made if missing)")
+    parser.add_argument("--out", type=Path, help="where the result goes (default bench/results/mutation*.json)")
+    parser.add_argument("--rerun", type=Path, help="a previous result: its killed mutants (same source) are kept")
+    parser.add_argument("--merge", type=Path, nargs="+", help="results of parts of one run (--modules): one result")
+    add_smoke_flag(parser)
+    return parser.parse_args()
+
+
+def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list[dict]]:
+    """The modules and every mutant's outcome: run here, or merged from parts run side by side."""
+    if args.merge:  # the parts ran side by side, each on its own modules: their outcomes are the run's
+        return merged(args.merge)
+    modules = args.modules.split(",") if args.modules else (WHOLE if args.whole else MODULES)
+    covering = coverage_map(args.coverage_map) if args.coverage_map else None
+    if args.smoke:
+        modules, args.per_module = ["analysis/knee.py"], 2
+    budget = started + args.budget_s if args.budget_s else 0.0
+    killed = previously_killed(args.rerun) if args.rerun else {}
+    return modules, run_all(modules, args.seed, args.per_module, covering, budget, killed)
+
+
+def main() -> None:
+    args = _arguments()
+    started = time.monotonic()
+    modules, outcomes = _outcomes(args, started)
+    result = summary(outcomes)
+    print(
+        f"{result['killed']} of {result['mutants']} mutants killed: {result['score']:.1%}; "
+        f"{result['equivalent']} equivalent; of the rest {result['score_non_equivalent']:.1%} (goal 90%)"
+    )
     write_result(
-        RESULTS / ("mutation_whole.json" if args.whole else "mutation.json"),
+        args.out or RESULTS / ("mutation_whole.json" if args.whole else "mutation.json"),
         "mutation",
         {
             "host": host(),
             "seed": args.seed,
+            "sampling": "per module: random.Random(f'{seed}:{module}')",
             "per_module": args.per_module,
             "modules": modules,
-            "mutants": len(outcomes),
-            "killed": killed,
-            "score": score,
-            "goal": 0.85,
-            "modules_reached": len({o["module"] for o in outcomes}),
-            "by_package": {name: {"killed": k, "mutants": n} for name, (k, n) in sorted(packages.items())},
-            "not_covered": sum(o["outcome"] == "not covered" for o in outcomes),
+            **result,
             "coverage_map": args.coverage_map is not None,
-            "survivors": [{k: o[k] for k in ("module", "line", "change", "index", "outcome")} for o in survivors],
+            "reused_kills": sum(bool(o.get("reused")) for o in outcomes),
             "outcomes": outcomes,
             "wall_s": time.monotonic() - started,
         },

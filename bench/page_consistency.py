@@ -1,7 +1,9 @@
 """Pages that contradict themselves, over generated runs rendered in every format (issue 41, Build item 2).
 
 Each run is made of real fio outputs (tests/page_runs.py: repeats with noise and far outliers, stopped
-points, QD sweeps, killed runs, metadata runs) and rendered as the terminal, Markdown, HTML and JSON show
+points, QD sweeps, killed runs, metadata runs, array runs with their members' together and alone
+views and doubling or leave-one-out sets, and real outputs imported: json+ with logs, client/server, IOR,
+mdtest, IOzone) and rendered as the terminal, Markdown, HTML and JSON show
 it (and a run of repeats, stopped or killed points compared with another such run, as `iolab compare`); a run fails when its page finds a contradiction (a critical RES-INVARIANT of the page: a figure shown as
 two values, an interval breaking its rule), when the doctor finds a broken result, when any format shows a
 broken interval (below zero, "invalid: ...") or a text format misses a headline line. Counted per shape.

@@ -22,12 +22,16 @@ recomputed from its points (`check_rows`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sqlite3
+import statistics
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 DIRECTIONS = ("read", "write", "trim")
 REL = 1e-6  # floating sums in another order: anything beyond this is a disagreement, not rounding
@@ -40,8 +44,9 @@ class OracleReport:
     runs: int = 0
     points: int = 0
     figures: int = 0
-    skipped: int = 0  # points whose output the oracle does not read (fio 2 to 3.1, terse, other tools)
+    skipped: int = 0  # points whose output the oracle does not read (fio 3.0 and 3.1, terse, other tools)
     quotes: int = 0  # findings' quoted figures among `figures`
+    fio2: int = 0  # points read from fio 2's JSON (KiB, KiB/s, µs) among `points`
     disagreements: list[str] = field(default_factory=list)
 
     def add(self, other: OracleReport) -> None:
@@ -50,6 +55,7 @@ class OracleReport:
         self.figures += other.figures
         self.skipped += other.skipped
         self.quotes += other.quotes
+        self.fio2 += other.fio2
         self.disagreements += other.disagreements
 
 
@@ -124,7 +130,11 @@ def _percentiles(objects: list[dict]) -> dict[float, float]:
 def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report: OracleReport) -> None:
     """Hold one point's stored figures against its raw fio output."""
     docs = _documents(text)
-    if not docs or not str(docs[-1].get("fio version", "")).startswith("fio-3"):
+    version = str(docs[-1].get("fio version", docs[-1].get("fioversion", ""))) if docs else ""
+    if version.startswith("fio-2"):
+        check_fio2_point(row, results, docs[-1], report)
+        return
+    if not version.startswith("fio-3"):
         report.skipped += 1
         return
     parts = _entries(docs[-1], row["name"])
@@ -189,6 +199,37 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
             recomputed = sum(float(e.get(name, 0.0)) for e in parts)
             if not _close(row[name], recomputed):
                 report.disagreements.append(f"{where} {name}: stored {row[name]}, fio's output gives {recomputed}")
+
+
+def check_fio2_point(row: sqlite3.Row, results: list[sqlite3.Row], doc: dict, report: OracleReport) -> None:
+    """fio 2's JSON, by its own units: bandwidth in KiB/s, bytes in KiB (`io_bytes`, so named), runtime in
+    ms, a lone job's latencies in µs. Its I/O counts (none before 2.17) and percentiles are not read here."""
+    parts = _entries(doc, row["name"])
+    where = f"run {row['run_id']} point {row['id']} ({row['name']}, fio 2)"
+    report.points += 1
+    report.fio2 += 1
+    for stored in results:
+        ddir = stored["ddir"]
+        for name, (held, recomputed) in _fio2_figures(
+            stored, [e[ddir] for e in parts if isinstance(e.get(ddir), dict)]
+        ):
+            report.figures += 1
+            if not _close(held, recomputed):
+                report.disagreements.append(f"{where} {ddir} {name}: stored {held}, fio's output gives {recomputed}")
+
+
+def _fio2_figures(stored: sqlite3.Row, mine: list[dict]) -> list[tuple[str, tuple[float | None, float | None]]]:
+    """(figure, (stored, recomputed)) of one direction of a fio 2 point."""
+    figures = [
+        ("bw_bytes", (stored["bw_bytes"], sum(float(p["bw"]) for p in mine) * 1024)),
+        ("io_bytes", (stored["io_bytes"], sum(float(p["io_bytes"]) for p in mine) * 1024)),
+        ("runtime_ms", (stored["runtime_ms"], max(float(p["runtime"]) for p in mine))),
+    ]
+    kind = stored["lat_kind"]
+    if kind and len(mine) == 1 and isinstance(mine[0].get(kind), dict):
+        obj = mine[0][kind]
+        figures += [(f"lat_{n}_ns", (stored[f"lat_{n}_ns"], float(obj[n]) * 1000)) for n in ("mean", "min", "max")]
+    return figures
 
 
 def _share_figures(entries: list[dict], ddir: str) -> dict[str, float | None] | None:
@@ -430,3 +471,208 @@ def check_quotes(database: Path, rates: dict[tuple[int, str], dict[str, float]],
             if values:
                 report.quotes += 1
                 _compare(report, f"{rule_id} on {subject}: quoted {q['metric']}", q["value"], sum(values) / len(values))
+
+
+# --------------------------------------------------------------------------- compare verdicts
+# `iolab compare`'s verdict recomputed from the samples it shows, by other means than analysis/compare.py: Student's
+# t by numerical integration of its density (not the incomplete beta), Mann-Whitney's U by enumerating every
+# split of the pooled ranks (not the Gaussian binomial), the lone-outlier rule written out again. The method
+# (reference/analysis.md §4) is the product's: log values, Welch's t and its interval, U as a check, a noise
+# floor, TOST for "equivalent".
+ALPHA, MARGIN, FLOOR = 0.05, 0.05, 0.01  # compare's defaults: the rows checked here are made with them
+FAR_RATIO, FAR_SIGMAS = 0.25, 4.0  # RES-REPEAT-OUTLIER's rule: 25% off the others' median and beyond 4 robust SDs
+ENUMERATE_UP_TO = 20_000  # splits of the pooled ranks counted for U; beyond, U is not recomputed
+EDGE = 1e-6  # a p-value or an interval end this close to its threshold decides nothing here (quadrature)
+
+
+def _t_tail(x: float, df: float) -> float:
+    """P(T > x) for Student's t with `df` degrees of freedom, x >= 0: with t = sqrt(df) tan(u) the density is
+    c cos(u)^(df - 1) du, and with u = pi/2 - s^2 it is c sin(s^2)^(df - 1) 2s ds, smooth at the tail's end
+    for any df >= 1: integrated by Simpson's rule from s = 0 to sqrt(pi/2 - atan(x / sqrt(df)))."""
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(math.pi)
+    top = math.sqrt(math.pi / 2 - math.atan(x / math.sqrt(df)))
+    s = np.linspace(0.0, top, 4001)
+    f = np.zeros_like(s)
+    f[1:] = np.sin(s[1:] ** 2) ** (df - 1) * 2 * s[1:]
+    weights = np.ones_like(s)
+    weights[1:-1:2], weights[2:-1:2] = 4, 2
+    return float(c * (weights @ f) * (top / 4000) / 3)
+
+
+def _t_quantile(p: float, df: float) -> float:
+    """The t with P(T <= t) = p (p > 0.5), by bisection on the tail."""
+    low, high = 0.0, 1e4
+    for _ in range(64):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _t_tail(mid, df) > 1 - p else (low, mid)
+    return (low + high) / 2
+
+
+def _far(values: list[float]) -> set[int]:
+    """Indices of the lone outlier repeats: each judged against all the others (at least 3 repeats), and
+    none when half or more would be (a noisy set has no odd one out)."""
+    if len(values) < 3:
+        return set()
+    found = set()
+    for i, v in enumerate(values):
+        others = [w for j, w in enumerate(values) if j != i]
+        median = statistics.median(others)
+        mad = 1.4826 * statistics.median([abs(w - median) for w in others])
+        if abs(v - median) > max(FAR_RATIO * abs(median), FAR_SIGMAS * mad):
+            found.add(i)
+    return found if len(found) < len(values) / 2 else set()
+
+
+def _u_test(a: list[float], b: list[float]) -> tuple[float, float] | None:
+    """(two-sided p of U, the smallest p these samples allow), counting every split of the pooled mid-ranks;
+    None when there are too many splits to count."""
+    pooled = sorted(a + b)
+    if math.comb(len(pooled), len(b)) > ENUMERATE_UP_TO:
+        return None
+    rank = {v: (pooled.index(v) + len(pooled) - pooled[::-1].index(v) + 1) / 2 for v in pooled}  # mid-ranks
+    ranks = [rank[v] for v in pooled]
+    sums = [sum(ranks[i] for i in pick) for pick in itertools.combinations(range(len(pooled)), len(b))]
+    return _two_sided(sums, sum(rank[v] for v in b)), _two_sided(sums, min(sums))
+
+
+def _two_sided(sums: list[float], observed: float) -> float:
+    """Twice the smaller share of rank sums at or beyond `observed` on either side, at most 1."""
+    below = sum(s <= observed + 1e-9 for s in sums)
+    above = sum(s >= observed - 1e-9 for s in sums)
+    return min(1.0, 2 * min(below, above) / len(sums))
+
+
+@dataclass(frozen=True)
+class Recomputed:
+    """A verdict as the oracle makes it: the kind (None where a threshold is too close to call), the change
+    B/A - 1 and its 95% interval, and the repeats left out of each side."""
+
+    kind: str | None
+    change: float | None
+    ci: tuple[float, float] | None
+    far_a: list[float]
+    far_b: list[float]
+
+
+def recompute_verdict(a_values: list[float], b_values: list[float], higher_is_better: bool) -> Recomputed:
+    """The verdict of B against A from the two sides' repeats (NaN left out)."""
+    (a, far_a), (b, far_b) = _kept(a_values), _kept(b_values)
+    if any(v <= 0 or math.isinf(v) for v in a + b) or not a or not b:
+        return Recomputed("not evaluated", None, None, far_a, far_b)
+    la, lb = [math.log(v) for v in a], [math.log(v) for v in b]
+    d = statistics.fmean(lb) - statistics.fmean(la)
+    if len(a) < 2 or len(b) < 2:
+        return Recomputed("not evaluated", math.exp(d) - 1, None, far_a, far_b)
+    p, half, p_tost = _welch(la, lb)
+    ci = (math.exp(d - half) - 1, math.exp(d + half) - 1)
+    return Recomputed(_kind(p, _u_test(a, b), ci, p_tost, higher_is_better), math.exp(d) - 1, ci, far_a, far_b)
+
+
+def _kept(values: list[float]) -> tuple[list[float], list[float]]:
+    """A side's repeats without NaN and without its lone outliers, and those outliers; a side with a value
+    not above 0 keeps them all (it is not evaluated)."""
+    finite = [v for v in values if not math.isnan(v)]
+    far = set() if any(v <= 0 for v in finite) else _far(finite)
+    return [v for i, v in enumerate(finite) if i not in far], [finite[i] for i in sorted(far)]
+
+
+def _welch(la: list[float], lb: list[float]) -> tuple[float, float, float]:
+    """Welch's two-sided p of the log difference, its 95% half-width, and TOST's p against the margin."""
+    d = statistics.fmean(lb) - statistics.fmean(la)
+    ua, ub = statistics.variance(la) / len(la), statistics.variance(lb) / len(lb)
+    se = math.sqrt(ua + ub)
+    if se == 0:
+        return (1.0 if d == 0 else 0.0), 0.0, (0.0 if abs(d) < math.log1p(MARGIN) else 1.0)
+    df = (ua + ub) ** 2 / (ua**2 / (len(la) - 1) + ub**2 / (len(lb) - 1))
+    low_bound, high_bound = math.log1p(-MARGIN), math.log1p(MARGIN)
+    p_tost = max(_t_tail_signed((d - low_bound) / se, df), _t_tail_signed((high_bound - d) / se, df))
+    return min(1.0, 2 * _t_tail(abs(d) / se, df)), _t_quantile(1 - ALPHA / 2, df) * se, p_tost
+
+
+def _t_tail_signed(x: float, df: float) -> float:
+    return _t_tail(x, df) if x >= 0 else 1 - _t_tail(-x, df)
+
+
+def _kind(
+    p: float, u: tuple[float, float] | None, ci: tuple[float, float], p_tost: float, higher_is_better: bool
+) -> str | None:
+    """faster/slower: Welch's p below alpha, U agreeing where it can reach alpha, the whole interval beyond
+    the noise floor; else equivalent when TOST's p is below alpha; else inconclusive. None near an edge, or
+    where U decides and was not counted."""
+    decided = p < ALPHA and (ci[0] > FLOOR or ci[1] < -FLOOR)
+    if _near_edge(p, p_tost, ci, u) or (decided and u is None):
+        return None
+    if decided and _u_agrees(u):
+        return "faster" if (ci[0] > 0) == higher_is_better else "slower"
+    return "equivalent" if p_tost < ALPHA else "inconclusive"
+
+
+def _near_edge(p: float, p_tost: float, ci: tuple[float, float], u: tuple[float, float] | None) -> bool:
+    """Whether a p-value or an interval end lies too close to its threshold for the quadrature to call."""
+    edges = [p - ALPHA, p_tost - ALPHA, ci[0] - FLOOR, ci[1] + FLOOR]
+    edges += [x - ALPHA for x in u] if u is not None else []
+    return any(abs(e) < EDGE for e in edges)
+
+
+def _u_agrees(u: tuple[float, float] | None) -> bool:
+    """U's p below alpha, or U unable to reach alpha with these sizes (the difference rests on Welch)."""
+    return u is not None and (u[0] < ALPHA or u[1] >= ALPHA)
+
+
+def check_verdict(row: dict, where: str, report: OracleReport) -> None:
+    """One row of `iolab compare --json` (its samples, the direction of its metric) against the verdict the
+    oracle makes from the same samples: the kind (direction, equivalence, inconclusive), the change, its
+    interval and the repeats left out. Two-sided: a verdict that should be inconclusive and is not, and one
+    that should be decided and is not, both disagree."""
+    mine = recompute_verdict(row["a"]["values"], row["b"]["values"], row["higher_is_better"])
+    checks: list[tuple[str, object, object]] = [
+        ("outliers left out", row["outliers_left_out"], {"a": mine.far_a, "b": mine.far_b}),
+        ("change", row["change"], mine.change),
+        ("95% low", row["ci_low"], mine.ci[0] if mine.ci else None),
+        ("95% high", row["ci_high"], mine.ci[1] if mine.ci else None),
+    ]
+    if mine.kind is not None:
+        checks.append(("verdict", row["verdict"], mine.kind))
+    for what, held, recomputed in checks:
+        report.figures += 1
+        same = (
+            _close_enough(held, recomputed)
+            if isinstance(held, float | int | type(None)) and isinstance(recomputed, float | int | type(None))
+            else held == recomputed
+        )
+        if not same:
+            report.disagreements.append(f"{where} {what}: shown {held}, the samples give {recomputed}")
+
+
+def _close_enough(a: float | None, b: float | None) -> bool:
+    """Equal to the quadrature's precision (1e-6 of the ratio): the integration is not the incomplete beta."""
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-7)
+
+
+def side_values(
+    database: Path, run_ids: list[int], metric: str, workload: str = "", named: tuple[str, str] = ("", "")
+) -> list[float]:
+    """A compare side's samples read from the store itself: one per finished point of the workload (its
+    identity; or its name and target, as compare names B's side of a pair) in the runs, from fio's totals as
+    `results` holds them (checked against fio's output by `check_store`): bandwidth or IOPS summed over
+    directions, or the mean latency averaged over them."""
+    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    which, given = ("workload = ?", (workload,)) if workload else ("name = ? AND target = ?", named)
+    points = conn.execute(
+        f"SELECT id FROM points WHERE status = 'ok' AND {which} AND run_id IN ({','.join('?' * len(run_ids))})"
+        " ORDER BY run_id, id",
+        (*given, *run_ids),
+    ).fetchall()
+    out = []
+    for (point_id,) in points:
+        figures = conn.execute("SELECT bw_bytes, iops, lat_mean_ns FROM results WHERE point_id = ?", (point_id,))
+        rows = figures.fetchall()
+        if metric == "lat_mean":
+            lats = [r[2] for r in rows if r[2] is not None]
+            out.append(sum(lats) / len(lats) if lats else 0.0)
+        else:
+            out.append(float(sum(r[0 if metric == "bw" else 1] for r in rows)))
+    conn.close()
+    return out

@@ -49,9 +49,9 @@ def _records(factors_by_name: dict[str, list[float]]):
     return records, samples
 
 
-def _pages(records, samples, findings, html: bool = True) -> dict[str, str]:
+def _pages(records, samples, findings, html: bool = True, device_bw=None) -> dict[str, str]:  # type: ignore[no-untyped-def]
     """The run in every format: terminal, Markdown, HTML (its charts drawn: most of the time) and JSON."""
-    view = RunView(RUN, records, samples, list(findings), None, {})
+    view = RunView(RUN, records, samples, list(findings), None, device_bw or {})
     buffer = io.StringIO()
     print_runs([view], Console(file=buffer, width=300, color_system=None))
     pages = {
@@ -213,13 +213,13 @@ SUITE_HTML_EVERY = 10  # an HTML page draws its charts (0.8 s): every tenth run 
 def page_problems(run, html: bool = True) -> list[str]:  # type: ignore[no-untyped-def]
     """Everything wrong with one generated run's pages: contradictions the page found, broken intervals
     in any format, a headline line missing from a text format. Shared with bench/page_consistency.py."""
-    view = RunView(RUN, run.records, run.samples, list(run.findings), None, {})
+    view = RunView(RUN, run.records, run.samples, list(run.findings), None, run.device_bw)
     problems = [f.title for f in _contradictions(view.report)]
     problems += [f"doctor: {f.title}" for f in view.report.findings if f.rule_id == "RES-INVARIANT"]
     for table in view.report.tables:
         for row in table.rows:
             problems += [f"{k}: {p}" for k, s in row.numbers.items() if s and (p := interval_problem(s))]
-    pages = _pages(run.records, run.samples, run.findings, html)
+    pages = _pages(run.records, run.samples, run.findings, html, run.device_bw)
     for name, text in pages.items():
         if NEGATIVE.search(text) or "invalid: " in text:
             problems.append(f"{name}: a broken interval")
@@ -286,4 +286,4 @@ def test_generated_runs_in_every_format_never_contradict_themselves():
             other = generated_run(rng, number)
             if other.shape in ("repeats", "killed", "stopped"):
                 assert compare_problems(run, other, html=number % SUITE_HTML_EVERY == 0) == [], number
-    assert set(shapes) == {"repeats", "stopped", "qd-sweep", "killed", "metadata"}
+    assert set(shapes) == {"repeats", "stopped", "qd-sweep", "killed", "metadata", "array", "imported"}
