@@ -395,7 +395,7 @@ def point_rates(database: Path) -> dict[tuple[int, str], dict[str, float]]:
 
 def check_rows(rates: dict[tuple[int, str], dict[str, float]], rows: list[ShownRow], report: OracleReport) -> None:
     """Each row's mean, sample stddev (n - 1) and 95% interval (on the log scale, Cox's: what a rate's interval
-    is, `summarize_rate`) recomputed from its points' fio outputs; rows with a point the oracle cannot read are
+    is, `analysis.stability.estimate` of kind RATE) recomputed from its points' fio outputs; rows with a point the oracle cannot read are
     left out."""
     for row in rows:
         values_by_figure: dict[str, list[float]] = {}

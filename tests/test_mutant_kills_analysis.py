@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from iolab.analysis.compare import compare_samples, pooled_t_test, welch_test
+from iolab.analysis.compare import compare_samples, welch_test
 from iolab.analysis.device_traffic import DISK_BW, device_bytes
 from iolab.analysis.history_noise import noise_scale
 from iolab.analysis.invariants import HISTOGRAM_RESOLUTION, latency_is_ordered
@@ -21,10 +21,6 @@ def test_two_repeats_a_side_are_enough_for_welch_and_a_verdict():
     assert verdict.evaluated and verdict.p_welch is not None
     with pytest.raises(ValueError):
         welch_test(10.0, 1.0, 1, 12.0, 1.0, 2)
-    pooled = pooled_t_test(10.0, 1.0, 2, 12.0, 1.0, 2)  # two runs after a change point, two before
-    assert pooled.df == 2.0 and pooled.se == pytest.approx(1.0) and 0.0 < pooled.p < 1.0
-    with pytest.raises(ValueError):
-        pooled_t_test(10.0, 1.0, 2, 12.0, 1.0, 1)
 
 
 def test_a_mean_exactly_at_the_ceiling_its_percentiles_allow_is_in_order():
