@@ -32,7 +32,6 @@ sys.path.insert(0, str(HERE))
 import outlier_envelope as env  # noqa: E402
 from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
 
-from iolab.analysis.noise import relative_error  # noqa: E402
 from iolab.analysis.outliers import OutlierParams  # noqa: E402
 
 KINDS = ("3-6 slow drives", "slow for part of the run", "33-64 drives")
@@ -97,15 +96,7 @@ def seconds_of(array: Partial, clean_levels: np.ndarray, rng: np.random.Generato
 
 def observe(array: Partial, clean_levels: np.ndarray) -> env.Seen:
     rng = np.random.default_rng([array.seed, 7, len(array.slow)])
-    x = seconds_of(array, clean_levels, rng)
-    values = {f"d{i}": float(x[i].mean()) for i in range(array.n)}
-    noise = {}
-    for i in range(array.n):
-        error = relative_error(x[i].tolist())
-        if error is not None:
-            noise[f"d{i}"] = error
-    y = np.log(list(values.values()))
-    return env.Seen(values, noise, env._oracle(array, y, False), env._oracle(array, y, True))
+    return env.seen(array, seconds_of(array, clean_levels, rng))
 
 
 def share_bin(array: Partial, d: int) -> str:

@@ -131,7 +131,11 @@ class Seen:
 
 def observe(array: Array) -> Seen:
     rng = np.random.default_rng([array.seed, 7, len(array.slow)])
-    x = per_second(array, rng)
+    return seen(array, per_second(array, rng))
+
+
+def seen(array: Array, x: np.ndarray) -> Seen:
+    """What the rule and both oracle bounds see of an array's per-second rates `x` (a row per drive)."""
     values = {f"d{i}": float(x[i].mean()) for i in range(array.n)}
     noise = {}
     for i in range(array.n):
