@@ -43,8 +43,8 @@ def test_isolcpus_is_named_only_with_managed_irq():
 
 
 def test_writeback_throttling_says_a_device_has_no_holders():
-    snapshot = Snapshot(devices=[BlockDevice("nvme0n1", rotational=False, wbt_lat_usec=2000)])
-    (found,) = [f for f in _run("BLK-WBT", snapshot) if f.severity is not Severity.NOT_EVALUATED]
+    device = BlockDevice("nvme0n1", rotational=False, wbt_lat_usec=2000, host_settings={"wbt_lat_usec": "2000"})
+    (found,) = [f for f in _run("BLK-WBT", Snapshot(devices=[device])) if f.severity is not Severity.NOT_EVALUATED]
     assert found.evidence["holders"] == "(none)"
 
 
