@@ -113,7 +113,8 @@ def run_unmeasured(
         "direct": "1" if target.direct else "0",
     }
     job.update(checked_options(options, name))
-    if not target.direct:
+    if not target.direct:  # last, after any `buffered=0` of the job's: fio applies the two in file order
+        job.pop("direct")
         job["direct"] = "0"
     with workdirs.made("phase") as tmp:  # iolab's own names: `name` is the user's label
         jobfile = tmp / "phase.fio"
