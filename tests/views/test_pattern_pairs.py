@@ -36,3 +36,24 @@ def test_a_read_is_never_paired_with_a_write_nor_sequential_with_random() -> Non
     assert pattern_pairs([_w("r", rw="read", bs="4k")], [_w("rr", rw="randread", bs="4k")]) == []
     ((_, _, differs),) = pattern_pairs([_w("r", readwrite="randread")], [_w("r2", rw="randread", iodepth="4")])
     assert differs == ("iodepth: 1 -> 4",)  # an alias is the same option, not a difference
+
+
+def test_a_pair_of_two_workloads_is_said_to_be_paired_by_pattern_even_when_no_option_differs() -> None:
+    """Two names for one method (only the name differs, which is no difference of method): the JSON still says
+    the pair was made by access pattern, and names B's workload; it said "workload" before."""
+    import json
+
+    from iolab.analysis.compare import compare_samples
+    from iolab.report.json_output import comparison_json
+    from iolab.views.comparison import ComparedWorkload, Comparison
+
+    a, b = _w("read-a", rw="read", bs="1m"), _w("read-b", rw="read", bs="1m")
+    ((x, y, differs),) = pattern_pairs([a], [b])
+    assert differs == ()
+    row = ComparedWorkload(x, y, compare_samples([1.0, 1.1], [1.0, 1.1]), differs)
+    doc = json.loads(comparison_json(Comparison("A", "B", [1], [2], [row], [], [], None)))
+    (shown,) = doc["workloads"]
+    assert shown["paired_by"] == "access pattern" and shown["b_workload"] == "read-b"
+    same = ComparedWorkload(a, a, compare_samples([1.0, 1.1], [1.0, 1.1]))
+    doc = json.loads(comparison_json(Comparison("A", "B", [1], [2], [same], [], [], None)))
+    assert doc["workloads"][0]["paired_by"] == "workload"

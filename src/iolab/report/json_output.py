@@ -94,8 +94,9 @@ def comparison_json(comparison: Comparison) -> str:
                 "p_tost": v.p_tost,
                 "repeats_needed": v.repeats_needed,
                 "outliers_left_out": {"a": list(v.far_a), "b": list(v.far_b)},  # lone outlier repeats
-                "paired_by": "access pattern" if row.differs else "workload",
+                "paired_by": "workload" if row.a.workload == row.b.workload else "access pattern",
                 "differs": list(row.differs),
+                "b_workload": row.b.workload,
                 "b_name": row.b.name,
                 "b_target": row.b.target,
                 "a": _samples_dict(row.a),
