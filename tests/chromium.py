@@ -83,3 +83,37 @@ def probe_copy(report: Path, into: Path) -> Path:
     copy = into / f"probed-{report.name}"
     copy.write_text(text.replace("<head>", "<head>" + PROBE, 1), encoding="utf-8")
     return copy
+
+
+def quick_run_page(home: Path, data: Path, out: Path, head: str, allow_write: bool = False) -> tuple[Path, str]:
+    """A quick run (1 s a point) on the scratch directory `data`, its HTML page written into `out` with `head`
+    (a measuring script) added to its <head>: the page a browser test opens, and the HTML as iolab made it."""
+    from iolab.report.html import render_html
+    from iolab.runner.execute import execute
+    from iolab.runner.progress import SilentProgress
+    from iolab.runner.request import PresetSettings, RunRequest
+    from iolab.store.db import open_store
+    from iolab.views.run import load_run
+
+    request = RunRequest(
+        plan="quick",
+        settings=PresetSettings(runtime=1, ramp=0),
+        targets=[str(data)],
+        allow_write=allow_write,
+        size=64 << 20,
+        telemetry_interval=None,
+    )
+    store = open_store(home)
+    run_id = execute(request, store, SilentProgress()).run_id
+    html, _ = render_html([load_run(store, run_id)])
+    store.close()
+    page = out / "quick.html"
+    page.write_text(html.replace("<head>", "<head>" + head, 1), encoding="utf-8")
+    return page, html
+
+
+def html_attribute(dom: str, name: str) -> str:
+    """An attribute a measuring script set on <html>; the assertion says the script did not run."""
+    match = re.search(rf'<html[^>]*\b{name}="([^"]*)"', dom)
+    assert match, f"{name} missing: the measuring script did not run"
+    return match[1]

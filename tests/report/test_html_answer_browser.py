@@ -8,18 +8,11 @@ tests/chromium.py's probe does, which writes what the browser laid out into attr
 
 from __future__ import annotations
 
-import re
 import shutil
 
 import pytest
 
-from iolab.report.html import render_html
-from iolab.runner.execute import execute
-from iolab.runner.progress import SilentProgress
-from iolab.runner.request import PresetSettings, RunRequest
-from iolab.store.db import open_store
-from iolab.views.run import load_run
-from tests.chromium import chromium_skip_reason, run_chromium
+from tests.chromium import chromium_skip_reason, html_attribute, quick_run_page, run_chromium
 
 pytestmark = [
     pytest.mark.skipif(chromium_skip_reason() is not None, reason=str(chromium_skip_reason())),
@@ -44,12 +37,6 @@ MEASURE = """<script>window.addEventListener('load', function () {
 });</script>"""
 
 
-def _attribute(dom: str, name: str) -> str:
-    match = re.search(rf'<html[^>]*\b{name}="([^"]*)"', dom)
-    assert match, f"{name} missing: the measuring script did not run"
-    return match[1]
-
-
 def _numbers(text: str) -> list[float]:
     return [float(v) for v in text.split(",") if v]
 
@@ -58,27 +45,14 @@ def _numbers(text: str) -> list[float]:
 def laid_out(tmp_path_factory) -> dict[str, str]:
     """A quick run (1 s a point) on a scratch directory, its page, and the page as Chromium laid it out."""
     home, data, out = (tmp_path_factory.mktemp(name) for name in ("home", "data", "html"))
-    request = RunRequest(
-        plan="quick",
-        settings=PresetSettings(runtime=1, ramp=0),
-        targets=[str(data)],
-        allow_write=True,
-        size=64 << 20,
-        telemetry_interval=None,
-    )
-    store = open_store(home)
-    run_id = execute(request, store, SilentProgress()).run_id
-    html, _ = render_html([load_run(store, run_id)])
-    store.close()
-    page = out / "quick.html"
-    page.write_text(html.replace("<head>", "<head>" + MEASURE, 1), encoding="utf-8")
+    page, _ = quick_run_page(home, data, out, MEASURE, allow_write=True)
     size = f"--window-size={WINDOW[0]},{WINDOW[1]}"
     return {"dom": run_chromium(page.resolve().as_uri(), "--dump-dom", size).stdout}
 
 
 def test_the_answer_s_five_figures_are_above_every_finding(laid_out):
-    tiles = _numbers(_attribute(laid_out["dom"], "data-tiles"))
-    findings = _numbers(_attribute(laid_out["dom"], "data-findings"))
+    tiles = _numbers(html_attribute(laid_out["dom"], "data-tiles"))
+    findings = _numbers(html_attribute(laid_out["dom"], "data-findings"))
     assert len(tiles) == 5  # sequential read and write, random read and write, QD1 latency
     assert findings, "a quick run on a scratch directory always has findings (the doctor's method notes)"
     assert max(tiles) < min(findings)
@@ -86,9 +60,9 @@ def test_the_answer_s_five_figures_are_above_every_finding(laid_out):
 
 def test_no_table_is_wider_than_the_page_a_wide_one_scrolls_inside_itself(laid_out):
     dom = laid_out["dom"]
-    viewport = int(_attribute(dom, "data-viewport"))
-    assert viewport <= WINDOW[0] and int(_attribute(dom, "data-page-width")) <= viewport  # no page scrollbar
-    tables = [t.split(":") for t in _attribute(dom, "data-tables").split(",")]
+    viewport = int(html_attribute(dom, "data-viewport"))
+    assert viewport <= WINDOW[0] and int(html_attribute(dom, "data-page-width")) <= viewport  # no page scrollbar
+    tables = [t.split(":") for t in html_attribute(dom, "data-tables").split(",")]
     assert tables
     for left, right, width, shown, overflow in tables:
         assert 0 <= int(left) and int(right) <= viewport  # the table's box stays on the page

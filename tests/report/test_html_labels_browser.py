@@ -9,18 +9,11 @@ its Content-Security-Policy; `--dump-dom` shows what it wrote into attributes of
 
 from __future__ import annotations
 
-import re
 import shutil
 
 import pytest
 
-from iolab.report.html import render_html
-from iolab.runner.execute import execute
-from iolab.runner.progress import SilentProgress
-from iolab.runner.request import PresetSettings, RunRequest
-from iolab.store.db import open_store
-from iolab.views.run import load_run
-from tests.chromium import chromium_skip_reason, run_chromium
+from tests.chromium import chromium_skip_reason, html_attribute, quick_run_page, run_chromium
 
 pytestmark = [
     pytest.mark.skipif(chromium_skip_reason() is not None, reason=str(chromium_skip_reason())),
@@ -42,31 +35,13 @@ MEASURE = """<script>window.addEventListener('load', function () {
 });</script>"""
 
 
-def _attribute(dom: str, name: str) -> str:
-    match = re.search(rf'<html[^>]*\b{name}="([^"]*)"', dom)
-    assert match, f"{name} missing: the measuring script did not run"
-    return match[1]
-
-
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     """A quick run's page (1 s a point, on a scratch directory whose name is one long token)."""
     home, out = tmp_path_factory.mktemp("home"), tmp_path_factory.mktemp("html")
     data = tmp_path_factory.mktemp("data") / LONG
     data.mkdir()
-    request = RunRequest(
-        plan="quick",
-        settings=PresetSettings(runtime=1, ramp=0),
-        targets=[str(data)],
-        size=64 << 20,
-        telemetry_interval=None,
-    )
-    store = open_store(home)
-    run_id = execute(request, store, SilentProgress()).run_id
-    html, _ = render_html([load_run(store, run_id)])
-    store.close()
-    path = out / "quick.html"
-    path.write_text(html.replace("<head>", "<head>" + MEASURE, 1), encoding="utf-8")
+    path, html = quick_run_page(home, data, out, MEASURE)
     assert LONG in html and "evidence" in html  # a finding quotes the long path beside its label
     return path
 
@@ -74,5 +49,5 @@ def page(tmp_path_factory):
 @pytest.mark.parametrize("width", [360, 1400])
 def test_no_label_beside_a_value_breaks_at_any_width(page, width):
     dom = run_chromium(page.resolve().as_uri(), "--dump-dom", f"--window-size={width},900").stdout
-    assert int(_attribute(dom, "data-labels")) > 3
-    assert _attribute(dom, "data-broken") == ""
+    assert int(html_attribute(dom, "data-labels")) > 3
+    assert html_attribute(dom, "data-broken") == ""
