@@ -8,7 +8,17 @@ import math
 import random
 import statistics
 
-from iolab.analysis.scaling import MIN_DROP, NO_NOISE_DROP, SWEEP_ALARM, SweepLevel, sweep_drop
+import pytest
+
+from iolab.analysis.scaling import (
+    MIN_DROP,
+    NO_NOISE_DROP,
+    SWEEP_ALARM,
+    SweepLevel,
+    sweep_allowed,
+    sweep_drop,
+    unseen_drop,
+)
 
 VALUES = [2**i for i in range(9)]
 
@@ -76,3 +86,22 @@ def test_a_sweep_run_once_is_judged_against_its_own_scatter_not_only_its_seconds
     step = [SweepLevel(v, 1e5 * (0.6 if v >= 16 else 1) * (1 + rng.gauss(0, 0.01)), 0.01) for v in VALUES]
     found = sweep_drop(step)
     assert found is not None and found.value == 16  # a 40% drop of a quiet sweep is still named
+
+
+def test_a_drop_below_what_the_sweep_can_show_is_stated_with_its_power():
+    """Issue 40: where the noise hides a drop past the 5% floor, "no drop" says so (`unseen_drop`), with the
+    drop, what the noise allows, the points and a point's noise; a drop the rule names, one under the floor
+    and a point of unknowable noise state nothing."""
+
+    noisy = [SweepLevel(1, 100.0, 0.06, 2), SweepLevel(2, 120.0, 0.06, 2), SweepLevel(4, 110.0, 0.06, 2)]
+    seen = unseen_drop(noisy)
+    assert sweep_drop(noisy) is None and seen is not None
+    assert (seen.value, seen.best_value, seen.points) == (4, 2, 3)
+    assert seen.drop == pytest.approx(1 - 110 / 120) and MIN_DROP < seen.drop <= seen.allowed
+    assert seen.allowed == sweep_allowed(noisy) and seen.noise == pytest.approx(0.06)
+    quiet = [SweepLevel(v, m, 0.005, 4) for v, m in ((1, 100.0), (2, 120.0), (4, 110.0))]
+    assert sweep_drop(quiet) is not None and unseen_drop(quiet) is None
+    small = [SweepLevel(v, m, 0.06, 2) for v, m in ((1, 100.0), (2, 120.0), (4, 116.0))]
+    assert unseen_drop(small) is None
+    unknowable = [SweepLevel(1, 100.0, 0.06, 2), SweepLevel(2, 120.0, math.inf), SweepLevel(4, 110.0, 0.06, 2)]
+    assert unseen_drop(unknowable) is None

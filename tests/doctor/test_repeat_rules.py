@@ -77,8 +77,14 @@ def test_scaling_claims_a_drop_only_beyond_the_repeats_noise():
     assert claims({1: [60e6, 64e6, 62e6], 4: [65e6, 66e6, 64e6], 16: [6.3e6, 6.1e6, 6.5e6]}) == [
         "numjobs=16 gives 6.3 MB/s, less than 65.0 MB/s at numjobs=4"
     ]
-    # 8% lower at 4 jobs, but the repeats spread by 20%: inside the noise, no claim
-    assert claims({1: [50e6, 70e6, 60e6], 4: [45e6, 65e6, 55e6]}) == []
+    # 8% lower at 4 jobs, but the repeats spread by 20%: inside the noise, no claim of a drop; the finding
+    # states its power instead (issue 40: a drop of that size is below what these points can show)
+    assert claims({1: [50e6, 70e6, 60e6], 4: [45e6, 65e6, 55e6]}) == [
+        "numjobs=4 gives 8% less than numjobs=1: a drop of 8% is below what 2 points at noise 10.1% can show "
+        "(it takes more than 30%)"
+    ]
+    # 4% lower: below the 5% that is a finding at any noise, so no power to state either
+    assert claims({1: [50e6, 70e6, 60e6], 4: [48e6, 68e6, 57e6]}) == []
 
 
 def test_large_sets_are_judged_at_once_as_one_by_one(monkeypatch):

@@ -256,7 +256,6 @@ class _Noise:
 
     scale: float
     factor: float
-    phi: float = 0.0  # the correlation of successive runs, which the placement of a change point weighs
 
 
 def _segment_test(x, lo: int, split: int, hi: int, noise: _Noise):  # -> (pvalue, mean_before, mean_after)
@@ -384,19 +383,14 @@ def _binary_candidates(x, params: ChangePointParams, noise: _Noise) -> list[int]
     return found
 
 
-def _refine(x, found: list[int], params: ChangePointParams, phi: float = 0.0) -> list[int]:
-    """Move each change point to the maximum-likelihood split of the segment between its neighbours under
-    AR(1) noise of correlation `phi` (`_ar1_gain`).
+def _refine(x, found: list[int], params: ChangePointParams) -> list[int]:
+    """Move each change point to the least-squares split of the segment between its neighbours.
 
-    E-divisive placed it using one window of points; the whole segments on either side hold many more.
-    For independent runs the least-squares split is the maximum-likelihood one, but correlated runs wander
-    as a whole, and their least-squares split with them. Under AR(1) noise a step is one innovation as
-    large as the step at its first run and only (1 - phi) of it on every run after, and the likelihood
-    weighs that first run by as much as the innovations allow (`_robust_gain`, which also keeps one heavy
-    tailed innovation from passing for it). A step placed more than 3 runs off is a miss and a false change
-    point: -10% steps at COV 2-5% were placed within 3 runs 91.8% of the time by least squares, 95.0% now
-    (from the segment around the true step, on seeds the bench does not report). The search stays within half a
-    window of the first placement, so a point cannot wander to another change.
+    E-divisive placed it using one window of points; the whole segments on
+    either side hold many more, and for a shift in the mean the split that
+    minimises the within-segment sum of squares is the maximum-likelihood
+    one. The search stays within half a window of the first placement, so a
+    point cannot wander to another change.
     """
     import numpy as np
 
@@ -409,67 +403,13 @@ def _refine(x, found: list[int], params: ChangePointParams, phi: float = 0.0) ->
         if last <= first:
             refined.append(split)
             continue
-        taus = np.arange(first, last + 1)
-        refined.append(int(taus[np.argmax(_robust_gain(x[lo:hi], taus - lo, phi))]))
+        seg = x[lo:hi] - x[lo:hi].mean()
+        csum = np.cumsum(seg)
+        k = np.arange(first, last + 1) - lo
+        # Between-segment sum of squares of a split after k points: S_k^2 / k + S_k^2 / (L - k) (S_L = 0).
+        gain = csum[k - 1] ** 2 * (1.0 / k + 1.0 / (len(seg) - k))
+        refined.append(lo + int(k[np.argmax(gain)]))
     return refined
-
-
-# Whitened runs further than this many robust sds from the two levels of the first placement are pulled in
-# before the place is chosen again (`_robust_gain`). Chosen on seeds apart from the bench's held-out ones
-# (5,000,000+ and 6,000,000+, the must-show steps' shape): placed within 3 runs, -10% steps at COV 2-5%
-# 91.8% by least squares, 92.5% by the plain AR(1) likelihood, 95.0% with 2.5 (94.5% with 2, 3);
-# -15% at COV 2-10% 93.8%, 92.3%, 94.5%.
-_PLACE_CLIP = 2.5
-
-
-def _whiten(seg, phi: float):  # (L,) -> (L,) the prewhitened runs and (L,) the level's regressor
-    """AR(1) noise made independent: y_0 = sqrt(1 - phi^2) seg_0, y_t = seg_t - phi seg_(t-1); a constant
-    level becomes sqrt(1 - phi^2) at t = 0 and 1 - phi after."""
-    import numpy as np
-
-    head = math.sqrt(1.0 - phi * phi)
-    level = np.full(len(seg), 1.0 - phi)
-    level[0] = head
-    return np.concatenate([[head * seg[0]], seg[1:] - phi * seg[:-1]]), level
-
-
-def _ar1_gain(y, level, k, phi: float):  # whitened (L,), (L,), (m,) splits 1 <= k < L -> (m,) gains
-    """How much a step at position k raises the AR(1) likelihood: generalised least squares, as the
-    prewhitened runs `y` projected on the step's prewhitened regressor (1 at t = k, 1 - phi after it, 0
-    before) once the level's is taken out. With phi 0 this is the least-squares split's between-segment sum
-    of squares."""
-    import numpy as np
-
-    rest = 1.0 - phi
-    y = y - level * float(level @ y) / float(level @ level)
-    after = np.concatenate([np.cumsum(y[::-1])[::-1][1:], [0.0]])  # after[t]: sum of y[t + 1:]
-    later = (len(y) - 1 - k).astype(float)
-    cross = y[k] + rest * after[k]
-    shared = rest + rest * rest * later  # level . step
-    spread = 1.0 + rest * rest * later - shared * shared / float(level @ level)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(spread > 0.0, cross * cross / spread, 0.0)
-
-
-def _robust_gain(seg, k, phi: float):  # (L,), (m,) splits -> (m,) gains
-    """`_ar1_gain` with heavy tails tamed: the likelihood weighs a step's first whitened run most, so one
-    t4 innovation far out (2.5% of them lie beyond 2.5 sds) passes for a step's first run 14 runs off.
-    The whitened runs' deviations from the two levels of the first placement (without its first run, so
-    the innovation that placed it is not explained away) are pulled in to `_PLACE_CLIP` robust sds, and the
-    place is chosen again."""
-    import numpy as np
-
-    y, level = _whiten(seg, phi)
-    tau = int(k[np.argmax(_ar1_gain(y, level, k, phi))])
-    fit = np.empty(len(y))
-    fit[0] = y[0]
-    fit[1:tau] = np.median(y[1:tau]) if tau > 1 else y[0]
-    fit[tau:] = np.median(y[tau + 1 :]) if tau + 1 < len(y) else y[-1]
-    off = y - fit
-    bound = _PLACE_CLIP * MAD_TO_SD * float(np.median(np.abs(off[1:])))
-    if bound == 0.0:  # exact levels: nothing to tame
-        return _ar1_gain(y, level, k, phi)
-    return _ar1_gain(fit + np.clip(off, -bound, bound), level, k, phi)
 
 
 def _usable(values: Sequence[float], params: ChangePointParams):  # -> (positions, their values)
@@ -657,7 +597,7 @@ def analyse_history(
     first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
     sigma, phi = noise_scale(adjusted, first)
     model = NoiseModel(sigma, phi, daily, weekly)
-    noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + phi) / (1.0 - phi)), phi)
+    noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + phi) / (1.0 - phi)))
     z = _clipped(adjusted, sigma, params)
     found = _detect(z, params, noise)
     stats = _merge(z, found, params, noise)
@@ -711,7 +651,7 @@ def _detect(z, params: ChangePointParams, noise: _Noise) -> list[int]:
     # Shift by the median for the distance sums: same statistic, fewer lost digits.
     found = sorted(set(_candidates(z - np.median(z), params, noise)) | set(_binary_candidates(z, params, noise)))
     _merge(z, found, params, noise)
-    found[:] = _refine(z, found, params, noise.phi)
+    found[:] = _refine(z, found, params)
     _merge(z, found, params, noise)  # a moved point is re-tested, so what is reported always passed
     return found
 

@@ -188,14 +188,20 @@ def once_tolerance(levels: Sequence[SweepLevel], measured: float | None) -> floa
     return max(floor, t_quantile(1 - SWEEP_ALARM / pairs, count) * scale * math.sqrt(2))
 
 
+def sweep_allowed(levels: Sequence[SweepLevel]) -> float:
+    """The drop a sweep must show to be named: what its pooled noise allows, what its own scatter allows
+    where a point was run once (`once_tolerance`), `NO_NOISE_DROP` where nothing measures the noise."""
+    allowed = once_tolerance(levels, sweep_tolerance(levels))
+    return allowed if allowed is not None else NO_NOISE_DROP
+
+
 def sweep_drop(levels: Sequence[SweepLevel]) -> SweepDrop | None:
     """The first drop along a sweep sorted by value (RES-NONMONOTONIC-SCALING): each value against the best
     of the smaller ones, the drop needing more than `sweep_tolerance` (`NO_NOISE_DROP` where a point's noise
     is unknown) and, where a point was run once, than the sweep's own scatter allows (`once_tolerance`: on
     the envelope's clean sweeps run once, its seconds' error alone alarmed 6-19%, and the fixed 10% 14-43%
     at 2-10% noise). A point measured once with too few seconds to know its noise is not judged."""
-    allowed = once_tolerance(levels, sweep_tolerance(levels))
-    allowed = allowed if allowed is not None else NO_NOISE_DROP
+    allowed = sweep_allowed(levels)
     best: SweepLevel | None = None
     for level in levels:
         if best is not None and level.value > best.value:
@@ -214,3 +220,52 @@ def _judge(level: SweepLevel, best: SweepLevel, allowed: float) -> SweepDrop | N
     if math.inf in (level.error, best.error) and drop > MIN_DROP:
         return SweepDrop(level.value, best.value, drop, math.inf, measured=False)
     return SweepDrop(level.value, best.value, drop, allowed) if drop > allowed else None
+
+
+@dataclass(frozen=True)
+class SweepPower:
+    """A drop past `MIN_DROP` that the sweep's noise let pass unnamed (`unseen_drop`): what the finding of
+    no drop could not have seen. `noise` is a point's relative standard error (pooled over the sweep, else
+    read off its scatter); None where nothing measures it."""
+
+    value: int
+    best_value: int
+    drop: float
+    allowed: float
+    points: int
+    noise: float | None
+
+
+def unseen_drop(levels: Sequence[SweepLevel]) -> SweepPower | None:
+    """The largest drop along a sweep (each value against the best smaller one) that is more than
+    `MIN_DROP`, a practical effect, yet no more than the noise allows (`sweep_allowed`): a drop of that size
+    is below what these points at this noise can show, and "no drop" must say so rather than pass. None
+    where no drop is that large, where `sweep_drop` names one, or where a point's noise is unknowable."""
+    if sweep_drop(levels) is not None or any(level.error == math.inf for level in levels):
+        return None
+    largest = _largest_drop(levels)
+    if largest is None or largest[2] <= MIN_DROP:
+        return None
+    return SweepPower(*largest, sweep_allowed(levels), len(levels), _point_noise(levels))
+
+
+def _largest_drop(levels: Sequence[SweepLevel]) -> tuple[int, int, float] | None:
+    """(value, best smaller value, drop) of the largest drop of a value below the best smaller one."""
+    drops = []
+    best: SweepLevel | None = None
+    for level in levels:
+        if best is not None and level.value > best.value and best.mean > 0:
+            drops.append((level.value, best.value, 1 - level.mean / best.mean))
+        if best is None or level.mean > best.mean:
+            best = level
+    return max(drops, key=lambda d: d[2], default=None)
+
+
+def _point_noise(levels: Sequence[SweepLevel]) -> float | None:
+    """A point's relative standard error: the sweep's pooled one where every point has one, else its own
+    scatter (`sweep_scatter`), else None."""
+    errors = [level.error for level in levels if level.error is not None and math.isfinite(level.error)]
+    if len(errors) == len(levels) and errors:
+        return math.sqrt(sum(e * e for e in errors) / len(errors))
+    scatter = sweep_scatter(levels)
+    return None if scatter is None else scatter[0]

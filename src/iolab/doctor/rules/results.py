@@ -9,7 +9,7 @@ from functools import partial
 
 from iolab.analysis.knee import KneeReport
 from iolab.analysis.noise import relative_error
-from iolab.analysis.scaling import LARGE_DF, SweepLevel, sweep_drop
+from iolab.analysis.scaling import LARGE_DF, SweepLevel, SweepPower, sweep_drop, unseen_drop
 from iolab.analysis.stability import FAR_RATIO, FAR_SIGMAS, far_repeats, summarize
 from iolab.doctor.derived import Level
 from iolab.doctor.quotes import quote
@@ -106,12 +106,13 @@ def write_gt_read(ctx: Context, r: Rule) -> Iterator[Finding]:
     "the sweep's noise allows (relative standard errors from the repeats, else from batch means of each point's "
     "per-second series, pooled over the sweep; a 5% false-alarm share a clean sweep, split over its pairs; "
     "10% where the run logged no seconds, as for imported results; where a point was run once, also more than "
-    "the sweep's own scatter allows; not evaluated for a point measured once with too few seconds); not for "
-    "file create/stat/delete jobs",
+    "the sweep's own scatter allows; not evaluated for a point measured once with too few seconds); info when a "
+    "drop past 5% is within the noise: below what that many points at that noise can show, with what it would "
+    "take; not for file create/stat/delete jobs",
     why="Check in order: CPU saturation (FIO-CPU-BOUND; per-I/O cost from IOMMU, mitigations, debug kernel), a shared "
     "PCIe uplink, NUMA placement, and for writes a device cache that more writers fill sooner.",
     fix="Sweep per NUMA node and per uplink; fix per-I/O CPU cost first, then re-run the sweep.",
-    evidence="parameter values and their bandwidth",
+    evidence="parameter values and their bandwidth; or the drop, the noise allowed, the points and a point's noise",
     source="standard error of a difference of means, pooled over the sweep, Student's t with Bonferroni over the "
     "comparisons (bench/scaling_envelope.py); 5% floor as a practical effect size",
 )
@@ -122,26 +123,54 @@ def nonmonotonic(ctx: Context, r: Rule) -> Iterator[Finding]:
             if not job.metadata:
                 groups[(job.rw, _shape(job, (param,)))][job.numjobs if param == "numjobs" else job.iodepth].append(job)
         for by_value in groups.values():
-            found = sweep_drop([SweepLevel(v, *_level(ctx, jobs)) for v, jobs in sorted(by_value.items())])
-            if found is not None and not found.measured:
-                yield r.not_evaluated(
-                    f"{param}={found.value} gave less than {param}={found.best_value}, but a point measured once "
-                    "kept too few seconds to know its noise",
-                    by_value[found.value][0].name,
-                )
-            elif found is not None:
-                now, before = (_bandwidth(by_value[v]) for v in (found.value, found.best_value))
-                yield r.finding(
-                    f"{param}={found.value} gives {now.shown}, less than {before.shown} at {param}={found.best_value}",
-                    by_value[found.value][0].name,
-                    {
-                        param: f"{found.best_value} -> {found.value}",
-                        "bandwidth": f"{before.shown} -> {now.shown}",
-                        "drop": f"{found.drop:.0%}",
-                        "noise allowed": f"{found.tolerance:.0%}",
-                    },
-                    quotes=[now, before],
-                )
+            yield from _sweep_verdict(ctx, r, param, by_value)
+
+
+def _sweep_verdict(ctx: Context, r: Rule, param: str, by_value: dict[int, list[JobView]]) -> Iterator[Finding]:
+    """One sweep's finding: a drop, a drop it could not judge, or a drop below what its noise can show."""
+    levels = [SweepLevel(v, *_level(ctx, jobs)) for v, jobs in sorted(by_value.items())]
+    found = sweep_drop(levels)
+    if found is None and (unseen := unseen_drop(levels)) is not None:
+        yield _below_power(r, param, unseen, by_value[unseen.value][0].name)
+    elif found is not None and not found.measured:
+        yield r.not_evaluated(
+            f"{param}={found.value} gave less than {param}={found.best_value}, but a point measured once "
+            "kept too few seconds to know its noise",
+            by_value[found.value][0].name,
+        )
+    elif found is not None:
+        now, before = (_bandwidth(by_value[v]) for v in (found.value, found.best_value))
+        yield r.finding(
+            f"{param}={found.value} gives {now.shown}, less than {before.shown} at {param}={found.best_value}",
+            by_value[found.value][0].name,
+            {
+                param: f"{found.best_value} -> {found.value}",
+                "bandwidth": f"{before.shown} -> {now.shown}",
+                "drop": f"{found.drop:.0%}",
+                "noise allowed": f"{found.tolerance:.0%}",
+            },
+            quotes=[now, before],
+        )
+
+
+def _below_power(r: Rule, param: str, seen: SweepPower, subject: str) -> Finding:
+    """Info: a drop the sweep shows but its noise could not confirm, with what it would take (issue 40:
+    a finding states its power)."""
+    noise = "unmeasured noise" if seen.noise is None else f"noise {seen.noise:.1%}"
+    return r.finding(
+        f"{param}={seen.value} gives {seen.drop:.0%} less than {param}={seen.best_value}: a drop of "
+        f"{seen.drop:.0%} is below what {seen.points} points at {noise} can show (it takes more than "
+        f"{seen.allowed:.0%})",
+        subject,
+        {
+            param: f"{seen.best_value} -> {seen.value}",
+            "drop": f"{seen.drop:.0%}",
+            "noise allowed": f"{seen.allowed:.0%}",
+            "points": seen.points,
+            "a point's relative standard error": "unmeasured" if seen.noise is None else f"{seen.noise:.1%}",
+        },
+        "info",
+    )
 
 
 def _bandwidth(jobs: list[JobView]) -> Quote:
