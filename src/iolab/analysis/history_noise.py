@@ -218,8 +218,9 @@ def _segment_phi(u, steps: Sequence[int]) -> float:
     pieces = []
     for lo, hi in zip(bounds, bounds[1:], strict=False):
         if hi - lo >= 4:
-            t = np.arange(hi - lo, dtype=float)
-            pieces.append(u[lo:hi] - np.polyval(np.polyfit(t, u[lo:hi], 1), t))
+            t = np.arange(hi - lo, dtype=float) - (hi - lo - 1) / 2.0
+            y = u[lo:hi] - float(u[lo:hi].mean())
+            pieces.append(y - t * (float(t @ y) / float(t @ t)))
     if not pieces:
         return 0.0
     together = np.concatenate(pieces)
