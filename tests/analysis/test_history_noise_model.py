@@ -84,12 +84,12 @@ def test_the_correlation_of_successive_runs_is_read_without_a_heavy_tailed_bias(
 
 def test_a_ten_percent_step_in_sixty_correlated_heavy_tailed_runs_is_found():
     """Generative: a -10% step in the middle of 60 hourly runs at COV 3%, phi 0.45, t4 noise (the must-show
-    step in a short history): found within 3 runs in at least 90% of 60 histories; with phi read from
+    step in a short history): found within 3 runs in at least 90% of 30 histories; with phi read from
     differences one and two runs apart, an overestimate (0.9 for 0.45) lost it in about one in five."""
     rng = np.random.default_rng(40)
     found = 0
-    for _ in range(60):
+    for _ in range(30):
         x = 1.0 + 0.03 * _ar1(rng, 60, 0.45, heavy=True)
         x[30:] *= 0.9
         found += any(abs(c.index - 30) <= 3 for c in analyse_history(x, times=T0 + HOUR * np.arange(60)).change_points)
-    assert found >= 54, found
+    assert found >= 27, found
