@@ -261,16 +261,16 @@ def oracle_z(case: Case, values: np.ndarray, loss: np.ndarray) -> float:
     return float(np.max(z[lo : hi + 1])) if hi >= lo else 0.0
 
 
-def held(loss: np.ndarray, interval: float, shoulder: float) -> tuple[float, float]:
+def held(loss: np.ndarray, interval: float, shoulder: float) -> tuple[float, float] | None:
     """(onset s, length s) of the planted dip as the issue's definition reads it, an interval below the run's
     level: from the first to the last sample the planted loss puts at least `shoulder` below it (the amount a
     second must be below the level to count as low time). A rectangle's is its whole planted interval; a V's
     starts where its edge gets that deep, not at its first second 1% down, which no method can place in noise
     (a 300 s V 30% deep falls 0.2% a second); a 2 s ramp in 0.1 s logs holds that deep for less than 2 s.
-    (0, 0) when no sample is that deep."""
+    None when no sample is that deep (the dip is shallower than the shoulder)."""
     inside = np.flatnonzero(loss >= shoulder - 1e-9)
     if len(inside) == 0:
-        return 0.0, 0.0
+        return None
     return float(inside[0]) * interval, float(inside[-1] - inside[0] + 1) * interval
 
 
@@ -284,9 +284,7 @@ def run_case(case: Case, rules) -> list[dict]:
     rows = []
     for k, (dip, loss) in enumerate(zip(case.dips, each, strict=True)):
         match = [h for h in hits if h[0] < dip.onset + dip.length and h[0] + h[1] > dip.onset]
-        onset, length = held(loss, case.interval, telemetry.PARAMS.shoulder)
-        if length == 0:  # too shallow to hold any low time (depth under the shoulder): the shape's own interval
-            onset, length = dip.onset, dip.length
+        onset, length = held(loss, case.interval, telemetry.PARAMS.shoulder) or (dip.onset, dip.length)
         best = min(match, key=lambda h: abs(h[0] - onset)) if match else None
         rows.append(
             {
@@ -297,14 +295,24 @@ def run_case(case: Case, rules) -> list[dict]:
                 "sd": sd,
                 "found": best is not None,
                 "held_s": length,
-                "onset_error": None if best is None else best[0] - onset,
-                "length_error": None if best is None else best[1] - length,
-                "shape_onset_error": None if best is None else best[0] - dip.onset,
+                **_errors(best, onset, length, dip.onset),
                 "false": false if k == 0 else 0,
                 "oracle": oracle_z(case, planted, loss),
             }
         )
     return rows
+
+
+def _errors(best: tuple[float, float] | None, onset: float, length: float, shape_onset: float) -> dict:
+    """The finding's onset and length error against the held interval, and its onset error against the shape's
+    first second (None each when nothing was found)."""
+    if best is None:
+        return {"onset_error": None, "length_error": None, "shape_onset_error": None}
+    return {
+        "onset_error": best[0] - onset,
+        "length_error": best[1] - length,
+        "shape_onset_error": best[0] - shape_onset,
+    }
 
 
 def bin_of(value: float, bins) -> str | None:
@@ -319,24 +327,8 @@ def summarise(rows: list[dict]) -> dict:
     cases = [r for r in rows if r["first"]]
     alarm = max(sum(r["false"] > 0 for r in cases), 1) / len(cases)
 
-    def oracle_found(r: dict) -> bool:
-        c, d = r["case"], r["dip"]
-        return r["oracle"] > NormalDist().inv_cdf(1.0 - alarm / (c.samples - round(d.length / c.interval) + 1))
-
     def recall(group: list[dict]) -> dict:
-        found = [r for r in group if r["found"]]
-        onset = [abs(r["onset_error"]) <= 1 for r in found]
-        shape_onset = [abs(r["shape_onset_error"]) <= 1 for r in found]
-        length = [abs(r["length_error"]) <= max(1.0, 0.2 * r["held_s"]) for r in found]
-        return {
-            "cases": len(group),
-            "recall": round(len(found) / len(group), 4) if group else None,
-            "oracle": round(sum(oracle_found(r) for r in group) / len(group), 4) if group else None,
-            "onset_within_1s": round(sum(onset) / len(onset), 4) if onset else None,
-            "shape_onset_within_1s": round(sum(shape_onset) / len(shape_onset), 4) if shape_onset else None,
-            "length_within_20pct": round(sum(length) / len(length), 4) if length else None,
-            "median_abs_length_error_s": float(np.median([abs(r["length_error"]) for r in found])) if found else None,
-        }
+        return _recall(group, alarm)
 
     deep = [r for r in rows if r["depth"] >= 0.3 and r["depth"] >= 3 * r["sd"]]
     # the target's dips: deep enough, and holding the low time a dip must (a 2 s V in 0.1 s logs does not)
@@ -355,25 +347,8 @@ def summarise(rows: list[dict]) -> dict:
         "phi": (lambda r: r["case"].phi, PHI_BINS),
         "run_s": (lambda r: r["case"].seconds, RUN_BINS),
     }
-    for name, (key, bins) in axes.items():
-        for scope, group in (("eligible", eligible), ("all", rows)):
-            out[f"{scope}_by_{name}"] = {
-                label: recall([r for r in group if bin_of(key(r), bins) == label]) for label in _labels(bins)
-            }
     for scope, group in (("eligible", eligible), ("all", rows)):
-        out[f"{scope}_by_shape"] = {s: recall([r for r in group if r["dip"].shape == s]) for s in SHAPES}
-        out[f"{scope}_by_tails"] = {t: recall([r for r in group if r["case"].tails == t]) for t in ("gaussian", "t3")}
-        out[f"{scope}_by_shape_and_length"] = {
-            f"{s} {label}": recall(
-                [
-                    r
-                    for r in group
-                    if r["dip"].shape == s and bin_of(math.floor(r["held_s"] + 1e-9), LENGTH_BINS) == label
-                ]
-            )
-            for s in SHAPES
-            for label in _labels(LENGTH_BINS)
-        }
+        out |= _tables(scope, group, axes, recall)
     clean: dict = {"runs": len(cases), "false_per_run": round(sum(r["false"] for r in cases) / len(cases), 4)}
     for name, (key, bins) in axes.items():
         if name in ("cov", "phi", "run_s"):
@@ -383,6 +358,51 @@ def summarise(rows: list[dict]) -> dict:
     clean["by_tails"] = {t: _false([r for r in cases if r["case"].tails == t]) for t in ("gaussian", "t3")}
     out["clean"] = clean
     return out
+
+
+def _tables(scope: str, group: list[dict], axes: dict, recall) -> dict:
+    """`scope`'s recall tables: by each axis's bins, by shape, by tails, by shape and length."""
+    out = {f"{scope}_by_{name}": _by_bins(group, key, bins, recall) for name, (key, bins) in axes.items()}
+    out[f"{scope}_by_shape"] = {s: recall([r for r in group if r["dip"].shape == s]) for s in SHAPES}
+    out[f"{scope}_by_tails"] = {t: recall([r for r in group if r["case"].tails == t]) for t in ("gaussian", "t3")}
+    out[f"{scope}_by_shape_and_length"] = _by_shape_and_length(group, axes["length_s"][0], recall)
+    return out
+
+
+def _by_bins(group: list[dict], key, bins, recall) -> dict:
+    return {label: recall([r for r in group if bin_of(key(r), bins) == label]) for label in _labels(bins)}
+
+
+def _by_shape_and_length(group: list[dict], length, recall) -> dict:
+    return {
+        f"{s} {label}": recall([r for r in group if r["dip"].shape == s and bin_of(length(r), LENGTH_BINS) == label])
+        for s in SHAPES
+        for label in _labels(LENGTH_BINS)
+    }
+
+
+def _recall(group: list[dict], alarm: float) -> dict:
+    """Recall, the oracle's at false-alarm rate `alarm` per clean run, and onset and length error of `group`."""
+    found = [r for r in group if r["found"]]
+    length = [abs(r["length_error"]) <= max(1.0, 0.2 * r["held_s"]) for r in found]
+    return {
+        "cases": len(group),
+        "recall": _share([r["found"] for r in group]),
+        "oracle": _share([_oracle_found(r, alarm) for r in group]),
+        "onset_within_1s": _share([abs(r["onset_error"]) <= 1 for r in found]),
+        "shape_onset_within_1s": _share([abs(r["shape_onset_error"]) <= 1 for r in found]),
+        "length_within_20pct": _share(length),
+        "median_abs_length_error_s": float(np.median([abs(r["length_error"]) for r in found])) if found else None,
+    }
+
+
+def _oracle_found(r: dict, alarm: float) -> bool:
+    c, d = r["case"], r["dip"]
+    return r["oracle"] > NormalDist().inv_cdf(1.0 - alarm / (c.samples - round(d.length / c.interval) + 1))
+
+
+def _share(flags: list[bool]) -> float | None:
+    return round(sum(flags) / len(flags), 4) if flags else None
 
 
 def _labels(bins) -> list[str]:

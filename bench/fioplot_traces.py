@@ -139,9 +139,7 @@ def plant(name: str, series):
         factor = np.ones(len(k))
         factor[inside] = 1.0 - loss[k[inside] - 1]
         out.append(replace(s, values=s.values.astype(float) * factor))
-    start_held, length_held = held(loss, 1.0, telemetry.PARAMS.shoulder)
-    if length_held == 0:  # too shallow to hold any low time: the shape's own interval
-        start_held, length_held = 0.0, float(length)
+    start_held, length_held = held(loss, 1.0, telemetry.PARAMS.shoulder) or (0.0, float(length))
     # depth as the issue defines it: 1 - lowest / level
     return out, onset, length, float(loss.max()), shape, onset + start_held, length_held
 
@@ -174,13 +172,17 @@ def recall_by_bin(rows: list[dict], length: str = "length", onset: str = "onset_
     return out
 
 
+def holding(rows: list[dict]) -> list[dict]:
+    """The target's dips: those holding the low time a dip must (dips_envelope.summarise)."""
+    return [r for r in rows if r["held"] >= telemetry.PARAMS.min_duration_s]
+
+
 def planted_figures(rows: list[dict]) -> dict:
     out = {}
     for side in ("tuning", "reported"):
         mine = [r for r in rows if r["half"] == side]
         deep = [r for r in mine if r["depth"] >= 0.3 and r["depth"] >= 3 * r["sd"]]
-        # the target's dips hold the low time a dip must (dips_envelope.summarise)
-        eligible = [r for r in deep if r["held"] >= telemetry.PARAMS.min_duration_s]
+        eligible = holding(deep)
         out[side] = {
             "twins": len(mine),
             "recall": round(sum(r["found"] for r in mine) / len(mine), 4) if mine else None,
