@@ -62,3 +62,16 @@ def test_deep_dips_that_never_hold_2_s_are_apart_from_the_target():
     figures = de.summarise(rows)
     assert figures["eligible"]["cases"] == 1 and figures["deep_holding_under_min"]["cases"] == 1
     assert figures["deep_by_planted_length_s"]["2-2"]["cases"] == 1
+
+
+def test_fio_plot_twins_that_never_hold_2_s_are_apart_from_the_target():
+    import fioplot_traces as ft
+
+    def row(held: float, found: bool) -> dict:
+        return {"half": "reported", "depth": 0.6, "sd": 0.01, "held": held, "length": held, "planted_length": 3}
+
+    rows = [row(1.0, False) | {"found": False, "onset_error": None, "shape_onset_error": None}]
+    rows += [row(2.0, True) | {"found": True, "onset_error": 0.0, "shape_onset_error": 1.0}]
+    reported = ft.planted_figures(rows)["reported"]
+    assert reported["eligible_twins"] == 1 and reported["eligible_recall"] == 1.0
+    assert reported["deep_by_planted_length_s"]["3-5"]["twins"] == 2
