@@ -46,7 +46,7 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from dips_envelope import LENGTH_BINS, SHAPES, bin_of, profile  # noqa: E402
+from dips_envelope import LENGTH_BINS, SHAPES, bin_of, held, profile  # noqa: E402
 from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
 
 from iolab.doctor.derived import point_series  # noqa: E402
@@ -115,7 +115,8 @@ def _seconds(text: object) -> float:
 
 
 def plant(name: str, series):
-    """(the per-job series with a dip planted, its onset s, length s, depth, shape) or None: drawn from the
+    """(the per-job series with a dip planted, its onset s, length s, depth, shape, and the onset s and length s
+    it holds at least the rules' shoulder below the level: `dips_envelope.held`) or None: drawn from the
     point's name over its active seconds, on points logged at least once a second."""
     one = summed(name, series)
     times = np.asarray(one.times_s[1:-1]) if one is not None else np.empty(0)
@@ -138,7 +139,9 @@ def plant(name: str, series):
         factor = np.ones(len(k))
         factor[inside] = 1.0 - loss[k[inside] - 1]
         out.append(replace(s, values=s.values.astype(float) * factor))
-    return out, onset, length, float(loss.max()), shape  # depth as the issue defines it: 1 - lowest / level
+    start_held, length_held = held(loss, 1.0, telemetry.PARAMS.shoulder) or (0.0, float(length))
+    # depth as the issue defines it: 1 - lowest / level
+    return out, onset, length, float(loss.max()), shape, onset + start_held, length_held
 
 
 def robust_sd(name: str, series) -> float:
@@ -154,30 +157,39 @@ def robust_sd(name: str, series) -> float:
     return float(1.4826 * np.median(np.abs(per_second - median)) / median) if median > 0 else math.inf
 
 
-def recall_by_bin(rows: list[dict]) -> dict:
+def recall_by_bin(rows: list[dict], length: str = "length", onset: str = "onset_error") -> dict:
+    """Recall and onset within 1 s by length bin: the length and onset error each row is read by (the planted
+    dip's low time and its start, or the planted shape's)."""
     out = {}
     for lo, hi in LENGTH_BINS:
-        group = [r for r in rows if bin_of(r["length"], ((lo, hi),))]
+        group = [r for r in rows if bin_of(r[length], ((lo, hi),))]
         found = [r for r in group if r["found"]]
         out[f"{lo:g}-{hi:g}"] = {
             "twins": len(group),
             "recall": round(len(found) / len(group), 4) if group else None,
-            "onset_within_1s": round(sum(abs(r["onset_error"]) <= 1 for r in found) / len(found), 4) if found else None,
+            "onset_within_1s": round(sum(abs(r[onset]) <= 1 for r in found) / len(found), 4) if found else None,
         }
     return out
+
+
+def holding(rows: list[dict]) -> list[dict]:
+    """The target's dips: those holding the low time a dip must (dips_envelope.summarise)."""
+    return [r for r in rows if r["held"] >= telemetry.PARAMS.min_duration_s]
 
 
 def planted_figures(rows: list[dict]) -> dict:
     out = {}
     for side in ("tuning", "reported"):
         mine = [r for r in rows if r["half"] == side]
-        eligible = [r for r in mine if r["depth"] >= 0.3 and r["depth"] >= 3 * r["sd"]]
+        deep = [r for r in mine if r["depth"] >= 0.3 and r["depth"] >= 3 * r["sd"]]
+        eligible = holding(deep)
         out[side] = {
             "twins": len(mine),
             "recall": round(sum(r["found"] for r in mine) / len(mine), 4) if mine else None,
             "eligible_twins": len(eligible),
             "eligible_recall": round(sum(r["found"] for r in eligible) / len(eligible), 4) if eligible else None,
             "eligible_by_length_s": recall_by_bin(eligible),
+            "deep_by_planted_length_s": recall_by_bin(deep, "planted_length", "shape_onset_error"),
             "all_by_length_s": recall_by_bin(mine),
         }
     return out
@@ -187,18 +199,21 @@ def twin(name: str, series, rules, side: str) -> dict | None:
     planted_twin = plant(name, series)
     if planted_twin is None:
         return None
-    changed, onset, length, depth, shape = planted_twin
+    changed, onset, length, depth, shape, onset_held, length_held = planted_twin
     hits = [h for h in judge(name, changed, rules)[1] if h[1] < onset + length and h[1] + h[2] > onset]
-    best = min(hits, key=lambda h: abs(h[1] - onset)) if hits else None
+    best = min(hits, key=lambda h: abs(h[1] - onset_held)) if hits else None
     return {
         "name": name,
         "half": side,
-        "length": length,
+        "length": length_held,
+        "held": length_held,
+        "planted_length": length,
         "depth": depth,
         "shape": shape,
         "sd": robust_sd(name, series),
         "found": best is not None,
-        "onset_error": None if best is None else best[1] - onset,
+        "onset_error": None if best is None else best[1] - onset_held,
+        "shape_onset_error": None if best is None else best[1] - onset,
     }
 
 

@@ -374,16 +374,19 @@ def calibration_dips(results: Results) -> str:
         f"0-0.7, Gaussian or t3 shocks; penalty {d['params']['penalty']:g} chosen on seeds "
         f"{d['tuning']['seeds'][0]}..{d['tuning']['seeds'][1] - 1}; {h['all']['cases']:,} held-out seeds "
         f"{h['seeds'][0]}..{h['seeds'][1] - 1}). Oracle: a matched filter knowing the shape, length and noise, at "
-        f"the rules' own false-alarm rate ({h['false_alarm_rate_used_by_oracle']:.1%} of clean runs).",
+        f"the rules' own false-alarm rate ({h['false_alarm_rate_used_by_oracle']:.1%} of clean runs). A dip's length "
+        f"and onset are the time it holds at least {d['params']['shoulder']:.1%} below the level (a V's onset is where "
+        f"its edge gets that deep); onset from the shape's first second beside it.",
         "",
-        "| dip length | found (depth >= 30%, >= 3x sd) | oracle | onset +-1 s | found (all depths) | oracle |",
-        "|---|---|---|---|---|---|",
+        "| dip length | found (depth >= 30%, >= 3x sd) | oracle | onset +-1 s | (from the shape's start) "
+        "| found (all depths) | oracle |",
+        "|---|---|---|---|---|---|---|",
     ]
     for label, b in h["eligible_by_length_s"].items():
         a = h["all_by_length_s"][label]
         lines.append(
             f"| {label} s | {_share_of(b['recall'])} of {b['cases']} | {_share_of(b['oracle'])} | {_share_of(b['onset_within_1s'])} "
-            f"| {_share_of(a['recall'])} of {a['cases']} | {_share_of(a['oracle'])} |"
+            f"| {_share_of(b.get('shape_onset_within_1s'))} | {_share_of(a['recall'])} of {a['cases']} | {_share_of(a['oracle'])} |"
         )
     shapes = ", ".join(
         f"{name} {_share_of(b['recall'])} (onset +-1 s {_share_of(b['onset_within_1s'])})"
@@ -395,7 +398,8 @@ def calibration_dips(results: Results) -> str:
     clean = h["clean"]
     lines += [
         "",
-        f"Depth >= 30% and >= 3x sd, all lengths: **{_share_of(h['eligible']['recall'])}** found of "
+        f"Depth >= 30% and >= 3x sd, holding {d['params']['min_duration_s']:g} s, all lengths: "
+        f"**{_share_of(h['eligible']['recall'])}** found of "
         f"{h['eligible']['cases']:,} (oracle {_share_of(h['eligible']['oracle'])}), onset within 1 s in "
         f"**{_share_of(h['eligible']['onset_within_1s'])}**, length within 20% in "
         f"{_share_of(h['eligible']['length_within_20pct'])}. "

@@ -58,7 +58,7 @@ def test_dips_envelope_smoke(tmp_path):
     """The dip envelope at 24 held-out cases: every bin is printed, the oracle stands beside each, and the planted
     dips are found (issue 40's space: 2 s to half the run, four shapes, AR(1) and t3 noise)."""
     out = tmp_path / "dips.json"
-    proc = _bench("dips_envelope.py", "--cases", "24", "--out", str(out))
+    proc = _bench("dips_envelope.py", "--cases", "24", "--scenario-cases", "3", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     held = json.loads(out.read_text())["held_out"]
     assert (
