@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 
 import numpy as np
-import pytest
 
 from iolab.analysis.series import job_sum
 from tests.analysis.test_job_sum import _jobs
@@ -35,9 +34,9 @@ def _one_by_one(members) -> tuple[list[float], list[float]]:  # type: ignore[no-
     return [k * step / 1000 for k in kept], [sums[k] for k in kept]
 
 
-@pytest.mark.parametrize("seed", range(100))
-def test_the_vectorised_sum_is_the_one_by_one_sum_to_the_last_bit(seed):
-    rng = random.Random(seed)
-    jobs, _ = _jobs(rng)
-    rng.shuffle(jobs)  # any order of jobs and directions: the sum is still taken in the order given
-    assert job_sum(jobs) == _one_by_one(jobs)
+def test_the_vectorised_sum_is_the_one_by_one_sum_to_the_last_bit():
+    for seed in range(100):  # in one test: the suite's per-test fixtures cost more than the cases
+        rng = random.Random(seed)
+        jobs, _ = _jobs(rng)
+        rng.shuffle(jobs)  # any order of jobs and directions: the sum is still taken in the order given
+        assert job_sum(jobs) == _one_by_one(jobs), seed
