@@ -45,7 +45,10 @@ def test_outlier_envelope_smoke(tmp_path):
 
 def test_simulated_histories_smoke(tmp_path):
     out = tmp_path / "histories.json"
-    proc = _bench("simulated_histories.py", "--cases", "8", "--out", str(out))
+    # the short histories and the must-show steps at 4 each (their defaults, 1,200 and 300, took 100 s here)
+    proc = _bench(
+        "simulated_histories.py", "--cases", "8", "--short-cases", "4", "--must-show-cases", "4", "--out", str(out)
+    )
     assert proc.returncode in (0, 1), proc.stderr
     figures = json.loads(out.read_text())
     assert figures["issue_example"] == {"change_points": [7], "outlier_runs": [4]}
@@ -58,6 +61,7 @@ def test_dips_envelope_smoke(tmp_path):
     """The dip envelope at 24 held-out cases: every bin is printed, the oracle stands beside each, and the planted
     dips are found (issue 40's space: 2 s to half the run, four shapes, AR(1) and t3 noise)."""
     out = tmp_path / "dips.json"
+    # three cases of each further scenario: their default 300 (runs of up to 7,200 s) took 90 s of the 93 here
     proc = _bench("dips_envelope.py", "--cases", "24", "--scenario-cases", "3", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     held = json.loads(out.read_text())["held_out"]

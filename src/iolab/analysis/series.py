@@ -52,19 +52,23 @@ def job_sum(members: Sequence[SampleSeries]) -> tuple[list[float], list[float]]:
     interval = float(np.median(known)) if known else 0.0
     if interval < PER_IO_MS:
         interval, own = 1000.0, [1000.0] * len(members)
-    per_source: dict[str, set[int]] = {}
-    sums: dict[int, float] = {}
+    rows = []  # (source, its windows in order, each window's mean)
     for member, width in zip(members, own, strict=True):
         keys = np.rint(member.t_ms / (width or interval)).astype(np.int64)
         windows, where = np.unique(keys, return_inverse=True)
-        means = np.bincount(where, weights=member.values) / np.bincount(where)
-        per_source.setdefault(member.source, set()).update(windows.tolist())
-        for window, mean in zip(windows.tolist(), means.tolist(), strict=True):
-            sums[window] = sums.get(window, 0.0) + mean
-    every = set.intersection(*per_source.values())
-    kept = sorted(every)
+        rows.append((member.source, windows, np.bincount(where, weights=member.values) / np.bincount(where)))
+    # Every window any job logged, each job's means added into it in the jobs' order (as one float sum per
+    # window, in that order: the figures are those of adding them one by one), and whether each source has it.
+    every = np.unique(np.concatenate([windows for _, windows, _ in rows]))
+    sums = np.zeros(len(every))
+    logged: dict[str, np.ndarray] = {}
+    for source, windows, means in rows:
+        at = np.searchsorted(every, windows)
+        sums[at] += means
+        logged.setdefault(source, np.zeros(len(every), dtype=bool))[at] = True
+    kept = np.logical_and.reduce(list(logged.values()))
     step = float(np.rint(interval))
-    return [k * step / 1000 for k in kept], [sums[k] for k in kept]
+    return (every[kept] * step / 1000).tolist(), sums[kept].tolist()
 
 
 def job_bandwidth(series: Iterable[SampleSeries]) -> dict[str, list[SampleSeries]]:

@@ -92,10 +92,12 @@ def _series(table: np.ndarray, metric: str, source: str) -> list[SampleSeries]:
     repeat = averaged & keep
     if repeat.any():
         rows = np.flatnonzero(repeat)
-        _, first = np.unique(times[rows] * 4 + ddirs[rows], return_index=True)
-        later = np.ones(len(rows), dtype=bool)
-        later[first] = False
-        keep[rows[later]] = False
+        pairs = times[rows] * 4 + ddirs[rows]
+        if not np.all(pairs[1:] > pairs[:-1]):  # rising (time, direction) pairs repeat none: no sort needed
+            _, first = np.unique(pairs, return_index=True)
+            later = np.ones(len(rows), dtype=bool)
+            later[first] = False
+            keep[rows[later]] = False
     scale = SCALE.get(metric, 1)
     out = []
     for code, name in DDIR_NAMES.items():

@@ -54,8 +54,8 @@ def encode(array: np.ndarray, delta: bool = False) -> bytes:
     array = np.asarray(array)
     if array.dtype.kind in "iub" or (array.size and _whole(array)):
         numbers = array.astype(np.int64)
-        if delta:
-            numbers = np.diff(numbers, prepend=np.int64(0))
+        if delta:  # each from the one before, the first from 0: np.diff(prepend=0) without its concatenation
+            numbers[1:] = numbers[1:] - numbers[:-1]
         width = _integer_width(int(numbers.min()), int(numbers.max())) if numbers.size else 1
         head = b"i" + bytes([width]) + (b"d" if delta else b"-")
         return head + zlib.compress(numbers.astype(f"<i{width}").tobytes(), LEVEL)

@@ -191,11 +191,21 @@ def _level(ctx: Context, jobs: list[JobView]) -> tuple[float, float | None, floa
     if len(values) >= 2:
         variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
         return mean, math.sqrt(variance / len(values)) / mean, len(values) - 1
-    seconds = next((s.values[1:-1] for s in ctx.series if s.point == jobs[0].name and s.label == "all jobs"), None)
-    error = relative_error(seconds) if seconds else None
+    error = _series_error(ctx, jobs[0].name)
     if error is None:
         return mean, math.inf if ctx.series else None, LARGE_DF
     return mean, error, LARGE_DF
+
+
+def _series_error(ctx: Context, name: str) -> float | None:
+    """The relative standard error of the point's summed series (`analysis.noise.relative_error` of its
+    "all jobs" seconds, without the partial first and last), None without one: measured once per point and
+    context, though both of `nonmonotonic`'s sweeps (numjobs, iodepth) ask it of every point."""
+    errors: dict[str, float | None] = ctx.shared("results.series_error", dict)
+    if name not in errors:
+        seconds = next((s.values[1:-1] for s in ctx.series if s.point == name and s.label == "all jobs"), None)
+        errors[name] = relative_error(seconds) if seconds else None
+    return errors[name]
 
 
 @rule(
