@@ -189,9 +189,30 @@ def _script(path: Path, body: str) -> str:
     return str(path)
 
 
+class InThisThread:
+    """A thread pool that runs each call in the caller's thread, in order: what the hosts' threads run is then
+    the test's own code (coverage.py names the test that ran a line from the running thread's stack, so a
+    line run in a pool's thread counts as run by no test, and bench/mutation.py would never try its mutants)."""
+
+    def __init__(self, max_workers: int) -> None:
+        assert 1 <= max_workers <= 32
+
+    def __enter__(self) -> InThisThread:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn, *iterables):
+        return list(map(fn, *iterables))
+
+
 @pytest.fixture
 def fake_hosts(monkeypatch) -> Iterator[FakeHosts]:
-    """The fake ssh and fio installed (`$IOLAB_SSH_COMMAND`), and every server they started killed after."""
+    """The fake ssh and fio installed (`$IOLAB_SSH_COMMAND`), hosts' calls made in the test's thread
+    (`InThisThread`), and every server they started killed after."""
+    for module in ("iolab.cluster.servers", "iolab.cluster.cluster", "iolab.runner.executors"):
+        monkeypatch.setattr(f"{module}.ThreadPoolExecutor", InThisThread)
     root = Path(tempfile.mkdtemp(prefix="iolab-h-"))
     (root / "remote").mkdir()
     ssh = _script(root / "ssh-bin" / "ssh", SSH)
