@@ -287,3 +287,10 @@ def test_bringing_up_no_hosts_asks_nobody(fake_hosts):
     started = time.monotonic()
     stop(HostState(HostSpec("n", "n", ssh="n")))  # nothing started, nothing forwarded: nothing to do
     assert fake_hosts.ssh_calls() == [] and time.monotonic() - started < 1
+
+
+def test_a_field_the_host_could_not_read_is_left_out_of_its_minimal_snapshot(fake_hosts):
+    fake_hosts.remote_program("iolab", "exit 127")
+    fake_hosts.remote_program("cat", "exit 0")  # /proc/cmdline unreadable there: printed nothing
+    snapshot = host_snapshot(HostState(HostSpec("n1", "n1", ssh="n1")))
+    assert snapshot["source"] == "minimal probe over ssh" and "cmdline" not in snapshot and "mem_kib" in snapshot

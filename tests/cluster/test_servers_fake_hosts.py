@@ -205,3 +205,19 @@ def test_probing_hosts_together_asks_them_in_one_client_and_names_each_reply(fak
 def test_a_host_state_not_forwarded_yet_says_so():
     state = HostState(HostSpec("n", "n", ssh="n"))
     assert state.reported == "n: not forwarded" and not listening(state)
+
+
+def test_a_point_with_no_host_left_is_not_run_and_says_why(fake_hosts, tmp_path):
+    cluster = Cluster.start([_spec("a", fake_hosts.fio)], fake_hosts.fio, "fio-3.33")
+    executor = ClusterExecutor(cluster, fio_version="fio-3.33")
+    try:
+        point = _point(tmp_path, cluster)
+        ready = executor.jobs(point, tmp_path, None)
+        assert ready.error == "" and ready.clients == [(cluster.states[0].client_arg, tmp_path / "point@a.fio")]
+        assert [a.name for a in ready.artifacts] == ["job@a.fio"] and ready.ran == cluster.states
+        os.kill(int((Path(cluster.states[0].piddir) / "fio.pid").read_text()), 9)
+        none = executor.jobs(point, tmp_path, None)
+        assert none.error == "no host is left to run it: a: its fio server stopped answering"
+        assert none.clients is None and none.jobfile == tmp_path / "none.fio"
+    finally:
+        executor.close()
