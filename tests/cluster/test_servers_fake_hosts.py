@@ -1,6 +1,6 @@
 """A multi-host run's servers brought up, checked and stopped, through the fake ssh and fio (tests/cluster/fake_hosts).
 
-The end-to-end tests run the same code against a real sshd and real fio servers; these run it in the fast
+The end-to-end tests run the same code against a real ssh server and real fio servers; these run it in the fast
 tier, where each branch a user meets (a host down, a version that differs, a server iolab did not start, a
 host lost mid-run, scratch files left on a silent host) is checked by what the user sees."""
 
