@@ -221,3 +221,23 @@ def test_a_point_with_no_host_left_is_not_run_and_says_why(fake_hosts, tmp_path)
         assert none.clients is None and none.jobfile == tmp_path / "none.fio"
     finally:
         executor.close()
+
+
+def test_each_host_s_snapshot_is_saved_under_the_phase_at_its_name(fake_hosts):
+    from iolab.store.db import open_store
+    from iolab.store.queries import run_snapshot
+
+    fake_hosts.remote_program("iolab", 'echo \'{"kernel": "6.1.0-remote"}\'')
+    cluster = Cluster.start([_spec("a", fake_hosts.fio), _spec("b", fake_hosts.fio)], fake_hosts.fio, "fio-3.33")
+    executor = ClusterExecutor(cluster)
+    store = open_store()
+    run_id = store.create_run("p", "iolab run", ["/x"], "fio-3.33", {}, "identity")
+    try:
+        executor.save_snapshots(store, run_id, "before")
+    finally:
+        executor.close()
+    for name in ("a", "b"):
+        saved = run_snapshot(store, run_id, f"before@{name}")
+        assert saved is not None and saved["host"] == name and saved["snapshot"] == {"kernel": "6.1.0-remote"}
+    assert run_snapshot(store, run_id, "before") is None
+    store.close()
