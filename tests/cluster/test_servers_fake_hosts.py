@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,15 @@ ASSERTION = "fio: server.c:2341: fio_server_send_start: Assertion `sk_out->sk !=
 
 def _spec(name: str, fio: str, **kw) -> HostSpec:
     return HostSpec(name=name, address=name, ssh=name, fio=fio, **kw)
+
+
+def _kill_server(state: HostState) -> None:
+    """The host's fio server killed, and gone (a dying process may still take a connection)."""
+    pid = int((Path(state.piddir) / "fio.pid").read_text())
+    os.kill(pid, 9)
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def _alive(pid: int) -> bool:
@@ -143,7 +153,7 @@ def test_a_host_that_stops_answering_is_failed_for_the_point_and_left_out_after(
     cluster = Cluster.start([_spec("a", fake_hosts.fio), _spec("b", fake_hosts.fio)], fake_hosts.fio, "fio-3.33")
     try:
         b = cluster.states[1]
-        os.kill(int((Path(b.piddir) / "fio.pid").read_text()), 9)
+        _kill_server(b)
         point = _point(tmp_path, cluster)
         jobs, lost = cluster.jobfiles(point, tmp_path)
         assert [s.name for s, _ in jobs] == ["a"] and jobs[0][1] == tmp_path / "point@a.fio"
@@ -163,7 +173,7 @@ def test_cleanup_removes_each_answering_host_s_scratch_by_fio_and_names_what_a_s
     target = cluster.target(str(tmp_path), 2**20)
     a, b, c = cluster.states
     for lost, reach in ((b, True), (c, False)):  # b's server dies and is started again; c's host is gone
-        os.kill(int((Path(lost.piddir) / "fio.pid").read_text()), 9)
+        _kill_server(lost)
         cluster.fail(lost, "its fio server stopped answering")
         if not reach:
             fake_hosts.down("c")
@@ -215,7 +225,7 @@ def test_a_point_with_no_host_left_is_not_run_and_says_why(fake_hosts, tmp_path)
         ready = executor.jobs(point, tmp_path, None)
         assert ready.error == "" and ready.clients == [(cluster.states[0].client_arg, tmp_path / "point@a.fio")]
         assert [a.name for a in ready.artifacts] == ["job@a.fio"] and ready.ran == cluster.states
-        os.kill(int((Path(cluster.states[0].piddir) / "fio.pid").read_text()), 9)
+        _kill_server(cluster.states[0])
         none = executor.jobs(point, tmp_path, None)
         assert none.error == "no host is left to run it: a: its fio server stopped answering"
         assert none.clients is None and none.jobfile == tmp_path / "none.fio"
