@@ -6,7 +6,6 @@ import pytest
 
 from iolab.cluster.hosts import FIO_PORT, parse_hosts, read_hostfile
 from iolab.errors import UserError
-from tests.iolab_cli import assert_clean_error, iolab
 
 
 def test_host_list_with_ports():
@@ -51,18 +50,6 @@ def test_hostfile_errors_name_the_problem(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(UserError, match=message):
         read_hostfile(str(path))
-
-
-def test_cli_rejects_bad_host_options(tmp_path):
-    proc = iolab("run", str(tmp_path), "--hosts", "a:notaport")
-    assert "not a TCP port" in assert_clean_error(proc)
-    proc = iolab("run", str(tmp_path), "--hostfile", str(tmp_path / "missing"))
-    assert "cannot read host file" in assert_clean_error(proc)
-    for empty in ("a,,b", "a,", ",a", " , "):
-        proc = iolab("run", str(tmp_path), "--hosts", empty, "--dry-run")
-        assert "an empty host name" in assert_clean_error(proc)
-    proc = iolab("run", str(tmp_path), "--hosts", "a", "--on-host-failure", "retry")
-    assert "use one of continue, stop" in assert_clean_error(proc)
 
 
 @pytest.mark.parametrize(
