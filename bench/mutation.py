@@ -208,7 +208,10 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
         # kept: the whole fast tier's is an hour of work on a busy host (an update's goes beside it)
         rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage" if tests == ["tests"] else ".update")
-        rc.write_text(f"[run]\nsource = {SRC}\ndynamic_context = test_function\n")
+        # no dynamic_context here: bench/coverage_contexts.py names each test's context by its node id for the
+        # whole of its setup, call and teardown (coverage.py's test_function context reads the stack, so a line
+        # run only by a test's fixture was counted as run by no test)
+        rc.write_text(f"[run]\nsource = {SRC}\n")
         subprocess.run(
             [
                 sys.executable,
@@ -222,11 +225,17 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
                 "-q",
                 "-p",
                 "no:cacheprovider",
+                "-p",
+                "coverage_contexts",
                 "-m",
                 "not e2e",
                 *tests,
             ],
             cwd=ROOT,
+            env={
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "bench"), os.environ.get("PYTHONPATH")])),
+            },
             check=False,
             stdout=subprocess.DEVNULL,
         )  # fmt: skip  (a failing test still maps the lines it ran)
@@ -247,6 +256,8 @@ def test_ids(context: str) -> list[str]:
     """The pytest node ids of a coverage context (`test_headline.test_x`, `test_y.TestClass.test_z`, or
     `tests.test_oracle.test_x` for a test module in the `tests` package: the test module's name, then the
     test's), in every test file of that name; none for code run at import or collection (no test)."""
+    if "::" in context:  # a pytest node id (bench/coverage_contexts.py), its parameters left out
+        return [re.sub(r"\[.*\]$", "", context)]
     parts = context.split(".")
     at = next((i for i, part in enumerate(parts) if part.startswith("test_")), len(parts))
     module, test = ".".join(parts[at : at + 1]), ".".join(parts[at + 1 :])
@@ -384,9 +395,27 @@ def run_tests(tree: Path, tests: list[str]) -> str:
     code = os.waitstatus_to_exitcode(status)
     if code == 5:  # no unit test selected (the module's tests are all end to end): nothing can kill it
         return "survived"
+    if code == 4 and not imports(tree):  # the mutant breaks `import iolab`: every user would see it fail
+        return "killed"
     if code in (3, 4, 70):  # internal or usage error: the run is wrong, not the mutant
         raise SystemExit(f"pytest could not run {tests} against the mutant (exit {code})")
     return "survived" if code == 0 else "killed"
+
+
+def imports(tree: Path) -> bool:
+    """Whether every module of the package copy at `tree` imports (pytest exits 4 when a conftest's import of
+    iolab fails: a mutant that breaks the import is caught, not a run gone wrong)."""
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import iolab, pkgutil; [__import__(m.name) for m in pkgutil.walk_packages({str(tree)!r}, 'iolab.')]",
+        ],
+        env={**os.environ, "PYTHONPATH": str(tree.parent)},
+        capture_output=True,
+        check=False,
+    )
+    return probe.returncode == 0
 
 
 def check_copy_is_used(tree: Path) -> None:
