@@ -67,6 +67,36 @@ def terse_jobs(text: str) -> dict[str, list[TerseJob]]:
     return jobs
 
 
+def terse_parts(jobs: list[TerseJob], ddir: str) -> list[dict]:
+    """The jobs' figures in one direction, of those that moved I/O in it."""
+    return [j.directions[ddir] for j in jobs if ddir in j.directions and j.directions[ddir]["io_bytes"]]
+
+
+def terse_totals(parts: list[dict]) -> dict[str, float | None]:
+    """One direction's rates, bytes and IOPS summed over its jobs; its runtime the longest job's."""
+    return {
+        "bw_bytes": sum(p["bw_bytes"] for p in parts),
+        "io_bytes": sum(p["io_bytes"] for p in parts),
+        "iops": sum(p["iops"] for p in parts),
+        "runtime_ms": max((p["runtime"] for p in parts), default=None),
+    }
+
+
+def terse_latency(parts: list[dict]) -> dict[str, float | None]:
+    """One direction's I/O count and completion latency, pooled by each job's count (its IOPS over its
+    runtime): the count None where no job did I/O, and then no latency."""
+    weighted = [(p["count"], p["clat"]) for p in parts if p["count"]]
+    n = sum(c for c, _ in weighted)
+    if not n:
+        return {"lat_count": None}
+    return {
+        "lat_count": n,
+        "lat_mean_ns": sum(c * o["mean"] for c, o in weighted) / n,
+        "lat_min_ns": min(o["min"] for _, o in weighted),
+        "lat_max_ns": max(o["max"] for _, o in weighted),
+    }
+
+
 def _terse_direction(f: list[str]) -> dict:
     """KiB, KiB/s, IOPS, ms; slat, clat (then its 20 percentile cells "p%=v") and lat as min, max, mean,
     stddev in µs; then the bandwidth statistics."""
@@ -102,8 +132,22 @@ def ior(text: str) -> list[Expected]:
 
 
 def _ior_invocation(lines: list[str]) -> list[Expected]:
-    """One invocation: the per-iteration rows of its results tables (by test), then its summary rows; a
-    summary row without iterations (IOR -q) is one repeat at its mean."""
+    """One invocation's summary rows, each with its iterations from the results tables; a summary row
+    without iterations (IOR -q) is one repeat at its mean."""
+    iterations, summary = _ior_tables(lines)
+    out = []
+    for row in summary:
+        op, xfer = row["Operation"], int(row["xsize"])
+        mine = [(mib, s) for t, o, mib, s in iterations if t == int(row["Test#"]) and o == op]
+        agg = float(row["aggsize"]) if "aggsize" in row else float(row.get("aggs(MiB)", "nan")) * MIB
+        for mib, seconds in mine or [(float(row["Mean(MiB)"]), float(row["Mean(s)"]))]:
+            out.append(_ior_repeat(op, mib, seconds, xfer, int(row["#Tasks"]), agg))
+    return out
+
+
+def _ior_tables(lines: list[str]) -> tuple[list[tuple[int, str, float, float]], list[dict[str, str]]]:
+    """(test, operation, MiB/s, total seconds) of each results-table row, each row under the test named last
+    ("Test 0 started", 3.3's "TestID : 0"); and the summary rows keyed by their header's names."""
     iterations: list[tuple[int, str, float, float]] = []
     summary: list[dict[str, str]] = []
     header: list[str] = []
@@ -121,14 +165,7 @@ def _ior_invocation(lines: list[str]) -> list[Expected]:
                 iterations.append((test, words[0], float(row["bw(MiB/s)"]), float(row["total(s)"])))
             else:
                 summary.append(row)
-    out = []
-    for row in summary:
-        op, xfer = row["Operation"], int(row["xsize"])
-        mine = [(mib, s) for t, o, mib, s in iterations if t == int(row["Test#"]) and o == op]
-        agg = float(row["aggsize"]) if "aggsize" in row else float(row.get("aggs(MiB)", "nan")) * MIB
-        for mib, seconds in mine or [(float(row["Mean(MiB)"]), float(row["Mean(s)"]))]:
-            out.append(_ior_repeat(op, mib, seconds, xfer, int(row["#Tasks"]), agg))
-    return out
+    return iterations, summary
 
 
 def _ior_repeat(op: str, mib: float, seconds: float, xfer: int, tasks: int, agg: float | None) -> Expected:
@@ -145,12 +182,16 @@ def _ior_json(doc: dict) -> list[Expected]:
         op = row["operation"]
         if op not in TOOL_OPS:
             continue
-        results = tests.get(row["TestID"], {}).get("Results", [])
-        flat = [r for item in results for r in (item if isinstance(item, list) else [item]) if r["access"] == op]
+        flat = [r for r in _flat(tests.get(row["TestID"], {}).get("Results", [])) if r["access"] == op]
         pairs = [(r["bwMiB"], r["totalTime"]) for r in flat] or [(row["bwMeanMIB"], row.get("MeanTime", 0.0))]
         for mib, seconds in pairs:
             out.append(_ior_repeat(op, mib, seconds, row["transferSize"], row["numTasks"], None))
     return out
+
+
+def _flat(results: list) -> list[dict]:
+    """A test's results, whether nested per iteration (3.3) or flat (4.0)."""
+    return [r for item in results for r in (item if isinstance(item, list) else [item])]
 
 
 # --------------------------------------------------------------------------- mdtest
@@ -169,22 +210,27 @@ def _mdtest_run(lines: list[str], tasks: int) -> list[Expected]:
     """The first rate summary of a run ("SUMMARY rate:" or 1.9's "SUMMARY:", not "SUMMARY time")."""
     for at, line in enumerate(lines):
         head = re.match(r"^SUMMARY([^:]*):\s*\(of (\d+) iterations?\)", line)
-        if not head or "time" in head.group(1) or "ms/op" in head.group(1):
-            continue
-        out = []
-        for row in lines[at + 1 :]:
-            if row.strip().startswith(("Operation", "---")):
-                continue
-            cells = re.match(r"^\s+(\S.*?)\s*:\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$", row)
-            if not cells:
-                break
-            name = cells.group(1).lower()
-            high, low, mean = (float(cells.group(i)) for i in (2, 3, 4))
-            ddir = "write" if any(w in name for w in ("creation", "removal", "rename")) else "read"
-            for value in [low, high] if head.group(2) == "2" else [mean]:
-                out.append(Expected(name, ddir, {"iops": value, "bw_bytes": 0.0, "jobs": tasks}))
-        return out
+        if head and "time" not in head.group(1) and "ms/op" not in head.group(1):
+            return _mdtest_rows(lines[at + 1 :], int(head.group(2)), tasks)
     return []
+
+
+def _mdtest_rows(lines: list[str], iterations: int, tasks: int) -> list[Expected]:
+    """The table's rows, "  Operation : Max Min Mean StdDev", after its header lines; an operation that
+    changes the namespace is a write."""
+    out = []
+    for row in lines:
+        if row.strip().startswith(("Operation", "---")):
+            continue
+        cells = re.match(r"^\s+(\S.*?)\s*:\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$", row)
+        if not cells:
+            break
+        name = cells.group(1).lower()
+        high, low, mean = (float(cells.group(i)) for i in (2, 3, 4))
+        ddir = "write" if any(w in name for w in ("creation", "removal", "rename")) else "read"
+        for value in [low, high] if iterations == 2 else [mean]:
+            out.append(Expected(name, ddir, {"iops": value, "bw_bytes": 0.0, "jobs": tasks}))
+    return out
 
 
 # --------------------------------------------------------------------------- IOzone
@@ -225,11 +271,7 @@ def _iozone_table(lines: list[str]) -> dict[tuple[str, int, int], float]:
     for at, line in enumerate(lines):
         if line.split()[:2] not in (["kB", "reclen"], ["KB", "reclen"]):
             continue
-        above = {m.end(): m.group() for m in re.finditer(r"\S+", lines[at - 1])}
-        names = {}
-        for m in list(re.finditer(r"\S+", line))[2:]:
-            first = next((above[e] for e in (m.end(), m.end() + 1, m.end() - 1) if e in above), "")
-            names[m.end()] = f"{first} {m.group()}".strip()
+        names = _iozone_columns(lines[at - 1], line)
         found = {}
         for row in lines[at + 1 :]:
             cells = list(re.finditer(r"\S+", row))
@@ -240,6 +282,16 @@ def _iozone_table(lines: list[str]) -> dict[tuple[str, int, int], float]:
                 found[(names[end], int(cells[0].group()), int(cells[1].group()))] = float(cell.group())
         return found
     return {}
+
+
+def _iozone_columns(above: str, header: str) -> dict[int, str]:
+    """Each test column by where its name ends, with the word above it where one ends there (±1)."""
+    ends = {m.end(): m.group() for m in re.finditer(r"\S+", above)}
+    names = {}
+    for m in list(re.finditer(r"\S+", header))[2:]:
+        first = next((ends[e] for e in (m.end(), m.end() + 1, m.end() - 1) if e in ends), "")
+        names[m.end()] = f"{first} {m.group()}".strip()
+    return names
 
 
 def _iozone_report(lines: list[str]) -> dict[tuple[str, int, int], float]:
