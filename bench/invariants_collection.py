@@ -69,6 +69,7 @@ def measure(data: Path) -> dict:
             "points": oracle.points,
             "figures": oracle.figures,
             "points_not_read": oracle.skipped,
+            "points_by_output": dict(sorted(oracle.formats.items())),
             "disagreements": len(oracle.disagreements),
             "first_disagreements": oracle.disagreements[:10],
         },

@@ -180,13 +180,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
         return
     terminalreporter.write_line(
         f"oracle (tests/oracle.py): {ORACLE.runs} runs, {ORACLE.points} points, {ORACLE.figures} figures "
-        f"({ORACLE.quotes} of them quoted by findings) recomputed from fio's output, "
+        f"({ORACLE.quotes} of them quoted by findings) recomputed from their outputs, "
         f"{len(ORACLE.disagreements)} disagreements"
-        + (
-            f" ({ORACLE.skipped} points of outputs it does not read: fio 2 to 3.1, terse, other tools, none kept)"
-            if ORACLE.skipped
-            else ""
-        )
+        + (f" ({ORACLE.skipped} points with no output kept)" if ORACLE.skipped else "")
+    )
+    terminalreporter.write_line(
+        "  points by output: " + ", ".join(f"{n} {kind}" for kind, n in sorted(ORACLE.formats.items()))
     )
     for line in ORACLE.disagreements[:10]:
         terminalreporter.write_line(f"  {line}")

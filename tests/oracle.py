@@ -28,10 +28,13 @@ import math
 import sqlite3
 import statistics
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from tests import oracle_formats as formats
 
 DIRECTIONS = ("read", "write", "trim")
 REL = 1e-6  # floating sums in another order: anything beyond this is a disagreement, not rounding
@@ -44,10 +47,14 @@ class OracleReport:
     runs: int = 0
     points: int = 0
     figures: int = 0
-    skipped: int = 0  # points whose output the oracle does not read (fio 3.0 and 3.1, terse, other tools)
+    skipped: int = 0  # points whose output the oracle does not read (none kept with the point or its file)
     quotes: int = 0  # findings' quoted figures among `figures`
     fio2: int = 0  # points read from fio 2's JSON (KiB, KiB/s, µs) among `points`
     disagreements: list[str] = field(default_factory=list)
+    formats: dict[str, int] = field(default_factory=dict)  # `points` by the output they were read from
+
+    def count(self, output: str) -> None:
+        self.formats[output] = self.formats.get(output, 0) + 1
 
     def add(self, other: OracleReport) -> None:
         self.runs += other.runs
@@ -57,6 +64,8 @@ class OracleReport:
         self.quotes += other.quotes
         self.fio2 += other.fio2
         self.disagreements += other.disagreements
+        for output, n in other.formats.items():
+            self.formats[output] = self.formats.get(output, 0) + n
 
 
 def _documents(text: str) -> list[dict]:
@@ -127,9 +136,8 @@ def _percentiles(objects: list[dict]) -> dict[float, float]:
     return {}
 
 
-def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report: OracleReport) -> None:
-    """Hold one point's stored figures against its raw fio output."""
-    docs = _documents(text)
+def check_point(row: sqlite3.Row, results: list[sqlite3.Row], docs: list[dict], report: OracleReport) -> None:
+    """Hold one point's stored figures against its raw fio output (its JSON documents, the final one last)."""
     version = str(docs[-1].get("fio version", docs[-1].get("fioversion", ""))) if docs else ""
     if version.startswith("fio-2"):
         check_fio2_point(row, results, docs[-1], report)
@@ -138,13 +146,13 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
         report.skipped += 1
         return
     parts = _entries(docs[-1], row["name"])
-    if not all(
-        "bw_bytes" in e[d] and "io_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict)
-    ):
-        report.skipped += 1  # fio 3.0 and 3.1 wrote no bytes/s: their figures come from KiB/s, not read here
+    if not all("io_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict)):
+        report.skipped += 1
         return
-    where = f"run {row['run_id']} point {row['id']} ({row['name']})"
+    early = not all("bw_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict))
+    where = f"run {row['run_id']} point {row['id']} ({row['name']}{', fio 3.0-3.1' if early else ''})"
     report.points += 1
+    report.count("fio 3.0-3.1 JSON" if early else "fio 3 JSON")
     stopped = row["stopping"] is not None
     for stored in results:
         ddir = stored["ddir"]
@@ -153,42 +161,12 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
             "io_bytes": (stored["io_bytes"], sum(float(p["io_bytes"]) for p in mine)),
             "runtime_ms": (stored["runtime_ms"], max(float(p["runtime"]) for p in mine)),
         }
-        if stopped:  # its rate is its kept window's: all of fio's bytes over that window bound it from above
-            kept = float(json.loads(row["stopping"]).get("kept_s") or 0)
-            ceiling = sum(float(p["io_bytes"]) for p in mine) / max(kept - 0.5, 0.5) if kept > 0 else None
-            report.figures += 1
-            if ceiling is not None and stored["bw_bytes"] > ceiling * 1.01 + 1024:
-                report.disagreements.append(
-                    f"{where} {ddir} bw_bytes: stored {stored['bw_bytes']}, more than all fio's bytes over the "
-                    f"kept {kept:g} s allow ({ceiling:.0f})"
-                )
+        if stopped:
+            _check_stopped(row, stored, mine, where, report)
         else:
-            completions = [max(int(p.get("total_ios", 0)), int(_completions(p))) for p in mine]
-            figures["bw_bytes"] = (stored["bw_bytes"], sum(float(p["bw_bytes"]) for p in mine))
-            figures["iops"] = (
-                stored["iops"],
-                sum(
-                    c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
-                    for c, p in zip(completions, mine, strict=True)
-                ),
-            )
-        kind = stored["lat_kind"]
-        if kind:
-            weighted = _latency_parts(mine, kind)
-            objects = [o for _, o in weighted]
-            n = sum(count for count, _ in weighted)
-            figures["lat_count"] = (stored["lat_count"], n)
-            if n:
-                figures["lat_mean_ns"] = (stored["lat_mean_ns"], sum(c * o["mean"] for c, o in weighted) / n)
-                figures["lat_min_ns"] = (stored["lat_min_ns"], min(float(o["min"]) for o in objects))
-                figures["lat_max_ns"] = (stored["lat_max_ns"], max(float(o["max"]) for o in objects))
-                stored_pcts = {float(k): v for k, v in json.loads(stored["percentiles"]).items()}
-                mine_pcts = _percentiles(objects)
-                for p, value in mine_pcts.items():
-                    if p in stored_pcts:
-                        figures[f"p{p:g}"] = (stored_pcts[p], value)
-                for p in sorted(set(stored_pcts) - set(mine_pcts)):  # two-sided: none where fio gave none
-                    figures[f"p{p:g} (fio's output gives none)"] = (stored_pcts[p], None)
+            bw, iops = _rates(mine)
+            figures |= {"bw_bytes": (stored["bw_bytes"], bw), "iops": (stored["iops"], iops)}
+        figures |= _latency_figures(stored, mine)
         for name, (held, recomputed) in figures.items():
             report.figures += 1
             if not _close(held, recomputed):
@@ -201,6 +179,62 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], text: str, report:
                 report.disagreements.append(f"{where} {name}: stored {row[name]}, fio's output gives {recomputed}")
 
 
+def _check_stopped(row: sqlite3.Row, stored: sqlite3.Row, mine: list[dict], where: str, report: OracleReport) -> None:
+    """A stopped point's rate is its kept window's, which fio's final document does not hold (iolab keeps
+    that document, not the status blocks): all of fio's bytes over the kept seconds bound it from above."""
+    kept = float(json.loads(row["stopping"]).get("kept_s") or 0)
+    ceiling = sum(float(p["io_bytes"]) for p in mine) / max(kept - 0.5, 0.5) if kept > 0 else None
+    report.figures += 1
+    if ceiling is not None and stored["bw_bytes"] > ceiling * 1.01 + 1024:
+        report.disagreements.append(
+            f"{where} {stored['ddir']} bw_bytes: stored {stored['bw_bytes']}, more than all fio's bytes over the "
+            f"kept {kept:g} s allow ({ceiling:.0f})"
+        )
+
+
+def _rates(mine: list[dict]) -> tuple[float, float]:
+    """(bytes/s, IOPS) of one direction summed over its jobs: IOPS from each job's completions (fio's latency
+    count N, or total_ios where larger) over its runtime."""
+    completions = [max(int(p.get("total_ios", 0)), _completions(p)) for p in mine]
+    iops = sum(
+        c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
+        for c, p in zip(completions, mine, strict=True)
+    )
+    return sum(_bw(p) for p in mine), iops
+
+
+def _latency_figures(stored: sqlite3.Row, mine: list[dict]) -> dict[str, tuple[float | None, float | None]]:
+    """(stored, recomputed) of one direction's latency of the kind the store holds: count, mean pooled by
+    count, min, max, and the percentiles (two-sided)."""
+    kind = stored["lat_kind"]
+    if not kind:
+        return {}
+    weighted = _latency_parts(mine, kind)
+    objects = [o for _, o in weighted]
+    n = sum(count for count, _ in weighted)
+    if not n:
+        return {"lat_count": (stored["lat_count"], n)}
+    return {
+        "lat_count": (stored["lat_count"], n),
+        "lat_mean_ns": (stored["lat_mean_ns"], sum(c * o["mean"] for c, o in weighted) / n),
+        "lat_min_ns": (stored["lat_min_ns"], min(float(o["min"]) for o in objects)),
+        "lat_max_ns": (stored["lat_max_ns"], max(float(o["max"]) for o in objects)),
+        **_percentile_figures(stored["percentiles"], _percentiles(objects)),
+    }
+
+
+def _percentile_figures(held: str, mine: dict[float, float]) -> dict[str, tuple[float | None, float | None]]:
+    """(stored, recomputed) of each percentile the store holds: fio's where it gives one, and None where it
+    gives none (several jobs without histograms): two-sided, so an invented percentile disagrees."""
+    stored = {float(k): v for k, v in json.loads(held).items()}
+    figures: dict[str, tuple[float | None, float | None]] = {
+        f"p{p:g}": (stored[p], v) for p, v in mine.items() if p in stored
+    }
+    for p in sorted(set(stored) - set(mine)):
+        figures[f"p{p:g} (fio's output gives none)"] = (stored[p], None)
+    return figures
+
+
 def check_fio2_point(row: sqlite3.Row, results: list[sqlite3.Row], doc: dict, report: OracleReport) -> None:
     """fio 2's JSON, by its own units: bandwidth in KiB/s, bytes in KiB (`io_bytes`, so named), runtime in
     ms, a lone job's latencies in µs. Its I/O counts (none before 2.17) and percentiles are not read here."""
@@ -208,6 +242,7 @@ def check_fio2_point(row: sqlite3.Row, results: list[sqlite3.Row], doc: dict, re
     where = f"run {row['run_id']} point {row['id']} ({row['name']}, fio 2)"
     report.points += 1
     report.fio2 += 1
+    report.count("fio 2 JSON")
     for stored in results:
         ddir = stored["ddir"]
         for name, (held, recomputed) in _fio2_figures(
@@ -238,14 +273,8 @@ def _share_figures(entries: list[dict], ddir: str) -> dict[str, float | None] | 
     mine = [e[ddir] for e in entries if isinstance(e.get(ddir), dict)]
     if not mine:
         return None
-    completions = [max(int(p.get("total_ios", 0)), _completions(p)) for p in mine]
-    figures: dict[str, float | None] = {
-        "bw_bytes": sum(float(p["bw_bytes"]) for p in mine),
-        "iops": sum(
-            c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
-            for c, p in zip(completions, mine, strict=True)
-        ),
-    }
+    bw, iops = _rates(mine)
+    figures: dict[str, float | None] = {"bw_bytes": bw, "iops": iops}
     for kind in ("lat", "clat"):
         weighted = _latency_parts(mine, kind)
         if weighted and (kind == "clat" or all("bins" in o for _, o in weighted)):
@@ -297,6 +326,11 @@ def _compare(report: OracleReport, what: str, held: float | None, recomputed: fl
         report.disagreements.append(f"{what}: stored {held}, fio's output gives {recomputed}")
 
 
+def _bw(part: dict) -> float:
+    """A direction's bytes/s: `bw_bytes` from fio 3.2 on; fio 3.0 and 3.1 wrote only `bw`, in KiB/s."""
+    return float(part["bw_bytes"]) if "bw_bytes" in part else float(part["bw"]) * 1024
+
+
 def _completions(part: dict) -> int:
     for kind in ("lat_ns", "clat_ns"):
         obj = part.get(kind)
@@ -305,35 +339,188 @@ def _completions(part: dict) -> int:
     return 0
 
 
+KEPT = ("fio.json", "fio.terse", "ior.txt", "mdtest.txt", "iozone.txt")  # the outputs iolab keeps, by name
+
+
+def _outputs(conn: sqlite3.Connection) -> Iterator[tuple[list[sqlite3.Row], str, str]]:
+    """Each output the store keeps, with the measured points read from it in their order, as (points,
+    artifact name, text): a run's point and its own fio.json; an imported file's points (one provenance
+    hash in one run) and the file, kept once with its first point. ("", "") where none is kept."""
+    rows = conn.execute(
+        "SELECT p.id, p.run_id, p.name, p.usr_cpu, p.sys_cpu, p.stopping, p.jobs, p.spec, v.sha256 FROM points p"
+        " LEFT JOIN provenance v ON v.point_id = p.id WHERE p.status = 'ok' ORDER BY p.id"
+    ).fetchall()
+    groups: dict[tuple, list[sqlite3.Row]] = {}
+    for row in rows:
+        groups.setdefault((row["run_id"], row["sha256"]) if row["sha256"] else (row["id"],), []).append(row)
+    for key, points in groups.items():
+        if len(key) == 2:
+            blob = conn.execute(
+                "SELECT a.name, a.data FROM artifacts a JOIN provenance v ON v.point_id = a.point_id"
+                f" WHERE a.run_id = ? AND v.sha256 = ? AND a.name IN ({','.join('?' * len(KEPT))}) ORDER BY a.id",
+                (*key, *KEPT),
+            ).fetchone()
+        else:
+            blob = conn.execute(
+                "SELECT name, data FROM artifacts WHERE point_id = ? AND name = 'fio.json' ORDER BY id DESC LIMIT 1",
+                key,
+            ).fetchone()
+        yield points, *((blob[0], zlib.decompress(blob[1]).decode(errors="replace")) if blob else ("", ""))
+
+
 def check_store(database: Path) -> OracleReport:
-    """Every measured point of every run in a store, held against its fio output."""
+    """Every measured point of every run in a store, held against the output it was read from."""
     report = OracleReport()
     try:
         conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
         conn.row_factory = sqlite3.Row
-        runs = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-        points = conn.execute(
-            "SELECT id, run_id, name, usr_cpu, sys_cpu, stopping FROM points WHERE status = 'ok'"
-        ).fetchall()
+        report.runs = conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        outputs = list(_outputs(conn))
     except sqlite3.Error:  # a test's deliberately broken or half-made store
         return report
-    report.runs = runs
-    for row in points:
-        results = conn.execute("SELECT * FROM results WHERE point_id = ?", (row["id"],)).fetchall()
-        blob = conn.execute(
-            "SELECT data FROM artifacts WHERE point_id = ? AND name = 'fio.json' ORDER BY id DESC LIMIT 1", (row["id"],)
-        ).fetchone()
-        if blob is None:
-            report.skipped += 1
-            continue
-        text = zlib.decompress(blob[0]).decode(errors="replace")
-        before = report.skipped
-        check_point(row, results, text, report)
-        if report.skipped == before:  # an output the oracle reads
-            where = f"run {row['run_id']} point {row['id']} ({row['name']})"
-            check_shares(conn, row["id"], _documents(text)[-1], where, report)
+    for points, name, text in outputs:
+        READERS.get(name, _not_read)(conn, points, text, report)
     conn.close()
     return report
+
+
+def _results(conn: sqlite3.Connection, point: sqlite3.Row) -> list[sqlite3.Row]:
+    return conn.execute("SELECT * FROM results WHERE point_id = ?", (point["id"],)).fetchall()
+
+
+def _not_read(conn: sqlite3.Connection, points: list[sqlite3.Row], text: str, report: OracleReport) -> None:
+    report.skipped += len(points)
+
+
+def _check_fio_json(conn: sqlite3.Connection, points: list[sqlite3.Row], text: str, report: OracleReport) -> None:
+    """fio's JSON (2.x, 3.x): each point from the entries named like it; and its device and host shares."""
+    docs = _documents(text)
+    for row in points:
+        before = report.skipped
+        check_point(row, _results(conn, row), docs, report)
+        if report.skipped == before:  # an output the oracle reads
+            where = f"run {row['run_id']} point {row['id']} ({row['name']})"
+            check_shares(conn, row["id"], docs[-1], where, report)
+
+
+def _check_terse(conn: sqlite3.Connection, points: list[sqlite3.Row], text: str, report: OracleReport) -> None:
+    """fio's terse lines: each point from the lines of its job name, in the directions they moved I/O in."""
+    jobs = formats.terse_jobs(text)
+    for row in points:
+        where = f"run {row['run_id']} point {row['id']} ({row['name']}, fio terse)"
+        report.points += 1
+        report.count("fio terse")
+        mine = jobs.get(row["name"], [])
+        results = _results(conn, row)
+        _check_directions(
+            where, [r["ddir"] for r in results], [d for d in DIRECTIONS if formats.terse_parts(mine, d)], report
+        )
+        for stored in results:
+            for name, (held, recomputed) in _terse_figures(stored, formats.terse_parts(mine, stored["ddir"])).items():
+                _compare(report, f"{where} {stored['ddir']} {name}", held, recomputed)
+        for name in ("usr_cpu", "sys_cpu"):
+            _compare(report, f"{where} {name}", row[name], sum(getattr(j, name) for j in mine))
+
+
+def _check_directions(where: str, held: list[str], moved: list[str], report: OracleReport) -> None:
+    """Two-sided: a result stored for each direction the output moved I/O in, and for no other."""
+    report.figures += 1
+    if sorted(held) != sorted(moved):
+        report.disagreements.append(f"{where}: results stored for {sorted(held)}, its output moved {sorted(moved)}")
+
+
+def _terse_figures(stored: sqlite3.Row, parts: list[dict]) -> dict[str, tuple[float | None, float | None]]:
+    """(stored, recomputed) of one direction of a terse point: rates summed, completion latency pooled by
+    each job's I/Os (its IOPS over its runtime), percentiles only where one job gives its own table."""
+    mine = formats.terse_totals(parts) | formats.terse_latency(parts)
+    figures: dict[str, tuple[float | None, float | None]] = {name: (stored[name], v) for name, v in mine.items()}
+    if "lat_mean_ns" in mine:
+        figures |= _percentile_figures(stored["percentiles"], parts[0]["clat"]["percentile"] if len(parts) == 1 else {})
+    return figures
+
+
+def _check_ordered(
+    conn: sqlite3.Connection,
+    points: list[sqlite3.Row],
+    expected: list[formats.Expected],
+    tool: str,
+    report: OracleReport,
+) -> None:
+    """IOR's and mdtest's points, one per iteration of each operation, in the file's order."""
+    if len(points) != len(expected):
+        report.disagreements.append(
+            f"run {points[0]['run_id']}: {len(points)} {tool} points stored, {len(expected)} in its output"
+        )
+        return
+    for row, mine in zip(points, expected, strict=True):
+        _check_tool_point(conn, row, mine, tool, report)
+
+
+def _check_ior(conn: sqlite3.Connection, points: list[sqlite3.Row], text: str, report: OracleReport) -> None:
+    _check_ordered(conn, points, formats.ior(text), "IOR", report)
+
+
+def _check_mdtest(conn: sqlite3.Connection, points: list[sqlite3.Row], text: str, report: OracleReport) -> None:
+    _check_ordered(conn, points, formats.mdtest(text), "mdtest", report)
+
+
+def _check_iozone(conn: sqlite3.Connection, points: list[sqlite3.Row], text: str, report: OracleReport) -> None:
+    """IOzone's points, each found by its test, file size and record size; every figure of the output once."""
+    expected = formats.iozone(text)
+    seen = set()
+    for row in points:
+        key = _iozone_key(row)
+        seen.add(key)
+        mine = expected.get(key)
+        if mine is None:
+            report.disagreements.append(
+                f"run {row['run_id']} point {row['id']} {key}: not a figure of its IOzone output"
+            )
+            continue
+        _check_tool_point(conn, row, mine, "IOzone", report)
+    if len(seen) != len(points) or set(expected) - seen:
+        report.disagreements.append(f"run {points[0]['run_id']}: IOzone figures stored otherwise than its output holds")
+
+
+def _check_tool_point(
+    conn: sqlite3.Connection, row: sqlite3.Row, mine: formats.Expected, tool: str, report: OracleReport
+) -> None:
+    """One stored point of another tool against its figures: its name, one direction, its rate, IOPS and
+    time, its tasks, the bytes an iteration moved (within the printed figures' rounding), and no latency."""
+    where = f"run {row['run_id']} point {row['id']} ({row['name']}, {tool})"
+    report.points += 1
+    report.count(tool)
+    results = _results(conn, row)
+    if row["name"] != mine.name or [r["ddir"] for r in results] != [mine.ddir]:
+        report.disagreements.append(
+            f"{where}: stored {[r['ddir'] for r in results]}, its output gives {mine.name} {mine.ddir}"
+        )
+        return
+    (stored,) = results
+    for name, value in mine.figures.items():
+        _compare(report, f"{where} {name}", row[name] if name == "jobs" else stored[name], value)
+    _tool_extras(where, stored, mine, tool, report)
+
+
+def _tool_extras(where: str, stored: sqlite3.Row, mine: formats.Expected, tool: str, report: OracleReport) -> None:
+    """The bytes an iteration moved, within the printed figures' rounding (1%); and no latency, which
+    another tool does not give (two-sided: an invented one disagrees)."""
+    report.figures += 1 if mine.io_bytes is None else 2
+    if mine.io_bytes is not None and not math.isclose(stored["io_bytes"], mine.io_bytes, rel_tol=0.01):
+        report.disagreements.append(
+            f"{where} io_bytes: stored {stored['io_bytes']}, an iteration moves {mine.io_bytes:.0f}"
+        )
+    if stored["lat_kind"] is not None or json.loads(stored["percentiles"]):
+        report.disagreements.append(f"{where}: a latency stored where {tool} gives none")
+
+
+READERS = {
+    "fio.json": _check_fio_json,
+    "fio.terse": _check_terse,
+    "ior.txt": _check_ior,
+    "mdtest.txt": _check_mdtest,
+    "iozone.txt": _check_iozone,
+}
 
 
 # Student's t, 0.975 quantile, by degrees of freedom (any statistics table); past 30, the normal's 1.96 is
@@ -355,42 +542,108 @@ class ShownRow:
 
 
 def point_rates(database: Path) -> dict[tuple[int, str], dict[str, float]]:
-    """(point, direction) -> its bandwidth and IOPS recomputed from its fio output (fio 3 JSON points only),
-    and its latency mean (pooled by count) and p99 (from the jobs' histograms) of the kind the store holds."""
+    """(point, direction) -> its bandwidth and IOPS recomputed from its output (fio 3 JSON, fio terse, IOR,
+    mdtest, IOzone), and for fio its latency mean (pooled by count) and p99 (from the jobs' histograms, or a
+    lone job's own table) of the kind the store holds. Stopped points are left out (their rate is a window's)."""
     out: dict[tuple[int, str], dict[str, float]] = {}
     conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
-    rows = conn.execute(
-        "SELECT p.id, p.name, a.data FROM points p JOIN artifacts a ON a.point_id = p.id AND a.name = 'fio.json'"
-        " WHERE p.status = 'ok' AND p.stopping IS NULL"
-    ).fetchall()
+    conn.row_factory = sqlite3.Row
     kinds = {(r[0], r[1]): r[2] for r in conn.execute("SELECT point_id, ddir, lat_kind FROM results").fetchall()}
+    for points, name, text in _outputs(conn):
+        out |= _rates_of([p for p in points if p["stopping"] is None], name, text, kinds)
     conn.close()
-    for point_id, name, blob in rows:
-        docs = _documents(zlib.decompress(blob).decode(errors="replace"))
-        if not docs or not str(docs[-1].get("fio version", "")).startswith("fio-3"):
-            continue
-        parts = _entries(docs[-1], name)
-        if not all("bw_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict)):
-            continue
-        for ddir in DIRECTIONS:
-            mine = [e[ddir] for e in parts if isinstance(e.get(ddir), dict) and int(e[ddir].get("total_ios", 0))]
-            if mine:
-                completions = [max(int(p.get("total_ios", 0)), _completions(p)) for p in mine]
-                out[(point_id, ddir)] = {
-                    "bw_bytes": sum(float(p["bw_bytes"]) for p in mine),
-                    "iops": sum(
-                        c * 1000.0 / float(p["runtime"]) if float(p["runtime"]) else float(p["iops"])
-                        for c, p in zip(completions, mine, strict=True)
-                    ),
-                }
-                weighted = _latency_parts(mine, kinds.get((point_id, ddir)) or "")
-                total = sum(count for count, _ in weighted)
-                if total:
-                    out[(point_id, ddir)]["lat_mean_ns"] = sum(c * o["mean"] for c, o in weighted) / total
-                    p99 = _percentiles([o for _, o in weighted]).get(99.0)
-                    if p99 is not None:
-                        out[(point_id, ddir)]["lat_p99_ns"] = p99
     return out
+
+
+def _rates_of(
+    points: list[sqlite3.Row], name: str, text: str, kinds: dict[tuple[int, str], str]
+) -> dict[tuple[int, str], dict[str, float]]:
+    """The figures of the points read from one output, by the output's kind."""
+    out: dict[tuple[int, str], dict[str, float]] = {}
+    if name == "fio.json":
+        docs = _documents(text)
+        for row in points:
+            out |= _fio_rates(row["id"], _entries(docs[-1], row["name"]) if docs else [], docs, kinds)
+    elif name == "fio.terse":
+        jobs = formats.terse_jobs(text)
+        for row in points:
+            out |= _terse_rates(row["id"], jobs.get(row["name"], []))
+    elif name in TOOL_READERS:
+        out |= _tool_rates(points, name, text)
+    return out
+
+
+def _fio_rates(
+    point_id: int, parts: list[dict], docs: list[dict], kinds: dict[tuple[int, str], str]
+) -> dict[tuple[int, str], dict[str, float]]:
+    """One fio 3 JSON point's figures by direction (none for fio 2, read by its own units above)."""
+    if not _fio3(docs, parts):
+        return {}
+    out = {}
+    for ddir in DIRECTIONS:
+        mine = [e[ddir] for e in parts if isinstance(e.get(ddir), dict) and int(e[ddir].get("total_ios", 0))]
+        if mine:
+            out[(point_id, ddir)] = _fio_direction_rates(mine, kinds.get((point_id, ddir)) or "")
+    return out
+
+
+def _fio3(docs: list[dict], parts: list[dict]) -> bool:
+    """Whether the output is fio 3's JSON with every direction's bytes (read by `_fio_rates`)."""
+    if not docs or not str(docs[-1].get("fio version", "")).startswith("fio-3"):
+        return False
+    return all("io_bytes" in e[d] for e in parts for d in DIRECTIONS if isinstance(e.get(d), dict))
+
+
+def _fio_direction_rates(mine: list[dict], kind: str) -> dict[str, float]:
+    """One direction's bytes/s and IOPS summed, and its latency mean and p99 of the stored kind."""
+    bw, iops = _rates(mine)
+    out = {"bw_bytes": bw, "iops": iops}
+    weighted = _latency_parts(mine, kind)
+    total = sum(count for count, _ in weighted)
+    if total:
+        out["lat_mean_ns"] = sum(c * o["mean"] for c, o in weighted) / total
+        p99 = _percentiles([o for _, o in weighted]).get(99.0)
+        if p99 is not None:
+            out["lat_p99_ns"] = p99
+    return out
+
+
+def _terse_rates(point_id: int, jobs: list[formats.TerseJob]) -> dict[tuple[int, str], dict[str, float]]:
+    """One terse point's figures by direction: rates summed, completion latency pooled, a lone job's p99."""
+    out: dict[tuple[int, str], dict[str, float]] = {}
+    for ddir in DIRECTIONS:
+        parts = formats.terse_parts(jobs, ddir)
+        latency = formats.terse_latency(parts)
+        if "lat_mean_ns" in latency:
+            totals = formats.terse_totals(parts)
+            out[(point_id, ddir)] = {"bw_bytes": totals["bw_bytes"], "iops": totals["iops"]}
+            out[(point_id, ddir)]["lat_mean_ns"] = latency["lat_mean_ns"]
+            if len(parts) == 1 and 99.0 in parts[0]["clat"]["percentile"]:
+                out[(point_id, ddir)]["lat_p99_ns"] = parts[0]["clat"]["percentile"][99.0]
+    return out
+
+
+def _tool_rates(points: list[sqlite3.Row], name: str, text: str) -> dict[tuple[int, str], dict[str, float]]:
+    """Another tool's points' rate and IOPS, where the stored points are the output's (as `check_store` holds)."""
+    if name == "iozone.txt":
+        expected = formats.iozone(text)
+        found = {row["id"]: expected[key] for row in points if (key := _iozone_key(row)) in expected}
+    else:
+        ordered = TOOL_READERS[name](text)
+        found = dict(zip([row["id"] for row in points], ordered, strict=True)) if len(ordered) == len(points) else {}
+    return {
+        (point_id, mine.ddir): {k: v for k, v in mine.figures.items() if k in ("bw_bytes", "iops")}
+        for point_id, mine in found.items()
+    }
+
+
+def _iozone_key(row: sqlite3.Row) -> tuple[str, int, int]:
+    """An IOzone point's test, file KiB and record KiB, from its name and options."""
+    options = json.loads(row["spec"])["options"]
+    return row["name"], formats.size_kib(options["size"]), formats.size_kib(options["bs"])
+
+
+TOOL_READERS = {"ior.txt": formats.ior, "mdtest.txt": formats.mdtest, "iozone.txt": formats.iozone}
 
 
 def check_rows(rates: dict[tuple[int, str], dict[str, float]], rows: list[ShownRow], report: OracleReport) -> None:
