@@ -34,6 +34,16 @@ def _t(df: int) -> float:
     return t_quantile(1 - (1 - CONFIDENCE) / 2, df)
 
 
+def own_noise(values: Sequence[float]) -> float | None:
+    """A drive's noise as ARR-OUTLIER weighs it: the step-robust error, or the batch-means error where that is
+    smaller. Steps only inflate the batch means' figure, which the step-robust one exists to remove; where the
+    step-robust figure is the larger (its AR(1) reading of a short series can overshoot: on outlier_envelope's
+    tuning arrays it cost 7 points of recall at spread 1-10%), the batch means, which hold every kind of noise,
+    are the better figure. None where either is."""
+    robust, batched = step_robust_error(values), relative_error(values)
+    return None if robust is None or batched is None else min(robust, batched)
+
+
 # The median of chi-square with one degree of freedom: a normal difference's square over its variance.
 _CHI2_1_MEDIAN = 0.4549
 _MAX_RHO = 0.9  # the lag-1 correlation a drive's seconds are taken to have at most

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from iolab.analysis.noise import relative_error, step_robust_error
+from iolab.analysis.noise import own_noise, relative_error
 from iolab.analysis.outliers import DeviceScore, OutlierParams, OutlierReport, find_outliers
 from iolab.analysis.scaling import ScalingReport, scaling_table
 from iolab.analysis.stopping import MIN_BATCHES as MIN_BATCH_SECONDS
@@ -69,13 +69,13 @@ def _seconds(ctx: Context, view: ArrayView, label: str, device: str) -> list[flo
 
 def _noise(ctx: Context, view: ArrayView, label: str) -> dict[str, float]:
     """Each device's relative standard error in a view, where known: of its seconds' mean about its own levels
-    (`step_robust_error`: a drive slow for part of the point holds two levels, which are what is to be named, not
-    noise that excuses it)."""
+    (`own_noise`: a drive slow for part of the point holds two levels, which are what is to be named, not noise
+    that excuses it)."""
     values = view.together if label == "together" else view.alone
     out = {}
     for device in values:
         seconds = _seconds(ctx, view, label, device)
-        error = step_robust_error(seconds) if seconds else None
+        error = own_noise(seconds) if seconds else None
         if error is not None:
             out[device] = error
     return out
