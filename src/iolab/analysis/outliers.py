@@ -24,7 +24,7 @@ ESD sets drives aside. The worst drive is weighed against the others' mean m and
 u^2 is the peers' typical noise (the median of their own squared relative standard errors), e^2 the drive's
 own noise beyond it: the peers' spread already holds a typical drive's noise (counting it again, as before
 issue 40, cost power where the spread is narrow); a drive noisier than its peers needs the difference. The
-caller measures a drive's noise about its own levels (`analysis.noise.step_robust_error`): a drive slow for
+caller measures a drive's noise about its own levels (`analysis.noise.own_noise`): a drive slow for
 part of the run holds two levels, and read as noise of its mean they excused it (0-8% named where the bound
 names 74-99%). The worst is then set aside and the next worst weighed against the rest, up to `loo_block`
 drives or `loo_share` of the array where more (slow drives inflate each other's reference spread: masking;
