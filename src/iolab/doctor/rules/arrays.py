@@ -128,8 +128,8 @@ def _unseen(report: OutlierReport) -> str:
     needs="arrays",
     title="A drive is the odd one out of its array",
     applies="array runs with at least 3 drives in a view (together or alone)",
-    trigger=f"at least 5% below the array median and, of the worst {_P.loo_block} drives (or {_P.loo_share:.0%} of "
-    "them where more) set aside one at a time, below the mean of the others' ln(bandwidth) by more than Student's "
+    trigger=f"at least 5% below the array median and, of the worst {_P.loo_block} drives set aside one at a time "
+    "(each 5% below the median), below the mean of the others' ln(bandwidth) by more than Student's "
     f"t (n - 2 degrees of freedom) at {_P.loo_alarm:g}/n times their sample sd ({_P.small_loo_alarm:g}/n in "
     f"arrays of fewer than {_P.envelope_devices} drives), or, in those, by more than the normal "
     f"{_P.envelope_alarm:g}/n quantile of a spread of {_P.envelope_sigma:.0%} (the widest healthy peers of one "
