@@ -91,17 +91,22 @@ def array(together, alone, sets=()):
 
 def test_a_drive_slow_alone_is_never_called_fine():
     """The slowest drive alone (126 against a median of 577) in a noisy alone view (peers 300 to 900): the
-    linear z of -2.2 missed it alone; on a log scale, below half of its slowest peer, it is named in both."""
+    linear z of -2.2 missed it alone. Eight drives are judged by their own spread (issue 40, third round: the
+    envelope test judges arrays of fewer than 8), which at 45% cannot set it apart alone: it is named together,
+    and the alone view says, naming no drive, how slow one would have had to be (never "fine")."""
     alone = {"l0": 577.0, "l1": 126.0, "l2": 300.0, "l3": 900.0, "l4": 577.0, "l5": 450.0, "l6": 700.0, "l7": 600.0}
     together = {"l0": 300.0, "l1": 90.0, "l2": 300.0, "l3": 301.0, "l4": 299.0, "l5": 300.0, "l6": 302.0, "l7": 298.0}
     findings = evaluate(Context(arrays=[array(together, alone)]))
     named = [f for f in by_id(findings, "ARR-OUTLIER") if f.subject == "l1"]
-    assert sorted((f.subject, f.title.rsplit("(", 1)[-1]) for f in named) == [("l1", "alone)"), ("l1", "together)")]
+    assert sorted((f.subject, f.title.rsplit("(", 1)[-1]) for f in named) == [("l1", "together)")]
     assert {f.severity for f in named} == {Severity.WARNING}
     # peers alone at 300-900 could not have shown a drive at 60% of them, and the finding says so (its power)
     (power,) = [f for f in by_id(findings, "ARR-OUTLIER") if f.subject != "l1"]
     assert power.subject == "seq-read (alone)" and power.severity is Severity.INFO
-    assert "8 drives spread 45% (robust sd of ln bandwidth) could name only a drive 65% or more below" in power.title
+    assert "8 drives spread 45% (robust sd of ln bandwidth), wider than the 30% healthy drives show, could name " in (
+        power.title
+    )
+    assert "could name only a drive 98% or more below" in power.title
     assert by_id(findings, "ARR-SHARED-PATH") == []
     readable(findings)
 

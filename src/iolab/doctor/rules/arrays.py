@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from iolab.analysis.noise import relative_error
+from iolab.analysis.noise import own_noise, relative_error
 from iolab.analysis.outliers import DeviceScore, OutlierParams, OutlierReport, find_outliers
 from iolab.analysis.scaling import ScalingReport, scaling_table
 from iolab.analysis.stopping import MIN_BATCHES as MIN_BATCH_SECONDS
@@ -68,12 +68,14 @@ def _seconds(ctx: Context, view: ArrayView, label: str, device: str) -> list[flo
 
 
 def _noise(ctx: Context, view: ArrayView, label: str) -> dict[str, float]:
-    """Each device's relative standard error in a view (batch means of its seconds), where known."""
+    """Each device's relative standard error in a view, where known: of its seconds' mean about its own levels
+    (`own_noise`: a drive slow for part of the point holds two levels, which are what is to be named, not noise
+    that excuses it)."""
     values = view.together if label == "together" else view.alone
     out = {}
     for device in values:
         seconds = _seconds(ctx, view, label, device)
-        error = relative_error(seconds) if seconds else None
+        error = own_noise(seconds) if seconds else None
         if error is not None:
             out[device] = error
     return out
@@ -92,8 +94,13 @@ def _method(report: OutlierReport) -> str:
         if report.envelope_holds
         else f" (the peers spread wider than {p.envelope_sigma:.0%}: judged by their own spread only)"
     )
+    alarm = p.loo_alarm
+    if not report.envelope_judged:
+        envelope = f" ({p.envelope_devices} drives or more: judged by their own spread)"
+    elif p.small_loo_alarm is not None:
+        alarm = p.small_loo_alarm
     return (
-        f"leave-out t against the others' mean and sd past its {p.loo_alarm:g}/n quantile{envelope}; or modified "
+        f"leave-out t against the others' mean and sd past its {alarm:g}/n quantile{envelope}; or modified "
         f"z-score (robust scale: {report.scale_method}) below -{p.threshold:g} in {p.z_min_devices} drives or more; "
         f"and at least {p.rel_floor:.0%} below the median"
     )
@@ -121,11 +128,13 @@ def _unseen(report: OutlierReport) -> str:
     needs="arrays",
     title="A drive is the odd one out of its array",
     applies="array runs with at least 3 drives in a view (together or alone)",
-    trigger=f"at least 5% below the array median and, of the worst {_P.loo_block} drives set aside one at a time, "
-    "below the mean of the others' ln(bandwidth) by more than Student's t (n - 2 degrees of freedom) at "
-    f"{_P.loo_alarm:g}/n times their sample sd, or by more than the normal {_P.envelope_alarm:g}/n quantile of a "
-    f"spread of {_P.envelope_sigma:.0%} (the widest healthy peers of one array are taken to have; not where the "
-    "others spread wider), its own noise beyond theirs (batch means of its seconds) in quadrature; or, in "
+    trigger=f"at least 5% below the array median and, of the worst {_P.loo_block} drives set aside one at a time "
+    "(each 5% below the median), below the mean of the others' ln(bandwidth) by more than Student's "
+    f"t (n - 2 degrees of freedom) at {_P.loo_alarm:g}/n times their sample sd ({_P.small_loo_alarm:g}/n in "
+    f"arrays of fewer than {_P.envelope_devices} drives), or, in those, by more than the normal "
+    f"{_P.envelope_alarm:g}/n quantile of a spread of {_P.envelope_sigma:.0%} (the widest healthy peers of one "
+    "array are taken to have; not where the others spread wider), its own noise beyond theirs (of its seconds' "
+    "mean, blind to level steps) in quadrature; or, in "
     f"{_P.z_min_devices} drives or more, a modified z-score of ln(bandwidth) below -{_P.threshold:g}. Info when "
     "only alone and the drive kept up together, when the host was busy during its point (TEL-INTERFERENCE), or "
     "when its point was too short to know its noise; info, naming no drive, when the array could not have named a "
