@@ -1,20 +1,15 @@
-"""NVMe health rules on SMART logs at their thresholds, the lint path with and without a snapshot, a quoted
-figure's unit, and docs/rules.md as the rule table makes it (issue 41: `bench/mutation.py --whole` found these
-held by no fast test; the CLI's own test of docs/rules.md is end to end)."""
+"""NVMe health rules on SMART logs at their thresholds, the lint path with and without a snapshot, and a
+quoted figure's unit (issue 41: `bench/mutation.py --whole` found these held by no fast test)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from iolab.doctor import lint_jobs, rules_markdown
+from iolab.doctor import lint_jobs
 from iolab.doctor.engine import all_rules, evaluate
 from iolab.doctor.quotes import FORMATS
 from iolab.doctor.rule import Context
 from iolab.fio.jobfile import parse_jobfile
 from iolab.models import Finding, Severity, Snapshot
 from iolab.models.snapshot import BlockDevice, NvmeSmart
-
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
 
 def _smart(rule_id: str, **values: int) -> list[Finding]:
@@ -63,9 +58,3 @@ def test_a_quoted_bandwidth_reads_in_gb_s_from_one_gb_s():
     assert FORMATS["GB/s"](1e9) == "1.00 GB/s"
     assert FORMATS["GB/s"](2.5e9) == "2.50 GB/s"
     assert FORMATS["GB/s"](999e6).endswith(" MB/s")
-
-
-def test_docs_rules_md_is_the_rule_table():
-    made = rules_markdown()
-    assert DOCS.read_text() == made, "regenerate with: iolab doctor --rules-md > docs/rules.md"
-    assert made.count("\n## ") == len(all_rules()) and made.endswith("\n") and not made.endswith("\n\n")
