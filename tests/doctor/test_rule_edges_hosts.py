@@ -25,14 +25,13 @@ def _mount(fs_type: str, used_percent: float, options: list[str] | None = None) 
     )
 
 
-def test_a_lustre_mount_is_full_from_75_percent_and_high_from_85():
+def test_a_lustre_mount_is_full_from_75_percent():
     def full(used: float) -> list[tuple[str, Severity]]:
         found = _run("LUS-OST-FULL", Context(snapshot=Snapshot(filesystems=[_mount("lustre", used)])))
         return [(f.evidence["used"], f.severity) for f in found]
 
     assert full(74.9) == []
     assert full(75.0) == [("75.0%", Severity.WARNING)]
-    assert full(85.0) == [("85.0%", Severity.WARNING)]
     # the same fullness on another kind of mount is not Lustre's
     assert _run("LUS-OST-FULL", Context(snapshot=Snapshot(filesystems=[_mount("nfs4", 90.0)]))) == []
 
