@@ -56,7 +56,7 @@ def target_in_ram(ctx: Context, r: Rule) -> Iterator[Finding]:
     needs="snapshot",
     title="File system nearly full",
     applies="block-backed file systems (or the targets')",
-    trigger="used >= 75% (medium), >= 90% (high)",
+    trigger="used >= 75%",
     why="Allocators fall back to fragmented free space and the SSD has less free area for garbage collection; "
     "writes commonly degrade past 75% fullness.",
     fix="Benchmark on an emptier, trimmed file system; delete data and fstrim; rebalance.",
@@ -77,7 +77,6 @@ def full(ctx: Context, r: Rule) -> Iterator[Finding]:
                     "size": f"{(fs.size_bytes or 0) / 1e9:.1f} GB",
                     "available": f"{(fs.avail_bytes or 0) / 1e9:.1f} GB",
                 },
-                level="high" if used >= 90 else None,
             )
 
 

@@ -16,7 +16,7 @@ from iolab.models import Finding
     needs="snapshot",
     title="Lustre file system past 75% full",
     applies="lustre mounts with statvfs read",
-    trigger="aggregate used >= 75% (high at 85%); per-OST spread needs `lfs df`, not read here",
+    trigger="aggregate used >= 75%; per-OST spread needs `lfs df`, not read here",
     why="Lustre's own guidance is to add capacity before OSTs pass 80%: allocation slows and writes degrade as they fill "
     "(one site measured the fall from 75%).",
     fix="Add OSTs or free space, rebalance; run `lfs df` to find the fullest OSTs and benchmark on empty ones.",
@@ -31,7 +31,6 @@ def ost_full(ctx: Context, r: Rule) -> Iterator[Finding]:
                 f"Lustre {fs.mount_point} is {used:.0f}% full",
                 fs.mount_point,
                 {"used": f"{used:.1f}%"},
-                level="high" if used >= 85 else None,
             )
 
 

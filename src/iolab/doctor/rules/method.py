@@ -171,7 +171,7 @@ def qd1_async(ctx: Context, r: Rule) -> Iterator[Finding]:
     needs="jobs",
     title="Run too short to trust",
     applies="every job",
-    trigger="measured runtime < 5 s (high under 2 s), or time_based with runtime < 5 s (not for file create/stat/delete "
+    trigger="measured runtime < 5 s, or time_based with runtime < 5 s (not for file create/stat/delete "
     "jobs: MD-SHORT-PHASE; not for a point fio's ss= or --stop-when-known ended once its number was known)",
     why="Start-up, cache and firmware transients dominate and variance cannot be judged; without time_based fio stops "
     "when size is done, so a small file gives a short run.",
@@ -192,7 +192,6 @@ def short_run(ctx: Context, r: Rule) -> Iterator[Finding]:
                     f"{job.name} ran {max(runtimes) / 1000:.1f} s",
                     job.name,
                     {"runtime_ms": max(runtimes)},
-                    level="high" if max(runtimes) < 2_000 else None,
                 )
         elif job.time_based:
             seconds = job.runtime_seconds
@@ -422,7 +421,7 @@ def unpinned(ctx: Context, r: Rule) -> Iterator[Finding]:
     heuristic=True,
     title="fio's own threads are CPU-saturated",
     applies="results",
-    trigger="(usr_cpu + sys_cpu) per job >= 90% of one CPU (medium from 70%); not for file create/stat/delete jobs, "
+    trigger="(usr_cpu + sys_cpu) per job >= 70% of one CPU; not for file create/stat/delete jobs, "
     "which are system calls only",
     why="The submitting thread, not the device, is the bottleneck; high sys time points at per-I/O kernel cost "
     "(IOMMU, mitigations, debug kernel, dm-crypt).",
@@ -441,7 +440,6 @@ def cpu_bound(ctx: Context, r: Rule) -> Iterator[Finding]:
                 f"{job.name}: fio threads at {per_job:.0f}% CPU each",
                 job.name,
                 {"usr": f"{res.usr_cpu:.1f}%", "sys": f"{res.sys_cpu:.1f}%", "jobs": res.jobs},
-                level=None if per_job >= 90 else "medium",
             )
 
 

@@ -121,7 +121,7 @@ def media_errors(ctx: Context, r: Rule) -> Iterator[Finding]:
     needs="snapshot",
     title="NVMe worn to its rated endurance",
     applies="NVMe devices with a readable SMART log",
-    trigger="percent_used >= 90 (medium), >= 100 (high)",
+    trigger="percent_used >= 90",
     why="Beyond rated endurance the drive needs more ECC and retries and firmware may throttle.",
     fix="Plan a replacement; compare against a fresh drive before trusting its numbers.",
     evidence="percent_used",
@@ -135,7 +135,6 @@ def wear(ctx: Context, r: Rule) -> Iterator[Finding]:
                 f"{item[0].name} is {used}% through its rated endurance",
                 item[0].name,
                 {"percent_used": used},
-                level="high" if used >= 100 else None,
             )
 
 

@@ -89,16 +89,18 @@ def slot_limited(ctx: Context, r: Rule) -> Iterator[Finding]:
         if isinstance(item, Finding):
             continue  # PCIE-LINK-DEGRADED already reports the unreadable endpoint
         capable = item.pcie.capable_ceiling if item.pcie else None
-        limits = [p for p in item.upstream if p.capable_ceiling and capable and p.capable_ceiling < capable]
+        # (ceiling, port) of each bridge known to be capable of less than the device; one of unknown capability
+        # cannot be said to limit it
+        limits = [(c, p) for p in item.upstream if (c := p.capable_ceiling) and capable and c < capable]
         if limits:
-            worst = min(limits, key=lambda p: p.capable_ceiling or 0.0)
+            ceiling, worst = min(limits, key=lambda limit: limit[0])
             yield r.finding(
-                f"{item.name} is limited to {gbs(worst.capable_ceiling)} by upstream port {worst.address}",
+                f"{item.name} is limited to {gbs(ceiling)} by upstream port {worst.address}",
                 item.name,
                 {
                     "limiting port": worst.address,
                     "its capability": worst.describe(current=False),
-                    "port ceiling": gbs(worst.capable_ceiling),
+                    "port ceiling": gbs(ceiling),
                     "device capable": gbs(capable),
                 },
             )
