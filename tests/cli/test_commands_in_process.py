@@ -193,3 +193,38 @@ def test_agent_refuses_a_missing_fio_and_a_socket_path_fio_cannot_take(monkeypat
     (tmp_path / "file").write_text("")
     code, taken = invoke("agent", "--socket", str(tmp_path / "file"))
     assert code == 2 and "is not a socket" in taken
+
+
+def test_run_dry_run_lists_each_point_and_repeat_and_what_it_writes_and_runs_nothing(monkeypatch, tmp_path):
+    import iolab.runner.execute
+
+    monkeypatch.setattr(iolab.runner.execute, "execute", lambda *a, **k: pytest.fail("a dry run ran"))
+    data = tmp_path / "data"
+    data.mkdir()
+    code, said = invoke("run", "--dry-run", "--runtime", "2", "--repeat", "2", str(data))
+    assert code == 0, said
+    lines = said.splitlines()
+    points = [line for line in lines if line.startswith("  ")]
+    assert len(points) == 10 and lines[-1] == "10 points, estimated 48 s"
+    assert points[0].startswith(f"  seqread-1m-qd32 on {data}: ") and "runtime=2s" in points[0]
+    assert points[1].startswith(f"  seqread-1m-qd32 repeat 2 on {data}: ")
+    (writes,) = [line for line in lines if line.startswith("writes: ")]
+    assert writes.startswith(f"writes: scratch file {data}/iolab-scratch-") and "removed afterwards" in writes
+    assert not list(data.iterdir())  # nothing made
+
+
+def test_run_refuses_two_plans_a_missing_plan_and_a_format_it_cannot_write(tmp_path):
+    plan = tmp_path / "p.toml"
+    plan.write_text(PLAN)
+    code, said = invoke("run", "--dry-run", "--preset", "quick", str(plan), str(tmp_path))
+    assert code == 2 and "give one plan: a plan file or --preset, not both" in said
+    code, said = invoke("run", "--dry-run", str(tmp_path / "none.toml"), str(tmp_path))
+    assert code == 2 and "none.toml: no such plan file" in said
+    code, said = invoke("run", "--dry-run", "--format", "prometheus", str(tmp_path))
+    assert code == 2 and "cannot write" in said
+
+
+def test_clean_with_nothing_left_behind_says_so(iolab_home):
+    for args in (["clean"], ["clean", "--dry-run"]):
+        code, said = invoke(*args)
+        assert code == 0 and said.strip() == "nothing to clean: no scratch or host settings left by killed runs"
