@@ -228,3 +228,32 @@ def test_clean_with_nothing_left_behind_says_so(iolab_home):
     for args in (["clean"], ["clean", "--dry-run"]):
         code, said = invoke(*args)
         assert code == 0 and said.strip() == "nothing to clean: no scratch or host settings left by killed runs"
+
+
+SYSROOT = Path(__file__).resolve().parents[1] / "data" / "sysroots" / "vm-amd"
+
+
+def test_doctor_of_a_captured_tree_names_its_findings_and_a_saved_bundle_gives_the_live_host_s(tmp_path):
+    code, said = invoke("doctor", "--root", str(SYSROOT), "--json")
+    assert code == 0, said
+    found = {(f["rule_id"], f["severity"]) for f in json.loads(said)}
+    assert {("MITIG-SRSO", "warning"), ("ENV-VM", "info")} <= found
+    code, said = invoke("probe", "--root", str(SYSROOT), "--json")
+    assert code == 0 and json.loads(said)["kernel"] == "6.18.44-fc-v769"
+    bundle = tmp_path / "host.tar.gz"
+    code, said = invoke("probe", "--save", str(bundle))
+    assert code == 0 and said.startswith("saved ") and f"`iolab doctor --from {bundle}`" in said
+    code, from_bundle = invoke("doctor", "--from", str(bundle), "--json")
+    code_live, live = invoke("doctor", "--json")
+    assert code == code_live == 0
+    rules = {f["rule_id"] for f in json.loads(from_bundle)}
+    assert rules == {f["rule_id"] for f in json.loads(live)}  # the bundle is the host as it was read
+
+
+def test_doctor_and_probe_refuse_a_root_beside_a_bundle_and_print_the_catalogue(tmp_path):
+    code, said = invoke("doctor", "--from", str(tmp_path / "b.tar.gz"), "--root", str(SYSROOT))
+    assert code == 2 and "use either --from BUNDLE or --root DIR, not both" in said
+    code, said = invoke("probe", "--save", str(tmp_path / "b.tar.gz"), "--root", str(SYSROOT))
+    assert code == 2 and "--save captures the live machine" in said
+    code, said = invoke("doctor", "--rules-md")
+    assert code == 0 and said.startswith("# Doctor rules\n") and "MITIG-SRSO" in said
