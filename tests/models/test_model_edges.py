@@ -56,3 +56,31 @@ def test_sizes_and_times_up_to_what_fio_holds_and_none_beyond():
     assert option_number("runtime", "2m") == 120 and option_number("bs", "2m") == 2 * 2**20
     assert parse_share("50%") == 0.5 and parse_share("half") is None
     assert [to_fio_string(v) for v in (True, False, 4.0, 4.5, 7, "x")] == ["1", "0", "4", "4.5", "7", "x"]
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("7us", 7e-6), ("7usec", 7e-6), ("7ms", 7e-3), ("7msec", 7e-3), ("7", 7.0), ("7s", 7.0), ("7sec", 7.0),
+     ("7m", 420.0), ("7min", 420.0), ("7h", 25200.0), ("7d", 604800.0), ("7H", 25200.0)],
+)  # fmt: skip
+def test_every_time_unit_fio_takes(text, seconds):
+    assert parse_seconds(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("power", range(6))
+def test_every_size_unit_fio_takes_is_a_power_of_1024(power):
+    unit = ["", "k", "m", "g", "t", "p"][power]
+    for spelling in {unit, unit.upper(), f"{unit}ib" if unit else "", f"{unit}b" if unit else ""}:
+        assert parse_size(f"3{spelling}") == 3 * 1024**power, spelling
+
+
+def test_a_pcie_lane_s_rate_is_its_transfer_rate_after_line_encoding():
+    """The kernel's PCIE_SPEED2MBS_ENC: 8b/10b up to 5 GT/s, 128b/130b for 8 to 32 GT/s, 1:1 from 64 GT/s."""
+    from iolab.models.snapshot import PCIE_MBS_PER_LANE
+
+    def encoded(gts: float) -> float:
+        return gts * 1000 / 8 * (8 / 10 if gts <= 5 else 128 / 130 if gts <= 32 else 1.0)
+
+    assert set(PCIE_MBS_PER_LANE) == {2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0}
+    for gts, mbs in PCIE_MBS_PER_LANE.items():
+        assert mbs == pytest.approx(encoded(gts), abs=0.06), gts
