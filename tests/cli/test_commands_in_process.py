@@ -257,3 +257,16 @@ def test_doctor_and_probe_refuse_a_root_beside_a_bundle_and_print_the_catalogue(
     assert code == 2 and "--save captures the live machine" in said
     code, said = invoke("doctor", "--rules-md")
     assert code == 0 and said.startswith("# Doctor rules\n") and "MITIG-SRSO" in said
+
+
+def test_report_png_writes_the_charts_into_a_directory_or_says_why_it_cannot(iolab_home, tmp_path):
+    run_id = _stored_run(iolab_home)
+    charts = tmp_path / "charts"
+    code, said = invoke("report", str(run_id), "--png", str(charts))
+    written = sorted(p.suffix for p in charts.iterdir())
+    assert code == 0 and written and set(written) == {".png"} and f"wrote {len(written)} charts into {charts}" in said
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    code, said = invoke("report", str(run_id), "--png", str(blocked / "charts"))
+    assert code == 2 and f"cannot create {blocked / 'charts'} for the PNG charts: " in said
+    assert said.rstrip().endswith("; choose another --png")
