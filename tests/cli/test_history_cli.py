@@ -17,7 +17,7 @@ import pytest
 from iolab.models import DirectionResult, Point, Result, Target
 from iolab.probe import Root, take_snapshot
 from iolab.store.db import open_store
-from tests.iolab_cli import assert_clean_error, iolab
+from tests.in_process import assert_clean_error, iolab
 
 STEP_AT = 40
 SLOW_AT = 10  # a lone run at 60% (outside the 48 h health window and the runs tagged for compare)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.iolab_cli import iolab
+from tests.in_process import iolab
 
 IOR = Path(__file__).resolve().parents[1] / "data" / "ior"
 MIB = 1 << 20

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.iolab_cli import assert_clean_error, iolab
+from tests.in_process import assert_clean_error, iolab
 
 
 @pytest.mark.parametrize(

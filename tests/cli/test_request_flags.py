@@ -13,10 +13,10 @@ import shlex
 from dataclasses import replace
 
 import pytest
+from typer.testing import CliRunner
 
-from iolab.cli import click_command
+from iolab.cli import app, click_command
 from iolab.cli.request_flags import FLAGS, SCHEDULED, RunFlags, build_request, split_args
-from tests.iolab_cli import iolab
 
 # `run`'s own options, and why a schedule has no use for them (the timer passes --quiet --fresh itself).
 RUN_ONLY = {
@@ -130,12 +130,15 @@ def test_a_flag_means_the_same_to_run_and_to_a_schedule(name, places, monkeypatc
 
 
 def test_the_installed_command_line_builds_the_same_request(places):
-    """End to end: the command `schedule install --dry-run` prints is the command the timer runs."""
+    """The command `schedule install --dry-run` prints is the command the timer runs (in process: typer's
+    CliRunner, so the fast tier holds it)."""
     plan, target, _ = places
     given = ["--verify-blank", "sample", "--runtime", "3", "--repeat", "2", "--no-telemetry", "--size", "64M"]
-    proc = iolab("schedule", "install", str(plan), str(target), "--every", "1h", "--dry-run", "--unit-dir", "u", *given)
-    assert proc.returncode == 0, proc.stderr
-    (line,) = [ln.removeprefix("command: ") for ln in proc.stdout.splitlines() if ln.startswith("command: ")]
+    shown = CliRunner().invoke(
+        app, ["schedule", "install", str(plan), str(target), "--every", "1h", "--dry-run", "--unit-dir", "u", *given]
+    )
+    assert shown.exit_code == 0, shown.output
+    (line,) = [ln.removeprefix("command: ") for ln in shown.stdout.splitlines() if ln.startswith("command: ")]
     words = shlex.split(line)
     timer, _ = _request_of_run(words[words.index("run") + 1 :])
     by_hand, _ = _request_of_run([str(plan), str(target), *given])

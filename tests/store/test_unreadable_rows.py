@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.iolab_cli import iolab
+from tests.in_process import iolab
 
 FIO_JSON = Path(__file__).resolve().parents[1] / "data" / "fio" / "randread-4jobs.json"
 

@@ -22,11 +22,11 @@ from iolab.store.db import Store
 _HUGE = 1e18
 
 
-def _bad_number(column: str, nullable: bool) -> str:
-    """SQL that is true when `column` is not a finite number in 0..HUGE."""
-    null = f"{column} IS NULL" if nullable else "0"
+def _bad_number(column: str) -> str:
+    """SQL that is true when `column` is not a finite number in 0..HUGE. NULL is no number either: a latency
+    figure is checked only beside a latency kind (the gate), where NULL left the reader a TypeError."""
     return (
-        f"CASE WHEN {null} THEN 0 WHEN typeof({column}) NOT IN ('integer', 'real') THEN 1"
+        f"CASE WHEN typeof({column}) NOT IN ('integer', 'real') THEN 1"
         f" WHEN NOT ({column} BETWEEN 0 AND {_HUGE}) THEN 1 ELSE 0 END"
     )
 
@@ -45,7 +45,7 @@ def _check(field: ResultField, gate: str) -> tuple[str, str] | None:
     """The check of one field's column (None for text, which any value is)."""
     column = f"r.{field.column}"
     if field.kind == NUMBER:
-        return gate + _bad_number(column, bool(gate)), f"{field.column} is not a number in range"
+        return gate + _bad_number(column), f"{field.column} is not a number in range"
     if field.kind == PERCENTILE_MAP:
         condition = f"CASE WHEN json_valid({column}) THEN json_type({column}) IS NOT 'object' ELSE 1 END"
         return gate + condition, f"its {field.column} are not JSON"
