@@ -133,8 +133,14 @@ def test_one_output_vocabulary_on_every_command_that_prints():
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="run needs fio")
 @pytest.mark.parametrize("fmt", list(FORMATS))
-@pytest.mark.parametrize("path", PRINTING, ids=" ".join)
-def test_a_command_renders_a_format_or_refuses_naming_one_that_works(path, fmt, lab, capsys, monkeypatch):
+def test_run_renders_a_format_or_refuses_naming_one_that_works(fmt, lab, capsys, monkeypatch):
+    """`run` starts fio: here; every other printing command in tests/cli/test_format_matrix_in_process.py."""
+    renders_or_refuses(("run",), fmt, lab, capsys, monkeypatch)
+
+
+def renders_or_refuses(path: tuple[str, ...], fmt: str, lab: Path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The command renders the format (a whole, valid document of its kind), or refuses it in one line, exit 2,
+    naming a format it does write (and that one renders)."""
     monkeypatch.setenv("IOLAB_HOME", str(lab / "home"))
     monkeypatch.chdir(lab)
     code, out, err = _invoke(_argv(lab, path, fmt), capsys, monkeypatch)

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from iolab.report.formats import FORMATS
-from tests.cli.test_format_matrix import FIO_JSON, JOB, PRINTING, VALID, _argv, _invoke
+from tests.cli.test_format_matrix import FIO_JSON, JOB, PRINTING, _argv, _invoke, renders_or_refuses
 from tests.in_process import iolab
 
 COMMANDS = [path for path in PRINTING if path != ("run",)]
@@ -38,18 +38,7 @@ def test_the_matrix_leaves_out_only_run():
 @pytest.mark.parametrize("fmt", list(FORMATS))
 @pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
 def test_a_command_renders_a_format_or_refuses_naming_one_that_works(path, fmt, lab, capsys, monkeypatch):
-    monkeypatch.setenv("IOLAB_HOME", str(lab / "home"))
-    monkeypatch.chdir(lab)
-    code, out, err = _invoke(_argv(lab, path, fmt), capsys, monkeypatch)
-    if code == 0:
-        assert VALID[fmt](out), (fmt, out[:400])
-        return
-    assert code == 2, (code, err)
-    (line,) = [line for line in err.splitlines() if line.strip()]
-    named = re.search(r"cannot write .*: choose one of ([a-z, ]+)$", line)
-    assert named, line
-    works = named[1].split(", ")[0]
-    assert works != fmt and works in FORMATS
+    renders_or_refuses(path, fmt, lab, capsys, monkeypatch)
 
 
 def _formats(path: tuple[str, ...], lab, capsys, monkeypatch) -> dict[str, str]:  # type: ignore[no-untyped-def]
