@@ -12,17 +12,9 @@ import pytest
 from iolab.errors import RunFailed, UserError
 from iolab.fio import run as fio_run
 from iolab.fio.run import FioInvocation, find_fio, fio_version, reported_messages, run_fio
+from tests.fake_fio import fake_fio
 
 DOC = '{"fio version": "fio-3.33", "jobs": []}'
-
-
-def _fio(tmp_path: Path, body: str) -> str:
-    """A fio that finds its --output= argument as $out, then runs `body`."""
-    fio = tmp_path / "bin" / "fio"
-    fio.parent.mkdir(exist_ok=True)
-    fio.write_text(f'#!/bin/sh\nfor a; do case "$a" in --output=*) out="${{a#--output=}}";; esac; done\n{body}\n')
-    fio.chmod(0o755)
-    return str(fio)
 
 
 def _jobfile(tmp_path: Path) -> Path:
@@ -32,7 +24,7 @@ def _jobfile(tmp_path: Path) -> Path:
 
 
 def test_fio_runs_with_json_plus_into_its_output_and_a_failure_says_fio_s_own_line(tmp_path):
-    fio = _fio(
+    fio = fake_fio(
         tmp_path,
         'echo "fio: pid=7, err=28/file:io_u.c:1, error=No space left on device" > "$out"\n'
         f"echo '{DOC}' >> \"$out\"; echo 'fio: some jobs failed' >&2; exit 1",
@@ -52,7 +44,7 @@ def test_fio_runs_with_json_plus_into_its_output_and_a_failure_says_fio_s_own_li
 
 
 def test_a_run_that_succeeds_reads_no_messages_and_clients_each_get_their_job(tmp_path):
-    fio = _fio(tmp_path, 'echo "fio: a note" > "$out"; exit 0')
+    fio = fake_fio(tmp_path, 'echo "fio: a note" > "$out"; exit 0')
     output = tmp_path / "out.json"
     jobs = [("sock:/a.sock", tmp_path / "a.fio"), ("10.0.0.2,8765", tmp_path / "b.fio")]
     done = run_fio(_jobfile(tmp_path), output, fio, timeout_s=30, clients=jobs, watch=lambda: False)
@@ -68,7 +60,7 @@ def test_a_run_that_succeeds_reads_no_messages_and_clients_each_get_their_job(tm
 
 def test_a_hung_fio_is_killed_at_its_bound_and_the_run_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(fio_run, "STOP_GRACE_S", 5.0)
-    fio = _fio(tmp_path, "exec sleep 30")
+    fio = fake_fio(tmp_path, "exec sleep 30")
     started = time.monotonic()
     with pytest.raises(RunFailed, match="^fio did not finish within 1 s and was killed$"):
         run_fio(_jobfile(tmp_path), tmp_path / "out.json", fio, timeout_s=0.6)
@@ -77,7 +69,7 @@ def test_a_hung_fio_is_killed_at_its_bound_and_the_run_says_so(tmp_path, monkeyp
 
 def test_a_watched_run_is_asked_to_stop_once_and_writes_its_results(tmp_path, monkeypatch):
     monkeypatch.setattr(fio_run, "WATCH_S", 0.05)
-    fio = _fio(tmp_path, 'trap \'echo stopped >> "$out"; exit 0\' INT\necho running > "$out"\nsleep 30 & wait')
+    fio = fake_fio(tmp_path, 'trap \'echo stopped >> "$out"; exit 0\' INT\necho running > "$out"\nsleep 30 & wait')
     output, asked = tmp_path / "out.json", []
 
     def watch() -> bool:  # True from the moment fio runs (its trap set): the keeper forwards the SIGINT to it
@@ -92,7 +84,7 @@ def test_a_watched_run_is_asked_to_stop_once_and_writes_its_results(tmp_path, mo
 def test_a_fio_that_ignores_the_stop_has_the_stop_grace_not_the_whole_deadline(tmp_path, monkeypatch):
     monkeypatch.setattr(fio_run, "WATCH_S", 0.05)
     monkeypatch.setattr(fio_run, "STOP_GRACE_S", 0.6)
-    fio = _fio(tmp_path, "trap '' INT\necho running > \"$out\"\nsleep 30 & wait; sleep 30 & wait")
+    fio = fake_fio(tmp_path, "trap '' INT\necho running > \"$out\"\nsleep 30 & wait; sleep 30 & wait")
     output = tmp_path / "out.json"
     started = time.monotonic()
     with pytest.raises(RunFailed, match="^fio did not stop within 1 s of being asked and was killed$"):
@@ -126,7 +118,7 @@ def test_a_failure_s_words_are_its_last_error_line_else_the_job_s_errno_else_the
     ],
 )
 def test_fio_s_version_is_read_and_one_too_old_or_unreadable_refused(tmp_path, monkeypatch, says, answer):
-    fio = _fio(tmp_path, f"echo '{says}'")
+    fio = fake_fio(tmp_path, f"echo '{says}'")
     monkeypatch.setenv("PATH", f"{Path(fio).parent}:/usr/bin:/bin")
     assert find_fio() == fio
     if answer == says:

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from iolab.runner import workdirs
+from iolab.runner.workdirs import Workdirs
+from iolab.store.db import open_store
 
 
 @pytest.fixture
@@ -16,3 +18,10 @@ def tmpdir_env(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("TMPDIR", str(temporary))
     monkeypatch.setattr(workdirs.tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
     return temporary
+
+
+@pytest.fixture(name="workdirs")
+def run_workdirs(tmpdir_env) -> Workdirs:
+    """A store with one run and its working directories under the test's own TMPDIR."""
+    store = open_store()
+    return Workdirs(store, store.create_run("p", "iolab run", ["/x"], "fio-3.33", {}, "identity"))

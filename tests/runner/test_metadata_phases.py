@@ -5,7 +5,6 @@ the directory is emptied between counts, and a file system without room is refus
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
@@ -13,25 +12,10 @@ from iolab.errors import RunFailed, UserError
 from iolab.fio.parse import aggregate, parse_output
 from iolab.models import MetadataScaling, Point, Target
 from iolab.runner.metadata import FileRoom, calibrate, check_room, file_room, measure_scaling
-from iolab.runner.workdirs import Workdirs
-from iolab.store.db import open_store
+from tests.fake_fio import fake_fio
 from tests.runner.fake_executor import DATA
 
 SAVED = DATA / "metadata-filecreate.json"  # 1,000 creates by 2 threads in 335 ms
-
-
-def _fio(tmp_path: Path, body: str) -> str:
-    fio = tmp_path / "bin" / "fio"
-    fio.parent.mkdir(exist_ok=True)
-    fio.write_text(f'#!/bin/sh\nfor a; do case "$a" in --output=*) out="${{a#--output=}}";; esac; done\n{body}\n')
-    fio.chmod(0o755)
-    return str(fio)
-
-
-@pytest.fixture
-def workdirs(tmpdir_env) -> Workdirs:
-    store = open_store()
-    return Workdirs(store, store.create_run("md", "iolab run", ["/x"], "fio-3.33", {}, "identity"))
 
 
 def _saved_result():
@@ -40,20 +24,20 @@ def _saved_result():
 
 
 def test_a_calibration_s_rate_is_its_creates_per_thread_per_second_of_fio_s_runtime(tmp_path, workdirs):
-    fio = _fio(tmp_path, f'cp {SAVED} "$out"')
+    fio = fake_fio(tmp_path, f'cp {SAVED} "$out"')
     directory = tmp_path / "md"
     directory.mkdir()
     assert calibrate(directory, 2, 0.5, fio, workdirs) == pytest.approx(1000 / 2 / 0.335)
-    failing = _fio(tmp_path, 'echo "fio: no space" >&2; exit 1')
+    failing = fake_fio(tmp_path, 'echo "fio: no space" >&2; exit 1')
     with pytest.raises(RunFailed, match="^calibrating the metadata file count failed: fio: no space$"):
         calibrate(directory, 2, 0.5, failing, workdirs)
-    garbled = _fio(tmp_path, 'echo "not json" > "$out"')
+    garbled = fake_fio(tmp_path, 'echo "not json" > "$out"')
     with pytest.raises(RunFailed, match="fio output of the metadata calibration"):
         calibrate(directory, 2, 0.5, garbled, workdirs)
 
 
 def test_each_thread_count_creates_then_stats_and_removes_what_every_thread_made(tmp_path, workdirs):
-    fio = _fio(tmp_path, f'cp {SAVED} "$out"')
+    fio = fake_fio(tmp_path, f'cp {SAVED} "$out"')
     directory = tmp_path / "md"
     directory.mkdir()
     target = Target(path=str(tmp_path), kind="directory", filename=str(tmp_path / "s.dat"), size_bytes=2**20)

@@ -13,23 +13,14 @@ from iolab.fio.run import HANG_GRACE_S
 from iolab.models import Target
 from iolab.runner import phases
 from iolab.runner.phases import PhaseLog, discard, fill_scratch, run_command, run_unmeasured
-from iolab.runner.workdirs import Workdirs
 from iolab.store.db import open_store
 from iolab.store.queries import run_phases
+from tests.fake_fio import fake_fio
 
 
 def _fio(tmp_path: Path, body: str = "exit 0") -> str:
-    fio = tmp_path / "bin" / "fio"
-    fio.parent.mkdir(exist_ok=True)
-    fio.write_text(f'#!/bin/sh\nfor a; do case "$a" in *.fio) cp "$a" {tmp_path}/given.fio;; esac; done\n{body}\n')
-    fio.chmod(0o755)
-    return str(fio)
-
-
-@pytest.fixture
-def workdirs(tmpdir_env) -> Workdirs:
-    store = open_store()
-    return Workdirs(store, store.create_run("p", "iolab run", ["/x"], "fio-3.33", {}, "identity"))
+    """A fake fio keeping a copy of the job file it was given, as tmp_path/given.fio."""
+    return fake_fio(tmp_path, body, f'for a; do case "$a" in *.fio) cp "$a" {tmp_path}/given.fio;; esac; done')
 
 
 def _scratch(tmp_path: Path, size: int, direct: bool = True) -> Target:
