@@ -7,23 +7,10 @@ import os
 
 import pytest
 
-from iolab.doctor.engine import all_rules, evaluate
-from iolab.doctor.rule import Context, JobView
+from iolab.doctor.rule import Context
 from iolab.probe import Root, take_snapshot
+from tests.doctor.test_method_rules import _block_job, _run
 from tests.loopdev import loop_devices, loop_skip_reason
-
-
-def _run(rule_id: str, ctx: Context) -> list:
-    return evaluate(ctx, [r for r in all_rules() if r.id == rule_id])
-
-
-def _block_job(path: str, **options: str) -> JobView:
-    return JobView(
-        name="rr",
-        options={"filename": path, "rw": "randread", "direct": "1", **options},
-        target_path=path,
-        target_kind="block",
-    )
 
 
 @pytest.mark.skipif(loop_skip_reason() is not None, reason=str(loop_skip_reason()))
