@@ -178,9 +178,9 @@ def _ior_json(doc: dict) -> list[Expected]:
     iteration, 4.0 lists them flat), else the row's mean."""
     tests = {t["TestID"]: t for t in doc.get("tests", [])}
     out = []
-    for row in doc["summary"]:
-        op = row["operation"]
-        if op not in TOOL_OPS:
+    for row in doc.get("summary", []):
+        op = row.get("operation") if isinstance(row, dict) else None
+        if op not in TOOL_OPS:  # not a row of an operation (iolab stores none for it either)
             continue
         flat = [r for r in _flat(tests.get(row["TestID"], {}).get("Results", [])) if r["access"] == op]
         pairs = [(r["bwMiB"], r["totalTime"]) for r in flat] or [(row["bwMeanMIB"], row.get("MeanTime", 0.0))]

@@ -25,7 +25,9 @@ from iolab.tools.model import ToolOutput, ToolPoint, command_tokens, count, numb
 LAUNCH = re.compile(r"^mdtest-(\S+) was launched with (\d+) total task\(s\) on (\d+) node", re.MULTILINE)
 SUMMARY = re.compile(r"^SUMMARY\b(?P<kind>[^:(]*)(?:\((?P<unit>[^)]*)\))?\s*:\s*\(of (?P<n>\d+) iterations?\)")
 STARTED = re.compile(r"^-- started at (\S+ \S+) --", re.MULTILINE)
-ROW = re.compile(r"^\s+([A-Za-z][A-Za-z ]*?)\s*:\s+([-0-9.eE+ ]+)$")
+# a table row is its shape (an operation, a colon, figures), not its figures: a figure it cannot read (nan,
+# inf, a word) is an error naming it, never the end of the table with the rows after it dropped
+ROW = re.compile(r"^\s+([A-Za-z][A-Za-z ]*?)\s*:\s+(\S.*?)\s*$")
 # mdtest's flags that shape the workload, by option name in the stored point; iterations (-i) are repeats.
 VALUE_FLAGS = {"-a": "api", "-b": "branch", "-e": "read_bytes", "-I": "items_per_dir", "-n": "items"}
 VALUE_FLAGS |= {"-w": "write_bytes", "-z": "depth", "-N": "stride"}
