@@ -379,7 +379,18 @@ def check_store(database: Path) -> OracleReport:
     except sqlite3.Error:  # a test's deliberately broken or half-made store
         return report
     for points, name, text in outputs:
-        READERS.get(name, _not_read)(conn, points, text, report)
+        try:
+            READERS.get(name, _not_read)(conn, points, text, report)
+        except (
+            KeyError,
+            TypeError,
+            ValueError,
+            IndexError,
+        ) as failed:  # an output iolab stored, the oracle cannot read
+            where = f"run {points[0]['run_id']}" if points else "a run"
+            report.disagreements.append(
+                f"{where}: the oracle cannot read its {name} output ({failed!r}) that iolab stored"
+            )
     conn.close()
     return report
 
