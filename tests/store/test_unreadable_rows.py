@@ -123,5 +123,5 @@ def test_a_read_only_home_still_serves_ls_show_and_report(iolab_home, tmp_path):
         assert iolab("report", "--html", str(page), "1").returncode == 0 and page.stat().st_size > 1000
         refused = iolab("import", str(FIO_JSON))  # writing still needs a writable home
         assert refused.returncode == 2 and "writable" in refused.stderr and "Traceback" not in refused.stderr
-    finally:
-        subprocess.run(["umount", str(iolab_home)], check=False)
+    finally:  # lazily: a mount left behind is every later test's host state (a path, its options)
+        subprocess.run(["umount", "--lazy", str(iolab_home)], check=False)

@@ -1,0 +1,36 @@
+"""A name the host gives (a mount point, a device, a job) is not a figure: a finding whose subject reads like
+one ('/tmp/garbage-7a5e-4b', a uuid's '5e-4') is made, while a figure no one can read in the rest of its
+title is still the rule's bug. (A leaked mount under such a directory made FS-DISCARD-ONLINE 'not
+evaluated: rule failed' in whatever test ran the doctor next.)"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from iolab.doctor import rule as rule_module
+
+DISCARD = next(r for r in rule_module.RULES if r.id == "FS-DISCARD-ONLINE")
+
+
+def _uuid_like(rng: random.Random) -> str:
+    return "-".join("".join(rng.choice("0123456789abcdef") for _ in range(n)) for n in (8, 4, 4, 4, 12))
+
+
+def test_a_subject_that_reads_like_a_figure_is_a_name():
+    rng = random.Random(7)
+    names = [f"/tmp/pytest-of-root/garbage-{_uuid_like(rng)}/home" for _ in range(400)] + [
+        "/mnt/5e-4",
+        "/srv/nan",
+        "/inf",
+    ]
+    for name in names:
+        found = DISCARD.finding(f"{name} is mounted with discard", name, {"options": "rw,discard"})
+        assert found.title.startswith(name)
+
+
+@pytest.mark.parametrize("figure", ["nan", "inf", "1e+44"])
+def test_an_unreadable_figure_beside_the_name_is_still_the_rule_s_bug(figure):
+    with pytest.raises(ValueError, match="no one can read"):
+        DISCARD.finding(f"/mnt/data is {figure}% full", "/mnt/data")
