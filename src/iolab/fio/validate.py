@@ -116,15 +116,7 @@ def _every_number(tree: object, path: str, negative: bool = False) -> None:
     be), in objects and lists; an object of numbers only (latency bins, percentiles, iodepth levels) is
     checked at C speed, as `_plain_table` does."""
     if isinstance(tree, dict):
-        values = tree.values()
-        if values and set(map(type, values)) <= {int, float}:
-            low, total = min(values), sum(values)
-            if (negative or low >= 0) and math.isfinite(total):
-                return
-        for key, value in tree.items():
-            if negative and key in STEADYSTATE_STRINGS and isinstance(value, str):
-                continue
-            _every_number(value, f"{path}.{key}", negative)
+        _every_number_of(tree, path, negative)
         return
     if isinstance(tree, list):
         for index, value in enumerate(tree):
@@ -136,6 +128,35 @@ def _every_number(tree: object, path: str, negative: bool = False) -> None:
         raise BadField(path, f"{tree!r} is not possible (expected a finite number)")
     if tree < 0 and not negative:
         raise BadField(path, f"{tree!r} is not possible (fio counts and times are never negative)")
+
+
+def _every_number_of(tree: dict, path: str, negative: bool) -> None:
+    """`_every_number` of an object. Its plain numbers are checked together (a job's and a direction's ~20
+    counters each; an object of numbers only, such as latency bins, whole): when they all pass, only the rest
+    (objects, lists, anything else) is walked; else everything is, in order, and the first value that fails is
+    named as the walk one by one names it."""
+    numbers = [value for value in tree.values() if type(value) in PLAIN_NUMBERS]
+    fine = _numbers_pass(numbers, negative)
+    if fine and len(numbers) == len(tree):
+        return
+    for key, value in tree.items():
+        if (fine and type(value) in PLAIN_NUMBERS) or (negative and _steadystate_string(key, value)):
+            continue
+        _every_number(value, f"{path}.{key}", negative)
+
+
+PLAIN_NUMBERS = frozenset({int, float})  # JSON's numbers, as parsed (not bool: True is no number of fio's)
+
+
+def _numbers_pass(numbers: list, negative: bool) -> bool:
+    """Whether all of `numbers` (ints and floats) are finite and, unless `negative`, not negative, at C speed:
+    a NaN or infinity makes the sum so."""
+    return not numbers or ((negative or min(numbers) >= 0) and math.isfinite(sum(numbers)))
+
+
+def _steadystate_string(key: str, value: object) -> bool:
+    """fio's steady-state object holds two strings among its numbers (what was asked)."""
+    return key in STEADYSTATE_STRINGS and isinstance(value, str)
 
 
 def _steadystate(ss: object, path: str) -> None:
@@ -217,14 +238,7 @@ def _plain_table(table: dict, key_limit: float, value_limit: float, counts: bool
         return False
     if not (min(values) >= 0 and max(values) <= value_limit):  # before sum(): a sum of huge ints is no float
         return False
-    return (
-        min(keys) >= 0
-        and max(keys) <= key_limit
-        and not math.isnan(sum(keys))
-        and min(values) >= 0
-        and max(values) <= value_limit
-        and not math.isnan(sum(values))
-    )
+    return min(keys) >= 0 and max(keys) <= key_limit and not math.isnan(sum(keys)) and not math.isnan(sum(values))
 
 
 def _key_number(key: str, path: str, limit: float) -> None:

@@ -23,7 +23,7 @@ from iolab.models import Point, Result, Target, TargetKind
 from iolab.models.job_options import JobOptions
 from iolab.models.sample_series import SampleSeries
 from iolab.store.columns import PackedSeries, pack
-from iolab.store.db import Artifact, PackedArtifact, Store
+from iolab.store.db import Artifact, PackedArtifact, PackedPoint, Store, pack_point
 
 LOG_OPTIONS = ("write_bw_log", "write_iops_log", "write_lat_log")
 
@@ -35,7 +35,9 @@ class FioJob:
     name: str
     options: dict[str, str]
     hosts: list[str]
-    result: Result
+    runtime_ms: int  # its longest direction's, for when it began (`FioFile.span`)
+    packed: PackedPoint  # its point and result as the store's rows hold them (`store.db.pack_point`), not the
+    # parsed result: the storing process needs only the rows, and a result's objects cost it a pickle load
     series: list[PackedSeries] = field(default_factory=list)  # its logs, read beside the output, packed to store
 
 
@@ -64,7 +66,7 @@ class FioFile:
         if not self.timestamp_ms:
             return None
         end = self.timestamp_ms / 1000.0
-        longest = max((d.runtime_ms for job in self.jobs for d in job.result.directions.values()), default=0)
+        longest = max((job.runtime_ms for job in self.jobs), default=0)
         return Span(end - longest / 1000.0, end)
 
 
@@ -72,19 +74,18 @@ def read_fio(path: Path, data: bytes, text: str, terse: bool, logs: bool = True)
     """The file (its bytes, their text) parsed and its jobs aggregated, with their logs unless `logs` is off
     (UserError when it is not fio's output as fio writes it)."""
     output = parse_terse(text, str(path)) if terse else parse_output(text, source=str(path))
-    jobs = [
-        FioJob(
-            group.name,
-            group.options,
-            group.hosts,
-            aggregate(group.entries, output.version, group.hosts),
-            [pack(one) for one in logs_beside(path, group) if len(one)] if logs else [],
-        )
-        for group in output.groups
-    ]
+    jobs = [_job(path, group, aggregate(group.entries, output.version, group.hosts), logs) for group in output.groups]
     kept = Artifact("fio.terse" if terse else "fio.json", data).packed()
     # os.path.realpath is what Path.resolve calls, without making Paths on the way (10-20 µs a file)
     return FioFile(path, os.path.realpath(path), output.version, output.timestamp_ms, jobs, kept)
+
+
+def _job(path: Path, group: JobGroup, result: Result, logs: bool) -> FioJob:
+    """A job name's point, packed as stored, with its logs unless `logs` is off."""
+    point = Point(name=group.name, target=target_of(group.options), options=group.options)
+    series = [pack(one) for one in logs_beside(path, group) if len(one)] if logs else []
+    longest = max((d.runtime_ms for d in result.directions.values()), default=0)
+    return FioJob(group.name, group.options, group.hosts, longest, pack_point(point, result), series)
 
 
 def store_fio(store: Store, run_id: int, file: FioFile) -> tuple[list[int], int]:
@@ -99,11 +100,8 @@ def store_fio(store: Store, run_id: int, file: FioFile) -> tuple[list[int], int]
     rows = 0
     when = file.started or time.time()
     for job in file.jobs:
-        point = Point(name=job.name, target=target_of(job.options), options=job.options)
-        (point_id,) = store.plan_points(run_id, [point])
         rows += sum(len(s) for s in job.series)
-        store.record_point(point_id, job.result, [], [] if ids else [file.kept], when, when, series=job.series)
-        ids.append(point_id)
+        ids.append(store.record_packed(run_id, job.packed, [] if ids else [file.kept], when, job.series))
     return ids, rows
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import errno
+import functools
 import json
 import os
 import socket
@@ -66,6 +67,42 @@ def _point_figures(result: Result) -> tuple[object, ...]:
     stopping = json.dumps(asdict(result.stopping)) if result.stopping else None
     steady = json.dumps(asdict(result.steady)) if result.steady is not None else None
     return result.usr_cpu, result.sys_cpu, result.jobs, result.error, json.dumps(result.hosts), stopping, steady
+
+
+def _planned(point: Point) -> tuple[object, ...]:
+    """The point's own columns as planned (key, name, spec, workload, target)."""
+    spec = json.dumps(point.to_dict())
+    return point.key, point.name, spec, workload_identity(point), point.target.path
+
+
+def _result_rows(result: Result) -> list[tuple[object, ...]]:
+    """Each direction's `results` row without its point id, as `models.result_fields` declares them."""
+    fields = result_fields.RESULT_FIELDS
+    return [tuple(f.stored(d) for f in fields) for d in result.directions.values()]
+
+
+@functools.cache
+def _results_insert(fields: tuple[result_fields.ResultField, ...]) -> str:
+    """The INSERT of a `results` row of `fields` (made once, not a point: read at each call, a field declared
+    is written with no other change, `tests/store/test_result_fields.py`)."""
+    return _insert("results", ["point_id", *(f.column for f in fields)])
+
+
+@dataclass(frozen=True)
+class PackedPoint:
+    """A measured point as the store's rows hold it: its `points` columns and its `results` rows (`pack_point`).
+    Made where an import's output is parsed, as its file is compressed there (`PackedArtifact`): the JSON of its
+    spec and percentiles and its hashes are then the parsing process's work, and the storing one, the import's
+    slower, only writes (`Store.record_packed`)."""
+
+    planned: tuple[object, ...]  # key, name, spec, workload, target (`_planned`)
+    figures: tuple[object, ...]  # usr_cpu, sys_cpu, jobs, fio_error, hosts, stopping, steady (`_point_figures`)
+    results: list[tuple[object, ...]]  # a row a direction (`_result_rows`)
+
+
+def pack_point(point: Point, result: Result) -> PackedPoint:
+    """The point and its result as `plan_points` and `record_point` would store them."""
+    return PackedPoint(_planned(point), _point_figures(result), _result_rows(result))
 
 
 def _mean_p99(d: DirectionResult) -> tuple[float | None, float | None]:
@@ -279,20 +316,47 @@ class Store:
             ids = []
             for offset, point in enumerate(points, start=1):
                 cur = self.conn.execute(
-                    "INSERT INTO points (run_id, seq, key, name, spec, status, workload, target)"
-                    " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
-                    (
-                        run_id,
-                        first + offset,
-                        point.key,
-                        point.name,
-                        json.dumps(point.to_dict()),
-                        workload_identity(point),
-                        point.target.path,
-                    ),
+                    "INSERT INTO points (run_id, seq, key, name, spec, workload, target, status)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending')",
+                    (run_id, first + offset, *_planned(point)),
                 )
                 ids.append(_inserted_id(cur))
         return ids
+
+    def record_packed(
+        self,
+        run_id: int,
+        packed: PackedPoint,
+        artifacts: Sequence[PackedArtifact],
+        at: float,
+        series: Sequence[columns.PackedSeries],
+    ) -> int:
+        """A point measured elsewhere (an imported one, at `at`) planned and recorded at once: the rows
+        `plan_points` then `record_point` store for it (with no samples, devices, hosts or metrics), in one
+        INSERT where they take an INSERT, an UPDATE and four empty inserts (`tests/store/test_packed_point.py`
+        holds the two equal). Its id."""
+        with self.transaction():
+            seq = self.conn.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM points WHERE run_id = ?", (run_id,)
+            ).fetchone()[0]
+            cur = self.conn.execute(
+                "INSERT INTO points (run_id, seq, key, name, spec, workload, target, status, error, started_at,"
+                " finished_at, usr_cpu, sys_cpu, jobs, fio_error, hosts, stopping, steady)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 'ok', '', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, seq, *packed.planned, at, at, *packed.figures),
+            )
+            point_id = _inserted_id(cur)
+            self.conn.executemany(
+                _results_insert(result_fields.RESULT_FIELDS), [(point_id, *row) for row in packed.results]
+            )
+            if series:
+                self.conn.executemany(columns.INSERT, columns.rows_of(point_id, series))
+            if artifacts:
+                self.conn.executemany(
+                    "INSERT INTO artifacts (run_id, point_id, name, size, data) VALUES (?, ?, ?, ?, ?)",
+                    [(run_id, point_id, a.name, a.size, a.blob) for a in artifacts],
+                )
+        return point_id
 
     def record_point(
         self,
@@ -334,10 +398,8 @@ class Store:
 
     def _add_results(self, point_id: int, result: Result, per_device: dict[str, Result]) -> None:
         """Each direction's figures, as `models.result_fields` declares them, and each device's of an array point."""
-        fields = result_fields.RESULT_FIELDS
         self.conn.executemany(
-            _insert("results", ["point_id", *(f.column for f in fields)]),
-            [(point_id, *(f.stored(d) for f in fields)) for d in result.directions.values()],
+            _results_insert(result_fields.RESULT_FIELDS), [(point_id, *row) for row in _result_rows(result)]
         )
         self.conn.executemany(
             "INSERT OR REPLACE INTO device_results (point_id, device, ddir, bw_bytes, iops, lat_mean_ns, p99_ns)"
