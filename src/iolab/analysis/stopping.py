@@ -49,6 +49,16 @@ second). The runner asks `decide` once a second and stops fio when it says so.
   on the whole run's mean is in the interval, so a staircase can be known
   once its interval meets the target (`Decision.steady` still says it was
   not one level).
+- The run's own evidence (issue 40, third round): `LEVEL` is the mean over
+  runs, most of them flat and a few wandering, so a flat run paid for the
+  wanderers. `level_variance` mixes the prior with the wander the kept
+  seconds show (`trace_wander`, the same variogram of 5 s block means),
+  the evidence weighing the share of the run seen and never raising the
+  allowance above the prior (a change already seen is priced by the drift
+  bound and the warm-up's pull). A flat 5-minute point stops at about
+  80 s instead of 100 s; a flat start, a small share of the run, earns
+  little, so a staircase's first 50 s do not let it stop
+  (`StopParams.level_evidence` switches it off).
 - Wander: besides the drift, a wander term of the mean (`WANDER_READ`,
   `WANDER_WRITE`, in quadrature, whole up to `WANDER_S` kept seconds and
   shrinking as 1/sqrt(seconds) beyond) may widen a stop's interval for
