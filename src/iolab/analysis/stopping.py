@@ -329,7 +329,7 @@ def trace_wander(values: list[float]) -> float:
     blocks = [b / centre for b in batch_means(values[len(values) - n * LEVEL_BLOCK_S :], LEVEL_BLOCK_S)]
     lags = range(1, n // 3 + 1)
     gamma = [mean([(blocks[i + k] - blocks[i]) ** 2 for i in range(n - k)]) for k in lags]
-    xs = [k * LEVEL_BLOCK_S for k in lags]
+    xs = [float(k * LEVEL_BLOCK_S) for k in lags]
     xm, ym = mean(xs), mean(gamma)
     sxx = sum((x - xm) ** 2 for x in xs)
     return max(sum((x - xm) * (g - ym) for x, g in zip(xs, gamma, strict=True)) / sxx, 0.0)
