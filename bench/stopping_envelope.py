@@ -119,7 +119,8 @@ def replay(rates: list[float], writes: bool, params) -> Stop:
 
     length = len(rates)
     for n in range(1, length + 1):
-        if level_allowance(length - n, length, params.level) > TARGET:
+        floor = params.level * (1 - n / length) if params.level_evidence else params.level  # `level_variance`'s least
+        if level_allowance(length - n, length, floor) > TARGET:
             continue  # the interval is at least this wide: no stop can be made yet (saves the replay's time)
         d = decide(rates[:n], TARGET, MIN_S, math.inf, writes=writes, horizon_s=length, params=params)
         if d.stop:
@@ -243,7 +244,8 @@ def real_part(data: Path, limit: int | None, do_choose: bool) -> dict:
         print(f"chosen: level {params.level:.2e}, wander reads {params.wander_read:.1%}, "
               f"writes {params.wander_write:.1%}", flush=True)  # fmt: skip
     out["params"] = {"wander_read": params.wander_read, "wander_write": params.wander_write,
-                     "wander_s": params.wander_s, "drift": params.drift, "level": params.level}  # fmt: skip
+                     "wander_s": params.wander_s, "drift": params.drift, "level": params.level,
+                     "level_evidence": params.level_evidence}  # fmt: skip
     out["overall"] = {}
     for name, ts in half.items():
         ours, today = run_rule(ts, params), run_rule(ts, TODAY)

@@ -49,6 +49,16 @@ second). The runner asks `decide` once a second and stops fio when it says so.
   on the whole run's mean is in the interval, so a staircase can be known
   once its interval meets the target (`Decision.steady` still says it was
   not one level).
+- The run's own evidence (issue 40, third round): `LEVEL` is the mean over
+  runs, most of them flat and a few wandering, so a flat run paid for the
+  wanderers. `level_variance` mixes the prior with the wander the kept
+  seconds show (`trace_wander`, the same variogram of 5 s block means),
+  the evidence weighing the share of the run seen and never raising the
+  allowance above the prior (a change already seen is priced by the drift
+  bound and the warm-up's pull). A flat 5-minute point stops at about
+  80 s instead of 100 s; a flat start, a small share of the run, earns
+  little, so a staircase's first 50 s do not let it stop
+  (`StopParams.level_evidence` switches it off).
 - Wander: besides the drift, a wander term of the mean (`WANDER_READ`,
   `WANDER_WRITE`, in quadrature, whole up to `WANDER_S` kept seconds and
   shrinking as 1/sqrt(seconds) beyond) may widen a stop's interval for
@@ -106,6 +116,7 @@ WANDER_WRITE = 0.0  # the same for a point that writes (chosen, issue 40)
 WANDER_S = 20.0  # kept seconds up to which the wander term is whole; beyond, it shrinks as 1/sqrt(seconds)
 HORIZON_S = 60.0  # the run a stop stands in for when the caller gives none: the runner's default maximum
 LEVEL = 3.48e-6  # per-second variance of a run's level, relative to its mean squared (module doc; chosen, issue 40)
+LEVEL_BLOCK_S = 5  # seconds a block, for the level wander a run's own seconds show (`trace_wander`)
 COUNT_VARIANCE = 1 / 12  # of a count of whole I/Os in one second: its rounding
 
 
@@ -305,11 +316,42 @@ def level_allowance(remaining_s: float, horizon_s: float, wander: float) -> floa
     return _t(CONFIDENCE, 1000) * share * math.sqrt(wander * remaining_s / 3)
 
 
+def trace_wander(values: list[float]) -> float:
+    """The level wander `values` show: the per-second variance of a random walk their level follows,
+    relative to their mean squared, from the variogram of `LEVEL_BLOCK_S`-second block means (the mean
+    squared difference of blocks `L` apart, L up to a third of them): a random walk adds `q` x seconds
+    apart to a constant (the blocks' own noise), fitted by least squares; 0 when the slope is below zero
+    or fewer than six blocks are given."""
+    centre = mean(values) if values else 0.0
+    n = len(values) // LEVEL_BLOCK_S
+    if n < 6 or centre == 0:
+        return 0.0
+    blocks = [b / centre for b in batch_means(values[len(values) - n * LEVEL_BLOCK_S :], LEVEL_BLOCK_S)]
+    lags = range(1, n // 3 + 1)
+    gamma = [mean([(blocks[i + k] - blocks[i]) ** 2 for i in range(n - k)]) for k in lags]
+    xs = [float(k * LEVEL_BLOCK_S) for k in lags]
+    xm, ym = mean(xs), mean(gamma)
+    sxx = sum((x - xm) ** 2 for x in xs)
+    return max(sum((x - xm) * (g - ym) for x, g in zip(xs, gamma, strict=True)) / sxx, 0.0)
+
+
+def level_variance(kept: list[float], elapsed_s: float, horizon_s: float, params: StopParams) -> float:
+    """The level wander a stop allows for (module doc): `params.level` (the prior, from other runs) with,
+    when `params.level_evidence`, the kept seconds' own wander (`trace_wander`) weighing the share of the
+    run they cover. The evidence may lower the allowance of a flat run, never raise it above the prior: a
+    level change already seen is priced by the drift bound and the warm-up's pull."""
+    if not params.level_evidence or params.level <= 0:
+        return params.level
+    seen = min(max(elapsed_s / horizon_s, 0.0), 1.0) if horizon_s > 0 else 1.0
+    return params.level * (1 - seen) + min(trace_wander(kept), params.level) * seen
+
+
 def whole_run_interval(
     values: list[float], cut: int, interval: Interval, remaining_s: float, horizon_s: float, level: float
 ) -> Interval:
     """The kept seconds' interval widened to hold the whole run's mean (module doc): the drift bound and
-    the warm-up's pull added to it, the level allowance in quadrature (an independent source)."""
+    the warm-up's pull added to it, the level allowance in quadrature (an independent source); `level` the
+    wander allowed for (`level_variance`)."""
     kept = values[cut:]
     drift = drift_term(kept, interval, remaining_s) + warm_up_pull(values[:cut], interval.mean, horizon_s)
     wander = abs(interval.mean) * level_allowance(remaining_s, horizon_s, level)
@@ -346,10 +388,11 @@ class StopParams:
     wander_s: float = WANDER_S
     drift: bool = True
     level: float = LEVEL
+    level_evidence: bool = True
 
 
 PARAMS = StopParams()
-TODAY = StopParams(wander_read=0.017, wander_write=0.02, wander_s=20.0, drift=False, level=0.0)
+TODAY = StopParams(wander_read=0.017, wander_write=0.02, wander_s=20.0, drift=False, level=0.0, level_evidence=False)
 
 
 def decide(
@@ -373,7 +416,8 @@ def decide(
     kept = values[cut:]
     interval = batch_interval(kept, wander=stop_wander(len(kept), writes, params))
     if interval is not None and params.drift:
-        interval = whole_run_interval(values, cut, interval, horizon - elapsed, horizon, params.level)
+        level = level_variance(kept, elapsed, horizon, params)
+        interval = whole_run_interval(values, cut, interval, horizon - elapsed, horizon, level)
     is_steady, known = _steadiness(values, cut, interval, params)
     met = interval is not None and known and interval.relative <= target and len(kept) > cut
     at_max = elapsed >= max_s
