@@ -15,11 +15,40 @@ from iolab.store.db import open_store
 from tests.in_process import assert_clean_error, iolab
 
 
-def test_a_bare_iolab_prints_its_help_listing_the_commands():
-    shown = iolab()
+@pytest.mark.parametrize(("group", "command"), [((), "run"), (("schedule",), "install"), (("plan",), "check")])
+def test_a_command_group_alone_prints_its_help_listing_its_commands(group, command):
+    shown = iolab(*group)
     text = shown.stdout + shown.stderr
     assert "Missing command" not in text and "Error" not in text
-    assert "Usage: iolab" in text and " run " in text and " ls " in text
+    assert f"Usage: {' '.join(('iolab', *group))} " in text and f"  {command} " in text
+
+
+def test_options_for_tests_and_packagers_are_not_offered_in_help():
+    shown = iolab("schedule", "install", "--help")
+    assert shown.returncode == 0 and "--runtime" in shown.stdout
+    assert "--unit-dir" not in shown.stdout and "--cron-file" not in shown.stdout
+
+
+def test_an_import_progress_line_is_ended_once():
+    import io
+
+    from iolab.cli.import_progress import ImportProgress
+
+    stream = io.StringIO()
+    progress = ImportProgress(stream)
+    progress.tty, progress.started = True, progress.started - 5.0
+    progress(1, 2)
+    progress.close()
+    progress.close()
+    assert stream.getvalue().count("\n") == 1 and stream.getvalue().endswith("\n")
+
+
+def test_plan_check_lists_an_option_without_a_value_by_its_name():
+    from iolab.cli.plans import _workload_line
+    from iolab.models.plan import Workload
+
+    line = _workload_line(Workload("w", {"rw": "randread", "norandommap": ""}, "/mnt/x"))
+    assert line == "  w @ /mnt/x: rw=randread norandommap"
 
 
 def _runs(home, count: int) -> list[int]:
@@ -61,3 +90,54 @@ def test_a_png_directory_that_cannot_be_made_names_the_os_reason_and_the_fix(tmp
         str(refused.value)
         == f"cannot create {blocker / 'charts'} for the PNG charts: Not a directory; choose another --png"
     )
+
+
+DAYS_30 = 30 * 86_400  # the longest a run's times may be: a month (a longer one is a typo of units)
+# Every bounded number on the command line, with why its range is what it is: (low, high), None for no bound.
+LIMITS: dict[tuple[str, str], tuple[float, float | None]] = {
+    ("agent", "--port"): (1, 65535),  # a TCP port
+    ("history", "--min-runs"): (2, None),  # a COV needs two runs
+    ("export", "--min-runs"): (2, None),
+    ("history", "--last"): (1, None),  # counts and run ids start at 1
+    ("ls", "--limit"): (1, None),
+    ("ls", "--before"): (1, None),
+    ("run", "--runtime"): (1, DAYS_30),
+    ("run", "--ramp"): (0, DAYS_30),  # no ramp is a choice
+    ("run", "--min-seconds"): (1, DAYS_30),
+    ("run", "--max-seconds"): (1, DAYS_30),
+    ("run", "--repeat"): (1, 1000),
+    ("run", "--interval"): (0.1, None),  # telemetry no faster than 10 samples a second
+}
+
+
+def _bounded_options():  # type: ignore[no-untyped-def]
+    from iolab.cli import click_command
+    from iolab.cli.numeric import BoundedFloat, BoundedInt
+
+    def walk(command, path):  # type: ignore[no-untyped-def]
+        for param in command.params:
+            if isinstance(param.type, BoundedFloat | BoundedInt):
+                yield path, param
+        for name, sub in getattr(command, "commands", {}).items():
+            yield from walk(sub, f"{path} {name}".strip())
+
+    yield from walk(click_command(), "")
+
+
+def test_every_bounded_option_takes_its_limits_and_refuses_just_past_them():
+    from typer._click.exceptions import BadParameter
+
+    seen = set()
+    for path, param in _bounded_options():
+        command = "run" if path == "schedule install" else path  # it takes `run`'s options
+        low, high = LIMITS[command, param.opts[0]]
+        seen.add((command, param.opts[0]))
+        step = 0.01 if isinstance(low, float) or param.type.name == "float" else 1
+        for value in (low, high):
+            if value is not None:
+                assert param.type.convert(str(value), param, None) == value
+        for value in (low - step, None if high is None else high + step):
+            if value is not None:
+                with pytest.raises(BadParameter):
+                    param.type.convert(str(value), param, None)
+    assert seen == set(LIMITS)
