@@ -88,3 +88,11 @@ def test_a_failed_point_counts_as_nothing_to_a_search():
 @pytest.mark.parametrize("rw", ["read", "randread", "write"])
 def test_an_mdtest_import_is_judged_by_operations_per_second(rw):
     assert metric_for({"tool": "mdtest", "rw": rw, "iodepth": "1", "numjobs": "1"}) == "iops"
+
+
+@pytest.mark.parametrize("ns", [0.0, 1.0, 999.0, 999.4, 1e3, 9_999.0, 1e4, 99_999.0, 1e5, 1e6, 1e7, 1e8, 1e9, 5e11])
+def test_a_latency_is_written_in_the_largest_unit_it_reaches_and_reads_back(ns):
+    value, unit = latency(ns).split(" ")
+    scales = SCALED_UNITS["latency"]
+    assert unit == max((u for u, scale in scales.items() if ns >= scale), key=scales.get, default="ns")
+    assert float(value) * scales[unit] == pytest.approx(ns, rel=0.006, abs=0.5)
