@@ -47,7 +47,7 @@ def main() -> None:
         sys.exit(1)
     except typer.TyperException as exc:  # click's usage errors: bad option, bad value, unknown command
         if type(exc).__name__ == "NoArgsIsHelpError":  # `iolab` alone: its message is the help
-            exc.show()
+            print(exc, file=sys.stderr)
         else:
             command = _command_path(getattr(exc, "ctx", None))
             message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
