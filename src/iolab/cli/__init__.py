@@ -46,7 +46,9 @@ def main() -> None:
         print("iolab: interrupted", file=sys.stderr)
         sys.exit(1)
     except typer.TyperException as exc:  # click's usage errors: bad option, bad value, unknown command
-        if type(exc).__name__ != "NoArgsIsHelpError":  # that one has printed the help already
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `iolab` alone: its message is the help
+            print(exc, file=sys.stderr)
+        else:
             command = _command_path(getattr(exc, "ctx", None))
             message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
             print(f"{command}: {message} (see `{command} --help`)", file=sys.stderr)
