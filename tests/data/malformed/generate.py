@@ -717,9 +717,6 @@ ACCEPTED = {
     ("plan", "byte-order mark"),  # a BOM (Windows editors write one) is not the plan's text: read as TOML
     # a tool's output cut short keeps the runs that finished before the cut, as a file of fewer runs would
     *(("iozone", f"IOzone R cut at {f}") for f in ("10%", "50%")),
-    # mdtest's rate rows are figures only: a row reading "nan" ends the table, as a blank line would
-    ("mdtest", "mdtest v1 rate = nan"),
-    ("mdtest", "mdtest v2 rate = nan"),
     # IOR JSON: bwMeanMIB is read only for a test without per-iteration results, and a summary row
     # without an operation is not a test's row (the other tests of the file are taken)
     *(("iorjson", f"IOR JSON summary bwMeanMIB = {v}") for v in ("nan", "abc", "-inf")),
