@@ -34,3 +34,15 @@ def test_a_subject_that_reads_like_a_figure_is_a_name():
 def test_an_unreadable_figure_beside_the_name_is_still_the_rule_s_bug(figure):
     with pytest.raises(ValueError, match="no one can read"):
         DISCARD.finding(f"/mnt/data is {figure}% full", "/mnt/data")
+
+
+def test_the_suite_s_stored_finding_check_is_the_same_judgement():
+    """tests/conftest.py judges stored findings with `unreadable_part` and their subject: a title naming a
+    directory another test mounted ('.../bb8e-77d8...') is a name there too, while the same title judged
+    without its subject reads as 8e-7."""
+    from iolab.models.finding import unreadable_part
+
+    name = "/tmp/pytest-of-root/garbage-1b87ae99-2759-4391-bb8e-77d80b97a87e/iolab-home"
+    title = f"{name} is mounted with discard"
+    assert unreadable_part(title, {"options": "ro,discard"}, name) is None
+    assert unreadable_part(title, {"options": "ro,discard"}) == "title"

@@ -280,9 +280,7 @@ class Rule:
         (`doctor.quotes`). A figure no one can read (nan, inf, 1e+44) is the rule's bug: ValueError, which
         `doctor.engine.evaluate` reports as the rule not evaluated rather than print it."""
         shown = {k: str(v) for k, v in (evidence or {}).items()}
-        # the subject is a name the host gave (a mount point, a device, a job): not a figure, whatever it holds
-        # ('/tmp/x-5e-4b' is a directory, not 5e-4)
-        part = unreadable_part(title.replace(subject, "") if subject else title, shown)
+        part = unreadable_part(title, shown, subject)
         if part is not None:
             raise ValueError(f"it made a figure no one can read (its {part!r})")
         return Finding(

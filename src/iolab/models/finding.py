@@ -19,9 +19,11 @@ FAILED_RULE = "rule failed on this input"
 ANSWER_RULES = frozenset({"RES-QD-KNEE", "RES-QD-PEAK"})
 
 
-def unreadable_part(title: str, evidence: Mapping[str, object]) -> str | None:
-    """The name of the first part of a finding a user could not read ("title" or an evidence key), or None."""
-    if UNREADABLE.search(title):
+def unreadable_part(title: str, evidence: Mapping[str, object], subject: str = "") -> str | None:
+    """The name of the first part of a finding a user could not read ("title" or an evidence key), or None.
+    The subject is a name the host gave (a mount point, a device, a job), not a figure, whatever it holds
+    ('/tmp/x-5e-4b' is a directory, not 5e-4): it is left out of the title before the title is judged."""
+    if UNREADABLE.search(title.replace(subject, "") if subject else title):
         return "title"
     return next((key for key, value in evidence.items() if UNREADABLE.search(str(value))), None)
 
