@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 
 import pytest
 
@@ -71,7 +72,7 @@ def test_a_qd_table_with_repeats_and_side_figures_in_markdown(tmp_path, iolab_ho
 
 
 GAUGE_PLAN = """name = "in-flight"
-metrics = {{ bufs_in_flight = ["sh", "-c", "read r w < /sys/block/{name}/inflight; echo $r"] }}
+metrics = {{ bufs_in_flight = ["sh", "-c", "find /proc/[0-9]*/fd -lname /dev/{name} 2>/dev/null | wc -l"] }}
 [options]
 rw = "randread"
 bs = "4k"
@@ -86,18 +87,20 @@ time_based = 1
 
 def test_an_in_flight_gauge_is_read_while_fio_runs_and_reported_as_mean_and_max(tmp_path, iolab_home):
     """The seed's "Bufs in-flight" is a gauge. Read once after the point (before issue 42 item 4), it always
-    read `0 ± 0`; read every second while fio runs, it is the device's reads in flight at QD32. The loop
-    device is this test's own, so nothing but fio puts I/O in flight on it."""
+    read `0 ± 0`; read every second while fio runs, it reads what is true during the point. The gauge here is
+    the number of open descriptors of the test's own loop device, certain to be above zero exactly while fio
+    runs: the kernel's own in-flight count for a loop device is not (one CI kernel read 0 throughout)."""
     with loop_devices(1, size_mib=64) as (device,):
         plan = tmp_path / "gauge.toml"
         plan.write_text(GAUGE_PLAN.format(name=device.name))
         proc = iolab("run", str(plan), device.path, "--allow-commands", "--json", timeout=120)
         assert proc.returncode == 0, proc.stderr
-        after = open(f"/sys/block/{device.name}/inflight").read().split()
-    assert after == ["0", "0"]  # what a reading after the point sees
+        command = ["sh", "-c", f"find /proc/[0-9]*/fd -lname /dev/{device.name} 2>/dev/null | wc -l"]
+        after = subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+    assert after == "0"  # what a reading after the point sees
     (point,) = json.loads(proc.stdout)["points"]
     mean, top = point["side"]["cmd.bufs_in_flight"], point["side"]["cmd.bufs_in_flight.max"]
     assert mean["problem"] == top["problem"] == "", (mean, top)
-    assert 0 < mean["value"] <= top["value"] <= 32, (mean, top)
+    assert 0 < mean["value"] <= top["value"] <= 4, (mean, top)
     table = iolab("show", "last").stdout
     assert "bufs_in_flight mean" in table and "bufs_in_flight max" in table, table
