@@ -14,7 +14,8 @@ What it recomputes, per point and direction, from the point's stored `fio.json` 
 The CPU columns are the jobs' usr_cpu and sys_cpu summed.
 
 A point that ran with stopping on keeps the rate of its kept window, which fio's final summary does not
-hold: its rate is bounded from above by all fio's bytes over its kept window, its latency checked as any. Percentiles are two-sided: a
+hold: its rate, IOPS and kept seconds are recomputed from fio's status block at the warm-up cut (kept as
+fio.cut.json) and its final document, two-sided; its latency checked as any. Percentiles are two-sided: a
 stored percentile fio's output does not give (several jobs without json+ histograms) is a disagreement.
 Tables: each row's rate, mean-latency and p99 columns (mean, stddev, the log-normal 95% interval) are
 recomputed from its points (`check_rows`).
@@ -136,8 +137,11 @@ def _percentiles(objects: list[dict]) -> dict[float, float]:
     return {}
 
 
-def check_point(row: sqlite3.Row, results: list[sqlite3.Row], docs: list[dict], report: OracleReport) -> None:
-    """Hold one point's stored figures against its raw fio output (its JSON documents, the final one last)."""
+def check_point(
+    row: sqlite3.Row, results: list[sqlite3.Row], docs: list[dict], report: OracleReport, cut: dict | None = None
+) -> None:
+    """Hold one point's stored figures against its raw fio output (its JSON documents, the final one last);
+    a stopped point's against the status block at its warm-up cut too (`cut`), where iolab kept it."""
     version = str(docs[-1].get("fio version", docs[-1].get("fioversion", ""))) if docs else ""
     if version.startswith("fio-2"):
         check_fio2_point(row, results, docs[-1], report)
@@ -162,7 +166,7 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], docs: list[dict], 
             "runtime_ms": (stored["runtime_ms"], max(float(p["runtime"]) for p in mine)),
         }
         if stopped:
-            _check_stopped(row, stored, mine, where, report)
+            _check_stopped(row, stored, (parts, mine), _entries(cut, row["name"]) if cut else None, where, report)
         else:
             bw, iops = _rates(mine)
             figures |= {"bw_bytes": (stored["bw_bytes"], bw), "iops": (stored["iops"], iops)}
@@ -179,17 +183,56 @@ def check_point(row: sqlite3.Row, results: list[sqlite3.Row], docs: list[dict], 
                 report.disagreements.append(f"{where} {name}: stored {row[name]}, fio's output gives {recomputed}")
 
 
-def _check_stopped(row: sqlite3.Row, stored: sqlite3.Row, mine: list[dict], where: str, report: OracleReport) -> None:
-    """A stopped point's rate is its kept window's, which fio's final document does not hold (iolab keeps
-    that document, not the status blocks): all of fio's bytes over the kept seconds bound it from above."""
-    kept = float(json.loads(row["stopping"]).get("kept_s") or 0)
-    ceiling = sum(float(p["io_bytes"]) for p in mine) / max(kept - 0.5, 0.5) if kept > 0 else None
+def _check_stopped(
+    row: sqlite3.Row,
+    stored: sqlite3.Row,
+    final: tuple[list[dict], list[dict]],
+    at_cut: list[dict] | None,
+    where: str,
+    report: OracleReport,
+) -> None:
+    """A stopped point's rate is its kept window's: the bytes fio counted between the status block at the
+    warm-up cut (kept beside the final document) and the final document, over the jobs' wall time between
+    them (each entry's longest direction runtime, averaged over entries: with group_reporting one entry
+    stands for all its jobs). Two-sided: a rate above or below that is a disagreement. A store without
+    the cut's block (made before iolab kept it) gets the one-sided bound: all bytes over the kept seconds."""
+    parts, mine = final
+    ddir = stored["ddir"]
+    before = [e[ddir] for e in at_cut if isinstance(e.get(ddir), dict)] if at_cut is not None else None
+    record = json.loads(row["stopping"])
+    kept = float(record.get("kept_s") or 0)
     report.figures += 1
-    if ceiling is not None and stored["bw_bytes"] > ceiling * 1.01 + 1024:
-        report.disagreements.append(
-            f"{where} {stored['ddir']} bw_bytes: stored {stored['bw_bytes']}, more than all fio's bytes over the "
-            f"kept {kept:g} s allow ({ceiling:.0f})"
-        )
+    if before is None and int(record.get("discarded_s") or 0) > 0:
+        ceiling = sum(float(p["io_bytes"]) for p in mine) / max(kept - 0.5, 0.5) if kept > 0 else None
+        if ceiling is not None and stored["bw_bytes"] > ceiling * 1.01 + 1024:
+            report.disagreements.append(
+                f"{where} {stored['ddir']} bw_bytes: stored {stored['bw_bytes']}, more than all fio's bytes over "
+                f"the kept {kept:g} s allow ({ceiling:.0f})"
+            )
+        return
+    seconds = (_wall_ms(parts) - (_wall_ms(at_cut) if at_cut else 0.0)) / 1000
+    if seconds <= 0:
+        return
+    done = sum(float(p["io_bytes"]) for p in mine) - sum(float(p["io_bytes"]) for p in before or [])
+    ios = sum(max(int(p.get("total_ios", 0)), _completions(p)) for p in mine)
+    moved = sum(float(p["io_bytes"]) for p in mine)
+    figures = {"bw_bytes": done / seconds, "kept_s": float(round(seconds))}
+    if ios and moved:
+        figures["iops"] = done * ios / moved / seconds
+    held = {"bw_bytes": stored["bw_bytes"], "kept_s": kept, "iops": stored["iops"]}
+    for name, recomputed in figures.items():
+        report.figures += 1
+        if not math.isclose(held[name], recomputed, rel_tol=1e-9, abs_tol=1e-6):
+            report.disagreements.append(
+                f"{where} {ddir} {name}: stored {held[name]}, fio's blocks at the cut and the end give "
+                f"{recomputed}"
+            )
+
+
+def _wall_ms(parts: list[dict]) -> float:
+    """The jobs' wall time in one document: each entry's longest direction runtime, averaged over entries."""
+    walls = [max((float((e.get(d) or {}).get("runtime") or 0) for d in DIRECTIONS), default=0.0) for e in parts]
+    return sum(walls) / len(walls) if walls else 0.0
 
 
 def _rates(mine: list[dict]) -> tuple[float, float]:
@@ -408,10 +451,19 @@ def _check_fio_json(conn: sqlite3.Connection, points: list[sqlite3.Row], text: s
     docs = _documents(text)
     for row in points:
         before = report.skipped
-        check_point(row, _results(conn, row), docs, report)
+        check_point(row, _results(conn, row), docs, report, _cut_block(conn, row))
         if report.skipped == before:  # an output the oracle reads
             where = f"run {row['run_id']} point {row['id']} ({row['name']})"
             check_shares(conn, row["id"], docs[-1], where, report)
+
+
+def _cut_block(conn: sqlite3.Connection, point: sqlite3.Row) -> dict | None:
+    """A stopped point's status block at its warm-up cut, as fio wrote it (kept as fio.cut.json)."""
+    if point["stopping"] is None:
+        return None
+    blob = conn.execute("SELECT data FROM artifacts WHERE point_id = ? AND name = 'fio.cut.json'", (point["id"],))
+    found = blob.fetchone()
+    return json.loads(zlib.decompress(found[0])) if found else None
 
 
 def _check_terse(conn: sqlite3.Connection, points: list[sqlite3.Row], text: str, report: OracleReport) -> None:

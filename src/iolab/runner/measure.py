@@ -22,7 +22,7 @@ from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import PhaseLog, discard, run_command
 from iolab.runner.side import SideFigures
-from iolab.runner.stopping import StopRule, Watch, point_rule, stopping_point
+from iolab.runner.stopping import CUT_ARTIFACT, StopRule, Watch, point_rule, stopping_point
 from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Artifact, Store
 from iolab.telemetry import Sampler, devices_for_path
@@ -207,8 +207,8 @@ class Measurer:
         assert measured.result is not None
         measured.samples = telemetry
         measured.series = logs
-        if watch is not None:
-            watch.record(measured.result)
+        if watch is not None and (cut := watch.record(measured.result)):
+            artifacts.append(Artifact(CUT_ARTIFACT, cut.encode()))
         measured.metrics = self.side.figures(point, measured.result, telemetry, counts)
         measured.metrics += self.side.commands(point, measured.result, artifacts)
 

@@ -98,14 +98,17 @@ def stopping_point(point: Point, rule: StopRule) -> Point:
     return replace(point, options=options)
 
 
-def advancing(docs: list[dict]) -> list[Counters]:
-    """The documents' counters, each later than the one before (a block written before the jobs ran,
-    or twice at the same time, adds no interval)."""
-    out: list[Counters] = []
+CUT_ARTIFACT = "fio.cut.json"  # fio's status block at the warm-up cut, kept beside its final document
+
+
+def advancing(docs: list[dict]) -> list[tuple[dict, Counters]]:
+    """The documents with their counters, each later than the one before (a block written before the jobs
+    ran, or twice at the same time, adds no interval)."""
+    out: list[tuple[dict, Counters]] = []
     for doc in docs:
         block = counters(doc)
-        if block is not None and (not out or block.runtime_ms > out[-1].runtime_ms):
-            out.append(block)
+        if block is not None and (not out or block.runtime_ms > out[-1][1].runtime_ms):
+            out.append((doc, block))
     return out
 
 
@@ -127,7 +130,7 @@ class Watch:
         if self.stopped:
             return False
         self.reader.poll()
-        series = rates(advancing(self.reader.documents))
+        series = rates([block for _, block in advancing(self.reader.documents)])
         if not series:
             return False
         # Only a met target stops fio: at the maximum fio's own runtime ends the point, and a SIGINT sent
@@ -144,11 +147,15 @@ class Watch:
         self.reader.poll()
         return json.dumps(self.reader.documents[-1], indent=2) if self.reader.documents else ""
 
-    def record(self, result: Result) -> None:
-        """Put the kept window's rates and the StopRecord on `result` (see the module's doc)."""
-        blocks = advancing(self.reader.documents)
-        if len(blocks) < 2:
-            return
+    def record(self, result: Result) -> str:
+        """Put the kept window's rates and the StopRecord on `result` (see the module's doc). Returns fio's
+        status block at the cut as fio wrote it ("" when the window starts with the jobs, or none was kept):
+        kept as `CUT_ARTIFACT`, it and the final document give the window's rate from fio's own counters, so
+        a check outside iolab can recompute it exactly (tests/oracle.py), not only bound it."""
+        pairs = advancing(self.reader.documents)
+        if len(pairs) < 2:
+            return ""
+        blocks = [block for _, block in pairs]
         status, final = blocks[:-1], blocks[-1]
         series = rates(status)
         last = (
@@ -175,3 +182,4 @@ class Watch:
             discarded_s=cut,
             kept_s=round(seconds),
         )
+        return json.dumps(pairs[cut - 1][0], indent=2) if cut and seconds > 0 else ""
