@@ -224,8 +224,7 @@ def _check_stopped(
         report.figures += 1
         if not math.isclose(held[name], recomputed, rel_tol=1e-9, abs_tol=1e-6):
             report.disagreements.append(
-                f"{where} {ddir} {name}: stored {held[name]}, fio's blocks at the cut and the end give "
-                f"{recomputed}"
+                f"{where} {ddir} {name}: stored {held[name]}, fio's blocks at the cut and the end give {recomputed}"
             )
 
 
