@@ -105,11 +105,20 @@ _BLKDISCARD = 0x1277  # _IO(0x12, 119)
 
 def sample_ranges(size: int) -> list[tuple[int, int]]:
     """(offset, length) of the fingerprint's blocks: both ends and `SPREAD_BLOCKS` evenly spread blocks,
-    aligned for direct I/O. Cheap on any device; it proves data is there, never that none is."""
+    aligned for direct I/O, no block read twice. Cheap on any device; it proves data is there, never that
+    none is.
+
+    Between the ends lie `between` whole blocks; with no more than `SPREAD_BLOCKS` of them each is read once
+    (spreading 256 offsets over fewer blocks would align several onto one block, or onto the last end).
+    """
     if size <= 2 * EDGE_BYTES:
         return [(0, size - size % BLOCK)] if size >= BLOCK else []
-    ranges = [(0, EDGE_BYTES), (size - EDGE_BYTES - (size % BLOCK), EDGE_BYTES)]
-    span = size - 2 * EDGE_BYTES
+    last = size - EDGE_BYTES - (size % BLOCK)
+    ranges = [(0, EDGE_BYTES), (last, EDGE_BYTES)]
+    between = (last - EDGE_BYTES) // BLOCK
+    if between <= SPREAD_BLOCKS:
+        return ranges + [(EDGE_BYTES + i * BLOCK, BLOCK) for i in range(between)]
+    span = size - 2 * EDGE_BYTES  # at least SPREAD_BLOCKS + 1 blocks: consecutive offsets a block apart or more
     for i in range(SPREAD_BLOCKS):
         offset = EDGE_BYTES + span * i // SPREAD_BLOCKS
         ranges.append((offset - offset % BLOCK, BLOCK))
