@@ -10,7 +10,6 @@ file's points are checked through the real run loop on the fake executor."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
 
