@@ -72,13 +72,13 @@ def test_a_plan_file_s_points_run_only_the_programs_the_plan_listed(tmp_path):
     plan = tmp_path / "plan.toml"
     plan.write_text(
         'name = "cmds"\n[options]\nruntime = "1s"\nrw = "randread"\nexec_prerun = "true"\n'
-        '[axes]\niodepth = [1, 4]\nexec_postrun = ["true", "echo done"]\n'
+        '[axes]\nexec_postrun = ["true", "echo done"]\n'
     )
     request = RunRequest(plan=str(plan), targets=[str(target)], telemetry_interval=None, allow_commands=True)
     listed = {line.split(": ", 1)[1] for line in plan_commands(build_plan(request))}
     executor = FakeExecutor()
     assert execute(request, open_store(), SilentProgress(), executor=executor).status == "complete"
-    assert len(executor.ran) == 4
+    assert len(executor.ran) == 2
     for point in executor.ran:
         commands = effects(point.options).commands
         assert commands and set(commands) <= listed
