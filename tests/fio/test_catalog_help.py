@@ -1,15 +1,37 @@
-"""What the installed fio knows, read from what fio 3.33 itself printed (tests/data/fio/cmdhelp), through a fio on
-PATH that prints those saved answers: option names, engine options, aliases, and no answer without fio."""
+"""What the installed fio knows, read from what fio 3.33 itself printed, through a fio on PATH that prints those
+saved answers: option names, engine options, aliases, and no answer without fio.
+
+`fio --cmdhelp=NAME` of each option is the one recording of every option table row (tests/data/fio/
+cmdhelp-fio-3.33.txt, which tests/models/test_option_table_against_fio.py reads too); fio prints the same block
+for an option's alias. The answers to other arguments are in tests/data/fio/cmdhelp."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from iolab.fio import catalog
 
-SAVED = Path(__file__).parents[1] / "data" / "fio" / "cmdhelp"
+DATA = Path(__file__).parents[1] / "data" / "fio"
+SAVED = DATA / "cmdhelp"
+RECORDED = DATA / "cmdhelp-fio-3.33.txt"
+
+
+def _answers(directory: Path) -> Path:
+    """The saved answers, one file per argument: tests/data/fio/cmdhelp's, and `cmdhelp=NAME.txt` for each
+    option of the recording under its name and each alias it declares (each `--cmdhelp=NAME` block ends with
+    fio's blank line; the recording puts one more between blocks)."""
+    shutil.copytree(SAVED, directory)
+    for block in RECORDED.read_text().split("\n\n\n"):
+        lines = block.strip("\n").splitlines()
+        if not lines:
+            continue
+        aliases = [line.partition(": ")[2] for line in lines[1:] if line.strip().startswith("alias:")]
+        for name in [lines[0].partition(":")[0].strip(), *aliases]:
+            (directory / f"cmdhelp={name}.txt").write_text("\n".join(lines) + "\n\n")
+    return directory
 
 
 def _fio(directory: Path, body: str) -> Path:
@@ -23,10 +45,11 @@ def _fio(directory: Path, body: str) -> Path:
 @pytest.fixture
 def saved_fio(tmp_path, monkeypatch):
     """A fio on PATH answering each `fio ARG` with fio 3.33's saved stdout and exit status for ARG."""
+    answers = _answers(tmp_path / "answers")
     bin_dir = _fio(
         tmp_path / "bin",
-        f'a="${{1#--}}"; f="{SAVED}/$a.txt"\n'
-        f'[ -f "$f" ] || f="{SAVED}/cmdhelp=nosuchoption.txt"\n'
+        f'a="${{1#--}}"; f="{answers}/$a.txt"\n'
+        f'[ -f "$f" ] || f="{answers}/cmdhelp=nosuchoption.txt"\n'
         'cat "$f"; [ -f "${f%.txt}.rc" ] && exit "$(cat "${f%.txt}.rc")"; exit 0',
     )
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")

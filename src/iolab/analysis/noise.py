@@ -20,9 +20,10 @@ from iolab.analysis.student_t import t_quantile
 
 def relative_error(values: Sequence[float]) -> float | None:
     """Standard error of the mean of `values` over the mean; None with too few seconds to tell (fewer than
-    the batch-means interval needs) or a mean that is not positive."""
+    the batch-means interval needs) or a mean that is not positive. An interval always holds `MIN_BATCHES`
+    batches or more (`batch_interval` never grows a batch past that), so Student's t has a degree of freedom."""
     interval = batch_interval(list(values))
-    if interval is None or interval.mean <= 0 or interval.batches < 2:
+    if interval is None or interval.mean <= 0:
         return None
     return interval.half_width / _t(interval.batches - 1) / interval.mean
 

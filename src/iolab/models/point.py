@@ -118,8 +118,12 @@ class Point:
     def direct(self) -> bool:
         """Whether fio does this point's I/O with O_DIRECT, as its job file says: the runner writes direct=1
         before the workload's own options (which may ask for buffered I/O), and direct=0 where the file
-        system refuses O_DIRECT (`iolab.fio.run.point_jobfile`)."""
-        return self.target.direct and JobOptions({"direct": "1", **self.options}).direct
+        system refuses O_DIRECT (`iolab.fio.run.point_jobfile`). Of the workload's own `direct=` and
+        `buffered=`, the later decides, as in fio (a default merged in front by name would take the place of
+        the workload's own `direct=` and put it before its `buffered=`)."""
+        job = JobOptions(self.options)
+        chosen = job.given("direct") is not None or job.given("buffered") is not None
+        return self.target.direct and (job.direct if chosen else True)
 
     @property
     def per_job_files(self) -> bool:

@@ -105,11 +105,20 @@ _BLKDISCARD = 0x1277  # _IO(0x12, 119)
 
 def sample_ranges(size: int) -> list[tuple[int, int]]:
     """(offset, length) of the fingerprint's blocks: both ends and `SPREAD_BLOCKS` evenly spread blocks,
-    aligned for direct I/O. Cheap on any device; it proves data is there, never that none is."""
+    aligned for direct I/O, no block read twice. Cheap on any device; it proves data is there, never that
+    none is.
+
+    Between the ends lie `between` whole blocks; with no more than `SPREAD_BLOCKS` of them each is read once
+    (spreading 256 offsets over fewer blocks would align several onto one block, or onto the last end).
+    """
     if size <= 2 * EDGE_BYTES:
         return [(0, size - size % BLOCK)] if size >= BLOCK else []
-    ranges = [(0, EDGE_BYTES), (size - EDGE_BYTES - (size % BLOCK), EDGE_BYTES)]
-    span = size - 2 * EDGE_BYTES
+    last = size - EDGE_BYTES - (size % BLOCK)
+    ranges = [(0, EDGE_BYTES), (last, EDGE_BYTES)]
+    between = (last - EDGE_BYTES) // BLOCK
+    if between <= SPREAD_BLOCKS:
+        return ranges + [(EDGE_BYTES + i * BLOCK, BLOCK) for i in range(between)]
+    span = size - 2 * EDGE_BYTES  # at least SPREAD_BLOCKS + 1 blocks: consecutive offsets a block apart or more
     for i in range(SPREAD_BLOCKS):
         offset = EDGE_BYTES + span * i // SPREAD_BLOCKS
         ranges.append((offset - offset % BLOCK, BLOCK))
@@ -125,10 +134,27 @@ def dense_ranges(size: int) -> list[tuple[int, int]]:
     return [(0, EDGE_BYTES), *((o, BLOCK) for o in range(EDGE_BYTES, last, 1 << 20)), (last, EDGE_BYTES)]
 
 
-def read_samples(device: str, ranges: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
-    """The ranges' bytes, read with O_DIRECT into a page-aligned buffer (the page cache could hold stale zeros)."""
+Device = str | int  # a node's name, opened for one read; or a descriptor opened with O_DIRECT, read as it is
+
+
+@contextlib.contextmanager
+def _descriptor(device: Device) -> Iterator[int]:
+    """`device` when it is a descriptor already (the check's own: every read of one check goes through the
+    one open, so a name switched to another device in between cannot make it read two), else the node opened
+    with O_DIRECT for the block."""
+    if isinstance(device, int):
+        yield device
+        return
     fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
     try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_samples(device: Device, ranges: list[tuple[int, int]]) -> list[tuple[int, bytes]]:
+    """The ranges' bytes, read with O_DIRECT into a page-aligned buffer (the page cache could hold stale zeros)."""
+    with _descriptor(device) as fd:
         out = []
         with mmap.mmap(-1, max((length for _, length in ranges), default=BLOCK)) as buffer:
             for offset, length in ranges:
@@ -136,8 +162,6 @@ def read_samples(device: str, ranges: list[tuple[int, int]]) -> list[tuple[int, 
                     got = os.preadv(fd, [view[:length]], offset)
                 out.append((offset, bytes(buffer[:got])))
         return out
-    finally:
-        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -149,15 +173,20 @@ class WholeRead:
     rate_mb_s: float
 
 
-def read_all(device: str, size: int, tell: Callable[[str], None] | None = None) -> WholeRead:
+def read_all(device: Device, size: int, tell: Callable[[str], None] | None = None, name: str = "") -> WholeRead:
     """Every byte of the device, read in CHUNK-sized O_DIRECT reads until the first non-zero byte. Says
     (through `tell`, else on a terminal's stderr) how long it will take after its first second, and how far
-    it is every few seconds."""
+    it is every few seconds; `name` is the device's in those words (a descriptor has none of its own)."""
     tell = tell or _tell_terminal
     started = time.monotonic()
     say_at = started + 1.0  # the first estimate after a second of reading, then every PROGRESS_S
-    tell(f"checking {device} is blank: reading all {units.size(size)} of it")
-    fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
+    tell(f"checking {name or device} is blank: reading all {units.size(size)} of it")
+    with _descriptor(device) as fd:
+        return _first_data_of_all(fd, size, tell, started, say_at)
+
+
+def _first_data_of_all(fd: int, size: int, tell: Callable[[str], None], started: float, say_at: float) -> WholeRead:
+    """`read_all`'s reads on an open descriptor."""
     buffer = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT wants
     words = np.frombuffer(buffer, dtype=np.uint8)
     offset, first = 0, None
@@ -177,7 +206,6 @@ def read_all(device: str, size: int, tell: Callable[[str], None] | None = None) 
     finally:
         del words  # the buffer closes only once no view of it is left
         buffer.close()
-        os.close(fd)
     seconds = max(time.monotonic() - started, 1e-9)
     return WholeRead(first, seconds, offset / 1e6 / seconds)
 
@@ -208,16 +236,20 @@ def digest(samples: Iterable[tuple[int, bytes]]) -> str:
 
 
 def _sys(name: str, *parts: str) -> str:
+    if not name:  # no block device behind the descriptor (a plain file): /sys has nothing of it
+        return ""
     try:
         return Path("/sys/class/block", name, *parts).read_text().strip()
     except OSError:
         return ""
 
 
-def device_key(device: str, size: int) -> str:
-    """What names this device across reboots and renumbering: a loop device by its backing file's inode and
-    offset, a disk by its WWID or serial; always with its size. Device numbers alone are reused."""
-    name = Path(os.path.realpath(device)).name
+def device_key(fd: int, size: int) -> str:
+    """What names the device open as `fd` across reboots and renumbering: a loop device by its backing file's
+    inode and offset, a disk by its WWID or serial; always with its size. Device numbers alone are reused.
+    From the descriptor, not a name: the key is that of the device the check read."""
+    rdev = os.fstat(fd).st_rdev
+    name = Path(os.path.realpath(f"/sys/dev/block/{os.major(rdev)}:{os.minor(rdev)}")).name if rdev else ""
     backing = _sys(name, "loop", "backing_file").removesuffix(" (deleted)")
     if backing:
         try:
@@ -229,7 +261,6 @@ def device_key(device: str, size: int) -> str:
         value = _sys(name, *attribute)
         if value:
             return f"disk {value} size {size}"
-    rdev = os.stat(device).st_rdev
     return f"block {os.major(rdev)}:{os.minor(rdev)} size {size}"
 
 
@@ -252,28 +283,42 @@ def content_problem(device: str, home: Path) -> str | None:
     iolab kept after its own last write to this device (`remember_written`). Otherwise every byte is read
     (`read_all`), or, when the user chose `--verify-blank sample`, both ends and one block per MiB
     (`dense_ranges`); what was done is kept for the run's acceptance line (`verifying`).
+
+    The device is opened once, and its size, key and every byte read come from that one descriptor: opened
+    by name for each, a name switched to another device between two opens made the check read two devices.
     """
-    checks = _CHECKS.get()
-    size = _whole_size(device)
-    if size <= 0:
-        return "its size reads as 0 bytes, so iolab cannot read it to check it is blank"
     try:
-        samples = read_samples(device, sample_ranges(size))
-        found = first_data(samples)
-        if found is not None:
-            if _marks(home).get(device_key(device, size)) != digest(samples):
-                offset, count = found
-                return _holds_data(
-                    device,
-                    f"a non-zero byte at offset {offset:,}; {count} of {len(samples)} sampled ranges are not zero",
-                )
-            _accept(checks, device, "iolab wrote it last (its fingerprint is iolab's own), not read again")
-            return None
-        if checks is not None and checks.mode == "sample":
-            return _sampled(checks, device, size)
-        whole = read_all(device, size)
+        fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
     except OSError as exc:
         return f"iolab cannot read it to check it is blank ({exc.strerror})"
+    try:
+        return _content_problem(fd, device, home, _CHECKS.get())
+    except OSError as exc:
+        return f"iolab cannot read it to check it is blank ({exc.strerror})"
+    finally:
+        os.close(fd)
+
+
+def _content_problem(fd: int, device: str, home: Path, checks: BlankChecks | None) -> str | None:
+    """`content_problem` on the device open as `fd` (`device`: its name, in the words). Its size is the
+    node's own (seek to the end): a name /sys does not know read as 0 bytes there, and 0 bytes read nothing
+    and passed as blank."""
+    size = os.lseek(fd, 0, os.SEEK_END)
+    if size <= 0:
+        return "its size reads as 0 bytes, so iolab cannot read it to check it is blank"
+    samples = read_samples(fd, sample_ranges(size))
+    found = first_data(samples)
+    if found is not None:
+        if _marks(home).get(device_key(fd, size)) != digest(samples):
+            offset, count = found
+            return _holds_data(
+                device, f"a non-zero byte at offset {offset:,}; {count} of {len(samples)} sampled ranges are not zero"
+            )
+        _accept(checks, device, "iolab wrote it last (its fingerprint is iolab's own), not read again")
+        return None
+    if checks is not None and checks.mode == "sample":
+        return _sampled(checks, fd, device, size)
+    whole = read_all(fd, size, name=device)
     if whole.first is not None:
         return _holds_data(device, f"a non-zero byte at offset {whole.first:,}, found reading all of it")
     _accept(
@@ -284,9 +329,9 @@ def content_problem(device: str, home: Path) -> str | None:
     return None
 
 
-def _sampled(checks: BlankChecks, device: str, size: int) -> str | None:
+def _sampled(checks: BlankChecks, fd: int, device: str, size: int) -> str | None:
     """The user's choice: both ends and one block per MiB, said as such."""
-    dense = read_samples(device, dense_ranges(size))
+    dense = read_samples(fd, dense_ranges(size))
     found = first_data(dense)
     if found is not None:
         offset, count = found
@@ -312,26 +357,11 @@ def remember_written(devices: Iterable[str], home: Path) -> None:
         return
     marks = _marks(home)
     for device in devices:
-        size = _whole_size(device)
-        with contextlib.suppress(OSError):
-            marks[device_key(device, size)] = digest(read_samples(device, sample_ranges(size)))
+        with contextlib.suppress(OSError), _descriptor(device) as fd:  # one open: the key is the read device's
+            size = os.lseek(fd, 0, os.SEEK_END)
+            marks[device_key(fd, size)] = digest(read_samples(fd, sample_ranges(size)))
     private_dir(home)
     write_private(home / MARKS_FILE, json.dumps(marks, indent=1, sort_keys=True))
-
-
-def _whole_size(device: str) -> int:
-    """The device's size in bytes as its own node gives it (seek to the end), else /sys's count of sectors.
-
-    The node comes first: a name /sys does not know (a node under another name, a /sys that hides it) read
-    as 0 bytes there, and a device of 0 bytes read nothing and passed as blank."""
-    try:
-        fd = os.open(device, os.O_RDONLY)
-    except OSError:
-        return int(_sys(Path(os.path.realpath(device)).name, "size") or 0) * 512
-    try:
-        return os.lseek(fd, 0, os.SEEK_END)
-    finally:
-        os.close(fd)
 
 
 class HeldDevices:
@@ -348,7 +378,7 @@ class HeldDevices:
         fd = self._fds.get(device)
         if fd is None:
             raise OSError(errno.EPERM, "not held by this run for writing")
-        fcntl.ioctl(fd, _BLKDISCARD, struct.pack("QQ", 0, _whole_size(device)))
+        fcntl.ioctl(fd, _BLKDISCARD, struct.pack("QQ", 0, os.lseek(fd, 0, os.SEEK_END)))
 
 
 guards.register(

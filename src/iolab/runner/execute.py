@@ -390,7 +390,6 @@ def _measurer(
         plan.phases,
         request.telemetry_interval,
         fio_clocksource(clocksource),  # the cluster executor leaves it out of its job files
-        allow_commands=request.allow_commands,
         stopping=_stop_rule(request, plan),
         workdirs=Workdirs(store, run_id),
         held=holding,

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
-from iolab.fio.options import effects
 from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.fio.status import StatusReader
@@ -40,7 +39,6 @@ class Measurer:
     phases: Phases
     telemetry_interval: float | None
     clocksource: str | None = None  # given to fio on this host (`iolab.fio.run.fio_clocksource`)
-    allow_commands: bool = False  # the user's --allow-commands; the plan was checked, this guards each point
     stopping: StopRule | None = None  # stop each point when its number is known (one host only)
     notes: list[str] = field(default_factory=list)
     side: SideFigures = field(init=False)
@@ -63,7 +61,6 @@ class Measurer:
         (result, error text, and for a multi-host point each host that failed with why)."""
         started = time.time()
         artifacts: list[Artifact] = list(kept)
-        self._check_commands(point)
         try:
             self._before(point, point_id, artifacts)
         except RunFailed as exc:
@@ -92,16 +89,6 @@ class Measurer:
             series=run.series,
         )
         return run.result, "", lost
-
-    def _check_commands(self, point: Point) -> None:
-        """Refuse a point that runs programs (fio's exec options, pre/post and metric commands) without
-        --allow-commands."""
-        commands = effects(point.options).commands + [
-            shlex.join(a)
-            for a in self.phases.pre_point + self.phases.post_point + tuple(a for _, a in self.phases.metrics)
-        ]
-        if commands and not self.allow_commands:
-            raise UserError(f"{point.name} runs programs ({'; '.join(commands)}): they need --allow-commands")
 
     # -- phases ------------------------------------------------------------
     def _before(self, point: Point, point_id: int, artifacts: list[Artifact]) -> None:

@@ -153,8 +153,10 @@ class Session:
             raise RunFailed(f"{point.name}: after {when}: {problem}; fio may have written elsewhere, the run stopped")
 
     def _ready_target(self, target: Target, point: Point) -> None:
-        """Before the first point on a target: precondition it, write its scratch file.
+        """Before a point: write the target's scratch file (first point only), then precondition it.
 
+        In that order: the fill writes every block of the file sequentially, so a precondition before it
+        would be overwritten, and the points would read and write the fill's state, not the precondition's.
         Not on other hosts: there fio lays out each host's scratch file itself before its first job.
         """
         assert self.plan is not None
@@ -163,8 +165,6 @@ class Session:
         pre = self.plan.phases.precondition
         first = target not in self.prepared
         self.prepared.add(target)
-        if pre is not None and _preconditions(pre, first, point) and write_refusal(target) is None:
-            self._precondition(target, pre)
         if point.job.is_metadata:
             self.metadata_directory(target)
         elif point.per_job_files:
@@ -174,6 +174,8 @@ class Session:
             self.progress.phase(f"writing scratch file {target.filename} ({units.size(target.size_bytes)})")
             with self.measurer.log.phase("fill", f"{target.filename} ({units.size(target.size_bytes)})"):
                 fill_scratch(target, self.measurer.fio, self.measurer.workdirs)
+        if pre is not None and _preconditions(pre, first, point) and write_refusal(target) is None:
+            self._precondition(target, pre)
 
     def _per_job_directory(self, point: Point) -> None:
         """The directory of each job's own file, made on first use; emptied when the files a point asks for
@@ -216,7 +218,7 @@ class Session:
 
 def _preconditions(pre: Precondition, first: bool, point: Point) -> bool:
     """Whether this point is preceded by the plan's preconditioning: once, before the target's first point;
-    or before each point that writes."""
-    if first:
-        return pre.scope == "once"
+    or before each point that writes, the target's first among them."""
+    if pre.scope == "once":
+        return first
     return pre.scope == "before_each_write" and point.job.writes

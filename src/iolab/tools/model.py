@@ -72,8 +72,14 @@ class Columns(dict[str, str]):
 def throughput(
     ddir: str, bw_bytes: float, ops: float, seconds: float, jobs: int, version: str, io_bytes: int = 0
 ) -> Result:
-    """A Result of one direction from a tool that reports throughput only (no latency, no CPU)."""
-    runtime_ms = round(seconds * 1000) if math.isfinite(seconds) and seconds > 0 else 0
+    """A Result of one direction from a tool that reports throughput only (no latency, no CPU).
+
+    The runtime, the operation count and (unless the tool gave them) the bytes all come from `seconds`: a
+    time that is not a positive number (none printed, nan, inf) leaves all three 0, "not known", never made up.
+    """
+    if not (math.isfinite(seconds) and seconds > 0):
+        return Result({ddir: DirectionResult(ddir, bw_bytes, ops, 0, io_bytes, 0)}, 0.0, 0.0, jobs, version)
+    runtime_ms = round(seconds * 1000)
     total = round(ops * seconds) if runtime_ms else 0
     direction = DirectionResult(ddir, bw_bytes, ops, total, io_bytes or round(bw_bytes * seconds), runtime_ms)
     return Result({ddir: direction}, 0.0, 0.0, jobs, version)
