@@ -28,11 +28,6 @@ HELPERS = {
 }  # `make bench` at full size; README.md and docs/ from the results
 
 
-def strace_skip_reason() -> str | None:
-    """Why the generative safety bench cannot run here (it needs loop devices and strace), or None."""
-    return loop_skip_reason() or (None if shutil.which("strace") else "strace is not installed (.ci/run installs it)")
-
-
 # script -> (the result file it writes, why it cannot run here or None)
 SMOKE: dict[str, tuple[str, object]] = {
     "blank_read.py": ("blank_read.json", loop_skip_reason),
@@ -58,8 +53,11 @@ SMOKE: dict[str, tuple[str, object]] = {
     "overhead.py": ("overhead.json", loop_skip_reason),
     "page_consistency.py": ("page_consistency.json", None),
     "perf_overhead.py": ("perf_overhead.json", None),
-    "safety_generative.py": ("safety_generative.json", strace_skip_reason),
     # run at smoke size, with assertions on what they wrote, by tests/test_bench_smoke.py (not twice here)
+    "safety_generative.py": (
+        "safety_generative.json",
+        "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke",
+    ),
     "safety_mutation.py": ("safety_mutation.json", "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke"),
     "scaling_envelope.py": ("scaling_envelope.json", None),
     "simulated_arrays.py": ("simulated_arrays.json", None),

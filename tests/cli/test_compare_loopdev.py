@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopdev import blkio_cgroup, loop_devices
 
@@ -49,7 +50,8 @@ def three_groups(tmp_path_factory) -> dict:
                 proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True, env=env)
                 _, err = proc.communicate(timeout=60)
                 assert proc.returncode == 0, err
-                tagged = iolab("tag", "last", tag, env={"IOLAB_HOME": str(home)})
+                # in this process: the same command line, without a second interpreter's start per run
+                tagged = in_process.iolab("tag", "last", tag, env={"IOLAB_HOME": str(home)})
                 assert tagged.returncode == 0, tagged.stderr
     return {"IOLAB_HOME": str(home)}
 
