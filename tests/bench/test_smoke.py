@@ -32,7 +32,7 @@ HELPERS = {
 SMOKE: dict[str, tuple[str, object]] = {
     "blank_read.py": ("blank_read.json", loop_skip_reason),
     "calibration.py": ("calibration.json", throttle_skip_reason),
-    "dips_envelope.py": ("dips_envelope.json", None),
+    "dips_envelope.py": ("dips_envelope.json", "smoke run by tests/test_bench_smoke.py::test_dips_envelope_smoke"),
     "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
     "fioplot_collection.py": ("fioplot_collection.json", None),
     "fioplot_traces.py": ("fioplot_traces.json", None),
@@ -61,7 +61,10 @@ SMOKE: dict[str, tuple[str, object]] = {
     "safety_mutation.py": ("safety_mutation.json", "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke"),
     "scaling_envelope.py": ("scaling_envelope.json", None),
     "simulated_arrays.py": ("simulated_arrays.json", None),
-    "simulated_histories.py": ("simulated_histories.json", None),
+    "simulated_histories.py": (
+        "simulated_histories.json",
+        "smoke run by tests/test_bench_smoke.py::test_simulated_histories_smoke",
+    ),
     "startup.py": ("startup.json", None),
     "stopping_coverage.py": ("stopping_coverage.json", None),
     "stopping_envelope.py": (
