@@ -1,11 +1,11 @@
 """The order in which `make test` deals its parallel tier's modules to the workers: the slowest first.
 
 With `--dist loadfile` a module is one unit of work on one worker, dealt in the order of a queue. pytest-xdist's
-own queue puts the modules with the most tests first, and the number of tests says nothing about their time:
-the 700 quick cases of tests/cli/test_malformed.py went first and tests/runner/test_generative_safety.py (one
-test, 40 s) went among the last, so the tier ended with one worker finishing a long module while the others
-stood idle. Dealt longest first (LPT), the long modules run side by side from the start and the many short ones
-fill the gaps at the end.
+own queue puts the modules with the most tests first, and the number of tests says little about their time:
+tests/runner/test_generative_safety.py (one test, 40 s on CI) and the browser's report (one minute of set-up,
+four tests) went among the last, where a worker still busy with one of them keeps the tier open while the
+others stand idle. Dealt longest first (LPT), the long modules run side by side from the start and the many
+short ones fill the gaps at the end.
 
 `SECONDS` holds what the modules above ~15 s took on one worker, measured with `--junitxml` (`python -m
 tests.worker_order JUNIT.xml ...` prints the table for this file). A module not in it goes after them, the end
@@ -22,8 +22,47 @@ from pathlib import Path
 
 import pytest
 
-# Seconds of one worker (this 2-CPU host, 2 workers, under the other helpers' load: about 1.5 times CI's).
-SECONDS: dict[str, float] = {}
+# Seconds of one worker: on a 2-CPU host shared with other work, two workers (about 2 to 4 times CI's seconds;
+# only their order matters), 2026-11-29.
+SECONDS: dict[str, float] = {
+    "tests/cli/test_malformed.py": 652,
+    "tests/bench/test_smoke_shard_3.py": 356,
+    "tests/bench/test_smoke_shard_1.py": 290,
+    "tests/runner/test_plans_run.py": 234,
+    "tests/bench/test_smoke_shard_2.py": 222,
+    "tests/bench/test_smoke.py": 222,
+    "tests/workflows/test_seed001.py": 180,
+    "tests/workflows/test_seed004.py": 178,
+    "tests/cluster/test_multihost.py": 177,
+    "tests/report/test_html_browser.py": 156,
+    "tests/test_bench_smoke.py": 136,
+    "tests/analysis/test_history.py": 92,
+    "tests/imports/test_reading.py": 83,
+    "tests/cluster/test_stopping_hosts.py": 77,
+    "tests/analysis/test_compare.py": 63,
+    "tests/analysis/test_outliers.py": 62,
+    "tests/report/test_charts.py": 61,
+    "tests/runner/test_generative_safety.py": 59,
+    "tests/cluster/test_private_servers.py": 59,
+    "tests/cli/test_history_cli.py": 53,
+    "tests/analysis/test_history_envelope.py": 49,
+    "tests/runner/test_trust_paths.py": 47,
+    "tests/cli/test_commands_in_process.py": 44,
+    "tests/workflows/test_seed002.py": 40,
+    "tests/cli/test_format_matrix_in_process.py": 35,
+    "tests/doctor/test_rules_generated.py": 35,
+    "tests/test_oracle.py": 34,
+    "tests/analysis/test_stopping.py": 34,
+    "tests/views/test_page_consistency.py": 34,
+    "tests/cli/test_seconds_text.py": 32,
+    "tests/cluster/test_servers_fake_hosts.py": 26,
+    "tests/analysis/test_job_sum.py": 21,
+    "tests/runner/test_run_loop.py": 19,
+    "tests/report/test_same_tables.py": 18,
+    "tests/workflows/test_wording.py": 17,
+    "tests/imports/test_import_archive.py": 17,
+    "tests/analysis/test_dips.py": 16,
+}
 
 
 def heaviest_first(items: list[pytest.Item], root: Path) -> None:
