@@ -1,9 +1,13 @@
 """`iolab compare` on real fio runs of a read-throttled loop device (root, cgroup-v1 blkio).
 
-Three groups of five runs, interleaved round by round so drift hits all of
+Three groups of four runs (ROUNDS), interleaved round by round so drift hits all of
 them alike: A at 100 MiB/s, B at 90 MiB/s (10% slower), and A2 at 100 MiB/s
 again. B against A must be "slower" with a CI that excludes no change;
 A2 against A must never be called faster or slower.
+
+Only the runs are processes of their own (each in the throttled cgroup); `tag`, `compare` and `ls` start no
+fio, so they run in this process (tests.in_process: the same entry point and arguments, without an
+interpreter's start for each of the twenty-odd commands).
 """
 
 from __future__ import annotations
@@ -13,8 +17,7 @@ import sys
 
 import pytest
 
-from tests import in_process
-from tests.iolab_cli import assert_clean_error, iolab
+from tests.in_process import assert_clean_error, iolab
 from tests.loopdev import blkio_cgroup, loop_devices
 
 MIB = 1 << 20
@@ -50,8 +53,7 @@ def three_groups(tmp_path_factory) -> dict:
                 proc = cgroup.popen(argv, stdout=-1, stderr=-1, text=True, env=env)
                 _, err = proc.communicate(timeout=60)
                 assert proc.returncode == 0, err
-                # in this process: the same command line, without a second interpreter's start per run
-                tagged = in_process.iolab("tag", "last", tag, env={"IOLAB_HOME": str(home)})
+                tagged = iolab("tag", "last", tag, env={"IOLAB_HOME": str(home)})
                 assert tagged.returncode == 0, tagged.stderr
     return {"IOLAB_HOME": str(home)}
 
