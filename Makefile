@@ -38,11 +38,17 @@ check: lint
 # browser, sshd) together on E2E_WORKERS (4) workers, whatever the CPU count: the end-to-end tests mostly wait
 # on fio's clock (with two workers on two CPUs, half the CPU time was idle), and the unit tests fill the
 # waits. Those that measure a difference, a dip or a signal's timing run afterwards, alone (the `serial`
-# list in tests/conftest.py).
+# list in tests/conftest.py). The modules are dealt slowest first (tests/worker_order.py), not by their
+# number of tests (pytest-xdist's own order, switched off by --no-loadscope-reorder). The serial tier collects
+# only its own modules (`python -m tests.conftest` names them): not the whole suite's for 19 tests. While the
+# lint runs (mypy: one CPU), one collection on the other CPU compiles the modules and rewrites the tests'
+# asserts into __pycache__ once, instead of every worker of a fresh clone doing it again at its start.
 E2E_WORKERS ?= 4
-test: lint fio
-	$(BIN)/pytest -q -ra --durations=10 -m "not serial" -n $(E2E_WORKERS) --dist loadfile
-	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial"
+test: $(STAMP) fio
+	$(BIN)/pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & $(MAKE) --no-print-directory lint; \
+	    linted=$$?; wait; exit $$linted
+	$(BIN)/pytest -q -ra --durations=10 -m "not serial" -n $(E2E_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial" $$($(BIN)/python -m tests.conftest)
 
 bench: $(STAMP) fio
 	$(BIN)/python bench/run_all.py

@@ -23,6 +23,7 @@ import pytest
 
 from iolab.models.finding import FAILED_RULE, unreadable_part
 from tests.oracle import OracleReport, ShownRow, check_quotes, check_rows, check_store, point_rates
+from tests.worker_order import heaviest_first
 
 # What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
 # installed script beside the interpreter), loop devices, Chromium, sshd, or the report tests' stores of real runs.
@@ -43,6 +44,8 @@ SERIAL = {
     "tests/runner/test_stopping_loopdev.py": "a point ends when its rate is known, and a rate that falls is not",
     "tests/workflows/test_seed002_stopping.py": "a rate-capped point of four grouped jobs stops once its rate is "
     "known at ±2%, before its maximum",
+    "tests/store/test_read_only_home.py": "a read-only bind mount under the shared /tmp, which every other "
+    "worker's process sees while it lasts",
     "tests/workflows/test_seed000.py": "a dip is found at its second and a re-run has none; a rate-capped A/B is "
     "judged the same speed; only the throttled drive is an outlier",
 }
@@ -64,6 +67,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
         if path.relative_to(ROOT).as_posix() in SERIAL:
             item.add_marker(pytest.mark.serial)
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the queue a worker's collection sets: the slowest modules first
+        heaviest_first(items, ROOT)
 
 
 # A run's HTML page costs about a second of charts; only the tests of that page ask for it
@@ -227,3 +232,7 @@ def _unreadable_findings(database: Path) -> list[str]:
         if unreadable_part(title, shown, subject or "") is not None or FAILED_RULE in title:
             bad.append(f"{rule_id}: {text}")
     return bad
+
+
+if __name__ == "__main__":  # the serial tier's modules, for `make test` to collect only them
+    print(*sorted(SERIAL))

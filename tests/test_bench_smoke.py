@@ -23,6 +23,18 @@ def _bench(script: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=600)
 
 
+def _smoke(script: str, tmp_path: Path) -> dict:
+    """`script --smoke`, which writes its result into IOLAB_BENCH_RESULTS: the record, held as
+    tests/bench/test_smoke.py holds every smoke's (exit 0, marked as a smoke run)."""
+    command = [sys.executable, str(BENCH / script), "--smoke"]
+    env = {**os.environ, "IOLAB_BENCH_RESULTS": str(tmp_path)}
+    proc = subprocess.run(command, check=False, capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads((tmp_path / script.replace(".py", ".json")).read_text())
+    assert record["smoke"] is True and record["benchmark"]
+    return record
+
+
 def test_simulated_arrays_smoke(tmp_path):
     out = tmp_path / "arrays.json"
     proc = _bench("simulated_arrays.py", "--cases", "16", "--out", str(out))
@@ -44,13 +56,9 @@ def test_outlier_envelope_smoke(tmp_path):
 
 
 def test_simulated_histories_smoke(tmp_path):
-    out = tmp_path / "histories.json"
-    # the short histories and the must-show steps at 4 each (their defaults, 1,200 and 300, took 100 s here)
-    proc = _bench(
-        "simulated_histories.py", "--cases", "8", "--short-cases", "4", "--must-show-cases", "4", "--out", str(out)
-    )
-    assert proc.returncode in (0, 1), proc.stderr
-    figures = json.loads(out.read_text())
+    # --smoke: 8 cases, the short histories and the must-show steps at 4 each (their defaults, 1,200 and 300, took
+    # 100 s here); the registry's smoke of this script is this run (tests/bench/test_smoke.py)
+    figures = _smoke("simulated_histories.py", tmp_path)
     assert figures["issue_example"] == {"change_points": [7], "outlier_runs": [4]}
     held = figures["held_out"]
     assert held["histories"] == 4 and held["false_change_points"]["all"]["runs"] > 0
@@ -60,11 +68,9 @@ def test_simulated_histories_smoke(tmp_path):
 def test_dips_envelope_smoke(tmp_path):
     """The dip envelope at 24 held-out cases: every bin is printed, the oracle stands beside each, and the planted
     dips are found (issue 40's space: 2 s to half the run, four shapes, AR(1) and t3 noise)."""
-    out = tmp_path / "dips.json"
-    # three cases of each further scenario: their default 300 (runs of up to 7,200 s) took 90 s of the 93 here
-    proc = _bench("dips_envelope.py", "--cases", "24", "--scenario-cases", "3", "--out", str(out))
-    assert proc.returncode == 0, proc.stderr
-    held = json.loads(out.read_text())["held_out"]
+    # --smoke: 24 cases and three of each further scenario (their default 300, runs of up to 7,200 s, took 90 s of
+    # the 93 here); the registry's smoke of this script is this run (tests/bench/test_smoke.py)
+    held = _smoke("dips_envelope.py", tmp_path)["held_out"]
     assert (
         held["all"]["cases"] == 24
         and held["all"]["recall"] > 0.5
@@ -127,6 +133,11 @@ def test_safety_benches_smoke(tmp_path):
             [sys.executable, str(BENCH / script), "--smoke"], check=False, capture_output=True, text=True, env=env
         )
         assert done.returncode == 0, done.stdout + done.stderr
-    assert json.loads((tmp_path / "safety_generative.json").read_text())["failed"] == 0
-    (row,) = json.loads((tmp_path / "safety_mutation.json").read_text())["guards"]
+    generative, mutation = (
+        json.loads((tmp_path / f"safety_{name}.json").read_text()) for name in ("generative", "mutation")
+    )
+    for record in (generative, mutation):  # what tests/bench/test_smoke.py holds of every smoke (it runs neither)
+        assert record["smoke"] is True and record["benchmark"]
+    assert generative["failed"] == 0
+    (row,) = mutation["guards"]
     assert row["guard"] == "read-only-target" and row["caught"], row

@@ -28,16 +28,11 @@ HELPERS = {
 }  # `make bench` at full size; README.md and docs/ from the results
 
 
-def strace_skip_reason() -> str | None:
-    """Why the generative safety bench cannot run here (it needs loop devices and strace), or None."""
-    return loop_skip_reason() or (None if shutil.which("strace") else "strace is not installed (.ci/run installs it)")
-
-
 # script -> (the result file it writes, why it cannot run here or None)
 SMOKE: dict[str, tuple[str, object]] = {
     "blank_read.py": ("blank_read.json", loop_skip_reason),
     "calibration.py": ("calibration.json", throttle_skip_reason),
-    "dips_envelope.py": ("dips_envelope.json", None),
+    "dips_envelope.py": ("dips_envelope.json", "smoke run by tests/test_bench_smoke.py::test_dips_envelope_smoke"),
     "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
     "fioplot_collection.py": ("fioplot_collection.json", None),
     "fioplot_traces.py": ("fioplot_traces.json", None),
@@ -58,12 +53,18 @@ SMOKE: dict[str, tuple[str, object]] = {
     "overhead.py": ("overhead.json", loop_skip_reason),
     "page_consistency.py": ("page_consistency.json", None),
     "perf_overhead.py": ("perf_overhead.json", None),
-    "safety_generative.py": ("safety_generative.json", strace_skip_reason),
     # run at smoke size, with assertions on what they wrote, by tests/test_bench_smoke.py (not twice here)
+    "safety_generative.py": (
+        "safety_generative.json",
+        "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke",
+    ),
     "safety_mutation.py": ("safety_mutation.json", "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke"),
     "scaling_envelope.py": ("scaling_envelope.json", None),
     "simulated_arrays.py": ("simulated_arrays.json", None),
-    "simulated_histories.py": ("simulated_histories.json", None),
+    "simulated_histories.py": (
+        "simulated_histories.json",
+        "smoke run by tests/test_bench_smoke.py::test_simulated_histories_smoke",
+    ),
     "startup.py": ("startup.json", None),
     "stopping_coverage.py": ("stopping_coverage.json", None),
     "stopping_envelope.py": (

@@ -1,9 +1,13 @@
 """`iolab compare` on real fio runs of a read-throttled loop device (root, cgroup-v1 blkio).
 
-Three groups of five runs, interleaved round by round so drift hits all of
+Three groups of four runs (ROUNDS), interleaved round by round so drift hits all of
 them alike: A at 100 MiB/s, B at 90 MiB/s (10% slower), and A2 at 100 MiB/s
 again. B against A must be "slower" with a CI that excludes no change;
 A2 against A must never be called faster or slower.
+
+Only the runs are processes of their own (each in the throttled cgroup); `tag`, `compare` and `ls` start no
+fio, so they run in this process (tests.in_process: the same entry point and arguments, without an
+interpreter's start for each of the twenty-odd commands).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import sys
 
 import pytest
 
-from tests.iolab_cli import assert_clean_error, iolab
+from tests.in_process import assert_clean_error, iolab
 from tests.loopdev import blkio_cgroup, loop_devices
 
 MIB = 1 << 20

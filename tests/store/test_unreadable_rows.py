@@ -6,7 +6,6 @@ real fio output, the way an older version's unchecked import left them.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -101,30 +100,3 @@ def test_show_and_compare_name_the_bad_point(damaged_store):
         assert why in shown.stderr and "stored result unreadable" in shown.stdout
     compared = iolab("compare", "1", str(max(damaged_store)))
     assert compared.returncode == 0 and "Traceback" not in compared.stderr, compared.stderr
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="a read-only mount needs root (as a user, root-owned files would do)")
-def test_a_read_only_home_still_serves_ls_show_and_report(iolab_home, tmp_path):
-    assert iolab("import", str(FIO_JSON)).returncode == 0
-    mounted = subprocess.run(
-        ["mount", "--bind", "-o", "ro", str(iolab_home), str(iolab_home)], capture_output=True, check=False
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot bind-mount read-only here: {mounted.stderr.decode().strip()}")
-    try:
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(iolab_home)], check=True)
-        with pytest.raises(OSError):
-            (iolab_home / "probe").write_text("x")  # really read-only, even for root
-        for args, shown in ((["ls"], "complete"), (["show", "1"], "rr"), (["report", "1"], "rr"), (["history"], "rr")):
-            proc = iolab(*args)
-            assert proc.returncode == 0 and "Traceback" not in proc.stderr, (args, proc.stderr)
-            assert shown in proc.stdout, (args, proc.stdout)
-        page = tmp_path / "r.html"
-        assert iolab("report", "--html", str(page), "1").returncode == 0 and page.stat().st_size > 1000
-        refused = iolab("import", str(FIO_JSON))  # writing still needs a writable home
-        assert refused.returncode == 2 and "writable" in refused.stderr and "Traceback" not in refused.stderr
-    finally:  # lazily, until none is left: a mount left behind is every later test's host state
-        for _ in range(5):  # (a bind mount on a shared parent can be stacked more than once)
-            subprocess.run(["umount", "--lazy", str(iolab_home)], capture_output=True, check=False)
-            if not os.path.ismount(iolab_home):
-                break
