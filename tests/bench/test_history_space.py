@@ -16,7 +16,8 @@ import simulated_histories as sh  # noqa: E402
 
 def test_the_space_holds_weekly_only_cycles_holidays_and_phi_past_0_7():
     knobs = [sh.draw(seed, 700).knobs for seed in range(150)]
-    assert any(k["weekly"] and not k["daily"] for k in knobs)
+    # A weekly cycle without a daily one in a quarter of the histories (an eighth came from the first draw alone).
+    assert sum(1 for k in knobs if k["weekly"] and not k["daily"]) / len(knobs) > 0.2
     assert any(k["holiday_runs"] for k in knobs) and all(k["daily"] or k["weekly"] for k in knobs if k["holiday_runs"])
     phis = [k["phi"] for k in knobs]
     assert any(p > 0.7 for p in phis) and max(phis) < 0.8
