@@ -505,11 +505,14 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
         _private_database(path)
         conn = sqlite3.connect(path, timeout=BUSY_SECONDS)
         conn.row_factory = sqlite3.Row
+        # NORMAL before the migrations: in WAL mode it syncs at checkpoints, not at every commit, and keeps the
+        # database whole through a crash (a migration lost with the power is applied again at the next open);
+        # a new home's 15 migrations, synced each, were ~20 fdatasyncs, 0.05-0.25 s of a busy disk
+        conn.execute("PRAGMA synchronous=NORMAL")
         with _schema_lock(directory):
             conn.execute("PRAGMA journal_mode=WAL")
             migrate(conn, str(path))
         conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
         _keep_reserve(directory / RESERVE_NAME)
     except (OSError, sqlite3.OperationalError) as exc:
