@@ -22,7 +22,10 @@ outputs against fio-plot's own JSON loader, timed in the same run (issue 21).
 The host's load average is recorded beside the figures: on a shared VM they move with it.
 Writes bench/results/fioplot_collection.json.
 
-    .venv/bin/python bench/fioplot_collection.py --data DIR [--rounds 3]
+    .venv/bin/python bench/fioplot_collection.py --data DIR [--rounds 3] [--outputs DIR] [--fio-plot-python PYTHON]
+
+`--outputs` reuses 1,000 outputs made before; `--fio-plot-python` a Python with fio-plot installed. The load
+average as each round started is kept with its figures.
 """
 
 from __future__ import annotations
@@ -158,19 +161,8 @@ def json_against_fio_plot(work: Path, rounds: int, outputs: Path | None = None, 
     if outputs is None:
         outputs = make_outputs(work, work / "data.img")
         (work / "data.img").unlink(missing_ok=True)
-    plotter = plotter or fio_plot_python(work)
     compile_iolab()
-    ours: list[dict] = []
-    theirs: list[dict] = []
-    for number in range(rounds):
-        sides = ("iolab", "fio_plot") if number % 2 == 0 else ("fio_plot", "iolab")
-        for side in sides:
-            load = os.getloadavg()[0]
-            if side == "iolab":
-                ours.append({**_iolab_round(outputs, work / f"home-json-{number}"), "load": load})
-            else:
-                wall, cpu, out = timed([plotter, "-c", FIO_PLOT_LOADER, str(outputs)], dict(os.environ))
-                theirs.append({"process_s": wall, "cpu_s": cpu, **json.loads(out), "load": load})
+    ours, theirs = _alternated(work, rounds, outputs, plotter or fio_plot_python(work))
     files = {r["files"] for r in ours + theirs}
     assert len(files) == 1, (ours, theirs)
 
@@ -192,6 +184,22 @@ def json_against_fio_plot(work: Path, rounds: int, outputs: Path | None = None, 
     found["ratio"] = found["fio_plot"]["process_s"] / found["iolab"]["process_s"]
     found["ratio_cpu"] = found["fio_plot"]["cpu_s"] / found["iolab"]["cpu_s"]
     return found
+
+
+def _alternated(work: Path, rounds: int, outputs: Path, plotter: str) -> tuple[list[dict], list[dict]]:
+    """(iolab's rounds, fio-plot's), iolab first in even rounds, fio-plot first in odd ones, each with the load
+    average as it started."""
+    ours: list[dict] = []
+    theirs: list[dict] = []
+    for number in range(rounds):
+        for side in ("iolab", "fio_plot") if number % 2 == 0 else ("fio_plot", "iolab"):
+            load = os.getloadavg()[0]
+            if side == "iolab":
+                ours.append({**_iolab_round(outputs, work / f"home-json-{number}"), "load": load})
+            else:
+                wall, cpu, out = timed([plotter, "-c", FIO_PLOT_LOADER, str(outputs)], dict(os.environ))
+                theirs.append({"process_s": wall, "cpu_s": cpu, **json.loads(out), "load": load})
+    return ours, theirs
 
 
 def compile_iolab() -> None:
