@@ -22,7 +22,10 @@ outputs against fio-plot's own JSON loader, timed in the same run (issue 21).
 The host's load average is recorded beside the figures: on a shared VM they move with it.
 Writes bench/results/fioplot_collection.json.
 
-    .venv/bin/python bench/fioplot_collection.py --data DIR [--rounds 3]
+    .venv/bin/python bench/fioplot_collection.py --data DIR [--rounds 3] [--outputs DIR] [--fio-plot-python PYTHON]
+
+`--outputs` reuses 1,000 outputs made before; `--fio-plot-python` a Python with fio-plot installed. The load
+average as each round started is kept with its figures.
 """
 
 from __future__ import annotations
@@ -154,29 +157,21 @@ def fio_plot_python(work: Path) -> str:
     return str(venv / "bin" / "python")
 
 
-def json_against_fio_plot(work: Path, rounds: int) -> dict:
-    outputs = make_outputs(work, work / "data.img")
-    (work / "data.img").unlink(missing_ok=True)
-    plotter = fio_plot_python(work)
+def json_against_fio_plot(work: Path, rounds: int, outputs: Path | None = None, plotter: str | None = None) -> dict:
+    if outputs is None:
+        outputs = make_outputs(work, work / "data.img")
+        (work / "data.img").unlink(missing_ok=True)
     compile_iolab()
-    ours: list[dict] = []
-    theirs: list[dict] = []
-    for number in range(rounds):
-        sides = ("iolab", "fio_plot") if number % 2 == 0 else ("fio_plot", "iolab")
-        for side in sides:
-            if side == "iolab":
-                ours.append(_iolab_round(outputs, work / f"home-json-{number}"))
-            else:
-                wall, cpu, out = timed([plotter, "-c", FIO_PLOT_LOADER, str(outputs)], dict(os.environ))
-                theirs.append({"process_s": wall, "cpu_s": cpu, **json.loads(out)})
-    assert all(r["files"] == 1000 for r in ours + theirs), (ours, theirs)
+    ours, theirs = _alternated(work, rounds, outputs, plotter or fio_plot_python(work))
+    files = {r["files"] for r in ours + theirs}
+    assert len(files) == 1, (ours, theirs)
 
     def median(rows: list[dict], key: str) -> float:
         return statistics.median(r[key] for r in rows)
 
     keys = ("process_s", "cpu_s", "library_s", "read_s")
     found = {
-        "files": 1000,
+        "files": files.pop(),
         "rounds": rounds,
         "iolab": {key: median(ours, key) for key in keys},
         "fio_plot": {key: median(theirs, key) for key in keys},
@@ -189,6 +184,22 @@ def json_against_fio_plot(work: Path, rounds: int) -> dict:
     found["ratio"] = found["fio_plot"]["process_s"] / found["iolab"]["process_s"]
     found["ratio_cpu"] = found["fio_plot"]["cpu_s"] / found["iolab"]["cpu_s"]
     return found
+
+
+def _alternated(work: Path, rounds: int, outputs: Path, plotter: str) -> tuple[list[dict], list[dict]]:
+    """(iolab's rounds, fio-plot's), iolab first in even rounds, fio-plot first in odd ones, each with the load
+    average as it started."""
+    ours: list[dict] = []
+    theirs: list[dict] = []
+    for number in range(rounds):
+        for side in ("iolab", "fio_plot") if number % 2 == 0 else ("fio_plot", "iolab"):
+            load = os.getloadavg()[0]
+            if side == "iolab":
+                ours.append({**_iolab_round(outputs, work / f"home-json-{number}"), "load": load})
+            else:
+                wall, cpu, out = timed([plotter, "-c", FIO_PLOT_LOADER, str(outputs)], dict(os.environ))
+                theirs.append({"process_s": wall, "cpu_s": cpu, **json.loads(out), "load": load})
+    return ours, theirs
 
 
 def compile_iolab() -> None:
@@ -220,6 +231,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternate rounds of the 1,000-output comparison")
     parser.add_argument("--skip-json", action="store_true", help="only the collection (no fio runs, no fio-plot)")
     parser.add_argument("--skip-collection", action="store_true", help="only the 1,000 outputs against fio-plot")
+    parser.add_argument("--outputs", type=Path, help="the 1,000 json+ outputs made before (else made by fio here)")
+    parser.add_argument("--fio-plot-python", help="a Python with fio-plot installed (else a venv is made for it)")
     add_smoke_flag(parser)
     args = parser.parse_args()
     if args.smoke:
@@ -233,7 +246,7 @@ def main() -> None:
         else:
             figures["collection"] = import_collection(folder, work)
         if not args.skip_json:
-            figures["json_1000"] = json_against_fio_plot(work, args.rounds)
+            figures["json_1000"] = json_against_fio_plot(work, args.rounds, args.outputs, args.fio_plot_python)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     figures["load_average_after"] = os.getloadavg()
@@ -269,7 +282,7 @@ def report(figures: dict) -> None:
     if json_1000:
         ours, theirs = json_1000["iolab"], json_1000["fio_plot"]
         for side in ("iolab", "fio_plot"):
-            rounds = ", ".join(f"{r['process_s']:.2f}" for r in json_1000["every_round"][side])
+            rounds = ", ".join(f"{r['process_s']:.2f} (load {r['load']:.1f})" for r in json_1000["every_round"][side])
             low, high = json_1000["spread"][side]["process_s"]
             print(f"  {side:8} whole process each round (s): {rounds}; lowest {low:.2f}, highest {high:.2f}")
         print(

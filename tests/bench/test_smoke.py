@@ -78,6 +78,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "stopping_sweeps.py": ("stopping_sweeps.json", loop_skip_reason),
     "telemetry_overhead.py": ("telemetry_overhead.json", None),
     "time_to_answer.py": ("time_to_answer.json", loop_skip_reason),
+    "trace_wander_cost.py": ("trace_wander_cost.json", None),
 }
 
 

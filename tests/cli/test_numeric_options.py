@@ -94,9 +94,10 @@ def accepts(param, value: str) -> bool:
     ("path", "option", "param", "filler"), OPTIONS, ids=[f"{' '.join(p)} {o}" for p, o, _, _ in OPTIONS]
 )
 def test_a_bad_value_is_refused_in_one_line_naming_the_option(path, option, param, filler, monkeypatch, capsys):
-    for _, command in commands(click_command()):
-        if command.callback is not None:
-            monkeypatch.setattr(command, "callback", lambda *a, **k: None)
+    for tree in (click_command(), click_command(path[0])):  # `main` builds the named command's tree alone
+        for _, command in commands(tree):
+            if command.callback is not None:
+                monkeypatch.setattr(command, "callback", lambda *a, **k: None)
     for value in BAD + junk(25):
         monkeypatch.setattr("sys.argv", ["iolab", *path, *filler, f"{option}={value}"])
         with pytest.raises(SystemExit) as stopped:

@@ -321,18 +321,32 @@ def trace_wander(values: list[float]) -> float:
     relative to their mean squared, from the variogram of `LEVEL_BLOCK_S`-second block means (the mean
     squared difference of blocks `L` apart, L up to a third of them): a random walk adds `q` x seconds
     apart to a constant (the blocks' own noise), fitted by least squares; 0 when the slope is below zero
-    or fewer than six blocks are given."""
+    or fewer than six blocks are given.
+
+    It is asked at every stop decision, once a second: the variogram taken lag by lag cost O(blocks²) (46 ms
+    at 7,200 s). Here each lag's sum of squared differences is the blocks' sums of squares (prefix sums)
+    less twice their autocovariance at that lag, all lags at once by FFT: O(blocks log blocks), ~0.3 ms at
+    7,200 s, the same figure to ~1e-12 of the variogram's scale (tests/analysis/test_trace_wander_fast.py)."""
     centre = mean(values) if values else 0.0
     n = len(values) // LEVEL_BLOCK_S
     if n < 6 or centre == 0:
         return 0.0
-    blocks = [b / centre for b in batch_means(values[len(values) - n * LEVEL_BLOCK_S :], LEVEL_BLOCK_S)]
-    lags = range(1, n // 3 + 1)
-    gamma = [mean([(blocks[i + k] - blocks[i]) ** 2 for i in range(n - k)]) for k in lags]
-    xs = [float(k * LEVEL_BLOCK_S) for k in lags]
-    xm, ym = mean(xs), mean(gamma)
-    sxx = sum((x - xm) ** 2 for x in xs)
-    return max(sum((x - xm) * (g - ym) for x, g in zip(xs, gamma, strict=True)) / sxx, 0.0)
+    import numpy as np  # here: the stopping rules are read by processes that never decide a stop
+
+    kept = np.asarray(values[len(values) - n * LEVEL_BLOCK_S :], dtype=np.float64)
+    blocks = kept.reshape(n, LEVEL_BLOCK_S).mean(axis=1) / centre
+    deviations = blocks - blocks.mean()  # differences are the same; centred, the sums below cancel least
+    lags = np.arange(1, n // 3 + 1)
+    squares = np.concatenate(([0.0], np.cumsum(deviations * deviations)))
+    size = 1 << int(2 * n - 1).bit_length()  # no wrap-around: the autocovariance of every lag below n
+    spectrum = np.fft.rfft(deviations, size)
+    covariance = np.fft.irfft(spectrum * spectrum.conj(), size)[lags]
+    # sum over i < n - k of (b[i + k] - b[i])^2 = (sum of squares from k) + (sum of squares below n - k) - 2 R(k)
+    gamma = (squares[n] - squares[lags] + squares[n - lags] - 2 * covariance) / (n - lags)
+    xs = lags * float(LEVEL_BLOCK_S)
+    xm, ym = xs.mean(), gamma.mean()
+    sxx = float(((xs - xm) ** 2).sum())
+    return max(float(((xs - xm) * (gamma - ym)).sum()) / sxx, 0.0)
 
 
 def level_variance(kept: list[float], elapsed_s: float, horizon_s: float, params: StopParams) -> float:

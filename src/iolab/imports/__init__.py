@@ -30,8 +30,7 @@ from iolab.imports.fio_files import FioFile, store_fio
 from iolab.imports.reading import Reading
 from iolab.imports.sessions import Sessions
 from iolab.imports.tool_files import ToolFile, store_tool
-from iolab.models import Finding
-from iolab.store.db import Store
+from iolab.store.db import PackedFindings, Store
 from iolab.store.provenance import Provenance, describe_imported_run, record_provenance, runs_holding
 
 __all__ = ["ImportOutcome", "import_paths", "report_lines"]
@@ -251,7 +250,7 @@ class _RunBeingImported:
             self.run.files += 1
         self.pending.clear()
 
-    def finish(self, store: Store, tool: str, outcome: ImportOutcome, findings: list[Finding]) -> None:
+    def finish(self, store: Store, tool: str, outcome: ImportOutcome, findings: PackedFindings) -> None:
         """Keep the run's findings (`judging.findings_of`), close it and describe it."""
         store.save_findings(self.run.run_id, findings)
         store.finish_run(

@@ -10,13 +10,13 @@ the share of parsing and storing (logs make parsing heavier, the doctor storing)
 The second process is forked, so it starts with the files already read (`discover`) and nothing to
 pickle on the way in; on the way back it sends each file's parsed jobs (results, log arrays and the
 compressed file: a few KB), never the text. It is used only where it can help and cannot hurt:
-enough files to pay for the fork, a second CPU to run on, and a process that is still
-single-threaded (forking one with other threads, such as numpy's BLAS pool, can deadlock the child;
-`iolab import` forks before anything loads numpy). If the child dies, the chunks it had not sent
+enough files to pay for the fork, a second CPU to run on (one that other work leaves free: `_second_cpu`),
+and a process that is still single-threaded (forking one with other threads, such as numpy's BLAS pool,
+can deadlock the child; `iolab import` forks before anything loads numpy). If the child dies, the chunks it had not sent
 are parsed here, so its failure costs time, not files.
 
 Once every file is stored, the two processes judge the import's runs the same way (`judged`): each claims
-the next run nobody has (a single run is the child's: it loads the doctor while this process stores), the
+the next run nobody has (a single run is the child's: it loaded the doctor before it parsed), the
 second process reading the store through a connection of its own and sending the findings back for this
 one to save. The doctor was the end of a large import, one process's
 work (6.6 s of fio-plot's collection) while the other sat idle. A run the child claimed and did not
@@ -40,8 +40,7 @@ from iolab.imports.discover import Candidate
 from iolab.imports.fio_files import FioFile, read_fio
 from iolab.imports.judging import findings_of, load_doctor
 from iolab.imports.tool_files import ToolFile, read_tool
-from iolab.models import Finding
-from iolab.store.db import Store
+from iolab.store.db import PackedFindings, Store, pack_findings
 
 # A file parsed, or the UserError message that says why it cannot be.
 Parsed = FioFile | ToolFile | str
@@ -54,6 +53,7 @@ CHUNK = 8  # files a chunk: small enough to balance the two processes, large eno
 # Chunks this process may hold parsed ahead of the one it stores next, while the child is still on that one:
 # without a bound, a child slow on one file with large logs left this process holding every other file's.
 AHEAD = 8
+BUSY_LOAD = 0.5  # CPUs' worth of other work: at a load average above the CPUs less this, no second CPU is free
 
 
 class Reading:
@@ -113,19 +113,22 @@ class Reading:
                 ready[at] = parsed
             yield from ready.pop(number)
 
-    def judged(self, store: Store, runs: list[tuple[int, str]]) -> list[list[Finding]]:
-        """The findings of each (run id, tool) stored, in the order given (`judging.findings_of`), judged by
-        both processes when the child is there. One run is left to the child, which loaded the doctor while
-        this process stored: this one, the import's slower, then never loads it (0.1 s of CPU)."""
-        found: dict[int, list[Finding]] = {}
+    def judged(self, store: Store, runs: list[tuple[int, str]]) -> list[PackedFindings]:
+        """The findings of each (run id, tool) stored, in the order given (`judging.findings_of`), as the store's
+        rows (`store.db.pack_findings`: the child sends those, cheaper to send and to save), judged by
+        both processes when the child is there. One run is left to the child, which loaded the doctor before it
+        parsed: this one, the import's slower, then never loads it (0.1 s of CPU)."""
+        found: dict[int, PackedFindings] = {}
         self._order(store, runs)
         while len(found) < len(runs):
             if self.receiving is None:  # no child, or it is gone: the runs it had not sent are judged here
-                found.update({n: findings_of(store, *runs[n]) for n in range(len(runs)) if n not in found})
+                found.update(
+                    {n: pack_findings(findings_of(store, *runs[n])) for n in range(len(runs)) if n not in found}
+                )
                 break
             mine = None if len(runs) == 1 or self.receiving.poll() else _claim(self.next_run, len(runs))
             if mine is not None:
-                found[mine] = findings_of(store, *runs[mine])
+                found[mine] = pack_findings(findings_of(store, *runs[mine]))
             else:
                 self._receive(found)
         return [found[number] for number in range(len(runs))]
@@ -141,7 +144,7 @@ class Reading:
                 pass
         self._child_gone()
 
-    def _receive(self, found: dict[int, list[Finding]]) -> None:
+    def _receive(self, found: dict[int, PackedFindings]) -> None:
         """The next run the child judged, into `found`; a child that is gone is forgotten."""
         if self.receiving is None:
             return
@@ -172,6 +175,9 @@ class Reading:
             if parents is not None:
                 parents.close()
         try:
+            # The doctor first: this process parses the first chunks meanwhile, and the judging that ends the
+            # import starts at once (loaded after the last chunk, its ~0.05 s of CPU were the whole import's wait)
+            load_doctor()
             while (number := self._claim()) is not None:
                 sending.send((number, [read_one(candidate, self.logs) for candidate in self.chunks[number]]))
             self._judge(sending, orders)
@@ -184,12 +190,11 @@ class Reading:
         """In the child: the runs it claims, judged on a connection of its own (one never crosses a fork) and sent.
         Any failure (the store cannot be read here, a rule's bug) ends it quietly: the parent judges what it
         did not send, and meets a bug itself."""
-        load_doctor()  # while the parent stores the last files
         path, runs = orders.recv()
         try:
             store = Store.reader(path)
             while (number := _claim(self.next_run, len(runs))) is not None:
-                sending.send((number, findings_of(store, *runs[number])))
+                sending.send((number, pack_findings(findings_of(store, *runs[number]))))
         except (BrokenPipeError, EOFError):
             raise
         except Exception:  # said above: the parent judges the rest
@@ -231,7 +236,13 @@ def _widen(pipe: Connection) -> None:
 
 
 def _second_cpu() -> bool:
-    return len(os.sched_getaffinity(0)) > 1
+    """Whether a second CPU is there to run on: this process may use more than one, and other work does not keep
+    them busy (the 1-minute load average below the CPUs less `BUSY_LOAD`). On a busy host the scheduler shares
+    the CPUs between sessions (autogroup), so a second process only splits this one's share and adds its own
+    costs: at load 6.5-7 on 2 CPUs, 1,000 json+ outputs took 2.57 and 2.79 s (1.33 and 1.35 s of CPU) in two
+    processes against 2.39 and 2.57 s (1.21 and 1.22 s) in one, six alternated rounds each, twice."""
+    cpus = len(os.sched_getaffinity(0))
+    return cpus > 1 and os.getloadavg()[0] < cpus - BUSY_LOAD
 
 
 def _single_threaded() -> bool:
