@@ -1,0 +1,54 @@
+"""The dip bench's scenarios beyond its main space (issue 40, item 3): dips longer than half the run up to the
+whole run minus its recovery, and runs with a periodic shape of their own (a sawtooth, periodic pauses) whose
+clean twin keeps it, so any finding there is a false alarm; and the "beyond its twin" flag that says when the
+run's own noise held a window as deep as the planted dip."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))
+import dips_envelope as de  # noqa: E402
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_past_half_dips_fill_more_than_half_the_run_and_end_before_it_does(seed):
+    case = de.draw(800_000 + seed, "past half")
+    (dip,) = case.dips
+    assert dip.length > case.seconds / 2
+    assert dip.onset >= 3 and dip.onset + dip.length <= case.seconds - 5
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_seasonal_runs_clean_twin_keeps_its_shape_and_the_oracle_divides_it_out(seed):
+    case = de.draw(900_000 + seed, "seasonal")
+    kind, period, amplitude = case.season
+    shape = de.season(case)
+    clean, _ = de.series(case, False)
+    if kind == "sawtooth":
+        assert 10 <= period <= 120 and 0.05 <= amplitude <= 0.25
+        assert shape.min() < 1 - 0.8 * amplitude * (1 - 1 / period)
+    else:
+        assert 5 <= period <= 60 and 0.2 <= amplitude <= 0.6
+        assert np.isclose(shape.min(), 1 - amplitude) and (shape < 1).sum() >= case.seconds // int(period)
+    # the clean twin follows the shape: its low part of each period is below its high part
+    low = np.median(clean[shape < np.median(shape)]) if kind == "sawtooth" else np.median(clean[shape < 1])
+    assert low < np.median(clean[shape >= np.median(shape)])
+    planted, each = de.series(case, True)
+    # the oracle knows the shape: on the clean twin its matched filter reads noise, not the season
+    assert de.oracle_z(case, clean, each[0]) < 5.0 < de.oracle_z(case, planted, each[0]) or each[0].max() < 0.3
+
+
+def test_beyond_twin_says_whether_the_clean_twin_holds_a_window_as_deep():
+    clean = np.full(200, 100.0)
+    clean[50:52] = 40.0  # the run's own two deep seconds
+    planted = clean.copy()
+    planted[120:122] = 50.0
+    assert not de.beyond_twin(planted, clean, 120, 2, 1.0)  # the twin holds a 2 s window as deep
+    planted[120:122] = 30.0
+    assert de.beyond_twin(planted, clean, 120, 2, 1.0)
