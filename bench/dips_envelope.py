@@ -414,15 +414,20 @@ def summarise(rows: list[dict]) -> dict:
     beyond = [r for r in eligible if r["beyond_twin"]]  # deeper than any window its clean twin holds
     for scope, group in (("eligible", eligible), ("all", rows), ("eligible_beyond_twin", beyond)):
         out |= _tables(scope, group, axes, recall)
-    clean: dict = {"runs": len(cases), "false_per_run": round(sum(r["false"] for r in cases) / len(cases), 4)}
-    for name, (key, bins) in axes.items():
-        if name in ("cov", "phi", "run_s"):
-            clean[f"by_{name}"] = {
-                label: _false([r for r in cases if bin_of(key(r), bins) == label]) for label in _labels(bins)
-            }
-    clean["by_tails"] = {t: _false([r for r in cases if r["case"].tails == t]) for t in ("gaussian", "t3")}
-    out["clean"] = clean
+    out["clean"] = _clean(cases, axes)
     return out
+
+
+def _clean(cases: list[dict], axes: dict) -> dict:
+    """False findings per clean run, in all and by the noise's and the run's bins."""
+    clean: dict = {"runs": len(cases), "false_per_run": round(sum(r["false"] for r in cases) / len(cases), 4)}
+    for name in ("cov", "phi", "run_s"):
+        key, bins = axes[name]
+        clean[f"by_{name}"] = {
+            label: _false([r for r in cases if bin_of(key(r), bins) == label]) for label in _labels(bins)
+        }
+    clean["by_tails"] = {t: _false([r for r in cases if r["case"].tails == t]) for t in ("gaussian", "t3")}
+    return clean
 
 
 def _tables(scope: str, group: list[dict], axes: dict, recall) -> dict:
