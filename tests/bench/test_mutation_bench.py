@@ -1,0 +1,104 @@
+"""bench/mutation.py measures what it says: a mutant inside a lambda of a module-level table runs against the
+tests that call that lambda (it was mapped to the table's first line, run only at import, and reported "not
+covered"); a mutant that breaks `import iolab` is killed, while a pytest usage error of a copy that imports
+is the run's fault and stops the bench; and a fresh interpreter a test starts imports the mutated copy, not
+the worktree (the parallel reader's tests run there, so its mutants could never be caught)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import mutation  # noqa: E402
+
+TABLE = """
+RULES = {
+    "a": lambda x: x + 1,
+    "b": lambda x: (
+        x * 2
+    ),
+}
+
+
+def use(key, x):
+    return RULES[key](x)
+"""
+
+
+def test_a_mutant_in_a_table_s_lambda_runs_against_the_tests_that_call_it():
+    mutants = {(m.line, m.change): m for m in mutation.draw("table.py", TABLE, 1, 0)}
+    # the lambda's body runs when it is called: its mutants belong to the lambda's line, not to import time
+    assert mutants[(3, "Add -> Sub")].statement == 3
+    assert mutants[(5, "Mult -> Div")].statement == 4
+    covering = {"table.py": {2: [], 3: ["tests/t.py::test_a"], 4: ["tests/t.py::test_b"], 10: ["tests/t.py::test_a"]}}
+    lines = TABLE.splitlines()
+    found = {
+        key: mutation.covering_tests(covering, "table.py", mutant, lines)
+        for key, mutant in mutants.items()
+        if key in ((3, "Add -> Sub"), (5, "Mult -> Div"))
+    }
+    # existing() keeps only tests whose file defines them: none here, so compare before that filter
+    assert {key: covering["table.py"][abs(mutants[key].statement)] for key in found} == {
+        (3, "Add -> Sub"): ["tests/t.py::test_a"],
+        (5, "Mult -> Div"): ["tests/t.py::test_b"],
+    }
+
+
+# Run in a fresh interpreter, as the bench runs: this test process has imported the worktree's iolab already.
+SCRIPT = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, {bench!r})
+import mutation
+scratch = Path(sys.argv[1])
+out = {{}}
+
+broken = scratch / "broken" / "iolab"
+broken.mkdir(parents=True)
+(broken / "__init__.py").write_text("raise RuntimeError('a mutant that breaks the import')")
+out["breaks the import"] = mutation.run_tests(broken, ["tests/test_tiers.py"])
+
+whole = scratch / "whole" / "iolab"
+whole.mkdir(parents=True)
+(whole / "__init__.py").write_text("")
+try:
+    out["usage error"] = "counted as " + mutation.run_tests(whole, [str(scratch / "no_such_test.py")])
+except SystemExit as stop:
+    out["usage error"] = str(stop)
+
+fresh = scratch / "fresh" / "iolab"
+fresh.mkdir(parents=True)
+(fresh / "__init__.py").write_text("")
+probe = scratch / "probe" / "test_fresh_interpreter.py"
+probe.parent.mkdir()
+probe.write_text(
+    "import subprocess, sys\\n"
+    "def test_a_fresh_interpreter_imports_the_copy():\\n"
+    "    done = subprocess.run([sys.executable, '-c', 'import iolab; print(iolab.__file__)'],"
+    " capture_output=True, text=True, check=True)\\n"
+    f"    assert done.stdout.startswith({{str(fresh)!r}}), done.stdout\\n"
+)
+out["fresh interpreter"] = mutation.run_tests(fresh, [str(probe)])
+print(json.dumps(out))
+"""
+
+
+def test_import_breaking_mutants_are_killed_usage_errors_stop_and_fresh_interpreters_import_the_copy(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT.format(bench=str(ROOT / "bench")), str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["breaks the import"] == "killed"
+    assert out["usage error"].startswith("pytest could not run") and "exit 4" in out["usage error"]
+    assert out["fresh interpreter"] == "survived"  # its test passed: the fresh interpreter read the copy
