@@ -186,30 +186,56 @@ def coverage_map(path: Path, modules: list[str] | None = None) -> dict[str, dict
     no longer name its statements: they are dropped); and when the tiers' definition changed, the test files
     of which the map holds no test (tests may have moved into the fast tier). A map made before it kept blob
     ids is compared with the commit that was HEAD when it was made."""
-    raw = json.loads(path.read_text()) if path.is_file() else {}
-    made = float(raw.pop(MADE, path.stat().st_mtime if raw else 0.0))
-    blobs = raw.pop(BLOBS, None) or (_blobs_at(made) if raw else {})
-    out = {module: {int(line): files for line, files in lines.items()} for module, lines in raw.items()}
+    made, blobs, out = _read_map(path)
     now = _blobs_now()
-    changed = {name for name, blob in now.items() if blobs.get(name) != blob}
-    stale = sorted(n for n in changed if n.startswith("tests/") and Path(n).name.startswith("test_"))
-    drifted = sorted(m for m in modules or [] if f"src/iolab/{m}" in changed and m in out)
-    rerun = sorted(
-        {t for m in drifted for tests in out[m].values() for t in tests if t.partition("::")[0] not in stale}
-    )
-    if changed & set(TIERS) and out:
-        held = {t.partition("::")[0] for lines in out.values() for tests in lines.values() for t in tests}
-        stale = sorted(set(stale) | {n for n in now if n.startswith("tests/") and "/test_" in n and n not in held})
-    if out and not stale and not rerun:
+    tests, drifted = _to_remap(out, blobs, now, modules or []) if out else (["tests"], [])
+    if not tests:
         return out
     started = time.time()
     for module in drifted:
         out[module] = {}
-    _merge(out, _run_under_coverage(path, (stale + rerun) if out else ["tests"]), set(stale) | set(rerun))
-    refreshed = set(stale) | set(TIERS) | {f"src/iolab/{m}" for m in drifted} if out else set(now)
-    blobs = {**blobs, **{n: now[n] for n in refreshed if n in now}}
+    _merge(out, _run_under_coverage(path, tests), set(tests))
+    refreshed = set(now) if tests == ["tests"] else {*tests, *TIERS, *(f"src/iolab/{m}" for m in drifted)}
+    blobs = {**blobs, **{name: now[name] for name in refreshed if name in now}}
     path.write_text(json.dumps({MADE: started, BLOBS: blobs, **out}))
     return out
+
+
+def _read_map(path: Path) -> tuple[float, dict[str, str], dict[str, dict[int, list[str]]]]:
+    """When a map was made, the blob ids it was made from, and its lines (all empty when there is none)."""
+    raw = json.loads(path.read_text()) if path.is_file() else {}
+    made = float(raw.pop(MADE, path.stat().st_mtime if raw else 0.0))
+    blobs = raw.pop(BLOBS, None) or (_blobs_at(made) if raw else {})
+    return made, blobs, {module: {int(line): tests for line, tests in lines.items()} for module, lines in raw.items()}
+
+
+def _to_remap(
+    out: dict[str, dict[int, list[str]]], blobs: dict[str, str], now: dict[str, str], modules: list[str]
+) -> tuple[list[str], list[str]]:
+    """The test files and single tests to run under coverage again (see coverage_map), and the modules among
+    `modules` whose text changed since the map was made."""
+    changed = {name for name, blob in now.items() if blobs.get(name) != blob}
+    stale = _stale_files(out, changed, now)
+    drifted = sorted(m for m in modules if f"src/iolab/{m}" in changed and m in out)
+    rerun = {test for test in _tests_of_modules(out, drifted) if test.partition("::")[0] not in stale}
+    return sorted(stale | rerun), drifted
+
+
+def _stale_files(out: dict[str, dict[int, list[str]]], changed: set[str], now: dict[str, str]) -> set[str]:
+    """The test files whose text changed; and when which tests are fast changed, those the map holds no test of."""
+    stale = {name for name in changed if _is_test_file(name)}
+    if changed & set(TIERS):
+        held = {test.partition("::")[0] for test in _tests_of_modules(out, list(out))}
+        stale |= {name for name in now if _is_test_file(name) and name not in held}
+    return stale
+
+
+def _is_test_file(name: str) -> bool:
+    return name.startswith("tests/") and Path(name).name.startswith("test_")
+
+
+def _tests_of_modules(out: dict[str, dict[int, list[str]]], modules: list[str]) -> set[str]:
+    return {test for module in modules for tests in out[module].values() for test in tests}
 
 
 def _blobs_now() -> dict[str, str]:

@@ -102,3 +102,24 @@ def test_import_breaking_mutants_are_killed_usage_errors_stop_and_fresh_interpre
     assert out["breaks the import"] == "killed"
     assert out["usage error"].startswith("pytest could not run") and "exit 4" in out["usage error"]
     assert out["fresh interpreter"] == "survived"  # its test passed: the fresh interpreter read the copy
+
+
+def test_the_map_is_brought_up_to_date_by_content_not_by_files_times():
+    """A fresh worktree's files are all newer than any map: staleness is by blob id. A changed test file is run
+    again; a changed module among those mutated has its lines dropped and the tests that ran it run again; a
+    change to which tests are fast runs the files the map holds no test of."""
+    out = {
+        "a.py": {3: ["tests/test_a.py::test_one", "tests/test_b.py::test_two"]},
+        "b.py": {5: ["tests/test_b.py::test_two"]},
+    }
+    blobs = {"tests/test_a.py": "1", "tests/test_b.py": "2", "tests/test_c.py": "3", "src/iolab/a.py": "4"}
+    blobs |= {"tests/conftest.py": "5", "tests/tiers.py": "6"}
+    assert mutation._to_remap(out, blobs, dict(blobs), ["a.py", "b.py"]) == ([], [])
+    assert mutation._to_remap(out, blobs, blobs | {"tests/test_b.py": "9"}, ["a.py"]) == (["tests/test_b.py"], [])
+    drifted = blobs | {"src/iolab/a.py": "9"}
+    assert mutation._to_remap(out, blobs, drifted, ["b.py"]) == ([], [])  # not among the modules mutated
+    assert mutation._to_remap(out, blobs, drifted, ["a.py"]) == (
+        ["tests/test_a.py::test_one", "tests/test_b.py::test_two"],
+        ["a.py"],
+    )
+    assert mutation._to_remap(out, blobs, blobs | {"tests/tiers.py": "9"}, []) == (["tests/test_c.py"], [])
