@@ -362,20 +362,34 @@ def _test_files() -> dict[str, list[str]]:
 def covering_tests(
     covering: dict[str, dict[int, list[str]]], module: str, mutant: Mutant, lines: list[str]
 ) -> list[str]:
-    """The fast tests that run a mutant's line. A line only run at import has no test's context: for a
+    """The fast tests that run a mutant's line. A line run in a function but by no test (a function called at
+    import, as a decorator building the command line is): the test files that import the module. A line only
+    run at import has no test's context: for a
     function's default, the tests that run its body; for a constant or a field's default (`NAME = ...`),
     the tests that run the lines of src/ that read NAME; otherwise the test files that import the module."""
     mapped = covering.get(module, {})
     line = abs(mutant.statement) or mutant.line
     tests = existing(mapped.get(line, []))
+    if mutant.statement >= 0 and line in mapped and not mapped[line]:
+        # run, but in no test's context: inside a function called while the package is imported (a decorator
+        # building the command line): the test files that import the module
+        return tests_of(module)
     if mutant.statement >= 0 or line not in mapped:
         return tests
-    if lines[line - 1].lstrip().startswith(("def ", "async def ")):  # a default: read when the function runs
+    return sorted(
+        set(tests) | set(existing(sorted(_import_readers(covering, mapped, line, lines))) or tests_of(module))
+    )
+
+
+def _import_readers(
+    covering: dict[str, dict[int, list[str]]], mapped: dict[int, list[str]], line: int, lines: list[str]
+) -> set[str]:
+    """The tests that read what a line run at import made: a function's default is read when its body runs,
+    a constant or a field's default where src/ names it."""
+    if lines[line - 1].lstrip().startswith(("def ", "async def ")):
         body = _body(lines, line)
-        readers = {t for at, run in mapped.items() if line < at <= body for t in run}
-    else:
-        readers = _assigned_readers(covering, lines[line - 1])
-    return sorted(set(tests) | set(existing(sorted(readers)) or tests_of(module)))
+        return {t for at, run in mapped.items() if line < at <= body for t in run}
+    return _assigned_readers(covering, lines[line - 1])
 
 
 def _assigned_readers(covering: dict[str, dict[int, list[str]]], text: str) -> set[str]:

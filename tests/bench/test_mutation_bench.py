@@ -123,3 +123,14 @@ def test_the_map_is_brought_up_to_date_by_content_not_by_files_times():
         ["a.py"],
     )
     assert mutation._to_remap(out, blobs, blobs | {"tests/tiers.py": "9"}, []) == (["tests/test_c.py"], [])
+
+
+def test_a_line_run_at_import_inside_a_function_runs_against_the_module_s_tests():
+    """cli/numeric.py's `bounded` runs while the command line is built (at import, in no test's context): its
+    mutants ran against nothing and were reported "not covered"; they run against the tests that import it."""
+    mutant = mutation.Mutant("cli/numeric.py", 0, 54, "False -> True", 54)
+    lines = (mutation.SRC / "cli/numeric.py").read_text().splitlines()
+    run_by_nobody = mutation.covering_tests({"cli/numeric.py": {54: []}}, "cli/numeric.py", mutant, lines)
+    assert "tests/cli/test_numeric_options.py" in run_by_nobody
+    never_run = mutation.covering_tests({"cli/numeric.py": {}}, "cli/numeric.py", mutant, lines)
+    assert never_run == []  # a line no process ran is not covered
