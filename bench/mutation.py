@@ -366,7 +366,7 @@ def covering_tests(
     import, as a decorator building the command line is): the test files that import the module. A line only
     run at import has no test's context: for a
     function's default, the tests that run its body; for a constant or a field's default (`NAME = ...`),
-    the tests that run the lines of src/ that read NAME; otherwise the test files that import the module."""
+    the tests that run the lines of src/ that read NAME; and the test files that import the module."""
     mapped = covering.get(module, {})
     line = abs(mutant.statement) or mutant.line
     tests = existing(mapped.get(line, []))
@@ -376,9 +376,10 @@ def covering_tests(
         return tests_of(module)
     if mutant.statement >= 0 or line not in mapped:
         return tests
-    return sorted(
-        set(tests) | set(existing(sorted(_import_readers(covering, mapped, line, lines))) or tests_of(module))
-    )
+    # and the test files that import the module: a test that reads the value itself (`LatencyCurve().fractions`)
+    # runs no line of src/ naming it, so only its import says it reads it
+    readers = existing(sorted(_import_readers(covering, mapped, line, lines)))
+    return sorted(set(tests) | set(readers) | set(tests_of(module)))
 
 
 def _import_readers(

@@ -134,3 +134,19 @@ def test_a_line_run_at_import_inside_a_function_runs_against_the_module_s_tests(
     assert "tests/cli/test_numeric_options.py" in run_by_nobody
     never_run = mutation.covering_tests({"cli/numeric.py": {}}, "cli/numeric.py", mutant, lines)
     assert never_run == []  # a line no process ran is not covered
+
+
+def test_a_default_read_by_a_test_itself_runs_against_that_test():
+    """LatencyCurve's default fractions are read by tests/models/test_model_contracts.py directly (no line of
+    src/ naming them runs in that test): the files that import the module run too, beside the lines' readers."""
+    source = (mutation.SRC / "models/plan.py").read_text()
+    (mutant,) = [
+        m
+        for m in mutation.draw("models/plan.py", source, 1, 0)
+        if m.change == "1.0 -> 2.0" and "fractions" in source.splitlines()[m.line - 1]
+    ]
+    assert mutant.statement < 0  # run at import
+    covering = {"models/plan.py": {abs(mutant.statement): []}}
+    assert "tests/models/test_model_contracts.py" in mutation.covering_tests(
+        covering, "models/plan.py", mutant, source.splitlines()
+    )

@@ -231,3 +231,16 @@ def test_png_charts_that_cannot_be_written_name_the_os_reason_and_the_fix(tmp_pa
         str(refused.value)
         == f"cannot write the PNG charts into {tmp_path}: No space left on device; choose another --png"
     )
+
+
+def test_the_progress_bar_keeps_its_width_and_fills_with_the_share_done():
+    """The terminal's line is rewritten in place: its bar is as wide at 100% as at 0%, filled in proportion."""
+    import re
+
+    from iolab.cli.import_progress import line
+
+    bars = {done: re.search(r"\[([#.]*)\]", line(done, 200, 10.0)).group(1) for done in range(0, 201, 10)}
+    assert {len(bar) for bar in bars.values()} == {len(bars[0])}
+    assert bars[0] == "." * len(bars[0]) and bars[200] == "#" * len(bars[0])
+    assert [bar.count("#") for bar in bars.values()] == sorted(bar.count("#") for bar in bars.values())
+    assert bars[100].count("#") == len(bars[0]) // 2
