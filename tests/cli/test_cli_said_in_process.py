@@ -151,7 +151,9 @@ def test_a_home_others_may_write_is_still_read_by_the_commands_that_only_read(io
     assert "is writable by group" in assert_clean_error(iolab("tag", str(first), "baseline"))
 
 
-def test_removing_a_systemd_schedule_stops_its_timer_first_and_a_cron_one_runs_no_systemctl(tmp_path, monkeypatch):
+def test_removing_a_systemd_schedule_stops_its_timer_first_and_a_cron_one_runs_no_systemctl(
+    tmp_path, monkeypatch, capfd
+):
     """Without --unit-dir, `schedule remove` of a timer is the machine's: the timer is stopped (`systemctl
     disable --now`) before its files go, and systemd told after (daemon-reload). Here the machine's unit
     directory and cron file are scratch ones and `systemctl` a stand-in that notes what it was asked."""
@@ -162,7 +164,11 @@ def test_removing_a_systemd_schedule_stops_its_timer_first_and_a_cron_one_runs_n
     monkeypatch.setattr(schedule, "CRON_FILE", cron)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "systemctl").write_text(f'#!/bin/sh\necho "$*" >> {asked}\n')
+    # it complains as systemctl does of a timer never started: that is no failure, and nothing the user need read
+    (bin_dir / "systemctl").write_text(
+        f'#!/bin/sh\necho "$*" >> {asked}\necho "Failed to disable unit: Unit file iolab-six.timer does not exist." >&2\n'
+        'echo "Unit file iolab-six.timer does not exist." \nexit 1\n'
+    )
     (bin_dir / "systemctl").chmod(0o755)
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     plan = tmp_path / "nightly.toml"
@@ -171,8 +177,14 @@ def test_removing_a_systemd_schedule_stops_its_timer_first_and_a_cron_one_runs_n
     assert installed.returncode == 0, installed.stderr
     assert iolab("schedule", "install", str(plan), "--every", "1h", "--cron-file", str(cron)).returncode == 0
     asked.unlink(missing_ok=True)
+    capfd.readouterr()
     removed = iolab("schedule", "remove", "six")
     assert removed.returncode == 0, removed.stderr
+    assert removed.stdout.splitlines() == [
+        f"removed six from {units / f'iolab-six.{kind}'}" for kind in ("timer", "service")
+    ]
+    assert removed.stderr == ""
+    assert capfd.readouterr() == ("", "")  # systemctl's own words are not passed on
     assert asked.read_text().splitlines() == ["disable --now iolab-six.timer", "daemon-reload"]
     assert not (units / "iolab-six.timer").exists()
     asked.unlink()
