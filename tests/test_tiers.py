@@ -136,7 +136,7 @@ def test_every_definition_that_starts_the_iolab_command_is_end_to_end():
     holds it, is judged a use."""
     found = 0
     for path in sorted(TESTS.rglob("*.py")):
-        if path == Path(__file__):
+        if path in (Path(__file__), Path(tiers.__file__)):  # these two spell the spellings out
             continue
         text = path.read_text(encoding="utf-8")
         if not STARTS_IOLAB.search(text):

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,25 +29,47 @@ def _is(node: ast.AST, text: str) -> bool:
     return isinstance(node, ast.Constant) and node.value == text
 
 
+def _real(name: str) -> bool:
+    return bool(REAL_NAMES.search(name))
+
+
+def _real_call(node: ast.Call) -> bool:
+    """`which("fio")`, `with_name("iolab")`."""
+    if not node.args or not isinstance(node.args[0], ast.Constant):
+        return False
+    called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    return (called, node.args[0].value) in {("which", "fio"), ("with_name", "iolab")}
+
+
+def _script_beside_the_interpreter(node: ast.BinOp) -> bool:
+    """`Path(sys.executable).parent / "iolab"`."""
+    left = node.left
+    return (
+        isinstance(node.op, ast.Div)
+        and isinstance(left, ast.Attribute)
+        and left.attr == "parent"
+        and _is(node.right, "iolab")
+    )
+
+
+# What makes a node of each kind a use (any other kind is none).
+USES: dict[type, Callable[[Any], bool]] = {
+    ast.Name: lambda node: _real(node.id),
+    ast.Attribute: lambda node: _real(node.attr),
+    ast.arg: lambda node: _real(node.arg),
+    ast.ImportFrom: lambda node: _real((node.module or "").rpartition(".")[2]),
+    ast.Call: _real_call,
+    ast.BinOp: _script_beside_the_interpreter,
+    ast.List: lambda node: _command_line(node.elts),
+    ast.Tuple: lambda node: _command_line(node.elts),
+}
+
+
 def _uses_something_real(node: ast.AST) -> bool:
-    """Whether this node itself is a use: a real name, `which("fio")`, `with_name("iolab")`, or a command line
-    holding `-m iolab` (the iolab command in a fresh process)."""
-    if isinstance(node, ast.Name):
-        return bool(REAL_NAMES.search(node.id))
-    if isinstance(node, ast.Attribute):
-        return bool(REAL_NAMES.search(node.attr))
-    if isinstance(node, ast.arg):
-        return bool(REAL_NAMES.search(node.arg))
-    if isinstance(node, ast.ImportFrom):
-        return bool(REAL_NAMES.search((node.module or "").rpartition(".")[2]))
-    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
-        called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        return (called, node.args[0].value) in {("which", "fio"), ("with_name", "iolab")}
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):  # `Path(sys.executable).parent / "iolab"`
-        return isinstance(node.left, ast.Attribute) and node.left.attr == "parent" and _is(node.right, "iolab")
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return _command_line(node.elts)
-    return False
+    """Whether this node itself is a use: a real name, `which("fio")`, `with_name("iolab")`, the script beside
+    the interpreter, or a command line starting the iolab command or a bench in a fresh interpreter."""
+    use = USES.get(type(node))
+    return use is not None and use(node)
 
 
 def _command_line(elements: list[ast.expr]) -> bool:
@@ -56,14 +80,16 @@ def _command_line(elements: list[ast.expr]) -> bool:
     if any(words[i : i + 2] == ["-m", "iolab"] for i in range(len(words))):
         return True
     starts = next((i for i, e in enumerate(elements) if isinstance(e, ast.Attribute) and e.attr == "executable"), None)
-    if starts is None or starts + 1 >= len(elements):
+    return starts is not None and _interpreter_runs_iolab(elements[starts + 1 :], words[starts + 1 :])
+
+
+def _interpreter_runs_iolab(after: list[ast.expr], words: list[object]) -> bool:
+    """What follows `sys.executable` on a command line: `-c` code calling iolab.cli, or a bench script."""
+    if not after:
         return False
-    then = words[starts + 1]
-    if then == "-c":
-        code = words[starts + 2] if starts + 2 < len(words) else None
-        return isinstance(code, str) and "iolab.cli" in code
-    script = elements[starts + 1]
-    return any(isinstance(n, ast.Name) and n.id == "BENCH" for n in ast.walk(script))
+    if words[0] == "-c":
+        return len(words) > 1 and isinstance(words[1], str) and "iolab.cli" in words[1]
+    return any(isinstance(n, ast.Name) and n.id == "BENCH" for n in ast.walk(after[0]))
 
 
 class _Module:
@@ -197,12 +223,16 @@ class _Walk:
                 continue  # a table's entry is run by whoever calls it from the table, not by reading the table
             if _uses_something_real(inner):
                 return True
-            if isinstance(inner, ast.Attribute):
-                self.attributes.add(inner.attr)
-                self.pending += self.methods.pop(inner.attr, [])
-            if isinstance(inner, ast.Name) and inner.id not in local:
-                self.pending += _definitions(module, inner.id)
+            self._follow(module, inner, local)
         return False
+
+    def _follow(self, module: _Module, inner: ast.AST, local: set[str]) -> None:
+        """What a node names, to walk next: a method by its attribute, a module-level name not bound locally."""
+        if isinstance(inner, ast.Attribute):
+            self.attributes.add(inner.attr)
+            self.pending += self.methods.pop(inner.attr, [])
+        if isinstance(inner, ast.Name) and inner.id not in local:
+            self.pending += _definitions(module, inner.id)
 
 
 def _bound_inside(node: ast.AST) -> set[str]:
