@@ -379,7 +379,22 @@ def covering_tests(
     # and the test files that import the module: a test that reads the value itself (`LatencyCurve().fractions`)
     # runs no line of src/ naming it, so only its import says it reads it
     readers = existing(sorted(_import_readers(covering, mapped, line, lines)))
-    return sorted(set(tests) | set(readers) | set(tests_of(module)))
+    return sorted(set(tests) | set(readers) | set(tests_of(module)) | set(existing(_entry_tests(covering, module))))
+
+
+def _entry_tests(covering: dict[str, dict[int, list[str]]], module: str) -> list[str]:
+    """The tests that drive a module's package through its `__init__` (iolab.cli.main), when that imports the
+    module: what the module declares at import (a command group's `no_args_is_help`, an option's `hidden`)
+    is read there, through the command tree, by no line of the module itself."""
+    package, _, name = module.rpartition("/")
+    init = f"{package}/__init__.py"
+    if not package or not (SRC / init).is_file():
+        return []
+    stem = name.removesuffix(".py")
+    dotted = f"iolab.{package.replace('/', '.')}"
+    if not re.search(rf"^from {dotted} import [^\n]*\b{stem}\b|^import {dotted}\.{stem}\b", _text(SRC / init), re.M):
+        return []
+    return sorted({t for tests in covering.get(init, {}).values() for t in tests})
 
 
 def _import_readers(

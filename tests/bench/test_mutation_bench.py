@@ -150,3 +150,20 @@ def test_a_default_read_by_a_test_itself_runs_against_that_test():
     assert "tests/models/test_model_contracts.py" in mutation.covering_tests(
         covering, "models/plan.py", mutant, source.splitlines()
     )
+
+
+def test_a_command_declared_at_import_runs_against_the_tests_that_drive_the_command_line():
+    """`schedule_app = typer.Typer(no_args_is_help=True)` is read through the command tree that cli/__init__.py
+    builds (iolab.cli.main), by no line of cli/schedule.py: its mutants run against the tests that drive main
+    (tests/cli/test_application.py among them, which kills that one); a module its package's __init__ does not
+    import gets none of them."""
+    source = (mutation.SRC / "cli/schedule.py").read_text()
+    (mutant,) = [
+        m
+        for m in mutation.draw("cli/schedule.py", source, 1, 0)
+        if m.change == "True -> False" and "no_args_is_help" in source.splitlines()[m.line - 1]
+    ]
+    driver = "tests/cli/test_application.py::test_a_command_group_alone_prints_its_help_listing_its_commands"
+    covering = {"cli/schedule.py": {abs(mutant.statement): []}, "cli/__init__.py": {34: [driver]}}
+    assert driver in mutation.covering_tests(covering, "cli/schedule.py", mutant, source.splitlines())
+    assert mutation._entry_tests(covering, "cli/import_progress.py") == []  # cli/__init__.py does not import it
