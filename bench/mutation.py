@@ -171,30 +171,102 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
 
 
 MADE = "__made__"  # the map's own key: when the run that made it started (seconds since the epoch)
+BLOBS = "__blobs__"  # and the git blob id of each test file and src module it was made from
+TIERS = ("tests/conftest.py", "tests/tiers.py")  # which tests are fast: when these change, unmapped files may have some
 
 
-def coverage_map(path: Path) -> dict[str, dict[int, list[str]]]:
+def coverage_map(path: Path, modules: list[str] | None = None) -> dict[str, dict[int, list[str]]]:
     """module (relative to src/iolab) -> line -> the fast-tier tests that run that line (pytest node ids,
     `tests/x/test_y.py::test_z`: a mutant runs those tests, not their whole files); read from `path`, or made
-    there by running the fast tier once under coverage.py (one dynamic context per test). Test files changed
-    since the map was made run under coverage on their own, and their lines replace theirs."""
-    raw = json.loads(path.read_text()) if path.is_file() else {}
-    made = float(raw.pop(MADE, path.stat().st_mtime if raw else 0.0))
-    out = {module: {int(line): files for line, files in lines.items()} for module, lines in raw.items()}
-    stale = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py") if p.stat().st_mtime > made)
-    if out and not stale:
+    there by running the fast tier once under coverage.py (one dynamic context per test).
+
+    The map is brought up to date by content, not by files' times (a fresh worktree's files are all newer than
+    any map): test files whose text changed since it was made run under coverage on their own, and their
+    lines replace theirs; so do the tests that ran a module among `modules` whose text changed (its old lines
+    no longer name its statements: they are dropped); and when the tiers' definition changed, the test files
+    of which the map holds no test (tests may have moved into the fast tier). A map made before it kept blob
+    ids is compared with the commit that was HEAD when it was made."""
+    made, blobs, out = _read_map(path)
+    now = _blobs_now()
+    tests, drifted = _to_remap(out, blobs, now, modules or []) if out else (["tests"], [])
+    if not tests:
         return out
     started = time.time()
-    _merge(out, _run_under_coverage(path, stale if out else ["tests"]), set(stale))
-    path.write_text(json.dumps({MADE: started, **out}))
+    for module in drifted:
+        out[module] = {}
+    _merge(out, _run_under_coverage(path, tests), set(tests))
+    refreshed = set(now) if tests == ["tests"] else {*tests, *TIERS, *(f"src/iolab/{m}" for m in drifted)}
+    blobs = {**blobs, **{name: now[name] for name in refreshed if name in now}}
+    path.write_text(json.dumps({MADE: started, BLOBS: blobs, **out}))
     return out
 
 
+def _read_map(path: Path) -> tuple[float, dict[str, str], dict[str, dict[int, list[str]]]]:
+    """When a map was made, the blob ids it was made from, and its lines (all empty when there is none)."""
+    raw = json.loads(path.read_text()) if path.is_file() else {}
+    made = float(raw.pop(MADE, path.stat().st_mtime if raw else 0.0))
+    blobs = raw.pop(BLOBS, None) or (_blobs_at(made) if raw else {})
+    return made, blobs, {module: {int(line): tests for line, tests in lines.items()} for module, lines in raw.items()}
+
+
+def _to_remap(
+    out: dict[str, dict[int, list[str]]], blobs: dict[str, str], now: dict[str, str], modules: list[str]
+) -> tuple[list[str], list[str]]:
+    """The test files and single tests to run under coverage again (see coverage_map), and the modules among
+    `modules` whose text changed since the map was made."""
+    changed = {name for name, blob in now.items() if blobs.get(name) != blob}
+    stale = _stale_files(out, changed, now)
+    drifted = sorted(m for m in modules if f"src/iolab/{m}" in changed and m in out)
+    rerun = {test for test in _tests_of_modules(out, drifted) if test.partition("::")[0] not in stale}
+    return sorted(stale | rerun), drifted
+
+
+def _stale_files(out: dict[str, dict[int, list[str]]], changed: set[str], now: dict[str, str]) -> set[str]:
+    """The test files whose text changed; and when which tests are fast changed, those the map holds no test of."""
+    stale = {name for name in changed if _is_test_file(name)}
+    if changed & set(TIERS):
+        held = {test.partition("::")[0] for test in _tests_of_modules(out, list(out))}
+        stale |= {name for name in now if _is_test_file(name) and name not in held}
+    return stale
+
+
+def _is_test_file(name: str) -> bool:
+    return name.startswith("tests/") and Path(name).name.startswith("test_")
+
+
+def _tests_of_modules(out: dict[str, dict[int, list[str]]], modules: list[str]) -> set[str]:
+    return {test for module in modules for tests in out[module].values() for test in tests}
+
+
+def _blobs_now() -> dict[str, str]:
+    """Path (relative to the worktree) -> git blob id of its text now, for every test and src Python file."""
+    files = sorted(str(p.relative_to(ROOT)) for d in ("tests", "src/iolab") for p in (ROOT / d).rglob("*.py"))
+    done = subprocess.run(
+        ["git", "hash-object", "--stdin-paths"], cwd=ROOT, input="\n".join(files), capture_output=True, text=True,
+        check=True,
+    )  # fmt: skip
+    return dict(zip(files, done.stdout.split(), strict=True))
+
+
+def _blobs_at(made: float) -> dict[str, str]:
+    """The blob ids of the commit that was HEAD when a map was made (a map from before blob ids were kept)."""
+    commit = subprocess.run(
+        ["git", "rev-list", "-1", f"--before=@{int(made)}", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+        check=True,
+    ).stdout.strip()  # fmt: skip
+    listing = subprocess.run(
+        ["git", "ls-tree", "-r", commit, "--", "tests", "src/iolab"], cwd=ROOT, capture_output=True, text=True,
+        check=True,
+    ).stdout  # fmt: skip
+    return {line.split("\t", 1)[1]: line.split()[2] for line in listing.splitlines() if line.endswith(".py")}
+
+
 def _merge(out: dict[str, dict[int, list[str]]], fresh: dict[str, dict[int, list[str]]], gone: set[str]) -> None:
-    """The lines of the test files in `gone` forgotten from `out`, then the freshly mapped lines added."""
+    """The lines of the test files (or single tests) in `gone` forgotten from `out`, then the freshly mapped
+    lines added."""
     for lines in out.values():
         for line, tests in lines.items():
-            lines[line] = [t for t in tests if t.partition("::")[0] not in gone]
+            lines[line] = [t for t in tests if t.partition("::")[0] not in gone and t not in gone]
     for module, lines in fresh.items():
         for line, files in lines.items():
             mapped = out.setdefault(module, {}).setdefault(line, [])
@@ -211,7 +283,9 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
         # no dynamic_context here: bench/coverage_contexts.py names each test's context by its node id for the
         # whole of its setup, call and teardown (coverage.py's test_function context reads the stack, so a line
         # run only by a test's fixture was counted as run by no test)
-        rc.write_text(f"[run]\nsource = {SRC}\n")
+        # patch = subprocess: a fresh interpreter a test starts is measured too, under that test's node id
+        # (bench/coverage_contexts.py hands it down), its data file beside this one's, combined after
+        rc.write_text(f"[run]\nsource = {SRC}\npatch = subprocess\n")
         subprocess.run(
             [
                 sys.executable,
@@ -239,6 +313,12 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
             check=False,
             stdout=subprocess.DEVNULL,
         )  # fmt: skip  (a failing test still maps the lines it ran)
+        subprocess.run(
+            [sys.executable, "-m", "coverage", "combine", f"--rcfile={rc}", f"--data-file={data_file}", "-q"],
+            cwd=ROOT,
+            check=False,
+            stdout=subprocess.DEVNULL,
+        )  # every process's data file (parallel, one per process) into one
         data = coverage.CoverageData(basename=str(data_file))
         data.read()
         out: dict[str, dict[int, list[str]]] = {}
@@ -282,20 +362,50 @@ def _test_files() -> dict[str, list[str]]:
 def covering_tests(
     covering: dict[str, dict[int, list[str]]], module: str, mutant: Mutant, lines: list[str]
 ) -> list[str]:
-    """The fast tests that run a mutant's line. A line only run at import has no test's context: for a
+    """The fast tests that run a mutant's line. A line run in a function but by no test (a function called at
+    import, as a decorator building the command line is): the test files that import the module. A line only
+    run at import has no test's context: for a
     function's default, the tests that run its body; for a constant or a field's default (`NAME = ...`),
-    the tests that run the lines of src/ that read NAME; otherwise the test files that import the module."""
+    the tests that run the lines of src/ that read NAME; and the test files that import the module."""
     mapped = covering.get(module, {})
     line = abs(mutant.statement) or mutant.line
     tests = existing(mapped.get(line, []))
+    if mutant.statement >= 0 and line in mapped and not mapped[line]:
+        # run, but in no test's context: inside a function called while the package is imported (a decorator
+        # building the command line): the test files that import the module
+        return tests_of(module)
     if mutant.statement >= 0 or line not in mapped:
         return tests
-    if lines[line - 1].lstrip().startswith(("def ", "async def ")):  # a default: read when the function runs
+    # and the test files that import the module: a test that reads the value itself (`LatencyCurve().fractions`)
+    # runs no line of src/ naming it, so only its import says it reads it
+    readers = existing(sorted(_import_readers(covering, mapped, line, lines)))
+    return sorted(set(tests) | set(readers) | set(tests_of(module)) | set(existing(_entry_tests(covering, module))))
+
+
+def _entry_tests(covering: dict[str, dict[int, list[str]]], module: str) -> list[str]:
+    """The tests that drive a module's package through its `__init__` (iolab.cli.main), when that imports the
+    module: what the module declares at import (a command group's `no_args_is_help`, an option's `hidden`)
+    is read there, through the command tree, by no line of the module itself."""
+    package, _, name = module.rpartition("/")
+    init = f"{package}/__init__.py"
+    if not package or not (SRC / init).is_file():
+        return []
+    stem = name.removesuffix(".py")
+    dotted = f"iolab.{package.replace('/', '.')}"
+    if not re.search(rf"^from {dotted} import [^\n]*\b{stem}\b|^import {dotted}\.{stem}\b", _text(SRC / init), re.M):
+        return []
+    return sorted({t for tests in covering.get(init, {}).values() for t in tests})
+
+
+def _import_readers(
+    covering: dict[str, dict[int, list[str]]], mapped: dict[int, list[str]], line: int, lines: list[str]
+) -> set[str]:
+    """The tests that read what a line run at import made: a function's default is read when its body runs,
+    a constant or a field's default where src/ names it."""
+    if lines[line - 1].lstrip().startswith(("def ", "async def ")):
         body = _body(lines, line)
-        readers = {t for at, run in mapped.items() if line < at <= body for t in run}
-    else:
-        readers = _assigned_readers(covering, lines[line - 1])
-    return sorted(set(tests) | set(existing(sorted(readers)) or tests_of(module)))
+        return {t for at, run in mapped.items() if line < at <= body for t in run}
+    return _assigned_readers(covering, lines[line - 1])
 
 
 def _assigned_readers(covering: dict[str, dict[int, list[str]]], text: str) -> set[str]:
@@ -378,6 +488,9 @@ def run_tests(tree: Path, tests: list[str]) -> str:
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
             sys.path.insert(0, str(tree.parent))
+            # and every fresh interpreter a test starts (`sys.executable -c ...`) imports the copy too: it would
+            # read the worktree's iolab (the editable install), and a mutant there could never be caught
+            os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree.parent), os.environ.get("PYTHONPATH")]))
             os.chdir(ROOT)
             code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-m", "not e2e", *tests]))
         finally:
@@ -409,7 +522,7 @@ def imports(tree: Path) -> bool:
         [
             sys.executable,
             "-c",
-            f"import iolab, pkgutil; [__import__(m.name) for m in pkgutil.walk_packages({str(tree)!r}, 'iolab.')]",
+            f"import iolab, pkgutil; [__import__(m.name) for m in pkgutil.walk_packages([{str(tree)!r}], 'iolab.')]",
         ],
         env={**os.environ, "PYTHONPATH": str(tree.parent)},
         capture_output=True,
@@ -455,15 +568,18 @@ def _statements(tree: ast.AST) -> dict[int, int]:
 
     def visit(node: ast.AST, line: int, imported: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            own = child.lineno if isinstance(child, ast.stmt) else line
-            found[id(child)] = -own if imported else own
             body = (
                 getattr(node, "body", None)
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
                 else None
             )
             inside = body is child or (isinstance(body, list) and any(b is child for b in body))
-            visit(child, own, imported and not inside)
+            # a lambda's body runs when it is called, and coverage.py counts that call on the lambda's own line
+            # (a lambda in a module-level table was given the table's first line, run only at import)
+            own = child.lineno if isinstance(child, ast.stmt) else (node.lineno if inside else line)
+            runs_at_import = imported and not inside
+            found[id(child)] = -own if runs_at_import else own
+            visit(child, own, runs_at_import)
 
     visit(tree, 0, True)
     return found
@@ -602,7 +718,7 @@ def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list
     if args.merge:  # the parts ran side by side, each on its own modules: their outcomes are the run's
         return merged(args.merge)
     modules = args.modules.split(",") if args.modules else (WHOLE if args.whole else MODULES)
-    covering = coverage_map(args.coverage_map) if args.coverage_map else None
+    covering = coverage_map(args.coverage_map, modules) if args.coverage_map else None
     if args.smoke:
         modules, args.per_module = ["analysis/knee.py"], 2
     budget = started + args.budget_s if args.budget_s else 0.0

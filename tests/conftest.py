@@ -1,7 +1,8 @@
 """Shared fixtures: an isolated IOLAB_HOME per test, and a check of every finding the suite's runs stored.
 
-Tests are in two tiers. A module that needs something real to run (fio, the `iolab` command, loop
-devices, a browser, sshd, the stores of real runs) is end to end and marked `e2e`; the rest are unit
+Tests are in two tiers. A test that needs something real to run (fio, the `iolab` command, loop
+devices, a browser, sshd, the stores of real runs) is end to end and marked `e2e`: tests/tiers.py reads
+what the test itself uses (its code, fixtures and markers), not the words of its file; the rest are unit
 tests of one module each, which `make check` runs in under a minute (`pytest -m "not e2e"`).
 
 `make test` runs the end-to-end tests on several workers (pytest-xdist, a module's tests on one
@@ -14,23 +15,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
-from functools import cache
 from pathlib import Path
 
 import pytest
 
 from iolab.models.finding import FAILED_RULE, unreadable_part
+from tests import tiers
 from tests.oracle import OracleReport, ShownRow, check_quotes, check_rows, check_store, point_rates
 from tests.worker_order import heaviest_first
-
-# What an end-to-end module uses: fio (its skip guard), the iolab command (as `tests.iolab_cli` or the
-# installed script beside the interpreter), loop devices, Chromium, sshd, or the report tests' stores of real runs.
-E2E_USES = re.compile(
-    r'which\("fio"\)|requires_fio|\bloopdev\b|from tests\.iolab_cli import|with_name\("iolab"\)|stored_runs|chromium|sshd'
-)
-
 
 # Modules that must have the machine to themselves, and why.
 SERIAL = {
@@ -52,9 +45,23 @@ SERIAL = {
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@cache
-def _is_e2e(path: Path) -> bool:
-    return bool(E2E_USES.search(path.read_text(encoding="utf-8")))
+def _is_e2e(item: pytest.Item) -> bool:
+    """Whether the test reaches something real (tests/tiers.py): its own code, its class, its module's
+    `pytestmark` and its fixtures, not the words of its file."""
+    function = getattr(item, "function", None)
+    if function is None:  # not a Python test function: its file decides
+        return tiers.reaches_something_real(Path(str(item.path)), "pytestmark")
+    fixtures = []
+    for name in getattr(item, "fixturenames", []):
+        for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
+            code = getattr(definition.func, "__code__", None)
+            if code is not None and Path(code.co_filename).is_relative_to(ROOT / "tests"):
+                fixtures.append((Path(code.co_filename), definition.func.__name__, code.co_firstlineno))
+    code = function.__code__
+    cls = getattr(item, "cls", None)
+    return tiers.is_end_to_end(
+        Path(code.co_filename), function.__name__, code.co_firstlineno, cls.__name__ if cls else None, fixtures
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -63,7 +70,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(f"tests/conftest.py SERIAL names modules that do not exist: {renamed}")
     for item in items:
         path = Path(str(item.path))
-        if _is_e2e(path):
+        if _is_e2e(item):
             item.add_marker(pytest.mark.e2e)
         if path.relative_to(ROOT).as_posix() in SERIAL:
             item.add_marker(pytest.mark.serial)
