@@ -1,15 +1,21 @@
 """`iolab diff-env A B` lists every difference between the two runs' hosts (a disk no target was on too: the
 user asked about the hosts, not the runs' targets), says so when there is none, and refuses a run without a
-snapshot by naming that run. Snapshots stored with the Store's own writes; no fio."""
+snapshot by naming that run; every format shows each difference, a value absent on one side as absent.
+Snapshots stored with the Store's own writes; no fio."""
 
 from __future__ import annotations
+
+import csv
+import io
+import json
 
 import pytest
 
 from iolab.errors import UserError
-from iolab.models.snapshot import BlockDevice, Snapshot, TargetInfo
+from iolab.models.snapshot import BlockDevice, Change, Snapshot, TargetInfo
+from iolab.report import csv_output, json_output, markdown, terminal
 from iolab.store.db import open_store
-from iolab.views.host_diff import load_host_diff
+from iolab.views.host_diff import HostDiff, load_host_diff
 from tests.store.test_series import SEQ_READ, _bw, _run
 
 
@@ -77,3 +83,22 @@ def test_the_earlier_runs_state_at_its_end_is_compared(store):
         {"before": _snapshot("quiet", "bfq")},
     )
     assert load_host_diff(store, a, b).changes == []
+
+
+def test_every_format_shows_each_difference_and_a_value_absent_on_one_side_as_absent():
+    diff = HostDiff(
+        3, 7, [Change("host", "cmdline", "quiet", "quiet mitigations=off"), Change("sdc", "scheduler", "", "bfq")]
+    )
+    table = markdown.render_host_diff(diff).splitlines()
+    assert table[0] == "| Where | What | Run 3 | Run 7 |"
+    assert table[2:] == ["| host | cmdline | quiet | quiet mitigations=off |", "| sdc | scheduler | (absent) | bfq |"]
+    rows = list(csv.DictReader(io.StringIO(csv_output.render_host_diff(diff))))
+    assert [(r["earlier_run"], r["subject"], r["before"], r["after"]) for r in rows] == [
+        ("3", "host", "quiet", "quiet mitigations=off"),
+        ("3", "sdc", "", "bfq"),
+    ]
+    document = json.loads(json_output.render_host_diff(diff))
+    assert (document["earlier"], document["later"], len(document["changes"])) == (3, 7, 2)
+    assert terminal.render_host_diff(diff).splitlines() == [c.render() for c in diff.changes]
+    none = HostDiff(3, 7, [])
+    assert markdown.render_host_diff(none).strip() == terminal.render_host_diff(none).strip() == none.nothing()
