@@ -287,7 +287,9 @@ def covering_tests(
     the tests that run the lines of src/ that read NAME; otherwise the test files that import the module."""
     mapped = covering.get(module, {})
     line = abs(mutant.statement) or mutant.line
-    tests = existing(mapped.get(line, []))
+    # coverage.py counts a statement at the line Python runs it from: a parenthesised `if (` condition that
+    # starts on the next line is counted there, not on the `if`'s own line
+    tests = existing(mapped.get(line) or mapped.get(mutant.line, []))
     if mutant.statement >= 0 or line not in mapped:
         return tests
     if lines[line - 1].lstrip().startswith(("def ", "async def ")):  # a default: read when the function runs
