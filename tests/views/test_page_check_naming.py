@@ -24,7 +24,6 @@ def _row(name: str, ddir: str, values: list[float], ids: tuple[int, ...]) -> Row
         {"bw_bytes": stats, "iops": estimate(values, RATE)},
         ddir,
         len(ids),
-        len(ids),
         ids,
     )
 
