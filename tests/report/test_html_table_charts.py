@@ -1,7 +1,7 @@
 """Which charts the HTML page draws under each table: a sweep of a number (iodepth, bs) gets lines along its
 axis, in order (throughput, latency percentiles, latency against throughput); a table of workloads side by side
-(an overview, or a "sweep" of rw or of targets, which has no order to draw a line along) gets bars. Tables are
-numbered from 1 within their run, as the page's titles say. Inputs go through the same `notebook_tables`."""
+(an overview, or a "sweep" of rw or of targets, which has no order to draw a line along) gets bars. Tables and
+array sections are numbered from 1 within their run, as the page's titles say (and `--png` names its files). Inputs go through the same `notebook_tables`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from iolab.models import DirectionResult, LatencyStats, Point, PointRecord, Result, Target
-from iolab.report.html import ChartOutput, table_sections
+from iolab.models import DirectionResult, LatencyStats, Plan, Point, PointRecord, Result, Run, Target, Workload
+from iolab.report.html import ChartOutput, array_sections, table_sections
+from iolab.runner.arrays import array_points
+from iolab.views.run import RunView
 from iolab.views.tables import notebook_tables
 
 MB = 1e6
@@ -58,3 +60,20 @@ def test_tables_are_numbered_from_one_within_their_run():
     assert len(sections) == len(material.report.tables) >= 2
     assert [s.id for s in sections] == [f"run7-table{n}" for n in range(1, len(sections) + 1)]
     assert [s.title.split(":")[0] for s in sections] == [f"Table 7.{n}" for n in range(1, len(sections) + 1)]
+
+
+def test_array_sections_are_numbered_from_one_within_their_run():
+    plan = Plan(
+        name="a",
+        workloads=[Workload("seqread", {"rw": "read", "bs": "1m"}), Workload("seqwrite", {"rw": "write", "bs": "1m"})],
+    )
+    targets = [Target(f"/dev/nvme{i}n1", "block", f"/dev/nvme{i}n1", 1 << 40) for i in range(2)]
+    records = [
+        PointRecord(i, 7, i, p, "ok", result=_result(1e9))
+        for i, p in enumerate(array_points(plan, targets, ("together", "alone"), ("doubling",)), start=1)
+    ]
+    run = Run(7, 1_000_000.0, "complete", "", "host", "iolab run", "fio-3.33", "0", finished_at=1_000_060.0)
+    sections = array_sections(RunView(run, records, {}, [], None, {}), ChartOutput(svg=False))
+    assert [s.id for s in sections] == ["run7-array1", "run7-array2"]
+    assert [s.title for s in sections] == ["Array: seqread", "Array: seqwrite"]
+    assert all(c.id.startswith(s.id + "-") for s in sections for c in s.charts)
