@@ -1,7 +1,7 @@
 """An array's scaling table is shown only when it can say something: sets of at least two sizes, judged against
 the drives alone. With one size (each drive alone, and no set) there is no scaling to show, and without the drives
 alone there is no reference to measure efficiency against: no table, rather than a table of one row or of
-figures with nothing under them. Array points made by the runner's own planner; no fio."""
+figures with nothing under them. Each set's efficiency is its aggregate over its ideal, in percent. Array points made by the runner's own planner; no fio."""
 
 from __future__ import annotations
 
@@ -45,3 +45,15 @@ def test_a_scaling_table_needs_two_sizes_and_the_drives_alone(drives, modes, sho
     assert ("scaling" in kinds) is shown
     if table is not None:
         assert len({row.cells[0] for row in table.rows}) >= 2
+
+
+def test_each_sets_efficiency_is_its_aggregate_over_its_ideal_in_percent():
+    (view,) = array_views(_records(4, ("together", "alone", "scaling")), {})
+    table = scaling_table_of(view)
+    assert table is not None
+    keys = [c.key for c in table.columns]
+    assert table.columns[keys.index("efficiency")].unit == "%"
+    for row in table.rows:
+        aggregate, ideal = row.numbers["aggregate_bw"].mean, row.numbers["ideal_bw"].mean  # type: ignore[union-attr]
+        assert row.numbers["efficiency"].mean == pytest.approx(100 * aggregate / ideal)  # type: ignore[union-attr]
+        assert row.cells[keys.index("efficiency")] == f"{100 * aggregate / ideal:.0f}%"
