@@ -1,4 +1,5 @@
-"""`iolab probe` in the terminal: memory in GiB (MemTotal is bytes; 2^30 to a GiB), a device's PCIe link as now /
+"""`iolab probe` in the terminal: each CPU governor in force once ("n/a" without), memory in GiB (MemTotal is
+bytes; 2^30 to a GiB), a device's PCIe link as now /
 capable (a link trained below what it can do is the thing to see), "-" without one, each device's queue
 settings and each target asked about written as the host gave them: a value or path holding brackets is text,
 not Rich markup (sysfs writes the scheduler in force as `[mq-deadline]`)."""
@@ -44,3 +45,12 @@ def test_queue_settings_and_targets_are_printed_as_the_host_gave_them():
     lines = _printed(Snapshot(devices=[device], targets=[target]))
     assert "sdb queue: scheduler=[mq-deadline] nr_requests=64" in lines
     assert "target /mnt/[fast]/data: device sdb, mount /mnt/[fast] (ext4)" in lines
+
+
+@pytest.mark.parametrize(
+    ("governors", "said"), [({}, "n/a"), ({"cpu0": "performance", "cpu1": "performance"}, "performance"),
+                            ({"cpu0": "powersave", "cpu1": "performance"}, "performance, powersave")],
+)  # fmt: skip
+def test_the_cpu_frequency_governors_in_force_are_named_once_each(governors, said):
+    (line,) = [ln for ln in _printed(Snapshot(governors=governors)) if ln.startswith("CPU ")]
+    assert f"; governors {said}; " in line
