@@ -1,8 +1,8 @@
 """`iolab probe` in the terminal: each CPU governor in force once ("n/a" without), memory in GiB (MemTotal is
-bytes; 2^30 to a GiB), a device's PCIe link as now /
-capable (a link trained below what it can do is the thing to see), "-" without one, each device's queue
-settings and each target asked about written as the host gave them: a value or path holding brackets is text,
-not Rich markup (sysfs writes the scheduler in force as `[mq-deadline]`)."""
+bytes; 2^30 to a GiB), a device's PCIe link as now / capable (a link trained below what it can do is the thing
+to see), "-" without one, each device's queue settings and each target asked about written as the host gave
+them: a value or path holding brackets is text, not Rich markup (sysfs writes the scheduler in force as
+`[mq-deadline]`)."""
 
 from __future__ import annotations
 
