@@ -369,8 +369,10 @@ def covering_tests(
     the tests that run the lines of src/ that read NAME; and the test files that import the module."""
     mapped = covering.get(module, {})
     line = abs(mutant.statement) or mutant.line
-    tests = existing(mapped.get(line, []))
-    if mutant.statement >= 0 and line in mapped and not mapped[line]:
+    # coverage.py counts a statement at the line Python runs it from: a parenthesised `if (` condition that
+    # starts on the next line is counted there, not on the `if`'s own line
+    tests = existing(mapped.get(line) or mapped.get(mutant.line, []))
+    if mutant.statement >= 0 and line in mapped and not mapped[line] and not mapped.get(mutant.line):
         # run, but in no test's context: inside a function called while the package is imported (a decorator
         # building the command line): the test files that import the module
         return tests_of(module)
@@ -510,9 +512,14 @@ def run_tests(tree: Path, tests: list[str]) -> str:
         return "survived"
     if code == 4 and not imports(tree):  # the mutant breaks `import iolab`: every user would see it fail
         return "killed"
-    if code in (3, 4, 70):  # internal or usage error: the run is wrong, not the mutant
-        raise SystemExit(f"pytest could not run {tests} against the mutant (exit {code})")
+    if code in (3, 4, 70):  # internal or usage error: the mutant's doing, or the run's (`run_module` tells)
+        raise RunBroken(f"pytest could not run {tests} against the mutant (exit {code})")
     return "survived" if code == 0 else "killed"
+
+
+class RunBroken(Exception):
+    """pytest stopped with an internal error or crashed (a session hook raised, a fixture broke pytest
+    itself): a mutant can do that, and so can a wrong run."""
 
 
 def imports(tree: Path) -> bool:
@@ -611,12 +618,25 @@ def run_module(
             continue
         tests = tests_of(module) if covering is None else covering_tests(covering, module, mutant, lines)
         (tree / module).write_text(mutated_source(source, mutant.index), encoding="utf-8")
-        outcome = run_tests(tree, tests) if tests else "not covered"
+        outcome = _outcome(tree, module, source, tests) if tests else "not covered"
         code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
         outcomes.append({**asdict(mutant), "code": code, "source": digest, "outcome": outcome, "tests": tests})
         print(f"{outcome:8s} {module}:{mutant.line} {mutant.change}", flush=True)
     (tree / module).write_text(source, encoding="utf-8")
     return outcomes
+
+
+def _outcome(tree: Path, module: str, source: str, tests: list[str]) -> str:
+    """The mutant's outcome. A run pytest itself could not finish is run again on the module's own source:
+    when the same tests pass there, the mutant broke the run (every user of the suite would see it), killed;
+    when they do not, the run is wrong and the bench stops (the copy is left as it was)."""
+    try:
+        return run_tests(tree, tests)
+    except RunBroken as broken:
+        (tree / module).write_text(source, encoding="utf-8")
+        if run_tests(tree, tests) != "survived":
+            raise SystemExit(f"{broken}; they fail on the unmutated source too") from None
+        return "killed"
 
 
 def previously_killed(path: Path) -> dict[tuple, dict]:

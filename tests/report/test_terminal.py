@@ -360,8 +360,8 @@ def _report() -> RunReport:
     run = _run(7, "partial", T0, "nightly", 1, 2)
     columns = (Column("iodepth", "iodepth"), Column("bw_bytes", "MB/s"), Column("note", "[note]", numeric=False))
     rows = (
-        Row(("1", "120", "[bold]kept[/bold]"), {}, "read", 1, 1, (1,)),
-        Row(("4", "failed", "-"), {}, None, 1, 0, (2,), ("iodepth=4, repeat 1 (point 2): failed: fio exited 1",)),
+        Row(("1", "120", "[bold]kept[/bold]"), {}, "read", 1, (1,)),
+        Row(("4", "failed", "-"), {}, None, 0, (2,), ("iodepth=4, repeat 1 (point 2): failed: fio exited 1",)),
     )
     fixed = (("rw", "randread"), ("bs", "4k"), ("target", "/data"))
     table = NotebookTable("iodepth sweep: randread 4k", "iodepth", fixed, columns, rows)

@@ -45,7 +45,7 @@ def test_an_ab_of_the_scheduler_is_one_table_with_a_scheduler_column():
     assert table.axis == "scheduler" and table.title == "scheduler sweep: randread 4k"
     assert table.columns[0].header == "scheduler" and not table.columns[0].numeric
     assert [row.cells[0] for row in table.rows] == ["none", "mq-deadline"]
-    assert [row.repeats for row in table.rows] == [3, 3]
+    assert [row.cells[[c.key for c in table.columns].index("repeats")] for row in table.rows] == ["3", "3"]
     assert "scheduler" not in dict(table.fixed)
     assert table_markdown(table).splitlines()[0].startswith("| scheduler | MB/s |")
 

@@ -289,11 +289,18 @@ def _row_label(row: Row, table: NotebookTable) -> str:
     return row.cells[0] + (f" ({kind})" if kind and kind != row.cells[0] else "")
 
 
-def _iops_ticks(ax: Axes, axis: str) -> None:
-    """IOPS tick labels as the tables write them (84.0k, 1.20M), so they do not run into each other."""
-    from matplotlib.ticker import FuncFormatter
+IOPS_TICKS = 4  # at most this many steps along an IOPS axis: "125.0k" is as wide as a half-width panel's step
 
-    getattr(ax, f"{axis}axis").set_major_formatter(FuncFormatter(lambda value, _: units.iops(value)))
+
+def _iops_ticks(ax: Axes, axis: str) -> None:
+    """IOPS tick labels as the tables write them (84.0k, 1.20M), and few enough of them that they do not run
+    into each other: matplotlib places ticks for its own short numbers, and a one-bar panel's axis ticked
+    every 25k wrote "100.0k" over "125.0k"."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    target = getattr(ax, f"{axis}axis")
+    target.set_major_locator(MaxNLocator(nbins=IOPS_TICKS, steps=[1, 2, 2.5, 5, 10]))
+    target.set_major_formatter(FuncFormatter(lambda value, _: units.iops(value)))
 
 
 def workload_bars(table: NotebookTable) -> Figure | None:

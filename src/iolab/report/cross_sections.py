@@ -88,7 +88,6 @@ def comparison_page(comparison: Comparison, output: ChartOutput, anchor: str = "
             cells=verdict_cells(row),
             numbers={},
             ddir=None,
-            repeats=len(row.b.values),
             ok=len(row.b.values),
             point_ids=(),
         )

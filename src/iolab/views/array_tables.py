@@ -34,7 +34,7 @@ def _table(
     rows = []
     for i, source in enumerate(sources):
         cells, numbers = source_cells(figures, source)
-        rows.append(Row(tuple(cells), numbers, None, 1, 1, (), notes[i] if notes else ()))
+        rows.append(Row(tuple(cells), numbers, None, 1, (), notes[i] if notes else ()))
     columns = tuple(Column(f.key, f.title_of_kind(), f.numeric, f.unit) for f in figures)
     return NotebookTable(title, None, (), columns, tuple(rows), kind, caption)
 

@@ -133,8 +133,7 @@ class Row:
     cells: tuple[str, ...]
     numbers: dict[str, Stability | None]
     ddir: str | None
-    repeats: int
-    ok: int
+    ok: int  # repeats that gave a result (the `repeats` column counts them all)
     point_ids: tuple[int, ...]
     notes: tuple[str, ...] = ()
     operation: str | None = None  # the file-operation engine measured (filecreate...), None for a row of I/O
@@ -294,14 +293,12 @@ def _workload_rows(workload: TableWorkload, lead: list[str], scope: Scope, label
     ddirs = directions_of(workload) if scope.kind == IO else [DIRECTIONS[0]] if workload.finished else []
     if not ddirs:
         cells, _ = row_cells(figures, Cell(scope, workload, None, True))
-        return [Row((*lead, *cells), {}, None, len(workload.records), 0, ids, notes, operation)]
+        return [Row((*lead, *cells), {}, None, 0, ids, notes, operation)]
     rows = []
     for i, ddir in enumerate(ddirs):
         cells, numbers = row_cells(figures, Cell(scope, workload, ddir, i == 0))
         ok = len(workload.finished)
-        rows.append(
-            Row((*lead, *cells), numbers, ddir, len(workload.records), ok, ids, notes if i == 0 else (), operation)
-        )
+        rows.append(Row((*lead, *cells), numbers, ddir, ok, ids, notes if i == 0 else (), operation))
     return rows
 
 
