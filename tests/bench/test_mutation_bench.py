@@ -68,7 +68,7 @@ whole.mkdir(parents=True)
 (whole / "__init__.py").write_text("")
 try:
     out["usage error"] = "counted as " + mutation.run_tests(whole, [str(scratch / "no_such_test.py")])
-except SystemExit as stop:
+except mutation.RunBroken as stop:
     out["usage error"] = str(stop)
 
 fresh = scratch / "fresh" / "iolab"
