@@ -10,6 +10,7 @@ import pytest
 
 from iolab.cli.history import _window_seconds
 from iolab.errors import UserError
+from tests.cli.test_cli_contracts import _runs
 from tests.in_process import assert_clean_error, iolab
 
 
@@ -22,15 +23,6 @@ def test_a_window_under_a_second_is_above_zero_and_taken(text, seconds):
 def test_a_window_that_rounds_to_nothing_is_refused_with_the_rule():
     with pytest.raises(UserError, match="above zero and at most ten years"):
         _window_seconds("0.0m")
-
-
-def _runs(home, count: int) -> list[int]:
-    from iolab.store.db import open_store
-
-    store = open_store(home)
-    ids = [store.create_run(f"r{i}", "iolab run plan.toml", ["/mnt/x"], "fio-3.33") for i in range(count)]
-    store.close()
-    return ids
 
 
 def test_runs_in_both_groups_of_a_compare_are_named_up_to_five_then_elided(iolab_home):

@@ -25,3 +25,19 @@ def run_workdirs(tmpdir_env) -> Workdirs:
     """A store with one run and its working directories under the test's own TMPDIR."""
     store = open_store()
     return Workdirs(store, store.create_run("p", "iolab run", ["/x"], "fio-3.33", {}, "identity"))
+
+
+@pytest.fixture
+def kept_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fio on PATH for the unmeasured jobs (fill, precondition): it keeps each job file in `jobs/`, numbered
+    in the order given."""
+    bin_dir, jobs = tmp_path / "bin", tmp_path / "jobs"
+    bin_dir.mkdir()
+    jobs.mkdir()
+    fio = bin_dir / "fio"
+    fio.write_text(
+        f'#!/bin/sh\nfor a; do case "$a" in *.fio) n=$(ls {jobs} | wc -l); cp "$a" {jobs}/$((n + 10)).fio;; esac; done\n'
+    )
+    fio.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    return jobs

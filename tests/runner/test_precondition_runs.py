@@ -6,29 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from iolab.runner.execute import execute
 from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
 from iolab.store.queries import run_phases
 from tests.runner.fake_executor import FakeExecutor
-
-
-@pytest.fixture
-def kept_jobs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fio on PATH for the unmeasured jobs (fill, precondition): it keeps each job file in `jobs/`, in order."""
-    bin_dir, jobs = tmp_path / "bin", tmp_path / "jobs"
-    bin_dir.mkdir()
-    jobs.mkdir()
-    fio = bin_dir / "fio"
-    fio.write_text(
-        f'#!/bin/sh\nfor a; do case "$a" in *.fio) n=$(ls {jobs} | wc -l); cp "$a" {jobs}/$((n + 10)).fio;; esac; done\n'
-    )
-    fio.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
-    return jobs
 
 
 def _run(tmp_path: Path, scope: str, discard: str = "false"):
