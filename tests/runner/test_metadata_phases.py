@@ -89,8 +89,9 @@ def test_a_create_where_a_thread_made_nothing_skips_stat_and_remove_and_says_so(
     assert notes[0].endswith(": a thread created no file, so stat and remove were not run")
 
 
-def test_a_file_system_without_room_for_the_largest_count_is_refused_with_what_would_fit(tmp_path):
-    room = file_room(tmp_path)
+def test_a_file_system_without_room_for_the_largest_count_is_refused_with_what_would_fit(tmp_path, monkeypatch):
+    room = file_room(tmp_path)  # read once, then held: other tests make and remove files on the same file system
+    monkeypatch.setattr("iolab.runner.metadata.file_room", lambda directory: room)
     fits = room.files // 16
     scaling = MetadataScaling(threads=(1, fits + 1), runtime=1.0)
     target = Target(path=str(tmp_path), kind="directory", filename="x", size_bytes=0)
