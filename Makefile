@@ -35,15 +35,15 @@ check: lint
 	$(BIN)/pytest -q -m "not e2e" -n auto --maxprocesses=4
 
 # The whole suite: the lint of the fast tier, then the unit and end-to-end tests (real fio, loop devices, a
-# browser, sshd) together on E2E_WORKERS (4) workers, whatever the CPU count: the end-to-end tests mostly wait
-# on fio's clock (with two workers on two CPUs, half the CPU time was idle), and the unit tests fill the
-# waits. Those that measure a difference, a dip or a signal's timing run afterwards, alone (the `serial`
+# browser, sshd) together on E2E_WORKERS (6) workers, whatever the CPU count: the end-to-end tests mostly wait
+# on fio's clock (with two workers on two CPUs, half the CPU time was idle; with four, fresh-clone CI took the
+# tier in 527 s, with six in 471 s on the same 2-CPU host), and the unit tests fill the waits. Those that measure a difference, a dip or a signal's timing run afterwards, alone (the `serial`
 # list in tests/conftest.py). The modules are dealt slowest first (tests/worker_order.py), not by their
 # number of tests (pytest-xdist's own order, switched off by --no-loadscope-reorder). The serial tier collects
 # only its own modules (`python -m tests.conftest` names them): not the whole suite's for 19 tests. While the
 # lint runs (mypy: one CPU), one collection on the other CPU compiles the modules and rewrites the tests'
 # asserts into __pycache__ once, instead of every worker of a fresh clone doing it again at its start.
-E2E_WORKERS ?= 4
+E2E_WORKERS ?= 6
 test: $(STAMP) fio
 	$(BIN)/pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & $(MAKE) --no-print-directory lint; \
 	    linted=$$?; wait; exit $$linted

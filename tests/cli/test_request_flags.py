@@ -70,7 +70,12 @@ def _command(*path: str):
 
 
 def _parsed(path: tuple[str, ...], args: list[str]) -> dict:
-    return _command(*path).make_context(" ".join(path), list(args)).params
+    """The parameters `iolab PATH ARGS` parses, in a context under the root's as the command line makes it:
+    a command's first context fixes its help option for the process (the tree is built once,
+    `cli.click_command`), and one made without the root's settings would leave `run` without `-h`."""
+    root = click_command()
+    parent = root.context_class(root, info_name="iolab", **root.context_settings)
+    return _command(*path).make_context(" ".join(path), list(args), parent=parent).params
 
 
 def _request_of_run(args: list[str]):
