@@ -62,10 +62,11 @@ def higher_is_better(metric: str) -> bool:
 class Series:
     """One workload on one target of one host, oldest run first.
 
-    `values` holds one figure per run: the mean over the run's repeats of
-    the primary metric. For throughput a planned repeat that failed, or that
-    a finished or killed run never reached, counts as 0 (the run delivered
-    nothing); for latency it is left out, and a run with none is NaN.
+    `values` holds one figure per run: the mean over the run's finished
+    repeats of the primary metric (`store.series._fill`). A planned repeat
+    that failed, or that a finished or killed run never reached, was not
+    measured: it is left out, never counted as 0, and marks the run in
+    `failed`; a run with no finished repeat is NaN ("not measured").
     """
 
     host: str
