@@ -211,14 +211,16 @@ def _check_stopped(
             )
         return
     seconds = (_wall_ms(parts) - (_wall_ms(at_cut) if at_cut else 0.0)) / 1000
-    if seconds <= 0:
-        return
-    done = sum(float(p["io_bytes"]) for p in mine) - sum(float(p["io_bytes"]) for p in before or [])
-    ios = sum(max(int(p.get("total_ios", 0)), _completions(p)) for p in mine)
-    moved = sum(float(p["io_bytes"]) for p in mine)
-    figures = {"bw_bytes": done / seconds, "kept_s": float(round(seconds))}
-    if ios and moved:
-        figures["iops"] = done * ios / moved / seconds
+    if seconds > 0:
+        done = sum(float(p["io_bytes"]) for p in mine) - sum(float(p["io_bytes"]) for p in before or [])
+        ios = sum(max(int(p.get("total_ios", 0)), _completions(p)) for p in mine)
+        moved = sum(float(p["io_bytes"]) for p in mine)
+        figures = {"bw_bytes": done / seconds, "kept_s": float(round(seconds))}
+        if ios and moved:
+            figures["iops"] = done * ios / moved / seconds
+    else:  # no time between the blocks: no window, so the rates stay fio's own over the whole run
+        bw, iops = _rates(mine)
+        figures = {"bw_bytes": bw, "iops": iops, "kept_s": float(round(seconds))}
     held = {"bw_bytes": stored["bw_bytes"], "kept_s": kept, "iops": stored["iops"]}
     for name, recomputed in figures.items():
         report.figures += 1

@@ -9,7 +9,9 @@ real run loop on fio's saved 12 s of status blocks (`tests/runner/fake_executor.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import zlib
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from iolab.runner.execute import execute
 from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
-from tests.oracle import check_store
+from tests.oracle import _rates, check_store
 from tests.runner.fake_executor import Answer, FakeExecutor
 
 PLAN = 'name = "s"\n[options]\nrw = "randread"\n'
@@ -91,3 +93,18 @@ def test_without_the_cut_s_block_only_the_ceiling_holds(stopped):
     (found,) = check_store(stopped).disagreements
     assert "more than all fio's bytes" in found
     _set(stopped, "UPDATE results SET bw_bytes = bw_bytes / 3")
+
+
+def test_a_cut_block_as_late_as_the_end_leaves_fio_s_whole_run_rates_and_is_checked_against_them(stopped):
+    """No time between the two blocks: no window, so the figures must be fio's own over the run (checked,
+    not skipped): the window's rates stored there are a disagreement, fio's own are not."""
+    with sqlite3.connect(stopped) as conn:
+        (final,) = conn.execute("SELECT data FROM artifacts WHERE name = 'fio.json'").fetchone()
+        conn.execute("UPDATE artifacts SET data = ? WHERE name = 'fio.cut.json'", (final,))
+        conn.execute("UPDATE points SET stopping = json_set(stopping, '$.kept_s', 0)")
+    found = check_store(stopped).disagreements
+    assert any("bw_bytes" in f for f in found) and any(" iops:" in f for f in found), found
+    job = json.loads(zlib.decompress(final))["jobs"]
+    bw, iops = _rates([j["read"] for j in job])
+    _set(stopped, f"UPDATE results SET bw_bytes = {bw!r}, iops = {iops!r}")
+    assert check_store(stopped).disagreements == []
