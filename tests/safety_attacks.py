@@ -500,6 +500,30 @@ def stacked_device(case: Case) -> None:
     prepared(case, job_request(case, text, [case.world.stacked], allow_write=True))
 
 
+def renamed_node(case: Case) -> None:
+    """--allow-write on a node named otherwise than its device (a container's /dev/xvdb made for the host's
+    device): the guard must judge the device the node carries. For the device with a loop device stacked
+    inside it, the refusal names the loop device (loops-on); judged by its name, /sys knows nothing of it and
+    nothing was found on it. For the blank device, the run goes ahead and writes only that device (judged by
+    its name, it was refused as a device with no size)."""
+    name = case.rng.choice(["xvdb", "nvme9n1", "sdz", "vdq"])
+    device = case.rng.choice([case.world.stacked, case.world.blank])
+    where = Path(tempfile.mkdtemp(prefix="iolab-nodes-", dir=case.world.root))
+    node = where / name
+    os.mknod(node, 0o600 | 0o060000, os.stat(device).st_rdev)
+    try:
+        text = f"[w]\n{_job(case.rng.choice(['write', 'randwrite']), size='1m')}\n"
+        refusal = prepared(case, job_request(case, text, [str(node)], allow_write=True))
+        if device == case.world.stacked:
+            _expect_cause(case, refusal, "is backed by")
+        elif refusal is not None:
+            case.outcome.fail("cause", case, f"the blank device, through a node named {name}, refused: {refusal}")
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+        if device == case.world.blank:
+            case.world.zero_blank()
+
+
 def past_the_end(case: Case) -> None:
     """A read job reaching past the end of a user's file: fio extends it by writing (extent-check)."""
     extra = case.rng.choice([{"size": "1m"}, {"size": "64k", "offset": "32k"}, {"size": "128k"}])
@@ -919,6 +943,7 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "data-device": (data_device, 0.5, "blank-content"),
     "signature-device": (signature_device, 0.5, "blkid-signature"),
     "mounted-device": (mounted_device, 0.5, "mount-check"),
+    "renamed-node": (renamed_node, 0.5, "loops-on"),
     "stacked-device": (stacked_device, 0.5, "loops-on"),
     "past-the-end": (past_the_end, 0.5, "extent-check"),
     "dollar-path": (dollar_path, 0.5, "dollar-refusal"),

@@ -57,8 +57,20 @@ class Above:
         return f"{on} is in use as swap ({self.name})"
 
 
-def kernel_name(device: str) -> str:
-    """The kernel's name of a block device node (/dev/disk/by-id/... → nvme0n1)."""
+def kernel_name(device: str, root: Root | None = None) -> str:
+    """The kernel's name of a block device node, read from the device number the node carries, not from its
+    name (/dev/disk/by-id/... → nvme0n1). A node can be named anything: a container's /dev/xvdb made for
+    the host's nvme0n1, a node a tool made elsewhere. Judged by its name, the write guard would ask /sys
+    about a device that is not the one written (or about none, and find nothing on it). A path that is not
+    a block device of this host keeps the name it resolves to (a hand-made /sys tree names its stand-ins so)."""
+    try:
+        info = os.stat(device)
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISBLK(info.st_mode):
+        found = name_of(f"{os.major(info.st_rdev)}:{os.minor(info.st_rdev)}", root or Root())
+        if found:
+            return found
     return os.path.basename(os.path.realpath(device))
 
 

@@ -276,7 +276,7 @@ def _marks(home: Path) -> dict[str, str]:
     "blank-content",
     "a write to a device holding any non-zero byte iolab did not write (read in full, or sampled when asked)",
 )
-def content_problem(device: str, home: Path) -> str | None:
+def content_problem(device: str, home: Path, node: str | None = None) -> str | None:
     """Why the device's content says it holds data, or None when it is blank or holds iolab's last write.
 
     The fingerprint's blocks first (cheap): data there is refused at once, unless their digest is the one
@@ -286,9 +286,10 @@ def content_problem(device: str, home: Path) -> str | None:
 
     The device is opened once, and its size, key and every byte read come from that one descriptor: opened
     by name for each, a name switched to another device between two opens made the check read two devices.
+    `node` is what to open when the caller pinned the device (`safety.write_refusals`); `device` names it.
     """
     try:
-        fd = os.open(device, os.O_RDONLY | os.O_DIRECT)
+        fd = os.open(node or device, os.O_RDONLY | os.O_DIRECT)
     except OSError as exc:
         return f"iolab cannot read it to check it is blank ({exc.strerror})"
     try:

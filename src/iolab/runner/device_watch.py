@@ -32,7 +32,7 @@ class DeviceWatch:
 
     def __init__(self, devices: Iterable[str], root: Root | None = None) -> None:
         self.root = root or Root()
-        self.names = {device: kernel_name(device) for device in devices}
+        self.names = {device: kernel_name(device, self.root) for device in devices}
         self.before = {device: self._now(device) for device in self.names}
         self.found: str | None = None
 

@@ -51,7 +51,8 @@ guards.register(
     "blkid-signature", "a write to a device carrying a signature blkid knows (file system, partition table, RAID, LVM)"
 )
 def _signature(device: str) -> str | None:
-    """What blkid finds on the device (low-level probe, no cache), or None when it is blank."""
+    """What blkid finds on the device (low-level probe, no cache), or None when it is blank. `device` is the
+    pinned node (`write_refusals`): blkid opens the very device the other checks judge."""
     blkid = shutil.which("blkid") or next((p for p in ("/sbin/blkid", "/usr/sbin/blkid") if os.path.exists(p)), None)
     if blkid is None:
         return (
@@ -77,24 +78,41 @@ def _described(fields: dict[str, str]) -> str | None:
 
 
 def write_refusals(device: str, root: Root | None = None) -> list[str]:
-    """Every reason iolab will not write to this block device; empty when it is safe."""
+    """Every reason iolab will not write to this block device; empty when it is safe.
+
+    The node is opened once (`O_PATH`: no I/O, no claim) and every check reaches the device through that
+    descriptor (`/proc/PID/fd/N`, which reopens the same inode whatever the name points to by then): the
+    stack, the busy probe, blkid and the content check judge one device. By name, each would open the name
+    again, and a name switched between two checks made them judge different devices."""
     root = root or Root()
-    name = kernel_name(device)
+    try:
+        pin = os.open(device, os.O_PATH | os.O_CLOEXEC)
+    except OSError as exc:
+        return [f"iolab cannot open it ({exc.strerror})"]
+    try:
+        return _refusals(device, f"/proc/{os.getpid()}/fd/{pin}", root)
+    finally:
+        os.close(pin)
+
+
+def _refusals(device: str, node: str, root: Root) -> list[str]:
+    """`write_refusals` for the device pinned as `node`; `device` is its name in the words."""
+    name = kernel_name(node, root)
     reasons = [
         item.describe(name)
         for item in device_stack.above(name, root)
         if item.kind not in ABOVE_GUARDS or guards.active(ABOVE_GUARDS[item.kind])
     ]
     try:
-        fd = os.open(device, os.O_RDONLY | os.O_EXCL)
+        fd = os.open(node, os.O_RDONLY | os.O_EXCL)
         os.close(fd)
     except OSError as exc:
         if not reasons:
             reasons.append(f"the kernel reports it in use ({exc.strerror})")
-    signature = _signature(device)
+    signature = _signature(node)
     if signature:
         reasons.append(f"it holds {signature}")
-    content = blank.content_problem(device, home_dir())
+    content = blank.content_problem(device, home_dir(), node)
     if content and not signature:
         reasons.append(content)
     return reasons

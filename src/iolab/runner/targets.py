@@ -210,7 +210,7 @@ def identity_change(target: Target) -> str | None:
 
 
 def _block_target(path: Path, size: int | None, root: Root) -> Target:
-    name = kernel_name(str(path))
+    name = kernel_name(str(path), root)
     sectors = (root.read_text(f"/sys/class/block/{name}/size") or "").strip()
     if not sectors.isdigit() or int(sectors) == 0:
         raise UserError(f"{path}: the kernel reports no size for this device (no media, or a detached loop device)")
