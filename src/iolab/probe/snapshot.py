@@ -8,6 +8,7 @@ import stat
 from iolab.errors import UserError
 from iolab.models.snapshot import RAM_FILESYSTEMS, Snapshot, TargetInfo
 from iolab.probe.block import device_for_major_minor, list_disks, read_device
+from iolab.probe.device_stack import kernel_name
 from iolab.probe.fs import filesystem_of, ram_backed_device, read_filesystems
 from iolab.probe.host import read_host
 from iolab.probe.root import Root
@@ -60,7 +61,7 @@ def _live_block_device(root: Root, path: str, major_minor: str) -> TargetInfo:
         is_block_device=True,
         blocks_sampled=sampled,
         blocks_with_data=with_data,
-        ram_backed=_in_ram(root, os.path.basename(os.path.realpath(path)), device),
+        ram_backed=_in_ram(root, kernel_name(path, root), device),
     )
 
 
