@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from iolab.models import Result
 from iolab.models.job_options import JobOptions
-from iolab.models.option_values import canonical, parse_size
+from iolab.models.option_values import parse_size
 from iolab.models.result import LatencyStats
 
 # fio writes rates in whole bytes/s (KiB/s before 3.2) and runtimes in whole ms: a relative slack of 1%
@@ -105,10 +105,9 @@ def rate_is_bytes_over_time(result: Result, job: JobOptions) -> list[Violation]:
 def fixed_block_size(job: JobOptions, ddir: str) -> int | None:
     """The one block size of a direction, or None where sizes vary, the job moves no data blocks, or its
     options do not say (an imported output without its job options: fio's default would be a guess)."""
-    given = {canonical(name) for name in job}
     # Another tool's options may collide with fio's aliases (IOR's `blocksize`, its bytes per task, reads as
     # fio's `bs`): only fio's own options say what one I/O moves.
-    if job.tool or job.is_metadata or job.given("bs") is None or given & VARIABLE_BS:
+    if job.tool or job.is_metadata or job.given("bs") is None or not VARIABLE_BS.isdisjoint(job.names):
         return None
     parts = (job.text("bs") or "").split(",")
     index = {"read": 0, "write": 1, "trim": 2}.get(ddir, 0)

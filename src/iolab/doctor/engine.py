@@ -86,7 +86,7 @@ def _valid_and_invalid(material: RunMaterial) -> tuple[list[PointRecord], list[P
     from iolab.analysis.invariants import violations
 
     measured = [r for r in material.records if r.result is not None]
-    invalid = [r for r in measured if r.result is not None and violations(r.result, r.point.options)]
+    invalid = [r for r in measured if r.result is not None and violations(r.result, r.point.job)]
     invalid_ids = {r.id for r in invalid}
     return [r for r in measured if r.id not in invalid_ids], invalid
 

@@ -13,7 +13,7 @@ the tables, the estimates and the write guard cannot read one job two ways.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, KeysView, Mapping
 
 from iolab.models.option_spec import ALIASES, SPECS, WRITES, canonical, default
 from iolab.models.option_values import (
@@ -60,6 +60,12 @@ class JobOptions(Mapping[str, str]):
 
     def __repr__(self) -> str:
         return f"JobOptions({self._options!r})"
+
+    @property
+    def names(self) -> KeysView[str]:
+        """fio's own names of the options given (`canonical`: an alias as the option it names), read from the
+        job as it was made: the doctor asked them of every point twice, 50,000 lookups for 1,000 points."""
+        return self._by_name.keys()
 
     def text(self, name: str) -> str | None:
         """The value of option `name` under any of its names, else fio's default, else None."""

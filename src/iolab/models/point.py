@@ -121,7 +121,7 @@ class Point:
         system refuses O_DIRECT (`iolab.fio.run.point_jobfile`). Of the workload's own `direct=` and
         `buffered=`, the later decides, as in fio (a default merged in front by name would take the place of
         the workload's own `direct=` and put it before its `buffered=`)."""
-        job = JobOptions(self.options)
+        job = self.job
         chosen = job.given("direct") is not None or job.given("buffered") is not None
         return self.target.direct and (job.direct if chosen else True)
 

@@ -16,7 +16,6 @@ import os
 import socket
 import sqlite3
 import time
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -37,7 +36,7 @@ from iolab.models import (
 from iolab.models.sample_series import SampleSeries, series_of
 from iolab.models.workload import workload_identity
 from iolab.private import PRIVATE_FILE, private_dir
-from iolab.store import columns
+from iolab.store import columns, deflate
 from iolab.store.migrations import latest_version, migrate
 from iolab.store.ownership import require_own, unsafe_owner
 
@@ -52,9 +51,6 @@ BUSY_SECONDS = 30.0
 # `history` on a million stored results reads scattered index pages, and through read() calls into
 # SQLite's small page cache that took six times as long (bench/history_scale.py).
 MMAP_BYTES = 1 << 30
-# zlib level of stored files (fio JSON, job files, stderr): on an 11 KB json+ output level 6 took 0.30 ms for
-# 2.3 KB and level 1 0.13 ms for 2.7 KB; importing 1,000 outputs, those 0.17 ms are a tenth of the time.
-ARTIFACT_LEVEL = 1
 
 
 def _insert(table: str, columns: Sequence[str]) -> str:
@@ -184,9 +180,9 @@ class Artifact:
     data: bytes
 
     def packed(self) -> PackedArtifact:
-        """The file as the store keeps it (zlib), made wherever it is cheapest: an import's parsing process
+        """The file as the store keeps it (a zlib stream, `store.deflate`), made wherever it is cheapest: an import's parsing process
         compresses each output while the storing one writes (`iolab.imports.reading`)."""
-        return PackedArtifact(self.name, len(self.data), zlib.compress(self.data, ARTIFACT_LEVEL))
+        return PackedArtifact(self.name, len(self.data), deflate.compress(self.data))
 
 
 @dataclass(frozen=True)
@@ -489,7 +485,7 @@ class Store:
         row = self.conn.execute(
             "SELECT data FROM artifacts WHERE point_id = ? AND name = ? ORDER BY id DESC LIMIT 1", (point_id, name)
         ).fetchone()
-        return zlib.decompress(row[0]) if row else None
+        return deflate.decompress(row[0]) if row else None
 
     def release_reserve(self) -> None:
         """Free the space kept aside in IOLAB_HOME (the file system is full and something must be written)."""
