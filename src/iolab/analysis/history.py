@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from iolab.analysis.history_noise import MAD_TO_SD, NoiseModel, noise_scale, remove_cycles, rolling_median
+from iolab.analysis.history_noise import MAD_TO_SD, WINSOR, NoiseModel, noise_scale, remove_cycles, rolling_median
 
 HOUR = 3600.0
 
@@ -177,6 +177,14 @@ class ChangePointParams:
     # The tail factor the cut is widened by is read at its upper end, (1 + this / sqrt(m)) times the one read
     # from m runs (`tail_factor`); 0 reads it as measured.
     outlier_tail_margin: float = 3.0
+    # The tail factor is extrapolated from the 99th percentile out to the cut as a power of its reading: this
+    # power, plus `outlier_tail_phi` times the history's own lag-1 correlation (`local_phi`, at most
+    # `PHI_CAP`). A 99th percentile 1.3 times a Gaussian's lies further out still at 1 in 10,000 in
+    # independent t4 runs; correlated runs average their shocks, and their far tail is nearer a Gaussian's
+    # (the factor needed for 1 per 10,000 was 2.30 times the reading at phi 0, 1.70 at 0.75). 1 and 0: the
+    # reading as it is, one factor for every phi.
+    outlier_tail_power: float = 1.0
+    outlier_tail_phi: float = 0.0
     outlier_neighbours: int = 5  # a median of 5 outvotes a burst of up to 3 bad runs, which stays outliers
     outlier_floor: float = 0.10  # a run 5% off its neighbours is not worth a look, however quiet they are
     # Runs further than this many sds from their local level are pulled in to that distance before the test:
@@ -470,8 +478,38 @@ def outlier_scores(u, params: ChangePointParams):  # (n,) relative values -> (n,
     if len(u) < 2 * _NEED + 1:
         return scores
     inner, sds, eligible = outlier_deviations(u, params)
-    scores[inner] = np.where(eligible, sds / tail_factor(sds, params.outlier_tail_margin), 0.0)
+    power = tail_power(u, params)
+    scores[inner] = np.where(eligible, sds / tail_factor(sds, params.outlier_tail_margin, power), 0.0)
     return scores
+
+
+PHI_CAP = 0.6  # `local_phi` reads about half of phi (the running median takes the slow part): 0.6 is phi ~0.9
+
+
+def tail_power(u, params: ChangePointParams) -> float:
+    """The power the tail factor is extrapolated by (`ChangePointParams.outlier_tail_power`): lower where the
+    runs are correlated."""
+    if not params.outlier_tail_phi:
+        return params.outlier_tail_power
+    return params.outlier_tail_power + params.outlier_tail_phi * min(max(local_phi(u), 0.0), PHI_CAP)
+
+
+def local_phi(u) -> float:
+    """The lag-1 correlation of the runs about their running median over 2 x `_NEED` + 5 runs, winsorised at
+    `WINSOR` MAD-sds: read before outlier runs, cycles and steps are known, so about the local level (a step
+    moves that median at the step), and lower than the noise's own phi, which the tuning absorbs."""
+    import numpy as np
+
+    if len(u) < 4:
+        return 0.0
+    r = u - rolling_median(u, 2 * _NEED + 5)
+    centre, spread = float(np.median(r)), MAD_TO_SD * float(np.median(np.abs(r - np.median(r))))
+    if spread == 0.0:
+        return 0.0
+    r = np.clip(r, centre - WINSOR * spread, centre + WINSOR * spread)
+    r = r - r.mean()
+    total = float(r @ r)
+    return float(r[1:] @ r[:-1]) / total if total > 0.0 else 0.0
 
 
 _NEED = 3  # neighbours a run needs on each side to be scored
@@ -507,17 +545,19 @@ def outlier_deviations(u, params: ChangePointParams):  # (n,) -> (slice, sds, el
     return inner, sds, same & (relative > params.outlier_floor)
 
 
-def tail_factor(sds, margin: float) -> float:
+def tail_factor(sds, margin: float, power: float = 1.0) -> float:
     """How much further out than a Gaussian's the 99th percentile of the deviations within `_BODY` sds lies
     (the outliers themselves must not widen the cut that names them), at the upper end of what its runs
     allow: times 1 + `margin` / sqrt(their number). The 99th percentile of 300 runs rests on three of them
-    and reads low as often as high; a cut that trusts a low reading names the heavy tail it missed. At least 1."""
+    and reads low as often as high; a cut that trusts a low reading names the heavy tail it missed. The reading
+    is raised to `power` first (`ChangePointParams.outlier_tail_power`). At least 1."""
     import numpy as np
 
     body = sds[sds <= _BODY]
     if not len(body):
         return 1.0
-    return max(1.0, float(np.quantile(body, 0.99)) / _GAUSSIAN_Q99 * (1.0 + margin / math.sqrt(len(body))))
+    read = float(np.quantile(body, 0.99)) / _GAUSSIAN_Q99
+    return max(1.0, read**power * (1.0 + margin / math.sqrt(len(body))))
 
 
 def _side_median(u, width: int, side: int):  # (n,) -> (n,)
