@@ -678,7 +678,7 @@ def _print_outlier_corpus(corpus: dict) -> None:
                 f"    by {group}: "
                 + "; ".join(
                     f"{k} {c['t4_false_per_10000']} [{c['t4_false_per_10000_95'][0]}-{c['t4_false_per_10000_95'][1]}] "
-                    f"({c['t4_false']} in {c['t4_runs']:,}), Gaussian found {c['gaussian_recall']}"
+                    f"({c['t4_false']} in {c['t4_runs']:,}), found: Gaussian {c['gaussian_recall']}, t4 {c['t4_recall']}"
                     for k, c in table[group].items()
                     if c["t4_runs"]
                 )

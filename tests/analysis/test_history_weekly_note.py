@@ -1,7 +1,7 @@
 """Before a history spans three weeks, a weekly cycle cannot be told from a step (issue 40, fourth round):
-in histories of 30-199 runs, half the false change points came from weekly cycles of a few percent in
-3-21 days of runs. Where a change point is found and the weekly cycle is not yet known, `iolab history`
-says the change point may be one."""
+a weekly cycle of a few percent in 3-21 days of runs passes for steps, and `iolab history` said so only of
+a daily cycle before three days. Where a change point is found and the weekly cycle is not yet known, it
+now says the change point may be one."""
 
 from __future__ import annotations
 

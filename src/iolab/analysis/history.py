@@ -167,23 +167,27 @@ class ChangePointParams:
     min_size: int = 5
     skip_zeros: bool = True  # failed runs (0.0) say nothing about the level: leave them out like NaN
     # An outlier run (`outlier_runs`) is this many robust sds of its own deviation away from the median of
-    # its `outlier_neighbours` runs on each side, on both sides, and `outlier_floor` away in relative terms.
-    # The cut and the tail margin were chosen together on the tuning half of bench/simulated_histories.py's
-    # outlier corpus (bench/history_outlier_corpus.py): the pair finding the most planted runs under Gaussian
+    # its `outlier_neighbours` runs on each side, on both sides, and `outlier_floor` away in relative terms,
+    # the sds widened by the history's tail factor (`tail_factor`). The cut and how the tail factor is read
+    # (margin, power, phi slope) were chosen together on the tuning half of bench/simulated_histories.py's
+    # outlier corpus (bench/history_outlier_corpus.py): the rule finding the most planted runs under Gaussian
     # noise whose unplanted runs under t4 noise stay at most 1 per 10,000 at the upper end of a 90% interval
-    # in every length bin (30-199, 200-1,999, 2,000+ runs), not over their mixture (a Gaussian cut names
-    # heavy tails by the dozen; a mixture let the short bin sit at 1.24 per 10,000).
-    outlier_sigmas: float = 9.0
+    # in every length bin (30-199, 200-1,999, 2,000+ runs) and every phi bin (0, 0-0.35, 0.35-0.7, 0.7-0.8,
+    # 0.8-0.9), not over their mixture (a mixture let the short bin sit at 1.24 per 10,000, and independent
+    # runs at 1.08 while correlated ones pulled the average under 1).
+    outlier_sigmas: float = 6.5
     # The tail factor the cut is widened by is read at its upper end, (1 + this / sqrt(m)) times the one read
     # from m runs (`tail_factor`); 0 reads it as measured.
-    outlier_tail_margin: float = 3.0
+    outlier_tail_margin: float = 8.0
     # The tail factor is extrapolated from the 99th percentile out to the cut as a power of its reading: this
     # power, plus `outlier_tail_phi` times the history's own lag-1 correlation (`local_phi`, at most
     # `PHI_CAP`). A 99th percentile 1.3 times a Gaussian's lies further out still at 1 in 10,000 in
-    # independent t4 runs; correlated runs average their shocks, and their far tail is nearer a Gaussian's
-    # (the factor needed for 1 per 10,000 was 2.30 times the reading at phi 0, 1.70 at 0.75). 1 and 0: the
-    # reading as it is, one factor for every phi.
-    outlier_tail_power: float = 1.0
+    # independent t4 runs (the cut that meets 1 per 10,000 was 2.30 times the reading at phi 0); correlated
+    # runs average their shocks, so the median of the next runs follows one and the reading itself falls
+    # with phi (1.27 at phi 0, 0.92 at 0.7-0.8 in the corpus): a power of the reading is a phi-dependent
+    # extrapolation already, and the tuning found no gain in a slope on the history's own phi besides.
+    # 1 and 0: the reading as it is, one factor for every phi (the third round's).
+    outlier_tail_power: float = 2.0
     outlier_tail_phi: float = 0.0
     outlier_neighbours: int = 5  # a median of 5 outvotes a burst of up to 3 bad runs, which stays outliers
     outlier_floor: float = 0.10  # a run 5% off its neighbours is not worth a look, however quiet they are
@@ -551,13 +555,22 @@ def tail_factor(sds, margin: float, power: float = 1.0) -> float:
     allow: times 1 + `margin` / sqrt(their number). The 99th percentile of 300 runs rests on three of them
     and reads low as often as high; a cut that trusts a low reading names the heavy tail it missed. The reading
     is raised to `power` first (`ChangePointParams.outlier_tail_power`). At least 1."""
+
+    read, m = tail_reading(sds)
+    if not m:
+        return 1.0
+    return max(1.0, read**power * (1.0 + margin / math.sqrt(m)))
+
+
+def tail_reading(sds) -> tuple[float, int]:
+    """(the 99th percentile of the deviations within `_BODY` sds over a Gaussian's, how many runs it was read
+    from); (1, 0) when no run is within `_BODY`. The outlier corpus reads its histories with it too."""
     import numpy as np
 
     body = sds[sds <= _BODY]
     if not len(body):
-        return 1.0
-    read = float(np.quantile(body, 0.99)) / _GAUSSIAN_Q99
-    return max(1.0, read**power * (1.0 + margin / math.sqrt(len(body))))
+        return 1.0, 0
+    return float(np.quantile(body, 0.99)) / _GAUSSIAN_Q99, len(body)
 
 
 def _side_median(u, width: int, side: int):  # (n,) -> (n,)

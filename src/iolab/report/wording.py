@@ -198,9 +198,9 @@ def change_points_notes(judged: HistoryAnalysis | None, found: bool) -> list[str
 
 def cycle_notes(noise: NoiseModel, found: bool) -> list[str]:
     """The cycles in words: removed (with their size), or not yet told from a step: a daily one before the
-    runs span three days; a weekly one, where a change point was found, before they span three weeks (under
-    three weeks a weekly cycle of a few percent passes for steps: half the false change points of histories
-    of 30-199 runs in bench/simulated_histories.py)."""
+    runs span three days; a weekly one, where a change point was found, before they span three weeks (a
+    weekly cycle of a few percent passes for steps until then; bench/simulated_histories.py counts a
+    history's false change points only once it spans three of each cycle it holds)."""
     lines = []
     for cycle in (noise.daily, noise.weekly):
         if cycle.state == "removed" and cycle.amplitude >= 0.005:
