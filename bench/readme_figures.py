@@ -349,7 +349,7 @@ def _must_show(histories: dict) -> str:
         for name, cell in histories["must_show_steps_fresh"].items()
     )
     short = histories["short_held_out"]["false_change_points"]["runs_phi_at_most_0.7"]
-    rates = ", ".join(f"{k} runs {v['per_1000_runs']:.2g}" for k, v in short.items() if v["runs"])
+    rates = ", ".join(f"{k} runs {v['per_1000_runs']:.2g}" for k, v in short.items() if v["per_1000_runs"] is not None)
     return (
         f"The issue's step targets on fresh held-out histories (phi up to 0.7, found within 3 runs): {cells}. "
         f"Short histories' own held-out set, false change points per 1,000 runs (phi up to 0.7): {rates}."
