@@ -20,12 +20,14 @@ each with a 95% binomial (Wilson) interval.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
-from iolab.analysis.history import ChangePointParams, outlier_deviations, tail_factor
+from iolab.analysis.history import PHI_CAP, ChangePointParams, local_phi, outlier_deviations, tail_reading
 
 # (label, fewest runs, most runs, first seed, histories a half at full size)
 LENGTHS = (
@@ -40,8 +42,19 @@ REPORT_LENGTHS = (
     (2000, 5000, "2,000-4,999"),
     (5000, 17_521, "5,000-17,520"),
 )
-MARGINS = (0.0, 1.5, 3.0, 5.0)
-CUTS = tuple(x / 2 for x in range(14, 27))  # 7 to 13 sds
+# The bins of the history's true phi every one of which must meet the target (as the length bins do).
+PHI_BINS = (
+    (0.0, 0.001, "0"),
+    (0.001, 0.35, "0-0.35"),
+    (0.35, 0.7, "0.35-0.7"),
+    (0.7, 0.8, "0.7-0.8"),
+    (0.8, 0.91, "0.8-0.9"),
+)
+MARGINS = (0.0, 3.0, 5.0, 8.0)
+POWERS = (1.0, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0)
+PHI_SLOPES = (0.0, -0.5, -1.0, -1.5, -2.0)
+CUTS = tuple(x / 2 for x in range(10, 27))  # 5 to 13 sds
+KEPT = 4.0  # deviations under this many sds are never over a cut: not kept
 Z95 = 1.959964
 
 
@@ -55,33 +68,70 @@ def wilson(count: int, trials: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def _reading(h, params: ChangePointParams) -> dict:
+    """One history read once: its runs, planted runs, phi (true and `local_phi`), its 99th-percentile reading
+    (the tail factor before its power and margin) and how many runs it rests on, and the deviations (in sds)
+    over KEPT of its eligible unplanted runs and of its eligible planted ones."""
+    usable = ~np.isnan(h.values)
+    planted = np.zeros(len(h.values), dtype=bool)
+    planted[list(h.outliers)] = True
+    planted = planted[usable]
+    u = h.values[usable] / np.median(h.values[usable])
+    row = {"runs": len(u), "planted": int(planted.sum()), "phi": h.knobs["phi"], "read": 1.0, "body": 1}
+    row["local_phi"], row["false"], row["found"] = local_phi(u), np.zeros(0), np.zeros(0)
+    if len(u) >= 7:
+        inner, sds, eligible = outlier_deviations(u, params)
+        read, body = tail_reading(sds)
+        if body:
+            row["read"], row["body"] = read, body
+        far = eligible & (sds > KEPT)
+        row["false"], row["found"] = sds[far & ~planted[inner]], sds[far & planted[inner]]
+    return row
+
+
 def read(draw: Callable, seeds: list[int], least: int, most: int, params: ChangePointParams) -> list[dict]:
-    """Each seed's t4 and Gaussian history read once: per margin, how many unplanted runs (t4) and planted
-    runs (Gaussian) score above each cut."""
-    rows = []
-    for seed in seeds:
-        row: dict = {"seed": seed}
-        for heavy in (True, False):
-            h = draw(seed, most, least=least, heavy=heavy)
-            u = h.values / np.median(h.values)
-            planted = np.zeros(len(u), dtype=bool)
-            planted[list(h.outliers)] = True
-            counted = ~planted if heavy else planted
-            per_margin = {}
-            if len(u) >= 7:
-                inner, sds, eligible = outlier_deviations(u, params)
-                wanted = eligible & counted[inner]
-                for margin in MARGINS:
-                    scores = sds[wanted] / tail_factor(sds, margin)
-                    per_margin[margin] = [int((scores > cut).sum()) for cut in CUTS]
-            key = "t4" if heavy else "gaussian"
-            row[key] = {"runs": len(u), "planted": int(planted.sum()), "phi": h.knobs["phi"], "counts": per_margin}
-        rows.append(row)
-    return rows
+    """Each seed's t4 and Gaussian history read once (`_reading`)."""
+    return [
+        {
+            "seed": seed,
+            **{
+                name: _reading(draw(seed, most, least=least, heavy=heavy), params)
+                for name, heavy in (("t4", True), ("gaussian", False))
+            },
+        }
+        for seed in seeds
+    ]
 
 
-def _count(rows: list[dict], noise: str, margin: float, cut: int) -> int:
-    return sum(r[noise]["counts"][margin][cut] for r in rows if r[noise]["counts"])
+@dataclass(frozen=True)
+class Rule:
+    """A cut and how the tail factor is read (`ChangePointParams`' outlier_* fields)."""
+
+    margin: float
+    power: float
+    slope: float
+    cut: float
+
+    def params(self) -> dict:
+        return {
+            "outlier_tail_margin": self.margin,
+            "outlier_tail_power": self.power,
+            "outlier_tail_phi": self.slope,
+            "outlier_sigmas": self.cut,
+        }
+
+
+def _over(rows: list[dict], noise: str, kind: str, rule: Rule) -> int:
+    """How many of the rows' kept deviations (`kind`: "false" or "found") score over the rule's cut."""
+    total = 0
+    for r in rows:
+        h = r[noise]
+        if not len(h[kind]):
+            continue
+        power = rule.power + rule.slope * min(max(h["local_phi"], 0.0), PHI_CAP)
+        factor = max(1.0, h["read"] ** power * (1.0 + rule.margin / math.sqrt(h["body"])))
+        total += int((h[kind] / factor > rule.cut).sum())
+    return total
 
 
 def upper90(count: int) -> float:
@@ -89,77 +139,135 @@ def upper90(count: int) -> float:
     return (math.sqrt(count + 1) + 1.2816 / 2.0) ** 2
 
 
-def _bins(tuning: dict[str, list[dict]], margin: float, j: int) -> dict:
-    """Each length bin's unplanted t4 runs at (margin, CUTS[j]) and their 90% upper end per 10,000 runs."""
-    bins = {}
-    for label, rows in tuning.items():
-        runs = sum(r["t4"]["runs"] for r in rows)
-        false = _count(rows, "t4", margin, j)
-        bins[label] = {"false": false, "upper_90_per_10000": round(1e4 * upper90(false) / runs, 3)}
-    return bins
+class _Flat:
+    """The kept deviations of many rows of one noise and kind ("false" or "found") as flat arrays, so that a
+    rule scores them all at once: per history its reading, body, local phi and bin; per deviation its
+    history."""
+
+    def __init__(self, rows: list[dict], noise: str, kind: str, bins: list[int]):
+        h = [r[noise] for r in rows]
+        self.read = np.array([x["read"] for x in h])
+        self.body = np.array([x["body"] for x in h], dtype=float)
+        self.phi = np.array([min(max(x["local_phi"], 0.0), PHI_CAP) for x in h])
+        self.owner = np.concatenate([np.full(len(x[kind]), i) for i, x in enumerate(h)] + [np.zeros(0, dtype=int)])
+        self.sds = np.concatenate([x[kind] for x in h] + [np.zeros(0)])
+        self.bin = np.asarray(bins, dtype=int)[self.owner] if len(bins) else np.zeros(0, dtype=int)
+
+    def over(self, rule: Rule, nbins: int) -> np.ndarray:
+        """(nbins, len(CUTS)): how many deviations of each bin score over each cut, under the rule's factor."""
+        power = rule.power + rule.slope * self.phi
+        factor = np.maximum(1.0, self.read**power * (1.0 + rule.margin / np.sqrt(self.body)))
+        above = np.searchsorted(np.asarray(CUTS), self.sds / factor[self.owner], side="left")  # cuts under it
+        counts = np.bincount(self.bin * (len(CUTS) + 1) + above, minlength=nbins * (len(CUTS) + 1))
+        per_cut = counts.reshape(nbins, len(CUTS) + 1)[:, ::-1].cumsum(axis=1)[:, ::-1]
+        return per_cut[:, 1:]  # over cut j: those with more than j cuts under them
 
 
-def choose(tuning: dict[str, list[dict]], target: float) -> tuple[float, float, dict]:
-    """(margin, cut) finding the most planted Gaussian runs among those meeting `target` unplanted t4 runs per
-    10,000 at the 90% upper end in every length bin (the last of the grid when none does); the grid beside."""
-    planted = sum(r["gaussian"]["planted"] for rows in tuning.values() for r in rows)
-    grid = {}
-    best = (MARGINS[-1], CUTS[-1], -1.0)
-    for margin in MARGINS:
-        for j, cut in enumerate(CUTS):
-            bins = _bins(tuning, margin, j)
-            found = sum(_count(rows, "gaussian", margin, j) for rows in tuning.values())
-            recall = found / planted if planted else 0.0
-            meets = all(b["upper_90_per_10000"] <= target for b in bins.values())
-            grid[f"{margin}/{cut}"] = {"bins": bins, "gaussian_recall": round(recall, 4), "meets": meets}
-            if meets and recall > best[2]:
-                best = (margin, cut, recall)
-    return best[0], best[1], grid
+def _bin_of(rows: list[dict], labels: list[str]) -> tuple[list[int], list[int]]:
+    """Each row's length bin (its group in the tuning dict, by label order) and phi bin."""
+    length = [labels.index(r["group"]) for r in rows]
+    phi = [next(i for i, (lo, hi, _) in enumerate(PHI_BINS) if lo <= r["t4"]["phi"] < hi) for r in rows]
+    return length, phi
 
 
-def report(held: list[dict], margin: float, cut: float) -> dict:
-    """Unplanted t4 outlier runs per 10,000 with their 95% interval, and planted Gaussian runs found, by
-    length and by phi, on the held-out rows at (margin, cut)."""
-    j = CUTS.index(cut)
+class _Tuning:
+    """The tuning rows as `_Flat` arrays, binned by length and by phi, and how a rule does on them."""
+
+    def __init__(self, tuning: dict[str, list[dict]], target: float):
+        self.labels = list(tuning)
+        rows = [{**r, "group": label} for label, group in tuning.items() for r in group]
+        length, phi = _bin_of(rows, self.labels)
+        self.names = self.labels + [f"phi {label}" for _, _, label in PHI_BINS]
+        self.runs = np.zeros(len(self.names))
+        np.add.at(self.runs, length, [r["t4"]["runs"] for r in rows])
+        np.add.at(self.runs, np.asarray(phi) + len(self.labels), [r["t4"]["runs"] for r in rows])
+        self.false = (_Flat(rows, "t4", "false", length), _Flat(rows, "t4", "false", phi))
+        self.found = _Flat(rows, "gaussian", "found", [0] * len(rows))
+        self.planted = sum(r["gaussian"]["planted"] for r in rows)
+        self.target = target
+
+    def judge(self, margin: float, power: float, slope: float) -> tuple[Rule, dict]:
+        """The rule at the most sensitive cut meeting the target in every bin (the last cut when none does),
+        and its figures: each bin's false runs and their 90% upper end, planted runs found, whether it meets."""
+        rule = Rule(margin, power, slope, CUTS[-1])
+        counts = np.vstack([self.false[0].over(rule, len(self.labels)), self.false[1].over(rule, len(PHI_BINS))])
+        upper = np.array([[1e4 * upper90(int(c)) for c in row] for row in counts]) / np.maximum(self.runs, 1)[:, None]
+        upper[self.runs == 0] = 0.0
+        meets = (upper <= self.target).all(axis=0)
+        j = int(np.argmax(meets)) if meets.any() else len(CUTS) - 1
+        recall = float(self.found.over(rule, 1)[0, j]) / self.planted if self.planted else 0.0
+        bins = {
+            n: {"false": int(counts[i, j]), "upper_90_per_10000": round(float(upper[i, j]), 3)}
+            for i, n in enumerate(self.names)
+            if self.runs[i]
+        }
+        figures = {"cut": CUTS[j], "bins": bins, "gaussian_recall": round(recall, 4), "meets": bool(meets[j])}
+        return Rule(margin, power, slope, CUTS[j]), figures
+
+
+def choose(tuning: dict[str, list[dict]], target: float) -> tuple[Rule, dict]:
+    """The rule finding the most planted Gaussian runs among those whose unplanted t4 runs per 10,000 meet
+    `target` at the 90% upper end in every length bin and every phi bin (the last of the grid when none does);
+    each (margin, power, slope) tried is listed beside at the most sensitive cut that meets (or the last)."""
+    judged = _Tuning(tuning, target)
+    grid, best, best_recall = {}, Rule(MARGINS[-1], POWERS[-1], PHI_SLOPES[0], CUTS[-1]), -1.0
+    for margin, power, slope in itertools.product(MARGINS, POWERS, PHI_SLOPES):
+        if slope and power + slope * PHI_CAP < 1.0:
+            continue
+        rule, figures = judged.judge(margin, power, slope)
+        grid[f"{margin}/{power}/{slope}"] = figures
+        if figures["meets"] and figures["gaussian_recall"] > best_recall:
+            best, best_recall = rule, figures["gaussian_recall"]
+    return best, grid
+
+
+def report(held: list[dict], rule: Rule) -> dict:
+    """Unplanted outlier runs per 10,000 (t4, with their 95% interval; Gaussian beside) and planted Gaussian
+    runs found, by length and by phi, on the held-out rows under `rule`."""
 
     def cell(rows: list[dict]) -> dict:
         runs = sum(r["t4"]["runs"] for r in rows)
-        false = _count(rows, "t4", margin, j)
+        false = _over(rows, "t4", "false", rule)
         low, high = wilson(false, runs)
         planted = sum(r["gaussian"]["planted"] for r in rows)
-        found = _count(rows, "gaussian", margin, j)
+        gaussian_runs = sum(r["gaussian"]["runs"] for r in rows)
+        t4_planted = sum(r["t4"]["planted"] for r in rows)
         return {
             "histories": len(rows),
             "t4_runs": runs,
             "t4_false": false,
             "t4_false_per_10000": round(1e4 * false / runs, 3) if runs else None,
             "t4_false_per_10000_95": [round(1e4 * low, 3), round(1e4 * high, 3)],
+            "gaussian_false_per_10000": round(1e4 * _over(rows, "gaussian", "false", rule) / gaussian_runs, 3)
+            if gaussian_runs
+            else None,
             "gaussian_planted": planted,
-            "gaussian_recall": round(found / planted, 4) if planted else None,
+            "gaussian_recall": round(_over(rows, "gaussian", "found", rule) / planted, 4) if planted else None,
+            # Planted runs found in the t4 histories themselves: the cut their tails need costs them some.
+            "t4_recall": round(_over(rows, "t4", "found", rule) / t4_planted, 4) if t4_planted else None,
         }
 
-    phi_bins = ((0.0, 0.001, "0"), (0.001, 0.35, "0-0.35"), (0.35, 0.7, "0.35-0.7"), (0.7, 0.81, "0.7-0.8"))
     return {
         "all": cell(held),
         "runs": {label: cell([r for r in held if lo <= r["t4"]["runs"] < hi]) for lo, hi, label in REPORT_LENGTHS},
-        "phi": {label: cell([r for r in held if lo <= r["t4"]["phi"] < hi]) for lo, hi, label in phi_bins},
+        "phi": {label: cell([r for r in held if lo <= r["t4"]["phi"] < hi]) for lo, hi, label in PHI_BINS},
         "phi_at_most_0.7": cell([r for r in held if r["t4"]["phi"] < 0.7]),
     }
 
 
-def corpus(draw: Callable, params: ChangePointParams, scale: float, target: float, before: tuple[float, float]) -> dict:
-    """Tune on the even positions, report on the odd ones at the chosen (margin, cut) and at `before`."""
+def corpus(draw: Callable, params: ChangePointParams, scale: float, target: float, before: Rule) -> dict:
+    """Tune on the even positions, report on the odd ones under the chosen rule and under `before`."""
     tuning, held = {}, []
     for label, least, most, first, count in LENGTHS:
         cases = max(2, int(count * scale))
         seeds = list(range(first, first + 2 * cases))
         tuning[label] = read(draw, seeds[0::2], least, most, params)
         held += read(draw, seeds[1::2], least, most, params)
-    margin, cut, grid = choose(tuning, target)
+    rule, grid = choose(tuning, target)
     return {
         "seeds": {label: [first, first + 2 * max(2, int(count * scale))] for label, _, _, first, count in LENGTHS},
-        "chosen": {"outlier_tail_margin": margin, "outlier_sigmas": cut},
+        "chosen": rule.params(),
         "training": grid,
-        "held_out": report(held, margin, cut),
-        "held_out_before": {"outlier_tail_margin": before[0], "outlier_sigmas": before[1], **report(held, *before)},
+        "held_out": report(held, rule),
+        "held_out_before": {**before.params(), **report(held, before)},
     }

@@ -328,7 +328,7 @@ def calibration_histories(results: Results) -> str:
     return (
         f"Simulated monitoring histories (`bench/simulated_histories.py`, {h['histories']:,} held-out histories, "
         f"{h['runs']:,} runs; [history.md](history.md)): **{f['all']['per_1000_runs']:.2g}** false change "
-        f"points per 1,000 runs in {f['all']['runs']:,} runs of histories spanning three days (by COV: {rates('cov')}; noise: {rates('noise')}; phi: {rates('phi')}; daily cycle: "
+        f"points per 1,000 runs in {f['all']['runs']:,} runs of histories spanning three of each cycle they hold (by COV: {rates('cov')}; noise: {rates('noise')}; phi: {rates('phi')}; daily cycle: "
         f"{rates('daily_cycle')}; runs: {rates('runs')}; of them {f['all']['of_them_4_to_10_runs_from_a_true_step']} lie 4-10 runs from a true "
         f"step and {f['all']['of_them_at_a_burst_of_outlier_runs']} at a burst of outlier runs). Steps with 20 runs or more a side found within 3 runs, "
         f"beside the oracle bound: {recall}. By correlation: {by_phi}. {_outlier_corpus(histories['outlier_corpus'])} "
@@ -337,7 +337,22 @@ def calibration_histories(results: Results) -> str:
         f"ones found {o['gaussian']['recall']:.0%} (Gaussian) and {o['t4']['recall']:.0%} (t4). Chosen on the other "
         f"half: outlier cut {chosen['outlier_sigmas']:g} sds, p {chosen['max_pvalue']:g}. Issue 33's series: "
         f"change point at index {histories['issue_example']['change_points']}, outlier run "
-        f"{histories['issue_example']['outlier_runs']}."
+        f"{histories['issue_example']['outlier_runs']}. {_must_show(histories)}"
+    )
+
+
+def _must_show(histories: dict) -> str:
+    """The issue's step targets on their own fresh held-out histories, and the short histories' false change
+    points (counted once a history spans three of each cycle it holds)."""
+    cells = "; ".join(
+        f"{name} {cell['recall']:.1%} (oracle {cell['oracle']:.1%}) of {cell['steps']}, target {cell['target']:.0%}"
+        for name, cell in histories["must_show_steps_fresh"].items()
+    )
+    short = histories["short_held_out"]["false_change_points"]["runs_phi_at_most_0.7"]
+    rates = ", ".join(f"{k} runs {v['per_1000_runs']:.2g}" for k, v in short.items() if v["per_1000_runs"] is not None)
+    return (
+        f"The issue's step targets on fresh held-out histories (phi up to 0.7, found within 3 runs): {cells}. "
+        f"Short histories' own held-out set, false change points per 1,000 runs (phi up to 0.7): {rates}."
     )
 
 
@@ -350,12 +365,18 @@ def _outlier_corpus(corpus: dict) -> str:
         f"{cell['t4_false_per_10000_95'][1]:.2f})"
         for size, cell in held["runs"].items()
     )
+    by_phi = ", ".join(
+        f"phi {phi} {cell['t4_false_per_10000']:.2f} ({cell['t4_false_per_10000_95'][0]:.2f}-"
+        f"{cell['t4_false_per_10000_95'][1]:.2f})"
+        for phi, cell in held["phi"].items()
+        if cell["t4_runs"]
+    )
     every = held["all"]
     return (
         f"Unplanted outlier runs under t4 noise per 10,000 runs (held-out outlier corpus, {every['t4_runs']:,} t4 "
         f"runs in {every['histories']:,} histories; 95% interval): **{every['t4_false_per_10000']:.2f}** "
         f"({every['t4_false_per_10000_95'][0]:.2f}-{every['t4_false_per_10000_95'][1]:.2f}); by length: {bins}; "
-        f"planted runs under Gaussian noise found {every['gaussian_recall']:.0%}."
+        f"by phi: {by_phi}; planted runs under Gaussian noise found {every['gaussian_recall']:.0%}."
     )
 
 

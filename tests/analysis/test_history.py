@@ -254,9 +254,11 @@ def test_one_slow_run_no_longer_hides_the_step_beside_it_and_is_named_an_outlier
 def test_lone_outlier_runs_anywhere_near_a_step_are_reported_and_do_not_hide_it(seed):
     """Generative: a 10% step in 3% noise, with one to three lone runs at 30-45% of the level (18 sigma and more) placed
     anywhere, even right beside the step; before outlier runs were left out, a run beside the step made
-    its segment's variance so large that the t-test dropped it. (The cut is 9 sds, set so that t4 noise names
-    at most 1 run in 10,000 in every length bin (issue 40), and in 30 to 200 runs the tail factor is read at
-    its upper end, up to 1.55 times as wide: a run 40% off 3% noise may fall short of it there.)"""
+    its segment's variance so large that the t-test dropped it. (The cut is set so that t4 noise names at
+    most 1 run in 10,000 in every length bin and phi bin (issue 40): the tail factor is read at its upper end
+    and extrapolated as the square of its reading, and in under 50 runs the 99th percentile is the largest
+    deviation or near it, so a reading of 1.5 there widens the cut sixfold: a run 55% off 3% noise may fall
+    short of it. Such a run is then not named, and still does not hide the step.)"""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(30, 200))
     step = int(rng.integers(10, n - 10))
@@ -267,7 +269,8 @@ def test_lone_outlier_runs_anywhere_near_a_step_are_reported_and_do_not_hide_it(
         bad = bad[:1]  # lone runs: at least three good runs between two of them
     for i in bad:
         x[i] *= rng.uniform(0.3, 0.45)
-    assert outlier_runs(x) == bad
+    named = outlier_runs(x)
+    assert set(named) <= set(bad) and (named == bad or n < 50)
     assert [cp.index for cp in change_points(x)] == [pytest.approx(step, abs=2)]
 
 

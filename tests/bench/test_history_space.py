@@ -20,7 +20,7 @@ def test_the_space_holds_weekly_only_cycles_holidays_and_phi_past_0_7():
     assert sum(1 for k in knobs if k["weekly"] and not k["daily"]) / len(knobs) > 0.2
     assert any(k["holiday_runs"] for k in knobs) and all(k["daily"] or k["weekly"] for k in knobs if k["holiday_runs"])
     phis = [k["phi"] for k in knobs]
-    assert any(p > 0.7 for p in phis) and max(phis) < 0.8
+    assert any(p > 0.7 for p in phis) and max(phis) < 0.9  # 0.8-0.9 since the fourth round, a bin of its own
     assert sh._bin(0.75, sh.PHI_BINS) == "0.7-0.8"
 
 

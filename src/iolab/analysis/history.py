@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from iolab.analysis.history_noise import MAD_TO_SD, NoiseModel, noise_scale, remove_cycles, rolling_median
+from iolab.analysis.history_noise import MAD_TO_SD, WINSOR, NoiseModel, noise_scale, remove_cycles, rolling_median
 
 HOUR = 3600.0
 
@@ -167,16 +167,28 @@ class ChangePointParams:
     min_size: int = 5
     skip_zeros: bool = True  # failed runs (0.0) say nothing about the level: leave them out like NaN
     # An outlier run (`outlier_runs`) is this many robust sds of its own deviation away from the median of
-    # its `outlier_neighbours` runs on each side, on both sides, and `outlier_floor` away in relative terms.
-    # The cut and the tail margin were chosen together on the tuning half of bench/simulated_histories.py's
-    # outlier corpus (bench/history_outlier_corpus.py): the pair finding the most planted runs under Gaussian
+    # its `outlier_neighbours` runs on each side, on both sides, and `outlier_floor` away in relative terms,
+    # the sds widened by the history's tail factor (`tail_factor`). The cut and how the tail factor is read
+    # (margin, power, phi slope) were chosen together on the tuning half of bench/simulated_histories.py's
+    # outlier corpus (bench/history_outlier_corpus.py): the rule finding the most planted runs under Gaussian
     # noise whose unplanted runs under t4 noise stay at most 1 per 10,000 at the upper end of a 90% interval
-    # in every length bin (30-199, 200-1,999, 2,000+ runs), not over their mixture (a Gaussian cut names
-    # heavy tails by the dozen; a mixture let the short bin sit at 1.24 per 10,000).
-    outlier_sigmas: float = 9.0
+    # in every length bin (30-199, 200-1,999, 2,000+ runs) and every phi bin (0, 0-0.35, 0.35-0.7, 0.7-0.8,
+    # 0.8-0.9), not over their mixture (a mixture let the short bin sit at 1.24 per 10,000, and independent
+    # runs at 1.08 while correlated ones pulled the average under 1).
+    outlier_sigmas: float = 6.5
     # The tail factor the cut is widened by is read at its upper end, (1 + this / sqrt(m)) times the one read
     # from m runs (`tail_factor`); 0 reads it as measured.
-    outlier_tail_margin: float = 3.0
+    outlier_tail_margin: float = 8.0
+    # The tail factor is extrapolated from the 99th percentile out to the cut as a power of its reading: this
+    # power, plus `outlier_tail_phi` times the history's own lag-1 correlation (`local_phi`, at most
+    # `PHI_CAP`). A 99th percentile 1.3 times a Gaussian's lies further out still at 1 in 10,000 in
+    # independent t4 runs (the cut that meets 1 per 10,000 was 2.30 times the reading at phi 0); correlated
+    # runs average their shocks, so the median of the next runs follows one and the reading itself falls
+    # with phi (1.27 at phi 0, 0.92 at 0.7-0.8 in the corpus): a power of the reading is a phi-dependent
+    # extrapolation already, and the tuning found no gain in a slope on the history's own phi besides.
+    # 1 and 0: the reading as it is, one factor for every phi (the third round's).
+    outlier_tail_power: float = 2.0
+    outlier_tail_phi: float = 0.0
     outlier_neighbours: int = 5  # a median of 5 outvotes a burst of up to 3 bad runs, which stays outliers
     outlier_floor: float = 0.10  # a run 5% off its neighbours is not worth a look, however quiet they are
     # Runs further than this many sds from their local level are pulled in to that distance before the test:
@@ -470,8 +482,38 @@ def outlier_scores(u, params: ChangePointParams):  # (n,) relative values -> (n,
     if len(u) < 2 * _NEED + 1:
         return scores
     inner, sds, eligible = outlier_deviations(u, params)
-    scores[inner] = np.where(eligible, sds / tail_factor(sds, params.outlier_tail_margin), 0.0)
+    power = tail_power(u, params)
+    scores[inner] = np.where(eligible, sds / tail_factor(sds, params.outlier_tail_margin, power), 0.0)
     return scores
+
+
+PHI_CAP = 0.6  # `local_phi` reads about half of phi (the running median takes the slow part): 0.6 is phi ~0.9
+
+
+def tail_power(u, params: ChangePointParams) -> float:
+    """The power the tail factor is extrapolated by (`ChangePointParams.outlier_tail_power`): lower where the
+    runs are correlated."""
+    if not params.outlier_tail_phi:
+        return params.outlier_tail_power
+    return params.outlier_tail_power + params.outlier_tail_phi * min(max(local_phi(u), 0.0), PHI_CAP)
+
+
+def local_phi(u) -> float:
+    """The lag-1 correlation of the runs about their running median over 2 x `_NEED` + 5 runs, winsorised at
+    `WINSOR` MAD-sds: read before outlier runs, cycles and steps are known, so about the local level (a step
+    moves that median at the step), and lower than the noise's own phi, which the tuning absorbs."""
+    import numpy as np
+
+    if len(u) < 4:
+        return 0.0
+    r = u - rolling_median(u, 2 * _NEED + 5)
+    centre, spread = float(np.median(r)), MAD_TO_SD * float(np.median(np.abs(r - np.median(r))))
+    if spread == 0.0:
+        return 0.0
+    r = np.clip(r, centre - WINSOR * spread, centre + WINSOR * spread)
+    r = r - r.mean()
+    total = float(r @ r)
+    return float(r[1:] @ r[:-1]) / total if total > 0.0 else 0.0
 
 
 _NEED = 3  # neighbours a run needs on each side to be scored
@@ -507,17 +549,28 @@ def outlier_deviations(u, params: ChangePointParams):  # (n,) -> (slice, sds, el
     return inner, sds, same & (relative > params.outlier_floor)
 
 
-def tail_factor(sds, margin: float) -> float:
+def tail_factor(sds, margin: float, power: float = 1.0) -> float:
     """How much further out than a Gaussian's the 99th percentile of the deviations within `_BODY` sds lies
     (the outliers themselves must not widen the cut that names them), at the upper end of what its runs
     allow: times 1 + `margin` / sqrt(their number). The 99th percentile of 300 runs rests on three of them
-    and reads low as often as high; a cut that trusts a low reading names the heavy tail it missed. At least 1."""
+    and reads low as often as high; a cut that trusts a low reading names the heavy tail it missed. The reading
+    is raised to `power` first (`ChangePointParams.outlier_tail_power`). At least 1."""
+
+    read, m = tail_reading(sds)
+    if not m:
+        return 1.0
+    return max(1.0, read**power * (1.0 + margin / math.sqrt(m)))
+
+
+def tail_reading(sds) -> tuple[float, int]:
+    """(the 99th percentile of the deviations within `_BODY` sds over a Gaussian's, how many runs it was read
+    from); (1, 0) when no run is within `_BODY`. The outlier corpus reads its histories with it too."""
     import numpy as np
 
     body = sds[sds <= _BODY]
     if not len(body):
-        return 1.0
-    return max(1.0, float(np.quantile(body, 0.99)) / _GAUSSIAN_Q99 * (1.0 + margin / math.sqrt(len(body))))
+        return 1.0, 0
+    return float(np.quantile(body, 0.99)) / _GAUSSIAN_Q99, len(body)
 
 
 def _side_median(u, width: int, side: int):  # (n,) -> (n,)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from iolab.analysis.compare import Verdict
 from iolab.analysis.daily import DayCov
 from iolab.analysis.history import HealthPoint, HistoryAnalysis
+from iolab.analysis.history_noise import NoiseModel
 from iolab.models.units import counted, duration, metric_value, p_value
 from iolab.models.workload import METRIC_LABELS, Series
 from iolab.views.comparison import ComparedWorkload, Comparison
@@ -192,6 +193,15 @@ def change_points_notes(judged: HistoryAnalysis | None, found: bool) -> list[str
             lines.append(
                 f"no change points: any step over {params.min_magnitude:.0%} would show in {shown}{correlated}"
             )
+    return lines + cycle_notes(noise, found)
+
+
+def cycle_notes(noise: NoiseModel, found: bool) -> list[str]:
+    """The cycles in words: removed (with their size), or not yet told from a step: a daily one before the
+    runs span three days; a weekly one, where a change point was found, before they span three weeks (a
+    weekly cycle of a few percent passes for steps until then; bench/simulated_histories.py counts a
+    history's false change points only once it spans three of each cycle it holds)."""
+    lines = []
     for cycle in (noise.daily, noise.weekly):
         if cycle.state == "removed" and cycle.amplitude >= 0.005:
             lines.append(f"{cycle.name} cycle of ±{cycle.amplitude:.1%} taken out before looking for change points")
@@ -199,6 +209,11 @@ def change_points_notes(judged: HistoryAnalysis | None, found: bool) -> list[str
             lines.append(
                 f"the runs span {cycle.span_cycles:.1f} days: a daily cycle cannot be told from a step before they"
                 " span three"
+            )
+        elif cycle.state == "too short" and found and noise.daily.state != "too short":
+            lines.append(
+                f"the runs span {cycle.span_cycles * 7:.1f} days: a change point may be a weekly cycle, which cannot"
+                " be told from a step before they span three weeks"
             )
     return lines
 
