@@ -525,3 +525,25 @@ def _far_beyond(y, finite, i: int, own: float, sign: float, params: OutlierParam
     nearest = float(y[mask].min()) if sign < 0 else float(y[mask].max())
     gap = sign * (y[i] - nearest)
     return gap > -math.log(params.far_ratio) and gap > params.threshold * own
+
+
+def find_outliers_by_class(
+    values: Mapping[str, float],
+    classes: Mapping[str, str],
+    params: OutlierParams | None = None,
+    *,
+    view: str = "together",
+    metric: str = "bandwidth",
+    noise: Mapping[str, float] | None = None,
+) -> dict[str, OutlierReport]:
+    """Each class of drives (a drive model, where the host's probe knows it) judged against its own kind only, by
+    class: an array of two models holds two speeds, and the slower model, judged against the faster, is a slow
+    group that is no fault (issue 40, fourth round). A drive of no known class is judged with those of "". A
+    class of fewer than `min_devices` drives is not evaluated (its report says why)."""
+    by: dict[str, dict[str, float]] = {}
+    for device, value in values.items():
+        by.setdefault(classes.get(device, ""), {})[device] = value
+    return {
+        label: find_outliers(members, params, view=view, metric=metric, noise=noise)
+        for label, members in sorted(by.items())
+    }
