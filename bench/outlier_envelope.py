@@ -34,17 +34,32 @@ aside in turn (`SHARES`), the combinations whose clean tuning arrays alarm at mo
 bound (at the matched alarm) in every sigma x size bin of 8+ drives; of those the one naming the most in its
 worst sigma bin of 8-32 drives, then of 3-7, then the more conservative.
 
-Beyond that space, two families on seeds of their own (never tuned on; judged with the chosen parameters, the
+The fourth round (a slow group found first, `analysis.outlier_groups`) keeps the third round's t alarms and
+share and chooses the group search's alarm (`GROUP_ALARMS`) the same way, with one more criterion before the
+size bins' recall: the most drives of a slow HBA group named in the worst sigma x group-share bin of the HBA
+groups family's own tuning seeds (`GROUP_TUNING_SEED`..).
+
+Beyond that space, families on seeds of their own (never tuned on; judged with the chosen parameters, the
 references at the tuning seeds' matched alarms), each by sigma x its own bin, weak bins included:
 
-- larger arrays: `draw`'s arrays of 33 to 128 drives (bins 33-64, 65-128), seeds 610000..;
+- larger arrays: `draw`'s arrays of 33 to 128 drives (bins 33-64, 65-128), seeds 610000..; and above 128
+  drives, 129 to 512 (bins 129-256, 257-512), seeds 630000.. (a fifth as many: each takes 10-20 times as long);
 - HBA groups: arrays of 8 to 128 drives with a group of drives behind one HBA (2 drives up to half the array;
   bins up to 10%, 10-25%, 25-50% of the drives) whose seconds share 30-90% of their noise, the group slowed
   together to one level at 5-95% of the other drives' median (its clean twin keeps the group and its shared
-  noise), seeds 620000..; beside recall per drive, the share of slow groups named whole and in part, and
-  where the median of all drives sat over the other drives' median (how far the group drags the peers).
+  noise), seeds 620000.. (those the third round reported) and 820000.. (fresh, drawn once); beside recall per
+  drive, the share of slow groups named whole and in part, and where the median of all drives sat over the
+  other drives' median (how far the group drags the peers);
+- two drive models: arrays of 8 to 128 drives, a quarter to three quarters of them a model at 60-80% of the
+  other's speed, one or two drives slow against their own model, seeds 640000..; judged by model (the run
+  knows them: the correct answer, no finding for the slower model), the oracle bound weighing each drive
+  against its own model's healthy drives; beside it, what the call says without the models (clean arrays with
+  a drive named, and with the whole slower model named as a group).
 
-    python bench/outlier_envelope.py --held-out-cases 6000 --family-cases 1500 [--cases 6000] [--seed 33] [--held-out-seed 500000] [--out PATH]
+Where the method misses a planted drive, the figures count how often its report had said it could not have
+named one that slow (its floor; for an HBA group, its group floor).
+
+    python bench/outlier_envelope.py --cases 2000 --held-out-cases 3000 --family-cases 600 [--seed 33] [--held-out-seed 500000] [--out PATH]
     python bench/outlier_envelope.py --families-only --family-cases 800   # the families again, into the stored run
     python bench/outlier_envelope.py --smoke   # the smoke size the suite runs
 """
@@ -85,10 +100,12 @@ SMALL_ALARMS = (0.002,)
 SHARES = (0.0,)
 # The group search's alarm share (issue 40, fourth round; 0: off), chosen on the tuning seeds of the base space
 # and of the HBA groups family (`GROUP_TUNING_SEED`)
-GROUP_ALARMS = (0.0, 0.002, 0.003, 0.005)
+GROUP_ALARMS = (0.0, 0.002, 0.003)
 GROUP_TUNING_SEED = 720_000
 TUNE_ALARMS = 0.007  # clean arrays' alarms allowed on the tuning seeds, in all
-TUNE_BIN_ALARMS = 0.008  # and in any one bin (sigma x size): a held-out bin of ~500 arrays is known to +/-0.4 points
+# and in any one bin (sigma x size): the target (issue 40). The third round held 0.8% on 6,000 tuning arrays (~650 a
+# bin); the fourth tuned on 2,000 (~220 a bin, one alarm 0.45 points), where 0.8% turns on a single array
+TUNE_BIN_ALARMS = 0.01
 TUNE_GAP = 0.02  # recall at most this far below the oracle bound in any bin of 8+ drives (the target: 3 points)
 
 
