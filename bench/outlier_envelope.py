@@ -609,10 +609,10 @@ def _median_shift(array: Array) -> float:
     return float(np.median(array.levels) / np.median(others))
 
 
-def families(count: int, params: OutlierParams, reference: tuple[float, float]) -> dict:
-    """Each family's figures on `count` arrays (and twins) of its own seeds."""
+def families(count: int, params: OutlierParams, reference: tuple[float, float], only: list[str] | None = None) -> dict:
+    """Each family's figures (or those of `only`) on `count` arrays (and twins) of its own seeds."""
     out = {}
-    for family in FAMILIES:
+    for family in only or FAMILIES:
         first, size = FAMILY_SEEDS[family], max(4, round(count * FAMILY_SCALE.get(family, 1.0)))
         figures = score_family(family, family_corpus(family, list(range(first, first + size))), params, reference)
         out[family] = {"seeds": f"{first}..{first + size - 1}", **figures}
@@ -659,12 +659,16 @@ def _family_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--families-only", action="store_true", help="judge the families again into the stored result (--out)"
     )
+    parser.add_argument(
+        "--family", action="append", choices=FAMILIES, help="with --families-only: only this family (repeatable)"
+    )
 
 
-def families_only(out: Path, count: int) -> int:
-    """`--families-only`: the families judged again into the stored result `out`, with the parameters its run
-    chose (they must be the shipped ones now) at its matched reference alarms; the base space's figures, which the
-    families do not change and which take most of an hour on a busy host, are kept as they were measured."""
+def families_only(out: Path, count: int, only: list[str] | None = None) -> int:
+    """`--families-only`: the families (or those of `only`, the others kept) judged again into the stored result
+    `out`, with the parameters its run chose (they must be the shipped ones now) at its matched reference alarms;
+    the base space's figures, which the families do not change and which take most of an hour on a busy host, are
+    kept as they were measured."""
     stored = json.loads(out.read_text())
     shipped = OutlierParams()
     if stored.get("chosen") != chosen_of(shipped):
@@ -672,12 +676,14 @@ def families_only(out: Path, count: int) -> int:
         return 2
     started = time.perf_counter()
     reference = (stored["reference_alarms"]["bound"], stored["reference_alarms"]["ceiling"])
+    kept = stored["beyond"]["families"] if only else {}
     stored["beyond"] = {
         "host": host(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "references": f"the shipped parameters at the reference alarms of the run of {stored['when']}",
         "arrays_per_family": count,
-        "families": families(count, shipped, reference),
+        "families": {**kept, **families(count, shipped, reference, only)},
+        "judged again": only or list(FAMILIES),
         "seconds": round(time.perf_counter() - started, 1),
     }
     out.write_text(json.dumps(stored, indent=2) + "\n")
@@ -690,7 +696,7 @@ def families_only(out: Path, count: int) -> int:
 def main() -> int:
     split = held_out.corpus_args(__doc__.splitlines()[0], 6000, "outlier_envelope.json", FRESH_SEED, _family_flag)
     if split.args.families_only and not split.args.smoke:
-        return families_only(split.args.out, split.args.family_cases or 1500)
+        return families_only(split.args.out, split.args.family_cases or 1500, split.args.family)
     started = time.perf_counter()
     tuning = corpus(split.seeds)
     count = 4 if split.args.smoke else split.args.family_cases or max(4, len(split.fresh) // 20)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from iolab.analysis import outlier_groups
-from iolab.analysis.outliers import OutlierParams, find_outliers
+from iolab.analysis.outliers import OutlierParams, find_outliers, find_outliers_by_class
 
 
 def _array(rng: np.random.Generator, n: int, sigma: float) -> dict[str, float]:
@@ -95,3 +95,20 @@ def test_the_group_floor_is_what_the_search_names(seed):
         three = {f"g{i}": level for i in range(3)}
         found = find_outliers(peers | three, noise=noise | dict.fromkeys(three, 0.02 if seed % 2 else 0.0))
         assert (set(found.group) == set(three)) is named, (factor, report.group_floor)
+
+
+def test_drives_of_two_models_are_judged_apart_at_the_whole_array_s_alarm():
+    """Twelve drives of a model at 70% of 18 of another: judged by model, neither is named (as one array the
+    slower model is a slow group); each model's tests run at its share of the drives times their alarm, so the
+    array's false-alarm rate is the one it has judged as one (at the full rate each, two models alarmed 1.5% of
+    clean two-model arrays in bench/outlier_envelope.py)."""
+    values = {f"d{i}": 1e9 * (0.7 if i < 12 else 1.0) * (1 + 0.01 * math.sin(i)) for i in range(30)}
+    classes = {d: "slow model" if int(d[1:]) < 12 else "fast model" for d in values}
+    assert len(find_outliers(values).group) == 12
+    reports = find_outliers_by_class(values, classes)
+    assert all(not r.outliers for r in reports.values())
+    whole = OutlierParams()
+    for name in ("loo_alarm", "small_loo_alarm", "envelope_alarm", "group_alarm"):
+        assert sum(getattr(r.params, name) for r in reports.values()) == pytest.approx(getattr(whole, name))
+    (one,) = find_outliers_by_class(values, dict.fromkeys(values, "one model")).values()
+    assert one.params == whole

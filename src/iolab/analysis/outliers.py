@@ -539,11 +539,30 @@ def find_outliers_by_class(
     """Each class of drives (a drive model, where the host's probe knows it) judged against its own kind only, by
     class: an array of two models holds two speeds, and the slower model, judged against the faster, is a slow
     group that is no fault (issue 40, fourth round). A drive of no known class is judged with those of "". A
-    class of fewer than `min_devices` drives is not evaluated (its report says why)."""
+    class of fewer than `min_devices` drives is not evaluated (its report says why). Each class's tests run at
+    its share of the drives times their alarm (`_share_of`): the false-alarm rate is the whole array's, as
+    when it is judged as one (judged at the full rate each, two models alarmed 1.5% of clean arrays)."""
+    params = params or OutlierParams()
     by: dict[str, dict[str, float]] = {}
     for device, value in values.items():
         by.setdefault(classes.get(device, ""), {})[device] = value
+    if len(by) == 1:
+        return {label: find_outliers(values, params, view=view, metric=metric, noise=noise) for label in by}
     return {
-        label: find_outliers(members, params, view=view, metric=metric, noise=noise)
+        label: find_outliers(
+            members, _share_of(params, len(members) / len(values)), view=view, metric=metric, noise=noise
+        )
         for label, members in sorted(by.items())
     }
+
+
+def _share_of(params: OutlierParams, share: float) -> OutlierParams:
+    """The parameters with every test's alarm at `share` of its own (Bonferroni over a split array)."""
+    small = None if params.small_loo_alarm is None else params.small_loo_alarm * share
+    return replace(
+        params,
+        loo_alarm=params.loo_alarm * share,
+        small_loo_alarm=small,
+        envelope_alarm=params.envelope_alarm * share,
+        group_alarm=params.group_alarm * share,
+    )
