@@ -84,7 +84,7 @@ import held_out  # noqa: E402
 from results_file import host, write_result  # noqa: E402
 
 from iolab.analysis.noise import own_noise  # noqa: E402
-from iolab.analysis.outliers import OutlierParams, find_outliers, find_outliers_by_class  # noqa: E402
+from iolab.analysis.outliers import OutlierParams, OutlierReport, find_outliers, find_outliers_by_class  # noqa: E402
 from iolab.analysis.student_t import t_sf  # noqa: E402
 
 BASE = 500e6  # bytes/s of a healthy drive
@@ -185,6 +185,16 @@ class Verdict:
     group_floor: float | None
     group: set[int]
 
+    @classmethod
+    def of(cls, reports: list[OutlierReport]) -> Verdict:
+        """The verdict of one array's reports (one, or one per model): the lowest floors of any."""
+        floors = [r.floor for r in reports if r.floor is not None]
+        groups = [r.group_floor for r in reports if r.group_floor is not None]
+        named = {int(s.device[1:]) for r in reports for s in r.outliers}
+        return cls(
+            named, min(floors, default=None), min(groups, default=None), {int(d[1:]) for r in reports for d in r.group}
+        )
+
 
 @dataclass(frozen=True)
 class Seen:
@@ -203,18 +213,13 @@ class Seen:
         where the array knows its drives' models and `models` (else as one array)."""
         key = (params, models and self.classes is not None)
         if key not in self.judged:
-            if key[1]:
-                reports = list(
-                    find_outliers_by_class(self.values, self.classes or {}, params, noise=self.noise).values()
-                )
-            else:
-                reports = [find_outliers(self.values, params, view="together", metric="bandwidth", noise=self.noise)]
-            named = {int(s.device[1:]) for r in reports for s in r.outliers}
-            floors = [r.floor for r in reports if r.floor is not None]
-            groups = [r.group_floor for r in reports if r.group_floor is not None]
-            group = {int(d[1:]) for r in reports for d in r.group}
-            self.judged[key] = Verdict(named, min(floors, default=None), min(groups, default=None), group)
+            self.judged[key] = Verdict.of(self._reports(params, key[1]))
         return self.judged[key]
+
+    def _reports(self, params: OutlierParams, by_model: bool) -> list[OutlierReport]:
+        if by_model:
+            return list(find_outliers_by_class(self.values, self.classes or {}, params, noise=self.noise).values())
+        return [find_outliers(self.values, params, view="together", metric="bandwidth", noise=self.noise)]
 
 
 def observe(array: Array) -> Seen:
@@ -244,18 +249,20 @@ def _oracle(array: Array, y: np.ndarray, known_sigma: bool) -> dict[int, float]:
     adjusted = {}
     for i in range(array.n):
         peers = [j for j in healthy if j != i and model[j] == model[i]]
-        m = len(peers)
-        if m < 2:
-            continue
-        beyond = float(y[peers].mean()) - float(y[i])
-        if known_sigma:
-            scale = math.sqrt((array.sigma**2 + array.mean_noise() ** 2) * (1 + 1 / m))
-            p = 1 - NormalDist().cdf(beyond / scale)
-        else:
-            scale = float(y[peers].std(ddof=1)) * math.sqrt(1 + 1 / m)
-            p = t_sf(beyond / scale, m - 1) if scale > 0 else float(beyond <= 0)
-        adjusted[i] = p * array.n
+        if len(peers) >= 2:
+            adjusted[i] = _p_value(array, y, i, peers, known_sigma) * array.n
     return adjusted
+
+
+def _p_value(array: Array, y: np.ndarray, i: int, peers: list[int], known_sigma: bool) -> float:
+    """Drive i's one-sided p-value against its peers' prediction interval, told sigma or estimating it."""
+    m = len(peers)
+    beyond = float(y[peers].mean()) - float(y[i])
+    if known_sigma:
+        scale = math.sqrt((array.sigma**2 + array.mean_noise() ** 2) * (1 + 1 / m))
+        return 1 - NormalDist().cdf(beyond / scale)
+    scale = float(y[peers].std(ddof=1)) * math.sqrt(1 + 1 / m)
+    return t_sf(beyond / scale, m - 1) if scale > 0 else float(beyond <= 0)
 
 
 def named_at(adjusted: dict[int, float], alarm: float) -> set[int]:
@@ -538,10 +545,7 @@ def score_family(family: str, cases: list[Case], params: OutlierParams, referenc
             recall.add(f"{where}, at {slow_bin(ratio)}", *hit)
             if ratio <= 0.6:
                 headline.add(where, *hit)
-            if not hit[0]:
-                floor = verdict.group_floor if case.twin.group else verdict.floor
-                said[0] += floor is not None and floor < ratio
-                said[1] += 1
+            _count_said(said, hit[0], verdict.group_floor if case.twin.group else verdict.floor, ratio)
         if case.twin.group and max(case.twin.slow.values()) <= 0.6:
             groups.add(case.twin, where, (verdict.named, bound, ceiling))
     out = {"arrays": len(cases), "clean_alarm_share": round(sum(r[0] for r in alarms.values()) / len(cases), 4),
@@ -550,6 +554,13 @@ def score_family(family: str, cases: list[Case], params: OutlierParams, referenc
     if family == "two drive models":
         out["without_models"] = _without_models(cases, params)
     return {**out, **groups.table()} if groups.whole else out
+
+
+def _count_said(said: list[int], named: bool, floor: float | None, ratio: float) -> None:
+    """A missed drive counts in `said` [said, of], said where the report's floor was below its ratio."""
+    if not named:
+        said[0] += floor is not None and floor < ratio
+        said[1] += 1
 
 
 def _without_models(cases: list[Case], params: OutlierParams) -> dict:
