@@ -256,7 +256,8 @@ def _verdicts(
     group = _group(y, finite, own, sign, params)
     rest = finite.copy()
     rest[list(group.members) if group else []] = False
-    edge = sign * math.log(float(np.median(x[rest])) * (1 + sign * params.rel_floor))  # on sign * y
+    centre = float(np.median(x[rest])) if group else med  # a drive that did no work counts in `med` (as before)
+    edge = sign * math.log(centre * (1 + sign * params.rel_floor))  # on sign * y
     left = _left_out(y, rest, own, sign, params, edge)
     if group:
         left.named |= set(group.members)
