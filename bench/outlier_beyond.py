@@ -122,10 +122,10 @@ def run(cases: int, seed: int) -> dict:
             clean, twin, whole = draw(s, kind)
             seen_clean, seen_twin = observe(clean, clean.levels), observe(twin, clean.levels)
             sigma = env.sigma_bin(clean.sigma)
-            named = seen_clean.judge(params)[0]
+            named = seen_clean.judge(params).named
             alarms.add(f"sigma {sigma}", bool(named), bool(env.named_at(seen_clean.bound, env.ALARM)),
                        bool(env.named_at(seen_clean.ceiling, env.ALARM)))  # fmt: skip
-            named = seen_twin.judge(params)[0]
+            named = seen_twin.judge(params).named
             bound, ceiling = env.named_at(seen_twin.bound, env.ALARM), env.named_at(seen_twin.ceiling, env.ALARM)
             for d, ratio in whole.items():
                 key = f"sigma {sigma}, {share_bin(twin, d)}, at {env.slow_bin(min(ratio, 0.95))}"

@@ -297,7 +297,40 @@ def calibration_envelope(results: Results) -> str:
         f"lognormal peers sigma 1-30%, AR(1) seconds with t3 noise; {held['arrays']:,} held-out arrays and their "
         f"twins; [arrays.md](arrays.md)), a drive at or below 60% of its peers named, 8-32 drives: "
         f"{recall('8-32')}; 3-7 drives: {recall('3-7')}. Clean arrays with a drive named: at most "
-        f"{alarms[worst]['method']:.1%} in any bin ({worst})."
+        f"{alarms[worst]['method']:.1%} in any bin ({worst}).{_envelope_families(envelope['beyond']['families'])}"
+    )
+
+
+def _by_sigma(rows: dict, part: str = "") -> str:
+    """Recall rows pooled by their sigma bin (over the family's own bins, or those whose key holds `part`):
+    method (oracle bound)."""
+    pooled: dict[str, list[float]] = {}
+    for key, row in rows.items():
+        if part in key:
+            cell = pooled.setdefault(key.split(",")[0], [0.0, 0.0, 0])
+            cell[0] += row["method"] * row["of"]
+            cell[1] += row["bound"] * row["of"]
+            cell[2] += row["of"]
+    return "; ".join(f"{k} **{m / n:.1%}** ({b / n:.1%})" for k, (m, b, n) in pooled.items() if n)
+
+
+def _envelope_families(families: dict) -> str:
+    """The families beyond the space, as the outlier figure's second half (empty before they were run)."""
+    if "HBA groups, fresh seeds" not in families:
+        return ""
+    hba, models, huge = families["HBA groups, fresh seeds"], families["two drive models"], families["above 128 drives"]
+    clean = max(row["method"] for row in hba["false_alarms"].values())
+    grouped = models["without_models"]["clean_arrays_with_the_slower_model_named_as_a_group"]
+    return (
+        f" A slow group of drives behind one HBA (8-128 drives, 2 drives up to half of them, fresh seeds "
+        f"{hba['seeds']}), drives at or below 60% named (oracle bound): {_by_sigma(hba['recall_at_most_60pct'])}; "
+        f"clean arrays with a correlated group at most {clean:.1%} in any bin. Arrays of 129-512 drives: "
+        f"{_by_sigma(huge['recall_at_most_60pct'])}. Drives of two models (the slower at 60-80%), each model judged "
+        f"against its own: clean arrays {models['clean_alarm_share']:.1%} with a drive named, slow drives "
+        f"{_by_sigma(models['recall_at_most_60pct'])}; without the models, the slower model is named as a slow "
+        "group (the finding says a slower model would look the same) in "
+        + ", ".join(f"{v:.0%} ({k})" for k, v in grouped.items())
+        + " of clean arrays."
     )
 
 

@@ -58,7 +58,7 @@ sys.path.insert(0, str(HERE))
 import held_out  # noqa: E402
 from results_file import host, write_result  # noqa: E402
 
-from iolab.analysis.outliers import OutlierParams, find_outliers  # noqa: E402
+from iolab.analysis.outliers import OutlierParams, find_outliers, find_outliers_by_class  # noqa: E402
 from iolab.doctor.derived import MIN_SERIES_SAMPLES, ArrayView, PointSeries  # noqa: E402
 from iolab.doctor.engine import all_rules, evaluate  # noqa: E402
 from iolab.doctor.rule import Context  # noqa: E402
@@ -219,7 +219,10 @@ class Method:
 def judge(ctx: Context, rules, method: Method, seed: int = -1) -> dict:
     """The findings of the counted rules on one case (its doctor's material), and whether each was evaluated."""
     with (
-        mock.patch("iolab.doctor.rules.arrays.find_outliers", lambda v, **kw: find_outliers(v, method.outlier, **kw)),
+        mock.patch(
+            "iolab.doctor.rules.arrays.find_outliers_by_class",
+            lambda v, classes, **kw: find_outliers_by_class(v, classes, method.outlier, **kw),
+        ),
         mock.patch.object(telemetry, "STEP_ALARM", method.step_alarm),
     ):
         findings = evaluate(ctx, rules)

@@ -83,8 +83,9 @@ def test_a_drive_slow_for_part_of_the_run_is_named_with_the_noise_the_rule_reads
 def test_three_to_six_slow_drives_are_all_named(seed):
     """Generative: 16-32 drives spread 1-5% and 3-6 of them at 20-40% of the median, alike (a bad batch): set
     aside in turn up to a third of the drives (`loo_share`, an option the envelope bench did not choose), every
-    slow one is named and no healthy one; with only the two worst set aside (as shipped) and no modified-z
-    backstop, at most two can be named; with the backstop, all."""
+    slow one is named and no healthy one; with only the two worst set aside, no group search and no modified-z
+    backstop, at most two can be named; the group search (as shipped) names them all as a group, without the
+    backstop too."""
     rng = np.random.default_rng(2000 + seed)
     n = int(rng.integers(16, 33))
     levels = _array(rng, n, float(rng.uniform(0.01, 0.05)))
@@ -93,8 +94,10 @@ def test_three_to_six_slow_drives_are_all_named(seed):
     values = {f"d{i}": float(v) * 1e9 for i, v in enumerate(levels)}
     named = {s.device for s in find_outliers(values, OutlierParams(threshold=math.inf, loo_share=1 / 3)).outliers}
     assert named == {f"d{i}" for i in range(slow)}
-    two = find_outliers(values, OutlierParams(threshold=math.inf)).outliers  # as shipped: loo_share not chosen
+    two = find_outliers(values, OutlierParams(threshold=math.inf, group_alarm=0.0)).outliers
     assert len(two) < slow
+    grouped = find_outliers(values, OutlierParams(threshold=math.inf))
+    assert set(grouped.group) == {s.device for s in grouped.outliers} == {f"d{i}" for i in range(slow)}
     # the modified z's backstop (as shipped) names them: they are far off
     assert {s.device for s in find_outliers(values).outliers} == {f"d{i}" for i in range(slow)}
 

@@ -1,7 +1,7 @@
 """bench/outlier_envelope.py's families beyond the space its choice is made on (issue 40 item 3): arrays of 33 to
-128 drives, and a group of drives behind one HBA, slowed together and sharing part of their per-second noise.
-The generator plants what its figures are binned by, and the base space's arrays are not changed by it (its
-tuning and held-out figures stay those of the seeds they name)."""
+512 drives, a group of drives behind one HBA, slowed together and sharing part of their per-second noise, and
+arrays of two drive models. The generator plants what its figures are binned by, and the base space's arrays are
+not changed by it (its tuning and held-out figures stay those of the seeds they name)."""
 
 from __future__ import annotations
 
@@ -49,3 +49,37 @@ def test_the_base_space_draws_no_group():
     for seed in range(33, 43):
         clean, twin = env.draw(seed)
         assert not clean.group and not twin.group and clean.shared == 0.0
+
+
+@pytest.mark.parametrize("seed", range(630_000, 630_010))
+def test_arrays_above_128_drives_span_129_to_512(seed):
+    clean, twin = env.draw_huge(seed)
+    assert 129 <= clean.n <= 512 and 1 <= len(twin.slow) <= 2
+    assert env.family_bin("above 128 drives", clean) == ("129-256 drives" if clean.n <= 256 else "257-512 drives")
+
+
+@pytest.mark.parametrize("seed", range(640_000, 640_030))
+def test_two_models_hold_two_speeds_and_a_slow_drive_is_slow_against_its_own(seed):
+    """The slower model sits at 60-80% of the other; a planted drive is at its ratio of its own model's healthy
+    median (not of the array's)."""
+    clean, twin = env.draw_models(seed)
+    model = np.array(clean.model)
+    assert 3 <= model.sum() <= clean.n - 3 and 0.6 <= clean.shared <= 0.8
+    healthy = [i for i in range(clean.n) if i not in twin.slow]
+    for d, ratio in twin.slow.items():
+        kind = [i for i in healthy if model[i] == model[d]]
+        assert twin.levels[d] == pytest.approx(ratio * np.median(clean.levels[kind]))
+
+
+def test_the_oracle_weighs_a_drive_against_its_own_model_only():
+    """A two-model array whose peers spread under 5%, a drive at 50-80% of its own model's median: the oracle
+    bound names it (it weighs each drive against its own model's healthy drives) and nothing else; weighed against
+    all the healthy drives (the model forgotten), the two speeds' spread hides it."""
+
+    def fits(seed: int) -> bool:
+        clean, twin = env.draw_models(seed)
+        return clean.sigma < 0.05 and min(twin.slow.values()) > 0.5 and max(twin.slow.values()) < 0.8
+
+    _, twin = env.draw_models(next(s for s in range(640_000, 642_000) if fits(s)))
+    assert env.named_at(env.observe(twin).bound, 0.01) == set(twin.slow)
+    assert not env.named_at(env.observe(env.replace(twin, model=())).bound, 0.01) & set(twin.slow)

@@ -54,6 +54,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from statistics import NormalDist
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from iolab.analysis.outlier_groups import Group
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,12 @@ class OutlierParams:
     # most of what it can and its 1-5 degrees of freedom make it weak: what it spends there is false-alarm budget
     # the larger arrays, where it is the stronger test, cannot use. None: `loo_alarm`.
     small_loo_alarm: float | None = 0.002
+    # Nominal chance that the group search (`analysis.outlier_groups`) names a group of a clean array of
+    # normally spread drives; 0 turns it off. It judges arrays of `group_devices` drives or more, groups of 3 up
+    # to `group_share` of the drives.
+    group_alarm: float = 0.003
+    group_devices: int = 8
+    group_share: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,7 @@ class DeviceScore:
     far: bool = False
     t: float | None = None  # the leave-out test's t (against the others' mean and sd), for the drives it weighed
     envelope: float | None = None  # the envelope test's score (against the others' mean and `envelope_sigma`)
+    in_group: bool = False  # named as one of a slow group (`OutlierReport.group`)
 
 
 @dataclass(frozen=True)
@@ -130,6 +141,14 @@ class OutlierReport:
     floor: float | None = None
     envelope_holds: bool = True  # the peers spread within `envelope_sigma` (else only the t test judged)
     envelope_judged: bool = True  # the envelope test took part (not in arrays of `envelope_devices` or more)
+    # A slow group named as a group (`analysis.outlier_groups`): its drives, worst first, the least slow one's T
+    # against the other drives and the cut it passed; () when none.
+    group: tuple[str, ...] = ()
+    group_t: float | None = None
+    group_cut: float | None = None
+    # The power of the group search: the share of the median at or below which a group of drives at one level would
+    # have been named against the drives not named; None where the search did not judge (`group_devices`).
+    group_floor: float | None = None
 
     @property
     def outliers(self) -> list[DeviceScore]:
@@ -196,22 +215,92 @@ def find_outliers(
     scores = [
         _score(name, i, float(x[i]), y, own[i], where, params) if ok[i] else unscored[i] for i, name in enumerate(names)
     ]
-    edge = sign * math.log(med * (1 + sign * params.rel_floor))  # on sign * y: `rel_floor` off the median
-    left = _left_out(y, finite, own, sign, params, edge)
-    scores = [_with_left_out(s, i, left, y, finite, sign, params) for i, s in enumerate(scores)]
+    verdicts = _verdicts(names, x, y, finite, own, sign, med, params)
+    scores = [
+        _with_left_out(s, i, verdicts.left, y, finite, sign, params, verdicts.group) for i, s in enumerate(scores)
+    ]
+    return replace(report, scores=scores, median=med, scale=scale, scale_method=scale_method, **verdicts.fields())
+
+
+@dataclass(frozen=True)
+class _Verdicts:
+    """What the group search and the leave-out tests found, and the array's power for each."""
+
+    left: _LeftOut
+    group: Group | None
+    floor: float | None
+    group_names: tuple[str, ...]
+    group_floor: float | None
+
+    def fields(self) -> dict:
+        """The report's fields they fill."""
+        group = self.group
+        return {
+            "floor": self.floor,
+            "envelope_holds": self.left.holds,
+            "envelope_judged": self.left.judged,
+            "group": self.group_names,
+            "group_t": group.t if group else None,
+            "group_cut": group.cut if group else None,
+            "group_floor": self.group_floor,
+        }
+
+
+def _verdicts(
+    names: list[str], x, y, finite, own: list[float], sign: float, med: float, params: OutlierParams
+) -> _Verdicts:
+    """A slow group first (`analysis.outlier_groups`), then the leave-out tests on the drives outside it, each
+    drive weighed `rel_floor` off their median (the group drags the median of all towards itself)."""
+    import numpy as np
+
+    group = _group(y, finite, own, sign, params)
+    rest = finite.copy()
+    rest[list(group.members) if group else []] = False
+    centre = float(np.median(x[rest])) if group else med  # a drive that did no work counts in `med` (as before)
+    edge = sign * math.log(centre * (1 + sign * params.rel_floor))  # on sign * y
+    left = _left_out(y, rest, own, sign, params, edge)
+    if group:
+        left.named |= set(group.members)
     floor = float(math.exp(sign * left.reach) * math.exp(left.centre) / med) if math.isfinite(left.reach) else None
     if floor is not None:
         floor = min(floor, 1 - params.rel_floor) if sign < 0 else max(floor, 1 + params.rel_floor)
-    return replace(
-        report,
-        scores=scores,
-        median=med,
-        scale=scale,
-        scale_method=scale_method,
-        floor=floor,
-        envelope_holds=left.holds,
-        envelope_judged=left.judged,
-    )
+    grouped = tuple(names[i] for i in group.members) if group else ()
+    return _Verdicts(left, group, floor, grouped, _group_floor(y, finite, left, own, sign, med, params))
+
+
+def _group(y, finite, own: Sequence[float], sign: float, params: OutlierParams) -> Group | None:
+    """The slow group the search names (`analysis.outlier_groups`), in arrays of `group_devices` drives or more."""
+    import numpy as np
+
+    if int(finite.sum()) < max(params.group_devices, 1) or params.group_alarm <= 0:
+        return None
+    from iolab.analysis.outlier_groups import find_group
+
+    w = sign * y
+    order = [int(i) for i in np.argsort(-w, kind="stable") if finite[i]]
+    edge = sign * math.log(1 + sign * params.rel_floor)  # on w: `rel_floor` past the rest's median
+    return find_group(w, order, own, edge, params.group_alarm, params.group_share)
+
+
+def _group_floor(y, finite, left: _LeftOut, own: Sequence[float], sign: float, med: float, params: OutlierParams):
+    """The share of the median at or below which a further group of three drives at one level would have been
+    named, against the drives not named (their typical own noise as the group's); None where the search does
+    not judge."""
+    import numpy as np
+
+    from iolab.analysis.outlier_groups import MIN_GROUP, group_reach
+
+    count = int(finite.sum())
+    if count < max(params.group_devices, 1) or params.group_alarm <= 0:
+        return None
+    kept = [i for i in range(len(y)) if finite[i] and i not in left.named]
+    w = sign * y[kept]
+    noise2 = float(np.median([own[i] ** 2 for i in kept])) if kept else 0.0
+    reach = group_reach(w, noise2, count + MIN_GROUP, params.group_alarm, params.group_share)
+    if not math.isfinite(reach):
+        return None
+    floor = float(math.exp(sign * (float(w.mean()) + reach)) / med)
+    return min(floor, 1 - params.rel_floor) if sign < 0 else max(floor, 1 + params.rel_floor)
 
 
 def _own_noise(value: float | None) -> float:
@@ -239,14 +328,17 @@ def _score(
 
 
 def _with_left_out(
-    s: DeviceScore, i: int, left: _LeftOut, y, finite, sign: float, params: OutlierParams
+    s: DeviceScore, i: int, left: _LeftOut, y, finite, sign: float, params: OutlierParams, group: Group | None
 ) -> DeviceScore:
-    """A score with the leave-out tests' verdict and statistics, and whether a named drive is far."""
+    """A score with the leave-out tests' and the group search's verdicts and statistics, and whether a named drive
+    is far. A group's drives were each `rel_floor` off the median of the drives outside it (the group drags the
+    median of all towards itself)."""
     if math.isnan(s.rel_dev):
         return s
-    outlier = bool(s.outlier or (i in left.named and sign * s.rel_dev >= params.rel_floor))
+    in_group = group is not None and i in group.members
+    outlier = bool(s.outlier or in_group or (i in left.named and sign * s.rel_dev >= params.rel_floor))
     far = bool(outlier and _far_beyond(y, finite, i, s.noise or 0.0, sign, params))
-    return replace(s, outlier=outlier, far=far, t=left.t.get(i), envelope=left.envelope.get(i))
+    return replace(s, outlier=outlier, far=far, t=left.t.get(i), envelope=left.envelope.get(i), in_group=in_group)
 
 
 def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln values of the devices that did work
@@ -434,3 +526,44 @@ def _far_beyond(y, finite, i: int, own: float, sign: float, params: OutlierParam
     nearest = float(y[mask].min()) if sign < 0 else float(y[mask].max())
     gap = sign * (y[i] - nearest)
     return gap > -math.log(params.far_ratio) and gap > params.threshold * own
+
+
+def find_outliers_by_class(
+    values: Mapping[str, float],
+    classes: Mapping[str, str],
+    params: OutlierParams | None = None,
+    *,
+    view: str = "together",
+    metric: str = "bandwidth",
+    noise: Mapping[str, float] | None = None,
+) -> dict[str, OutlierReport]:
+    """Each class of drives (a drive model, where the host's probe knows it) judged against its own kind only, by
+    class: an array of two models holds two speeds, and the slower model, judged against the faster, is a slow
+    group that is no fault (issue 40, fourth round). A drive of no known class is judged with those of "". A
+    class of fewer than `min_devices` drives is not evaluated (its report says why). Each class's tests run at
+    its share of the drives times their alarm (`_share_of`): the false-alarm rate is the whole array's, as
+    when it is judged as one (judged at the full rate each, two models alarmed 1.5% of clean arrays)."""
+    params = params or OutlierParams()
+    by: dict[str, dict[str, float]] = {}
+    for device, value in values.items():
+        by.setdefault(classes.get(device, ""), {})[device] = value
+    if len(by) == 1:
+        return {label: find_outliers(values, params, view=view, metric=metric, noise=noise) for label in by}
+    return {
+        label: find_outliers(
+            members, _share_of(params, len(members) / len(values)), view=view, metric=metric, noise=noise
+        )
+        for label, members in sorted(by.items())
+    }
+
+
+def _share_of(params: OutlierParams, share: float) -> OutlierParams:
+    """The parameters with every test's alarm at `share` of its own (Bonferroni over a split array)."""
+    small = None if params.small_loo_alarm is None else params.small_loo_alarm * share
+    return replace(
+        params,
+        loo_alarm=params.loo_alarm * share,
+        small_loo_alarm=small,
+        envelope_alarm=params.envelope_alarm * share,
+        group_alarm=params.group_alarm * share,
+    )

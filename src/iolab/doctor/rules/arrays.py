@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterator
 
 from iolab.analysis.noise import own_noise, relative_error
-from iolab.analysis.outliers import DeviceScore, OutlierParams, OutlierReport, find_outliers
+from iolab.analysis.outliers import DeviceScore, OutlierParams, OutlierReport, find_outliers_by_class
 from iolab.analysis.scaling import ScalingReport, scaling_table
 from iolab.analysis.stopping import MIN_BATCHES as MIN_BATCH_SECONDS
 from iolab.doctor.derived import ArrayView, active_seconds
@@ -44,14 +44,43 @@ def _score(value: float | None) -> str:
     return f"{value:.1f}"
 
 
-def _outliers(ctx: Context, view: ArrayView) -> dict[str, OutlierReport]:
-    """The outlier report of each view the array was measured in ("together", "alone"), each device's figure
-    judged against its own noise where its seconds were logged."""
+def _outliers(ctx: Context, view: ArrayView) -> dict[str, dict[str, OutlierReport]]:
+    """The outlier reports of each view the array was measured in ("together", "alone"), by drive model where
+    the host's probe knows two or more among the array's drives (`models`: each model judged against its own
+    kind; one report, model "", otherwise), each device's figure judged against its own noise where its
+    seconds were logged."""
+    models = _models(ctx, view)
     return {
-        label: find_outliers(values, view=label, metric="bandwidth", noise=_noise(ctx, view, label))
+        label: find_outliers_by_class(values, models, view=label, metric="bandwidth", noise=_noise(ctx, view, label))
         for label, values in (("together", view.together), ("alone", view.alone))
         if values
     }
+
+
+def _models(ctx: Context, view: ArrayView) -> dict[str, str]:
+    """Each drive's model, where the snapshot knows every drive's and they are two or more ({} otherwise: the
+    array is judged as one). Drives of two models run at two speeds; judged as one array, the slower model is a
+    slow group that is no fault (issue 40, fourth round)."""
+    devices = set(view.together) | set(view.alone)
+    known = {d: dev.model for d in devices if ctx.snapshot and (dev := ctx.snapshot.device(d)) and dev.model}
+    return known if len(known) == len(devices) and len(set(known.values())) > 1 else {}
+
+
+def _shared_port(ctx: Context, group: tuple[str, ...], others: list[str]) -> str:
+    """The PCI function nearest the drives that every drive of the group hangs off and not every other drive
+    does (an HBA, a switch's port, a root port), as "0000:41:00.0"; "" where the snapshot does not know it."""
+    chains = [_chain(ctx, name) for name in group]
+    if not all(chains):
+        return ""
+    rest = [_chain(ctx, name) for name in others]
+    common = [a for a in chains[0] if all(a in c for c in chains[1:])]
+    return next((a for a in common if not all(a in c for c in rest)), "")
+
+
+def _chain(ctx: Context, name: str) -> list[str]:
+    """The PCI functions a drive hangs off, nearest first, as the snapshot read them ([] where it did not)."""
+    device = ctx.snapshot.device(name) if ctx.snapshot else None
+    return [] if device is None else [p.address for p in (device.pcie, *device.upstream) if p is not None]
 
 
 def _seconds(ctx: Context, view: ArrayView, label: str, device: str) -> list[float] | None:
@@ -107,17 +136,34 @@ def _method(report: OutlierReport) -> str:
 
 
 def _unseen(report: OutlierReport) -> str:
-    """What a drive would have had to be to be named, where that is below UNSEEN_RATIO of the median ("" when
-    the array could have named a drive at UNSEEN_RATIO)."""
-    if report.floor is None or report.floor >= UNSEEN_RATIO:
+    """What a drive, and a group of three drives slow together, would have had to be to be named, where either is
+    below UNSEEN_RATIO of the median ("" when the array could have named both at UNSEEN_RATIO)."""
+    said = [part for part in (_single_power(report.floor), _group_power(report.group_floor)) if part]
+    if not said:
         return ""
     spread = (
         "" if report.envelope_holds else f", wider than the {report.params.envelope_sigma:.0%} healthy drives show,"
     )
+    return f"{len(report.scores)} drives spread {math.expm1(report.scale):.0%} (robust sd of ln bandwidth){spread} " + (
+        "; ".join(said)
+    )
+
+
+def _single_power(floor: float | None) -> str:
+    if floor is None or floor >= UNSEEN_RATIO:
+        return ""
     return (
-        f"{len(report.scores)} drives spread {math.expm1(report.scale):.0%} (robust sd of ln bandwidth){spread} "
-        f"could name only a drive {1 - report.floor:.0%} or more below the median (at {report.floor:.0%} of it or "
-        f"less): a drive at {UNSEEN_RATIO:.0%} of its peers would go unseen"
+        f"could name only a drive {1 - floor:.0%} or more below the median (at {floor:.0%} of it or less): a drive "
+        f"at {UNSEEN_RATIO:.0%} of its peers would go unseen"
+    )
+
+
+def _group_power(floor: float | None) -> str:
+    if floor is None or floor >= UNSEEN_RATIO:
+        return ""
+    return (
+        f"could name three or more drives slow together (behind one HBA or switch) only at {floor:.0%} of the "
+        f"median or less: such a group at {UNSEEN_RATIO:.0%} would go unseen"
     )
 
 
@@ -135,7 +181,11 @@ def _unseen(report: OutlierReport) -> str:
     f"{_P.envelope_alarm:g}/n quantile of a spread of {_P.envelope_sigma:.0%} (the widest healthy peers of one "
     "array are taken to have; not where the others spread wider), its own noise beyond theirs (of its seconds' "
     "mean, blind to level steps) in quadrature; or, in "
-    f"{_P.z_min_devices} drives or more, a modified z-score of ln(bandwidth) below -{_P.threshold:g}. Info when "
+    f"{_P.z_min_devices} drives or more, a modified z-score of ln(bandwidth) below -{_P.threshold:g}; or, in "
+    f"{_P.group_devices} drives or more, one of a group of 3 up to {_P.group_share:.0%} of the drives slow together "
+    "(the least slow of the worst k against the rest past the simulated null quantile of the largest split at "
+    f"{_P.group_alarm:g}), named as a group with the PCI function its drives share where the snapshot knows it. "
+    "Drives of two or more models (where the snapshot knows each drive's) are judged against their own model. Info when "
     "only alone and the drive kept up together, when the host was busy during its point (TEL-INTERFERENCE), or "
     "when its point was too short to know its noise; info, naming no drive, when the array could not have named a "
     f"drive at {UNSEEN_RATIO:.0%} of its median (few drives, wide spread)",
@@ -152,47 +202,146 @@ def outlier(ctx: Context, r: Rule) -> Iterator[Finding]:
     busy = busy_points(ctx)
     for view in ctx.arrays:
         reports = _outliers(ctx, view)
-        for label, report in reports.items():
-            subject = f"{view.workload} ({label})"
-            if not report.evaluated:
-                yield r.not_evaluated(report.reason, subject)
-                continue
-            unseen = _unseen(report)
-            if unseen:
-                evidence = {"drives": len(report.scores), "median": _mb(report.median), "method": _method(report)}
-                yield r.finding(f"{subject}: {unseen}", subject, evidence, "info")
-            for score in report.outliers:
-                evidence = {
-                    "bandwidth": _mb(score.value),
-                    "median": _mb(report.median),
-                    "leave-out t": _score(score.t),
-                    "envelope score": _score(score.envelope),
-                    "modified z": _score(score.z),
-                    "own noise": "not logged" if score.noise is None else f"±{score.noise:.1%} (standard error)",
-                    "drives": len(report.scores),
-                    "workload": view.workload,
-                    "method": _method(report),
-                }
-                title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
-                doubt = _doubt(ctx, view, label, score, busy)
-                if doubt:
-                    evidence["why a possibility"] = doubt
-                    yield r.finding(
-                        f"{title}; {doubt}: a possibility, re-run to confirm", score.device, evidence, "info"
-                    )
-                    continue
-                if label == "alone" and _kept_up_together(score.device, view, reports.get("together")):
-                    # Alone, each drive runs at another moment of a possibly busy host; together, all run in the
-                    # same seconds. A drive that kept up together is not shown slow beyond the host's own drift.
-                    evidence["together"] = _mb(view.together[score.device])
-                    yield r.finding(
-                        f"{title}; together it kept up: re-run it alone to confirm",
-                        score.device,
-                        evidence,
-                        level="info",
-                    )
-                    continue
-                yield r.finding(title, score.device, evidence)
+        models = _models(ctx, view)
+        if models:
+            yield _models_finding(r, view, models)
+        for label, by_model in reports.items():
+            for model, report in by_model.items():
+                together = reports.get("together", {}).get(model)
+                yield from _report_findings(ctx, r, view, (label, model), (report, together), busy)
+
+
+def _report_findings(
+    ctx: Context,
+    r: Rule,
+    view: ArrayView,
+    where: tuple[str, str],
+    reports: tuple[OutlierReport, OutlierReport | None],
+    busy: dict[str, str],
+) -> Iterator[Finding]:
+    """One view's (and model's) report: not evaluated, what it could not have seen, its group, its drives."""
+    (label, model), (report, together) = where, reports
+    subject = f"{view.workload} ({label}{f', {model}' if model else ''})"
+    if not report.evaluated:
+        yield r.not_evaluated(report.reason, subject)
+        return
+    unseen = _unseen(report)
+    if unseen:
+        evidence = {"drives": len(report.scores), "median": _mb(report.median), "method": _method(report)}
+        yield r.finding(f"{subject}: {unseen}", subject, evidence, "info")
+    if report.group:
+        yield _group_finding(ctx, r, view, label, report, busy)
+    for score in report.outliers:
+        if not score.in_group:
+            yield _drive_finding(ctx, r, view, label, (score, report, together), busy)
+
+
+def _models_finding(r: Rule, view: ArrayView, models: dict[str, str]) -> Finding:
+    """Information: the array's drives are of two or more models, each judged against its own kind."""
+    by: dict[str, list[str]] = {}
+    for device, model in sorted(models.items()):
+        by.setdefault(model, []).append(device)
+    kinds = "; ".join(f"{model}: {len(devices)} drives" for model, devices in sorted(by.items()))
+    return r.finding(
+        f"{view.workload}: drives of {len(by)} models ({kinds}), each judged against drives of its own model: a "
+        "slower model is no fault",
+        view.workload,
+        {"models": kinds},
+        "info",
+    )
+
+
+def _group_finding(
+    ctx: Context, r: Rule, view: ArrayView, label: str, report: OutlierReport, busy: dict[str, str]
+) -> Finding:
+    """A group of drives slow together, named as a group: how slow against the other drives, the PCI function
+    they share where the snapshot knows it, and where the run does not know the drives' models, that a slower
+    model would look the same."""
+    values = view.together if label == "together" else view.alone
+    group = tuple(d for d in values if d in set(report.group))  # in the array's order
+    others = [d for d in values if d not in group]
+    slow, rest = _median([values[d] for d in group]), _median([values[d] for d in others])
+    port = _shared_port(ctx, group, others)
+    evidence = _group_evidence(report, view, (slow, rest, len(values)), port)
+    title = _group_title(group, label, slow / rest, port, _every_model_known(ctx, values))
+    points = {_point_of(view, label, d) for d in group} & set(busy)
+    if points:
+        evidence["why a possibility"] = f"the host was busy ({busy[sorted(points)[0]]})"
+        title += "; the host was busy: a possibility, re-run to confirm"
+        return r.finding(title, "+".join(group), evidence, "info")
+    return r.finding(title, "+".join(group), evidence)
+
+
+def _group_title(group: tuple[str, ...], label: str, ratio: float, port: str, models_known: bool) -> str:
+    shown = ", ".join(group[:8]) + (f" and {len(group) - 8} more" if len(group) > 8 else "")
+    title = f"{len(group)} drives are slow together ({label}): {shown}, at {ratio:.0%} of the other drives' median"
+    if port:
+        title += f"; they share {port}, which the other drives do not: an HBA, switch or root port to look at first"
+    if not models_known:
+        title += "; or they are a slower drive model: the run does not know the drives' models to tell"
+    return title
+
+
+def _group_evidence(
+    report: OutlierReport, view: ArrayView, medians: tuple[float, float, int], port: str
+) -> dict[str, str | int]:
+    slow, rest, count = medians
+    return {
+        "drives": f"{len(report.group)} of {count}",
+        "median of the group": _mb(slow),
+        "median of the others": _mb(rest),
+        "group t": f"{_score(-(report.group_t or 0.0))} (the cut: -{report.group_cut or 0.0:.1f})",
+        "shared path": port or "not known (no PCI path for every drive in the snapshot)",
+        "method": "the worst k drives (3 up to half) against the rest, the least slow one's t past the null "
+        f"quantile of the largest split at {report.params.group_alarm:g} (analysis.outlier_groups)",
+        "workload": view.workload,
+    }
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _every_model_known(ctx: Context, devices: dict[str, float]) -> bool:
+    snapshot = ctx.snapshot
+    return snapshot is not None and all((d := snapshot.device(name)) is not None and d.model for name in devices)
+
+
+def _drive_finding(
+    ctx: Context,
+    r: Rule,
+    view: ArrayView,
+    label: str,
+    judged: tuple[DeviceScore, OutlierReport, OutlierReport | None],
+    busy: dict[str, str],
+) -> Finding:
+    """One drive named: a warning, or information where its point's host was busy, its point too short to know
+    its noise, or (alone) it kept up together."""
+    score, report, together = judged
+    evidence = {
+        "bandwidth": _mb(score.value),
+        "median": _mb(report.median),
+        "leave-out t": _score(score.t),
+        "envelope score": _score(score.envelope),
+        "modified z": _score(score.z),
+        "own noise": "not logged" if score.noise is None else f"±{score.noise:.1%} (standard error)",
+        "drives": len(report.scores),
+        "workload": view.workload,
+        "method": _method(report),
+    }
+    title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
+    doubt = _doubt(ctx, view, label, score, busy)
+    if doubt:
+        evidence["why a possibility"] = doubt
+        return r.finding(f"{title}; {doubt}: a possibility, re-run to confirm", score.device, evidence, "info")
+    if label == "alone" and _kept_up_together(score.device, view, together):
+        # Alone, each drive runs at another moment of a possibly busy host; together, all run in the same
+        # seconds. A drive that kept up together is not shown slow beyond the host's own drift.
+        evidence["together"] = _mb(view.together[score.device])
+        return r.finding(f"{title}; together it kept up: re-run it alone to confirm", score.device, evidence, "info")
+    return r.finding(title, score.device, evidence)
 
 
 def _doubt(ctx: Context, view: ArrayView, label: str, score: DeviceScore, busy: dict[str, str]) -> str:
@@ -233,22 +382,27 @@ def _kept_up_together(device: str, view: ArrayView, together: OutlierReport | No
 def shared_path(ctx: Context, r: Rule) -> Iterator[Finding]:
     for view in ctx.arrays:
         reports = _outliers(ctx, view)
-        together, alone = reports.get("together"), reports.get("alone")
-        if together is None or alone is None or not alone.evaluated:
-            continue
-        for score in together.outliers:
-            value = view.alone.get(score.device)
-            if value is None or value < KEEPS_UP * alone.median:
-                continue  # slow alone as well (flagged or not): the drive itself, never "fine"
-            yield r.finding(
-                f"{score.device} is slow only when the array runs together",
-                score.device,
-                {
-                    "together": f"{_mb(score.value)} (median {_mb(together.median)})",
-                    "alone": f"{_mb(value)} (median {_mb(alone.median)})",
-                    "workload": view.workload,
-                },
-            )
+        for model, together in reports.get("together", {}).items():
+            alone = reports.get("alone", {}).get(model)
+            if alone is not None and alone.evaluated:
+                yield from _slow_only_together(r, view, together, alone)
+
+
+def _slow_only_together(r: Rule, view: ArrayView, together: OutlierReport, alone: OutlierReport) -> Iterator[Finding]:
+    """The drives named together that, alone, kept up with their peers."""
+    for score in together.outliers:
+        value = view.alone.get(score.device)
+        if value is None or value < KEEPS_UP * alone.median:
+            continue  # slow alone as well (flagged or not): the drive itself, never "fine"
+        yield r.finding(
+            f"{score.device} is slow only when the array runs together",
+            score.device,
+            {
+                "together": f"{_mb(score.value)} (median {_mb(together.median)})",
+                "alone": f"{_mb(value)} (median {_mb(alone.median)})",
+                "workload": view.workload,
+            },
+        )
 
 
 def _relative_error(ctx: Context, view: ArrayView, *sets: tuple[str, ...]) -> float | None:
