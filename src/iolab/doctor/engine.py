@@ -71,21 +71,30 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
 
     The one entry point for a run's findings, whether it just ran, was imported or is judged again.
     """
-    views = {r.id: JobView.from_point(r.point, r.result, str(r.id)) for r in material.records if r.result is not None}
-    records = [r for r in material.records if r.id in views and not views[r.id].violations]
-    invalid = [r for r in material.records if r.id in views and views[r.id].violations]
+    views, records, invalid = _valid_and_invalid(material)
     findings = evaluate(_context(material, views, records, invalid))
     findings += _misquoted(findings, {str(r.id): r.result for r in records if r.result is not None})
     findings += _invariant_findings([views[r.id] for r in invalid])
     return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
 
 
-def _invariant_findings(invalid: list[JobView]) -> list[Finding]:
-    """RES-INVARIANT on each invalid point, judged on its own.
+def _valid_and_invalid(material: RunMaterial) -> tuple[dict[int, JobView], list[PointRecord], list[PointRecord]]:
+    """(each measured point's view by its id, the measured points that hold every invariant, those that break one).
 
-    A point that breaks an invariant (its view's `violations`, found once) is invalid: RES-INVARIANT says so
-    here, and no other rule computes with its figures (its options still go to the method rules), so a wrong
-    rate never becomes a second finding."""
+    A point that breaks an invariant is invalid: RES-INVARIANT says so, and no other rule computes with its
+    figures (its options still go to the method rules), so a wrong rate never becomes a second finding. Its
+    invariants are checked once, by its view (`JobView.violations`), which RES-INVARIANT reads again."""
+    views = {r.id: JobView.from_point(r.point, r.result, str(r.id)) for r in material.records if r.result is not None}
+    valid: list[PointRecord] = []
+    invalid: list[PointRecord] = []
+    for r in material.records:
+        if r.id in views:
+            (invalid if views[r.id].violations else valid).append(r)
+    return views, valid, invalid
+
+
+def _invariant_findings(invalid: list[JobView]) -> list[Finding]:
+    """RES-INVARIANT on each invalid point, judged on its own."""
     if not invalid:
         return []
     return evaluate(Context(jobs=invalid), [r for r in RULES if r.id == INVARIANT_RULE])
