@@ -71,43 +71,45 @@ def diagnose_run(material: RunMaterial) -> list[Finding]:
 
     The one entry point for a run's findings, whether it just ran, was imported or is judged again.
     """
-    records, invalid = _valid_and_invalid(material)
-    findings = evaluate(_context(material, records, invalid))
+    views, records, invalid = _valid_and_invalid(material)
+    findings = evaluate(_context(material, views, records, invalid))
     findings += _misquoted(findings, {str(r.id): r.result for r in records if r.result is not None})
-    findings += _invariant_findings(invalid)
+    findings += _invariant_findings([views[r.id] for r in invalid])
     return sorted(findings, key=lambda f: (f.severity.rank, f.family, f.rule_id, f.subject))
 
 
-def _valid_and_invalid(material: RunMaterial) -> tuple[list[PointRecord], list[PointRecord]]:
-    """(measured points that hold every invariant, those that break one).
+def _valid_and_invalid(material: RunMaterial) -> tuple[dict[int, JobView], list[PointRecord], list[PointRecord]]:
+    """(each measured point's view by its id, the measured points that hold every invariant, those that break one).
 
     A point that breaks an invariant is invalid: RES-INVARIANT says so, and no other rule computes with its
-    figures (its options still go to the method rules), so a wrong rate never becomes a second finding."""
-    from iolab.analysis.invariants import violations
+    figures (its options still go to the method rules), so a wrong rate never becomes a second finding. Its
+    invariants are checked once, by its view (`JobView.violations`), which RES-INVARIANT reads again."""
+    views = {r.id: JobView.from_point(r.point, r.result, str(r.id)) for r in material.records if r.result is not None}
+    valid: list[PointRecord] = []
+    invalid: list[PointRecord] = []
+    for r in material.records:
+        if r.id in views:
+            (invalid if views[r.id].violations else valid).append(r)
+    return views, valid, invalid
 
-    measured = [r for r in material.records if r.result is not None]
-    invalid = [r for r in measured if r.result is not None and violations(r.result, r.point.job)]
-    invalid_ids = {r.id for r in invalid}
-    return [r for r in measured if r.id not in invalid_ids], invalid
 
-
-def _invariant_findings(invalid: list[PointRecord]) -> list[Finding]:
+def _invariant_findings(invalid: list[JobView]) -> list[Finding]:
     """RES-INVARIANT on each invalid point, judged on its own."""
     if not invalid:
         return []
-    judged = Context(jobs=[JobView.from_point(r.point, r.result) for r in invalid])
-    return evaluate(judged, [r for r in RULES if r.id == INVARIANT_RULE])
+    return evaluate(Context(jobs=invalid), [r for r in RULES if r.id == INVARIANT_RULE])
 
 
-def _context(material: RunMaterial, records: list[PointRecord], invalid: list[PointRecord]) -> Context:
-    """What every rule reads of a run: its valid points' results and series, the invalid points' options
-    only, the snapshot, arrays, curves, hosts and repeats."""
+def _context(
+    material: RunMaterial, views: dict[int, JobView], records: list[PointRecord], invalid: list[PointRecord]
+) -> Context:
+    """What every rule reads of a run: its valid points' results and series (`views`, each measured point's),
+    the invalid points' options only, the snapshot, arrays, curves, hosts and repeats."""
     snapshot = material.snapshot
     names = {r.id: r.point.name for r in material.records}
     return Context(
         snapshot=snapshot,
-        jobs=[JobView.from_point(r.point, r.result, str(r.id)) for r in records]
-        + [JobView.from_point(r.point, None, str(r.id)) for r in invalid],
+        jobs=[views[r.id] for r in records] + [JobView.from_point(r.point, None, str(r.id)) for r in invalid],
         mem_total_bytes=snapshot.mem_total_bytes if snapshot else None,
         series=point_series(records, material.series),
         arrays=array_views(records, material.device_bw),

@@ -135,7 +135,7 @@ def _every_number_of(tree: dict, path: str, negative: bool) -> None:
     counters each; an object of numbers only, such as latency bins, whole): when they all pass, only the rest
     (objects, lists, anything else) is walked; else everything is, in order, and the first value that fails is
     named as the walk one by one names it."""
-    numbers = [value for value in tree.values() if type(value) in PLAIN_NUMBERS]
+    numbers = _plain_numbers(tree)
     fine = _numbers_pass(numbers, negative)
     if fine and len(numbers) == len(tree):
         return
@@ -146,6 +146,16 @@ def _every_number_of(tree: dict, path: str, negative: bool) -> None:
 
 
 PLAIN_NUMBERS = frozenset({int, float})  # JSON's numbers, as parsed (not bool: True is no number of fio's)
+
+
+def _plain_numbers(tree: dict) -> list:
+    """The object's values that are plain numbers: all of them, copied at C speed, when nothing else is there
+    (latency bins, percentiles, iodepth levels: filtering their ~300 values one by one was a fifth of the
+    validation's time)."""
+    values = tree.values()
+    if PLAIN_NUMBERS.issuperset(map(type, values)):
+        return list(values)
+    return [value for value in values if type(value) in PLAIN_NUMBERS]
 
 
 def _numbers_pass(numbers: list, negative: bool) -> bool:
@@ -228,17 +238,39 @@ def _plain_table(table: dict, key_limit: float, value_limit: float, counts: bool
     and max but makes the sum NaN; whatever fails here is named by the check one by one."""
     if not table:
         return True
-    try:
-        keys = list(map(float, table))
-    except ValueError:
-        return False
     values = table.values()
     kinds = set(map(type, values))
     if not (kinds == {int} if counts else kinds <= {int, float}):
         return False
     if not (min(values) >= 0 and max(values) <= value_limit):  # before sum(): a sum of huge ints is no float
         return False
-    return min(keys) >= 0 and max(keys) <= key_limit and not math.isnan(sum(keys)) and not math.isnan(sum(values))
+    return not math.isnan(sum(values)) and _keys_within(table, key_limit)
+
+
+def _keys_within(table: dict, limit: float) -> bool:
+    """Whether every key of `table` is a number from 0 to `limit`."""
+    if _whole_keys(table, limit):
+        return True
+    try:
+        keys = list(map(float, table))
+    except ValueError:
+        return False
+    return min(keys) >= 0 and max(keys) <= limit and not math.isnan(sum(keys))
+
+
+def _whole_keys(table: dict, limit: float) -> bool:
+    """Whether every key is written in ASCII digits alone, 1 to 18 of them, so a whole number from 0 to below 1e18,
+    and `limit` is at least that: json+'s bins (latencies in ns, ~300 a direction) as fio writes them, checked in
+    one pass over their joined text (converting each to a float took twice as long, ~24 µs a direction). Anything
+    else (a percentile's "99.900000", a sign, a space, an empty key) is left to the float conversion."""
+    if limit < WHOLE_KEY_BOUND:
+        return False
+    joined = "".join(table)
+    return joined.isascii() and joined.isdigit() and "" not in table and max(map(len, table)) <= WHOLE_KEY_DIGITS
+
+
+WHOLE_KEY_DIGITS = 18
+WHOLE_KEY_BOUND = 1e18  # WHOLE_KEY_DIGITS digits stay below it
 
 
 def _key_number(key: str, path: str, limit: float) -> None:

@@ -70,14 +70,15 @@ class FioFile:
         return Span(end - longest / 1000.0, end)
 
 
-def read_fio(path: Path, data: bytes, text: str, terse: bool, logs: bool = True) -> FioFile:
+def read_fio(path: Path, data: bytes, text: str, terse: bool, logs: bool = True, source: str = "") -> FioFile:
     """The file (its bytes, their text) parsed and its jobs aggregated, with their logs unless `logs` is off
-    (UserError when it is not fio's output as fio writes it)."""
+    (UserError when it is not fio's output as fio writes it); `source` is its path with links resolved, where
+    the walk that found it knew it (`discover`), else resolved here."""
     output = parse_terse(text, str(path)) if terse else parse_output(text, source=str(path))
     jobs = [_job(path, group, aggregate(group.entries, output.version, group.hosts), logs) for group in output.groups]
     kept = Artifact("fio.terse" if terse else "fio.json", data).packed()
     # os.path.realpath is what Path.resolve calls, without making Paths on the way (10-20 µs a file)
-    return FioFile(path, os.path.realpath(path), output.version, output.timestamp_ms, jobs, kept)
+    return FioFile(path, source or os.path.realpath(path), output.version, output.timestamp_ms, jobs, kept)
 
 
 def _job(path: Path, group: JobGroup, result: Result, logs: bool) -> FioJob:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from iolab.analysis.invariants import violations
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding
 
@@ -31,9 +30,7 @@ from iolab.models import Finding
 )
 def broken_invariant(ctx: Context, r: Rule) -> Iterator[Finding]:
     for job in ctx.results:
-        if job.result is None:
-            continue
-        for v in violations(job.result, job.job):
+        for v in job.violations:
             yield r.finding(
                 f"{job.name}: invalid result, {v.invariant} broken ({v.ddir}): {v.detail}",
                 job.name,
