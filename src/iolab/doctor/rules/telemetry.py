@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from iolab.analysis import recurring
 from iolab.analysis.dips import Dip, DipParams, DipReport, detect_dips
 from iolab.analysis.interference import OTHER_CPU_PCT, OTHER_IO_BYTES_S, OTHER_IO_SHARE
 from iolab.analysis.stopping import lag1
@@ -209,15 +210,34 @@ def _judge_each(ctx: Context) -> Iterator[Judged]:
             yield series, times, values, report, places
 
 
+def _beyond_cut(ctx: Context) -> list[tuple[Judged, list[Dip]]]:
+    """Each judged series with its events beyond its noise by the cut (`_confirmed`), a device's only where it
+    fell against its peers too: read once for the dip, step and recurring rules (the confirmation loop is
+    the doctor's slowest part on hours-long traces)."""
+
+    def each() -> Iterator[tuple[Judged, list[Dip]]]:
+        peers = _peers(ctx)
+        for judged in _judged(ctx):
+            series, times, values, report, places = judged
+            group = peers.get((series.point, series.label.rpartition(" ")[2]), [])
+            yield (
+                judged,
+                [
+                    e
+                    for e in _confirmed(report.dips, times, values, places)
+                    if series not in group or _against_peers(e, series, group, report.params.drop)
+                ],
+            )
+
+    return ctx.shared("telemetry.beyond_cut", lambda: list(each()))
+
+
 def _reports(ctx: Context) -> Iterator[tuple[PointSeries, Dip, DipReport]]:
     """Each event of each series over its active seconds, beyond the series' own noise; a device's only
     where it fell against its peers too."""
-    peers = _peers(ctx)
-    for series, times, values, report, places in _judged(ctx):
-        group = peers.get((series.point, series.label.rpartition(" ")[2]), [])
-        for event in _confirmed(report.dips, times, values, places):
-            if series not in group or _against_peers(event, series, group, report.params.drop):
-                yield series, event, report
+    for (series, _times, _values, report, _places), confirmed in _beyond_cut(ctx):
+        for event in confirmed:
+            yield series, event, report
 
 
 def _confirmed(events: list[Dip], times: list[float], values: list[float], places: int) -> list[Dip]:
@@ -231,6 +251,28 @@ def _confirmed(events: list[Dip], times: list[float], values: list[float], place
         if not new:
             return [e for e in events if e in confirmed]
         confirmed += new
+
+
+def patterns(ctx: Context) -> list[tuple[PointSeries, recurring.Standing]]:
+    """Each series' drops that recur (analysis.recurring): events beyond the series' noise by the cut each dip is
+    judged by, alike in depth and length, at least `recurring.MIN_DROPS`, at a period, and more of them than the
+    run's own windows outside them hold that deep by chance (below ALARM; a series too short to fit its own tail shows
+    no pattern: its drops stand as dips). In an array, only a device's drops against its peers count. Found once for every rule."""
+    return ctx.shared("telemetry.patterns", lambda: list(_patterns_each(ctx)))
+
+
+def _patterns_each(ctx: Context) -> Iterator[tuple[PointSeries, recurring.Standing]]:
+    for (series, times, values, _report, _places), drops in _beyond_cut(ctx):
+        pattern = recurring.alike(drops)
+        if pattern is None:
+            continue
+        others = [e for e in drops if e not in pattern.drops]
+        seen = recurring.standing(times, values, pattern, ALARM, others)
+        # at a period: alike drops at scattered times are what heavy-tailed shocks make too (issue 40's long
+        # runs of t3 noise: 8 of 60 clean runs held 4-9 Gaussian-confirmed shocks alike, beyond the tail of
+        # the rest); a drive's garbage collection comes back on its own clock
+        if seen.chance is not None and seen.chance < ALARM and pattern.period_s is not None:
+            yield series, seen
 
 
 @dataclass(frozen=True)
