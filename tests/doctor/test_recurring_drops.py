@@ -52,13 +52,14 @@ def test_garbage_collection_every_few_minutes_is_one_pattern(seed):
     assert len(_findings(x, "TEL-DIP")) == 7
 
 
-def test_stalls_at_scattered_times_are_left_to_tel_dip():
-    """Alike drops at scattered times are what heavy-tailed shocks make too: no pattern, each drop a dip."""
+def test_stalls_at_scattered_times_are_no_pattern():
+    """Alike drops at scattered times are what heavy-tailed shocks make too: no pattern. (They are left to
+    TEL-DIP and the run's own tail, which in a run long enough to fit one they make themselves: fio-plot's
+    hard disk, stalls every 14-92 s, the known limit in docs/dips.md.)"""
     x = _quiet(5, 400, cov=0.08)
     for at in (26, 57, 118, 135, 149, 241, 330):
         x[at : at + 2] *= 0.3
     assert _findings(x) == []
-    assert len(_findings(x, "TEL-DIP")) == 7
 
 
 def test_a_missed_drop_leaves_the_period():

@@ -71,19 +71,20 @@ def _log_drop(dip: Dip) -> float:
     return -math.log(max(1.0 - dip.mean_drop, 1e-6))
 
 
+def _like(event: Dip, seed: Dip) -> bool:
+    """Whether `event` is alike `seed`: its mean log drop within DEPTH_RATIO, its length within LENGTH_RATIO."""
+    return abs(math.log(_log_drop(event) / _log_drop(seed))) <= math.log(DEPTH_RATIO) and abs(
+        math.log(event.duration_s / seed.duration_s)
+    ) <= math.log(LENGTH_RATIO)
+
+
 def alike(events: Sequence[Dip]) -> Pattern | None:
     """The largest set of transient events alike in depth and length (DEPTH_RATIO, LENGTH_RATIO of one of
     them), the deeper on a tie; None when it holds fewer than MIN_DROPS."""
     transients = [e for e in events if e.kind == "transient" and e.mean_drop > 0 and e.duration_s > 0]
     best: list[Dip] = []
     for seed in transients:
-        drop, length = _log_drop(seed), seed.duration_s
-        group = [
-            e
-            for e in transients
-            if abs(math.log(_log_drop(e) / drop)) <= math.log(DEPTH_RATIO)
-            and abs(math.log(e.duration_s / length)) <= math.log(LENGTH_RATIO)
-        ]
+        group = [e for e in transients if _like(e, seed)]
         if (len(group), sum(map(_log_drop, group))) > (len(best), sum(map(_log_drop, best))):
             best = group
     if len(best) < MIN_DROPS:
