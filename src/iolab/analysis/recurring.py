@@ -100,6 +100,7 @@ class Standing:
     window_s: float
     chance: float | None  # that the run holds this many windows as deep by chance; None: too short to fit a tail
     alone_depth: float | None  # the mean drop one window of `window_s` needs to stand out of the run alone
+    each_alone: bool = False  # whether every drop stands out of the run's windows outside the pattern alone
 
 
 def standing(
@@ -110,7 +111,10 @@ def standing(
     exponential tail of the run's block lows, fitted without them, says how many windows as deep as the pattern's shallowest
     drop the run holds by chance, counting the drops as drawn from it too (so a run's own deepest windows, if
     they are the drops, stand at about even odds); the chance that many or more come by chance is Poisson.
-    A drop's value is its lowest window of the pattern's length (the scan the blocks are read by)."""
+    A drop's value is its lowest window of the pattern's length (the scan the blocks are read by). Each drop
+    must also stand out alone (`each_alone`): the heavy-tailed shocks of a clean run (issue 40's t3 noise)
+    gave groups of 4-9 alike ones beyond the Poisson count, each within 0.4-0.7 of the floor one drop needs at
+    its weakest, where the Kingston SSD's and the hard disk's weakest drops stood 2x beyond it."""
     import numpy as np
 
     from iolab.analysis import window_tail
@@ -131,8 +135,20 @@ def standing(
     shallowest = max(lows)
     chance = window_tail.poisson_at_least(len(lows), tail.expected_below(shallowest, beyond=len(lows)))
     level = float(np.median(logs[quiet]))
-    alone = 1.0 - math.exp(tail.floor(chance_per_run / max(1, len(t)) * length) - level)
-    return Standing(pattern, length * interval, chance, alone)
+    per_place = chance_per_run / max(1, len(t))
+    alone = 1.0 - math.exp(tail.floor(per_place * length) - level)
+    runs = [logs[a:b] for a, b in zip(edges[::2], edges[1::2], strict=True)]
+    each = all(_alone(logs[i], runs, per_place) for i in inside if i.sum())
+    return Standing(pattern, length * interval, chance, alone, each)
+
+
+def _alone(drop, runs, per_place: float) -> bool:
+    """Whether a drop's mean lies beyond the floor of the runs' own windows of its length (`window_tail`) at
+    `per_place`: the test one dip alone is put to, with the pattern's other drops left out of the tail."""
+    from iolab.analysis import window_tail
+
+    floor = window_tail.chance_floor(runs, len(drop), per_place)
+    return floor is not None and float(drop.mean()) < floor
 
 
 def _lowest_window(logs, length: int) -> float:

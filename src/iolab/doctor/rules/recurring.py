@@ -16,7 +16,10 @@ from iolab.models import Finding, units
 
 def _every(seen: Standing) -> str:
     period = seen.pattern.period_s
-    return f"about every {period:.0f} s" if period is not None else "at irregular intervals"
+    if period is not None:
+        return f"about every {period:.0f} s"
+    gaps = seen.pattern.intervals
+    return f"at irregular intervals ({min(gaps):.0f}-{max(gaps):.0f} s apart)"
 
 
 def _chance(chance: float | None) -> str:
@@ -39,7 +42,7 @@ def _evidence(seen: Standing) -> dict[str, object]:
         "drops": len(p.drops),
         "first onset": f"{p.drops[0].onset_s:.0f} s",
         "last onset": f"{p.drops[-1].onset_s:.0f} s",
-        "period": f"{p.period_s:.0f} s" if p.period_s is not None else "irregular",  # reported at a period only
+        "period": f"{p.period_s:.0f} s" if p.period_s is not None else "irregular",
         "intervals": f"{min(gaps):.0f}-{max(gaps):.0f} s (median {sorted(gaps)[len(gaps) // 2]:.0f} s)",
         "typical depth": units.percent(100 * p.depth),
         "typical mean drop": units.percent(100 * p.mean_drop),
@@ -57,10 +60,10 @@ def _evidence(seen: Standing) -> dict[str, object]:
     title="Bandwidth dropped again and again inside a point",
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
     trigger="at least 3 of TEL-DIP's events (segments of constant level, PELT), each beyond the series' noise by "
-    "TEL-DIP's Gaussian cut, alike in depth (mean drop within 2x on a log scale) and length (within 3x), at a "
-    "period (the middle half of the intervals between them within 25% of their median); in a point long enough to show its own tail (100 windows of their length outside them), more such drops than "
+    "TEL-DIP's Gaussian cut, alike in depth (mean drop within 2x on a log scale) and length (within 3x); in a point long enough to show its own tail (100 windows of their length outside them), more such drops than "
     f"the point's own windows reach that deep by chance (chance under {ALARM:.0%}: an exponential tail fitted to "
-    "the ten lowest windows outside the drops, a Poisson count); in arrays, each drop also against the other "
+    "the ten lowest windows outside the drops, a Poisson count), each drop also beyond them alone (at TEL-DIP's "
+    "chance per place); in arrays, each drop also against the other "
     "devices; info when the host was busy during the point unless the series is a device's own counters",
     why="A drive that stalls again and again holds back every job each time, and the point's average hides it: "
     "a full SSD collecting garbage every few minutes, a disk's periodic stalls.",

@@ -300,8 +300,8 @@ def _confirmed(events: list[Dip], times: list[float], values: list[float], place
 
 def patterns(ctx: Context) -> list[tuple[PointSeries, recurring.Standing]]:
     """Each series' drops that recur (analysis.recurring): events beyond the series' noise by the cut each dip is
-    judged by, alike in depth and length, at least `recurring.MIN_DROPS`, at a period, and more of them than the
-    run's own windows outside them hold that deep by chance (below ALARM; a series too short to fit its own tail shows
+    judged by, alike in depth and length, at least `recurring.MIN_DROPS`, more of them than the run's own
+    windows outside them hold that deep by chance, and each beyond those windows alone (below ALARM; a series too short to fit its own tail shows
     no pattern: its drops stand as dips). In an array, only a device's drops against its peers count. Found once for every rule."""
     return ctx.shared("telemetry.patterns", lambda: list(_patterns_each(ctx)))
 
@@ -313,10 +313,7 @@ def _patterns_each(ctx: Context) -> Iterator[tuple[PointSeries, recurring.Standi
             continue
         others = [e for e in drops if e not in pattern.drops]
         seen = recurring.standing(times, values, pattern, ALARM, others)
-        # at a period: alike drops at scattered times are what heavy-tailed shocks make too (issue 40's long
-        # runs of t3 noise: 8 of 60 clean runs held 4-9 Gaussian-confirmed shocks alike, beyond the tail of
-        # the rest); a drive's garbage collection comes back on its own clock
-        if seen.chance is not None and seen.chance < ALARM and pattern.period_s is not None:
+        if seen.chance is not None and seen.chance < ALARM and seen.each_alone:
             yield series, seen
 
 
