@@ -127,19 +127,16 @@ def standing(
     quiet = usable & ~np.any(inside, axis=0)
     for other in others:
         quiet &= ~((t > other.onset_s) & (t <= other.onset_s + other.duration_s))
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], quiet.astype(int), [0]))))
-    tail = window_tail.fit([logs[a:b] for a, b in zip(edges[::2], edges[1::2], strict=True)], length)
+    runs = window_tail.runs_of(logs, quiet)
+    tail = window_tail.fit(runs, length)
     if tail is None:
         return Standing(pattern, length * interval, None, None)
-    lows = [_lowest_window(logs[i], length) for i in inside if i.sum()]
-    shallowest = max(lows)
-    chance = window_tail.poisson_at_least(len(lows), tail.expected_below(shallowest, beyond=len(lows)))
-    level = float(np.median(logs[quiet]))
+    drops = [logs[i] for i in inside if i.sum()]
+    shallowest = max(_lowest_window(d, length) for d in drops)
+    chance = window_tail.poisson_at_least(len(drops), tail.expected_below(shallowest, beyond=len(drops)))
     per_place = chance_per_run / max(1, len(t))
-    alone = 1.0 - math.exp(tail.floor(per_place * length) - level)
-    runs = [logs[a:b] for a, b in zip(edges[::2], edges[1::2], strict=True)]
-    each = all(_alone(logs[i], runs, per_place) for i in inside if i.sum())
-    return Standing(pattern, length * interval, chance, alone, each)
+    alone = 1.0 - math.exp(tail.floor(per_place * length) - float(np.median(logs[quiet])))
+    return Standing(pattern, length * interval, chance, alone, all(_alone(d, runs, per_place) for d in drops))
 
 
 def _alone(drop, runs, per_place: float) -> bool:

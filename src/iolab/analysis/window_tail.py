@@ -70,6 +70,14 @@ def log_values(values):
     return np.log(np.maximum(np.where(usable, v, 0.0), floor)), usable
 
 
+def runs_of(logs, quiet) -> list:
+    """The stretches of `logs` where `quiet` (a boolean mask) holds, in order: the run's seconds outside events."""
+    import numpy as np
+
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], np.asarray(quiet, dtype=int), [0]))))
+    return [logs[a:b] for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
 def block_lows(runs, length: int):
     """For each run (an array of log values) cut into blocks of `length` samples, the lowest mean of `length`
     samples in a row starting in each block, together (a run shorter than `length` gives none)."""

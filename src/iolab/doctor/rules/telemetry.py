@@ -157,9 +157,7 @@ def _beyond_own_tail(event: Dip, times: list[float], values: list[float], places
     quiet = usable & ~inside
     for other in left_out:
         quiet &= ~((t > other.onset_s) & (t <= other.onset_s + other.duration_s))
-    edges = np.flatnonzero(np.diff(np.concatenate(([0], quiet.astype(int), [0]))))
-    runs = [logs[a:b] for a, b in zip(edges[::2], edges[1::2], strict=True)]
-    floor = window_tail.chance_floor(runs, int(inside.sum()), ALARM / max(1, places))
+    floor = window_tail.chance_floor(window_tail.runs_of(logs, quiet), int(inside.sum()), ALARM / max(1, places))
     return floor is None or float(logs[inside].mean()) < floor
 
 
