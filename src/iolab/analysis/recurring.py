@@ -141,11 +141,12 @@ def standing(
 
 def _alone(drop, runs, per_place: float) -> bool:
     """Whether a drop's mean lies beyond the floor of the runs' own windows of its length (`window_tail`) at
-    `per_place`: the test one dip alone is put to, with the pattern's other drops left out of the tail."""
+    `per_place`: the test one dip alone is put to, with the pattern's other drops left out of the tail (too few
+    windows of its length to fit one: the cut it passed stands, as for a dip)."""
     from iolab.analysis import window_tail
 
     floor = window_tail.chance_floor(runs, len(drop), per_place)
-    return floor is not None and float(drop.mean()) < floor
+    return floor is None or float(drop.mean()) < floor
 
 
 def _lowest_window(logs, length: int) -> float:

@@ -60,7 +60,8 @@ def _evidence(seen: Standing) -> dict[str, object]:
     title="Bandwidth dropped again and again inside a point",
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
     trigger="at least 3 of TEL-DIP's events (segments of constant level, PELT), each beyond the series' noise by "
-    "TEL-DIP's Gaussian cut, alike in depth (mean drop within 2x on a log scale) and length (within 3x); in a point long enough to show its own tail (100 windows of their length outside them), more such drops than "
+    "TEL-DIP's Gaussian cut, alike in depth (mean drop within 2x on a log scale) and length (within 3x) (that alone "
+    "where the windows of their length outside them are too few to fit a tail, under 100); else more such drops than "
     f"the point's own windows reach that deep by chance (chance under {ALARM:.0%}: an exponential tail fitted to "
     "the ten lowest windows outside the drops, a Poisson count), each drop also beyond them alone (at TEL-DIP's "
     "chance per place); in arrays, each drop also against the other "
