@@ -254,12 +254,11 @@ def main() -> int:
     parser.add_argument("--relist", type=Path, help="judge this finished run's findings against the list again")
     parser.add_argument("--shard", help="I/N: judge only the points whose index is I modulo N (merge with --merge)")
     parser.add_argument("--merge", type=Path, nargs="+", help="the --shard runs' files to merge into --out")
+    parser.add_argument("--rejudge", type=Path, help="judge again only the points this earlier run flagged")
     add_smoke_flag(parser)
     args = parser.parse_args()
-    if args.relist is not None:
-        return relist(args.relist, args.out)
-    if args.merge:
-        return merge(args.merge, args.out)
+    if (done := _other_mode(args)) is not None:
+        return done
     if args.smoke:  # the suite's own real fio outputs with logs stand in for the collection
         args.data, args.limit = args.data or HERE.parent / "tests" / "data" / "fio", args.limit or 20
     if args.data is None or not Path(args.data).is_dir():
@@ -277,6 +276,17 @@ def main() -> int:
     figures = figures_of(raw, sides, complete=not args.limit and not args.half)
     write_result(args.out, "fioplot_traces", figures, smoke=args.smoke)
     return report(figures, smoke=args.smoke)
+
+
+def _other_mode(args) -> int | None:
+    """--relist, --merge or --rejudge, when one is asked for: their exit code."""
+    if args.relist is not None:
+        return relist(args.relist, args.out)
+    if args.merge:
+        return merge(args.merge, args.out)
+    if args.rejudge is not None:
+        return rejudge(args.rejudge, Path(args.data), args.out)
+    return None
 
 
 def judge_points(args, sides: dict[str, str]) -> dict:
@@ -375,6 +385,52 @@ def merge(paths: list[Path], out: Path) -> int:
     )
     write_result(out, "fioplot_traces", figures)
     return report(figures, smoke=False)
+
+
+def rejudge(path: Path, data: Path, out: Path) -> int:
+    """An earlier run's flagged points judged again with the rules as they are now, its other counts and planted
+    twins kept (said so in the results): exact for the unplanted points only while a change can take findings
+    away or add them only where the earlier rules found an event (TEL-DIP's tail, TEL-RECURRING's patterns of
+    TEL-DIP's events), and cheap where the whole collection with its twins is not."""
+    import json
+
+    before = json.loads(path.read_text())
+    flagged = _judged_again(before["findings_by_point"], data)
+    sides = {folder: side for side, folder_list in before["halves"].items() for folder in folder_list}
+    kept = {k: before[k] for k in ("points_judged", "points_judged_by_half", "points_too_short_to_judge", "planted")}
+    clean = before["points_without_a_dip_or_step"] + sum(1 for v in flagged.values() if not v)
+    flagged = {name: found for name, found in flagged.items() if found}
+    known = tomllib.loads(EVENTS.read_text())["events"]
+    figures = kept | {
+        "host": host(),
+        "measured_as": f"the points flagged by the run of {before['when']} judged again (--rejudge); the other "
+        "counts and the planted twins are that run's",
+        "points_without_a_dip_or_step": clean,
+        "share_without": round(clean / before["points_judged"], 4),
+        "points_with_a_finding": len(flagged),
+        "findings": sum(len(v) for v in flagged.values()),
+        "findings_by_rule": _by_rule(flagged),
+        "params": telemetry.PARAMS.__dict__,
+        "halves": before["halves"],
+        "findings_by_point": dict(sorted(flagged.items())),
+        **listing(flagged, known, before["points_judged_by_half"], sides, complete=True),
+        "planted_twins": before["planted_twins"],
+        "planted_twins_named": before["planted_twins_named"],
+        "seconds": before["seconds"],
+    }
+    write_result(out, "fioplot_traces", figures)
+    return report(figures, smoke=False)
+
+
+def _judged_again(names, data: Path) -> dict[str, list[str]]:
+    """The findings on each of `names` by the rules as they are now (an empty list where none is left)."""
+    rules = [r for r in all_rules() if r.id in RULES]
+    flagged: dict[str, list[str]] = {}
+    for name, series in points(data):
+        if name in names:
+            found = judge(name, series, rules)[1]
+            flagged[name] = [f"{title} (onset {onset:g} s, {duration:g} s)" for title, onset, duration in found]
+    return flagged
 
 
 def relist(path: Path, out: Path) -> int:
