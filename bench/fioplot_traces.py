@@ -58,7 +58,8 @@ from iolab.models import Point, Severity, Target  # noqa: E402
 from iolab.models.run import PointRecord  # noqa: E402
 
 EVENTS = HERE / "fioplot_events.toml"
-RULES = ("TEL-DIP", "TEL-STEP")
+RULES = ("TEL-DIP", "TEL-STEP", "TEL-RECURRING")
+EVENT_RULES = ("TEL-DIP", "TEL-STEP")  # a planted dip is found by one of these (a pattern names no one interval)
 SERIOUS = (Severity.WARNING, Severity.CRITICAL)
 
 
@@ -103,11 +104,15 @@ def judge(name: str, series, rules) -> tuple[bool, list[tuple[str, float, float]
     if one is None:
         return False, []
     found = evaluate(Context(series=[one]), rules)
-    return True, [
-        (f"{f.rule_id}: {f.title}", _seconds(f.evidence["onset"]), _seconds(f.evidence["duration"]))
-        for f in found
-        if f.severity in SERIOUS
-    ]
+    return True, [(f"{f.rule_id}: {f.title}", *_interval(f)) for f in found if f.severity in SERIOUS]
+
+
+def _interval(f) -> tuple[float, float]:
+    """(onset s, duration s) of a finding: a recurring pattern's from its first drop's onset to its last's."""
+    if f.rule_id == "TEL-RECURRING":
+        first = _seconds(f.evidence["first onset"])
+        return first, _seconds(f.evidence["last onset"]) - first + _seconds(f.evidence["typical length"])
+    return _seconds(f.evidence["onset"]), _seconds(f.evidence["duration"])
 
 
 def _seconds(text: object) -> float:
@@ -200,7 +205,11 @@ def twin(name: str, series, rules, side: str) -> dict | None:
     if planted_twin is None:
         return None
     changed, onset, length, depth, shape, onset_held, length_held = planted_twin
-    hits = [h for h in judge(name, changed, rules)[1] if h[1] < onset + length and h[1] + h[2] > onset]
+    hits = [
+        h
+        for h in judge(name, changed, rules)[1]
+        if h[0].split(":")[0] in EVENT_RULES and h[1] < onset + length and h[1] + h[2] > onset
+    ]
     best = min(hits, key=lambda h: abs(h[1] - onset_held)) if hits else None
     return {
         "name": name,
@@ -243,63 +252,97 @@ def main() -> int:
     parser.add_argument("--penalty", type=float, help="the segmentation penalty to judge with (tuning)")
     parser.add_argument("--out", type=Path, default=RESULTS / "fioplot_traces.json")
     parser.add_argument("--relist", type=Path, help="judge this finished run's findings against the list again")
+    parser.add_argument("--shard", help="I/N: judge only the points whose index is I modulo N (merge with --merge)")
+    parser.add_argument("--merge", type=Path, nargs="+", help="the --shard runs' files to merge into --out")
+    parser.add_argument("--rejudge", type=Path, help="judge again only the points this earlier run flagged")
     add_smoke_flag(parser)
     args = parser.parse_args()
-    if args.relist is not None:
-        return relist(args.relist, args.out)
+    if (done := _other_mode(args)) is not None:
+        return done
     if args.smoke:  # the suite's own real fio outputs with logs stand in for the collection
         args.data, args.limit = args.data or HERE.parent / "tests" / "data" / "fio", args.limit or 20
     if args.data is None or not Path(args.data).is_dir():
         print("fio-plot's data is not here: see bench/fioplot_collection.py for how to get it, then give --data DIR")
         return 2
-    known = tomllib.loads(EVENTS.read_text())["events"]
     sides = folders(Path(args.data))
     if args.penalty is not None:
         telemetry.PARAMS = replace(telemetry.PARAMS, penalty=args.penalty)
-    rules = [r for r in all_rules() if r.id in RULES]
     started = time.perf_counter()
-    judged = unjudged = clean = 0
-    judged_by_half = {"tuning": 0, "reported": 0}
-    flagged: dict[str, list[str]] = {}
-    twins: list[dict] = []
+    raw = judge_points(args, sides)
+    raw["seconds"] = round(time.perf_counter() - started, 1)
+    if args.shard:
+        write_result(args.out, "fioplot_traces_shard", {"sides": sides, **raw})
+        return 0
+    figures = figures_of(raw, sides, complete=not args.limit and not args.half)
+    write_result(args.out, "fioplot_traces", figures, smoke=args.smoke)
+    return report(figures, smoke=args.smoke)
+
+
+def _other_mode(args) -> int | None:
+    """--relist, --merge or --rejudge, when one is asked for: their exit code."""
+    if args.relist is not None:
+        return relist(args.relist, args.out)
+    if args.merge:
+        return merge(args.merge, args.out)
+    if args.rejudge is not None:
+        return rejudge(args.rejudge, Path(args.data), args.out)
+    return None
+
+
+def judge_points(args, sides: dict[str, str]) -> dict:
+    """The rules on every point of `args.data` (the first --limit, one --half's, every N-th of --shard I/N): the
+    points judged per half, those too short, those without a finding, the findings by point, the planted twins."""
+    rules = [r for r in all_rules() if r.id in RULES]
+    raw: dict = {"judged_by_half": {"tuning": 0, "reported": 0}, "unjudged": 0, "clean": 0, "flagged": {}, "twins": []}
+    shard, shards = (int(v) for v in args.shard.split("/")) if args.shard else (0, 1)
     for i, (name, series) in enumerate(points(Path(args.data))):
         if args.limit and i >= args.limit:
             break
         side = half(name, sides)
-        if args.half and side != args.half:
-            continue
-        evaluated, found = judge(name, series, rules)
-        if not evaluated:
-            unjudged += 1
-            continue
-        judged += 1
-        judged_by_half[side] += 1
-        if found:
-            flagged[name] = [f"{title} (onset {onset:g} s, {duration:g} s)" for title, onset, duration in found]
-        else:
-            clean += 1
-        if (row := twin(name, series, rules, side)) is not None:
-            twins.append(row)
-    figures = {
+        if i % shards == shard and args.half in (None, side):
+            _judge_one(raw, name, series, rules, side)
+    return raw
+
+
+def _judge_one(raw: dict, name: str, series, rules, side: str) -> None:
+    """One point judged and its twin planted, counted into `raw`."""
+    evaluated, found = judge(name, series, rules)
+    if not evaluated:
+        raw["unjudged"] += 1
+        return
+    raw["judged_by_half"][side] += 1
+    if found:
+        raw["flagged"][name] = [f"{title} (onset {onset:g} s, {duration:g} s)" for title, onset, duration in found]
+    else:
+        raw["clean"] += 1
+    if (row := twin(name, series, rules, side)) is not None:
+        raw["twins"].append(row)
+
+
+def figures_of(raw: dict, sides: dict[str, str], complete: bool) -> dict:
+    """The bench's figures from `judge_points`' counts (one run's, or the --shard runs' merged)."""
+    known = tomllib.loads(EVENTS.read_text())["events"]
+    flagged, twins, judged_by_half = raw["flagged"], raw["twins"], raw["judged_by_half"]
+    judged = sum(judged_by_half.values())
+    return {
         "host": host(),
         "points_judged": judged,
         "points_judged_by_half": judged_by_half,
-        "points_too_short_to_judge": unjudged,
-        "points_without_a_dip_or_step": clean,
-        "share_without": round(clean / judged, 4) if judged else None,
+        "points_too_short_to_judge": raw["unjudged"],
+        "points_without_a_dip_or_step": raw["clean"],
+        "share_without": round(raw["clean"] / judged, 4) if judged else None,
         "points_with_a_finding": len(flagged),
         "findings": sum(len(v) for v in flagged.values()),
+        "findings_by_rule": _by_rule(flagged),
         "params": telemetry.PARAMS.__dict__,
-        "halves": {side: sorted(d for d, s in sides.items() if s == side) for side in ("tuning", "reported")},
+        "halves": _halves(sides),
         "planted": planted_figures(twins),
         "findings_by_point": {name: flagged[name] for name in sorted(flagged)},
-        **listing(flagged, known, judged_by_half, sides, complete=not args.limit and not args.half),
+        **listing(flagged, known, judged_by_half, sides, complete=complete),
         "planted_twins": len(twins),
         "planted_twins_named": sum(r["found"] for r in twins),
-        "seconds": round(time.perf_counter() - started, 1),
+        "seconds": raw["seconds"],
     }
-    write_result(args.out, "fioplot_traces", figures, smoke=args.smoke)
-    return report(figures, smoke=args.smoke)
 
 
 def listing(flagged: dict[str, list[str]], known: dict, judged_by_half: dict[str, int], sides, complete: bool) -> dict:
@@ -312,6 +355,82 @@ def listing(flagged: dict[str, list[str]], known: dict, judged_by_half: dict[str
         "not_listed": {name: flagged[name] for name in sorted(set(flagged) - set(known))},
         "listed_but_not_found": sorted(set(known) - set(flagged)) if complete else [],
     }
+
+
+def _by_rule(flagged: dict[str, list[str]]) -> dict[str, int]:
+    return {r: sum(f.startswith(r + ":") for v in flagged.values() for f in v) for r in RULES}
+
+
+def _halves(sides: dict[str, str]) -> dict[str, list[str]]:
+    return {side: sorted(d for d, s in sides.items() if s == side) for side in ("tuning", "reported")}
+
+
+def merge(paths: list[Path], out: Path) -> int:
+    """The figures of the whole collection from --shard runs (each judged every N-th point), by the functions a
+    single run uses: several processes finish on a shared machine where one would not."""
+    import json
+
+    shards = [json.loads(p.read_text()) for p in paths]
+    raw: dict = {"judged_by_half": {"tuning": 0, "reported": 0}, "flagged": {}, "twins": [], "unjudged": 0, "clean": 0}
+    for one in shards:
+        raw["judged_by_half"] = {side: n + one["judged_by_half"][side] for side, n in raw["judged_by_half"].items()}
+        raw["flagged"] |= one["flagged"]
+        raw["twins"] += one["twins"]
+        raw["unjudged"] += one["unjudged"]
+        raw["clean"] += one["clean"]
+    raw["seconds"] = max(one["seconds"] for one in shards)
+    figures = figures_of(raw, shards[0]["sides"], complete=True)
+    figures["measured_as"] = (
+        f"{len(shards)} processes (--shard I/{len(shards)}), merged by --merge; seconds: the longest"
+    )
+    write_result(out, "fioplot_traces", figures)
+    return report(figures, smoke=False)
+
+
+def rejudge(path: Path, data: Path, out: Path) -> int:
+    """An earlier run's flagged points judged again with the rules as they are now, its other counts and planted
+    twins kept (said so in the results): exact for the unplanted points only while a change can take findings
+    away or add them only where the earlier rules found an event (TEL-DIP's tail, TEL-RECURRING's patterns of
+    TEL-DIP's events), and cheap where the whole collection with its twins is not."""
+    import json
+
+    before = json.loads(path.read_text())
+    flagged = _judged_again(before["findings_by_point"], data)
+    sides = {folder: side for side, folder_list in before["halves"].items() for folder in folder_list}
+    kept = {k: before[k] for k in ("points_judged", "points_judged_by_half", "points_too_short_to_judge", "planted")}
+    clean = before["points_without_a_dip_or_step"] + sum(1 for v in flagged.values() if not v)
+    flagged = {name: found for name, found in flagged.items() if found}
+    known = tomllib.loads(EVENTS.read_text())["events"]
+    figures = kept | {
+        "host": host(),
+        "measured_as": f"the points flagged by the run of {before['when']} judged again (--rejudge); the other "
+        "counts and the planted twins are that run's",
+        "points_without_a_dip_or_step": clean,
+        "share_without": round(clean / before["points_judged"], 4),
+        "points_with_a_finding": len(flagged),
+        "findings": sum(len(v) for v in flagged.values()),
+        "findings_by_rule": _by_rule(flagged),
+        "params": telemetry.PARAMS.__dict__,
+        "halves": before["halves"],
+        "findings_by_point": dict(sorted(flagged.items())),
+        **listing(flagged, known, before["points_judged_by_half"], sides, complete=True),
+        "planted_twins": before["planted_twins"],
+        "planted_twins_named": before["planted_twins_named"],
+        "seconds": before["seconds"],
+    }
+    write_result(out, "fioplot_traces", figures)
+    return report(figures, smoke=False)
+
+
+def _judged_again(names, data: Path) -> dict[str, list[str]]:
+    """The findings on each of `names` by the rules as they are now (an empty list where none is left)."""
+    rules = [r for r in all_rules() if r.id in RULES]
+    flagged: dict[str, list[str]] = {}
+    for name, series in points(data):
+        if name in names:
+            found = judge(name, series, rules)[1]
+            flagged[name] = [f"{title} (onset {onset:g} s, {duration:g} s)" for title, onset, duration in found]
+    return flagged
 
 
 def relist(path: Path, out: Path) -> int:

@@ -19,6 +19,7 @@ from iolab.doctor.rules import (  # noqa: F401
     numa,
     nvme,
     pcie,
+    recurring,
     results,
     spdk,
     telemetry,
