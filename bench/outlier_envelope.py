@@ -452,17 +452,24 @@ def draw_huge(seed: int) -> tuple[Array, Array]:
     return _planted(seed, rng, int(rng.integers(129, 513)))
 
 
+def _family_base(rng: np.random.Generator) -> tuple[int, float, int, np.ndarray, float, float]:
+    """What the two-model and HBA families draw first, in this order (their seeds draw the same arrays): 8 to
+    128 drives, the peers' sigma, the run's length, the drives' levels, the seconds' COV and phi."""
+    n = int(rng.integers(8, 129))
+    sigma = float(rng.uniform(0.01, 0.30))
+    seconds = int(rng.integers(10, 61)) if rng.random() < 0.75 else 300
+    levels = BASE * np.exp(sigma * rng.standard_normal(n))
+    cv, phi = float(rng.uniform(0.01, 0.20)), float(rng.uniform(0.0, 0.8))
+    return n, sigma, seconds, levels, cv, phi
+
+
 def draw_models(seed: int) -> tuple[Array, Array]:
     """An array of 8 to 128 drives of two models: a quarter to three quarters of them (at least 3 of each) a
     model at 60-80% of the other's speed, each model's drives lognormal about its own level; the twin has one or
     two drives slow to 5-95% of their own model's median. Correct: the run knows its drives' models, each model
     is judged against its own kind and the slower model is no fault (`find_outliers_by_class`)."""
     rng = np.random.default_rng([seed, 4])
-    n = int(rng.integers(8, 129))
-    sigma = float(rng.uniform(0.01, 0.30))
-    seconds = int(rng.integers(10, 61)) if rng.random() < 0.75 else 300
-    levels = BASE * np.exp(sigma * rng.standard_normal(n))
-    cv, phi = float(rng.uniform(0.01, 0.20)), float(rng.uniform(0.0, 0.8))
+    n, sigma, seconds, levels, cv, phi = _family_base(rng)
     count = min(max(3, round(float(rng.uniform(0.25, 0.75)) * n)), n - 3)
     slower = set(int(d) for d in rng.choice(n, size=count, replace=False))
     speed = float(rng.uniform(0.6, 0.8))
@@ -483,11 +490,7 @@ def draw_group(seed: int) -> tuple[Array, Array]:
     share 30-90% of their noise; its twin has the whole group at one level, 5-95% of the other drives' median
     (a slow HBA shares its bandwidth out evenly). The clean array keeps the group and its shared noise."""
     rng = np.random.default_rng([seed, 2])
-    n = int(rng.integers(8, 129))
-    sigma = float(rng.uniform(0.01, 0.30))
-    seconds = int(rng.integers(10, 61)) if rng.random() < 0.75 else 300
-    levels = BASE * np.exp(sigma * rng.standard_normal(n))
-    cv, phi = float(rng.uniform(0.01, 0.20)), float(rng.uniform(0.0, 0.8))
+    n, sigma, seconds, levels, cv, phi = _family_base(rng)
     size = min(max(2, round(float(rng.uniform(0.02, 0.50)) * n)), n // 2)
     group = tuple(sorted(int(d) for d in rng.choice(n, size=size, replace=False)))
     shared, ratio = float(rng.uniform(0.3, 0.9)), float(rng.uniform(0.05, 0.95))

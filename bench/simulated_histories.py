@@ -82,13 +82,7 @@ FALSE_OUTLIERS_PER_10000 = 1.0
 SIZE_BINS = ((0.05, 0.10, "5-10%"), (0.10, 0.15, "10-15%"), (0.15, 0.20, "15-20%"), (0.20, 0.31, "20-30%"))
 COV_BINS = ((0.02, 0.05, "2-5%"), (0.05, 0.075, "5-7.5%"), (0.075, 0.101, "7.5-10%"))
 FALSE_COV_BINS = ((0.02, 0.04, "2-4%"), (0.04, 0.06, "4-6%"), (0.06, 0.08, "6-8%"), (0.08, 0.101, "8-10%"))
-PHI_BINS = (
-    (0.0, 0.001, "0"),
-    (0.001, 0.35, "0-0.35"),
-    (0.35, 0.7, "0.35-0.7"),
-    (0.7, 0.8, "0.7-0.8"),
-    (0.8, 0.91, "0.8-0.9"),
-)
+PHI_BINS = outlier_corpus.PHI_BINS  # the same bins of the true phi as the outlier corpus
 # Issue 40's fourth round widens the space with knobs of a generator of their own (`_widened`), so that every
 # earlier knob of a seed draws as it did: False draws the space as it stood before (the tests compare the two).
 WIDENED = True
