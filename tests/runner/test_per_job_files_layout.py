@@ -30,9 +30,13 @@ def _point(jobs: int, size: str = "") -> Point:
 
 def test_the_files_are_made_once_kept_for_the_same_layout_and_emptied_for_another(calls):
     session = Session(store=None, run_id=1, measurer=None, progress=None, done={}, planned={}, total=4)  # type: ignore[arg-type]
+    done = []
     for point in (_point(4), _point(4), _point(8), _point(8, "1M"), _point(8, "1M")):
         assert point.per_job_files
         session._per_job_directory(point)
-    directory = calls[0][1]
-    assert Path(directory).parent == Path("/srv/d")
-    assert calls == [("made", directory), ("emptied", directory), ("emptied", directory)]
+        done.append([what for what, _ in calls])
+        calls.clear()
+    assert done == [["made"], [], ["emptied"], ["emptied"], []]
+    session._per_job_directory(_point(2))
+    ((what, directory),) = calls
+    assert what == "emptied" and Path(directory).parent == Path("/srv/d")
