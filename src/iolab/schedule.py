@@ -261,12 +261,12 @@ def _systemd_units(
     return {unit_dir / f"iolab-{name}.service": service, unit_dir / f"iolab-{name}.timer": timer}
 
 
-def _cron_entries(cron_file: Path) -> list[tuple[str, str]]:
-    """(marker line, entry line) pairs of iolab schedules; other lines of the file are not touched."""
+def _cron_markers(cron_file: Path) -> list[str]:
+    """The marker lines of iolab schedules that have an entry line after them; other lines are not touched."""
     if not cron_file.exists():
         return []
     lines = cron_file.read_text().splitlines()
-    return [(lines[i], lines[i + 1]) for i in range(len(lines) - 1) if lines[i].startswith(_MARKER)]
+    return [lines[i] for i in range(len(lines) - 1) if lines[i].startswith(_MARKER)]
 
 
 def _without(cron_file: Path, name: str) -> tuple[list[str], bool]:
@@ -354,7 +354,7 @@ def list_installed(unit_dir: Path = SYSTEMD_UNIT_DIR, cron_file: Path | None = C
             files = (service, timer) if service.exists() else (timer,)
             found.append(Schedule(name, settings["every"], Path(settings["plan"]), "systemd", files))
     if cron_file is not None:
-        for marker, _ in _cron_entries(Path(cron_file)):
+        for marker in _cron_markers(Path(cron_file)):
             fields = _marker_fields(marker)
             found.append(Schedule(fields["name"], fields["every"], Path(fields["plan"]), "cron", (Path(cron_file),)))
     return sorted(found, key=lambda s: (s.name, s.kind))
