@@ -18,7 +18,8 @@ def _busy(monkeypatch, device: str) -> None:  # type: ignore[no-untyped-def]
     real = os.open
 
     def open_(path, flags, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if str(path) == device and flags & os.O_EXCL:
+        # the guard reaches the device through its pinned descriptor (/proc/PID/fd/N), which resolves to it
+        if os.path.realpath(path) == os.path.realpath(device) and flags & os.O_EXCL:
             raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
         return real(path, flags, *args, **kwargs)
 
