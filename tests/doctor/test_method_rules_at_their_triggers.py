@@ -105,3 +105,13 @@ def test_an_unpinned_job_is_named_on_a_host_of_two_numa_nodes_and_not_of_one():
     assert unpinned(2) == ["job is not pinned on a 2-node host"]
     assert unpinned(1) == []
     assert unpinned(2, "cpus_allowed=0-7\n") == [] and unpinned(2, "numa_cpu_nodes=0\n") == []
+
+
+def test_a_synchronous_engine_is_capped_above_depth_1_and_short_of_jobs_at_it():
+    assert _titles("FIO-SYNC-ENGINE-QD", "ioengine=psync\niodepth=2\n") == [
+        "job asks for iodepth=2 from synchronous psync: fio caps it at 1"
+    ]
+    assert _titles("FIO-SYNC-ENGINE-QD", "ioengine=psync\niodepth=1\nnumjobs=4\n") == [
+        "job: psync with 4 job(s) keeps only 4 I/O in flight"
+    ]
+    assert _titles("FIO-SYNC-ENGINE-QD", "ioengine=psync\nnumjobs=5\n") == []
