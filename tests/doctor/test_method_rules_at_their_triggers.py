@@ -115,3 +115,18 @@ def test_a_synchronous_engine_is_capped_above_depth_1_and_short_of_jobs_at_it():
         "job: psync with 4 job(s) keeps only 4 I/O in flight"
     ]
     assert _titles("FIO-SYNC-ENGINE-QD", "ioengine=psync\nnumjobs=5\n") == []
+
+
+def test_a_file_operation_phase_under_100_ms_says_how_coarsely_its_rate_is_timed():
+    def short(engine: str, runtime_ms: int) -> list[str]:
+        direction = DirectionResult("read", 0.0, 9000.0, 900, 0, runtime_ms)
+        job = JobView("create", {"ioengine": engine, "rw": "read"}, result=Result({"read": direction}, 1, 1, 1, "3.33"))
+        return [f.title for f in evaluate(Context(jobs=[job]), [r for r in all_rules() if r.id == "MD-SHORT-PHASE"])]
+
+    assert short("filecreate", 99) == ["create ran 99 ms (900 operations): its rate is timed to about 1%"]
+    assert short("filecreate", 3) == ["create ran 3 ms (900 operations): its rate is timed to about 33%"]
+    assert short("filecreate", 100) == []
+    assert short("libaio", 50) == []  # a data job's short run is FIO-SHORT-RUN's
+    nothing = JobView("stat", {"ioengine": "filestat"}, result=Result({}, 1, 1, 1, "3.33"))
+    (untimed,) = evaluate(Context(jobs=[nothing]), [r for r in all_rules() if r.id == "MD-SHORT-PHASE"])
+    assert untimed.title == "stat ran 0 ms (0 operations): its rate is timed to no better than 100%"
