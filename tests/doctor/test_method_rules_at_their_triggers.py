@@ -130,3 +130,26 @@ def test_a_file_operation_phase_under_100_ms_says_how_coarsely_its_rate_is_timed
     nothing = JobView("stat", {"ioengine": "filestat"}, result=Result({}, 1, 1, 1, "3.33"))
     (untimed,) = evaluate(Context(jobs=[nothing]), [r for r in all_rules() if r.id == "MD-SHORT-PHASE"])
     assert untimed.title == "stat ran 0 ms (0 operations): its rate is timed to no better than 100%"
+
+
+def _set(text: str, **kwargs: int) -> list[Finding]:
+    return lint_jobs(parse_jobfile(text), **kwargs)
+
+
+def test_a_data_set_of_exactly_twice_ram_is_large_enough_and_a_mib_less_is_not():
+    def cached(size: str) -> list[str]:
+        text = f"[f]\nfilename=/srv/f.dat\nrw=read\nbs=1m\nsize={size}\nruntime=60\ntime_based=1\n"
+        return [f.title for f in _set(text, mem_total_bytes=1 << 30) if f.rule_id == "FIO-CACHE-SIZE"]
+
+    assert cached("2g") == []
+    assert cached("2047m") == ["f touches 2.0 GiB through the page cache, under 2x RAM (2.0 GiB)"]
+
+
+def test_a_fill_of_one_device_is_no_fill_of_another_and_is_no_unwritten_read_itself():
+    text = (
+        "[fill]\nfilename=/dev/nvme0n1\nrw=write\nbs=1m\n"
+        "[other]\nfilename=/dev/nvme1n1\nrw=randread\nbs=4k\nruntime=60\ntime_based=1\n"
+        "[same]\nfilename=/dev/nvme0n1\nrw=randread\nbs=4k\nruntime=60\ntime_based=1\n"
+    )
+    found = [f.title for f in _set(text) if f.rule_id == "FIO-UNWRITTEN-READ"]
+    assert found == ["other reads /dev/nvme1n1 with no fill before it"]
