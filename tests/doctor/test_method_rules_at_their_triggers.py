@@ -153,3 +153,37 @@ def test_a_fill_of_one_device_is_no_fill_of_another_and_is_no_unwritten_read_its
     )
     found = [f.title for f in _set(text) if f.rule_id == "FIO-UNWRITTEN-READ"]
     assert found == ["other reads /dev/nvme1n1 with no fill before it"]
+
+
+def test_a_run_is_short_under_5_s_measured_and_one_that_measured_no_time_is_not_judged():
+    def short(*runtimes_ms: int) -> list[str]:
+        directions = {
+            d: DirectionResult(d, 1e8, 100.0, 1000, 10**8, ms) for d, ms in zip(("read", "write"), runtimes_ms)
+        }
+        job = JobView("seq", {"rw": "rw"}, result=Result(directions, 1.0, 1.0, 1, "fio-3.33"))
+        return [f.title for f in evaluate(Context(jobs=[job]), [r for r in all_rules() if r.id == "FIO-SHORT-RUN"])]
+
+    assert short(4_999, 1_000) == ["seq ran 5.0 s"]
+    assert short(4_952, 4_000) == ["seq ran 5.0 s"] and short(4_948) == ["seq ran 4.9 s"]
+    assert short(5_000, 1_000) == []
+    assert short(0, 0) == []  # no direction timed: nothing to say it was short
+
+
+def test_no_ramp_is_named_below_300_s_of_runtime_and_not_from_it():
+    def ramp(options: str) -> list[str]:
+        text = "[job]\nfilename=/dev/nvme0n1\nrw=randread\nbs=4k\ntime_based=1\n" + options
+        return [f.title for f in lint_jobs(parse_jobfile(text)) if f.rule_id == "FIO-NO-RAMP"]
+
+    assert ramp("runtime=299\n") == ["job has no ramp_time"]
+    assert ramp("runtime=300\n") == []
+    assert ramp("runtime=60\nramp_time=5\n") == []
+
+
+def test_a_time_based_job_set_to_run_under_5_s_is_short_and_one_of_5_s_is_not():
+    def short(options: str) -> list[str]:
+        text = "[job]\nfilename=/dev/nvme0n1\nrw=randread\nbs=4k\n" + options
+        return [f.title for f in lint_jobs(parse_jobfile(text)) if f.rule_id == "FIO-SHORT-RUN"]
+
+    assert short("time_based=1\nruntime=4\n") == ["job is set to run 4 s"]
+    assert short("time_based=1\nruntime=4.5\n") == ["job is set to run 4.5 s"]
+    assert short("time_based=1\nruntime=5\n") == [] and short("time_based=1\n") == []
