@@ -158,7 +158,8 @@ def test_a_fill_of_one_device_is_no_fill_of_another_and_is_no_unwritten_read_its
 def test_a_run_is_short_under_5_s_measured_and_one_that_measured_no_time_is_not_judged():
     def short(*runtimes_ms: int) -> list[str]:
         directions = {
-            d: DirectionResult(d, 1e8, 100.0, 1000, 10**8, ms) for d, ms in zip(("read", "write"), runtimes_ms)
+            d: DirectionResult(d, 1e8, 100.0, 1000, 10**8, ms)
+            for d, ms in zip(("read", "write"), runtimes_ms, strict=False)
         }
         job = JobView("seq", {"rw": "rw"}, result=Result(directions, 1.0, 1.0, 1, "fio-3.33"))
         return [f.title for f in evaluate(Context(jobs=[job]), [r for r in all_rules() if r.id == "FIO-SHORT-RUN"])]
