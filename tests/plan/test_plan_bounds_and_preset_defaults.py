@@ -58,3 +58,18 @@ def test_a_presets_point_names_say_the_depth_block_size_and_jobs_it_runs(name):
 def test_a_presets_points_run_the_documented_time_after_a_2_s_ramp(name):
     runtime = "8s" if name == "quick" else "10s"
     assert {(w.options["runtime"], w.options["ramp_time"]) for w in preset(name).workloads} == {(runtime, "2s")}
+
+
+def test_a_plan_may_run_10000_points_and_not_10001(tmp_path):
+    def plan(depths: int, repeats: int) -> str:
+        text = (
+            f'name = "p"\n[repeat]\ncount = {repeats}\n[[workloads]]\nname = "w"\n'
+            f"axes = {{ iodepth = {list(range(1, depths + 1))} }}\noptions = {{ rw = 'read', bs = '4k' }}\n"
+        )
+        try:
+            return f"{len(parse_plan(text, 'p.toml', tmp_path).workloads)} workloads"
+        except UserError as error:
+            return str(error)
+
+    assert plan(80, 125) == "80 workloads"
+    assert plan(73, 137) == "p.toml: 73 workloads x 137 repeats; a plan may have at most 10000 points: split it"
