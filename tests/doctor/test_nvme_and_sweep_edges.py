@@ -44,3 +44,28 @@ def test_a_sweep_whose_repeats_moved_nothing_is_no_rule_failure():
             )
     findings = diagnose(None, runs)
     assert not [f for f in findings if FAILED_RULE in f.title or f.rule_id == "RES-NONMONOTONIC-SCALING"]
+
+
+def _iops_result(iops: float) -> Result:
+    return Result(
+        {"read": DirectionResult("read", iops * 4096, iops, round(iops), round(iops * 4096), 1000)}, 1, 1, 1, "3.33"
+    )
+
+
+def _knee_fix(latencies: list[float | None]) -> str:
+    from iolab.doctor.derived import Level, QdCurve
+
+    iops = [10_000.0, 19_000.0, 30_000.0, 38_000.0, 40_000.0, 40_500.0]
+    configs = {
+        (2**i, 1): Level(v, v * 4096, latency, points=((str(i), _iops_result(v)),))
+        for i, (v, latency) in enumerate(zip(iops, latencies, strict=True))
+    }
+    found = evaluate(Context(curves=[QdCurve("rr", configs)]), [r for r in all_rules() if r.id == "RES-QD-KNEE"])
+    (knee,) = found
+    return knee.fix
+
+
+def test_the_knee_advice_gives_latency_only_where_every_depth_has_one():
+    assert "latency" not in _knee_fix([None] * 6)
+    with_latency = _knee_fix([100e3, 105e3, 133e3, 210e3, 400e3, 790e3])
+    assert "x the QD 1 latency; the highest throughput (QD 32) costs 7.9x" in with_latency
