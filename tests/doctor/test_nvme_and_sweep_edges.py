@@ -52,7 +52,7 @@ def _iops_result(iops: float) -> Result:
     )
 
 
-def _knee_fix(latencies: list[float | None]) -> str:
+def _knee(latencies: list[float | None]) -> Finding:
     from iolab.doctor.derived import Level, QdCurve
 
     iops = [10_000.0, 19_000.0, 30_000.0, 38_000.0, 40_000.0, 40_500.0]
@@ -62,10 +62,18 @@ def _knee_fix(latencies: list[float | None]) -> str:
     }
     found = evaluate(Context(curves=[QdCurve("rr", configs)]), [r for r in all_rules() if r.id == "RES-QD-KNEE"])
     (knee,) = found
-    return knee.fix
+    return knee
 
 
-def test_the_knee_advice_gives_latency_only_where_every_depth_has_one():
-    assert "latency" not in _knee_fix([None] * 6)
-    with_latency = _knee_fix([100e3, 105e3, 133e3, 210e3, 400e3, 790e3])
-    assert "x the QD 1 latency; the highest throughput (QD 32) costs 7.9x" in with_latency
+def test_the_knee_advice_gives_latency_ratios_only_where_every_depth_has_one():
+    # 90% of the 40.5k peak is first reached at QD 8 (38k, 94%), at 210 us against 100 us at QD 1
+    blind = _knee([None] * 6)
+    assert blind.fix == "rr: use QD 8: 94% of the peak throughput."
+    assert blind.evidence["latency elbow"] == "n/a" and blind.evidence["knee"] == "QD 8"
+    # a first depth that timed nothing gives no ratio (never "inf x")
+    untimed_first = _knee([0.0, 105e3, 133e3, 210e3, 400e3, 790e3]).fix
+    assert untimed_first.startswith("rr: use QD 8: 94% of the peak throughput.") and " latency" not in untimed_first
+    timed = _knee([100e3, 105e3, 133e3, 210e3, 400e3, 790e3])
+    assert timed.fix == (
+        "rr: use QD 8: 94% of the peak throughput at 2.1x the QD 1 latency; the highest throughput (QD 32) costs 7.9x."
+    )
