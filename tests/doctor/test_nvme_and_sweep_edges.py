@@ -77,3 +77,11 @@ def test_the_knee_advice_gives_latency_ratios_only_where_every_depth_has_one():
     assert timed.fix == (
         "rr: use QD 8: 94% of the peak throughput at 2.1x the QD 1 latency; the highest throughput (QD 32) costs 7.9x."
     )
+
+
+def test_writes_without_their_reads_are_compared_with_nothing():
+    target = Target(path="/data", kind="directory", filename="/data/f", size_bytes=1 << 30)
+    options = {"rw": "write", "bs": "1m", "runtime": "60", "time_based": "1"}
+    direction = DirectionResult("write", 2e9, 2e3, 120_000, 120 * 10**9, 60_000)
+    findings = diagnose(None, [(Point("seq-write", target, options), Result({"write": direction}, 1, 1, 1, "3.33"))])
+    assert not [f for f in findings if FAILED_RULE in f.title or f.rule_id == "RES-WRITE-GT-READ"]
