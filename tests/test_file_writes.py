@@ -97,7 +97,7 @@ def why_it_writes(call: ast.Call, buffers: set[str]) -> str:
         return "open() for writing"
     if dotted == ("os", "open") and len(call.args) > 1:
         flags = {n.attr if isinstance(n, ast.Attribute) else getattr(n, "id", "") for n in ast.walk(call.args[1])}
-        if flags & WRITE_FLAGS or not flags & {"O_RDONLY"}:
+        if flags & WRITE_FLAGS or not flags & {"O_RDONLY", "O_PATH"}:  # O_PATH: no I/O at all (a pin)
             return "os.open() for writing"
     if dotted in PATH_COPIES:
         return f"{dotted[0]}.{dotted[1]}()"
@@ -172,6 +172,7 @@ PLANTED = [
     ('def f(p):\n    open(p, mode="ab")\n', "open() for writing"),
     ("def f(p, m):\n    open(p, m)\n", "open() for writing"),
     ("import os\ndef f(p):\n    os.open(p, os.O_WRONLY | os.O_CREAT)\n", "os.open() for writing"),
+    ("import os\ndef f(p):\n    os.open(p, os.O_PATH | os.O_RDWR)\n", "os.open() for writing"),
     ('def f(p):\n    p.write_text("x")\n', ".write_text()"),
     ('def f(p):\n    p.write_bytes(b"x")\n', ".write_bytes()"),
     ('def f(p):\n    p.open("w")\n', ".open() for writing"),
@@ -196,7 +197,7 @@ def test_the_old_png_writer_is_caught_and_reads_and_buffers_are_not():
     fine = (
         "import io, os, tarfile\n"
         "def f(p, fig):\n"
-        "    open(p).read(); open(p, 'rb'); p.open(); os.open(p, os.O_RDONLY)\n"
+        "    open(p).read(); open(p, 'rb'); p.open(); os.open(p, os.O_RDONLY); os.open(p, os.O_PATH)\n"
         "    buffer = io.BytesIO(); fig.savefig(buffer)\n"
         "    tarfile.open(p, 'r:*'); tarfile.open(fileobj=buffer, mode='w:gz')\n"
     )
