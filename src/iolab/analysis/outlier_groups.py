@@ -76,27 +76,35 @@ class Group:
     cut: float
 
 
-def splits(a: np.ndarray, noise2: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
-    """(k, T_k) for every split of `a` (w sorted worst first) into its worst k and the rest, k = MIN_GROUP ..
-    `share` x n with at least MIN_REST left; `noise2` each drive's own noise squared, in the same order: the
-    group's typical one (the median over its k drives) counts beside the rest's spread."""
-    n = len(a)
-    top = min(int(share * n), n - MIN_REST)
-    if top < MIN_GROUP:
-        return np.empty(0, dtype=int), np.empty(0)
-    ks = np.arange(MIN_GROUP, top + 1)
-    centred = a - a.mean()
-    s1 = np.cumsum(centred[::-1])[::-1]  # s1[k]: sum of centred[k:]
-    s2 = np.cumsum((centred**2)[::-1])[::-1]
+def _ks(n: int, share: float) -> np.ndarray:
+    """The group sizes weighed in n drives: MIN_GROUP up to `share` x n, with at least MIN_REST left."""
+    return np.arange(MIN_GROUP, min(int(share * n), n - MIN_REST) + 1)
+
+
+def _split_t(a: np.ndarray, ks: np.ndarray, noise2) -> np.ndarray:
+    """T_k of each row of `a` (w sorted worst first) for each k of `ks`; `noise2` the group's own noise squared
+    for each k (0: none), beside the rest's spread."""
+    n = a.shape[1]
+    s1 = np.cumsum(a[:, ::-1], axis=1)[:, ::-1]  # s1[:, k]: sum of a[:, k:]
+    s2 = np.cumsum((a**2)[:, ::-1], axis=1)[:, ::-1]
     m = n - ks
-    mean = s1[ks] / m
-    var = np.maximum(s2[ks] - m * mean**2, 0.0) / (m - 1)
-    typical = np.asarray([float(np.median(noise2[:k])) for k in ks])
-    scale = np.sqrt(var * (1 + 1 / m) + typical)
-    beyond = centred[ks - 1] - mean
+    mean = s1[:, ks] / m
+    var = np.maximum(s2[:, ks] - m * mean**2, 0.0) / (m - 1)
+    scale = np.sqrt(var * (1 + 1 / m) + noise2)
+    beyond = a[:, ks - 1] - mean
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(scale > 0, beyond / scale, np.where(beyond > 0, np.inf, 0.0))
-    return ks, t
+        return np.where(scale > 0, beyond / scale, np.where(beyond > 0, np.inf, 0.0))
+
+
+def splits(a: np.ndarray, noise2: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
+    """(k, T_k) for every split of `a` (w sorted worst first) into its worst k and the rest (`_ks`); `noise2`
+    each drive's own noise squared, in the same order: the group's typical one (the median over its k drives)
+    counts beside the rest's spread."""
+    ks = _ks(len(a), share)
+    if not len(ks):
+        return ks, np.empty(0)
+    typical = np.asarray([float(np.median(noise2[:k])) for k in ks])
+    return ks, _split_t((a - a.mean())[np.newaxis, :], ks, typical)[0]
 
 
 @lru_cache(maxsize=64)
@@ -113,16 +121,7 @@ def _null_maxima(n: int, share: float) -> np.ndarray:
 
 def _batch_max(a: np.ndarray, share: float) -> np.ndarray:
     """`splits`'s largest T_k for each row of `a` (rows sorted worst first), without noise."""
-    n = a.shape[1]
-    top = min(int(share * n), n - MIN_REST)
-    ks = np.arange(MIN_GROUP, top + 1)
-    s1 = np.cumsum(a[:, ::-1], axis=1)[:, ::-1]
-    s2 = np.cumsum((a**2)[:, ::-1], axis=1)[:, ::-1]
-    m = n - ks
-    mean = s1[:, ks] / m
-    var = np.maximum(s2[:, ks] - m * mean**2, 0.0) / (m - 1)
-    t = (a[:, ks - 1] - mean) / np.sqrt(var * (1 + 1 / m))
-    return t.max(axis=1)
+    return _split_t(a, _ks(a.shape[1], share), 0.0).max(axis=1)
 
 
 @lru_cache(maxsize=4096)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import median as _median
 
 from iolab.analysis.dips import Dip
 
@@ -58,12 +59,6 @@ class Pattern:
     @property
     def duration_s(self) -> float:
         return _median([d.duration_s for d in self.drops])
-
-
-def _median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    n = len(ordered)
-    return (ordered[(n - 1) // 2] + ordered[n // 2]) / 2.0
 
 
 def _log_drop(dip: Dip) -> float:
@@ -121,12 +116,10 @@ def standing(
 
     t = np.asarray(times, dtype=float)
     logs, usable = window_tail.log_values(values)
-    inside = [usable & (t > d.onset_s) & (t <= d.onset_s + d.duration_s) for d in pattern.drops]
+    inside = [usable & window_tail.during(t, d) for d in pattern.drops]
     length = max(1, int(round(_median([float(i.sum()) for i in inside]))))
     interval = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
-    quiet = usable & ~np.any(inside, axis=0)
-    for other in others:
-        quiet &= ~((t > other.onset_s) & (t <= other.onset_s + other.duration_s))
+    quiet = window_tail.outside(t, usable, [*pattern.drops, *others])
     runs = window_tail.runs_of(logs, quiet)
     tail = window_tail.fit(runs, length)
     if tail is None:

@@ -70,6 +70,19 @@ def log_values(values):
     return np.log(np.maximum(np.where(usable, v, 0.0), floor)), usable
 
 
+def during(t, event):
+    """Which of the seconds ending at `t` lie in `event` (a Dip: after its onset, up to its end)."""
+    return (t > event.onset_s) & (t <= event.onset_s + event.duration_s)
+
+
+def outside(t, usable, events):
+    """The usable seconds ending at `t` outside every one of `events`: where the run's own windows are read."""
+    quiet = usable.copy()
+    for event in events:
+        quiet &= ~during(t, event)
+    return quiet
+
+
 def runs_of(logs, quiet) -> list:
     """The stretches of `logs` where `quiet` (a boolean mask) holds, in order: the run's seconds outside events."""
     import numpy as np

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from statistics import median as _median
 
 from iolab.analysis.noise import own_noise, relative_error
 from iolab.analysis.outliers import DeviceScore, OutlierParams, OutlierReport, find_outliers_by_class
@@ -48,13 +49,20 @@ def _outliers(ctx: Context, view: ArrayView) -> dict[str, dict[str, OutlierRepor
     """The outlier reports of each view the array was measured in ("together", "alone"), by drive model where
     the host's probe knows two or more among the array's drives (`models`: each model judged against its own
     kind; one report, model "", otherwise), each device's figure judged against its own noise where its
-    seconds were logged."""
-    models = _models(ctx, view)
-    return {
-        label: find_outliers_by_class(values, models, view=label, metric="bandwidth", noise=_noise(ctx, view, label))
-        for label, values in (("together", view.together), ("alone", view.alone))
-        if values
-    }
+    seconds were logged. Judged once for ARR-OUTLIER and ARR-SHARED-PATH (`Context.shared`: each judged every
+    array itself, the group search and every drive's noise twice)."""
+
+    def judged() -> dict[str, dict[str, OutlierReport]]:
+        models = _models(ctx, view)
+        return {
+            label: find_outliers_by_class(
+                values, models, view=label, metric="bandwidth", noise=_noise(ctx, view, label)
+            )
+            for label, values in (("together", view.together), ("alone", view.alone))
+            if values
+        }
+
+    return ctx.shared(f"arrays.outliers.{id(view)}", judged)
 
 
 def _models(ctx: Context, view: ArrayView) -> dict[str, str]:
@@ -296,12 +304,6 @@ def _group_evidence(
         f"quantile of the largest split at {report.params.group_alarm:g} (analysis.outlier_groups)",
         "workload": view.workload,
     }
-
-
-def _median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def _every_model_known(ctx: Context, devices: dict[str, float]) -> bool:

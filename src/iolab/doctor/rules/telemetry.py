@@ -151,12 +151,10 @@ def _beyond_own_tail(event: Dip, times: list[float], values: list[float], places
 
     t = np.asarray(times, dtype=float)
     logs, usable = window_tail.log_values(values)
-    inside = usable & (t > event.onset_s) & (t <= event.onset_s + event.duration_s)
+    inside = usable & window_tail.during(t, event)
     if not inside.any():
         return True
-    quiet = usable & ~inside
-    for other in left_out:
-        quiet &= ~((t > other.onset_s) & (t <= other.onset_s + other.duration_s))
+    quiet = window_tail.outside(t, usable, [event, *left_out])
     floor = window_tail.chance_floor(window_tail.runs_of(logs, quiet), int(inside.sum()), ALARM / max(1, places))
     return floor is None or float(logs[inside].mean()) < floor
 
@@ -299,8 +297,10 @@ def _confirmed(events: list[Dip], times: list[float], values: list[float], place
 def patterns(ctx: Context) -> list[tuple[PointSeries, recurring.Standing]]:
     """Each series' drops that recur (analysis.recurring): events beyond the series' noise by the cut each dip is
     judged by, alike in depth and length, at least `recurring.MIN_DROPS`, more of them than the run's own
-    windows outside them hold that deep by chance, and each beyond those windows alone (below ALARM; a series too short to fit its own tail shows
-    no pattern: its drops stand as dips). In an array, only a device's drops against its peers count. Found once for every rule."""
+    windows outside them hold that deep by chance, and each beyond those windows alone (below ALARM; a series
+    whose windows outside the drops are too few to fit its own tail keeps the cut the drops passed, and shows
+    the pattern on that alone). In an array, only a device's drops against its peers count. Found once for
+    every rule."""
     return ctx.shared("telemetry.patterns", lambda: list(_patterns_each(ctx)))
 
 
