@@ -368,8 +368,9 @@ def merged_histogram(histograms: list[tuple[dict, float]]) -> tuple[list[int], l
     if len(histograms) == 1:
         bins, scale = histograms[0]
         keys = list(map(float, bins))
-        if keys == sorted(keys):
-            return [int(key * scale) for key in keys], list(bins.values())
+        if keys == sorted(keys):  # fio 3's ns need no scaling: int(key * 1.0) is int(key), at C speed
+            values = list(map(int, keys)) if scale == 1.0 else [int(key * scale) for key in keys]
+            return values, list(bins.values())
     merged: dict[int, int] = {}
     for bins, scale in histograms:
         for key, count in bins.items():
