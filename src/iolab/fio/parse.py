@@ -367,6 +367,9 @@ def merged_histogram(histograms: list[tuple[dict, float]]) -> tuple[list[int], l
     """
     if len(histograms) == 1:
         bins, scale = histograms[0]
+        whole = _whole_ns(bins) if scale == 1.0 else None
+        if whole is not None:
+            return whole, list(bins.values())
         keys = list(map(float, bins))
         if keys == sorted(keys):
             return [int(key * scale) for key in keys], list(bins.values())
@@ -377,6 +380,22 @@ def merged_histogram(histograms: list[tuple[dict, float]]) -> tuple[list[int], l
             merged[value] = merged.get(value, 0) + count
     ordered = sorted(merged.items())
     return [value for value, _ in ordered], [count for _, count in ordered]
+
+
+def _whole_ns(bins: dict) -> list[int] | None:
+    """The keys of fio 3's histogram in ns as `merged_histogram` makes them (`int(float(key) * 1.0)`), read as whole
+    numbers at once where that gives the same (every key a whole number below 2**53, which a double holds exactly)
+    and they are in order; else None. Converting each key to a float and back was ~10 µs of a json+ output's ~50."""
+    try:
+        keys = list(map(int, bins))
+    except ValueError:  # "1.5", "1e3": read as floats
+        return None
+    if keys and keys == sorted(keys) and -EXACT_WHOLE < keys[0] and keys[-1] < EXACT_WHOLE:
+        return keys
+    return None
+
+
+EXACT_WHOLE = 2**53  # every whole number of smaller size is a double exactly
 
 
 def _pooled_stddev(counts: list[int], means: list[float], stddevs: list[float]) -> float:

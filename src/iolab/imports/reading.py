@@ -32,8 +32,8 @@ import signal
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
-from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iolab.errors import UserError
 from iolab.imports.discover import Candidate
@@ -41,6 +41,9 @@ from iolab.imports.fio_files import FioFile, read_fio
 from iolab.imports.judging import findings_of, load_doctor
 from iolab.imports.tool_files import ToolFile, read_tool
 from iolab.store.db import PackedFindings, Store, pack_findings
+
+if TYPE_CHECKING:  # loaded (with ctypes, ~8 ms of CPU) only where a second process shares the counters
+    from multiprocessing.sharedctypes import Synchronized
 
 # A file parsed, or the UserError message that says why it cannot be.
 Parsed = FioFile | ToolFile | str

@@ -126,11 +126,14 @@ def pack_findings(findings: Iterable[Finding]) -> PackedFindings:
                 f.fix,
                 f.confidence,
                 f.source,
-                json.dumps([dataclasses.asdict(q) for q in f.quotes]),
+                json.dumps([dataclasses.asdict(q) for q in f.quotes]) if f.quotes else NO_QUOTES,
             )
             for f in findings
         ]
     )
+
+
+NO_QUOTES = json.dumps([])  # a finding that quotes no figure (4,200 of 1,000 json+ outputs' 4,202)
 
 
 def _mean_p99(d: DirectionResult) -> tuple[float | None, float | None]:
