@@ -77,25 +77,42 @@ print("ok")
 """
 
 
-# The child stalls on its first chunk: this process parses ahead, but only so far, then waits for it.
+# The child stalls on its first chunk: this process parses ahead, but only so far, then waits for it. Each side
+# waits for the other's mark, not for a time: at a load of 20 the child had not claimed its chunk after 0.5 s
+# (and a stall of 2 s could end before this process reached its limit).
 AHEAD = """
 import time
+from pathlib import Path
+mark = Path(os.environ["MARK"])
 mine = [0]
+
+def wait_for(path):
+    deadline = time.monotonic() + 30
+    while not path.exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 def slow_child(candidate, logs):
     if os.getpid() != parent:
         if calls[0] == 0:
-            time.sleep(2)
+            (mark / "claimed").touch()  # the child holds the first chunk...
+            if not wait_for(mark / "released"):  # ...until this process has parsed all it may parse ahead
+                (mark / "never released").touch()
         calls[0] += 1
     else:
         mine[0] += 1
+        if mine[0] == reading.AHEAD * reading.CHUNK:
+            (mark / "released").touch()  # one past it would be parsed while the child parses its chunk
     return parse(candidate, logs)
 
 reading.read_one = slow_child
 with reading.Reading(candidates, logs=False, parallel_from=2) as read:
-    time.sleep(0.5)  # the child has claimed the first chunk and stalls on it
+    assert wait_for(mark / "claimed"), "the child claimed no chunk"
     first = next(iter(read))
     assert mine[0] == reading.AHEAD * reading.CHUNK, (mine[0], len(candidates))
+    assert not (mark / "never released").exists(), "this process stopped short of its limit"
 print("ok")
 """
 
@@ -205,8 +222,8 @@ def test_a_child_whose_parent_died_ends_quietly(archive):
     assert "Traceback" not in proc.stderr and proc.stderr.strip() == "", proc.stderr[-3000:]
 
 
-def test_this_process_parses_ahead_of_a_stalled_child_only_so_far(archive):
-    proc = run(archive, AHEAD)
+def test_this_process_parses_ahead_of_a_stalled_child_only_so_far(archive, tmp_path):
+    proc = run(archive, AHEAD, {"MARK": str(tmp_path)})
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
 
 
