@@ -779,7 +779,6 @@ def _found_text(cell: dict) -> str:
 BEFORE = {
     "outlier_tail_margin": 3.0,
     "outlier_tail_power": 1.0,
-    "outlier_tail_phi": 0.0,
     "outlier_sigmas": 9.0,
     "max_pvalue": 1e-4,
 }
@@ -817,9 +816,7 @@ def _figures(split, args) -> dict:
     shipped = ChangePointParams()
     before = replace(shipped, **BEFORE)
     scale = 0.0 if args.smoke else args.outlier_scale
-    was = outlier_corpus.Rule(
-        before.outlier_tail_margin, before.outlier_tail_power, before.outlier_tail_phi, before.outlier_sigmas
-    )
+    was = outlier_corpus.Rule(before.outlier_tail_margin, before.outlier_tail_power, before.outlier_sigmas)
     outliers = outlier_corpus.corpus(draw, shipped, scale, FALSE_OUTLIERS_PER_10000, was)
     tuned = replace(shipped, **outliers["chosen"])
     pvalue, grid = _tune([draw(s) for s in split.train], tuned)

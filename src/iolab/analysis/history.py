@@ -54,7 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from iolab.analysis.history_noise import MAD_TO_SD, WINSOR, NoiseModel, noise_scale, remove_cycles, rolling_median
+from iolab.analysis.history_noise import MAD_TO_SD, NoiseModel, noise_scale, remove_cycles, rolling_median
 
 HOUR = 3600.0
 
@@ -169,7 +169,7 @@ class ChangePointParams:
     # An outlier run (`outlier_runs`) is this many robust sds of its own deviation away from the median of
     # its `outlier_neighbours` runs on each side, on both sides, and `outlier_floor` away in relative terms,
     # the sds widened by the history's tail factor (`tail_factor`). The cut and how the tail factor is read
-    # (margin, power, phi slope) were chosen together on the tuning half of bench/simulated_histories.py's
+    # (margin, power) were chosen together on the tuning half of bench/simulated_histories.py's
     # outlier corpus (bench/history_outlier_corpus.py): the rule finding the most planted runs under Gaussian
     # noise whose unplanted runs under t4 noise stay at most 1 per 10,000 at the upper end of a 90% interval
     # in every length bin (30-199, 200-1,999, 2,000+ runs) and every phi bin (0, 0-0.35, 0.35-0.7, 0.7-0.8,
@@ -179,16 +179,13 @@ class ChangePointParams:
     # The tail factor the cut is widened by is read at its upper end, (1 + this / sqrt(m)) times the one read
     # from m runs (`tail_factor`); 0 reads it as measured.
     outlier_tail_margin: float = 8.0
-    # The tail factor is extrapolated from the 99th percentile out to the cut as a power of its reading: this
-    # power, plus `outlier_tail_phi` times the history's own lag-1 correlation (`local_phi`, at most
-    # `PHI_CAP`). A 99th percentile 1.3 times a Gaussian's lies further out still at 1 in 10,000 in
-    # independent t4 runs (the cut that meets 1 per 10,000 was 2.30 times the reading at phi 0); correlated
-    # runs average their shocks, so the median of the next runs follows one and the reading itself falls
-    # with phi (1.27 at phi 0, 0.92 at 0.7-0.8 in the corpus): a power of the reading is a phi-dependent
-    # extrapolation already, and the tuning found no gain in a slope on the history's own phi besides.
-    # 1 and 0: the reading as it is, one factor for every phi (the third round's).
+    # The tail factor is extrapolated from the 99th percentile out to the cut as this power of its reading. A
+    # 99th percentile 1.3 times a Gaussian's lies further out still at 1 in 10,000 in independent t4 runs (the
+    # cut that meets 1 per 10,000 was 2.30 times the reading at phi 0); correlated runs average their shocks,
+    # so the median of the next runs follows one and the reading itself falls with phi (1.27 at phi 0, 0.92
+    # at 0.7-0.8 in the corpus): a power of the reading is a phi-dependent extrapolation already (a slope on
+    # the history's own phi besides was offered to the tuning and gained nothing). 1: the reading as it is.
     outlier_tail_power: float = 2.0
-    outlier_tail_phi: float = 0.0
     outlier_neighbours: int = 5  # a median of 5 outvotes a burst of up to 3 bad runs, which stays outliers
     outlier_floor: float = 0.10  # a run 5% off its neighbours is not worth a look, however quiet they are
     # Runs further than this many sds from their local level are pulled in to that distance before the test:
@@ -482,38 +479,9 @@ def outlier_scores(u, params: ChangePointParams):  # (n,) relative values -> (n,
     if len(u) < 2 * _NEED + 1:
         return scores
     inner, sds, eligible = outlier_deviations(u, params)
-    power = tail_power(u, params)
-    scores[inner] = np.where(eligible, sds / tail_factor(sds, params.outlier_tail_margin, power), 0.0)
+    factor = tail_factor(sds, params.outlier_tail_margin, params.outlier_tail_power)
+    scores[inner] = np.where(eligible, sds / factor, 0.0)
     return scores
-
-
-PHI_CAP = 0.6  # `local_phi` reads about half of phi (the running median takes the slow part): 0.6 is phi ~0.9
-
-
-def tail_power(u, params: ChangePointParams) -> float:
-    """The power the tail factor is extrapolated by (`ChangePointParams.outlier_tail_power`): lower where the
-    runs are correlated."""
-    if not params.outlier_tail_phi:
-        return params.outlier_tail_power
-    return params.outlier_tail_power + params.outlier_tail_phi * min(max(local_phi(u), 0.0), PHI_CAP)
-
-
-def local_phi(u) -> float:
-    """The lag-1 correlation of the runs about their running median over 2 x `_NEED` + 5 runs, winsorised at
-    `WINSOR` MAD-sds: read before outlier runs, cycles and steps are known, so about the local level (a step
-    moves that median at the step), and lower than the noise's own phi, which the tuning absorbs."""
-    import numpy as np
-
-    if len(u) < 4:
-        return 0.0
-    r = u - rolling_median(u, 2 * _NEED + 5)
-    centre, spread = float(np.median(r)), MAD_TO_SD * float(np.median(np.abs(r - np.median(r))))
-    if spread == 0.0:
-        return 0.0
-    r = np.clip(r, centre - WINSOR * spread, centre + WINSOR * spread)
-    r = r - r.mean()
-    total = float(r @ r)
-    return float(r[1:] @ r[:-1]) / total if total > 0.0 else 0.0
 
 
 _NEED = 3  # neighbours a run needs on each side to be scored
