@@ -272,10 +272,17 @@ class _Noise:
     factor: float
 
 
-def _segment_test(x, lo: int, split: int, hi: int, noise: _Noise):  # -> (pvalue, mean_before, mean_after)
+def _segment_test(
+    x, lo: int, split: int, hi: int, noise: _Noise, brief: tuple[bool, bool] = (False, False)
+):  # -> (pvalue, mean_before, mean_after)
     """The step between x[lo:split] and x[split:hi] against the larger of the history's long-run sd and the
-    segments' own, as a normal z (the sd is not the segments' estimate alone, so not Student's t)."""
+    segments' own, as a normal z (the sd is not the segments' estimate alone, so not Student's t); a side that
+    is a short dip or bump (`brief`, `_brief`) judged without its burst (`_held`)."""
     before, after = x[lo:split], x[split:hi]
+    if brief[0]:
+        before = _held(before, after)
+    if brief[1]:
+        after = _held(after, before)
     nb, na = len(before), len(after)
     mb, ma = float(before.mean()), float(after.mean())
     pooled = ((nb - 1) * float(before.var(ddof=1)) + (na - 1) * float(after.var(ddof=1))) / (nb + na - 2)
@@ -283,6 +290,35 @@ def _segment_test(x, lo: int, split: int, hi: int, noise: _Noise):  # -> (pvalue
     if se == 0.0:
         return (1.0 if ma == mb else 0.0), mb, ma
     return math.erfc(abs(ma - mb) / se / math.sqrt(2.0)), mb, ma
+
+
+# A level of fewer than `_SHORT_LEVEL` runs that the runs on both sides of it lie off the same way (a dip or a bump
+# that comes back) is judged without its `_BURST` runs farthest off (`_brief`); 0 judges every run.
+_BURST = 3
+_SHORT_LEVEL = 10  # twice the default min_size: a level this short is a burst of three and a few runs beside it
+
+
+def _brief(x, a: int, b: int, c: int, d: int) -> bool:
+    """Whether x[b:c] is a short level between x[a:b] and x[c:d] that both lie off the same way: a dip or bump
+    that comes back, where a burst of bad runs too shallow to be named outlier runs would sit."""
+    import numpy as np
+
+    if not _BURST or c - b >= _SHORT_LEVEL or c - b - _BURST < 2 or b <= a or d <= c:
+        return False
+    level = float(np.median(x[b:c]))
+    return (float(np.median(x[a:b])) > level) == (float(np.median(x[c:d])) > level)
+
+
+def _held(part, other):  # (m,), (k,) -> the runs of `part` its level is judged by
+    """`part` without its `_BURST` runs farthest off the level of `other`, in the direction it differs: a dip that
+    comes back must hold once a burst of three is set aside. A burst of three bad runs too shallow to be named
+    outlier runs (a 45% dip at COV 9%), pulled in to 3 sds, still moves a segment of five or six by about two
+    sds, and two change points bracketed it as a level of its own; a real short level keeps its shift in the
+    runs left."""
+    import numpy as np
+
+    away = 1.0 if float(np.median(part)) >= float(np.median(other)) else -1.0
+    return part[np.argsort(away * part)[: len(part) - _BURST]]
 
 
 def _magnitude(before: float, after: float) -> float:
@@ -716,7 +752,9 @@ def _merge(z, found: list[int], params: ChangePointParams, noise: _Noise) -> lis
         hi = found[i + 1] if i + 1 < len(found) else n
         if found[i] - lo < 2 or hi - found[i] < 2:
             return 1.0, math.nan, math.nan
-        return _segment_test(z, lo, found[i], hi, noise)
+        outer = (found[i - 2] if i > 1 else 0, found[i + 2] if i + 2 < len(found) else n)
+        brief = (i > 0 and _brief(z, outer[0], lo, found[i], hi), hi < n and _brief(z, lo, found[i], hi, outer[1]))
+        return _segment_test(z, lo, found[i], hi, noise, brief)
 
     stats = [test(i) for i in range(len(found))]
     while found:
