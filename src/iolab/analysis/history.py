@@ -34,8 +34,10 @@ judged against the history's own noise, §5.4):
 The test is a normal z of the difference of the two segments' means over
 the larger of two standard errors: the history's long-run sd (its robust sd
 times sqrt((1 + phi) / (1 - phi)), the effective sample size of AR(1)
-noise), and the two segments' own pooled sd times the same factor (a stretch
-noisier than the rest is judged by its own spread). A t-test of the segments
+noise, phi taken one sampling sd above its reading: `NoiseModel.phi_upper`),
+and the two segments' own pooled sd times the same factor (a stretch
+noisier than the rest is judged by its own spread). A short dip or bump
+that comes back is judged without its three runs farthest off (`_brief`). A t-test of the segments
 alone took correlated runs for independent ones and a daily cycle for steps:
 on hourly monitoring it named a false change point every 800 runs.
 
@@ -682,8 +684,9 @@ def analyse_history(
     sigma, _ = noise_scale(adjusted)
     first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
     sigma, phi = noise_scale(adjusted, first)
-    model = NoiseModel(sigma, phi, daily, weekly)
-    noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + phi) / (1.0 - phi)))
+    model = NoiseModel(sigma, phi, daily, weekly, n)
+    upper = model.phi_upper
+    noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + upper) / (1.0 - upper)))
     z = _clipped(adjusted, sigma, params)
     found = _detect(z, params, noise)
     stats = _merge(z, found, params, noise)
