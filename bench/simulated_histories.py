@@ -394,15 +394,7 @@ def oracle_placed(h: History, i: int) -> tuple[bool, bool] | None:
     places more than NEAR runs off counts as a miss and a false change point. None for ramps."""
     if h.ramps[i] or h.base is None:
         return None
-    n = len(h.values)
-    others = [j for j in range(len(h.steps)) if j != i]
-    factor = _levels(n, [h.steps[j] for j in others], [h.sizes[j] for j in others], [h.ramps[j] for j in others])
-    lo = h.steps[i - 1] + h.ramps[i - 1] if i else 0
-    hi = h.steps[i + 1] if i + 1 < len(h.steps) else n
-    keep = ~np.isnan(h.values[lo:hi])
-    keep[[o - lo for o in h.outliers if lo <= o < hi]] = False
-    at = np.flatnonzero(keep) + lo
-    r = h.values[at] / (h.base[at] * factor[at]) - 1.0
+    at, r = _oracle_runs(h, h.base, i)
     taus = np.arange(1, len(r))
     if not len(taus):
         return False, False
@@ -412,6 +404,20 @@ def oracle_placed(h: History, i: int) -> tuple[bool, bool] | None:
     innovation = h.knobs["cov"] * math.sqrt(1.0 - phi * phi)
     found = 0 <= true < len(gains) and math.sqrt(gains[true]) / innovation > _ORACLE_CRITICAL
     return bool(found), abs(int(at[taus[np.argmax(gains)]]) - h.steps[i]) <= NEAR
+
+
+def _oracle_runs(h: History, base: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """(positions, runs) between the changes either side of step i, each over all the generator put there but
+    step i's own factor and the noise, less 1; planted outlier runs and missing runs left out."""
+    n = len(h.values)
+    others = [j for j in range(len(h.steps)) if j != i]
+    factor = _levels(n, [h.steps[j] for j in others], [h.sizes[j] for j in others], [h.ramps[j] for j in others])
+    lo = h.steps[i - 1] + h.ramps[i - 1] if i else 0
+    hi = h.steps[i + 1] if i + 1 < len(h.steps) else n
+    keep = ~np.isnan(h.values[lo:hi])
+    keep[[o - lo for o in h.outliers if lo <= o < hi]] = False
+    at = np.flatnonzero(keep) + lo
+    return at, h.values[at] / (base[at] * factor[at]) - 1.0
 
 
 _ORACLE_CRITICAL = 3.8906  # the two-sided 1e-4 (ORACLE_ALPHA) normal quantile
