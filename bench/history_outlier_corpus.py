@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from iolab.analysis.history import PHI_CAP, ChangePointParams, local_phi, outlier_deviations, tail_reading
+from iolab.analysis.history import ChangePointParams, outlier_deviations, tail_reading
 
 # (label, fewest runs, most runs, first seed, histories a half at full size)
 LENGTHS = (
@@ -52,7 +52,6 @@ PHI_BINS = (
 )
 MARGINS = (0.0, 3.0, 5.0, 8.0)
 POWERS = (1.0, 1.5, 1.75, 2.0, 2.25, 2.5, 3.0)
-PHI_SLOPES = (0.0, -0.5, -1.0, -1.5, -2.0)
 CUTS = tuple(x / 2 for x in range(10, 27))  # 5 to 13 sds
 KEPT = 4.0  # deviations under this many sds are never over a cut: not kept
 Z95 = 1.959964
@@ -69,7 +68,7 @@ def wilson(count: int, trials: int) -> tuple[float, float]:
 
 
 def _reading(h, params: ChangePointParams) -> dict:
-    """One history read once: its runs, planted runs, phi (true and `local_phi`), its 99th-percentile reading
+    """One history read once: its runs, planted runs, true phi, its 99th-percentile reading
     (the tail factor before its power and margin) and how many runs it rests on, and the deviations (in sds)
     over KEPT of its eligible unplanted runs and of its eligible planted ones."""
     usable = ~np.isnan(h.values)
@@ -78,7 +77,7 @@ def _reading(h, params: ChangePointParams) -> dict:
     planted = planted[usable]
     u = h.values[usable] / np.median(h.values[usable])
     row = {"runs": len(u), "planted": int(planted.sum()), "phi": h.knobs["phi"], "read": 1.0, "body": 1}
-    row["local_phi"], row["false"], row["found"] = local_phi(u), np.zeros(0), np.zeros(0)
+    row["false"], row["found"] = np.zeros(0), np.zeros(0)
     if len(u) >= 7:
         inner, sds, eligible = outlier_deviations(u, params)
         read, body = tail_reading(sds)
@@ -109,14 +108,12 @@ class Rule:
 
     margin: float
     power: float
-    slope: float
     cut: float
 
     def params(self) -> dict:
         return {
             "outlier_tail_margin": self.margin,
             "outlier_tail_power": self.power,
-            "outlier_tail_phi": self.slope,
             "outlier_sigmas": self.cut,
         }
 
@@ -128,8 +125,7 @@ def _over(rows: list[dict], noise: str, kind: str, rule: Rule) -> int:
         h = r[noise]
         if not len(h[kind]):
             continue
-        power = rule.power + rule.slope * min(max(h["local_phi"], 0.0), PHI_CAP)
-        factor = max(1.0, h["read"] ** power * (1.0 + rule.margin / math.sqrt(h["body"])))
+        factor = max(1.0, h["read"] ** rule.power * (1.0 + rule.margin / math.sqrt(h["body"])))
         total += int((h[kind] / factor > rule.cut).sum())
     return total
 
@@ -141,22 +137,20 @@ def upper90(count: int) -> float:
 
 class _Flat:
     """The kept deviations of many rows of one noise and kind ("false" or "found") as flat arrays, so that a
-    rule scores them all at once: per history its reading, body, local phi and bin; per deviation its
+    rule scores them all at once: per history its reading, body and bin; per deviation its
     history."""
 
     def __init__(self, rows: list[dict], noise: str, kind: str, bins: list[int]):
         h = [r[noise] for r in rows]
         self.read = np.array([x["read"] for x in h])
         self.body = np.array([x["body"] for x in h], dtype=float)
-        self.phi = np.array([min(max(x["local_phi"], 0.0), PHI_CAP) for x in h])
         self.owner = np.concatenate([np.full(len(x[kind]), i) for i, x in enumerate(h)] + [np.zeros(0, dtype=int)])
         self.sds = np.concatenate([x[kind] for x in h] + [np.zeros(0)])
         self.bin = np.asarray(bins, dtype=int)[self.owner] if len(bins) else np.zeros(0, dtype=int)
 
     def over(self, rule: Rule, nbins: int) -> np.ndarray:
         """(nbins, len(CUTS)): how many deviations of each bin score over each cut, under the rule's factor."""
-        power = rule.power + rule.slope * self.phi
-        factor = np.maximum(1.0, self.read**power * (1.0 + rule.margin / np.sqrt(self.body)))
+        factor = np.maximum(1.0, self.read**rule.power * (1.0 + rule.margin / np.sqrt(self.body)))
         above = np.searchsorted(np.asarray(CUTS), self.sds / factor[self.owner], side="left")  # cuts under it
         counts = np.bincount(self.bin * (len(CUTS) + 1) + above, minlength=nbins * (len(CUTS) + 1))
         per_cut = counts.reshape(nbins, len(CUTS) + 1)[:, ::-1].cumsum(axis=1)[:, ::-1]
@@ -186,10 +180,10 @@ class _Tuning:
         self.planted = sum(r["gaussian"]["planted"] for r in rows)
         self.target = target
 
-    def judge(self, margin: float, power: float, slope: float) -> tuple[Rule, dict]:
+    def judge(self, margin: float, power: float) -> tuple[Rule, dict]:
         """The rule at the most sensitive cut meeting the target in every bin (the last cut when none does),
         and its figures: each bin's false runs and their 90% upper end, planted runs found, whether it meets."""
-        rule = Rule(margin, power, slope, CUTS[-1])
+        rule = Rule(margin, power, CUTS[-1])
         counts = np.vstack([self.false[0].over(rule, len(self.labels)), self.false[1].over(rule, len(PHI_BINS))])
         upper = np.array([[1e4 * upper90(int(c)) for c in row] for row in counts]) / np.maximum(self.runs, 1)[:, None]
         upper[self.runs == 0] = 0.0
@@ -202,20 +196,18 @@ class _Tuning:
             if self.runs[i]
         }
         figures = {"cut": CUTS[j], "bins": bins, "gaussian_recall": round(recall, 4), "meets": bool(meets[j])}
-        return Rule(margin, power, slope, CUTS[j]), figures
+        return Rule(margin, power, CUTS[j]), figures
 
 
 def choose(tuning: dict[str, list[dict]], target: float) -> tuple[Rule, dict]:
     """The rule finding the most planted Gaussian runs among those whose unplanted t4 runs per 10,000 meet
     `target` at the 90% upper end in every length bin and every phi bin (the last of the grid when none does);
-    each (margin, power, slope) tried is listed beside at the most sensitive cut that meets (or the last)."""
+    each (margin, power) tried is listed beside at the most sensitive cut that meets (or the last)."""
     judged = _Tuning(tuning, target)
-    grid, best, best_recall = {}, Rule(MARGINS[-1], POWERS[-1], PHI_SLOPES[0], CUTS[-1]), -1.0
-    for margin, power, slope in itertools.product(MARGINS, POWERS, PHI_SLOPES):
-        if slope and power + slope * PHI_CAP < 1.0:
-            continue
-        rule, figures = judged.judge(margin, power, slope)
-        grid[f"{margin}/{power}/{slope}"] = figures
+    grid, best, best_recall = {}, Rule(MARGINS[-1], POWERS[-1], CUTS[-1]), -1.0
+    for margin, power in itertools.product(MARGINS, POWERS):
+        rule, figures = judged.judge(margin, power)
+        grid[f"{margin}/{power}"] = figures
         if figures["meets"] and figures["gaussian_recall"] > best_recall:
             best, best_recall = rule, figures["gaussian_recall"]
     return best, grid

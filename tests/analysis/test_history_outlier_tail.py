@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from iolab.analysis.history import ChangePointParams, outlier_deviations, outlier_scores, tail_factor, tail_power
+from iolab.analysis.history import ChangePointParams, outlier_deviations, outlier_scores, tail_factor
 
 PARAMS = ChangePointParams()
 
@@ -73,7 +73,7 @@ def test_the_tail_is_extrapolated_past_its_99th_percentile_in_independent_t4_run
     outlier runs as extrapolated (fourth round, issue 40); Gaussian runs name none either way."""
     assert PARAMS.outlier_tail_power > 1.0
     extrapolated = _named(PARAMS, 0.0)
-    as_read = _named(replace(PARAMS, outlier_tail_power=1.0, outlier_tail_phi=0.0), 0.0)
+    as_read = _named(replace(PARAMS, outlier_tail_power=1.0), 0.0)
     assert extrapolated <= 10 and as_read >= 2 * extrapolated + 8, (extrapolated, as_read)
     assert _named(PARAMS, 0.0, heavy=False) == 0
 
@@ -85,5 +85,5 @@ def test_correlated_runs_read_a_lower_tail_factor():
     for phi in (0.0, 0.4, 0.75):
         u = ar_t4(11, 20_000, phi)
         _, sds, _ = outlier_deviations(u, PARAMS)
-        factors.append(tail_factor(sds, PARAMS.outlier_tail_margin, tail_power(u, PARAMS)))
+        factors.append(tail_factor(sds, PARAMS.outlier_tail_margin, PARAMS.outlier_tail_power))
     assert factors[0] > factors[1] > factors[2], factors

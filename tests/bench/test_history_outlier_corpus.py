@@ -23,7 +23,6 @@ def _history(runs: int, phi: float, false, found=(), planted: int = 0, read: flo
         "phi": phi,
         "read": read,
         "body": runs,
-        "local_phi": phi / 2,
         "false": np.asarray(false, dtype=float),
         "found": np.asarray(found, dtype=float),
     }
@@ -40,7 +39,7 @@ def test_every_phi_bin_meets_the_target_not_the_length_bins_alone():
     correlated = _row(9_000_000, 0.5, [], found=[7.2] * 500 + [20.0] * 100, planted=1000)
     rule, grid = oc.choose({"all": [independent, correlated]}, 1.0)
     assert rule.cut > 7.2
-    chosen = grid[f"{rule.margin}/{rule.power}/{rule.slope}"]
+    chosen = grid[f"{rule.margin}/{rule.power}"]
     assert chosen["meets"] and chosen["bins"]["phi 0"]["upper_90_per_10000"] <= 1.0
     # Judged by the length bin alone, a cut under 7.2 would pass and find every planted run.
     assert chosen["bins"]["all"]["upper_90_per_10000"] < 0.2
@@ -54,7 +53,7 @@ def test_the_flat_count_is_the_row_by_row_count():
     ]
     for r in rows:
         r["t4"]["read"] = float(rng.uniform(0.8, 1.6))
-    for rule in (oc.Rule(0.0, 1.0, 0.0, 9.0), oc.Rule(5.0, 2.0, -1.0, 6.5), oc.Rule(8.0, 3.0, 0.0, 12.0)):
+    for rule in (oc.Rule(0.0, 1.0, 9.0), oc.Rule(5.0, 2.0, 6.5), oc.Rule(8.0, 3.0, 12.0)):
         flat = oc._Flat(rows, "t4", "false", [0] * len(rows)).over(rule, 1)
         assert flat[0, oc.CUTS.index(rule.cut)] == oc._over(rows, "t4", "false", rule)
 

@@ -34,8 +34,10 @@ judged against the history's own noise, §5.4):
 The test is a normal z of the difference of the two segments' means over
 the larger of two standard errors: the history's long-run sd (its robust sd
 times sqrt((1 + phi) / (1 - phi)), the effective sample size of AR(1)
-noise), and the two segments' own pooled sd times the same factor (a stretch
-noisier than the rest is judged by its own spread). A t-test of the segments
+noise, phi taken one sampling sd above its reading: `NoiseModel.phi_upper`),
+and the two segments' own pooled sd times the same factor (a stretch
+noisier than the rest is judged by its own spread). A short dip or bump
+that comes back is judged without its three runs farthest off (`_brief`). A t-test of the segments
 alone took correlated runs for independent ones and a daily cycle for steps:
 on hourly monitoring it named a false change point every 800 runs.
 
@@ -54,7 +56,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from iolab.analysis.history_noise import MAD_TO_SD, WINSOR, NoiseModel, noise_scale, remove_cycles, rolling_median
+from iolab.analysis.history_noise import MAD_TO_SD, NoiseModel, noise_scale, remove_cycles, rolling_median
 
 HOUR = 3600.0
 
@@ -169,7 +171,7 @@ class ChangePointParams:
     # An outlier run (`outlier_runs`) is this many robust sds of its own deviation away from the median of
     # its `outlier_neighbours` runs on each side, on both sides, and `outlier_floor` away in relative terms,
     # the sds widened by the history's tail factor (`tail_factor`). The cut and how the tail factor is read
-    # (margin, power, phi slope) were chosen together on the tuning half of bench/simulated_histories.py's
+    # (margin, power) were chosen together on the tuning half of bench/simulated_histories.py's
     # outlier corpus (bench/history_outlier_corpus.py): the rule finding the most planted runs under Gaussian
     # noise whose unplanted runs under t4 noise stay at most 1 per 10,000 at the upper end of a 90% interval
     # in every length bin (30-199, 200-1,999, 2,000+ runs) and every phi bin (0, 0-0.35, 0.35-0.7, 0.7-0.8,
@@ -179,16 +181,13 @@ class ChangePointParams:
     # The tail factor the cut is widened by is read at its upper end, (1 + this / sqrt(m)) times the one read
     # from m runs (`tail_factor`); 0 reads it as measured.
     outlier_tail_margin: float = 8.0
-    # The tail factor is extrapolated from the 99th percentile out to the cut as a power of its reading: this
-    # power, plus `outlier_tail_phi` times the history's own lag-1 correlation (`local_phi`, at most
-    # `PHI_CAP`). A 99th percentile 1.3 times a Gaussian's lies further out still at 1 in 10,000 in
-    # independent t4 runs (the cut that meets 1 per 10,000 was 2.30 times the reading at phi 0); correlated
-    # runs average their shocks, so the median of the next runs follows one and the reading itself falls
-    # with phi (1.27 at phi 0, 0.92 at 0.7-0.8 in the corpus): a power of the reading is a phi-dependent
-    # extrapolation already, and the tuning found no gain in a slope on the history's own phi besides.
-    # 1 and 0: the reading as it is, one factor for every phi (the third round's).
+    # The tail factor is extrapolated from the 99th percentile out to the cut as this power of its reading. A
+    # 99th percentile 1.3 times a Gaussian's lies further out still at 1 in 10,000 in independent t4 runs (the
+    # cut that meets 1 per 10,000 was 2.30 times the reading at phi 0); correlated runs average their shocks,
+    # so the median of the next runs follows one and the reading itself falls with phi (1.27 at phi 0, 0.92
+    # at 0.7-0.8 in the corpus): a power of the reading is a phi-dependent extrapolation already (a slope on
+    # the history's own phi besides was offered to the tuning and gained nothing). 1: the reading as it is.
     outlier_tail_power: float = 2.0
-    outlier_tail_phi: float = 0.0
     outlier_neighbours: int = 5  # a median of 5 outvotes a burst of up to 3 bad runs, which stays outliers
     outlier_floor: float = 0.10  # a run 5% off its neighbours is not worth a look, however quiet they are
     # Runs further than this many sds from their local level are pulled in to that distance before the test:
@@ -275,10 +274,17 @@ class _Noise:
     factor: float
 
 
-def _segment_test(x, lo: int, split: int, hi: int, noise: _Noise):  # -> (pvalue, mean_before, mean_after)
+def _segment_test(
+    x, lo: int, split: int, hi: int, noise: _Noise, brief: tuple[bool, bool] = (False, False)
+):  # -> (pvalue, mean_before, mean_after)
     """The step between x[lo:split] and x[split:hi] against the larger of the history's long-run sd and the
-    segments' own, as a normal z (the sd is not the segments' estimate alone, so not Student's t)."""
+    segments' own, as a normal z (the sd is not the segments' estimate alone, so not Student's t); a side that
+    is a short dip or bump (`brief`, `_brief`) judged without its burst (`_held`)."""
     before, after = x[lo:split], x[split:hi]
+    if brief[0]:
+        before = _held(before, after)
+    if brief[1]:
+        after = _held(after, before)
     nb, na = len(before), len(after)
     mb, ma = float(before.mean()), float(after.mean())
     pooled = ((nb - 1) * float(before.var(ddof=1)) + (na - 1) * float(after.var(ddof=1))) / (nb + na - 2)
@@ -286,6 +292,35 @@ def _segment_test(x, lo: int, split: int, hi: int, noise: _Noise):  # -> (pvalue
     if se == 0.0:
         return (1.0 if ma == mb else 0.0), mb, ma
     return math.erfc(abs(ma - mb) / se / math.sqrt(2.0)), mb, ma
+
+
+# A level of fewer than `_SHORT_LEVEL` runs that the runs on both sides of it lie off the same way (a dip or a bump
+# that comes back) is judged without its `_BURST` runs farthest off (`_brief`); 0 judges every run.
+_BURST = 3
+_SHORT_LEVEL = 10  # twice the default min_size: a level this short is a burst of three and a few runs beside it
+
+
+def _brief(x, a: int, b: int, c: int, d: int) -> bool:
+    """Whether x[b:c] is a short level between x[a:b] and x[c:d] that both lie off the same way: a dip or bump
+    that comes back, where a burst of bad runs too shallow to be named outlier runs would sit."""
+    import numpy as np
+
+    if not _BURST or c - b >= _SHORT_LEVEL or c - b - _BURST < 2 or b <= a or d <= c:
+        return False
+    level = float(np.median(x[b:c]))
+    return (float(np.median(x[a:b])) > level) == (float(np.median(x[c:d])) > level)
+
+
+def _held(part, other):  # (m,), (k,) -> the runs of `part` its level is judged by
+    """`part` without its `_BURST` runs farthest off the level of `other`, in the direction it differs: a dip that
+    comes back must hold once a burst of three is set aside. A burst of three bad runs too shallow to be named
+    outlier runs (a 45% dip at COV 9%), pulled in to 3 sds, still moves a segment of five or six by about two
+    sds, and two change points bracketed it as a level of its own; a real short level keeps its shift in the
+    runs left."""
+    import numpy as np
+
+    away = 1.0 if float(np.median(part)) >= float(np.median(other)) else -1.0
+    return part[np.argsort(away * part)[: len(part) - _BURST]]
 
 
 def _magnitude(before: float, after: float) -> float:
@@ -482,38 +517,9 @@ def outlier_scores(u, params: ChangePointParams):  # (n,) relative values -> (n,
     if len(u) < 2 * _NEED + 1:
         return scores
     inner, sds, eligible = outlier_deviations(u, params)
-    power = tail_power(u, params)
-    scores[inner] = np.where(eligible, sds / tail_factor(sds, params.outlier_tail_margin, power), 0.0)
+    factor = tail_factor(sds, params.outlier_tail_margin, params.outlier_tail_power)
+    scores[inner] = np.where(eligible, sds / factor, 0.0)
     return scores
-
-
-PHI_CAP = 0.6  # `local_phi` reads about half of phi (the running median takes the slow part): 0.6 is phi ~0.9
-
-
-def tail_power(u, params: ChangePointParams) -> float:
-    """The power the tail factor is extrapolated by (`ChangePointParams.outlier_tail_power`): lower where the
-    runs are correlated."""
-    if not params.outlier_tail_phi:
-        return params.outlier_tail_power
-    return params.outlier_tail_power + params.outlier_tail_phi * min(max(local_phi(u), 0.0), PHI_CAP)
-
-
-def local_phi(u) -> float:
-    """The lag-1 correlation of the runs about their running median over 2 x `_NEED` + 5 runs, winsorised at
-    `WINSOR` MAD-sds: read before outlier runs, cycles and steps are known, so about the local level (a step
-    moves that median at the step), and lower than the noise's own phi, which the tuning absorbs."""
-    import numpy as np
-
-    if len(u) < 4:
-        return 0.0
-    r = u - rolling_median(u, 2 * _NEED + 5)
-    centre, spread = float(np.median(r)), MAD_TO_SD * float(np.median(np.abs(r - np.median(r))))
-    if spread == 0.0:
-        return 0.0
-    r = np.clip(r, centre - WINSOR * spread, centre + WINSOR * spread)
-    r = r - r.mean()
-    total = float(r @ r)
-    return float(r[1:] @ r[:-1]) / total if total > 0.0 else 0.0
 
 
 _NEED = 3  # neighbours a run needs on each side to be scored
@@ -678,8 +684,9 @@ def analyse_history(
     sigma, _ = noise_scale(adjusted)
     first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
     sigma, phi = noise_scale(adjusted, first)
-    model = NoiseModel(sigma, phi, daily, weekly)
-    noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + phi) / (1.0 - phi)))
+    model = NoiseModel(sigma, phi, daily, weekly, n)
+    upper = model.phi_upper
+    noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + upper) / (1.0 - upper)))
     z = _clipped(adjusted, sigma, params)
     found = _detect(z, params, noise)
     stats = _merge(z, found, params, noise)
@@ -748,7 +755,9 @@ def _merge(z, found: list[int], params: ChangePointParams, noise: _Noise) -> lis
         hi = found[i + 1] if i + 1 < len(found) else n
         if found[i] - lo < 2 or hi - found[i] < 2:
             return 1.0, math.nan, math.nan
-        return _segment_test(z, lo, found[i], hi, noise)
+        outer = (found[i - 2] if i > 1 else 0, found[i + 2] if i + 2 < len(found) else n)
+        brief = (i > 0 and _brief(z, outer[0], lo, found[i], hi), hi < n and _brief(z, lo, found[i], hi, outer[1]))
+        return _segment_test(z, lo, found[i], hi, noise, brief)
 
     stats = [test(i) for i in range(len(found))]
     while found:
