@@ -176,22 +176,10 @@ def _events(x, t, bounds, low, level: float, params: DipParams, interval: float,
             continue
         together = np.diff(below) == 1  # low samples next to each other: the time between them is low too
         covered = interval * len(below) + float(np.sum((np.diff(t[below]) - interval)[together]))
-        covered += _missing_edges(t, int(below[0]), int(below[-1]), interval)
         if covered >= params.min_duration_s - 1e-6:
             # from its first to its last low second: a segment of two may pair a good second with a low one
             events.append([int(below[0]), int(below[-1])])
     return events
-
-
-def _missing_edges(t, first: int, last: int, interval: float) -> float:
-    """Low time of the window missing just before sample `first` and just after sample `last`, at most one
-    interval each: fio's summed series leaves out a window not every job logged, and a planted 2 s dip in
-    quarter-second windows whose last window was left out held 1.75 s of low windows (fio-plot's Kingston
-    DC500M and Samsung PM883: two of the three 2 s misses of the reported half). Only the time between a low
-    window and its present neighbour counts, never more than one window's."""
-    before = t[first] - t[first - 1] - interval if first > 0 else 0.0
-    after = t[last + 1] - t[last] - interval if last + 1 < len(t) else 0.0
-    return float(min(max(before, 0.0), interval) + min(max(after, 0.0), interval))
 
 
 def _short_events(x, t, taken: list[list[int]], level: float, sigma: float, params: DipParams, interval: float):
@@ -222,7 +210,7 @@ def _short_events(x, t, taken: list[list[int]], level: float, sigma: float, para
     edges = np.flatnonzero(np.diff(np.concatenate(([0], below.astype(int), [0]))))
     for a, b in zip(edges[::2], edges[1::2], strict=True):
         stretch = x[a:b]
-        covered = interval * (b - a) + float(np.sum(np.diff(t[a:b]) - interval)) + _missing_edges(t, a, b - 1, interval)
+        covered = interval * (b - a) + float(np.sum(np.diff(t[a:b]) - interval))
         if covered < params.min_duration_s - 1e-6 or float(stretch.min()) >= (1.0 - params.drop) * level:
             continue
         # against the spread about the level of the seconds outside it and the events, and the correlation of
