@@ -46,7 +46,7 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from dips_envelope import LENGTH_BINS, SHAPES, bin_of, held, profile  # noqa: E402
+from dips_envelope import DEPTH_BINS, LENGTH_BINS, SHAPES, bin_of, held, profile  # noqa: E402
 from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
 
 from iolab.doctor.derived import point_series  # noqa: E402
@@ -162,11 +162,11 @@ def robust_sd(name: str, series) -> float:
     return float(1.4826 * np.median(np.abs(per_second - median)) / median) if median > 0 else math.inf
 
 
-def recall_by_bin(rows: list[dict], length: str = "length", onset: str = "onset_error") -> dict:
-    """Recall and onset within 1 s by length bin: the length and onset error each row is read by (the planted
-    dip's low time and its start, or the planted shape's)."""
+def recall_by_bin(rows: list[dict], length: str = "length", onset: str = "onset_error", bins=LENGTH_BINS) -> dict:
+    """Recall and onset within 1 s by length bin (or by `bins` of another key, as `length` names): the length
+    and onset error each row is read by (the planted dip's low time and its start, or the planted shape's)."""
     out = {}
-    for lo, hi in LENGTH_BINS:
+    for lo, hi in bins:
         group = [r for r in rows if bin_of(r[length], ((lo, hi),))]
         found = [r for r in group if r["found"]]
         out[f"{lo:g}-{hi:g}"] = {
@@ -175,6 +175,12 @@ def recall_by_bin(rows: list[dict], length: str = "length", onset: str = "onset_
             "onset_within_1s": round(sum(abs(r[onset]) <= 1 for r in found) / len(found), 4) if found else None,
         }
     return out
+
+
+def _median_onset_error(rows: list[dict]) -> float | None:
+    """The median absolute onset error of the found rows, in seconds (None when none was found)."""
+    errors = [abs(r["onset_error"]) for r in rows if r["found"]]
+    return round(float(np.median(errors)), 2) if errors else None
 
 
 def holding(rows: list[dict]) -> list[dict]:
@@ -194,6 +200,9 @@ def planted_figures(rows: list[dict]) -> dict:
             "eligible_twins": len(eligible),
             "eligible_recall": round(sum(r["found"] for r in eligible) / len(eligible), 4) if eligible else None,
             "eligible_by_length_s": recall_by_bin(eligible),
+            "eligible_by_depth": recall_by_bin(eligible, "depth", bins=DEPTH_BINS[1:]),
+            "eligible_median_abs_onset_error_s": _median_onset_error(eligible),
+            "all_by_depth": recall_by_bin(mine, "depth", bins=DEPTH_BINS),
             "deep_by_planted_length_s": recall_by_bin(deep, "planted_length", "shape_onset_error"),
             "all_by_length_s": recall_by_bin(mine),
         }
@@ -472,6 +481,9 @@ def report(figures: dict, smoke: bool) -> int:
             print(
                 f"  eligible {label:>7} s: {b['twins']:4d} twins  recall {b['recall']}  onset +-1 s {b['onset_within_1s']}"
             )
+        for label, b in p["eligible_by_depth"].items():
+            print(f"  eligible depth {label}: {b['twins']:4d} twins  recall {b['recall']}")
+        print(f"  eligible median |onset error| {p['eligible_median_abs_onset_error_s']} s")
     for name in unexplained:
         print(f"  not listed: {name}: {'; '.join(flagged[name])}")
     stale = figures["listed_but_not_found"]
