@@ -25,7 +25,8 @@ Writes bench/results/mutation.json with the score and every survivor (module, li
 Over the whole of src/ (issue 41): `--whole` draws from every module of the package (views, runner,
 safety, probe, compare wiring, ...), and each mutant runs against the fast-tier tests that execute its
 line, from a coverage map made once (`--coverage-map FILE`: the fast tier, `pytest -m "not e2e"`, run once
-under coverage.py with one dynamic context per test; built when FILE is missing). A mutant on a line no
+under coverage.py with one dynamic context per test; built when FILE is missing, its test files dealt to
+`--coverage-shards` processes side by side). A mutant on a line no
 fast test runs survives as "not covered". Test files added or changed since the map was made are run
 under coverage on their own and merged in (the map remembers which files it holds). Scores: killed /
 (killed + survived), overall and per package, and killed / (mutants - equivalent): bench/mutation_notes.json
@@ -184,7 +185,7 @@ BLOBS = "__blobs__"  # and the git blob id of each test file and src module it w
 TIERS = ("tests/conftest.py", "tests/tiers.py")  # which tests are fast: when these change, unmapped files may have some
 
 
-def coverage_map(path: Path, modules: list[str] | None = None) -> dict[str, dict[int, list[str]]]:
+def coverage_map(path: Path, modules: list[str] | None = None, shards: int = 1) -> dict[str, dict[int, list[str]]]:
     """module (relative to src/iolab) -> line -> the fast-tier tests that run that line (pytest node ids,
     `tests/x/test_y.py::test_z`: a mutant runs those tests, not their whole files); read from `path`, or made
     there by running the fast tier once under coverage.py (one dynamic context per test).
@@ -203,7 +204,7 @@ def coverage_map(path: Path, modules: list[str] | None = None) -> dict[str, dict
     started = time.time()
     for module in drifted:
         out[module] = {}
-    _merge(out, _run_under_coverage(path, tests), set(tests))
+    _merge(out, _run_under_coverage(path, tests, shards), set(tests))
     refreshed = set(now) if tests == ["tests"] else {*tests, *TIERS, *(f"src/iolab/{m}" for m in drifted)}
     blobs = {**blobs, **{name: now[name] for name in refreshed if name in now}}
     path.write_text(json.dumps({MADE: started, BLOBS: blobs, **out}))
@@ -282,8 +283,9 @@ def _merge(out: dict[str, dict[int, list[str]]], fresh: dict[str, dict[int, list
             mapped[:] = sorted(set(mapped) | set(files))
 
 
-def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, list[str]]]:
-    """The fast-tier tests among `tests` run once under coverage.py: module -> line -> test files."""
+def _run_under_coverage(path: Path, tests: list[str], shards: int = 1) -> dict[str, dict[int, list[str]]]:
+    """The fast-tier tests among `tests` run once under coverage.py, their files dealt to `shards` processes
+    run side by side (the whole fast tier took 12 min and more in one): module -> line -> test files."""
     import coverage
 
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
@@ -294,8 +296,10 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
         # run only by a test's fixture was counted as run by no test)
         # patch = subprocess: a fresh interpreter a test starts is measured too, under that test's node id
         # (bench/coverage_contexts.py hands it down), its data file beside this one's, combined after
-        rc.write_text(f"[run]\nsource = {SRC}\npatch = subprocess\n")
-        subprocess.run(
+        # parallel (as patch = subprocess implies): each process, each shard, writes a data file of its own
+        rc.write_text(f"[run]\nsource = {SRC}\npatch = subprocess\nparallel = true\n")
+        running = [
+            subprocess.Popen(
             [
                 sys.executable,
                 "-m",
@@ -312,16 +316,19 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
                 "coverage_contexts",
                 "-m",
                 "not e2e",
-                *tests,
+                *shard,
             ],
             cwd=ROOT,
             env={
                 **os.environ,
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "bench"), os.environ.get("PYTHONPATH")])),
             },
-            check=False,
             stdout=subprocess.DEVNULL,
-        )  # fmt: skip  (a failing test still maps the lines it ran)
+        )
+            for shard in dealt(tests, shards)
+        ]  # fmt: skip
+        for process in running:
+            process.wait()  # a failing test still maps the lines it ran
         subprocess.run(
             [sys.executable, "-m", "coverage", "combine", f"--rcfile={rc}", f"--data-file={data_file}", "-q"],
             cwd=ROOT,
@@ -339,6 +346,34 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
                 line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
             }
     return out
+
+
+def dealt(tests: list[str], shards: int) -> list[list[str]]:
+    """`tests` (files, node ids, folders) as lists for `shards` processes side by side: a folder's test files one
+    by one, largest first, each to the list holding the fewest bytes so far."""
+    if shards <= 1:
+        return [tests]
+    files = list(dict.fromkeys(file for test in tests for file in _files_of(test)))
+    lists: list[list[str]] = [[] for _ in range(min(shards, len(files)))]
+    loads = [0] * len(lists)
+    for test in sorted(files, key=lambda t: -_size(t)):
+        at = loads.index(min(loads))
+        lists[at].append(test)
+        loads[at] += _size(test)
+    return lists
+
+
+def _files_of(test: str) -> list[str]:
+    """A folder's test files (relative to the worktree when inside it), or the test itself."""
+    folder = ROOT / test
+    if not folder.is_dir():
+        return [test]
+    return [os.path.relpath(file, ROOT) for file in sorted(folder.rglob("test_*.py"))]
+
+
+def _size(test: str) -> int:
+    path = ROOT / test.partition("::")[0]
+    return path.stat().st_size if path.is_file() else 0
 
 
 def test_ids(context: str) -> list[str]:
@@ -904,6 +939,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--budget-s", type=float, default=0.0, help="stop drawing mutants after this long (0: none)")
     parser.add_argument("--whole", action="store_true", help="every module of src/iolab, not only the numbers'")
     parser.add_argument("--coverage-map", type=Path, help="run each mutant's covering fast tests (made if missing)")
+    parser.add_argument("--coverage-shards", type=int, default=1, help="processes making the map side by side")
     parser.add_argument("--out", type=Path, help="where the result goes (default bench/results/mutation*.json)")
     parser.add_argument("--rerun", type=Path, help="a previous result: its killed mutants (same source) are kept")
     parser.add_argument("--merge", type=Path, nargs="+", help="results of parts of one run (--modules): one result")
@@ -916,7 +952,7 @@ def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list
     if args.merge:  # the parts ran side by side, each on its own modules: their outcomes are the run's
         return merged(args.merge)
     modules = args.modules.split(",") if args.modules else (WHOLE if args.whole else MODULES)
-    covering = coverage_map(args.coverage_map, modules) if args.coverage_map else None
+    covering = coverage_map(args.coverage_map, modules, args.coverage_shards) if args.coverage_map else None
     if args.smoke:
         modules, args.per_module = ["analysis/knee.py"], 2
     budget = started + args.budget_s if args.budget_s else 0.0
