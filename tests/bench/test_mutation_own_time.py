@@ -95,10 +95,8 @@ def test_a_child_that_never_ends_is_stopped_with_what_it_started():
     os.close(write)
     sleeper = int(os.read(read, 32))
     os.close(read)
-    started = time.monotonic()
     try:
-        assert mutation.watch(child, budget_s=0.1, tick_s=0.02) is None
-        assert time.monotonic() - started < 5
+        assert mutation.watch(child, budget_s=0.1, tick_s=0.02) is None  # its own time ran out: it is stopped
         assert _ended(sleeper)  # killed with its group, not left sleeping
     finally:
         if not _ended(sleeper, 0):
