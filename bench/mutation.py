@@ -12,8 +12,10 @@ Mutants are drawn at random with a fixed seed, `--per-module` from each module (
 `--per-module 0`), each module from a generator seeded by the seed and the module's name: the same module
 gives the same mutants whatever else changed (one draw shared by every module moved every later module's
 mutants when one module gained a line). The score is killed / (killed + survived).
-A mutant whose tests time out runs once more after the others with a longer budget: its outcome is that
-run's; when it times out again it is killed by time-out (an infinite loop is caught) only if the same tests
+A mutant's tests are timed by their own time, the wall clock less their waits for a CPU (`OwnClock`: on a
+host at a load of 15-22 on two CPUs most of 120 s of wall clock was waiting), and a time-out ends every
+process they started. A mutant whose tests time out runs once more after the others with a longer budget: its
+outcome is that run's; when it times out again it is killed by time-out (an infinite loop is caught) only if the same tests
 pass on the unmutated source within that budget, else it is "unjudged" and not killed; the result counts
 time-outs apart (`timeouts`). Goal: at least 85%.
 Writes bench/results/mutation.json with the score and every survivor (module, line, change).
@@ -23,7 +25,8 @@ Writes bench/results/mutation.json with the score and every survivor (module, li
 Over the whole of src/ (issue 41): `--whole` draws from every module of the package (views, runner,
 safety, probe, compare wiring, ...), and each mutant runs against the fast-tier tests that execute its
 line, from a coverage map made once (`--coverage-map FILE`: the fast tier, `pytest -m "not e2e"`, run once
-under coverage.py with one dynamic context per test; built when FILE is missing). A mutant on a line no
+under coverage.py with one dynamic context per test; built when FILE is missing, its test files dealt to
+`--coverage-shards` processes side by side). A mutant on a line no
 fast test runs survives as "not covered". Test files added or changed since the map was made are run
 under coverage on their own and merged in (the map remembers which files it holds). Scores: killed /
 (killed + survived), overall and per package, and killed / (mutants - equivalent): bench/mutation_notes.json
@@ -37,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import functools
 import hashlib
 import json
@@ -181,7 +185,7 @@ BLOBS = "__blobs__"  # and the git blob id of each test file and src module it w
 TIERS = ("tests/conftest.py", "tests/tiers.py")  # which tests are fast: when these change, unmapped files may have some
 
 
-def coverage_map(path: Path, modules: list[str] | None = None) -> dict[str, dict[int, list[str]]]:
+def coverage_map(path: Path, modules: list[str] | None = None, shards: int = 1) -> dict[str, dict[int, list[str]]]:
     """module (relative to src/iolab) -> line -> the fast-tier tests that run that line (pytest node ids,
     `tests/x/test_y.py::test_z`: a mutant runs those tests, not their whole files); read from `path`, or made
     there by running the fast tier once under coverage.py (one dynamic context per test).
@@ -200,7 +204,7 @@ def coverage_map(path: Path, modules: list[str] | None = None) -> dict[str, dict
     started = time.time()
     for module in drifted:
         out[module] = {}
-    _merge(out, _run_under_coverage(path, tests), set(tests))
+    _merge(out, _run_under_coverage(path, tests, shards), set(tests))
     refreshed = set(now) if tests == ["tests"] else {*tests, *TIERS, *(f"src/iolab/{m}" for m in drifted)}
     blobs = {**blobs, **{name: now[name] for name in refreshed if name in now}}
     path.write_text(json.dumps({MADE: started, BLOBS: blobs, **out}))
@@ -279,8 +283,9 @@ def _merge(out: dict[str, dict[int, list[str]]], fresh: dict[str, dict[int, list
             mapped[:] = sorted(set(mapped) | set(files))
 
 
-def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, list[str]]]:
-    """The fast-tier tests among `tests` run once under coverage.py: module -> line -> test files."""
+def _run_under_coverage(path: Path, tests: list[str], shards: int = 1) -> dict[str, dict[int, list[str]]]:
+    """The fast-tier tests among `tests` run once under coverage.py, their files dealt to `shards` processes
+    run side by side (the whole fast tier took 12 min and more in one): module -> line -> test files."""
     import coverage
 
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
@@ -291,8 +296,10 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
         # run only by a test's fixture was counted as run by no test)
         # patch = subprocess: a fresh interpreter a test starts is measured too, under that test's node id
         # (bench/coverage_contexts.py hands it down), its data file beside this one's, combined after
-        rc.write_text(f"[run]\nsource = {SRC}\npatch = subprocess\n")
-        subprocess.run(
+        # parallel (as patch = subprocess implies): each process, each shard, writes a data file of its own
+        rc.write_text(f"[run]\nsource = {SRC}\npatch = subprocess\nparallel = true\n")
+        running = [
+            subprocess.Popen(
             [
                 sys.executable,
                 "-m",
@@ -309,16 +316,19 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
                 "coverage_contexts",
                 "-m",
                 "not e2e",
-                *tests,
+                *shard,
             ],
             cwd=ROOT,
             env={
                 **os.environ,
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "bench"), os.environ.get("PYTHONPATH")])),
             },
-            check=False,
             stdout=subprocess.DEVNULL,
-        )  # fmt: skip  (a failing test still maps the lines it ran)
+        )
+            for shard in dealt(tests, shards)
+        ]  # fmt: skip
+        for process in running:
+            process.wait()  # a failing test still maps the lines it ran
         subprocess.run(
             [sys.executable, "-m", "coverage", "combine", f"--rcfile={rc}", f"--data-file={data_file}", "-q"],
             cwd=ROOT,
@@ -336,6 +346,34 @@ def _run_under_coverage(path: Path, tests: list[str]) -> dict[str, dict[int, lis
                 line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
             }
     return out
+
+
+def dealt(tests: list[str], shards: int) -> list[list[str]]:
+    """`tests` (files, node ids, folders) as lists for `shards` processes side by side: a folder's test files one
+    by one, largest first, each to the list holding the fewest bytes so far."""
+    if shards <= 1:
+        return [tests]
+    files = list(dict.fromkeys(file for test in tests for file in _files_of(test)))
+    lists: list[list[str]] = [[] for _ in range(min(shards, len(files)))]
+    loads = [0] * len(lists)
+    for test in sorted(files, key=lambda t: -_size(t)):
+        at = loads.index(min(loads))
+        lists[at].append(test)
+        loads[at] += _size(test)
+    return lists
+
+
+def _files_of(test: str) -> list[str]:
+    """A folder's test files (relative to the worktree when inside it), or the test itself."""
+    folder = ROOT / test
+    if not folder.is_dir():
+        return [test]
+    return [os.path.relpath(file, ROOT) for file in sorted(folder.rglob("test_*.py"))]
+
+
+def _size(test: str) -> int:
+    path = ROOT / test.partition("::")[0]
+    return path.stat().st_size if path.is_file() else 0
 
 
 def test_ids(context: str) -> list[str]:
@@ -536,11 +574,12 @@ def run_tests(tree: Path, tests: list[str], timeout_s: float = TIMEOUT_S) -> str
     """'killed', 'survived' or 'timeout' for the package copy at `tree`, its unit tests run in a forked child
     of this process: pytest and numpy are imported once, here, and iolab never is (each child imports the
     mutated copy, its parent put first on sys.path), which makes a mutant about 4x cheaper than a fresh
-    pytest process."""
+    pytest process. `timeout_s` is of the tests' own time (`watch`), not the wall clock's."""
     pid = os.fork()
     if pid == 0:  # the child: run the tests, report by exit status only
         code = 70
         try:
+            os.setpgid(0, 0)  # a group of its own: a time-out ends every process its tests started (`watch`)
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
@@ -552,16 +591,9 @@ def run_tests(tree: Path, tests: list[str], timeout_s: float = TIMEOUT_S) -> str
             code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-m", "not e2e", *tests]))
         finally:
             os._exit(code)
-    deadline = time.monotonic() + timeout_s
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return "timeout"
-        time.sleep(0.05)
+    status = watch(pid, timeout_s)
+    if status is None:
+        return "timeout"
     code = os.waitstatus_to_exitcode(status)
     if code == 5:  # no unit test selected (the module's tests are all end to end): nothing can kill it
         return "survived"
@@ -570,6 +602,97 @@ def run_tests(tree: Path, tests: list[str], timeout_s: float = TIMEOUT_S) -> str
     if code in (3, 4, 70):  # internal or usage error: the mutant's doing, or the run's (`run_module` tells)
         raise RunBroken(f"pytest could not run {tests} against the mutant (exit {code})")
     return "survived" if code == 0 else "killed"
+
+
+POLL_S = 0.05  # how often a child's end is looked for
+TICK_S = 0.5  # how often its tests' own time is brought up to date (a look through /proc: a few ms)
+
+
+def watch(pid: int, budget_s: float, tick_s: float = TICK_S) -> int | None:
+    """The wait status of the forked child `pid` (the leader of its own process group), or None when its tests
+    ran past `budget_s` of their own time (`OwnClock`): then the child and every process of its group are
+    killed, so no test's subprocess outlives its run to load the host for the next mutant (a child killed
+    alone left them running). Leaving early (Ctrl-C) kills them too."""
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)  # as the child does: whichever comes first, the group is there before a kill
+    clock, ticked = OwnClock(pid), 0.0
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            if time.monotonic() - ticked >= tick_s:
+                ticked = time.monotonic()
+                if clock.tick() > budget_s:
+                    break
+            time.sleep(POLL_S)
+    except BaseException:
+        _end_group(pid)
+        raise
+    _end_group(pid)
+    return None
+
+
+def _end_group(pid: int) -> None:
+    """The unreaped child `pid` and every process of its group killed (its pid is the group's id, not yet free
+    for another process), and the child reaped."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+
+
+class OwnClock:
+    """The seconds a process tree has run or slept, not counting the time it waited for a CPU: the wall clock,
+    less in each interval between ticks the longest wait on a run queue of any one of its threads (Linux's
+    /proc/<pid>/task/<tid>/schedstat; without it, the wall clock). A budget of wall-clock seconds measured
+    the host: at a load of 14-16 on two CPUs a mutant's tests spent 55-75% of their time waiting for a CPU
+    (store/db.py's mutant of seed 53007: 79 s, 14 s of them running and 43 s waiting; 102 s, 16 s and 57 s in a
+    fresh interpreter, so not the fork's doing), and 120 s ended tests that pass in seconds on a quiet host.
+    The longest wait, not their sum: two processes waiting at once lose the time once. A wait is counted when
+    it ends (the kernel adds it as the thread gets its CPU), so an interval may lose more than its own length:
+    that is time the intervals before counted."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.waited = run_queue_waits(root)  # thread id -> its run-queue wait so far (ns)
+        self.last = time.monotonic()
+        self.own = 0.0
+
+    def tick(self) -> float:
+        """The tree's own time until now."""
+        now = time.monotonic()
+        waits = run_queue_waits(self.root)
+        longest = max((wait - self.waited.get(tid, 0) for tid, wait in waits.items()), default=0)
+        self.waited.update(waits)
+        self.own += now - self.last - longest / 1e9
+        self.last = now
+        return self.own
+
+
+def run_queue_waits(root: int) -> dict[int, int]:
+    """Thread id -> nanoseconds it has waited on a run queue, for every thread of `root` and its descendants."""
+    waits = {}
+    for pid in descendants(root):
+        with contextlib.suppress(OSError, ValueError):  # it ended meanwhile; a kernel without schedstat
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                waits[int(tid)] = int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[1])
+    return waits
+
+
+def descendants(root: int) -> list[int]:
+    """`root` and every process below it (by their parents in /proc/<pid>/stat)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                stat = Path(f"/proc/{name}/stat").read_text()
+                children.setdefault(int(stat.rpartition(")")[2].split()[1]), []).append(int(name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
 
 
 class RunBroken(Exception):
@@ -816,6 +939,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--budget-s", type=float, default=0.0, help="stop drawing mutants after this long (0: none)")
     parser.add_argument("--whole", action="store_true", help="every module of src/iolab, not only the numbers'")
     parser.add_argument("--coverage-map", type=Path, help="run each mutant's covering fast tests (made if missing)")
+    parser.add_argument("--coverage-shards", type=int, default=1, help="processes making the map side by side")
     parser.add_argument("--out", type=Path, help="where the result goes (default bench/results/mutation*.json)")
     parser.add_argument("--rerun", type=Path, help="a previous result: its killed mutants (same source) are kept")
     parser.add_argument("--merge", type=Path, nargs="+", help="results of parts of one run (--modules): one result")
@@ -828,7 +952,7 @@ def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list
     if args.merge:  # the parts ran side by side, each on its own modules: their outcomes are the run's
         return merged(args.merge)
     modules = args.modules.split(",") if args.modules else (WHOLE if args.whole else MODULES)
-    covering = coverage_map(args.coverage_map, modules) if args.coverage_map else None
+    covering = coverage_map(args.coverage_map, modules, args.coverage_shards) if args.coverage_map else None
     if args.smoke:
         modules, args.per_module = ["analysis/knee.py"], 2
     budget = started + args.budget_s if args.budget_s else 0.0

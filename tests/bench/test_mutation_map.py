@@ -1,5 +1,6 @@
 """bench/mutation.py's coverage map gives a line to the test whose fixture ran it (a mutant there is run
-against that test, not reported "not covered")."""
+against that test, not reported "not covered"); made by two processes side by side (`--coverage-shards`),
+it holds the lines of both (two processes writing one data file kept only one's)."""
 
 from __future__ import annotations
 
@@ -26,11 +27,21 @@ def test_with_a_fixture(twelve):
     assert twelve == 12
 """
 
+OTHER = """
+from iolab.numbers import real
 
-def test_a_line_run_only_by_a_fixture_is_mapped_to_its_test(tmp_path: Path) -> None:
-    test_file = tmp_path / "test_fixture_only.py"
+
+def test_real():
+    assert real("1.5", "x") == 1.5
+"""
+
+
+def test_a_line_run_only_by_a_fixture_is_mapped_to_its_test_and_each_shard_s_lines_are_kept(tmp_path: Path) -> None:
+    test_file, other = tmp_path / "test_fixture_only.py", tmp_path / "test_other.py"
     test_file.write_text(FIXTURE_ONLY)
-    mapped = mutation._run_under_coverage(tmp_path / "map.json", [str(test_file)])
+    other.write_text(OTHER)
+    assert len(mutation.dealt([str(test_file), str(other)], 2)) == 2
+    mapped = mutation._run_under_coverage(tmp_path / "map.json", [str(test_file), str(other)], shards=2)
     body = next(
         n
         for n, line in enumerate((ROOT / "src/iolab/numbers.py").read_text().splitlines(), 1)
@@ -38,3 +49,4 @@ def test_a_line_run_only_by_a_fixture_is_mapped_to_its_test(tmp_path: Path) -> N
     )
     runners = {t for line, tests in mapped["numbers.py"].items() if line > body for t in tests}
     assert any(t.endswith("test_with_a_fixture") for t in runners), runners
+    assert any(t.endswith("test_real") for tests in mapped["numbers.py"].values() for t in tests)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -20,8 +21,12 @@ class Mount:
 
 
 def _unescape(field: str) -> str:
-    """mountinfo escapes space, tab, newline and backslash as octal (\\040)."""
-    return field.encode().decode("unicode_escape") if "\\" in field else field
+    """mountinfo escapes space, tab, newline and backslash as octal (\\040) and writes every other byte as it
+    is: only those escapes are read (Python's unicode_escape read the UTF-8 of "/mnt/données\\040x" as Latin-1)."""
+    return _OCTAL.sub(lambda m: chr(int(m[1], 8)), field)
+
+
+_OCTAL = re.compile(r"\\([0-7]{3})")
 
 
 def read_mounts(root: Root) -> list[Mount]:
