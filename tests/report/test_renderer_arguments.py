@@ -100,3 +100,15 @@ def test_verbose_lists_every_finding_the_default_leaves_unlisted(shown):
     assert rules and not any(re.search(rf"^INFO +{rule} ", default, re.MULTILINE) for rule in rules)
     assert all(re.search(rf"^INFO +{rule} ", verbose, re.MULTILINE) for rule in rules)
     assert "not listed" not in verbose and "Not evaluated (1):" in verbose
+
+
+@pytest.mark.parametrize("view", ["runs", "comparison", "doctor", "run_list", "snapshot", "lint", "host_diff"])
+def test_a_terminal_s_colours_are_iolab_s_own(view, shown, monkeypatch):
+    """Rich's highlighter paints numbers, paths and quoted words of any line it is let at; iolab colours what it
+    means to (a severity, a verdict, a status) and nothing else: the page is the same with it switched off."""
+    from rich.highlighter import ReprHighlighter
+
+    render = renders("text")[view]
+    coloured = render(shown[view], terminal=True, verbose=True)
+    monkeypatch.setattr(ReprHighlighter, "highlight", lambda self, text: None)
+    assert render(shown[view], terminal=True, verbose=True) == coloured
