@@ -26,7 +26,7 @@ COMMANDS = {
     "doctor": ["doctor"],
     "export": ["export"],
     "run_list": ["ls"],
-    "snapshot": ["probe"],
+    "snapshot": ["probe", "{dir}"],
     "lint": ["lint", "{job}"],
     "host_diff": ["diff-env", "1", "2"],
 }
@@ -42,7 +42,9 @@ def shown(tmp_path_factory) -> dict[str, object]:
     again.write_text(FIO_JSON.read_text() + "\n")
     for path in (FIO_JSON, again):
         assert iolab("import", "--snapshot", str(path), env=env).returncode == 0
-    (place / "job.fio").write_text(JOB)
+    # what a user typed, brackets and all: a target directory, a file name, a command a job runs
+    (place / "d[1]").mkdir()
+    (place / "job.fio").write_text(f"{JOB}filename={place}/d[1]/f[red]x\nexec_prerun=echo [bold]hi[/bold]\n")
     captured: dict[str, object] = {}
     chosen = formats.renderer
 
@@ -58,7 +60,8 @@ def shown(tmp_path_factory) -> dict[str, object]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(formats, "renderer", capturing)
         for argv in COMMANDS.values():
-            done = iolab(*[w.format(job=place / "job.fio") for w in argv], "--format", "json", env=env, cwd=place)
+            words = [w.format(job=place / "job.fio", dir=place / "d[1]") for w in argv]
+            done = iolab(*words, "--format", "json", env=env, cwd=place)
             assert done.returncode == 0, (argv, done.stderr)
     return captured
 
@@ -112,3 +115,12 @@ def test_a_terminal_s_colours_are_iolab_s_own(view, shown, monkeypatch):
     coloured = render(shown[view], terminal=True, verbose=True)
     monkeypatch.setattr(ReprHighlighter, "highlight", lambda self, text: None)
     assert render(shown[view], terminal=True, verbose=True) == coloured
+
+
+def test_what_a_user_typed_shows_whole_in_the_text(shown):
+    """Brackets in a path or a command are the user's text, never Rich markup taken out of it."""
+    (target,) = shown["snapshot"].targets
+    assert target.path.endswith("/d[1]")
+    assert f"target {target.path}: device " in renders("text")["snapshot"](shown["snapshot"])
+    said = renders("text")["lint"](shown["lint"])
+    assert "runs: [r] exec_prerun=echo [bold]hi[/bold] (iolab runs it only with --allow-commands)" in said
