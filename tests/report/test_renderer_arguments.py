@@ -43,8 +43,8 @@ def shown(tmp_path_factory) -> dict[str, object]:
     for path in (FIO_JSON, again):
         assert iolab("import", "--snapshot", str(path), env=env).returncode == 0
     # what a user typed, brackets and all: a target directory, a file name, a command a job runs
-    (place / "d[1]").mkdir()
-    (place / "job.fio").write_text(f"{JOB}filename={place}/d[1]/f[red]x\nexec_prerun=echo [bold]hi[/bold]\n")
+    (place / "d[red]1").mkdir()
+    (place / "job.fio").write_text(f"{JOB}filename={place}/d[red]1/f[red]x\nexec_prerun=echo [bold]hi[/bold]\n")
     captured: dict[str, object] = {}
     chosen = formats.renderer
 
@@ -60,7 +60,7 @@ def shown(tmp_path_factory) -> dict[str, object]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(formats, "renderer", capturing)
         for argv in COMMANDS.values():
-            words = [w.format(job=place / "job.fio", dir=place / "d[1]") for w in argv]
+            words = [w.format(job=place / "job.fio", dir=place / "d[red]1") for w in argv]
             done = iolab(*words, "--format", "json", env=env, cwd=place)
             assert done.returncode == 0, (argv, done.stderr)
     return captured
@@ -120,7 +120,7 @@ def test_a_terminal_s_colours_are_iolab_s_own(view, shown, monkeypatch):
 def test_what_a_user_typed_shows_whole_in_the_text(shown):
     """Brackets in a path or a command are the user's text, never Rich markup taken out of it."""
     (target,) = shown["snapshot"].targets
-    assert target.path.endswith("/d[1]")
+    assert target.path.endswith("/d[red]1")
     assert f"target {target.path}: device " in renders("text")["snapshot"](shown["snapshot"])
     said = renders("text")["lint"](shown["lint"])
     assert "runs: [r] exec_prerun=echo [bold]hi[/bold] (iolab runs it only with --allow-commands)" in said
