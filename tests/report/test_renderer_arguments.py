@@ -31,6 +31,7 @@ COMMANDS = {
     "host_diff": ["diff-env", "1", "2"],
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+HOSTILE = "<script>alert(1)</script> & [red]kept[/red]"  # a note a user wrote, as markup of two kinds
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +46,7 @@ def shown(tmp_path_factory) -> dict[str, object]:
     # what a user typed, brackets and all: a target directory, a file name, a command a job runs
     (place / "d[red]1").mkdir()
     (place / "job.fio").write_text(f"{JOB}filename={place}/d[red]1/f[red]x\nexec_prerun=echo [bold]hi[/bold]\n")
+    assert iolab("note", "2", HOSTILE, env=env).returncode == 0
     captured: dict[str, object] = {}
     chosen = formats.renderer
 
@@ -124,3 +126,18 @@ def test_what_a_user_typed_shows_whole_in_the_text(shown):
     assert f"target {target.path}: device " in renders("text")["snapshot"](shown["snapshot"])
     said = renders("text")["lint"](shown["lint"])
     assert "runs: [r] exec_prerun=echo [bold]hi[/bold] (iolab runs it only with --allow-commands)" in said
+
+
+def test_a_note_with_markup_of_two_kinds_shows_as_text_on_every_page(shown):
+    """HTML is escaped, Rich's brackets kept, Markdown's characters escaped: in the text, the HTML page (without
+    its charts, which hold no note), the Markdown and `ls --json` the note reads as the user wrote it."""
+    from iolab.report.html import render_html
+
+    page, _ = render_html(shown["runs"].views, svg=False)
+    assert (
+        "<dd>&lt;script&gt;alert(1)&lt;/script&gt; &amp; [red]kept[/red]</dd>" in page and "<script>alert" not in page
+    )
+    assert f"  note: {HOSTILE}\n" in renders("text")["runs"](shown["runs"])
+    assert f"- **note:** {HOSTILE}\n" in renders("markdown")["runs"](shown["runs"]).replace("\\", "")
+    listed = json.loads(renders("json")["run_list"](shown["run_list"]))
+    assert [run["notes"] for run in listed] == [[HOSTILE], []]  # `ls --json`: run 2, then run 1
