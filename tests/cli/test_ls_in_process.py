@@ -50,3 +50,29 @@ def test_a_page_names_the_next_with_its_own_limit(home):
     )
     whole = _ls(home, "--limit", "3")
     assert whole.returncode == 0 and "not shown" not in whole.stdout and "--before" not in whole.stdout
+
+
+def test_every_format_of_a_page_names_what_it_leaves_out(home):
+    markdown = _ls(home, "--limit", "2", "--format", "markdown").stdout
+    assert markdown.endswith("\n\nOlder runs: `iolab ls --before 2 --limit 2`\n")
+    assert [line.split(" | ")[0] for line in markdown.splitlines()[2:4]] == ["| 3", "| 2"]
+    whole = _ls(home, "--format", "markdown").stdout
+    assert "Older runs" not in whole and len(whole.splitlines()) == 2 + 3
+
+
+@pytest.mark.parametrize(
+    ("fmt", "said"),
+    [
+        ("text", "No run is tagged 'nightly'.\n"),
+        ("markdown", "No run is tagged 'nightly'.\n"),
+        ("json", "[]\n"),
+        (
+            "csv",
+            "run_id,started_at,finished_at,status,label,host,targets,points_planned,points_done,points_failed,"
+            "tags,notes,imported\n",
+        ),
+    ],
+)
+def test_an_empty_page_says_why_or_holds_nothing(home, fmt, said):
+    done = _ls(home, "--tag", "nightly", "--format", fmt)
+    assert done.returncode == 0 and done.stdout == said
