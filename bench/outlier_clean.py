@@ -101,10 +101,14 @@ def wilson(hits: int, of: int) -> tuple[float, float]:
     return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
 
 
-def run(arrays: int, seed: int, sizes: tuple[tuple[int, int], ...], families: tuple[str, ...]) -> dict:
+def run(arrays: int, seed: int, sizes: tuple[tuple[int, int], ...], families: tuple[str, ...], save) -> dict:
+    """Each family's bins; `save` is called with the figures so far after every bin (a long run on a busy host
+    keeps what it measured)."""
     out: dict[str, dict] = {}
     for family in families:
-        rows, index = {}, 0
+        rows: dict[str, dict] = {}
+        index = 0
+        out[family] = {"seeds": "", "bins": rows}
         for size in sizes:
             if size[1] < SMALLEST.get(family, 3):
                 continue
@@ -123,7 +127,8 @@ def run(arrays: int, seed: int, sizes: tuple[tuple[int, int], ...], families: tu
                 row = rows[key]
                 print(f"{family:20s} {key:32s} {row['share']:6.2%} [{row['wilson_95'][0]:.2%}, "
                       f"{row['wilson_95'][1]:.2%}] of {arrays} (group {group}) {row['ms_per_array']} ms", flush=True)  # fmt: skip
-        out[family] = {"seeds": f"{seed}..{seed + index - 1}", "bins": rows}
+                out[family]["seeds"] = f"{seed}..{seed + index - 1}"
+                save(out)
     return out
 
 
@@ -140,10 +145,15 @@ def main() -> int:
         args.arrays, args.largest = 2, 15
     sizes = tuple(b for b in SIZE_BINS if b[1] <= args.largest)
     started = time.perf_counter()
-    figures = {"host": host(), "arrays_per_bin": args.arrays,
-               "families": run(args.arrays, args.seed, sizes, tuple(args.family or FAMILIES))}  # fmt: skip
-    figures["seconds"] = round(time.perf_counter() - started, 1)
-    write_result(args.out, "outlier_clean", figures, smoke=args.smoke)
+    figures: dict = {"host": host(), "arrays_per_bin": args.arrays, "complete": False}
+
+    def save(families: dict) -> None:
+        figures.update(families=families, seconds=round(time.perf_counter() - started, 1))
+        write_result(args.out, "outlier_clean", figures, smoke=args.smoke)
+
+    families = run(args.arrays, args.seed, sizes, tuple(args.family or FAMILIES), save)
+    figures["complete"] = True
+    save(families)
     print(f"took {figures['seconds']} s")
     return 0
 
