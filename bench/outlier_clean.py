@@ -21,12 +21,15 @@ array with any drive named; the share named by the group search is beside it. No
 (--seed, default 950000) are held out from every choice.
 
     python bench/outlier_clean.py [--arrays 1000] [--seed 950000] [--out PATH]
+    python bench/outlier_clean.py --family "HBA groups" --out /tmp/hba.json   # one family (side by side)
+    python bench/outlier_clean.py --merge /tmp/hba.json /tmp/...   # per-family runs into one result (--out)
     python bench/outlier_clean.py --smoke
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -132,6 +135,24 @@ def run(arrays: int, seed: int, sizes: tuple[tuple[int, int], ...], families: tu
     return out
 
 
+def merge(paths: list[Path], out: Path) -> int:
+    """Per-family runs (`--family`, side by side on a busy host) into one result, each run's families as it wrote
+    them, with when each ran, for how long and whether it ran to the end."""
+    records = [json.loads(path.read_text()) for path in paths]
+    figures = {
+        "host": host(),
+        "arrays_per_bin": sorted({r["arrays_per_bin"] for r in records}),
+        "complete": all(r["complete"] for r in records),
+        "families": {family: part for r in records for family, part in r["families"].items()},
+        "runs": [
+            {"families": list(r["families"]), "when": r["when"], "seconds": r["seconds"], "complete": r["complete"]}
+            for r in records
+        ],
+    }
+    write_result(out, "outlier_clean", figures)
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arrays", type=int, default=1000, help="clean arrays a bin")
@@ -139,8 +160,11 @@ def main() -> int:
     parser.add_argument("--largest", type=int, default=128, help="the largest size bin's top (32, 64 or 128)")
     parser.add_argument("--family", action="append", choices=FAMILIES, help="only this family (repeatable)")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_clean.json")
+    parser.add_argument("--merge", nargs="+", type=Path, help="merge these per-family results into --out")
     add_smoke_flag(parser)
     args = parser.parse_args()
+    if args.merge and not args.smoke:
+        return merge(args.merge, args.out)
     if args.smoke:
         args.arrays, args.largest = 2, 15
     sizes = tuple(b for b in SIZE_BINS if b[1] <= args.largest)
