@@ -61,6 +61,7 @@ named one that slow (its floor; for an HBA group, its group floor).
 
     python bench/outlier_envelope.py --cases 2000 --held-out-cases 3000 --family-cases 600 [--seed 33] [--held-out-seed 500000] [--out PATH]
     python bench/outlier_envelope.py --families-only --family-cases 800   # the families again, into the stored run
+    python bench/outlier_envelope.py --shipped ...   # the shipped parameters, no choice (a busy host, no time)
     python bench/outlier_envelope.py --smoke   # the smoke size the suite runs
 """
 
@@ -676,6 +677,11 @@ def _family_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--family", action="append", choices=FAMILIES, help="with --families-only: only this family (repeatable)"
     )
+    parser.add_argument(
+        "--shipped",
+        action="store_true",
+        help="judge the shipped parameters without choosing (the tuning seeds only match the reference alarms)",
+    )
 
 
 def families_only(out: Path, count: int, only: list[str] | None = None) -> int:
@@ -714,8 +720,11 @@ def main() -> int:
     started = time.perf_counter()
     tuning = corpus(split.seeds)
     count = 4 if split.args.smoke else split.args.family_cases or max(4, len(split.fresh) // 20)
-    groups = family_corpus("HBA groups", list(range(GROUP_TUNING_SEED, GROUP_TUNING_SEED + count)))
-    params, grid = choose(tuning, groups)
+    shipped_only = split.args.shipped
+    groups = (
+        [] if shipped_only else family_corpus("HBA groups", list(range(GROUP_TUNING_SEED, GROUP_TUNING_SEED + count)))
+    )
+    params, grid = (OutlierParams(), {}) if shipped_only else choose(tuning, groups)
     shipped = OutlierParams()
     # the held-out seeds judge what the tuning seeds chose (the exit status says whether the code ships it)
     reference = (matched_alarm(tuning, params, "bound"), matched_alarm(tuning, params, "ceiling"))

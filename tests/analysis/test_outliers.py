@@ -265,9 +265,10 @@ def test_the_floor_is_what_the_tests_name(seed):
     if above >= min(peers.values()):
         return  # the peers' own slowest stands first: what it says is that drive's, not a further one's
     assert "new" in {s.device for s in find_outliers(peers | {"new": below}, noise=noise).outliers}
-    # the modified z's backstop (for more slow drives than the leave-out tests set aside) can only add to them:
-    # without it, a drive above the floor is not named
-    no_z = OutlierParams(threshold=math.inf)
+    # the modified z's backstop (for more slow drives than the leave-out tests set aside) and the group search (a
+    # group of three, its own power `group_floor`) can only add to them: without both, a drive above the floor is
+    # not named
+    no_z = OutlierParams(threshold=math.inf, group_alarm=0.0)
     for value, named in ((below, True), (above, False)):
         found = {s.device for s in find_outliers(peers | {"new": value}, no_z, noise=noise).outliers}
         assert ("new" in found) is named, (value, report.floor)

@@ -49,6 +49,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "many_hosts.py": ("many_hosts.json", None),
     "mutation.py": ("mutation.json", None),
     "outlier_beyond.py": ("outlier_beyond.json", None),
+    "outlier_clean.py": ("outlier_clean.json", None),
     "outlier_envelope.py": ("outlier_envelope.json", None),
     "overhead.py": ("overhead.json", loop_skip_reason),
     "page_consistency.py": ("page_consistency.json", None),

@@ -191,8 +191,8 @@ def _group_power(floor: float | None) -> str:
     "mean, blind to level steps) in quadrature; or, in "
     f"{_P.z_min_devices} drives or more, a modified z-score of ln(bandwidth) below -{_P.threshold:g}; or, in "
     f"{_P.group_devices} drives or more, one of a group of 3 up to {_P.group_share:.0%} of the drives slow together "
-    "(the least slow of the worst k against the rest past the simulated null quantile of the largest split at "
-    f"{_P.group_alarm:g}), named as a group with the PCI function its drives share where the snapshot knows it. "
+    "(the least slow of the worst k against the rest past its split's cut, simulated so that clean arrays of peers "
+    f"spread normally or flat pass one at {_P.group_alarm:g}), named as a group with the PCI function its drives share where the snapshot knows it. "
     "Drives of two or more models (where the snapshot knows each drive's) are judged against their own model. Info when "
     "only alone and the drive kept up together, when the host was busy during its point (TEL-INTERFERENCE), or "
     "when its point was too short to know its noise; info, naming no drive, when the array could not have named a "
@@ -300,8 +300,9 @@ def _group_evidence(
         "median of the others": _mb(rest),
         "group t": f"{_score(-(report.group_t or 0.0))} (the cut: -{report.group_cut or 0.0:.1f})",
         "shared path": port or "not known (no PCI path for every drive in the snapshot)",
-        "method": "the worst k drives (3 up to half) against the rest, the least slow one's t past the null "
-        f"quantile of the largest split at {report.params.group_alarm:g} (analysis.outlier_groups)",
+        "method": "the worst k drives (3 up to half) against the rest, the least slow one's t past its split's cut "
+        f"(a clean array, its peers spread normally or flat, passes one at {report.params.group_alarm:g}; "
+        "analysis.outlier_groups)",
         "workload": view.workload,
     }
 
