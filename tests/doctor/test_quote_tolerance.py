@@ -21,14 +21,19 @@ def _result(bw: float) -> Result:
                   10.0, 10.0, 1, "fio-3.33")  # fmt: skip
 
 
-RESULTS = {"1": _result(200e6), "2": _result(230e6)}
-GOOD = quote([(k, r) for k, r in RESULTS.items()], "read.bw", "MB/s")
+def _results() -> dict[str, Result]:
+    return {"1": _result(200e6), "2": _result(230e6)}
+
+
+def _good():  # made in the test, not at import: a quote() that raises fails the test, not its collection
+    return quote(list(_results().items()), "read.bw", "MB/s")
 
 
 def _said(relative: float) -> list[str]:
-    moved = replace(GOOD, value=GOOD.value * (1 + relative))
+    good = _good()
+    moved = replace(good, value=good.value * (1 + relative))
     finding = Finding("X-RULE", "results", Severity.INFO, f"the two points read {moved.shown}", quotes=(moved,))
-    return [why for _, why in misquotes([finding], RESULTS)]
+    return [why for _, why in misquotes([finding], _results())]
 
 
 @pytest.mark.parametrize("relative", [0.0, 1e-15, -1e-15, 1e-12, -1e-12])
@@ -38,6 +43,7 @@ def test_the_same_figure_computed_in_another_order_is_no_misquote(relative):
 
 @pytest.mark.parametrize("relative", [1e-6, -1e-6, 1e-4, -2e-3])
 def test_a_value_off_by_a_millionth_is_a_misquote_though_its_text_is_the_same(relative):
-    assert FORMATS["MB/s"](GOOD.value * (1 + relative)) == GOOD.shown  # the text alone would not tell
+    good = _good()
+    assert FORMATS["MB/s"](good.value * (1 + relative)) == good.shown  # the text alone would not tell
     (why,) = _said(relative)
-    assert why.startswith(f"quotes {GOOD.shown} as read.bw of 2 point(s); the points give {GOOD.shown}")
+    assert why.startswith(f"quotes {good.shown} as read.bw of 2 point(s); the points give {good.shown}")
