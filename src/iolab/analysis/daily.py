@@ -13,6 +13,10 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+# mktime's last three fields: the weekday and day of the year, which it ignores, and DST "not known" (any
+# negative number), which it works out from the date: a midnight is found the same on either side of a change
+_ANY_WEEKDAY_DST = (0, 0, -1)
+
 
 @dataclass(frozen=True)
 class DayCov:
@@ -51,7 +55,7 @@ def daily_cov(times: Sequence[float], values: Sequence[float], cov_target: float
     i = 0
     while i < len(t):
         first = time.localtime(t[i])
-        midnight = time.mktime((first.tm_year, first.tm_mon, first.tm_mday + 1, 0, 0, 0, 0, 0, -1))
+        midnight = time.mktime((first.tm_year, first.tm_mon, first.tm_mday + 1, 0, 0, 0) + _ANY_WEEKDAY_DST)
         end = max(int(np.searchsorted(t, midnight, side="left")), i + 1)
         if time.localtime(t[end - 1]).tm_gmtoff == first.tm_gmtoff:
             days.setdefault(time.strftime("%Y-%m-%d", first), []).append((i, end))

@@ -49,14 +49,16 @@ class KneeReport:
 
 
 def _hinge_elbow(qd, lat) -> float | None:
-    """k minimising the squared error of lat = a + b max(0, qd - k), with b > 0."""
+    """k minimising the squared error of lat = a + b max(0, qd - k), with latency climbing past k: b > 0 by more
+    than rounding (a flat latency fits with b = 0 give or take 1e-17, which named an elbow at QD 2)."""
     import numpy as np
 
     best, best_k = np.inf, None
+    floor = 1e-9 * float(np.max(np.abs(lat)))  # a climb to the sweep's end below this is rounding
     for k in qd[:-1]:
         design = np.column_stack([np.ones_like(qd), np.maximum(0.0, qd - k)])
         coef, *_ = np.linalg.lstsq(design, lat, rcond=None)
-        if coef[1] <= 0:
+        if not coef[1] * (qd[-1] - k) > floor:
             continue
         sse = float(np.sum((design @ coef - lat) ** 2))
         if sse < best - 1e-12 * max(1.0, best if np.isfinite(best) else 1.0):
@@ -71,9 +73,8 @@ def _kneedle(qd, x) -> float | None:
     top = int(np.argmax(x))
     if top < 2:
         return None
+    # top is the first maximum: xx[-1] stands above every earlier point, so neither scale below divides by 0
     lq, xx = np.log2(qd[: top + 1]), x[: top + 1]
-    if xx[-1] <= xx[0]:
-        return None
     xn = (lq - lq[0]) / (lq[-1] - lq[0])
     yn = (xx - xx[0]) / (xx[-1] - xx[0])
     diff = yn - xn
