@@ -45,6 +45,7 @@ class Found:
     candidates: list[Candidate] = field(default_factory=list)
     skipped: dict[str, list[str]] = field(default_factory=dict)  # reason -> paths
     logs: int = 0  # fio logs seen, read with the outputs that name them
+    log_paths: list[str] = field(default_factory=list)  # the same, in the walk's order (`imports.prefetch`)
     problems: list[str] = field(default_factory=list)  # named files that could not be read
 
     def skip(self, reason: str, path: Path) -> None:
@@ -81,6 +82,7 @@ def discover(paths: list[str]) -> Found:
             for folder, name in _walk(path):
                 if FIO_LOG.search(name):  # counted by name alone: no Path made for each of 100,000 logs
                     found.logs += 1
+                    found.log_paths.append(os.path.join(folder, name))
                 else:
                     _consider(Path(folder, name), False, found, _source(folder, name, resolved))
         elif path.exists():

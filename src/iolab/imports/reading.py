@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from iolab.errors import UserError
+from iolab.imports import prefetch
 from iolab.imports.discover import Candidate
 from iolab.imports.fio_files import FioFile, read_fio
 from iolab.imports.judging import findings_of, load_doctor
@@ -64,8 +65,15 @@ class Reading:
     help (see above), started at once so the caller can load what it needs for storing meanwhile. A context
     manager: leaving it stops the process, whatever was read."""
 
-    def __init__(self, candidates: list[Candidate], logs: bool, parallel_from: int = PARALLEL_FROM) -> None:
+    def __init__(
+        self,
+        candidates: list[Candidate],
+        logs: bool,
+        parallel_from: int = PARALLEL_FROM,
+        prefetch: list[str] | None = None,
+    ) -> None:
         self.logs = logs
+        self.prefetch = prefetch or []  # logs the second process asks the kernel to read ahead (`imports.prefetch`)
         self.chunks = [candidates[start : start + CHUNK] for start in range(0, len(candidates), CHUNK)]
         self.child: BaseProcess | None = None
         self.receiving: Connection | None = None
@@ -178,6 +186,7 @@ class Reading:
             if parents is not None:
                 parents.close()
         try:
+            prefetch.start(self.prefetch)  # here, not in the parent: a thread there would stop a later fork
             # The doctor first: this process parses the first chunks meanwhile, and the judging that ends the
             # import starts at once (loaded after the last chunk, its ~0.05 s of CPU were the whole import's wait)
             load_doctor()
