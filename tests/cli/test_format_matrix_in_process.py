@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -17,16 +18,22 @@ from tests.in_process import iolab
 COMMANDS = [path for path in PRINTING if path != ("run",)]
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """A store of two imports of one real fio output, each with this host's snapshot; a job file for `lint`."""
-    place = tmp_path_factory.mktemp("formats")
+def two_imports(place: Path) -> Path:
+    """`place` with a home (place/home) of two imports of one real fio output, each with this host's snapshot,
+    and a job file for `lint` (place/job.fio)."""
     again = place / "again.json"
     again.write_text(FIO_JSON.read_text() + "\n")
     for path in (FIO_JSON, again):
         done = iolab("import", "--snapshot", str(path), env={"IOLAB_HOME": str(place / "home")})
         assert done.returncode == 0, done.stderr
     (place / "job.fio").write_text(JOB)
+    return place
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """A store of two imports of one real fio output (`two_imports`) and a data folder."""
+    place = two_imports(tmp_path_factory.mktemp("formats"))
     (place / "data").mkdir()
     return place
 

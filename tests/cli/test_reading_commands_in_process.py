@@ -12,7 +12,8 @@ import os
 
 import pytest
 
-from tests.cli.test_format_matrix import ARGUMENT_WORDS, FIO_JSON, JOB, OPTION_WORDS, PRINTING, _params
+from tests.cli.test_format_matrix import ARGUMENT_WORDS, OPTION_WORDS, PRINTING, _params
+from tests.cli.test_format_matrix_in_process import two_imports
 from tests.in_process import iolab
 
 COMMANDS = [path for path in PRINTING if path != ("run",)]
@@ -23,14 +24,7 @@ READING = [path for path in COMMANDS if path[0] not in ("probe", "doctor", "lint
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """A home of two imports of one real fio output, each with this host's snapshot; a job file for `lint`."""
-    place = tmp_path_factory.mktemp("reading")
-    again = place / "again.json"
-    again.write_text(FIO_JSON.read_text() + "\n")
-    for path in (FIO_JSON, again):
-        done = iolab("import", "--snapshot", str(path), env={"IOLAB_HOME": str(place / "home")})
-        assert done.returncode == 0, done.stderr
-    (place / "job.fio").write_text(JOB)
-    return place
+    return two_imports(tmp_path_factory.mktemp("reading"))
 
 
 def _argv(lab, path: tuple[str, ...]) -> list[str]:  # type: ignore[no-untyped-def]
