@@ -50,7 +50,7 @@ def test_a_command_given_no_format_prints_its_text(path, lab):
     done = iolab(*_argv(lab, path), env={"IOLAB_HOME": str(lab / "home")}, cwd=lab)
     if path == ("export",):
         assert done.returncode == 2 and not done.stdout, done.stdout[:300]
-        assert done.stderr.strip().endswith("choose one of json, csv, prometheus"), done.stderr
+        assert done.stderr.strip().endswith("has no text form: give --format json or csv or prometheus"), done.stderr
         return
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() and not _is_json(done.stdout), done.stdout[:300]

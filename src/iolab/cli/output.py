@@ -60,6 +60,7 @@ class Out(NamedTuple):
     fmt: str
     path: Path | None
     option: str = "--output"
+    default: bool = False  # the format no option asked for (text): a view without it says so, not "--format text"
 
 
 def outputs(
@@ -70,16 +71,23 @@ def outputs(
     `elsewhere`: the command writes something else asked for, such as --png's charts)."""
     wanted = [Out(name, path, f"--{name}") for name, path in files.items() if path is not None]
     if not (wanted or elsewhere) or fmt is not None or output is not None or as_json:
-        wanted.append(Out(chosen(fmt, as_json), output))
+        wanted.append(Out(chosen(fmt, as_json), output, default=fmt is None and not as_json))
     return wanted
 
 
 def check(view: View[V], wanted: list[Out]) -> None:
-    """Refuse a format the view has no renderer for, before anything is loaded or run."""
-    from iolab.report.formats import renderer
+    """Refuse a format the view has no renderer for, before anything is loaded or run; where no option asked
+    for it (the default), say so and name the formats to ask for, not an option the user never typed."""
+    from iolab.errors import UserError
+    from iolab.report.formats import able, renderer
 
     for out in wanted:
-        renderer(out.fmt, view)
+        try:
+            renderer(out.fmt, view)
+        except UserError:
+            if not out.default:
+                raise
+            raise UserError(f"{view.what} has no {out.fmt} form: give --format {' or '.join(able(view))}") from None
 
 
 def emit(
