@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import NoReturn
 
 from iolab.errors import RunFailed, UserError
-from iolab.imports import prefetch
 from iolab.imports.discover import FORMATS, Candidate, discover
 from iolab.imports.fio_files import FioFile, store_fio
 from iolab.imports.reading import Reading
@@ -112,8 +111,7 @@ def _import(paths: list[str], store: Store, command: str, logs: bool, progress: 
     fresh = _not_imported_before(store, found.candidates, outcome)
     runs: dict[tuple[str, int | None], _RunBeingImported] = {}  # by tool and sitting (`imports.sessions`)
     to_read = [candidate for candidate, _ in fresh]
-    ahead = prefetch.logs_to_read(found.log_paths, {candidate.path.parent for candidate in to_read}) if logs else []
-    with Reading(to_read, logs, prefetch=ahead) as reading:
+    with Reading(to_read, logs, logs_seen=found.log_paths if logs else None) as reading:
         try:
             _store_all(store, command, fresh, reading, runs, outcome, _Counter(len(fresh), progress))
         except KeyboardInterrupt:  # the batch being stored is rolled back (a run made in it too); the others stay

@@ -34,14 +34,11 @@ def logs_to_read(log_paths: list[str], output_folders: Iterable[Path]) -> list[s
     ]
 
 
-def start(paths: list[str]) -> threading.Thread | None:
-    """A daemon thread asking for `paths` (see above); None when there is nothing to ask for. Start it only in
-    a process that will not fork afterwards (the import's second process does)."""
-    if not paths:
-        return None
-    thread = threading.Thread(target=ask, args=(paths, _budget()), name="iolab-prefetch", daemon=True)
-    thread.start()
-    return thread
+def start(paths: list[str]) -> None:
+    """A daemon thread asking for `paths` (see above), where there are any. Start it only in a process that will
+    not fork afterwards (the import's second process does)."""
+    if paths:
+        threading.Thread(target=ask, args=(paths, _budget()), name="iolab-prefetch", daemon=True).start()
 
 
 def ask(paths: list[str], budget: int) -> int:

@@ -70,10 +70,11 @@ class Reading:
         candidates: list[Candidate],
         logs: bool,
         parallel_from: int = PARALLEL_FROM,
-        prefetch: list[str] | None = None,
+        logs_seen: list[str] | None = None,
     ) -> None:
         self.logs = logs
-        self.prefetch = prefetch or []  # logs the second process asks the kernel to read ahead (`imports.prefetch`)
+        # the walk's logs: the second process asks the kernel to read those beside its outputs ahead (`imports.prefetch`)
+        self.logs_seen = logs_seen or []
         self.chunks = [candidates[start : start + CHUNK] for start in range(0, len(candidates), CHUNK)]
         self.child: BaseProcess | None = None
         self.receiving: Connection | None = None
@@ -186,7 +187,9 @@ class Reading:
             if parents is not None:
                 parents.close()
         try:
-            prefetch.start(self.prefetch)  # here, not in the parent: a thread there would stop a later fork
+            # here, not in the parent: a thread there would stop a later fork; and only where a second process runs
+            folders = {candidate.path.parent for chunk in self.chunks for candidate in chunk}
+            prefetch.start(prefetch.logs_to_read(self.logs_seen, folders))
             # The doctor first: this process parses the first chunks meanwhile, and the judging that ends the
             # import starts at once (loaded after the last chunk, its ~0.05 s of CPU were the whole import's wait)
             load_doctor()
