@@ -178,16 +178,23 @@ def _serve(argv: list[str], sock: Path | None) -> None:
     import signal
     import subprocess
 
-    server = subprocess.Popen(argv)
+    server: subprocess.Popen[bytes] | None = None
     stopped = False
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopped
         stopped = True
-        server.send_signal(signum)
+        if server is not None:
+            server.send_signal(signum)
 
+    # Caught before the server starts, so each is the default in it (exec resets a caught signal, not an ignored
+    # one): an agent started in the background by a non-interactive shell ignores SIGINT, and a server started
+    # before the handlers inherited that and never heard the Ctrl-C passed on to it.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop)
+    server = subprocess.Popen(argv)
+    if stopped:  # a signal came before there was a server to pass it on to
+        server.terminate()
     code = server.wait()
     if sock is not None and sock.is_socket():
         sock.unlink()
