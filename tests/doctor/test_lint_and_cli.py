@@ -89,13 +89,7 @@ def test_probe_save_then_doctor_from_bundle(tmp_path):
     assert proc.returncode == 0, proc.stderr
     live = json.loads(proc.stdout)
     offline = json.loads(run_iolab("probe", "--json", "--root", str(_extract(bundle, tmp_path / "tree"))).stdout)
-    for key in ("kernel", "cmdline", "cpu_model", "vulnerabilities", "mem_total_bytes", "numa_nodes"):
-        assert offline[key] == live[key], key
-    assert [d["name"] for d in offline["devices"]] == [d["name"] for d in live["devices"]]
-    assert offline["devices"][0]["scheduler"] == live["devices"][0]["scheduler"]
-    assert offline["devices"][0]["sysfs_path"] == live["devices"][0]["sysfs_path"]
-    root_fs = lambda snap: next(f for f in snap["filesystems"] if f["mount_point"] == "/")  # noqa: E731
-    assert root_fs(offline)["size_bytes"] == root_fs(live)["size_bytes"]
+    assert offline == live  # the bundle holds what the live snapshot read, even if the host changed since
     doctored = run_iolab("doctor", "--from", str(bundle), "--json")
     assert doctored.returncode == 0, doctored.stderr
     assert json.loads(doctored.stdout)

@@ -16,7 +16,8 @@ from iolab.probe.root import Root
 
 def _saved(tmp_path: Path, paths: list[Path]) -> list[str]:
     root = Root("/", record=True)
-    root.recorded |= {str(p) for p in paths}
+    for path in paths:
+        root.read_text(str(path))
     save_bundle(root, tmp_path / "b.tar.gz")
     with tarfile.open(tmp_path / "b.tar.gz") as tar:
         return tar.getnames()

@@ -16,6 +16,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from iolab.probe.tape import Tape
+
 # Where captured non-file inputs live inside a tree or bundle.
 COMMANDS_DIR = "/iolab/commands"
 STATVFS_FILE = "/iolab/statvfs.json"
@@ -24,15 +26,17 @@ STATVFS_FILE = "/iolab/statvfs.json"
 class Root:
     """Reads files and lists directories below a root directory.
 
-    With `record=True` it remembers every host path it read, listed or
-    resolved, plus the command and statvfs answers, so `probe.bundle` can
-    save exactly what a snapshot was built from.
+    With `record=True` every file, listing and link is read once into a
+    `Tape` and every answer is made from it, and the command and statvfs
+    answers are kept too: `probe.bundle` saves that tape, so a bundle holds
+    exactly what the snapshot was built from, even on a host that changes
+    while it is read.
     """
 
     def __init__(self, base: str | os.PathLike[str] = "/", record: bool = False) -> None:
         self.base = Path(base)
         self.record = record
-        self.recorded: set[str] = set()
+        self.tape: Tape | None = Tape(lambda absolute: str(self.path(absolute))) if record else None
         self.captured: dict[str, bytes] = {}
         self._statvfs: dict[str, dict[str, int]] = {}
 
@@ -40,18 +44,15 @@ class Root:
         """Map an absolute host path (e.g. "/proc/mounts") into this root."""
         return self.base / absolute.lstrip("/")
 
-    def _note(self, absolute: str) -> None:
-        if self.record:
-            self.recorded.add("/" + absolute.lstrip("/"))
-
     def read_text(self, absolute: str) -> str | None:
         """The file's text, or None when it is missing or unreadable."""
+        if self.tape is not None:
+            data = self.tape.see(absolute).data
+            return None if data is None else data.decode(errors="replace")
         try:
-            text = self.path(absolute).read_text(errors="replace")
+            return self.path(absolute).read_text(errors="replace")
         except OSError:
             return None
-        self._note(absolute)
-        return text
 
     def read_value(self, absolute: str) -> str | None:
         """A one-value sysfs/proc file, stripped; None when missing or empty."""
@@ -71,40 +72,39 @@ class Root:
 
     def listdir(self, absolute: str) -> list[str]:
         """Sorted entries of a directory; empty when it is missing or unreadable."""
+        if self.tape is not None:
+            return list(self.tape.listing(absolute) or [])
         try:
-            entries = sorted(os.listdir(self.path(absolute)))
+            return sorted(os.listdir(self.path(absolute)))
         except OSError:
             return []
-        self._note(absolute)
-        for entry in entries:
-            self._note(f"{absolute.rstrip('/')}/{entry}")
-        return entries
 
     def exists(self, absolute: str) -> bool:
-        found = self.path(absolute).exists()
-        if found:
-            self._note(absolute)
-        return found
+        if self.tape is not None:
+            return self.tape.see(absolute).kind in ("file", "dir", "unreadable")
+        return self.path(absolute).exists()
 
     def is_symlink(self, absolute: str) -> bool:
+        if self.tape is not None:
+            self.tape.see(absolute)  # keeps every link on the way, this one too
+            parent, name = os.path.split("/" + absolute.strip("/"))
+            return f"{self.tape.see(parent).resolved.rstrip('/')}/{name}" in self.tape.links
         return self.path(absolute).is_symlink()
 
     def realpath(self, absolute: str) -> str:
         """The host path `absolute` resolves to, following symlinks inside the tree."""
+        if self.tape is not None:
+            return self.tape.see(absolute).resolved
         resolved = os.path.realpath(self.path(absolute))
-        base = os.path.realpath(self.base)
-        rel = os.path.relpath(resolved, base)
-        self._note(absolute)
+        rel = os.path.relpath(resolved, os.path.realpath(self.base))
         return "/" if rel == "." else "/" + rel
 
     def link_name(self, absolute: str) -> str | None:
         """Last component of a symlink's target (a driver or group name), or None."""
-        link = self.path(absolute)
-        if not link.is_symlink():
+        if not self.is_symlink(absolute):
             return None
-        self._note(absolute)
         # Resolved rather than read, so `../../nvme0` and `..` name the same directory.
-        return os.path.basename(os.path.realpath(link))
+        return os.path.basename(self.realpath(absolute))
 
     @property
     def is_live(self) -> bool:

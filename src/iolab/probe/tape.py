@@ -1,0 +1,111 @@
+"""What a recording probe saw, kept as it was seen, so a support bundle is the snapshot's own input.
+
+A bundle once re-read every path after the snapshot was taken; on a host where loop devices come and
+go, the bundle and the snapshot it claimed to reproduce then disagreed (a device listed live and
+missing offline). Here each path is read once, at the moment the probe asks, and the probe's answer is
+made from the kept bytes, links and listings: the live snapshot and a snapshot of the unpacked bundle
+are built from the same input by construction.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+# The kernel follows at most 40 links in one lookup (open() fails with ELOOP past that).
+MAX_LINKS = 40
+
+
+@dataclass
+class Seen:
+    """One path as the probe saw it: where it led, and what was there."""
+
+    resolved: str
+    kind: str  # "file", "dir", "unreadable", "missing" or "loop" (more links than the kernel follows)
+    data: bytes | None = None
+
+
+@dataclass
+class Tape:
+    """Files, directories, listings and links read from below a root, each kept once.
+
+    `host` maps an absolute name inside the root to the path to read on this machine.
+    """
+
+    host: Callable[[str], str]
+    files: dict[str, bytes] = field(default_factory=dict)
+    dirs: set[str] = field(default_factory=set)
+    listings: dict[str, list[str]] = field(default_factory=dict)
+    links: dict[str, str] = field(default_factory=dict)  # a link's name -> its target, as readlink gave it
+    unreadable: set[str] = field(default_factory=set)
+    missing: set[str] = field(default_factory=set)
+
+    def see(self, absolute: str) -> Seen:
+        """Walk `absolute` one component at a time, keeping each link met and what the walk ends on."""
+        parts = [p for p in absolute.split("/") if p]
+        current, hops = "", 0
+        while parts:
+            part = parts.pop(0)
+            if part in (".", ".."):
+                current = os.path.dirname(current).rstrip("/") if part == ".." else current
+                continue
+            current = f"{current}/{part}"
+            target = self._link(current)
+            if target is None:
+                continue
+            hops += 1
+            if hops > MAX_LINKS:
+                return Seen(current, "loop")
+            base = "" if os.path.isabs(target) else os.path.dirname(current)
+            parts = [p for p in os.path.normpath(os.path.join(base or "/", target)).split("/") if p] + parts
+            current = ""
+        return self._end(current or "/")
+
+    def listing(self, absolute: str) -> list[str] | None:
+        """The sorted entries of a directory as first listed, each entry seen too; None if not a directory."""
+        seen = self.see(absolute)
+        if seen.kind != "dir":
+            return None
+        if seen.resolved not in self.listings:
+            try:
+                entries = sorted(os.listdir(self.host(seen.resolved)))
+            except OSError:
+                return None
+            self.listings[seen.resolved] = entries
+            for entry in entries:
+                self.see(f"{seen.resolved.rstrip('/')}/{entry}")
+        return self.listings[seen.resolved]
+
+    def _link(self, name: str) -> str | None:
+        if name in self.links:
+            return self.links[name]
+        if name in self.files or name in self.dirs or name in self.missing or name in self.unreadable:
+            return None
+        try:
+            target = os.readlink(self.host(name))
+        except OSError:
+            return None
+        self.links[name] = target
+        return target
+
+    def _end(self, name: str) -> Seen:
+        if name in self.files:
+            return Seen(name, "file", self.files[name])
+        if name in self.dirs:
+            return Seen(name, "dir")
+        if name in self.missing or name in self.unreadable:
+            return Seen(name, "missing" if name in self.missing else "unreadable")
+        path = self.host(name)
+        if os.path.isdir(path):
+            self.dirs.add(name)
+            return Seen(name, "dir")
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()  # buffered reads: one big os.read() of /proc/sys fails with ENOMEM
+        except OSError:
+            kind = "unreadable" if os.path.lexists(path) else "missing"
+            (self.unreadable if kind == "unreadable" else self.missing).add(name)
+            return Seen(name, kind)
+        self.files[name] = data
+        return Seen(name, "file", data)

@@ -1,0 +1,53 @@
+"""A support bundle (probe.bundle, probe.tape) holds what the snapshot read, at the moment it read it: a file
+rewritten, a link re-pointed or a device added after the probe looked is not in the bundle, and a snapshot
+of the unpacked bundle is the live snapshot, field for field. (A bundle that read the host again while
+saving listed a loop device live that was gone offline when another process removed it meanwhile.)"""
+
+from __future__ import annotations
+
+import os
+import tarfile
+from pathlib import Path
+
+from iolab.probe.bundle import open_bundle, save_bundle
+from iolab.probe.root import Root
+from iolab.probe.snapshot import take_snapshot
+
+
+def _members(bundle: Path) -> dict[str, tarfile.TarInfo]:
+    with tarfile.open(bundle) as tar:
+        return {m.name: m for m in tar.getmembers()}
+
+
+def test_what_changes_after_the_probe_read_it_is_not_in_the_bundle(tmp_path):
+    (tmp_path / "block").mkdir()
+    (tmp_path / "devices" / "a").mkdir(parents=True)
+    (tmp_path / "devices" / "b").mkdir()
+    (tmp_path / "devices" / "a" / "size").write_text("8\n")
+    os.symlink("../devices/a", tmp_path / "block" / "loop0")
+    live = Root("/", record=True)
+    assert live.listdir(str(tmp_path / "block")) == ["loop0"]
+    assert live.read_text(str(tmp_path / "block" / "loop0" / "size")) == "8\n"
+    assert live.realpath(str(tmp_path / "block" / "loop0")) == str(tmp_path / "devices" / "a")
+    (tmp_path / "devices" / "a" / "size").write_text("16\n")  # the host changes after the probe looked
+    os.remove(tmp_path / "block" / "loop0")
+    os.symlink("../devices/b", tmp_path / "block" / "loop0")
+    os.symlink("../devices/b", tmp_path / "block" / "loop1")
+    assert live.read_text(str(tmp_path / "block" / "loop0" / "size")) == "8\n"  # the probe's answer holds too
+    assert live.listdir(str(tmp_path / "block")) == ["loop0"]
+    save_bundle(live, tmp_path / "b.tar.gz")
+    members = _members(tmp_path / "b.tar.gz")
+    block = str(tmp_path / "block").lstrip("/")
+    assert members[f"{block}/loop0"].linkname == "../devices/a" and f"{block}/loop1" not in members
+    with open_bundle(tmp_path / "b.tar.gz") as saved:
+        assert saved.listdir(str(tmp_path / "block")) == ["loop0"]
+        assert saved.read_text(str(tmp_path / "block" / "loop0" / "size")) == "8\n"
+
+
+def test_a_snapshot_of_the_bundle_is_the_live_snapshot(tmp_path):
+    live = Root("/", record=True)
+    snapshot = take_snapshot(live, [])
+    save_bundle(live, tmp_path / "host.tar.gz")
+    with open_bundle(tmp_path / "host.tar.gz") as saved:
+        offline = take_snapshot(saved, [])
+    assert offline.to_dict() == snapshot.to_dict()
