@@ -12,6 +12,7 @@ from iolab.models import Sample
 from iolab.models.sample_series import SampleSeries
 
 PER_IO_MS = 2  # a log whose rows come closer than this is per I/O, not averaged over windows
+SKIPPED_TAKE_NEXT = True  # a window a job skipped inside its span takes its next row (`job_sum`); False: left out
 
 
 def series_by_source(samples: Iterable[Sample], metric: str, ddir: str) -> dict[str, tuple[list[float], list[float]]]:
@@ -37,9 +38,18 @@ def job_sum(members: Sequence[SampleSeries]) -> tuple[list[float], list[float]]:
     window are both counted, and rows of one job in one window are averaged (a per-I/O log, interval
     under 2 ms, is taken in 1 s windows: the mean of its rows is the nearest it gives to a rate).
 
-    A window only some jobs logged is left out. Jobs start and end a few ms apart, so the first and
-    last windows are often partial, and a job may stop before the others (its own runtime or size):
-    a sum of fewer jobs is not the point's throughput, and summed short it would show a dip or a step
+    A window some jobs logged and a job skipped inside its own span (between its first and last window)
+    takes that job's next logged value. fio computes a job's rate when its helper looks, over the time since
+    the last look (stat.c `__add_samples`: bytes since then / ms since then), so a look that came a window
+    late logs one row for two windows and their average rate is the next row; summed short, the window read
+    as a fall of one job's share (fio-plot's quarter-second traces skip one window in 5-40 per job: a 2 s dip
+    beside such a window held 1.75 s of low windows and was missed, issue 40). A job that moved no bytes
+    between two looks logs nothing either; when every job skipped the window (a device that stopped) no job
+    logged it, and it stays a gap.
+
+    A window only some jobs logged outside a job's span is left out. Jobs start and end a few ms apart, so
+    the first and last windows are often partial, and a job may stop before the others (its own runtime or
+    size): a sum of fewer jobs is not the point's throughput, and summed short it would show a dip or a step
     the device never had. Left out, the series has a gap there instead, which no rule reads as a fall.
     """
     import numpy as np
@@ -64,6 +74,10 @@ def job_sum(members: Sequence[SampleSeries]) -> tuple[list[float], list[float]]:
     logged: dict[str, np.ndarray] = {}
     for source, windows, means in rows:
         at = np.searchsorted(every, windows)
+        if SKIPPED_TAKE_NEXT:
+            # the windows of `every` inside this job's span it did not log: each takes its next logged row
+            span = np.arange(at[0], at[-1] + 1)
+            at, means = span, means[np.searchsorted(at, span)]
         sums[at] += means
         logged.setdefault(source, np.zeros(len(every), dtype=bool))[at] = True
     kept = np.logical_and.reduce(list(logged.values()))
