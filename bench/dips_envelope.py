@@ -173,26 +173,13 @@ def draw(seed: int, scenario: str = "single") -> Case:
     seconds = int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))
     interval = 0.1 if scenario == "0.1 s" else 1.0
     if scenario == "several":
-        dips: list[Planted] = []
-        at = float(rng.integers(3, 20))
-        for _ in range(int(rng.integers(2, 5))):
-            length = _length(rng, 20)
-            if at + length + 3 > seconds:
-                break
-            dips.append(_dip(rng, at, length))
-            at += length + float(rng.integers(1, 11))
+        dips = _several(rng, seconds)
     elif scenario == "past half":
         dips = [_past_half(rng, seconds)]
     elif scenario == "recurring":
         dips = _recurring(rng, seconds)
     else:
-        length = 2.0 if scenario == "2 s" else _length(rng, seconds // 2)
-        if interval < 1.0:  # any tenth of a second, in length and start
-            length = min(length + round(float(rng.uniform(0, 1)), 1), seconds / 2)
-            onset = round(float(rng.uniform(3, seconds - length - 3)), 1)
-        else:
-            onset = float(rng.integers(3, seconds - length - 3 + 1))
-        dips = [_dip(rng, onset, length)]
+        dips = [_single(rng, seconds, interval, scenario)]
     case = Case(
         seed,
         seconds,
@@ -210,6 +197,31 @@ def draw(seed: int, scenario: str = "single") -> Case:
             period, amplitude = (float(rng.integers(5, 61)), rng.uniform(0.2, 0.6))
         case = replace(case, season=(kind, float(period), float(amplitude)))
     return case
+
+
+def _several(rng, seconds: int) -> list[Planted]:
+    """Two to four dips of 2-20 s, 1-10 s apart, as many as fit."""
+    dips: list[Planted] = []
+    at = float(rng.integers(3, 20))
+    for _ in range(int(rng.integers(2, 5))):
+        length = _length(rng, 20)
+        if at + length + 3 > seconds:
+            break
+        dips.append(_dip(rng, at, length))
+        at += length + float(rng.integers(1, 11))
+    return dips
+
+
+def _single(rng, seconds: int, interval: float, scenario: str) -> Planted:
+    """One dip of 2 s to half the run (2 s in the "2 s" scenario), at least 3 s from either end; in 0.1 s logs
+    any tenth of a second, in length and start."""
+    length = 2.0 if scenario == "2 s" else _length(rng, seconds // 2)
+    if interval < 1.0:
+        length = min(length + round(float(rng.uniform(0, 1)), 1), seconds / 2)
+        onset = round(float(rng.uniform(3, seconds - length - 3)), 1)
+    else:
+        onset = float(rng.integers(3, seconds - length - 3 + 1))
+    return _dip(rng, onset, length)
 
 
 def _recurring(rng, seconds: int) -> list[Planted]:

@@ -57,16 +57,8 @@ def job_sum(members: Sequence[SampleSeries]) -> tuple[list[float], list[float]]:
     members = [m for m in members if len(m)]
     if not members:
         return [], []
-    own = [float(np.median(np.diff(np.sort(m.t_ms)))) if len(m) > 1 else 0.0 for m in members]
-    known = [i for i in own if i > 0]
-    interval = float(np.median(known)) if known else 0.0
-    if interval < PER_IO_MS:
-        interval, own = 1000.0, [1000.0] * len(members)
-    rows = []  # (source, its windows in order, each window's mean)
-    for member, width in zip(members, own, strict=True):
-        keys = np.rint(member.t_ms / (width or interval)).astype(np.int64)
-        windows, where = np.unique(keys, return_inverse=True)
-        rows.append((member.source, windows, np.bincount(where, weights=member.values) / np.bincount(where)))
+    interval, own = _intervals(members)
+    rows = [_windows(member, width or interval) for member, width in zip(members, own, strict=True)]
     # Every window any job logged, each job's means added into it in the jobs' order (as one float sum per
     # window, in that order: the figures are those of adding them one by one), and whether each source has it.
     every = np.unique(np.concatenate([windows for _, windows, _ in rows]))
@@ -75,14 +67,44 @@ def job_sum(members: Sequence[SampleSeries]) -> tuple[list[float], list[float]]:
     for source, windows, means in rows:
         at = np.searchsorted(every, windows)
         if SKIPPED_TAKE_NEXT:
-            # the windows of `every` inside this job's span it did not log: each takes its next logged row
-            span = np.arange(at[0], at[-1] + 1)
-            at, means = span, means[np.searchsorted(at, span)]
+            at, means = _through_span(at, means)
         sums[at] += means
         logged.setdefault(source, np.zeros(len(every), dtype=bool))[at] = True
     kept = np.logical_and.reduce(list(logged.values()))
     step = float(np.rint(interval))
     return (every[kept] * step / 1000).tolist(), sums[kept].tolist()
+
+
+def _intervals(members: Sequence[SampleSeries]) -> tuple[float, list[float]]:
+    """(the jobs' median interval, each job's own: 0 for a job of one row) in ms; a per-I/O log is taken in
+    1 s windows."""
+    import numpy as np
+
+    own = [float(np.median(np.diff(np.sort(m.t_ms)))) if len(m) > 1 else 0.0 for m in members]
+    known = [i for i in own if i > 0]
+    interval = float(np.median(known)) if known else 0.0
+    if interval < PER_IO_MS:
+        return 1000.0, [1000.0] * len(members)
+    return interval, own
+
+
+def _windows(member: SampleSeries, width: float):
+    """(source, the member's windows in order, each window's mean of its rows): a row's window is its time over
+    the job's own interval, rounded."""
+    import numpy as np
+
+    keys = np.rint(member.t_ms / width).astype(np.int64)
+    windows, where = np.unique(keys, return_inverse=True)
+    return member.source, windows, np.bincount(where, weights=member.values) / np.bincount(where)
+
+
+def _through_span(at, means):
+    """A job's places in the windows any job logged (`at`, in order) and its means there, with each place
+    inside its span it did not log given its next logged mean (fio's late look: `job_sum`)."""
+    import numpy as np
+
+    span = np.arange(at[0], at[-1] + 1)
+    return span, means[np.searchsorted(at, span)]
 
 
 def job_bandwidth(series: Iterable[SampleSeries]) -> dict[str, list[SampleSeries]]:
