@@ -44,8 +44,10 @@ def job_sum(members: Sequence[SampleSeries]) -> tuple[list[float], list[float]]:
     late logs one row for two windows and their average rate is the next row; summed short, the window read
     as a fall of one job's share (fio-plot's quarter-second traces skip one window in 5-40 per job: a 2 s dip
     beside such a window held 1.75 s of low windows and was missed, issue 40). A job that moved no bytes
-    between two looks logs nothing either; when every job skipped the window (a device that stopped) no job
-    logged it, and it stays a gap.
+    between two looks logs nothing either, and its next row is the rate of its own window: one job's rows
+    cannot tell that from a late look, and there the window reads a job's share too high (a dip shallower,
+    never deeper). When every job skipped the window (a device that stopped) no job logged it, and it stays
+    a gap.
 
     A window only some jobs logged outside a job's span is left out. Jobs start and end a few ms apart, so
     the first and last windows are often partial, and a job may stop before the others (its own runtime or
