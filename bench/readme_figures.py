@@ -423,7 +423,7 @@ def calibration_traces(results: Results) -> str:
         f"step finding; the {traces['points_with_a_finding']} others ({traces['findings']} findings) are listed with "
         f"their reasons in `bench/fioplot_events.toml` ({len(traces['not_listed'])} unlisted): "
         f"{traces['listed_events']} true events (warm-ups, RAID stalls, controller-cache steps, periodic drops on "
-        f"full SSDs) and {traces['listed_false_alarms']} judged false (a floppy counted in whole I/Os); findings on points "
+        f"full SSDs) and {traces['listed_false_alarms']} judged false (floppies counted in whole I/Os, a noisy USB SSD); findings on points "
         f"not judged real: "
         f"**{fa['reported']['per_point']:g} per point** on the reported half ({fa['reported']['findings_on_them']} on "
         f"{fa['reported']['points_not_judged_real']:,}), {fa['tuning']['per_point']:g} on the tuning half. A dip of 2 s "
