@@ -187,7 +187,9 @@ class _Tuning:
         counts = np.vstack([self.false[0].over(rule, len(self.labels)), self.false[1].over(rule, len(PHI_BINS))])
         upper = np.array([[1e4 * upper90(int(c)) for c in row] for row in counts]) / np.maximum(self.runs, 1)[:, None]
         upper[self.runs == 0] = 0.0
-        meets = (upper <= self.target).all(axis=0)
+        meets = np.asarray(
+            (upper <= self.target).all(axis=0), dtype=bool
+        )  # one per cut (an ndarray for the type checker)
         j = int(np.argmax(meets)) if meets.any() else len(CUTS) - 1
         recall = float(self.found.over(rule, 1)[0, j]) / self.planted if self.planted else 0.0
         bins = {

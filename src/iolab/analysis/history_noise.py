@@ -114,7 +114,10 @@ def _harmonics(times, period: float):  # (n,) -> (n, 2 HARMONICS)
 def _fit_cycle(times, u, period: float, level_runs: int):  # -> (profile over the runs, amplitude)
     """The least-squares harmonic profile of `u` less its running median over one period's runs: the cycle
     itself falls out of it, and a step moves it at the step, not over the half period around it (a running
-    mean's ramp there, fitted as a cycle, took three steps in a month for a 7% weekly profile)."""
+    mean's ramp there, fitted as a cycle, took three steps in a month for a 7% weekly profile).
+
+    The fitted profile is shrunk towards none by how much of it the noise alone would fit (`_kept_share`).
+    """
     import numpy as np
 
     width = level_runs | 1
@@ -127,9 +130,39 @@ def _fit_cycle(times, u, period: float, level_runs: int):  # -> (profile over th
     # stay.
     inner = slice(width // 2, max(width // 2 + 1, len(u) - width // 2))
     coef, *_ = np.linalg.lstsq(design[inner], residual[inner], rcond=None)
+    coef = coef * _kept_share(design[inner] @ coef, residual[inner])
     profile = design @ coef
     grid = _harmonics(np.linspace(0.0, period, 97)[:-1], period) @ coef
     return profile, float(grid.max() - grid.min()) / 2.0
+
+
+# Whether a fitted profile is shrunk by how much of it the noise alone would fit (`_kept_share`); False takes out
+# the least-squares profile whole (the tests compare the two).
+SHRINK_PROFILE = True
+
+
+def _kept_share(fitted, residual) -> float:
+    """The share of a least-squares profile to take out: the positive-part James-Stein share 1 - (k - 2) / chi2,
+    for k = 2 x HARMONICS coefficients and chi2 the fitted sum of squares over the noise's long-run variance
+    (the residuals' variance times (1 + r1) / (1 - r1), r1 their lag-1 correlation).
+
+    Why: six coefficients fitted to three to eight days of correlated runs fit the noise as a profile of a few
+    percent (2.7% median at COV 4.7% over 73 hourly runs without any cycle), and the profile taken out puts
+    that error back into every day, the step's hour included: in short histories the least-squares split then
+    fell 4-10 runs from a step that the runs as they came placed right. The shrunk profile has the smaller
+    expected error for any true profile (Stein); a cycle the runs show plainly (chi2 in the hundreds over weeks
+    of runs) is taken out nearly whole."""
+    if not SHRINK_PROFILE or len(residual) <= 4 * HARMONICS:
+        return 1.0
+    e = residual - fitted
+    e = e - e.mean()
+    total = float(e @ e)
+    if total <= 0.0:
+        return 1.0
+    r1 = min(MAX_PHI, max(0.0, float(e[1:] @ e[:-1]) / total))
+    variance = total / (len(e) - 2 * HARMONICS) * (1.0 + r1) / (1.0 - r1)
+    chi2 = float(fitted @ fitted) / variance
+    return max(0.0, 1.0 - (2 * HARMONICS - 2) / chi2) if chi2 > 0.0 else 0.0
 
 
 def _cycle(times, u, period: float):  # -> (Cycle, profile or None)
