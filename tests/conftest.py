@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,12 @@ SERIAL = {
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@cache
+def _in_tests(filename: str) -> bool:
+    """Whether a fixture's code lives under tests/ (asked for every fixture of every test: once per file)."""
+    return Path(filename).is_relative_to(ROOT / "tests")
+
+
 def _is_e2e(item: pytest.Item) -> bool:
     """Whether the test reaches something real (tests/tiers.py): its own code, its class, its module's
     `pytestmark` and its fixtures, not the words of its file."""
@@ -57,7 +64,7 @@ def _is_e2e(item: pytest.Item) -> bool:
     for name in getattr(item, "fixturenames", []):
         for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
             code = getattr(definition.func, "__code__", None)
-            if code is not None and Path(code.co_filename).is_relative_to(ROOT / "tests"):
+            if code is not None and _in_tests(code.co_filename):
                 fixtures.append((Path(code.co_filename), definition.func.__name__, code.co_firstlineno))
     code = function.__code__
     cls = getattr(item, "cls", None)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +93,9 @@ def _interpreter_runs_iolab(after: list[ast.expr], words: list[object]) -> bool:
     return any(isinstance(n, ast.Name) and n.id == "BENCH" for n in ast.walk(after[0]))
 
 
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
 class _Module:
     """One Python file of tests/: its top-level definitions by name, and where its imported names come from."""
 
@@ -107,13 +111,21 @@ class _Module:
                 for alias in statement.names:
                     self.imported[alias.asname or alias.name] = (statement.module or "", alias.name)
 
+    @cached_property
+    def by_name(self) -> dict[str, list[_Definition]]:
+        """Every function and class, nested ones too, in the order of a walk; read once, when first asked."""
+        found: dict[str, list[_Definition]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, _Definition):
+                found.setdefault(node.name, []).append(node)
+        return found
+
     def node_at(self, name: str, line: int) -> ast.AST | None:
         """The function or class called `name` whose definition spans `line` (a method of a test class too)."""
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                if first <= line <= (node.end_lineno or node.lineno):
-                    return node
+        for node in self.by_name.get(name, []):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if first <= line <= (node.end_lineno or node.lineno):
+                return node
         return None
 
 
@@ -145,17 +157,9 @@ def _module_file(dotted: str) -> Path | None:
 
 
 def _code(node: ast.AST) -> list[ast.AST]:
-    """The nodes of a definition, its docstrings left out (what a docstring says is not what the code uses)."""
+    """The nodes of a definition, its docstrings left out (what a docstring says is not what the code uses).
+    One pass: a node is met before its children, so its docstring is known before the walk reaches it."""
     skip = set()
-    for inner in ast.walk(node):
-        body = getattr(inner, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-        ):
-            skip.add(id(body[0]))
     out: list[ast.AST] = []
     stack = [node]
     while stack:
@@ -163,6 +167,14 @@ def _code(node: ast.AST) -> list[ast.AST]:
         if id(current) in skip:
             continue
         out.append(current)
+        body = getattr(current, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
+            skip.add(id(body[0]))
         stack.extend(ast.iter_child_nodes(current))
     return out
 
@@ -215,46 +227,69 @@ class _Walk:
         self.pending += [(module, d) for d in [*node.decorator_list, *node.bases]]
 
     def _walk(self, module: _Module, node: ast.AST) -> bool:
-        local = _bound_inside(node)
-        table = isinstance(node, (ast.Assign, ast.AnnAssign))
-        called = {id(c.func) for c in ast.walk(node) if isinstance(c, ast.Call)}
-        for inner in _code(node):
-            if table and isinstance(inner, ast.Name) and id(inner) not in called:
-                continue  # a table's entry is run by whoever calls it from the table, not by reading the table
-            if _uses_something_real(inner):
-                return True
-            self._follow(module, inner, local)
+        uses = _uses(node)
+        if uses.real:
+            return True
+        for attribute in uses.attributes:
+            self.attributes.add(attribute)
+            self.pending += self.methods.pop(attribute, [])
+        for name in uses.names:
+            self.pending += _definitions(module, name)
         return False
 
-    def _follow(self, module: _Module, inner: ast.AST, local: set[str]) -> None:
-        """What a node names, to walk next: a method by its attribute, a module-level name not bound locally."""
+
+@dataclass(frozen=True)
+class _Uses:
+    """What one definition's own code does, read once (the modules are cached, so are their nodes): whether it
+    is itself a use, else the attributes and the names not bound inside it that it follows on to."""
+
+    real: bool
+    attributes: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+
+
+@cache
+def _uses(node: ast.AST) -> _Uses:
+    """Read once per node: a test's walk meets the same helpers and fixtures as every other test's walk."""
+    code = _code(node)  # a docstring holds no call and binds no name: its nodes are not needed below either
+    local = _bound_inside(node, code)
+    table = isinstance(node, (ast.Assign, ast.AnnAssign))
+    called = {id(c.func) for c in code if isinstance(c, ast.Call)}
+    attributes: list[str] = []
+    names: list[str] = []
+    for inner in code:
+        if table and isinstance(inner, ast.Name) and id(inner) not in called:
+            continue  # a table's entry is run by whoever calls it from the table, not by reading the table
+        if _uses_something_real(inner):
+            return _Uses(real=True)
         if isinstance(inner, ast.Attribute):
-            self.attributes.add(inner.attr)
-            self.pending += self.methods.pop(inner.attr, [])
+            attributes.append(inner.attr)
         if isinstance(inner, ast.Name) and inner.id not in local:
-            self.pending += _definitions(module, inner.id)
+            names.append(inner.id)
+    return _Uses(False, tuple(dict.fromkeys(attributes)), tuple(dict.fromkeys(names)))
 
 
-def _bound_inside(node: ast.AST) -> set[str]:
+def _bound_inside(node: ast.AST, code: list[ast.AST]) -> set[str]:
     """The names a function binds itself (parameters, assignments): not the module's names of that spelling."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return set()
     arguments = node.args
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
     bound = {a.arg for a in every if a is not None}
-    return bound | {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return bound | {n.id for n in code if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def _definitions(module: _Module, name: str) -> list[tuple[_Module, ast.AST]]:
+@cache
+def _definitions(module: _Module, name: str) -> tuple[tuple[_Module, ast.AST], ...]:
     """Where a name used in `module` is defined: at its top level, or in the tests/ module it imports it from."""
     if name in module.imported:
         dotted, original = module.imported[name]
         file = _module_file(dotted)
         source = _module(file) if file is not None else None
         if source is None:
-            return []
-        return [(source, d) for d in source.defined.get(original, [])]
-    return [(module, d) for d in module.defined.get(name, [])]
+            return ()
+        return tuple((source, d) for d in source.defined.get(original, []))
+    return tuple((module, d) for d in module.defined.get(name, []))
 
 
 def is_end_to_end(path: Path, function: str, line: int, cls: str | None, fixtures: list[tuple[Path, str, int]]) -> bool:
