@@ -54,9 +54,9 @@ def _in_tests(filename: str) -> bool:
     return Path(filename).is_relative_to(ROOT / "tests")
 
 
-def _is_e2e(item: pytest.Item) -> bool:
+def _is_e2e(item: pytest.Item, verdicts: tiers.Verdicts | None = None) -> bool:
     """Whether the test reaches something real (tests/tiers.py): its own code, its class, its module's
-    `pytestmark` and its fixtures, not the words of its file."""
+    `pytestmark` and its fixtures, not the words of its file (the answer kept in `verdicts` when given)."""
     function = getattr(item, "function", None)
     if function is None:  # not a Python test function: its file decides
         return tiers.reaches_something_real(Path(str(item.path)), "pytestmark")
@@ -68,7 +68,8 @@ def _is_e2e(item: pytest.Item) -> bool:
                 fixtures.append((Path(code.co_filename), definition.func.__name__, code.co_firstlineno))
     code = function.__code__
     cls = getattr(item, "cls", None)
-    return tiers.is_end_to_end(
+    decide = verdicts.is_end_to_end if verdicts is not None else tiers.is_end_to_end
+    return decide(
         Path(code.co_filename), function.__name__, code.co_firstlineno, cls.__name__ if cls else None, fixtures
     )
 
@@ -77,12 +78,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     renamed = [name for name in SERIAL if not (ROOT / name).is_file()]
     if renamed:  # a moved module would silently lose its `serial` mark and run beside other workers
         raise pytest.UsageError(f"tests/conftest.py SERIAL names modules that do not exist: {renamed}")
+    verdicts = tiers.Verdicts()
     for item in items:
         path = Path(str(item.path))
-        if _is_e2e(item):
+        if _is_e2e(item, verdicts):
             item.add_marker(pytest.mark.e2e)
         if path.relative_to(ROOT).as_posix() in SERIAL:
             item.add_marker(pytest.mark.serial)
+    verdicts.save()
     if os.environ.get("PYTEST_XDIST_WORKER"):  # the queue a worker's collection sets: the slowest modules first
         heaviest_first(items, ROOT)
 

@@ -13,7 +13,11 @@ neighbour runs fio) stays in the fast tier; the file used to be marked whole on 
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
+import os
 import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -303,3 +307,53 @@ def is_end_to_end(path: Path, function: str, line: int, cls: str | None, fixture
         REAL_NAMES.search(name) or REAL_NAMES.search(file.stem) or reaches_something_real(file, name, at)
         for file, name, at in fixtures
     )  # a fixture of tests/report/stored_runs.py (or loopdev.py, chromium.py) is real by where it lives
+
+
+class Verdicts:
+    """`is_end_to_end`'s answers, kept for the next collection of the same tests/ source.
+
+    `make test` collects the whole suite once while the lint runs, then once on each pytest-xdist worker, and
+    each collection read the same ~500 files' code for the same 7,000 answers (about 5 s of CPU each, on a
+    2-CPU host where the workers' collections run side by side before any test starts). The file is named by a
+    hash of every .py file under tests/ (the only code the answers read), so an edit anywhere there makes a new
+    one; an answer not in it is worked out here and saved with the rest."""
+
+    def __init__(self, directory: Path = ROOT / "tests" / "__pycache__", root: Path = ROOT) -> None:
+        digest = hashlib.sha256()
+        for file in sorted((root / "tests").rglob("*.py")):
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+        self.directory = directory
+        self.path = directory / f"tiers-{digest.hexdigest()[:20]}.json"
+        try:
+            known = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            known = {}
+        self.known: dict[str, bool] = known if isinstance(known, dict) else {}
+        self.added = False
+
+    def is_end_to_end(
+        self, path: Path, function: str, line: int, cls: str | None, fixtures: list[tuple[Path, str, int]]
+    ) -> bool:
+        key = json.dumps([str(path), function, line, cls, [[str(f), name, at] for f, name, at in fixtures]])
+        if not isinstance(self.known.get(key), bool):
+            self.known[key] = is_end_to_end(path, function, line, cls, fixtures)
+            self.added = True
+        return self.known[key]
+
+    def save(self) -> None:
+        """Written whole under another name, then renamed: a worker reading it meanwhile sees the old file or
+        the new one. The files of older sources go."""
+        if not self.added:
+            return
+        try:
+            self.directory.mkdir(exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tiers-")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(self.known, out)
+            os.replace(temporary, self.path)
+            for old in self.directory.glob("tiers-*.json"):
+                if old != self.path:
+                    old.unlink(missing_ok=True)
+        except OSError:  # a read-only checkout: every collection works the answers out, as before
+            return
+        self.added = False
