@@ -256,21 +256,21 @@ class _Uses:
 def _uses(node: ast.AST) -> _Uses:
     """Read once per node: a test's walk meets the same helpers and fixtures as every other test's walk."""
     code = _code(node)  # a docstring holds no call and binds no name: its nodes are not needed below either
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        code = _called_only(code)
+    if any(_uses_something_real(inner) for inner in code):
+        return _Uses(real=True)
     local = _bound_inside(node, code)
-    table = isinstance(node, (ast.Assign, ast.AnnAssign))
-    called = {id(c.func) for c in code if isinstance(c, ast.Call)}
-    attributes: list[str] = []
-    names: list[str] = []
-    for inner in code:
-        if table and isinstance(inner, ast.Name) and id(inner) not in called:
-            continue  # a table's entry is run by whoever calls it from the table, not by reading the table
-        if _uses_something_real(inner):
-            return _Uses(real=True)
-        if isinstance(inner, ast.Attribute):
-            attributes.append(inner.attr)
-        if isinstance(inner, ast.Name) and inner.id not in local:
-            names.append(inner.id)
+    attributes = [inner.attr for inner in code if isinstance(inner, ast.Attribute)]
+    names = [inner.id for inner in code if isinstance(inner, ast.Name) and inner.id not in local]
     return _Uses(False, tuple(dict.fromkeys(attributes)), tuple(dict.fromkeys(names)))
+
+
+def _called_only(code: list[ast.AST]) -> list[ast.AST]:
+    """A module-level table's nodes but the names it holds without calling them: a table's entry is run by
+    whoever calls it from the table, not by reading the table."""
+    called = {id(c.func) for c in code if isinstance(c, ast.Call)}
+    return [inner for inner in code if not isinstance(inner, ast.Name) or id(inner) in called]
 
 
 def _bound_inside(node: ast.AST, code: list[ast.AST]) -> set[str]:
