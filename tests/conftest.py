@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -47,9 +48,15 @@ SERIAL = {
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _is_e2e(item: pytest.Item) -> bool:
+@cache
+def _in_tests(filename: str) -> bool:
+    """Whether a fixture's code lives under tests/ (asked for every fixture of every test: once per file)."""
+    return Path(filename).is_relative_to(ROOT / "tests")
+
+
+def _is_e2e(item: pytest.Item, verdicts: tiers.Verdicts | None = None) -> bool:
     """Whether the test reaches something real (tests/tiers.py): its own code, its class, its module's
-    `pytestmark` and its fixtures, not the words of its file."""
+    `pytestmark` and its fixtures, not the words of its file (the answer kept in `verdicts` when given)."""
     function = getattr(item, "function", None)
     if function is None:  # not a Python test function: its file decides
         return tiers.reaches_something_real(Path(str(item.path)), "pytestmark")
@@ -57,11 +64,12 @@ def _is_e2e(item: pytest.Item) -> bool:
     for name in getattr(item, "fixturenames", []):
         for definition in item._fixtureinfo.name2fixturedefs.get(name, ()):
             code = getattr(definition.func, "__code__", None)
-            if code is not None and Path(code.co_filename).is_relative_to(ROOT / "tests"):
+            if code is not None and _in_tests(code.co_filename):
                 fixtures.append((Path(code.co_filename), definition.func.__name__, code.co_firstlineno))
     code = function.__code__
     cls = getattr(item, "cls", None)
-    return tiers.is_end_to_end(
+    decide = verdicts.is_end_to_end if verdicts is not None else tiers.is_end_to_end
+    return decide(
         Path(code.co_filename), function.__name__, code.co_firstlineno, cls.__name__ if cls else None, fixtures
     )
 
@@ -70,12 +78,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     renamed = [name for name in SERIAL if not (ROOT / name).is_file()]
     if renamed:  # a moved module would silently lose its `serial` mark and run beside other workers
         raise pytest.UsageError(f"tests/conftest.py SERIAL names modules that do not exist: {renamed}")
+    verdicts = tiers.Verdicts()
     for item in items:
         path = Path(str(item.path))
-        if _is_e2e(item):
+        if _is_e2e(item, verdicts):
             item.add_marker(pytest.mark.e2e)
         if path.relative_to(ROOT).as_posix() in SERIAL:
             item.add_marker(pytest.mark.serial)
+    verdicts.save()
     if os.environ.get("PYTEST_XDIST_WORKER"):  # the queue a worker's collection sets: the slowest modules first
         heaviest_first(items, ROOT)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -147,7 +148,11 @@ def edges() -> list[Edge]:
     return found
 
 
-EDGES = edges()
+@cache
+def every_edge() -> list[Edge]:
+    """`edges()` read once, when a test first asks: not at import, which every pytest-xdist worker's collection
+    pays (about 1.4 s of CPU each) while only one worker runs these tests."""
+    return edges()
 
 
 def test_every_stage_has_a_row() -> None:
@@ -159,7 +164,7 @@ def test_imports_follow_the_pipeline() -> None:
     against = sorted(
         {
             (str(edge.path), edge.line, f"{edge}  ({stage(edge.source)} may not import {stage(edge.target)})")
-            for edge in EDGES
+            for edge in every_edge()
             if stage(edge.source) != stage(edge.target)
             and stage(edge.target) not in ALLOWED.get(stage(edge.source), frozenset())
         }
@@ -175,9 +180,9 @@ def test_the_table_is_an_order() -> None:
 
 def test_the_edges_are_read() -> None:
     """The parser sees lazy imports and names imported from a module, so the tests above test something."""
-    assert any(e.source == "iolab.store.db" and e.target == "iolab.models" and e.top for e in EDGES)
-    assert any(e.source == "iolab.cli.runs" and not e.top for e in EDGES)
-    assert any(e.source == "iolab.__main__" and e.target == "iolab.cli" for e in EDGES)
+    assert any(e.source == "iolab.store.db" and e.target == "iolab.models" and e.top for e in every_edge())
+    assert any(e.source == "iolab.cli.runs" and not e.top for e in every_edge())
+    assert any(e.source == "iolab.__main__" and e.target == "iolab.cli" for e in every_edge())
 
 
 def cycles(pairs: set[tuple[str, str]]) -> list[list[str]]:
@@ -235,7 +240,7 @@ def test_no_import_cycle() -> None:
     time, it does not remove it (store.db -> store.series -> store.db was such a one). A package's `__init__`
     is a module like the others: command modules that imported the `iolab.cli` package importing them were a
     cycle too, one that works only while `app` is defined before the imports."""
-    pairs = {(e.source, e.target) for e in EDGES if e.source != e.target}
+    pairs = {(e.source, e.target) for e in every_edge() if e.source != e.target}
     found = cycles(pairs)
     assert not found, "import cycles:\n" + "\n".join(" -> ".join(c) for c in found)
 

@@ -13,9 +13,14 @@ neighbour runs fio) stays in the fast tier; the file used to be marked whole on 
 from __future__ import annotations
 
 import ast
+import hashlib
+import json
+import os
 import re
+import tempfile
 from collections.abc import Callable
-from functools import cache
+from dataclasses import dataclass
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +97,9 @@ def _interpreter_runs_iolab(after: list[ast.expr], words: list[object]) -> bool:
     return any(isinstance(n, ast.Name) and n.id == "BENCH" for n in ast.walk(after[0]))
 
 
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
 class _Module:
     """One Python file of tests/: its top-level definitions by name, and where its imported names come from."""
 
@@ -107,13 +115,21 @@ class _Module:
                 for alias in statement.names:
                     self.imported[alias.asname or alias.name] = (statement.module or "", alias.name)
 
+    @cached_property
+    def by_name(self) -> dict[str, list[_Definition]]:
+        """Every function and class, nested ones too, in the order of a walk; read once, when first asked."""
+        found: dict[str, list[_Definition]] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, _Definition):
+                found.setdefault(node.name, []).append(node)
+        return found
+
     def node_at(self, name: str, line: int) -> ast.AST | None:
         """The function or class called `name` whose definition spans `line` (a method of a test class too)."""
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                if first <= line <= (node.end_lineno or node.lineno):
-                    return node
+        for node in self.by_name.get(name, []):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if first <= line <= (node.end_lineno or node.lineno):
+                return node
         return None
 
 
@@ -145,17 +161,9 @@ def _module_file(dotted: str) -> Path | None:
 
 
 def _code(node: ast.AST) -> list[ast.AST]:
-    """The nodes of a definition, its docstrings left out (what a docstring says is not what the code uses)."""
+    """The nodes of a definition, its docstrings left out (what a docstring says is not what the code uses).
+    One pass: a node is met before its children, so its docstring is known before the walk reaches it."""
     skip = set()
-    for inner in ast.walk(node):
-        body = getattr(inner, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-        ):
-            skip.add(id(body[0]))
     out: list[ast.AST] = []
     stack = [node]
     while stack:
@@ -163,6 +171,14 @@ def _code(node: ast.AST) -> list[ast.AST]:
         if id(current) in skip:
             continue
         out.append(current)
+        body = getattr(current, "body", None)
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
+            skip.add(id(body[0]))
         stack.extend(ast.iter_child_nodes(current))
     return out
 
@@ -215,46 +231,69 @@ class _Walk:
         self.pending += [(module, d) for d in [*node.decorator_list, *node.bases]]
 
     def _walk(self, module: _Module, node: ast.AST) -> bool:
-        local = _bound_inside(node)
-        table = isinstance(node, (ast.Assign, ast.AnnAssign))
-        called = {id(c.func) for c in ast.walk(node) if isinstance(c, ast.Call)}
-        for inner in _code(node):
-            if table and isinstance(inner, ast.Name) and id(inner) not in called:
-                continue  # a table's entry is run by whoever calls it from the table, not by reading the table
-            if _uses_something_real(inner):
-                return True
-            self._follow(module, inner, local)
+        uses = _uses(node)
+        if uses.real:
+            return True
+        for attribute in uses.attributes:
+            self.attributes.add(attribute)
+            self.pending += self.methods.pop(attribute, [])
+        for name in uses.names:
+            self.pending += _definitions(module, name)
         return False
 
-    def _follow(self, module: _Module, inner: ast.AST, local: set[str]) -> None:
-        """What a node names, to walk next: a method by its attribute, a module-level name not bound locally."""
-        if isinstance(inner, ast.Attribute):
-            self.attributes.add(inner.attr)
-            self.pending += self.methods.pop(inner.attr, [])
-        if isinstance(inner, ast.Name) and inner.id not in local:
-            self.pending += _definitions(module, inner.id)
+
+@dataclass(frozen=True)
+class _Uses:
+    """What one definition's own code does, read once (the modules are cached, so are their nodes): whether it
+    is itself a use, else the attributes and the names not bound inside it that it follows on to."""
+
+    real: bool
+    attributes: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
 
 
-def _bound_inside(node: ast.AST) -> set[str]:
+@cache
+def _uses(node: ast.AST) -> _Uses:
+    """Read once per node: a test's walk meets the same helpers and fixtures as every other test's walk."""
+    code = _code(node)  # a docstring holds no call and binds no name: its nodes are not needed below either
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        code = _called_only(code)
+    if any(_uses_something_real(inner) for inner in code):
+        return _Uses(real=True)
+    local = _bound_inside(node, code)
+    attributes = [inner.attr for inner in code if isinstance(inner, ast.Attribute)]
+    names = [inner.id for inner in code if isinstance(inner, ast.Name) and inner.id not in local]
+    return _Uses(False, tuple(dict.fromkeys(attributes)), tuple(dict.fromkeys(names)))
+
+
+def _called_only(code: list[ast.AST]) -> list[ast.AST]:
+    """A module-level table's nodes but the names it holds without calling them: a table's entry is run by
+    whoever calls it from the table, not by reading the table."""
+    called = {id(c.func) for c in code if isinstance(c, ast.Call)}
+    return [inner for inner in code if not isinstance(inner, ast.Name) or id(inner) in called]
+
+
+def _bound_inside(node: ast.AST, code: list[ast.AST]) -> set[str]:
     """The names a function binds itself (parameters, assignments): not the module's names of that spelling."""
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return set()
     arguments = node.args
     every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
     bound = {a.arg for a in every if a is not None}
-    return bound | {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return bound | {n.id for n in code if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def _definitions(module: _Module, name: str) -> list[tuple[_Module, ast.AST]]:
+@cache
+def _definitions(module: _Module, name: str) -> tuple[tuple[_Module, ast.AST], ...]:
     """Where a name used in `module` is defined: at its top level, or in the tests/ module it imports it from."""
     if name in module.imported:
         dotted, original = module.imported[name]
         file = _module_file(dotted)
         source = _module(file) if file is not None else None
         if source is None:
-            return []
-        return [(source, d) for d in source.defined.get(original, [])]
-    return [(module, d) for d in module.defined.get(name, [])]
+            return ()
+        return tuple((source, d) for d in source.defined.get(original, []))
+    return tuple((module, d) for d in module.defined.get(name, []))
 
 
 def is_end_to_end(path: Path, function: str, line: int, cls: str | None, fixtures: list[tuple[Path, str, int]]) -> bool:
@@ -268,3 +307,53 @@ def is_end_to_end(path: Path, function: str, line: int, cls: str | None, fixture
         REAL_NAMES.search(name) or REAL_NAMES.search(file.stem) or reaches_something_real(file, name, at)
         for file, name, at in fixtures
     )  # a fixture of tests/report/stored_runs.py (or loopdev.py, chromium.py) is real by where it lives
+
+
+class Verdicts:
+    """`is_end_to_end`'s answers, kept for the next collection of the same tests/ source.
+
+    `make test` collects the whole suite once while the lint runs, then once on each pytest-xdist worker, and
+    each collection read the same ~500 files' code for the same 7,000 answers (about 5 s of CPU each, on a
+    2-CPU host where the workers' collections run side by side before any test starts). The file is named by a
+    hash of every .py file under tests/ (the only code the answers read), so an edit anywhere there makes a new
+    one; an answer not in it is worked out here and saved with the rest."""
+
+    def __init__(self, directory: Path = ROOT / "tests" / "__pycache__", root: Path = ROOT) -> None:
+        digest = hashlib.sha256()
+        for file in sorted((root / "tests").rglob("*.py")):
+            digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+        self.directory = directory
+        self.path = directory / f"tiers-{digest.hexdigest()[:20]}.json"
+        try:
+            known = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            known = {}
+        self.known: dict[str, bool] = known if isinstance(known, dict) else {}
+        self.added = False
+
+    def is_end_to_end(
+        self, path: Path, function: str, line: int, cls: str | None, fixtures: list[tuple[Path, str, int]]
+    ) -> bool:
+        key = json.dumps([str(path), function, line, cls, [[str(f), name, at] for f, name, at in fixtures]])
+        if not isinstance(self.known.get(key), bool):
+            self.known[key] = is_end_to_end(path, function, line, cls, fixtures)
+            self.added = True
+        return self.known[key]
+
+    def save(self) -> None:
+        """Written whole under another name, then renamed: a worker reading it meanwhile sees the old file or
+        the new one. The files of older sources go."""
+        if not self.added:
+            return
+        try:
+            self.directory.mkdir(exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tiers-")
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(self.known, out)
+            os.replace(temporary, self.path)
+            for old in self.directory.glob("tiers-*.json"):
+                if old != self.path:
+                    old.unlink(missing_ok=True)
+        except OSError:  # a read-only checkout: every collection works the answers out, as before
+            return
+        self.added = False
