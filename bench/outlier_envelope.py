@@ -313,12 +313,21 @@ class Case:
     seen_twin: Seen
 
 
-def corpus(seeds: list[int]) -> list[Case]:
-    cases = []
-    for seed in seeds:
-        clean, twin = draw(seed)
-        cases.append(Case(clean, twin, observe(clean), observe(twin)))
-    return cases
+def case(seed: int) -> Case:
+    """One seed's clean array and its twin, as the rule and both references see them."""
+    clean, twin = draw(seed)
+    return Case(clean, twin, observe(clean), observe(twin))
+
+
+def corpus(seeds: list[int], workers: int = 1) -> list[Case]:
+    """Each seed's case, in order (`workers` processes draw and observe them: a host shared by eight sessions gives
+    one process a few percent of a CPU)."""
+    if workers <= 1:
+        return [case(seed) for seed in seeds]
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        return pool.map(case, seeds, chunksize=max(1, len(seeds) // (8 * workers)))
 
 
 class Tally(dict):
@@ -718,6 +727,7 @@ def _family_flag(parser: argparse.ArgumentParser) -> None:
         choices=FAMILIES,
         help="only this family (repeatable; with --families-only the others are kept)",
     )
+    parser.add_argument("--workers", type=int, default=1, help="processes drawing the base space's arrays")
     parser.add_argument(
         "--shipped",
         action="store_true",
@@ -759,7 +769,8 @@ def main() -> int:
     if split.args.families_only and not split.args.smoke:
         return families_only(split.args.out, split.args.family_cases or 1500, split.args.family)
     started = time.perf_counter()
-    tuning = corpus(split.seeds)
+    workers = split.args.workers
+    tuning = corpus(split.seeds, workers)
     count = 4 if split.args.smoke else split.args.family_cases or max(4, len(split.fresh) // 20)
     shipped_only = split.args.shipped
     groups = (
@@ -769,7 +780,7 @@ def main() -> int:
     shipped = OutlierParams()
     # the held-out seeds judge what the tuning seeds chose (the exit status says whether the code ships it)
     reference = (matched_alarm(tuning, params, "bound"), matched_alarm(tuning, params, "ceiling"))
-    held = score(corpus(split.fresh), params, reference)
+    held = score(corpus(split.fresh, workers), params, reference)
     beyond = {"arrays_per_family": count, "families": families(count, params, reference, split.args.family)}
     figures = {
         "host": host(),
