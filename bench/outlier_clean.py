@@ -20,7 +20,7 @@ as ARR-OUTLIER judges it (each drive's mean, its own noise `analysis.noise.own_n
 array with any drive named; the share named by the group search is beside it. Nothing is chosen here: the seeds
 (--seed, default 950000) are held out from every choice.
 
-    python bench/outlier_clean.py [--arrays 1000] [--seed 950000] [--out PATH]
+    python bench/outlier_clean.py [--arrays 1000] [--seed 950000] [--smallest 8] [--largest 32] [--out PATH]
     python bench/outlier_clean.py --family "HBA groups" --out /tmp/hba.json   # one family (side by side)
     python bench/outlier_clean.py --merge /tmp/hba.json /tmp/...   # per-family runs into one result (--out)
     python bench/outlier_clean.py --smoke
@@ -158,6 +158,7 @@ def main() -> int:
     parser.add_argument("--arrays", type=int, default=1000, help="clean arrays a bin")
     parser.add_argument("--seed", type=int, default=950_000)
     parser.add_argument("--largest", type=int, default=128, help="the largest size bin's top (32, 64 or 128)")
+    parser.add_argument("--smallest", type=int, default=3, help="the smallest size bin's bottom (3 or 8)")
     parser.add_argument("--family", action="append", choices=FAMILIES, help="only this family (repeatable)")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_clean.json")
     parser.add_argument("--merge", nargs="+", type=Path, help="merge these per-family results into --out")
@@ -167,7 +168,7 @@ def main() -> int:
         return merge(args.merge, args.out)
     if args.smoke:
         args.arrays, args.largest = 2, 15
-    sizes = tuple(b for b in SIZE_BINS if b[1] <= args.largest)
+    sizes = tuple(b for b in SIZE_BINS if b[0] >= args.smallest and b[1] <= args.largest)
     started = time.perf_counter()
     figures: dict = {"host": host(), "arrays_per_bin": args.arrays, "complete": False}
 

@@ -30,6 +30,10 @@ names 74-99%). The worst is then set aside and the next worst weighed against th
 drives (slow drives inflate each other's reference spread: masking; with two set aside, three to six slow
 drives hide each other; `loo_share` sets aside more, and was not chosen), and the first j are named when the
 j-th passes.
+In arrays of 8 drives or more the group search (`analysis.outlier_groups`) judges first, and an array alarms when
+either test does: the leave-out tests' alarm there is simulated per size (`analysis.outlier_null`) so that both
+together name a drive of a clean array, normally or flatly spread, in at most `array_alarm` (each at its own
+nominal rate, they passed 0.67-0.84% of noise-free clean arrays and 1.0-1.1% of the bench's in four bins).
 Only drives `rel_floor` off the median are weighed in turn (a homogeneous array's sd can be 0.3%, and peers set
 aside from the low end truncate the rest, so a healthy drive's step would name the worse drives before it).
 
@@ -107,6 +111,12 @@ class OutlierParams:
     group_alarm: float = 0.003
     group_devices: int = 8
     group_share: float = 0.5
+    # In arrays of `envelope_devices` drives or more (8 or more where the envelope test judges every size): the
+    # nominal chance that a clean array, its peers normal or flat, has any drive named by the group search and the
+    # leave-out tests together. The leave-out tests' alarm is simulated per size to hold it
+    # (`analysis.outlier_null`), in place of `loo_alarm`; 0 turns that off (`loo_alarm`, Bonferroni, each test
+    # at its own rate: clean arrays of 8-32 drives alarmed 1.0-1.1% in four bins).
+    array_alarm: float = 0.005
 
 
 @dataclass(frozen=True)
@@ -421,13 +431,26 @@ def _steps(w, order: list[int], own: Sequence[float], params: OutlierParams, edg
 
 def _for_size(params: OutlierParams, count: int) -> OutlierParams:
     """The alarm shares an array of `count` drives is judged at: the envelope test off from `envelope_devices`
-    drives on, the t test at `small_loo_alarm` below it."""
+    drives on, the t test there at the alarm that holds `array_alarm` (`analysis.outlier_null`), and at
+    `small_loo_alarm` below it."""
+    if count >= max(params.envelope_devices, 8) and params.array_alarm > 0 and params.loo_alarm > 0:
+        params = replace(params, loo_alarm=_calibrated_loo_alarm(params, count))
     if not params.envelope_devices:
         return params
     if count >= params.envelope_devices:
         return replace(params, envelope_alarm=0.0)
     small = params.loo_alarm if params.small_loo_alarm is None else params.small_loo_alarm
     return replace(params, loo_alarm=small)
+
+
+def _calibrated_loo_alarm(params: OutlierParams, count: int) -> float:
+    """The leave-out tests' alarm in `count` drives at which they and the group search together hold
+    `array_alarm` on clean arrays (`analysis.outlier_null`; the group search's share where it judges)."""
+    from iolab.analysis.outlier_null import loo_alarm
+
+    steps = max(params.loo_block, int(params.loo_share * count))
+    group = params.group_alarm if count >= max(params.group_devices, 1) else 0.0
+    return loo_alarm(count, params.array_alarm, steps, group, params.group_share, params.loo_alarm * 1e-3)
 
 
 def _signed(sign: float, value: float | None) -> float | None:
@@ -566,4 +589,5 @@ def _share_of(params: OutlierParams, share: float) -> OutlierParams:
         small_loo_alarm=small,
         envelope_alarm=params.envelope_alarm * share,
         group_alarm=params.group_alarm * share,
+        array_alarm=params.array_alarm * share,
     )
