@@ -151,3 +151,13 @@ def test_a_file_system_of_a_ram_type_is_ram_backed_whatever_its_source(tmp_path,
     assert (target.ram_backed, target.mount_point, target.fs_type, target.device) == (True, "/scratch", kind, None)
     disk = Snapshot(filesystems=[FileSystem("/scratch", "ext4", "/dev/sdz1", "0:44")])
     assert _on_filesystem(Root(tmp_path), "/scratch/f", disk).ram_backed is False
+
+
+def test_a_device_of_one_block_is_sampled_once(tmp_path):
+    from iolab.probe.snapshot import sample_blocks
+
+    one = tmp_path / "one.img"
+    one.write_bytes(b"\x01" + b"\0" * 4095)
+    assert sample_blocks(str(one)) == (1, 1)
+    (tmp_path / "short.img").write_bytes(b"\x01" * 4095)  # less than a block: nothing to sample
+    assert sample_blocks(str(tmp_path / "short.img")) == (None, None)
