@@ -14,7 +14,7 @@ from iolab.errors import UserError
 from iolab.models.snapshot import FileSystem, Snapshot
 from iolab.probe import Root
 from iolab.probe.host import read_host, read_memory
-from iolab.probe.snapshot import _on_filesystem, take_snapshot
+from iolab.probe.snapshot import _on_filesystem, sample_blocks, take_snapshot
 
 
 def _write(tree: Path, rel: str, text: str) -> None:
@@ -154,8 +154,6 @@ def test_a_file_system_of_a_ram_type_is_ram_backed_whatever_its_source(tmp_path,
 
 
 def test_a_device_of_one_block_is_sampled_once(tmp_path):
-    from iolab.probe.snapshot import sample_blocks
-
     one = tmp_path / "one.img"
     one.write_bytes(b"\x01" + b"\0" * 4095)
     assert sample_blocks(str(one)) == (1, 1)
