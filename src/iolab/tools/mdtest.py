@@ -47,18 +47,26 @@ def parse(text: str, source: str) -> ToolOutput:
     points: list[ToolPoint] = []
     notes: list[str] = []
     versions: list[str] = []
-    starts = [(m.start(), m.group(1)) for m in STARTED.finditer(text)]
+    began = _run_starts(text, launches)
     for index, (begin, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
         version, tasks = _launch(launches[index] if launches else None, source)
         found, note = _run(text[begin:end], version, tasks, source)
-        began = _began([when for at, when in starts if at < end][-1:])
         for point in found:
-            point.started = began
+            point.started = began[index]
         notes += note
         versions += [version] if found else []
         points += found
     _check_found(points, source)
     return ToolOutput("mdtest", ", ".join(dict.fromkeys(versions)), points, list(dict.fromkeys(notes)))
+
+
+def _run_starts(text: str, launches: list[re.Match[str]]) -> list[float | None]:
+    """Each run's start: the last `-- started at` line before its launch line, which mdtest prints just before
+    it (the last before a run's end is the next run's, in a file of several runs); without launch lines, the
+    one run's last in the file."""
+    starts = [(m.start(), m.group(1)) for m in STARTED.finditer(text)]
+    anchors = [m.start() for m in launches] or [len(text)]
+    return [_began([when for at, when in starts if at < anchor][-1:]) for anchor in anchors]
 
 
 def _check_found(points: list[ToolPoint], source: str) -> None:
