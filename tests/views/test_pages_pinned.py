@@ -23,7 +23,8 @@ import os
 import random
 import time
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
+from importlib.metadata import version
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -34,10 +35,12 @@ from iolab.analysis.compare import CompareParams, compare_samples
 from iolab.models.result import primary_metric
 from iolab.models.workload import higher_is_better, metric_for, workload_identity
 from iolab.report import csv_output, json_output, markdown, terminal
+from iolab.report.cross_sections import comparison_page
 from iolab.report.html import render_html
 from iolab.views.comparison import ComparedWorkload, Comparison, WorkloadSamples
 from iolab.views.export import ExportedRun, HostFacts, TargetFacts
 from iolab.views.run import RunView
+from tests.chart_digest import drawn
 from tests.page_runs import SHAPES, generated_run
 
 PINNED = Path(__file__).parent.parent / "data" / "pages"
@@ -58,6 +61,7 @@ def _utc(monkeypatch):
 
 
 def _check(name: str, text: str) -> None:
+    text = text.replace(f"iolab {version('iolab')}", "iolab VERSION")  # a release changes no page
     path = PINNED / name
     if WRITE:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -109,7 +113,9 @@ def test_a_generated_run_s_page_in_every_format_is_the_pinned_one(seed, number):
     _check(f"{stem}.md", markdown.render_runs(runs))  # type: ignore[arg-type]
     _check(f"{stem}.json", _fewer_points(json_output.render_runs(runs)))  # type: ignore[arg-type]
     _check(f"{stem}.csv", csv_output.render_runs(runs))  # type: ignore[arg-type]
-    _check(f"{stem}.html", render_html([view], svg=False)[0])
+    with drawn() as figures:
+        _check(f"{stem}.html", render_html([view], svg=False)[0])
+    _check(f"{stem}.charts.txt", figures.text())
 
 
 def test_a_terminal_s_page_is_the_pinned_one_in_colour():
@@ -164,6 +170,9 @@ def test_a_comparison_in_every_format_is_the_pinned_one(a, b):
     _check(f"{stem}.md", markdown.render_comparison(comparison))
     _check(f"{stem}.json", json_output.render_comparison(comparison))
     _check(f"{stem}.csv", csv_output.render_comparison(comparison))
+    with drawn() as figures:
+        _check(f"{stem}.html", render_html([], extra=[partial(comparison_page, comparison)], svg=False)[0])
+    _check(f"{stem}.charts.txt", figures.text())
 
 
 def test_an_export_in_every_format_is_the_pinned_one():

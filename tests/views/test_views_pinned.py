@@ -12,6 +12,7 @@ days over their target, a cycle; findings of every severity; runs listed with an
 from __future__ import annotations
 
 import math
+from functools import partial
 import random
 
 import pytest
@@ -20,13 +21,16 @@ from iolab.analysis.daily import daily_cov
 from iolab.models import Finding, Run, Severity
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, NvmeSmart, Snapshot, TargetInfo
 from iolab.models.workload import Series
+from iolab.report.cross_sections import history_page
 from iolab.report.formats import FORMATS, renders
+from iolab.report.html import render_html
 from iolab.store.db import open_store
 from iolab.views.history import SeriesHistory, latest_health, series_analysis, series_outlier_runs
 from iolab.views.host_diff import HostDiff
 from iolab.views.lint import LintView
 from iolab.views.notebook import NotebookEntry
 from iolab.views.run_list import ListedRun, RunList
+from tests.chart_digest import drawn
 from tests.views.test_pages_pinned import _check, _utc  # noqa: F401  (the fixture pins the time zone)
 
 DAY = 86_400.0
@@ -102,6 +106,9 @@ def histories(tmp_path_factory) -> list[SeriesHistory]:
 def test_a_history_in_every_format_is_the_pinned_one(histories):
     assert histories[0].changes and histories[0].outliers and histories[0].failed_runs  # what the lines say
     _all("history", "history", histories)
+    with drawn() as figures:
+        _check("history.html", render_html([], extra=[partial(history_page, histories)], svg=False)[0])
+    _check("history.charts.txt", figures.text())
 
 
 def test_each_history_line_is_the_pinned_one_alone(histories):
@@ -122,6 +129,9 @@ def test_a_history_of_days_without_a_cov_and_many_days_over_target_is_the_pinned
     judged = series_analysis(series)
     made = SeriesHistory(series, health, [], 3, [], days, series_outlier_runs(series, judged.outlier_runs), judged)
     _all("history", "history-days", [made])
+    with drawn() as figures:
+        _check("history-days.html", render_html([], extra=[partial(history_page, [made])], svg=False)[0])
+    _check("history-days.charts.txt", figures.text())
 
 
 FINDINGS = [
