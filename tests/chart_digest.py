@@ -1,5 +1,5 @@
 """What a chart draws, as text a test can pin: every axes' scales, limits, labels and ticks, and every line,
-bar, band, point and label on it, numbers to four significant digits.
+bar, band, point and label on it, numbers to six significant digits.
 
 Why: the charts of a page were held by contracts (labels inside the axes, one colour per series) and by
 browser tests, and a slip in what a chart plots (a bar's height, a band's edges, which points a line joins,
@@ -20,7 +20,7 @@ from matplotlib.colors import to_hex
 
 def _n(value: Any) -> str:
     try:
-        return f"{float(value):.4g}"
+        return f"{float(value):.6g}"
     except (TypeError, ValueError):
         return str(value)
 

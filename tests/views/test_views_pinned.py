@@ -12,8 +12,8 @@ days over their target, a cycle; findings of every severity; runs listed with an
 from __future__ import annotations
 
 import math
-from functools import partial
 import random
+from functools import partial
 
 import pytest
 
