@@ -44,24 +44,36 @@ def _ticks(axis: Any) -> str:
 
 def _artists(ax: Any) -> list[str]:
     out = []
+    grid = [line.get_visible() for axis in (ax.xaxis, ax.yaxis) for line in axis.get_gridlines()[:1]]
+    out.append(f"  grid: {grid}")
     for line in ax.get_lines():
         out.append(
-            f"  line {line.get_label()!r} {_colour(line.get_color())} {line.get_linestyle()} {line.get_marker()}: "
+            f"  line {line.get_label()!r} {_colour(line.get_color())} {line.get_linestyle()} {line.get_marker()}"
+            f" width {_n(line.get_linewidth())} size {_n(line.get_markersize())} alpha {line.get_alpha()}: "
             + _xy(line.get_xydata())
         )
     for patch in ax.patches:
         box = patch.get_bbox() if hasattr(patch, "get_bbox") else None
         where = f"{_n(box.x0)} {_n(box.y0)} {_n(box.x1)} {_n(box.y1)}" if box is not None else ""
-        out.append(f"  {type(patch).__name__} {_colour(patch.get_facecolor())} hatch={patch.get_hatch()}: {where}")
+        out.append(
+            f"  {type(patch).__name__} {_colour(patch.get_facecolor())} edge {_colour(patch.get_edgecolor())}"
+            f" width {_n(patch.get_linewidth())} hatch={patch.get_hatch()} alpha {patch.get_alpha()}: {where}"
+        )
     for collection in ax.collections:
         offsets = collection.get_offsets()
         paths = [_xy(path.vertices) for path in collection.get_paths()[:4]]
-        out.append(f"  {type(collection).__name__} {collection.get_label()!r}: {_xy(offsets)} | " + " / ".join(paths))
+        widths = " ".join(_n(w) for w in collection.get_linewidths())
+        out.append(
+            f"  {type(collection).__name__} {collection.get_label()!r} widths {widths} alpha {collection.get_alpha()}:"
+            f" {_xy(offsets)} | " + " / ".join(paths)
+        )
     for text in ax.texts:
         x, y = text.get_position()
+        anchor = getattr(text, "xy", None)  # an annotation: the point it names, its text offset from there
+        offset = f" naming ({_n(anchor[0])},{_n(anchor[1])}) from {text.anncoords}" if anchor is not None else ""
         out.append(
-            f"  text {text.get_text()!r} at ({_n(x)},{_n(y)}) {text.get_ha()}/{text.get_va()} "
-            f"size {_n(text.get_fontsize())} {_colour(text.get_color())}"
+            f"  text {text.get_text()!r} at ({_n(x)},{_n(y)}){offset} {text.get_ha()}/{text.get_va()} "
+            f"size {_n(text.get_fontsize())} {_colour(text.get_color())} rotation {_n(text.get_rotation())}"
         )
     legend = ax.get_legend()
     if legend is not None:

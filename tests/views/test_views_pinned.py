@@ -122,8 +122,10 @@ def test_a_history_of_days_without_a_cov_and_many_days_over_target_is_the_pinned
     times = [START + i * DAY / 3 + rng.uniform(0, 600) for i in range(45)]
     values = [5e4 * rng.lognormvariate(0, 0.2 if i % 5 else 0.01) for i in range(45)]
     values[3:6] = [0.0] * 3  # a day whose runs all failed (a failed throughput run counts 0)
+    values[9:12] = [5e4] * 3  # a day of three equal runs: COV 0
     days = daily_cov(times, values, 0.05)
-    assert any(d.cov is None for d in days) and sum(d.over_target for d in days) > 5
+    assert any(d.cov is None for d in days) and any(d.cov == 0.0 for d in days)
+    assert sum(d.over_target for d in days) > 5
     series = Series("db1", "/data", "id", "noisy", "iops", list(range(45)), times, values, [False] * 45)
     health = latest_health(series, 2 * DAY, 0.05, 3)
     judged = series_analysis(series)
@@ -176,7 +178,8 @@ def test_an_empty_ls_in_every_format_is_the_pinned_one(tag, before):
 def test_probe_s_snapshot_in_every_format_is_the_pinned_one():
     nvme = BlockDevice("nvme0n1", model="Samsung 990", size_bytes=2_500_000_000, rotational=False,
                        scheduler="none", wbt_lat_usec=0, read_ahead_kb=128, numa_node=1,
-                       smart=NvmeSmart(critical_warning=0, percent_used=3))  # fmt: skip
+                       smart=NvmeSmart(critical_warning=0, percent_used=3),
+                       host_settings={"scheduler": "none", "nr_requests": "1023"})  # fmt: skip
     sdb = BlockDevice("sdb", size_bytes=1_500_000_000, rotational=True, smart_error="smartctl: permission denied")
     fs = FileSystem("/data", "ext4", "/dev/sdb1", "8:17", ["rw", "relatime", "rw"], size_bytes=1000, used_bytes=994)
     for iommu in ([], ["dmar0", "dmar1"]):
