@@ -74,6 +74,7 @@ def _series(rng: random.Random, runs: int, step_at: int | None, spacing: float, 
         times,
         values,
         failed,
+        latest={"bw": values[-1], "iops": values[-1] / 2**20, "lat_mean": 1.25e6} if name == "stepped" else {},
         older=7 if name == "stepped" else 0,
     )
 
@@ -109,6 +110,16 @@ def test_a_history_in_every_format_is_the_pinned_one(histories):
     with drawn() as figures:
         _check("history.html", render_html([], extra=[partial(history_page, histories)], svg=False)[0])
     _check("history.charts.txt", figures.text())
+
+
+def test_the_prometheus_file_of_those_series_is_the_pinned_one(histories, tmp_path):
+    """`export --format prometheus`: each series' latest figures, health and last change point as gauges."""
+    from iolab.report.prometheus import render_textfile
+    from iolab.views.series_metrics import series_metrics
+
+    metrics = series_metrics(open_store(tmp_path / "home"), [h.series for h in histories], 2 * DAY, 0.035, 6)
+    assert metrics[0].last_change_run == histories[0].changes[-1].run_at
+    _check("series.prom", render_textfile(metrics))
 
 
 def test_each_history_line_is_the_pinned_one_alone(histories):
