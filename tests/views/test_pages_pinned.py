@@ -32,6 +32,8 @@ import pytest
 from rich.console import Console
 
 from iolab.analysis.compare import CompareParams, compare_samples
+from iolab.models import PhaseRecord
+from iolab.models.material import HostRow
 from iolab.models.result import primary_metric
 from iolab.models.workload import higher_is_better, metric_for, workload_identity
 from iolab.report import csv_output, json_output, markdown, terminal
@@ -98,6 +100,26 @@ def _view(made: SimpleNamespace, **extra: object) -> RunView:
     return RunView(made.run, made.records, made.samples, list(made.findings), None, made.device_bw, **extra)
 
 
+def _phases_and_hosts(made: SimpleNamespace) -> dict[str, object]:
+    """What a run that filled its target, dropped the cache before each point (failing twice) and ran its first
+    point on two hosts adds to its page: a line per kind of phase, a table of the hosts."""
+    ids = [r.id for r in made.records]
+    phases = [PhaseRecord("fill", "/scratch", 1e6, 12.25)]
+    phases += [
+        PhaseRecord("cache drop", "host", 1e6 + i, 0.5, "ok" if i % 3 else "failed: permission denied", point_id)
+        for i, point_id in enumerate(ids[:4])
+    ]
+    phases.append(PhaseRecord("pre command", "sync", 1e6, 0.05, "exit 1"))
+    first = made.records[0]
+    hosts = {
+        first.id: [
+            HostRow(first.id, "db1", "ok", "", 2000, 1.5e9, 366.2, 87_000.0, 250_000.0),
+            HostRow(first.id, "db2", "failed", "fio exited 1", None),
+        ]
+    }
+    return {"phases": phases, "hosts": hosts}
+
+
 def _text(draw, width: int = 160, colour: bool = False) -> str:  # type: ignore[no-untyped-def]
     buffer = io.StringIO()
     draw(Console(file=buffer, width=width, color_system="standard" if colour else None, force_terminal=colour))
@@ -107,7 +129,7 @@ def _text(draw, width: int = 160, colour: bool = False) -> str:  # type: ignore[
 @pytest.mark.parametrize(("seed", "number"), CASES)
 def test_a_generated_run_s_page_in_every_format_is_the_pinned_one(seed, number):
     made = _run(seed, number)
-    view = _view(made, tags=["nightly"], notes=["a note"])
+    view = _view(made, tags=["nightly"], notes=["a note"], **(_phases_and_hosts(made) if seed == 8 else {}))
     runs = SimpleNamespace(views=[view], exported=[ExportedRun(made.run, made.records, ["nightly"], ["a note"])])
     stem = f"run-{made.shape}-{seed}"
     _check(f"{stem}.txt", terminal.render_runs(runs))  # type: ignore[arg-type]
