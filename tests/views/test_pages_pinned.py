@@ -133,7 +133,7 @@ def test_a_generated_run_s_page_in_every_format_is_the_pinned_one(seed, number):
     runs = SimpleNamespace(views=[view], exported=[ExportedRun(made.run, made.records, ["nightly"], ["a note"])])
     stem = f"run-{made.shape}-{seed}"
     _check(f"{stem}.txt", terminal.render_runs(runs))  # type: ignore[arg-type]
-    _check(f"{stem}.verbose.txt", _text(lambda c: terminal.print_runs([view], c, verbose=True), width=120))
+    _check(f"{stem}.verbose.txt", _text(lambda c: terminal.print_runs([view], c, verbose=True), width=80))
     _check(f"{stem}.md", markdown.render_runs(runs))  # type: ignore[arg-type]
     _check(f"{stem}.json", _fewer_points(json_output.render_runs(runs)))  # type: ignore[arg-type]
     _check(f"{stem}.csv", csv_output.render_runs(runs))  # type: ignore[arg-type]
