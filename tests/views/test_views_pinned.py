@@ -28,7 +28,7 @@ from iolab.store.db import open_store
 from iolab.views.history import SeriesHistory, latest_health, series_analysis, series_outlier_runs
 from iolab.views.host_diff import HostDiff
 from iolab.views.lint import LintView
-from iolab.views.notebook import NotebookEntry
+from iolab.views.notebook import series_notebook
 from iolab.views.run_list import ListedRun, RunList
 from tests.chart_digest import drawn
 from tests.views.test_pages_pinned import _check, _utc  # noqa: F401  (the fixture pins the time zone)
@@ -83,13 +83,12 @@ def _history(store, series: Series, notebook: bool = False) -> SeriesHistory:  #
     from iolab.views.history import series_history
 
     made = series_history(store, series, 2 * DAY, 0.02, 3)
-    if notebook:
-        change = made.changes[0].run_at if made.changes else None
-        made.notebook = [
-            NotebookEntry("tag", "nightly", tuple(series.run_ids[:3]), series.times[0], series.times[2], change, -30),
-            NotebookEntry("note", "new firmware", (series.run_ids[40],), series.times[40], series.times[40], change, 0),
-            NotebookEntry("note", "fstrim", (series.run_ids[45],), series.times[45], series.times[45], change, 1),
-        ]
+    if notebook:  # tags and notes on its runs, placed against its change points as `history` places them
+        ids = series.run_ids
+        marks = {ids[i]: [("tag", "nightly")] for i in (0, 1, 2, 45)}
+        marks[ids[40]] = [("note", "new firmware")]
+        marks[ids[45]] = [("note", "fstrim"), ("tag", "nightly")]
+        made.notebook = series_notebook(series, marks, [c.point.index for c in made.changes])
     return made
 
 
