@@ -122,7 +122,15 @@ def _phases_and_hosts(made: SimpleNamespace) -> dict[str, object]:
 
 def _text(draw, width: int = 160, colour: bool = False) -> str:  # type: ignore[no-untyped-def]
     buffer = io.StringIO()
-    draw(Console(file=buffer, width=width, color_system="standard" if colour else None, force_terminal=colour))
+    draw(
+        Console(
+            file=buffer,
+            width=width,
+            color_system="standard" if colour else None,
+            force_terminal=colour,
+            highlight=False,
+        )
+    )
     return buffer.getvalue()
 
 
@@ -194,6 +202,7 @@ def test_a_comparison_in_every_format_is_the_pinned_one(a, b):
     _check(f"{stem}.md", markdown.render_comparison(comparison))
     _check(f"{stem}.json", json_output.render_comparison(comparison))
     _check(f"{stem}.csv", csv_output.render_comparison(comparison))
+    _check(f"{stem}.colour.txt", _text(lambda c: terminal.print_comparison(comparison, c), colour=True))
     with drawn() as figures:
         _check(f"{stem}.html", render_html([], extra=[partial(comparison_page, comparison)], svg=False)[0])
     _check(f"{stem}.charts.txt", figures.text())

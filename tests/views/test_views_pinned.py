@@ -22,6 +22,7 @@ from iolab.models import Finding, Run, Severity
 from iolab.models.snapshot import BlockDevice, Change, FileSystem, NvmeSmart, Snapshot, TargetInfo
 from iolab.models.workload import Series
 from iolab.report.cross_sections import history_page
+from iolab.report.findings import render_findings
 from iolab.report.formats import FORMATS, renders
 from iolab.report.html import render_html
 from iolab.store.db import open_store
@@ -31,7 +32,7 @@ from iolab.views.lint import LintView
 from iolab.views.notebook import series_notebook
 from iolab.views.run_list import ListedRun, RunList
 from tests.chart_digest import drawn
-from tests.views.test_pages_pinned import _check, _utc  # noqa: F401  (the fixture pins the time zone)
+from tests.views.test_pages_pinned import _check, _text, _utc  # noqa: F401  (the fixture pins the time zone)
 
 DAY = 86_400.0
 START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
@@ -163,6 +164,9 @@ FINDINGS = [
 @pytest.mark.parametrize("count", [0, 1, len(FINDINGS)])
 def test_the_doctor_s_findings_in_every_format_are_the_pinned_ones(count):
     _all("doctor", f"doctor-{count}", FINDINGS[:count])
+    _check(
+        f"doctor-{count}.colour.text", _text(lambda c: render_findings(FINDINGS[:count], c, verbose=False), colour=True)
+    )
 
 
 def _listed(i: int, tags: list[str], imported: bool) -> ListedRun:
