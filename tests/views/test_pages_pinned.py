@@ -208,6 +208,36 @@ def test_a_comparison_in_every_format_is_the_pinned_one(a, b):
     _check(f"{stem}.charts.txt", figures.text())
 
 
+def test_a_comparison_with_every_verdict_in_every_format_is_the_pinned_one():
+    """Each workload of one run repeated six times a side, B moved by its own factor: slower, faster, the same,
+    a hair apart, and one side far off once (its outlier repeat left out), so every verdict is written."""
+    rng = random.Random(41)
+    side = _side(_run(3, 0))
+    rows = []
+    for i, one in enumerate(side.values()):
+        level = one.values[0] if one.values else 1e6
+        factor = (0.7, 1.3, 1.0, 1.004, 0.9)[i % 5]
+        a = replace(one, values=[level * rng.lognormvariate(0, 0.01) for _ in range(6)])
+        b = replace(one, values=[level * factor * rng.lognormvariate(0, 0.01) for _ in range(6)])
+        if i == 4:
+            b.values[2] *= 0.3
+        params = CompareParams(higher_is_better=higher_is_better(one.metric))
+        rows.append(ComparedWorkload(a, b, compare_samples(a.values, b.values, params)))
+    kinds = {row.verdict.kind for row in rows}
+    assert {"faster", "slower", "equivalent"} <= kinds, kinds
+    comparison = Comparison("before", "after", [3, 4, 5], [6, 7, 8], rows, [], [], [])
+    # --fail-on-regression's gate: the slower row beyond the threshold, judged on its point estimate
+    assert comparison.regressions(0.05) == [rows[0]] and comparison.regressions(0.31) == []
+    assert comparison.regressions(0.30) == [rows[0]]  # -30.3%
+    _check("compare-verdicts.txt", terminal.render_comparison(comparison))
+    _check("compare-verdicts.md", markdown.render_comparison(comparison))
+    _check("compare-verdicts.json", json_output.render_comparison(comparison))
+    _check("compare-verdicts.csv", csv_output.render_comparison(comparison))
+    with drawn() as figures:
+        _check("compare-verdicts.html", render_html([], extra=[partial(comparison_page, comparison)], svg=False)[0])
+    _check("compare-verdicts.charts.txt", figures.text())
+
+
 def test_an_export_in_every_format_is_the_pinned_one():
     made = [_run(3, n) for n in range(len(SHAPES) - 1)]
     host = HostFacts("db1", "Debian 12", "6.1.0", "EPYC", 16, "tsc")
