@@ -169,6 +169,22 @@ def test_the_doctor_s_findings_in_every_format_are_the_pinned_ones(count):
     )
 
 
+def test_a_short_listing_of_many_findings_counts_the_headlines_and_the_context_it_leaves_out():
+    """After a run: the first few headlines listed, the rest counted by rule (a rule's findings on several
+    subjects counted as one headline), information and rules not evaluated counted, and how to list them."""
+    many = [
+        Finding(f"RES-RULE-{i}", "results", Severity.WARNING if i % 3 else Severity.CRITICAL,
+                f"w{i}: figure {i} off", f"w{i}", {"seen": str(i)})
+        for i in range(9)
+    ]  # fmt: skip
+    many += [Finding("RES-RULE-4", "results", Severity.WARNING, f"w{i}: figure 4 off", f"w{i}") for i in (10, 11)]
+    many += FINDINGS[3:]
+    more = "`iolab show 3 --verbose` lists them"
+    _check("doctor-short.text", _text(lambda c: render_findings(many, c, verbose=False, more=more)))
+    _check("doctor-short-plain.text", _text(lambda c: render_findings(many[:2], c, verbose=False)))
+    _check("doctor-none.text", _text(lambda c: render_findings(FINDINGS[5:6], c, verbose=False)))
+
+
 def _listed(i: int, tags: list[str], imported: bool) -> ListedRun:
     run = Run(i, START + i * 3600, "complete" if i % 3 else "killed", f"plan {i}", "db1", "iolab run", "fio-3.33",
               "0.4", finished_at=START + i * 3600 + 125)  # fmt: skip
