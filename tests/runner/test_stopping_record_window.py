@@ -1,0 +1,47 @@
+"""What a stopped point records (`Watch.record`) over fio's real status blocks (12 s of 2,000 IOPS,
+tests/data/fio/stopping): the reason is the maximum's when the series reached `max_s - 1` seconds (fio's
+last second is in its final document, not in a status block), fio's own runtime otherwise; the rate is the
+kept window's bytes and I/Os over its seconds, from fio's counters at the cut and at the end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from iolab.fio.parse import aggregate, parse_output
+from iolab.fio.status import counters
+from iolab.runner.stopping import StopRule, Watch
+
+STATUS = Path(__file__).parents[1] / "data" / "fio" / "stopping" / "status-interval-12s.json"
+BLOCKS = 12  # status blocks with a later runtime than the one before, before the final document
+
+
+def _recorded(max_s: float):
+    watch = Watch(STATUS, StopRule(target=0.02, min_s=1, max_s=max_s))
+    watch.reader.poll()
+    final = watch.reader.documents[-1]
+    output = parse_output(json.dumps(final))
+    result = aggregate(output.groups[0].entries, output.version)
+    cut = watch.record(result)
+    return result, cut, final
+
+
+@pytest.mark.parametrize(("max_s", "reason"), [(BLOCKS + 1, "target met"), (BLOCKS + 2, "fio's runtime")])
+def test_a_point_that_ran_to_its_maximum_says_why_the_series_ended_there(max_s, reason):
+    result, _, _ = _recorded(max_s)
+    assert result.stopping is not None
+    assert result.stopping.reason == reason
+    assert (result.stopping.discarded_s, result.stopping.kept_s, result.stopping.target) == (5, 7, 0.02)
+
+
+def test_the_kept_windows_rate_is_its_bytes_and_ios_over_its_seconds_from_fios_counters():
+    result, cut, final = _recorded(BLOCKS + 1)
+    start, end = counters(json.loads(cut)), counters(final)
+    assert start is not None and end is not None
+    seconds = (end.runtime_ms - start.runtime_ms) / 1000
+    read = result.directions["read"]
+    assert read.bw_bytes == pytest.approx((end.io_bytes["read"] - start.io_bytes["read"]) / seconds, rel=1e-12)
+    assert read.iops == pytest.approx(1999.58, abs=0.01)
+    assert 7.0 <= seconds < 7.5  # fio's whole run was 12 s and more: the window is not the run
