@@ -1,0 +1,80 @@
+"""The multi-host executor's wiring with a fake cluster (runner.executors.ClusterExecutor): every reachable
+host's snapshot is saved under `<phase>@<host>`, asked side by side but of at most 32 hosts at once (a
+run of hundreds of hosts must not open hundreds of SSH sessions together), and what it says of hosts left
+out or lost is each host's own line."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from iolab.cluster import snapshots
+from iolab.runner.executors import ClusterExecutor
+
+
+def _host(name: str, reachable: bool = True, problem: str = "") -> SimpleNamespace:
+    return SimpleNamespace(name=name, reachable=reachable, problem=problem)
+
+
+class Store:
+    def __init__(self) -> None:
+        self.saved: list[tuple[int, str, dict]] = []
+
+    def save_snapshot(self, run_id: int, phase: str, data: dict) -> None:
+        self.saved.append((run_id, phase, data))
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """A fake `host_snapshot` that keeps how many hosts were being asked at once at most: each call waits (at
+    most 0.3 s) for one more than 32 to be asked beside it, or for every host to have been asked."""
+    ready = threading.Condition()
+    state = {"now": 0, "most": 0, "started": 0, "hosts": 0}
+
+    def snapshot(host):
+        with ready:
+            state["now"] += 1
+            state["started"] += 1
+            state["most"] = max(state["most"], state["now"])
+            ready.notify_all()
+            ready.wait_for(lambda: state["now"] > 32 or state["started"] == state["hosts"], timeout=0.3)
+            state["now"] -= 1
+        return {"host": host.name}
+
+    monkeypatch.setattr(snapshots, "host_snapshot", snapshot)
+    return state
+
+
+def test_at_most_32_hosts_are_asked_at_once_and_each_snapshot_is_saved_under_its_host(asked):
+    hosts = [_host(f"h{i:02d}") for i in range(40)] + [_host("gone", reachable=False)]
+    cluster = SimpleNamespace(states=hosts, active=[h for h in hosts if h.reachable], on_failure="continue")
+    store = Store()
+    asked["hosts"] = 40
+    ClusterExecutor(cluster).save_snapshots(store, 7, "before")  # type: ignore[arg-type]
+    assert asked["most"] == 32
+    assert store.saved == [(7, f"before@h{i:02d}", {"host": f"h{i:02d}"}) for i in range(40)]
+
+
+def test_a_few_hosts_are_all_asked_together_and_none_is_no_snapshot(asked):
+    hosts = [_host("a"), _host("b"), _host("c")]
+    asked["hosts"] = 3
+    store = Store()
+    ClusterExecutor(SimpleNamespace(states=hosts, active=hosts)).save_snapshots(store, 1, "after")  # type: ignore[arg-type]
+    assert asked["most"] == 3 and [phase for _, phase, _ in store.saved] == ["after@a", "after@b", "after@c"]
+    empty = Store()
+    ClusterExecutor(SimpleNamespace(states=[], active=[])).save_snapshots(empty, 1, "after")  # type: ignore[arg-type]
+    assert empty.saved == []
+
+
+def test_hosts_left_out_and_lost_are_each_said_with_why():
+    hosts = [_host("a"), _host("b", reachable=False, problem="ssh: timed out")]
+    skipped = [_host("c", problem="no fio")]
+    cluster = SimpleNamespace(states=hosts, skipped=skipped, on_failure="stop")
+    executor = ClusterExecutor(cluster)  # type: ignore[arg-type]
+    assert executor.notes() == ["c: left out, no fio"]
+    assert executor.lost_hosts() == ["b: ssh: timed out"]
+    assert executor.stops_on_host_loss and not executor.local
+    cluster.on_failure = "continue"
+    assert not executor.stops_on_host_loss
