@@ -272,3 +272,24 @@ def test_open_scratch_lists_what_is_not_removed_of_one_run_or_all(store):
     assert [s.run_running for s in everything] == [True, False]
     assert [s.id for s in open_scratch(store, dead)] == [b]
     assert get_run(store, live).host == here
+
+
+def test_a_runs_material_holds_its_stored_snapshot_unless_one_is_given_and_its_measured_points_series(store):
+    from iolab.models import Sample
+    from iolab.models.snapshot import Snapshot
+    from iolab.store.queries import run_material
+
+    run_id = store.create_run("p", "", [], "")
+    measured, pending = store.plan_points(run_id, [_point("a"), _point("b")])
+    samples = [Sample("util", "", "loop0", 1000, 50.0), Sample("util", "", "loop0", 2000, 60.0)]
+    store.record_point(measured, _result(_direction("read", 1e6, 10, 100, 5e4, 9e4)), samples, [], 1, 2)
+    assert run_material(store, run_id).snapshot is None  # none stored
+    store.save_snapshot(run_id, "before", {"hostname": "lab1", "kernel": "6.1"})
+    store.save_snapshot(run_id, "after", {"hostname": "lab1", "kernel": "6.2"})
+    material = run_material(store, run_id, cov_target=0.05)
+    assert material.snapshot == Snapshot.from_dict({"hostname": "lab1", "kernel": "6.1"})
+    given = Snapshot.from_dict({"hostname": "given"})
+    assert run_material(store, run_id, snapshot=given).snapshot is given
+    assert [r.id for r in material.records] == [measured, pending]
+    assert list(material.series) == [measured]  # only measured points' series are read
+    assert material.cov_target == 0.05 and material.steady == []
