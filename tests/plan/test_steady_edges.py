@@ -72,3 +72,12 @@ def test_each_verdict_says_its_rounds_one_based_and_its_figures():
         == "steady state not reached by round 6 (last window: range 40.0%, slope excursion 40.0% of mean 10)"
     )
     assert steady_state([]).reason == "not enough rounds for a measurement window yet"
+
+
+def test_the_default_limits_are_pts_20_percent_range_and_10_percent_excursion_over_5_rounds():
+    drifting = [9.4, 9.7, 10.0, 10.3, 10.6]  # range 12%, excursion 12%: the slope fails
+    assert steady_state(drifting).status == "continue"
+    assert steady_state(drifting, slope_frac=0.13).status == "steady"
+    noisy = [9.0, 11.1, 10.0, 9.0, 11.1]  # range 21%, flat enough: the range fails
+    assert steady_state(noisy).status == "continue"
+    assert steady_state(noisy, range_frac=0.22).status == "steady"

@@ -45,3 +45,34 @@ def test_the_kept_windows_rate_is_its_bytes_and_ios_over_its_seconds_from_fios_c
     assert read.bw_bytes == pytest.approx((end.io_bytes["read"] - start.io_bytes["read"]) / seconds, rel=1e-12)
     assert read.iops == pytest.approx(1999.58, abs=0.01)
     assert 7.0 <= seconds < 7.5  # fio's whole run was 12 s and more: the window is not the run
+
+
+def test_a_rule_from_no_settings_is_the_documented_default_and_its_bounds_are_checked():
+    from iolab.errors import UserError
+
+    assert StopRule.from_settings({}) == StopRule(0.02, 3.0, 60.0, None)
+    assert StopRule() == StopRule.from_settings({})
+    assert StopRule.from_settings({"target_ci": "5%", "min_s": 2, "max_s": 2}) == StopRule(0.05, 2.0, 2.0)
+    assert StopRule.from_settings({"target_ci": 0.1}).target == 0.1
+    for settings in ({"min_s": 0}, {"min_s": -1}, {"min_s": 5, "max_s": 4}):
+        with pytest.raises(UserError, match=r"^stopping: min_s \(.*\) must be above 0 and at most max_s"):
+            StopRule.from_settings(settings)
+
+
+def test_a_rules_horizon_is_its_own_else_its_maximum():
+    from iolab.models import Point, Target
+    from iolab.runner.stopping import point_rule
+
+    rule = StopRule(0.02, 3.0, 60.0)
+    assert rule.horizon == 60.0 and StopRule(horizon_s=300.0).horizon == 300.0
+    target = Target(path="/x", kind="file", filename="/x", size_bytes=1 << 20)
+    shorter = point_rule(Point("p", target, {"rw": "read", "runtime": "10", "ramp_time": "2"}), rule)
+    assert shorter == StopRule(0.02, 3.0, 12.0, 12.0)  # the job's own length, ramp included
+    tiny = point_rule(Point("p", target, {"rw": "read", "runtime": "2"}), rule)
+    assert (tiny.min_s, tiny.max_s) == (2.0, 2.0)  # no minimum past the job's end
+    longer = point_rule(Point("p", target, {"rw": "read", "runtime": "300"}), rule)
+    assert longer == StopRule(0.02, 3.0, 60.0, 300.0)
+    exact = point_rule(Point("p", target, {"rw": "read", "runtime": "60"}), rule)
+    assert exact == StopRule(0.02, 3.0, 60.0, 60.0)
+    unbounded = point_rule(Point("p", target, {"rw": "read"}), rule)
+    assert unbounded == StopRule(0.02, 3.0, 60.0, 60.0)
