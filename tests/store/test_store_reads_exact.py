@@ -293,3 +293,32 @@ def test_a_runs_material_holds_its_stored_snapshot_unless_one_is_given_and_its_m
     assert [r.id for r in material.records] == [measured, pending]
     assert list(material.series) == [measured]  # only measured points' series are read
     assert material.cov_target == 0.05 and material.steady == []
+
+
+def test_an_older_stores_point_without_its_own_figures_reads_them_as_none_measured(store):
+    """A point stored before the usr_cpu, sys_cpu, jobs and fio_error columns existed holds NULL there: it reads
+    back as 0 of each, not as a missing value a table or the doctor would trip over."""
+    run_id = store.create_run("p", "", [], "fio-3.33")
+    (pid,) = store.plan_points(run_id, [_point("a")])
+    store.record_point(pid, _result(_direction("read", 1e6, 10, 100, 5e4, 9e4)), [], [], 1, 2)
+    store.conn.execute(
+        "UPDATE points SET usr_cpu = NULL, sys_cpu = NULL, jobs = NULL, fio_error = NULL WHERE id = ?", (pid,)
+    )
+    store.conn.commit()
+    (record,) = run_points(store, run_id)
+    result = record.result
+    assert (result.usr_cpu, result.sys_cpu, result.jobs, result.error) == (0.0, 0.0, 0, 0)
+    assert result.error is not None and result.jobs is not None
+
+
+def test_a_point_whose_description_is_unreadable_comes_back_failed_under_its_name(store):
+    run_id = store.create_run("p", "", [], "fio-3.33")
+    good, bad = store.plan_points(run_id, [_point("good"), _point("bad")])
+    for pid in (good, bad):
+        store.record_point(pid, _result(_direction("read", 1e6, 10, 100, 5e4, 9e4)), [], [], 1, 2)
+    store.conn.execute("UPDATE points SET spec = '{not json' WHERE id = ?", (bad,))
+    store.conn.commit()
+    records = run_points(store, run_id)
+    assert [(r.status, r.result is None) for r in records] == [("ok", False), ("failed", True)]
+    assert records[1].point.name == "bad" and records[1].point.target.path == "?"
+    assert records[1].error == "stored result unreadable: its description (spec) is not readable"
