@@ -76,7 +76,10 @@ def test_a_runs_request_is_read_back_as_stored_and_a_missing_run_has_none(store)
 
 def test_a_runs_counts_are_its_points_by_status(store):
     run_id = store.create_run("quick", "iolab run", ["/x"], "fio-3.33")
+    empty = get_run(store, run_id)
+    assert (empty.points_planned, empty.points_done, empty.points_failed, empty.status) == (0, 0, 0, "running")
     ids = store.plan_points(run_id, [_point(n) for n in "abcde"])
+    assert (get_run(store, run_id).points_planned, get_run(store, run_id).points_failed) == (5, 0)
     assert ids == list(range(ids[0], ids[0] + 5))
     assert [r.seq for r in run_points(store, run_id)] == [1, 2, 3, 4, 5]
     store.record_point(ids[0], _result(_direction("read", 1e6, 10, 100, 5e4, 9e4)), [], [], 1.0, 2.0)
