@@ -31,7 +31,7 @@ SETTINGS: dict[str, list[dict]] = {
     "jobs-sweep": [{}, {"threads": [1, 3]}],
     "bs-sweep": [{}, {"iodepth": 4, "runtime": 2}],
     "latency-curve": [{}, {"fractions": [0.5, 1.0]}],
-    "metadata": [{}, {"threads": [2, 4], "files_per_thread": 50, "runtime": 3}],
+    "metadata": [{}, {"threads": [2, 4], "files_per_thread": 50, "runtime": 3}, {"runtime": 0.5}],
     "ssd-steady": [{}, {"round_runtime": 30, "max_rounds": 10}],
 }
 
