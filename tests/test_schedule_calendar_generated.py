@@ -65,3 +65,12 @@ def test_a_timer_and_a_cron_line_fire_every_interval_from_midnight_or_neither_ex
 
 def test_the_units_are_minutes_hours_and_days():
     assert [parse_every(e) for e in ("1m", "1min", " 15 min ", "1h", "1d")] == [60, 60, 900, 3600, 86400]
+
+
+def test_a_cron_marker_without_its_entry_line_is_not_a_schedule(tmp_path):
+    from iolab.schedule import list_installed
+
+    cron = tmp_path / "iolab"
+    marker = "# iolab-schedule name={} every=1h plan=/srv/p.toml"
+    cron.write_text(f"MAILTO=ops\n{marker.format('kept')}\n0 * * * * root iolab run\n{marker.format('cut')}\n")
+    assert [s.name for s in list_installed(tmp_path / "no-units", cron)] == ["kept"]

@@ -85,3 +85,22 @@ def test_a_re_measure_that_failed_is_not_checked_for_a_disturbance():
     first = session.points[0]  # type: ignore[attr-defined]
     assert session._remeasure(first, [], (SimpleNamespace(), "", [])) == (None, "fio failed", [])
     assert session.still_busy == []
+
+
+@pytest.mark.parametrize("stops", [False, True])
+def test_a_lost_host_is_a_partial_point_and_stops_the_run_only_when_asked(stops):
+    from iolab.errors import RunFailed
+
+    session, _ = _session(3, [])
+    session.measurer.executor = SimpleNamespace(stops_on_host_loss=stops)  # type: ignore[attr-defined]
+    first = session.points[0]  # type: ignore[attr-defined]
+    session._count_outcome(first, "", [])  # nothing lost: nothing said, whatever the policy
+    assert session.failed == [] and session.partial == []
+    if stops:
+        with pytest.raises(RunFailed, match=r"^p0: host h2: gone; stopped there as --on-host-failure stop asks$"):
+            session._count_outcome(first, "", ["h2: gone", "h3: slow"])
+    else:
+        session._count_outcome(first, "", ["h2: gone", "h3: slow"])
+    assert session.partial == ["p0: without h2: gone, h3: slow"]  # said first, stopped or not
+    session._count_outcome(first, "fio failed", [])
+    assert session.failed == ["p0 on /x: fio failed"]
