@@ -325,3 +325,13 @@ def test_a_point_whose_description_is_unreadable_comes_back_failed_under_its_nam
     assert [(r.status, r.result is None) for r in records] == [("ok", False), ("failed", True)]
     assert records[1].point.name == "bad" and records[1].point.target.path == "?"
     assert records[1].error == "stored result unreadable: its description (spec) is not readable"
+
+
+def test_what_was_typed_for_a_run_is_quoted_to_its_first_40_characters(store):
+    store.create_run("a", "", [], "")
+    with pytest.raises(UserError) as huge:
+        resolve_run_id(store, "9" * 50)
+    assert str(huge.value) == f"there is no run {'9' * 40}: `iolab ls` lists the runs"
+    with pytest.raises(UserError) as word:
+        resolve_run_id(store, "x" * 50)
+    assert str(word.value) == f"{'x' * 40!r} is not a run id: give a number from `iolab ls`, or `last`"
