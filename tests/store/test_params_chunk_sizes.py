@@ -23,3 +23,7 @@ def test_each_chunk_but_the_last_is_its_share_of_the_limit_less_ten(uses, longes
 
 def test_no_values_make_no_statement():
     assert list(in_chunks([])) == []
+
+
+def test_a_list_used_once_is_cut_as_one_used_once_by_default():
+    assert [len(chunk) for chunk, _ in in_chunks(list(range(1000)))] == [989, 11]
