@@ -76,3 +76,15 @@ def test_a_rules_horizon_is_its_own_else_its_maximum():
     assert exact == StopRule(0.02, 3.0, 60.0, 60.0)
     unbounded = point_rule(Point("p", target, {"rw": "read"}), rule)
     assert unbounded == StopRule(0.02, 3.0, 60.0, 60.0)
+
+
+def test_a_watch_over_no_status_block_yet_does_not_stop_nor_decide(tmp_path):
+    output = tmp_path / "fio.json"
+    output.write_text("")
+    watch = Watch(output, StopRule(target=0.5, min_s=1, max_s=60))
+    assert watch() is False and watch.decision is None and not watch.stopped
+    assert watch.final_text() == ""
+    result, _, _ = _recorded(BLOCKS + 2)
+    before = (result.stopping, result.directions["read"].bw_bytes)
+    assert Watch(output, StopRule()).record(result) == ""  # fewer than two blocks: nothing to record
+    assert (result.stopping, result.directions["read"].bw_bytes) == before
