@@ -104,3 +104,33 @@ def test_a_lost_host_is_a_partial_point_and_stops_the_run_only_when_asked(stops)
     assert session.partial == ["p0: without h2: gone, h3: slow"]  # said first, stopped or not
     session._count_outcome(first, "fio failed", [])
     assert session.failed == ["p0 on /x: fio failed"]
+
+
+def test_a_targets_per_job_files_are_kept_while_their_layout_holds_and_emptied_when_it_changes(tmp_path):
+    from iolab.models.point import PER_JOB_FORMAT
+    from iolab.store.db import open_store
+    from iolab.store.queries import open_scratch
+
+    store = open_store(tmp_path / "home")
+    run_id = store.create_run("p", "", [], "")
+    directory = tmp_path / "d"
+    directory.mkdir()
+    target = Target(str(directory), "directory", str(directory / "iolab-scratch-ab12.dat"), 8 << 20, scratch=True)
+    session = Session(store, run_id, None, None, {}, {}, 0)  # type: ignore[arg-type]
+
+    def point(jobs: int, size: str) -> Point:
+        return Point(
+            "own", target, {"rw": "write", "numjobs": str(jobs), "size": size, "filename_format": PER_JOB_FORMAT}
+        )
+
+    session._per_job_directory(point(2, "1m"))
+    files = directory / "iolab-scratch-ab12.files"
+    assert [(r.path, r.kind) for r in open_scratch(store, run_id)] == [(str(files), "dir")]
+    (files / "job0").write_bytes(b"laid out")
+    session._per_job_directory(point(2, "1m"))  # the same files: fio reads them as they are
+    assert (files / "job0").exists()
+    session._per_job_directory(point(4, "1m"))  # another job count: another set of files
+    assert list(files.iterdir()) == []
+    (files / "job0").write_bytes(b"laid out")
+    session._per_job_directory(point(4, "2m"))  # another size
+    assert list(files.iterdir()) == [] and len(open_scratch(store, run_id)) == 1
