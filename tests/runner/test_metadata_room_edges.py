@@ -45,3 +45,9 @@ def test_the_room_is_what_statvfs_gives_an_unprivileged_user(monkeypatch, tmp_pa
     assert file_room(tmp_path) == FileRoom(str(tmp_path), 700, 50 * 4096)
     stats.f_files = 0  # btrfs: no inode count at all
     assert file_room(tmp_path).inodes is None
+
+
+def test_space_counts_in_whole_files_before_the_share_is_taken():
+    """11 files and 4095 bytes of space hold 11 files (a part of a file holds none), of which 90% is 9.9: 9."""
+    assert FileRoom("/d", None, 4096 * 11 + 4095).files == 9
+    assert FileRoom("/d", 5, 4096 * 11 + 4095).files == 4  # fewer inodes than files the space holds
