@@ -78,3 +78,20 @@ def test_hosts_left_out_and_lost_are_each_said_with_why():
     assert executor.stops_on_host_loss and not executor.local
     cluster.on_failure = "continue"
     assert not executor.stops_on_host_loss
+
+
+def test_many_hosts_run_on_the_targets_given_else_each_hosts_own_else_are_refused():
+    from iolab.errors import UserError
+    from iolab.runner.executors import MULTIHOST_TARGET, PER_HOST
+
+    def cluster(*targets: str | None) -> SimpleNamespace:
+        return SimpleNamespace(states=[SimpleNamespace(spec=SimpleNamespace(target=t)) for t in targets])
+
+    assert ClusterExecutor(cluster(None, None)).default_paths(["/srv/a"]) == ["/srv/a"]  # type: ignore[arg-type]
+    assert ClusterExecutor(cluster("/a", "/b")).default_paths([]) == [PER_HOST]  # type: ignore[arg-type]
+    with pytest.raises(UserError) as refused:
+        ClusterExecutor(cluster("/a", None)).default_paths([])  # type: ignore[arg-type]
+    assert str(refused.value) == MULTIHOST_TARGET
+    named = ClusterExecutor(SimpleNamespace(states=[1, 2, 3]))  # type: ignore[arg-type]
+    target = SimpleNamespace(path="/srv/d")
+    assert named.scratch_name(target) == "/srv/d/iolab-scratch-RANDOM-HOST.dat on each of 3 hosts"  # type: ignore[arg-type]
