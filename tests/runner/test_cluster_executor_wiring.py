@@ -95,3 +95,32 @@ def test_many_hosts_run_on_the_targets_given_else_each_hosts_own_else_are_refuse
     named = ClusterExecutor(SimpleNamespace(states=[1, 2, 3]))  # type: ignore[arg-type]
     target = SimpleNamespace(path="/srv/d")
     assert named.scratch_name(target) == "/srv/d/iolab-scratch-RANDOM-HOST.dat on each of 3 hosts"  # type: ignore[arg-type]
+
+
+def test_an_array_points_result_is_the_whole_and_each_devices_own_by_its_job_group(tmp_path):
+    """fio's job groups of an array point are named `<job>@<device>` (fio.jobfile.DEVICE_SEPARATOR): each
+    device's figures are its group's, the point's those of every group together; a point on one target has
+    no per-device figures whatever its groups are named."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from iolab.fio.parse import JobGroup, aggregate, parse_output
+    from iolab.fio.run import FioInvocation
+    from iolab.models import Point, Target
+    from iolab.runner.executors import Jobs, LocalExecutor
+
+    parsed = parse_output((Path(__file__).parents[1] / "data" / "fio" / "randread-4jobs.json").read_text())
+    entries = parsed.groups[0].entries
+    groups = [JobGroup("seq@loop0", entries[:1]), JobGroup("seq@loop1", entries[1:])]
+    two = replace(parsed, groups=groups)
+    array = Target(
+        path="loop0+loop1", kind="group", filename="", size_bytes=1 << 30, members=("/dev/loop0", "/dev/loop1")
+    )
+    single = Target(path="/srv/f", kind="file", filename="/srv/f", size_bytes=1 << 30)
+    ok = FioInvocation(["fio"], 0, "", 1.0)
+    executor = LocalExecutor(parsed.version)
+    measured = executor.measured(Point("seq", array, {"rw": "randread"}), two, "", Jobs(tmp_path / "p.fio"), ok)
+    assert measured.result == aggregate(entries, parsed.version)
+    assert measured.per_device == {"loop0": aggregate(entries[:1]), "loop1": aggregate(entries[1:])}
+    alone = executor.measured(Point("seq", single, {"rw": "randread"}), two, "", Jobs(tmp_path / "p.fio"), ok)
+    assert alone.per_device == {} and alone.result == measured.result
