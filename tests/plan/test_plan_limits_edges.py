@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from iolab.errors import UserError
 from iolab.plan.limits import MAX_POINTS, MAX_REPEATS
-from iolab.plan.matrix import expand
+from iolab.plan.matrix import _dimensions, expand
 from iolab.plan.schema import PlanSpec, RepeatSpec, StoppingSpec, error_lines
 from iolab.runner.planning import _check_count
 
@@ -57,7 +57,9 @@ def _axes(first: int, second: int) -> dict[str, list[str]]:
 
 
 def test_axes_making_exactly_the_most_workloads_are_accepted_and_one_more_refused():
-    assert len(expand("x", {}, _axes(100, 100), exclude=["iodepth > 1"])) == 100  # counted before exclusion
+    # counted before anything is made or excluded: the product of the axes' lengths
+    assert [len(d) for d in _dimensions(_axes(100, 100), [], "plan")] == [100, 100]
+    assert len(expand("x", {}, _axes(10, 10), exclude=["iodepth > 1"])) == 10
     with pytest.raises(UserError, match="the axes make 10001 workloads; a plan may have at most 10000: split it"):
         expand("x", {}, _axes(73, 137))
 
