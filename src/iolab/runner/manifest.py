@@ -123,15 +123,15 @@ def build_manifest(points: Iterable[Point], clocksource: str | None = None) -> M
         manifest.jobs.append((label, text))
         for use in uses:
             known = seen.get(use.path)
-            if known is None or (use.jobs, use.files) > (known.jobs, known.files):
-                seen[use.path] = (
-                    use
-                    if known is None or known.does == use.does
-                    else PathUse(
-                        use.path, f"{known.does}; {use.does}", max(use.jobs, known.jobs), max(use.files, known.files)
-                    )
-                )
-            elif use.does not in known.does:
-                seen[use.path] = PathUse(use.path, f"{known.does}; {use.does}", known.jobs, known.files)
+            seen[use.path] = use if known is None else _merged(known, use)
     manifest.paths = list(seen.values())
     return manifest
+
+
+def _merged(known: PathUse, use: PathUse) -> PathUse:
+    """One path's two uses as one: each thing done to it said once, in the order met, and as many clones and
+    files per clone as either use has. Both counts are the larger of the two, not the counts of whichever use
+    is larger as a pair: 4 jobs x 1 file and 2 jobs x 5 files make fio touch file 4 of job 1, which 4 x 1
+    leaves out."""
+    does = known.does if use.does in known.does else f"{known.does}; {use.does}"
+    return PathUse(use.path, does, max(use.jobs, known.jobs), max(use.files, known.files))
