@@ -99,3 +99,21 @@ def test_pcie_lane_rates_follow_each_generation_s_encoding():
 def test_a_link_s_ceiling_needs_a_known_rate_and_a_width(gts, width, ceiling):
     port = PciPort("0000:01:00.0", current_gts=gts, current_width=width, max_gts=gts, max_width=width)
     assert port.current_ceiling == port.capable_ceiling == (None if ceiling is None else pytest.approx(ceiling))
+
+
+def test_a_plan_s_repeats_run_back_to_back_unless_asked_to_interleave_and_both_counts_agree():
+    from iolab.models.plan import Plan, RepeatPolicy, Workload
+    from iolab.plan.repeats import run_order
+
+    workloads = [Workload("a"), Workload("b")]
+    plan = Plan("p", workloads, repeat=3)
+    assert plan.repeats == RepeatPolicy(count=3) and not plan.repeats.interleave and not plan.repeats.adaptive
+    assert [(w.name, r) for w, r in run_order(workloads, plan.repeats.count, plan.repeats.interleave)] == [
+        ("a", 0), ("a", 1), ("a", 2), ("b", 0), ("b", 1), ("b", 2),
+    ]  # fmt: skip
+    given = Plan("p", workloads, repeats=RepeatPolicy(count=2, interleave=True))
+    assert given.repeat == 2
+    assert [(w.name, r) for w, r in run_order(workloads, 2, given.repeats.interleave)] == [
+        ("a", 0), ("b", 0), ("a", 1), ("b", 1),
+    ]  # fmt: skip
+    assert Plan("p", workloads).repeat == Plan("p", workloads).repeats.count == 1
