@@ -117,3 +117,20 @@ def test_a_plan_s_repeats_run_back_to_back_unless_asked_to_interleave_and_both_c
         ("a", 0), ("b", 0), ("a", 1), ("b", 1),
     ]  # fmt: skip
     assert Plan("p", workloads).repeat == Plan("p", workloads).repeats.count == 1
+
+
+def test_every_size_and_time_suffix_fio_reads_scales_as_fio_scales_it():
+    from iolab.models.option_values import parse_seconds, parse_size
+
+    # fio's sizes: base 1024 (kb_base=1024, its default), with or without "b"/"ib", any case
+    for power, letter in enumerate("kmgtp", 1):
+        for spelled in (letter, letter.upper(), f"{letter}b", f"{letter}ib", f"{letter.upper()}iB"):
+            assert parse_size(f"3{spelled}") == 3 * 1024**power, spelled
+    assert parse_size("3") == 3 and parse_size("1.5k") == 1536
+    # fio's times: a plain number is seconds
+    units = {"us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1, "sec": 1, "m": 60, "min": 60,
+             "h": 3600, "d": 86400}  # fmt: skip
+    for unit, seconds in units.items():
+        assert parse_seconds(f"4{unit}") == pytest.approx(4 * seconds), unit
+        assert parse_seconds(f"4 {unit.upper()}") == pytest.approx(4 * seconds), unit
+    assert parse_seconds("4") == 4 and parse_seconds("4x") is None and parse_size("4q") is None
