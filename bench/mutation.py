@@ -579,19 +579,7 @@ def run_tests(tree: Path, tests: list[str], timeout_s: float = TIMEOUT_S) -> str
     if pid == 0:  # the child: run the tests, report by exit status only
         code = 70
         try:
-            os.setpgid(0, 0)  # a group of its own: a time-out ends every process its tests started (`watch`)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            sys.path.insert(0, str(tree.parent))
-            # and every fresh interpreter a test starts (`sys.executable -c ...`) imports the copy too: it would
-            # read the worktree's iolab (the editable install), and a mutant there could never be caught
-            os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree.parent), os.environ.get("PYTHONPATH")]))
-            os.chdir(ROOT)
-            watcher = CollectionWatch()
-            code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-m", "not e2e", *tests], plugins=[watcher]))
-            if watcher.failed and code in (2, 4):
-                code = NOT_COLLECTED
+            code = _child(tree, tests)
         finally:
             os._exit(code)
     status = watch(pid, timeout_s)
@@ -624,6 +612,22 @@ class CollectionWatch:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         self.failed = self.failed or report.failed
+
+
+def _child(tree: Path, tests: list[str]) -> int:
+    """In the forked child: the tests run against the copy at `tree`; pytest's exit status, or NOT_COLLECTED."""
+    os.setpgid(0, 0)  # a group of its own: a time-out ends every process its tests started (`watch`)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    sys.path.insert(0, str(tree.parent))
+    # and every fresh interpreter a test starts (`sys.executable -c ...`) imports the copy too: it would
+    # read the worktree's iolab (the editable install), and a mutant there could never be caught
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree.parent), os.environ.get("PYTHONPATH")]))
+    os.chdir(ROOT)
+    watcher = CollectionWatch()
+    code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-m", "not e2e", *tests], plugins=[watcher]))
+    return NOT_COLLECTED if watcher.failed and code in (2, 4) else code
 
 
 POLL_S = 0.05  # how often a child's end is looked for
@@ -808,12 +812,16 @@ def stale_notes(entries: list[dict], src: Path | None = None) -> list[dict]:
     by_module: dict[str, list[dict]] = {}
     for entry in entries:
         by_module.setdefault(entry["module"], []).append(entry)
-    stale = []
-    for module, noted in by_module.items():
-        path = src / module
-        found = _changes_on(path.read_text(encoding="utf-8"), {n["code"] for n in noted}) if path.is_file() else set()
-        stale += [n for n in noted if (n["code"], n["change"]) not in found]
+    stale = [n for module, noted in by_module.items() for n in _unmatched(src / module, noted)]
     return [e for e in entries if any(e is s for s in stale)]
+
+
+def _unmatched(path: Path, noted: list[dict]) -> list[dict]:
+    """The notes of one module (at `path`) that no site of it matches; all of them when it is gone."""
+    if not path.is_file():
+        return noted
+    found = _changes_on(path.read_text(encoding="utf-8"), {n["code"] for n in noted})
+    return [n for n in noted if (n["code"], n["change"]) not in found]
 
 
 def _changes_on(source: str, texts: set[str]) -> set[tuple[str, str]]:
