@@ -579,22 +579,15 @@ def run_tests(tree: Path, tests: list[str], timeout_s: float = TIMEOUT_S) -> str
     if pid == 0:  # the child: run the tests, report by exit status only
         code = 70
         try:
-            os.setpgid(0, 0)  # a group of its own: a time-out ends every process its tests started (`watch`)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
-            sys.path.insert(0, str(tree.parent))
-            # and every fresh interpreter a test starts (`sys.executable -c ...`) imports the copy too: it would
-            # read the worktree's iolab (the editable install), and a mutant there could never be caught
-            os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree.parent), os.environ.get("PYTHONPATH")]))
-            os.chdir(ROOT)
-            code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-m", "not e2e", *tests]))
+            code = _child(tree, tests)
         finally:
             os._exit(code)
     status = watch(pid, timeout_s)
     if status is None:
         return "timeout"
     code = os.waitstatus_to_exitcode(status)
+    if code == NOT_COLLECTED:  # a test module raised at its import against the mutant: the suite fails on it
+        return "killed"
     if code == 5:  # no unit test selected (the module's tests are all end to end): nothing can kill it
         return "survived"
     if code == 4 and not imports(tree):  # the mutant breaks `import iolab`: every user would see it fail
@@ -602,6 +595,39 @@ def run_tests(tree: Path, tests: list[str], timeout_s: float = TIMEOUT_S) -> str
     if code in (3, 4, 70):  # internal or usage error: the mutant's doing, or the run's (`run_module` tells)
         raise RunBroken(f"pytest could not run {tests} against the mutant (exit {code})")
     return "survived" if code == 0 else "killed"
+
+
+# the child's exit status when a test module could not be collected (it raised at import, calling the mutated
+# code: `CASES = build()` at a test file's top). pytest says 2 for that when given the file, but 4 ("found no
+# collectors", a usage error) when given its tests' node ids, as a coverage map's mutant is: that stopped the
+# bench, or cost a second run on the unmutated source, instead of counting the failure the mutant caused
+NOT_COLLECTED = 72
+
+
+class CollectionWatch:
+    """A pytest plugin: whether any collector failed (a test module that raised at its import)."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        self.failed = self.failed or report.failed
+
+
+def _child(tree: Path, tests: list[str]) -> int:
+    """In the forked child: the tests run against the copy at `tree`; pytest's exit status, or NOT_COLLECTED."""
+    os.setpgid(0, 0)  # a group of its own: a time-out ends every process its tests started (`watch`)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    sys.path.insert(0, str(tree.parent))
+    # and every fresh interpreter a test starts (`sys.executable -c ...`) imports the copy too: it would
+    # read the worktree's iolab (the editable install), and a mutant there could never be caught
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree.parent), os.environ.get("PYTHONPATH")]))
+    os.chdir(ROOT)
+    watcher = CollectionWatch()
+    code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "-m", "not e2e", *tests], plugins=[watcher]))
+    return NOT_COLLECTED if watcher.failed and code in (2, 4) else code
 
 
 POLL_S = 0.05  # how often a child's end is looked for
@@ -777,6 +803,54 @@ def notes() -> dict[tuple[str, str, str], dict]:
     return {(n["module"], n["change"], n["code"]): n for n in json.loads(NOTES.read_text())}
 
 
+def stale_notes(entries: list[dict], src: Path | None = None) -> list[dict]:
+    """The notes no mutant can match any more: their module is gone, or no line of it with the note's text
+    holds a site of the note's change (the line was rewritten, or its mutation moved). A note is matched by
+    (module, change, line text) only, so a stale one is never read again and says nothing; kept, it made
+    the notes look like they explained survivors they did not."""
+    src = src or SRC
+    by_module: dict[str, list[dict]] = {}
+    for entry in entries:
+        by_module.setdefault(entry["module"], []).append(entry)
+    stale = [n for module, noted in by_module.items() for n in _unmatched(src / module, noted)]
+    return [e for e in entries if any(e is s for s in stale)]
+
+
+def _unmatched(path: Path, noted: list[dict]) -> list[dict]:
+    """The notes of one module (at `path`) that no site of it matches; all of them when it is gone."""
+    if not path.is_file():
+        return noted
+    found = _changes_on(path.read_text(encoding="utf-8"), {n["code"] for n in noted})
+    return [n for n in noted if (n["code"], n["change"]) not in found]
+
+
+def _changes_on(source: str, texts: set[str]) -> set[tuple[str, str]]:
+    """(a line's stripped text, a change a site on it makes) for the lines of the module whose text is among
+    `texts`: the key a mutant's outcome carries (`code`, `change`). Only the top-level statements holding
+    such a line are looked through (a whole module's sites, for each of 150 modules, took seconds)."""
+    lines = source.splitlines()
+    wanted = {at for at, text in enumerate(lines, 1) if text.strip() in texts}
+    if not wanted:
+        return set()
+    tree = ast.parse(source)
+    tree.body = [s for s in tree.body if any(s.lineno <= at <= (s.end_lineno or s.lineno) for at in wanted)]
+    return {
+        (lines[line - 1].strip(), change)
+        for node, _, change in sites(tree)
+        if (line := getattr(node, "lineno", 0)) in wanted
+    }
+
+
+def sweep_notes(path: Path = NOTES) -> list[dict]:
+    """Drop the stale notes from `path` (bench/mutation_notes.json); the ones dropped."""
+    entries = json.loads(path.read_text())
+    stale = stale_notes(entries)
+    if stale:
+        kept = [e for e in entries if e not in stale]
+        path.write_text(json.dumps(kept, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return stale
+
+
 def run_module(
     tree: Path, module: str, mutants: list[Mutant], covering: dict | None, budget: float, killed: dict[tuple, dict]
 ) -> list[dict]:
@@ -812,9 +886,10 @@ def _outcome(tree: Path, module: str, source: str, tests: list[str], timeout_s: 
         return run_tests(tree, tests, timeout_s)
     except RunBroken as broken:
         (tree / module).write_text(source, encoding="utf-8")
-        if run_tests(tree, tests, timeout_s) != "survived":
-            raise SystemExit(f"{broken}; they fail on the unmutated source too") from None
-        return "killed"
+        with contextlib.suppress(RunBroken):  # broken there too: a traceback told no more than this message
+            if run_tests(tree, tests, timeout_s) == "survived":
+                return "killed"
+        raise SystemExit(f"{broken}; they fail on the unmutated source too") from None
 
 
 def previously_killed(path: Path) -> dict[tuple, dict]:
@@ -931,6 +1006,24 @@ def merged(paths: list[Path]) -> tuple[list[str], list[dict]]:
     return modules, sorted(found.values(), key=lambda o: (modules.index(o["module"]), o["index"]))
 
 
+def expanded(names: list[str], src: Path | None = None) -> list[str]:
+    """`--modules` as modules: a folder (`analysis/`, `fio`) stands for each module under it, as `--whole`
+    draws them (`__init__.py` left out); a module stands for itself."""
+    src = src or SRC
+    out: list[str] = []
+    for name in (n.strip() for n in names if n.strip()):
+        folder = src / name.rstrip("/")
+        if folder.is_dir():
+            out += sorted(
+                str(p.relative_to(src)) for p in folder.rglob("*.py") if p.name not in ("__init__.py", "__main__.py")
+            )
+        elif (src / name).is_file():
+            out.append(name)
+        else:
+            raise SystemExit(f"--modules: no module or folder {name!r} under src/iolab")
+    return list(dict.fromkeys(out))
+
+
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-module", type=int, default=12, help="mutants drawn from each module (0: all)")
@@ -943,6 +1036,9 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--out", type=Path, help="where the result goes (default bench/results/mutation*.json)")
     parser.add_argument("--rerun", type=Path, help="a previous result: its killed mutants (same source) are kept")
     parser.add_argument("--merge", type=Path, nargs="+", help="results of parts of one run (--modules): one result")
+    parser.add_argument(
+        "--sweep-notes", action="store_true", help="drop the notes whose module or line no longer exists, and stop"
+    )
     add_smoke_flag(parser)
     return parser.parse_args()
 
@@ -951,7 +1047,7 @@ def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list
     """The modules and every mutant's outcome: run here, or merged from parts run side by side."""
     if args.merge:  # the parts ran side by side, each on its own modules: their outcomes are the run's
         return merged(args.merge)
-    modules = args.modules.split(",") if args.modules else (WHOLE if args.whole else MODULES)
+    modules = expanded(args.modules.split(",")) if args.modules else (WHOLE if args.whole else MODULES)
     covering = coverage_map(args.coverage_map, modules, args.coverage_shards) if args.coverage_map else None
     if args.smoke:
         modules, args.per_module = ["analysis/knee.py"], 2
@@ -962,6 +1058,10 @@ def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list
 
 def main() -> None:
     args = _arguments()
+    if args.sweep_notes:
+        for note in sweep_notes():
+            print(f"dropped {note['module']}: {note['change']} on {note['code']!r}")
+        return
     started = time.monotonic()
     modules, outcomes = _outcomes(args, started)
     result = summary(outcomes)

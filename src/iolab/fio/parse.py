@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -57,16 +58,10 @@ def extract_document(text: str, source: str = "fio output") -> dict:
 
     Raises UserError when there is none (not fio output, or truncated).
     """
-    import orjson  # here, not on top: `iolab import` forks its parsing process before orjson loads
-
-    try:  # the usual file: one document and nothing else, read by orjson (2-3x json's speed)
-        whole = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        pass  # text or warnings around it, several documents, NaN, a number orjson cannot hold: searched below
-    else:
-        if isinstance(whole, dict) and ("jobs" in whole or "client_stats" in whole):
-            return whole
-    decoder = bounded_decoder()  # orjson refused it: a number beyond a double is one reason, so bounded here
+    whole = _plain_document(text)
+    if whole is not None:
+        return whole
+    decoder = bounded_decoder()  # not the usual file: a number beyond a double or int64 is one reason, so bounded
     candidates = [text]
     # Client/server mode can interleave "<host> message" lines (fio #731).
     if "\n<" in text or text.startswith("<"):
@@ -83,6 +78,27 @@ def extract_document(text: str, source: str = "fio output") -> dict:
     raise UserError(
         f"{source}: the fio JSON is incomplete (truncated file or an interrupted fio?); rerun fio or give the complete file"
     )
+
+
+def _plain_document(text: str) -> dict | None:
+    """The usual file, one fio document and nothing else, read by orjson (2-3x json's speed); None for any other
+    text (warnings around it, several documents, NaN, a number orjson cannot hold or may read otherwise)."""
+    import orjson  # here, not on top: `iolab import` forks its parsing process before orjson loads
+
+    if _LONG_NUMBER.search(text) is not None:  # orjson reads every shorter number as the bounded decoder does
+        return None
+    try:
+        whole = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return whole if isinstance(whole, dict) and ("jobs" in whole or "client_stats" in whole) else None
+
+
+# 19 digits or more in a row: an integer that may lie beyond int64 (INT64_MAX has 19 digits). orjson keeps one
+# up to 2**64 - 1 as an int and turns a longer one into a float, where the bounded decoder refuses both: the
+# same document was read or refused by which decoder happened to read it. Any text with such a run goes to
+# the bounded decoder alone (a long fraction too, read right, only slower), so one decoder decides.
+_LONG_NUMBER = re.compile(r"[0-9]{19}")
 
 
 def _decode_all(decoder: json.JSONDecoder, text: str) -> list[dict]:
