@@ -46,6 +46,7 @@ from tests.chart_digest import drawn
 from tests.page_runs import SHAPES, generated_run
 
 PINNED = Path(__file__).parent.parent / "data" / "pages"
+CHECKOUT = str(Path(__file__).resolve().parents[2])  # an import's target is the file's real path in this checkout
 WRITE = os.environ.get("IOLAB_PIN_PAGES") == "1"
 # (seed, number): number % 7 picks the shape; these seeds give each shape with something to show (an outlier
 # repeat, a stopped point, a knee, unfinished points, a slow array member)
@@ -64,6 +65,8 @@ def _utc(monkeypatch):
 
 def _check(name: str, text: str) -> None:
     text = text.replace(f"iolab {version('iolab')}", "iolab VERSION")  # a release changes no page
+    for form in (CHECKOUT, CHECKOUT.replace("_", "\\_")):  # plain, and as Markdown escapes it
+        text = text.replace(form, "CHECKOUT")  # where the repository was cloned changes no page either
     path = PINNED / name
     if WRITE:
         path.parent.mkdir(parents=True, exist_ok=True)
