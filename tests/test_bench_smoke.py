@@ -44,12 +44,11 @@ def test_simulated_arrays_smoke(tmp_path):
 
 
 def test_outlier_envelope_smoke(tmp_path):
-    out = tmp_path / "envelope.json"
-    proc = _bench("outlier_envelope.py", "--cases", "60", "--held-out-cases", "60", "--out", str(out))
-    assert proc.returncode in (0, 1), proc.stderr  # 1: the alarms chosen on 60 arrays differ from the shipped ones
-    held = json.loads(out.read_text())["held_out"]
+    # --smoke: the shipped alarms only (the full grid simulates every combination's null at every size first: 185 s
+    # of a CI run); the registry's smoke of this script is this run (tests/bench/test_smoke.py)
+    held = _smoke("outlier_envelope.py", tmp_path)["held_out"]
     recall = held["recall_at_most_60pct"].values()
-    assert held["arrays"] == 60 and sum(r["method"] * r["of"] for r in recall) > 0
+    assert held["arrays"] >= 4 and sum(r["method"] * r["of"] for r in recall) > 0
     # a drive the method missed was one its report said it could not name (the floor is the tests' own power)
     said = held["missed_drives_the_report_said_it_could_not_name"]
     assert said["said"] >= 0.9 * said["of"]

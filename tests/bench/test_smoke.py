@@ -50,7 +50,10 @@ SMOKE: dict[str, tuple[str, object]] = {
     "mutation.py": ("mutation.json", None),
     "outlier_beyond.py": ("outlier_beyond.json", None),
     "outlier_clean.py": ("outlier_clean.json", None),
-    "outlier_envelope.py": ("outlier_envelope.json", None),
+    "outlier_envelope.py": (
+        "outlier_envelope.json",
+        "smoke run by tests/test_bench_smoke.py::test_outlier_envelope_smoke",
+    ),
     "overhead.py": ("overhead.json", loop_skip_reason),
     "page_consistency.py": ("page_consistency.json", None),
     "perf_overhead.py": ("perf_overhead.json", None),
