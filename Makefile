@@ -47,7 +47,7 @@ E2E_WORKERS ?= 6
 test: $(STAMP) fio
 	$(BIN)/pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & $(MAKE) --no-print-directory lint; \
 	    linted=$$?; wait; exit $$linted
-	$(BIN)/pytest -q -ra --durations=10 -m "not serial" -n $(E2E_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -q -ra --durations=25 -m "not serial" -n $(E2E_WORKERS) --dist loadfile --no-loadscope-reorder
 	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial" $$($(BIN)/python -m tests.conftest)
 
 bench: $(STAMP) fio
