@@ -6,6 +6,8 @@ saving listed a loop device live that was gone offline when another process remo
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
@@ -51,3 +53,28 @@ def test_a_snapshot_of_the_bundle_is_the_live_snapshot(tmp_path):
     with open_bundle(tmp_path / "host.tar.gz") as saved:
         offline = take_snapshot(saved, [])
     assert offline.to_dict() == snapshot.to_dict()
+
+
+def test_only_a_regular_file_the_probe_reads_is_read(tmp_path):
+    """Resolving or testing a name reads nothing: a mount's source is a block device (`realpath("/dev/sda1")`
+    must not read a disk), a FIFO with no writer would block the probe and /dev/zero never ends. A FIFO asked
+    for its text is None, at once; each is in the bundle as a name, empty."""
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "data").write_bytes(b"x" * 4096)
+    script = f"""
+import sys
+from iolab.probe.bundle import save_bundle
+from iolab.probe.root import Root
+live = Root("/", record=True)
+fifo, data = {str(tmp_path / "fifo")!r}, {str(tmp_path / "data")!r}
+assert live.exists(fifo) and live.exists("/dev/zero") and live.exists(data)
+assert live.realpath("/dev/zero") == "/dev/zero" and live.realpath(data) == data
+assert live.read_text(fifo) is None
+assert live.tape.files == {{}}, sorted(live.tape.files)
+save_bundle(live, {str(tmp_path / "b.tar.gz")!r})
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-1500:]
+    members = _members(tmp_path / "b.tar.gz")
+    assert members["dev/zero"].size == 0 and members[str(tmp_path / "fifo").lstrip("/")].size == 0

@@ -24,7 +24,7 @@ from iolab.probe.tape import Tape
 
 
 def _entries(tape: Tape) -> Iterator[tuple[tarfile.TarInfo, bytes | None]]:
-    """Tar entries for what the tape holds: directories 0755, files 0644, links relative."""
+    """Tar entries for what the tape holds: directories 0755, files 0644 (empty where only seen), links relative."""
     for name in sorted(d for d in tape.dirs if d != "/"):
         info = tarfile.TarInfo(name.lstrip("/"))
         info.type, info.mode = tarfile.DIRTYPE, 0o755
@@ -36,8 +36,8 @@ def _entries(tape: Tape) -> Iterator[tuple[tarfile.TarInfo, bytes | None]]:
             target = os.path.relpath(target, os.path.dirname(name))
         info.type, info.linkname = tarfile.SYMTYPE, target
         yield info, None
-    for name, data in sorted(tape.files.items()):
-        yield _file(name, data), data
+    for name, data in sorted({**dict.fromkeys(tape.others, b""), **tape.files}.items()):
+        yield _file(name, data), data  # a name only seen (listed, resolved, a device) is there, empty
 
 
 def _file(name: str, data: bytes) -> tarfile.TarInfo:

@@ -47,7 +47,7 @@ class Root:
     def read_text(self, absolute: str) -> str | None:
         """The file's text, or None when it is missing or unreadable."""
         if self.tape is not None:
-            data = self.tape.see(absolute).data
+            data = self.tape.see(absolute, read=True).data
             return None if data is None else data.decode(errors="replace")
         try:
             return self.path(absolute).read_text(errors="replace")
@@ -81,7 +81,7 @@ class Root:
 
     def exists(self, absolute: str) -> bool:
         if self.tape is not None:
-            return self.tape.see(absolute).kind in ("file", "dir", "unreadable")
+            return self.tape.see(absolute).kind in ("file", "dir", "other", "unreadable")
         return self.path(absolute).exists()
 
     def is_symlink(self, absolute: str) -> bool:

@@ -10,6 +10,7 @@ are built from the same input by construction.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ class Seen:
     """One path as the probe saw it: where it led, and what was there."""
 
     resolved: str
-    kind: str  # "file", "dir", "unreadable", "missing" or "loop" (more links than the kernel follows)
+    kind: str  # "file", "dir", "other", "unreadable", "missing" or "loop" (more links than the kernel follows)
     data: bytes | None = None
 
 
@@ -40,9 +41,13 @@ class Tape:
     links: dict[str, str] = field(default_factory=dict)  # a link's name -> its target, as readlink gave it
     unreadable: set[str] = field(default_factory=set)
     missing: set[str] = field(default_factory=set)
+    # Seen but not read: regular files only listed or resolved, and whatever is not a regular file (a block
+    # device a mount names, a FIFO): `realpath("/dev/sda1")` must not read a disk, nor a FIFO block the probe.
+    others: set[str] = field(default_factory=set)
 
-    def see(self, absolute: str) -> Seen:
-        """Walk `absolute` one component at a time, keeping each link met and what the walk ends on."""
+    def see(self, absolute: str, read: bool = False) -> Seen:
+        """Walk `absolute` one component at a time, keeping each link met and what the walk ends on; with
+        `read`, a regular file's bytes too (only a regular file's, and only when asked)."""
         parts = [p for p in absolute.split("/") if p]
         current, hops = "", 0
         while parts:
@@ -60,7 +65,7 @@ class Tape:
             base = "" if os.path.isabs(target) else os.path.dirname(current)
             parts = [p for p in os.path.normpath(os.path.join(base or "/", target)).split("/") if p] + parts
             current = ""
-        return self._end(current or "/")
+        return self._end(current or "/", read)
 
     def listing(self, absolute: str) -> list[str] | None:
         """The sorted entries of a directory as first listed, each entry seen too; None if not a directory."""
@@ -80,7 +85,7 @@ class Tape:
     def _link(self, name: str) -> str | None:
         if name in self.links:
             return self.links[name]
-        if name in self.files or name in self.dirs or name in self.missing or name in self.unreadable:
+        if any(name in known for known in (self.files, self.dirs, self.others, self.missing, self.unreadable)):
             return None
         try:
             target = os.readlink(self.host(name))
@@ -89,7 +94,7 @@ class Tape:
         self.links[name] = target
         return target
 
-    def _end(self, name: str) -> Seen:
+    def _end(self, name: str, read: bool) -> Seen:
         if name in self.files:
             return Seen(name, "file", self.files[name])
         if name in self.dirs:
@@ -97,15 +102,31 @@ class Tape:
         if name in self.missing or name in self.unreadable:
             return Seen(name, "missing" if name in self.missing else "unreadable")
         path = self.host(name)
-        if os.path.isdir(path):
+        try:
+            mode = os.lstat(path).st_mode  # the walk resolved every link: this name is none
+        except OSError:
+            self.missing.add(name)
+            return Seen(name, "missing")
+        if stat.S_ISDIR(mode):
             self.dirs.add(name)
             return Seen(name, "dir")
+        if not read or not stat.S_ISREG(mode):
+            self.others.add(name)
+            return Seen(name, "file" if stat.S_ISREG(mode) else "other")
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()  # buffered reads: one big os.read() of /proc/sys fails with ENOMEM
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
-            kind = "unreadable" if os.path.lexists(path) else "missing"
-            (self.unreadable if kind == "unreadable" else self.missing).add(name)
-            return Seen(name, kind)
+            self.unreadable.add(name)
+            return Seen(name, "unreadable")
+        with open(fd, "rb") as handle:
+            try:
+                # checked again on what was opened; buffered reads: one big os.read() of /proc/sys fails (ENOMEM)
+                data = handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
+            except OSError:
+                data = None
+        if data is None:
+            self.unreadable.add(name)
+            return Seen(name, "unreadable")
+        self.others.discard(name)
         self.files[name] = data
         return Seen(name, "file", data)
