@@ -146,11 +146,11 @@ def _beyond_own_tail(event: Dip, times: list[float], values: list[float], places
     ALARM / places, by the tail fitted to the seconds outside it and the `left_out` events (window_tail).
     The cut above reads a few seconds' mean as Gaussian: t3 shocks, each followed by an AR(1) decay second,
     gave 2.2 false dips per hour-long run (issue 40). A second of no work counts as window_tail.NO_WORK of
-    the level, in the event and in the run's windows alike. Runs too short to fit a tail keep the cut alone, and
-    so do runs whose seconds take no heavier shocks than a Gaussian's (`window_tail.heavier_than_gaussian`, read
-    over every second but the event's): there the cut is the Gaussian's own test and the exponential tail over-reaches it. The
-    `left_out` events stay in that reading: a t3 run's kept shocks are its tail's evidence (taken out, a run
-    of 239 s read as Gaussian and its next shock became a false dip)."""
+    the level, in the event and in the run's windows alike. Runs too short to fit a tail keep the cut alone,
+    and so do runs whose seconds take no heavier shocks than a Gaussian's (`window_tail.heavier_than_gaussian`,
+    read over every second but the event's): there the cut is the Gaussian's own test and the exponential
+    tail over-reaches it. The `left_out` events stay in that reading: a t3 run's kept shocks are its tail's
+    evidence (taken out, a run of 239 s read as Gaussian and its next shock became a false dip)."""
     import numpy as np
 
     t = np.asarray(times, dtype=float)
