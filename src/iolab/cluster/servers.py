@@ -30,6 +30,7 @@ from iolab.cluster.hosts import HostSpec
 from iolab.cluster.sockets import connectable, tunnel_dir
 from iolab.cluster.ssh import Forward, run_remote
 from iolab.errors import UserError
+from iolab.models import units
 from iolab.private import write_private
 
 CONNECT_TIMEOUT_S = 3.0
@@ -287,7 +288,7 @@ class _Replies:
         for host in self.hosts:
             if host.reported not in answers:
                 answers[host.reported] = (
-                    f"its fio server did not answer within {PROBE_TIMEOUT_S:.0f} s"
+                    f"its fio server did not answer within {units.duration(PROBE_TIMEOUT_S)}"
                     if expired
                     else f"no fio server answered at {host.where} ({self.said})"
                 )
