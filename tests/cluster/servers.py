@@ -7,8 +7,10 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -88,11 +90,41 @@ def hostfile(path: Path, addresses: list[str], port: int, **extra: str) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class Sshd:
+    """A test's sshd: its client config (the host `iolab-test`), and a short private directory of the test's own
+    (sockets' paths are at most 107 bytes) holding the TMPDIR of every session sshd starts (`remote`) and the
+    one to give the controller (`local`): what a run makes in either is this test's, and nothing another
+    xdist worker or user makes in /tmp is in them."""
+
+    config: Path
+    remote: Path
+    local: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        """The environment of an `iolab` that reaches `iolab-test` through this sshd, with its own TMPDIR."""
+        return {"IOLAB_SSH_COMMAND": f"ssh -F {self.config}", "TMPDIR": str(self.local)}
+
+
+def processes_with(text: str) -> list[int]:
+    """The processes whose command line holds `text` (a path only this test made: no one else's process)."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if text.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
 @contextmanager
 def local_sshd(workdir: Path):
-    """sshd on 127.0.0.1 with a generated host key and a generated client key; yields an ssh config path.
+    """sshd on 127.0.0.1 with a generated host key and a generated client key; yields its `Sshd`.
 
-    The config names the host `iolab-test`; IOLAB_SSH_COMMAND="ssh -F CONFIG" makes iolab use it.
+    The config names the host `iolab-test`; IOLAB_SSH_COMMAND="ssh -F CONFIG" makes iolab use it. Each
+    session's TMPDIR is the test's own (`SetEnv`, which overrides whatever the client sends).
     """
     if not os.path.exists(SSHD) or shutil.which("ssh") is None:
         pytest.skip("needs openssh-server and openssh-client (apt-get install openssh-server)")
@@ -100,6 +132,9 @@ def local_sshd(workdir: Path):
         pytest.skip("sshd for the test logs in as root")
     workdir.mkdir(parents=True, exist_ok=True)
     os.chmod(workdir, 0o700)
+    short = Path(tempfile.mkdtemp(prefix="iolab-t-"))  # 0700, a name no one else has
+    (short / "r").mkdir()
+    (short / "l").mkdir()
     for name in ("host_key", "client_key"):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(workdir / name)], check=True)
     (workdir / "authorized_keys").write_text((workdir / "client_key.pub").read_text())
@@ -109,7 +144,7 @@ def local_sshd(workdir: Path):
     (workdir / "sshd_config").write_text(
         f"Port {port}\nListenAddress 127.0.0.1\nHostKey {workdir / 'host_key'}\n"
         f"AuthorizedKeysFile {workdir / 'authorized_keys'}\nPasswordAuthentication no\nPermitRootLogin yes\n"
-        f"StrictModes no\nPidFile {workdir / 'sshd.pid'}\nUsePAM no\n"
+        f"StrictModes no\nPidFile {workdir / 'sshd.pid'}\nUsePAM no\nSetEnv TMPDIR={short / 'r'}\n"
     )
     sshd = subprocess.Popen(
         [SSHD, "-D", "-e", "-f", str(workdir / "sshd_config")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -121,7 +156,8 @@ def local_sshd(workdir: Path):
     )
     try:
         wait_listening("127.0.0.1", port)
-        yield config
+        yield Sshd(config, short / "r", short / "l")
     finally:
         sshd.terminate()
         sshd.wait()
+        shutil.rmtree(short, ignore_errors=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.servers import FIO, fio_servers, free_port, hostfile, kill_tree, local_sshd, tree
+from tests.cluster.servers import FIO, fio_servers, free_port, hostfile, kill_tree, local_sshd, processes_with, tree
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopback import Loopback
 
@@ -275,24 +276,24 @@ ASSERTION = "fio: server.c:2341: fio_server_send_start: Assertion `sk_out->sk !=
 
 def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
     """...and what their logs said went wrong is in the run's notes: the server's fio here is a wrapper that
-    prints the assertion line above, then runs the real server."""
+    prints the assertion line above, then runs the real server. Both sides have a TMPDIR of this test's own
+    (`local_sshd`), and the server is known by the pid and the socket its wrapper recorded: nothing another
+    xdist worker or user has in /tmp or in the process table is looked at."""
     target = tmp_path / "shared"
     target.mkdir()
+    started = tmp_path / "started"  # the wrapper's pid (fio's, after exec) and its arguments
     wrapper = tmp_path / "fio-wrapper"
-    wrapper.write_text(f"#!/bin/sh\ncat >&2 <<'EOF'\n{ASSERTION}\nEOF\nexec {FIO} \"$@\"\n")
+    wrapper.write_text(f'#!/bin/sh\necho "$$ $*" >{started}\ncat >&2 <<\'EOF\'\n{ASSERTION}\nEOF\nexec {FIO} "$@"\n')
     wrapper.chmod(0o755)
-    with local_sshd(tmp_path / "ssh") as config:
+    with local_sshd(tmp_path / "ssh") as sshd:
         port = free_port("127.0.0.41")
         hosts = tmp_path / "hosts"
         hosts.write_text(f"remote ssh=iolab-test fio={wrapper}\n")  # started over ssh, on a Unix socket
-        # Another user's trap at the pid-file name older versions used: never followed, never removed.
+        # A trap at the pid-file name older versions used (in the server's TMPDIR): never followed, never removed.
         victim = tmp_path / "victim"
         victim.write_text("keep me\n")
-        trap = Path(f"/tmp/iolab-fio-server-{port}.pid")
-        trap.unlink(missing_ok=True)
+        trap = sshd.remote / f"iolab-fio-server-{port}.pid"
         trap.symlink_to(victim)
-        piddirs_before = set(Path("/tmp").glob("iolab-fio-server.*"))
-        forwards_before = set(Path("/tmp").glob("iolab-fio-*")) - piddirs_before
         proc = iolab(
             "run",
             str(plan(tmp_path)),
@@ -303,7 +304,7 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
             "32M",
             "--json",
             "-q",
-            env={"IOLAB_SSH_COMMAND": f"ssh -F {config}"},
+            env=sshd.env,
         )
         assert proc.returncode == 0, proc.stderr
         out = json.loads(proc.stdout)
@@ -317,25 +318,20 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
         )
         assert data["source"] in ("iolab probe", "minimal probe over ssh")
         assert data.get("kernel") or data.get("snapshot")
-        # The server iolab started is gone again (it listened on a Unix socket, never on TCP).
-        left = subprocess.run(
-            ["pgrep", "-f", "--server=sock:/tmp/iolab-fio-server"], capture_output=True, text=True, check=False
-        ).stdout
-        assert left.strip() == ""
-        # Its socket, pid file and log lived in a private directory of its own, removed with it; so did the
-        # controller's end of the ssh forward.
-        assert set(Path("/tmp").glob("iolab-fio-server.*")) == piddirs_before
-        assert set(Path("/tmp").glob("iolab-fio-*")) - piddirs_before == forwards_before
+        # The server iolab started listened on a Unix socket (never on TCP) in a private directory of the
+        # session's TMPDIR, and is gone again: no process runs with that socket, the pid it had is not it.
+        pid, argument = started.read_text().split()
+        socket_dir = re.fullmatch(
+            rf"--server=sock:({re.escape(str(sshd.remote))}/iolab-fio-server\.\w{{10}})/fio.sock", argument
+        )
+        assert socket_dir, argument
+        assert processes_with(argument) == []
+        assert not Path(f"/proc/{pid}").exists() or argument.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
+        # Its socket, pid file and log lived in that directory, removed with it; so did the controller's end
+        # of the ssh forward (in the controller's TMPDIR). The trap is as it was.
+        assert list(sshd.remote.iterdir()) == [trap] and list(sshd.local.iterdir()) == []
         assert trap.is_symlink() and victim.read_text() == "keep me\n"
-        trap.unlink()
 
         hosts.write_text("nowhere ssh=nobody@iolab-test\n")
-        proc = iolab(
-            "run",
-            str(plan(tmp_path)),
-            str(target),
-            "--hostfile",
-            str(hosts),
-            env={"IOLAB_SSH_COMMAND": f"ssh -F {config}"},
-        )
+        proc = iolab("run", str(plan(tmp_path)), str(target), "--hostfile", str(hosts), env=sshd.env)
         assert "nowhere: ssh nobody@iolab-test failed" in assert_clean_error(proc)

@@ -273,9 +273,7 @@ def test_a_run_reaches_agents_through_ssh_and_on_this_host(tmp_path, iolab_home)
     job = tmp_path / "one.fio"
     job.write_text("[global]\nioengine=psync\nbs=4k\ntime_based=1\nruntime=1\nrate_iops=2000\n[rr]\nrw=randread\n")
     far, near = tmp_path / "far" / "fio.sock", tmp_path / "near" / "fio.sock"
-    own_tmp = tmp_path / "tmp"  # the run's TMPDIR: /tmp's own iolab-fio-* come and go with other workers' runs
-    own_tmp.mkdir()
-    with local_sshd(tmp_path / "ssh") as config, agent("--socket", str(far)), agent("--socket", str(near)):
+    with local_sshd(tmp_path / "ssh") as sshd, agent("--socket", str(far)), agent("--socket", str(near)):
         hosts = tmp_path / "hosts"
         hosts.write_text(f"far ssh=iolab-test socket={far}\nnear ssh=no socket={near}\n")
         proc = iolab(
@@ -288,16 +286,16 @@ def test_a_run_reaches_agents_through_ssh_and_on_this_host(tmp_path, iolab_home)
             "16M",
             "--json",
             "-q",
-            env={"IOLAB_SSH_COMMAND": f"ssh -F {config}", "TMPDIR": str(own_tmp)},
+            env=sshd.env,  # the run's TMPDIR: /tmp's own iolab-fio-* come and go with other workers' runs
         )
         assert proc.returncode == 0, proc.stderr
+        assert list(sshd.local.iterdir()) == [] and list(sshd.remote.iterdir()) == []  # the forward's dir is gone
     import json
 
     (point,) = json.loads(proc.stdout)["points"]
     assert {h["host"]: h["status"] for h in point["hosts"]} == {"far": "ok", "near": "ok"}
     assert all(h["bw_bytes"] > 0 for h in point["hosts"])
     assert list(target.iterdir()) == []
-    assert list(own_tmp.glob("iolab-fio-*")) == []
 
 
 def test_the_server_iolab_starts_over_ssh_cannot_be_driven_by_another_user(tmp_path, victim, attacker_dir):

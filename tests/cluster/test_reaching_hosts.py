@@ -110,7 +110,7 @@ def test_a_remote_command_s_status_and_ssh_s_own_failure_are_told_apart(fake_hos
     assert failed.returncode == 255 and not failed.ok
     assert failed.error == "ssh down-1 failed: ssh: connect to host down-1 port 22: Connection refused"
     slow = run_remote("n1", "sleep 5", timeout_s=0.2)
-    assert (slow.returncode, slow.error, slow.ok) == (-1, "ssh n1 did not answer within 0 s", False)
+    assert (slow.returncode, slow.error, slow.ok) == (-1, "ssh n1 did not answer within 0.2 s", False)
 
 
 def test_without_an_ssh_client_every_call_says_to_install_one(monkeypatch, tmp_path):

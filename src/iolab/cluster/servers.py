@@ -26,10 +26,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iolab import guards
 from iolab.cluster.hosts import HostSpec
 from iolab.cluster.sockets import connectable, tunnel_dir
 from iolab.cluster.ssh import Forward, run_remote
 from iolab.errors import UserError
+from iolab.models import units
 from iolab.private import write_private
 
 CONNECT_TIMEOUT_S = 3.0
@@ -116,7 +118,20 @@ def listening(state: HostState, timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
 
 
 # The directory the remote shell prints back: what `mktemp -d` makes from PIDDIR_TEMPLATE, nothing else.
-PIDDIR_TEMPLATE = '"${TMPDIR:-/tmp}/iolab-fio-server.XXXXXXXXXX"'
+PIDDIR_TEMPLATE = '"$t/iolab-fio-server.XXXXXXXXXX"'
+# The remote TMPDIR refused when someone else could rename the server's directory away and put theirs in its
+# place before fio binds (`sockets._parent_problem`, on that host): another user's, or writable by group or
+# others without the sticky bit. `find -H` judges the directory a TMPDIR link names, not the link.
+SWAPPABLE_TMPDIR = (
+    r'[ -n "$(find -H "$t" -maxdepth 0 \( \( \( -perm -0020 -o -perm -0002 \) ! -perm -1000 \) '
+    r'-o \( ! -user 0 ! -user "$(id -u)" \) \) -print 2>/dev/null)" ] && { echo "iolab: $t is another user'
+    "'"
+    "s, "
+    r"or group or others may write it without the sticky bit: they could swap the fio server"
+    "'"
+    "s directory; "
+    r'give this login a TMPDIR of its own" >&2; exit 3; }; '
+)
 PIDDIR = re.compile(r"/[A-Za-z0-9_./-]*/iolab-fio-server\.[A-Za-z0-9]{10}")
 
 
@@ -130,15 +145,17 @@ def server_command(host: HostSpec) -> str:
     creates (mode 0700, owned by the user logged in, a name nobody can
     predict): no other user can connect to the socket, and no file or
     symlink another user planted in /tmp is written or followed, as a fixed
-    /tmp name would be. fio's own --daemonize closes the server's stderr,
+    /tmp name would be. A TMPDIR others could swap that directory in is
+    refused (`SWAPPABLE_TMPDIR`). fio's own --daemonize closes the server's stderr,
     where a failed assertion of a job process goes; here it goes to
     `server.log`, which `stop` reads back. The shell waits (at most
     START_WAIT_S) for the socket, then prints the directory: the forward and
     `stop` need it.
     """
     tries = int(START_WAIT_S / 0.05)
+    checked = SWAPPABLE_TMPDIR if guards.active("fio-socket-private-dir") else ""
     return (
-        f"dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; umask 077; "
+        f't="${{TMPDIR:-/tmp}}"; {checked}dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; umask 077; '
         f'nohup {shlex.quote(host.fio)} --server=sock:"$dir/{SOCKET_NAME}" '
         '</dev/null >"$dir/server.log" 2>&1 & p=$!; echo $p >"$dir/fio.pid" || exit 1; i=0; '
         f'while [ ! -S "$dir/{SOCKET_NAME}" ] && kill -0 $p 2>/dev/null && [ $i -lt {tries} ]; do '
@@ -287,7 +304,7 @@ class _Replies:
         for host in self.hosts:
             if host.reported not in answers:
                 answers[host.reported] = (
-                    f"its fio server did not answer within {PROBE_TIMEOUT_S:.0f} s"
+                    f"its fio server did not answer within {units.duration(PROBE_TIMEOUT_S)}"
                     if expired
                     else f"no fio server answered at {host.where} ({self.said})"
                 )

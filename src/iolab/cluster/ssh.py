@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iolab.models import units
+
 CONNECT_TIMEOUT_S = 10
 COMMAND_TIMEOUT_S = 60.0
 SSH_FAILED = 255  # ssh's own exit status when it could not connect or log in
@@ -111,7 +113,7 @@ def run_remote(destination: str, command: str, timeout_s: float = COMMAND_TIMEOU
     except FileNotFoundError:
         return RemoteResult(-1, "", "", "the ssh client is not installed (install openssh-client)")
     except subprocess.TimeoutExpired:
-        return RemoteResult(-1, "", "", f"ssh {destination} did not answer within {timeout_s:.0f} s")
+        return RemoteResult(-1, "", "", f"ssh {destination} did not answer within {units.duration(timeout_s)}")
     if proc.returncode == SSH_FAILED:
         last = (proc.stderr.strip().splitlines() or ["no message"])[-1]
         return RemoteResult(proc.returncode, proc.stdout, proc.stderr, f"ssh {destination} failed: {last}")

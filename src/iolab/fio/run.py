@@ -24,7 +24,7 @@ from pathlib import Path
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import DEVICE_SEPARATOR, JOB_SECTION, JobSection, render_jobfile
 from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path
-from iolab.models import Point
+from iolab.models import Point, units
 from iolab.models.effective_options import effective_options
 from iolab.models.effective_options import files_dir as files_dir  # where the runner makes them
 from iolab.models.effective_options import metadata_dir as metadata_dir
@@ -243,10 +243,12 @@ def run_fio(
             stderr = _wait(proc, started + timeout_s, watch)
         except StopIgnored:
             _stop(proc, signal.SIGTERM)
-            raise RunFailed(f"fio did not stop within {STOP_GRACE_S:.0f} s of being asked and was killed") from None
+            raise RunFailed(
+                f"fio did not stop within {units.duration(STOP_GRACE_S)} of being asked and was killed"
+            ) from None
         except subprocess.TimeoutExpired:
             _stop(proc, signal.SIGTERM)
-            raise RunFailed(f"fio did not finish within {timeout_s:.0f} s and was killed") from None
+            raise RunFailed(f"fio did not finish within {units.duration(timeout_s)} and was killed") from None
         except KeyboardInterrupt:
             _stop(proc, signal.SIGINT)
             raise

@@ -86,11 +86,18 @@ def percent(value: float) -> str:
 
 
 def duration(seconds: float) -> str:
+    """A duration within 5% of itself, a positive one never as "0 s": "0.5 s", "4.2 s", "59 s", "2.5 min",
+    "15 min", "1.5 h". Whole seconds showed an ssh timeout of half a second as "0 s", and whole minutes
+    150 s as "2 min": a value is shown with two significant digits until it has two whole ones."""
     if seconds >= 3600:
         return f"{seconds / 3600:.1f}".removesuffix(".0") + " h"
     if seconds >= 120:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds:.0f} s"
+        minutes = seconds / 60
+        return (f"{minutes:.1f}".removesuffix(".0") if minutes < 10 else f"{minutes:.0f}") + " min"
+    if seconds >= 10 or seconds <= 0:
+        return f"{seconds:.0f} s"
+    decimals = 1 - math.floor(math.log10(seconds))  # two significant digits: 4.2, 0.5, 0.013
+    return f"{seconds:.{decimals}f}".rstrip("0").rstrip(".") + " s"
 
 
 def elapsed_ms(ms: float) -> str:

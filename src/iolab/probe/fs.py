@@ -53,8 +53,9 @@ def read_mounts(root: Root) -> list[Mount]:
 
 
 def mount_of(path: str, root: Root) -> Mount | None:
-    """The mount holding `path`: the longest mount point that is a prefix of it."""
-    real = os.path.realpath(path)
+    """The mount holding `path`: the longest mount point that is a prefix of it, once `root` resolved it (a
+    captured host's path is resolved in its tree, by its links, never by this machine's)."""
+    real = root.realpath(path)
     best: Mount | None = None
     for mount in read_mounts(root):
         mp = mount.mount_point

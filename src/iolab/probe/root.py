@@ -6,6 +6,15 @@ Tests and `--root DIR` / support bundles point a `Root` at a copy of /sys,
 the Root: on the live machine it runs or calls them and keeps the answer so
 a bundle can carry it; on a captured tree it reads that kept answer back
 from `/iolab/...` inside the tree.
+
+A captured tree is read through a `Tape` walk, never through the
+operating system's own lookup: a link inside it (`/srv -> /data`, as
+`--root` copies and unpacked bundles hold) names a place inside the tree,
+which `os.path.realpath` and `open` would instead look up on the machine
+running the probe. This machine's answers then stood in for the captured
+host's (a loop device backed by /srv/disk.img judged by this machine's
+/srv), and a path the captured host has but this one lacks resolved to
+nothing.
 """
 
 from __future__ import annotations
@@ -39,15 +48,28 @@ class Root:
         self.tape: Tape | None = Tape(lambda absolute: str(self.path(absolute))) if record else None
         self.captured: dict[str, bytes] = {}
         self._statvfs: dict[str, dict[str, int]] = {}
+        # Where the tree lies on this machine, looked up once: the only lookups outside a captured tree.
+        self._live = self.base.resolve() == Path("/")
+        self._own = () if self._live else tuple(dict.fromkeys((str(self.base), os.path.realpath(self.base))))
 
     def path(self, absolute: str) -> Path:
         """Map an absolute host path (e.g. "/proc/mounts") into this root."""
         return self.base / absolute.lstrip("/")
 
+    def _walk(self) -> Tape | None:
+        """What resolves names in this root: the recording tape, a fresh tape over a captured tree (links
+        followed inside the tree, nothing kept between calls), or None for the live machine's own lookup."""
+        if self.tape is not None:
+            return self.tape
+        if self._live:
+            return None
+        return Tape(lambda absolute: str(self.path(absolute)), self._own)
+
     def read_text(self, absolute: str) -> str | None:
         """The file's text, or None when it is missing or unreadable."""
-        if self.tape is not None:
-            data = self.tape.see(absolute, read=True).data
+        walk = self._walk()
+        if walk is not None:
+            data = walk.see(absolute, read=True).data
             return None if data is None else data.decode(errors="replace")
         try:
             return self.path(absolute).read_text(errors="replace")
@@ -74,27 +96,37 @@ class Root:
         """Sorted entries of a directory; empty when it is missing or unreadable."""
         if self.tape is not None:
             return list(self.tape.listing(absolute) or [])
+        walk = self._walk()
+        if walk is not None:
+            seen = walk.see(absolute)
+            if seen.kind != "dir":
+                return []
+            absolute = seen.resolved
         try:
             return sorted(os.listdir(self.path(absolute)))
         except OSError:
             return []
 
     def exists(self, absolute: str) -> bool:
-        if self.tape is not None:
-            return self.tape.see(absolute).kind in ("file", "dir", "other", "unreadable")
+        walk = self._walk()
+        if walk is not None:
+            return walk.see(absolute).kind in ("file", "dir", "other", "unreadable")
         return self.path(absolute).exists()
 
     def is_symlink(self, absolute: str) -> bool:
-        if self.tape is not None:
-            self.tape.see(absolute)  # keeps every link on the way, this one too
+        walk = self._walk()
+        if walk is not None:
+            walk.see(absolute)  # keeps every link on the way, this one too
             parent, name = os.path.split("/" + absolute.strip("/"))
-            return f"{self.tape.see(parent).resolved.rstrip('/')}/{name}" in self.tape.links
+            return f"{walk.see(parent).resolved.rstrip('/')}/{name}" in walk.links
         return self.path(absolute).is_symlink()
 
     def realpath(self, absolute: str) -> str:
-        """The host path `absolute` resolves to, following symlinks inside the tree."""
-        if self.tape is not None:
-            return self.tape.see(absolute).resolved
+        """The host path `absolute` resolves to, following symlinks inside the tree (a captured tree's links
+        name places inside it, whether this machine has them or not)."""
+        walk = self._walk()
+        if walk is not None:
+            return walk.see(absolute).resolved
         resolved = os.path.realpath(self.path(absolute))
         rel = os.path.relpath(resolved, os.path.realpath(self.base))
         return "/" if rel == "." else "/" + rel
@@ -109,7 +141,7 @@ class Root:
     @property
     def is_live(self) -> bool:
         """True when this root is the running machine itself."""
-        return self.base.resolve() == Path("/")
+        return self._live
 
     def command(self, key: str, argv: list[str], timeout: float = 15.0) -> tuple[str | None, str]:
         """Output of a command, live or as captured under `key`; (None, reason) if unavailable.

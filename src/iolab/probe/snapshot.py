@@ -18,7 +18,8 @@ def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
     """Map a path the user named to its file system and whole disk.
 
     On the live machine the path must exist (a typo is a UserError); in a
-    captured tree it is matched against the captured mounts as written.
+    captured tree it is resolved by the tree's own links (never by this
+    machine's) and matched against the captured mounts.
     """
     if root.is_live:
         try:
@@ -37,6 +38,8 @@ def _resolve_target(root: Root, path: str, snap: Snapshot) -> TargetInfo:
         return TargetInfo(
             path=path, device=device or name, is_block_device=True, ram_backed=_in_ram(root, name, device)
         )
+    elif path.startswith("/"):
+        path = root.realpath(path)
     return _on_filesystem(root, path, snap)
 
 

@@ -35,6 +35,9 @@ class Tape:
     """
 
     host: Callable[[str], str]
+    # Where the tree itself lies on this machine, as absolute link targets inside a captured tree may name it
+    # (a tree built here with links to its own files): such a target is that place inside the tree.
+    own: tuple[str, ...] = ()
     files: dict[str, bytes] = field(default_factory=dict)
     dirs: set[str] = field(default_factory=set)
     listings: dict[str, list[str]] = field(default_factory=dict)
@@ -62,10 +65,18 @@ class Tape:
             hops += 1
             if hops > MAX_LINKS:
                 return Seen(current, "loop")
+            target = self._inside(target)
             base = "" if os.path.isabs(target) else os.path.dirname(current)
             parts = [p for p in os.path.normpath(os.path.join(base or "/", target)).split("/") if p] + parts
             current = ""
         return self._end(current or "/", read)
+
+    def _inside(self, target: str) -> str:
+        """A link's target as a name in the tree: one naming the tree's own place on this machine, relative to it."""
+        for own in self.own:
+            if target == own or target.startswith(own + "/"):
+                return target[len(own) :] or "/"
+        return target
 
     def listing(self, absolute: str) -> list[str] | None:
         """The sorted entries of a directory as first listed, each entry seen too; None if not a directory."""

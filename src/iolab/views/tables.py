@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from iolab.analysis.stability import Stability
-from iolab.models import Finding, Point, PointRecord, Run, Sample
+from iolab.models import Finding, Point, PointRecord, Run, Sample, units
 from iolab.models.array_names import array_workload
 from iolab.models.effective_options import FROM_TARGET, effective_options
 from iolab.models.host_settings import SETTINGS
@@ -432,7 +432,7 @@ def run_facts(run: Run) -> tuple[tuple[str, str], ...]:
     else:
         facts.append(("started", _when(run.started_at)))
         if run.finished_at is not None:
-            facts.append(("duration", f"{run.finished_at - run.started_at:.0f} s"))
+            facts.append(("duration", units.duration(run.finished_at - run.started_at)))
     facts += [("status", status), ("targets", ", ".join(run.targets) or "-")]
     if run.command:
         facts.append(("command", run.command))

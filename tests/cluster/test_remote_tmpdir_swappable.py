@@ -1,0 +1,24 @@
+"""The server iolab starts over ssh keeps its socket in a new 0700 directory of the remote TMPDIR; in a TMPDIR
+another user could write without the sticky bit (or owns), they could rename that directory away and put
+theirs in its place before fio binds, then drive the server. The remote shell refuses such a TMPDIR before
+making anything in it, as `sockets._parent_problem` does here (guard fio-socket-private-dir)."""
+
+from __future__ import annotations
+
+import pytest
+
+from iolab.cluster.hosts import HostSpec
+from iolab.cluster.servers import bring_up
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o722])
+def test_a_remote_tmpdir_others_may_write_without_the_sticky_bit_is_refused_and_left_empty(fake_hosts, mode):
+    remote = fake_hosts.root / "remote"  # the fake host's TMPDIR
+    remote.chmod(mode)
+    (state,) = bring_up([HostSpec("node1", "node1", ssh="node1", fio=fake_hosts.fio)], fake_hosts.fio)
+    assert not state.reachable and not state.started
+    assert state.problem.startswith("could not start fio's server: ")  # what the remote shell said, its end
+    assert state.problem.endswith(
+        "without the sticky bit: they could swap the fio server's directory; give this login a TMPDIR of its own"
+    )
+    assert list(remote.iterdir()) == []
