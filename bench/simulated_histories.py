@@ -42,6 +42,7 @@ is reported on the odd seeds.
 
     python bench/simulated_histories.py [--cases 600] [--seed 40] [--short-cases 1200] [--out PATH]
     python bench/simulated_histories.py --smoke     # the size the suite runs
+    python bench/simulated_histories.py --shipped-only [--no-split-guard] --out PATH   # held out, nothing chosen
 """
 
 from __future__ import annotations
