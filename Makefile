@@ -42,12 +42,15 @@ check: lint
 # number of tests (pytest-xdist's own order, switched off by --no-loadscope-reorder). The serial tier collects
 # only its own modules (`python -m tests.conftest` names them): not the whole suite's for 19 tests. While the
 # lint runs (mypy: one CPU), one collection on the other CPU compiles the modules and rewrites the tests'
-# asserts into __pycache__ once, instead of every worker of a fresh clone doing it again at its start.
+# asserts into __pycache__ once, instead of every worker of a fresh clone doing it again at its start. Each
+# worker leads a session of its own (IOLAB_TEST_WORKER_SESSIONS, tests/worker_sessions.py): Linux shares the CPU
+# between sessions first, and every fio job is a session of its own.
 E2E_WORKERS ?= 6
 test: $(STAMP) fio
 	$(BIN)/pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & $(MAKE) --no-print-directory lint; \
 	    linted=$$?; wait; exit $$linted
-	$(BIN)/pytest -q -ra --durations=25 -m "not serial" -n $(E2E_WORKERS) --dist loadfile --no-loadscope-reorder
+	IOLAB_TEST_WORKER_SESSIONS=1 $(BIN)/pytest -q -ra --durations=25 -m "not serial" -n $(E2E_WORKERS) --dist loadfile \
+	    --no-loadscope-reorder
 	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial" $$($(BIN)/python -m tests.conftest)
 
 bench: $(STAMP) fio

@@ -25,6 +25,7 @@ from iolab.models.finding import FAILED_RULE, unreadable_part
 from tests import tiers
 from tests.oracle import OracleReport, ShownRow, check_quotes, check_rows, check_store, point_rates
 from tests.worker_order import heaviest_first
+from tests.worker_sessions import lead_own_session
 
 # Modules that must have the machine to themselves, and why.
 SERIAL = {
@@ -72,6 +73,10 @@ def _is_e2e(item: pytest.Item, verdicts: tiers.Verdicts | None = None) -> bool:
     return decide(
         Path(code.co_filename), function.__name__, code.co_firstlineno, cls.__name__ if cls else None, fixtures
     )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    lead_own_session()  # `make test`'s workers: a CPU share each, as fio's jobs have (tests/worker_sessions.py)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
