@@ -51,7 +51,7 @@ test: $(STAMP) fio
 	    linted=$$?; wait; exit $$linted
 	IOLAB_TEST_WORKER_SESSIONS=1 $(BIN)/pytest -q -ra --durations=25 -m "not serial" -n $(E2E_WORKERS) --dist loadfile \
 	    --no-loadscope-reorder
-	$(BIN)/pytest -q -ra --durations=10 -m "e2e and serial" $$($(BIN)/python -m tests.conftest)
+	$(BIN)/pytest -q -ra --durations=10 -m serial $$($(BIN)/python -m tests.conftest)
 
 bench: $(STAMP) fio
 	$(BIN)/python bench/run_all.py
