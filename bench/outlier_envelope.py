@@ -772,9 +772,11 @@ def families_only(out: Path, count: int, only: list[str] | None = None) -> int:
 SMOKE_NULL_SHARE = 0.05
 
 
-def smoke_nulls() -> None:
-    """Simulate the nulls at `SMOKE_NULL_SHARE` of their size in this process (a smoke run checks that a bench
-    runs: its figures mean nothing). Never for a measurement."""
+def smoke_nulls(smoke: bool = True) -> None:
+    """In a smoke run (`smoke`), simulate the nulls at `SMOKE_NULL_SHARE` of their size in this process (a smoke
+    run checks that a bench runs: its figures mean nothing); never for a measurement."""
+    if not smoke:
+        return
     outlier_groups.CALIBRATION_DRAWS = round(outlier_groups.CALIBRATION_DRAWS * SMOKE_NULL_SHARE)
     outlier_groups.SCALE_DRAWS = round(outlier_groups.SCALE_DRAWS * SMOKE_NULL_SHARE)
     outlier_null.DRAWS = round(outlier_null.DRAWS * SMOKE_NULL_SHARE)
@@ -782,8 +784,7 @@ def smoke_nulls() -> None:
 
 def main() -> int:
     split = held_out.corpus_args(__doc__.splitlines()[0], 6000, "outlier_envelope.json", FRESH_SEED, _family_flag)
-    if split.args.smoke:
-        smoke_nulls()
+    smoke_nulls(split.args.smoke)
     if split.args.families_only and not split.args.smoke:
         return families_only(split.args.out, split.args.family_cases or 1500, split.args.family)
     started = time.perf_counter()
