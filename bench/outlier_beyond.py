@@ -143,6 +143,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.smoke:
         args.cases = 4
+        env.smoke_nulls()
     started = time.perf_counter()
     figures = {"host": host(), "seeds": f"{args.seed}..{args.seed + args.cases - 1}", "alarm": env.ALARM,
                "kinds": run(args.cases, args.seed)}  # fmt: skip

@@ -168,6 +168,7 @@ def main() -> int:
         return merge(args.merge, args.out)
     if args.smoke:
         args.arrays, args.largest = 2, 15
+        env.smoke_nulls()
     sizes = tuple(b for b in SIZE_BINS if b[0] >= args.smallest and b[1] <= args.largest)
     started = time.perf_counter()
     figures: dict = {"host": host(), "arrays_per_bin": args.arrays, "complete": False}
