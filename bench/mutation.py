@@ -182,6 +182,7 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
 
 MADE = "__made__"  # the map's own key: when the run that made it started (seconds since the epoch)
 BLOBS = "__blobs__"  # and the git blob id of each test file and src module it was made from
+DURATIONS = "__durations__"  # and each test's seconds in that run (node id without parameters)
 TIERS = ("tests/conftest.py", "tests/tiers.py")  # which tests are fast: when these change, unmapped files may have some
 
 
@@ -204,16 +205,35 @@ def coverage_map(path: Path, modules: list[str] | None = None, shards: int = 1) 
     started = time.time()
     for module in drifted:
         out[module] = {}
-    _merge(out, _run_under_coverage(path, tests, shards), set(tests))
+    fresh, times = _run_under_coverage(path, tests, shards)
+    _merge(out, fresh, set(tests))
     refreshed = set(now) if tests == ["tests"] else {*tests, *TIERS, *(f"src/iolab/{m}" for m in drifted)}
     blobs = {**blobs, **{name: now[name] for name in refreshed if name in now}}
-    path.write_text(json.dumps({MADE: started, BLOBS: blobs, **out}))
+    times = {**map_durations(path), **times}
+    path.write_text(json.dumps({MADE: started, BLOBS: blobs, DURATIONS: times, **out}))
     return out
+
+
+def map_durations(path: Path) -> dict[str, float]:
+    """Each test's seconds in the run that mapped it (node id without parameters: their sum), from the map at
+    `path`; none from a map made before they were kept."""
+    if not path.is_file():
+        return {}
+    return dict(json.loads(path.read_text()).get(DURATIONS, {}))
+
+
+def fastest_first(tests: list[str], durations: dict[str, float]) -> list[str]:
+    """`tests` in the order to run them: by their time in the map's run, fastest first (`-x` ends a killed
+    mutant's run at the first failure, so the cheap tests that kill come before the slow ones); a test the
+    map did not time (a whole file, a test added since) last, in name order."""
+    unknown = max(durations.values(), default=0.0) + 1.0
+    return sorted(tests, key=lambda test: (durations.get(test, unknown), test))
 
 
 def _read_map(path: Path) -> tuple[float, dict[str, str], dict[str, dict[int, list[str]]]]:
     """When a map was made, the blob ids it was made from, and its lines (all empty when there is none)."""
     raw = json.loads(path.read_text()) if path.is_file() else {}
+    raw.pop(DURATIONS, None)
     made = float(raw.pop(MADE, path.stat().st_mtime if raw else 0.0))
     blobs = raw.pop(BLOBS, None) or (_blobs_at(made) if raw else {})
     return made, blobs, {module: {int(line): tests for line, tests in lines.items()} for module, lines in raw.items()}
@@ -283,9 +303,12 @@ def _merge(out: dict[str, dict[int, list[str]]], fresh: dict[str, dict[int, list
             mapped[:] = sorted(set(mapped) | set(files))
 
 
-def _run_under_coverage(path: Path, tests: list[str], shards: int = 1) -> dict[str, dict[int, list[str]]]:
+def _run_under_coverage(
+    path: Path, tests: list[str], shards: int = 1
+) -> tuple[dict[str, dict[int, list[str]]], dict[str, float]]:
     """The fast-tier tests among `tests` run once under coverage.py, their files dealt to `shards` processes
-    run side by side (the whole fast tier took 12 min and more in one): module -> line -> test files."""
+    run side by side (the whole fast tier took 12 min and more in one): module -> line -> test files; and each
+    test's seconds (bench/coverage_contexts.py times them)."""
     import coverage
 
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
@@ -322,6 +345,7 @@ def _run_under_coverage(path: Path, tests: list[str], shards: int = 1) -> dict[s
             env={
                 **os.environ,
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "bench"), os.environ.get("PYTHONPATH")])),
+                "IOLAB_MUTATION_DURATIONS": scratch,
             },
             stdout=subprocess.DEVNULL,
         )
@@ -345,7 +369,12 @@ def _run_under_coverage(path: Path, tests: list[str], shards: int = 1) -> dict[s
             out[str(Path(measured).relative_to(SRC))] = {
                 line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
             }
-    return out
+        times: dict[str, float] = {}
+        for timed in Path(scratch).glob("durations-*.json"):
+            for test, seconds in json.loads(timed.read_text()).items():
+                bare = re.sub(r"\[.*\]$", "", test)
+                times[bare] = times.get(bare, 0.0) + seconds
+    return out, times
 
 
 def dealt(tests: list[str], shards: int) -> list[list[str]]:

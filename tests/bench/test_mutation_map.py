@@ -41,7 +41,7 @@ def test_a_line_run_only_by_a_fixture_is_mapped_to_its_test_and_each_shard_s_lin
     test_file.write_text(FIXTURE_ONLY)
     other.write_text(OTHER)
     assert len(mutation.dealt([str(test_file), str(other)], 2)) == 2
-    mapped = mutation._run_under_coverage(tmp_path / "map.json", [str(test_file), str(other)], shards=2)
+    mapped, times = mutation._run_under_coverage(tmp_path / "map.json", [str(test_file), str(other)], shards=2)
     body = next(
         n
         for n, line in enumerate((ROOT / "src/iolab/numbers.py").read_text().splitlines(), 1)
@@ -50,3 +50,5 @@ def test_a_line_run_only_by_a_fixture_is_mapped_to_its_test_and_each_shard_s_lin
     runners = {t for line, tests in mapped["numbers.py"].items() if line > body for t in tests}
     assert any(t.endswith("test_with_a_fixture") for t in runners), runners
     assert any(t.endswith("test_real") for tests in mapped["numbers.py"].values() for t in tests)
+    # each test timed, in whichever shard ran it: the bench runs a mutant's covering tests fastest first
+    assert {t.rpartition("::")[2] for t in times} == {"test_with_a_fixture", "test_real"}, times
