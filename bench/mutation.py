@@ -376,12 +376,18 @@ def _run_under_coverage(
             out[str(Path(measured).relative_to(SRC))] = {
                 line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
             }
-        times: dict[str, float] = {}
-        for timed in Path(scratch).glob("durations-*.json"):
-            for test, seconds in json.loads(timed.read_text()).items():
-                bare = re.sub(r"\[.*\]$", "", test)
-                times[bare] = times.get(bare, 0.0) + seconds
-    return out, times
+        return out, _read_durations(Path(scratch))
+
+
+def _read_durations(folder: Path) -> dict[str, float]:
+    """Each test's seconds from the files bench/coverage_contexts.py wrote in `folder`, one per process: by node
+    id without parameters (the map's ids), the parameters' seconds summed."""
+    times: dict[str, float] = {}
+    for timed in folder.glob("durations-*.json"):
+        for test, seconds in json.loads(timed.read_text()).items():
+            bare = re.sub(r"\[.*\]$", "", test)
+            times[bare] = times.get(bare, 0.0) + seconds
+    return times
 
 
 def dealt(tests: list[str], shards: int) -> list[list[str]]:
@@ -1064,6 +1070,11 @@ def _by_package(outcomes: list[dict]) -> dict[str, dict[str, int]]:
     return dict(sorted(packages.items()))
 
 
+def _unsettled(outcome: dict) -> bool:
+    """Timed out once, and the run stopped before running it again: not yet judged."""
+    return outcome["outcome"] == "timeout" and "rerun" not in outcome
+
+
 def timeouts(outcomes: list[dict]) -> dict[str, int]:
     """The time-outs apart: how many mutants timed out at first, and what their second run said (killed or
     survived when it finished; "timeout", a kill by time-out; "unjudged", not killed)."""
@@ -1074,10 +1085,14 @@ def timeouts(outcomes: list[dict]) -> dict[str, int]:
 
 
 def summary(outcomes: list[dict]) -> dict:
-    """The scores, per package too, and every survivor with why it survives (bench/mutation_notes.json)."""
+    """The scores, per package too, and every survivor with why it survives (bench/mutation_notes.json), of
+    the judged mutants; a time-out the run stopped before running again is counted apart, nowhere else."""
+    judged = [o for o in outcomes if not _unsettled(o)]
+    return {**_scores(judged), "unsettled_timeouts": len(outcomes) - len(judged)}
+
+
+def _scores(outcomes: list[dict]) -> dict:
     known = notes()
-    unsettled = [o for o in outcomes if o["outcome"] == "timeout" and "rerun" not in o]
-    outcomes = [o for o in outcomes if not any(o is u for u in unsettled)]
     killed = sum(o["outcome"] in ("killed", "timeout") for o in outcomes)
     survivors = [_survivor(o, known) for o in outcomes if o["outcome"] in ("survived", "not covered", "unjudged")]
     equivalent = sum(s["equivalent"] for s in survivors)
@@ -1094,8 +1109,6 @@ def summary(outcomes: list[dict]) -> dict:
         "by_package": _by_package(outcomes),
         "not_covered": sum(o["outcome"] == "not covered" for o in outcomes),
         "timeouts": timeouts(outcomes),
-        # timed out once, and the run stopped before running them again: not judged, counted nowhere above
-        "unsettled_timeouts": len(unsettled),
         "survivors": survivors,
     }
 
