@@ -207,9 +207,10 @@ def coverage_map(path: Path, modules: list[str] | None = None, shards: int = 1) 
     started = time.time()
     for module in drifted:
         out[module] = {}
-    fresh, times = _run_under_coverage(path, tests, shards)
+    fresh, times, lost = _run_under_coverage(path, tests, shards)
     _merge(out, fresh, set(tests))
     refreshed = set(now) if tests == ["tests"] else {*tests, *TIERS, *(f"src/iolab/{m}" for m in drifted)}
+    refreshed -= lost  # not mapped: the next run maps them again
     blobs = {**blobs, **{name: now[name] for name in refreshed if name in now}}
     times = {**map_durations(path), **times}
     path.write_text(json.dumps({MADE: started, BLOBS: blobs, DURATIONS: times, **out}))
@@ -312,12 +313,12 @@ def _merge(out: dict[str, dict[int, list[str]]], fresh: dict[str, dict[int, list
 
 def _run_under_coverage(
     path: Path, tests: list[str], shards: int = 1
-) -> tuple[dict[str, dict[int, list[str]]], dict[str, float]]:
+) -> tuple[dict[str, dict[int, list[str]]], dict[str, float], set[str]]:
     """The fast-tier tests among `tests` run once under coverage.py, their files dealt to `shards` processes
-    run side by side (the whole fast tier took 12 min and more in one): module -> line -> test files; and each
-    test's seconds (bench/coverage_contexts.py times them)."""
-    import coverage
-
+    run side by side (the whole fast tier took 12 min and more in one): module -> line -> test files; each
+    test's seconds (bench/coverage_contexts.py times them); and the test files of shards killed by a signal,
+    whose lines are lost (coverage.py saves a process's data as it exits: one shard of a whole-tier map ended
+    so, unseen, and the map held half the tier)."""
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
         # kept: the whole fast tier's is an hour of work on a busy host (an update's goes beside it)
         rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage" if tests == ["tests"] else ".update")
@@ -328,6 +329,7 @@ def _run_under_coverage(
         # (bench/coverage_contexts.py hands it down), its data file beside this one's, combined after
         # parallel (as patch = subprocess implies): each process, each shard, writes a data file of its own
         rc.write_text(f"[run]\nsource = {SRC}\npatch = subprocess\nparallel = true\n")
+        parts = dealt(tests, shards)
         running = [
             subprocess.Popen(
             [
@@ -356,27 +358,38 @@ def _run_under_coverage(
             },
             stdout=subprocess.DEVNULL,
         )
-            for shard in dealt(tests, shards)
+            for shard in parts
         ]  # fmt: skip
-        for process in running:
-            process.wait()  # a failing test still maps the lines it ran
+        lost = set()
+        for process, shard in zip(running, parts, strict=True):
+            if process.wait() < 0:  # a failing test still maps the lines it ran; a killed shard maps none
+                lost |= {file for test in shard for file in _files_of(test)}
+                print(f"a coverage shard was killed by signal {-process.returncode}: {len(shard)} test files not "
+                      "mapped (mapped again on the next run)", file=sys.stderr)  # fmt: skip
         subprocess.run(
             [sys.executable, "-m", "coverage", "combine", f"--rcfile={rc}", f"--data-file={data_file}", "-q"],
             cwd=ROOT,
             check=False,
             stdout=subprocess.DEVNULL,
         )  # every process's data file (parallel, one per process) into one
-        data = coverage.CoverageData(basename=str(data_file))
-        data.read()
-        out: dict[str, dict[int, list[str]]] = {}
-        for measured in data.measured_files():
-            if not measured.startswith(str(SRC)):
-                continue
-            lines = data.contexts_by_lineno(measured)
-            out[str(Path(measured).relative_to(SRC))] = {
-                line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
-            }
-        return out, _read_durations(Path(scratch))
+        return _read_lines(data_file), _read_durations(Path(scratch)), lost
+
+
+def _read_lines(data_file: Path) -> dict[str, dict[int, list[str]]]:
+    """module -> line -> the tests that ran it, from a combined coverage.py data file."""
+    import coverage
+
+    data = coverage.CoverageData(basename=str(data_file))
+    data.read()
+    out: dict[str, dict[int, list[str]]] = {}
+    for measured in data.measured_files():
+        if not measured.startswith(str(SRC)):
+            continue
+        lines = data.contexts_by_lineno(measured)
+        out[str(Path(measured).relative_to(SRC))] = {
+            line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
+        }
+    return out
 
 
 def _read_durations(folder: Path) -> dict[str, float]:
