@@ -53,7 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy  # noqa: F401  (imported once, before the forks: every mutant's tests use it)
@@ -165,15 +165,17 @@ def mutated_source(source: str, index: int) -> str:
         ast.copy_location(replacement, node)
         _replace(tree, node, replacement)
     elif isinstance(node, ast.Constant):
-        node.value = (not node.value) if isinstance(node.value, bool) else node.value + 1
+        value = node.value
+        # `sites` holds only bool, int and float constants
+        node.value = (not value) if isinstance(value, bool) else value + 1 if isinstance(value, (int, float)) else value
     return ast.unparse(tree)
 
 
 def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
     for parent in ast.walk(tree):
-        for field, value in ast.iter_fields(parent):
+        for name, value in ast.iter_fields(parent):
             if value is old:
-                setattr(parent, field, new)
+                setattr(parent, name, new)
                 return
             if isinstance(value, list) and any(v is old for v in value):
                 value[[i for i, v in enumerate(value) if v is old][0]] = new
@@ -182,6 +184,7 @@ def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
 
 MADE = "__made__"  # the map's own key: when the run that made it started (seconds since the epoch)
 BLOBS = "__blobs__"  # and the git blob id of each test file and src module it was made from
+DURATIONS = "__durations__"  # and each test's seconds in that run (node id without parameters)
 TIERS = ("tests/conftest.py", "tests/tiers.py")  # which tests are fast: when these change, unmapped files may have some
 
 
@@ -204,16 +207,41 @@ def coverage_map(path: Path, modules: list[str] | None = None, shards: int = 1) 
     started = time.time()
     for module in drifted:
         out[module] = {}
-    _merge(out, _run_under_coverage(path, tests, shards), set(tests))
+    fresh, times, lost = _run_under_coverage(path, tests, shards)
+    _merge(out, fresh, set(tests))
     refreshed = set(now) if tests == ["tests"] else {*tests, *TIERS, *(f"src/iolab/{m}" for m in drifted)}
+    refreshed -= lost  # not mapped: the next run maps them again
     blobs = {**blobs, **{name: now[name] for name in refreshed if name in now}}
-    path.write_text(json.dumps({MADE: started, BLOBS: blobs, **out}))
+    times = {**map_durations(path), **times}
+    path.write_text(json.dumps({MADE: started, BLOBS: blobs, DURATIONS: times, **out}))
     return out
+
+
+def map_durations(path: Path) -> dict[str, float]:
+    """Each test's seconds in the run that mapped it (node id without parameters: their sum), from the map at
+    `path`; none from a map made before they were kept."""
+    if not path.is_file():
+        return {}
+    return dict(json.loads(path.read_text()).get(DURATIONS, {}))
+
+
+def fastest_first(tests: list[str], durations: dict[str, float]) -> list[str]:
+    """`tests` in the order to run them: by their time in the map's run, fastest first (`-x` ends a killed
+    mutant's run at the first failure, so the cheap tests that kill come before the slow ones); a test the
+    map did not time (a test added since) last, in name order."""
+    unknown = max(durations.values(), default=0.0) + 1.0
+
+    def seconds(test: str) -> float:  # a whole file (a module no map line names): the sum of its tests
+        inside = [s for name, s in durations.items() if name.startswith(f"{test}::")]
+        return durations.get(test, sum(inside) if inside else unknown)
+
+    return sorted(tests, key=lambda test: (seconds(test), test))
 
 
 def _read_map(path: Path) -> tuple[float, dict[str, str], dict[str, dict[int, list[str]]]]:
     """When a map was made, the blob ids it was made from, and its lines (all empty when there is none)."""
     raw = json.loads(path.read_text()) if path.is_file() else {}
+    raw.pop(DURATIONS, None)
     made = float(raw.pop(MADE, path.stat().st_mtime if raw else 0.0))
     blobs = raw.pop(BLOBS, None) or (_blobs_at(made) if raw else {})
     return made, blobs, {module: {int(line): tests for line, tests in lines.items()} for module, lines in raw.items()}
@@ -283,11 +311,14 @@ def _merge(out: dict[str, dict[int, list[str]]], fresh: dict[str, dict[int, list
             mapped[:] = sorted(set(mapped) | set(files))
 
 
-def _run_under_coverage(path: Path, tests: list[str], shards: int = 1) -> dict[str, dict[int, list[str]]]:
+def _run_under_coverage(
+    path: Path, tests: list[str], shards: int = 1
+) -> tuple[dict[str, dict[int, list[str]]], dict[str, float], set[str]]:
     """The fast-tier tests among `tests` run once under coverage.py, their files dealt to `shards` processes
-    run side by side (the whole fast tier took 12 min and more in one): module -> line -> test files."""
-    import coverage
-
+    run side by side (the whole fast tier took 12 min and more in one): module -> line -> test files; each
+    test's seconds (bench/coverage_contexts.py times them); and the test files of shards killed by a signal,
+    whose lines are lost (coverage.py saves a process's data as it exits: one shard of a whole-tier map ended
+    so, unseen, and the map held half the tier)."""
     with tempfile.TemporaryDirectory(prefix="iolab-coverage-") as scratch:
         # kept: the whole fast tier's is an hour of work on a busy host (an update's goes beside it)
         rc, data_file = Path(scratch) / "coveragerc", path.with_suffix(".coverage" if tests == ["tests"] else ".update")
@@ -298,6 +329,7 @@ def _run_under_coverage(path: Path, tests: list[str], shards: int = 1) -> dict[s
         # (bench/coverage_contexts.py hands it down), its data file beside this one's, combined after
         # parallel (as patch = subprocess implies): each process, each shard, writes a data file of its own
         rc.write_text(f"[run]\nsource = {SRC}\npatch = subprocess\nparallel = true\n")
+        parts = dealt(tests, shards)
         running = [
             subprocess.Popen(
             [
@@ -322,30 +354,53 @@ def _run_under_coverage(path: Path, tests: list[str], shards: int = 1) -> dict[s
             env={
                 **os.environ,
                 "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "bench"), os.environ.get("PYTHONPATH")])),
+                "IOLAB_MUTATION_DURATIONS": scratch,
             },
             stdout=subprocess.DEVNULL,
         )
-            for shard in dealt(tests, shards)
+            for shard in parts
         ]  # fmt: skip
-        for process in running:
-            process.wait()  # a failing test still maps the lines it ran
+        lost = set()
+        for process, shard in zip(running, parts, strict=True):
+            if process.wait() < 0:  # a failing test still maps the lines it ran; a killed shard maps none
+                lost |= {file for test in shard for file in _files_of(test)}
+                print(f"a coverage shard was killed by signal {-process.returncode}: {len(shard)} test files not "
+                      "mapped (mapped again on the next run)", file=sys.stderr)  # fmt: skip
         subprocess.run(
             [sys.executable, "-m", "coverage", "combine", f"--rcfile={rc}", f"--data-file={data_file}", "-q"],
             cwd=ROOT,
             check=False,
             stdout=subprocess.DEVNULL,
         )  # every process's data file (parallel, one per process) into one
-        data = coverage.CoverageData(basename=str(data_file))
-        data.read()
-        out: dict[str, dict[int, list[str]]] = {}
-        for measured in data.measured_files():
-            if not measured.startswith(str(SRC)):
-                continue
-            lines = data.contexts_by_lineno(measured)
-            out[str(Path(measured).relative_to(SRC))] = {
-                line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
-            }
+        return _read_lines(data_file), _read_durations(Path(scratch)), lost
+
+
+def _read_lines(data_file: Path) -> dict[str, dict[int, list[str]]]:
+    """module -> line -> the tests that ran it, from a combined coverage.py data file."""
+    import coverage
+
+    data = coverage.CoverageData(basename=str(data_file))
+    data.read()
+    out: dict[str, dict[int, list[str]]] = {}
+    for measured in data.measured_files():
+        if not measured.startswith(str(SRC)):
+            continue
+        lines = data.contexts_by_lineno(measured)
+        out[str(Path(measured).relative_to(SRC))] = {
+            line: sorted({t for c in contexts for t in test_ids(c)}) for line, contexts in lines.items()
+        }
     return out
+
+
+def _read_durations(folder: Path) -> dict[str, float]:
+    """Each test's seconds from the files bench/coverage_contexts.py wrote in `folder`, one per process: by node
+    id without parameters (the map's ids), the parameters' seconds summed."""
+    times: dict[str, float] = {}
+    for timed in folder.glob("durations-*.json"):
+        for test, seconds in json.loads(timed.read_text()).items():
+            bare = re.sub(r"\[.*\]$", "", test)
+            times[bare] = times.get(bare, 0.0) + seconds
+    return times
 
 
 def dealt(tests: list[str], shards: int) -> list[list[str]]:
@@ -570,19 +625,21 @@ def tests_of(module: str) -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in own) or [f"tests/{package}"]
 
 
-def run_tests(tree: Path, tests: list[str], timeout_s: float = TIMEOUT_S) -> str:
+def run_tests(tree: Path, tests: list[str], timeout_s: float = TIMEOUT_S, deadline: float = 0.0) -> str:
     """'killed', 'survived' or 'timeout' for the package copy at `tree`, its unit tests run in a forked child
     of this process: pytest and numpy are imported once, here, and iolab never is (each child imports the
     mutated copy, its parent put first on sys.path), which makes a mutant about 4x cheaper than a fresh
-    pytest process. `timeout_s` is of the tests' own time (`watch`), not the wall clock's."""
+    pytest process. `timeout_s` is of the tests' own time (`watch`), not the wall clock's; past `deadline`
+    (monotonic, 0: none) the tests are ended and OutOfTime raised."""
     pid = os.fork()
     if pid == 0:  # the child: run the tests, report by exit status only
         code = 70
         try:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's stop (`_stop_on_term`) is not the child's
             code = _child(tree, tests)
         finally:
             os._exit(code)
-    status = watch(pid, timeout_s)
+    status = watch(pid, timeout_s, deadline=deadline)
     if status is None:
         return "timeout"
     code = os.waitstatus_to_exitcode(status)
@@ -634,11 +691,13 @@ POLL_S = 0.05  # how often a child's end is looked for
 TICK_S = 0.5  # how often its tests' own time is brought up to date (a look through /proc: a few ms)
 
 
-def watch(pid: int, budget_s: float, tick_s: float = TICK_S) -> int | None:
+def watch(pid: int, budget_s: float, tick_s: float = TICK_S, deadline: float = 0.0) -> int | None:
     """The wait status of the forked child `pid` (the leader of its own process group), or None when its tests
     ran past `budget_s` of their own time (`OwnClock`): then the child and every process of its group are
     killed, so no test's subprocess outlives its run to load the host for the next mutant (a child killed
-    alone left them running). Leaving early (Ctrl-C) kills them too."""
+    alone left them running). Leaving early (Ctrl-C, SIGTERM) kills them too, and so does the run's
+    `deadline` (monotonic; 0: none), which raises OutOfTime: a budget that waited for the mutant in flight
+    ran up to 480 s past itself."""
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)  # as the child does: whichever comes first, the group is there before a kill
     clock, ticked = OwnClock(pid), 0.0
@@ -647,6 +706,8 @@ def watch(pid: int, budget_s: float, tick_s: float = TICK_S) -> int | None:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 return status
+            if deadline and time.monotonic() > deadline:
+                raise OutOfTime
             if time.monotonic() - ticked >= tick_s:
                 ticked = time.monotonic()
                 if clock.tick() > budget_s:
@@ -787,7 +848,7 @@ def _statements(tree: ast.AST) -> dict[int, int]:
             inside = body is child or (isinstance(body, list) and any(b is child for b in body))
             # a lambda's body runs when it is called, and coverage.py counts that call on the lambda's own line
             # (a lambda in a module-level table was given the table's first line, run only at import)
-            own = child.lineno if isinstance(child, ast.stmt) else (node.lineno if inside else line)
+            own = child.lineno if isinstance(child, ast.stmt) else (getattr(node, "lineno", line) if inside else line)
             runs_at_import = imported and not inside
             found[id(child)] = -own if runs_at_import else own
             visit(child, own, runs_at_import)
@@ -851,43 +912,116 @@ def sweep_notes(path: Path = NOTES) -> list[dict]:
     return stale
 
 
-def run_module(
-    tree: Path, module: str, mutants: list[Mutant], covering: dict | None, budget: float, killed: dict[tuple, dict]
-) -> list[dict]:
-    """Each mutant of one module written into the copy at `tree` and its tests run; the copy restored after.
-    A mutant `killed` holds (killed before, on this very source of its module) is not run again: tests added
-    since cannot let it live."""
+class Journal:
+    """Each mutant's outcome, appended as one JSON line to a file the moment it is judged: a run stopped early
+    (its budget, a kill, the host's deadline) keeps every mutant it judged, and a run again with the same seed
+    and draw skips them (a mutant is known by module, site, change and the digest of its module's source, so
+    a module changed since is run again). The first line names the draw; a journal of another draw is
+    refused, not mixed in. A later line of a mutant replaces an earlier one (a time-out settled after)."""
+
+    def __init__(self, path: Path | None, draw: dict) -> None:
+        self.path = path
+        self.judged: dict[tuple, dict] = {}
+        if path is None:
+            return
+        lines = _json_lines(path) if path.is_file() else []
+        if lines and lines[0] != {"journal": draw}:
+            raise SystemExit(f"{path} holds another draw ({lines[0]}); remove it, or pass another --out")
+        if not lines:
+            path.write_text(json.dumps({"journal": draw}) + "\n", encoding="utf-8")
+        self.judged = {_key(o): o for o in lines[1:]}
+
+    def get(self, module: str, mutant: Mutant, digest: str) -> dict | None:
+        return self.judged.get((module, mutant.index, mutant.change, digest))
+
+    def record(self, outcome: dict) -> None:
+        self.judged[_key(outcome)] = outcome
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(outcome) + "\n")
+
+
+def _key(outcome: dict) -> tuple:
+    return outcome["module"], outcome["index"], outcome["change"], outcome.get("source")
+
+
+def _json_lines(path: Path) -> list[dict]:
+    """The objects of a JSON-lines file; a line cut short (the run killed as it wrote) left out."""
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        with contextlib.suppress(ValueError):
+            found.append(json.loads(line))
+    return found
+
+
+class OutOfTime(Exception):
+    """The run's budget ran out (or it was asked to stop) while a mutant's tests ran: they were ended, and
+    that mutant is not judged."""
+
+
+@dataclass
+class Setting:
+    """What every mutant of one run is run with: the coverage map (None: each module's test files), the
+    monotonic time the run stops at (0: none), the kills of a previous result to reuse, the journal, and each
+    test's seconds in the map's run (to run the fast ones first)."""
+
+    covering: dict | None = None
+    deadline: float = 0.0
+    killed: dict[tuple, dict] = field(default_factory=dict)
+    journal: Journal = field(default_factory=lambda: Journal(None, {}))
+    durations: dict[str, float] = field(default_factory=dict)
+
+
+def run_module(tree: Path, module: str, mutants: list[Mutant], setting: Setting, outcomes: list[dict]) -> None:
+    """Each mutant of one module written into the copy at `tree`, its tests run and its outcome appended to
+    `outcomes` (and the journal); the copy restored after, also when the budget ends it (OutOfTime).
+    A mutant killed before on this very source of its module (`setting.killed`, a previous result) is not run
+    again: tests added since cannot let it live; nor is one the journal already judged."""
     source = (SRC / module).read_text(encoding="utf-8")
     lines = source.splitlines()
     digest = hashlib.sha256(source.encode()).hexdigest()[:16]
-    outcomes = []
-    for mutant in mutants:
-        if budget and time.monotonic() > budget:
-            break  # the mutants run so far are the result; `modules_reached` says how far it got
-        before = killed.get((module, mutant.index, mutant.change, digest))
-        if before is not None:
-            outcomes.append({**before, "reused": True})
-            continue
-        tests = tests_of(module) if covering is None else covering_tests(covering, module, mutant, lines)
-        (tree / module).write_text(mutated_source(source, mutant.index), encoding="utf-8")
-        outcome = _outcome(tree, module, source, tests) if tests else "not covered"
-        code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
-        outcomes.append({**asdict(mutant), "code": code, "source": digest, "outcome": outcome, "tests": tests})
-        print(f"{outcome:8s} {module}:{mutant.line} {mutant.change}", flush=True)
-    (tree / module).write_text(source, encoding="utf-8")
-    return outcomes
+    try:
+        for mutant in mutants:
+            judged = setting.journal.get(module, mutant, digest)
+            if judged is not None:
+                outcomes.append(judged)
+                continue
+            before = setting.killed.get((module, mutant.index, mutant.change, digest))
+            if before is not None:
+                outcomes.append({**before, "reused": True})
+                setting.journal.record(outcomes[-1])
+                continue
+            tests = _tests_for(setting, module, mutant, lines)
+            (tree / module).write_text(mutated_source(source, mutant.index), encoding="utf-8")
+            outcome = _outcome(tree, module, source, tests, deadline=setting.deadline) if tests else "not covered"
+            code = lines[mutant.line - 1].strip() if 0 < mutant.line <= len(lines) else ""
+            outcomes.append({**asdict(mutant), "code": code, "source": digest, "outcome": outcome, "tests": tests})
+            setting.journal.record(outcomes[-1])
+            print(f"{outcome:8s} {module}:{mutant.line} {mutant.change}", flush=True)
+    finally:
+        (tree / module).write_text(source, encoding="utf-8")
 
 
-def _outcome(tree: Path, module: str, source: str, tests: list[str], timeout_s: float = TIMEOUT_S) -> str:
+def _tests_for(setting: Setting, module: str, mutant: Mutant, lines: list[str]) -> list[str]:
+    """The tests a mutant runs against, fastest first by the map's times."""
+    if setting.covering is None:
+        return tests_of(module)
+    return fastest_first(covering_tests(setting.covering, module, mutant, lines), setting.durations)
+
+
+def _outcome(
+    tree: Path, module: str, source: str, tests: list[str], timeout_s: float = TIMEOUT_S, deadline: float = 0.0
+) -> str:
     """The mutant's outcome. A run pytest itself could not finish is run again on the module's own source:
     when the same tests pass there, the mutant broke the run (every user of the suite would see it), killed;
-    when they do not, the run is wrong and the bench stops (the copy is left as it was)."""
+    when they do not, the run is wrong and the bench stops (the copy is left as it was). Past `deadline`
+    (monotonic; 0: none) its tests are ended and OutOfTime raised."""
     try:
-        return run_tests(tree, tests, timeout_s)
+        return run_tests(tree, tests, timeout_s, deadline=deadline)
     except RunBroken as broken:
         (tree / module).write_text(source, encoding="utf-8")
         with contextlib.suppress(RunBroken):  # broken there too: a traceback told no more than this message
-            if run_tests(tree, tests, timeout_s) == "survived":
+            if run_tests(tree, tests, timeout_s, deadline=deadline) == "survived":
                 return "killed"
         raise SystemExit(f"{broken}; they fail on the unmutated source too") from None
 
@@ -902,23 +1036,29 @@ def previously_killed(path: Path) -> dict[tuple, dict]:
     }
 
 
-def settle_timeouts(tree: Path, outcomes: list[dict]) -> None:
+def settle_timeouts(tree: Path, outcomes: list[dict], setting: Setting | None = None) -> None:
     """Each mutant whose tests timed out runs once more, with RERUN_TIMEOUT_S (after the others: the host may
     be quieter, and one slow mutant does not hold the rest). Its outcome is that run's when it finishes;
     when it times out again, the same tests run on the unmutated source with the same budget: a kill by
     time-out ("timeout") only when they pass there within it, else "unjudged" (the host is too slow to say,
-    counted as not killed). `rerun` keeps what the second run said."""
+    counted as not killed). `rerun` keeps what the second run said; the journal, the settled outcome. A time-out
+    the run's budget leaves unsettled stays without `rerun`: not yet judged (`summary`)."""
+    setting = setting or Setting()
     for o in outcomes:
         if o["outcome"] != "timeout" or "rerun" in o:
             continue
         source = (SRC / o["module"]).read_text(encoding="utf-8")
         (tree / o["module"]).write_text(mutated_source(source, o["index"]), encoding="utf-8")
-        again = _outcome(tree, o["module"], source, o["tests"], RERUN_TIMEOUT_S)
-        (tree / o["module"]).write_text(source, encoding="utf-8")
-        if again == "timeout":
-            plain = _outcome(tree, o["module"], source, o["tests"], RERUN_TIMEOUT_S)
-            again = "timeout" if plain == "survived" else "unjudged"
+        try:
+            again = _outcome(tree, o["module"], source, o["tests"], RERUN_TIMEOUT_S, setting.deadline)
+            if again == "timeout":
+                (tree / o["module"]).write_text(source, encoding="utf-8")
+                plain = _outcome(tree, o["module"], source, o["tests"], RERUN_TIMEOUT_S, setting.deadline)
+                again = "timeout" if plain == "survived" else "unjudged"
+        finally:
+            (tree / o["module"]).write_text(source, encoding="utf-8")
         o.update(outcome=again, rerun=again)
+        setting.journal.record(o)
         print(f"{again:8s} {o['module']}:{o['line']} {o['change']} (run again after a time-out)", flush=True)
 
 
@@ -943,6 +1083,11 @@ def _by_package(outcomes: list[dict]) -> dict[str, dict[str, int]]:
     return dict(sorted(packages.items()))
 
 
+def _unsettled(outcome: dict) -> bool:
+    """Timed out once, and the run stopped before running it again: not yet judged."""
+    return outcome["outcome"] == "timeout" and "rerun" not in outcome
+
+
 def timeouts(outcomes: list[dict]) -> dict[str, int]:
     """The time-outs apart: how many mutants timed out at first, and what their second run said (killed or
     survived when it finished; "timeout", a kill by time-out; "unjudged", not killed)."""
@@ -953,7 +1098,13 @@ def timeouts(outcomes: list[dict]) -> dict[str, int]:
 
 
 def summary(outcomes: list[dict]) -> dict:
-    """The scores, per package too, and every survivor with why it survives (bench/mutation_notes.json)."""
+    """The scores, per package too, and every survivor with why it survives (bench/mutation_notes.json), of
+    the judged mutants; a time-out the run stopped before running again is counted apart, nowhere else."""
+    judged = [o for o in outcomes if not _unsettled(o)]
+    return {**_scores(judged), "unsettled_timeouts": len(outcomes) - len(judged)}
+
+
+def _scores(outcomes: list[dict]) -> dict:
     known = notes()
     killed = sum(o["outcome"] in ("killed", "timeout") for o in outcomes)
     survivors = [_survivor(o, known) for o in outcomes if o["outcome"] in ("survived", "not covered", "unjudged")]
@@ -975,20 +1126,25 @@ def summary(outcomes: list[dict]) -> dict:
     }
 
 
-def run_all(
-    modules: list[str], seed: int, per_module: int, covering: dict | None, budget: float, killed: dict[tuple, dict]
-) -> list[dict]:
-    """Every module's mutants, against a copy of the package made here (the worktree is never touched)."""
+def run_all(modules: list[str], seed: int, per_module: int, setting: Setting) -> tuple[list[dict], bool]:
+    """Every module's mutants, against a copy of the package made here (the worktree is never touched); and
+    whether the run was stopped before it judged them all (its budget, or SIGTERM/Ctrl-C): what it judged
+    until then is the result, and the journal keeps it for a run again."""
     outcomes: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="iolab-mutation-") as scratch:
         tree = Path(scratch) / "iolab"
         shutil.copytree(SRC, tree, ignore=shutil.ignore_patterns("__pycache__"))
         check_copy_is_used(tree)
-        for module in modules:
-            source = (SRC / module).read_text(encoding="utf-8")
-            outcomes += run_module(tree, module, draw(module, source, seed, per_module), covering, budget, killed)
-        settle_timeouts(tree, outcomes)
-    return outcomes
+        try:
+            for module in modules:
+                if setting.deadline and time.monotonic() > setting.deadline:
+                    raise OutOfTime
+                source = (SRC / module).read_text(encoding="utf-8")
+                run_module(tree, module, draw(module, source, seed, per_module), setting, outcomes)
+            settle_timeouts(tree, outcomes, setting)
+        except (OutOfTime, KeyboardInterrupt):
+            return outcomes, True
+    return outcomes, False
 
 
 def merged(paths: list[Path]) -> tuple[list[str], list[dict]]:
@@ -1043,17 +1199,50 @@ def _arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
-def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list[dict]]:
-    """The modules and every mutant's outcome: run here, or merged from parts run side by side."""
+def spread(modules: list[str]) -> list[str]:
+    """`modules` dealt round the packages (analysis/, cli/, runner/, ... and the top level), one of each in
+    turn, each package's in their own order: a run its budget stops has judged some of every package, not
+    all of the first few in name order."""
+    by_package: dict[str, list[str]] = {}
+    for module in modules:
+        by_package.setdefault(module.partition("/")[0] if "/" in module else "", []).append(module)
+    rounds = max((len(group) for group in by_package.values()), default=0)
+    return [group[i] for i in range(rounds) for group in by_package.values() if i < len(group)]
+
+
+def _outcomes(args: argparse.Namespace, started: float) -> tuple[list[str], list[dict], bool]:
+    """The modules, every mutant's outcome (run here, or merged from parts run side by side), and whether the
+    run stopped before it judged them all."""
     if args.merge:  # the parts ran side by side, each on its own modules: their outcomes are the run's
-        return merged(args.merge)
+        return (*merged(args.merge), False)
     modules = expanded(args.modules.split(",")) if args.modules else (WHOLE if args.whole else MODULES)
     covering = coverage_map(args.coverage_map, modules, args.coverage_shards) if args.coverage_map else None
     if args.smoke:
         modules, args.per_module = ["analysis/knee.py"], 2
-    budget = started + args.budget_s if args.budget_s else 0.0
-    killed = previously_killed(args.rerun) if args.rerun else {}
-    return modules, run_all(modules, args.seed, args.per_module, covering, budget, killed)
+    setting = Setting(
+        covering=covering,
+        deadline=started + args.budget_s if args.budget_s else 0.0,
+        killed=previously_killed(args.rerun) if args.rerun else {},
+        journal=Journal(
+            None if args.smoke else _journal_path(args), {"seed": args.seed, "per_module": args.per_module}
+        ),
+        durations=map_durations(args.coverage_map) if args.coverage_map else {},
+    )
+    return (modules, *run_all(spread(modules), args.seed, args.per_module, setting))
+
+
+def _out_path(args: argparse.Namespace) -> Path:
+    return args.out or RESULTS / ("mutation_whole.json" if args.whole else "mutation.json")
+
+
+def _journal_path(args: argparse.Namespace) -> Path:
+    """Beside the result: `mutation_whole.json`'s journal is `mutation_whole.jsonl`."""
+    return _out_path(args).with_suffix(".jsonl")
+
+
+def _stop_on_term(signum: int, frame: object) -> None:
+    """SIGTERM stops the run as Ctrl-C does: the mutant in flight ended, what was judged written."""
+    raise KeyboardInterrupt
 
 
 def main() -> None:
@@ -1062,16 +1251,17 @@ def main() -> None:
         for note in sweep_notes():
             print(f"dropped {note['module']}: {note['change']} on {note['code']!r}")
         return
+    signal.signal(signal.SIGTERM, _stop_on_term)
     started = time.monotonic()
-    modules, outcomes = _outcomes(args, started)
+    modules, outcomes, stopped = _outcomes(args, started)
     result = summary(outcomes)
     print(
         f"{result['killed']} of {result['mutants']} mutants killed: {result['score']:.1%}; "
         f"{result['equivalent']} equivalent; of the rest {result['score_non_equivalent']:.1%} (goal 90%); "
-        f"time-outs: {result['timeouts']}"
+        f"time-outs: {result['timeouts']}" + ("; stopped before the end (the journal keeps it)" if stopped else "")
     )
     write_result(
-        args.out or RESULTS / ("mutation_whole.json" if args.whole else "mutation.json"),
+        _out_path(args),
         "mutation",
         {
             "host": host(),
@@ -1079,6 +1269,8 @@ def main() -> None:
             "sampling": "per module: random.Random(f'{seed}:{module}')",
             "per_module": args.per_module,
             "modules": modules,
+            # False: the budget or a stop ended the run; modules_reached says how far (a run again resumes)
+            "complete": not stopped,
             **result,
             "coverage_map": args.coverage_map is not None,
             "reused_kills": sum(bool(o.get("reused")) for o in outcomes),
@@ -1087,6 +1279,8 @@ def main() -> None:
         },
         smoke=args.smoke,
     )
+    if not stopped and not args.smoke and not args.merge:
+        _journal_path(args).unlink(missing_ok=True)  # the result holds it all: a run again starts afresh
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ def _runs(monkeypatch, outcomes: list[str]) -> list[str]:  # type: ignore[no-unt
     """run_tests made to answer `outcomes` in turn ("broken" raises); the sources it saw, in turn."""
     seen: list[str] = []
 
-    def fake(tree: Path, tests: list[str], timeout_s: float = mutation.TIMEOUT_S) -> str:
+    def fake(tree: Path, tests: list[str], timeout_s: float = mutation.TIMEOUT_S, deadline: float = 0.0) -> str:
         seen.append((tree / "m.py").read_text())
         outcome = outcomes.pop(0)
         if outcome == "broken":

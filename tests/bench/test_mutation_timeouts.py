@@ -40,7 +40,7 @@ def _answers(monkeypatch, mutated: str, unmutated: str) -> list[tuple[bool, floa
     seen: list[tuple[bool, float]] = []
     original = (mutation.SRC / MODULE).read_text()
 
-    def fake(tree: Path, tests: list[str], timeout_s: float = mutation.TIMEOUT_S) -> str:
+    def fake(tree: Path, tests: list[str], timeout_s: float = mutation.TIMEOUT_S, deadline: float = 0.0) -> str:
         is_mutant = (tree / MODULE).read_text() != original
         seen.append((is_mutant, timeout_s))
         return mutated if is_mutant else unmutated
@@ -97,11 +97,11 @@ def test_a_kill_is_reused_by_a_rerun_but_a_time_out_never_run_again_is_not(tmp_p
 def test_the_run_settles_its_time_outs_after_every_module_ran(monkeypatch):
     order: list[str] = []
 
-    def run_module(tree, module, mutants, covering, budget, killed):  # type: ignore[no-untyped-def]
+    def run_module(tree, module, mutants, setting, outcomes):  # type: ignore[no-untyped-def]
         order.append(module)
-        return [{"module": module, "outcome": "timeout"}]
+        outcomes.append({"module": module, "outcome": "timeout"})
 
-    def settle(tree, outcomes):  # type: ignore[no-untyped-def]
+    def settle(tree, outcomes, setting):  # type: ignore[no-untyped-def]
         order.append("settle")
         for o in outcomes:
             o["outcome"] = "survived"
@@ -109,6 +109,6 @@ def test_the_run_settles_its_time_outs_after_every_module_ran(monkeypatch):
     monkeypatch.setattr(mutation, "check_copy_is_used", lambda tree: None)
     monkeypatch.setattr(mutation, "run_module", run_module)
     monkeypatch.setattr(mutation, "settle_timeouts", settle)
-    outcomes = mutation.run_all(["errors.py", MODULE], 1, 1, None, 0.0, {})
-    assert order == ["errors.py", MODULE, "settle"]
+    outcomes, stopped = mutation.run_all(["errors.py", MODULE], 1, 1, mutation.Setting())
+    assert order == ["errors.py", MODULE, "settle"] and not stopped
     assert [o["outcome"] for o in outcomes] == ["survived", "survived"]
