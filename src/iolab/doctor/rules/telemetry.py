@@ -116,12 +116,19 @@ def _cut(places: int, df: int, alarm: float = ALARM) -> float:
 
 
 def _beyond_noise(
-    event: Dip, times: list[float], values: list[float], places: int, events: list[Dip], confirmed: list[Dip]
+    event: Dip,
+    times: list[float],
+    values: list[float],
+    places: int,
+    events: list[Dip],
+    confirmed: list[Dip],
+    lean: float,
 ) -> bool:
     """Whether the event is larger than the series' own second-to-second variation allows by chance, on a log
     scale: for a dip, its mean against the seconds around it (at least twice its length of them); for a
     step, the difference of the two levels' means. Each mean's standard deviation counts the correlation of
-    seconds in a row (a slow second is often followed by another)."""
+    seconds in a row (a slow second is often followed by another); a dip's cut, the series' `lean`
+    (`left_skew` over the seconds outside `events`)."""
     inside = [event.onset_s < t <= event.onset_s + event.duration_s for t in times]
     if event.kind == "step":
         return _step_beyond_noise(event, times, values, places, inside)
@@ -141,8 +148,8 @@ def _beyond_noise(
     inner, outer = _mean_factor(len(during), rho), _mean_factor(len(rest), rho)
     se = sd * math.hypot(inner, outer)
     # the drop leans high where the seconds' logs lean low; the dip's mean carries most of that lean
-    lean = left_skew(times, values, events) * (inner**4 - outer**4) / math.hypot(inner, outer) ** 3
-    return drop > _leaning(_cut(places, _effective_df(rest)), lean) * se
+    skew = lean * (inner**4 - outer**4) / math.hypot(inner, outer) ** 3
+    return drop > _leaning(_cut(places, _effective_df(rest)), skew) * se
 
 
 def _effective_df(rest: list[float]) -> int:
@@ -342,8 +349,11 @@ def _confirmed(events: list[Dip], times: list[float], values: list[float], place
     is judged against (fio-plot's traces: planted dips beside real ones were found 92-93%), while an event
     nothing confirms is judged as before, so a clean series' own wander is not taken out of its noise."""
     confirmed: list[Dip] = []
+    lean = left_skew(times, values, events)  # read once: the seconds outside every event do not change
     while True:
-        new = [e for e in events if e not in confirmed and _beyond_noise(e, times, values, places, events, confirmed)]
+        new = [
+            e for e in events if e not in confirmed and _beyond_noise(e, times, values, places, events, confirmed, lean)
+        ]
         if not new:
             return [e for e in events if e in confirmed]
         confirmed += new
