@@ -40,7 +40,6 @@ STEP_ALARM = 0.0001
 # The detector's parameters, chosen on bench/dips_envelope.py's tuning seeds (the bench sets others to compare).
 PARAMS = DipParams()
 MIN_REST = 5  # seconds outside a dip its noise is measured on
-MAX_LEAN = 1.0  # the most a run's log seconds are read to lean low (`left_skew`): a t3 run's skewness is wild
 
 
 def _peers(ctx: Context) -> dict[tuple[str, str], list[PointSeries]]:
@@ -116,19 +115,12 @@ def _cut(places: int, df: int, alarm: float = ALARM) -> float:
 
 
 def _beyond_noise(
-    event: Dip,
-    times: list[float],
-    values: list[float],
-    places: int,
-    events: list[Dip],
-    confirmed: list[Dip],
-    lean: float,
+    event: Dip, times: list[float], values: list[float], places: int, events: list[Dip], confirmed: list[Dip]
 ) -> bool:
     """Whether the event is larger than the series' own second-to-second variation allows by chance, on a log
     scale: for a dip, its mean against the seconds around it (at least twice its length of them); for a
     step, the difference of the two levels' means. Each mean's standard deviation counts the correlation of
-    seconds in a row (a slow second is often followed by another); a dip's cut, the series' `lean`
-    (`left_skew` over the seconds outside `events`)."""
+    seconds in a row (a slow second is often followed by another)."""
     inside = [event.onset_s < t <= event.onset_s + event.duration_s for t in times]
     if event.kind == "step":
         return _step_beyond_noise(event, times, values, places, inside)
@@ -145,56 +137,8 @@ def _beyond_noise(
     sd, rho = noise_outside(times, values, events, confirmed)
     drop = sum(rest) / len(rest) - sum(during) / len(during)
     # Both means are uncertain: a dip may be as long as the seconds around it.
-    inner, outer = _mean_factor(len(during), rho), _mean_factor(len(rest), rho)
-    se = sd * math.hypot(inner, outer)
-    # the drop leans high where the seconds' logs lean low; the dip's mean carries most of that lean
-    skew = lean * (inner**4 - outer**4) / math.hypot(inner, outer) ** 3
-    return drop > _leaning(_cut(places, _effective_df(rest)), skew) * se
-
-
-def _effective_df(rest: list[float]) -> int:
-    """Degrees of freedom of the spread of the seconds `rest` (log values, in order), by their own lag-1
-    correlation rho (Kendall's correction, between 0 and 0.95): n (1 - rho^2) / (1 + rho^2), less one
-    (Bartlett). Read as n - 1, the spread of correlated seconds looked surer than it is and the cut too low:
-    clean runs of 60 s at phi 0.6 and COV 14% raised a dip in 5 of 100, not 1. Their own correlation, not
-    the one the mean factors use (an event not yet confirmed stays in that, and a 45 s dip in 100 s made it
-    0.9: five degrees of freedom and a cut of 9 sd)."""
-    mean = sum(rest) / len(rest)
-    rho = lag1([v - mean for v in rest])
-    rho = min(max(rho + (1.0 + 3.0 * rho) / len(rest), 0.0), 0.95)
-    return max(1, round(len(rest) * (1.0 - rho * rho) / (1.0 + rho * rho)) - 1)
-
-
-def _leaning(cut: float, lean: float) -> float:
-    """The cut for a drop whose distribution leans to the high side by `lean` (its skewness; Cornish-Fisher,
-    first order): a mean of seconds whose logs have a long lower tail reaches further below the level than a
-    Gaussian of its sd does."""
-    return cut + (cut * cut - 1.0) * lean / 6.0
-
-
-def left_skew(times: list[float], values: list[float], events: list[Dip]) -> float:
-    """How far the log values of the seconds outside every event lean to the low side: minus their sample
-    skewness, at least 0 and at most MAX_LEAN.
-
-    Why: the cut reads a mean of log seconds as Gaussian, but a second that is the level times (1 + e), e
-    Gaussian, has a log that leans low (skewness about -3 x the COV): at COV 15% a fall of 4 sd in e is a fall
-    of 6 sd in its log. Clean Gaussian runs at COV 7-15% raised a false dip in 4.3% of runs where the cut aims
-    at 1% (bench/dips_envelope.py's tuning seeds 40-6,039; at COV 1-7% none), and the same runs with seconds
-    the level times exp(e) were at the aim. Only a low lean raises the cut: a cut that a noisy sample
-    skewness moved both ways would be looser on average."""
-    import numpy as np
-
-    t, v = np.asarray(times, dtype=float), np.asarray(values, dtype=float)
-    quiet = np.isfinite(v) & (v > 0)
-    for other in events:
-        quiet &= ~((t > other.onset_s) & (t <= other.onset_s + other.duration_s))
-    if quiet.sum() < 8:
-        return 0.0
-    centred = np.log(v[quiet]) - np.log(v[quiet]).mean()
-    sd = float(np.sqrt(np.mean(centred**2)))
-    if sd <= 0.0:
-        return 0.0
-    return min(max(-float(np.mean(centred**3)) / sd**3, 0.0), MAX_LEAN)
+    se = sd * math.hypot(_mean_factor(len(during), rho), _mean_factor(len(rest), rho))
+    return drop > _cut(places, len(rest) - 1) * se
 
 
 def _beyond_own_tail(event: Dip, times: list[float], values: list[float], places: int, left_out: list[Dip]) -> bool:
@@ -349,11 +293,8 @@ def _confirmed(events: list[Dip], times: list[float], values: list[float], place
     is judged against (fio-plot's traces: planted dips beside real ones were found 92-93%), while an event
     nothing confirms is judged as before, so a clean series' own wander is not taken out of its noise."""
     confirmed: list[Dip] = []
-    lean = left_skew(times, values, events)  # read once: the seconds outside every event do not change
     while True:
-        new = [
-            e for e in events if e not in confirmed and _beyond_noise(e, times, values, places, events, confirmed, lean)
-        ]
+        new = [e for e in events if e not in confirmed and _beyond_noise(e, times, values, places, events, confirmed)]
         if not new:
             return [e for e in events if e in confirmed]
         confirmed += new
