@@ -82,7 +82,15 @@ def size(nbytes: float) -> str:
 
 
 def percent(value: float) -> str:
-    return f"{value:.0f}%" if value >= 10 else f"{value:.1f}%"
+    """A percentage, a non-zero one never as "0.0%": "42%", "4.2%", "0.4%", and two significant digits below
+    0.05 ("0.042%"). One decimal showed a chance of 0.04% as "0.0%" (doctor/rules/recurring), which read smaller
+    than the "under 0.01%" said of smaller ones."""
+    if value >= 10:
+        return f"{value:.0f}%"
+    if value != 0 and abs(value) < 0.05:
+        decimals = 1 - math.floor(math.log10(abs(value)))  # two significant digits: 0.042, 0.0042
+        return f"{value:.{decimals}f}%"
+    return f"{value:.1f}%"
 
 
 def duration(seconds: float) -> str:

@@ -93,9 +93,9 @@ def disk_rates(before: DiskCounters, after: DiskCounters, seconds: float) -> Dis
     )
 
 
-def devices_for_path(path: str, root: Root | None = None) -> list[str]:
+def devices_for_path(path: str) -> list[str]:
     """Whole block devices whose counters show the I/O a workload on `path` does: the bottom of its device
     stack (`iolab.probe.device_stack.beneath_path`: partitions, device-mapper and md members, loop devices'
     backing files). A dm or md device's own counters hide which member is slow, and a loop device's count
     reads its backing file's page cache served; an empty list when no block device lies beneath."""
-    return beneath_path(path, root or Root("/"))
+    return beneath_path(path, Root("/"))
