@@ -49,10 +49,10 @@ def main() -> None:
         env = {**os.environ, "IOLAB_HOME": str(Path(work) / "home")}
         base = [sys.executable, "-m", "iolab", "run", str(plan), work, "--size", "512M"]
         dry = subprocess.run(base + ["--dry-run"], capture_output=True, text=True, env=env, check=True)
-        match = re.search(r"(\d+) points, estimated (\d+) s", dry.stderr)
+        match = re.search(r"([\d,]+) points?, estimated ([\d.]+) (s|min|h)\b", dry.stderr)  # as units.duration
         if not match:
             raise SystemExit(f"no estimate in: {dry.stderr[-300:]}")
-        estimate = float(match[2])
+        estimate = float(match[2]) * {"s": 1, "min": 60, "h": 3600}[match[3]]
         started = time.perf_counter()
         subprocess.run(base + ["--quiet"], capture_output=True, text=True, env=env, check=True)
         wall = time.perf_counter() - started
