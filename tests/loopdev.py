@@ -228,13 +228,15 @@ def fio_read_argv(devices: Sequence[LoopDevice], runtime_s: float, output: str, 
 @contextmanager
 def busy_host() -> Iterator[None]:
     """What a shared host adds to a measurement: a CPU hog, and a reader streaming the root file system's
-    disk with O_DIRECT, both running for as long as the block does."""
+    disk with O_DIRECT, both running for as long as the block does. Each leads a session of its own, as another
+    user's process does: Linux shares the CPU between sessions first (autogroups) and every fio job is a session
+    of its own, so a hog in the test's session took almost nothing from fio."""
     import signal
     import sys
 
     from iolab.telemetry import devices_for_path
 
-    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    hog = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
     disks = devices_for_path("/")
     reader = (
         subprocess.Popen(
