@@ -52,8 +52,11 @@ def link_degraded(ctx: Context, r: Rule) -> Iterator[Finding]:
             yield item
             continue
         port = item.pcie
-        assert port is not None
-        if (port.current_gts or 0) < (port.max_gts or 0) or (port.current_width or 0) < (port.max_width or 0):
+        assert port is not None and port.current_gts is not None and port.max_gts is not None  # _pcie_devices'
+        # A width is judged only where both are read: an unknown one is no narrower link (it read "xNone").
+        now, capable = port.current_width, port.max_width
+        narrower = now is not None and capable is not None and now < capable
+        if port.current_gts < port.max_gts or narrower:
             yield r.finding(
                 f"{item.name} runs at Gen{pcie_generation(port.current_gts)} x{port.current_width}, "
                 f"capable of Gen{pcie_generation(port.max_gts)} x{port.max_width}",
