@@ -24,6 +24,7 @@ def test_a_width_unknown_on_either_side_is_not_judged(now: int | None, capable: 
     assert _degraded(PciPort("0000:01:00.0", 16.0, 16.0, now, capable)) == []
     (slow,) = _degraded(PciPort("0000:01:00.0", 8.0, 16.0, now, capable))
     assert "Gen3" in slow.title and "capable of Gen4" in slow.title
+    assert "None" not in slow.title  # an unknown width reads "x?", as the evidence says it
 
 
 def test_a_known_narrower_width_alone_is_degraded() -> None:

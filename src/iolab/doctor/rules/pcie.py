@@ -10,6 +10,11 @@ from iolab.models import Finding, units
 from iolab.models.snapshot import BlockDevice, pcie_generation
 
 
+def _width(lanes: int | None) -> str:
+    """A link's width as its evidence shows it (PciPort.describe): "?" where it was not read, never "None"."""
+    return "?" if lanes is None else str(lanes)
+
+
 def gbs(value: float | None) -> str:
     """Bandwidth as a person reads it: GB/s from 1 GB/s (link ceilings), MB/s below (a slow result)."""
     if not value:
@@ -58,8 +63,8 @@ def link_degraded(ctx: Context, r: Rule) -> Iterator[Finding]:
         narrower = now is not None and capable is not None and now < capable
         if port.current_gts < port.max_gts or narrower:
             yield r.finding(
-                f"{item.name} runs at Gen{pcie_generation(port.current_gts)} x{port.current_width}, "
-                f"capable of Gen{pcie_generation(port.max_gts)} x{port.max_width}",
+                f"{item.name} runs at Gen{pcie_generation(port.current_gts)} x{_width(now)}, "
+                f"capable of Gen{pcie_generation(port.max_gts)} x{_width(capable)}",
                 item.name,
                 {
                     "endpoint": port.address,
