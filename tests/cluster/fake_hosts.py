@@ -230,7 +230,7 @@ def fake_hosts(monkeypatch) -> Iterator[FakeHosts]:
     finally:
         hosts = FakeHosts(root, fio)
         forwards = [call["pid"] for call in hosts._ssh_log() if "-L" in call["argv"]]
-        servers = [p.read_text() for p in (root / "remote").glob("*/fio.pid")]
+        servers = [p.read_text() for p in root.rglob("fio.pid")]  # a test may point the remote TMPDIR elsewhere
         for pid in forwards + servers:  # only a process still running one of this test's programs
             try:
                 if str(root).encode() in Path(f"/proc/{int(pid)}/cmdline").read_bytes():

@@ -325,6 +325,11 @@ def test_servers_started_over_ssh_are_stopped_afterwards(tmp_path, iolab_home):
             rf"--server=sock:({re.escape(str(sshd.remote))}/iolab-fio-server\.\w{{10}})/fio.sock", argument
         )
         assert socket_dir, argument
+        # The server is killed; a child it forked for a connection ends on its own a moment later (seen here:
+        # one still there as the run returned, gone within seconds), so its end is waited for, not raced.
+        deadline = time.monotonic() + 10.0
+        while processes_with(argument) and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert processes_with(argument) == []
         assert not Path(f"/proc/{pid}").exists() or argument.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes()
         # Its socket, pid file and log lived in that directory, removed with it; so did the controller's end

@@ -22,3 +22,28 @@ def test_a_remote_tmpdir_others_may_write_without_the_sticky_bit_is_refused_and_
         "without the sticky bit: they could swap the fio server's directory; give this login a TMPDIR of its own"
     )
     assert list(remote.iterdir()) == []
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770])
+def test_a_private_tmpdir_under_a_directory_others_may_write_is_refused(fake_hosts, monkeypatch, mode):
+    """The TMPDIR is one's own and 0700, but whoever may write its parent can rename it away and put theirs
+    in its place: every directory above it is judged, as `sockets._parent_problem` judges the parent here."""
+    shared = fake_hosts.root / "shared"
+    (shared / "mine").mkdir(parents=True, mode=0o700)
+    shared.chmod(mode)
+    monkeypatch.setenv("FAKE_REMOTE_TMP", str(shared / "mine"))
+    (state,) = bring_up([HostSpec("node1", "node1", ssh="node1", fio=fake_hosts.fio)], fake_hosts.fio)
+    assert not state.started
+    assert f"iolab: {shared} is another user's, or group or others may write it" in state.problem
+    assert list((shared / "mine").iterdir()) == []
+
+
+def test_a_tmpdir_link_is_judged_and_used_as_the_directory_it_names(fake_hosts, monkeypatch):
+    """The TMPDIR is resolved once: the check and `mktemp` read the same directory, so a link re-pointed
+    between them (by whoever owns it) cannot move the server's directory somewhere the check never saw."""
+    link = fake_hosts.root / "tmp-link"
+    link.symlink_to(fake_hosts.root / "remote")
+    monkeypatch.setenv("FAKE_REMOTE_TMP", str(link))
+    (state,) = bring_up([HostSpec("node1", "node1", ssh="node1", fio=fake_hosts.fio)], fake_hosts.fio)
+    assert state.started, state.problem
+    assert state.piddir.startswith(f"{fake_hosts.root.resolve()}/remote/iolab-fio-server."), state.piddir

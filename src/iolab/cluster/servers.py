@@ -119,18 +119,24 @@ def listening(state: HostState, timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
 
 # The directory the remote shell prints back: what `mktemp -d` makes from PIDDIR_TEMPLATE, nothing else.
 PIDDIR_TEMPLATE = '"$t/iolab-fio-server.XXXXXXXXXX"'
-# The remote TMPDIR refused when someone else could rename the server's directory away and put theirs in its
-# place before fio binds (`sockets._parent_problem`, on that host): another user's, or writable by group or
-# others without the sticky bit. `find -H` judges the directory a TMPDIR link names, not the link.
-SWAPPABLE_TMPDIR = (
-    r'[ -n "$(find -H "$t" -maxdepth 0 \( \( \( -perm -0020 -o -perm -0002 \) ! -perm -1000 \) '
-    r'-o \( ! -user 0 ! -user "$(id -u)" \) \) -print 2>/dev/null)" ] && { echo "iolab: $t is another user'
+# The remote TMPDIR, as the shell is given it: the guard off, taken as written.
+TMPDIR_AS_WRITTEN = 't="${TMPDIR:-/tmp}"; '
+# The guard on (fio-socket-private-dir): the TMPDIR resolved once to its physical path, which both the check and
+# `mktemp` use (a TMPDIR link re-pointed between them changes nothing), and refused when someone else could
+# rename the server's directory away and put theirs in its place before fio binds (as `sockets._parent_problem`
+# does here): it or any directory above it is another user's, or writable by group or others without the sticky
+# bit. Above a directory of one's own, /tmp is root's and sticky; a home under a group-writable /home is not safe.
+PRIVATE_TMPDIR = (
+    r't=$(cd -P -- "${TMPDIR:-/tmp}" 2>/dev/null && pwd -P) || { echo "iolab: the TMPDIR ${TMPDIR:-/tmp} is not '
+    r'a directory this login can enter" >&2; exit 3; }; d=$t; while :; do '
+    r'[ -n "$(find "$d" -maxdepth 0 \( \( \( -perm -0020 -o -perm -0002 \) ! -perm -1000 \) '
+    r'-o \( ! -user 0 ! -user "$(id -u)" \) \) -print 2>/dev/null)" ] && { echo "iolab: $d is another user'
     "'"
     "s, "
     r"or group or others may write it without the sticky bit: they could swap the fio server"
     "'"
     "s directory; "
-    r'give this login a TMPDIR of its own" >&2; exit 3; }; '
+    r'give this login a TMPDIR of its own" >&2; exit 3; }; [ "$d" = / ] && break; d=$(dirname -- "$d"); done; '
 )
 PIDDIR = re.compile(r"/[A-Za-z0-9_./-]*/iolab-fio-server\.[A-Za-z0-9]{10}")
 
@@ -146,16 +152,16 @@ def server_command(host: HostSpec) -> str:
     predict): no other user can connect to the socket, and no file or
     symlink another user planted in /tmp is written or followed, as a fixed
     /tmp name would be. A TMPDIR others could swap that directory in is
-    refused (`SWAPPABLE_TMPDIR`). fio's own --daemonize closes the server's stderr,
+    refused (`PRIVATE_TMPDIR`). fio's own --daemonize closes the server's stderr,
     where a failed assertion of a job process goes; here it goes to
     `server.log`, which `stop` reads back. The shell waits (at most
     START_WAIT_S) for the socket, then prints the directory: the forward and
     `stop` need it.
     """
     tries = int(START_WAIT_S / 0.05)
-    checked = SWAPPABLE_TMPDIR if guards.active("fio-socket-private-dir") else ""
+    tmpdir = PRIVATE_TMPDIR if guards.active("fio-socket-private-dir") else TMPDIR_AS_WRITTEN
     return (
-        f't="${{TMPDIR:-/tmp}}"; {checked}dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; umask 077; '
+        f"{tmpdir}dir=$(mktemp -d {PIDDIR_TEMPLATE}) || exit 1; umask 077; "
         f'nohup {shlex.quote(host.fio)} --server=sock:"$dir/{SOCKET_NAME}" '
         '</dev/null >"$dir/server.log" 2>&1 & p=$!; echo $p >"$dir/fio.pid" || exit 1; i=0; '
         f'while [ ! -S "$dir/{SOCKET_NAME}" ] && kill -0 $p 2>/dev/null && [ $i -lt {tries} ]; do '
