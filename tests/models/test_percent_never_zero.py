@@ -37,3 +37,13 @@ def test_a_recurring_drop_s_chance_reads_in_order() -> None:
     assert shown[0] == "under 0.01%"
     assert [_shown(s) for s in shown[1:]] == sorted(_shown(s) for s in shown[1:])
     assert all(_shown(s) > 0 for s in shown[1:]), shown
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 5e-324, 1e-300, -1e-12, 1e300])
+def test_any_float_is_shown_briefly_and_without_error(value: float) -> None:
+    """Two significant digits by decimals were 300 characters for 1e-300, and a NaN duration raised (the
+    log of a NaN has no floor): every float is shown, in at most a dozen characters below 10."""
+    for shown in (units.percent(value), units.duration(value)):
+        assert shown and (abs(value) >= 10 or len(shown) <= 12), shown
+    if math.isfinite(value) and value != 0 and abs(value) < 10:
+        assert float(units.duration(abs(value)).removesuffix(" s")) == pytest.approx(abs(value), rel=0.05)

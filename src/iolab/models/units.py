@@ -88,9 +88,16 @@ def percent(value: float) -> str:
     if value >= 10:
         return f"{value:.0f}%"
     if value != 0 and abs(value) < 0.05:
-        decimals = 1 - math.floor(math.log10(abs(value)))  # two significant digits: 0.042, 0.0042
-        return f"{value:.{decimals}f}%"
+        return _two_significant(value) + "%"
     return f"{value:.1f}%"
+
+
+def _two_significant(value: float) -> str:
+    """A finite non-zero `value` to two significant digits: fixed down to 0.0001 ("4.2", "0.013"), scientific
+    below ("4.2e-07"; fixed, a value of 1e-300 was 300 characters)."""
+    if abs(value) < 1e-4:
+        return f"{value:.2g}"
+    return f"{value:.{1 - math.floor(math.log10(abs(value)))}f}"
 
 
 def duration(seconds: float) -> str:
@@ -102,10 +109,10 @@ def duration(seconds: float) -> str:
     if seconds >= 120:
         minutes = seconds / 60
         return (f"{minutes:.1f}".removesuffix(".0") if minutes < 10 else f"{minutes:.0f}") + " min"
-    if seconds >= 10 or seconds <= 0:
+    if not seconds < 10 or seconds <= 0:  # NaN too: "nan s", as before two digits were kept
         return f"{seconds:.0f} s"
-    decimals = 1 - math.floor(math.log10(seconds))  # two significant digits: 4.2, 0.5, 0.013
-    return f"{seconds:.{decimals}f}".rstrip("0").rstrip(".") + " s"
+    shown = _two_significant(seconds)  # 4.2, 0.5, 0.013
+    return (shown if "e" in shown else shown.rstrip("0").rstrip(".")) + " s"
 
 
 def elapsed_ms(ms: float) -> str:
