@@ -78,3 +78,19 @@ print("ok")
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-1500:]
     members = _members(tmp_path / "b.tar.gz")
     assert members["dev/zero"].size == 0 and members[str(tmp_path / "fifo").lstrip("/")].size == 0
+
+
+def test_a_name_only_seen_is_answered_again_as_first_seen(tmp_path):
+    """A name the probe only tested (a file, a FIFO) keeps the tape's first answer when asked again after it
+    is gone, as everything the tape read does; the bundle and the live answers then agree on it."""
+    (tmp_path / "seen").write_text("x\n")
+    os.mkfifo(tmp_path / "pipe")
+    live = Root("/", record=True)
+    assert live.exists(str(tmp_path / "seen")) and live.exists(str(tmp_path / "pipe"))
+    os.remove(tmp_path / "seen")
+    os.remove(tmp_path / "pipe")
+    assert live.exists(str(tmp_path / "seen")) and live.exists(str(tmp_path / "pipe"))
+    assert live.read_text(str(tmp_path / "seen")) is None  # there when seen, its bytes never read
+    save_bundle(live, tmp_path / "b.tar.gz")
+    with open_bundle(tmp_path / "b.tar.gz") as saved:
+        assert saved.exists(str(tmp_path / "pipe"))

@@ -46,7 +46,8 @@ class Tape:
     missing: set[str] = field(default_factory=set)
     # Seen but not read: regular files only listed or resolved, and whatever is not a regular file (a block
     # device a mount names, a FIFO): `realpath("/dev/sda1")` must not read a disk, nor a FIFO block the probe.
-    others: set[str] = field(default_factory=set)
+    # Each such name's kind ("file" or "other"), so that a second look answers as the first did.
+    others: dict[str, str] = field(default_factory=dict)
 
     def see(self, absolute: str, read: bool = False) -> Seen:
         """Walk `absolute` one component at a time, keeping each link met and what the walk ends on; with
@@ -105,39 +106,60 @@ class Tape:
         self.links[name] = target
         return target
 
-    def _end(self, name: str, read: bool) -> Seen:
+    def _known(self, name: str, read: bool) -> Seen | None:
+        """What the tape already says of `name`, as it said it the first time; None where it must look (never
+        looked, or a regular file seen and now to be read)."""
         if name in self.files:
             return Seen(name, "file", self.files[name])
         if name in self.dirs:
             return Seen(name, "dir")
         if name in self.missing or name in self.unreadable:
             return Seen(name, "missing" if name in self.missing else "unreadable")
+        if name in self.others and (not read or self.others[name] != "file"):
+            return Seen(name, self.others[name])
+        return None
+
+    def _end(self, name: str, read: bool) -> Seen:
+        known = self._known(name, read)
+        if known is not None:
+            return known
         path = self.host(name)
         try:
             mode = os.lstat(path).st_mode  # the walk resolved every link: this name is none
-        except OSError:
-            self.missing.add(name)
-            return Seen(name, "missing")
+        except OSError:  # gone since it was seen as a file: there, but not read
+            return self._unread(name) if name in self.others else self._missing(name)
         if stat.S_ISDIR(mode):
             self.dirs.add(name)
             return Seen(name, "dir")
         if not read or not stat.S_ISREG(mode):
-            self.others.add(name)
-            return Seen(name, "file" if stat.S_ISREG(mode) else "other")
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            self.unreadable.add(name)
-            return Seen(name, "unreadable")
-        with open(fd, "rb") as handle:
-            try:
-                # checked again on what was opened; buffered reads: one big os.read() of /proc/sys fails (ENOMEM)
-                data = handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
-            except OSError:
-                data = None
+            self.others[name] = "file" if stat.S_ISREG(mode) else "other"
+            return Seen(name, self.others[name])
+        data = _regular_file(path)
         if data is None:
-            self.unreadable.add(name)
-            return Seen(name, "unreadable")
-        self.others.discard(name)
+            return self._unread(name)
+        self.others.pop(name, None)
         self.files[name] = data
         return Seen(name, "file", data)
+
+    def _missing(self, name: str) -> Seen:
+        self.missing.add(name)
+        return Seen(name, "missing")
+
+    def _unread(self, name: str) -> Seen:
+        self.others.pop(name, None)
+        self.unreadable.add(name)
+        return Seen(name, "unreadable")
+
+
+def _regular_file(path: str) -> bytes | None:
+    """The bytes of `path` if it is a regular file still (checked again on what was opened, never following a
+    link, never blocking on a FIFO), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with open(fd, "rb") as handle:
+        try:  # buffered reads: one big os.read() of /proc/sys fails (ENOMEM)
+            return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
+        except OSError:
+            return None
