@@ -56,7 +56,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from iolab.analysis.history_noise import MAD_TO_SD, NoiseModel, noise_scale, remove_cycles, rolling_median
+from iolab.analysis.history_noise import MAD_TO_SD, NoiseModel, noise_scale, remove_cycles, rolling_median, split_gains
 
 HOUR = 3600.0
 
@@ -421,9 +421,8 @@ def _binary_candidates(x, params: ChangePointParams, noise: _Noise) -> list[int]
         if length < 2 * size:
             continue
         k = np.arange(size, length - size + 1)
-        csum = np.cumsum(x[lo:hi] - x[lo:hi].mean())
-        # |mean after - mean before| x sqrt(k (L - k) / L) = |S_k| x sqrt(L / (k (L - k))).
-        stat = np.abs(csum[k - 1]) * np.sqrt(length / (k * (length - k)))
+        # |mean after - mean before| x sqrt(k (L - k) / L) = |S_k| x sqrt(L / (k (L - k))): the gain's root.
+        stat = np.sqrt(split_gains(x[lo:hi], k))
         best = int(np.argmax(stat))
         split = lo + int(k[best])
         if noise.scale > 0.0 and stat[best] / noise.scale < critical:
@@ -455,12 +454,8 @@ def _refine(x, found: list[int], params: ChangePointParams) -> list[int]:
         if last <= first:
             refined.append(split)
             continue
-        seg = x[lo:hi] - x[lo:hi].mean()
-        csum = np.cumsum(seg)
         k = np.arange(first, last + 1) - lo
-        # Between-segment sum of squares of a split after k points: S_k^2 / k + S_k^2 / (L - k) (S_L = 0).
-        gain = csum[k - 1] ** 2 * (1.0 / k + 1.0 / (len(seg) - k))
-        refined.append(lo + int(k[np.argmax(gain)]))
+        refined.append(lo + int(k[np.argmax(split_gains(x[lo:hi], k))]))
     return refined
 
 

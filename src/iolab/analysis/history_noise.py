@@ -289,14 +289,25 @@ def _phi_past_a_missed_step(u, steps: Sequence[int], phi: float) -> float:
     split = list(bounds[1:-1])
     for lo, hi in zip(bounds, bounds[1:], strict=False):
         if hi - lo >= 2 * MIN_SPLIT + 2:
-            csum = np.cumsum(u[lo:hi] - u[lo:hi].mean())
             k = np.arange(MIN_SPLIT, hi - lo - MIN_SPLIT + 1)
-            split.append(lo + int(k[np.argmax(csum[k - 1] ** 2 * (1.0 / k + 1.0 / (hi - lo - k)))]))
+            split.append(lo + int(k[np.argmax(split_gains(u[lo:hi], k))]))
     if len(split) == len(bounds) - 2:
         return phi
     read = _segment_phi(u, sorted(split))
     read = min(MAX_PHI, read + (len(split) - len(bounds) + 2) * (1.0 + 4.0 * read) / n)
     return read if phi - read > GUARD_SDS * math.sqrt((1.0 - phi * phi) / n) else phi
+
+
+def split_gains(segment, k):
+    """The between-segment sum of squares of splitting `segment` after each of `k` (an array of counts of runs
+    before the split, 1 to len - 1): S_k^2 / k + S_k^2 / (L - k), S_k the sum of the first k runs about the
+    segment's mean. Its largest is the least-squares (maximum-likelihood) place of one shift in the mean; the
+    binary segmentation, the refinement of change points (analysis.history) and the phi read past a missed step
+    all place a split by it."""
+    import numpy as np
+
+    csum = np.cumsum(segment - segment.mean())
+    return csum[k - 1] ** 2 * (1.0 / k + 1.0 / (len(segment) - k))
 
 
 MIN_SPLIT = 5  # runs a side of a split `_phi_past_a_missed_step` tries: a change point's own fewest
