@@ -43,6 +43,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "invariants_collection.py": ("invariants_collection.json", None),
     "html_report_size.py": ("html_report_size.json", chromium_skip_reason),
     "import_speed.py": ("import_speed.json", None),
+    "independent_audit.py": ("independent_audit.json", None),
     "loop_memory_control.py": ("loop_memory_control.json", loop_skip_reason),
     "loop_vs_fio.py": ("loop_vs_fio.json", loop_skip_reason),
     "make_run_time.py": ("make_run_time.json", None),
