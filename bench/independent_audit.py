@@ -184,8 +184,8 @@ def noisy_dip_case(i: int) -> dict:
     found = dip_findings(x)
     hit = overlap(found, start, length)
     anyhit = overlap(found, start, length, None)
-    low = np.nonzero(m <= 0.75)[0]
-    onset_low = start + int(low[0]) if len(low) else start  # first second the planted profile is 25% down
+    low = np.nonzero(m <= 0.875)[0]
+    onset_low = start + int(low[0]) if len(low) else start  # first second the profile is 12.5% down (the shoulder)
     return {
         "i": i, "n": n, "cov": cov, "phi": phi, "tails": tails, "length": length, "start": start, "kind": kind,
         "depth": depth, "robust_sd": sd, "eligible": depth >= 0.3 and depth >= 3 * sd,
@@ -215,6 +215,10 @@ def noise_free() -> list[dict]:
         hit = overlap(found, 50, length)
         out.append({"length": length, "found": hit is not None, "finding": hit, "all": found})
     return out
+
+
+def run_bin(n: int) -> str:
+    return "run 60-299 s" if n < 300 else ("run 300-999 s" if n < 1000 else "run 1000-3600 s")
 
 
 def cov_bin(c: float) -> str:
@@ -256,7 +260,7 @@ def _dip_recalls(elig: list[dict]) -> dict:
         "onset_within_1s": rate(sum(map(_onset_ok, found)), len(found)),
         "onset_within_1s_by_shape": tally(found, lambda c: c["kind"], _onset_ok),
         "onset_within_1s_by_shape_length": tally(found, lambda c: f"{c['kind']} {length_bin(c['length'])}", _onset_ok),
-        "onset_within_1s_of_first_25pct_second_by_shape": tally(
+        "onset_within_1s_of_first_12_5pct_second_by_shape": tally(
             found, lambda c: c["kind"], lambda c: abs(c["onset_err_low"]) <= 1
         ),
         "onset_error_s_quartiles_by_shape": {
@@ -277,6 +281,7 @@ def _dip_false(clean: list[dict]) -> dict:
         "clean_runs_with_a_finding_by_tails": tally(clean, lambda c: c["tails"], flagged),
         "clean_runs_with_a_finding_by_tails_cov": tally(clean, lambda c: f"{c['tails']} {cov_bin(c['cov'])}", flagged),
         "clean_runs_with_a_finding_by_phi": tally(clean, lambda c: phi_bin(c["phi"]), flagged),
+        "clean_runs_with_a_finding_by_length": tally(clean, lambda c: run_bin(c["n"]), flagged),
         "clean_false_examples": [_brief(c) for c in clean if c["false"]][:12],
     }
 
@@ -551,6 +556,7 @@ def _scored(steps: list[tuple[int, float]], found: list[int], outliers: set[int]
     return {
         "steps": [[at, size, bool(m)] for (at, size), m in zip(steps, near, strict=True)],
         "false": len(false),
+        "false_far": sum(all(abs(f - at) > 10 for at, _ in steps) for f in false),
         "false_at": false[:5],
         "unplanted_outliers": len(outliers - planted),
         "planted_outliers": len(planted),
@@ -577,7 +583,9 @@ def per_thousand(rows: list[dict], key: Callable[[dict], str]) -> dict[str, dict
         groups[key(h)].append(h)
     return {
         k: {"histories": len(v), "runs": sum(h["n"] for h in v),
-            "false_per_1000_runs": round(1000 * sum(h["false"] for h in v) / max(sum(h["n"] for h in v), 1), 3)}
+            "false_per_1000_runs": round(1000 * sum(h["false"] for h in v) / max(sum(h["n"] for h in v), 1), 3),
+            "false_over_10_runs_from_a_step_per_1000_runs":
+                round(1000 * sum(h["false_far"] for h in v) / max(sum(h["n"] for h in v), 1), 3)}
         for k, v in sorted(groups.items())
     }  # fmt: skip
 
