@@ -32,6 +32,7 @@ import re
 import sys
 import tempfile
 import time
+import tomllib
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from multiprocessing import Pool
@@ -873,10 +874,16 @@ def _median(values: list[float]) -> float | None:
     return float(np.median(values)) if values else None
 
 
+def _missed(stopped: list[dict], name: str) -> list[str]:
+    """The stops whose interval missed the whole run's mean: trace and second."""
+    return [f"{r['folder']}/{r['job']} stop {r[name]['s']} s" for r in stopped if not r[name]["covers"]]
+
+
 def _variant(rs: list[dict], name: str) -> dict:
-    stops = [r[name] for r in rs if r[name] is not None]
+    stopped = [r for r in rs if r[name] is not None]
+    stops = [r[name] for r in stopped]
     at_max = list(filter(None, (r.get(f"{name}_at_max") for r in rs)))
-    saved = sum(r["horizon"] - r[name]["s"] for r in rs if r[name] is not None)
+    saved = sum(r["horizon"] - r[name]["s"] for r in stopped)
     return {
         "covered": rate(sum(s["covers"] for s in stops), len(stops)),
         "median_stop_s": _median([s["s"] for s in stops]),
@@ -884,6 +891,7 @@ def _variant(rs: list[dict], name: str) -> dict:
         "saved_share_of_horizons": round(saved / sum(r["horizon"] for r in rs), 4),
         "not_stopped_interval_at_max_covered": rate(sum(s["covers"] for s in at_max), len(at_max)),
         "misses_by_folder": _misses(rs, name),
+        "misses": _missed(stopped, name)[:20],
     }
 
 
@@ -934,7 +942,30 @@ def _part_planted(pmap: Mapper, scale: float, traces: list[dict]) -> dict:
         for c in planted
         if c["unplanted"]
     ]
-    return {"dips_fioplot_planted": summarise_planted(planted), "dips_fioplot_unplanted_list": listed}
+    summary = summarise_planted(planted) | {"unplanted_by_the_product_s_verdict": by_verdict(listed, len(planted))}
+    return {"dips_fioplot_planted": summary, "dips_fioplot_unplanted_list": listed}
+
+
+def by_verdict(listed: list[dict], series: int) -> dict:
+    """The unplanted findings by the verdict the product's own hand-judged list (bench/fioplot_events.toml, read
+    as data) gives their trace: "event", "false alarm" or "not judged" (this audit judges none itself). Every
+    finding not on an "event" trace, per series judged, bounds the must-show's "not judged real" from above."""
+    path = Path(__file__).parent / "fioplot_events.toml"
+    try:
+        verdicts = tomllib.loads(path.read_text())["events"]
+    except (OSError, KeyError, tomllib.TOMLDecodeError):
+        return {}
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for entry in listed:
+        verdict = verdicts.get(f"{entry['folder']}/{entry['job']}", {}).get("verdict", "not judged")
+        counts[verdict][0] += 1
+        counts[verdict][1] += len(entry["findings"])
+    outside = sum(v[1] for k, v in counts.items() if k != "event")
+    return {
+        "series": series,
+        "traces_and_findings": {k: {"traces": v[0], "findings": v[1]} for k, v in sorted(counts.items())},
+        "findings_not_on_event_traces_per_series": round(outside / max(series, 1), 4),
+    }
 
 
 def _part_histories(pmap: Mapper, scale: float, traces: list[dict]) -> dict:
