@@ -41,7 +41,7 @@ def test_stopping_times_are_above_zero_and_finite(field):
     for value in (0, -1, float("inf"), float("nan")):
         with pytest.raises(ValidationError):
             StoppingSpec(**{field: value})
-    assert (StoppingSpec().target_ci, StoppingSpec().min_s, StoppingSpec().max_s) == ("2%", 3, 60)
+    assert (StoppingSpec().target_ci, StoppingSpec().min_s, StoppingSpec().max_s) == ("2%", 3, None)
 
 
 def test_a_wrong_value_is_shown_whole_up_to_40_characters_and_cut_after():

@@ -50,7 +50,7 @@ def test_the_kept_windows_rate_is_its_bytes_and_ios_over_its_seconds_from_fios_c
 def test_a_rule_from_no_settings_is_the_documented_default_and_its_bounds_are_checked():
     from iolab.errors import UserError
 
-    assert StopRule.from_settings({}) == StopRule(0.02, 3.0, 60.0, None)
+    assert StopRule.from_settings({}) == StopRule(0.02, 3.0, None, None)  # no maximum: the job's own length
     assert StopRule() == StopRule.from_settings({})
     assert StopRule.from_settings({"target_ci": "5%", "min_s": 2, "max_s": 2}) == StopRule(0.05, 2.0, 2.0)
     assert StopRule.from_settings({"target_ci": 0.1}).target == 0.1
@@ -71,7 +71,9 @@ def test_a_rules_horizon_is_its_own_else_its_maximum():
     tiny = point_rule(Point("p", target, {"rw": "read", "runtime": "2"}), rule)
     assert (tiny.min_s, tiny.max_s) == (2.0, 2.0)  # no minimum past the job's end
     longer = point_rule(Point("p", target, {"rw": "read", "runtime": "300"}), rule)
-    assert longer == StopRule(0.02, 3.0, 60.0, 300.0)
+    assert longer == StopRule(0.02, 3.0, 60.0, 300.0)  # a maximum given holds
+    own_length = point_rule(Point("p", target, {"rw": "read", "runtime": "300"}), StopRule())
+    assert own_length == StopRule(0.02, 3.0, 300.0, 300.0)  # none given: the job's own 300 s, not 60
     exact = point_rule(Point("p", target, {"rw": "read", "runtime": "60"}), rule)
     assert exact == StopRule(0.02, 3.0, 60.0, 60.0)
     unbounded = point_rule(Point("p", target, {"rw": "read"}), rule)

@@ -1,6 +1,6 @@
 """A point stopped when known ends sooner than its job asked, never later: generated jobs of every length
 (runtime, ramp_time, time_based or not, none at all; a size-bound job stays size-bound) against generated
-rules, and the invariant that reads the stored result agrees with what the rule let fio run."""
+rules, with and without a --max-seconds of their own, and the invariant that reads the stored result agrees with what the rule let fio run."""
 
 from __future__ import annotations
 
@@ -29,18 +29,21 @@ def test_a_stopped_point_never_asks_fio_for_more_than_its_job_or_the_rule() -> N
     rng = random.Random(35)
     for _ in range(2_000):
         point = Point("p", TARGET, _job(rng))
-        max_s = rng.choice([4.0, 10.0, 60.0, 600.0])
-        rule = StopRule(target=0.02, min_s=rng.choice([m for m in (1.0, 3.0, 10.0) if m <= max_s]), max_s=max_s)
+        max_s = rng.choice([None, 4.0, 10.0, 60.0, 600.0])  # None: no --max-seconds given
+        mins = [m for m in (1.0, 3.0, 10.0) if max_s is None or m <= max_s]
+        rule = StopRule(target=0.02, min_s=rng.choice(mins), max_s=max_s)
         own = point.job.expected_seconds
+        # the job's own length bounds it; a --max-seconds given only shortens it; 60 s for a job with none
+        most = (own if max_s is None else min(own, max_s)) if own else (60.0 if max_s is None else max_s)
         effective = point_rule(point, rule)
         stopped = stopping_point(point, effective)
         asked = stopped.job.runtime_seconds
         assert asked == effective.max_s and stopped.job.ramp_seconds == 0, point
         assert stopped.job.time_based == point.job.time_based, point  # a size-bound job still ends at its size
-        assert asked == (min(own, rule.max_s) if own else rule.max_s), (point.options, rule, asked)
+        assert asked == most, (point.options, rule, asked)
         assert 0 < effective.min_s <= effective.max_s, (point.options, effective)
         # the interval a stop prints is of the run the job asked for, however much of it the rule lets fio run
-        assert effective.horizon == (own if own else rule.max_s) >= effective.max_s, (point.options, effective)
+        assert effective.horizon == (own if own else most) >= effective.max_s, (point.options, effective)
         # the stored result of a point that ran to its maximum breaks no invariant; one that ran well past its
         # job's own ramp_time + runtime does, whenever the job set a runtime
         runtime = point.job.runtime_seconds

@@ -158,7 +158,7 @@ FLAGS: tuple[Flag, ...] = (
             _opt(
                 "--stop-when-known",
                 help="Stop each point once its mean rate is known within --target-ci and steady (no ramp: the warm-up "
-                "is found in the per-second series); at --max-seconds in any case. One host only (not with --hosts).",
+                "is found in the per-second series); at the job's own length or --max-seconds in any case. One host only (not with --hosts).",
             ),
         ],
         False,
@@ -186,7 +186,8 @@ FLAGS: tuple[Flag, ...] = (
                 "--max-seconds",
                 min=1,
                 max=MAX_SECONDS,
-                help="With --stop-when-known: stop by then (60; a job's own ramp_time + runtime when shorter).",
+                help="With --stop-when-known: stop by then (default: the job's own ramp_time + runtime; 60 for a job "
+                "with no length).",
             ),
         ],
         None,

@@ -52,7 +52,7 @@ class StoppingSpec(_Strict):
 
     target_ci: str | float = "2%"
     min_s: int | float = Field(default=3, gt=0, allow_inf_nan=False)
-    max_s: int | float = Field(default=60, gt=0, allow_inf_nan=False)
+    max_s: int | float | None = Field(default=None, gt=0, allow_inf_nan=False)  # None: the job's own length
 
     @field_validator("target_ci")
     @classmethod

@@ -1,8 +1,9 @@
 """Stopping a point when its number is known (`iolab run --stop-when-known`, a plan's `[stopping]`).
 
-With stopping on, a point runs without fio's ramp_time for at most `max_s`
-seconds, or the job's own ramp_time + runtime when shorter (a job bounded by
-its size still ends when its bytes are done); fio writes a status block each
+With stopping on, a point runs without fio's ramp_time for at most the job's
+own ramp_time + runtime, or `max_s` seconds when one is given and shorter
+(60 s for a job that sets no length; a job bounded by its size still ends
+when its bytes are done); fio writes a status block each
 second, and `Watch` asks `iolab.analysis.stopping.decide` after each one
 whether the mean rate is known to within the target and the series is
 steady. When it is, iolab asks fio to stop (SIGINT, through the keeper): fio
@@ -38,29 +39,37 @@ DEFAULT_MAX_S = 60.0
 @dataclass(frozen=True)
 class StopRule:
     """Stop when the 95% interval's half-width is within `target` (0.02 = ±2%) of the mean, the series
-    steady and `min_s` seconds done; at `max_s` seconds in any case. `horizon_s` is the length of the run
-    a stop stands in for, whose mean the interval must hold (`point_rule`: the job's own length; `max_s`
-    when none is set)."""
+    steady and `min_s` seconds done; at `max_s` seconds in any case. `max_s` None is the request's "no
+    maximum of its own": `point_rule` makes it the job's own length (`DEFAULT_MAX_S` for a job with none),
+    so a 300 s job asked to stop when known runs up to 300 s, not to a 60 s cap nobody asked for.
+    `horizon_s` is the length of the run a stop stands in for, whose mean the interval must hold
+    (`point_rule`: the job's own length; the maximum when none is set)."""
 
     target: float = DEFAULT_TARGET
     min_s: float = DEFAULT_MIN_S
-    max_s: float = DEFAULT_MAX_S
+    max_s: float | None = None
     horizon_s: float | None = None
 
     @property
+    def cap(self) -> float:
+        """The most seconds fio may run: `max_s`, or `DEFAULT_MAX_S` where nothing narrowed it yet."""
+        return self.max_s if self.max_s is not None else DEFAULT_MAX_S
+
+    @property
     def horizon(self) -> float:
-        return self.horizon_s if self.horizon_s is not None else self.max_s
+        return self.horizon_s if self.horizon_s is not None else self.cap
 
     @classmethod
     def from_settings(cls, settings: dict) -> StopRule:
         """A rule from the request's or a plan's settings: target_ci ("2%" or 0.02), min_s, max_s."""
+        given_max = settings.get("max_s")
         rule = cls(
             target=parse_target(settings.get("target_ci", DEFAULT_TARGET)),
             min_s=float(settings.get("min_s", DEFAULT_MIN_S)),
-            max_s=float(settings.get("max_s", DEFAULT_MAX_S)),
+            max_s=None if given_max is None else float(given_max),
         )
-        if not 0 < rule.min_s <= rule.max_s:
-            raise UserError(f"stopping: min_s ({rule.min_s:g}) must be above 0 and at most max_s ({rule.max_s:g})")
+        if not 0 < rule.min_s or (rule.max_s is not None and rule.min_s > rule.max_s):
+            raise UserError(f"stopping: min_s ({rule.min_s:g}) must be above 0 and at most max_s ({rule.cap:g})")
         return rule
 
 
@@ -77,15 +86,17 @@ def parse_target(value: object) -> float:
 
 
 def point_rule(point: Point, rule: StopRule) -> StopRule:
-    """The rule for one point: its maximum is the job's own length (ramp_time + runtime) when that is
-    shorter than `max_s`. Stopping ends a point sooner than asked, never later: a runtime=15 job does
-    not run to a 60 s default. Its horizon is the job's own length when it has one, shorter or longer than
-    `max_s`: the interval of a stop holds the mean of the run the job asked for (a 300 s job stopped at
-    its 60 s maximum is not called known unless the seconds seen bound the other 240 s)."""
+    """The rule for one point: its maximum is the job's own length (ramp_time + runtime), or `max_s` when
+    one was given and is shorter; `DEFAULT_MAX_S` (or `max_s`) for a job with no length. Stopping ends a
+    point sooner than asked, never later: a runtime=15 job does not run to a 60 s default. Its horizon is
+    the job's own length when it has one: the interval of a stop holds the mean of the run the job asked
+    for (a 300 s job stopped at a 60 s `--max-seconds` is not called known unless the seconds seen bound
+    the other 240 s)."""
     own = point.job.expected_seconds
-    if 0 < own < rule.max_s:
-        return replace(rule, max_s=own, min_s=min(rule.min_s, own), horizon_s=own)
-    return replace(rule, horizon_s=own if own > 0 else rule.max_s)
+    if own <= 0:
+        return replace(rule, max_s=rule.cap, min_s=min(rule.min_s, rule.cap), horizon_s=rule.cap)
+    most = own if rule.max_s is None else min(own, rule.max_s)
+    return replace(rule, max_s=most, min_s=min(rule.min_s, most), horizon_s=own)
 
 
 def stopping_point(point: Point, rule: StopRule) -> Point:
@@ -94,7 +105,7 @@ def stopping_point(point: Point, rule: StopRule) -> Point:
     bounded by its size still ends when its bytes are done (made time-based, a write-once job would write
     its size over and over until the maximum)."""
     options = {k: v for k, v in point.options.items() if canonical(k) not in ("ramp_time", "runtime")}
-    options["runtime"] = seconds_value(rule.max_s)
+    options["runtime"] = seconds_value(rule.cap)
     return replace(point, options=options)
 
 
@@ -164,7 +175,7 @@ class Watch:
         if self.stopped and self.decision is not None:
             reason, cut = self.decision.reason, self.decision.discarded
             interval = self.decision.interval
-        elif last is not None and len(series) >= self.rule.max_s - 1:
+        elif last is not None and len(series) >= self.rule.cap - 1:
             reason, cut, interval = last.reason, last.discarded, last.interval
         else:
             reason = "fio's runtime"
