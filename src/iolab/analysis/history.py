@@ -30,6 +30,10 @@ judged against the history's own noise, §5.4):
    (highest p) goes; then, while one changes the level by no more than
    `min_magnitude`, the smallest goes; the neighbours are re-tested after each
    removal.
+3. Place. Each change point left is tested at its least-squares split and reported where the runs within
+   3 of it hold the most of the split's likelihood, moved (the least it must) only where some place's runs
+   hold 5% more of it than the split's own (`_place`): around a small step the likelihood is flat and its
+   peak is where the noise put it.
 
 The test is a normal z of the difference of the two segments' means over
 the larger of two standard errors: the history's long-run sd (its robust sd
