@@ -42,7 +42,7 @@ is reported on the odd seeds.
 
     python bench/simulated_histories.py [--cases 600] [--seed 40] [--short-cases 1200] [--out PATH]
     python bench/simulated_histories.py --smoke     # the size the suite runs
-    python bench/simulated_histories.py --shipped-only [--no-split-guard] --out PATH   # held out, nothing chosen
+    python bench/simulated_histories.py --shipped-only [--no-split-guard] [--peak-place] --out PATH   # held out
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ import history_outlier_corpus as outlier_corpus  # noqa: E402
 from held_out import choose, corpus_args  # noqa: E402
 from results_file import host, write_result  # noqa: E402
 
-from iolab.analysis import history_noise  # noqa: E402
+from iolab.analysis import history, history_noise  # noqa: E402
 from iolab.analysis.history import ChangePointParams, analyse_history, change_points, outlier_runs  # noqa: E402
 
 LEVEL = 10e9  # bytes/s
@@ -462,7 +462,8 @@ def _why_false(h: History, at: int) -> dict[str, bool]:
 def judge(h: History, params: ChangePointParams) -> dict:
     """One history's counts: runs, false change points, each step's outcome, outlier runs found."""
     result = analyse_history(h.values, params, h.times)
-    credited, kinds = _credit(h, [cp.index for cp in result.change_points])
+    reported = [cp.index for cp in result.change_points]
+    credited, kinds = _credit(h, reported)
     bounds = [0, *h.steps, len(h.values)]
     steps = []
     for i, (at, size, ramp) in enumerate(zip(h.steps, h.sizes, h.ramps, strict=True)):
@@ -473,6 +474,7 @@ def judge(h: History, params: ChangePointParams) -> dict:
                 "ramp": ramp,
                 "sides": min(before, after),
                 "found": at in credited,
+                "exact": at in reported,
                 "oracle": None if ramp else oracle_power(size, before, after, h.knobs["cov"], h.knobs["phi"]),
                 "oracle_found_placed": oracle_placed(h, i),
             }
@@ -595,7 +597,15 @@ def _recall(steps: list[dict]) -> dict:
         "oracle": round(sum(oracle) / len(oracle), 4) if oracle else None,
         # The oracle found the step and placed it within NEAR runs, as a step must be to count as found.
         "oracle_found_within_3_runs": round(sum(placed) / len(placed), 4) if placed else None,
+        # A change point's host differences are read between the run before it and it: the share of the steps
+        # found whose change point is their very first run (issue 40, eighth round, `history._place`).
+        "found_exactly": _exactly(steps),
     }
+
+
+def _exactly(steps: list[dict]) -> float | None:
+    found = [s for s in steps if s["found"] and "exact" in s]
+    return round(sum(s["exact"] for s in found) / len(found), 4) if found else None
 
 
 RAMP_BINS = ((6, 24, "6-23 runs"), (24, 48, "24-47 runs"), (48, 73, "48-72 runs"))
@@ -821,6 +831,12 @@ def _short_cases(parser) -> None:
         action="store_true",
         help="read phi between the first look's steps alone (history_noise.SPLIT_GUARD off): the method before it",
     )
+    parser.add_argument(
+        "--peak-place",
+        action="store_true",
+        help="report each change point at its least-squares peak (history.PLACE_RUNS 0): the placement before issue "
+        "40's eighth round",
+    )
 
 
 FRESH_MUST_SHOW = 500_000  # the must-show cells' fresh seeds start this far past their first ones
@@ -894,6 +910,8 @@ def main() -> int:
     split = corpus_args(__doc__.splitlines()[0], 600, "simulated_histories.json", extra=_short_cases)
     args = split.args
     history_noise.SPLIT_GUARD = not args.no_split_guard
+    if args.peak_place:
+        history.PLACE_RUNS = 0
     started = time.perf_counter()
     if args.shipped_only:
         figures = _shipped_figures(split, args)
@@ -920,6 +938,7 @@ def _shipped_figures(split, args) -> dict:
     return {
         "host": host(),
         "split_guard": history_noise.SPLIT_GUARD,
+        "place_runs": history.PLACE_RUNS,
         "held_out": _held_out(score([draw(s) for s in split.held_out], shipped)),
         "must_show_steps": must_show(args.must_show_cases, shipped),
         "must_show_steps_fresh": must_show(args.must_show_cases, shipped, FRESH_MUST_SHOW),
