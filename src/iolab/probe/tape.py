@@ -69,18 +69,18 @@ class Tape:
             hops += 1
             if hops > MAX_LINKS:
                 return Seen(current, "loop")
-            target = self._inside(target)
-            base = "" if os.path.isabs(target) else os.path.dirname(current)
-            parts = [p for p in os.path.normpath(os.path.join(base or "/", target)).split("/") if p] + parts
+            parts = self._followed(current, target) + parts
             current = ""
         return self._end(current or "/", read)
 
-    def _inside(self, target: str) -> str:
-        """A link's target as a name in the tree: one naming the tree's own place on this machine, relative to it."""
+    def _followed(self, link: str, target: str) -> list[str]:
+        """The components of the name `link`'s target leads to in the tree (a relative target from the link's
+        directory); a target naming the tree's own place on this machine leads inside the tree."""
         for own in self.own:
             if target == own or target.startswith(own + "/"):
-                return target[len(own) :] or "/"
-        return target
+                target = target[len(own) :] or "/"
+                break
+        return [p for p in os.path.normpath(os.path.join(os.path.dirname(link), target)).split("/") if p]
 
     def listing(self, absolute: str) -> list[str] | None:
         """The sorted entries of a directory as first listed, each entry seen too; None if not a directory."""
