@@ -2,14 +2,17 @@
 
 `save_bundle` writes the tape of a recording `Root`: every file as the
 snapshot read it, every directory and link it walked (sysfs symlinks stay
-links: the PCIe chain is read from where they point), plus captured command
-output and statvfs answers. `open_bundle` unpacks one into
+links: the PCIe chain is read from where they point), the tape's other
+answers (`Tape.answers`: a name unreadable, a FIFO, a listing as it was
+listed; a tree cannot hold them), plus captured command output and statvfs
+answers. `open_bundle` unpacks one into
 a temporary tree that a `Root` can read on any machine.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import tarfile
 import tempfile
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.private import AS_UMASK, write_private
-from iolab.probe.root import Root
+from iolab.probe.root import ANSWERS_FILE, Root
 from iolab.probe.tape import Tape
 
 
@@ -55,7 +58,8 @@ def save_bundle(root: Root, dest: str | os.PathLike[str]) -> int:
         with tarfile.open(fileobj=packed, mode="w:gz") as tar:
             for info, data in _entries(root.tape):
                 tar.addfile(info, None if data is None else io.BytesIO(data))
-            for path, data in sorted(root.captured.items()):
+            answers = json.dumps(root.tape.answers(), indent=1).encode()
+            for path, data in sorted({**root.captured, ANSWERS_FILE: answers}.items()):
                 tar.addfile(_file(path, data), io.BytesIO(data))
             count = len(tar.getmembers())
         write_private(Path(dest), packed.getvalue(), mode=AS_UMASK)  # a link planted at dest is replaced
@@ -77,4 +81,8 @@ def open_bundle(path: str | os.PathLike[str]) -> Iterator[Root]:
             raise UserError(
                 f"bundle {path} is not a readable .tar.gz ({exc}); capture it again with `iolab probe --save`"
             ) from None
-        yield Root(tmp)
+        try:
+            root = Root(tmp)
+        except UserError as exc:
+            raise UserError(f"bundle {path}: {exc}") from None
+        yield root

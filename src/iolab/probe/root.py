@@ -25,11 +25,14 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from iolab.errors import UserError
 from iolab.probe.tape import Tape
 
 # Where captured non-file inputs live inside a tree or bundle.
 COMMANDS_DIR = "/iolab/commands"
 STATVFS_FILE = "/iolab/statvfs.json"
+# A bundle's tape answers but the files' bytes (`Tape.answers`): what the tree of the bundle cannot hold.
+ANSWERS_FILE = "/iolab/tape.json"
 
 
 class Root:
@@ -51,19 +54,34 @@ class Root:
         # Where the tree lies on this machine, looked up once: the only lookups outside a captured tree.
         self._live = self.base.resolve() == Path("/")
         self._own = () if self._live else tuple(dict.fromkeys((str(self.base), os.path.realpath(self.base))))
+        self._replay = None if self._live or record else self._kept_tape()
 
     def path(self, absolute: str) -> Path:
         """Map an absolute host path (e.g. "/proc/mounts") into this root."""
         return self.base / absolute.lstrip("/")
 
     def _walk(self) -> Tape | None:
-        """What resolves names in this root: the recording tape, a fresh tape over a captured tree (links
-        followed inside the tree, nothing kept between calls), or None for the live machine's own lookup."""
+        """What resolves names in this root: the recording tape, the tape a bundle kept (answering as the live
+        one did), a fresh tape over a captured tree (links followed inside the tree, nothing kept between
+        calls), or None for the live machine's own lookup."""
         if self.tape is not None:
             return self.tape
         if self._live:
             return None
-        return Tape(lambda absolute: str(self.path(absolute)), self._own)
+        return self._replay or Tape(lambda absolute: str(self.path(absolute)), self._own)
+
+    def _kept_tape(self) -> Tape | None:
+        """The tape of a bundle's tree (its ANSWERS_FILE), or None for a tree that has none (a `--root` copy)."""
+        text = Tape(lambda absolute: str(self.path(absolute)), self._own).see(ANSWERS_FILE, read=True).data
+        if text is None:
+            return None
+        try:
+            answers = json.loads(text)
+            if not isinstance(answers, dict):
+                raise ValueError("not a JSON object")
+            return Tape.replaying(lambda absolute: str(self.path(absolute)), self._own, answers)
+        except ValueError as exc:
+            raise UserError(f"{ANSWERS_FILE} in {self.base} is not a probe's tape ({exc}); capture it again") from None
 
     def read_text(self, absolute: str) -> str | None:
         """The file's text, or None when it is missing or unreadable."""
@@ -94,14 +112,9 @@ class Root:
 
     def listdir(self, absolute: str) -> list[str]:
         """Sorted entries of a directory; empty when it is missing or unreadable."""
-        if self.tape is not None:
-            return list(self.tape.listing(absolute) or [])
         walk = self._walk()
         if walk is not None:
-            seen = walk.see(absolute)
-            if seen.kind != "dir":
-                return []
-            absolute = seen.resolved
+            return list(walk.listing(absolute) or [])
         try:
             return sorted(os.listdir(self.path(absolute)))
         except OSError:

@@ -17,13 +17,16 @@ from dataclasses import dataclass, field
 # The kernel follows at most 40 links in one lookup (open() fails with ELOOP past that).
 MAX_LINKS = 40
 
+# Every kind of answer `Tape.see` gives.
+KINDS = ("file", "dir", "other", "unreadable", "missing", "loop")
+
 
 @dataclass
 class Seen:
     """One path as the probe saw it: where it led, and what was there."""
 
     resolved: str
-    kind: str  # "file", "dir", "other", "unreadable", "missing" or "loop" (more links than the kernel follows)
+    kind: str  # one of KINDS ("loop": more links than the kernel follows)
     data: bytes | None = None
 
 
@@ -40,7 +43,7 @@ class Tape:
     own: tuple[str, ...] = ()
     files: dict[str, bytes] = field(default_factory=dict)
     dirs: set[str] = field(default_factory=set)
-    listings: dict[str, list[str]] = field(default_factory=dict)
+    listings: dict[str, list[str] | None] = field(default_factory=dict)  # None: a directory that could not be listed
     links: dict[str, str] = field(default_factory=dict)  # a link's name -> its target, as readlink gave it
     unreadable: set[str] = field(default_factory=set)
     missing: set[str] = field(default_factory=set)
@@ -66,18 +69,18 @@ class Tape:
             hops += 1
             if hops > MAX_LINKS:
                 return Seen(current, "loop")
-            target = self._inside(target)
-            base = "" if os.path.isabs(target) else os.path.dirname(current)
-            parts = [p for p in os.path.normpath(os.path.join(base or "/", target)).split("/") if p] + parts
+            parts = self._followed(current, target) + parts
             current = ""
         return self._end(current or "/", read)
 
-    def _inside(self, target: str) -> str:
-        """A link's target as a name in the tree: one naming the tree's own place on this machine, relative to it."""
+    def _followed(self, link: str, target: str) -> list[str]:
+        """The components of the name `link`'s target leads to in the tree (a relative target from the link's
+        directory); a target naming the tree's own place on this machine leads inside the tree."""
         for own in self.own:
             if target == own or target.startswith(own + "/"):
-                return target[len(own) :] or "/"
-        return target
+                target = target[len(own) :] or "/"
+                break
+        return [p for p in os.path.normpath(os.path.join(os.path.dirname(link), target)).split("/") if p]
 
     def listing(self, absolute: str) -> list[str] | None:
         """The sorted entries of a directory as first listed, each entry seen too; None if not a directory."""
@@ -86,13 +89,41 @@ class Tape:
             return None
         if seen.resolved not in self.listings:
             try:
-                entries = sorted(os.listdir(self.host(seen.resolved)))
-            except OSError:
-                return None
+                entries: list[str] | None = sorted(os.listdir(self.host(seen.resolved)))
+            except OSError:  # kept too: a second look could list what the first could not
+                entries = None
             self.listings[seen.resolved] = entries
-            for entry in entries:
+            for entry in entries or []:
                 self.see(f"{seen.resolved.rstrip('/')}/{entry}")
         return self.listings[seen.resolved]
+
+    def answers(self) -> dict[str, object]:
+        """Every answer the tape gave but a regular file's bytes, as JSON holds them (sets as sorted lists).
+
+        A bundle keeps these beside its tree: a tree of files, directories and links cannot say that a name
+        was unreadable (left out, it read "missing" offline), a FIFO or a device (an empty file, read ""
+        offline), nor what a directory listed when the probe listed it (a name gone since, one that could not
+        be listed)."""
+        sets = {name: sorted(getattr(self, name)) for name in ANSWER_SETS}
+        return {**sets, **{name: dict(sorted(getattr(self, name).items())) for name in ANSWER_MAPS}}
+
+    @classmethod
+    def replaying(cls, host: Callable[[str], str], own: tuple[str, ...], answers: dict[str, object]) -> Tape:
+        """A tape over a captured tree that answers as the tape that saved `answers` did (`answers()`), and
+        reads only regular files' bytes from the tree; ValueError when `answers` is not what `answers()` makes."""
+        if set(answers) != {*ANSWER_SETS, *ANSWER_MAPS}:
+            raise ValueError(f"expected the keys {', '.join((*ANSWER_SETS, *ANSWER_MAPS))}")
+        tape = cls(host, own)
+        for name in ANSWER_SETS:
+            if not _names(answers[name]):
+                raise ValueError(f"{name} is not a list of names")
+            getattr(tape, name).update(answers[name])
+        for name, valid in ANSWER_MAPS.items():
+            table = answers[name]
+            if not isinstance(table, dict) or not all(map(valid, table.values())):
+                raise ValueError(f"{name} is not a table of names")
+            getattr(tape, name).update(table)
+        return tape
 
     def _link(self, name: str) -> str | None:
         if name in self.links:
@@ -149,6 +180,20 @@ class Tape:
         self.others.pop(name, None)
         self.unreadable.add(name)
         return Seen(name, "unreadable")
+
+
+def _names(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+# The tape's fields that are its answers, all but `files` (what was read is the bundle tree's own files): sets of
+# names, and tables from a name to what each may hold (a link's target, a listing or None, a kind).
+ANSWER_SETS = ("dirs", "unreadable", "missing")
+ANSWER_MAPS: dict[str, Callable[[object], bool]] = {
+    "links": lambda value: isinstance(value, str),
+    "listings": lambda value: value is None or _names(value),
+    "others": lambda value: value in ("file", "other"),
+}
 
 
 def _regular_file(path: str) -> bytes | None:
