@@ -173,8 +173,17 @@ def by_group(stops: list[Stop]) -> dict[str, dict]:
     return {name: figures(groups[name]) for name in sorted(groups)}
 
 
+PROCS = 1  # processes replaying traces (`--procs`): each trace's replay is independent of the others'
+
+
 def run_rule(found: list[Trace], params) -> list[Stop]:
-    return [replay(t.rates, t.writes, params, kind(t)) for t in found]
+    jobs = [(t.rates, t.writes, params, kind(t)) for t in found]
+    if PROCS <= 1:
+        return [replay(*job) for job in jobs]
+    from multiprocessing import Pool
+
+    with Pool(PROCS) as pool:
+        return pool.starmap(replay, jobs, chunksize=8)
 
 
 def level_wander(rates: list[float]) -> float:
@@ -435,8 +444,11 @@ def main() -> None:
     parser.add_argument("--choose", action="store_true", help="choose the wander terms on the choose half first")
     parser.add_argument("--series", type=int, default=20, help="simulated series a bin")
     parser.add_argument("--seed", type=int, default=40)
+    parser.add_argument("--procs", type=int, default=1, help="processes replaying the real traces")
     add_smoke_flag(parser)
     args = parser.parse_args()
+    global PROCS
+    PROCS = max(args.procs, 1)
     every = 1  # every bin of the envelope; the smoke run takes one in 36
     if args.smoke:  # the suite's own real fio outputs with logs stand in for the collection
         args.data = args.data or Path(__file__).resolve().parent.parent / "tests" / "data" / "fio"
