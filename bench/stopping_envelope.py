@@ -220,14 +220,17 @@ def choose_level(found: list[Trace]) -> tuple[float, dict]:
 
 def first_fall(rates: list[float]) -> int | None:
     """The second a run's rate first falls for good: the first `LEVEL_BLOCK_S` boundary (from 10 s on) where
-    the mean of the rest lies more than `FALL` of the run's mean below the 10 s before it; None when never."""
+    the mean of the next block and that of the rest both lie more than `FALL` of the run's mean below the 10 s
+    before it (the rest alone would name a boundary before a late fall, its mean pulled down by it); None
+    when never."""
     import numpy as np
 
     blocks = len(rates) // LEVEL_BLOCK_S
     b = np.asarray(rates[: blocks * LEVEL_BLOCK_S], float).reshape(blocks, LEVEL_BLOCK_S).mean(axis=1)
     b = b / statistics.fmean(rates)
     for k in range(2, blocks - 1):
-        if b[k:].mean() < b[k - 2 : k].mean() - FALL:
+        before = b[k - 2 : k].mean() - FALL
+        if b[k] < before and b[k:].mean() < before:  # the next block and the rest: where it falls, for good
             return k * LEVEL_BLOCK_S
     return None
 

@@ -60,15 +60,14 @@ second). The runner asks `decide` once a second and stops fio when it says so.
   little, so a staircase's first 50 s do not let it stop
   (`StopParams.level_evidence` switches it off).
 - A writer's minimum (issue 40, fourth round): a write rate can hold flat
-  to 0.1-0.5% for 8-18 s and then fall (an SLC cache filled, garbage
-  collection begun: fio-plot's Samsung 860 Pro randwrite, stopped at 9 s
-  at ±1.8%, ran 12.6% lower over its minute). Nothing in the flat seconds
+  to 0.1-0.5% for 8-18 s and then fall (fio-plot's Samsung 860 Pro
+  randwrite, stopped at 9 s at ±1.8%, ran 12.6% lower over its minute). Nothing in the flat seconds
   foretells the fall and no level allowance that lets flat writers stop
   early covers it, so a point that writes is not stopped before
   `WRITE_MIN_S` (20 s; the job's own length when shorter): the median
   second at which the choose half's 60 s write runs first fall by 5% or
-  more (`bench/stopping_envelope.py`, `first_fall`: 17.5 s), rounded up to
-  5 s. Stops of writers after it are judged as before
+  more (`bench/stopping_envelope.py`, `first_fall`: 20 s), rounded up to a
+  5 s block. Stops of writers after it are judged as before
   (`StopParams.write_min_s` 0 switches it off).
 - Wander: besides the drift, a wander term of the mean (`WANDER_READ`,
   `WANDER_WRITE`, in quadrature, whole up to `WANDER_S` kept seconds and
