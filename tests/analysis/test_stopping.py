@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from iolab.analysis.stopping import (
+    PARAMS,
     WANDER,
+    WRITE_MIN_S,
     batch_interval,
     decide,
     level_shift,
@@ -89,12 +92,15 @@ def test_decide_waits_for_the_minimum_and_stops_a_steady_series() -> None:
 
 def test_a_flat_point_is_known_as_soon_reading_as_writing() -> None:
     """Issue 40: a stop needs evidence of no drift over the rest of the run, reads and writes alike; with that
-    bound the wander terms chosen on fio-plot's choose half are the same, so a flat writer stops with a reader
-    (before issue 40 a writer waited out a 2% wander term to 21 s)."""
+    bound the wander terms chosen on fio-plot's choose half are the same, so a flat writer is known with a
+    reader (before issue 40 a writer waited out a 2% wander term to 21 s), and stopped once it has run its
+    minimum (`WRITE_MIN_S`: a write may fall after a flat start, tests/analysis/test_stopping_write_min.py)."""
     values = noisy(60, cv=0.002, seed=4)
+    unmin = replace(PARAMS, write_min_s=0.0)
     reading = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf).stop)
+    known = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf, writes=True, params=unmin).stop)
     writing = next(n for n in range(1, 61) if decide(values[:n], 0.02, 3, math.inf, writes=True).stop)
-    assert reading == writing <= 15, (reading, writing)
+    assert reading == known <= 15 and writing == WRITE_MIN_S, (reading, known, writing)
     assert stop_wander(5, True) >= stop_wander(60, True) and stop_wander(5, False) >= stop_wander(60, False)
 
 

@@ -59,6 +59,16 @@ second). The runner asks `decide` once a second and stops fio when it says so.
   80 s instead of 100 s; a flat start, a small share of the run, earns
   little, so a staircase's first 50 s do not let it stop
   (`StopParams.level_evidence` switches it off).
+- A writer's minimum (issue 40, fourth round): a write rate can hold flat
+  to 0.1-0.5% for 8-18 s and then fall (fio-plot's Samsung 860 Pro
+  randwrite, stopped at 9 s at ±1.8%, ran 12.6% lower over its minute). Nothing in the flat seconds
+  foretells the fall and no level allowance that lets flat writers stop
+  early covers it, so a point that writes is not stopped before
+  `WRITE_MIN_S` (20 s; the job's own length when shorter): the median
+  second at which the choose half's 60 s write runs first fall by 5% or
+  more (`bench/stopping_envelope.py`, `first_fall`: 20 s), rounded up to a
+  5 s block. Stops of writers after it are judged as before
+  (`StopParams.write_min_s` 0 switches it off).
 - Wander: besides the drift, a wander term of the mean (`WANDER_READ`,
   `WANDER_WRITE`, in quadrature, whole up to `WANDER_S` kept seconds and
   shrinking as 1/sqrt(seconds) beyond) may widen a stop's interval for
@@ -117,6 +127,7 @@ WANDER_S = 20.0  # kept seconds up to which the wander term is whole; beyond, it
 HORIZON_S = 60.0  # the run a stop stands in for when the caller gives none: the runner's default maximum
 LEVEL = 3.48e-6  # per-second variance of a run's level, relative to its mean squared (module doc; chosen, issue 40)
 LEVEL_BLOCK_S = 5  # seconds a block, for the level wander a run's own seconds show (`trace_wander`)
+WRITE_MIN_S = 20.0  # a point that writes is not stopped sooner (module doc; from the choose half, issue 40)
 COUNT_VARIANCE = 1 / 12  # of a count of whole I/Os in one second: its rounding
 
 
@@ -403,10 +414,19 @@ class StopParams:
     drift: bool = True
     level: float = LEVEL
     level_evidence: bool = True
+    write_min_s: float = WRITE_MIN_S
 
 
 PARAMS = StopParams()
-TODAY = StopParams(wander_read=0.017, wander_write=0.02, wander_s=20.0, drift=False, level=0.0, level_evidence=False)
+TODAY = StopParams(
+    wander_read=0.017, wander_write=0.02, wander_s=20.0, drift=False, level=0.0, level_evidence=False, write_min_s=0.0
+)
+
+
+def least_seconds(min_s: float, max_s: float, writes: bool, params: StopParams) -> float:
+    """The seconds before which no stop is made: `min_s`, and for a point that writes its minimum
+    (`params.write_min_s`: a write rate may hold flat, then fall; module doc), never past `max_s`."""
+    return max(min_s, min(params.write_min_s, max_s)) if writes else min_s
 
 
 def decide(
@@ -422,9 +442,11 @@ def decide(
     """Stop now? `values` are the per-second rates so far; `target` the relative half-width wanted
     (0.02 = ±2%); `writes` whether the point writes (its wander term, module doc); `horizon_s` the length of
     the run the stop stands in for, whose mean the interval must hold (default `max_s`, or `HORIZON_S` when
-    that is unbounded). Before `min_s` never; at `max_s` always, saying why the target was not met.
+    that is unbounded). Before `min_s` (a writer: `least_seconds`) never; at `max_s` always, saying why the
+    target was not met.
     `elapsed_s` defaults to the number of seconds given."""
     elapsed = len(values) if elapsed_s is None else elapsed_s
+    min_s = least_seconds(min_s, max_s, writes, params)
     horizon = horizon_s if horizon_s is not None else (max_s if math.isfinite(max_s) else HORIZON_S)
     cut = mser_cut(values)
     kept = values[cut:]
