@@ -39,3 +39,16 @@ def test_first_fall_finds_a_sustained_fall_at_its_second_and_none_in_scatter() -
         assert se.first_fall(flat) is None
         rising = [1000 * (1.12 if i >= fall_at else 1.0) for i in range(60)]
         assert se.first_fall(rising) is None  # a rise is not a fall
+
+
+def test_the_replay_runs_a_job_as_long_as_the_product_lets_it(monkeypatch) -> None:
+    """The replay's maximum is the runner's (`product_rule`): a trace that never settles runs its whole 300 s
+    under the product's defaults, and only 60 s if the product's rule said 60 (as it once did, unseen)."""
+    from iolab.runner import stopping as runner_stopping
+
+    rng = random.Random(41)
+    wild = [1000 * (1 + rng.gauss(0, 0.5)) ** 2 for _ in range(300)]
+    assert se.replay(wild, False, PARAMS).stop_s == 300
+    capped = runner_stopping.StopRule(max_s=60.0)
+    monkeypatch.setattr(runner_stopping.StopRule, "from_settings", classmethod(lambda cls, settings: capped))
+    assert se.replay(wild, False, PARAMS).stop_s == 60
