@@ -93,10 +93,8 @@ def test_clean_runs_of_the_same_noise_raise_nothing_the_segmentation_alone_did_n
 
 
 def test_seconds_in_a_row_alike_drifting_low_together_are_no_short_event():
-    """Clean AR(1) seconds (phi 0.6, COV 13%, 400 s): the scan's mean test adds no event to the segmentation's.
-    Read against the differences' sigma alone (about 0.63 of the seconds' spread at that phi) it added 86 over 30
-    such runs. (The innovations' pre-filter, `whitened_penalty`, adds 2 here, which the rules then judge at
-    their own chance: tests/analysis/test_dips_innovations.py.)"""
+    """Clean AR(1) seconds (phi 0.6, COV 13%, 400 s): the scan adds no event to the segmentation's. Read against
+    the differences' sigma alone (about 0.63 of the seconds' spread at that phi) it added 86 over 30 such runs."""
     added = 0
     for seed in range(10):
         rng = np.random.default_rng([seed, 43])
@@ -105,7 +103,5 @@ def test_seconds_in_a_row_alike_drifting_low_together_are_no_short_event():
         for i in range(1, SECONDS):
             e[i] = 0.6 * e[i - 1] + 0.8 * rng.standard_normal()
         x, times = 1000.0 * (1.0 + 0.13 * e), np.arange(1, SECONDS + 1, dtype=float)
-        added += len(detect_dips(times, x, DipParams(whitened_penalty=None)).dips) - len(
-            detect_dips(times, x, DipParams(short_penalty=None)).dips
-        )
+        added += len(detect_dips(times, x).dips) - len(detect_dips(times, x, DipParams(short_penalty=None)).dips)
     assert added == 0

@@ -40,12 +40,6 @@ class DipParams:
     # on 840-2039 2 s 119 -> 121 of 126, 3-5 s 196 -> 197 of 200; the 2 s dips of 1,540-7,539 543 -> 544
     # of 558; false per clean run over 40-2039 0.067 -> 0.070
     short_penalty: float | None = 1.5
-    # a stretch of at most `whitened_s` seconds that fails that test is an event too when the run's seconds
-    # outside it read as Gaussian (window_tail.heavier_than_gaussian) and its shortfall on the run's AR(1)
-    # innovations (analysis.innovations) exceeds sqrt(2 x whitened_penalty x ln n) sd: issue 40's eighth look,
-    # chosen on bench/dips_envelope.py's tuning seeds; None: the mean test alone
-    whitened_penalty: float | None = 1.0
-    whitened_s: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -225,29 +219,7 @@ def _short_events(x, t, taken: list[list[int]], level: float, sigma: float, para
         spread = max(sigma, float(np.sqrt(max(square - float(np.sum((stretch - level) ** 2)), 0.0) / rest)))
         if level - float(stretch.mean()) > scale * spread * ar1_mean_factor(b - a, 1.0 - (sigma / spread) ** 2):
             found.append([int(a), int(b - 1)])
-        elif covered <= params.whitened_s + 1e-6 and _whitened_short(x, a, b, free, level, params):
-            found.append([int(a), int(b - 1)])
     return found
-
-
-def _whitened_short(x, a: int, b: int, free, level: float, params: DipParams) -> bool:
-    """Whether the stretch x[a:b] stands out of the run's AR(1) innovations (`innovations.shortfall_z`) by
-    sqrt(2 whitened_penalty ln n) sd, in a run whose seconds outside it and the events read as Gaussian. In a
-    run with heavier shocks a t3 shock and its decay second make such a stretch by chance: there the mean
-    test alone stands (and the rules' own tail after it)."""
-    import numpy as np
-
-    from iolab.analysis import innovations, window_tail
-
-    if params.whitened_penalty is None:
-        return False
-    scale = np.sqrt(2.0 * params.whitened_penalty * np.log(max(len(x), 2)))
-    quiet = free.copy()
-    quiet[a:b] = False
-    if innovations.shortfall_z(x, a, b - 1, level, quiet) <= scale:
-        return False
-    logs = np.log(np.maximum(x, window_tail.NO_WORK * level))
-    return not window_tail.heavier_than_gaussian(window_tail.runs_of(logs, quiet))
 
 
 def ar1_mean_factor(length: int, rho: float) -> float:

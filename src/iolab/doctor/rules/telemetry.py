@@ -37,13 +37,6 @@ ALARM = 0.01  # chance of a false dip in a whole run of pure noise, shared by it
 # bench/simulated_arrays.py had a false step. Chosen there: the largest of 0.01, 0.003, 0.001, 0.0003 and 0.0001
 # with at most 0.5% (1.3%, 1.1%, 0.7%, 0.4% from 0.003 down).
 STEP_ALARM = 0.0001
-# The same for a dip of at most PARAMS.whitened_s in a run read as Gaussian, judged on the run's AR(1) innovations
-# (`_short_gaussian_z`, in place of the mean of logs): chosen on bench/dips_envelope.py's tuning seeds (the "2 s"
-# scenario's 3,000,000-3,002,999, the main space's 40-3,039) from ALARM / 1, 2, 2.5 and 3 (at whitened_s 5): the
-# largest chance whose clean twins' false findings per run stay at or under the mean test's. As shipped (whitened_s
-# 3; 5 gave 885 and 0.0743): eligible 2 s dips 30-60% deep 881 -> 884 of 954, false per clean run 0.0747 -> 0.0740
-# (40-1,039: 0.080 both); the main space's eligible dips 1,584 of 1,602 both (ALARM / 2: 887, but 0.081 on 40-1,039).
-WHITENED_ALARM = ALARM / 2.5
 # The detector's parameters, chosen on bench/dips_envelope.py's tuning seeds (the bench sets others to compare).
 PARAMS = DipParams()
 MIN_REST = 5  # seconds outside a dip its noise is measured on
@@ -141,42 +134,11 @@ def _beyond_noise(
         return False
     if len(during) < sum(inside):
         return True  # seconds of no work at all, among seconds of work
-    short = _short_gaussian_z(event, times, values, held)
-    if short is not None:
-        return short > _cut(places, len(rest) - 1, WHITENED_ALARM)
     sd, rho = noise_outside(times, values, events, confirmed)
     drop = sum(rest) / len(rest) - sum(during) / len(during)
     # Both means are uncertain: a dip may be as long as the seconds around it.
     se = sd * math.hypot(_mean_factor(len(during), rho), _mean_factor(len(rest), rho))
     return drop > _cut(places, len(rest) - 1) * se
-
-
-def _short_gaussian_z(event: Dip, times: list[float], values: list[float], held: list[bool]) -> float | None:
-    """For a dip of at most `PARAMS.whitened_s` in a run whose seconds outside it read as Gaussian
-    (`window_tail.heavier_than_gaussian`): how far it stands out of the run's AR(1) innovations, as a rectangle
-    on the linear scale (`innovations.shortfall_z`, the noise read outside it and the confirmed events `held`).
-    None otherwise: the mean of log seconds decides, as for every longer dip.
-
-    Why in place of the mean of logs there: that mean reads a 2-3 s dip's correlated seconds as a plain
-    average and the log's lean as Gaussian; at COV 7-15% it found 112 of 130 eligible 2 s dips 30-60% deep in
-    Gaussian runs while flagging 5.1% of their clean runs (issue 40's seventh and eighth looks)."""
-    import numpy as np
-
-    from iolab.analysis import innovations
-
-    if PARAMS.whitened_penalty is None or event.duration_s > PARAMS.whitened_s + 1e-6:
-        return None
-    t = np.asarray(times, dtype=float)
-    logs, usable = window_tail.log_values(values)
-    if window_tail.heavier_than_gaussian(window_tail.runs_of(logs, window_tail.outside(t, usable, [event]))):
-        return None
-    inside = window_tail.during(t, event)
-    index = np.flatnonzero(inside)
-    x = np.asarray(values, dtype=float)
-    quiet = usable & ~inside & ~np.asarray(held, dtype=bool)
-    if not quiet.any():
-        return None
-    return innovations.shortfall_z(x, int(index[0]), int(index[-1]), float(np.median(x[quiet])), quiet)
 
 
 def _beyond_own_tail(event: Dip, times: list[float], values: list[float], places: int, left_out: list[Dip]) -> bool:
