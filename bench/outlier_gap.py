@@ -178,21 +178,24 @@ def main() -> int:
     bound_alarm = args.bound_alarm or stored["reference_alarms"]["bound"]
     started = time.perf_counter()
     sets, pooled = measure(args, bound_alarm)
-    figures = {
+    run = {
         "host": host(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "command": " ".join(["bench/outlier_gap.py", *sys.argv[1:]]),
-        "bin": {"drives": args.size, "sigma": args.sigma},
         "bound_alarm": bound_alarm,
         "bound_alarm_from": f"outlier_envelope.json's run of {stored['when']} (tuning seeds {stored['tuning_seeds']})",
         "sets": sets,
         "pooled": pooled,
         "seconds": round(time.perf_counter() - started, 1),
     }
+    # one entry a bin: a run of another bin keeps the others' (a smoke run starts afresh)
+    kept = {} if args.smoke or not args.out.exists() else json.loads(args.out.read_text()).get("bins", {})
+    figures = {"bins": {**kept, f"{args.size} drives, sigma {args.sigma}": run}}
     write_result(args.out, "outlier_gap", figures, smoke=args.smoke)
     for pool, parts in pooled.items():
         for part, row in parts.items():
             report(f"pooled {pool}, {part}", row)
-    print(f"took {figures['seconds']} s")
+    print(f"took {run['seconds']} s")
     return 0
 
 
