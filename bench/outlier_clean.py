@@ -23,6 +23,7 @@ array with any drive named; the share named by the group search is beside it. No
     python bench/outlier_clean.py [--arrays 1000] [--seed 950000] [--smallest 8] [--largest 32] [--out PATH]
     python bench/outlier_clean.py --family "HBA groups" --out /tmp/hba.json   # one family (side by side)
     python bench/outlier_clean.py --merge /tmp/hba.json /tmp/...   # per-family runs into one result (--out)
+    python bench/outlier_clean.py --size 200-200 --size 500-500 --sigma 0.20-0.30   # these bins only (200, 500 drives)
     python bench/outlier_clean.py --smoke
 """
 
@@ -104,9 +105,16 @@ def wilson(hits: int, of: int) -> tuple[float, float]:
     return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
 
 
-def run(arrays: int, seed: int, sizes: tuple[tuple[int, int], ...], families: tuple[str, ...], save) -> dict:
-    """Each family's bins; `save` is called with the figures so far after every bin (a long run on a busy host
-    keeps what it measured)."""
+def span(text: str, kind: type) -> tuple:
+    """A bin given as LOW-HIGH."""
+    low, high = text.split("-")
+    return kind(low), kind(high)
+
+
+def run(arrays: int, seed: int, bins: tuple[tuple, tuple], families: tuple[str, ...], save) -> dict:
+    """Each family's bins (`bins`: the size bins and the sigma bins); `save` is called with the figures so far after
+    every bin (a long run on a busy host keeps what it measured)."""
+    sizes, sigmas = bins
     out: dict[str, dict] = {}
     for family in families:
         rows: dict[str, dict] = {}
@@ -115,7 +123,7 @@ def run(arrays: int, seed: int, sizes: tuple[tuple[int, int], ...], families: tu
         for size in sizes:
             if size[1] < SMALLEST.get(family, 3):
                 continue
-            for sigma_bin in env.SIGMA_BINS:
+            for sigma_bin in sigmas:
                 named = group = 0
                 started = time.perf_counter()
                 for _ in range(arrays):
@@ -153,6 +161,15 @@ def merge(paths: list[Path], out: Path) -> int:
     return 0
 
 
+def bins_of(args: argparse.Namespace) -> tuple[tuple, tuple]:
+    """The size bins (the standard ones from --smallest to --largest, or each --size) and the sigma bins (each
+    --sigma, else all three) a run measures."""
+    sizes = tuple(b for b in SIZE_BINS if b[0] >= args.smallest and b[1] <= args.largest)
+    if args.size:
+        sizes = tuple(span(text, int) for text in args.size)
+    return sizes, tuple(span(text, float) for text in args.sigma) if args.sigma else env.SIGMA_BINS
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arrays", type=int, default=1000, help="clean arrays a bin")
@@ -160,6 +177,12 @@ def main() -> int:
     parser.add_argument("--largest", type=int, default=128, help="the largest size bin's top (32, 64 or 128)")
     parser.add_argument("--smallest", type=int, default=3, help="the smallest size bin's bottom (3 or 8)")
     parser.add_argument("--family", action="append", choices=FAMILIES, help="only this family (repeatable)")
+    parser.add_argument(
+        "--size",
+        action="append",
+        help="a size bin LOW-HIGH instead of the standard ones (repeatable; 200-200: 200 drives)",
+    )
+    parser.add_argument("--sigma", action="append", help="only this sigma bin, e.g. 0.20-0.30 (repeatable)")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_clean.json")
     parser.add_argument("--merge", nargs="+", type=Path, help="merge these per-family results into --out")
     add_smoke_flag(parser)
@@ -169,7 +192,6 @@ def main() -> int:
     if args.smoke:
         args.arrays, args.largest = 2, 15
         env.smoke_nulls()
-    sizes = tuple(b for b in SIZE_BINS if b[0] >= args.smallest and b[1] <= args.largest)
     started = time.perf_counter()
     figures: dict = {"host": host(), "arrays_per_bin": args.arrays, "complete": False}
 
@@ -177,7 +199,7 @@ def main() -> int:
         figures.update(families=families, seconds=round(time.perf_counter() - started, 1))
         write_result(args.out, "outlier_clean", figures, smoke=args.smoke)
 
-    families = run(args.arrays, args.seed, sizes, tuple(args.family or FAMILIES), save)
+    families = run(args.arrays, args.seed, bins_of(args), tuple(args.family or FAMILIES), save)
     figures["complete"] = True
     save(families)
     print(f"took {figures['seconds']} s")
