@@ -136,8 +136,10 @@ def test_a_directory_locked_by_a_live_iolab_of_another_pid_namespace_is_kept(tmp
 @pytest.mark.parametrize("seed", range(20))
 def test_generated_directories_only_intact_recorded_ones_go(tmpdir_env, seed):
     """Random look-alikes (dead and live pids, odd suffixes), files and links under work-directory names,
-    and recorded directories of killed runs, some then replaced, swapped for a link or a file: the sweep
-    removes exactly the recorded directories still intact, and every other tree is byte for byte kept."""
+    and recorded directories of killed runs, some then replaced, swapped for a link or a file, some never
+    identified (killed between mkdir and the record of their inode; empty or not): the sweep removes exactly
+    the recorded directories still intact and the empty unidentified ones, and every other tree is byte for
+    byte kept."""
     rng = random.Random(seed)
     store = open_store()
     run_id = _killed_run(store)
@@ -149,6 +151,14 @@ def test_generated_directories_only_intact_recorded_ones_go(tmpdir_env, seed):
         name = f"iolab-{rng.choice(['point', 'phase'])}-{rng.choice([999999, _dead_pid(), os.getpid(), 1])}-{i}x"
         path = tmpdir_env / name
         recorded = rng.random() < 0.5
+        if recorded and rng.random() < 0.25:  # its run killed between the mkdir and the record of its identity
+            store.record_scratch(run_id, str(path), WORKDIR)
+            path.mkdir(mode=0o700)
+            if rng.random() < 0.5:
+                expected_gone.add(path)  # empty: nothing in it can be lost
+            else:
+                (path / "data").write_bytes(rng.randbytes(rng.randint(1, 4096)))
+            continue
         if recorded:
             _recorded_workdir(store, run_id, path)
             fate = rng.choice(["intact", "intact", "replaced", "link", "file"])
@@ -178,4 +188,20 @@ def test_generated_directories_only_intact_recorded_ones_go(tmpdir_env, seed):
         after = _tree_digest(path) if isinstance(before, str) else path.lstat()
         assert after == before, path
     assert _tree_digest(elsewhere) == victim
+    store.close()
+
+
+def test_an_unidentified_directory_filled_after_it_was_judged_empty_is_kept_whole(tmpdir_env, monkeypatch):
+    """The sweep judges an unidentified work directory empty, then removes it with rmdir, never rmtree: one
+    filled in between (here: judged empty while it holds data) keeps every byte and is named."""
+    store = open_store()
+    path = tmpdir_env / "iolab-point-1-unidentified"
+    store.record_scratch(_killed_run(store), str(path), WORKDIR)
+    path.mkdir(mode=0o700)
+    (path / "data").write_bytes(b"x" * 4096)
+    before = _tree_digest(path)
+    monkeypatch.setattr(scratch, "_empty", lambda _path: True)
+    done = scratch.remove(store, scratch.leftovers(store))
+    assert done.removed == [] and _tree_digest(path) == before
+    assert "never recorded, and it is not empty" in done.kept[0]
     store.close()

@@ -131,15 +131,41 @@ def remove(store: Store, records: list[ScratchRecord], dry_run: bool = False) ->
             continue
         if not dry_run:
             try:
-                shutil.rmtree(record.path) if record.kind in DIRECTORIES else os.unlink(record.path)
+                _remove_one(record)
             except FileNotFoundError:
                 pass
             except OSError as exc:
-                done.kept.append(f"{record.path} ({exc.strerror})")
+                done.kept.append(f"{record.path} ({_unremovable(record, exc)})")
                 continue
             store.scratch_removed(record.id)
         done.removed.append(record.path)
     return done
+
+
+def _remove_one(record: ScratchRecord) -> None:
+    """Remove one recorded path `_not_ours` cleared: a directory with what it holds, except a work directory
+    whose identity was never recorded, which goes only empty (rmdir: nothing in it can be lost)."""
+    if record.kind == WORKDIR and record.ino is None:
+        os.rmdir(record.path)
+    elif record.kind in DIRECTORIES:
+        shutil.rmtree(record.path)
+    else:
+        os.unlink(record.path)
+
+
+_NEVER_IDENTIFIED = "its device and inode were never recorded, and it is not empty"
+
+
+def _empty(path: str) -> bool:
+    with os.scandir(path) as entries:
+        return next(entries, None) is None
+
+
+def _unremovable(record: ScratchRecord, exc: OSError) -> str:
+    """Why a cleared path could not be removed: filled since it was judged, or the OS's reason."""
+    if record.kind == WORKDIR and record.ino is None and exc.errno == errno.ENOTEMPTY:
+        return _NEVER_IDENTIFIED
+    return exc.strerror or "cannot be removed"
 
 
 @guards.guard("clean-identity", "removing a recorded path that is no longer what iolab created", allow="")
@@ -165,10 +191,13 @@ def _identity_problem(record: ScratchRecord, same: bool) -> str:
     are those recorded), or ""."""
     if record.kind == WORKDIR:
         # fio's work directory: only the very directory recorded (its name proves nothing), and only when
-        # no iolab holds its lock (one of another PID namespace sharing this home, still running).
-        if not same:
+        # no iolab holds its lock (one of another PID namespace sharing this home, still running). One whose
+        # identity was never recorded (its run killed as it made it) goes only if empty (`_remove_one`).
+        if not same and record.ino is not None:
             return "not the directory iolab created (its device and inode differ from those recorded)"
-        return "in use by a running iolab" if locked(record.path) else ""
+        if locked(record.path):
+            return "in use by a running iolab"
+        return "" if record.ino is not None or _empty(record.path) else _NEVER_IDENTIFIED
     if not Path(record.path).name.startswith((SCRATCH_PREFIX, METADATA_PREFIX)):
         # A file a job named: no random name vouches for it, only being the very file iolab made.
         return "" if same else "not the file iolab created (replaced, or never made)"
