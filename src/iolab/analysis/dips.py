@@ -67,6 +67,14 @@ class Dip:
     lost_mib: float  # sum of (level - value) x interval / MiB; meaningful for bytes/s series
     level_before: float
     level_after: float
+    # (start s, end s) of the seconds that made it an event (from its first to its last second `shoulder` below
+    # the level), which the rules judge it on; onset_s..onset_s + duration_s is where its descent starts and its
+    # rise ends (`date_edges`). None: the same interval (a step; a dip dated as it was detected)
+    low_s: tuple[float, float] | None = None
+
+    def low(self) -> tuple[float, float]:
+        """The interval the event was detected on: what its judging reads as inside it."""
+        return self.low_s if self.low_s is not None else (self.onset_s, self.onset_s + self.duration_s)
 
 
 @dataclass(frozen=True)
@@ -356,6 +364,7 @@ def _transient(x, t, first: int, last: int, level: float, interval: float, dated
         lost_mib=float(np.sum(np.clip(level - ev, 0, None))) * interval / MIB,
         level_before=float(np.median(pre)) if len(pre) else level,
         level_after=float(np.median(post)) if len(post) else float("nan"),
+        low_s=(float(t[first] - interval), float(t[last])),
     )
 
 
