@@ -44,8 +44,8 @@ class DipParams:
     # descent (rise) starts when a hinge there beats a descent starting at that second by more than this x
     # spread^2 x ln n (`date_edges`); None: dated from the shoulder crossing as before. 1.0 chosen on
     # bench/dips_envelope.py's tuning seeds 40-839 from 0.5, 1, 1.5, 2, 3, 5: onset within 1 s of the shape's
-    # start 88.3% -> 95.3% (V 59.9% -> 87.0%, 21-60 s 71.3% -> 89.8%, rectangles 97.8% as before); at 0.5
-    # rectangles fell to 97.2% (noise dated them early)
+    # start 88.3% -> 95.0% (V 59.9% -> 86.4%, 21-60 s 71.3% -> 89.2%, rectangles 97.8% as before); at 0.5
+    # rectangles fell to 97.2% (noise dated them early). docs/dips.md "Dating a gradual dip"
     hinge_penalty: float | None = 1.0
 
 
