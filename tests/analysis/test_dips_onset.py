@@ -52,3 +52,20 @@ def test_without_the_hinge_a_gradual_descent_is_dated_late():
     """The check can fail: dated from the shoulder crossing, the same V starts late."""
     late = [_dated("V", 30, seed, DipParams(hinge_penalty=None))[0] - START for seed in range(5)]
     assert min(late) >= 2, late
+
+
+def test_the_rules_read_a_dated_dip_on_the_seconds_it_was_detected_on():
+    """The dating moves no finding: what the rules count as inside a dip (`window_tail.during`) is the seconds
+    12.5% below the level that made it an event, not its longer dated interval."""
+    from iolab.analysis import window_tail
+
+    rng = np.random.default_rng(0)
+    x = 1000.0 + rng.normal(0.0, 40.0, SECONDS)
+    x[START : START + 30] *= 1.0 - _shape("V", 30, 0.6)
+    t = np.arange(1.0, SECONDS + 1)
+    (dip,) = detect_dips(t, x, DipParams()).dips
+    start, end = dip.low()
+    assert dip.onset_s < start and end < dip.onset_s + dip.duration_s
+    inside = window_tail.during(t, dip)
+    assert t[inside][0] == start + 1 and t[inside][-1] == end
+    assert x[inside][0] < 875.0 and x[inside][-1] < 875.0  # its first and last seconds are 12.5% below

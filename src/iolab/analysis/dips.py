@@ -58,7 +58,7 @@ class Dip:
     """
 
     kind: str  # "transient" or "step"
-    onset_s: float  # start of the first low interval
+    onset_s: float  # where its descent starts (`date_edges`); `low_s` holds where it was detected
     duration_s: float
     depth: float  # 1 - lowest value / level, 0..1 (a step: 1 - level after / level before)
     mean_drop: float  # 1 - mean value / level over the event
