@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 MIB = 1 << 20
 
 
+HINGE_REACH = 600  # samples a dip's dating looks before (after) its detected edge: bounds the hinge's grid
+
+
 @dataclass(frozen=True)
 class DipParams:
     drop: float = 0.25  # a second is low when below (1 - drop) x level
@@ -402,21 +405,25 @@ def date_edges(x, found: list[list[int]], level: float, sigma: float, params: Di
 
 def _descent_start(x, first: int, last: int, lo: int, level: float, gain: float) -> int:
     """Where the descent into the event first..last starts: the earliest sample t0 (from `lo`, at most the event's
-    length before `first`) of the best hinge (the level up to t0, a straight fall to a floor at t1, the floor to
-    the event's middle), when it beats the best hinge starting at `first` by more than `gain`; else `first`."""
+    length and `HINGE_REACH` before `first`) of the best hinge (the level up to t0, a straight fall to a floor at
+    t1, the floor to the event's middle), when it beats the best hinge starting at `first` by more than `gain`;
+    else `first`. Every (t0, t1) at once from running sums: one hinge's fit is two sums over its seconds."""
     import numpy as np
 
-    a = max(lo, first - (last - first + 1))
+    a = max(lo, first - (last - first + 1), first - HINGE_REACH)
     if a >= first:
         return first
-    y = x[a : (first + last) // 2 + 1] - level
+    y = x[a : min((first + last) // 2, first + HINGE_REACH) + 1] - level
     f, m = first - a, len(y)
-    i = np.arange(m)
-    total = float(np.sum(y * y))
-    best = np.full(f + 1, np.inf)
-    for t0 in range(f + 1):
-        t1 = np.arange(max(t0, f), m)[:, None]
-        r = np.clip((i[None, :] - t0 + 1) / (t1 - t0 + 1), 0.0, 1.0)  # the hinge's shape: 0 up to t0, 1 past t1
-        best[t0] = total - float(np.max((r @ y) ** 2 / np.sum(r * r, axis=1)))
-    t0 = int(np.argmin(best[:f]))
-    return a + t0 if best[f] - best[t0] > gain else first
+    sy = np.concatenate(([0.0], np.cumsum(y)))
+    siy = np.concatenate(([0.0], np.cumsum(np.arange(m) * y)))
+    t0 = np.arange(f + 1)[:, None]
+    t1 = np.arange(f, m)[None, :]
+    span = (t1 - t0 + 1).astype(float)
+    # the hinge r: 0 before t0, (i - t0 + 1) / span from t0 to t1, 1 after; its fit takes (r.y)^2 / (r.r) off
+    ramp = (siy[t1 + 1] - siy[t0]) - (t0 - 1) * (sy[t1 + 1] - sy[t0])
+    ry = ramp / span + (sy[m] - sy[t1 + 1])
+    rr = (span + 1.0) * (2.0 * span + 1.0) / (6.0 * span) + (m - 1 - t1)
+    best = float(np.sum(y * y)) - np.max(ry * ry / rr, axis=1)
+    t = int(np.argmin(best[:f]))
+    return a + t if best[f] - best[t] > gain else first
