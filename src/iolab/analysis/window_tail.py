@@ -81,8 +81,10 @@ def log_values(values):
 
 
 def during(t, event):
-    """Which of the seconds ending at `t` lie in `event` (a Dip: after its onset, up to its end)."""
-    return (t > event.onset_s) & (t <= event.onset_s + event.duration_s)
+    """Which of the seconds ending at `t` lie in `event` (a Dip: after the start of the seconds it was detected on,
+    up to their end)."""
+    start, end = event.low()
+    return (t > start) & (t <= end)
 
 
 def outside(t, usable, events):

@@ -64,8 +64,9 @@ def _against_peers(dip: Dip, series: PointSeries, peers: list[PointSeries], drop
         middle = others[len(others) // 2] if others else 0.0
         if middle > 0 and math.isfinite(v):
             ratios.append((t, v / middle))
-    inside = [q for t, q in ratios if dip.onset_s < t <= dip.onset_s + dip.duration_s]
-    outside = sorted(q for t, q in ratios if not dip.onset_s < t <= dip.onset_s + dip.duration_s)
+    start, end = dip.low()
+    inside = [q for t, q in ratios if start < t <= end]
+    outside = sorted(q for t, q in ratios if not start < t <= end)
     if not inside or not outside:
         return True  # nothing to compare with: the device's own series decides
     return sum(inside) / len(inside) < (1 - drop) * outside[len(outside) // 2]
@@ -121,13 +122,14 @@ def _beyond_noise(
     scale: for a dip, its mean against the seconds around it (at least twice its length of them); for a
     step, the difference of the two levels' means. Each mean's standard deviation counts the correlation of
     seconds in a row (a slow second is often followed by another)."""
-    inside = [event.onset_s < t <= event.onset_s + event.duration_s for t in times]
+    start, end = event.low()
+    inside = [start < t <= end for t in times]
     if event.kind == "step":
         return _step_beyond_noise(event, times, values, places, inside)
     # Against the level of the seconds around it outside the events already confirmed, not the rolling
     # baseline that found it (in noise that wanders, a baseline at a local high plus a few low seconds looked
     # like a dip: issue 33's corpus), nor seconds a confirmed stall pulls down.
-    held = [any(e.onset_s < t <= e.onset_s + e.duration_s for e in confirmed) for t in times]
+    held = [any(e.low()[0] < t <= e.low()[1] for e in confirmed) for t in times]
     rest = _logs([v for v, i, h in zip(values, inside, held, strict=True) if not i and not h])
     during = _logs([v for v, i in zip(values, inside, strict=True) if i])
     if len(rest) < MIN_REST:
@@ -201,7 +203,7 @@ def noise_outside(
     quiet, rest = usable.copy(), usable.copy()  # outside every event; outside the confirmed ones
     residuals = np.zeros(len(v))
     for other in events:
-        held = usable & (t > other.onset_s) & (t <= other.onset_s + other.duration_s)
+        held = usable & (t > other.low()[0]) & (t <= other.low()[1])
         quiet &= ~held
         if other in confirmed and held.any():
             residuals[held] = logs[held] - logs[held].mean()
@@ -338,7 +340,7 @@ class Power:
 def power(values: list[float], events: list[Dip], times: list[float], places: int) -> Power | None:
     """The smallest dip and step `_beyond_noise` would pass on a series with this one's noise (its ordinary
     seconds' spread, outside its events), by the same cut and the same allowance for seconds in a row."""
-    inside = [any(e.onset_s < t <= e.onset_s + e.duration_s for e in events) for t in times]
+    inside = [any(e.low()[0] < t <= e.low()[1] for e in events) for t in times]
     quiet = _logs([v for v, i in zip(values, inside, strict=True) if not i])
     n = len(quiet)
     if n < MIN_REST + 2:
