@@ -182,6 +182,8 @@ def history_json(histories: list[SeriesHistory]) -> str:
                         "relative_change": c.point.relative_change,
                         "pvalue": c.point.pvalue,
                         "text": change_line(c),
+                        # The runs whose snapshots were read: every two successive ones between them (HOST_WINDOW).
+                        "host_changes_between_runs": list(c.window or (c.run_before, c.run_at)),
                         "host_changes": None
                         if c.host_changes is None
                         else [
