@@ -176,23 +176,26 @@ def _window_changes(
     """The host differences between every two successive usable runs from the one before `index - HOST_WINDOW` to
     the last within `index + HOST_WINDOW`, each once, in run order; None when no pair's snapshots could be read.
     With (the first run read, the last)."""
-    values = series.values
-    last = min(len(values) - 1, index + HOST_WINDOW)
-    near = range(max(0, index - HOST_WINDOW), last + 1)
-    usable = sorted({index} | {i for i in near if not math.isnan(values[i]) and values[i]})
+    usable = _usable_near(series, index)
     found: list[Change] = []
     read = False
-    first = _previous_valid(series, usable[0])
     for i in usable:
         pair = series.run_ids[_previous_valid(series, i)], series.run_ids[i]
         if pair[0] == pair[1]:
             continue
         if pair not in diffs:
             diffs[pair] = host_changes(store, *pair)
-        if diffs[pair] is not None:
-            read = True
-            found += [c for c in diffs[pair] or [] if c not in found]
-    return (found if read else None), (series.run_ids[first], series.run_ids[usable[-1]])
+        read = read or diffs[pair] is not None
+        found += [c for c in diffs[pair] or [] if c not in found]
+    first = series.run_ids[_previous_valid(series, usable[0])]
+    return (found if read else None), (first, series.run_ids[usable[-1]])
+
+
+def _usable_near(series: Series, index: int) -> list[int]:
+    """`index` and the usable runs (not NaN, not failed) within HOST_WINDOW of it, in order."""
+    values = series.values
+    near = range(max(0, index - HOST_WINDOW), min(len(values), index + HOST_WINDOW + 1))
+    return sorted({index} | {i for i in near if not math.isnan(values[i]) and values[i]})
 
 
 def load_histories(
