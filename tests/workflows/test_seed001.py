@@ -119,8 +119,9 @@ def test_the_change_point_is_at_the_hour_the_setting_changed_and_names_it(import
     env, ids, _, _, device = imported
     text = iolab("history", env=env).stdout
     # the change point sits at the first hour measured after the change, not at the bad hour, and says
-    # what changed on the host between the hour before it and its own
-    assert f"(run {ids[CHANGE_AT]}, p=<0.001); {device.name}: read_ahead_kb 128 -> 4096" in text, text
+    # what changed on the host over the hours around it (views.history.HOST_WINDOW)
+    assert f"(run {ids[CHANGE_AT]}, p=<0.001); between run " in text, text
+    assert f"(the runs around the change point): {device.name}: read_ahead_kb 128 -> 4096" in text, text
     (series,) = json.loads(iolab("history", "--json", env=env).stdout)
     (change,) = series["change_points"]
     assert change["run"] == ids[CHANGE_AT] and change["run_before"] == ids[CHANGE_AT - 1], change

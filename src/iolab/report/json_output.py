@@ -14,7 +14,7 @@ from iolab.models.workload import workload_identity
 from iolab.report.wording import change_line, change_points_notes, verdict_summary
 from iolab.views.comparison import Comparison, WorkloadSamples
 from iolab.views.export import ExportedRun
-from iolab.views.history import SeriesHistory
+from iolab.views.history import LocatedChange, SeriesHistory
 from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
 from iolab.views.tables import NotebookTable
 
@@ -142,6 +142,11 @@ def _judged(h: SeriesHistory) -> dict | None:
     }
 
 
+def _read_between(change: LocatedChange) -> tuple[int, int]:
+    """The first and last runs whose snapshots a change point's host differences were read from."""
+    return change.window or (change.run_before, change.run_at)
+
+
 def history_json(histories: list[SeriesHistory]) -> str:
     out = []
     for h in histories:
@@ -182,6 +187,8 @@ def history_json(histories: list[SeriesHistory]) -> str:
                         "relative_change": c.point.relative_change,
                         "pvalue": c.point.pvalue,
                         "text": change_line(c),
+                        # The runs whose snapshots were read: every two successive ones between them (HOST_WINDOW).
+                        "host_changes_between_runs": list(_read_between(c)),
                         "host_changes": None
                         if c.host_changes is None
                         else [

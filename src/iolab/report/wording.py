@@ -144,9 +144,14 @@ def change_line(change: LocatedChange) -> str:
     head = f"{size} from {when(change.time)} (run {change.run_at}, p={p_value(cp.pvalue)})"
     if change.host_changes is None:
         return f"{head}; host differences unknown (no snapshot)"
+    first, last = change.window or (change.run_before, change.run_at)
+    # Read over the runs around the change point (`views.history.HOST_WINDOW`): said so where that is more than
+    # the run before it and it.
+    around = "" if (first, last) == (change.run_before, change.run_at) else " (the runs around the change point)"
     if not change.host_changes:
-        return f"{head}; no host setting changed between run {change.run_before} and run {change.run_at}"
-    return f"{head}; " + "; ".join(c.render() for c in change.host_changes)
+        return f"{head}; no host setting changed between run {first} and run {last}{around}"
+    where = f"between run {first} and run {last}{around}: " if around else ""
+    return f"{head}; {where}" + "; ".join(c.render() for c in change.host_changes)
 
 
 def outlier_runs_line(outliers: Sequence[OutlierRun], metric: str) -> str:

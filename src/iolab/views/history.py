@@ -44,7 +44,10 @@ class LocatedChange:
     run_before: int
     run_at: int
     time: float
-    host_changes: list[Change] | None  # None when a snapshot is missing
+    host_changes: list[Change] | None  # None when no snapshot pair in the window could be read
+    # The first and last runs whose snapshots were read (`HOST_WINDOW`): the differences are those between any two
+    # successive runs from the one before the window to its last; None: run_before and run_at alone.
+    window: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -152,14 +155,47 @@ def series_history(
     for cp in judged.change_points:
         indices.append(cp.index)
         before = _previous_valid(series, cp.index)
-        pair = series.run_ids[before], series.run_ids[cp.index]
-        if pair not in diffs:
-            diffs[pair] = host_changes(store, *pair)
-        located.append(LocatedChange(cp, pair[0], pair[1], series.times[cp.index], diffs[pair]))
+        changes, window = _window_changes(store, series, cp.index, diffs)
+        run_before, run_at = series.run_ids[before], series.run_ids[cp.index]
+        located.append(LocatedChange(cp, run_before, run_at, series.times[cp.index], changes, window))
     notebook = series_notebook(series, annotations_of(store, series.run_ids), indices)
     days = daily_cov(series.times, series.values, cov_target)
     outliers = series_outlier_runs(series, judged.outlier_runs)
     return SeriesHistory(series, health, located, sum(series.failed), notebook, days, outliers, judged)
+
+
+# Runs either side of a change point whose snapshots are read for what changed on the host: a change point is placed
+# where the runs around it hold the most likelihood (`analysis.history.PLACE_RUNS`), up to 3 runs from the step's
+# first run, so the run before it and it may both lie on one level, and the setting changed a run or two away.
+HOST_WINDOW = 3
+
+
+def _window_changes(
+    store: Store, series: Series, index: int, diffs: HostDiffs
+) -> tuple[list[Change] | None, tuple[int, int]]:
+    """The host differences between every two successive usable runs from the one before `index - HOST_WINDOW` to
+    the last within `index + HOST_WINDOW`, each once, in run order; None when no pair's snapshots could be read.
+    With (the first run read, the last)."""
+    usable = _usable_near(series, index)
+    found: list[Change] = []
+    read = False
+    for i in usable:
+        pair = series.run_ids[_previous_valid(series, i)], series.run_ids[i]
+        if pair[0] == pair[1]:
+            continue
+        if pair not in diffs:
+            diffs[pair] = host_changes(store, *pair)
+        read = read or diffs[pair] is not None
+        found += [c for c in diffs[pair] or [] if c not in found]
+    first = series.run_ids[_previous_valid(series, usable[0])]
+    return (found if read else None), (first, series.run_ids[usable[-1]])
+
+
+def _usable_near(series: Series, index: int) -> list[int]:
+    """`index` and the usable runs (not NaN, not failed) within HOST_WINDOW of it, in order."""
+    values = series.values
+    near = range(max(0, index - HOST_WINDOW), min(len(values), index + HOST_WINDOW + 1))
+    return sorted({index} | {i for i in near if not math.isnan(values[i]) and values[i]})
 
 
 def load_histories(
