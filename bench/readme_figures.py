@@ -447,22 +447,22 @@ def calibration_dips(results: Results) -> str:
         f"0-0.7, Gaussian or t3 shocks; penalty {d['params']['penalty']:g} chosen on seeds "
         f"{d['tuning']['seeds'][0]}..{d['tuning']['seeds'][1] - 1}; {h['all']['cases']:,} held-out seeds "
         f"{h['seeds'][0]}..{h['seeds'][1] - 1}). Oracle: a matched filter knowing the shape, length and noise, at "
-        f"the rules' own false-alarm rate ({h['false_alarm_rate_used_by_oracle']:.1%} of clean runs). A dip's length "
-        f"and onset are the time it holds at least {d['params']['shoulder']:.1%} below the level (a V's onset is where "
-        f"its edge gets that deep); onset from the shape's first second beside it.",
+        f"the rules' own false-alarm rate ({h['false_alarm_rate_used_by_oracle']:.1%} of clean runs). A dip's onset is "
+        f"judged against the shape's first second (the rules date a gradual descent from where it starts), and beside "
+        f"it against the first second {d['params']['shoulder']:.1%} below the level (where a V's edge gets that deep).",
         "",
-        "| dip length | found (depth >= 30%, >= 3x sd) | oracle | onset +-1 s | (from the shape's start) "
+        "| dip length | found (depth >= 30%, >= 3x sd) | oracle | onset +-1 s of the shape's start | (of 12.5% down) "
         "| found (all depths) | oracle |",
         "|---|---|---|---|---|---|---|",
     ]
     for label, b in h["eligible_by_length_s"].items():
         a = h["all_by_length_s"][label]
         lines.append(
-            f"| {label} s | {_share_of(b['recall'])} of {b['cases']} | {_share_of(b['oracle'])} | {_share_of(b['onset_within_1s'])} "
-            f"| {_share_of(b.get('shape_onset_within_1s'))} | {_share_of(a['recall'])} of {a['cases']} | {_share_of(a['oracle'])} |"
+            f"| {label} s | {_share_of(b['recall'])} of {b['cases']} | {_share_of(b['oracle'])} | {_share_of(b.get('shape_onset_within_1s'))} "
+            f"| {_share_of(b['onset_within_1s'])} | {_share_of(a['recall'])} of {a['cases']} | {_share_of(a['oracle'])} |"
         )
     shapes = ", ".join(
-        f"{name} {_share_of(b['recall'])} (onset +-1 s {_share_of(b['onset_within_1s'])})"
+        f"{name} {_share_of(b['recall'])} (onset +-1 s {_share_of(b.get('shape_onset_within_1s'))})"
         for name, b in h["eligible_by_shape"].items()
     )
     depths = ", ".join(
@@ -474,8 +474,8 @@ def calibration_dips(results: Results) -> str:
         f"Depth >= 30% and >= 3x sd, holding {d['params']['min_duration_s']:g} s, all lengths: "
         f"**{_share_of(h['eligible']['recall'])}** found of "
         f"{h['eligible']['cases']:,} (oracle {_share_of(h['eligible']['oracle'])}), onset within 1 s in "
-        f"**{_share_of(h['eligible']['onset_within_1s'])}**, length within 20% in "
-        f"{_share_of(h['eligible']['length_within_20pct'])}. "
+        f"**{_share_of(h['eligible'].get('shape_onset_within_1s'))}** of the shape's start "
+        f"({_share_of(h['eligible']['onset_within_1s'])} of its first second 12.5% down). "
         f"By shape (eligible): {shapes}. By depth (all): {depths}. False findings per clean run: "
         f"**{clean['false_per_run']:g}**; Gaussian shocks {clean['by_tails']['gaussian']['false_per_run']:g}, t3 "
         f"{clean['by_tails']['t3']['false_per_run']:g}; COV "
