@@ -828,7 +828,8 @@ def summarise_arrays(rows: list[dict], null: list[dict]) -> dict:
 
 def stop_case(trace: dict) -> dict | None:
     """Replay --stop-when-known on one trace: `decide` each second, the horizon the job's own length, up to
-    --max-seconds: 60 (the default) and, for 5-minute jobs, the job's length too (`*_max_job`). The first
+    the maximum the runner sets when none is given (`product_max`) and, for 5-minute jobs, the job's length
+    too (`*_max_job`; `today` keeps the 60 s default of the rule before issue 40). The first
     "target met" is the stop; without one, the interval `Watch.record` prints at the maximum (`at_max`).
     Also under `TODAY` (the rule before issue 40)."""
     x = trace["series"]
@@ -838,12 +839,23 @@ def stop_case(trace: dict) -> dict | None:
         return None
     whole = float(np.mean(x))
     out = {"folder": trace["folder"], "job": trace["job"], "dir": trace["dir"], "horizon": horizon, "whole": whole}
-    variants = [("now", None, 60), ("today", TODAY, 60)]
+    variants = [("now", None, product_max(horizon)), ("today", TODAY, 60)]
     if horizon > 60:
         variants += [("now_max_job", None, horizon), ("today_max_job", TODAY, horizon)]
     for name, params, max_s in variants:
         out |= _replay(name, [float(v) for v in x][: min(max_s, n)], whole, trace["dir"] == "write", horizon, params)
     return out
+
+
+def product_max(horizon: int) -> int:
+    """The most seconds the runner lets a job of `horizon` seconds run under `--stop-when-known` with no
+    `--max-seconds` (`runner.stopping.point_rule`), asked of the product rather than assumed."""
+    from iolab.models import Point, Target
+    from iolab.runner.stopping import StopRule, point_rule
+
+    target = Target(path="/audit", kind="file", filename="/audit", size_bytes=1 << 20)
+    job = Point("audit", target, {"rw": "read", "runtime": str(horizon), "time_based": "1"})
+    return int(point_rule(job, StopRule.from_settings({})).cap)
 
 
 def _replay(name: str, values: list[float], whole: float, writes: bool, horizon: int, params) -> dict:
