@@ -190,7 +190,10 @@ def main() -> int:
     parser.add_argument("--sigma", default="0.20-0.30", help="sigma of ln rate, e.g. 0.20-0.30")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument(
-        "--variant", action="append", default=[], help="parameters judged beside the shipped: NAME=VALUE,... (repeatable)"
+        "--variant",
+        action="append",
+        default=[],
+        help="parameters judged beside the shipped: NAME=VALUE,... (repeatable)",
     )
     parser.add_argument("--bound-alarm", type=float, help="the bound's alarm (default: outlier_envelope.json's)")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_gap.json")
