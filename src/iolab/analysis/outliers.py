@@ -94,6 +94,9 @@ class OutlierParams:
     # (masking; issue 40, ninth round). The simulation holds the whole array's false-alarm rate with it. 1: the
     # same alarm at every step (Rosner's generalized ESD).
     step_boost: float = 1.0
+    # Or: the share of `array_alarm` the later steps spend on clean arrays, simulated per size
+    # (`analysis.outlier_null.later_alarm`), the first step getting the rest; 0 keeps `step_boost`.
+    step_share: float = 0.0
     # The widest spread (sd of ln rate) healthy peers of one array are taken to have: reference/analysis.md §5.4
     # (peers of one model on real machines spread up to 0.3). Within it, the envelope test weighs a drive against
     # that spread, which a handful of peers cannot estimate themselves (Student's t with 1-5 degrees of freedom).
@@ -446,7 +449,8 @@ def _for_size(params: OutlierParams, count: int) -> OutlierParams:
     drives on, the t test there at the alarm that holds `array_alarm` (`analysis.outlier_null`), and at
     `small_loo_alarm` below it."""
     if count >= max(params.envelope_devices, 8) and params.array_alarm > 0 and params.loo_alarm > 0:
-        params = replace(params, loo_alarm=_calibrated_loo_alarm(params, count))
+        first, later = _calibrated_loo_alarm(params, count), _calibrated_later_alarm(params, count)
+        params = replace(params, loo_alarm=first, step_boost=later / first if later > 0 else params.step_boost)
     else:  # the later steps' boost is held by the simulation only
         params = replace(params, step_boost=1.0)
     if not params.envelope_devices:
@@ -462,10 +466,28 @@ def _calibrated_loo_alarm(params: OutlierParams, count: int) -> float:
     `array_alarm` on clean arrays (`analysis.outlier_null`; the group search's share where it judges)."""
     from iolab.analysis.outlier_null import loo_alarm
 
-    steps = max(params.loo_block, int(params.loo_share * count))
-    group = params.group_alarm if count >= max(params.group_devices, 1) else 0.0
+    steps, group = _steps_and_group(params, count)
+    later = _calibrated_later_alarm(params, count)
     floor = params.loo_alarm * 1e-3
-    return loo_alarm(count, params.array_alarm, steps, group, params.group_share, floor, params.step_boost)
+    return loo_alarm(count, params.array_alarm, steps, group, params.group_share, floor, params.step_boost, later)
+
+
+def _calibrated_later_alarm(params: OutlierParams, count: int) -> float:
+    """The later steps' own alarm in `count` drives where `step_share` sets it (`analysis.outlier_null`), else 0
+    (they are judged at `step_boost` times the first step's)."""
+    from iolab.analysis.outlier_null import later_alarm
+
+    if params.step_share <= 0:
+        return 0.0
+    steps, group = _steps_and_group(params, count)
+    return later_alarm(count, params.step_share * params.array_alarm, steps, group, params.group_share)
+
+
+def _steps_and_group(params: OutlierParams, count: int) -> tuple[int, float]:
+    """How many drives the leave-out tests set aside in `count`, and the group search's alarm there (0: it does
+    not judge)."""
+    steps = max(params.loo_block, int(params.loo_share * count))
+    return steps, params.group_alarm if count >= max(params.group_devices, 1) else 0.0
 
 
 def _signed(sign: float, value: float | None) -> float | None:
