@@ -53,6 +53,9 @@ class Sums:
     cc: float = 0.0  # Σ c²
     clean_method: int = 0  # clean arrays of the bin with a drive named
     clean_bound: int = 0
+    # twins with a healthy drive named (the slow drive's peers): what a looser later step costs beside its recall
+    healthy_method: int = 0
+    healthy_bound: int = 0
 
     def add(self, method: int, bound: int, drives: int) -> None:
         d = method - bound
@@ -84,6 +87,7 @@ class Sums:
             "se_points": round(100 * se, 2),
             "gap_95": [round(100 * (gap - Z95 * se), 2), round(100 * (gap + Z95 * se), 2)],
             "clean_alarms": {"method": self.clean_method, "bound": self.clean_bound, "of": k},
+            "healthy_named": {"method": self.healthy_method, "bound": self.healthy_bound, "of": k},
             "sums": {f: getattr(self, f) for f in self.__dataclass_fields__},
         }
 
@@ -118,6 +122,7 @@ def judge_set(
     for case in env.corpus(seeds, workers):
         bound = env.named_at(case.seen_twin.bound, bound_alarm)
         clean_bound = bool(env.named_at(case.seen_clean.bound, bound_alarm))
+        healthy_bound = bool(bound - set(case.twin.slow))
         slow = [d for d, ratio in case.twin.slow.items() if ratio <= AT_MOST]
         kind = "one slow drive" if len(case.twin.slow) == 1 else "two slow drives"
         for variant, params in variants.items():
@@ -125,6 +130,8 @@ def judge_set(
             for part in (sums[variant]["all"], sums[variant][kind]):
                 part.clean_method += bool(case.seen_clean.judge(params).named)
                 part.clean_bound += clean_bound
+                part.healthy_method += bool(set(named) - set(case.twin.slow))
+                part.healthy_bound += healthy_bound
                 part.add(sum(d in named for d in slow), sum(d in bound for d in slow), len(slow))
     return sums
 
@@ -140,7 +147,8 @@ def variants_of(specs: list[str]) -> dict[str, OutlierParams]:
 
 def report(name: str, row: dict) -> None:
     print(f"{name}: {row.get('method', 0):.1%} vs {row.get('bound', 0):.1%} of {row['drives']} drives, gap "
-          f"{row.get('gap_points')} points, 95% {row.get('gap_95')}", flush=True)  # fmt: skip
+          f"{row.get('gap_points')} points, 95% {row.get('gap_95')}, healthy named {row.get('healthy_named')}",
+          flush=True)  # fmt: skip
 
 
 def span(text: str, kind: type) -> tuple:
