@@ -166,15 +166,20 @@ def measure(args: argparse.Namespace, bound_alarm: float) -> tuple[dict, dict]:
     for spec in args.set or ["6000000"]:
         seeds = seeds_of(spec, args.arrays, size, sigma)
         sums = judge_set(seeds, variants, bound_alarm, args.workers)
-        for pool, pooled in pools.items():
-            if spec in pool.split("+"):
-                for v, parts in sums.items():
-                    pooled[v] = {part: pooled[v].get(part, Sums()).merged(s) for part, s in parts.items()}
+        _pool(pools, spec, sums)
         name = f"{seeds[0]}..{seeds[-1]}"
         sets[name] = {"given_as": spec, **_figures(sums)}
         for v in variants:
             report(f"{name} {v}", sets[name]["all"] if v == "shipped" else sets[name]["variants"][v]["all"])
     return sets, {pool: _figures(parts) for pool, parts in pools.items()}
+
+
+def _pool(pools: dict[str, dict[str, dict[str, Sums]]], spec: str, sums: dict[str, dict[str, Sums]]) -> None:
+    """One seed set's sums added to each pooling that holds it (`--pool`, sets joined by +)."""
+    for pool, pooled in pools.items():
+        if spec in pool.split("+"):
+            for v, parts in sums.items():
+                pooled[v] = {part: pooled[v].get(part, Sums()).merged(s) for part, s in parts.items()}
 
 
 def _figures(sums: dict[str, dict[str, Sums]]) -> dict:
