@@ -45,7 +45,7 @@ import outlier_envelope as env  # noqa: E402
 from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
 
 from iolab.analysis.noise import own_noise  # noqa: E402
-from iolab.analysis.outliers import OutlierReport, find_outliers, find_outliers_by_class  # noqa: E402
+from iolab.analysis.outliers import OutlierParams, OutlierReport, find_outliers, find_outliers_by_class  # noqa: E402
 
 FAMILIES = ("lognormal peers", "uniform log spread", "bimodal peers", "HBA groups", "two drive models")
 SIZE_BINS = ((3, 7), (8, 15), (16, 32), (33, 64), (65, 128))
@@ -84,15 +84,15 @@ def draw(seed: int, family: str, sigma_bin: tuple[float, float], size: tuple[int
     return base
 
 
-def judge(array: env.Array) -> list[OutlierReport]:
-    """ARR-OUTLIER's reports of the array (by model where it has two)."""
+def judge(array: env.Array, params: OutlierParams | None = None) -> list[OutlierReport]:
+    """ARR-OUTLIER's reports of the array (by model where it has two), at `params` (the shipped ones: None)."""
     x = env.per_second(array, np.random.default_rng([array.seed, 7]))
     values = {f"d{i}": float(x[i].mean()) for i in range(array.n)}
     noise = {f"d{i}": e for i in range(array.n) if (e := own_noise(x[i].tolist())) is not None}
     if array.model:
         classes = {f"d{i}": f"model {m}" for i, m in enumerate(array.model)}
-        return list(find_outliers_by_class(values, classes, noise=noise).values())
-    return [find_outliers(values, noise=noise)]
+        return list(find_outliers_by_class(values, classes, params, noise=noise).values())
+    return [find_outliers(values, params, noise=noise)]
 
 
 def wilson(hits: int, of: int) -> tuple[float, float]:
@@ -111,7 +111,9 @@ def span(text: str, kind: type) -> tuple:
     return kind(low), kind(high)
 
 
-def run(arrays: int, seed: int, bins: tuple[tuple, tuple], families: tuple[str, ...], save) -> dict:
+def run(
+    arrays: int, seed: int, bins: tuple[tuple, tuple], families: tuple[str, ...], save, params: OutlierParams | None
+) -> dict:
     """Each family's bins (`bins`: the size bins and the sigma bins); `save` is called with the figures so far after
     every bin (a long run on a busy host keeps what it measured)."""
     sizes, sigmas = bins
@@ -127,7 +129,7 @@ def run(arrays: int, seed: int, bins: tuple[tuple, tuple], families: tuple[str, 
                 named = group = 0
                 started = time.perf_counter()
                 for _ in range(arrays):
-                    reports = judge(draw(seed + index, family, sigma_bin, size))
+                    reports = judge(draw(seed + index, family, sigma_bin, size), params)
                     index += 1
                     named += any(r.outliers for r in reports)
                     group += any(r.group for r in reports)
@@ -161,6 +163,15 @@ def merge(paths: list[Path], out: Path) -> int:
     return 0
 
 
+def _params(spec: str | None) -> OutlierParams | None:
+    """`--params` (NAME=VALUE,... over `OutlierParams`' fields, each cast to the field's type); None: shipped."""
+    if not spec:
+        return None
+    shipped = OutlierParams()
+    fields = dict(item.split("=") for item in spec.split(","))
+    return replace(shipped, **{k: type(getattr(shipped, k))(v) for k, v in fields.items()})
+
+
 def bins_of(args: argparse.Namespace) -> tuple[tuple, tuple]:
     """The size bins (the standard ones from --smallest to --largest, or each --size) and the sigma bins (each
     --sigma, else all three) a run measures."""
@@ -184,6 +195,7 @@ def main() -> int:
     )
     parser.add_argument("--sigma", action="append", help="only this sigma bin, e.g. 0.20-0.30 (repeatable)")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_clean.json")
+    parser.add_argument("--params", help="parameters other than the shipped: NAME=VALUE,... over OutlierParams' fields")
     parser.add_argument("--merge", nargs="+", type=Path, help="merge these per-family results into --out")
     add_smoke_flag(parser)
     args = parser.parse_args()
@@ -199,7 +211,10 @@ def main() -> int:
         figures.update(families=families, seconds=round(time.perf_counter() - started, 1))
         write_result(args.out, "outlier_clean", figures, smoke=args.smoke)
 
-    families = run(args.arrays, args.seed, bins_of(args), tuple(args.family or FAMILIES), save)
+    params = _params(args.params)
+    if params is not None:
+        figures["params"] = args.params
+    families = run(args.arrays, args.seed, bins_of(args), tuple(args.family or FAMILIES), save, params)
     figures["complete"] = True
     save(families)
     print(f"took {figures['seconds']} s")

@@ -26,7 +26,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -53,6 +53,9 @@ class Sums:
     cc: float = 0.0  # Σ c²
     clean_method: int = 0  # clean arrays of the bin with a drive named
     clean_bound: int = 0
+    # twins with a healthy drive named (the slow drive's peers): what a looser later step costs beside its recall
+    healthy_method: int = 0
+    healthy_bound: int = 0
 
     def add(self, method: int, bound: int, drives: int) -> None:
         d = method - bound
@@ -84,6 +87,7 @@ class Sums:
             "se_points": round(100 * se, 2),
             "gap_95": [round(100 * (gap - Z95 * se), 2), round(100 * (gap + Z95 * se), 2)],
             "clean_alarms": {"method": self.clean_method, "bound": self.clean_bound, "of": k},
+            "healthy_named": {"method": self.healthy_method, "bound": self.healthy_bound, "of": k},
             "sums": {f: getattr(self, f) for f in self.__dataclass_fields__},
         }
 
@@ -108,26 +112,43 @@ def seeds_of(spec: str, arrays: int, size: tuple[int, int], sigma: tuple[float, 
     return picked
 
 
-def judge_set(seeds: list[int], params: OutlierParams, bound_alarm: float, workers: int) -> dict[str, Sums]:
-    """Each seed's clean array and twin judged by the method and the bound (at `bound_alarm`), summed per array: in
-    all, and apart for twins with one slow drive and with two (where the second, milder one sits among the method's
-    peers and the bound knows it is not healthy)."""
-    sums = {"all": Sums(), "one slow drive": Sums(), "two slow drives": Sums()}
+def judge_set(
+    seeds: list[int], variants: dict[str, OutlierParams], bound_alarm: float, workers: int
+) -> dict[str, dict[str, Sums]]:
+    """Each seed's clean array and twin judged by the method (each variant of its parameters, on the same cases) and
+    the bound (at `bound_alarm`), summed per array: in all, and apart for twins with one slow drive and with two
+    (where the second, milder one sits among the method's peers and the bound knows it is not healthy)."""
+    sums = {v: {"all": Sums(), "one slow drive": Sums(), "two slow drives": Sums()} for v in variants}
     for case in env.corpus(seeds, workers):
-        parts = (sums["all"], sums["one slow drive" if len(case.twin.slow) == 1 else "two slow drives"])
-        named = case.seen_twin.judge(params).named
         bound = env.named_at(case.seen_twin.bound, bound_alarm)
+        clean_bound = bool(env.named_at(case.seen_clean.bound, bound_alarm))
+        healthy_bound = bool(bound - set(case.twin.slow))
         slow = [d for d, ratio in case.twin.slow.items() if ratio <= AT_MOST]
-        for part in parts:
-            part.clean_method += bool(case.seen_clean.judge(params).named)
-            part.clean_bound += bool(env.named_at(case.seen_clean.bound, bound_alarm))
-            part.add(sum(d in named for d in slow), sum(d in bound for d in slow), len(slow))
+        kind = "one slow drive" if len(case.twin.slow) == 1 else "two slow drives"
+        for variant, params in variants.items():
+            named = case.seen_twin.judge(params).named
+            for part in (sums[variant]["all"], sums[variant][kind]):
+                part.clean_method += bool(case.seen_clean.judge(params).named)
+                part.clean_bound += clean_bound
+                part.healthy_method += bool(set(named) - set(case.twin.slow))
+                part.healthy_bound += healthy_bound
+                part.add(sum(d in named for d in slow), sum(d in bound for d in slow), len(slow))
     return sums
+
+
+def variants_of(specs: list[str]) -> dict[str, OutlierParams]:
+    """The shipped parameters and each `--variant` (NAME=VALUE,NAME=VALUE over `OutlierParams`' fields)."""
+    out = {"shipped": OutlierParams()}
+    for spec in specs:
+        fields = dict(item.split("=") for item in spec.split(","))
+        out[spec] = replace(OutlierParams(), **{k: type(getattr(out["shipped"], k))(v) for k, v in fields.items()})
+    return out
 
 
 def report(name: str, row: dict) -> None:
     print(f"{name}: {row.get('method', 0):.1%} vs {row.get('bound', 0):.1%} of {row['drives']} drives, gap "
-          f"{row.get('gap_points')} points, 95% {row.get('gap_95')}", flush=True)  # fmt: skip
+          f"{row.get('gap_points')} points, 95% {row.get('gap_95')}, healthy named {row.get('healthy_named')}",
+          flush=True)  # fmt: skip
 
 
 def span(text: str, kind: type) -> tuple:
@@ -139,19 +160,33 @@ def span(text: str, kind: type) -> tuple:
 def measure(args: argparse.Namespace, bound_alarm: float) -> tuple[dict, dict]:
     """Each seed set's figures (in all, one slow drive, two) and each pooling's."""
     size, sigma = span(args.size, int), span(args.sigma, float)
-    params = OutlierParams()
+    variants = variants_of(args.variant)
     sets: dict[str, dict] = {}
-    pools: dict[str, dict[str, Sums]] = {pool: {} for pool in args.pool}
+    pools: dict[str, dict[str, dict[str, Sums]]] = {pool: {v: {} for v in variants} for pool in args.pool}
     for spec in args.set or ["6000000"]:
         seeds = seeds_of(spec, args.arrays, size, sigma)
-        sums = judge_set(seeds, params, bound_alarm, args.workers)
-        for pool, pooled in pools.items():
-            if spec in pool.split("+"):
-                pools[pool] = {part: pooled.get(part, Sums()).merged(s) for part, s in sums.items()}
+        sums = judge_set(seeds, variants, bound_alarm, args.workers)
+        _pool(pools, spec, sums)
         name = f"{seeds[0]}..{seeds[-1]}"
-        sets[name] = {"given_as": spec, **{part: s.figures() for part, s in sums.items()}}
-        report(name, sets[name]["all"])
-    return sets, {pool: {part: s.figures() for part, s in parts.items()} for pool, parts in pools.items()}
+        sets[name] = {"given_as": spec, **_figures(sums)}
+        for v in variants:
+            report(f"{name} {v}", sets[name]["all"] if v == "shipped" else sets[name]["variants"][v]["all"])
+    return sets, {pool: _figures(parts) for pool, parts in pools.items()}
+
+
+def _pool(pools: dict[str, dict[str, dict[str, Sums]]], spec: str, sums: dict[str, dict[str, Sums]]) -> None:
+    """One seed set's sums added to each pooling that holds it (`--pool`, sets joined by +)."""
+    for pool, pooled in pools.items():
+        if spec in pool.split("+"):
+            for v, parts in sums.items():
+                pooled[v] = {part: pooled[v].get(part, Sums()).merged(s) for part, s in parts.items()}
+
+
+def _figures(sums: dict[str, dict[str, Sums]]) -> dict:
+    """The shipped parameters' figures by part, and each variant's under "variants" (where any was judged)."""
+    out: dict = {part: s.figures() for part, s in sums["shipped"].items()}
+    others = {v: {part: s.figures() for part, s in parts.items()} for v, parts in sums.items() if v != "shipped"}
+    return {**out, "variants": others} if others else out
 
 
 def main() -> int:
@@ -167,6 +202,12 @@ def main() -> int:
     parser.add_argument("--size", default="16-32", help="drives, e.g. 16-32")
     parser.add_argument("--sigma", default="0.20-0.30", help="sigma of ln rate, e.g. 0.20-0.30")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="parameters judged beside the shipped: NAME=VALUE,... (repeatable)",
+    )
     parser.add_argument("--bound-alarm", type=float, help="the bound's alarm (default: outlier_envelope.json's)")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_gap.json")
     add_smoke_flag(parser)
@@ -174,6 +215,7 @@ def main() -> int:
     if args.smoke:
         env.smoke_nulls()
         args.arrays, args.set, args.pool, args.size = 4, ["6000000", "6100000"], ["6000000+6100000"], "8-8"
+        args.variant = args.variant or ["step_boost=3"]
     stored = json.loads((RESULTS / "outlier_envelope.json").read_text())
     bound_alarm = args.bound_alarm or stored["reference_alarms"]["bound"]
     started = time.perf_counter()
@@ -192,9 +234,10 @@ def main() -> int:
     kept = {} if args.smoke or not args.out.exists() else json.loads(args.out.read_text()).get("bins", {})
     figures = {"bins": {**kept, f"{args.size} drives, sigma {args.sigma}": run}}
     write_result(args.out, "outlier_gap", figures, smoke=args.smoke)
-    for pool, parts in pooled.items():
-        for part, row in parts.items():
-            report(f"pooled {pool}, {part}", row)
+    for pool, figures_ in pooled.items():
+        for v, parts in {"shipped": figures_, **figures_.get("variants", {})}.items():
+            for part in ("all", "one slow drive", "two slow drives"):
+                report(f"pooled {pool}, {v}, {part}", parts[part])
     print(f"took {run['seconds']} s")
     return 0
 

@@ -41,10 +41,12 @@ LARGEST = 128  # every size up to this is simulated (20,000 x 128 draws a shape)
 BISECTIONS = 16  # halvings of ln(HIGHEST / LOWEST): the alarm to about 0.02% of itself
 
 
-def step_cuts(n: int, steps: int, alarm: float) -> np.ndarray:
-    """The leave-out cut of each step j = 1 .. `steps` in n drives at `alarm`, as `analysis.outliers` weighs the
-    j-th worst drive against the n - j after it (Student's t, Bonferroni over the n - j + 1 drives)."""
-    return np.asarray([t_quantile(1 - alarm / (n - j + 1), n - j - 1) for j in range(1, steps + 1)])
+def step_cuts(n: int, steps: int, alarm: float, boost: float = 1.0) -> np.ndarray:
+    """The leave-out cut of each step j = 1 .. `steps` in n drives at `alarm` (steps after the first at `boost`
+    times it), as `analysis.outliers` weighs the j-th worst drive against the n - j after it (Student's t,
+    Bonferroni over the n - j + 1 drives)."""
+    alarms = [alarm] + [min(alarm * boost, 0.5 * (n - j + 1)) for j in range(2, steps + 1)]
+    return np.asarray([t_quantile(1 - a / (n - j + 1), n - j - 1) for j, a in enumerate(alarms[:steps], start=1)])
 
 
 def _steps_passed(t: np.ndarray, cuts: np.ndarray) -> np.ndarray:
@@ -70,23 +72,60 @@ def _null(n: int, steps: int, group_alarm: float, share: float) -> tuple[tuple[n
 
 
 @lru_cache(maxsize=4096)
-def loo_alarm(n: int, array_alarm: float, steps: int, group_alarm: float, share: float, floor: float) -> float:
+def loo_alarm(
+    n: int,
+    array_alarm: float,
+    steps: int,
+    group_alarm: float,
+    share: float,
+    floor: float,
+    boost: float = 1.0,
+    later: float = 0.0,
+) -> float:
     """The leave-out tests' alarm in an array of n drives such that they and the group search together name a drive
     of a clean array, normal or flat, in at most `array_alarm` (module docstring). `steps`: how many drives are
-    set aside in turn (`loo_block`); `floor`: the alarm kept where the group search alone spends the budget.
+    set aside in turn (`loo_block`); `floor`: the alarm kept where the group search alone spends the budget;
+    `boost`: the later steps' alarm over the first's (`OutlierParams.step_boost`); `later`: in its place, the later
+    steps' own alarm (`later_alarm`), where it is not 0.
     Above `LARGEST` drives an array takes that size's alarm: the Bonferroni factor in n carries the rest."""
     n = min(n, LARGEST)
     steps = max(1, min(steps, n - 3))
     nulls = _null(n, steps, group_alarm, share)
 
     def passes(alarm: float) -> float:
-        cuts = step_cuts(n, steps, alarm)
+        cuts = step_cuts(n, steps, alarm, later / alarm if later > 0 else boost)
         return max(float((group | _steps_passed(t, cuts)).mean()) for group, t in nulls)
 
+    return _largest(passes, array_alarm, floor)
+
+
+@lru_cache(maxsize=4096)
+def later_alarm(n: int, spend: float, steps: int, group_alarm: float, share: float) -> float:
+    """The alarm of the steps after the first (each the j-th worst against the drives after it, Bonferroni over
+    them) at which they alone name a drive of a clean array of n drives, normal or flat, in at most `spend`
+    (`OutlierParams.step_share` of `array_alarm`): the j-th worst of a clean array is a truncated draw, so at the
+    first step's alarm they spend little, and how little depends on n (about 40% of the budget at 8 drives, 4%
+    at 24); a share holds their part, and the first step gets the rest (`loo_alarm`)."""
+    n = min(n, LARGEST)
+    steps = max(1, min(steps, n - 3))
+    if steps < 2:
+        return 0.0
+    nulls = _null(n, steps, group_alarm, share)
+
+    def passes(alarm: float) -> float:
+        cuts = step_cuts(n, steps, 1.0, alarm)[1:]
+        return max(float(_steps_passed(t[:, 1:], cuts).mean()) for _, t in nulls)
+
+    return _largest(passes, spend, LOWEST)
+
+
+def _largest(passes, target: float, floor: float) -> float:
+    """The largest alarm in [`LOWEST`, `HIGHEST`] (bisection on its log) at which `passes` stays within `target`;
+    `floor` where even `LOWEST` passes more."""
     low, high = math.log(LOWEST), math.log(HIGHEST)
-    if passes(LOWEST) > array_alarm:
+    if passes(LOWEST) > target:
         return floor
     for _ in range(BISECTIONS):
         middle = (low + high) / 2
-        low, high = (middle, high) if passes(math.exp(middle)) <= array_alarm else (low, middle)
+        low, high = (middle, high) if passes(math.exp(middle)) <= target else (low, middle)
     return math.exp(low)

@@ -87,6 +87,16 @@ class OutlierParams:
     # bench/outlier_envelope.py's choice (issue 40, third round) and not chosen: on its tuning seeds it took
     # arrays of one or two slow drives 3.4 points below the oracle bound (against 2.3 with none).
     loo_share: float = 0.0
+    # Steps after the first (the j-th worst weighed against the drives after it, the j - 1 worse set aside) are
+    # judged at this many times the first step's alarm, in arrays whose alarm is simulated (`array_alarm`): the
+    # j-th worst of a clean array is a truncated draw (the worse ones set aside), so at the first step's
+    # Bonferroni cut a later step spends little of the budget, and a mild slow drive stays hidden behind a far one
+    # (masking; issue 40, ninth round). The simulation holds the whole array's false-alarm rate with it. 1: the
+    # same alarm at every step (Rosner's generalized ESD).
+    step_boost: float = 1.0
+    # Or: the share of `array_alarm` the later steps spend on clean arrays, simulated per size
+    # (`analysis.outlier_null.later_alarm`), the first step getting the rest; 0 keeps `step_boost`.
+    step_share: float = 0.0
     # The widest spread (sd of ln rate) healthy peers of one array are taken to have: reference/analysis.md §5.4
     # (peers of one model on real machines spread up to 0.3). Within it, the envelope test weighs a drive against
     # that spread, which a handful of peers cannot estimate themselves (Student's t with 1-5 degrees of freedom).
@@ -429,7 +439,7 @@ def _steps(w, order: list[int], own: Sequence[float], params: OutlierParams, edg
         if out is not None:
             sign = 1.0 if params.side == "high" else -1.0
             out.t[rest[0]], out.envelope[rest[0]] = sign * weighed.t, _signed(sign, weighed.envelope)
-        if weighed.passes(params, len(rest)):
+        if weighed.passes(params, len(rest), step):
             named = step + 1
     return named
 
@@ -439,7 +449,10 @@ def _for_size(params: OutlierParams, count: int) -> OutlierParams:
     drives on, the t test there at the alarm that holds `array_alarm` (`analysis.outlier_null`), and at
     `small_loo_alarm` below it."""
     if count >= max(params.envelope_devices, 8) and params.array_alarm > 0 and params.loo_alarm > 0:
-        params = replace(params, loo_alarm=_calibrated_loo_alarm(params, count))
+        first, later = _calibrated_loo_alarm(params, count), _calibrated_later_alarm(params, count)
+        params = replace(params, loo_alarm=first, step_boost=later / first if later > 0 else params.step_boost)
+    else:  # the later steps' boost is held by the simulation only
+        params = replace(params, step_boost=1.0)
     if not params.envelope_devices:
         return params
     if count >= params.envelope_devices:
@@ -453,9 +466,28 @@ def _calibrated_loo_alarm(params: OutlierParams, count: int) -> float:
     `array_alarm` on clean arrays (`analysis.outlier_null`; the group search's share where it judges)."""
     from iolab.analysis.outlier_null import loo_alarm
 
+    steps, group = _steps_and_group(params, count)
+    later = _calibrated_later_alarm(params, count)
+    floor = params.loo_alarm * 1e-3
+    return loo_alarm(count, params.array_alarm, steps, group, params.group_share, floor, params.step_boost, later)
+
+
+def _calibrated_later_alarm(params: OutlierParams, count: int) -> float:
+    """The later steps' own alarm in `count` drives where `step_share` sets it (`analysis.outlier_null`), else 0
+    (they are judged at `step_boost` times the first step's)."""
+    from iolab.analysis.outlier_null import later_alarm
+
+    if params.step_share <= 0:
+        return 0.0
+    steps, group = _steps_and_group(params, count)
+    return later_alarm(count, params.step_share * params.array_alarm, steps, group, params.group_share)
+
+
+def _steps_and_group(params: OutlierParams, count: int) -> tuple[int, float]:
+    """How many drives the leave-out tests set aside in `count`, and the group search's alarm there (0: it does
+    not judge)."""
     steps = max(params.loo_block, int(params.loo_share * count))
-    group = params.group_alarm if count >= max(params.group_devices, 1) else 0.0
-    return loo_alarm(count, params.array_alarm, steps, group, params.group_share, params.loo_alarm * 1e-3)
+    return steps, params.group_alarm if count >= max(params.group_devices, 1) else 0.0
 
 
 def _signed(sign: float, value: float | None) -> float | None:
@@ -499,9 +531,11 @@ class _Weighed:
         beyond = float(w[drive] - rest.mean()) if drive is not None else 0.0
         return cls(float(rest.mean()), math.sqrt(variance * (1 + 1 / m) + excess), envelope_sd, m, beyond, inside)
 
-    def passes(self, params: OutlierParams, drives: int) -> bool:
-        """Whether the drive is named, at each test's alarm share over `drives` (Bonferroni)."""
-        by_t = params.loo_alarm > 0 and self.t > _t_cut(params.loo_alarm, drives, self.peers - 1)
+    def passes(self, params: OutlierParams, drives: int, step: int = 0) -> bool:
+        """Whether the drive is named, at each test's alarm share over `drives` (Bonferroni; steps after the first
+        at `step_boost` times the t test's alarm)."""
+        alarm = _step_alarm(params.loo_alarm, params.step_boost if step else 1.0, drives)
+        by_t = params.loo_alarm > 0 and self.t > _t_cut(alarm, drives, self.peers - 1)
         envelope = self.envelope
         return by_t or (envelope is not None and envelope > _z_cut(params.envelope_alarm, drives))
 
@@ -515,6 +549,11 @@ class _Weighed:
         if self.envelope_sd is not None:
             reach = min(reach, _z_cut(params.envelope_alarm, drives) * self.envelope_sd)
         return reach
+
+
+def _step_alarm(alarm: float, boost: float, drives: int) -> float:
+    """A step's alarm: `boost` times the first step's, kept below the drives' count (the cut stays a quantile)."""
+    return min(alarm * boost, 0.5 * drives)
 
 
 @lru_cache(maxsize=1024)
