@@ -158,7 +158,7 @@ FLAGS: tuple[Flag, ...] = (
             _opt(
                 "--stop-when-known",
                 help="Stop each point once its mean rate is known within --target-ci and steady (no ramp: the warm-up "
-                "is found in the per-second series); at the job's own length or --max-seconds in any case. One host only (not with --hosts).",
+                "is found in the per-second series); else at --max-seconds or the job's own length. One host only (not with --hosts).",
             ),
         ],
         False,
