@@ -280,6 +280,9 @@ def test_a_tape_not_written_by_the_probe_is_refused_in_a_line(tmp_path, text):
         Root(tmp_path)
     with tarfile.open(tmp_path / "b.tar.gz", "w:gz") as tar:
         tar.add(tmp_path / "iolab", "iolab")
-    with pytest.raises(UserError, match=f"^bundle {tmp_path / 'b.tar.gz'}: /iolab/tape.json in .* is not a probe's"):
+    with pytest.raises(
+        UserError, match=f"^/iolab/tape.json in bundle {tmp_path / 'b.tar.gz'} is not a probe's"
+    ) as refused:
         with open_bundle(tmp_path / "b.tar.gz"):
             pass
+    assert "iolab-bundle" not in str(refused.value) and "/tmp/" not in str(refused.value).replace(str(tmp_path), "")

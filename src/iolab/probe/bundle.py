@@ -81,8 +81,4 @@ def open_bundle(path: str | os.PathLike[str]) -> Iterator[Root]:
             raise UserError(
                 f"bundle {path} is not a readable .tar.gz ({exc}); capture it again with `iolab probe --save`"
             ) from None
-        try:
-            root = Root(tmp)
-        except UserError as exc:
-            raise UserError(f"bundle {path}: {exc}") from None
-        yield root
+        yield Root(tmp, shown_as=f"bundle {path}")

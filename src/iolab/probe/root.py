@@ -45,8 +45,9 @@ class Root:
     while it is read.
     """
 
-    def __init__(self, base: str | os.PathLike[str] = "/", record: bool = False) -> None:
+    def __init__(self, base: str | os.PathLike[str] = "/", record: bool = False, shown_as: str | None = None) -> None:
         self.base = Path(base)
+        self.shown_as = shown_as or str(self.base)  # how messages name the tree (a bundle: not its unpacked copy)
         self.record = record
         self.tape: Tape | None = Tape(lambda absolute: str(self.path(absolute))) if record else None
         self.captured: dict[str, bytes] = {}
@@ -81,7 +82,9 @@ class Root:
                 raise ValueError("not a JSON object")
             return Tape.replaying(lambda absolute: str(self.path(absolute)), self._own, answers)
         except ValueError as exc:
-            raise UserError(f"{ANSWERS_FILE} in {self.base} is not a probe's tape ({exc}); capture it again") from None
+            raise UserError(
+                f"{ANSWERS_FILE} in {self.shown_as} is not a probe's tape ({exc}); capture it again"
+            ) from None
 
     def read_text(self, absolute: str) -> str | None:
         """The file's text, or None when it is missing or unreadable."""
