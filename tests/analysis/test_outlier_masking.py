@@ -11,7 +11,6 @@ from dataclasses import replace
 from statistics import NormalDist
 
 import numpy as np
-import pytest
 
 from iolab.analysis import outlier_groups, outlier_null
 from iolab.analysis.outliers import OutlierParams, find_outliers
@@ -28,20 +27,6 @@ def _masking_array(spread: float = 0.12) -> dict[str, float]:
     peers = np.exp(q / q.std(ddof=1) * spread) * 1000.0
     centre = float(np.exp(np.log(peers).mean()))
     return {f"d{i}": float(v) for i, v in enumerate(peers)} | {"mild": 0.54 * centre, "far": 0.38 * centre}
-
-
-@pytest.fixture
-def fewer_draws(monkeypatch):
-    """The calibrations at a fifth of their draws, their caches emptied before and after."""
-    monkeypatch.setattr(outlier_null, "DRAWS", 4_000)
-    monkeypatch.setattr(outlier_groups, "CALIBRATION_DRAWS", 4_000)
-    monkeypatch.setattr(outlier_groups, "SCALE_DRAWS", 1_000)
-    caches = (outlier_groups._calibration, outlier_groups.cuts, outlier_null._null, outlier_null.loo_alarm)
-    for cache in caches:
-        cache.cache_clear()
-    yield
-    for cache in caches:
-        cache.cache_clear()
 
 
 def test_two_slow_drives_that_mask_each_other_are_both_named_with_the_later_steps_share(fewer_draws):

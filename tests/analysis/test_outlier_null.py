@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pytest
 
 from iolab.analysis import outlier_groups, outlier_null
 from iolab.analysis.outliers import OutlierParams, _calibrated_loo_alarm, find_outliers
@@ -38,21 +37,6 @@ def _union(a: np.ndarray, loo: float) -> float:
         outlier_groups._split_t(a, np.arange(1, 3), 0.0), outlier_null.step_cuts(n, 2, loo)
     )
     return float((group | steps).mean())
-
-
-@pytest.fixture
-def fewer_draws(monkeypatch):
-    """Both calibrations at a fifth of their draws (a 2% tail still holds 80 arrays), their caches emptied before
-    and after so no other test sees these alarms and cuts."""
-    monkeypatch.setattr(outlier_null, "DRAWS", 4_000)
-    monkeypatch.setattr(outlier_groups, "CALIBRATION_DRAWS", 4_000)
-    monkeypatch.setattr(outlier_groups, "SCALE_DRAWS", 1_000)
-    caches = (outlier_groups._calibration, outlier_groups.cuts, outlier_null._null, outlier_null.loo_alarm)
-    for cache in caches:
-        cache.cache_clear()
-    yield
-    for cache in caches:
-        cache.cache_clear()
 
 
 SIZES = (8, 11, 15, 16, 23, 32)  # both size bins of 8+ drives, their ends and middles
