@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from functools import cache
 from pathlib import Path
 
@@ -115,6 +116,16 @@ def iolab_home(tmp_path, monkeypatch):
     assert not broken, f"results that break an invariant (iolab.analysis.invariants): {broken[:3]}"
     disagreements = _oracle_check(tmp_path)
     assert not disagreements, f"stored figures the oracle (tests/oracle.py) recomputes otherwise: {disagreements[:3]}"
+
+
+@pytest.fixture
+def utc(monkeypatch):
+    """Local times are UTC here, whatever the host's zone: pages and days print local times."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 # Every store the suite's tests made, held against fio's raw output by the oracle; counted for the summary.

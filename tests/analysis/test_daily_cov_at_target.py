@@ -4,22 +4,9 @@ found `>=` survived): its days were clearly above or below."""
 
 from __future__ import annotations
 
-import time
-
-import pytest
-
 from iolab.analysis.daily import daily_cov
 
 NOON = 1_767_268_800.0  # 2026-01-01 12:00 UTC
-
-
-@pytest.fixture
-def utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def test_a_day_exactly_at_its_cov_target_is_not_over_it_and_one_a_hair_above_is(utc):

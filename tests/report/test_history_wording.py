@@ -4,8 +4,6 @@ right, and names only as many days as it promises before counting the rest."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from iolab.analysis.daily import DayCov
@@ -17,13 +15,7 @@ from iolab.views.notebook import NotebookEntry
 T0 = 1_767_225_600.0  # 2026-01-01 00:00 UTC
 
 
-@pytest.fixture(autouse=True)
-def utc(monkeypatch):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # pinned in UTC, whatever the host's zone
 
 
 def _series(values: list[float], older: int = 0) -> Series:

@@ -5,7 +5,6 @@ failed run, so which day is over the target and where each note sits are known i
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
@@ -18,16 +17,6 @@ from iolab.views.history import load_histories
 START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
 RUNS, STEP_AT, FAILED_AT = 36, 24, 17  # every 2 h: days of 12 runs; the step starts day 3, day 2 has a failure
 BASE = 1e9
-
-
-@pytest.fixture
-def utc(monkeypatch):
-    """Local days are UTC days here, whatever the machine's zone."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def build(home) -> list[int]:

@@ -21,7 +21,6 @@ import io
 import json
 import os
 import random
-import time
 from dataclasses import replace
 from functools import cache, partial
 from importlib.metadata import version
@@ -53,14 +52,7 @@ WRITE = os.environ.get("IOLAB_PIN_PAGES") == "1"
 CASES = [(seed, number) for number in range(len(SHAPES)) for seed in (3, 8)]
 
 
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch):
-    """Pages print local times: pinned in UTC, whatever the host's zone."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # pinned in UTC, whatever the host's zone
 
 
 def _check(name: str, text: str) -> None:
