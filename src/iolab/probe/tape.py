@@ -14,6 +14,8 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from iolab.errors import UserError
+
 # The kernel follows at most 40 links in one lookup (open() fails with ELOOP past that).
 MAX_LINKS = 40
 
@@ -51,6 +53,9 @@ class Tape:
     # device a mount names, a FIFO): `realpath("/dev/sda1")` must not read a disk, nor a FIFO block the probe.
     # Each such name's kind ("file" or "other"), so that a second look answers as the first did.
     others: dict[str, str] = field(default_factory=dict)
+    # Answers taken from a bundle's tape.json (`replaying`): their kinds are the bundle's word, and the tree beneath
+    # is read by name, so a name they call no link must be none on disk either (`_link`).
+    replayed: bool = False
 
     def see(self, absolute: str, read: bool = False) -> Seen:
         """Walk `absolute` one component at a time, keeping each link met and what the walk ends on; with
@@ -113,7 +118,7 @@ class Tape:
         reads only regular files' bytes from the tree; ValueError when `answers` is not what `answers()` makes."""
         if set(answers) != {*ANSWER_SETS, *ANSWER_MAPS}:
             raise ValueError(f"expected the keys {', '.join((*ANSWER_SETS, *ANSWER_MAPS))}")
-        tape = cls(host, own)
+        tape = cls(host, own, replayed=True)
         for name in ANSWER_SETS:
             if not _names(answers[name]):
                 raise ValueError(f"{name} is not a list of names")
@@ -129,6 +134,9 @@ class Tape:
         if name in self.links:
             return self.links[name]
         if any(name in known for known in (self.files, self.dirs, self.others, self.missing, self.unreadable)):
+            if self.replayed and os.path.islink(self.host(name)):
+                # The OS would follow it when a name below is read: out of the tree, to the host's own files.
+                raise UserError(f"the bundle's tape says {name} is no link, but its tree holds one; capture it again")
             return None
         try:
             target = os.readlink(self.host(name))
