@@ -62,7 +62,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from iolab.analysis.history_noise import MAD_TO_SD, NoiseModel, noise_scale, remove_cycles, rolling_median, split_gains
+from iolab.analysis.history_noise import (
+    MAD_TO_SD,
+    NoiseModel,
+    mad_sd,
+    noise_scale,
+    remove_cycles,
+    rolling_median,
+    split_gains,
+)
 
 HOUR = 3600.0
 
@@ -807,10 +815,7 @@ def _difference_sd(u) -> float:
     moved by a burst only as far as its share of the differences, where `noise_scale`'s sd is moved by its size."""
     import numpy as np
 
-    if len(u) < 4:
-        return 0.0
-    d = np.diff(u)
-    return MAD_TO_SD * float(np.median(np.abs(d - np.median(d)))) / math.sqrt(2.0)
+    return mad_sd(np.diff(u)) / math.sqrt(2.0) if len(u) >= 4 else 0.0
 
 
 def _off_both_sides(u, bound, params: ChangePointParams, agree: bool):  # (n,), (n,) -> (n,) bool

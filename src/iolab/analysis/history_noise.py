@@ -217,7 +217,8 @@ def remove_cycles(times, u):  # -> (u less its cycles, daily Cycle, weekly Cycle
     return u, daily, weekly
 
 
-def _mad_sd(d) -> float:
+def mad_sd(d) -> float:
+    """The sd a Gaussian with `d`'s median absolute deviation has (0 for no values)."""
     import numpy as np
 
     if len(d) == 0:
@@ -231,7 +232,7 @@ def _robust_sd(d) -> float:
     and a ratio of two MADs swings phi by 0.3 over 200 runs), and a step or an outlier moves it little."""
     import numpy as np
 
-    centre, spread = float(np.median(d)), _mad_sd(d)
+    centre, spread = float(np.median(d)), mad_sd(d)
     if spread == 0.0:
         return 0.0
     return float(np.std(np.clip(d, centre - WINSOR * spread, centre + WINSOR * spread), ddof=1))
@@ -331,7 +332,7 @@ def _segment_phi(u, steps: Sequence[int]) -> float:
     if not pieces:
         return 0.0
     together = np.concatenate(pieces)
-    centre, spread = float(np.median(together)), _mad_sd(together)
+    centre, spread = float(np.median(together)), mad_sd(together)
     if spread == 0.0:
         return 0.0
     lagged = total = 0.0
