@@ -136,7 +136,10 @@ class Tape:
         if any(name in known for known in (self.files, self.dirs, self.others, self.missing, self.unreadable)):
             if self.replayed and os.path.islink(self.host(name)):
                 # The OS would follow it when a name below is read: out of the tree, to the host's own files.
-                raise UserError(f"the bundle's tape says {name} is no link, but its tree holds one; capture it again")
+                raise UserError(
+                    f"the tape kept with this tree (iolab/tape.json) says {name} is no link, but the tree holds one there; "
+                    "capture it again"
+                )
             return None
         try:
             target = os.readlink(self.host(name))
