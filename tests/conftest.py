@@ -118,13 +118,14 @@ def iolab_home(tmp_path, monkeypatch):
     assert not disagreements, f"stored figures the oracle (tests/oracle.py) recomputes otherwise: {disagreements[:3]}"
 
 
-@pytest.fixture
-def utc(monkeypatch):
-    """Local times are UTC here, whatever the host's zone: pages and days print local times."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
+@pytest.fixture(scope="module")
+def utc():
+    """Local times are UTC here, whatever the host's zone: pages and days print local times. Module-wide, so a
+    module's own data built once (a module-scoped fixture) is built in UTC too."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TZ", "UTC")
+        time.tzset()
+        yield
     time.tzset()
 
 

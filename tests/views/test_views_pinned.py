@@ -32,7 +32,9 @@ from iolab.views.lint import LintView
 from iolab.views.notebook import series_notebook
 from iolab.views.run_list import ListedRun, RunList
 from tests.chart_digest import drawn
-from tests.views.test_pages_pinned import _check, _text, _utc  # noqa: F401  (the fixture pins the time zone)
+from tests.views.test_pages_pinned import _check, _text
+
+pytestmark = pytest.mark.usefixtures("utc")  # pinned in UTC, whatever the host's zone
 
 DAY = 86_400.0
 START = 1_767_225_600.0  # 2026-01-01 00:00 UTC
