@@ -97,6 +97,11 @@ class OutlierParams:
     # Or: the share of `array_alarm` the later steps spend on clean arrays, simulated per size
     # (`analysis.outlier_null.later_alarm`), the first step getting the rest; 0 keeps `step_boost`.
     step_share: float = 0.0
+    # `step_share` holds in arrays of fewer drives than this only (0: every size), larger ones keeping the equal
+    # cuts of `step_boost`: behind a single slow drive the later step weighs the slowest healthy one, an untruncated
+    # draw of n - 1 peers, and at the share's looser cut named one in 1.1-1.7% of 16-32-drive twins (2-4 times the
+    # equal cuts and the oracle bound), 0.4-0.6% at 8-15 drives (the bound's rate; issue 40, ninth round).
+    step_share_below: int = 0
     # The widest spread (sd of ln rate) healthy peers of one array are taken to have: reference/analysis.md §5.4
     # (peers of one model on real machines spread up to 0.3). Within it, the envelope test weighs a drive against
     # that spread, which a handful of peers cannot estimate themselves (Student's t with 1-5 degrees of freedom).
@@ -474,10 +479,11 @@ def _calibrated_loo_alarm(params: OutlierParams, count: int) -> float:
 
 def _calibrated_later_alarm(params: OutlierParams, count: int) -> float:
     """The later steps' own alarm in `count` drives where `step_share` sets it (`analysis.outlier_null`), else 0
-    (they are judged at `step_boost` times the first step's)."""
+    (they are judged at `step_boost` times the first step's): from `step_share_below` drives on, 0. The first
+    step's calibration (`_calibrated_loo_alarm`) reads the same, so both simulate the rule the verdict applies."""
     from iolab.analysis.outlier_null import later_alarm
 
-    if params.step_share <= 0:
+    if params.step_share <= 0 or 0 < params.step_share_below <= count:
         return 0.0
     steps, group = _steps_and_group(params, count)
     return later_alarm(count, params.step_share * params.array_alarm, steps, group, params.group_share)
