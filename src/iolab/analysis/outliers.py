@@ -100,7 +100,9 @@ class OutlierParams:
     # `step_share` holds in arrays of fewer drives than this only (0: every size), larger ones keeping the equal
     # cuts of `step_boost`: behind a single slow drive the later step weighs the slowest healthy one, an untruncated
     # draw of n - 1 peers, and at the share's looser cut named one in 1.1-1.7% of 16-32-drive twins (2-4 times the
-    # equal cuts and the oracle bound), 0.4-0.6% at 8-15 drives (the bound's rate; issue 40, ninth round).
+    # equal cuts and the oracle bound), 0.4-0.6% at 8-15 drives (the bound's rate; issue 40, ninth round). Share
+    # 0.5 below 16 drives was judged on fresh sets against a rule declared first and not shipped (tenth round:
+    # arrays of one slow drive lost 3.05 points at sigma 20-30%, the rule allowed 3.00; docs/arrays.md).
     step_share_below: int = 0
     # The widest spread (sd of ln rate) healthy peers of one array are taken to have: reference/analysis.md §5.4
     # (peers of one model on real machines spread up to 0.3). Within it, the envelope test weighs a drive against
