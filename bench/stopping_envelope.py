@@ -81,16 +81,23 @@ def drive(path: str) -> str:
     return folder
 
 
-def split(found: list[Trace]) -> dict[str, str]:
+def split(found: list[Trace], salt: str | None = None) -> dict[str, str]:
     """Drive -> "choose" or "held-out": drives with 5-minute runs first, then the rest, each by number of
     traces (ties by a hash of the name), dealt in turn, the held-out half first, so both halves hold
-    5-minute and 60 s runs of several drives."""
+    5-minute and 60 s runs of several drives. With `salt`, each tier is ordered by a hash of the salted name
+    instead (a second split: `stopping_second_split.py`)."""
     long_runs: dict[str, int] = defaultdict(int)
     count: dict[str, int] = defaultdict(int)
     for t in found:
         count[drive(t.path)] += 1
         long_runs[drive(t.path)] += len(t.rates) >= LONG_S
-    order = sorted(count, key=lambda d: (long_runs[d] == 0, -long_runs[d], -count[d], zlib.crc32(d.encode())))
+
+    def rank(d: str) -> tuple:
+        if salt is not None:
+            return (zlib.crc32(f"{salt}{d}".encode()),)
+        return (-long_runs[d], -count[d], zlib.crc32(d.encode()))
+
+    order = sorted(count, key=lambda d: (long_runs[d] == 0, *rank(d)))
     halves = {}
     for tier in (True, False):
         names = [d for d in order if (long_runs[d] > 0) == tier]
