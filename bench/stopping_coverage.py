@@ -1,8 +1,7 @@
 """How often does a point stopped as "known" hold its true mean? (issues 22 and 35)
 
-No fio: iolab's rule (`iolab.analysis.stopping.decide`, as the runner asks
-it once a second, ±2%, at least 3 s, at most 60 s, a reading point's wander
-term) replayed on simulated
+No fio: iolab's rule (the runner's for a 60 s reading job, asked once a
+second as the runner asks it: `stopping_product.first_stop`) replayed on simulated
 per-second rates: white noise around a known mean at several per-second
 coefficients of variation, and a rate that wanders over tens of seconds
 (an AR(1) level with a 20 s time constant and 2% of the mean, under 4%
@@ -27,7 +26,6 @@ from pathlib import Path
 from results_file import add_smoke_flag, write_result
 
 RESULT = Path(__file__).parent / "results" / "stopping_coverage.json"
-TARGET = 0.02
 SECONDS = 60
 
 
@@ -45,29 +43,36 @@ def wandering(rng: random.Random) -> tuple[list[float], float]:
 
 
 def replay(make: Callable[[random.Random], tuple[list[float], float]], series: int) -> dict:
-    from iolab.analysis.stopping import decide
+    """The runner's rule for a 60 s reading job (`stopping_product.first_stop`) on `series` series of `make`."""
+    from stopping_product import first_stop
 
     stops, known, held, missed = [], 0, 0, 0
     for seed in range(series):
         values, reference = make(random.Random(seed))
-        for n in range(1, SECONDS + 1):
-            decision = decide(values[:n], TARGET, 3, math.inf)
-            if decision.stop:
-                stops.append(n)
-                break
-        else:
+        found = first_stop(values, False)
+        if not found.stopped:
             continue
+        n, decision = found.stop_s, found.decision
+        stops.append(n)
         if decision.reason == "target met" and decision.interval is not None:
             kept = statistics.fmean(values[decision.discarded : n])
             known += 1
             held += abs(kept - reference) <= decision.interval.half_width
-            missed += abs(kept / reference - 1) > TARGET
+            missed += abs(kept / reference - 1) > found.rule.target
     return {
         "median_stop_s": statistics.median(stops) if stops else None,
         "target_met_share": known / series,
         "interval_holds": held / known if known else None,
         "missed_by_more_than_target": missed / known if known else None,
     }
+
+
+def _rule() -> dict:
+    """The rule replayed, as the product gives it for a job of `SECONDS`."""
+    from stopping_product import product_rule
+
+    rule = product_rule(SECONDS)
+    return {"target_ci": rule.target, "min_s": rule.min_s, "max_s": rule.cap, "horizon_s": rule.horizon}
 
 
 def main() -> None:
@@ -93,7 +98,7 @@ def main() -> None:
     write_result(
         RESULT,
         "stopping_coverage",
-        {"rule": {"target_ci": TARGET, "min_s": 3, "max_s": SECONDS}, "series_per_case": args.series, "rows": rows},
+        {"rule": _rule(), "series_per_case": args.series, "rows": rows},
         smoke=args.smoke,
     )
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from results_file import add_smoke_flag, write_result
+from stopping_product import first_stop
 from stopping_replay import Trace, traces
 
 RESULT = Path(__file__).parent / "results" / "stopping_envelope.json"
@@ -80,16 +81,23 @@ def drive(path: str) -> str:
     return folder
 
 
-def split(found: list[Trace]) -> dict[str, str]:
+def split(found: list[Trace], salt: str | None = None) -> dict[str, str]:
     """Drive -> "choose" or "held-out": drives with 5-minute runs first, then the rest, each by number of
     traces (ties by a hash of the name), dealt in turn, the held-out half first, so both halves hold
-    5-minute and 60 s runs of several drives."""
+    5-minute and 60 s runs of several drives. With `salt`, each tier is ordered by a hash of the salted name
+    instead (a second split: `stopping_second_split.py`)."""
     long_runs: dict[str, int] = defaultdict(int)
     count: dict[str, int] = defaultdict(int)
     for t in found:
         count[drive(t.path)] += 1
         long_runs[drive(t.path)] += len(t.rates) >= LONG_S
-    order = sorted(count, key=lambda d: (long_runs[d] == 0, -long_runs[d], -count[d], zlib.crc32(d.encode())))
+
+    def rank(d: str) -> tuple:
+        if salt is not None:
+            return (zlib.crc32(f"{salt}{d}".encode()),)
+        return (-long_runs[d], -count[d], zlib.crc32(d.encode()))
+
+    order = sorted(count, key=lambda d: (long_runs[d] == 0, *rank(d)))
     halves = {}
     for tier in (True, False):
         names = [d for d in order if (long_runs[d] > 0) == tier]
@@ -126,41 +134,19 @@ def group(label: str, length: int) -> str:
     return f"{label} {'300 s' if length >= LONG_S else '60 s'}"
 
 
-def product_rule(length: int):
-    """The rule the runner gives a job of `length` seconds asked to stop when known with no settings of its
-    own (`runner.stopping.point_rule` over `StopRule.from_settings({})`): the replay takes its target,
-    minimum, maximum and horizon from there, so the default replayed is the product's. The runner once cut
-    every 5-minute job at a 60 s default maximum while this replay let them run their 300 s."""
-    from iolab.models import Point, Target
-    from iolab.runner.stopping import StopRule, point_rule
-
-    target = Target(path="/replay", kind="file", filename="/replay", size_bytes=1 << 20)
-    job = {"rw": "read", "runtime": str(length), "time_based": "1"}
-    return point_rule(Point("replay", target, job), StopRule.from_settings({}))
-
-
 def replay(rates: list[float], writes: bool, params, label: str | None = None) -> Stop:
-    """The rule asked after each second, as the runner asks it of a job as long as the trace (`product_rule`);
-    `label` the group's kind (`kind`; default by `writes`)."""
+    """The rule asked after each second, as the runner asks it of a job as long as the trace
+    (`stopping_product.first_stop`); `label` the group's kind (`kind`; default by `writes`)."""
     label = label or ("writes" if writes else "reads")
-    from iolab.analysis.stopping import decide, level_allowance
-
     length = len(rates)
-    rule = product_rule(length)
-    most = min(length, int(rule.cap))
-    for n in range(1, most + 1):
-        floor = params.level * (1 - n / length) if params.level_evidence else params.level  # `level_variance`'s least
-        if level_allowance(length - n, length, floor) > rule.target:
-            continue  # the interval is at least this wide: no stop can be made yet (saves the replay's time)
-        d = decide(rates[:n], rule.target, rule.min_s, math.inf, writes=writes, horizon_s=rule.horizon, params=params)
-        if d.stop:
-            kept = rates[d.discarded : n]
-            estimate = statistics.fmean(kept)
-            half = d.interval.half_width if d.interval else math.inf
-            whole, after = statistics.fmean(rates), statistics.fmean(rates[d.discarded :])
-            return Stop(group(label, length), True, n, length, abs(estimate - whole) <= half,
-                        abs(estimate - after) <= half)  # fmt: skip
-    return Stop(group(label, length), False, most, length, False, False)
+    found = first_stop(rates, writes, params)
+    if not found.stopped:
+        return Stop(group(label, length), False, found.stop_s, length, False, False)
+    d, n = found.decision, found.stop_s
+    estimate = statistics.fmean(rates[d.discarded : n])
+    half = d.interval.half_width if d.interval else math.inf
+    whole, after = statistics.fmean(rates), statistics.fmean(rates[d.discarded :])
+    return Stop(group(label, length), True, n, length, abs(estimate - whole) <= half, abs(estimate - after) <= half)
 
 
 def figures(stops: list[Stop]) -> dict:

@@ -2,7 +2,8 @@
 
 A loop device over a file on tmpfs, its reads capped with cgroup-v1 blkio
 throttling (`--bps`, 40 MiB/s); `iolab run JOB /dev/loopN
---stop-when-known` (iolab's defaults: ±2%, at least 3 s, at most 60 s)
+--stop-when-known` (iolab's defaults: ±2%, at least 3 s, at most 60 s: the
+runner's maximum for a job that sets no length, as this one)
 reads it with 128 KiB direct I/O at QD4 from inside the cgroup, and
 `--fall-after` seconds (20) after fio starts, the bench halves the cap. The
 goals: the point is never stopped before the fall (the seconds fio ran
@@ -108,7 +109,9 @@ def main() -> None:
     parser.add_argument("--minimums", default="3,25", help="--min-seconds of each set of runs")
     parser.add_argument("--fall-after", type=float, default=20.0)
     parser.add_argument("--bps-mib", type=int, default=40)
-    parser.add_argument("--max-seconds", type=float, help="iolab's --max-seconds (default: iolab's own, 60)")
+    parser.add_argument(
+        "--max-seconds", type=float, help="iolab's --max-seconds (default: none; the job sets no length)"
+    )
     add_smoke_flag(parser)
     args = parser.parse_args()
     if args.smoke:
@@ -116,6 +119,8 @@ def main() -> None:
     reason = throttle_skip_reason()
     if reason:
         raise SystemExit(reason)
+    from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_TARGET
+
     runs = []
     with (
         tempfile.TemporaryDirectory(prefix="iolab-fall-") as tmp,
@@ -147,7 +152,11 @@ def main() -> None:
             "host": host(),
             "device": f"loop device over a sparse 512 MiB file on tmpfs, reads capped at {args.bps_mib} MiB/s "
             f"by blkio, halved {args.fall_after:g} s after fio started",
-            "stopping": {"target_ci": 0.02, "min_s": args.minimums, "max_s": 60},
+            "stopping": {
+                "target_ci": DEFAULT_TARGET,
+                "min_s": args.minimums,
+                "max_s": args.max_seconds or DEFAULT_MAX_S,
+            },
             "runs": runs,
             "goal_met": met,
         },

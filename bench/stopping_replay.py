@@ -6,12 +6,13 @@ most of its 3,450 fio outputs. For every output with logs, its jobs' logs are su
 I/Os-per-second series (each log row is the rate over the window since the job's previous row, so
 the job's cumulative I/O count is piecewise linear; its 1 s differences are the job's per-second
 I/Os, summed over jobs), and iolab's stopping rule is replayed on it second by second exactly as the
-runner calls it (`iolab.analysis.stopping.decide` after each second with the runner's defaults:
-±2%, at least 3 s, at most 60 s, a writer's wander term for points that write; at the maximum, the
-runner's last word). A stopped point's estimate (the kept seconds' mean) is compared with the point run
-to the rule's maximum, its warm-up set aside as the stopped point set it aside: the fixed-length run a
-stop replaces, and the figure the interval is judged by. Beside it, the whole run's mean, warm-up
-included, and its second half's: a 5-minute run moves after the 60 s the rule can ever see.
+runner asks it of a job that long (`stopping_product.first_stop`: the runner's defaults, ±2%, at least
+3 s, a writer's minimum for points that write, at most the job's own length, which is also the run the
+interval must hold; at the maximum, the runner's last word). A stopped point's estimate (the kept
+seconds' mean) is compared with the point run to its end, its warm-up set aside as the stopped point set
+it aside: the fixed-length run a stop replaces, and the figure the interval is judged by. Beside it, the
+whole run's mean, warm-up included, and its second half's. (Until issue 40's fifth round this replay
+stopped every run at 60 s and judged it against its first minute, after the runner had stopped doing so.)
 
 The points are split in two by a hash of their path (issue 35's split; since issue 40 the rule's
 parameters are chosen in `stopping_envelope.py`, on a split by drive, against each run's whole length). Writes
@@ -162,22 +163,15 @@ def traces(root: Path, limit: int | None) -> tuple[list[Trace], dict]:
     return out, counts
 
 
-def replay(trace: Trace, target: float, min_s: float, max_s: float) -> Replay:
-    """The rule asked after each second as `iolab.runner.stopping.Watch` asks it; at the maximum, the
-    reason and interval `Watch.record` keeps."""
-    from iolab.analysis.stopping import decide
+def replay(trace: Trace) -> Replay:
+    """The runner's rule for a job as long as the trace, asked after each second as `runner.stopping.Watch`
+    asks it (`stopping_product.first_stop`); at the maximum, the reason and interval `Watch.record` keeps."""
+    from stopping_product import first_stop
 
     rates = trace.rates
-    seconds = min(len(rates), int(max_s))
-    decision = None
-    for n in range(1, seconds + 1):
-        decision = decide(rates[:n], target, min_s, float("inf"), writes=trace.writes)
-        if decision.stop:
-            break
-    assert decision is not None
-    if not decision.stop:
-        decision = decide(rates[:seconds], target, 0, 0, writes=trace.writes)
-        n = seconds
+    found = first_stop(rates, trace.writes)
+    decision, n = found.decision, found.stop_s
+    seconds = min(len(rates), int(found.rule.cap))  # the run the stop replaces: the job's own length
     kept = rates[decision.discarded : n]
     interval = decision.interval
     return Replay(
@@ -197,17 +191,21 @@ def replay(trace: Trace, target: float, min_s: float, max_s: float) -> Replay:
 
 
 def rule_figures() -> dict:
-    """The runner's stopping rule as replayed: its target, bounds and wander terms."""
-    from iolab.analysis.stopping import WANDER_READ, WANDER_S, WANDER_WRITE
-    from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_MIN_S, DEFAULT_TARGET
+    """The runner's stopping rule as replayed (`stopping_product.product_rule`): its target, bounds, writer's
+    minimum and wander terms; the maximum and horizon are each job's own length."""
+    from stopping_product import product_rule
 
+    from iolab.analysis.stopping import PARAMS
+
+    rule = product_rule(60)
     return {
-        "target_ci": DEFAULT_TARGET,
-        "min_s": DEFAULT_MIN_S,
-        "max_s": DEFAULT_MAX_S,
-        "wander_read": WANDER_READ,
-        "wander_write": WANDER_WRITE,
-        "wander_s": WANDER_S,
+        "target_ci": rule.target,
+        "min_s": rule.min_s,
+        "max_s": "the job's own length",
+        "write_min_s": PARAMS.write_min_s,
+        "wander_read": PARAMS.wander_read,
+        "wander_write": PARAMS.wander_write,
+        "wander_s": PARAMS.wander_s,
     }
 
 
@@ -243,11 +241,11 @@ def main() -> None:
         args.limit = args.limit or 20
     if args.collection is None or not args.collection.is_dir():
         sys.exit(f"{args.collection} is not a folder: give fio-plot's benchmark_data")
-    from iolab.runner.stopping import DEFAULT_MAX_S, DEFAULT_MIN_S, DEFAULT_TARGET
+    from iolab.runner.stopping import DEFAULT_TARGET
 
     started = time.monotonic()
     found, counts = traces(args.collection, args.limit)
-    rows = [replay(t, DEFAULT_TARGET, DEFAULT_MIN_S, DEFAULT_MAX_S) for t in found]
+    rows = [replay(t) for t in found]
     held = [r for r in rows if r.half == "held-out"]
     groups: dict[str, list[Replay]] = defaultdict(list)
     for r in held:

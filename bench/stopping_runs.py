@@ -8,12 +8,11 @@ fio's time) and, with stopping on, why the point stopped. Beside them, from
 fio's 1 s IOPS logs (every job summed), the per-second coefficient of
 variation (how noisy the host made the point) and, on a fixed-length point,
 the second at which iolab's rule would have stopped on those same seconds
-(`replay_stop_s`: the rule replayed, None when it would not have).
+(`replay_stop_s`: the runner's rule for a job that long replayed, None when it would not have).
 """
 
 from __future__ import annotations
 
-import math
 import os
 import statistics
 import time
@@ -72,15 +71,13 @@ def cov(values: list[float]) -> float | None:
     return statistics.stdev(values) / statistics.mean(values)
 
 
-def replay(seconds: list[float], target: float = 0.02, min_s: float = 3, max_s: float = 60) -> int | None:
-    """The first second at which iolab's rule says "target met" on this series, or None."""
-    from iolab.analysis.stopping import decide
+def replay(seconds: list[float], writes: bool) -> int | None:
+    """The first second at which the runner's rule says "target met" on this series (asked as the runner asks
+    a job as long as it, `stopping_product.first_stop`), or None."""
+    from stopping_product import first_stop
 
-    for n in range(1, min(len(seconds), int(max_s)) + 1):
-        decision = decide(seconds[:n], target, min_s, math.inf)
-        if decision.stop:
-            return n
-    return None
+    found = first_stop(seconds, writes)
+    return found.stop_s if found.stopped else None
 
 
 def run_plan(plan, device: str, home: Path, stopping: dict | None = None) -> PlanRun:
@@ -127,7 +124,7 @@ def run_plan(plan, device: str, home: Path, stopping: dict | None = None) -> Pla
                         "kept_s": stop.kept_s,
                     },
                     seconds_cov=cov(seconds),
-                    replay_stop_s=replay(seconds) if stop is None else None,
+                    replay_stop_s=replay(seconds, record.point.job.writes) if stop is None else None,
                 )
             )
     finally:

@@ -3,8 +3,9 @@
 On a loop device over a fully written tmpfs file (direct I/O), each preset
 runs twice through iolab: with fixed-length points (the presets' 10 s
 measured after a 2 s ramp, 12 s of fio each) and with stopping on (±2%, at
-least 3 s, at most `--max-seconds`, by default 12: a stopped point never
-runs longer than a fixed one). The order is fixed qd-sweep, stopped
+least 3 s, at most the job's own 12 s: the product's maximum when no
+`--max-seconds` is given, so a stopped point never runs longer than a fixed
+one). The order is fixed qd-sweep, stopped
 qd-sweep, stopped jobs-sweep, fixed jobs-sweep (A B B A).
 
 Per sweep: fio time fixed/stopped (goal: at least 2), and the answers each
@@ -16,7 +17,7 @@ knee and the same peak configuration both ways. The load average is
 recorded beside each run (this VM is shared).
 Writes bench/results/stopping_sweeps.json.
 
-    .venv/bin/python bench/stopping_sweeps.py [--max-seconds 12] [--size-mib 1024]
+    .venv/bin/python bench/stopping_sweeps.py [--max-seconds S] [--size-mib 1024]
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def answers(run: PlanRun, axis: str) -> dict[str, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-seconds", type=float, default=12.0)
+    parser.add_argument("--max-seconds", type=float, help="iolab's --max-seconds (default: none, the job's own length)")
     parser.add_argument("--size-mib", type=int, default=1024)
     add_smoke_flag(parser)
     args = parser.parse_args()
@@ -71,7 +72,7 @@ def main() -> None:
         args.max_seconds, args.size_mib = 3.0, 64
     from iolab.plan.presets import jobs_sweep, qd_sweep
 
-    stopping = {"target_ci": "2%", "max_s": args.max_seconds}
+    stopping = {"target_ci": "2%"} if args.max_seconds is None else {"target_ci": "2%", "max_s": args.max_seconds}
     order = [("qd-sweep", "fixed"), ("qd-sweep", "stopped"), ("jobs-sweep", "stopped"), ("jobs-sweep", "fixed")]
     plans = {"qd-sweep": (qd_sweep(), "iodepth"), "jobs-sweep": (jobs_sweep(), "numjobs")}
     if args.smoke:  # the qd sweep's first two 1 s points, each way: enough for a knee's code to run (the jobs
@@ -122,7 +123,7 @@ def main() -> None:
         {
             "host": host(),
             "device": f"loop device, direct-io to a fully written {args.size_mib} MiB file on tmpfs",
-            "stopping": {"target_ci": 0.02, "min_s": 3, "max_s": args.max_seconds},
+            "stopping": {**stopping, "max_s": args.max_seconds or "the job's own ramp_time + runtime"},
             "fixed_points": "runtime 10 s after a 2 s ramp",
             "sweeps": summary,
             "goal": {"speedup": GOAL_SPEEDUP, "same_knee_and_peak": True},

@@ -81,6 +81,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "stopping_flat.py": ("stopping_flat.json", None),
     "stopping_quick.py": ("stopping_quick_ram.json", loop_skip_reason),
     "stopping_replay.py": ("stopping_replay.json", None),
+    "stopping_second_split.py": ("stopping_second_split.json", None),
     "stopping_sweeps.py": ("stopping_sweeps.json", loop_skip_reason),
     "telemetry_overhead.py": ("telemetry_overhead.json", None),
     "time_to_answer.py": ("time_to_answer.json", loop_skip_reason),

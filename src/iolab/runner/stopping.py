@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from iolab.analysis.stopping import Decision, decide
+from iolab.analysis.stopping import PARAMS, Decision, StopParams, decide
 from iolab.errors import UserError
 from iolab.fio.options import seconds_value
 from iolab.fio.status import Counters, StatusReader, counters, rates, window_ios
@@ -58,6 +58,16 @@ class StopRule:
     @property
     def horizon(self) -> float:
         return self.horizon_s if self.horizon_s is not None else self.cap
+
+    def ask(self, series: list[float], writes: bool, params: StopParams = PARAMS) -> Decision:
+        """The rule's word on the seconds so far, as `Watch` asks it once a second: only a met target stops
+        (at the maximum fio's own runtime ends the point), its interval holding the mean of `horizon` seconds.
+        The one place the runner's question is put, so a bench replaying it asks the same."""
+        return decide(series, self.target, self.min_s, math.inf, writes=writes, horizon_s=self.horizon, params=params)
+
+    def verdict(self, series: list[float], writes: bool, params: StopParams = PARAMS) -> Decision:
+        """The rule's last word on a point fio's own runtime ended (why the target was not met)."""
+        return decide(series, self.target, 0, 0, writes=writes, horizon_s=self.horizon, params=params)
 
     @classmethod
     def from_settings(cls, settings: dict) -> StopRule:
@@ -146,9 +156,7 @@ class Watch:
             return False
         # Only a met target stops fio: at the maximum fio's own runtime ends the point, and a SIGINT sent
         # then can reach fio (or its keeper) while it exits, ending the point killed instead of finished.
-        self.decision = decide(
-            series, self.rule.target, self.rule.min_s, math.inf, writes=self.writes, horizon_s=self.rule.horizon
-        )
+        self.decision = self.rule.ask(series, self.writes)
         self.stopped = self.decision.stop
         return self.stopped
 
@@ -169,9 +177,7 @@ class Watch:
         blocks = [block for _, block in pairs]
         status, final = blocks[:-1], blocks[-1]
         series = rates(status)
-        last = (
-            decide(series, self.rule.target, 0, 0, writes=self.writes, horizon_s=self.rule.horizon) if series else None
-        )
+        last = self.rule.verdict(series, self.writes) if series else None
         if self.stopped and self.decision is not None:
             reason, cut = self.decision.reason, self.decision.discarded
             interval = self.decision.interval
