@@ -464,6 +464,7 @@ def calibration_dips(results: Results) -> str:
     shapes = ", ".join(
         f"{name} {_share_of(b['recall'])} (onset +-1 s {_share_of(b.get('shape_onset_within_1s'))})"
         for name, b in h["eligible_by_shape"].items()
+        if b["cases"]
     )
     depths = ", ".join(
         f"{label} {_share_of(b['recall'])} (oracle {_share_of(b['oracle'])})" for label, b in h["all_by_depth"].items()
@@ -482,7 +483,63 @@ def calibration_dips(results: Results) -> str:
         + ", ".join(f"{k} {v['false_per_run']:g}" for k, v in clean["by_cov"].items())
         + ".",
     ]
+    if "onsets" in h and "gradual" in d["scenarios"]:
+        lines += _onset_lines(h["onsets"], d["scenarios"]["gradual"])
     return "\n" + "\n".join(lines) + "\n"
+
+
+def _onset_lines(main: dict, gradual: dict) -> list[str]:
+    """Onset within 1 s of the shape's start beside the onset oracle (the maximum-likelihood hinge start knowing
+    the level, phi and the shape family), on the eligible dips found: the "gradual" scenario by shape and length,
+    and by how steeply the dip falls against the noise (where no method dates it to a second)."""
+    g = gradual["onsets"]
+
+    def cell(table: dict, key: str) -> str:
+        c = table.get(key) or {"found": 0}
+        return f"{_share_of(c['iolab'])} / {_share_of(c['oracle'])} of {c['found']}" if c["found"] else "-"
+
+    lengths = [label.split(" ", 1)[1] for label in g["by_shape_and_length_s"] if label.startswith("V ")]
+    slopes = [label.split(" ", 1)[1] for label in g["by_shape_and_slope"] if label.startswith("V ")]
+    lines = [
+        "",
+        f"Onset within 1 s of the shape's start, iolab / the onset oracle (the maximum-likelihood start of a hinge "
+        f"knowing the level, phi and that the shape falls straight from it), eligible dips found: main space "
+        f'{cell(main, "all")}; V\'s {_shape_total(main, "V")}. Scenario "gradual" (runs of 30-3,600 s; '
+        f"trapezoids falling over a third of their length, V's, rectangles; seeds {gradual['seeds'][0]:,}.."
+        f"{gradual['seeds'][1] - 1:,}): {cell(g, 'all')}.",
+        "",
+        "| dip length | V | trapezoid | rectangle |",
+        "|---|---|---|---|",
+    ]
+    table = g["by_shape_and_length_s"]
+    lines += [
+        f"| {label} s | {cell(table, 'V ' + label)} | {cell(table, 'trapezoid ' + label)} "
+        f"| {cell(table, 'rectangle ' + label)} |"
+        for label in lengths
+    ]
+    by_slope = g["by_shape_and_slope"]
+    lines += [
+        "",
+        "| the fall, in the run's sd per second | V | trapezoid |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| {label.replace('-1e+09', ' and over')} | {cell(by_slope, 'V ' + label)} "
+        f"| {cell(by_slope, 'trapezoid ' + label)} |"
+        for label in slopes
+    ]
+    return lines
+
+
+def _shape_total(table: dict, shape: str) -> str:
+    """iolab / the oracle over one shape's length cells of an onset table (the cells cover every length)."""
+    cells = [c for k, c in table["by_shape_and_length_s"].items() if k.startswith(shape + " ") and c["found"]]
+    found = sum(c["found"] for c in cells)
+    if not found:
+        return "-"
+    iolab = sum(round(c["iolab"] * c["found"]) for c in cells)
+    oracle = sum(round(c["oracle"] * c["found"]) for c in cells)
+    return f"{iolab / found:.1%} / {oracle / found:.1%} of {found}"
 
 
 def _share_of(x: float | None) -> str:
