@@ -544,7 +544,8 @@ def _place(gains, allowed, temperature: float) -> int:
     if not PLACE_RUNS or temperature <= 0.0:
         return int(peak)
     # Relative to the allowed peak: a larger gain outside the allowed runs would underflow every weight to 0.
-    weight = np.where(allowed, np.exp((gains - gains[peak]) / (2.0 * temperature)), 0.0)
+    weight = np.zeros(len(gains))
+    weight[allowed] = np.exp((gains[allowed] - gains[peak]) / (2.0 * temperature))
     total = np.concatenate([[0.0], np.cumsum(weight / weight.sum())])
     at = np.arange(len(gains))
     mass = (total[np.minimum(at + PLACE_RUNS + 1, len(gains))] - total[np.maximum(at - PLACE_RUNS, 0)])[where]
