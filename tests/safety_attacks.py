@@ -995,7 +995,7 @@ def _probe_tree(case: Case, tree: Path, word: str) -> None:
 def tree_owner(case: Case) -> None:
     """Root probes a captured tree uid 65534 can write (theirs, or root's left writable by all), and uid 65534 swaps a
     directory in it for a link to a root-only directory once the tape checked it: the tree must be refused before
-    anything in it is read (tree-owner-chain). Switched off, the descriptor walk still keeps the secret from
+    anything in it is read (input-owner-chain). Switched off, the descriptor walk still keeps the secret from
     being read; the attack's own step, a change to the tree while root read it, then succeeded."""
     w = case.world
     secret, word = _secret_dir(case)
@@ -1055,7 +1055,7 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "home-name": (home_name, 0.5, "home-name"),
     "agent-tcp": (agent_tcp, 0.5, "agent-tcp-needs-insecure"),
     "socket-dir": (socket_dir, 0.5, "fio-socket-private-dir"),
-    "tree-owner": (tree_owner, 0.5, "tree-owner-chain"),
+    "tree-owner": (tree_owner, 0.5, "input-owner-chain"),
     "tree-swap": (tree_swap, 0.5, "tree-no-follow"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
     "claim-held": (claim_held, 1, "exclusive-hold"),

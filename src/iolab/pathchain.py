@@ -184,6 +184,36 @@ def chain_refusal(path: str, directories: list[tuple[str, os.stat_result]]) -> U
 Rule = Callable[[str, list[tuple[str, os.stat_result]]], UserError | None]
 
 
+@guards.guard(
+    "input-owner-chain",
+    "an input root trusts another user could change: a captured tree (--root, a bundle's copy; a directory from / "
+    "to it or one inside it that is read), a scheduled plan and the job files it names",
+)
+def read_refusal(path: str, entries: list[tuple[str, os.stat_result]]) -> UserError | None:
+    """The refusal for the first of `entries` (directories on the way to an input, or the input itself) that
+    another user could change, or None: the rule of `chain_refusal`, for what iolab reads."""
+    for where, info in entries:
+        problem = directory_problem(info)
+        if problem:
+            lead = "" if os.path.normpath(path) == where else f"{path}: "
+            return UserError(
+                f"{lead}{where} is {problem}, so another user could change what iolab reads there.\n" + fix(where, info)
+            )
+    return None
+
+
+def check_input(path: str) -> None:
+    """Refuse a file iolab will read on trust (a scheduled plan) when it, or a directory from `/` down to it,
+    is one another user owns or may write; a link to it is resolved once, as for a write."""
+    resolved, _ = resolve(path)
+    directory, name = os.path.split(resolved)
+    with walk(directory or "/", given=path, rule=read_refusal) as (held, _chain):
+        info = os.stat(name, dir_fd=held, follow_symlinks=False)
+    refusal = read_refusal(path, [(resolved, info)])
+    if refusal is not None:
+        raise refusal
+
+
 @contextmanager
 def walk(
     directory: str, given: str | None = None, make: bool = False, rule: Rule | None = None

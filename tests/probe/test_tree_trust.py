@@ -5,7 +5,7 @@ from the tree's top, so the OS looked every directory on the way up again: uid 6
 root-only file (as its /proc/cmdline) and the names in a root-only directory (as its IOMMU units).
 
 Two things now stand in the way (`iolab.probe.tree`): a tree another user owns or may write (a directory from /
-down to it, or one inside it that is read) is refused in two lines, exit 2 (`tree-owner-chain`); and every look
+down to it, or one inside it that is read) is refused in two lines, exit 2 (`input-owner-chain`); and every look
 inside a tree walks from a descriptor of its top, one component at a time, O_NOFOLLOW, reading only a regular
 file (O_NONBLOCK, bounded) and never resolving a path again (`tree-no-follow`). The attacks here are uid
 65534's own (a forked child that drops to it), timed by a hook at the moment the tape has decided a directory
@@ -22,7 +22,7 @@ import os
 import secrets
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
 
@@ -32,26 +32,9 @@ from iolab import guards
 from iolab.errors import UserError
 from iolab.probe import Root, take_snapshot
 from iolab.probe.tape import Tape
+from tests.other_user import OTHER, as_other_user
 
-OTHER = 65534
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: uid 65534 acts as the other user")
-
-
-def as_other_user(act: Callable[[], None]) -> None:
-    """`act` run by uid 65534 (a forked child that drops to it, no groups); its failure fails the test."""
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.setgroups([])
-            os.setgid(OTHER)
-            os.setuid(OTHER)
-            act()
-            code = 0
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, "uid 65534's move failed"
 
 
 def _digest(path: Path) -> str:
@@ -141,7 +124,7 @@ def test_a_tree_another_user_owns_is_refused_in_two_lines(place):
 def test_a_directory_swapped_for_a_link_after_its_check_is_never_followed(place, below, component):
     """With the owner rule switched off, as if the tree were root's and root's own process swapped it: the
     walk from the tree's descriptor meets the link and goes no further (refused, or not read)."""
-    with guards.switched_off("tree-owner-chain"), _swap_when_checked(place, below, component):
+    with guards.switched_off("input-owner-chain"), _swap_when_checked(place, below, component):
         try:
             printed = _printed(Root(place.tree))
         except UserError as refused:
@@ -154,7 +137,7 @@ def test_a_directory_swapped_for_a_link_after_its_check_is_never_followed(place,
 
 def test_with_both_off_the_swap_leaks(place):
     """The attack is real: with both guards off, root prints the root-only file's bytes."""
-    with guards.switched_off("tree-owner-chain", "tree-no-follow"), _swap_when_checked(place, "/proc/cmdline", "proc"):
+    with guards.switched_off("input-owner-chain", "tree-no-follow"), _swap_when_checked(place, "/proc/cmdline", "proc"):
         assert place.word in _printed(Root(place.tree))
 
 
@@ -174,7 +157,7 @@ def test_a_file_swapped_for_a_fifo_is_not_waited_on(place):
             as_other_user(fifo)
         return answer
 
-    with guards.switched_off("tree-owner-chain"), mock.patch.object(Tape, "_link", link_then_fifo):
+    with guards.switched_off("input-owner-chain"), mock.patch.object(Tape, "_link", link_then_fifo):
         snap = take_snapshot(Root(place.tree))
     assert snap.cmdline is None
     assert stat.S_ISFIFO(os.lstat(place.tree / "proc" / "cmdline").st_mode)

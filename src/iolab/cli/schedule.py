@@ -139,15 +139,21 @@ def _check_run(plan_path: Path, targets: list[str], flags: RunFlags) -> None:
 
     UserError when the plan and the command line name no target (a scheduled run has no directory of the
     user's to fall back on), or when the run would be refused: a target missing or too small, programs not
-    allowed. A schedule that fails every hour is worse than one never installed.
+    allowed. A schedule that fails every hour is worse than one never installed. Also when the plan, a job
+    file it names, or a directory above them is one another user could change: every scheduled run reads
+    them again, with the rights (and --allow-write, --allow-commands) given here.
     """
+    from iolab import pathchain
     from iolab.errors import UserError
     from iolab.plan.effects import plan_commands
-    from iolab.plan.planfile import load_plan
+    from iolab.plan.planfile import load_plan, plan_inputs
     from iolab.runner.dryrun import dry_run
 
     if not plan_path.is_file():
         raise UserError(f"plan {plan_path} does not exist; give the path of a plan file to run on schedule")
+    for read in plan_inputs(plan_path):
+        if read.exists():  # a missing job file is load_plan's to name
+            pathchain.check_input(str(read))
     plan = load_plan(plan_path)
     if not (targets or flags.devices or plan.targets or all(w.target for w in plan.workloads)):
         raise UserError(

@@ -9,10 +9,9 @@ captured host's /proc/cmdline, and the names in a root-only directory as its IOM
 
 Two rules, each a registered guard, close that class:
 
-- `tree-owner-chain`: a captured tree is read only when no other user can change it, as a directory iolab
-  writes in must be (`pathchain`): every directory from `/` down to its top owned by root or the running user
-  and writable by no one else (unless sticky), and every directory inside it that is read owned by root or the
-  running user and writable by no one else. Otherwise it is refused in two lines (exit 2), with the `chown`,
+- `input-owner-chain` (`pathchain.read_refusal`): a captured tree is read only when no other user can change
+  it, as a directory iolab writes in must be: every directory from `/` down to its top, and every directory
+  inside it that is read, owned by root or the running user and writable by no one else (unless sticky). Otherwise it is refused in two lines (exit 2), with the `chown`,
   `chmod` or "run iolab as that user" that fixes it: reading a tree needs no privilege.
 - `tree-no-follow`: every look inside the tree walks from the held descriptor of its top, one component at a
   time, each directory opened `O_NOFOLLOW`; a file is read only when what was opened (`O_NOFOLLOW|O_NONBLOCK`)
@@ -50,24 +49,6 @@ guards.register(
 )
 
 
-@guards.guard(
-    "tree-owner-chain",
-    "a captured tree (--root, a bundle's unpacked copy) another user owns or may write: a directory from / "
-    "down to it, or one inside it that is read",
-)
-def owner_refusal(tree: str, directories: list[tuple[str, os.stat_result]]) -> UserError | None:
-    """The refusal for the first directory another user could change, or None (pathchain's rule, for reads)."""
-    for directory, info in directories:
-        problem = pathchain.directory_problem(info)
-        if problem:
-            where = "" if os.path.normpath(tree) == directory else f"{tree}: "
-            return UserError(
-                f"{where}{directory} is {problem}, so another user could change what iolab reads there"
-                " (a link to a root-only file) while it reads.\n" + pathchain.fix(directory, info)
-            )
-    return None
-
-
 class Tree:
     """The directory `top`, held open; `captured` trees are held to the owner rule, the live `/` is the kernel's
     (its /proc/PID directories belong to every user)."""
@@ -78,7 +59,7 @@ class Tree:
         if not os.path.isdir(top):  # for the message only: the walk below decides
             raise UserError(f"{shown_as}: not a directory; point it at a captured tree (with sys/ and proc/)")
         if captured:
-            with pathchain.walk(top, rule=owner_refusal) as (held, chain):
+            with pathchain.walk(top, rule=pathchain.read_refusal) as (held, chain):
                 self._top = os.dup(held)
                 self.where = chain.resolved  # the top on this machine, as a refusal names a directory inside it
         else:
@@ -167,7 +148,7 @@ class Tree:
     def _hold(self, name: str, fd: int) -> None:
         """Refuse a directory of a captured tree another user could change (the owner rule, inside the tree)."""
         if self.captured:
-            refusal = owner_refusal(self.shown_as, [(f"{self.where.rstrip('/')}{name}", os.fstat(fd))])
+            refusal = pathchain.read_refusal(self.shown_as, [(f"{self.where.rstrip('/')}{name}", os.fstat(fd))])
             if refusal is not None:
                 raise refusal
 
