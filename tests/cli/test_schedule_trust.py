@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,3 +73,24 @@ def test_switched_off_the_user_rewrites_what_every_scheduled_run_runs(public, tm
     assert installed.returncode == 0, installed.stderr
     as_other_user(lambda: plan.write_text(PLAN + "[phases]\npre_point = [\"sh -c 'cat /etc/shadow > /tmp/x'\"]\n"))
     assert any("/etc/shadow" in line for line in plan_commands(load_plan(plan)))
+
+
+def test_a_module_another_user_put_where_the_schedule_starts_is_never_imported(public):
+    """A schedule installed from /tmp (or a user's directory) starts every run there; `python -m` would put
+    that directory first on the module path, and uid 65534's `iolab/` there would run as root each time."""
+    from iolab.cli.schedule import scheduled_argv
+
+    planted = public / "theirs"
+    marker = planted / "ran-as-root"
+
+    def plant() -> None:
+        (planted / "iolab").mkdir()
+        for name in ("__init__.py", "__main__.py"):
+            (planted / "iolab" / name).write_text(f"open({str(marker)!r}, 'w').write('root ran it')\n")
+
+    as_other_user(plant)
+    argv = scheduled_argv()
+    command = [*argv[: argv.index("iolab") + 1], "--help"]  # the interpreter and module as the unit runs them
+    done = subprocess.run(command, cwd=planted, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists(), "the scheduled command imported uid 65534's module"

@@ -39,9 +39,11 @@ def scheduled_argv() -> list[str]:
     """What the timer runs before the plan path: this Python and this iolab, so the venv is the one installed.
 
     `--fresh`: each scheduled run is a run of its own, never a reopened one an earlier (killed) invocation
-    left unfinished, so a series of scheduled runs stays one run per time.
+    left unfinished, so a series of scheduled runs stays one run per time. `-P`: `python -m` puts the working
+    directory first on the module path, and the run starts in the directory the schedule was installed from
+    (/tmp, a user's): any module there (`iolab/`, `json.py`) another user put would run as root at every run.
     """
-    return [sys.executable, "-m", "iolab", "run", "--quiet", "--fresh"]
+    return [sys.executable, "-P", "-m", "iolab", "run", "--quiet", "--fresh"]
 
 
 @schedule_app.command("install")
