@@ -94,3 +94,19 @@ def test_a_module_another_user_put_where_the_schedule_starts_is_never_imported(p
     done = subprocess.run(command, cwd=planted, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), "the scheduled command imported uid 65534's module"
+
+
+def test_the_lock_schedules_share_lies_in_the_home_not_where_anyone_may_create_it(tmp_path):
+    """It was /run/lock/iolab.lock, in a directory anyone may add to: any user could make it first and hold it
+    (every scheduled root run skipped as busy), or put a link there that flock(1) opens O_CREAT as root. The
+    lock is now in IOLAB_HOME (made at install, its chain checked), where only root and its owner can write."""
+    cron = tmp_path / "cron.d" / "iolab"
+    home = tmp_path / "lab"
+    plan = tmp_path / "nightly.toml"
+    plan.write_text(f'targets = ["{tmp_path}"]\n' + PLAN)
+    installed = iolab(
+        "schedule", "install", str(plan), "--every", "1h", "--cron-file", str(cron), env={"IOLAB_HOME": str(home)}
+    )
+    assert installed.returncode == 0, installed.stderr
+    assert f"flock -n -E 75 {home / 'schedule.lock'} " in cron.read_text()
+    assert home.is_dir() and "/run/lock" not in cron.read_text()

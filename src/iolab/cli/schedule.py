@@ -26,7 +26,7 @@ app.add_typer(schedule_app, name="schedule")
 # Hidden: tests (and packagers) point these at scratch places; when set, nothing is activated with systemctl.
 UnitDir = Annotated[Path | None, typer.Option("--unit-dir", hidden=True)]
 CronFile = Annotated[Path | None, typer.Option("--cron-file", hidden=True)]
-LockFile = Annotated[Path | None, typer.Option("--lock-file", hidden=True)]  # the lock every schedule shares
+LockFile = Annotated[Path | None, typer.Option("--lock-file", hidden=True)]  # default: IOLAB_HOME/schedule.lock
 
 
 def _places(unit_dir: Path | None, cron_file: Path | None) -> tuple[Path, Path]:
@@ -80,7 +80,7 @@ def install(
     """
     import os
 
-    from iolab.schedule import LOCK_FILE, prepare
+    from iolab.schedule import prepare
     from iolab.store.db import home_dir
 
     absolute = [os.path.abspath(target) for target in targets or []]
@@ -98,7 +98,7 @@ def install(
         unit_dir=units,
         use_systemd=True if unit_dir else False if cron_file else None,
         cron_file=cron,
-        lock_path=lock_file or LOCK_FILE,
+        lock_path=lock_file,
     )
     _install(entry, every, activate=entry.kind == "systemd" and unit_dir is None, dry_run=dry_run)
 
@@ -107,12 +107,14 @@ def _install(entry: Entry, every: str, activate: bool, dry_run: bool) -> None:
     """Write the entry's files and start its timer (with `activate`), or print them (`dry_run`)."""
     import subprocess
 
+    from iolab import pathchain
     from iolab.errors import UserError
     from iolab.schedule import activation_commands, write
 
     if dry_run:
         _print_entry(entry, every, activate)
         return
+    pathchain.make_dirs(str(entry.home))  # the home holds the lock flock opens before the first run makes it
     for path in write(entry):
         print(f"wrote {path}")
     if activate:
