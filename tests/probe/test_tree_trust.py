@@ -231,3 +231,23 @@ def test_a_fifo_or_a_bomb_given_as_a_bundle_is_refused_in_a_line(tmp_path, monke
         with bundles.open_bundle(_bundle(tmp_path / "b.tar.gz")):
             pass
     assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("tape", "statvfs"),
+    [("[" * 100_000, None), (None, "[1]"), (None, '{"/": {"size_bytes": "x"}}'), (None, '{"/": {"size_bytes": null}}')],
+)
+def test_a_tree_whose_kept_answers_are_hostile_json_is_refused_or_read_as_missing(tmp_path, tape, statvfs):
+    """A bundle's iolab/tape.json and iolab/statvfs.json are its author's text: nested past the parser's depth, or
+    of the wrong shape, they are refused in a line ("capture it again") or read as not captured, never a traceback."""
+    (tmp_path / "iolab").mkdir()
+    (tmp_path / "proc").mkdir()
+    for name, text in (("tape.json", tape), ("statvfs.json", statvfs)):
+        if text is not None:
+            (tmp_path / "iolab" / name).write_text(text)
+    try:
+        root = Root(tmp_path)
+    except UserError as refused:
+        assert "capture it again" in str(refused) and "\n" not in str(refused)
+        return
+    assert root.statvfs("/") is None

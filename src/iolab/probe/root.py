@@ -87,7 +87,7 @@ class Root:
             if not isinstance(answers, dict):
                 raise ValueError("not a JSON object")
             return Tape.replaying(tree, self._own, answers)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # nested past the parser's depth: a hostile tape, refused too
             raise UserError(
                 f"{ANSWERS_FILE} in {self.shown_as} is not a probe's tape ({exc}); capture it again"
             ) from None
@@ -197,10 +197,10 @@ class Root:
             text = self.read_text(STATVFS_FILE)
             try:
                 table = json.loads(text) if text else {}
-            except ValueError:
+                entry = table.get(mount_point) if isinstance(table, dict) else None
+                return {k: int(v) for k, v in entry.items()} if isinstance(entry, dict) else None
+            except (ValueError, TypeError, RecursionError):  # a tree's file, as its author wrote it
                 return None
-            entry = table.get(mount_point)
-            return {k: int(v) for k, v in entry.items()} if isinstance(entry, dict) else None
         try:
             st = os.statvfs(mount_point)
         except OSError:
