@@ -513,8 +513,8 @@ def renamed_node(case: Case) -> None:
     where = Path(tempfile.mkdtemp(prefix="iolab-nodes-", dir=case.world.root))
     node = where / name
     os.mknod(node, 0o600 | 0o060000, os.stat(device).st_rdev)
-    try:
-        text = f"[w]\n{_job(case.rng.choice(['write', 'randwrite']), size='1m')}\n"
+    try:  # the whole device: a write let through reaches the stacked loop device's data (a victim)
+        text = f"[w]\n{_job(case.rng.choice(['write', 'randwrite']), size='16m')}\n"
         refusal = prepared(case, job_request(case, text, [str(node)], allow_write=True))
         if device == case.world.stacked:
             _expect_cause(case, refusal, "is backed by")
