@@ -42,7 +42,8 @@ is reported on the odd seeds.
 
     python bench/simulated_histories.py [--cases 600] [--seed 40] [--short-cases 1200] [--out PATH]
     python bench/simulated_histories.py --smoke     # the size the suite runs
-    python bench/simulated_histories.py --shipped-only [--no-split-guard] [--peak-place] --out PATH   # held out
+    python bench/simulated_histories.py --shipped-only [--no-split-guard] [--peak-place] [--least-squares-place]
+        --out PATH   # held out
 """
 
 from __future__ import annotations
@@ -369,24 +370,6 @@ def oracle_power(size: float, before: int, after: int, cov: float, phi: float) -
     return normal.cdf(z - critical) + normal.cdf(-z - critical)
 
 
-def _gls_gains(r: np.ndarray, taus: np.ndarray, phi: float) -> np.ndarray:
-    """For each split tau (1 <= tau < len(r)), how much a step starting at run tau raises the likelihood of runs
-    `r` under AR(1) noise of correlation `phi` around a level: the prewhitened runs projected on the step's
-    prewhitened regressor (1 at tau, 1 - phi after it) once the level's is taken out (generalised least
-    squares; with phi 0 the least-squares split's between-segment sum of squares)."""
-    head, rest = math.sqrt(1.0 - phi * phi), 1.0 - phi
-    level = np.full(len(r), rest)
-    level[0] = head
-    y = np.concatenate([[head * r[0]], r[1:] - phi * r[:-1]])
-    y = y - level * float(level @ y) / float(level @ level)
-    after = np.concatenate([np.cumsum(y[::-1])[::-1][1:], [0.0]])  # after[t]: sum of y[t + 1:]
-    later = (len(y) - 1 - taus).astype(float)
-    cross = y[taus] + rest * after[taus]
-    shared = rest + rest * rest * later
-    spread = 1.0 + rest * rest * later - shared * shared / float(level @ level)
-    return np.where(spread > 0.0, cross * cross / np.maximum(spread, 1e-300), 0.0)
-
-
 def oracle_placed(h: History, i: int) -> tuple[bool, bool] | None:
     """(found, placed within NEAR runs) for instant step i by the known-noise test and placement: the runs over
     everything the generator put there but step i's own factor and the noise (cycles, drift, the other steps
@@ -401,7 +384,7 @@ def oracle_placed(h: History, i: int) -> tuple[bool, bool] | None:
     if not len(taus):
         return False, False
     phi = h.knobs["phi"]
-    gains = _gls_gains(r, taus, phi)
+    gains = history_noise.gls_split_gains(r, taus, phi)
     true = int(np.searchsorted(at, h.steps[i])) - 1
     innovation = h.knobs["cov"] * math.sqrt(1.0 - phi * phi)
     found = 0 <= true < len(gains) and math.sqrt(gains[true]) / innovation > _ORACLE_CRITICAL
@@ -832,6 +815,12 @@ def _short_cases(parser) -> None:
         help="read phi between the first look's steps alone (history_noise.SPLIT_GUARD off): the method before it",
     )
     parser.add_argument(
+        "--least-squares-place",
+        action="store_true",
+        help="place each change point by least squares, as if runs were independent (history.PLACE_GLS off): the "
+        "placement before issue 40's eleventh look",
+    )
+    parser.add_argument(
         "--peak-place",
         action="store_true",
         help="report each change point at its least-squares peak (history.PLACE_RUNS 0): the placement before issue "
@@ -912,6 +901,8 @@ def main() -> int:
     history_noise.SPLIT_GUARD = not args.no_split_guard
     if args.peak_place:
         history.PLACE_RUNS = 0
+    if args.least_squares_place:
+        history.PLACE_GLS = False
     started = time.perf_counter()
     if args.shipped_only:
         figures = _shipped_figures(split, args)
@@ -939,6 +930,7 @@ def _shipped_figures(split, args) -> dict:
         "host": host(),
         "split_guard": history_noise.SPLIT_GUARD,
         "place_runs": history.PLACE_RUNS,
+        "place_gls": history.PLACE_GLS,
         "held_out": _held_out(score([draw(s) for s in split.held_out], shipped)),
         "must_show_steps": must_show(args.must_show_cases, shipped),
         "must_show_steps_fresh": must_show(args.must_show_cases, shipped, FRESH_MUST_SHOW),

@@ -18,7 +18,9 @@ A guard switched off (`iolab.guards.switched_off`) must make some case fail, by 
 - `victim`: a victim's checksum changed (files, devices, what a stacked loop device holds);
 - `outside`: fio opened, created or removed a path outside the run's manifest (strace);
 - `attack`: the attacker's own action succeeded where a guard stands in its way (an exclusive open of a
-  device a run writes);
+  device a run writes, a change to a captured tree while root reads it);
+- `leak`: a root-only file's bytes, or a name in a root-only directory, in what root printed (a probe of a
+  captured tree read through a link swapped in after its check);
 - `fio-refused`: fio refused a job iolab handed it as unparseable (an option iolab never classified);
 - `cause`: a refusal that does not name what the attacker planted (the file system, the mount, `include`,
   a relative home); for guards whose refusal another guard repeats, the named cause is what only they add;
@@ -511,8 +513,8 @@ def renamed_node(case: Case) -> None:
     where = Path(tempfile.mkdtemp(prefix="iolab-nodes-", dir=case.world.root))
     node = where / name
     os.mknod(node, 0o600 | 0o060000, os.stat(device).st_rdev)
-    try:
-        text = f"[w]\n{_job(case.rng.choice(['write', 'randwrite']), size='1m')}\n"
+    try:  # the whole device: a write let through reaches the stacked loop device's data (a victim)
+        text = f"[w]\n{_job(case.rng.choice(['write', 'randwrite']), size='16m')}\n"
         refusal = prepared(case, job_request(case, text, [str(node)], allow_write=True))
         if device == case.world.stacked:
             _expect_cause(case, refusal, "is backed by")
@@ -934,6 +936,98 @@ def _wait_socket(path: Path) -> None:
     raise RuntimeError(f"nothing listens on {path}")
 
 
+def _secret_dir(case: Case) -> tuple[Path, str]:
+    """A root-only directory (0700) holding a root-only `cmdline` and a directory `iommu` whose one entry's name
+    is secret too, as a captured tree's /proc and /sys/class would: (it, the word to look for in what is printed)."""
+    w = case.world
+    word = f"secret{case.rng.getrandbits(64):016x}"
+    secret = w.root / f"secret-{case.number}"
+    (secret / "iommu" / f"private-{word}").mkdir(parents=True)
+    (secret / "cmdline").write_text(f"root-only {word}\n")
+    (secret / "cmdline").chmod(0o600)
+    secret.chmod(0o700)
+    w.digests[str(secret / "cmdline")] = digest(str(secret / "cmdline"))
+    return secret, word
+
+
+_TREE = 'mkdir -p "$1/proc" "$1/sys/class/iommu/dmar0" && echo quiet > "$1/proc/cmdline"'
+# (what the tape is about to look at, the directory above it swapped for a link): the moment after its check
+_SWAPS = [("/proc/cmdline", "proc"), ("/sys/class/iommu", "sys/class")]
+
+
+@contextlib.contextmanager
+def _swapped_when_checked(tree: Path, secret: Path, rng: random.Random, swap_as_other: bool) -> Iterator[list[str]]:
+    """Once the tape's walk has found every directory above a name no link, as it is about to look at the name,
+    a directory above it is swapped for a link to `secret` (by uid 65534, or by root's own process): the list it
+    yields holds what was swapped, once it was."""
+    from iolab.probe.tape import Tape
+
+    below, component = rng.choice(_SWAPS)
+    real = Tape._link
+    swapped: list[str] = []
+
+    def swap_then_link(tape: Tape, looked: str) -> str | None:
+        if looked == below and not swapped:
+            where = tree / component
+            script = 'mv "$1" "$1.kept" && ln -s "$2" "$1"'
+            if swap_as_other:
+                moved = as_attacker(script, str(where), str(secret))
+                assert moved.returncode == 0, moved.stderr
+            else:
+                subprocess.run(["sh", "-ec", script, "sh", str(where), str(secret)], check=True)
+            swapped.append(str(where))
+        return real(tape, looked)
+
+    with mock.patch.object(Tape, "_link", swap_then_link):
+        yield swapped
+
+
+def _probe_tree(case: Case, tree: Path, word: str) -> None:
+    """`iolab probe --root TREE` as root, its JSON written to a file of root's: a secret in it is a leak."""
+    out = case.world.root / f"probe-{case.number}.json"
+    code, said = cli(case, "probe", "--root", str(tree), "--format", "json", "-o", str(out))
+    printed = (out.read_text() if out.exists() else "") + said
+    out.unlink(missing_ok=True)
+    if word in printed:
+        case.outcome.fail("leak", case, f"root printed a root-only file or name read through a link in {tree}")
+
+
+def tree_owner(case: Case) -> None:
+    """Root probes a captured tree uid 65534 can write (theirs, or root's left writable by all), and uid 65534 swaps a
+    directory in it for a link to a root-only directory once the tape checked it: the tree must be refused before
+    anything in it is read (input-owner-chain). Switched off, the descriptor walk still keeps the secret from
+    being read; the attack's own step, a change to the tree while root read it, then succeeded."""
+    w = case.world
+    secret, word = _secret_dir(case)
+    if case.rng.random() < 0.5:
+        tree = w.foreign / f"tree-{case.number}"
+        assert as_attacker(_TREE, str(tree)).returncode == 0
+    else:
+        tree = w.public / f"tree-{case.number}"
+        subprocess.run(["sh", "-ec", _TREE + ' && chmod -R a+w "$1"', "sh", str(tree)], check=True)
+    try:
+        with _swapped_when_checked(tree, secret, case.rng, swap_as_other=True) as swapped:
+            _probe_tree(case, tree, word)
+        if swapped:
+            case.outcome.fail("attack", case, f"uid {ATTACKER_UID} changed {swapped[0]} while root read the tree")
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
+def tree_swap(case: Case) -> None:
+    """Root probes a captured tree of root's (no other user can change it), and root's own process (a second
+    capture, an rsync refreshing the tree) swaps a directory in it for a link to a root-only directory once the
+    tape checked it: the walk from the tree's descriptor must not follow it (tree-no-follow)."""
+    secret, word = _secret_dir(case)
+    tree = case.world.root / f"tree-{case.number}"
+    subprocess.run(["sh", "-ec", _TREE, "sh", str(tree)], check=True)
+    try:
+        with _swapped_when_checked(tree, secret, case.rng, swap_as_other=False):
+            _probe_tree(case, tree, word)
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+
+
 # kind -> (how it is made, its weight in a sample, the guard it is aimed at). Every kind runs once in a
 # sample; the rest are drawn by weight, mostly the kinds that reach fio with their victims at hand (a kind
 # refused before fio catches its guard in its one case).
@@ -961,6 +1055,8 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "home-name": (home_name, 0.5, "home-name"),
     "agent-tcp": (agent_tcp, 0.5, "agent-tcp-needs-insecure"),
     "socket-dir": (socket_dir, 0.5, "fio-socket-private-dir"),
+    "tree-owner": (tree_owner, 0.5, "input-owner-chain"),
+    "tree-swap": (tree_swap, 0.5, "tree-no-follow"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
     "claim-held": (claim_held, 1, "exclusive-hold"),
     "replaced-record": (replaced_record, 0.5, "clean-identity"),

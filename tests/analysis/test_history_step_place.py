@@ -61,3 +61,11 @@ def test_history_reports_the_place_not_the_peak(monkeypatch, seed, peak_off):
     monkeypatch.setattr(history, "PLACE_RUNS", 0)
     (peak,) = analyse_history(list(x)).change_points
     assert peak.index - at == peak_off
+
+
+def test_a_larger_gain_outside_the_allowed_places_does_not_stop_the_placement():
+    """The likelihood is weighed relative to the largest allowed gain: relative to a larger one outside the allowed
+    places, at a tiny temperature (a nearly noise-free history) every weight underflowed to 0 and `_place` raised."""
+    gains = np.array([0.0, 0.01, 0.02, 0.01, 0.0, 5.0, 6.0])
+    allowed = np.array([True, True, True, True, True, False, False])
+    assert history._place(gains, allowed, 1e-30) == 2

@@ -14,15 +14,6 @@ sys.path.insert(0, str(BENCH))
 import simulated_histories as sh  # noqa: E402
 
 
-def test_with_phi_zero_the_gain_is_the_least_squares_split():
-    rng = np.random.default_rng(1)
-    r = rng.standard_normal(80) + np.where(np.arange(80) >= 30, 1.0, 0.0)
-    taus = np.arange(1, 80)
-    csum = np.cumsum(r - r.mean())
-    between = csum[taus - 1] ** 2 * (1.0 / taus + 1.0 / (80 - taus))
-    assert np.allclose(sh._gls_gains(r, taus, 0.0), between)
-
-
 def _step(seed: int, phi: float, size: float, cov: float = 0.05, n: int = 200) -> sh.History:
     rng = np.random.default_rng(seed)
     shocks = rng.standard_normal(n)

@@ -19,7 +19,7 @@ def test_install_list_remove_with_cron_and_systemd(tmp_path):
     line = cron.read_text().splitlines()[-1]
     assert line.startswith("0 * * * * root ")
     # IOLAB_RUN_REPORT=0 (tests/conftest.py) is passed on as --no-report: a timer does not see this environment
-    assert f"{sys.executable} -m iolab run --quiet --fresh --no-report {plan}" in line
+    assert f"{sys.executable} -P -m iolab run --quiet --fresh --no-report {plan}" in line
     proc = iolab("schedule", "install", str(plan), "--every", "6h", "--name", "six", "--unit-dir", str(units))
     assert proc.returncode == 0, proc.stderr
     assert "OnCalendar=*-*-* 00/6:00:00" in (units / "iolab-six.timer").read_text()

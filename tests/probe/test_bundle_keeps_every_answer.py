@@ -24,6 +24,7 @@ from iolab.errors import UserError
 from iolab.probe.bundle import open_bundle, save_bundle
 from iolab.probe.root import Root
 from iolab.probe.tape import KINDS, Tape
+from iolab.probe.tree import Tree
 
 # A case builds one name in an empty directory and returns it with what the host does after the first question.
 Case = Callable[[Path], tuple[Path, Callable[[], None]]]
@@ -241,9 +242,10 @@ def test_a_directory_that_could_not_be_listed_stays_unlisted(tmp_path, monkeypat
     assert live.read_text(str(tmp_path / "d" / "inner")) == "1\n"
     listdir = os.listdir
 
-    def denied(path: str) -> list[str]:
-        if path == str(tmp_path / "d"):
-            raise PermissionError(13, "Permission denied", path)
+    def denied(path: str | int) -> list[str]:
+        named = os.readlink(f"/proc/self/fd/{path}") if isinstance(path, int) else path  # the tree lists by descriptor
+        if named == str(tmp_path / "d"):
+            raise PermissionError(13, "Permission denied", named)
         return listdir(path)
 
     monkeypatch.setattr(os, "listdir", denied)
@@ -258,8 +260,8 @@ def test_a_directory_that_could_not_be_listed_stays_unlisted(tmp_path, monkeypat
 
 def test_every_field_of_the_tape_but_the_bytes_is_kept():
     """A field added to the tape is an answer a bundle must keep too (`Tape.answers`), or offline it is lost."""
-    tape = Tape(str)
-    kept = {f.name for f in dataclasses.fields(tape)} - {"host", "own", "files", "replayed"}  # where, not what
+    tape = Tape(Tree("/", "/", captured=False))
+    kept = {f.name for f in dataclasses.fields(tape)} - {"tree", "own", "files", "replayed"}  # where, not what
     assert set(tape.answers()) == kept
 
 

@@ -29,8 +29,9 @@ _warm: list[bool] = []
 
 
 def _audit(event: str, args: tuple) -> None:
+    """Absolute paths opened or listed (a name relative to a held directory is recorded by `_record`)."""
     if _touched is not None and event in ("open", "os.listdir", "os.scandir") and args and args[0] is not None:
-        if not isinstance(args[0], int):
+        if not isinstance(args[0], int) and os.path.isabs(os.fsdecode(args[0])):
             _touched.append(os.fsdecode(args[0]))
 
 
@@ -79,13 +80,18 @@ def _captured(tree: Path, layout: str, dest: str) -> tuple[str, str, str]:
 
 
 def _record(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every path given to the lookups without an audit event (stat, lstat, readlink, statvfs) recorded too."""
-    for name in ("stat", "lstat", "readlink", "statvfs"):
+    """Every path given to the lookups without an audit event (stat, lstat, readlink, statvfs) recorded too, and
+    every relative one given to os.open; a name looked up relative to a held directory (`dir_fd`, as the tree
+    walks from its descriptor) as the path it names there, any other relative name from the working directory."""
+    where = os.readlink
+    for name in ("stat", "lstat", "readlink", "statvfs", "open"):
         real = getattr(os, name)
 
         def recording(path, *args, _real=real, **kwargs):  # type: ignore[no-untyped-def]
             if _touched is not None and not isinstance(path, int):
-                _touched.append(os.fsdecode(path))
+                held = kwargs.get("dir_fd")
+                base = where(f"/proc/self/fd/{held}") if held is not None else os.getcwd()
+                _touched.append(os.path.join(base, os.fsdecode(path)))
             return _real(path, *args, **kwargs)
 
         monkeypatch.setattr(os, name, recording)

@@ -127,6 +127,7 @@ def test_each_cpufreq_policys_governor_is_read_and_the_driver_from_the_first(tmp
     host = _host(tmp_path)
     assert host["governors"] == {"policy0": "performance", "policy4": "powersave", "policy8": "?"}
     assert host["cpufreq_driver"] == "acpi-cpufreq"
+    (tmp_path / "none").mkdir()  # a tree without cpufreq
     assert (_host(tmp_path / "none")["governors"], _host(tmp_path / "none")["cpufreq_driver"]) == ({}, None)
 
 

@@ -22,7 +22,7 @@ import pytest
 from tests.loopdev import loop_skip_reason
 from tests.safety_attacks import KINDS, run_cases
 
-CASES = 72
+CASES = 80
 SEED = 39
 
 

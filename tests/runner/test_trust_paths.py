@@ -222,3 +222,46 @@ def test_dry_run_shows_per_path_the_checks_passed_or_why_refused(scene, iolab_ho
         proc.returncode == 2 and f"fio's work directories ($TMPDIR): refused: {scene['T']} is writable" in proc.stderr
     )
     assert proc.stderr.strip().splitlines()[-1].startswith("iolab: the run would be refused: "), proc.stderr
+
+
+def test_root_reading_a_file_in_a_directory_another_user_owns_is_refused(scene, iolab_home):
+    """A read-only file target in uid 65534's directory: fio opens it by name, and finding it shorter than the
+    job (their swap after iolab's checks) lays it out again, `unlink` then `open(O_CREAT|O_TRUNC)` by name, which
+    follows a link they plant between the two onto root's file. Refused up front, as a directory target is."""
+    data = scene["evil"] / "data.bin"
+    as_attacker('head -c 1048576 /dev/urandom > "$1"', str(data))
+    before = digest(scene["victim"]), sorted(os.listdir(scene["evil"]))
+    said = assert_clean_error(_run(scene, data))
+    assert f"{scene['evil']} is owned by uid {OTHER}" in said, said
+    assert (digest(scene["victim"]), sorted(os.listdir(scene["evil"]))) == before
+
+
+def test_without_the_chain_check_fio_lays_out_again_in_their_directory(scene, iolab_home, monkeypatch, capsys):
+    """The first half of that race, made certain: just before fio runs, uid 65534 swaps their 1 MiB file for a
+    link to root's shorter victim; fio (as root) removes their link and creates a file of root's in their
+    directory by name. The second half (the link planted again between fio's unlink and its open) is a race of
+    microseconds, left to the refusal above."""
+    from iolab.cli import main
+
+    data = scene["evil"] / "data.bin"
+    as_attacker('head -c 1048576 /dev/urandom > "$1"', str(data))
+    short = scene["base"] / "short"
+    short.write_bytes(os.urandom(64 << 10))
+    bin_dir = scene["base"] / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "fio").write_text(
+        f"#!{sys.executable}\nimport os, subprocess, sys\n"
+        "if any(a.endswith('.fio') for a in sys.argv[1:]):\n"
+        f"    subprocess.run({SETPRIV!r} + ['sh', '-c', 'ln -sfn \"$1\" \"$2\"', 'sh', {str(short)!r}, {str(data)!r}])\n"
+        f"os.execv({shutil.which('fio')!r}, ['fio', *sys.argv[1:]])\n"
+    )
+    (bin_dir / "fio").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setattr(tempfile, "tempdir", str(scene["T"]))
+    (scene["base"] / "r.fio").write_text("[r]\nrw=read\nbs=64k\nioengine=psync\n")
+    argv = ["iolab", "run", str(scene["base"] / "r.fio"), str(data), "--runtime", "1", "--ramp", "0", "--no-report"]
+    monkeypatch.setattr(sys, "argv", argv)
+    with guards.switched_off("path-owner-chain"), pytest.raises(SystemExit):
+        main()
+    capsys.readouterr()
+    assert not data.is_symlink() and data.stat().st_uid == 0, "fio did not lay the file out again"

@@ -68,5 +68,6 @@ def test_a_device_the_host_does_not_have_an_interval_too_short_and_no_files_at_a
     quiet.start()
     quiet.stop()
     assert quiet._files == [] and quiet.samples() == []
+    (tmp_path / "none").mkdir()  # a tree without /proc
     with pytest.raises(UserError, match="cannot read .*diskstats for telemetry"):
         Sampler(["sdb"], root=Root(tmp_path / "none")).start()

@@ -26,7 +26,7 @@ app.add_typer(schedule_app, name="schedule")
 # Hidden: tests (and packagers) point these at scratch places; when set, nothing is activated with systemctl.
 UnitDir = Annotated[Path | None, typer.Option("--unit-dir", hidden=True)]
 CronFile = Annotated[Path | None, typer.Option("--cron-file", hidden=True)]
-LockFile = Annotated[Path | None, typer.Option("--lock-file", hidden=True)]  # the lock every schedule shares
+LockFile = Annotated[Path | None, typer.Option("--lock-file", hidden=True)]  # default: IOLAB_HOME/schedule.lock
 
 
 def _places(unit_dir: Path | None, cron_file: Path | None) -> tuple[Path, Path]:
@@ -39,9 +39,11 @@ def scheduled_argv() -> list[str]:
     """What the timer runs before the plan path: this Python and this iolab, so the venv is the one installed.
 
     `--fresh`: each scheduled run is a run of its own, never a reopened one an earlier (killed) invocation
-    left unfinished, so a series of scheduled runs stays one run per time.
+    left unfinished, so a series of scheduled runs stays one run per time. `-P`: `python -m` puts the working
+    directory first on the module path, and the run starts in the directory the schedule was installed from
+    (/tmp, a user's): any module there (`iolab/`, `json.py`) another user put would run as root at every run.
     """
-    return [sys.executable, "-m", "iolab", "run", "--quiet", "--fresh"]
+    return [sys.executable, "-P", "-m", "iolab", "run", "--quiet", "--fresh"]
 
 
 @schedule_app.command("install")
@@ -78,7 +80,7 @@ def install(
     """
     import os
 
-    from iolab.schedule import LOCK_FILE, prepare
+    from iolab.schedule import prepare
     from iolab.store.db import home_dir
 
     absolute = [os.path.abspath(target) for target in targets or []]
@@ -96,7 +98,7 @@ def install(
         unit_dir=units,
         use_systemd=True if unit_dir else False if cron_file else None,
         cron_file=cron,
-        lock_path=lock_file or LOCK_FILE,
+        lock_path=lock_file,
     )
     _install(entry, every, activate=entry.kind == "systemd" and unit_dir is None, dry_run=dry_run)
 
@@ -105,12 +107,14 @@ def _install(entry: Entry, every: str, activate: bool, dry_run: bool) -> None:
     """Write the entry's files and start its timer (with `activate`), or print them (`dry_run`)."""
     import subprocess
 
+    from iolab import pathchain
     from iolab.errors import UserError
     from iolab.schedule import activation_commands, write
 
     if dry_run:
         _print_entry(entry, every, activate)
         return
+    pathchain.make_dirs(str(entry.home))  # the home holds the lock flock opens before the first run makes it
     for path in write(entry):
         print(f"wrote {path}")
     if activate:
@@ -139,15 +143,21 @@ def _check_run(plan_path: Path, targets: list[str], flags: RunFlags) -> None:
 
     UserError when the plan and the command line name no target (a scheduled run has no directory of the
     user's to fall back on), or when the run would be refused: a target missing or too small, programs not
-    allowed. A schedule that fails every hour is worse than one never installed.
+    allowed. A schedule that fails every hour is worse than one never installed. Also when the plan, a job
+    file it names, or a directory above them is one another user could change: every scheduled run reads
+    them again, with the rights (and --allow-write, --allow-commands) given here.
     """
+    from iolab import pathchain
     from iolab.errors import UserError
     from iolab.plan.effects import plan_commands
-    from iolab.plan.planfile import load_plan
+    from iolab.plan.planfile import load_plan, plan_inputs
     from iolab.runner.dryrun import dry_run
 
     if not plan_path.is_file():
         raise UserError(f"plan {plan_path} does not exist; give the path of a plan file to run on schedule")
+    for read in plan_inputs(plan_path):
+        if read.exists():  # a missing job file is load_plan's to name
+            pathchain.check_input(str(read))
     plan = load_plan(plan_path)
     if not (targets or flags.devices or plan.targets or all(w.target for w in plan.workloads)):
         raise UserError(

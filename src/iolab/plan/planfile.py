@@ -57,6 +57,17 @@ def load_plan(path: str | Path) -> Plan:
     return plan_from_jobfile(path)
 
 
+def plan_inputs(path: str | Path) -> list[Path]:
+    """The files `load_plan(path)` reads: the plan, and each job file a TOML plan names (top level or a
+    [[workloads]] entry), as it finds them (relative to the plan's directory)."""
+    path = Path(path)
+    if path.suffix.lower() not in TOML_SUFFIXES:
+        return [path]
+    raw = _load_toml(read_input(path, "plan"), str(path))
+    entries = [raw, *(w for w in raw.get("workloads", []) if isinstance(w, dict))]
+    return [path, *dict.fromkeys(path.parent / e["job"] for e in entries if isinstance(e.get("job"), str))]
+
+
 def plan_from_jobfile(path: str | Path) -> Plan:
     """A job file as a plan: one workload per job section, honoured as written."""
     path = Path(path)

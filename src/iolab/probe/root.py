@@ -14,7 +14,9 @@ which `os.path.realpath` and `open` would instead look up on the machine
 running the probe. This machine's answers then stood in for the captured
 host's (a loop device backed by /srv/disk.img judged by this machine's
 /srv), and a path the captured host has but this one lacks resolved to
-nothing.
+nothing. The tape's walk reads through a `Tree`, the tree held by a
+descriptor, so nothing it decided is looked up by a path again, and a tree
+another user could change is refused (`probe.tree`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 
 from iolab.errors import UserError
 from iolab.probe.tape import Tape
+from iolab.probe.tree import Tree
 
 # Where captured non-file inputs live inside a tree or bundle.
 COMMANDS_DIR = "/iolab/commands"
@@ -49,13 +52,16 @@ class Root:
         self.base = Path(base)
         self.shown_as = shown_as or str(self.base)  # how messages name the tree (a bundle: not its unpacked copy)
         self.record = record
-        self.tape: Tape | None = Tape(lambda absolute: str(self.path(absolute))) if record else None
         self.captured: dict[str, bytes] = {}
         self._statvfs: dict[str, dict[str, int]] = {}
         # Where the tree lies on this machine, looked up once: the only lookups outside a captured tree.
         self._live = self.base.resolve() == Path("/")
         self._own = () if self._live else tuple(dict.fromkeys((str(self.base), os.path.realpath(self.base))))
-        self._replay = None if self._live or record else self._kept_tape()
+        # Held open once (a captured tree checked first: `Tree`); the live machine unrecorded needs none.
+        tree = None if self._live and not record else Tree(str(self.base), self.shown_as, not self._live)
+        self._tree = tree
+        self.tape: Tape | None = Tape(tree) if record and tree is not None else None
+        self._replay = None if self._live or record or tree is None else self._kept_tape(tree)
 
     def path(self, absolute: str) -> Path:
         """Map an absolute host path (e.g. "/proc/mounts") into this root."""
@@ -67,21 +73,21 @@ class Root:
         calls), or None for the live machine's own lookup."""
         if self.tape is not None:
             return self.tape
-        if self._live:
+        if self._tree is None:
             return None
-        return self._replay or Tape(lambda absolute: str(self.path(absolute)), self._own)
+        return self._replay or Tape(self._tree, self._own)
 
-    def _kept_tape(self) -> Tape | None:
+    def _kept_tape(self, tree: Tree) -> Tape | None:
         """The tape of a bundle's tree (its ANSWERS_FILE), or None for a tree that has none (a `--root` copy)."""
-        text = Tape(lambda absolute: str(self.path(absolute)), self._own).see(ANSWERS_FILE, read=True).data
+        text = Tape(tree, self._own).see(ANSWERS_FILE, read=True).data
         if text is None:
             return None
         try:
             answers = json.loads(text)
             if not isinstance(answers, dict):
                 raise ValueError("not a JSON object")
-            return Tape.replaying(lambda absolute: str(self.path(absolute)), self._own, answers)
-        except ValueError as exc:
+            return Tape.replaying(tree, self._own, answers)
+        except (ValueError, RecursionError) as exc:  # nested past the parser's depth: a hostile tape, refused too
             raise UserError(
                 f"{ANSWERS_FILE} in {self.shown_as} is not a probe's tape ({exc}); capture it again"
             ) from None
@@ -191,10 +197,10 @@ class Root:
             text = self.read_text(STATVFS_FILE)
             try:
                 table = json.loads(text) if text else {}
-            except ValueError:
+                entry = table.get(mount_point) if isinstance(table, dict) else None
+                return {k: int(v) for k, v in entry.items()} if isinstance(entry, dict) else None
+            except (ValueError, TypeError, RecursionError):  # a tree's file, as its author wrote it
                 return None
-            entry = table.get(mount_point)
-            return {k: int(v) for k, v in entry.items()} if isinstance(entry, dict) else None
         try:
             st = os.statvfs(mount_point)
         except OSError:

@@ -121,9 +121,8 @@ def take_snapshot(root: Root | None = None, targets: list[str] | tuple[str, ...]
 
 
 def _host_tree(root: Root) -> Root:
-    """`root` when it looks like a host tree; UserError saying what to point it at when not."""
-    if not root.base.is_dir():
-        raise UserError(f"--root {root.base}: not a directory; point it at a captured tree (with sys/ and proc/)")
+    """`root` when it looks like a host tree; UserError saying what to point it at when not (a root that is no
+    directory is refused when it is made: `probe.tree`)."""
     if not (root.exists("/sys") or root.exists("/proc")):
         raise UserError(f"--root {root.base}: no sys/ or proc/ inside; point it at a captured tree")
     return root

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from iolab.errors import UserError
+from iolab.probe.tree import Tree
 
 # The kernel follows at most 40 links in one lookup (open() fails with ELOOP past that).
 MAX_LINKS = 40
@@ -36,10 +37,10 @@ class Seen:
 class Tape:
     """Files, directories, listings and links read from below a root, each kept once.
 
-    `host` maps an absolute name inside the root to the path to read on this machine.
+    `tree` is the root held open: every look goes through it (`Tree`), never through a path on this machine.
     """
 
-    host: Callable[[str], str]
+    tree: Tree
     # Where the tree itself lies on this machine, as absolute link targets inside a captured tree may name it
     # (a tree built here with links to its own files): such a target is that place inside the tree.
     own: tuple[str, ...] = ()
@@ -93,10 +94,8 @@ class Tape:
         if seen.kind != "dir":
             return None
         if seen.resolved not in self.listings:
-            try:
-                entries: list[str] | None = sorted(os.listdir(self.host(seen.resolved)))
-            except OSError:  # kept too: a second look could list what the first could not
-                entries = None
+            # None is kept too: a second look could list what the first could not
+            entries = self.tree.listdir(seen.resolved)
             self.listings[seen.resolved] = entries
             for entry in entries or []:
                 self.see(f"{seen.resolved.rstrip('/')}/{entry}")
@@ -113,12 +112,12 @@ class Tape:
         return {**sets, **{name: dict(sorted(getattr(self, name).items())) for name in ANSWER_MAPS}}
 
     @classmethod
-    def replaying(cls, host: Callable[[str], str], own: tuple[str, ...], answers: dict[str, object]) -> Tape:
+    def replaying(cls, tree: Tree, own: tuple[str, ...], answers: dict[str, object]) -> Tape:
         """A tape over a captured tree that answers as the tape that saved `answers` did (`answers()`), and
         reads only regular files' bytes from the tree; ValueError when `answers` is not what `answers()` makes."""
         if set(answers) != {*ANSWER_SETS, *ANSWER_MAPS}:
             raise ValueError(f"expected the keys {', '.join((*ANSWER_SETS, *ANSWER_MAPS))}")
-        tape = cls(host, own, replayed=True)
+        tape = cls(tree, own, replayed=True)
         for name in ANSWER_SETS:
             if not _names(answers[name]):
                 raise ValueError(f"{name} is not a list of names")
@@ -134,16 +133,15 @@ class Tape:
         if name in self.links:
             return self.links[name]
         if any(name in known for known in (self.files, self.dirs, self.others, self.missing, self.unreadable)):
-            if self.replayed and os.path.islink(self.host(name)):
+            if self.replayed and self.tree.readlink(name) is not None:
                 # The OS would follow it when a name below is read: out of the tree, to the host's own files.
                 raise UserError(
                     f"the tape kept with this tree (iolab/tape.json) says {name} is no link, but the tree holds one there; "
                     "capture it again"
                 )
             return None
-        try:
-            target = os.readlink(self.host(name))
-        except OSError:
+        target = self.tree.readlink(name)
+        if target is None:
             return None
         self.links[name] = target
         return target
@@ -165,18 +163,17 @@ class Tape:
         known = self._known(name, read)
         if known is not None:
             return known
-        path = self.host(name)
-        try:
-            mode = os.lstat(path).st_mode  # the walk resolved every link: this name is none
-        except OSError:  # gone since it was seen as a file: there, but not read
+        info = self.tree.lstat(name)  # the walk resolved every link: this name is none
+        if info is None:  # gone since it was seen as a file: there, but not read
             return self._unread(name) if name in self.others else self._missing(name)
+        mode = info.st_mode
         if stat.S_ISDIR(mode):
             self.dirs.add(name)
             return Seen(name, "dir")
         if not read or not stat.S_ISREG(mode):
             self.others[name] = "file" if stat.S_ISREG(mode) else "other"
             return Seen(name, self.others[name])
-        data = _regular_file(path)
+        data = self.tree.read(name)
         if data is None:
             return self._unread(name)
         self.others.pop(name, None)
@@ -205,17 +202,3 @@ ANSWER_MAPS: dict[str, Callable[[object], bool]] = {
     "listings": lambda value: value is None or _names(value),
     "others": lambda value: value in ("file", "other"),
 }
-
-
-def _regular_file(path: str) -> bytes | None:
-    """The bytes of `path` if it is a regular file still (checked again on what was opened, never following a
-    link, never blocking on a FIFO), else None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with open(fd, "rb") as handle:
-        try:  # buffered reads: one big os.read() of /proc/sys fails (ENOMEM)
-            return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
-        except OSError:
-            return None

@@ -149,9 +149,15 @@ def _directory_target(path: Path, size: int | None, root: Root) -> Target:
 
 
 def _file_target(path: Path, size: int | None, root: Root) -> Target:
-    """An existing file, read-only until the write guard says otherwise (it never does: `writable_target`)."""
+    """An existing file, read-only until the write guard says otherwise (it never does: `writable_target`).
+
+    Its directory's chain is checked as a directory fio writes in: fio opens the file by name, and finding it
+    shorter than the job (another file swapped in after iolab's checks) it lays it out again, unlinking the
+    name and creating it `O_CREAT|O_TRUNC`, which follows a link planted meanwhile onto any file of root's.
+    """
     if not os.access(path, os.R_OK):
         raise UserError(f"{path}: permission denied; run as a user who can read it")
+    pathchain.check_parent(str(path.resolve()))
     length = path.stat().st_size
     if length == 0:
         raise UserError(f"{path} is empty: give a file with data to read, or a directory for a scratch file")

@@ -67,9 +67,11 @@ def _descends(pid: int, ancestors: frozenset[int], parents: dict[int, int]) -> b
 
 def _parse_stat(text: str) -> tuple[str, int, int] | None:
     """(name, parent pid, utime + stime) from one /proc/PID/stat line, or None for a kernel thread or an
-    odd line."""
+    odd line. Any user names their processes (prctl, the name of what they run), and the busiest are named
+    in root's findings, printed to a terminal: a character that is not printable is shown escaped (`\x1b`),
+    never sent to the terminal as it is."""
     head, _, rest = text.rpartition(")")  # the name may itself hold spaces and parentheses
-    name = head.partition("(")[2]
+    name = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in head.partition("(")[2])
     fields = rest.split()
     try:
         ppid, flags, utime, stime = int(fields[1]), int(fields[6]), int(fields[11]), int(fields[12])
