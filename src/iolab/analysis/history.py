@@ -892,16 +892,19 @@ def analyse_history(
     n = len(x)
     if n < 2 * params.min_size:
         return HistoryAnalysis(params, [], outliers, n + aside, None)
-    adjusted, daily, weekly = remove_cycles(None if at is None else at[positions], u)
-    # A first look with the noise of successive runs alone (phi 0: as sensitive as it gets), so that the
-    # noise is then measured without the differences that straddle a step: in a short history one step's
-    # difference weighs enough to pass for correlation.
-    sigma, _ = noise_scale(adjusted)
-    first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
-    sigma, phi = noise_scale(adjusted, first)
+    times_kept = None if at is None else at[positions]
+    adjusted, daily, weekly = remove_cycles(times_kept, u)
+    sigma, phi, first = _first_look(adjusted, params)
+    if first and "removed" in (daily.state, weekly.state):
+        # The cycles fitted again away from the steps a look at this noise finds (`history_noise._centred`): two
+        # steps closer than a period passed for a cycle, and its swings for steps. Not the first look's steps: at
+        # phi 0 it splits correlated runs where they wander, and a profile kept off all of those lost most runs.
+        steps = _detect(_clipped(adjusted, sigma, params), params, _noise_of(NoiseModel(sigma, phi, daily, weekly, n)))
+        if steps:
+            adjusted, daily, weekly = remove_cycles(times_kept, u, steps)
+            sigma, phi, first = _first_look(adjusted, params)
     model = NoiseModel(sigma, phi, daily, weekly, n)
-    upper = model.phi_upper
-    noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + upper) / (1.0 - upper)))
+    noise = _noise_of(model)
     z = _clipped(adjusted, sigma, params)
     found = _detect(z, params, noise)
     stats = _merge(z, found, params, noise)
@@ -926,6 +929,22 @@ def analyse_history(
             )
         )
     return HistoryAnalysis(params, out, outliers, n + aside, model, _pending(adjusted, [0, *found], sigma, params))
+
+
+def _first_look(adjusted, params: ChangePointParams) -> tuple[float, float, list[int]]:
+    """(sigma, phi, the steps a first look finds): the look with the noise of successive runs alone (phi 0: as
+    sensitive as it gets), so that the noise is then measured without the differences that straddle a step: in a
+    short history one step's difference weighs enough to pass for correlation."""
+    sigma, _ = noise_scale(adjusted)
+    first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
+    sigma, phi = noise_scale(adjusted, first)
+    return sigma, phi, first
+
+
+def _noise_of(model: NoiseModel) -> _Noise:
+    """What a split's test divides by under `model`: its long-run sd, and the pooled sd's factor at phi_upper."""
+    upper = model.phi_upper
+    return _Noise(model.long_run_sigma, math.sqrt((1.0 + upper) / (1.0 - upper)))
 
 
 def _pending(z, starts: list[int], sigma: float, params: ChangePointParams) -> tuple[int, float] | None:
