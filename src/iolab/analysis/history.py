@@ -65,6 +65,7 @@ from statistics import NormalDist
 from iolab.analysis.history_noise import (
     MAD_TO_SD,
     NoiseModel,
+    crowded,
     mad_sd,
     noise_scale,
     remove_cycles,
@@ -895,18 +896,21 @@ def analyse_history(
     times_kept = None if at is None else at[positions]
     adjusted, daily, weekly = remove_cycles(times_kept, u)
     sigma, phi, first = _first_look(adjusted, params)
+    found: list[int] | None = None
     if first and "removed" in (daily.state, weekly.state):
-        # The cycles fitted again away from the steps a look at this noise finds (`history_noise._centred`): two
-        # steps closer than a period passed for a cycle, and its swings for steps. Not the first look's steps: at
-        # phi 0 it splits correlated runs where they wander, and a profile kept off all of those lost most runs.
-        steps = _detect(_clipped(adjusted, sigma, params), params, _noise_of(NoiseModel(sigma, phi, daily, weekly, n)))
-        if steps:
-            adjusted, daily, weekly = remove_cycles(times_kept, u, steps)
+        # The cycles fitted again away from the steps a look at this noise finds (`history_noise._centred`) where
+        # two lie closer than a period: they passed for a cycle, and its swings for steps. Not the first look's
+        # steps: at phi 0 it splits correlated runs where they wander, and a profile kept off all of those lost
+        # most runs. Elsewhere the fit would be the same, and that look is the one the change points come from.
+        found = _detect(_clipped(adjusted, sigma, params), params, _noise_of(NoiseModel(sigma, phi, daily, weekly, n)))
+        if crowded(times_kept, found, (daily, weekly)):
+            adjusted, daily, weekly = remove_cycles(times_kept, u, found)
             sigma, phi, first = _first_look(adjusted, params)
+            found = None
     model = NoiseModel(sigma, phi, daily, weekly, n)
     noise = _noise_of(model)
     z = _clipped(adjusted, sigma, params)
-    found = _detect(z, params, noise)
+    found = _detect(z, params, noise) if found is None else found
     stats = _merge(z, found, params, noise)
     # Tested at the likelihood's peak (the scan's statistic says whether there is a step), reported where its
     # place is most probable to within a few runs.

@@ -200,6 +200,18 @@ def _centred(n: int, level_runs: int, steps: Sequence[int]):  # -> (n,) bool
 STEPS_IN_A_WINDOW = 2  # steps a run's running median may reach across for the run to be fitted (`_centred`)
 
 
+def crowded(times, steps: Sequence[int], cycles: Sequence[Cycle]) -> bool:
+    """Whether a profile removed from runs at `times` would be fitted otherwise away from `steps` (`_centred`):
+    two of them lie within one period's runs of a cycle in `cycles` that was removed."""
+    import numpy as np
+
+    if times is None or len(steps) < STEPS_IN_A_WINDOW or not STEPS_OUT_OF_PROFILE:
+        return False
+    spacing = float(np.median(np.diff(times)))
+    closest = int(np.diff(sorted(steps)).min())
+    return any(c.state == "removed" and closest < c.period_s / spacing for c in cycles)
+
+
 def _cycle(times, u, period: float, steps: Sequence[int] = ()):  # -> (Cycle, profile or None)
     import numpy as np
 
