@@ -16,7 +16,8 @@ judged against the history's own noise, §5.4):
    by more than `_BURST_SIGMAS` sds (a burst too shallow to name, `_bursts`)
    are set aside unnamed; the rest is taken
    relative to its median; a daily (and weekly) profile is removed once the
-   runs span three cycles; the noise's robust sd and the correlation of
+   runs span three cycles (fitted again away from the steps where two lie
+   within a period: `history_noise.crowded`); the noise's robust sd and the correlation of
    successive runs are measured (`analysis.history_noise`), first with the
    differences that straddle a step of a first, most sensitive look left out;
    runs further than `clip_sigmas` sds from their local level are pulled in.
