@@ -14,7 +14,9 @@ The space (reference/analysis.md §5.4; issue 40). Each history is drawn from it
   one in four is a ramp instead: the level moves linearly over 6 to 72 runs (up to three days of hourly
   runs) to its new value;
 - isolated outlier runs (0.1-0.5% of the runs at 30-70% of the level) and bursts of three (one per
-  2,000 runs), none within 3 runs of a step.
+  400 runs since issue 40's eleventh round, one per 2,000 before: a backup overrunning or a neighbour's
+  batch job comes a few times a month on a monitored host, and at one per 2,000 the 30-199-run histories
+  held almost none), none within 3 runs of a step.
 
 Scored: a change point within 3 runs of a true step is a hit (each step once); every other is false,
 counted per 1,000 runs, only in histories spanning three days (a daily cycle cannot be told from a step
@@ -43,7 +45,7 @@ is reported on the odd seeds.
     python bench/simulated_histories.py [--cases 600] [--seed 40] [--short-cases 1200] [--out PATH]
     python bench/simulated_histories.py --smoke     # the size the suite runs
     python bench/simulated_histories.py --shipped-only [--no-split-guard] [--peak-place] [--least-squares-place]
-        --out PATH   # held out
+        [--whole-profile] [--old-bursts] --out PATH   # held out
 """
 
 from __future__ import annotations
@@ -79,6 +81,13 @@ TINY_RUNS = 199
 PHI_MAX = 0.8  # phi drawn up to this; the issue's targets end at 0.7 and 0.7-0.8 is reported as a bin of its own
 WEEKLY_ONLY_SHARE = 1 / 3  # of the histories the first draw gave no cycle, a weekly one (1-5%) without a daily
 HOLIDAY_SHARE = 1 / 3  # of the histories with a cycle spanning a week, holidays where the cycle pauses
+# Bursts of three bad runs beside the first draw's one per 2,000 runs, from a generator of their own (seeded by the
+# seed and 42, so every earlier knob of a seed draws as it did): one per 400 runs in all (issue 40, eleventh round).
+# One per 2,000 was far rarer than monitoring shows (a backup overrunning, a neighbour's batch job: a few a month of
+# hourly runs) and left the 30-199-run set nearly without any. False draws the first draw's alone (the tests and
+# `--old-bursts` compare the two).
+MORE_BURSTS = True
+MORE_BURSTS_PER_RUN = 1 / 400
 RAMP_SHARE = 0.25  # of the steps, drawn as ramps
 RAMP_RUNS = (6, 72)
 FALSE_PER_1000 = 0.1
@@ -207,27 +216,39 @@ def _levels(n: int, steps: list[int], sizes: list[float], ramps: list[int]) -> n
     return factor
 
 
-def _plant(rng: np.random.Generator, n: int, steps: list[int], ramps: list[int]) -> tuple[set[int], list[int]]:
+def _plant(
+    rng: np.random.Generator, n: int, steps: list[int], ramps: list[int], more: np.random.Generator | None = None
+) -> tuple[set[int], list[int], list[int]]:
     """Where the outlier runs go: isolated ones and bursts of three, none within 3 runs of a step or an end
-    and each 6 runs clear of the others (planted runs, bursts' first runs)."""
+    and each 6 runs clear of the others (planted runs, bursts' first runs, and the first runs of the bursts
+    drawn from `more`, a generator of their own, at MORE_BURSTS_PER_RUN: `draw` gives their runs' depths from
+    it too, so every earlier knob of a seed draws as it did)."""
     clear = np.ones(n, dtype=bool)
     for at, ramp in zip(steps, ramps, strict=True):
         clear[max(0, at - 3) : at + ramp + 4] = False
     clear[:4] = clear[-4:] = False
     outliers: set[int] = set()
-    bursts: list[int] = []
     for _ in range(rng.binomial(n, rng.uniform(0.001, 0.005))):
         i = int(rng.integers(0, n))
         if clear[max(0, i - 6) : i + 7].all():
             outliers.add(i)
             clear[max(0, i - 6) : i + 7] = False
-    for _ in range(rng.binomial(n, 1 / 2000)):
+    bursts = _burst_starts(rng, n, 1 / 2000, clear)
+    added = _burst_starts(more, n, MORE_BURSTS_PER_RUN, clear) if more is not None else []
+    outliers.update(i + k for i in bursts for k in range(3))
+    return outliers, bursts, added
+
+
+def _burst_starts(rng: np.random.Generator, n: int, rate: float, clear: np.ndarray) -> list[int]:
+    """The first runs of bursts of three at `rate` a run, each 6 runs clear of what `clear` does not hold
+    (which it then marks)."""
+    starts = []
+    for _ in range(rng.binomial(n, rate)):
         i = int(rng.integers(0, n - 2))
         if clear[max(0, i - 6) : i + 9].all():
-            bursts.append(i)
-            outliers.update((i, i + 1, i + 2))
+            starts.append(i)
             clear[max(0, i - 6) : i + 9] = False
-    return outliers, bursts
+    return starts
 
 
 def draw(
@@ -258,9 +279,14 @@ def draw(
     signal = 1.0 + cycle + wide.semidaily_cycle + drift * _drift_shape(n, wide.turn)
     steps, sizes, ramps = _steps(rng, n) if step is None else ([int(rng.integers(SIDE, n - SIDE))], [step[0]], [0])
     x = LEVEL * signal * _levels(n, steps, sizes, ramps) * (1.0 + _noise(rng, n, cov, phi, heavy))
-    outliers, bursts = _plant(rng, n, steps, ramps)
+    more = np.random.default_rng([seed, 42])
+    outliers, bursts, added = _plant(rng, n, steps, ramps, more if MORE_BURSTS else None)
     for i in outliers:
         x[i] *= rng.uniform(0.3, 0.7)
+    for i in added:
+        x[i : i + 3] *= more.uniform(0.3, 0.7, 3)
+    outliers.update(i + k for i in added for k in range(3))
+    bursts = bursts + added
     missing = _missing(t, wide.gaps, steps, ramps)
     outliers, bursts = _leave_out(x, missing, outliers, bursts)
     knobs = {
@@ -546,6 +572,8 @@ FALSE_BY = {
     "holidays": lambda r: _yes(r["holiday_runs"]),
     "spacing": lambda r: r["spacing"],
     "runs": lambda r: _bin(r["runs"], RUNS_BINS),
+    "steps": lambda r: str(len(r["steps"])),
+    "bursts": lambda r: _yes(r["bursts"]),
 }
 
 
@@ -821,6 +849,17 @@ def _short_cases(parser) -> None:
         "placement before issue 40's eleventh look",
     )
     parser.add_argument(
+        "--whole-profile",
+        action="store_true",
+        help="fit the cycles' profiles across the steps (history_noise.STEPS_OUT_OF_PROFILE off): the method before "
+        "issue 40's eleventh round",
+    )
+    parser.add_argument(
+        "--old-bursts",
+        action="store_true",
+        help="bursts of three at one per 2,000 runs (MORE_BURSTS off): the space before issue 40's eleventh round",
+    )
+    parser.add_argument(
         "--peak-place",
         action="store_true",
         help="report each change point at its least-squares peak (history.PLACE_RUNS 0): the placement before issue "
@@ -899,6 +938,9 @@ def main() -> int:
     split = corpus_args(__doc__.splitlines()[0], 600, "simulated_histories.json", extra=_short_cases)
     args = split.args
     history_noise.SPLIT_GUARD = not args.no_split_guard
+    history_noise.STEPS_OUT_OF_PROFILE = not args.whole_profile
+    global MORE_BURSTS
+    MORE_BURSTS = not args.old_bursts
     if args.peak_place:
         history.PLACE_RUNS = 0
     if args.least_squares_place:
@@ -929,6 +971,8 @@ def _shipped_figures(split, args) -> dict:
     return {
         "host": host(),
         "split_guard": history_noise.SPLIT_GUARD,
+        "steps_out_of_profile": history_noise.STEPS_OUT_OF_PROFILE,
+        "bursts_per_run": 1 / 2000 + (MORE_BURSTS_PER_RUN if MORE_BURSTS else 0.0),
         "place_runs": history.PLACE_RUNS,
         "place_gls": history.PLACE_GLS,
         "held_out": _held_out(score([draw(s) for s in split.held_out], shipped)),

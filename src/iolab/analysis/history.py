@@ -16,7 +16,8 @@ judged against the history's own noise, §5.4):
    by more than `_BURST_SIGMAS` sds (a burst too shallow to name, `_bursts`)
    are set aside unnamed; the rest is taken
    relative to its median; a daily (and weekly) profile is removed once the
-   runs span three cycles; the noise's robust sd and the correlation of
+   runs span three cycles (fitted again away from the steps where two lie
+   within a period: `history_noise.crowded`); the noise's robust sd and the correlation of
    successive runs are measured (`analysis.history_noise`), first with the
    differences that straddle a step of a first, most sensitive look left out;
    runs further than `clip_sigmas` sds from their local level are pulled in.
@@ -65,6 +66,7 @@ from statistics import NormalDist
 from iolab.analysis.history_noise import (
     MAD_TO_SD,
     NoiseModel,
+    crowded,
     gls_split_gains,
     mad_sd,
     noise_scale,
@@ -909,22 +911,28 @@ def analyse_history(
     n = len(x)
     if n < 2 * params.min_size:
         return HistoryAnalysis(params, [], outliers, n + aside, None)
-    adjusted, daily, weekly = remove_cycles(None if at is None else at[positions], u)
-    # A first look with the noise of successive runs alone (phi 0: as sensitive as it gets), so that the
-    # noise is then measured without the differences that straddle a step: in a short history one step's
-    # difference weighs enough to pass for correlation.
-    sigma, _ = noise_scale(adjusted)
-    first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
-    sigma, phi = noise_scale(adjusted, first)
+    times_kept = None if at is None else at[positions]
+    adjusted, daily, weekly = remove_cycles(times_kept, u)
+    sigma, phi, first = _first_look(adjusted, params)
+    found: list[int] | None = None
+    if first and "removed" in (daily.state, weekly.state):
+        # The cycles fitted again away from the steps a look at this noise finds (`history_noise._centred`) where
+        # two lie closer than a period: they passed for a cycle, and its swings for steps. Not the first look's
+        # steps: at phi 0 it splits correlated runs where they wander, and a profile kept off all of those lost
+        # most runs. Elsewhere the fit would be the same, and that look is the one the change points come from.
+        found = _detect(_clipped(adjusted, sigma, params), params, _noise_of(NoiseModel(sigma, phi, daily, weekly, n)))
+        if crowded(times_kept, found, (daily, weekly)):
+            adjusted, daily, weekly = remove_cycles(times_kept, u, found)
+            sigma, phi, first = _first_look(adjusted, params)
+            found = None
     model = NoiseModel(sigma, phi, daily, weekly, n)
-    upper = model.phi_upper
-    noise = _Noise(model.long_run_sigma, math.sqrt((1.0 + upper) / (1.0 - upper)))
+    noise = _noise_of(model)
     z = _clipped(adjusted, sigma, params)
-    found = _detect(z, params, noise)
+    found = _detect(z, params, noise) if found is None else found
     stats = _merge(z, found, params, noise)
     # Tested at the least-squares peak (the scan's statistic says whether there is a step), reported where its
     # place is most probable to within a few runs under the history's correlated noise (`PLACE_GLS`).
-    rho = upper if PLACE_GLS else 0.0
+    rho = model.phi_upper if PLACE_GLS else 0.0
     spread = sigma**2 * (1.0 - rho * rho) if PLACE_GLS else noise.scale**2
     found = _placed(z, found, params, PLACE_TEMPERATURE * spread, rho)
     bounds = [0, *found, n]
@@ -945,6 +953,22 @@ def analyse_history(
             )
         )
     return HistoryAnalysis(params, out, outliers, n + aside, model, _pending(adjusted, [0, *found], sigma, params))
+
+
+def _first_look(adjusted, params: ChangePointParams) -> tuple[float, float, list[int]]:
+    """(sigma, phi, the steps a first look finds): the look with the noise of successive runs alone (phi 0: as
+    sensitive as it gets), so that the noise is then measured without the differences that straddle a step: in a
+    short history one step's difference weighs enough to pass for correlation."""
+    sigma, _ = noise_scale(adjusted)
+    first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
+    sigma, phi = noise_scale(adjusted, first)
+    return sigma, phi, first
+
+
+def _noise_of(model: NoiseModel) -> _Noise:
+    """What a split's test divides by under `model`: its long-run sd, and the pooled sd's factor at phi_upper."""
+    upper = model.phi_upper
+    return _Noise(model.long_run_sigma, math.sqrt((1.0 + upper) / (1.0 - upper)))
 
 
 def _pending(z, starts: list[int], sigma: float, params: ChangePointParams) -> tuple[int, float] | None:
