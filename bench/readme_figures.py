@@ -533,7 +533,11 @@ def _onset_lines(main: dict, gradual: dict) -> list[str]:
 
 def _shape_total(table: dict, shape: str) -> str:
     """iolab / the oracle over one shape's length cells of an onset table (the cells cover every length)."""
-    cells = [c for k, c in table["by_shape_and_length_s"].items() if k.startswith(shape + " ") and c["found"]]
+    cells = [
+        c
+        for k, c in table["by_shape_and_length_s"].items()
+        if k.startswith(shape + " ") and c["found"] and c["iolab"] is not None and c["oracle"] is not None
+    ]
     found = sum(c["found"] for c in cells)
     if not found:
         return "-"
