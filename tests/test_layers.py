@@ -13,7 +13,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
-BASE = frozenset({"iolab", "errors", "private", "textfile", "numbers", "guards", "pathchain"})
+BASE = frozenset({"iolab", "errors", "private", "textfile", "numbers", "guards", "pathchain", "printable"})
 
 # What each stage may import besides itself. "iolab" is the package root (`__version__`); errors, private
 # and textfile are the base utilities. A stage not in this table fails the test until it is given a row.
@@ -29,6 +29,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "guards": frozenset(),
     # paths no other user can steer: every ancestor of what iolab writes checked, then walked without links
     "pathchain": frozenset({"errors", "guards"}),
+    # text printed with every control character escaped, iolab's own colours kept (iolab.printable)
+    "printable": frozenset(),
     # plain typed data crossing every border, and the pure vocabulary to read it (units, option values)
     "models": frozenset(),
     # job files from Points, fio run, its output parsed into Results; fio's option rules live here

@@ -23,6 +23,7 @@ import typer.main
 from iolab.cli import agent, doctor, history, plans, report, results, runs, schedule, tags  # noqa: F401
 from iolab.cli.application import app
 from iolab.errors import RunFailed, UserError
+from iolab.printable import guard_streams
 
 
 def main() -> None:
@@ -30,7 +31,10 @@ def main() -> None:
 
     A command-line mistake is one line too (typer's own display is a usage
     line, a hint and a boxed panel): what was wrong, and where help is.
+    Whatever it prints, a message quoting a user's path included, shows
+    control characters escaped (`iolab.printable`).
     """
+    guard_streams()
     try:
         code = click_command(_named(sys.argv[1:]))(standalone_mode=False)
     except (UserError, RunFailed) as exc:

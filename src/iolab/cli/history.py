@@ -116,9 +116,8 @@ def compare(
     A and B are groups of one or more runs (`iolab compare 1-5 6-10`, `iolab compare tag:before tag:after`);
     every repeat of every run of a group is one sample. A run may not be in both groups.
     """
-    from rich.console import Console
-
     from iolab.cli.output import check, emit_all, outputs
+    from iolab.printable import escaping_console
     from iolab.report.formats import COMPARISON
 
     wanted = outputs(fmt, output, as_json, {"html": html}, elsewhere=png is not None)
@@ -136,7 +135,7 @@ def compare(
     if threshold is not None:
         failed = result.regressions(threshold)
         if failed:
-            Console(stderr=True).print(
+            escaping_console(stderr=True).print(
                 f"regression gate failed: {len(failed)} workload(s) slower by more than {threshold:.1%}: "
                 + ", ".join(row.a.name for row in failed),
                 highlight=False,

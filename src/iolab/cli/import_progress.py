@@ -11,6 +11,8 @@ import sys
 import time
 from typing import TextIO
 
+from iolab.printable import Styled
+
 LARGE = 1000  # files: below this an import is quiet off a terminal
 FIRST_S = 1.0  # a terminal sees nothing of an import shorter than this
 EVERY_S = 0.1
@@ -33,7 +35,7 @@ class ImportProgress:
         if self.tty:
             if elapsed >= FIRST_S and (now - self.shown >= EVERY_S or done == total):
                 self.shown = now
-                self.stream.write("\r" + line(done, total, elapsed) + "\x1b[K")
+                self.stream.write(Styled("\r" + line(done, total, elapsed) + "\x1b[K"))  # its own: figures only
                 self.drawn = True
                 self.stream.flush()
         elif total >= LARGE and done * 10 // total > self.tenth:

@@ -55,9 +55,8 @@ def run(
     flags: RunFlags,
 ) -> None:
     """Run a preset or plan: the quick preset by default (sequential and random read/write, QD1 latency, about a minute)."""
-    from rich.console import Console
-
     from iolab.cli.output import chosen, emit
+    from iolab.printable import escaping_console
     from iolab.report.formats import RUNS, renderer
     from iolab.report.terminal import ConsoleProgress
     from iolab.runner.execute import execute
@@ -69,7 +68,7 @@ def run(
     run_id, request = _resumed(store, resume, flags) if resume is not None else (None, _new_request(args, flags))
     shown = chosen(fmt, as_json)
     renderer(shown, RUNS)  # a format `run` cannot write is refused before anything runs
-    err = Console(stderr=True, soft_wrap=True)
+    err = escaping_console(stderr=True, soft_wrap=True)
     if dry:
         _print_dry_run(request, err)
         return
@@ -130,6 +129,7 @@ def _write_run_report(store: Store, run_id: int, console: Console, quiet: bool) 
     The page is a convenience on top of a run whose results are already
     stored, so any failure making it is a one-line warning, never a failed run.
     """
+    from iolab.printable import printable
     from iolab.private import private_dir, write_private
     from iolab.report.html import render_html
     from iolab.views.run import load_run
@@ -138,7 +138,7 @@ def _write_run_report(store: Store, run_id: int, console: Console, quiet: bool) 
     try:
         private_dir(path.parent)
         html, _ = render_html([load_run(store, run_id)])
-        write_private(path, html)
+        write_private(path, printable(html))
     except Exception as exc:
         console.print(
             f"warning: no HTML report for run {run_id}: {type(exc).__name__}: {exc}", markup=False, highlight=False
@@ -255,8 +255,7 @@ def clean(
     is removed for its name. A setting is written back only on the
     boot and device it was taken from. Runs still going keep theirs.
     """
-    from rich.console import Console
-
+    from iolab.printable import escaping_console
     from iolab.runner.host_settings import restore_leftovers
     from iolab.runner.scratch import leftovers, remove
     from iolab.store.db import open_store
@@ -264,7 +263,7 @@ def clean(
     store = open_store()
     settings = restore_leftovers(store, dry_run=dry_run)
     done = remove(store, leftovers(store), dry_run=dry_run)
-    console = Console(highlight=False, soft_wrap=True)
+    console = escaping_console(highlight=False, soft_wrap=True)
     verb = "would remove" if dry_run else "removed"
     for line in settings:
         console.print(line, markup=False)

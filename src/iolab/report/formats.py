@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from iolab.errors import UserError
+from iolab.printable import shown
 
 if TYPE_CHECKING:
     from iolab.models import Finding, Snapshot
@@ -97,4 +98,14 @@ def renderer(fmt: str, view: View[V]) -> Render[V]:
     found = renders(name).get(view.name)
     if found is None:
         raise UserError(f"--format {name} cannot write {view.what}: choose one of {', '.join(able(view))}")
-    return found
+    return _escaped(found)
+
+
+def _escaped(render: Render[V]) -> Render[V]:
+    """`render` whose page shows every control character escaped (`iolab.printable.shown`): a page names what
+    other users named (mounts, processes, files, jobs), and goes to a terminal, a pipe or a file `cat` shows."""
+
+    def page(view: V, terminal: bool = False, verbose: bool = False) -> str:
+        return shown(render(view, terminal=terminal, verbose=verbose))
+
+    return page

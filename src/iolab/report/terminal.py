@@ -13,6 +13,7 @@ from rich.table import Table
 
 from iolab.models import Point, Result, Run, units
 from iolab.models.units import counted
+from iolab.printable import Styled, escaping_console
 from iolab.report.wording import HEADERS, comparison_notes, history_blocks, side_text, verdict_cells
 from iolab.views.comparison import Comparison
 from iolab.views.headline import headline_line
@@ -202,16 +203,18 @@ def print_runs(views: Sequence[RunView], console: Console, verbose: bool = False
 
 
 def text_console(file: TextIO, terminal: bool) -> Console:
-    """A console writing into `file`: a terminal's width and colours, or plain rows of PLAIN_WIDTH."""
+    """A console writing into `file`: a terminal's width and colours, or plain rows of PLAIN_WIDTH; the text it
+    prints escaped (`iolab.printable`)."""
     if terminal:
-        return Console(file=file, force_terminal=True, width=Console().width, highlight=False)
-    return Console(file=file, width=PLAIN_WIDTH, color_system=None, highlight=False)
+        return escaping_console(file, force_terminal=True, width=Console().width, highlight=False)
+    return escaping_console(file, width=PLAIN_WIDTH, color_system=None, highlight=False)
 
 
 def _rendered(draw: Callable[[Console], None], terminal: bool) -> str:
+    """What `draw` prints: every character escaped but the colours the console drew (`Styled`)."""
     buffer = io.StringIO()
     draw(text_console(buffer, terminal))
-    return buffer.getvalue()
+    return Styled(buffer.getvalue())
 
 
 def render_runs(runs: RunSet, terminal: bool = False, verbose: bool = False) -> str:

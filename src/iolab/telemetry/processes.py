@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from iolab.printable import printable
+
 PF_KTHREAD = 0x00200000
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -68,10 +70,11 @@ def _descends(pid: int, ancestors: frozenset[int], parents: dict[int, int]) -> b
 def _parse_stat(text: str) -> tuple[str, int, int] | None:
     """(name, parent pid, utime + stime) from one /proc/PID/stat line, or None for a kernel thread or an
     odd line. Any user names their processes (prctl, the name of what they run), and the busiest are named
-    in root's findings, printed to a terminal: a character that is not printable is shown escaped (`\x1b`),
-    never sent to the terminal as it is."""
+    in root's findings. Every page escapes what it prints (`iolab.printable`); the name is read escaped by
+    the same function as well, so the finding stored and its JSON (a script may print a field of it) hold
+    no escape sequence either."""
     head, _, rest = text.rpartition(")")  # the name may itself hold spaces and parentheses
-    name = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in head.partition("(")[2])
+    name = printable(head.partition("(")[2])
     fields = rest.split()
     try:
         ppid, flags, utime, stime = int(fields[1]), int(fields[6]), int(fields[11]), int(fields[12])
