@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import os
+import random
+import re
 import threading
+from types import SimpleNamespace
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from iolab.printable import printable
+from iolab.report.formats import EXPORT, renderer
 from iolab.report.prometheus import SeriesMetrics, render_textfile, write_textfile
 
 NASTY = 'say "hi"\\ to\nme'  # a quote, a backslash and a newline
@@ -146,3 +151,64 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         write_textfile(path, None)  # type: ignore[arg-type]
     assert path.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["iolab.prom"]
+
+
+# The text format's grammar (https://prometheus.io/docs/instrumenting/exposition_formats/#text-format-details),
+# strictly: a label value holds any character but backslash, double quote and line feed, which appear only as
+# the escapes \\, \" and \n; HELP text escapes backslash and line feed; a value is Go's float syntax.
+_NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+_LABEL = r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\[\\"n])*)"'
+_FLOAT = r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|Inf|NaN)"
+_SAMPLE = re.compile(rf"{_NAME}(?:\{{((?:{_LABEL})(?:,{_LABEL})*,?)\}})? {_FLOAT}")
+_COMMENT = re.compile(
+    rf"# HELP {_NAME} (?:[^\\\n]|\\[\\n])*|# TYPE {_NAME} (?:counter|gauge|histogram|summary|untyped)"
+)
+_UNESCAPE = {"\\": "\\", '"': '"', "n": "\n"}
+
+
+def strict_labels(text: str) -> list[dict[str, str]]:
+    """The labels of every sample of `text`, unescaped; an AssertionError on any line the format does not allow."""
+    assert text == "" or text.endswith("\n")
+    found = []
+    for line in text.splitlines():
+        if _COMMENT.fullmatch(line):
+            continue
+        sample = _SAMPLE.fullmatch(line)
+        assert sample, f"not a line of the text format: {line!r}"
+        pairs = re.findall(_LABEL, sample.group(1) or "")
+        found.append({k: re.sub(r"\\(.)", lambda m: _UNESCAPE[m.group(1)], v) for k, v in pairs})
+    return found
+
+
+def test_the_strict_checker_refuses_an_escape_the_format_does_not_have():
+    assert strict_labels('m{a="b\\\\x1b\\"\\n"} 1\n') == [{"a": 'b\\x1b"\n'}]
+    for bad in ('m{a="\\x1b"} 1\n', 'm{a="\x1b"q"} 1\n', 'm{a="b\\"} 1\n', 'm{a="b"} x\n'):
+        with pytest.raises(AssertionError):
+            strict_labels(bad)
+
+
+def test_a_hostile_label_is_a_valid_line_and_reads_back_as_the_escape_shown():
+    """A host holding ESC (a terminal title), a quote, a backslash and a newline, through the page every format
+    goes through (`renderer`, which escapes control characters): each line is the format's, and a scraper
+    reads the host back as iolab shows it, ESC as the four characters `\x1b`, the rest as they were."""
+    host = 'db\x1b]0;x\x07 "q" \\ \nend'
+    page = renderer("prometheus", EXPORT)(SimpleNamespace(metrics=[full(host=host)]))
+    labels = strict_labels(page)
+    assert len(labels) == 10 and all(found["host"] == 'db\\x1b]0;x\\x07 "q" \\ \nend' for found in labels)
+    assert 'host="db\\\\x1b]0;x\\\\x07 \\"q\\" \\\\ \\nend"' in page
+    assert {dict(s.labels)["host"] for f in text_string_to_metric_families(page) for s in f.samples} == {
+        printable(host)
+    }
+
+
+def test_any_label_value_writes_a_valid_line_that_reads_back_as_printed():
+    """Generated label values (controls, backslashes before them, quotes, newlines, text) in every label."""
+    alphabet = ["\x1b", "\x9b", "\u202e", "\x00", "\x7f", "\r", "\\", '"', "\n", "\t", "x", "1", "b", "é", " "]
+    pick = random.Random(4747)
+    for _ in range(150):
+        values = ["".join(pick.choices(alphabet, k=pick.randint(0, 10))) for _ in range(4)]
+        series = SeriesMetrics(*values, iops=1.0)
+        page = renderer("prometheus", EXPORT)(SimpleNamespace(metrics=[series]))
+        assert strict_labels(page) == [
+            dict(zip(("host", "target", "workload", "workload_id"), map(printable, values), strict=True))
+        ]

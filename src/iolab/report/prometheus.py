@@ -8,6 +8,9 @@ label values escaped, Go float syntax), so iolab only decides what to say:
 - metric names `iolab_...` in base units (bytes, seconds, ratios);
 - labels that stay the same run after run (host, target, workload name and
   identity), so each series is one Prometheus time series for months;
+- label values shown as every other page shows them (`iolab.printable`: ESC as the four characters `\\x1b`),
+  escaped before the client library writes them, so the backslash of `\\x1b` is escaped as the format
+  requires and a scraper reads the value back as `\\x1b`;
 - no timestamps: the textfile collector rejects them, so the time of the
   latest run is its own gauge, `iolab_last_run_timestamp_seconds`;
 - a value that is unknown (no COV yet, no latency for this workload, no
@@ -27,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from iolab.printable import printable
 from iolab.private import write_private
 from iolab.views.series_metrics import SeriesMetrics
 
@@ -60,11 +64,25 @@ FAMILIES = (
 )
 
 
+def label_values(s: SeriesMetrics) -> tuple[str, str, str, str]:
+    """The values of `LABELS` for `s`, as written: each with its control characters escaped (`printable`).
+
+    The text exposition format lets a label value hold any UTF-8 but requires exactly three escapes in it,
+    backslash, double quote and line feed, as `\\\\`, `\\"` and `\\n`
+    (https://prometheus.io/docs/instrumenting/exposition_formats/#text-format-details: "label_value can be any
+    sequence of UTF-8 characters, but the backslash, double-quote, and line feed characters have to be escaped").
+    prometheus_client writes those three; a `\\x1b` made after it (the page's own escaping) would be an escape
+    the format does not have, and a scraper may refuse the whole file for it. Escaped here, before, the page
+    holds no control character left for the page's escaping to change.
+    """
+    return (printable(s.host), printable(s.target), printable(s.workload), printable(s.workload_id))
+
+
 class _SeriesCollector:
     """The series as a prometheus_client collector: one gauge family per figure, series in a stable order."""
 
     def __init__(self, series: list[SeriesMetrics]) -> None:
-        self.series = sorted(series, key=lambda s: (s.host, s.target, s.workload, s.workload_id))
+        self.series = sorted(series, key=label_values)
 
     def collect(self) -> Iterator[Metric]:
         from prometheus_client.core import GaugeMetricFamily
@@ -74,7 +92,7 @@ class _SeriesCollector:
             for s in self.series:
                 value = getattr(s, attribute)
                 if value is not None:
-                    family.add_metric([s.host, s.target, s.workload, s.workload_id], float(value))
+                    family.add_metric(label_values(s), float(value))
             if family.samples:
                 yield family
 
@@ -82,12 +100,12 @@ class _SeriesCollector:
 def render_textfile(series: list[SeriesMetrics]) -> str:
     """All series as one textfile-collector file; the same series give the same file, byte for byte.
 
-    Two series with the same labels would be one time series twice, which
+    Two series with the same labels as written would be one time series twice, which
     node_exporter rejects for the whole file: that is a ValueError here instead.
     """
     from prometheus_client import CollectorRegistry, generate_latest
 
-    keys = [(s.host, s.target, s.workload, s.workload_id) for s in series]
+    keys = [label_values(s) for s in series]
     duplicates = {k for k in keys if keys.count(k) > 1}
     if duplicates:
         raise ValueError(f"duplicate series (host, target, workload, workload_id): {sorted(duplicates)}")
