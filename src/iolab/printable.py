@@ -9,8 +9,10 @@ that is never complete; here the text is escaped where it leaves iolab, whatever
 from:
 
 - a page (`report.formats.renderer`: every format, to a terminal, a pipe or a file) goes through `shown`;
-- a Rich console made by `escaping_console` escapes the text of every segment it renders, not the colours it draws
-  around them, and marks what it writes `Styled`: its only control characters are iolab's own;
+- a Rich console made by `escaping_console` escapes every string it is given as Rich makes it text, before Rich
+  measures it (a table's columns are as wide as the escapes they show), and then the text of every segment it
+  renders (text built some other way), not the colours it draws around them, and marks what it writes `Styled`:
+  its only control characters are iolab's own;
 - `guard_streams` (the `iolab` command's start) puts `EscapingStream` on standard output and error, so every
   other line (print, typer.echo, the error handler quoting a user's path) is escaped too.
 """
@@ -20,10 +22,12 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable
+from functools import cache
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderResult
+    from rich.text import Text
 
 # C0 but newline and tab, DEL, C1, and the bidi embeddings, overrides and isolates (which reorder what
 # follows them on the line: a name could show another name)
@@ -35,6 +39,25 @@ def printable(text: str) -> str:
     if not _CONTROL.search(text):
         return text
     return _CONTROL.sub(lambda found: ascii(found.group())[1:-1], text)
+
+
+def printable_text(text: Text) -> Text:
+    """A Rich `text` with its controls escaped as `printable` does, each style kept on the characters it was on (a
+    style over a control character covers its escape). Text already escaped is returned as it is: escaping twice
+    would show `\\\\x1b` for a name that holds ESC."""
+    plain = text.plain
+    grown = {found.start(): len(printable(found.group())) - 1 for found in _CONTROL.finditer(plain)}
+    if not grown:
+        return text
+    from rich.text import Span
+
+    moved, extra = [], 0  # moved[i]: where the character at i (or the end, i = len) is once escaped
+    for i in range(len(plain) + 1):
+        moved.append(i + extra)
+        extra += grown.get(i, 0)
+    escaped = text.blank_copy(printable(plain))
+    escaped.spans = [Span(moved[min(s.start, len(plain))], moved[min(s.end, len(plain))], s.style) for s in text.spans]
+    return escaped
 
 
 class Styled(str):
@@ -103,16 +126,29 @@ class _EscapeHook:
         return [_Escaped(r) for r in renderables]
 
 
+@cache
+def _escaping_console_type() -> type[Console]:
+    """Rich's `Console` whose strings are escaped as they become text (`render_str`: what `print`, a table's cells,
+    titles and captions, and measuring a string all go through), so Rich measures the escape it will show: a
+    name holding ESC takes the four columns of `\\x1b` in its table's layout, not the none of ESC. Made on first
+    use: importing Rich is left to the commands that print with it."""
+    from rich.console import Console
+
+    class EscapingConsole(Console):
+        def render_str(self, text: str, **options: Any) -> Text:
+            return printable_text(super().render_str(text, **options))
+
+    return EscapingConsole
+
+
 def escaping_console(file: TextIO | None = None, stderr: bool = False, **options: Any) -> Console:
     """A Rich console that escapes every character of the text it prints, and draws its own colours: the
     only kind iolab prints with. `file`: where it writes (standard output or, with `stderr`, error, as they
     are when it writes)."""
-    from rich.console import Console
-
     if file is not None:
         target: Callable[[], TextIO] = lambda: file  # noqa: E731
     else:
         target = (lambda: sys.stderr) if stderr else (lambda: sys.stdout)
-    made = Console(file=_StyledFile(target), **options)  # type: ignore[arg-type]
+    made = _escaping_console_type()(file=_StyledFile(target), **options)  # type: ignore[arg-type]
     made.push_render_hook(_EscapeHook())  # type: ignore[arg-type]
     return made

@@ -200,3 +200,72 @@ def test_every_other_line_on_standard_output_and_error_is_escaped_but_a_console_
     assert not RAW.findall(err.getvalue()) and "\\x1b]0;PWNED" in err.getvalue()
     assert out.getvalue().count("\\x1b]0;PWNED") == 3 and "\x1b[31mno:" in out.getvalue()
     assert not _raw_left(out.getvalue(), terminal=True), out.getvalue()
+
+
+def _table_widths(page: str) -> list[set[int]]:
+    """The widths (terminal columns) of the lines of each boxed table of `page`, from its top (┏) to its bottom
+    (└): one set per table, which holds one width when the table's columns line up."""
+    from rich.cells import cell_len
+
+    tables: list[set[int]] = []
+    for line in OWN_COLOURS.sub("", page).splitlines():
+        if line.startswith("┏"):
+            tables.append(set())
+        if tables and line[:1] in "┏┃┡│└" and line:
+            tables[-1].add(cell_len(line))
+    return tables
+
+
+def test_a_table_holding_a_hostile_device_model_keeps_its_columns_aligned():
+    """Rich counts ESC as no column and `\\x1b` takes four: the console escapes a string before Rich measures it,
+    so the row holding the model is as wide as the others (it was 30 columns wider before: the escapes of 7 controls), and escaped once."""
+    snapshot = _snapshot()
+    model = f"Sam\x1bsung{HOSTILE}"
+    snapshot.devices[0] = dataclasses.replace(snapshot.devices[0], model=model)
+    pages = {terminal: renderer("text", SNAPSHOT)(snapshot, terminal=terminal) for terminal in (False, True)}
+    for terminal, page in pages.items():  # the terminal's is narrower: the model is cut short (…), still aligned
+        widths = _table_widths(page)
+        assert len(widths) == 2 and all(len(w) == 1 for w in widths), (terminal, widths, page)
+    assert "Sam\\x1bsung\\x1b]0;PWNED" in pages[False] and "\\\\x1b" not in pages[False]
+
+
+def test_any_hostile_cell_keeps_a_table_aligned_and_is_escaped_once():
+    """Generated: cells and a title of control characters, quotes, backslashes and text, on a terminal and a
+    pipe; every line of the table has one width, each control shows as its escape once, colours stay iolab's."""
+    from rich.table import Table
+
+    from iolab.printable import printable
+
+    alphabet = ["\x1b", "\x9b", "\u202e", "\x00", "\x7f", "\\", '"', "[", "x", "1", "é", " ", "界"]
+    pick = random.Random(47)
+    for case in range(60):
+        cells = ["".join(pick.choices(alphabet, k=pick.randint(0, 9))) + "z" for _ in range(3)]
+        table = Table("name", "model", "note")
+        table.add_row(*cells, style="red")
+        table.add_row("a", "b", "c")
+        out = io.StringIO()
+        terminal = case % 2 == 0
+        console = escaping_console(out, force_terminal=terminal, color_system="standard" if terminal else None,
+                                   width=200, highlight=False, markup=False)  # fmt: skip
+        console.print(table)
+        page = out.getvalue()
+        assert not _raw_left(page, terminal), repr(page)
+        widths = _table_widths(page)
+        assert len(widths) == 1 and len(widths[0]) == 1, (cells, page)
+        for cell in cells:
+            assert printable(cell) in OWN_COLOURS.sub("", page), (cell, page)
+
+
+def test_escaped_text_keeps_each_style_on_its_characters_and_is_escaped_once():
+    from rich.text import Text
+
+    from iolab.printable import printable_text
+
+    text = Text.assemble(("ok ", "green"), ("a\x1bb\u202e", "red"), " end")
+    escaped = printable_text(text)
+    assert escaped.plain == "ok a\\x1bb\\u202e end"
+    assert [(escaped.plain[s.start : s.end], str(s.style)) for s in escaped.spans] == [
+        ("ok ", "green"),
+        ("a\\x1bb\\u202e", "red"),
+    ]
+    assert printable_text(escaped) is escaped
