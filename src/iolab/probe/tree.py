@@ -86,8 +86,10 @@ class Tree:
     def read(self, name: str) -> bytes | None:
         """The bytes of `name` if what is opened there is a regular file of at most MAX_BYTES, else None (a link,
         a FIFO, a device, a directory are never read, nor waited on)."""
-        opened = self._open(name, os.O_RDONLY | os.O_NONBLOCK)
-        if opened is None:
+        try:
+            with self._parent(name) as (fd, leaf):
+                opened = os.open(leaf, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+        except OSError:
             return None
         try:
             return _bounded(opened) if stat.S_ISREG(os.fstat(opened).st_mode) else None
@@ -98,8 +100,10 @@ class Tree:
 
     def listdir(self, name: str) -> list[str] | None:
         """The sorted entries of the directory `name` (held to the owner rule too), or None when it cannot be listed."""
-        opened = self._open(name, os.O_RDONLY | os.O_DIRECTORY)
-        if opened is None:
+        try:
+            with self._parent(name) as (fd, leaf):
+                opened = os.open(leaf, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        except OSError:
             return None
         try:
             self._hold(name, opened)
@@ -108,15 +112,6 @@ class Tree:
             return None
         finally:
             os.close(opened)
-
-    def _open(self, name: str, flags: int) -> int | None:
-        """A descriptor of `name` itself, opened with `flags` from the directory walked to, never through a link;
-        None when it cannot be opened (the caller closes it)."""
-        try:
-            with self._parent(name) as (fd, leaf):
-                return os.open(leaf, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
-        except OSError:
-            return None
 
     @contextmanager
     def _parent(self, name: str) -> Iterator[tuple[int, str]]:
