@@ -56,6 +56,7 @@ SMOKE: dict[str, tuple[str, object]] = {
         "outlier_envelope.json",
         "smoke run by tests/test_bench_smoke.py::test_outlier_envelope_smoke",
     ),
+    "onset_reach.py": ("onset_reach.json", None),
     "overhead.py": ("overhead.json", loop_skip_reason),
     "page_consistency.py": ("page_consistency.json", None),
     "perf_overhead.py": ("perf_overhead.json", None),
