@@ -52,3 +52,15 @@ def test_beyond_twin_says_whether_the_clean_twin_holds_a_window_as_deep():
     assert not de.beyond_twin(planted, clean, 120, 2, 1.0)  # the twin holds a 2 s window as deep
     planted[120:122] = 30.0
     assert de.beyond_twin(planted, clean, 120, 2, 1.0)
+
+
+def test_the_noisy_gradual_scenario_draws_the_audits_noise_and_keeps_the_others():
+    """The "gradual noisy" scenario draws its COV uniform over 1-15% (the independent audit's draw: one run in
+    seven under 3%) in runs of 60-3,600 s with noisy bottoms beside the gradual shapes; "gradual" keeps its
+    log-uniform COV (two in five under 3%), so its figures stay comparable with the rounds before."""
+    noisy = [de.draw(de.SCENARIOS["gradual noisy"] + seed, "gradual noisy") for seed in range(300)]
+    gradual = [de.draw(de.SCENARIOS["gradual"] + seed, "gradual") for seed in range(300)]
+    assert all(60 <= c.seconds <= 3600 and 0.01 <= c.cov <= 0.15 for c in noisy)
+    assert {c.dips[0].shape for c in noisy} == {"rectangle", "trapezoid", "V", "noisy bottom"}
+    assert 0.08 < np.mean([c.cov < 0.03 for c in noisy]) < 0.22
+    assert 0.32 < np.mean([c.cov < 0.03 for c in gradual]) < 0.5
