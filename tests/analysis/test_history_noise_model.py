@@ -52,7 +52,8 @@ def test_a_cycle_is_not_fitted_on_part_of_its_period(seed):
     judged = analyse_history(x, times=t)
     assert judged.noise is not None and judged.noise.weekly.state != "removed"
     assert judged.noise.weekly.span_cycles == pytest.approx(192 / 168, abs=0.05)
-    assert judged.noise.daily.state == "removed"
+    # Covered long enough to be told (the profile's own test then says whether the noise shows one: `_shown`)
+    assert judged.noise.daily.state in ("removed", "not shown")
     assert judged.change_points == []
 
 

@@ -1,0 +1,124 @@
+"""What the false change points of short histories are: each one classed by whether the cycle profile taken out
+before segmentation makes it (issue 40, thirteenth look).
+
+Each history of the bench's draw (`simulated_histories.draw`, phi up to 0.7, spanning three of each cycle it holds)
+is analysed as `iolab history` does, and again with no profile taken out. A false change point (no true step within
+NEAR runs) is "made by the profile" when the history without any profile has no false change point within NEAR runs
+of it; those are split by whether the history holds a cycle at all and how large the profile taken out was. The
+others are split by distance to the nearest true step (4-10 runs: the other half of a misplaced step). The cost of
+taking no profile out is counted beside: the false change points only the profile-less look makes.
+
+    python bench/history_false_profiles.py --first 60000000 --cases 2000 --least 60 --most 199
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+import simulated_histories as sim
+
+from iolab.analysis import history, history_noise
+from iolab.analysis.history import ChangePointParams, analyse_history
+
+
+def _no_cycles(times, u, steps=(), noise=None):
+    """`remove_cycles` taking nothing out (the profile-less look)."""
+    none = history_noise.Cycle(history_noise.DAY, "not sampled", 0.0, 0.0)
+    return u, none, history_noise.Cycle(history_noise.WEEK, "not sampled", 0.0, 0.0)
+
+
+def _false(h: sim.History, reported: list[int]) -> list[int]:
+    return [
+        at
+        for at in reported
+        if not any(s - sim.NEAR <= at <= s + r + sim.NEAR for s, r in zip(h.steps, h.ramps, strict=True))
+    ]
+
+
+def _analyse(h: sim.History, params: ChangePointParams, cycles: bool):
+    kept = history.remove_cycles
+    if not cycles:
+        history.remove_cycles = _no_cycles
+    try:
+        return analyse_history(h.values, params, h.times)
+    finally:
+        history.remove_cycles = kept
+
+
+def classify(first: int, cases: int, least: int, most: int) -> dict:
+    """Every false change point of `cases` histories from seed `first`, classed (see the module's docstring)."""
+    params = ChangePointParams()
+    classes: Counter = Counter()
+    rows = []
+    runs = 0
+    for seed in range(first, first + cases):
+        h = sim.draw(seed, most, least=least)
+        k = h.knobs
+        if k["phi"] > 0.7 or not sim._spanning([k]):
+            continue
+        runs += k["runs"]
+        with_profile = _analyse(h, params, True)
+        false = _false(h, [cp.index for cp in with_profile.change_points])
+        without = _false(h, [cp.index for cp in _analyse(h, params, False).change_points])
+        classes["only_without_profile"] += sum(not any(abs(a - b) <= sim.NEAR for b in false) for a in without)
+        noise = with_profile.noise
+        amplitude = 0.0 if noise is None else max(noise.daily.amplitude, noise.weekly.amplitude)
+        cycle = max(k["daily"], k["weekly"], k["semidaily"])
+        for at in false:
+            near = min((abs(at - s) for s in h.steps), default=10**9)
+            if not any(abs(at - b) <= sim.NEAR for b in without):
+                kind = "profile, no cycle" if cycle == 0 else "profile, a cycle"
+                kind += ", taken out " + ("over 5%" if amplitude > 0.05 else "2-5%" if amplitude > 0.02 else "under 2%")
+            else:
+                kind = "4-10 runs from a step" if near <= 10 else "further than 10 runs from every step"
+            classes[kind] += 1
+            rows.append(
+                {
+                    "seed": seed,
+                    "at": at,
+                    "class": kind,
+                    "runs": k["runs"],
+                    "days": round(k["days"], 1),
+                    "cov": round(k["cov"], 3),
+                    "phi": round(k["phi"], 2),
+                    "noise": k["noise"],
+                    "daily": round(k["daily"], 3),
+                    "weekly": round(k["weekly"], 3),
+                    "semidaily": round(k["semidaily"], 3),
+                    "drift": round(k["drift"], 3),
+                    "steps": list(zip(h.steps, [round(s, 3) for s in h.sizes], h.ramps, strict=True)),
+                    "profile_taken_out": round(amplitude, 3),
+                    "phi_read": None if noise is None else round(noise.phi, 2),
+                }
+            )
+    return {"seeds": [first, first + cases], "runs": runs, "classes": dict(classes), "false": rows}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--first", type=int, required=True)
+    parser.add_argument("--cases", type=int, default=1000)
+    parser.add_argument("--least", type=int, default=60)
+    parser.add_argument("--most", type=int, default=199)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--no-profile-test",
+        action="store_true",
+        help="take out every profile fitted (history_noise.PROFILE_TEST off): the method before issue 40's thirteenth look",
+    )
+    args = parser.parse_args()
+    history_noise.PROFILE_TEST = not args.no_profile_test
+    out = classify(args.first, args.cases, args.least, args.most)
+    print(json.dumps({k: v for k, v in out.items() if k != "false"}, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
