@@ -14,6 +14,7 @@ import numpy as np
 
 from iolab.analysis import history_noise
 from iolab.analysis.history import analyse_history
+from iolab.report.wording import cycle_notes
 
 HOUR = 3600.0
 
@@ -65,3 +66,11 @@ def test_switched_off_the_noise_is_taken_out(monkeypatch):
     monkeypatch.setattr(history_noise, "PROFILE_TEST", False)
     taken = _taken_out(0.0, range(12))
     assert max(taken) > 0.0, taken
+
+
+def test_a_profile_left_in_is_said():
+    """A history whose daily profile failed its test says so in words, not nothing."""
+    times, runs = _draw(0, 0.0)
+    noise = analyse_history(runs, None, times).noise
+    assert noise is not None and noise.daily.state == "not shown"
+    assert "no daily cycle taken out: what the runs show of one is within their noise" in cycle_notes(noise, False)
