@@ -8,7 +8,7 @@ of it; those are split by whether the history holds a cycle at all and how large
 others are split by distance to the nearest true step (4-10 runs: the other half of a misplaced step). The cost of
 taking no profile out is counted beside: the false change points only the profile-less look makes.
 
-    python bench/history_false_profiles.py --no-profile-test   # the classes before the profile's test
+    python bench/history_false_profiles.py   # both tuning sets, bench/results/history_false_profiles.json
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from iolab.analysis import history, history_noise
 from iolab.analysis.history import ChangePointParams, analyse_history
 
 
-def _no_cycles(times, u, steps=(), noise=None):
+def _no_cycles(times, u, steps=()):
     """`remove_cycles` taking nothing out (the profile-less look)."""
     none = history_noise.Cycle(history_noise.DAY, "not sampled", 0.0, 0.0)
     return u, none, history_noise.Cycle(history_noise.WEEK, "not sampled", 0.0, 0.0)
@@ -107,15 +107,9 @@ SETS = {"60-199 runs": (60_000_000, 4000, 60, 199), "200-999 runs": (61_000_000,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "history_false_profiles.json")
-    parser.add_argument(
-        "--no-profile-test",
-        action="store_true",
-        help="take out every profile fitted (history_noise.PROFILE_TEST off): the method the thirteenth look classed",
-    )
     add_smoke_flag(parser)
     args = parser.parse_args()
-    history_noise.PROFILE_TEST = not args.no_profile_test
-    figures: dict = {"profile_test": history_noise.PROFILE_TEST}
+    figures: dict = {}
     for name, (first, cases, least, most) in SETS.items():
         figures[name] = classify(first, 3 if args.smoke else cases, least, most)
         print(name, json.dumps(figures[name]["classes"]))

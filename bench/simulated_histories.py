@@ -860,13 +860,6 @@ def _short_cases(parser) -> None:
         help="bursts of three at one per 2,000 runs (MORE_BURSTS off): the space before issue 40's eleventh round",
     )
     parser.add_argument(
-        "--profile-set",
-        choices=[*PROFILE_SETS, *PROFILE_CELLS],
-        help="one part of issue 40's thirteenth look's held-out set, with the profile's test and without it "
-        "(history_noise.PROFILE_TEST), written to --out alone",
-    )
-    parser.add_argument("--profile-cases", type=int, default=2000, help="histories in that part")
-    parser.add_argument(
         "--peak-place",
         action="store_true",
         help="report each change point at its least-squares peak (history.PLACE_RUNS 0): the placement before issue "
@@ -941,33 +934,6 @@ def _held_out(rows: list[dict]) -> dict:
     }
 
 
-# Issue 40's thirteenth look: fresh seeds drawn once, after the profile's own test (history_noise.PROFILE_TEST) was
-# chosen on tuning seeds of its own (60,000,000-67,000,000): short histories of the bench's draw, and the must-show
-# cells (60-1,999 runs, the fourth round's knobs off as in `must_show`).
-PROFILE_SETS = {"60-199 runs": (80_000_000, 60, 199), "200-999 runs": (81_000_000, 200, 999)}
-PROFILE_CELLS = {"-10% at COV 2-5%": (-0.10, 0.05, 82_000_000), "-15% at COV 2-10%": (-0.15, 0.10, 83_000_000)}
-
-
-def profile_set(part: str, cases: int, params: ChangePointParams) -> dict:
-    """One of the thirteenth look's held-out parts, with the profile's test and without it on the same seeds:
-    false change points by bin (`false_by_bin`) and, for a must-show cell, its steps found (phi under 0.7)."""
-    out = {}
-    for name, test in (("profile_test", True), ("without_profile_test", False)):
-        history_noise.PROFILE_TEST = test
-        if part in PROFILE_SETS:
-            first, least, most = PROFILE_SETS[part]
-            rows = score([draw(s, most, least=least) for s in range(first, first + cases)], params)
-            out[name] = {"false_change_points": false_by_bin(rows), "step_recall_by_runs": _recall_by_runs(rows)}
-        else:
-            size, cov, first = PROFILE_CELLS[part]
-            seeds = range(first, first + cases)
-            rows = score([draw(s, SHORT_RUNS, (size, cov), widened=False) for s in seeds], params)
-            out[name] = {**_must_show_cell(rows, []), "seeds": [first, first + cases]}
-        out[name]["histories"] = len(rows)
-    history_noise.PROFILE_TEST = True
-    return {"part": part, "cases": cases, **out}
-
-
 def main() -> int:
     split = corpus_args(__doc__.splitlines()[0], 600, "simulated_histories.json", extra=_short_cases)
     args = split.args
@@ -980,11 +946,6 @@ def main() -> int:
     if args.least_squares_place:
         history.PLACE_GLS = False
     started = time.perf_counter()
-    if args.profile_set:
-        figures = profile_set(args.profile_set, args.profile_cases, ChangePointParams())
-        figures["seconds"] = round(time.perf_counter() - started, 1)
-        write_result(args.out, "simulated_histories_profile_test", figures, smoke=args.smoke)
-        return 0
     if args.shipped_only:
         figures = _shipped_figures(split, args)
         figures["seconds"] = round(time.perf_counter() - started, 1)

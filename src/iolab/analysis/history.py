@@ -914,16 +914,6 @@ def analyse_history(
     times_kept = None if at is None else at[positions]
     adjusted, daily, weekly = remove_cycles(times_kept, u)
     sigma, phi, first = _first_look(adjusted, params)
-    tested = None
-    if "removed" in (daily.state, weekly.state):
-        # Each profile taken out only where it passes its own test against the noise the first look reads
-        # (`history_noise._shown`): in a few days of correlated runs, one fitted to the noise's wander is a false
-        # cycle whose swings pass for steps.
-        tested = _profile_noise(NoiseModel(sigma, phi, daily, weekly, n))
-        kept = remove_cycles(times_kept, u, (), tested)
-        if (kept[1].state, kept[2].state) != (daily.state, weekly.state):
-            adjusted, daily, weekly = kept
-            sigma, phi, first = _first_look(adjusted, params)
     found: list[int] | None = None
     if first and "removed" in (daily.state, weekly.state):
         # The cycles fitted again away from the steps a look at this noise finds (`history_noise._centred`) where
@@ -932,7 +922,7 @@ def analyse_history(
         # most runs. Elsewhere the fit would be the same, and that look is the one the change points come from.
         found = _detect(_clipped(adjusted, sigma, params), params, _noise_of(NoiseModel(sigma, phi, daily, weekly, n)))
         if crowded(times_kept, found, (daily, weekly)):
-            adjusted, daily, weekly = remove_cycles(times_kept, u, found, tested)
+            adjusted, daily, weekly = remove_cycles(times_kept, u, found)
             sigma, phi, first = _first_look(adjusted, params)
             found = None
     model = NoiseModel(sigma, phi, daily, weekly, n)
@@ -973,13 +963,6 @@ def _first_look(adjusted, params: ChangePointParams) -> tuple[float, float, list
     first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
     sigma, phi = noise_scale(adjusted, first)
     return sigma, phi, first
-
-
-def _profile_noise(model: NoiseModel) -> tuple[float, float]:
-    """(marginal sd, phi) a cycle's profile is tested against (`history_noise._shown`): phi at its upper end, and
-    the sd the successive runs' differences give at that phi (their variance is 2 sigma^2 (1 - phi))."""
-    upper = model.phi_upper
-    return model.sigma * math.sqrt((1.0 - model.phi) / (1.0 - upper)), upper
 
 
 def _noise_of(model: NoiseModel) -> _Noise:

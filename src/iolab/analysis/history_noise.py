@@ -28,7 +28,6 @@ it is. This module describes the noise so that `analysis.history` can account fo
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -58,9 +57,7 @@ class Cycle:
     """A daily or weekly profile, and whether it was taken out before change points were looked for."""
 
     period_s: float
-    # "removed"; "too short" (spans under CYCLES_NEEDED); "not sampled" (too few runs a cycle, or no times); "not
-    # shown" (its profile fails its test against the runs' noise, `_shown`)
-    state: str
+    state: str  # "removed"; "too short" (spans under CYCLES_NEEDED); "not sampled" (too few runs a cycle, or no times)
     span_cycles: float  # how many periods the runs cover (pauses longer than two spacings left out)
     amplitude: float  # half the profile's peak to trough, relative to the level; 0 unless removed
 
@@ -126,68 +123,14 @@ def _fit_cycle(times, u, period: float, level_runs: int, inner):  # -> (profile 
     """
     import numpy as np
 
-    design, residual, coef = _least_squares_profile(times, u, period, level_runs, inner)
+    width = level_runs | 1
+    residual = u - rolling_median(u, width)
+    design = _harmonics(times, period)
+    coef, *_ = np.linalg.lstsq(design[inner], residual[inner], rcond=None)
     coef = coef * _kept_share(design[inner] @ coef, residual[inner])
     profile = design @ coef
     grid = _harmonics(np.linspace(0.0, period, 97)[:-1], period) @ coef
     return profile, float(grid.max() - grid.min()) / 2.0
-
-
-def _least_squares_profile(times, u, period: float, level_runs: int, inner):  # -> (design, residual, coefficients)
-    """The harmonics of `period` at `times`, `u` less its running median over `level_runs` runs, and the
-    least-squares coefficients of the one on the other over the runs `inner`."""
-    import numpy as np
-
-    residual = u - rolling_median(u, level_runs | 1)
-    design = _harmonics(times, period)
-    coef, *_ = np.linalg.lstsq(design[inner], residual[inner], rcond=None)
-    return design, residual, coef
-
-
-# Whether a cycle's profile is taken out only where it passes a test of its own against the history's AR(1) noise
-# (`_shown`); False takes out every profile fitted, as before issue 40's thirteenth look (the tests compare the two).
-PROFILE_TEST = True
-PROFILE_ALPHA = 1e-3  # the chance that noise alone passes the profile's test
-
-
-def _shown(design, coef, inner, noise: tuple[float, float]) -> bool:
-    """Whether the least-squares profile `design @ coef`, fitted on the runs `inner`, is more than AR(1) noise of
-    marginal sd and lag-1 correlation `noise` fits with chance PROFILE_ALPHA: the Wald chi2 of the 2 x HARMONICS
-    coefficients under that noise's covariance (the sandwich (X'X)^-1 X' Sigma X (X'X)^-1, Sigma_ij =
-    sigma^2 phi^|i - j| over the runs' places).
-
-    Why: six coefficients fitted to three to eight days of correlated runs make a profile of several percent out
-    of the noise's wander at the cycle's frequencies, which is phi's spectrum there, 2.6 (phi 0.5) to 3.7 (0.7)
-    times what independent runs of the same sd put into them. The James-Stein share (`_kept_share`) judges it by
-    the lag-1 correlation of the runs less their running median, which reads lower than the runs' own, and a
-    false profile of 6-12% taken out put its swings into the runs as steps (issue 40, eleventh round). Judged
-    here by the noise the first look reads between its steps (`analysis.history`), at phi's upper end."""
-    import numpy as np
-
-    sigma, phi = noise
-    x = np.where(inner[:, None], design, 0.0)
-    gram = x.T @ x
-    if sigma <= 0.0:
-        return True
-    lags = int(math.log(1e-6) / math.log(phi)) + 1 if 0.0 < phi < 1.0 else 0
-    middle = gram.copy()
-    for lag in range(1, min(lags, len(x) - 1) + 1):
-        cross = x[:-lag].T @ x[lag:]
-        middle += phi**lag * (cross + cross.T)
-    # Pseudo-inverses: runs a few hours apart see fewer independent harmonics than 2 x HARMONICS (four-hourly runs
-    # have no sine of the third daily harmonic), and the test has as many degrees of freedom as they do see.
-    inverse = np.linalg.pinv(gram, rcond=1e-10, hermitian=True)
-    covariance = sigma * sigma * inverse @ middle @ inverse
-    chi2 = float(coef @ np.linalg.pinv(covariance, rcond=1e-10, hermitian=True) @ coef)
-    return chi2 > _chi2_quantile(int(np.linalg.matrix_rank(gram)), PROFILE_ALPHA)
-
-
-def _chi2_quantile(df: int, alpha: float) -> float:
-    """The upper-`alpha` quantile of chi2 with `df` degrees of freedom (Wilson-Hilferty: within 1% at 5-6 df and
-    alpha 1e-3)."""
-    z = statistics.NormalDist().inv_cdf(1.0 - alpha)
-    h = 2.0 / (9.0 * df)
-    return df * (1.0 - h + z * math.sqrt(h)) ** 3
 
 
 # Whether a fitted profile is shrunk by how much of it the noise alone would fit (`_kept_share`); False takes out
@@ -269,7 +212,7 @@ def crowded(times, steps: Sequence[int], cycles: Sequence[Cycle]) -> bool:
     return any(c.state == "removed" and closest < c.period_s / spacing for c in cycles)
 
 
-def _cycle(times, u, period: float, steps: Sequence[int] = (), noise: tuple[float, float] | None = None):
+def _cycle(times, u, period: float, steps: Sequence[int] = ()):  # -> (Cycle, profile or None)
     import numpy as np
 
     if times is None or len(u) < 2:
@@ -288,10 +231,6 @@ def _cycle(times, u, period: float, steps: Sequence[int] = (), noise: tuple[floa
     inner = _centred(len(u), level_runs, steps)
     if not _phases_covered(times[inner], period):
         return Cycle(period, "not sampled", span_cycles, 0.0), None
-    if noise is not None and PROFILE_TEST:
-        design, _, coef = _least_squares_profile(times, u, period, level_runs, inner)
-        if not _shown(design, coef, inner, noise):
-            return Cycle(period, "not shown", span_cycles, 0.0), None
     profile, amplitude = _fit_cycle(times, u, period, level_runs, inner)
     return Cycle(period, "removed", span_cycles, amplitude), profile
 
@@ -310,17 +249,16 @@ def _phases_covered(times, period: float) -> bool:
     return largest <= period / (2 * HARMONICS) * (1.0 + 1e-9)
 
 
-def remove_cycles(times, u, steps: Sequence[int] = (), noise: tuple[float, float] | None = None):
+def remove_cycles(times, u, steps: Sequence[int] = ()):  # -> (u less its cycles, daily Cycle, weekly Cycle)
     """`u` (runs relative to their level, oldest first, at epoch `times` or None) less its daily profile and,
-    once three weeks are covered, its weekly one, each fitted away from `steps` (`_centred`) and, given the
-    `noise` (marginal sd, phi) of the runs, taken out only where it passes its test against that noise (`_shown`);
-    returns (u less its cycles, daily Cycle, weekly Cycle), each `Cycle` saying whether it was removed and why not."""
+    once three weeks are covered, its weekly one, each fitted away from `steps` (`_centred`); each `Cycle` says
+    whether it was removed and why not."""
     if times is None:
         return u, Cycle(DAY, "not sampled", 0.0, 0.0), Cycle(WEEK, "not sampled", 0.0, 0.0)
-    daily, profile = _cycle(times, u, DAY, steps, noise)
+    daily, profile = _cycle(times, u, DAY, steps)
     if profile is not None:
         u = u - profile
-    weekly, profile = _cycle(times, u, WEEK, steps, noise)
+    weekly, profile = _cycle(times, u, WEEK, steps)
     if profile is not None:
         u = u - profile
     return u, daily, weekly

@@ -202,17 +202,14 @@ def change_points_notes(judged: HistoryAnalysis | None, found: bool) -> list[str
 
 
 def cycle_notes(noise: NoiseModel, found: bool) -> list[str]:
-    """The cycles in words: removed (with their size), within the runs' noise (`history_noise._shown`: left
-    in), or not yet told from a step: a daily one before the runs span three days; a weekly one, where a change
-    point was found, before they span three weeks (a weekly cycle of a few percent passes for steps until then;
-    bench/simulated_histories.py counts a history's false change points only once it spans three of each cycle
-    it holds)."""
+    """The cycles in words: removed (with their size), or not yet told from a step: a daily one before the
+    runs span three days; a weekly one, where a change point was found, before they span three weeks (a
+    weekly cycle of a few percent passes for steps until then; bench/simulated_histories.py counts a
+    history's false change points only once it spans three of each cycle it holds)."""
     lines = []
     for cycle in (noise.daily, noise.weekly):
         if cycle.state == "removed" and cycle.amplitude >= 0.005:
             lines.append(f"{cycle.name} cycle of ±{cycle.amplitude:.1%} taken out before looking for change points")
-        elif cycle.state == "not shown":
-            lines.append(f"no {cycle.name} cycle taken out: what the runs show of one is within their noise")
         elif cycle.state == "too short" and cycle.name == "daily":
             lines.append(
                 f"the runs span {cycle.span_cycles:.1f} days: a daily cycle cannot be told from a step before they"
