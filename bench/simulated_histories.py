@@ -46,6 +46,7 @@ is reported on the odd seeds.
     python bench/simulated_histories.py --smoke     # the size the suite runs
     python bench/simulated_histories.py --shipped-only [--no-split-guard] [--peak-place] [--least-squares-place]
         [--whole-profile] [--old-bursts] --out PATH   # held out
+    python bench/simulated_histories.py --shipped-only --thirteenth-only [--thirteenth-cases 3000] --out PATH
 """
 
 from __future__ import annotations
@@ -78,6 +79,11 @@ SHORT_SEED = 1_000_000  # the short histories' own held-out seeds
 SHORT_RUNS = 1_999
 TINY_SEED = 1_500_000  # the 30-199-run histories' own held-out seeds (issue 40, fifth round: drawn once, at its end)
 TINY_RUNS = 199
+# Issue 40's thirteenth look (phi read low, drift): 30-999-run histories and the must-show cells on seeds drawn once,
+# after its choice (its tuning seeds were 60,000,000-63,000,000).
+THIRTEENTH_SEED = 4_800_000
+THIRTEENTH_RUNS = 999
+THIRTEENTH_MUST_SHOW = 800_000  # the must-show cells' seeds moved this far past their first ones
 PHI_MAX = 0.8  # phi drawn up to this; the issue's targets end at 0.7 and 0.7-0.8 is reported as a bin of its own
 WEEKLY_ONLY_SHARE = 1 / 3  # of the histories the first draw gave no cycle, a weekly one (1-5%) without a daily
 HOLIDAY_SHARE = 1 / 3  # of the histories with a cycle spanning a week, holidays where the cycle pauses
@@ -860,6 +866,13 @@ def _short_cases(parser) -> None:
         help="bursts of three at one per 2,000 runs (MORE_BURSTS off): the space before issue 40's eleventh round",
     )
     parser.add_argument(
+        "--thirteenth-only",
+        action="store_true",
+        help="with --shipped-only, only the thirteenth look's held-out sets (--thirteenth-cases 30-999-run histories "
+        "and the must-show cells on their own seeds)",
+    )
+    parser.add_argument("--thirteenth-cases", type=int, default=3000, help="histories of 30-999 runs, held out")
+    parser.add_argument(
         "--peak-place",
         action="store_true",
         help="report each change point at its least-squares peak (history.PLACE_RUNS 0): the placement before issue "
@@ -968,8 +981,15 @@ def _shipped_figures(split, args) -> dict:
     """Every held-out figure of the shipped parameters, as `_figures` reports them, without choosing any: a
     change to the method compared with and without it on the same seeds (--no-split-guard)."""
     shipped = ChangePointParams()
+    thirteenth = {
+        "thirteenth_held_out": _short_set(args.thirteenth_cases, shipped, THIRTEENTH_SEED, THIRTEENTH_RUNS),
+        "must_show_steps_thirteenth": must_show(args.must_show_cases, shipped, THIRTEENTH_MUST_SHOW),
+    }
+    if args.thirteenth_only:
+        return {"host": host(), **thirteenth}
     return {
         "host": host(),
+        **thirteenth,
         "split_guard": history_noise.SPLIT_GUARD,
         "steps_out_of_profile": history_noise.STEPS_OUT_OF_PROFILE,
         "bursts_per_run": 1 / 2000 + (MORE_BURSTS_PER_RUN if MORE_BURSTS else 0.0),
