@@ -50,6 +50,7 @@ from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E4
 from iolab.analysis.outliers import OutlierParams  # noqa: E402
 
 SIZE = (8, 15)
+Z95 = 1.959964
 TAU = np.exp(np.linspace(math.log(0.02), math.log(0.8), 40))  # the spread's grid (log-uniform prior)
 LOW, HIGH = math.log(0.05), math.log(0.95)  # a slow drive's level over the healthy centre: uniform 5-95%
 SMOOTH = 0.03
@@ -96,17 +97,29 @@ def log_odds(y: np.ndarray, most: int = 2) -> np.ndarray:
     return out
 
 
-def calibrate(count: int, seed: int, alarm: float) -> dict:
+def calibrate(count: int, seed: int, alarm: float, values: Path | None = None) -> dict:
     """GT's cut: the 1 - `alarm` quantile of the largest log odds of `count` noise-free clean arrays of normally
-    spread drives (8-15 drives, sigma uniform 1-30%), and the bound's own share there at `alarm` (beside it)."""
-    rng = np.random.default_rng(seed)
-    largest, bound = [], 0
-    for _ in range(count):
-        n, sigma = int(rng.integers(SIZE[0], SIZE[1] + 1)), float(rng.uniform(0.01, 0.30))
-        y = sigma * rng.standard_normal(n)
-        largest.append(float(np.max(log_odds(y))))
-        bound += any(_bound_p(y, i) * n < alarm for i in range(n))
-    return {"cut": float(np.quantile(largest, 1 - alarm)), "arrays": count, "bound_share": bound / count}
+    spread drives (8-15 drives, sigma uniform 1-30%), and the bound's own share there at `alarm` (beside it); with
+    the order statistics at the ends of the binomial 95% interval of the count past it (`ends`: the cut where
+    the calibration arrays' count of alarms is that many more, or fewer). `values`: those largest log odds as a
+    JSON list, kept from a run before (the bound's share is then not read)."""
+    out: dict = {}
+    if values is not None:
+        largest = json.loads(values.read_text())[:count]
+        out["from"] = values.name
+    else:
+        rng = np.random.default_rng(seed)
+        largest, bound = [], 0
+        for _ in range(count):
+            n, sigma = int(rng.integers(SIZE[0], SIZE[1] + 1)), float(rng.uniform(0.01, 0.30))
+            y = sigma * rng.standard_normal(n)
+            largest.append(float(np.max(log_odds(y))))
+            bound += any(_bound_p(y, i) * n < alarm for i in range(n))
+        out["bound_share"] = bound / count
+    ranked, past = sorted(largest), len(largest) * alarm
+    more, fewer = round(past + Z95 * math.sqrt(past)), max(1, round(past - Z95 * math.sqrt(past)))
+    ends = {"more alarms": ranked[-more], "fewer alarms": ranked[-fewer]}
+    return {"cut": float(np.quantile(largest, 1 - alarm)), "arrays": len(largest), "ends": ends, **out}
 
 
 def _bound_p(y: np.ndarray, i: int) -> float:
@@ -166,8 +179,22 @@ def summarise(records: list[dict], cut: float, alarms: dict) -> dict:
                     paired = sums["GT - shipped"][k]
                     paired.add(sum(d in got["GT"] for d in low), sum(d in got["shipped"] for d in low), len(low))
     keep = ("drives", "method", "bound", "gap_points", "gap_95")
-    figures = {w: {k: {f: v for f, v in s.figures().items() if f in keep} for k, s in parts.items()} for w, parts in sums.items()}
-    return {"arrays": len(records), "recall": figures, "clean_alarms": clean, "twins_with_a_healthy_drive_named": healthy}
+    figures = {
+        w: {k: {f: v for f, v in s.figures().items() if f in keep} for k, s in parts.items()}
+        for w, parts in sums.items()
+    }
+    return {
+        "arrays": len(records),
+        "recall": figures,
+        "clean_alarms": clean,
+        "twins_with_a_healthy_drive_named": healthy,
+    }
+
+
+def _brief(figures: dict) -> dict:
+    """GT's recall and gaps by kind, and the clean arrays alarming, of one summary."""
+    recall = {w: figures["recall"][w] for w in ("GT", "GT - shipped")}
+    return {"recall": recall, "clean_alarms": figures["clean_alarms"]["GT"], "arrays": figures["arrays"]}
 
 
 def main() -> int:
@@ -177,7 +204,9 @@ def main() -> int:
     parser.add_argument("--sigma", default="0.10-0.20", help="sigma of ln rate, e.g. 0.10-0.20")
     parser.add_argument("--calibration", type=int, default=10000, help="clean arrays GT's cut is calibrated on")
     parser.add_argument("--calibration-seed", type=int, default=4242)
-    parser.add_argument("--records", type=Path, help="each array's record as JSON lines (to read again)")
+    parser.add_argument("--records", type=Path, help="each array's record as JSON lines (written)")
+    parser.add_argument("--read", type=Path, action="append", default=[], help="records of a run before (read)")
+    parser.add_argument("--calibration-values", type=Path, help="GT's largest log odds on clean arrays, kept")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_told_generator.json")
     add_smoke_flag(parser)
     args = parser.parse_args()
@@ -187,21 +216,35 @@ def main() -> int:
     stored = json.loads((RESULTS / "outlier_envelope.json").read_text())
     alarms = stored["reference_alarms"]
     started = time.perf_counter()
-    cut = calibrate(args.calibration, args.calibration_seed, alarms["bound"])
+    cut = calibrate(args.calibration, args.calibration_seed, alarms["bound"], args.calibration_values)
     sigma = gap.span(args.sigma, float)
-    records = [record(seed) for spec in args.set or ["21000000"] for seed in gap.seeds_of(spec, args.arrays, SIZE, sigma)]
+    if args.read:
+        records = [json.loads(line) for path in args.read for line in path.read_text().splitlines()]
+    else:
+        sets = args.set or ["21000000"]
+        records = [record(seed) for spec in sets for seed in gap.seeds_of(spec, args.arrays, SIZE, sigma)]
     if args.records:
         args.records.write_text("".join(json.dumps(r) + "\n" for r in records))
     run = {
         "host": host(),
-        "command": " ".join(["bench/outlier_told_generator.py", *sys.argv[1:]]),
+        # records and calibration values read back are named by their file's name only (no machine path)
+        "command": " ".join(
+            ["bench/outlier_told_generator.py", *(Path(a).name if a.startswith("/") else a for a in sys.argv[1:])]
+        ),
         "alarms": alarms,
         "calibration": cut,
         **summarise(records, cut["cut"], alarms),
+        # GT at the ends of its cut's interval: how much of its figure is the calibration's own draw
+        "at_the_cut_s_ends": {end: _brief(summarise(records, c, alarms)) for end, c in cut["ends"].items()},
         "seconds": round(time.perf_counter() - started, 1),
     }
     kept = {} if args.smoke or not args.out.exists() else json.loads(args.out.read_text()).get("bins", {})
-    write_result(args.out, "outlier_told_generator", {"bins": {**kept, f"8-15 drives, sigma {args.sigma}": run}}, smoke=args.smoke)
+    write_result(
+        args.out,
+        "outlier_told_generator",
+        {"bins": {**kept, f"8-15 drives, sigma {args.sigma}": run}},
+        smoke=args.smoke,
+    )
     print(json.dumps({k: run[k] for k in ("calibration", "clean_alarms", "twins_with_a_healthy_drive_named")}))
     for w, parts in run["recall"].items():
         for k, row in parts.items():
