@@ -65,6 +65,14 @@ _LOG_SLOW = np.log(
         1e-300,
     )
 )
+# ... or a prior a machine could state: a slow drive anywhere from 1% to 97% of the centre, uniform on a log scale
+GENERIC = (math.log(0.01), math.log(0.97))
+_LOG_GENERIC = np.log(
+    np.maximum(
+        (_PHI((GENERIC[1] - _U) / SMOOTH) - _PHI((GENERIC[0] - _U) / SMOOTH)) / (GENERIC[1] - GENERIC[0]), 1e-300
+    )
+)
+PRIORS = {"generator": _LOG_SLOW, "generic": _LOG_GENERIC}
 VARIANTS = {"shipped": OutlierParams(), "share": OutlierParams(step_share=0.5, step_share_below=16)}
 
 
@@ -73,16 +81,17 @@ def _lse(a: np.ndarray, axis: int | None = None) -> np.ndarray:
     return (top + np.log(np.exp(a - top).sum(axis=axis, keepdims=True))).squeeze(axis)
 
 
-def log_odds(y: np.ndarray, most: int = 2) -> np.ndarray:
+def log_odds(y: np.ndarray, most: int = 2, prior: str = "generator") -> np.ndarray:
     """Each drive's posterior log odds of being slow, given the ln means `y` (module docstring); -inf for drives
     more than 0.1 above the median, which no slow drive reaches. `most` 1 leaves the two-slow configurations out
-    (a model that cannot see masking: tests/bench/test_outlier_told_generator.py)."""
+    (a model that cannot see masking: tests/bench/test_outlier_told_generator.py); `prior` "generic" takes a slow
+    drive's level from `GENERIC` in place of the generator's."""
     n = len(y)
     med = float(np.median(y))
     mu = np.arange(med - 0.8, med + 0.5, 0.01)
     centre, tau = np.repeat(mu, len(TAU)), np.tile(TAU, len(mu))
     healthy = -0.5 * ((y[:, None] - centre[None]) / tau[None]) ** 2 - np.log(tau)[None]
-    delta = np.interp(y[:, None] - centre[None], _U, _LOG_SLOW) - healthy  # a drive made slow
+    delta = np.interp(y[:, None] - centre[None], _U, PRIORS[prior]) - healthy  # a drive made slow
     base = healthy.sum(0)
     cand = np.array([i for i in range(n) if y[i] <= med + 0.1])
     d = delta[cand]
