@@ -54,6 +54,7 @@ from pathlib import Path
 from unittest import mock
 
 from iolab.errors import RunFailed, UserError
+from iolab.fio import catalog
 from iolab.fio.run import files_dir, metadata_dir, run_fio
 from iolab.models import Point, Target
 from iolab.models.option_spec import SPECS
@@ -1014,6 +1015,36 @@ def tree_owner(case: Case) -> None:
         shutil.rmtree(tree, ignore_errors=True)
 
 
+# uid 65534's fio: run as root, it appends to the root-only file its text names.
+_FAKE_FIO = '#!/bin/sh\nprintf planted >> "{victim}"\nexit 1\n'
+
+
+def planted_program(case: Case) -> None:
+    """uid 65534 puts a `fio` first on root's PATH: in a directory of theirs, in root's directory left writable
+    by all, or as their own file in root's sticky directory. `iolab run --dry-run` asks fio for its options; the
+    planted fio, run as root, would append to a root-only file (program-owner-chain)."""
+    w = case.world
+    place = case.rng.choice(["theirs", "open", "sticky"])
+    bindir = (w.foreign if place == "theirs" else w.public) / f"bin-{case.number}"
+    if place == "theirs":
+        assert as_attacker('mkdir -m 755 "$1"', str(bindir)).returncode == 0
+    else:
+        bindir.mkdir()
+        bindir.chmod(0o777 if place == "open" else 0o1777)
+    script = _FAKE_FIO.format(victim=w.root / "root-only")
+    assert as_attacker('printf "$2" > "$1/fio" && chmod 755 "$1/fio"', str(bindir), script).returncode == 0
+    jobfile = w.root / f"case-{case.number}.fio"
+    jobfile.write_text(f"[r]\n{_job('read')}\n")
+    try:
+        with mock.patch.dict(os.environ, {"PATH": f"{bindir}:{os.environ['PATH']}"}):
+            catalog.clear_cache()
+            cli(case, "run", "--dry-run", str(jobfile), str(w.user / "b.dat"))
+    finally:
+        catalog.clear_cache()
+        jobfile.unlink()
+        shutil.rmtree(bindir, ignore_errors=True)
+
+
 def tree_swap(case: Case) -> None:
     """Root probes a captured tree of root's (no other user can change it), and root's own process (a second
     capture, an rsync refreshing the tree) swaps a directory in it for a link to a root-only directory once the
@@ -1057,6 +1088,7 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "socket-dir": (socket_dir, 0.5, "fio-socket-private-dir"),
     "tree-owner": (tree_owner, 0.5, "input-owner-chain"),
     "tree-swap": (tree_swap, 0.5, "tree-no-follow"),
+    "planted-program": (planted_program, 0.5, "program-owner-chain"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
     "claim-held": (claim_held, 1, "exclusive-hold"),
     "replaced-record": (replaced_record, 0.5, "clean-identity"),
