@@ -110,6 +110,7 @@ SECOND_WRITES = [m for m in FILE_WRITES if m != "randwrite"]  # a second point a
 # Where a stacked loop device sits inside its device: between the blocks the blank check samples.
 STACK_OFFSET = MIB + 3 * 56 * 1024 + 16 * 1024
 STACK_BYTES = 16 * 1024
+OUTPUT = Path(__file__).parent / "data" / "fio" / "randread-4jobs.json"  # a fio output, for the import kind
 
 
 def digest(path: str) -> str:
@@ -1045,6 +1046,27 @@ def planted_program(case: Case) -> None:
         shutil.rmtree(bindir, ignore_errors=True)
 
 
+def import_link(case: Case) -> None:
+    """Root imports uid 65534's results folder, where they put a link to a root-only fio output (its job name a
+    secret): the output must not be stored as theirs (import-own-links). Leak: the secret in root's store."""
+    w = case.world
+    secret = f"secret-{case.number}-{case.rng.getrandbits(32):08x}"
+    private = w.root / f"private-{case.number}"
+    private.mkdir(mode=0o700)
+    (private / "run.json").write_text(OUTPUT.read_text().replace('"randread"', f'"{secret}"'))
+    folder = w.foreign / f"results-{case.number}"
+    made = as_attacker('mkdir "$1" && ln -s "$2" "$1/$3"', str(folder), str(private / "run.json"), "out.json")
+    assert made.returncode == 0, made.stderr
+    try:
+        cli(case, "import", str(folder))
+        home = Path(os.environ["IOLAB_HOME"])
+        if any(secret.encode() in p.read_bytes() for p in home.glob("iolab.db*")):
+            case.outcome.fail("leak", case, f"a root-only output linked from uid {ATTACKER_UID}'s folder was stored")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(private, ignore_errors=True)
+
+
 def tree_swap(case: Case) -> None:
     """Root probes a captured tree of root's (no other user can change it), and root's own process (a second
     capture, an rsync refreshing the tree) swaps a directory in it for a link to a root-only directory once the
@@ -1089,6 +1111,7 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "tree-owner": (tree_owner, 0.5, "input-owner-chain"),
     "tree-swap": (tree_swap, 0.5, "tree-no-follow"),
     "planted-program": (planted_program, 0.5, "program-owner-chain"),
+    "import-link": (import_link, 0.5, "import-own-links"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
     "claim-held": (claim_held, 1, "exclusive-hold"),
     "replaced-record": (replaced_record, 0.5, "clean-identity"),
