@@ -224,6 +224,8 @@ class Outcome:
     cases: int = 0
     refused: int = 0
     reached_fio: int = 0  # cases in which the real fio ran
+    drawn: int = 0  # cases drawn by weight, after every kind's one case
+    drawn_reached_fio: int = 0  # those in which the real fio ran
     fio_paths: int = 0
     failures: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # "kind: message", what each refused case was told
@@ -1167,6 +1169,9 @@ def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False) -> 
                 outcome.kinds[kind] += 1
                 attempt(kinds_made[kind][0], case)
                 outcome.reached_fio += case.reached
+                if number >= len(kinds_made):
+                    outcome.drawn += 1
+                    outcome.drawn_reached_fio += case.reached
                 for path in made.changed():
                     outcome.fail("victim", case, f"{path} changed")
                 made.checksum()  # the next case starts from what is there now
