@@ -28,19 +28,15 @@ _USER, _GROUP, _MASK = 0x02, 0x08, 0x10  # ACL_USER, ACL_GROUP, ACL_MASK (named 
 _WRITE = 0x02
 
 
-def writers(target: int | str, trusted: Callable[[int], bool]) -> list[str]:
-    """Named users and groups the access ACL of `target` (a descriptor, O_PATH ones too, or a path not
-    followed if a link) lets write, mask applied, as setfacl names them ("u:65534", "g:100"); users `trusted`
-    passes are left out.
+def writers(fd: int, trusted: Callable[[int], bool]) -> list[str]:
+    """Named users and groups the access ACL of the open descriptor `fd` (an O_PATH one too) lets write, mask
+    applied, as setfacl names them ("u:65534", "g:100"); users `trusted` passes are left out.
 
     Every named group counts, as the group bits do: its members are not known to be root or you. A file
     system that keeps no ACL gives []; an ACL that cannot be read is the mode bits' to judge (their group bits
     are its mask, so a named writer shows there)."""
-    try:
-        if isinstance(target, int):  # getxattr refuses an O_PATH descriptor (EBADF); its /proc link does not
-            raw = os.getxattr(f"/proc/self/fd/{target}", ACCESS)
-        else:
-            raw = os.getxattr(target, ACCESS, follow_symlinks=False)
+    try:  # getxattr refuses an O_PATH descriptor (EBADF); its /proc/self/fd link does not
+        raw = os.getxattr(f"/proc/self/fd/{fd}", ACCESS)
     except OSError:  # none kept (ENODATA, EOPNOTSUPP), or unreadable: the mode rule, which sees the mask, decides
         return []
     return parse_writers(raw, trusted)

@@ -83,7 +83,7 @@ def trusted(uid: int) -> bool:
 
 class Seen(NamedTuple):
     """A directory (or file) of a chain as it was looked at: its path, its stat, and who its access ACL lets
-    write besides root and you (`acl.writers`: "uid N", "gid N")."""
+    write besides root and you (`acl.writers`: "u:N", "g:N", as setfacl names them)."""
 
     where: str
     info: os.stat_result
