@@ -54,6 +54,7 @@ from pathlib import Path
 from unittest import mock
 
 from iolab.errors import RunFailed, UserError
+from iolab.fio import catalog
 from iolab.fio.run import files_dir, metadata_dir, run_fio
 from iolab.models import Point, Target
 from iolab.models.option_spec import SPECS
@@ -109,6 +110,7 @@ SECOND_WRITES = [m for m in FILE_WRITES if m != "randwrite"]  # a second point a
 # Where a stacked loop device sits inside its device: between the blocks the blank check samples.
 STACK_OFFSET = MIB + 3 * 56 * 1024 + 16 * 1024
 STACK_BYTES = 16 * 1024
+OUTPUT = Path(__file__).parent / "data" / "fio" / "randread-4jobs.json"  # a fio output, for the import kind
 
 
 def digest(path: str) -> str:
@@ -222,6 +224,8 @@ class Outcome:
     cases: int = 0
     refused: int = 0
     reached_fio: int = 0  # cases in which the real fio ran
+    drawn: int = 0  # cases drawn by weight, after every kind's one case
+    drawn_reached_fio: int = 0  # those in which the real fio ran
     fio_paths: int = 0
     failures: list[str] = field(default_factory=list)
     refusals: list[str] = field(default_factory=list)  # "kind: message", what each refused case was told
@@ -1014,6 +1018,57 @@ def tree_owner(case: Case) -> None:
         shutil.rmtree(tree, ignore_errors=True)
 
 
+# uid 65534's fio: run as root, it appends to the root-only file its text names.
+_FAKE_FIO = '#!/bin/sh\nprintf planted >> "{victim}"\nexit 1\n'
+
+
+def planted_program(case: Case) -> None:
+    """uid 65534 puts a `fio` first on root's PATH: in a directory of theirs, in root's directory left writable
+    by all, or as their own file in root's sticky directory. `iolab run --dry-run` asks fio for its options; the
+    planted fio, run as root, would append to a root-only file (program-owner-chain)."""
+    w = case.world
+    place = case.rng.choice(["theirs", "open", "sticky"])
+    bindir = (w.foreign if place == "theirs" else w.public) / f"bin-{case.number}"
+    if place == "theirs":
+        assert as_attacker('mkdir -m 755 "$1"', str(bindir)).returncode == 0
+    else:
+        bindir.mkdir()
+        bindir.chmod(0o777 if place == "open" else 0o1777)
+    script = _FAKE_FIO.format(victim=w.root / "root-only")
+    assert as_attacker('printf "$2" > "$1/fio" && chmod 755 "$1/fio"', str(bindir), script).returncode == 0
+    jobfile = w.root / f"case-{case.number}.fio"
+    jobfile.write_text(f"[r]\n{_job('read')}\n")
+    try:
+        with mock.patch.dict(os.environ, {"PATH": f"{bindir}:{os.environ['PATH']}"}):
+            catalog.clear_cache()
+            cli(case, "run", "--dry-run", str(jobfile), str(w.user / "b.dat"))
+    finally:
+        catalog.clear_cache()
+        jobfile.unlink()
+        shutil.rmtree(bindir, ignore_errors=True)
+
+
+def import_link(case: Case) -> None:
+    """Root imports uid 65534's results folder, where they put a link to a root-only fio output (its job name a
+    secret): the output must not be stored as theirs (import-own-links). Leak: the secret in root's store."""
+    w = case.world
+    secret = f"secret-{case.number}-{case.rng.getrandbits(32):08x}"
+    private = w.root / f"private-{case.number}"
+    private.mkdir(mode=0o700)
+    (private / "run.json").write_text(OUTPUT.read_text().replace('"randread"', f'"{secret}"'))
+    folder = w.foreign / f"results-{case.number}"
+    made = as_attacker('mkdir "$1" && ln -s "$2" "$1/$3"', str(folder), str(private / "run.json"), "out.json")
+    assert made.returncode == 0, made.stderr
+    try:
+        cli(case, "import", str(folder))
+        home = Path(os.environ["IOLAB_HOME"])
+        if any(secret.encode() in p.read_bytes() for p in home.glob("iolab.db*")):
+            case.outcome.fail("leak", case, f"a root-only output linked from uid {ATTACKER_UID}'s folder was stored")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(private, ignore_errors=True)
+
+
 def tree_swap(case: Case) -> None:
     """Root probes a captured tree of root's (no other user can change it), and root's own process (a second
     capture, an rsync refreshing the tree) swaps a directory in it for a link to a root-only directory once the
@@ -1057,6 +1112,8 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "socket-dir": (socket_dir, 0.5, "fio-socket-private-dir"),
     "tree-owner": (tree_owner, 0.5, "input-owner-chain"),
     "tree-swap": (tree_swap, 0.5, "tree-no-follow"),
+    "planted-program": (planted_program, 0.5, "program-owner-chain"),
+    "import-link": (import_link, 0.5, "import-own-links"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
     "claim-held": (claim_held, 1, "exclusive-hold"),
     "replaced-record": (replaced_record, 0.5, "clean-identity"),
@@ -1112,6 +1169,9 @@ def run_cases(count: int, seed: int, tmp: Path, stop_at_first: bool = False) -> 
                 outcome.kinds[kind] += 1
                 attempt(kinds_made[kind][0], case)
                 outcome.reached_fio += case.reached
+                if number >= len(kinds_made):
+                    outcome.drawn += 1
+                    outcome.drawn_reached_fio += case.reached
                 for path in made.changed():
                     outcome.fail("victim", case, f"{path} changed")
                 made.checksum()  # the next case starts from what is there now

@@ -13,7 +13,9 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 
-BASE = frozenset({"iolab", "errors", "private", "textfile", "numbers", "guards", "pathchain", "printable"})
+BASE = frozenset(
+    {"iolab", "errors", "private", "textfile", "numbers", "guards", "pathchain", "acl", "programs", "printable"}
+)
 
 # What each stage may import besides itself. "iolab" is the package root (`__version__`); errors, private
 # and textfile are the base utilities. A stage not in this table fails the test until it is given a row.
@@ -28,7 +30,11 @@ ALLOWED: dict[str, frozenset[str]] = {
     # the registry of every guard that stands between iolab and someone's data (iolab.guards)
     "guards": frozenset(),
     # paths no other user can steer: every ancestor of what iolab writes checked, then walked without links
-    "pathchain": frozenset({"errors", "guards"}),
+    "pathchain": frozenset({"errors", "guards", "acl"}),
+    # who a file's POSIX access ACL lets write (read for pathchain's rule)
+    "acl": frozenset(),
+    # the programs iolab runs, found on PATH once and held to pathchain's rule
+    "programs": frozenset({"errors", "guards", "pathchain"}),
     # text printed with every control character escaped, iolab's own colours kept (iolab.printable)
     "printable": frozenset(),
     # plain typed data crossing every border, and the pure vocabulary to read it (units, option values)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from iolab.pathchain import chain_refusal
+from iolab.pathchain import Seen, chain_refusal
 
 OTHER = 54321
 
@@ -28,7 +28,7 @@ def _info(uid: int, mode: int) -> os.stat_result:
     ],
 )
 def test_the_fix_names_only_the_commands_the_directory_needs(uid, mode, fix):
-    refusal = chain_refusal("/srv/data/x.dat", [("/", _info(0, 0o755)), ("/srv/data", _info(uid, mode))])
+    refusal = chain_refusal("/srv/data/x.dat", [Seen("/", _info(0, 0o755)), Seen("/srv/data", _info(uid, mode))])
     assert refusal is not None
     said, advice = str(refusal).split("\n")
     assert said.startswith("/srv/data/x.dat: /srv/data is ") and said.endswith(
@@ -38,4 +38,4 @@ def test_the_fix_names_only_the_commands_the_directory_needs(uid, mode, fix):
 
 
 def test_a_sticky_world_writable_directory_of_root_or_yours_passes():
-    assert chain_refusal("/tmp/x", [("/", _info(0, 0o755)), ("/tmp", _info(0, 0o1777))]) is None
+    assert chain_refusal("/tmp/x", [Seen("/", _info(0, 0o755)), Seen("/tmp", _info(0, 0o1777))]) is None

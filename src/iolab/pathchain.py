@@ -34,11 +34,12 @@ import errno
 import os
 import shlex
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from iolab import guards
+from iolab import acl, guards
 from iolab.errors import UserError
 
 FOREIGN_WRITE = stat.S_IWGRP | stat.S_IWOTH
@@ -80,34 +81,61 @@ def trusted(uid: int) -> bool:
     return uid in (0, os.geteuid())
 
 
-def directory_problem(info: os.stat_result) -> str:
-    """Why a directory lets another user change what its names mean, or "" (the rule, on one directory)."""
+class Seen(NamedTuple):
+    """A directory (or file) of a chain as it was looked at: its path, its stat, and who its access ACL lets
+    write besides root and you (`acl.writers`: "u:N", "g:N", as setfacl names them)."""
+
+    where: str
+    info: os.stat_result
+    acl_writers: tuple[str, ...] = ()
+
+    def problem(self) -> str:
+        """Why another user could change it, or "" (`directory_problem`)."""
+        return directory_problem(self.info, self.acl_writers)
+
+
+def seen(where: str, fd: int) -> Seen:
+    """What the descriptor `fd` (an O_PATH one too) of `where` is now: its stat and its ACL's writers."""
+    return Seen(where, os.fstat(fd), tuple(acl.writers(fd, trusted)))
+
+
+def directory_problem(info: os.stat_result, acl_writers: tuple[str, ...] = ()) -> str:
+    """Why a directory lets another user change what its names mean, or "" (the rule, on one directory).
+
+    Who may write it besides root and you: its owner, others (mode bits), its group, and the users and
+    groups its ACL names (their write shows in the group bits too, as the ACL's mask; named here so the
+    refusal says who)."""
     problems = []
     if not trusted(info.st_uid):
         problems.append(f"owned by uid {info.st_uid}")
-    if info.st_mode & FOREIGN_WRITE and not info.st_mode & stat.S_ISVTX:
-        problems.append(f"writable by {'others' if info.st_mode & stat.S_IWOTH else 'its group'}")
+    if _open_to_others(info):
+        if acl_writers:
+            problems.append(f"writable through its ACL by {', '.join(acl_writers)}")
+        else:
+            problems.append(f"writable by {'others' if info.st_mode & stat.S_IWOTH else 'its group'}")
     return " and ".join(problems)
 
 
-def fix(directory: str, info: os.stat_result) -> str:
-    """The commands that make `directory` pass."""
+def _open_to_others(info: os.stat_result) -> bool:
+    """Group or others may write it (an ACL's named writers among them: its mask is the group bits), and it is
+    not sticky (in a sticky directory only an entry's owner can rename or remove it)."""
+    return bool(info.st_mode & FOREIGN_WRITE) and not info.st_mode & stat.S_ISVTX
+
+
+_ELSE = "choose a directory only you and root can change"
+
+
+def fix(directory: str, info: os.stat_result, acl_writers: tuple[str, ...] = (), instead: str = _ELSE) -> str:
+    """The commands that make `directory` pass, or what to do `instead`."""
     quoted = shlex.quote(directory)
     fixes = []
     if not trusted(info.st_uid):
         fixes.append(f"chown {os.geteuid()} {quoted}")
-    if info.st_mode & FOREIGN_WRITE and not info.st_mode & stat.S_ISVTX:
+    if _open_to_others(info):
+        fixes += [f"setfacl -x {','.join(acl_writers)} {quoted}"] if acl_writers else []
         fixes.append(f"chmod go-w {quoted}")
     owner = "" if trusted(info.st_uid) else f", or run iolab as uid {info.st_uid}"
-    return f"Fix: {' && '.join(fixes)}{owner}, or choose a directory only you and root can change"
-
-
-def _refusal(path: str, directory: str, info: os.stat_result, problem: str) -> UserError:
-    where = "" if os.path.normpath(path) == directory else f"{path}: "
-    return UserError(
-        f"{where}{directory} is {problem}, so another user could redirect what iolab writes there.\n"
-        + fix(directory, info)
-    )
+    return f"Fix: {' && '.join(fixes)}{owner}, or {instead}"
 
 
 def resolve(path: str) -> tuple[str, tuple[str, ...]]:
@@ -167,21 +195,30 @@ def _check_link(path: str, here: str, info: os.stat_result, followed: int) -> No
         raise UserError(f"{path}: too many links to resolve; give the real path")
 
 
+def first_refusal(path: str, entries: Sequence[Seen], does: str, instead: str = _ELSE) -> UserError | None:
+    """The refusal for the first of `entries` (directories from `/` down, or the file at their end) another
+    user could change, or None; `does` says what they could then steer ("redirect what iolab writes"), `instead`
+    the way out besides the fix."""
+    for where, info, acl_writers in entries:
+        problem = directory_problem(info, acl_writers)
+        if problem:
+            lead = "" if os.path.normpath(path) == where else f"{path}: "
+            said = f"{lead}{where} is {problem}, so another user could {does} there."
+            return UserError(f"{said}\n{fix(where, info, acl_writers, instead)}")
+    return None
+
+
 @guards.guard(
     "path-owner-chain",
     "a path iolab or fio writes under a directory another user owns or may write (not sticky), up to /",
 )
-def chain_refusal(path: str, directories: list[tuple[str, os.stat_result]]) -> UserError | None:
+def chain_refusal(path: str, directories: Sequence[Seen]) -> UserError | None:
     """The refusal for the first directory of a walked chain that breaks the rule, or None."""
-    for directory, info in directories:
-        problem = directory_problem(info)
-        if problem:
-            return _refusal(path, directory, info, problem)
-    return None
+    return first_refusal(path, directories, "redirect what iolab writes")
 
 
-# The check of one walked chain: (the path given, [(directory, its stat)]) -> the refusal, or None.
-Rule = Callable[[str, list[tuple[str, os.stat_result]]], UserError | None]
+# The check of one walked chain: (the path given, [what each directory was seen to be]) -> the refusal, or None.
+Rule = Callable[[str, Sequence[Seen]], UserError | None]
 
 
 @guards.guard(
@@ -189,29 +226,32 @@ Rule = Callable[[str, list[tuple[str, os.stat_result]]], UserError | None]
     "an input root trusts another user could change: a captured tree (--root, a bundle's copy; a directory from / "
     "to it or one inside it that is read), a scheduled plan and the job files it names",
 )
-def read_refusal(path: str, entries: list[tuple[str, os.stat_result]]) -> UserError | None:
+def read_refusal(path: str, entries: Sequence[Seen]) -> UserError | None:
     """The refusal for the first of `entries` (directories on the way to an input, or the input itself) that
     another user could change, or None: the rule of `chain_refusal`, for what iolab reads."""
-    for where, info in entries:
-        problem = directory_problem(info)
-        if problem:
-            lead = "" if os.path.normpath(path) == where else f"{path}: "
-            return UserError(
-                f"{lead}{where} is {problem}, so another user could change what iolab reads there.\n" + fix(where, info)
-            )
-    return None
+    return first_refusal(path, entries, "change what iolab reads")
 
 
 def check_input(path: str) -> None:
     """Refuse a file iolab will read on trust (a scheduled plan) when it, or a directory from `/` down to it,
     is one another user owns or may write; a link to it is resolved once, as for a write."""
+    check_file(path, read_refusal)
+
+
+def check_file(path: str, rule: Rule) -> str:
+    """`path` resolved once (links another user owns refused), then the directories from `/` down to it and
+    the file itself held to `rule`: its resolved path, or the rule's UserError."""
     resolved, _ = resolve(path)
     directory, name = os.path.split(resolved)
-    with walk(directory or "/", given=path, rule=read_refusal) as (held, _chain):
-        info = os.stat(name, dir_fd=held, follow_symlinks=False)
-    refusal = read_refusal(path, [(resolved, info)])
+    with walk(directory or "/", given=path, rule=rule) as (held, _chain):
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=held)
+    try:
+        refusal = rule(path, [seen(resolved, fd)])
+    finally:
+        os.close(fd)
     if refusal is not None:
         raise refusal
+    return resolved
 
 
 @contextmanager
@@ -245,7 +285,7 @@ def walk(
 
 
 def _hold_to_rule(rule: Rule, given: str, directory: str, fd: int) -> None:
-    refusal = rule(given, [(directory, os.fstat(fd))])
+    refusal = rule(given, [seen(directory, fd)])
     if refusal is not None:
         raise refusal
 

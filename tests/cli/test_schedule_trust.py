@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -110,3 +111,26 @@ def test_the_lock_schedules_share_lies_in_the_home_not_where_anyone_may_create_i
     assert installed.returncode == 0, installed.stderr
     assert f"flock -n -E 75 {home / 'schedule.lock'} " in cron.read_text()
     assert home.is_dir() and "/run/lock" not in cron.read_text()
+
+
+@pytest.mark.parametrize("what", ["interpreter", "module path"])
+def test_a_python_or_module_path_another_user_can_change_is_not_scheduled(public, tmp_path, monkeypatch, what):
+    """Every scheduled run starts this Python and imports iolab from its module path, as root, each hour: a venv
+    of uid 65534's (their interpreter, or a site-packages directory of theirs on the path) would be theirs to
+    rewrite after install (`programs.check_python`, `program-owner-chain`). Their file is never run here."""
+    cron = tmp_path / "cron.d" / "iolab"
+    plan = tmp_path / "nightly.toml"
+    plan.write_text(PLAN)
+    theirs = public / "theirs"
+    if what == "interpreter":
+        python = theirs / "python3"
+        as_other_user(lambda: python.write_text("#!/bin/sh\necho uid 65534 runs as root\n"))
+        monkeypatch.setattr(sys, "executable", str(python))
+    else:
+        monkeypatch.setattr(sys, "path", [*sys.path, str(theirs)])
+    said = assert_clean_error(_install(plan, tmp_path, cron))
+    assert len(said.strip().splitlines()) == 2 and "another user could change what iolab runs there" in said
+    assert f"{public}/theirs" in said and not cron.exists()
+    with guards.switched_off("program-owner-chain"):
+        assert _install(plan, tmp_path, cron).returncode == 0  # the attack: their file in root's schedule
+    assert (str(python) if what == "interpreter" else "flock") in cron.read_text()

@@ -12,13 +12,12 @@ says on start who can then drive it.
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from iolab import guards
+from iolab import guards, programs
 from iolab.cli.application import app
 from iolab.errors import RunFailed, UserError
 
@@ -61,7 +60,7 @@ def agent(
     fio: Annotated[str, typer.Option(help="The fio binary.")] = "fio",
 ) -> None:
     """Serve fio jobs for a multi-host run (`fio --server`), in the foreground until Ctrl-C."""
-    path = shutil.which(fio)
+    path = programs.find(fio)
     if path is None:
         raise UserError(f"{fio} not found; install fio (apt-get install fio, dnf install fio)")
     argv, said, sock = listen_argv(path, socket_path, bind, port, insecure)

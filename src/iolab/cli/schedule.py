@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from iolab import programs
 from iolab.cli.application import app
 from iolab.cli.request_flags import RunFlags, build_request, run_flags
 
@@ -119,7 +120,7 @@ def _install(entry: Entry, every: str, activate: bool, dry_run: bool) -> None:
         print(f"wrote {path}")
     if activate:
         for command in activation_commands(entry.name):
-            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            done = subprocess.run(programs.command(command), capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 raise UserError(f"{' '.join(command)} failed: {done.stderr.strip() or done.returncode}")
     print(f"command: {entry.shell_line()}")
@@ -145,7 +146,8 @@ def _check_run(plan_path: Path, targets: list[str], flags: RunFlags) -> None:
     user's to fall back on), or when the run would be refused: a target missing or too small, programs not
     allowed. A schedule that fails every hour is worse than one never installed. Also when the plan, a job
     file it names, or a directory above them is one another user could change: every scheduled run reads
-    them again, with the rights (and --allow-write, --allow-commands) given here.
+    them again, with the rights (and --allow-write, --allow-commands) given here; and when the Python and iolab
+    every run starts are (`programs.check_python`).
     """
     from iolab import pathchain
     from iolab.errors import UserError
@@ -155,6 +157,7 @@ def _check_run(plan_path: Path, targets: list[str], flags: RunFlags) -> None:
 
     if not plan_path.is_file():
         raise UserError(f"plan {plan_path} does not exist; give the path of a plan file to run on schedule")
+    programs.check_python()  # what every scheduled run starts, as root, unattended
     for read in plan_inputs(plan_path):
         if read.exists():  # a missing job file is load_plan's to name
             pathchain.check_input(str(read))
@@ -211,8 +214,10 @@ def remove(
     is_timer = any(s.name == name and s.kind == "systemd" for s in list_installed(units, cron))
     if is_timer and unit_dir is None:
         for argv in deactivation_commands(name):
-            subprocess.run(argv, capture_output=True, check=False)  # a timer that was never started is fine to delete
+            subprocess.run(
+                programs.command(argv), capture_output=True, check=False
+            )  # a timer that was never started is fine to delete
     for path in remove_schedule(name, units, cron):
         print(f"removed {name} from {path}")
     if is_timer and unit_dir is None:
-        subprocess.run(["systemctl", "daemon-reload"], capture_output=True, check=False)
+        subprocess.run(programs.command(["systemctl", "daemon-reload"]), capture_output=True, check=False)

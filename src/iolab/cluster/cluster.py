@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from iolab import programs
 from iolab.cluster.hosts import HostSpec
 from iolab.cluster.servers import HostState, bring_up, listening, stop
 from iolab.errors import UserError
@@ -212,7 +213,11 @@ class Cluster:
             try:
                 if clients:
                     subprocess.run(
-                        [self.fio, *clients], capture_output=True, timeout=CLEANUP_TIMEOUT_S, cwd=tmp, check=False
+                        programs.command([self.fio, *clients]),
+                        capture_output=True,
+                        timeout=CLEANUP_TIMEOUT_S,
+                        cwd=tmp,
+                        check=False,
                     )
             except subprocess.TimeoutExpired:
                 pass

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iolab import guards
+from iolab import guards, programs
 from iolab.cluster.hosts import HostSpec
 from iolab.cluster.sockets import connectable, tunnel_dir
 from iolab.cluster.ssh import Forward, run_remote
@@ -242,7 +242,7 @@ def _ask(hosts: list[HostState], fio: str) -> dict[str, dict[str, str] | str]:
         write_private(job, PROBE_JOB)
         clients = [arg for host in hosts for arg in (f"--client={host.client_arg}", str(job))]
         proc = subprocess.Popen(
-            [fio, "--debug=net", *clients],
+            programs.command([fio, "--debug=net", *clients]),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iolab import programs
 from iolab.models import units
 
 CONNECT_TIMEOUT_S = 10
@@ -71,7 +72,11 @@ class Forward:
         ]
         try:
             process = subprocess.Popen(
-                argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+                programs.command(argv),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
             )
         except FileNotFoundError:
             return "the ssh client is not installed (install openssh-client)"
@@ -103,7 +108,7 @@ def run_remote(destination: str, command: str, timeout_s: float = COMMAND_TIMEOU
     """Run a shell command on `destination`, bounded by `timeout_s`."""
     try:
         proc = subprocess.run(
-            ssh_argv(destination, command),
+            programs.command(ssh_argv(destination, command)),
             capture_output=True,
             text=True,
             timeout=timeout_s,

@@ -15,17 +15,19 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 import subprocess
 from collections.abc import Iterable
+
+from iolab import programs
 
 _OPTION_LINE = re.compile(r"^\s*([A-Za-z0-9_]+)\s*:", re.MULTILINE)
 _TIMEOUT_S = 10
 
 
 def _fio_output(*args: str) -> str | None:
-    """stdout of `fio args...` of the fio PATH finds now, or None when fio is absent or fails."""
-    return _fio_answer(shutil.which("fio"), args)
+    """stdout of `fio args...` of the fio PATH finds now (`programs.find`: refused where another user could have
+    put it), or None when fio is absent or fails."""
+    return _fio_answer(programs.find("fio"), args)
 
 
 def clear_cache() -> None:

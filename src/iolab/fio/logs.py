@@ -161,8 +161,8 @@ def read_logs(directory: Path, prefix: str, host: str = "", files: list[Path] | 
         metric, job, suffix = match.groups()
         owner = suffix or host
         try:
-            data = read_regular(path)
-        except (OSError, Refused):  # unreadable, gone since listed, a FIFO or over 256 MiB: the output still imports
+            data = read_regular(path, follow=False)  # fio writes logs, never links: one is another's doing
+        except (OSError, Refused):  # unreadable, a link, gone, a FIFO or over 256 MiB: the output still imports
             continue
         series += parse_log(data, metric, f"{owner}:job{job}" if owner else f"job{job}")
     return series

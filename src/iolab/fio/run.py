@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from iolab import programs
 from iolab.errors import RunFailed, UserError
 from iolab.fio.jobfile import DEVICE_SEPARATOR, JOB_SECTION, JobSection, render_jobfile
 from iolab.fio.options import TARGET_OPTIONS, checked_option, escape_path
@@ -46,7 +46,7 @@ KEEPER = str(Path(__file__).with_name("supervisor.py"))
 
 def find_fio(fio: str = "fio") -> str:
     """Absolute path of the fio binary, or a UserError that says how to install it."""
-    path = shutil.which(fio)
+    path = programs.find(fio)
     if path is None:
         raise UserError(f"fio was not found on PATH: {INSTALL_ADVICE}.")
     return path
@@ -214,7 +214,7 @@ def run_fio(
     """
     jobs = [str(jobfile)] if clients is None else [a for c, job in clients for a in (f"--client={c}", str(job))]
     status = ["--status-interval=1"] if watch else []
-    command = [fio, "--output-format=json+", f"--output={output}", "--eta=never", *status, *jobs]
+    command = [find_fio(fio), "--output-format=json+", f"--output={output}", "--eta=never", *status, *jobs]
     started = time.monotonic()
     lifeline, held = os.pipe()  # iolab holds the only write end: the keeper sees iolab die
     try:

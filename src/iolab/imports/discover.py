@@ -5,16 +5,26 @@ name decides nothing; the first recognisable mark of a format does (fio's `"fio 
 line, IOR's banner...). A directory's other files are skipped, counted by reason, so a user sees
 what was left and why. fio's own logs are not skipped: they are read with the output that names
 their prefix.
+
+A folder may be another user's (root imports alice's results), and a link in it points wherever its maker
+chose: to a root-only file of fio output, whose job names, host and command lines would then be stored and
+reported as alice's. So the walk holds each folder by a descriptor (`os.fwalk`: each opened from the one above,
+no link followed), opens each file from it without following a link, and follows a link to a file only when
+the link is root's or yours in a folder only root or you can change (`pathchain.directory_problem`, ACLs
+read); any other link is skipped, counted as "a link another user could change". A path named on the command
+line is read as given, links followed.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iolab import guards, pathchain
 from iolab.errors import UserError
 from iolab.fio import terse
 from iolab.textfile import MAX_INPUT_BYTES, Refused, read_input, read_regular
@@ -79,27 +89,44 @@ def discover(paths: list[str]) -> Found:
         path = Path(raw)
         if path.is_dir():
             resolved: dict[str, str] = {}  # each folder with its links resolved, once (this walk's: links change)
-            for folder, name in _walk(path):
+            for folder, name, held in _walk(path):
                 if FIO_LOG.search(name):  # counted by name alone: no Path made for each of 100,000 logs
                     found.logs += 1
                     found.log_paths.append(os.path.join(folder, name))
                 else:
-                    _consider(Path(folder, name), False, found, _source(folder, name, resolved))
+                    _consider(Path(folder, name), found, _source(folder, name, resolved), held)
         elif path.exists():
-            _consider(path, True, found)
+            _named(path, found)
         else:
             raise UserError(f"{raw}: no such file or directory; give benchmark outputs ({FORMATS}) or folders of them")
     return found
 
 
-def _walk(root: Path) -> Iterator[tuple[str, str]]:
-    """(folder, name) of the files under `root` in name order, subfolders included (pbench keeps each client's
-    logs in clients/HOST/); symbolic links to folders are not followed, so a link loop cannot make the walk
-    endless. Strings, not Paths: making a Path of each of fio-plot's 110,000 files was most of the walk."""
-    for folder, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in sorted(files):
-            yield folder, name
+@dataclass(frozen=True)
+class Held:
+    """A folder of the walk, held open (`fd`: valid while its files are yielded), and whether a link in it may
+    be followed: only when no one but root or you can change the folder."""
+
+    fd: int
+    links_followed: bool
+
+
+def _walk(root: Path) -> Iterator[tuple[str, str, Held]]:
+    """(folder, name, the folder held) of the files under `root` in name order, subfolders included (pbench
+    keeps each client's logs in clients/HOST/); each folder is opened from the one above without following a
+    link (`os.fwalk`; `root` itself, named, is followed), so a link to a folder is neither walked into nor
+    swapped in later, and a link loop cannot make the walk endless. Strings, not Paths: making a Path of each of fio-plot's 110,000 files was
+    most of the walk."""
+    top = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # named, so a link to it is followed
+    try:
+        for inside, dirs, files, fd in os.fwalk(".", dir_fd=top):
+            dirs.sort()
+            folder = str(root) if inside == "." else os.path.join(root, inside[2:])  # as os.walk(root) names it
+            held = Held(fd, not pathchain.seen(folder, fd).problem())
+            for name in sorted(files):
+                yield folder, name, held
+    finally:
+        os.close(top)
 
 
 def _source(folder: str, name: str, resolved: dict[str, str]) -> str:
@@ -114,16 +141,19 @@ def _source(folder: str, name: str, resolved: dict[str, str]) -> str:
     return os.path.join(resolved[folder], name)
 
 
-def _consider(path: Path, named: bool, found: Found, source: str = "") -> None:
-    if named:  # what the user named is read whatever it is; why it cannot be is a problem to report
-        try:
-            text = read_input(path, "benchmark output")
-        except UserError as exc:
-            found.problems.append(str(exc))
-            return
-        found.candidates.append(Candidate(path, text.encode(), text, kind_of(text), named))
+def _named(path: Path, found: Found) -> None:
+    """What the user named is read whatever it is (links followed); why it cannot be is a problem to report."""
+    try:
+        text = read_input(path, "benchmark output")
+    except UserError as exc:
+        found.problems.append(str(exc))
         return
-    data = _read(path, found)
+    found.candidates.append(Candidate(path, text.encode(), text, kind_of(text), True))
+
+
+def _consider(path: Path, found: Found, source: str, held: Held) -> None:
+    """A file found in a walked folder: read from the folder held, recognised by its content, or skipped."""
+    data = _read(path, found, held)
     if data is None:
         return
     try:
@@ -133,17 +163,39 @@ def _consider(path: Path, named: bool, found: Found, source: str = "") -> None:
         return
     kind = kind_of(text)
     if kind:
-        found.candidates.append(Candidate(path, data, text, kind, named, source))
+        found.candidates.append(Candidate(path, data, text, kind, False, source))
     else:
         found.skip("not a benchmark output", path)
 
 
-def _read(path: Path, found: Found) -> bytes | None:
-    """A found file's bytes: a regular file of at most 256 MiB (a FIFO in a results folder would block)."""
+def _read(path: Path, found: Found, held: Held) -> bytes | None:
+    """A found file's bytes, opened from its held folder: a regular file of at most 256 MiB (a FIFO in a results
+    folder would block); a link only where `held` lets links be followed and the link is root's or yours."""
     try:
-        return read_regular(path)
+        try:
+            return read_regular(path.name, dir_fd=held.fd, follow=False)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            if guards.active("import-own-links") and not (held.links_followed and _own_link(path.name, held.fd)):
+                found.skip("a link another user could change", path)
+                return None
+            return read_regular(path.name, dir_fd=held.fd)  # yours, where only you and root can change it
     except Refused as exc:
         found.skip(f"larger than {MAX_INPUT_BYTES >> 20} MiB" if exc.kind == "too large" else exc.kind, path)
     except OSError:
         found.skip("unreadable", path)
     return None
+
+
+guards.register(
+    "import-own-links",
+    "a link in a folder `iolab import` walks followed when another user made it or could change it (a root-only "
+    "output stored as theirs)",
+    f"{__name__}._read",
+)
+
+
+def _own_link(name: str, folder: int) -> bool:
+    """Whether `name` in the held folder is a link root or you made (its maker decides where it points)."""
+    return pathchain.trusted(os.stat(name, dir_fd=folder, follow_symlinks=False).st_uid)

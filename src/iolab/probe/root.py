@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
+from iolab import programs
 from iolab.errors import UserError
 from iolab.probe.tape import Tape
 from iolab.probe.tree import Tree
@@ -174,10 +174,11 @@ class Root:
         if not self.is_live:
             text = self.read_text(f"{COMMANDS_DIR}/{key}")
             return (text, "") if text is not None else (None, f"`{' '.join(argv)}` not captured in this tree")
-        if shutil.which(argv[0]) is None:
+        program = programs.find(argv[0])  # UserError where another user could have put it
+        if program is None:
             return None, f"`{argv[0]}` is not installed"
         try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+            proc = subprocess.run([program, *argv[1:]], capture_output=True, text=True, timeout=timeout, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return None, f"`{' '.join(argv)}` failed: {exc}"
         if proc.returncode != 0:

@@ -148,7 +148,7 @@ class Tree:
     def _hold(self, name: str, fd: int) -> None:
         """Refuse a directory of a captured tree another user could change (the owner rule, inside the tree)."""
         if self.captured:
-            refusal = pathchain.read_refusal(self.shown_as, [(f"{self.where.rstrip('/')}{name}", os.fstat(fd))])
+            refusal = pathchain.read_refusal(self.shown_as, [pathchain.seen(f"{self.where.rstrip('/')}{name}", fd)])
             if refusal is not None:
                 raise refusal
 

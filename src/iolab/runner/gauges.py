@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Sequence
 
+from iolab import programs
 from iolab.models.side import GaugeReading
 from iolab.runner import phases
 from iolab.store.db import Artifact
@@ -43,7 +44,9 @@ def number_of(text: str) -> tuple[float | None, str]:
 def read_once(argv: Sequence[str]) -> tuple[float | None, str, str]:
     """Run a metric command once, bounded by the phases' command limit: (number, why none, what to keep)."""
     try:
-        proc = subprocess.run(list(argv), capture_output=True, text=True, timeout=phases.COMMAND_TIMEOUT_S, check=False)
+        proc = subprocess.run(
+            programs.command(argv), capture_output=True, text=True, timeout=phases.COMMAND_TIMEOUT_S, check=False
+        )
     except subprocess.TimeoutExpired:
         why = f"stopped after {phases.COMMAND_TIMEOUT_S:g} s"
         return None, f"command failed ({why})", why

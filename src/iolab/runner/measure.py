@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iolab import programs
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
 from iolab.fio.parse import parse_output
@@ -107,7 +108,7 @@ class Measurer:
 
     def _drop_caches(self) -> list[str]:
         """sync, then drop the page cache, dentries and inodes; what went wrong, if anything."""
-        subprocess.run(["sync"], check=False)
+        subprocess.run(programs.command(["sync"]), check=False)
         try:
             Path("/proc/sys/vm/drop_caches").write_text("3\n")
         except OSError as exc:

@@ -18,12 +18,11 @@ always allowed.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from iolab import guards, pathchain
+from iolab import guards, pathchain, programs
 from iolab.errors import UserError
 from iolab.fio.options import extent_problem
 from iolab.models import Target
@@ -53,7 +52,9 @@ guards.register(
 def _signature(device: str) -> str | None:
     """What blkid finds on the device (low-level probe, no cache), or None when it is blank. `device` is the
     pinned node (`write_refusals`): blkid opens the very device the other checks judge."""
-    blkid = shutil.which("blkid") or next((p for p in ("/sbin/blkid", "/usr/sbin/blkid") if os.path.exists(p)), None)
+    blkid = programs.find("blkid") or next(
+        (programs.find(p) for p in ("/sbin/blkid", "/usr/sbin/blkid") if os.path.exists(p)), None
+    )
     if blkid is None:
         return (
             "an unknown signature (blkid from util-linux is not installed, so iolab cannot check the device is blank)"

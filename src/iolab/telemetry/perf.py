@@ -9,9 +9,10 @@ The process itself is run by the runner (under fio's keeper, so it never outlive
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
+
+from iolab import programs
 
 # cycles for cycles per I/O; cache-references and cache-misses are the last-level cache's on most CPUs
 # (perf's generic events); duration_time is how long perf counted, in ns, for the rates.
@@ -22,7 +23,8 @@ INSTALL_HINT = "Debian: apt-get install linux-perf; Ubuntu: apt-get install linu
 
 
 def find_perf() -> str | None:
-    return shutil.which("perf")
+    """perf's checked path (`programs.find`), or None when it is not installed."""
+    return programs.find("perf")
 
 
 def stat_command(perf: str, events: tuple[str, ...], output: Path, delay_ms: int) -> list[str]:

@@ -1,0 +1,73 @@
+"""Programs iolab runs (fio, the probe's commands), found on PATH by one function and run by the path it checked.
+
+A name is looked up on PATH each time a program starts, and root's PATH is root's choice, but each of its
+directories is only as trusted as whoever may write it: a world-writable directory early in PATH, or a
+/usr/local/bin another user owns, lets that user put a `fio` there and run their code as root at the next
+run (tested: uid 65534's `fio`, first on PATH, appended to a root-only file at `iolab run --dry-run`, which
+asks fio for its options). So every program iolab starts is found here: the first match on PATH, as the
+shell finds it, its links resolved once, and the file and every directory from `/` down to it held to the
+rule of what iolab trusts (`pathchain`: owned by root or you, writable by no one else unless sticky, ACLs
+read). A program that breaks it is refused in two lines (exit 2) naming what another user could change,
+never skipped for the next match: the PATH is wrong, and the user is told. What runs is the absolute path
+checked. A name not on PATH is None, for the caller's own "not installed".
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import sys
+from collections.abc import Sequence
+
+from iolab import guards, pathchain
+from iolab.errors import UserError
+
+
+@guards.guard(
+    "program-owner-chain",
+    "a program iolab runs (fio, the probe's commands) found on PATH where another user could have put it or "
+    "could change it: the file, or a directory from / down to it, another user's or writable by others",
+)
+def program_refusal(path: str, entries: Sequence[pathchain.Seen], instead: str = "") -> UserError | None:
+    """The refusal for the first of `entries` (directories from `/` to a program, or the program) another user
+    could change, or None: the rule of `pathchain.read_refusal`, for what iolab runs; `instead`: the way out
+    besides the fix (taking the program's directory off PATH, unless said)."""
+    instead = instead or f"take {os.path.dirname(path)} off PATH"
+    return pathchain.first_refusal(path, entries, "change what iolab runs", instead)
+
+
+def find(name: str) -> str | None:
+    """The absolute path of program `name` (a name with a `/` is taken as given) once it is checked, or None
+    when PATH has none; UserError when another user could have put it there or could change it."""
+    found = shutil.which(name)
+    if found is None:
+        return None
+    return pathchain.check_file(found, program_refusal)
+
+
+def check_python() -> None:
+    """Refuse to schedule this Python and this iolab where another user could change them: every scheduled run
+    starts the interpreter, reads its venv's pyvenv.cfg, runs the `.pth` files of its site-packages and imports
+    iolab and its libraries from its module path, as root, unattended, every interval. So the interpreter (its
+    links resolved once), the venv's pyvenv.cfg, each directory on the module path and each `.pth` file in one,
+    with every directory from `/` down to them, must be ones only root or you can change. UserError otherwise.
+    """
+    instead = "install iolab and its Python where only you and root can change them"
+    rule = functools.partial(program_refusal, instead=instead)
+    pathchain.check_file(sys.executable, rule)
+    places = {os.path.dirname(os.path.abspath(__file__)), sys.prefix}
+    places.update(entry for entry in sys.path if os.path.isabs(entry) and os.path.isdir(entry))
+    for place in sorted(places):
+        with pathchain.walk(place, rule=rule):
+            pass
+        names = sorted(os.listdir(place))
+        for name in [n for n in names if n.endswith(".pth")] + [n for n in names if n == "pyvenv.cfg"]:
+            pathchain.check_file(os.path.join(place, name), rule)
+
+
+def command(argv: Sequence[str]) -> list[str]:
+    """`argv` with its program replaced by the checked path `find` gives; left as given when not on PATH (its
+    start then fails as it always did: "No such file or directory")."""
+    found = find(argv[0])
+    return [found if found is not None else argv[0], *argv[1:]]

@@ -1,0 +1,61 @@
+"""Root importing another user's results folder reads only what is in it: a link there to a root-only fio output
+(its job names, host and command line would be stored and reported as the user's) is skipped as "a link another
+user could change", whoever made the link, and a log link is not read either (`imports.discover`: each folder
+held by a descriptor, each file opened from it without following a link). Uid 65534 is a forked child."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from iolab.fio.logs import read_logs
+from iolab.imports.discover import discover
+from tests.other_user import OTHER, as_other_user
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: uid 65534 acts as the other user")
+OUTPUT = Path(__file__).parents[1] / "data" / "fio" / "randread-4jobs.json"
+SECRET = "root-only-job-3f9c"
+
+
+@pytest.fixture
+def public() -> Iterator[Path]:
+    """Root's 0755 directory in /tmp (uid 65534 can reach it), with a folder of theirs and a root-only one."""
+    top = Path(tempfile.mkdtemp(prefix="iolab-import-trust-", dir="/tmp"))
+    top.chmod(0o755)
+    (top / "theirs").mkdir()
+    os.chown(top / "theirs", OTHER, OTHER)
+    (top / "private").mkdir(mode=0o700)
+    (top / "private" / "run.json").write_text(OUTPUT.read_text().replace('"randread"', f'"{SECRET}"'))
+    (top / "private" / "run_bw.1.log").write_text("1000, 4096, 0, 4096, 0\n")
+    try:
+        yield top
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_link_in_another_users_folder_to_a_root_only_output_is_not_read(public):
+    theirs = public / "theirs"
+    secret = public / "private" / "run.json"
+    before = secret.read_bytes()
+    as_other_user(lambda: (theirs / "out.json").symlink_to(secret))
+    os.symlink(secret, theirs / "roots-link.json")  # root's link, but uid 65534 could swap it: skipped too
+    (theirs / "mine.json").write_bytes(OUTPUT.read_bytes())
+    found = discover([str(theirs)])
+    assert [c.path.name for c in found.candidates] == ["mine.json"]
+    assert sorted(Path(p).name for p in found.skipped["a link another user could change"]) == [
+        "out.json",
+        "roots-link.json",
+    ]
+    assert all(SECRET not in c.text for c in found.candidates)
+    assert secret.read_bytes() == before
+
+
+def test_a_log_link_is_not_read(public):
+    theirs = public / "theirs"
+    as_other_user(lambda: (theirs / "out_bw.1.log").symlink_to(public / "private" / "run_bw.1.log"))
+    assert read_logs(theirs, "out") == []
