@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 OTHER = 65534
 
@@ -23,3 +27,17 @@ def as_other_user(act: Callable[[], None]) -> None:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, "uid 65534's move failed"
+
+
+@contextmanager
+def public_dir(prefix: str) -> Iterator[Path]:
+    """Root's 0755 directory in /tmp holding `theirs`, a directory of uid 65534's: tmp_path's parents are 0700,
+    so the other user could not reach anything under them; removed afterwards."""
+    top = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    top.chmod(0o755)
+    (top / "theirs").mkdir()
+    os.chown(top / "theirs", OTHER, OTHER)
+    try:
+        yield top
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

@@ -7,10 +7,8 @@ that drops to it; with the check switched off, its rewrite after install is what
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +18,7 @@ from iolab import guards
 from iolab.plan.effects import plan_commands
 from iolab.plan.planfile import load_plan
 from tests.in_process import assert_clean_error, iolab
-from tests.other_user import OTHER, as_other_user
+from tests.other_user import as_other_user, public_dir
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: uid 65534 acts as the other user")
 PLAN = '[options]\nrw = "randread"\nsize = "1m"\n'
@@ -29,14 +27,8 @@ PLAN = '[options]\nrw = "randread"\nsize = "1m"\n'
 @pytest.fixture
 def public() -> Iterator[Path]:
     """A root directory in /tmp uid 65534 can reach (tmp_path's parents are 0700), holding a directory of theirs."""
-    top = Path(tempfile.mkdtemp(prefix="iolab-schedule-trust-", dir="/tmp"))
-    top.chmod(0o755)
-    (top / "theirs").mkdir()
-    os.chown(top / "theirs", OTHER, OTHER)
-    try:
+    with public_dir("iolab-schedule-trust-") as top:
         yield top
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
 
 
 def _install(plan: Path, target: Path, cron: Path):  # type: ignore[no-untyped-def]

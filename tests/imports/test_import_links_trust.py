@@ -6,8 +6,6 @@ held by a descriptor, each file opened from it without following a link). Uid 65
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pytest
 
 from iolab.fio.logs import read_logs
 from iolab.imports.discover import discover
-from tests.other_user import OTHER, as_other_user
+from tests.other_user import as_other_user, public_dir
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: uid 65534 acts as the other user")
 OUTPUT = Path(__file__).parents[1] / "data" / "fio" / "randread-4jobs.json"
@@ -25,17 +23,11 @@ SECRET = "root-only-job-3f9c"
 @pytest.fixture
 def public() -> Iterator[Path]:
     """Root's 0755 directory in /tmp (uid 65534 can reach it), with a folder of theirs and a root-only one."""
-    top = Path(tempfile.mkdtemp(prefix="iolab-import-trust-", dir="/tmp"))
-    top.chmod(0o755)
-    (top / "theirs").mkdir()
-    os.chown(top / "theirs", OTHER, OTHER)
-    (top / "private").mkdir(mode=0o700)
-    (top / "private" / "run.json").write_text(OUTPUT.read_text().replace('"randread"', f'"{SECRET}"'))
-    (top / "private" / "run_bw.1.log").write_text("1000, 4096, 0, 4096, 0\n")
-    try:
+    with public_dir("iolab-import-trust-") as top:
+        (top / "private").mkdir(mode=0o700)
+        (top / "private" / "run.json").write_text(OUTPUT.read_text().replace('"randread"', f'"{SECRET}"'))
+        (top / "private" / "run_bw.1.log").write_text("1000, 4096, 0, 4096, 0\n")
         yield top
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
 
 
 def test_a_link_in_another_users_folder_to_a_root_only_output_is_not_read(public):
