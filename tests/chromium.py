@@ -69,12 +69,11 @@ def run_chromium(url: str, *extra: str, timeout: float = 60.0) -> Browse:
     return Browse(done.stdout, CONSOLE_LINE.findall(done.stderr), seconds)
 
 
-def dump_dom(path: Path) -> Browse:
-    return run_chromium(path.resolve().as_uri(), "--dump-dom")
-
-
-def screenshot(path: Path, png: Path, size: str = "1280,4000") -> Browse:
-    return run_chromium(path.resolve().as_uri(), f"--screenshot={png}", f"--window-size={size}", "--hide-scrollbars")
+def dump_dom(path: Path, screenshot: Path | None = None, size: str = "1280,4000") -> Browse:
+    """The page's DOM as Chromium built it; with `screenshot`, the same load also writes a PNG of the page at
+    `size` (one browser start instead of two: the DOM does not depend on the window's size)."""
+    shot = [f"--screenshot={screenshot}", f"--window-size={size}", "--hide-scrollbars"] if screenshot else []
+    return run_chromium(path.resolve().as_uri(), "--dump-dom", *shot)
 
 
 def probe_copy(report: Path, into: Path) -> Path:

@@ -40,8 +40,6 @@ SERIAL = {
     "tests/runner/test_stopping_loopdev.py": "a point ends when its rate is known, and a rate that falls is not",
     "tests/workflows/test_seed002_stopping.py": "a rate-capped point of four grouped jobs stops once its rate is "
     "known at ±2%, before its maximum",
-    "tests/store/test_read_only_home.py": "a read-only bind mount under the shared /tmp, which every other "
-    "worker's process sees while it lasts",
     "tests/workflows/test_seed000.py": "a dip is found at its second and a re-run has none; a rate-capped A/B is "
     "judged the same speed; only the throttled drive is an outlier",
     "tests/doctor/test_device_counts.py": "the disk beneath a loop device reads almost nothing of a cached file: its "

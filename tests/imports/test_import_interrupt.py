@@ -14,7 +14,7 @@ from pathlib import Path
 from tests.iolab_cli import as_in_a_terminal, iolab
 
 DATA = Path(__file__).parent.parent / "data" / "fio"
-FILES = 2000
+FILES = 500  # four batches (BATCH = 100) still to store when the first is committed and Ctrl-C is sent
 
 
 def _points(db: Path) -> int:

@@ -4,7 +4,8 @@ One store holds a queue-depth sweep (repeats, telemetry, a hostile label and
 fio description), as root an array run over four loop devices with one
 throttled, and three more runs of one small workload (so it has a history,
 and its first and last runs a comparison). `iolab report ... --html` makes
-one page of all; Chromium's DOM and screenshot are what the assertions read.
+one page of all; Chromium's DOM and screenshot, from one load of the page,
+are what the assertions read.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from iolab.runner.execute import execute
 from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
-from tests.chromium import chromium_skip_reason, dump_dom, probe_copy, screenshot
+from tests.chromium import chromium_skip_reason, dump_dom, probe_copy
 from tests.iolab_cli import iolab
 from tests.loopdev import blkio_cgroup, loop_devices, loop_skip_reason, throttle_skip_reason
 
@@ -106,9 +107,8 @@ def page(tmp_path_factory) -> dict:
     report = out / "report.html"
     done = iolab("report", *runs, "--html", str(report), "--png", str(out / "png"), env={"IOLAB_HOME": str(home)})
     assert done.returncode == 0, done.stderr
-    dom = dump_dom(probe_copy(report, out))
     shot = out / "report.png"
-    screenshot(report, shot)
+    dom = dump_dom(probe_copy(report, out), screenshot=shot)  # the probe script shows nothing on the page
     ARTIFACTS.mkdir(exist_ok=True)
     shutil.copyfile(shot, ARTIFACTS / "html_report.png")
     return {

@@ -4,9 +4,9 @@ refused with its reason.
 The mount is made in a mount namespace of the test's own (a forked child that unshares it): no other process
 on the host ever sees it, and it ends with that child, however the child ends. A bind mount under the shared
 /tmp made in the host's namespace was seen by every other worker while it lasted, and one left by a killed
-session stayed on the host, failing the clean-up of every later session's temporary directories. The module
-also runs in the serial tier (tests/conftest.py SERIAL). Its commands run in this process (tests.in_process),
-so it is marked end to end by hand.
+session stayed on the host, failing the clean-up of every later session's temporary directories. Since no other
+process sees the mount, the module runs beside the other workers (it ran in the serial tier while the mount
+was the host's). Its commands run in this process (tests.in_process), so it is marked end to end by hand.
 """
 
 from __future__ import annotations
