@@ -39,6 +39,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "headline_sweep.py": ("headline_sweep.json", loop_skip_reason),
     "history_cli_speed.py": ("history_cli_speed.json", None),
     "history_false_profiles.py": ("history_false_profiles.json", None),
+    "history_near_steps.py": ("history_near_steps.json", None),
     "history_scale.py": ("history_scale.json", None),
     "history_speed.py": ("history_speed.json", None),
     "invariants_collection.py": ("invariants_collection.json", None),
