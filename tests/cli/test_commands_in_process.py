@@ -148,7 +148,7 @@ def served(monkeypatch):  # type: ignore[no-untyped-def]
     import iolab.cli.agent
 
     calls: list[tuple[list[str], Path | None]] = []
-    monkeypatch.setattr(iolab.cli.agent.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(iolab.cli.agent.programs, "find", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(iolab.cli.agent, "_serve", lambda argv, sock: calls.append((argv, sock)))
     return calls
 
@@ -185,7 +185,7 @@ def test_agent_refuses_a_missing_fio_and_a_socket_path_fio_cannot_take(monkeypat
     monkeypatch.setattr(iolab.cli.agent, "_serve", lambda argv, sock: pytest.fail("served"))
     code, missing = invoke("agent", "--fio", "no-such-fio-binary")
     assert code == 2 and "no-such-fio-binary not found" in missing
-    monkeypatch.setattr(iolab.cli.agent.shutil, "which", lambda name: "/usr/bin/fio")
+    monkeypatch.setattr(iolab.cli.agent.programs, "find", lambda name: "/usr/bin/fio")
     code, spaced = invoke("agent", "--socket", str(tmp_path / "a b.sock"))
     assert code == 2 and "a space" in spaced
     code, long = invoke("agent", "--socket", str(tmp_path / ("s" * 120)))

@@ -225,7 +225,7 @@ def test_without_fio_names_are_checked_against_iolab_s_table_and_types_still_are
     """The allowlist does not need fio: a name iolab never classified is refused with or without it."""
     from iolab.fio import catalog as fio_options
 
-    monkeypatch.setattr(fio_options.shutil, "which", lambda name: None)
+    monkeypatch.setattr(fio_options.programs, "find", lambda name: None)
     try:
         with pytest.raises(UserError, match="has not classified fio's option 'not_an_option'"):
             load_plan(write(tmp_path / "p.toml", "[options]\nnot_an_option = 1\n"))

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from iolab import programs
 from iolab.errors import RunFailed
 from iolab.models import Phases, Point, Target
 from iolab.runner import measure
@@ -45,7 +46,7 @@ def measurer(tmp_path, monkeypatch):
     monkeypatch.setattr(
         measure.subprocess,
         "run",
-        lambda argv, *a, **k: synced.append(argv) if argv == ["sync"] else real_run(argv, *a, **k),
+        lambda argv, *a, **k: synced.append(argv) if argv == programs.command(["sync"]) else real_run(argv, *a, **k),
     )
     Proc.refuse, Proc.written = True, []
     store = open_store(tmp_path / "home")
@@ -91,7 +92,7 @@ def test_the_cache_is_synced_then_dropped_before_every_point_or_said_why_not(mea
     measurer._before(READ, one, [])
     problem = "could not drop the page cache (Permission denied; run as root for that)"
     assert _phases(measurer) == [("cache drop", "page cache, dentries and inodes", problem, one)]
-    assert measurer.notes == [problem] and measurer.synced == [["sync"]]  # type: ignore[attr-defined]
+    assert measurer.notes == [problem] and measurer.synced == [programs.command(["sync"])]  # type: ignore[attr-defined]
     Proc.refuse = False
     measurer._before(WRITE, 2, [])
     assert Proc.written == ["3\n"] and _phases(measurer)[-1] == (

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 
 from iolab.probe.root import Root
 from iolab.runner import safety
@@ -38,7 +37,8 @@ def test_a_device_held_exclusively_elsewhere_is_in_use_unless_a_holder_is_named(
 def test_without_blkid_the_device_cannot_be_shown_blank(tmp_path, monkeypatch, iolab_home):
     device = _device(tmp_path)
     real = os.path.exists
-    monkeypatch.setattr(safety.shutil, "which", lambda name: None if name == "blkid" else shutil.which(name))
+    real_find = safety.programs.find
+    monkeypatch.setattr(safety.programs, "find", lambda name: None if name.endswith("blkid") else real_find(name))
     monkeypatch.setattr(os.path, "exists", lambda path: False if str(path).endswith("/blkid") else real(path))
     (reason,) = write_refusals(device, Root(tmp_path))
     assert reason.startswith("it holds an unknown signature (blkid from util-linux is not installed")
