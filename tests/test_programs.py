@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
@@ -20,7 +19,7 @@ from iolab import programs
 from iolab.errors import UserError
 from iolab.fio import catalog
 from tests.in_process import assert_clean_error, iolab
-from tests.other_user import OTHER, as_other_user
+from tests.other_user import as_other_user, public_dir
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: uid 65534 acts as the other user")
 
@@ -28,14 +27,8 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: uid 65534
 @pytest.fixture
 def public() -> Iterator[Path]:
     """A root directory in /tmp uid 65534 can reach (tmp_path's parents are 0700), holding a directory of theirs."""
-    top = Path(tempfile.mkdtemp(prefix="iolab-programs-", dir="/tmp"))
-    top.chmod(0o755)
-    (top / "theirs").mkdir()
-    os.chown(top / "theirs", OTHER, OTHER)
-    try:
+    with public_dir("iolab-programs-") as top:
         yield top
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
 
 
 @pytest.fixture
