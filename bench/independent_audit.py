@@ -169,8 +169,11 @@ def overlap(found: list[tuple[str, float, float]], start: int, length: int, rule
     return None
 
 
-def noisy_dip_case(i: int) -> dict:
-    rng = np.random.default_rng([SEEDS["dips"], i])
+def draw_dip(seed: int, i: int, level: float = 1e8) -> dict:
+    """Run `i` of `seed`: its per-second values `x` at `level` with one dip planted, the dip's `start`, `length`,
+    `kind`, `depth` and per-second multiplier `m`, the noise's `n`, `cov`, `phi` and `tails`, and the run's
+    robust sd outside the dip (`robust_sd`)."""
+    rng = np.random.default_rng([seed, i])
     n = int(round(math.exp(rng.uniform(math.log(60), math.log(3600)))))
     cov, phi = rng.uniform(0.01, 0.15), rng.uniform(0.0, 0.7)
     tails = ("gauss", "t3")[i % 2]
@@ -179,12 +182,23 @@ def noisy_dip_case(i: int) -> dict:
     start = int(rng.integers(5, n - length - 5 + 1))
     kind = ("rect", "ramp", "V", "noisy")[(i // 2) % 4]
     depth = rng.uniform(0.2, 1.0)
-    level = 1e8
     x = level * np.maximum(1 + noise, 0.02)
     m = shape(kind, length, depth, rng, cov)
     x[start : start + length] *= m
-    outside = np.concatenate([x[:start], x[start + length :]])
-    sd = robust_sd(outside)
+    sd = robust_sd(np.concatenate([x[:start], x[start + length :]]))
+    return {"x": x, "m": m, "n": n, "cov": cov, "phi": phi, "tails": tails, "length": length, "start": start,
+            "kind": kind, "depth": depth, "robust_sd": sd}  # fmt: skip
+
+
+def eligible(d: dict) -> bool:
+    """A dip the issue's must-show counts: at least 30% deep and at least 3 robust sd of its run."""
+    return d["depth"] >= 0.3 and d["depth"] >= 3 * d["robust_sd"]
+
+
+def noisy_dip_case(i: int) -> dict:
+    d = draw_dip(SEEDS["dips"], i)
+    x, m, start, length = d["x"], d["m"], d["start"], d["length"]
+    n, cov, phi, tails, kind, depth, sd = (d[k] for k in ("n", "cov", "phi", "tails", "kind", "depth", "robust_sd"))
     found = dip_findings(x)
     hit = overlap(found, start, length)
     anyhit = overlap(found, start, length, None)
@@ -192,7 +206,7 @@ def noisy_dip_case(i: int) -> dict:
     onset_low = start + int(low[0]) if len(low) else start  # first second the profile is 12.5% down (the shoulder)
     return {
         "i": i, "n": n, "cov": cov, "phi": phi, "tails": tails, "length": length, "start": start, "kind": kind,
-        "depth": depth, "robust_sd": sd, "eligible": depth >= 0.3 and depth >= 3 * sd,
+        "depth": depth, "robust_sd": sd, "eligible": eligible(d),
         "found": hit is not None, "found_any": anyhit is not None,
         "onset_err": None if hit is None else hit[1] - start,
         "onset_err_low": None if hit is None else hit[1] - onset_low,

@@ -16,7 +16,6 @@ bench/results/onset_reach.json).
 from __future__ import annotations
 
 import argparse
-import math
 from collections import defaultdict
 from functools import partial
 from multiprocessing import Pool
@@ -33,26 +32,16 @@ KINDS = {"rect": "rectangle", "ramp": "trapezoid", "V": "V", "noisy": "noisy bot
 
 def case(i: int, seed: int = SEED) -> dict | None:
     """One audit-style run with one dip, dated by iolab and by the oracle; None when the dip is not eligible."""
-    rng = np.random.default_rng([seed, i])
-    n = int(round(math.exp(rng.uniform(math.log(60), math.log(3600)))))
-    cov, phi = rng.uniform(0.01, 0.15), rng.uniform(0.0, 0.7)
-    tails = ("gauss", "t3")[i % 2]
-    noise = audit.ar1(rng, n, phi, cov, tails)
-    length = int(round(math.exp(rng.uniform(math.log(2), math.log(n // 2)))))
-    start = int(rng.integers(5, n - length - 5 + 1))
-    kind = ("rect", "ramp", "V", "noisy")[(i // 2) % 4]
-    depth = rng.uniform(0.2, 1.0)
-    level = 500e6
-    x = level * np.maximum(1 + noise, 0.02)
-    m = audit.shape(kind, length, depth, rng, cov)
-    x[start : start + length] *= m
-    sd = audit.robust_sd(np.concatenate([x[:start], x[start + length :]]))
-    if not (depth >= 0.3 and depth >= 3 * sd):
+    d = audit.draw_dip(seed, i, level=500e6)  # the oracle reads deviations from 500e6
+    if not audit.eligible(d):
         return None
+    x, m, start, length, n, kind, tails = (d[k] for k in ("x", "m", "start", "length", "n", "kind", "tails"))
     hit = audit.overlap(audit.dip_findings(x), start, length)
     loss = np.zeros(n)
     loss[start : start + length] = 1.0 - m
-    setting = env.Case(seed=i, seconds=n, dips=(), cov=cov, phi=phi, tails="gaussian" if tails == "gauss" else "t3")
+    setting = env.Case(
+        seed=i, seconds=n, dips=(), cov=d["cov"], phi=d["phi"], tails="gaussian" if tails == "gauss" else "t3"
+    )
     oracle = env.oracle_onset(setting, x, loss, KINDS[kind])
     return {
         "kind": kind, "length": length, "tails": tails,
