@@ -142,7 +142,9 @@ def _fit_cycle(times, u, period: float, level_runs: int, inner, noise=None):  # 
 # fifteenth look (the tests compare the two).
 GRADED_SHARE = True
 # The share kept is 1 - GRADED_WEIGHT x k / chi2 (k coefficients the runs show): 1 is the empirical-Bayes share (the
-# cycle's variance read as chi2 / k - 1 noise variances), (k - 2) / k James-Stein's. Chosen on tuning seeds (docs/history.md, fifteenth look).
+# cycle's variance read as chi2 / k - 1 noise variances), 2 / 3 James-Stein's at k = 6. On tuning seeds no weight from
+# 1/3 to 3 moved false change points beyond noise, and 1 or more broke a held property (a noisier stretch judged by
+# its own spread), so James-Stein's (docs/history.md, fifteenth look).
 GRADED_WEIGHT = 2.0 / 3.0
 
 
@@ -175,20 +177,10 @@ def _graded_share(design, coef, inner, noise: tuple[float, float]) -> float:
     # have no sine of the third daily harmonic), and the share counts as many coefficients as they do see.
     inverse = np.linalg.pinv(gram, rcond=1e-10, hermitian=True)
     covariance = sigma * sigma * inverse @ middle @ inverse
-    if GRADED_BY_HARMONIC:
-        shares = np.ones(len(coef))
-        for h in range(0, len(coef), 2):
-            block = slice(h, h + 2)
-            chi2 = float(coef[block] @ np.linalg.pinv(covariance[block, block], rcond=1e-10, hermitian=True) @ coef[block])
-            k = int(np.linalg.matrix_rank(gram[block, block]))
-            shares[block] = max(0.0, 1.0 - GRADED_WEIGHT * k / chi2) if chi2 > 0.0 else 0.0
-        return shares
     chi2 = float(coef @ np.linalg.pinv(covariance, rcond=1e-10, hermitian=True) @ coef)
     k = int(np.linalg.matrix_rank(gram))
     return max(0.0, 1.0 - GRADED_WEIGHT * k / chi2) if chi2 > 0.0 else 0.0
 
-
-GRADED_BY_HARMONIC = False
 
 
 # Whether a fitted profile is shrunk by how much of it the noise alone would fit (`_kept_share`); False takes out
