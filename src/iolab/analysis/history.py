@@ -63,7 +63,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from iolab.analysis import history_noise
 from iolab.analysis.history_noise import (
     MAD_TO_SD,
     NoiseModel,
@@ -915,14 +914,6 @@ def analyse_history(
     times_kept = None if at is None else at[positions]
     adjusted, daily, weekly = remove_cycles(times_kept, u)
     sigma, phi, first = _first_look(adjusted, params)
-    graded = None
-    if history_noise.GRADED_SHARE and "removed" in (daily.state, weekly.state):
-        # Each profile fitted again and shrunk by how well the runs determine it under the AR(1) noise the first
-        # look reads (`history_noise._graded_share`): in a few days of correlated runs the profile fits the noise's
-        # wander, and taken out whole it makes steps of its swings and moves real ones.
-        graded = _profile_noise(NoiseModel(sigma, phi, daily, weekly, n))
-        adjusted, daily, weekly = remove_cycles(times_kept, u, (), graded)
-        sigma, phi, first = _first_look(adjusted, params)
     found: list[int] | None = None
     if first and "removed" in (daily.state, weekly.state):
         # The cycles fitted again away from the steps a look at this noise finds (`history_noise._centred`) where
@@ -931,7 +922,7 @@ def analyse_history(
         # most runs. Elsewhere the fit would be the same, and that look is the one the change points come from.
         found = _detect(_clipped(adjusted, sigma, params), params, _noise_of(NoiseModel(sigma, phi, daily, weekly, n)))
         if crowded(times_kept, found, (daily, weekly)):
-            adjusted, daily, weekly = remove_cycles(times_kept, u, found, graded)
+            adjusted, daily, weekly = remove_cycles(times_kept, u, found)
             sigma, phi, first = _first_look(adjusted, params)
             found = None
     model = NoiseModel(sigma, phi, daily, weekly, n)
@@ -972,13 +963,6 @@ def _first_look(adjusted, params: ChangePointParams) -> tuple[float, float, list
     first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
     sigma, phi = noise_scale(adjusted, first)
     return sigma, phi, first
-
-
-def _profile_noise(model: NoiseModel) -> tuple[float, float]:
-    """(marginal sd, phi) a cycle's profile is judged against (`history_noise._graded_share`): phi at its upper
-    end, and the sd the successive runs' differences give at that phi (their variance is 2 sigma^2 (1 - phi))."""
-    upper = model.phi_upper
-    return model.sigma * math.sqrt((1.0 - model.phi) / (1.0 - upper)), upper
 
 
 def _noise_of(model: NoiseModel) -> _Noise:

@@ -113,74 +113,24 @@ def _harmonics(times, period: float):  # (n,) -> (n, 2 HARMONICS)
     return np.column_stack([f(k * angle) for k in range(1, HARMONICS + 1) for f in (np.cos, np.sin)])
 
 
-def _fit_cycle(times, u, period: float, level_runs: int, inner, noise=None):  # -> (profile over the runs, amplitude)
+def _fit_cycle(times, u, period: float, level_runs: int, inner):  # -> (profile over the runs, amplitude)
     """The least-squares harmonic profile of `u` less its running median over one period's runs, fitted on the
     runs `inner` (`_centred`): the cycle itself falls out of it, and a step moves it at the step, not over the
     half period around it (a running mean's ramp there, fitted as a cycle, took three steps in a month for a 7%
     weekly profile).
 
-    The fitted profile is shrunk towards none by how much of it the noise alone would fit: against the AR(1)
-    `noise` (marginal sd, phi) the history's first look reads where it is given (`_graded_share`), else against
-    the residuals' own spread (`_kept_share`).
+    The fitted profile is shrunk towards none by how much of it the noise alone would fit (`_kept_share`).
     """
     import numpy as np
 
-    residual = u - rolling_median(u, level_runs | 1)
+    width = level_runs | 1
+    residual = u - rolling_median(u, width)
     design = _harmonics(times, period)
     coef, *_ = np.linalg.lstsq(design[inner], residual[inner], rcond=None)
-    if noise is not None and GRADED_SHARE:
-        coef = coef * _graded_share(design, coef, inner, noise)
-    else:
-        coef = coef * _kept_share(design[inner] @ coef, residual[inner])
+    coef = coef * _kept_share(design[inner] @ coef, residual[inner])
     profile = design @ coef
     grid = _harmonics(np.linspace(0.0, period, 97)[:-1], period) @ coef
     return profile, float(grid.max() - grid.min()) / 2.0
-
-
-# Whether a profile fitted with the first look's noise at hand is shrunk by its Wald chi2 under that noise
-# (`_graded_share`); False shrinks every profile by the residuals' own spread (`_kept_share`), as before issue 40's
-# fifteenth look (the tests compare the two).
-GRADED_SHARE = True
-# The share kept is 1 - GRADED_WEIGHT x k / chi2 (k coefficients the runs show): 1 is the empirical-Bayes share (the
-# cycle's variance read as chi2 / k - 1 noise variances), 2 / 3 James-Stein's at k = 6. On tuning seeds no weight from
-# 1/3 to 3 moved false change points beyond noise, and 1 or more broke a held property (a noisier stretch judged by
-# its own spread), so James-Stein's (docs/history.md, fifteenth look).
-GRADED_WEIGHT = 2.0 / 3.0
-
-
-def _graded_share(design, coef, inner, noise: tuple[float, float]) -> float:
-    """The share of the least-squares profile `design @ coef` (fitted on the runs `inner`) to take out, graded by
-    how well the runs determine it: max(0, 1 - GRADED_WEIGHT x k / chi2), chi2 the Wald statistic of its k
-    coefficients under AR(1) noise of marginal sd and lag-1 correlation `noise` (the sandwich covariance
-    (X'X)^-1 X' Sigma X (X'X)^-1, Sigma_ij = sigma^2 phi^|i - j| over the runs' places).
-
-    Why: six coefficients fitted to three to eight days of correlated runs fit the noise's wander at the cycle's
-    frequencies (phi's spectrum there is 2.6 times the white level at phi 0.5, 3.7 at 0.7), and the profile taken
-    out put that error into every day as false steps, or moved a real step's split. `_kept_share` judges the
-    profile by the residuals' lag-1 correlation, which reads low once their running median is out, so it shrank
-    such profiles little; a yes/no test on this chi2 (issue 40, thirteenth look) left real cycles of 2-3% in and
-    cost steps. Graded, a cycle the runs show plainly (chi2 in the hundreds) is taken out nearly whole and a noisy
-    one in part, never more than its own signal-to-noise allows."""
-    import numpy as np
-
-    sigma, phi = noise
-    if sigma <= 0.0:
-        return 1.0
-    x = np.where(inner[:, None], design, 0.0)
-    gram = x.T @ x
-    lags = int(math.log(1e-6) / math.log(phi)) + 1 if 0.0 < phi < 1.0 else 0
-    middle = gram.copy()
-    for lag in range(1, min(lags, len(x) - 1) + 1):
-        cross = x[:-lag].T @ x[lag:]
-        middle += phi**lag * (cross + cross.T)
-    # Pseudo-inverses: runs a few hours apart see fewer independent harmonics than 2 x HARMONICS (four-hourly runs
-    # have no sine of the third daily harmonic), and the share counts as many coefficients as they do see.
-    inverse = np.linalg.pinv(gram, rcond=1e-10, hermitian=True)
-    covariance = sigma * sigma * inverse @ middle @ inverse
-    chi2 = float(coef @ np.linalg.pinv(covariance, rcond=1e-10, hermitian=True) @ coef)
-    k = int(np.linalg.matrix_rank(gram))
-    return max(0.0, 1.0 - GRADED_WEIGHT * k / chi2) if chi2 > 0.0 else 0.0
-
 
 
 # Whether a fitted profile is shrunk by how much of it the noise alone would fit (`_kept_share`); False takes out
@@ -262,7 +212,7 @@ def crowded(times, steps: Sequence[int], cycles: Sequence[Cycle]) -> bool:
     return any(c.state == "removed" and closest < c.period_s / spacing for c in cycles)
 
 
-def _cycle(times, u, period: float, steps: Sequence[int] = (), noise: tuple[float, float] | None = None):
+def _cycle(times, u, period: float, steps: Sequence[int] = ()):  # -> (Cycle, profile or None)
     import numpy as np
 
     if times is None or len(u) < 2:
@@ -281,7 +231,7 @@ def _cycle(times, u, period: float, steps: Sequence[int] = (), noise: tuple[floa
     inner = _centred(len(u), level_runs, steps)
     if not _phases_covered(times[inner], period):
         return Cycle(period, "not sampled", span_cycles, 0.0), None
-    profile, amplitude = _fit_cycle(times, u, period, level_runs, inner, noise)
+    profile, amplitude = _fit_cycle(times, u, period, level_runs, inner)
     return Cycle(period, "removed", span_cycles, amplitude), profile
 
 
@@ -299,18 +249,16 @@ def _phases_covered(times, period: float) -> bool:
     return largest <= period / (2 * HARMONICS) * (1.0 + 1e-9)
 
 
-def remove_cycles(times, u, steps: Sequence[int] = (), noise: tuple[float, float] | None = None):
+def remove_cycles(times, u, steps: Sequence[int] = ()):  # -> (u less its cycles, daily Cycle, weekly Cycle)
     """`u` (runs relative to their level, oldest first, at epoch `times` or None) less its daily profile and,
-    once three weeks are covered, its weekly one, each fitted away from `steps` (`_centred`) and shrunk by how
-    much of it the noise would fit (given the `noise` (marginal sd, phi) of the runs, by its chi2 under that
-    noise: `_graded_share`); returns (u less its cycles, daily Cycle, weekly Cycle), each `Cycle` saying whether it
-    was removed and why not."""
+    once three weeks are covered, its weekly one, each fitted away from `steps` (`_centred`); each `Cycle` says
+    whether it was removed and why not."""
     if times is None:
         return u, Cycle(DAY, "not sampled", 0.0, 0.0), Cycle(WEEK, "not sampled", 0.0, 0.0)
-    daily, profile = _cycle(times, u, DAY, steps, noise)
+    daily, profile = _cycle(times, u, DAY, steps)
     if profile is not None:
         u = u - profile
-    weekly, profile = _cycle(times, u, WEEK, steps, noise)
+    weekly, profile = _cycle(times, u, WEEK, steps)
     if profile is not None:
         u = u - profile
     return u, daily, weekly
