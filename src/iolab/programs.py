@@ -10,6 +10,11 @@ rule of what iolab trusts (`pathchain`: owned by root or you, writable by no one
 read). A program that breaks it is refused in two lines (exit 2) naming what another user could change,
 never skipped for the next match: the PATH is wrong, and the user is told. What runs is the absolute path
 checked. A name not on PATH is None, for the caller's own "not installed".
+
+Every process iolab starts is started here (`run`, `start`), so none can miss the check: no other module of
+iolab calls subprocess, os.system, os.exec*, os.spawn*, os.posix_spawn*, asyncio's subprocesses, pty.spawn or
+shutil.which (tests/test_process_starts.py parses every module and fails on one; the one exception is fio's
+keeper, a standard-library script that execs the absolute path iolab checked here).
 """
 
 from __future__ import annotations
@@ -19,9 +24,13 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from iolab import guards, pathchain
 from iolab.errors import UserError
+
+if TYPE_CHECKING:  # subprocess itself is loaded when a program starts, not by `iolab --help`
+    import subprocess
 
 
 @guards.guard(
@@ -71,3 +80,19 @@ def command(argv: Sequence[str]) -> list[str]:
     start then fails as it always did: "No such file or directory")."""
     found = find(argv[0])
     return [found if found is not None else argv[0], *argv[1:]]
+
+
+def run(argv: Sequence[str], **options: Any) -> subprocess.CompletedProcess[Any]:
+    """`subprocess.run` of `argv` by its program's checked path (`command`), `options` as subprocess takes them:
+    how iolab runs a program to its end."""
+    import subprocess
+
+    return subprocess.run(command(argv), **options)  # noqa: PLW1510 (check= is the caller's, in `options`)
+
+
+def start(argv: Sequence[str], **options: Any) -> subprocess.Popen[Any]:
+    """`subprocess.Popen` of `argv` by its program's checked path (`command`): how iolab starts a program it
+    watches (fio's keeper, perf, ssh, fio's server)."""
+    import subprocess
+
+    return subprocess.Popen(command(argv), **options)
