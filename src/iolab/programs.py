@@ -75,6 +75,33 @@ def check_python() -> None:
             pathchain.check_file(os.path.join(place, name), rule)
 
 
+@guards.guard(
+    "root-python-owner",
+    "a command that writes as root (run, clean, import) started from a Python or an iolab another user could "
+    "change: the interpreter, its venv's pyvenv.cfg, a directory on its module path or a .pth file in one",
+)
+def root_python_refusal() -> UserError | None:
+    """Why root may not run a writing command from this Python (`check_python`'s refusal), or None (not root, or
+    nothing another user could change). Such a user's module, imported as the command goes on (iolab imports
+    a command's heavy modules inside it), or their interpreter at root's next run, runs as root: the very
+    thing `schedule install` refuses to set up, done by hand."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        check_python()
+    except UserError as exc:
+        return exc
+    return None
+
+
+def check_root_writer() -> None:
+    """Refuse (UserError, exit 2, two lines) a command that writes, run as root from a Python another user could
+    change; first in the command, before the modules it imports on its own."""
+    refusal = root_python_refusal()
+    if refusal is not None:
+        raise refusal
+
+
 def command(argv: Sequence[str]) -> list[str]:
     """`argv` with its program replaced by the checked path `find` gives; left as given when not on PATH (its
     start then fails as it always did: "No such file or directory")."""
