@@ -84,7 +84,7 @@ def read_fio(
     the walk that found it knew it (`discover`), else resolved here; `folders`: the import's held folders of
     logs (`imports.folders`), else its own folder's, opened as named."""
     output = parse_terse(text, str(path)) if terse else parse_output(text, source=str(path))
-    with beside(path, folders if logs else Folders()) as held:
+    with beside(path, folders if logs else Folders()) as held:  # no logs: none held, no folder opened
         jobs = [_job(path, g, aggregate(g.entries, output.version, g.hosts), logs, held) for g in output.groups]
     kept = Artifact("fio.terse" if terse else "fio.json", data).packed()
     # os.path.realpath is what Path.resolve calls, without making Paths on the way (10-20 µs a file)
