@@ -1075,6 +1075,73 @@ def import_link(case: Case) -> None:
         shutil.rmtree(private, ignore_errors=True)
 
 
+def foreign_python(case: Case) -> None:
+    """Root imports an output, by hand, from a Python whose module path holds a directory uid 65534 can change
+    (theirs, or root's left writable by all, where a venv's site-packages would be): any module they put there is
+    imported as root as the command goes on. The command must be refused before it does anything, naming the
+    directory (root-python-owner). Attack: root's writing command ran from their module path."""
+    w = case.world
+    place = case.rng.choice(["theirs", "open"])
+    site = (w.foreign if place == "theirs" else w.public) / f"site-{case.number}"
+    if place == "theirs":
+        assert as_attacker('mkdir -m 755 "$1"', str(site)).returncode == 0
+    else:
+        site.mkdir()
+        site.chmod(0o777)
+    try:
+        with mock.patch.object(sys, "path", [*sys.path, str(site)]):
+            code, said = cli(case, "import", str(OUTPUT))
+        if code == 0:
+            case.outcome.fail("attack", case, f"root's import ran with {site} ({place}) on its module path")
+        elif str(site) not in said:
+            case.outcome.fail("cause", case, f"the refusal does not name {site}: {said.strip()}")
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+
+
+LOGGED = Path(__file__).parent / "data" / "fio" / "logs" / "logged.json"  # an output whose logs are "point_*"
+
+
+def import_log_swap(case: Case) -> None:
+    """Root imports uid 65534's results folder (an output and its iops log); between the walk and the parse uid
+    65534 swaps the folder for a link to a root-only folder holding a log of the same name, its value a secret:
+    each log must be read from the folder the walk held (import-held-folders). Leak: the secret value among the
+    samples stored; the root-only log is a victim (checksummed)."""
+    import iolab.imports as imports
+    from iolab.store.queries import point_samples
+
+    w = case.world
+    secret = 400_000 + case.rng.getrandbits(16)
+    private = w.root / f"logs-{case.number}"
+    private.mkdir(mode=0o700)
+    (private / "point_iops.1.log").write_text(f"1000, {secret}, 0, 0, 0\n")
+    w.digests[str(private / "point_iops.1.log")] = digest(str(private / "point_iops.1.log"))
+    top = w.foreign / f"logs-{case.number}"
+    assert as_attacker('mkdir -p "$1/res"', str(top)).returncode == 0
+    res = top / "res"
+    (res / "logged.json").write_text(LOGGED.read_text().replace('"logged"', f'"logged{case.number}"'))
+    (res / "point_iops.1.log").write_text("1000, 5, 0, 0, 0\n")
+    real = imports.discover
+
+    def walk_then_swap(paths: list[str]):
+        found = real(paths)
+        swapped = as_attacker('mv "$1" "$1.kept" && ln -s "$2" "$1"', str(res), str(private))
+        assert swapped.returncode == 0, swapped.stderr
+        return found
+
+    store = open_store()
+    try:
+        (before,) = store.conn.execute("SELECT coalesce(max(id), 0) FROM points").fetchone()
+        with mock.patch.object(imports, "discover", walk_then_swap):
+            cli(case, "import", str(top))
+        points = [p for (p,) in store.conn.execute("SELECT id FROM points WHERE id > ?", (before,))]
+        if any(s.value == secret for p in points for s in point_samples(store, p)):
+            case.outcome.fail("leak", case, f"a root-only log was stored through uid {ATTACKER_UID}'s swapped folder")
+    finally:
+        store.close()
+        shutil.rmtree(top, ignore_errors=True)
+
+
 def tree_swap(case: Case) -> None:
     """Root probes a captured tree of root's (no other user can change it), and root's own process (a second
     capture, an rsync refreshing the tree) swaps a directory in it for a link to a root-only directory once the
@@ -1120,6 +1187,8 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "tree-swap": (tree_swap, 0.5, "tree-no-follow"),
     "planted-program": (planted_program, 0.5, "program-owner-chain"),
     "import-link": (import_link, 0.5, "import-own-links"),
+    "import-log-swap": (import_log_swap, 0.5, "import-held-folders"),
+    "foreign-python": (foreign_python, 0.5, "root-python-owner"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),
     "claim-held": (claim_held, 1, "exclusive-hold"),
     "replaced-record": (replaced_record, 0.5, "clean-identity"),

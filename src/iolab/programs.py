@@ -10,6 +10,11 @@ rule of what iolab trusts (`pathchain`: owned by root or you, writable by no one
 read). A program that breaks it is refused in two lines (exit 2) naming what another user could change,
 never skipped for the next match: the PATH is wrong, and the user is told. What runs is the absolute path
 checked. A name not on PATH is None, for the caller's own "not installed".
+
+Every process iolab starts is started here (`run`, `start`), so none can miss the check: no other module of
+iolab calls subprocess, os.system, os.exec*, os.spawn*, os.posix_spawn*, asyncio's subprocesses, pty.spawn or
+shutil.which (tests/test_process_starts.py parses every module and fails on one; the one exception is fio's
+keeper, a standard-library script that execs the absolute path iolab checked here).
 """
 
 from __future__ import annotations
@@ -19,9 +24,13 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from iolab import guards, pathchain
 from iolab.errors import UserError
+
+if TYPE_CHECKING:  # subprocess itself is loaded when a program starts, not by `iolab --help`
+    import subprocess
 
 
 @guards.guard(
@@ -66,8 +75,51 @@ def check_python() -> None:
             pathchain.check_file(os.path.join(place, name), rule)
 
 
+@guards.guard(
+    "root-python-owner",
+    "a command that writes as root (run, clean, import) started from a Python or an iolab another user could "
+    "change: the interpreter, its venv's pyvenv.cfg, a directory on its module path or a .pth file in one",
+)
+def root_python_refusal() -> UserError | None:
+    """Why root may not run a writing command from this Python (`check_python`'s refusal), or None (not root, or
+    nothing another user could change). Such a user's module, imported as the command goes on (iolab imports
+    a command's heavy modules inside it), or their interpreter at root's next run, runs as root: the very
+    thing `schedule install` refuses to set up, done by hand."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        check_python()
+    except UserError as exc:
+        return exc
+    return None
+
+
+def check_root_writer() -> None:
+    """Refuse (UserError, exit 2, two lines) a command that writes, run as root from a Python another user could
+    change; first in the command, before the modules it imports on its own."""
+    refusal = root_python_refusal()
+    if refusal is not None:
+        raise refusal
+
+
 def command(argv: Sequence[str]) -> list[str]:
     """`argv` with its program replaced by the checked path `find` gives; left as given when not on PATH (its
     start then fails as it always did: "No such file or directory")."""
     found = find(argv[0])
     return [found if found is not None else argv[0], *argv[1:]]
+
+
+def run(argv: Sequence[str], **options: Any) -> subprocess.CompletedProcess[Any]:
+    """`subprocess.run` of `argv` by its program's checked path (`command`), `options` as subprocess takes them:
+    how iolab runs a program to its end."""
+    import subprocess
+
+    return subprocess.run(command(argv), **options)  # noqa: PLW1510 (check= is the caller's, in `options`)
+
+
+def start(argv: Sequence[str], **options: Any) -> subprocess.Popen[Any]:
+    """`subprocess.Popen` of `argv` by its program's checked path (`command`): how iolab starts a program it
+    watches (fio's keeper, perf, ssh, fio's server)."""
+    import subprocess
+
+    return subprocess.Popen(command(argv), **options)

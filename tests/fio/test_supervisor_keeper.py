@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,9 @@ import pytest
 
 from iolab.fio import supervisor
 from iolab.fio.supervisor import Keeper, descendants, signal_all
+
+# The keeper execs the absolute path iolab checked (`programs`), never a name looked up on PATH.
+SH, TRUE, TOUCH = (str(shutil.which(name)) for name in ("sh", "true", "touch"))
 
 
 def _tree(tmp_path: Path) -> subprocess.Popen:
@@ -49,7 +53,7 @@ def test_descendants_are_every_process_below_and_signal_all_reaches_each(tmp_pat
 
 def test_iolab_is_gone_when_its_end_of_the_lifeline_closes_and_not_before():
     lifeline, held = os.pipe()
-    keeper = Keeper(lifeline, ["true"])
+    keeper = Keeper(lifeline, [TRUE])
     try:
         assert not keeper.iolab_gone(0)
         woken, wake = os.pipe()
@@ -73,13 +77,13 @@ def test_an_orphaned_keeper_never_starts_fio_and_removes_only_the_directory_it_w
         d.mkdir()
         (d / "job.fio").write_text("[x]\n")
     marker = tmp_path / "started"
-    status = Keeper(lifeline, ["touch", str(marker)], str(run_dir)).run()
+    status = Keeper(lifeline, [TOUCH, str(marker)], str(run_dir)).run()
     os.close(lifeline)
     assert status == 128 + signal.SIGKILL
     assert not marker.exists() and not run_dir.exists() and (other / "job.fio").exists()
     lifeline, held = os.pipe()
     os.close(held)
-    assert Keeper(lifeline, ["touch", str(marker)]).run() == 128 + signal.SIGKILL and other.exists()
+    assert Keeper(lifeline, [TOUCH, str(marker)]).run() == 128 + signal.SIGKILL and other.exists()
     os.close(lifeline)
 
 
@@ -123,7 +127,7 @@ def _run(command: list[str], keeper_scope: list[int], lifeline: int) -> tuple[Ke
 def test_the_keeper_exits_with_fio_s_status_and_128_plus_the_signal_that_ended_it(keeper_scope, script, status):
     lifeline, held = os.pipe()
     try:
-        keeper, got = _run(["sh", "-c", script], keeper_scope, lifeline)
+        keeper, got = _run([SH, "-c", script], keeper_scope, lifeline)
         assert got == status and keeper.fio_status == (status if status < 128 else -signal.SIGTERM)
     finally:
         os.close(held)
@@ -134,7 +138,7 @@ def test_a_job_process_fio_leaves_behind_is_killed_when_fio_exits(keeper_scope, 
     lifeline, held = os.pipe()
     left = tmp_path / "left.pid"
     try:
-        _run(["sh", "-c", f"setsid sleep 30 & echo $! > {left}"], keeper_scope, lifeline)
+        _run([SH, "-c", f"setsid sleep 30 & echo $! > {left}"], keeper_scope, lifeline)
         pid = int(left.read_text())
         deadline = time.monotonic() + 5
         while _alive(pid) and time.monotonic() < deadline:
@@ -163,7 +167,7 @@ def test_iolab_dying_mid_run_kills_fio_and_removes_its_directory(tmp_path):
     read, write = os.pipe()
     ran = tmp_path / "ran.pid"
     keeper = subprocess.Popen(
-        [sys.executable, "-I", supervisor.__file__, str(read), "--remove", str(run_dir), "--", "sh", "-c",
+        [sys.executable, "-I", supervisor.__file__, str(read), "--remove", str(run_dir), "--", SH, "-c",
          f"echo $$ > {ran}; exec sleep 30"],
         pass_fds=(read,),
     )  # fmt: skip

@@ -10,7 +10,8 @@ on, no victim changes, fio touches nothing outside the manifest, no attacker's a
 ends ok after fio wrote elsewhere, every refusal names its cause in at most two lines and nothing raises;
 at least half the cases drawn after every kind's one case reach fio with their victims at hand (most kinds are
 refused before fio by design, so the share of all cases is the draw's: 41 of 80 before the `planted-program` and
-`import-link` kinds, 37 after, where the weights expect 37.6 and 35.4). `bench/safety_mutation.py` switches each registered guard off and runs these cases: each
+`import-link` kinds, 37 after, where the weights expect 37.6 and 35.4; 37 again, 30 of the 46 drawn, with
+`import-log-swap` and `foreign-python`). `bench/safety_mutation.py` switches each registered guard off and runs these cases: each
 guard must make them fail (docs/safety.md has the table); `bench/safety_generative.py` runs 200 or more.
 """
 

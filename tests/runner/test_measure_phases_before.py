@@ -5,6 +5,7 @@ that went on without its effect noted once, and a failing command failing the po
 
 from __future__ import annotations
 
+import subprocess
 from types import SimpleNamespace
 
 import pytest
@@ -42,9 +43,9 @@ class Proc:
 def measurer(tmp_path, monkeypatch):
     monkeypatch.setattr(measure, "Path", Proc)
     synced: list[list[str]] = []
-    real_run = measure.subprocess.run
+    real_run = subprocess.run
     monkeypatch.setattr(
-        measure.subprocess,
+        subprocess,
         "run",
         lambda argv, *a, **k: synced.append(argv) if argv == programs.command(["sync"]) else real_run(argv, *a, **k),
     )

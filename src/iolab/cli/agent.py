@@ -191,7 +191,7 @@ def _serve(argv: list[str], sock: Path | None) -> None:
     # before the handlers inherited that and never heard the Ctrl-C passed on to it.
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, stop)
-    server = subprocess.Popen(argv)
+    server = programs.start(argv)
     if stopped:  # a signal came before there was a server to pass it on to
         server.terminate()
     code = server.wait()

@@ -106,8 +106,6 @@ def install(
 
 def _install(entry: Entry, every: str, activate: bool, dry_run: bool) -> None:
     """Write the entry's files and start its timer (with `activate`), or print them (`dry_run`)."""
-    import subprocess
-
     from iolab import pathchain
     from iolab.errors import UserError
     from iolab.schedule import activation_commands, write
@@ -120,7 +118,7 @@ def _install(entry: Entry, every: str, activate: bool, dry_run: bool) -> None:
         print(f"wrote {path}")
     if activate:
         for command in activation_commands(entry.name):
-            done = subprocess.run(programs.command(command), capture_output=True, text=True, check=False)
+            done = programs.run(command, capture_output=True, text=True, check=False)
             if done.returncode != 0:
                 raise UserError(f"{' '.join(command)} failed: {done.stderr.strip() or done.returncode}")
     print(f"command: {entry.shell_line()}")
@@ -205,8 +203,6 @@ def remove(
     cron_file: CronFile = None,
 ) -> None:
     """Stop and delete a schedule (the results of its runs are kept)."""
-    import subprocess
-
     from iolab.schedule import deactivation_commands, list_installed
     from iolab.schedule import remove as remove_schedule
 
@@ -214,10 +210,8 @@ def remove(
     is_timer = any(s.name == name and s.kind == "systemd" for s in list_installed(units, cron))
     if is_timer and unit_dir is None:
         for argv in deactivation_commands(name):
-            subprocess.run(
-                programs.command(argv), capture_output=True, check=False
-            )  # a timer that was never started is fine to delete
+            programs.run(argv, capture_output=True, check=False)  # a timer that was never started is fine to delete
     for path in remove_schedule(name, units, cron):
         print(f"removed {name} from {path}")
     if is_timer and unit_dir is None:
-        subprocess.run(programs.command(["systemctl", "daemon-reload"]), capture_output=True, check=False)
+        programs.run(["systemctl", "daemon-reload"], capture_output=True, check=False)

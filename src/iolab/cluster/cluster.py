@@ -212,8 +212,8 @@ class Cluster:
                     clients += [f"--client={state.client_arg}", str(job)]
             try:
                 if clients:
-                    subprocess.run(
-                        programs.command([self.fio, *clients]),
+                    programs.run(
+                        [self.fio, *clients],
                         capture_output=True,
                         timeout=CLEANUP_TIMEOUT_S,
                         cwd=tmp,

@@ -241,8 +241,8 @@ def _ask(hosts: list[HostState], fio: str) -> dict[str, dict[str, str] | str]:
         job = Path(tmp) / "probe.fio"
         write_private(job, PROBE_JOB)
         clients = [arg for host in hosts for arg in (f"--client={host.client_arg}", str(job))]
-        proc = subprocess.Popen(
-            programs.command([fio, "--debug=net", *clients]),
+        proc = programs.start(
+            [fio, "--debug=net", *clients],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,

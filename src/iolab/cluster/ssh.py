@@ -71,8 +71,8 @@ class Forward:
             f"{local}:{remote}",
         ]
         try:
-            process = subprocess.Popen(
-                programs.command(argv),
+            process = programs.start(
+                argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
@@ -107,8 +107,8 @@ class Forward:
 def run_remote(destination: str, command: str, timeout_s: float = COMMAND_TIMEOUT_S) -> RemoteResult:
     """Run a shell command on `destination`, bounded by `timeout_s`."""
     try:
-        proc = subprocess.run(
-            programs.command(ssh_argv(destination, command)),
+        proc = programs.run(
+            ssh_argv(destination, command),
             capture_output=True,
             text=True,
             timeout=timeout_s,

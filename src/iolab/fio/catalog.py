@@ -41,7 +41,7 @@ def _fio_answer(fio: str | None, args: tuple[str, ...]) -> str | None:
     if fio is None:
         return None
     try:
-        done = subprocess.run([fio, *args], capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
+        done = programs.run([fio, *args], capture_output=True, text=True, timeout=_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None

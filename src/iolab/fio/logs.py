@@ -153,15 +153,29 @@ def read_logs(directory: Path, prefix: str, host: str = "", files: list[Path] | 
     `host` names the host of logs kept in a folder of their own without fio's `.<host>` suffix
     (pbench moves each client's logs to `clients/<host>/`).
     """
+    names = [path.name for path in (log_files(directory).get(prefix, []) if files is None else files)]
+    try:
+        folder = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return []
+    try:
+        return read_logs_at(folder, names, host)
+    finally:
+        os.close(folder)
+
+
+def read_logs_at(folder: int, names: list[str], host: str = "") -> list[SampleSeries]:
+    """Every series of the logs `names` in the folder held open as `folder`, each opened from it without following
+    a link (fio writes logs, never links: one is another's doing); `host` as for `read_logs`."""
     series: list[SampleSeries] = []
-    for path in log_files(directory).get(prefix, []) if files is None else files:
-        match = LOG_NAME.search(path.name)
+    for name in names:
+        match = LOG_NAME.search(name)
         if not match:
             continue
         metric, job, suffix = match.groups()
         owner = suffix or host
         try:
-            data = read_regular(path, follow=False)  # fio writes logs, never links: one is another's doing
+            data = read_regular(name, dir_fd=folder, follow=False)
         except (OSError, Refused):  # unreadable, a link, gone, a FIFO or over 256 MiB: the output still imports
             continue
         series += parse_log(data, metric, f"{owner}:job{job}" if owner else f"job{job}")

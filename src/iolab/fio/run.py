@@ -56,9 +56,7 @@ def fio_version(fio: str = "fio") -> str:
     """fio's version string (e.g. "fio-3.33"), refusing versions iolab cannot parse."""
     path = find_fio(fio)
     try:
-        out = subprocess.run(
-            [path, "--version"], capture_output=True, text=True, timeout=30, check=False
-        ).stdout.strip()
+        out = programs.run([path, "--version"], capture_output=True, text=True, timeout=30, check=False).stdout.strip()
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise UserError(f"fio at {path} does not run ({exc}); reinstall it: {INSTALL_ADVICE}.") from None
     match = re.search(r"fio-(\d+)\.(\d+)", out)
@@ -218,7 +216,7 @@ def run_fio(
     started = time.monotonic()
     lifeline, held = os.pipe()  # iolab holds the only write end: the keeper sees iolab die
     try:
-        proc = subprocess.Popen(
+        proc = programs.start(
             [
                 sys.executable,
                 "-I",

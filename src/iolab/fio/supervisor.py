@@ -106,7 +106,7 @@ class Keeper:
             try:
                 libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
                 os.close(self.lifeline)
-                os.execvp(self.command[0], self.command)
+                os.execv(self.command[0], self.command)  # the path iolab checked (`programs`): no PATH search
             except OSError as exc:
                 os.write(2, f"cannot start {self.command[0]}: {exc.strerror}\n".encode())
             os._exit(127)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from iolab.errors import RunFailed, UserError
-from iolab.imports.discover import FORMATS, Candidate, discover
+from iolab.imports.discover import FORMATS, Candidate, Found, discover
 from iolab.imports.fio_files import FioFile, store_fio
 from iolab.imports.reading import Reading
 from iolab.imports.sessions import Sessions
@@ -105,6 +105,15 @@ def import_paths(
 
 def _import(paths: list[str], store: Store, command: str, logs: bool, progress: Progress | None) -> ImportOutcome:
     found = discover(paths)
+    try:
+        return _import_found(paths, store, command, logs, progress, found)
+    finally:
+        found.close()  # the folders of logs held since the walk
+
+
+def _import_found(
+    paths: list[str], store: Store, command: str, logs: bool, progress: Progress | None, found: Found
+) -> ImportOutcome:
     if not found.candidates and not found.problems:
         raise UserError(f"no benchmark output ({FORMATS}) found in {', '.join(paths)}; {skipped_text(found.skipped)}")
     outcome = ImportOutcome(problems=list(found.problems), skipped=found.skipped, logs=found.logs, with_logs=logs)

@@ -12,7 +12,8 @@ reported as alice's. So the walk holds each folder by a descriptor (`os.fwalk`: 
 no link followed), opens each file from it without following a link, and follows a link to a file only when
 the link is root's or yours in a folder only root or you can change (`pathchain.directory_problem`, ACLs
 read); any other link is skipped, counted as "a link another user could change". A path named on the command
-line is read as given, links followed.
+line is read as given, links followed. The folders holding fio logs stay held after the walk (`Found.folders`):
+the logs are read from them, when their outputs are parsed (`imports.folders`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from iolab import guards, pathchain
 from iolab.errors import UserError
 from iolab.fio import terse
+from iolab.imports.folders import Folders
 from iolab.textfile import MAX_INPUT_BYTES, Refused, read_input, read_regular
 from iolab.tools import ior, iozone, mdtest
 
@@ -48,6 +50,7 @@ class Candidate:
     kind: str  # "fio", "fio-terse", "ior", "ior-json", "mdtest", "iozone", or "" (not recognised)
     named: bool  # given on the command line, not found in a directory
     source: str = ""  # the path with links resolved, where the walk knew it (`_source`); else resolved when parsed
+    folders: Folders | None = None  # the import's held folders of logs, where its logs are read from
 
 
 @dataclass
@@ -57,9 +60,14 @@ class Found:
     logs: int = 0  # fio logs seen, read with the outputs that name them
     log_paths: list[str] = field(default_factory=list)  # the same, in the walk's order (`imports.prefetch`)
     problems: list[str] = field(default_factory=list)  # named files that could not be read
+    folders: Folders = field(default_factory=Folders)  # the folders of fio logs, held: close() when done
 
     def skip(self, reason: str, path: Path) -> None:
         self.skipped.setdefault(reason, []).append(str(path))
+
+    def close(self) -> None:
+        """Let go of the folders of logs held (`folders`): once every output is parsed."""
+        self.folders.close()
 
 
 def kind_of(text: str) -> str:
@@ -83,23 +91,38 @@ def kind_of(text: str) -> str:
 
 
 def discover(paths: list[str]) -> Found:
-    """Every file under `paths`, read and recognised; a named path that does not exist is an error."""
+    """Every file under `paths`, read and recognised; a named path that does not exist is an error. The folders
+    of fio logs it found stay held (`Found.close` lets go of them)."""
     found = Found()
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            resolved: dict[str, str] = {}  # each folder with its links resolved, once (this walk's: links change)
-            for folder, name, held in _walk(path):
-                if FIO_LOG.search(name):  # counted by name alone: no Path made for each of 100,000 logs
-                    found.logs += 1
-                    found.log_paths.append(os.path.join(folder, name))
-                else:
-                    _consider(Path(folder, name), found, _source(folder, name, resolved), held)
-        elif path.exists():
-            _named(path, found)
-        else:
-            raise UserError(f"{raw}: no such file or directory; give benchmark outputs ({FORMATS}) or folders of them")
+    try:
+        for raw in paths:
+            path = Path(raw)
+            if path.is_dir():
+                _found_in(path, found)
+            elif path.exists():
+                _named(path, found)
+            else:
+                raise UserError(
+                    f"{raw}: no such file or directory; give benchmark outputs ({FORMATS}) or folders of them"
+                )
+    except BaseException:
+        found.close()
+        raise
+    for folder in found.folders.unheld:
+        found.skip("fio logs not read: more folders of them than may be held open (ulimit -n)", Path(folder))
     return found
+
+
+def _found_in(path: Path, found: Found) -> None:
+    """Every file under the folder `path`: outputs read, logs counted and their folders held."""
+    resolved: dict[str, str] = {}  # each folder with its links resolved, once (this walk's: links change)
+    for folder, name, held in _walk(path):
+        if FIO_LOG.search(name):  # counted by name alone: no Path made for each of 100,000 logs
+            found.logs += 1
+            found.log_paths.append(os.path.join(folder, name))
+            found.folders.add(held.key, held.fd, name)
+        else:
+            _consider(Path(folder, name), found, _source(folder, name, resolved), held)
 
 
 @dataclass(frozen=True)
@@ -109,6 +132,7 @@ class Held:
 
     fd: int
     links_followed: bool
+    key: str  # the folder as the outputs in it name it (`str(Path(folder))`): what `Folders` holds it by
 
 
 def _walk(root: Path) -> Iterator[tuple[str, str, Held]]:
@@ -122,7 +146,7 @@ def _walk(root: Path) -> Iterator[tuple[str, str, Held]]:
         for inside, dirs, files, fd in os.fwalk(".", dir_fd=top):
             dirs.sort()
             folder = str(root) if inside == "." else os.path.join(root, inside[2:])  # as os.walk(root) names it
-            held = Held(fd, not pathchain.seen(folder, fd).problem())
+            held = Held(fd, not pathchain.seen(folder, fd).problem(), str(Path(folder)))
             for name in sorted(files):
                 yield folder, name, held
     finally:
@@ -148,7 +172,10 @@ def _named(path: Path, found: Found) -> None:
     except UserError as exc:
         found.problems.append(str(exc))
         return
-    found.candidates.append(Candidate(path, text.encode(), text, kind_of(text), True))
+    kind = kind_of(text)
+    if kind in ("fio", "fio-terse", ""):  # read as fio's: its logs are read from its folder, opened as named
+        found.folders.add_named(path.parent)
+    found.candidates.append(Candidate(path, text.encode(), text, kind, True, folders=found.folders))
 
 
 def _consider(path: Path, found: Found, source: str, held: Held) -> None:
@@ -163,7 +190,7 @@ def _consider(path: Path, found: Found, source: str, held: Held) -> None:
         return
     kind = kind_of(text)
     if kind:
-        found.candidates.append(Candidate(path, data, text, kind, False, source))
+        found.candidates.append(Candidate(path, data, text, kind, False, source, found.folders))
     else:
         found.skip("not a benchmark output", path)
 

@@ -9,15 +9,15 @@ samples are stored with the point, as they are for a run of iolab's own.
 
 from __future__ import annotations
 
-import functools
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iolab.fio.logs import log_files, read_logs
+from iolab.fio.logs import read_logs_at
 from iolab.fio.parse import JobGroup, aggregate, parse_output
 from iolab.fio.terse import parse_terse
+from iolab.imports.folders import Folders, beside
 from iolab.imports.sessions import Span
 from iolab.models import Point, Result, Target, TargetKind
 from iolab.models.job_options import JobOptions
@@ -70,21 +70,31 @@ class FioFile:
         return Span(end - longest / 1000.0, end)
 
 
-def read_fio(path: Path, data: bytes, text: str, terse: bool, logs: bool = True, source: str = "") -> FioFile:
+def read_fio(
+    path: Path,
+    data: bytes,
+    text: str,
+    terse: bool,
+    logs: bool = True,
+    source: str = "",
+    folders: Folders | None = None,
+) -> FioFile:
     """The file (its bytes, their text) parsed and its jobs aggregated, with their logs unless `logs` is off
     (UserError when it is not fio's output as fio writes it); `source` is its path with links resolved, where
-    the walk that found it knew it (`discover`), else resolved here."""
+    the walk that found it knew it (`discover`), else resolved here; `folders`: the import's held folders of
+    logs (`imports.folders`), else its own folder's, opened as named."""
     output = parse_terse(text, str(path)) if terse else parse_output(text, source=str(path))
-    jobs = [_job(path, group, aggregate(group.entries, output.version, group.hosts), logs) for group in output.groups]
+    with beside(path, folders if logs else Folders()) as held:  # no logs: none held, no folder opened
+        jobs = [_job(path, g, aggregate(g.entries, output.version, g.hosts), logs, held) for g in output.groups]
     kept = Artifact("fio.terse" if terse else "fio.json", data).packed()
     # os.path.realpath is what Path.resolve calls, without making Paths on the way (10-20 µs a file)
     return FioFile(path, source or os.path.realpath(path), output.version, output.timestamp_ms, jobs, kept)
 
 
-def _job(path: Path, group: JobGroup, result: Result, logs: bool) -> FioJob:
+def _job(path: Path, group: JobGroup, result: Result, logs: bool, folders: Folders) -> FioJob:
     """A job name's point, packed as stored, with its logs unless `logs` is off."""
     point = Point(name=group.name, target=target_of(group.options), options=group.options)
-    series = [pack(one) for one in logs_beside(path, group) if len(one)] if logs else []
+    series = [pack(one) for one in logs_beside(path, group, folders) if len(one)] if logs else []
     longest = max((d.runtime_ms for d in result.directions.values()), default=0)
     return FioJob(group.name, group.options, group.hosts, longest, pack_point(point, result), series)
 
@@ -115,8 +125,9 @@ def target_of(options: dict[str, str]) -> Target:
     return Target(path=filename, kind=kind, filename=filename, size_bytes=job.size("size") or 0, direct=job.direct)
 
 
-def logs_beside(output_path: Path, group: JobGroup) -> list[SampleSeries]:
-    """The series of the job's logs found next to its output file.
+def logs_beside(output_path: Path, group: JobGroup, folders: Folders | None = None) -> list[SampleSeries]:
+    """The series of the job's logs found next to its output file, read from the folders the import holds
+    (`imports.folders`; without them, the output's own folder opened as named).
 
     The prefix is the log option's value (its last path part: the archive has moved) or, for a bare
     `write_bw_log=`, the job name, as fio does. A client/server job's logs may sit in
@@ -124,27 +135,13 @@ def logs_beside(output_path: Path, group: JobGroup) -> list[SampleSeries]:
     """
     job = JobOptions(group.options)
     prefixes = {Path(value or group.name).name for key in LOG_OPTIONS if (value := job.given(key)) is not None}
-    places = [(output_path.parent, "")]
-    places += [(output_path.parent / "clients" / host, host) for host in group.hosts]
+    places: list[tuple[tuple[str, ...], str]] = [((), "")] + [(("clients", host), host) for host in group.hosts]
     series: list[SampleSeries] = []
-    for prefix in sorted(prefixes):
-        for folder, host in places:
-            files = _listed(folder).get(prefix)
-            if files:
-                series += read_logs(folder, prefix, host, files)
+    with beside(output_path, folders) as held:
+        for prefix in sorted(prefixes):
+            for below, host in places:
+                folder = held.held(output_path.parent, *below)
+                names = folder.by_prefix().get(prefix) if folder is not None else None
+                if folder is not None and names:
+                    series += read_logs_at(folder.fd, names, host)
     return series
-
-
-def _listed(folder: Path) -> dict[str, list[Path]]:
-    """The folder's logs by prefix, listed once for all the outputs beside them (fio-plot keeps 1,600
-    outputs and 52,000 logs in one folder); listed again when the folder changes."""
-    try:
-        changed = folder.stat().st_mtime_ns
-    except OSError:
-        return {}
-    return _listing(str(folder), changed)
-
-
-@functools.lru_cache(maxsize=16)
-def _listing(folder: str, changed: int) -> dict[str, list[Path]]:  # `changed` (mtime) is part of the key
-    return log_files(Path(folder))

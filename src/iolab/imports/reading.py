@@ -235,7 +235,9 @@ def read_one(candidate: Candidate, logs: bool) -> Parsed:
     try:
         if candidate.kind in ("fio", "fio-terse", ""):
             terse = candidate.kind == "fio-terse"
-            return read_fio(candidate.path, candidate.data, candidate.text, terse, logs, candidate.source)
+            return read_fio(
+                candidate.path, candidate.data, candidate.text, terse, logs, candidate.source, candidate.folders
+            )
         return read_tool(candidate.path, candidate.data, candidate.text, candidate.kind)
     except UserError as exc:
         return str(exc)

@@ -178,7 +178,7 @@ class Root:
         if program is None:
             return None, f"`{argv[0]}` is not installed"
         try:
-            proc = subprocess.run([program, *argv[1:]], capture_output=True, text=True, timeout=timeout, check=False)
+            proc = programs.run([program, *argv[1:]], capture_output=True, text=True, timeout=timeout, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
             return None, f"`{' '.join(argv)}` failed: {exc}"
         if proc.returncode != 0:

@@ -44,9 +44,7 @@ def number_of(text: str) -> tuple[float | None, str]:
 def read_once(argv: Sequence[str]) -> tuple[float | None, str, str]:
     """Run a metric command once, bounded by the phases' command limit: (number, why none, what to keep)."""
     try:
-        proc = subprocess.run(
-            programs.command(argv), capture_output=True, text=True, timeout=phases.COMMAND_TIMEOUT_S, check=False
-        )
+        proc = programs.run(argv, capture_output=True, text=True, timeout=phases.COMMAND_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         why = f"stopped after {phases.COMMAND_TIMEOUT_S:g} s"
         return None, f"command failed ({why})", why

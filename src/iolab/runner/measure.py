@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -108,7 +107,7 @@ class Measurer:
 
     def _drop_caches(self) -> list[str]:
         """sync, then drop the page cache, dentries and inodes; what went wrong, if anything."""
-        subprocess.run(programs.command(["sync"]), check=False)
+        programs.run(["sync"], check=False)
         try:
             Path("/proc/sys/vm/drop_caches").write_text("3\n")
         except OSError as exc:

@@ -82,9 +82,7 @@ def run_command(argv: tuple[str, ...], when: str, artifacts: list[Artifact]) -> 
     """Run one of the plan's commands (the user allowed them: `--allow-commands`), bounded by
     COMMAND_TIMEOUT_S; what it printed is kept as the point's `<when>-command` artifact."""
     try:
-        proc = subprocess.run(
-            programs.command(argv), capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False
-        )
+        proc = programs.run(argv, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         artifacts.append(Artifact(f"{when}-command", f"{shlex.join(argv)}\n{exc}".encode()))
         problem = f"stopped after {COMMAND_TIMEOUT_S:g} s" if isinstance(exc, subprocess.TimeoutExpired) else str(exc)

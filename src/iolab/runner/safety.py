@@ -18,7 +18,6 @@ always allowed.
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
@@ -59,9 +58,7 @@ def _signature(device: str) -> str | None:
         return (
             "an unknown signature (blkid from util-linux is not installed, so iolab cannot check the device is blank)"
         )
-    proc = subprocess.run(
-        [blkid, "-p", "-o", "export", device], capture_output=True, text=True, timeout=30, check=False
-    )
+    proc = programs.run([blkid, "-p", "-o", "export", device], capture_output=True, text=True, timeout=30, check=False)
     if proc.returncode == 2:  # nothing found
         return None
     if proc.returncode != 0:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from iolab import programs
 from iolab.analysis.side import WIRE_THRESHOLD, gauge_metrics, host_cpu_metric, perf_figures, wire_metrics, wire_traffic
 from iolab.fio.run import KEEPER
 from iolab.models import Point, PointMetric, Result, Sample
@@ -74,7 +75,7 @@ class SideFigures:
         command = stat_command(self.perf, self.events, output, int(point.job.ramp_seconds * 1000))
         lifeline, held = os.pipe()
         try:
-            proc = subprocess.Popen(
+            proc = programs.start(
                 [sys.executable, "-I", KEEPER, str(lifeline), "--", *command],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,

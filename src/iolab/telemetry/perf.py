@@ -58,7 +58,7 @@ def perf_problem(perf: str | None, events: tuple[str, ...] = EVENTS) -> str | No
         return f"perf is not installed ({INSTALL_HINT})"
     argv = [perf, "stat", "-a", "-x,", "-e", ",".join(events), "--", "true"]
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False)
+        done = programs.run(argv, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"perf could not run: {exc}"
     if done.returncode != 0:

@@ -1,0 +1,47 @@
+"""Root running a command that writes (`run`, `clean`, `import`) from a Python another user could change is refused
+in two lines, exit 2, before the command does anything (`programs.check_root_writer`, root-python-owner): their
+module imported as the command goes on, or their interpreter at the next run, would run as root. `--help` is
+not a command that writes; a user who is not root runs their own Python as themselves. Uid 65534's directory on
+the module path stands for a venv of theirs; none of their files is run here."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from iolab import guards, programs
+from tests.in_process import assert_clean_error, iolab
+from tests.other_user import public_dir
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: a directory of uid 65534 on root's path")
+OUTPUT = Path(__file__).parents[1] / "data" / "fio" / "randread-4jobs.json"
+
+
+@pytest.fixture
+def theirs_on_the_path(monkeypatch) -> Iterator[Path]:
+    """uid 65534's directory, last on the module path (as a site-packages of their venv would be)."""
+    with public_dir("iolab-root-python-") as top:
+        monkeypatch.setattr(sys, "path", [*sys.path, str(top / "theirs")])
+        yield top / "theirs"
+
+
+@pytest.mark.parametrize("command", [["import", str(OUTPUT)], ["clean"], ["run", "--dry-run"]])
+def test_a_writing_command_as_root_from_a_path_another_user_can_change_is_refused(theirs_on_the_path, command):
+    said = assert_clean_error(iolab(*command))
+    assert str(theirs_on_the_path) in said and "owned by uid 65534" in said
+
+
+def test_switched_off_the_import_runs_from_their_path(theirs_on_the_path, tmp_path):
+    with guards.switched_off("root-python-owner"):
+        done = iolab("import", str(OUTPUT))
+    assert done.returncode == 0, done.stderr
+
+
+def test_help_and_a_user_who_is_not_root_are_not_held_to_it(theirs_on_the_path, monkeypatch):
+    assert iolab("import", "--help").returncode == 0
+    monkeypatch.setattr(programs.os, "geteuid", lambda: 1000)
+    assert programs.root_python_refusal() is None
