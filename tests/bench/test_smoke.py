@@ -70,7 +70,10 @@ SMOKE: dict[str, tuple[str, object]] = {
     ),
     "safety_mutation.py": ("safety_mutation.json", "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke"),
     "scaling_envelope.py": ("scaling_envelope.json", None),
-    "simulated_arrays.py": ("simulated_arrays.json", None),
+    "simulated_arrays.py": (
+        "simulated_arrays.json",
+        "smoke run by tests/test_bench_smoke.py::test_simulated_arrays_smoke",
+    ),
     "simulated_histories.py": (
         "simulated_histories.json",
         "smoke run by tests/test_bench_smoke.py::test_simulated_histories_smoke",
