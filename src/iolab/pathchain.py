@@ -95,8 +95,11 @@ class Seen(NamedTuple):
 
 
 def seen(where: str, fd: int) -> Seen:
-    """What the descriptor `fd` (an O_PATH one too) of `where` is now: its stat and its ACL's writers."""
-    return Seen(where, os.fstat(fd), tuple(acl.writers(fd, trusted)))
+    """What the descriptor `fd` (an O_PATH one too) of `where` is now: its stat and its ACL's writers. The ACL is
+    read only where the group bits or others may write: a named writer shows there (the mask), and only a
+    refusal names them, so the other directories of a chain (all of sysfs a device walk holds) cost no read."""
+    info = os.fstat(fd)
+    return Seen(where, info, tuple(acl.writers(fd, trusted)) if _open_to_others(info) else ())
 
 
 def directory_problem(info: os.stat_result, acl_writers: tuple[str, ...] = ()) -> str:
