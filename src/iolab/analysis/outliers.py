@@ -139,6 +139,10 @@ class OutlierParams:
     # (`analysis.outlier_null`), in place of `loo_alarm`; 0 turns that off (`loo_alarm`, Bonferroni, each test
     # at its own rate: clean arrays of 8-32 drives alarmed 1.0-1.1% in four bins).
     array_alarm: float = 0.005
+    # The mixture test (`analysis.outlier_mixture`) judges arrays of `group_devices` up to fewer than this many drives
+    # (outside a named group) in place of the leave-out steps, at its cuts simulated per size; 0 turns it off. Its
+    # cuts hold `array_alarm` with the group search on clean arrays drawn as the benches draw them.
+    mixture_below: int = 16
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,7 @@ class DeviceScore:
     t: float | None = None  # the leave-out test's t (against the others' mean and sd), for the drives it weighed
     envelope: float | None = None  # the envelope test's score (against the others' mean and `envelope_sigma`)
     in_group: bool = False  # named as one of a slow group (`OutlierReport.group`)
+    odds: float | None = None  # the mixture test's log odds that it is slow, where that test judged
 
 
 @dataclass(frozen=True)
@@ -181,6 +186,7 @@ class OutlierReport:
     # The power of the group search: the share of the median at or below which a group of drives at one level would
     # have been named against the drives not named; None where the search did not judge (`group_devices`).
     group_floor: float | None = None
+    mixture_judged: bool = False  # the mixture test named the single drives (`OutlierParams.mixture_below`)
 
     @property
     def outliers(self) -> list[DeviceScore]:
@@ -275,6 +281,7 @@ class _Verdicts:
             "group_t": group.t if group else None,
             "group_cut": group.cut if group else None,
             "group_floor": self.group_floor,
+            "mixture_judged": self.left.mixture,
         }
 
 
@@ -291,6 +298,7 @@ def _verdicts(
     centre = float(np.median(x[rest])) if group else med  # a drive that did no work counts in `med` (as before)
     edge = sign * math.log(centre * (1 + sign * params.rel_floor))  # on sign * y
     left = _left_out(y, rest, own, sign, params, edge)
+    _mixture(y, rest, sign, params, edge, left)
     if group:
         left.named |= set(group.members)
     floor = float(math.exp(sign * left.reach) * math.exp(left.centre) / med) if math.isfinite(left.reach) else None
@@ -298,6 +306,30 @@ def _verdicts(
         floor = min(floor, 1 - params.rel_floor) if sign < 0 else max(floor, 1 + params.rel_floor)
     grouped = tuple(names[i] for i in group.members) if group else ()
     return _Verdicts(left, group, floor, grouped, _group_floor(y, finite, left, own, sign, med, params))
+
+
+def _mixture(y, rest, sign: float, params: OutlierParams, edge: float, left: _LeftOut) -> None:
+    """Where the mixture test judges (`OutlierParams.mixture_below`, a size its table holds), the drives it names
+    among `rest` (each past `edge` on sign * y), their log odds, and its reach in place of the leave-out steps'."""
+    import numpy as np
+
+    from iolab.analysis import outlier_mixture as mixture
+
+    kept = [int(i) for i in np.flatnonzero(rest)]
+    count = len(kept)
+    if not max(params.group_devices, 1) <= count < params.mixture_below:
+        return
+    z = -sign * y[kept]  # slow is low
+    spread = _log_spread(z, params)[1]
+    limit = mixture.cut(count, spread)
+    if limit is None:
+        return
+    odds = mixture.log_odds(z)
+    named = {kept[k] for k in range(count) if odds[k] > limit and sign * y[kept[k]] >= edge}
+    unnamed = [kept[k] for k in range(count) if kept[k] not in named]
+    left.mixture, left.named, left.odds = True, named, {kept[k]: float(odds[k]) for k in range(count)}
+    left.centre = float(y[unnamed].mean())
+    left.reach = mixture.reach(-sign * y[unnamed], spread)
 
 
 def _group(y, finite, own: Sequence[float], sign: float, params: OutlierParams) -> Group | None:
@@ -370,7 +402,9 @@ def _with_left_out(
     in_group = group is not None and i in group.members
     outlier = bool(s.outlier or in_group or (i in left.named and sign * s.rel_dev >= params.rel_floor))
     far = bool(outlier and _far_beyond(y, finite, i, s.noise or 0.0, sign, params))
-    return replace(s, outlier=outlier, far=far, t=left.t.get(i), envelope=left.envelope.get(i), in_group=in_group)
+    return replace(
+        s, outlier=outlier, far=far, t=left.t.get(i), envelope=left.envelope.get(i), in_group=in_group, odds=left.odds.get(i)
+    )
 
 
 def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln values of the devices that did work
@@ -399,6 +433,8 @@ class _LeftOut:
     reach: float = math.inf
     holds: bool = True
     judged: bool = True  # the envelope test took part (`envelope_devices`, `envelope_alarm`)
+    mixture: bool = False  # the mixture test named the drives in place of the steps (`_mixture`)
+    odds: dict[int, float] = field(default_factory=dict)  # its log odds, where it judged
 
 
 def _left_out(  # y: ln values
