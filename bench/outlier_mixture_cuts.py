@@ -37,23 +37,25 @@ import outlier_envelope as env  # noqa: E402
 from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
 
 from iolab.analysis import outlier_mixture as mixture  # noqa: E402
-from iolab.analysis.outliers import OutlierParams, _group, _log_spread  # noqa: E402
+from iolab.analysis.noise import own_noise  # noqa: E402
+from iolab.analysis.outliers import OutlierParams, _group, _log_spread, _own_noise  # noqa: E402
 
 SEED = 31_000_000
 ALARM = 0.005  # the shipped `OutlierParams.array_alarm`: the verdict's whole budget in 8+ drives
 FAMILIES = ("lognormal peers", "uniform log spread", "HBA groups")
-SIZES = range(8, 17)  # 8-15 judged; 16 for the floor of 15 (a further drive)
+SIZES = range(8, 16)  # the sizes it judges (`OutlierParams.mixture_below`); 7 drives' floor reads 8's cut
 MODULE = HERE.parent / "src" / "iolab" / "analysis" / "outlier_mixture.py"
 
 
 def statistic(array: env.Array, params: OutlierParams) -> tuple[bool, float]:
-    """Whether the group search names a group in the clean array, and S (module docstring)."""
+    """Whether the group search names a group in the clean array, and S (module docstring); each drive's own noise
+    measured and weighed as ARR-OUTLIER's call does (`analysis.noise.own_noise`)."""
     x = env.per_second(array, np.random.default_rng([array.seed, 7]))
     means = x.mean(axis=1)
     y = np.log(means)
-    finite = np.isfinite(y)
-    grouped = _group(y, finite, [0.0] * array.n, -1.0, params) is not None
-    odds = mixture.log_odds(y)
+    own = [_own_noise(own_noise(x[i].tolist())) for i in range(array.n)]
+    grouped = _group(y, np.isfinite(y), own, -1.0, params) is not None
+    odds = mixture.log_odds(y, mixture.excess(own))
     weighed = means <= (1 - params.rel_floor) * float(np.median(means))
     spread = _log_spread(y, params)[1]
     top = float(odds[weighed].max()) if weighed.any() else -math.inf

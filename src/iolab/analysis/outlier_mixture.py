@@ -23,7 +23,7 @@ noise) and stored in `CUTS`; an array of a size outside the table is not judged 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -32,6 +32,9 @@ TAU_RANGE = (0.02, 0.8)  # the healthy drives' spread (sd of ln rate, noise incl
 TAU = np.exp(np.linspace(math.log(TAU_RANGE[0]), math.log(TAU_RANGE[1]), 40))
 _LOW, _HIGH = math.log(SLOW_RANGE[0]), math.log(SLOW_RANGE[1])
 _WIDTH = _HIGH - _LOW
+# A drive below this (ln) of the median is weighed as at it: the prior holds no slow drive past 1% of the centre, and
+# a drive at a millionth would fit the healthy spread better than a centre 100 times its level (it did almost no work)
+_DEEPEST = math.log(2 * SLOW_RANGE[0])
 
 BISECTIONS = 14  # halvings of the floor's search (4.6 ln units): to 0.03% of the median
 SPREAD_FLOOR = 0.005  # the array's robust spread (sd of ln rate) below this counts as this (`OutlierParams.mad_floor`)
@@ -39,6 +42,14 @@ SPREAD_FLOOR = 0.005  # the array's robust spread (sd of ln rate) below this cou
 # judged): bench/outlier_mixture_cuts.py writes this table (its docstring says how and why the spread); a size not
 # in it is not judged by the mixture test.
 CUTS: dict[int, float] = {
+    8: 3.502,
+    9: 3.354,
+    10: 2.930,
+    11: 3.032,
+    12: 3.054,
+    13: 3.271,
+    14: 3.117,
+    15: 2.943,
 }  # end of the table
 
 
@@ -62,45 +73,55 @@ def _log_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return lo + np.log1p(-np.exp(np.minimum(hi - lo, 0.0)))
 
 
-def _log_evidence(z: np.ndarray, slow: np.ndarray) -> np.ndarray:
+def _log_evidence(z: np.ndarray, excess: np.ndarray, slow: np.ndarray) -> np.ndarray:
     """ln of each configuration's likelihood (configurations x `TAU`), up to a constant common to all: `slow` is a
-    boolean mask (configurations x drives) of the drives slow in it; z the drives' ln rates (slow is low)."""
+    boolean mask (configurations x drives) of the drives slow in it; z the drives' ln rates (slow is low); `excess`
+    each drive's own noise variance beyond its peers' typical noise (a healthy drive's ln rate has variance
+    tau^2 + its excess: the spread already holds a typical drive's noise)."""
+    healthy = (~slow).astype(float)
+    precision = 1 / (TAU[None, :] ** 2 + excess[:, None])  # drives x TAU
+    weight = healthy @ precision  # the centre's precision, configurations x TAU
+    mean = (healthy @ (precision * z[:, None])) / weight
+    ss = healthy @ (precision * z[:, None] ** 2) - weight * mean**2
+    out = 0.5 * (healthy @ np.log(precision / (2 * math.pi))) - ss / 2 - 0.5 * np.log(weight / (2 * math.pi))
     k = slow.sum(axis=1)
-    m = z.size - k
-    healthy = ~slow
-    total = (healthy * z).sum(axis=1)
-    mean = total / m
-    ss = (healthy * z**2).sum(axis=1) - m * mean**2
-    tau2 = TAU[None, :] ** 2
-    out = -(m[:, None] - 1) / 2 * np.log(2 * math.pi * tau2) - 0.5 * np.log(m)[:, None] - ss[:, None] / (2 * tau2)
     any_slow = k > 0
     if any_slow.any():
         zs = np.where(slow, z[None, :], np.nan)[any_slow]
         lo = np.nanmax(zs, axis=1) - _HIGH  # the centre sits above every slow drive by at least 3% ...
         hi = np.nanmin(zs, axis=1) - _LOW  # ... and by at most 100 times
-        spread = np.sqrt(tau2 / m[any_slow, None])
-        centre = mean[any_slow, None]
+        spread = 1 / np.sqrt(weight[any_slow])
+        centre = mean[any_slow]
         inside = _log_between((lo[:, None] - centre) / spread, (hi[:, None] - centre) / spread)
         out[any_slow] += inside - (k[any_slow] * math.log(_WIDTH))[:, None]
     return out
 
 
-def log_odds(z: Sequence[float] | np.ndarray) -> np.ndarray:
+def log_odds(z: Sequence[float] | np.ndarray, excess: Sequence[float] | np.ndarray | None = None) -> np.ndarray:
     """Each drive's posterior log odds of being slow (module docstring), given the drives' ln rates `z` (slow is
-    low: pass -ln where high is worse). Needs 3 drives or more."""
+    low: pass -ln where high is worse) and each one's own noise variance beyond its peers' typical (`excess`, in
+    ln units squared; None: 0). Needs 3 drives or more."""
     z = np.asarray(z, dtype=float)
     n = z.size
+    noise = np.zeros(n) if excess is None else np.asarray(excess, dtype=float)
     singles = np.eye(n, dtype=bool)
     a, b = np.triu_indices(n, 1)
     pairs = singles[a] | singles[b]
     slow = np.vstack([np.zeros((1, n), dtype=bool), singles, pairs])
     prior = np.concatenate([[math.log(0.5)], np.full(n, math.log(0.25 / n)), np.full(len(a), math.log(0.5 / len(a)))])
-    evidence = _log_evidence(z - float(np.median(z)), slow)
+    evidence = _log_evidence(np.maximum(z - float(np.median(z)), _DEEPEST), noise, slow)
     top = evidence.max()
     weight = np.exp(evidence - top).mean(axis=1) * np.exp(prior)  # the spread's prior: each grid point alike
     posterior = slow.T @ weight / weight.sum()
     with np.errstate(divide="ignore"):
         return np.log(posterior) - np.log1p(-np.minimum(posterior, 1 - 1e-16))
+
+
+def excess(own: Sequence[float]) -> np.ndarray:
+    """Each drive's own noise variance (its relative standard error, squared) beyond the median of the drives': the
+    part of its noise the peers' spread does not already hold (as the leave-out test weighs it)."""
+    own2 = np.asarray(own, dtype=float) ** 2
+    return np.maximum(0.0, own2 - float(np.median(own2))) if own2.size else own2
 
 
 def cut(n: int, spread: float) -> float | None:
@@ -110,19 +131,18 @@ def cut(n: int, spread: float) -> float | None:
     return None if base is None else base + math.log(max(spread, SPREAD_FLOOR))
 
 
-def reach(z: Sequence[float] | np.ndarray, spread: float) -> float:
-    """How far below the mean of `z` (the drives not named, ln units, slow is low; a positive number) a further drive
-    would have to be for the mixture test to name it among them (at the cut of one drive more, `spread` the
-    array's): bisection on its level between the mean and `SLOW_RANGE`'s lower end; inf where no level within it
-    is named or no cut holds."""
+def reach(z: Sequence[float] | np.ndarray, spread_of: Callable[[np.ndarray], float], centre: float) -> float:
+    """How far below `centre` (ln units, slow is low; a positive number) a further drive would have to be for the
+    mixture test to name it among the drives `z` (those named too: it judges them all), at the cut of one drive
+    more and the robust spread `spread_of` gives the drives with it: bisection on its level between the centre
+    and `SLOW_RANGE`'s lower end; inf where no level within it is named or no cut holds."""
     z = np.asarray(z, dtype=float)
-    limit = cut(z.size + 1, spread)
-    if limit is None:
+    if cut(z.size + 1, 1.0) is None:
         return math.inf
-    centre = float(z.mean())
 
     def passes(depth: float) -> bool:
-        return bool(log_odds(np.append(z, centre - depth))[-1] > limit)
+        with_it = np.append(z, centre - depth)
+        return bool(log_odds(with_it)[-1] > cut(with_it.size, spread_of(with_it)))
 
     low, high = 0.0, -_LOW
     if not passes(high):

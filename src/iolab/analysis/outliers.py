@@ -298,7 +298,7 @@ def _verdicts(
     centre = float(np.median(x[rest])) if group else med  # a drive that did no work counts in `med` (as before)
     edge = sign * math.log(centre * (1 + sign * params.rel_floor))  # on sign * y
     left = _left_out(y, rest, own, sign, params, edge)
-    _mixture(y, rest, sign, params, edge, left)
+    _mixture(y, rest, own, sign, params, edge, left)
     if group:
         left.named |= set(group.members)
     floor = float(math.exp(sign * left.reach) * math.exp(left.centre) / med) if math.isfinite(left.reach) else None
@@ -308,28 +308,34 @@ def _verdicts(
     return _Verdicts(left, group, floor, grouped, _group_floor(y, finite, left, own, sign, med, params))
 
 
-def _mixture(y, rest, sign: float, params: OutlierParams, edge: float, left: _LeftOut) -> None:
-    """Where the mixture test judges (`OutlierParams.mixture_below`, a size its table holds), the drives it names
-    among `rest` (each past `edge` on sign * y), their log odds, and its reach in place of the leave-out steps'."""
+def _mixture(y, rest, own: Sequence[float], sign: float, params: OutlierParams, edge: float, left: _LeftOut) -> None:
+    """Where the mixture test judges `rest` (`_mixture_judges`), the drives it names (each past `edge` on sign * y)
+    and their log odds in place of the leave-out steps'; where it would judge the array with one drive more, its
+    reach among the drives not named in place of theirs (the floor is the power of the test a further drive meets)."""
     import numpy as np
 
     from iolab.analysis import outlier_mixture as mixture
 
     kept = [int(i) for i in np.flatnonzero(rest)]
     count = len(kept)
-    if not max(params.group_devices, 1) <= count < params.mixture_below:
-        return
-    z = -sign * y[kept]  # slow is low
-    spread = _log_spread(z, params)[1]
-    limit = mixture.cut(count, spread)
-    if limit is None:
-        return
-    odds = mixture.log_odds(z)
-    named = {kept[k] for k in range(count) if odds[k] > limit and sign * y[kept[k]] >= edge}
-    unnamed = [kept[k] for k in range(count) if kept[k] not in named]
-    left.mixture, left.named, left.odds = True, named, {kept[k]: float(odds[k]) for k in range(count)}
-    left.centre = float(y[unnamed].mean())
-    left.reach = mixture.reach(-sign * y[unnamed], spread)
+    if _mixture_judges(count, params):
+        z = -sign * y[kept]  # slow is low
+        limit = mixture.cut(count, _log_spread(z, params)[1])
+        odds = mixture.log_odds(z, mixture.excess([own[i] for i in kept]))
+        left.named = {kept[k] for k in range(count) if odds[k] > limit and sign * y[kept[k]] >= edge}
+        left.mixture, left.odds = True, {kept[k]: float(odds[k]) for k in range(count)}
+    if _mixture_judges(count + 1, params):
+        unnamed = [i for i in kept if i not in left.named]
+        left.centre = float(y[unnamed].mean())  # a further drive of the peers' typical noise, below their mean
+        left.reach = mixture.reach(-sign * y[kept], lambda v: _log_spread(v, params)[1], -sign * left.centre)
+
+
+def _mixture_judges(count: int, params: OutlierParams) -> bool:
+    """Whether the mixture test judges an array of `count` drives (outside a named group): from `group_devices`
+    to fewer than `mixture_below`, where its table holds a cut."""
+    from iolab.analysis.outlier_mixture import CUTS
+
+    return max(params.group_devices, 1) <= count < params.mixture_below and count in CUTS
 
 
 def _group(y, finite, own: Sequence[float], sign: float, params: OutlierParams) -> Group | None:
