@@ -53,13 +53,29 @@ CUTS: dict[int, float] = {
 }  # end of the table
 
 
+# Numerical Recipes' erfc fit: erfc(u) = t exp(-u^2 + P(t)), t = 1 / (1 + u / 2); P's coefficients, highest first
+_ERFC_FIT = (
+    0.17087277,
+    -0.82215223,
+    1.48851587,
+    -1.13520398,
+    0.27886807,
+    -0.18628806,
+    0.09678418,
+    0.37409196,
+    1.00002368,
+    -1.26551223,
+)
+
+
 def _log_q(x: np.ndarray) -> np.ndarray:
     """ln Q(x), Q the normal upper tail, element-wise, accurate far into either tail: Numerical Recipes' erfc
     (Chebyshev fit, relative error under 1.2e-7 everywhere) taken in logs, so a tail of 40 sds does not underflow."""
     u = np.abs(x) / math.sqrt(2)
     t = 1 / (1 + 0.5 * u)
-    poly = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (
-        0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))
+    poly = np.zeros_like(t)
+    for coefficient in _ERFC_FIT:  # Horner, highest power first
+        poly = poly * t + coefficient
     upper = math.log(0.5) + np.log(t) - u**2 + poly  # ln Q(|x|)
     return np.where(x >= 0, upper, np.log1p(-np.exp(upper)))
 

@@ -409,7 +409,13 @@ def _with_left_out(
     outlier = bool(s.outlier or in_group or (i in left.named and sign * s.rel_dev >= params.rel_floor))
     far = bool(outlier and _far_beyond(y, finite, i, s.noise or 0.0, sign, params))
     return replace(
-        s, outlier=outlier, far=far, t=left.t.get(i), envelope=left.envelope.get(i), in_group=in_group, odds=left.odds.get(i)
+        s,
+        outlier=outlier,
+        far=far,
+        t=left.t.get(i),
+        envelope=left.envelope.get(i),
+        in_group=in_group,
+        odds=left.odds.get(i),
     )
 
 

@@ -337,13 +337,14 @@ def _drive_finding(
         "median": _mb(report.median),
         "leave-out t": _score(score.t),
         "envelope score": _score(score.envelope),
-        "log odds of being slow": _score(score.odds),
         "modified z": _score(score.z),
         "own noise": "not logged" if score.noise is None else f"±{score.noise:.1%} (standard error)",
         "drives": len(report.scores),
         "workload": view.workload,
         "method": _method(report),
     }
+    if score.odds is not None:  # the mixture test judged the array (8-15 drives)
+        evidence["log odds of being slow"] = _score(score.odds)
     title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
     doubt = _doubt(ctx, view, label, score, busy)
     if doubt:
