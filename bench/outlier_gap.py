@@ -138,7 +138,10 @@ def judge_set(
                 part.healthy_method += bool(set(named) - set(case.twin.slow))
                 part.healthy_bound += healthy_bound
                 part.add(
-                    sum(d in named for d in slow), sum(d in bound for d in slow), len(slow), sum(d in ceiling for d in slow)
+                    sum(d in named for d in slow),
+                    sum(d in bound for d in slow),
+                    len(slow),
+                    sum(d in ceiling for d in slow),
                 )
     return sums
 
