@@ -12,7 +12,8 @@ import numpy as np
 from iolab.analysis import outlier_mixture as mixture
 from iolab.analysis.outliers import OutlierParams, find_outliers
 
-OFF = OutlierParams(mixture_below=0)
+ON = OutlierParams(mixture_below=16)  # not shipped (docs/arrays.md, twelfth round): an option with its tests
+OFF = OutlierParams()
 
 
 def _array(spread: float = 0.12, drives: int = 11, slow: tuple[float, ...] = (0.54, 0.38)) -> dict[str, float]:
@@ -26,16 +27,16 @@ def _array(spread: float = 0.12, drives: int = 11, slow: tuple[float, ...] = (0.
 
 
 def test_two_drives_that_mask_each_other_are_both_named_with_two_slow_drives_in_the_model():
-    """The leave-out steps name neither (the far drive weighed against peers holding the milder one); the mixture
-    test, which weighs the configuration where both are slow, names both. Fails with the test switched off
-    (`mixture_below` 0)."""
+    """The leave-out steps (the shipped code) name neither: the far drive is weighed against peers holding the
+    milder one; the mixture test, which weighs the configuration where both are slow, names both. Fails with the
+    test switched off (`mixture_below` 0 in `ON`)."""
     values = _array()
-    assert sorted(s.device for s in find_outliers(values).outliers) == ["slow0", "slow1"]
+    assert sorted(s.device for s in find_outliers(values, ON).outliers) == ["slow0", "slow1"]
     assert find_outliers(values, OFF).outliers == []
 
 
 def test_a_clean_array_names_nothing_and_says_how_slow_a_drive_it_could_name():
-    report = find_outliers(_array(slow=()))
+    report = find_outliers(_array(slow=()), ON)
     assert report.mixture_judged and report.outliers == []
     assert report.floor is not None and 0.5 < report.floor < 0.95
 
@@ -44,11 +45,11 @@ def test_the_floor_is_the_level_at_which_a_further_drive_is_named():
     """Where the array cannot tell, it says so with the smallest slowdown it could have named: a further drive a
     little below the floor is named, a little above it is not (10 healthy drives spread 20%: the 11th)."""
     values = _array(spread=0.20, drives=10, slow=())
-    report = find_outliers(values)
+    report = find_outliers(values, ON)
     floor = report.floor
     assert floor is not None and floor < 0.8
-    below = find_outliers(values | {"x": 0.93 * floor * report.median})
-    above = find_outliers(values | {"x": 1.07 * floor * report.median})
+    below = find_outliers(values | {"x": 0.93 * floor * report.median}, ON)
+    above = find_outliers(values | {"x": 1.07 * floor * report.median}, ON)
     assert [s.device for s in below.outliers] == ["x"]
     assert above.outliers == []
 
@@ -73,7 +74,7 @@ def test_the_normal_tail_in_logs_holds_far_out():
 def test_outside_its_sizes_the_leave_out_steps_judge_as_before():
     for drives in (6, 20):
         values = _array(drives=drives, slow=(0.3,))
-        on, off = find_outliers(values), find_outliers(values, OFF)
+        on, off = find_outliers(values, ON), find_outliers(values, OFF)
         assert not on.mixture_judged
         assert [s.device for s in on.outliers] == [s.device for s in off.outliers] == ["slow0"]
         assert on.floor == off.floor

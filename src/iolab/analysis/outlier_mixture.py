@@ -18,6 +18,10 @@ range), the spread on a grid, so a drive's odds cost O(n^2 x grid): well under a
 The cut is not a nominal rate: it is simulated per array size by bench/outlier_mixture_cuts.py over clean arrays
 drawn as the benches draw them (normal and flat peers, heavy-tailed AR(1) seconds, drives behind one HBA sharing
 noise) and stored in `CUTS`; an array of a size outside the table is not judged by this test.
+
+Not shipped (`OutlierParams.mixture_below` 0; docs/arrays.md, twelfth round): on fresh sets it was within 3 points
+of the oracle bound in every sigma bin of 8-15 drives, clean arrays at most 0.9%, but it named a healthy drive
+beside a single slow one more often than the bound: its prior makes a second slow drive as likely as a first.
 """
 
 from __future__ import annotations
