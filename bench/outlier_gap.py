@@ -56,9 +56,11 @@ class Sums:
     # twins with a healthy drive named (the slow drive's peers): what a looser later step costs beside its recall
     healthy_method: int = 0
     healthy_bound: int = 0
+    ceiling: int = 0  # the known-sigma test's (outlier_envelope's ceiling) count of the drives, printed beside
 
-    def add(self, method: int, bound: int, drives: int) -> None:
+    def add(self, method: int, bound: int, drives: int, ceiling: int = 0) -> None:
         d = method - bound
+        self.ceiling += ceiling
         self.arrays += 1
         self.drives += drives
         self.method += method
@@ -83,6 +85,7 @@ class Sums:
             "drives": self.drives,
             "method": round(self.method / self.drives, 4),
             "bound": round(self.bound / self.drives, 4),
+            "known_sigma": round(self.ceiling / self.drives, 4),
             "gap_points": round(100 * gap, 2),
             "se_points": round(100 * se, 2),
             "gap_95": [round(100 * (gap - Z95 * se), 2), round(100 * (gap + Z95 * se), 2)],
@@ -113,14 +116,16 @@ def seeds_of(spec: str, arrays: int, size: tuple[int, int], sigma: tuple[float, 
 
 
 def judge_set(
-    seeds: list[int], variants: dict[str, OutlierParams], bound_alarm: float, workers: int
+    seeds: list[int], variants: dict[str, OutlierParams], alarms: tuple[float, float], workers: int
 ) -> dict[str, dict[str, Sums]]:
     """Each seed's clean array and twin judged by the method (each variant of its parameters, on the same cases) and
-    the bound (at `bound_alarm`), summed per array: in all, and apart for twins with one slow drive and with two
+    the bound and the known-sigma test (at `alarms`), summed per array: in all, and apart for twins with one slow drive and with two
     (where the second, milder one sits among the method's peers and the bound knows it is not healthy)."""
     sums = {v: {"all": Sums(), "one slow drive": Sums(), "two slow drives": Sums()} for v in variants}
     for case in env.corpus(seeds, workers):
+        bound_alarm, ceiling_alarm = alarms
         bound = env.named_at(case.seen_twin.bound, bound_alarm)
+        ceiling = env.named_at(case.seen_twin.ceiling, ceiling_alarm)
         clean_bound = bool(env.named_at(case.seen_clean.bound, bound_alarm))
         healthy_bound = bool(bound - set(case.twin.slow))
         slow = [d for d, ratio in case.twin.slow.items() if ratio <= AT_MOST]
@@ -132,7 +137,12 @@ def judge_set(
                 part.clean_bound += clean_bound
                 part.healthy_method += bool(set(named) - set(case.twin.slow))
                 part.healthy_bound += healthy_bound
-                part.add(sum(d in named for d in slow), sum(d in bound for d in slow), len(slow))
+                part.add(
+                    sum(d in named for d in slow),
+                    sum(d in bound for d in slow),
+                    len(slow),
+                    sum(d in ceiling for d in slow),
+                )
     return sums
 
 
@@ -146,7 +156,8 @@ def variants_of(specs: list[str]) -> dict[str, OutlierParams]:
 
 
 def report(name: str, row: dict) -> None:
-    print(f"{name}: {row.get('method', 0):.1%} vs {row.get('bound', 0):.1%} of {row['drives']} drives, gap "
+    print(f"{name}: {row.get('method', 0):.1%} vs {row.get('bound', 0):.1%} (known sigma {row.get('known_sigma', 0):.1%}) "
+          f"of {row['drives']} drives, gap "
           f"{row.get('gap_points')} points, 95% {row.get('gap_95')}, healthy named {row.get('healthy_named')}",
           flush=True)  # fmt: skip
 
@@ -157,7 +168,7 @@ def span(text: str, kind: type) -> tuple:
     return kind(low), kind(high)
 
 
-def measure(args: argparse.Namespace, bound_alarm: float) -> tuple[dict, dict]:
+def measure(args: argparse.Namespace, alarms: tuple[float, float]) -> tuple[dict, dict]:
     """Each seed set's figures (in all, one slow drive, two) and each pooling's."""
     size, sigma = span(args.size, int), span(args.sigma, float)
     variants = variants_of(args.variant)
@@ -165,7 +176,7 @@ def measure(args: argparse.Namespace, bound_alarm: float) -> tuple[dict, dict]:
     pools: dict[str, dict[str, dict[str, Sums]]] = {pool: {v: {} for v in variants} for pool in args.pool}
     for spec in args.set or ["6000000"]:
         seeds = seeds_of(spec, args.arrays, size, sigma)
-        sums = judge_set(seeds, variants, bound_alarm, args.workers)
+        sums = judge_set(seeds, variants, alarms, args.workers)
         _pool(pools, spec, sums)
         name = f"{seeds[0]}..{seeds[-1]}"
         sets[name] = {"given_as": spec, **_figures(sums)}
@@ -219,7 +230,7 @@ def main() -> int:
     stored = json.loads((RESULTS / "outlier_envelope.json").read_text())
     bound_alarm = args.bound_alarm or stored["reference_alarms"]["bound"]
     started = time.perf_counter()
-    sets, pooled = measure(args, bound_alarm)
+    sets, pooled = measure(args, (bound_alarm, stored["reference_alarms"]["ceiling"]))
     run = {
         "host": host(),
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -139,6 +139,14 @@ class OutlierParams:
     # (`analysis.outlier_null`), in place of `loo_alarm`; 0 turns that off (`loo_alarm`, Bonferroni, each test
     # at its own rate: clean arrays of 8-32 drives alarmed 1.0-1.1% in four bins).
     array_alarm: float = 0.005
+    # The mixture test (`analysis.outlier_mixture`) judges arrays of `group_devices` up to fewer than this many drives
+    # (outside a named group) in place of the leave-out steps, at its cuts simulated per size (they hold
+    # `array_alarm` with the group search on clean arrays drawn as the benches draw them); 0 turns it off. Off: judged
+    # at 16 on fresh sets against a rule declared first (issue 40, twelfth round), it closed the gap to the oracle
+    # bound at 8-15 drives (+0.2, +1.1, +1.2 points at sigma 1-10, 10-20, 20-30%; the steps -1.3, -4.2, -3.9) but
+    # named a healthy drive beside a single slow one more often than the bound (8, 15, 11 twins of 1,500 against 3, 6,
+    # 6; docs/arrays.md).
+    mixture_below: int = 0
 
 
 @dataclass(frozen=True)
@@ -155,6 +163,7 @@ class DeviceScore:
     t: float | None = None  # the leave-out test's t (against the others' mean and sd), for the drives it weighed
     envelope: float | None = None  # the envelope test's score (against the others' mean and `envelope_sigma`)
     in_group: bool = False  # named as one of a slow group (`OutlierReport.group`)
+    odds: float | None = None  # the mixture test's log odds that it is slow, where that test judged
 
 
 @dataclass(frozen=True)
@@ -181,6 +190,7 @@ class OutlierReport:
     # The power of the group search: the share of the median at or below which a group of drives at one level would
     # have been named against the drives not named; None where the search did not judge (`group_devices`).
     group_floor: float | None = None
+    mixture_judged: bool = False  # the mixture test named the single drives (`OutlierParams.mixture_below`)
 
     @property
     def outliers(self) -> list[DeviceScore]:
@@ -275,6 +285,7 @@ class _Verdicts:
             "group_t": group.t if group else None,
             "group_cut": group.cut if group else None,
             "group_floor": self.group_floor,
+            "mixture_judged": self.left.mixture,
         }
 
 
@@ -291,6 +302,7 @@ def _verdicts(
     centre = float(np.median(x[rest])) if group else med  # a drive that did no work counts in `med` (as before)
     edge = sign * math.log(centre * (1 + sign * params.rel_floor))  # on sign * y
     left = _left_out(y, rest, own, sign, params, edge)
+    _mixture(y, rest, own, sign, params, edge, left)
     if group:
         left.named |= set(group.members)
     floor = float(math.exp(sign * left.reach) * math.exp(left.centre) / med) if math.isfinite(left.reach) else None
@@ -298,6 +310,36 @@ def _verdicts(
         floor = min(floor, 1 - params.rel_floor) if sign < 0 else max(floor, 1 + params.rel_floor)
     grouped = tuple(names[i] for i in group.members) if group else ()
     return _Verdicts(left, group, floor, grouped, _group_floor(y, finite, left, own, sign, med, params))
+
+
+def _mixture(y, rest, own: Sequence[float], sign: float, params: OutlierParams, edge: float, left: _LeftOut) -> None:
+    """Where the mixture test judges `rest` (`_mixture_judges`), the drives it names (each past `edge` on sign * y)
+    and their log odds in place of the leave-out steps'; where it would judge the array with one drive more, its
+    reach among the drives not named in place of theirs (the floor is the power of the test a further drive meets)."""
+    import numpy as np
+
+    from iolab.analysis import outlier_mixture as mixture
+
+    kept = [int(i) for i in np.flatnonzero(rest)]
+    count = len(kept)
+    if _mixture_judges(count, params):
+        z = -sign * y[kept]  # slow is low
+        limit = mixture.cut(count, _log_spread(z, params)[1])
+        odds = mixture.log_odds(z, mixture.excess([own[i] for i in kept]))
+        left.named = {kept[k] for k in range(count) if odds[k] > limit and sign * y[kept[k]] >= edge}
+        left.mixture, left.odds = True, {kept[k]: float(odds[k]) for k in range(count)}
+    if _mixture_judges(count + 1, params):
+        unnamed = [i for i in kept if i not in left.named]
+        left.centre = float(y[unnamed].mean())  # a further drive of the peers' typical noise, below their mean
+        left.reach = mixture.reach(-sign * y[kept], lambda v: _log_spread(v, params)[1], -sign * left.centre)
+
+
+def _mixture_judges(count: int, params: OutlierParams) -> bool:
+    """Whether the mixture test judges an array of `count` drives (outside a named group): from `group_devices`
+    to fewer than `mixture_below`, where its table holds a cut."""
+    from iolab.analysis.outlier_mixture import CUTS
+
+    return max(params.group_devices, 1) <= count < params.mixture_below and count in CUTS
 
 
 def _group(y, finite, own: Sequence[float], sign: float, params: OutlierParams) -> Group | None:
@@ -370,7 +412,15 @@ def _with_left_out(
     in_group = group is not None and i in group.members
     outlier = bool(s.outlier or in_group or (i in left.named and sign * s.rel_dev >= params.rel_floor))
     far = bool(outlier and _far_beyond(y, finite, i, s.noise or 0.0, sign, params))
-    return replace(s, outlier=outlier, far=far, t=left.t.get(i), envelope=left.envelope.get(i), in_group=in_group)
+    return replace(
+        s,
+        outlier=outlier,
+        far=far,
+        t=left.t.get(i),
+        envelope=left.envelope.get(i),
+        in_group=in_group,
+        odds=left.odds.get(i),
+    )
 
 
 def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln values of the devices that did work
@@ -399,6 +449,8 @@ class _LeftOut:
     reach: float = math.inf
     holds: bool = True
     judged: bool = True  # the envelope test took part (`envelope_devices`, `envelope_alarm`)
+    mixture: bool = False  # the mixture test named the drives in place of the steps (`_mixture`)
+    odds: dict[int, float] = field(default_factory=dict)  # its log odds, where it judged
 
 
 def _left_out(  # y: ln values

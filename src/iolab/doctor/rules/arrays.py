@@ -131,6 +131,15 @@ def _method(report: OutlierReport) -> str:
         if report.envelope_holds
         else f" (the peers spread wider than {p.envelope_sigma:.0%}: judged by their own spread only)"
     )
+    if report.mixture_judged:
+        from iolab.analysis.outlier_mixture import SLOW_RANGE  # numpy: only where an array is judged
+
+        return (
+            "each drive's posterior odds of being slow (up to two slow drives, a slow drive anywhere at "
+            f"{SLOW_RANGE[0]:.0%}-{SLOW_RANGE[1]:.0%} of the healthy centre, the peers' spread unknown) past the cut "
+            f"simulated for {len(report.scores)} drives on clean arrays; or modified z-score (robust scale: "
+            f"{report.scale_method}) below -{p.threshold:g}; and at least {p.rel_floor:.0%} below the median"
+        )
     alarm = p.loo_alarm
     if not report.envelope_judged:
         envelope = f" ({p.envelope_devices} drives or more: judged by their own spread)"
@@ -334,6 +343,8 @@ def _drive_finding(
         "workload": view.workload,
         "method": _method(report),
     }
+    if score.odds is not None:  # the mixture test judged the array (8-15 drives)
+        evidence["log odds of being slow"] = _score(score.odds)
     title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
     doubt = _doubt(ctx, view, label, score, busy)
     if doubt:

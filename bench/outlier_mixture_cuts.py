@@ -1,0 +1,116 @@
+"""The mixture test's cuts (`analysis.outlier_mixture.CUTS`), simulated per array size on clean arrays as the benches
+draw them (issue 40, twelfth round).
+
+A drive's posterior log odds of being slow grow with the array's spread (a slow drive's prior is stated in ln units,
+the healthy density thins as 1/tau): on clean arrays of 8-15 drives the 99.5% quantile of the largest odds rose by
+about 1.3 from sigma 1-10% to 20-30%, so one cut per size would alarm mostly where the spread is wide. Less the ln of
+the array's robust spread (`analysis.outliers._log_spread`: MAD, small-sample corrected) the quantiles stood within
+noise of one another across sigma (calibration seeds below, 1,500 arrays a family and bin). The statistic is thus
+S = the largest log odds (of the drives `rel_floor` or more below the median) - ln(max(spread, SPREAD_FLOOR)), and
+the cut per size n is the least c at which, in each family, at most `ALARM` of the clean arrays have the group
+search fire or S past c; the table keeps the largest over the families (the worst family holds `ALARM`).
+
+The families (bench/outlier_clean.py's draw: sigma uniform in 1-10, 10-20 and 20-30% alike, the seconds AR(1) with
+t3 innovations, CV 1-20%, 10-60 s or 300 s): lognormal peers, a uniform log spread, and drives behind one HBA
+sharing 30-90% of their seconds' noise. Calibration seeds from `SEED` (never a held-out set of any bench; not the
+independent audit's). Nothing here looks at slow drives.
+
+    python bench/outlier_mixture_cuts.py [--arrays 3000] [--write]   # --write: the table into the module
+    python bench/outlier_mixture_cuts.py --smoke
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+import outlier_clean as clean  # noqa: E402
+import outlier_envelope as env  # noqa: E402
+from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
+
+from iolab.analysis import outlier_mixture as mixture  # noqa: E402
+from iolab.analysis.noise import own_noise  # noqa: E402
+from iolab.analysis.outliers import OutlierParams, _group, _log_spread, _own_noise  # noqa: E402
+
+SEED = 31_000_000
+ALARM = 0.005  # the shipped `OutlierParams.array_alarm`: the verdict's whole budget in 8+ drives
+FAMILIES = ("lognormal peers", "uniform log spread", "HBA groups")
+SIZES = range(8, 16)  # the sizes it judges (`OutlierParams.mixture_below`); 7 drives' floor reads 8's cut
+MODULE = HERE.parent / "src" / "iolab" / "analysis" / "outlier_mixture.py"
+
+
+def statistic(array: env.Array, params: OutlierParams) -> tuple[bool, float]:
+    """Whether the group search names a group in the clean array, and S (module docstring); each drive's own noise
+    measured and weighed as ARR-OUTLIER's call does (`analysis.noise.own_noise`)."""
+    x = env.per_second(array, np.random.default_rng([array.seed, 7]))
+    means = x.mean(axis=1)
+    y = np.log(means)
+    own = [_own_noise(own_noise(x[i].tolist())) for i in range(array.n)]
+    grouped = _group(y, np.isfinite(y), own, -1.0, params) is not None
+    odds = mixture.log_odds(y, mixture.excess(own))
+    weighed = means <= (1 - params.rel_floor) * float(np.median(means))
+    spread = _log_spread(y, params)[1]
+    top = float(odds[weighed].max()) if weighed.any() else -math.inf
+    return grouped, top - math.log(max(spread, mixture.SPREAD_FLOOR))
+
+
+def size_cut(n: int, arrays: int, params: OutlierParams) -> dict:
+    """The cut at n drives (module docstring), each family's draws from `SEED`."""
+    out: dict = {"families": {}}
+    for family in FAMILIES:
+        rows = []
+        for seed in range(SEED + 100_000 * n, SEED + 100_000 * n + arrays):
+            array = clean.draw(seed, family, (0.01, 0.30), (n, n))
+            rows.append(statistic(array, params))
+        grouped = np.array([g for g, _ in rows])
+        s = np.sort(np.array([v for g, v in rows if not g]))
+        room = int(math.floor(ALARM * arrays)) - int(grouped.sum())  # arrays S may still pass
+        c = float(s[-room - 1]) if 0 <= room < len(s) else math.inf
+        out["families"][family] = {"cut": round(c, 4), "grouped": int(grouped.sum()), "arrays": arrays}
+    out["cut"] = max(f["cut"] for f in out["families"].values())
+    return out
+
+
+def write_table(cuts: dict[int, float]) -> None:
+    """The table into `outlier_mixture.CUTS`, between its markers."""
+    text = MODULE.read_text()
+    body = "".join(f"    {n}: {c:.3f},\n" for n, c in sorted(cuts.items()))
+    pattern = r"(CUTS: dict\[int, float\] = \{\n).*?(\}  # end of the table)"
+    MODULE.write_text(re.sub(pattern, lambda m: m.group(1) + body + m.group(2), text, flags=re.S))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arrays", type=int, default=3000, help="clean arrays a family and size")
+    parser.add_argument("--write", action="store_true", help="write the table into the module")
+    parser.add_argument("--out", type=Path, default=RESULTS / "outlier_mixture_cuts.json")
+    add_smoke_flag(parser)
+    args = parser.parse_args()
+    sizes = list(SIZES)
+    if args.smoke:
+        env.smoke_nulls()
+        args.arrays, sizes, args.write = 40, [8], False
+    started = time.perf_counter()
+    params = OutlierParams()
+    table = {}
+    for n in sizes:
+        table[n] = size_cut(n, args.arrays, params)
+        print(f"{n} drives: {table[n]}", flush=True)
+    if args.write:
+        write_table({n: row["cut"] for n, row in table.items()})
+    figures = {"host": host(), "seed": SEED, "alarm": ALARM, "arrays": args.arrays, "sizes": table,
+               "seconds": round(time.perf_counter() - started, 1)}  # fmt: skip
+    write_result(args.out, "outlier_mixture_cuts", figures, smoke=args.smoke)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The mixture test (`analysis.outlier_mixture`, issue 40 twelfth round): in arrays of 8-15 drives each drive's
+posterior odds of being slow, summed over every configuration of at most two slow drives, name a pair that masks
+each other in the leave-out steps; its cut is simulated per size, and its reach is the array's floor."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+from iolab.analysis import outlier_mixture as mixture
+from iolab.analysis.outliers import OutlierParams, find_outliers
+
+ON = OutlierParams(mixture_below=16)  # not shipped (docs/arrays.md, twelfth round): an option with its tests
+OFF = OutlierParams()
+
+
+def _array(spread: float = 0.12, drives: int = 11, slow: tuple[float, ...] = (0.54, 0.38)) -> dict[str, float]:
+    """The audit's case (docs/accuracy.md, `array_case(83)`): `drives` - len(slow) healthy drives spread `spread`
+    exactly (normal scores), and drives at each share of `slow` of their geometric mean."""
+    healthy = drives - len(slow)
+    q = np.array([NormalDist().inv_cdf((i + 0.5) / healthy) for i in range(healthy)])
+    peers = np.exp(q / q.std(ddof=1) * spread) * 1000.0
+    centre = float(np.exp(np.log(peers).mean()))
+    return {f"d{i}": float(v) for i, v in enumerate(peers)} | {f"slow{k}": r * centre for k, r in enumerate(slow)}
+
+
+def test_two_drives_that_mask_each_other_are_both_named_with_two_slow_drives_in_the_model():
+    """The leave-out steps (the shipped code) name neither: the far drive is weighed against peers holding the
+    milder one; the mixture test, which weighs the configuration where both are slow, names both. Fails with the
+    test switched off (`mixture_below` 0 in `ON`)."""
+    values = _array()
+    assert sorted(s.device for s in find_outliers(values, ON).outliers) == ["slow0", "slow1"]
+    assert find_outliers(values, OFF).outliers == []
+
+
+def test_a_clean_array_names_nothing_and_says_how_slow_a_drive_it_could_name():
+    report = find_outliers(_array(slow=()), ON)
+    assert report.mixture_judged and report.outliers == []
+    assert report.floor is not None and 0.5 < report.floor < 0.95
+
+
+def test_the_floor_is_the_level_at_which_a_further_drive_is_named():
+    """Where the array cannot tell, it says so with the smallest slowdown it could have named: a further drive a
+    little below the floor is named, a little above it is not (10 healthy drives spread 20%: the 11th)."""
+    values = _array(spread=0.20, drives=10, slow=())
+    report = find_outliers(values, ON)
+    floor = report.floor
+    assert floor is not None and floor < 0.8
+    below = find_outliers(values | {"x": 0.93 * floor * report.median}, ON)
+    above = find_outliers(values | {"x": 1.07 * floor * report.median}, ON)
+    assert [s.device for s in below.outliers] == ["x"]
+    assert above.outliers == []
+
+
+def test_the_cut_grows_with_the_spread_as_the_odds_do():
+    """The odds of a drive at a fixed number of sds below its peers grow as ln of the spread (the slow prior is in
+    ln units): the cut follows, so a drive 3 sds down is judged alike at a spread of 5% and of 25%."""
+    for n in range(8, 16):
+        high, low = mixture.cut(n, 0.25), mixture.cut(n, 0.05)
+        assert high is not None and low is not None and math.isclose(high - low, math.log(5))
+    assert mixture.cut(7, 0.1) is None and mixture.cut(16, 0.1) is None
+
+
+def test_the_normal_tail_in_logs_holds_far_out():
+    a = np.array([-3.0, -1.0, 0.5, 2.0, 10.0])
+    b = np.array([-2.0, 5.0, 0.7, 40.0, 11.0])
+    exact = [math.log(NormalDist().cdf(y) - NormalDist().cdf(x)) for x, y in zip(a[:4], b[:4], strict=True)]
+    assert np.allclose(mixture._log_between(a[:4], b[:4]), exact, rtol=1e-6)
+    assert math.isclose(float(mixture._log_between(a[4:], b[4:])[0]), -53.2313, rel_tol=1e-4)
+
+
+def test_outside_its_sizes_the_leave_out_steps_judge_as_before():
+    for drives in (6, 20):
+        values = _array(drives=drives, slow=(0.3,))
+        on, off = find_outliers(values, ON), find_outliers(values, OFF)
+        assert not on.mixture_judged
+        assert [s.device for s in on.outliers] == [s.device for s in off.outliers] == ["slow0"]
+        assert on.floor == off.floor
