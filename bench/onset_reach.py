@@ -10,13 +10,16 @@ the shape's deepest part ends (a generous bound under Gaussian noise; under t3 s
 shape and length: iolab's share within ±1 s of the found dips, and the oracle's share of the same dips.
 
 Run: `python bench/onset_reach.py [--cases 1500] [--procs 1] [--seed 990101] [--out PATH] [--smoke]` (writes
-bench/results/onset_reach.json).
+bench/results/onset_reach.json). `--param NAME=VALUE` (repeatable) dates with the rules' DipParams changed, e.g. the
+dating before onset50: `--param date_inward=false --param hinge_penalty=1.0 --out PATH`.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 from collections import defaultdict
+from dataclasses import replace
 from functools import partial
 from multiprocessing import Pool
 from pathlib import Path
@@ -25,6 +28,8 @@ import dips_envelope as env
 import independent_audit as audit
 import numpy as np
 from results_file import RESULTS, add_smoke_flag, write_result
+
+from iolab.doctor.rules import telemetry
 
 SEED = 990_101  # not the audit's (440101..440301): nothing was chosen on either
 KINDS = {"rect": "rectangle", "ramp": "trapezoid", "V": "V", "noisy": "noisy bottom"}
@@ -75,6 +80,16 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
+def _param(text: str) -> tuple[str, object]:
+    """NAME=VALUE as (name, value): a Python literal (true/false/none in any case), else the text."""
+    name, _, value = text.partition("=")
+    value = {"true": "True", "false": "False", "none": "None"}.get(value.lower(), value)
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return name, value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=1500)
@@ -82,8 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     # other seeds of the same generator: is a bin's gap the generator's or its one sample's? (docs/dips.md, onset48)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--out", type=Path, default=RESULTS / "onset_reach.json")
+    parser.add_argument("--param", action="append", default=[], help="NAME=VALUE: a DipParams field the rules use")
     add_smoke_flag(parser)
     args = parser.parse_args(argv)
+    telemetry.PARAMS = replace(telemetry.PARAMS, **dict(_param(p) for p in args.param))
     if args.smoke:
         args.cases = 6
     one = partial(case, seed=args.seed)
@@ -92,7 +109,9 @@ def main(argv: list[str] | None = None) -> int:
             rows = pool.map(one, range(args.cases), chunksize=8)
     else:
         rows = [one(i) for i in range(args.cases)]
-    result = summarise([r for r in rows if r is not None]) | {"cases": args.cases, "seed": args.seed}
+    result = summarise([r for r in rows if r is not None]) | {
+        "cases": args.cases, "seed": args.seed, "params": telemetry.PARAMS.__dict__,
+    }  # fmt: skip
     write_result(args.out, "onset_reach", result, args.smoke)
     for key in ("all", "rect", "ramp", "V", "noisy", "gauss", "t3"):
         cell = result["by_bin"].get(key)

@@ -48,8 +48,15 @@ class DipParams:
     # spread^2 x ln n (`date_edges`); None: dated from the shoulder crossing as before. 1.0 chosen on
     # bench/dips_envelope.py's tuning seeds 40-839 from 0.5, 1, 1.5, 2, 3, 5: onset within 1 s of the shape's
     # start 88.3% -> 95.0% (V 59.9% -> 86.4%, 21-60 s 71.3% -> 89.2%, rectangles 97.8% as before); at 0.5
-    # rectangles fell to 97.2% (noise dated them early). docs/dips.md "Dating a gradual dip"
-    hinge_penalty: float | None = 1.0
+    # rectangles fell to 97.2% (noise dated them early). docs/dips.md "Dating a gradual dip". 0.75 with
+    # `date_inward` (onset50): chosen on the audit's generator at seed 5,500,001 (1,000 runs, 823 eligible dips
+    # found through the rules) and "gradual noisy" 3,200,000-3,200,399 (314) from 1.0, 0.75, 0.5: within 1 s
+    # 724 -> 727, 734, 738 (the oracle 744) and 275 -> 276, 276, 277 (280); 0.5 dated a 2 s rectangle 1 s early
+    # (tests/analysis/test_dips_short.py), 0.75 one more of 200 such (185 exact, 198 within 1 s, as at 1.0)
+    hinge_penalty: float | None = 0.75
+    # an edge may move in as well as out: a noise second `shoulder` low just before (after) a dip, joined to it,
+    # dates it early (late) when the dating only moves an edge out (`date_edges`); False: out only, as before
+    date_inward: bool = True
 
 
 @dataclass(frozen=True)
@@ -379,7 +386,9 @@ def date_edges(x, found: list[list[int]], level: float, sigma: float, params: Di
     straight descent to the event's floor) starting before the crossing fits the seconds between the previous
     event and the event's middle better than one starting at the crossing by more than `hinge_penalty` x the
     spread^2 of the seconds outside the events about the level x ln n (one more change point's worth), so noise
-    alone does not date a rectangle early. Events never reach into each other."""
+    alone does not date a rectangle early; and moved in (`date_inward`) where a hinge starting after the crossing,
+    at the latest at the event's first second `drop` below the level, beats both by as much: a noise second
+    `shoulder` low just before the dip, joined to it, is the level's. Events never reach into each other."""
     import numpy as np
 
     if params.hinge_penalty is None or not found:
@@ -390,40 +399,47 @@ def date_edges(x, found: list[list[int]], level: float, sigma: float, params: Di
     outside = x[free] - level
     spread2 = max(sigma * sigma, float(np.mean(outside * outside)) if len(outside) else 0.0)
     gain = params.hinge_penalty * spread2 * float(np.log(max(len(x), 2)))
+    deep = (1.0 - params.drop) * level if params.date_inward else -math.inf
     order = sorted(found)
     edges = [0] + [last + 1 for _, last in order[:-1]]
     ends = [first - 1 for first, _ in order[1:]] + [len(x) - 1]
     dated = {}
     n = len(x)
     for (first, last), lo, hi in zip(order, edges, ends, strict=True):
-        start = _descent_start(x, first, last, lo, level, gain)
+        start = _descent_start(x, (first, last), lo, (level, deep), gain)
         back = x[::-1]
-        end = n - 1 - _descent_start(back, n - 1 - last, n - 1 - first, n - 1 - hi, level, gain)
+        end = n - 1 - _descent_start(back, (n - 1 - last, n - 1 - first), n - 1 - hi, (level, deep), gain)
         dated[(first, last)] = (start, end)
     return [dated[(first, last)] for first, last in found]
 
 
-def _descent_start(x, first: int, last: int, lo: int, level: float, gain: float) -> int:
-    """Where the descent into the event first..last starts: the earliest sample t0 (from `lo`, at most the event's
-    length and `HINGE_REACH` before `first`) of the best hinge (the level up to t0, a straight fall to a floor at
-    t1, the floor to the event's middle), when it beats the best hinge starting at `first` by more than `gain`;
-    else `first`. Every (t0, t1) at once from running sums: one hinge's fit is two sums over its seconds."""
+def _descent_start(x, event: tuple[int, int], lo: int, floors: tuple[float, float], gain: float) -> int:
+    """Where the descent into the event (first, last) starts: the sample t0 of the best hinge (the level up to t0,
+    a straight fall to a floor at t1, the floor to the event's middle) over t0 from `lo` (at most the event's
+    length and `HINGE_REACH` before `first`) to its first second below floors[1] (a deep second: the dip has
+    begun by then; -inf: none, t0 at most `first`), when it beats the best hinge starting at `first` by more than
+    `gain` (an earlier start also beats every later one); else `first`. floors[0] is the level. Every (t0, t1) at
+    once from running sums: one hinge's fit is two sums over its seconds."""
     import numpy as np
 
+    first, last = event
+    level, deep = floors
     a = max(lo, first - (last - first + 1), first - HINGE_REACH)
-    if a >= first:
+    inward = min(int(np.argmax(x[first : last + 1] < deep)), HINGE_REACH)  # 0 when no second is that deep
+    if a >= first and inward == 0:
         return first
-    y = x[a : min((first + last) // 2, first + HINGE_REACH) + 1] - level
+    middle = max(min((first + last) // 2, first + HINGE_REACH), min(first + inward + 1, last))
+    y = x[a : middle + 1] - level
     f, m = first - a, len(y)
     sy = np.concatenate(([0.0], np.cumsum(y)))
     siy = np.concatenate(([0.0], np.cumsum(np.arange(m) * y)))
-    t0 = np.arange(f + 1)[:, None]
+    t0 = np.arange(f + inward + 1)[:, None]
     t1 = np.arange(f, m)[None, :]
-    span = (t1 - t0 + 1).astype(float)
+    span = np.maximum(t1 - t0 + 1, 1).astype(float)
     # the hinge r: 0 before t0, (i - t0 + 1) / span from t0 to t1, 1 after; its fit takes (r.y)^2 / (r.r) off
     ramp = (siy[t1 + 1] - siy[t0]) - (t0 - 1) * (sy[t1 + 1] - sy[t0])
     ry = ramp / span + (sy[m] - sy[t1 + 1])
     rr = (span + 1.0) * (2.0 * span + 1.0) / (6.0 * span) + (m - 1 - t1)
-    best = float(np.sum(y * y)) - np.max(ry * ry / rr, axis=1)
-    t = int(np.argmin(best[:f]))
-    return a + t if best[f] - best[t] > gain else first
+    best = float(np.sum(y * y)) - np.max(np.where(t1 >= t0, ry * ry / rr, -np.inf), axis=1)
+    t = int(np.argmin(best))
+    return a + t if t != f and best[f] - best[t] > gain else first
