@@ -30,7 +30,7 @@ GUARD = guards.register(
     "host `../..`): a root-only log stored as another user's",
     f"{__name__}.Folders.held",
 )
-_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_DIRECTORY = os.O_DIRECTORY | os.O_CLOEXEC  # with os.O_RDONLY at each open, where tests/test_file_writes.py reads it
 
 
 @dataclass
@@ -79,7 +79,7 @@ class Folders:
         if key in self._held:
             return
         try:
-            fd = os.open(folder, _DIRECTORY)
+            fd = os.open(folder, os.O_RDONLY | _DIRECTORY)
         except OSError:
             return  # its outputs' logs are then not read: the output itself still imports
         self._held[key] = LogFolder(fd, os.listdir(fd))
@@ -104,7 +104,7 @@ class Folders:
     def _opened_by_path(self, folder: Path) -> LogFolder | None:
         """The folder opened by its path now, every link on the way followed: what the guard stops."""
         try:
-            fd = os.open(folder, _DIRECTORY)
+            fd = os.open(folder, os.O_RDONLY | _DIRECTORY)
         except OSError:
             return None
         self._by_path.append(fd)
@@ -138,7 +138,7 @@ def _open_below(fd: int, below: tuple[str, ...]) -> int | None:
     here = fd
     try:
         for part in below:
-            child = os.open(part, _DIRECTORY | os.O_NOFOLLOW, dir_fd=here)
+            child = os.open(part, os.O_RDONLY | _DIRECTORY | os.O_NOFOLLOW, dir_fd=here)
             if here != fd:
                 os.close(here)
             here = child
