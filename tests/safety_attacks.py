@@ -1057,14 +1057,34 @@ def planted_program(case: Case) -> None:
 def import_link(case: Case) -> None:
     """Root imports uid 65534's results folder, where they put a link to a root-only fio output (its job name a
     secret): the output must not be stored as theirs (import-own-links). Leak: the secret in root's store."""
+    _import_foreign_name(case, hard=False)
+
+
+def import_hard_link(case: Case) -> None:
+    """As `import_link`, with a hard link: another name of the root-only output in their folder, which they may
+    make wherever fs.protected_hardlinks is 0 (root makes it here, as the kernel lets root). O_NOFOLLOW does not
+    see it (import-hard-links). Leak: the secret in root's store."""
+    _import_foreign_name(case, hard=True)
+
+
+def _import_foreign_name(case: Case, hard: bool) -> None:
+    """Root imports uid 65534's results folder holding a name (a link, or a hard link) of a root-only output."""
     w = case.world
     secret = f"secret-{case.number}-{case.rng.getrandbits(32):08x}"
     private = w.root / f"private-{case.number}"
     private.mkdir(mode=0o700)
     (private / "run.json").write_text(OUTPUT.read_text().replace('"randread"', f'"{secret}"'))
     folder = w.foreign / f"results-{case.number}"
-    made = as_attacker('mkdir "$1" && ln -s "$2" "$1/$3"', str(folder), str(private / "run.json"), "out.json")
+    made = as_attacker(
+        'mkdir "$1" && { [ -n "$4" ] || ln -s "$2" "$1/$3"; }',
+        str(folder),
+        str(private / "run.json"),
+        "out.json",
+        "hard" if hard else "",
+    )
     assert made.returncode == 0, made.stderr
+    if hard:
+        os.link(private / "run.json", folder / "out.json")
     try:
         cli(case, "import", str(folder))
         home = Path(os.environ["IOLAB_HOME"])
@@ -1187,6 +1207,7 @@ KINDS: dict[str, tuple[Callable[[Case], None], float, str]] = {
     "tree-swap": (tree_swap, 0.5, "tree-no-follow"),
     "planted-program": (planted_program, 0.5, "program-owner-chain"),
     "import-link": (import_link, 0.5, "import-own-links"),
+    "import-hard-link": (import_hard_link, 0.5, "import-hard-links"),
     "import-log-swap": (import_log_swap, 0.5, "import-held-folders"),
     "foreign-python": (foreign_python, 0.5, "root-python-owner"),
     "plant-link": (plant_link, 0.5, "scratch-exclusive-create"),

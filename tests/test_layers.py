@@ -24,7 +24,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "iolab": frozenset(),
     "errors": frozenset(),
     "private": frozenset({"pathchain", "guards"}),
-    "textfile": frozenset({"errors"}),
+    "textfile": frozenset({"errors", "guards"}),
     # one bounded parser for the numbers of a user's input (int64, finite doubles)
     "numbers": frozenset({"errors"}),
     # the registry of every guard that stands between iolab and someone's data (iolab.guards)

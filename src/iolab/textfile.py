@@ -11,6 +11,7 @@ import os
 import stat
 from pathlib import Path
 
+from iolab import guards
 from iolab.errors import UserError
 
 MAX_INPUT_BYTES = 256 << 20  # a fio JSON+ output of many jobs is tens of MB; plans are kilobytes
@@ -42,6 +43,8 @@ def read_regular(
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise Refused("a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file")
+        if not follow and dir_fd is not None and _linked_in(info, dir_fd):
+            raise Refused("a hard link someone else could have made")
         if info.st_size > limit:
             raise Refused("too large", info.st_size)
         parts = []
@@ -57,6 +60,26 @@ def read_regular(
         return b"".join(parts)
     finally:
         os.close(fd)
+
+
+HARD_LINKS = guards.register(
+    "import-hard-links",
+    "a file found in a folder (not named) that has other names, where someone but its owner could have made "
+    "them: a hard link to a root-only file, made where fs.protected_hardlinks is 0",
+    f"{__name__}._linked_in",
+)
+
+
+def _linked_in(info: os.stat_result, dir_fd: int) -> bool:
+    """Whether a file found in the folder `dir_fd` has other names that someone but its owner could have made there:
+    wherever `fs.protected_hardlinks` is 0 a user may hard-link a file they cannot read into a folder they can
+    write, and `O_NOFOLLOW` does not see it. A file of one name is read; one of several only when its owner owns
+    the folder and no one else may write it (group or others, an ACL's named writers among them as its mask, the
+    sticky bit no help: anyone may add a name to /tmp)."""
+    if not guards.active(HARD_LINKS.name) or info.st_nlink == 1:
+        return False
+    folder = os.fstat(dir_fd)
+    return info.st_uid != folder.st_uid or bool(folder.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
 
 
 def read_input(path: str | Path, what: str, limit: int = MAX_INPUT_BYTES) -> str:
