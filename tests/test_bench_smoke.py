@@ -137,4 +137,4 @@ def test_safety_benches_smoke(tmp_path):
         assert record["smoke"] is True and record["benchmark"]
     assert generative["failed"] == 0
     (row,) = mutation["guards"]
-    assert row["guard"] == "read-only-target" and row["caught"], row
+    assert row["guard"] == "import-own-links" and row["caught"], row
