@@ -39,3 +39,20 @@ def test_the_fix_names_only_the_commands_the_directory_needs(uid, mode, fix):
 
 def test_a_sticky_world_writable_directory_of_root_or_yours_passes():
     assert chain_refusal("/tmp/x", [Seen("/", _info(0, 0o755)), Seen("/tmp", _info(0, 0o1777))]) is None
+
+
+def test_a_home_directory_is_not_to_be_chowned_but_run_as_its_user():
+    """`sudo .venv/bin/iolab run` from a checkout in a user's home is refused (root-python-owner); the way out
+    is running as that user, not `chown 0` of their home."""
+    import pwd
+
+    users = [u for u in pwd.getpwall() if u.pw_uid not in (0, os.geteuid()) and os.path.normpath(u.pw_dir) != "/"]
+    if not users:
+        pytest.skip("no passwd entry of another user with a home directory to name")
+    user = users[0]
+    home = os.path.normpath(user.pw_dir)
+    for where in (home, os.path.join(home, "src", "iolab")):
+        refusal = chain_refusal(f"{where}/x.dat", [Seen("/", _info(0, 0o755)), Seen(where, _info(user.pw_uid, 0o755))])
+        advice = str(refusal).split("\n")[1]
+        assert "chown" not in advice
+        assert advice.startswith(f"Fix: run iolab as uid {user.pw_uid} ({where} is in their home), or ")

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import errno
 import os
+import pwd
 import shlex
 import stat
 from collections.abc import Callable, Iterator, Sequence
@@ -132,13 +133,25 @@ def fix(directory: str, info: os.stat_result, acl_writers: tuple[str, ...] = (),
     """The commands that make `directory` pass, or what to do `instead`."""
     quoted = shlex.quote(directory)
     fixes = []
-    if not trusted(info.st_uid):
+    home = not trusted(info.st_uid) and _in_home_of(info.st_uid, directory)
+    if not trusted(info.st_uid) and not home:
         fixes.append(f"chown {os.geteuid()} {quoted}")
     if _open_to_others(info):
         fixes += [f"setfacl -x {','.join(acl_writers)} {quoted}"] if acl_writers else []
         fixes.append(f"chmod go-w {quoted}")
+    if home:  # taking a user's home from them is no fix: run as them, or install elsewhere
+        return f"Fix: run iolab as uid {info.st_uid} ({directory} is in their home), or {instead}"
     owner = "" if trusted(info.st_uid) else f", or run iolab as uid {info.st_uid}"
     return f"Fix: {' && '.join(fixes)}{owner}, or {instead}"
+
+
+def _in_home_of(uid: int, directory: str) -> bool:
+    """`directory` is user `uid`'s home directory or lies inside it (their passwd entry says where)."""
+    try:
+        home = os.path.normpath(pwd.getpwuid(uid).pw_dir)
+    except KeyError:
+        return False
+    return home != "/" and (directory == home or directory.startswith(home + "/"))
 
 
 def resolve(path: str) -> tuple[str, tuple[str, ...]]:
