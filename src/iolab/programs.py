@@ -87,16 +87,26 @@ def root_python_refusal() -> UserError | None:
     thing `schedule install` refuses to set up, done by hand."""
     if os.geteuid() != 0:
         return None
+    said = _python_refusal(sys.executable, sys.prefix, tuple(sys.path))
+    return None if said is None else UserError(said)
+
+
+@functools.lru_cache(maxsize=4)
+def _python_refusal(executable: str, prefix: str, module_path: tuple[str, ...]) -> str | None:
+    """`check_python`'s refusal for this interpreter, prefix and module path, read once a process: every
+    private write checks it again (`private.write_private`), and a run writes hundreds of files."""
     try:
         check_python()
     except UserError as exc:
-        return exc
+        return str(exc)
     return None
 
 
 def check_root_writer() -> None:
     """Refuse (UserError, exit 2, two lines) a command that writes, run as root from a Python another user could
-    change; first in the command, before the modules it imports on its own."""
+    change: first in `run`, `clean` and `import`, before the modules they import on their own, and again in every
+    private write and every store opened for writing, so no command that writes (tag, note, report -o, --png,
+    agent, ...) can miss it."""
     refusal = root_python_refusal()
     if refusal is not None:
         raise refusal

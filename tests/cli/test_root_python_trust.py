@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from iolab import guards, programs
+from iolab.errors import UserError
 from tests.in_process import assert_clean_error, iolab
 from tests.other_user import public_dir
 
@@ -29,10 +30,24 @@ def theirs_on_the_path(monkeypatch) -> Iterator[Path]:
         yield top / "theirs"
 
 
-@pytest.mark.parametrize("command", [["import", str(OUTPUT)], ["clean"], ["run", "--dry-run"]])
+@pytest.mark.parametrize("command", [["import", str(OUTPUT)], ["clean"], ["run", "--dry-run"], ["agent"]])
 def test_a_writing_command_as_root_from_a_path_another_user_can_change_is_refused(theirs_on_the_path, command):
     said = assert_clean_error(iolab(*command))
     assert str(theirs_on_the_path) in said and "owned by uid 65534" in said
+
+
+def test_every_other_write_checks_it_too(theirs_on_the_path, tmp_path, monkeypatch):
+    """Commands that write without a check of their own (tag, note, report -o, --png) are held to it where they
+    write: by a private file write and by a store opened for writing."""
+    from iolab.private import write_private
+    from iolab.store.db import open_store
+
+    monkeypatch.setenv("IOLAB_HOME", str(tmp_path / "home"))
+    for write in (lambda: write_private(tmp_path / "report.md", "x"), lambda: open_store()):
+        with pytest.raises(UserError, match="owned by uid 65534"):
+            write()
+    assert not (tmp_path / "report.md").exists() and not (tmp_path / "home").exists()
+    assert iolab("tag", "1", "baseline").returncode == 2
 
 
 def test_switched_off_the_import_runs_from_their_path(theirs_on_the_path, tmp_path):

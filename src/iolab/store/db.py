@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from iolab import __version__, guards, pathchain
+from iolab import __version__, guards, pathchain, programs
 from iolab.errors import UserError
 from iolab.models import (
     DirectionResult,
@@ -505,6 +505,8 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
     opened for writing (a read-only IOLAB_HOME, a copy on read-only media) is
     opened read-only instead, so results stay readable wherever they are.
     """
+    if not for_reading:
+        programs.check_root_writer()
     directory = Path(pathchain.resolve(str(home or home_dir()))[0])  # a linked home resolved once, then checked
     path = directory / DB_NAME
     chain = pathchain.refusal(str(directory))
