@@ -193,7 +193,13 @@ def history_scale(results: Results) -> str:
 
 def startup(results: Results) -> str:
     r = results("startup")
-    return f"{r['help_s']:.2f} s; {r['ls_s']:.2f} s (`ls --limit {r['runs']} --json` {r['ls_all_json_s']:.2f} s)"
+    wall = f"{r['help_s']:.2f} s; {r['ls_s']:.2f} s (`ls --limit {r['runs']} --json` {r['ls_all_json_s']:.2f} s)"
+    costs = r.get("commands", {})  # CPU-s and modules a process, on a store of 20 runs (older results: none)
+    shown = [f"`{name}` {costs[name]['cpu_s']:.2f} CPU-s, {costs[name]['modules']} modules" for name in STARTUP_SHOWN]
+    return f"{wall}; {'; '.join(shown)}" if all(name in costs for name in STARTUP_SHOWN) else wall
+
+
+STARTUP_SHOWN = ("--help", "run --dry-run", "ls", "show")
 
 
 def dryrun_accuracy(results: Results) -> str:

@@ -481,8 +481,7 @@ def _array_modes(text: str) -> list[str]:
 
 def _hosts(flags: RunFlags) -> dict[str, Any]:
     """--hosts / --hostfile as HostSpec dicts (empty: this host only), and what to do when one fails."""
-    from iolab.cluster.cluster import ON_FAILURE
-    from iolab.cluster.hosts import parse_hosts, read_hostfile
+    from iolab.cluster.hosts import ON_FAILURE, parse_hosts, read_hostfile
 
     if flags.on_host_failure not in ON_FAILURE:
         raise UserError(f"--on-host-failure {flags.on_host_failure!r}: use one of {', '.join(ON_FAILURE)}")
@@ -504,13 +503,13 @@ def _hosts(flags: RunFlags) -> dict[str, Any]:
 
 def _stopping(flags: RunFlags) -> dict[str, str | float]:
     """The request's stopping settings, checked now so a bad one is a usage error before anything runs."""
-    from iolab.runner.stopping import StopRule
-
     pairs = (("target_ci", flags.target_ci), ("min_s", flags.min_seconds), ("max_s", flags.max_seconds))
     given = {k: v for k, v in pairs if v is not None}
     if given and not flags.stop_when_known:
         raise UserError("--target-ci, --min-seconds and --max-seconds go with --stop-when-known")
     if not flags.stop_when_known:
         return {}
+    from iolab.runner.stopping import StopRule  # the rule and its analysis, only for a run that stops
+
     StopRule.from_settings(given)
     return {"on": 1.0, **given}

@@ -60,11 +60,7 @@ def run(
     from iolab.cli.output import chosen, emit
     from iolab.printable import escaping_console
     from iolab.report.formats import RUNS, renderer
-    from iolab.report.terminal import ConsoleProgress
-    from iolab.runner.execute import execute
-    from iolab.runner.progress import SilentProgress
     from iolab.store.db import open_store
-    from iolab.views.run import RunSet
 
     store = open_store()
     run_id, request = _resumed(store, resume, flags) if resume is not None else (None, _new_request(args, flags))
@@ -74,6 +70,12 @@ def run(
     if dry:
         _print_dry_run(request, err)
         return
+    # after the dry run's return: the run's machinery (numpy, the rules, the probes) is half a CPU-second to load
+    from iolab.report.terminal import ConsoleProgress
+    from iolab.runner.execute import execute
+    from iolab.runner.progress import SilentProgress
+    from iolab.views.run import RunSet
+
     progress = SilentProgress() if quiet else ConsoleProgress(err)
     outcome = execute(request, store, progress, resume=run_id, fresh=fresh)
     emit(RUNS, RunSet(store, [outcome.run_id]), shown, output, verbose)

@@ -32,7 +32,6 @@ from iolab.private import write_private
 
 DEFAULT_REMOTE_SCRATCH = 2 * 2**30  # free space on another host is not visible from here
 CLEANUP_TIMEOUT_S = 60.0
-ON_FAILURE = ("continue", "stop")
 
 
 @dataclass

@@ -39,6 +39,9 @@ HOSTFILE_KEYS = ("address", "port", "ssh", "fio", "target", "socket")
 SOCKET_PATH_MAX = 107
 # More hosts than one fio client can drive sensibly from one machine: a typo or a generated file gone wrong.
 MAX_HOSTS = 1024
+# What a multi-host run does when a host fails (--on-host-failure): here, not in `cluster`, so that checking
+# the flag loads no cluster machinery (every `iolab run` checks it).
+ON_FAILURE = ("continue", "stop")
 # Names and addresses end up on command lines (ssh, fio --client) and in a remote
 # shell: host names, IPv4 and IPv6 literals only, never an option or shell syntax.
 _HOST = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,252}|\[?[0-9A-Fa-f:.]+\]?")

@@ -14,18 +14,20 @@ from rich.table import Table
 from iolab.models import Point, Result, Run, units
 from iolab.models.units import counted
 from iolab.printable import Styled, escaping_console
-from iolab.report.wording import HEADERS, comparison_notes, history_blocks, side_text, verdict_cells
-from iolab.views.comparison import Comparison
-from iolab.views.headline import headline_line
-from iolab.views.history import SeriesHistory
-from iolab.views.tables import UNITS_NOTE, NotebookTable, RunReport
+
+# Every command that prints loads this module (`renderer` checks --format before a run starts, a dry run's
+# included): what one view alone needs (the analysis behind tables, comparisons, histories) is imported in
+# the function that draws it.
 
 if TYPE_CHECKING:
     from iolab.models import Finding, Snapshot
+    from iolab.views.comparison import Comparison
+    from iolab.views.history import SeriesHistory
     from iolab.views.host_diff import HostDiff
     from iolab.views.lint import LintView
     from iolab.views.run import RunSet, RunView
     from iolab.views.run_list import RunList
+    from iolab.views.tables import NotebookTable, RunReport
 
 # Columns of a table written to a pipe or file: wide enough that no cell is cut or wrapped ("equival…").
 PLAIN_WIDTH = 200
@@ -116,6 +118,8 @@ class ConsoleProgress:
 
 def print_comparison(comparison: Comparison, console: Console) -> None:
     """The verdict table, then the host differences and the workloads only one side has."""
+    from iolab.report.wording import comparison_notes
+
     console.print(comparison_table(comparison))
     for line in comparison_notes(comparison):
         console.print(line, highlight=False, markup=False)
@@ -123,6 +127,7 @@ def print_comparison(comparison: Comparison, console: Console) -> None:
 
 def comparison_table(comparison: Comparison) -> Table:
     """The verdicts as a Rich table; host differences and unmatched workloads as its caption."""
+    from iolab.report.wording import HEADERS, side_text, verdict_cells
 
     table = Table(
         title=f"A = {side_text(comparison.label_a, comparison.runs_a)}, "
@@ -142,6 +147,8 @@ def comparison_table(comparison: Comparison) -> Table:
 
 def history_text(histories: list[SeriesHistory]) -> str:
     """Plain lines, one block per series."""
+    from iolab.report.wording import history_blocks
+
     lines: list[str] = []
     for title, block in history_blocks(histories):
         lines += [title, *("  " + line for line in block), ""]
@@ -150,6 +157,8 @@ def history_text(histories: list[SeriesHistory]) -> str:
 
 def print_headline(report: RunReport, console: Console) -> None:
     """A run's answer, one line a figure (`views.headline`): what a page of it opens with."""
+    from iolab.views.headline import headline_line
+
     for figure in report.headline:
         console.print(f"  [bold]{escape(headline_line(figure))}[/bold]", soft_wrap=True, highlight=False)
     if report.no_headline:
@@ -195,6 +204,8 @@ def print_report(report: RunReport, console: Console, verbose: bool = False) -> 
 
 def print_runs(views: Sequence[RunView], console: Console, verbose: bool = False) -> None:
     """Each run's report and the A/B of a host setting it made, then the units note once."""
+    from iolab.views.tables import UNITS_NOTE
+
     for view in views:
         print_report(view.report, console, verbose)
         for comparison in view.comparisons:

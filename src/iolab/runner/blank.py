@@ -37,8 +37,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from iolab import guards
 from iolab.errors import UserError
 from iolab.models import units
@@ -187,6 +185,8 @@ def read_all(device: Device, size: int, tell: Callable[[str], None] | None = Non
 
 def _first_data_of_all(fd: int, size: int, tell: Callable[[str], None], started: float, say_at: float) -> WholeRead:
     """`read_all`'s reads on an open descriptor."""
+    import numpy as np  # here, not at the top: `run --dry-run` imports this module and reads no device
+
     buffer = mmap.mmap(-1, CHUNK)  # page-aligned, as O_DIRECT wants
     words = np.frombuffer(buffer, dtype=np.uint8)
     offset, first = 0, None

@@ -11,7 +11,7 @@ from iolab import pathchain
 from iolab.errors import UserError
 from iolab.models import Plan, Point, Target, units
 from iolab.runner import blank
-from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor
+from iolab.runner.executors import ClusterExecutor, Executor, LocalExecutor, check_hosts
 from iolab.runner.manifest import Manifest, build_manifest
 from iolab.runner.request import RunRequest
 
@@ -55,7 +55,6 @@ def dry_run(request: RunRequest) -> DryRun:
     from iolab.plan.effects import check_commands, plan_commands
     from iolab.plan.estimate import point_seconds
     from iolab.runner.arrays import describe_sets
-    from iolab.runner.execute import check_hosts
     from iolab.runner.host_settings import check_request
     from iolab.runner.planning import prepare_points, run_targets
     from iolab.runner.request import build_plan

@@ -36,7 +36,7 @@ from iolab.plan.effects import check_commands
 from iolab.plan.estimate import estimate_seconds
 from iolab.probe import Root, take_snapshot
 from iolab.runner import blank, scratch
-from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor
+from iolab.runner.executors import MULTIHOST_TARGET, ClusterExecutor, Executor, LocalExecutor, check_hosts
 from iolab.runner.host_settings import HostSettings, check_request, restore_leftovers
 from iolab.runner.locks import TargetLocks
 from iolab.runner.measure import Measurer
@@ -50,15 +50,6 @@ from iolab.runner.stopping import StopRule
 from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Store, home_dir
 from iolab.store.queries import get_run, open_scratch, point_statuses, resumable_run, run_material, run_points
-
-DEVICES_AND_HOSTS = "--devices and --hosts do not go together: name a device per host in a host file instead"
-# fio 3.33's client/server mode shows nothing of a point until it ends: the client's --status-interval
-# is not sent to the servers, and a server started with one sends its interim figures into the final
-# report, where fio adds them into "All clients" (tests/cluster/test_stopping_hosts.py; README).
-STOPPING_AND_HOSTS = (
-    "stopping when known (--stop-when-known, a plan's [stopping]) runs on one host only: fio's client/server "
-    "mode gives no per-second figures while a point runs. Drop it, or run without --hosts"
-)
 
 
 @dataclass
@@ -173,14 +164,6 @@ def stop_signals_interrupt() -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def check_hosts(request: RunRequest, plan: Plan) -> None:
-    """What a multi-host run refuses before any host is contacted (a dry run refuses it too)."""
-    if request.hosts and request.devices:
-        raise UserError(DEVICES_AND_HOSTS)
-    if request.hosts and (request.stopping or plan.stopping):
-        raise UserError(STOPPING_AND_HOSTS)
 
 
 def _start_executor(request: RunRequest, plan: Plan, version: str) -> Executor:

@@ -30,12 +30,31 @@ from iolab.store.db import Artifact, Store
 if TYPE_CHECKING:
     from iolab.cluster.cluster import Cluster
     from iolab.cluster.servers import HostState
+    from iolab.models import Plan
+    from iolab.runner.request import RunRequest
 
 PER_HOST = "per-host"
 MULTIHOST_TARGET = (
     "a multi-host run needs a target every host has: a directory (e.g. the NFS or Lustre mount "
     "point) or a device, as in `iolab run /mnt/shared --hosts a,b`"
 )
+DEVICES_AND_HOSTS = "--devices and --hosts do not go together: name a device per host in a host file instead"
+# fio 3.33's client/server mode shows nothing of a point until it ends: the client's --status-interval
+# is not sent to the servers, and a server started with one sends its interim figures into the final
+# report, where fio adds them into "All clients" (tests/cluster/test_stopping_hosts.py; README).
+STOPPING_AND_HOSTS = (
+    "stopping when known (--stop-when-known, a plan's [stopping]) runs on one host only: fio's client/server "
+    "mode gives no per-second figures while a point runs. Drop it, or run without --hosts"
+)
+
+
+def check_hosts(request: RunRequest, plan: Plan) -> None:
+    """What a multi-host run refuses before any host is contacted (a dry run refuses it too). Here, not in
+    `iolab.runner.execute`, so that `run --dry-run` checks it without loading the run's machinery."""
+    if request.hosts and request.devices:
+        raise UserError(DEVICES_AND_HOSTS)
+    if request.hosts and (request.stopping or plan.stopping):
+        raise UserError(STOPPING_AND_HOSTS)
 
 
 @dataclass

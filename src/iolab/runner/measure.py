@@ -137,7 +137,7 @@ class Measurer:
     def _stopping(self, point: Point) -> tuple[Point, StopRule | None]:
         """The point as fio runs it under the run's stopping rule (its own rule: never longer than the job
         asked), and that rule; the point unchanged without one (never with many hosts:
-        `iolab.runner.execute.check_hosts`)."""
+        `iolab.runner.executors.check_hosts`)."""
         if self.stopping is None:
             return point, None
         rule = point_rule(point, self.stopping)

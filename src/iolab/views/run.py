@@ -97,6 +97,14 @@ class ArrayFigures:
     scaling: ScalingReport | None
 
 
+def _axis_comparisons(store: Store, run_id: int) -> list[Comparison]:
+    """The A/B comparisons of a run's host-setting axis; the comparison machinery (~30 ms of CPU to load) is
+    loaded only for a run that has one."""
+    from iolab.views.comparison import axis_comparisons
+
+    return axis_comparisons(store, run_id)
+
+
 def load_run(store: Store, run_id: int, records: list[PointRecord] | None = None) -> RunView:
     """A run's points (unless given), per-second samples, findings, host snapshot, per-device and per-host
     results, tags, notes and the A/B comparisons of its host-setting axis."""
@@ -111,7 +119,6 @@ def load_run(store: Store, run_id: int, records: list[PointRecord] | None = None
         run_snapshot,
     )
     from iolab.store.tags import notes_of, tags_of
-    from iolab.views.comparison import axis_comparisons
 
     records = run_points(store, run_id) if records is None else records
     return RunView(
@@ -124,7 +131,7 @@ def load_run(store: Store, run_id: int, records: list[PointRecord] | None = None
         tags=tags_of(store, [run_id])[run_id],
         notes=notes_of(store, run_id),
         hosts=host_rows(store, run_id),
-        comparisons=axis_comparisons(store, run_id) if any(r.point.host_settings for r in records) else [],
+        comparisons=_axis_comparisons(store, run_id) if any(r.point.host_settings for r in records) else [],
         phases=run_phases(store, run_id),
     )
 

@@ -1,0 +1,80 @@
+"""The commands that need no analysis load none of it: `iolab --help`, `iolab ls` and `iolab run --dry-run`.
+
+Every `iolab` process pays for what it imports before it does anything (the suite starts about a thousand of
+them): numpy is about 0.12 s of CPU, the doctor's rules and the analysis behind them as much again, and a
+dry run once loaded the whole run machinery (525 modules, half a CPU-second) to print a plan. The three
+commands run one after the other in one fresh interpreter, lightest first, and after each the modules it
+must not have loaded are looked up in sys.modules; a module-level import that brings one back (the run's
+machinery imported above the dry run's return, numpy at the top of a module the dry run reaches) fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+# Each command, and what it must not load (a name, or a package and everything under it).
+LIGHT: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    "--help": (
+        ["--help"],
+        ("numpy", "rich", "jinja2", "iolab.analysis", "iolab.doctor", "iolab.report", "iolab.runner", "iolab.store"),
+    ),
+    "ls": (
+        ["ls"],
+        ("numpy", "jinja2", "iolab.analysis", "iolab.doctor", "iolab.runner", "iolab.views.comparison"),
+    ),
+    "run --dry-run": (
+        ["run", "--dry-run", "TARGET"],
+        (
+            "numpy",
+            "jinja2",
+            "iolab.doctor",
+            "iolab.runner.execute",
+            "iolab.runner.stopping",
+            "iolab.cluster.cluster",
+            "iolab.views.comparison",
+            "iolab.report.wording",
+        ),
+    ),
+}
+
+CHECK = """
+import json, sys
+from iolab.cli import main
+out, commands = sys.argv[1], json.loads(sys.argv[2])
+loaded = {}
+for name, args in commands.items():
+    sys.argv = ["iolab", *args]
+    try:
+        main()
+    except SystemExit as exit:
+        loaded[name] = [exit.code, sorted(sys.modules)]
+with open(out, "w") as file:
+    json.dump(loaded, file)
+"""
+
+
+def _heavy(modules: list[str], banned: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == b or m.startswith(b + ".") for b in banned)]
+
+
+def test_light_commands_load_no_analysis(tmp_path):
+    target = tmp_path / "target"
+    target.mkdir()
+    commands = {name: [str(target) if a == "TARGET" else a for a in args] for name, (args, _) in LIGHT.items()}
+    out = tmp_path / "loaded.json"
+    done = subprocess.run(
+        [sys.executable, "-c", CHECK, str(out), json.dumps(commands)],
+        env={"IOLAB_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(out.read_text())
+    for name, (_, banned) in LIGHT.items():
+        code, modules = loaded[name]
+        assert code in (0, None), (name, code, done.stderr)
+        assert not _heavy(modules, banned), f"`iolab {name}` loaded {_heavy(modules, banned)[:8]}"
