@@ -12,7 +12,7 @@ gets every flag below, then the first class of `ORDER` whose flag it has:
 - "drift": gone when the drift is divided out;
 - "other": the test's own false alarm on the rest.
 
-    python bench/history_false_classes.py [--short 4000] [--mid 400] [--first 71000000] [--out PATH]
+    python bench/history_false_classes.py [--short 6000] [--mid 600] [--first 71000000] [--out PATH]
 """
 
 from __future__ import annotations
@@ -143,13 +143,13 @@ def one_set(seeds: range, least: int, most: int) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--short", type=int, default=4000, help="histories of 30-199 runs")
-    parser.add_argument("--mid", type=int, default=400, help="histories of 200-1,999 runs")
+    parser.add_argument("--short", type=int, default=6000, help="histories of 30-199 runs")
+    parser.add_argument("--mid", type=int, default=600, help="histories of 200-1,999 runs")
     parser.add_argument("--first", type=int, default=71_000_000, help="first seed (tuning seeds)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "history_false_classes.json")
     add_smoke_flag(parser)
     args = parser.parse_args()
-    short, mid = (40, 4) if args.smoke else (args.short, args.mid)
+    short, mid = (20, 2) if args.smoke else (args.short, args.mid)
     out = {
         "30-199": one_set(range(args.first, args.first + short), 30, 199),
         "200-1,999": one_set(range(args.first + 500_000, args.first + 500_000 + mid), 200, 1999),

@@ -43,7 +43,6 @@ SMOKE: dict[str, tuple[str, object]] = {
     "history_near_steps.py": ("history_near_steps.json", None),
     "history_scale.py": ("history_scale.json", None),
     "history_speed.py": ("history_speed.json", None),
-    "history_whole_cycles.py": ("history_whole_cycles_held-out.json", None),
     "invariants_collection.py": ("invariants_collection.json", None),
     "html_report_size.py": ("html_report_size.json", chromium_skip_reason),
     "import_speed.py": ("import_speed.json", None),

@@ -930,8 +930,6 @@ def analyse_history(
     z = _clipped(adjusted, sigma, params)
     found = _detect(z, params, noise) if found is None else found
     stats = _merge(z, found, params, noise)
-    if WHOLE_CYCLES and _whole_cycles_fail(z, u - adjusted, times_kept, found, (daily, weekly), noise, params):
-        stats = _merge(z, found, params, noise)
     # Tested at the least-squares peak (the scan's statistic says whether there is a step), reported where its
     # place is most probable to within a few runs under the history's correlated noise (`PLACE_GLS`).
     rho = model.phi_upper if PLACE_GLS else 0.0
@@ -955,53 +953,6 @@ def analyse_history(
             )
         )
     return HistoryAnalysis(params, out, outliers, n + aside, model, _pending(adjusted, [0, *found], sigma, params))
-
-
-# Whether each change point must also hold between whole cycles' means of the runs with the profile left in
-# (`_whole_cycles_fail`); False judges it on the runs less the fitted profile alone.
-WHOLE_CYCLES = True
-
-
-def _whole_cycles_fail(z, profile, times, found: list[int], cycles, noise: _Noise, params: ChangePointParams) -> bool:
-    """Drop from `found` (in place) each change point whose step does not hold between the means of the runs with
-    the removed profile put back (`z + profile`) over as many whole periods of the longest removed cycle as each
-    side holds; whether any was dropped. A side shorter than one period cannot be judged so and keeps the point.
-
-    Why: any periodic profile, the true cycle or the one fitted to a few days of correlated runs, averages to the
-    same over a whole period, so between whole periods' means the profile taken out can neither make a step nor
-    hide one. A profile fitted to three to eight days of runs carries the noise's error into every day, and its
-    swing at a step's hour passed for a step (issue 40, sixteenth look: a quarter of the false change points of
-    30-1,999-run histories were gone with the true cycles divided out and no profile fitted)."""
-    import numpy as np
-
-    periods = [c.period_s for c in cycles if c.state == "removed"]
-    if times is None or not periods or not found:
-        return False
-    period, n = max(periods), len(z)
-    spacing = float(np.median(np.diff(times)))
-    raw = z + profile
-    bounds = [0, *found, n]
-    keep = []
-    for i, split in enumerate(found):
-        lo, hi = bounds[i], bounds[i + 2]
-        before_m = math.floor((times[split] - times[lo]) / period + 1e-9)
-        after_m = math.floor((times[hi - 1] - times[split] + spacing) / period + 1e-9)
-        if before_m < 1 or after_m < 1:
-            keep.append(True)
-            continue
-        start = lo + int(np.searchsorted(times[lo:split], times[split] - before_m * period))
-        end = split + int(np.searchsorted(times[split:hi], times[split] + after_m * period))
-        before, after = z[start:split], z[split:end]
-        nb, na = len(before), len(after)
-        if nb < 2 or na < 2:
-            keep.append(True)
-            continue
-        pooled = ((nb - 1) * float(before.var(ddof=1)) + (na - 1) * float(after.var(ddof=1))) / (nb + na - 2)
-        se = max(noise.scale, math.sqrt(pooled) * noise.factor) * math.sqrt(1.0 / nb + 1.0 / na)
-        step = float(raw[split:end].mean()) - float(raw[start:split].mean())
-        keep.append(se == 0.0 or math.erfc(abs(step) / se / math.sqrt(2.0)) < params.max_pvalue)
-    found[:] = [f for f, k in zip(found, keep, strict=True) if k]
-    return not all(keep)
 
 
 def _first_look(adjusted, params: ChangePointParams) -> tuple[float, float, list[int]]:
