@@ -18,6 +18,7 @@ gets every flag below, then the first class of `ORDER` whose flag it has:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import sys
 from collections import Counter
@@ -43,16 +44,21 @@ ORDER = (
     "other",
 )
 SHOCK_CLIP = 2.5  # innovations pulled in to this many sds in the heavy-tail counterfactual
-_FORCED_PHI: list[float] = []  # the phi the test is held at or above while a counterfactual runs
 _PHI_UPPER = history_noise.NoiseModel.phi_upper
 
 
-def _phi_upper(self) -> float:
-    read = _PHI_UPPER.fget(self)
-    return max(read, _FORCED_PHI[-1]) if _FORCED_PHI else read
+@contextlib.contextmanager
+def _phi_at_least(phi: float):
+    """The test's phi (`NoiseModel.phi_upper`) held at or above `phi` while the block runs, as it was after."""
 
+    def raised(model) -> float:
+        return max(_PHI_UPPER.fget(model), phi)
 
-history_noise.NoiseModel.phi_upper = property(_phi_upper)  # type: ignore[method-assign]
+    history_noise.NoiseModel.phi_upper = property(raised)  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        history_noise.NoiseModel.phi_upper = _PHI_UPPER  # type: ignore[method-assign]
 
 
 def _found(values, times) -> list[int]:
@@ -103,11 +109,8 @@ def classify(seed: int, h: sim.History, at: int, found: list[int]) -> dict:
         "heavy-tail shock": h.knobs["noise"] == "t4" and _gone(at, _found(_tamed(h), h.times)),
         "drift": bool(h.knobs["drift"]) and _gone(at, _found(h.values * (1 + cycles) / (1 + cycles + drift), h.times)),
     }
-    _FORCED_PHI.append(h.knobs["phi"])
-    try:
+    with _phi_at_least(h.knobs["phi"]):
         flags["phi read low"] = _gone(at, _found(h.values, h.times))
-    finally:
-        _FORCED_PHI.pop()
     flags["other"] = True
     kind = next(k for k in ORDER if flags[k])
     knobs = {k: h.knobs[k] for k in ("runs", "cov", "phi", "noise", "daily", "weekly", "semidaily", "drift", "days")}
