@@ -163,7 +163,11 @@ SCENARIO_TUNING = {
     "2 s": 3_000_000,
     "gradual": 3_100_000,
     "gradual noisy": 3_200_000,
-    "overshoot": 3_300_000, "staircase": 3_400_000, "edge": 3_500_000, "drift": 3_600_000, "pair": 3_700_000,
+    "overshoot": 3_300_000,
+    "staircase": 3_400_000,
+    "edge": 3_500_000,
+    "drift": 3_600_000,
+    "pair": 3_700_000,
 }
 # Cases of each scenario per --scenario-cases: 0.1 s logs draw ten times as many (they are cheap, and one in nine
 # of their dips holds 2 s: 16 at 150 cases were too few to judge that bin).
@@ -280,7 +284,9 @@ def draw(seed: int, scenario: str = "single") -> Case:
         kind = DRIFTS[int(rng.integers(2))]
         # drift: the level moves linearly by 10-40% (up or down) over the run; wander: two sines of periods a third
         # of the run to twice it, 3-10% each (a level that moves every hour, never by a day's cycle)
-        amount = float(rng.uniform(0.1, 0.4) * rng.choice((-1.0, 1.0))) if kind == "drift" else float(rng.uniform(0.03, 0.1))
+        amount = (
+            float(rng.uniform(0.1, 0.4) * rng.choice((-1.0, 1.0))) if kind == "drift" else float(rng.uniform(0.03, 0.1))
+        )
         case = replace(case, season=(kind, float(rng.uniform(1 / 3, 2.0) * seconds), amount))
     return case
 
@@ -403,7 +409,9 @@ def season(case: Case) -> np.ndarray:
         return 1.0 + amplitude * (t / max(float(t[-1]), 1.0) - 0.5)
     if kind == "wander":
         turn = np.random.default_rng([case.seed, 4]).uniform(0, 2 * math.pi, 2)
-        return 1.0 + amplitude * (np.sin(2 * math.pi * t / period + turn[0]) + np.sin(2 * math.pi * t / (0.6 * period) + turn[1]))
+        return 1.0 + amplitude * (
+            np.sin(2 * math.pi * t / period + turn[0]) + np.sin(2 * math.pi * t / (0.6 * period) + turn[1])
+        )
     if kind == "sawtooth":
         return 1.0 - amplitude * phase
     return np.where(t % period < 1.0, 1.0 - amplitude, 1.0)
@@ -430,7 +438,9 @@ def profile(shape: str, length: int, depth: float, rng) -> np.ndarray:
 
 def _stairs(length: int, rng) -> np.ndarray:
     """A fall in two or three equal steps (k / steps of the depth) and a recovery down the same steps, each of a
-    drawn number of seconds (the bottom at least one): the loss per second over `length`, the bottom 1."""
+    drawn number of seconds: the loss per second over `length`, the bottom 1. A dip too short for every step of
+    its draw (4 s drawn with three) loses its bottom step: its deepest second, which the bench reads as its depth,
+    is then the step above."""
     steps = int(rng.integers(2, 4))
     weights = rng.uniform(0.5, 1.5, 2 * steps - 1)
     seconds = np.maximum(1, np.floor(weights / weights.sum() * length)).astype(int)

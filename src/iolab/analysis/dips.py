@@ -409,12 +409,11 @@ def date_edges(x, found: list[list[int]], level: float, sigma: float, params: Di
     ends = [first - 1 for first, _ in order[1:]] + [len(x) - 1]
     dated = {}
     n = len(x)
+    cut = (gain, params.hinge_support)
     for (first, last), lo, hi in zip(order, edges, ends, strict=True):
-        start = _descent_start(x, (first, last), lo, (level, deep), (gain, params.hinge_support))
-        back = x[::-1]
-        end = n - 1 - _descent_start(
-            back, (n - 1 - last, n - 1 - first), n - 1 - hi, (level, deep), (gain, params.hinge_support)
-        )
+        start = _descent_start(x, (first, last), lo, (level, deep), cut)
+        rise = _descent_start(x[::-1], (n - 1 - last, n - 1 - first), n - 1 - hi, (level, deep), cut)
+        end = n - 1 - rise
         dated[(first, last)] = (start, end)
     return [dated[(first, last)] for first, last in found]
 
@@ -422,11 +421,11 @@ def date_edges(x, found: list[list[int]], level: float, sigma: float, params: Di
 def _supported(sy, siy, starts: tuple, span, amplitude, share: float):
     """Whether the seconds t0..f - 1 (`starts`) a hinge moves an onset out over fall as it says: their own
     least-squares amplitude along its ramp is at least `share` of the hinge's (at one half, fitting them the hinge
-    beats the level). A hinge is a
-    straight fall, and a straight line through a fall in steps (a drive slowing in two or three stages) starts
-    before its first step, where the seconds are at the level: over the whole window it beat the hinge at the
-    crossing by more than the gain, so a staircase 30-100% deep was dated 2-16 s early (round 51's "staircase"
-    tuning seeds: onset within 1 s of 21-60 s ones 17.9%). A hinge starting at or after f claims nothing there."""
+    beats the level). A hinge is a straight fall, and a straight line through a fall in steps (a drive slowing in
+    two or three stages) starts before its first step, where the seconds are at the level: over the whole window
+    it beat the hinge at the crossing by more than the gain, so a staircase 30-100% deep was dated 2-16 s early
+    (round 51's "staircase" tuning seeds: onset within 1 s of 21-60 s ones 17.9%). A hinge starting at or after f
+    claims nothing there. `amplitude` is each hinge's fitted fall, `span` its ramp's length."""
     import numpy as np
 
     t0, f = starts
@@ -436,7 +435,9 @@ def _supported(sy, siy, starts: tuple, span, amplitude, share: float):
     return (t0 >= f) | (along * amplitude > share * amplitude * amplitude * energy)
 
 
-def _descent_start(x, event: tuple[int, int], lo: int, floors: tuple[float, float], cut: tuple[float, float | None]) -> int:
+def _descent_start(
+    x, event: tuple[int, int], lo: int, floors: tuple[float, float], cut: tuple[float, float | None]
+) -> int:
     """Where the descent into the event (first, last) starts: the sample t0 of the best hinge (the level up to t0,
     a straight fall to a floor at t1, the floor to the event's middle) over t0 from `lo` (at most the event's
     length and `HINGE_REACH` before `first`) to its first second below floors[1] (a deep second: the dip has
