@@ -64,3 +64,27 @@ def test_the_noisy_gradual_scenario_draws_the_audits_noise_and_keeps_the_others(
     assert {c.dips[0].shape for c in noisy} == {"rectangle", "trapezoid", "V", "noisy bottom"}
     assert 0.08 < np.mean([c.cov < 0.03 for c in noisy]) < 0.22
     assert 0.32 < np.mean([c.cov < 0.03 for c in gradual]) < 0.5
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_round_51_shapes_are_what_their_scenarios_say(seed):
+    """Overshoot: the rate above the level after the dip, not in it; staircase: two or three steps down to its depth
+    and back; edge: starting in the first 0-2 s or recovering only the last 2-5 s; drift: the clean twin keeps the
+    drifting level and the sd the target reads is the noise's; pair: two dips 1-30 s apart."""
+    over = de.draw(1_500_000 + seed, "overshoot")
+    (loss,) = de.losses(over)
+    (dip,) = over.dips
+    end = int(dip.onset + dip.length)
+    assert (loss[int(dip.onset) : end] > 0).all() and loss[end] < 0 and (loss[end + dip.burst[1] :] == 0).all()
+    assert dip.depth < 0.125 or de.held(loss, 1.0, 0.125) == (dip.onset, dip.length)
+    stairs = de.draw(1_600_000 + seed, "staircase")
+    (loss,) = de.losses(stairs)
+    levels = np.unique(np.round(loss[loss > 0] / stairs.dips[0].depth, 6))
+    assert len(levels) == 2 and levels[0] in (0.333333, 0.5) or np.allclose(levels, [1 / 3, 2 / 3, 1]), levels
+    (edge,) = de.draw(1_700_000 + seed, "edge").dips
+    seconds = de.draw(1_700_000 + seed, "edge").seconds
+    assert edge.onset <= 2 or 2 <= seconds - edge.onset - edge.length <= 5
+    drift = de.draw(1_800_000 + seed, "drift")
+    assert drift.season[0] in de.DRIFTS and np.ptp(de.season(drift)) > 0.02
+    first, second = de.draw(1_900_000 + seed, "pair").dips
+    assert 1 <= second.onset - first.onset - first.length <= 30

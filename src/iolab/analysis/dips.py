@@ -57,6 +57,10 @@ class DipParams:
     # an edge may move in as well as out: a noise second `shoulder` low just before (after) a dip, joined to it,
     # dates it early (late) when the dating only moves an edge out (`date_edges`); False: out only, as before
     date_inward: bool = True
+    # an edge moves out over seconds only when their own fall along the hinge is at least this share of the hinge's
+    # (`_supported`): a straight line through a fall in steps starts before its first step; None: any hinge that
+    # beats the crossing by the gain, as before
+    hinge_support: float | None = 0.25
 
 
 @dataclass(frozen=True)
@@ -405,25 +409,47 @@ def date_edges(x, found: list[list[int]], level: float, sigma: float, params: Di
     ends = [first - 1 for first, _ in order[1:]] + [len(x) - 1]
     dated = {}
     n = len(x)
+    cut = (gain, params.hinge_support)
     for (first, last), lo, hi in zip(order, edges, ends, strict=True):
-        start = _descent_start(x, (first, last), lo, (level, deep), gain)
-        back = x[::-1]
-        end = n - 1 - _descent_start(back, (n - 1 - last, n - 1 - first), n - 1 - hi, (level, deep), gain)
+        start = _descent_start(x, (first, last), lo, (level, deep), cut)
+        rise = _descent_start(x[::-1], (n - 1 - last, n - 1 - first), n - 1 - hi, (level, deep), cut)
+        end = n - 1 - rise
         dated[(first, last)] = (start, end)
     return [dated[(first, last)] for first, last in found]
 
 
-def _descent_start(x, event: tuple[int, int], lo: int, floors: tuple[float, float], gain: float) -> int:
+def _supported(sy, siy, starts: tuple, span, amplitude, share: float):
+    """Whether the seconds t0..f - 1 (`starts`) a hinge moves an onset out over fall as it says: their own
+    least-squares amplitude along its ramp is at least `share` of the hinge's (at one half, fitting them the hinge
+    beats the level). A hinge is a straight fall, and a straight line through a fall in steps (a drive slowing in
+    two or three stages) starts before its first step, where the seconds are at the level: over the whole window
+    it beat the hinge at the crossing by more than the gain, so a staircase 30-100% deep was dated 2-16 s early
+    (round 51's "staircase" tuning seeds: onset within 1 s of 21-60 s ones 17.9%). A hinge starting at or after f
+    claims nothing there. `amplitude` is each hinge's fitted fall, `span` its ramp's length."""
+    import numpy as np
+
+    t0, f = starts
+    k = np.maximum(f - t0, 0).astype(float)
+    along = ((siy[f] - siy[t0]) - (t0 - 1) * (sy[f] - sy[t0])) / span  # sum of r.y over t0..f - 1
+    energy = k * (k + 1.0) * (2.0 * k + 1.0) / (6.0 * span * span)  # sum of r.r there
+    return (t0 >= f) | (along * amplitude > share * amplitude * amplitude * energy)
+
+
+def _descent_start(
+    x, event: tuple[int, int], lo: int, floors: tuple[float, float], cut: tuple[float, float | None]
+) -> int:
     """Where the descent into the event (first, last) starts: the sample t0 of the best hinge (the level up to t0,
     a straight fall to a floor at t1, the floor to the event's middle) over t0 from `lo` (at most the event's
     length and `HINGE_REACH` before `first`) to its first second below floors[1] (a deep second: the dip has
     begun by then; -inf: none, t0 at most `first`), when it beats the best hinge starting at `first` by more than
-    `gain` (an earlier start also beats every later one); else `first`. floors[0] is the level. Every (t0, t1) at
+    cut[0] (an earlier start also beats every later one); else `first`. floors[0] is the level. cut[1]: a start
+    before `first` only where the seconds before it fall as the hinge says (`_supported`). Every (t0, t1) at
     once from running sums: one hinge's fit is two sums over its seconds."""
     import numpy as np
 
     first, last = event
     level, deep = floors
+    gain, support = cut
     a = max(lo, first - (last - first + 1), first - HINGE_REACH)
     inward = min(int(np.argmax(x[first : last + 1] < deep)), HINGE_REACH)  # 0 when no second is that deep
     if a >= first and inward == 0:
@@ -440,6 +466,9 @@ def _descent_start(x, event: tuple[int, int], lo: int, floors: tuple[float, floa
     ramp = (siy[t1 + 1] - siy[t0]) - (t0 - 1) * (sy[t1 + 1] - sy[t0])
     ry = ramp / span + (sy[m] - sy[t1 + 1])
     rr = (span + 1.0) * (2.0 * span + 1.0) / (6.0 * span) + (m - 1 - t1)
-    best = float(np.sum(y * y)) - np.max(np.where(t1 >= t0, ry * ry / rr, -np.inf), axis=1)
+    fits = t1 >= t0
+    if support is not None:
+        fits &= _supported(sy, siy, (t0, f), span, ry / rr, support)
+    best = float(np.sum(y * y)) - np.max(np.where(fits, ry * ry / rr, -np.inf), axis=1)
     t = int(np.argmin(best))
     return a + t if t != f and best[f] - best[t] > gain else first
