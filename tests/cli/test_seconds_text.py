@@ -26,12 +26,17 @@ MADE_TEXT = (ast.JoinedStr, ast.BinOp)  # f"...", "%ds" % n, str(n) + "s"
 
 
 def _functions(tree: ast.Module) -> dict[ast.AST, str]:
-    """Each node inside a function, with that function's name."""
+    """Each node inside a function, with the name of the outermost function it is in: one pass over the tree
+    (walking each function again visited a nested function's nodes once per function around it)."""
     owner: dict[ast.AST, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            for inner in ast.walk(node):
-                owner.setdefault(inner, node.name)
+    pending: list[tuple[ast.AST, str | None]] = [(tree, None)]
+    while pending:
+        node, name = pending.pop()
+        if name is None and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            name = node.name
+        if name is not None:
+            owner[node] = name
+        pending += [(child, name) for child in ast.iter_child_nodes(node)]
     return owner
 
 

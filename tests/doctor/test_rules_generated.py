@@ -14,6 +14,12 @@ from iolab.models.material import RunMaterial
 from tests.doctor.test_qd_curve_rules import sweep
 from tests.doctor.test_run_rules import MB, array, readable
 
+# Draws of each generator. Its inputs are discrete choices (6 array shapes x 1-12 drives, 5 figure shapes x 1-40
+# seconds, 3-4 bases): 400 draws meet each (shape, array size) pair about 5 times, which 1,500 and 300 (9.7 CPU-s
+# a run) only repeated. Switched off, the guards of unreadable figures fail the tests at these sizes too: a zero
+# spread's score (`arrays._score` printing inf) and a non-finite rate (`telemetry._mb` printing nan).
+ARRAYS, SERIES, SWEEPS = 400, 400, 100
+
 
 def _values(rng: random.Random, devices: list[str]) -> dict[str, float]:
     shape = rng.choice(["identical", "one-slow", "one-zero", "two-levels", "spread", "tiny"])
@@ -37,7 +43,7 @@ def test_array_rules_read_well_and_never_fail_on_degenerate_arrays() -> None:
     array_rules = [r for r in all_rules() if r.needs == "arrays"]
     assert len(array_rules) >= 4, [r.id for r in array_rules]
     named = set()
-    for _ in range(1_500):
+    for _ in range(ARRAYS):
         devices = [f"loop{i}" for i in range(rng.randint(1, 12))]
         together, alone = _values(rng, devices), _values(rng, devices)
         sets = []
@@ -74,7 +80,7 @@ def test_series_curve_and_repeat_rules_read_well_and_never_fail_on_degenerate_fi
     rules = [r for r in all_rules() if r.needs in ("series", "repeats")]
     assert len(rules) >= 4, [r.id for r in rules]
     fired: set[str] = set()
-    for _ in range(1_500):
+    for _ in range(SERIES):
         values = _degenerate(rng, rng.randint(1, 40))
         one = PointSeries("p", "all jobs", [float(t) for t in range(1, len(values) + 1)], [v * MB for v in values])
         repeats = _degenerate(rng, rng.randint(2, 10))
@@ -86,7 +92,7 @@ def test_series_curve_and_repeat_rules_read_well_and_never_fail_on_degenerate_fi
     by_need = {need: {r.id for r in rules if r.needs == need} for need in ("series", "repeats")}
     assert all(ids & fired for ids in by_need.values()), (by_need, fired)  # the generator reached both kinds
     answered = set()
-    for _ in range(300):
+    for _ in range(SWEEPS):
         levels = [max(v, 1e-3) * 1000 for v in _degenerate(rng, rng.randint(1, 8))]
         findings = diagnose_run(RunMaterial(records=sweep({2**i: iops for i, iops in enumerate(levels)})))
         readable(findings)

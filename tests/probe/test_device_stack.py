@@ -146,7 +146,14 @@ def _generate(base: Path, seed: int) -> FakeHost:
     return host
 
 
-@pytest.mark.parametrize("seed", range(40))
+# Nine of the first 40 seeds that together build what all 40 build: every kind of device (partition, dm, md, loop
+# at an offset, loop over a file) on every kind it was built on, holders of 2 and 3 members, mounts (ext4 and
+# btrfs, named by their source) and swap on every kind, stacks 3 to 6 or more devices deep, hosts of 1-3 disks (50 such
+# features). Each host costs about 0.3 CPU-s, through the captured tree's held opens.
+SPANNING_SEEDS = [0, 4, 8, 10, 13, 14, 15, 25, 37]
+
+
+@pytest.mark.parametrize("seed", SPANNING_SEEDS)
 def test_every_stacking_is_seen_from_below_and_every_device_maps_to_its_bottom(tmp_path, seed):
     """Whatever was built on a device shows in `above` (partitions, holders and loop devices by name, mounts
     and swap of any of them); every device's `beneath` is the whole devices its stack was built on."""

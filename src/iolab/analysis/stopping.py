@@ -177,6 +177,8 @@ def variance(values: list[float]) -> float:
 def batch_means(values: list[float], size: int) -> list[float]:
     """Means of consecutive batches of `size` values; the incomplete leading batch is dropped (the
     newest seconds are kept, being nearest the state the point ends in)."""
+    if size == 1:  # each value its own batch: mean([v]) is 0 + v (sum's start), without a slice and a call each
+        return [(0 + v) / 1 for v in values]
     start = len(values) % size
     return [mean(values[i : i + size]) for i in range(start, len(values), size)]
 
@@ -210,10 +212,10 @@ def batch_interval(values: list[float], confidence: float = CONFIDENCE, wander: 
     module's doc); None when fewer than `MIN_BATCHES` seconds are given."""
     if len(values) < MIN_BATCHES:
         return None
-    size = 1
-    while len(values) // (size + 1) >= MIN_BATCHES and lag1(batch_means(values, size)) > MAX_LAG1:
+    size, means = 1, batch_means(values, 1)
+    while len(values) // (size + 1) >= MIN_BATCHES and lag1(means) > MAX_LAG1:
         size += 1
-    means = batch_means(values, size)
+        means = batch_means(values, size)
     t = _t(confidence, len(means) - 1)
     spread = max(variance(means), COUNT_VARIANCE / size) / len(means)
     centre = mean(values)

@@ -133,14 +133,20 @@ def _mount_device(path: str, root: Root) -> str | None:
     return name_of(mount.major_minor, root) or by_source
 
 
-def loops_on(name: str, root: Root) -> list[tuple[str, str]]:
-    """(loop device, offset) of every loop device whose backing file is this device itself, at any offset."""
-    found = []
+def loops_by_device(root: Root) -> dict[str, list[str]]:
+    """Device -> every loop device whose backing file is that device itself, at any offset. Read once for a
+    whole stack: asking each device of it in turn read every loop's backing again (a stack of 15 devices over
+    6 loop devices read 90 backings for 6)."""
+    found: dict[str, list[str]] = {}
     for loop in root.listdir("/sys/block"):
         under = backing(loop, root)
-        if under is not None and under[2] and under[1] == name:
-            found.append((loop, root.read_value(f"/sys/block/{loop}/loop/offset") or "0"))
+        if under is not None and under[2] and under[1] is not None:
+            found.setdefault(under[1], []).append(loop)
     return found
+
+
+def _offset(loop: str, root: Root) -> str:
+    return root.read_value(f"/sys/block/{loop}/loop/offset") or "0"
 
 
 def above(name: str, root: Root | None = None) -> list[Above]:
@@ -150,11 +156,12 @@ def above(name: str, root: Root | None = None) -> list[Above]:
     found: list[Above] = []
     seen = {name}
     queue = [name]
+    loops = loops_by_device(root)
     while queue and len(seen) < 4096:
         device = queue.pop(0)
         layer = [Above("partition", p, device) for p in partitions_of(device, root)]
         layer += [Above("holder", h, device) for h in holders_of(device, root)]
-        layer += [Above("loop", loop, device, offset) for loop, offset in loops_on(device, root)]
+        layer += [Above("loop", loop, device, _offset(loop, root)) for loop in loops.get(device, [])]
         for item in layer:
             found.append(item)
             if item.name not in seen:
