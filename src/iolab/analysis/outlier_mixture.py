@@ -8,8 +8,8 @@ The eleventh round's reference (bench/outlier_told_generator.py) showed what doe
 at most two slow drives, so that a milder drive is part healthy, part slow by how well each reading fits, and
 integrate the peers' spread out rather than estimate it once.
 
-The model, stated (not the bench's generator): an array is clean with chance 1/2, has one slow drive (1/4) or two
-(1/4), every drive or pair alike; healthy drives' ln rates are normal about an unknown centre (flat prior) with an
+The model, stated (not the bench's generator): each drive is slow independently with prior odds 1/n (n the drives
+judged), at most two at once, so a configuration of k slow drives weighs n^-k against the clean array; healthy drives' ln rates are normal about an unknown centre (flat prior) with an
 unknown spread tau (log-uniform on `TAU_RANGE`: it holds each drive's noise of its mean); a slow drive's rate is
 log-uniform on `SLOW_RANGE` of the healthy centre (anywhere from 1% to 97%: a machine states no more than "below
 its peers"). The centre integrates in closed form (a normal in it, cut to where every slow drive is inside its
@@ -19,9 +19,13 @@ The cut is not a nominal rate: it is simulated per array size by bench/outlier_m
 drawn as the benches draw them (normal and flat peers, heavy-tailed AR(1) seconds, drives behind one HBA sharing
 noise) and stored in `CUTS`; an array of a size outside the table is not judged by this test.
 
-Not shipped (`OutlierParams.mixture_below` 0; docs/arrays.md, twelfth round): on fresh sets it was within 3 points
-of the oracle bound in every sigma bin of 8-15 drives, clean arrays at most 0.9%, but it named a healthy drive
-beside a single slow one more often than the bound: its prior makes a second slow drive as likely as a first.
+Why independent (issue 40, thirteenth round): the twelfth round's prior (clean 1/2, one slow drive 1/4, two 1/4) gave
+a pair 4/(n - 1) of a single's weight, so once one drive was plainly slow, another drive's prior odds of being slow
+too were 4n/(n - 1) times those of any drive in a clean array; the cut, held on clean arrays only, never saw it, and
+behind one slow drive the test named a healthy twin more often than the oracle bound (docs/arrays.md). Independent
+drives make the odds of a further drive behind a slow one those of a drive of a clean array. Not shipped
+(`OutlierParams.mixture_below` 0): on the tuning sets it named no more healthy twins than the bound, but a pair now
+weighs 1/n of a single and the test lost most of its gain on arrays of two slow drives (docs/arrays.md).
 """
 
 from __future__ import annotations
@@ -45,15 +49,16 @@ SPREAD_FLOOR = 0.005  # the array's robust spread (sd of ln rate) below this cou
 # The cut on S = a drive's posterior log odds of being slow - ln(the array's robust spread), by array size (drives
 # judged): bench/outlier_mixture_cuts.py writes this table (its docstring says how and why the spread); a size not
 # in it is not judged by the mixture test.
+CUTS_ALARM = 0.005  # the share of clean arrays the table's cuts hold, with the group search (`array_alarm`)
 CUTS: dict[int, float] = {
-    8: 3.502,
-    9: 3.354,
-    10: 2.930,
-    11: 3.032,
-    12: 3.054,
-    13: 3.271,
-    14: 3.117,
-    15: 2.943,
+    8: 4.079,
+    9: 3.841,
+    10: 3.462,
+    11: 3.217,
+    12: 3.529,
+    13: 3.672,
+    14: 3.313,
+    15: 3.243,
 }  # end of the table
 
 
@@ -128,7 +133,8 @@ def log_odds(z: Sequence[float] | np.ndarray, excess: Sequence[float] | np.ndarr
     a, b = np.triu_indices(n, 1)
     pairs = singles[a] | singles[b]
     slow = np.vstack([np.zeros((1, n), dtype=bool), singles, pairs])
-    prior = np.concatenate([[math.log(0.5)], np.full(n, math.log(0.25 / n)), np.full(len(a), math.log(0.5 / len(a)))])
+    each = -math.log(n)  # a drive's prior log odds of being slow, independently of the others (module docstring)
+    prior = np.concatenate([[0.0], np.full(n, each), np.full(len(a), 2 * each)])
     evidence = _log_evidence(np.maximum(z - float(np.median(z)), _DEEPEST), noise, slow)
     top = evidence.max()
     weight = np.exp(evidence - top).mean(axis=1) * np.exp(prior)  # the spread's prior: each grid point alike
@@ -144,25 +150,36 @@ def excess(own: Sequence[float]) -> np.ndarray:
     return np.maximum(0.0, own2 - float(np.median(own2))) if own2.size else own2
 
 
-def cut(n: int, spread: float) -> float | None:
+def cut(n: int, spread: float, alarm: float = CUTS_ALARM) -> float | None:
     """The cut on log odds in an array of n drives judged whose robust spread (sd of ln rate) is `spread`: the
-    table's cut on S plus ln of the spread (`CUTS`); None where the table does not hold n."""
+    table's cut on S plus ln of the spread (`CUTS`); None where the table does not hold n. At an `alarm` below the
+    table's (a class of a split array judged at its share, `outliers.find_outliers_by_class`), the cut rises by
+    ln(CUTS_ALARM / alarm): a likelihood ratio passes k under the null with chance at most 1/k (Markov), so the
+    share of clean arrays past the cut falls at least in proportion (judged at the full cut each, two models of
+    8-15 drives alarmed 0.9% of clean arrays at sigma 20-30%, twelfth round)."""
     base = CUTS.get(n)
-    return None if base is None else base + math.log(max(spread, SPREAD_FLOOR))
+    if base is None:
+        return None
+    return base + math.log(max(spread, SPREAD_FLOOR)) + max(0.0, math.log(CUTS_ALARM / alarm))
 
 
-def reach(z: Sequence[float] | np.ndarray, spread_of: Callable[[np.ndarray], float], centre: float) -> float:
+def reach(
+    z: Sequence[float] | np.ndarray,
+    spread_of: Callable[[np.ndarray], float],
+    centre: float,
+    alarm: float = CUTS_ALARM,
+) -> float:
     """How far below `centre` (ln units, slow is low; a positive number) a further drive would have to be for the
     mixture test to name it among the drives `z` (those named too: it judges them all), at the cut of one drive
-    more and the robust spread `spread_of` gives the drives with it: bisection on its level between the centre
-    and `SLOW_RANGE`'s lower end; inf where no level within it is named or no cut holds."""
+    more (at `alarm`) and the robust spread `spread_of` gives the drives with it: bisection on its level between
+    the centre and `SLOW_RANGE`'s lower end; inf where no level within it is named or no cut holds."""
     z = np.asarray(z, dtype=float)
     if cut(z.size + 1, 1.0) is None:
         return math.inf
 
     def passes(depth: float) -> bool:
         with_it = np.append(z, centre - depth)
-        return bool(log_odds(with_it)[-1] > cut(with_it.size, spread_of(with_it)))
+        return bool(log_odds(with_it)[-1] > cut(with_it.size, spread_of(with_it), alarm))
 
     low, high = 0.0, -_LOW
     if not passes(high):

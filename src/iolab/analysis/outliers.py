@@ -141,11 +141,10 @@ class OutlierParams:
     array_alarm: float = 0.005
     # The mixture test (`analysis.outlier_mixture`) judges arrays of `group_devices` up to fewer than this many drives
     # (outside a named group) in place of the leave-out steps, at its cuts simulated per size (they hold
-    # `array_alarm` with the group search on clean arrays drawn as the benches draw them); 0 turns it off. Off: judged
-    # at 16 on fresh sets against a rule declared first (issue 40, twelfth round), it closed the gap to the oracle
-    # bound at 8-15 drives (+0.2, +1.1, +1.2 points at sigma 1-10, 10-20, 20-30%; the steps -1.3, -4.2, -3.9) but
-    # named a healthy drive beside a single slow one more often than the bound (8, 15, 11 twins of 1,500 against 3, 6,
-    # 6; docs/arrays.md).
+    # `array_alarm` with the group search on clean arrays drawn as the benches draw them); 0 turns it off. Off
+    # (docs/arrays.md, twelfth and thirteenth rounds): with a pair as likely as a single it named a healthy drive
+    # beside a single slow one more often than the oracle bound; with drives slow independently it did not, but on
+    # the tuning sets it lost most of its gain on arrays of two slow drives (-3.7 points from the bound at 10-20%).
     mixture_below: int = 0
 
 
@@ -324,14 +323,24 @@ def _mixture(y, rest, own: Sequence[float], sign: float, params: OutlierParams, 
     count = len(kept)
     if _mixture_judges(count, params):
         z = -sign * y[kept]  # slow is low
-        limit = mixture.cut(count, _log_spread(z, params)[1])
+        limit = mixture.cut(count, _log_spread(z, params)[1], _mixture_alarm(params))
         odds = mixture.log_odds(z, mixture.excess([own[i] for i in kept]))
         left.named = {kept[k] for k in range(count) if odds[k] > limit and sign * y[kept[k]] >= edge}
         left.mixture, left.odds = True, {kept[k]: float(odds[k]) for k in range(count)}
     if _mixture_judges(count + 1, params):
         unnamed = [i for i in kept if i not in left.named]
         left.centre = float(y[unnamed].mean())  # a further drive of the peers' typical noise, below their mean
-        left.reach = mixture.reach(-sign * y[kept], lambda v: _log_spread(v, params)[1], -sign * left.centre)
+        left.reach = mixture.reach(
+            -sign * y[kept], lambda v: _log_spread(v, params)[1], -sign * left.centre, _mixture_alarm(params)
+        )
+
+
+def _mixture_alarm(params: OutlierParams) -> float:
+    """The alarm the mixture test's cut holds: the table's, or `array_alarm` where that is lower and not 0 (a class
+    of a split array at its share of the drives, `_share_of`)."""
+    from iolab.analysis.outlier_mixture import CUTS_ALARM
+
+    return min(CUTS_ALARM, params.array_alarm) if params.array_alarm > 0 else CUTS_ALARM
 
 
 def _mixture_judges(count: int, params: OutlierParams) -> bool:
