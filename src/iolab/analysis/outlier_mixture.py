@@ -8,8 +8,8 @@ The eleventh round's reference (bench/outlier_told_generator.py) showed what doe
 at most two slow drives, so that a milder drive is part healthy, part slow by how well each reading fits, and
 integrate the peers' spread out rather than estimate it once.
 
-The model, stated (not the bench's generator): each drive is slow independently with prior odds 1/n (n the drives
-judged), at most two at once, so a configuration of k slow drives weighs n^-k against the clean array; healthy drives' ln rates are normal about an unknown centre (flat prior) with an
+The model, stated (not the bench's generator): an array is clean with chance 1/2, has one slow drive (1/4) or two
+(1/4), every drive or pair alike; healthy drives' ln rates are normal about an unknown centre (flat prior) with an
 unknown spread tau (log-uniform on `TAU_RANGE`: it holds each drive's noise of its mean); a slow drive's rate is
 log-uniform on `SLOW_RANGE` of the healthy centre (anywhere from 1% to 97%: a machine states no more than "below
 its peers"). The centre integrates in closed form (a normal in it, cut to where every slow drive is inside its
@@ -19,13 +19,13 @@ The cut is not a nominal rate: it is simulated per array size by bench/outlier_m
 drawn as the benches draw them (normal and flat peers, heavy-tailed AR(1) seconds, drives behind one HBA sharing
 noise) and stored in `CUTS`; an array of a size outside the table is not judged by this test.
 
-Why independent (issue 40, thirteenth round): the twelfth round's prior (clean 1/2, one slow drive 1/4, two 1/4) gave
-a pair 4/(n - 1) of a single's weight, so once one drive was plainly slow, another drive's prior odds of being slow
-too were 4n/(n - 1) times those of any drive in a clean array; the cut, held on clean arrays only, never saw it, and
-behind one slow drive the test named a healthy twin more often than the oracle bound (docs/arrays.md). Independent
-drives make the odds of a further drive behind a slow one those of a drive of a clean array. Not shipped
-(`OutlierParams.mixture_below` 0): on the tuning sets it named no more healthy twins than the bound, but a pair now
-weighs 1/n of a single and the test lost most of its gain on arrays of two slow drives (docs/arrays.md).
+In steps (issue 40, thirteenth round; `outliers._mixture_steps`): the drive of the highest odds is named where it
+passes, set aside, and the others judged again at the cut of their size (hence cuts down to 6 drives). Judged at
+once, the prior gave a pair 4/(n - 1) of a single's weight, so once one drive was plainly slow another drive's prior
+odds of being slow too were 4n/(n - 1) times those of a drive of a clean array, which the cut, held on clean arrays,
+never saw: behind one slow drive the test named a healthy twin more often than the oracle bound (docs/arrays.md).
+Drives slow independently (a pair 1/n of a single) mended that and lost the pair's rescue of a far drive a milder
+one masks (tuning sets, thirteenth round); in steps the first keeps the rescue and the rest are held as a clean array.
 """
 
 from __future__ import annotations
@@ -51,14 +51,16 @@ SPREAD_FLOOR = 0.005  # the array's robust spread (sd of ln rate) below this cou
 # in it is not judged by the mixture test.
 CUTS_ALARM = 0.005  # the share of clean arrays the table's cuts hold, with the group search (`array_alarm`)
 CUTS: dict[int, float] = {
-    8: 4.079,
-    9: 3.841,
-    10: 3.462,
-    11: 3.217,
-    12: 3.529,
-    13: 3.672,
-    14: 3.313,
-    15: 3.243,
+    6: 3.220,
+    7: 3.572,
+    8: 3.502,
+    9: 3.354,
+    10: 2.930,
+    11: 3.032,
+    12: 3.054,
+    13: 3.271,
+    14: 3.117,
+    15: 2.943,
 }  # end of the table
 
 
@@ -133,8 +135,7 @@ def log_odds(z: Sequence[float] | np.ndarray, excess: Sequence[float] | np.ndarr
     a, b = np.triu_indices(n, 1)
     pairs = singles[a] | singles[b]
     slow = np.vstack([np.zeros((1, n), dtype=bool), singles, pairs])
-    each = -math.log(n)  # a drive's prior log odds of being slow, independently of the others (module docstring)
-    prior = np.concatenate([[0.0], np.full(n, each), np.full(len(a), 2 * each)])
+    prior = np.concatenate([[math.log(0.5)], np.full(n, math.log(0.25 / n)), np.full(len(a), math.log(0.5 / len(a)))])
     evidence = _log_evidence(np.maximum(z - float(np.median(z)), _DEEPEST), noise, slow)
     top = evidence.max()
     weight = np.exp(evidence - top).mean(axis=1) * np.exp(prior)  # the spread's prior: each grid point alike

@@ -145,7 +145,7 @@ class OutlierParams:
     # (docs/arrays.md, twelfth and thirteenth rounds): with a pair as likely as a single it named a healthy drive
     # beside a single slow one more often than the oracle bound; with drives slow independently it did not, but on
     # the tuning sets it lost most of its gain on arrays of two slow drives (-3.7 points from the bound at 10-20%).
-    mixture_below: int = 0
+    mixture_below: int = 16
 
 
 @dataclass(frozen=True)
@@ -322,17 +322,40 @@ def _mixture(y, rest, own: Sequence[float], sign: float, params: OutlierParams, 
     kept = [int(i) for i in np.flatnonzero(rest)]
     count = len(kept)
     if _mixture_judges(count, params):
-        z = -sign * y[kept]  # slow is low
-        limit = mixture.cut(count, _log_spread(z, params)[1], _mixture_alarm(params))
-        odds = mixture.log_odds(z, mixture.excess([own[i] for i in kept]))
-        left.named = {kept[k] for k in range(count) if odds[k] > limit and sign * y[kept[k]] >= edge}
-        left.mixture, left.odds = True, {kept[k]: float(odds[k]) for k in range(count)}
+        left.mixture, left.named = True, _mixture_steps(y, kept, own, sign, params, edge, left.odds)
     if _mixture_judges(count + 1, params):
         unnamed = [i for i in kept if i not in left.named]
         left.centre = float(y[unnamed].mean())  # a further drive of the peers' typical noise, below their mean
         left.reach = mixture.reach(
             -sign * y[kept], lambda v: _log_spread(v, params)[1], -sign * left.centre, _mixture_alarm(params)
         )
+
+
+def _mixture_steps(
+    y, kept: list[int], own: Sequence[float], sign: float, params: OutlierParams, edge: float, odds: dict[int, float]
+) -> set[int]:
+    """The drives the mixture test names among `kept`, one at a time: the drive of the highest log odds (past `edge`)
+    is named where it passes the cut of the drives judged, then set aside and the rest judged again at the cut of
+    their size, until one does not pass. Why in steps (issue 40, thirteenth round): judged at once, a healthy drive
+    behind a plainly slow one had its odds from the configuration where both are slow, which the prior weighs as a
+    single slow drive of a clean array, so a healthy twin was named more often than the oracle bound names one; set
+    aside, the drives left are a clean array if it held one slow drive, and the cut of their size (simulated on
+    clean arrays) holds them at its rate. `odds` gets each drive's log odds at the last step that judged it."""
+    from iolab.analysis import outlier_mixture as mixture
+
+    named: set[int] = set()
+    left = list(kept)
+    while (
+        limit := mixture.cut(len(left), _log_spread(-sign * y[left], params)[1], _mixture_alarm(params))
+    ) is not None:
+        step = mixture.log_odds(-sign * y[left], mixture.excess([own[i] for i in left]))  # slow is low
+        odds.update({i: float(step[k]) for k, i in enumerate(left)})
+        weighed = [k for k in range(len(left)) if sign * y[left[k]] >= edge]
+        worst = max(weighed, key=lambda k: step[k], default=None)
+        if worst is None or step[worst] <= limit:
+            break
+        named.add(left.pop(worst))
+    return named
 
 
 def _mixture_alarm(params: OutlierParams) -> float:
