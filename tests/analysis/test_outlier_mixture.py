@@ -13,8 +13,8 @@ import numpy as np
 from iolab.analysis import outlier_mixture as mixture
 from iolab.analysis.outliers import OutlierParams, find_outliers, find_outliers_by_class
 
-ON = OutlierParams(mixture_below=16)  # not shipped (docs/arrays.md, thirteenth round): an option with its tests
-OFF = OutlierParams()
+ON = OutlierParams()  # the shipped parameters: the mixture test judges 8-15 drives (thirteenth round)
+OFF = OutlierParams(mixture_below=0)
 
 
 def _array(spread: float = 0.12, drives: int = 11, slow: tuple[float, ...] = (0.54, 0.38)) -> dict[str, float]:
@@ -32,7 +32,7 @@ def test_a_far_drive_masked_by_a_milder_one_is_named_with_two_slow_drives_in_the
     milder one; the mixture test, which weighs the configuration where both are slow, names the far one (38%). The
     milder one (54%) was named too when the test judged every drive at once (twelfth round); set aside the far one,
     the others are judged as a clean array of 10 at its cut, which it does not pass (log odds 0.8). Fails with the
-    test switched off (`mixture_below` 0)."""
+    test switched off (`OutlierParams.mixture_below` defaulting to 0)."""
     values = _array()
     assert [s.device for s in find_outliers(values, ON).outliers] == ["slow1"]
     assert find_outliers(values, OFF).outliers == []
