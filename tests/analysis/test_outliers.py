@@ -127,10 +127,11 @@ def test_peers_spread_wider_than_the_envelope_are_judged_by_their_own_spread_onl
     """6 peers spread 10x (sigma about 0.8): the envelope does not hold, so a drive below half of the slowest
     (which the envelope test would name) is weighed against the peers' own spread, which cannot set it apart,
     and the report's floor says how far below the median a drive would have had to be. (Seven drives: the
-    envelope test judges arrays of fewer than `envelope_devices`, 8.)"""
+    envelope test judges arrays of fewer than `envelope_devices`, 8; the floor of the steps: with the mixture test
+    on, a seven-drive array's floor is its reach, where an eighth drive would be named by it.)"""
     values = {f"p{i}": v * 1e9 for i, v in enumerate([1.0, 1.5, 2.2, 3.3, 5.0, 10.0])}
     for slow in (0.45e9, 0.1e9):
-        report = find_outliers(values | {"d": slow})
+        report = find_outliers(values | {"d": slow}, STEPS)
         assert not report.envelope_holds and report.outliers == []
         assert report.floor is not None and report.floor < slow / report.median
     unchecked = find_outliers(values | {"d": 0.45e9}, OutlierParams(envelope_check=1e-9))

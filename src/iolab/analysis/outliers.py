@@ -325,7 +325,7 @@ def _mixture(y, rest, own: Sequence[float], sign: float, params: OutlierParams, 
     count = len(kept)
     if _mixture_judges(count, params):
         left.mixture, left.named = True, _mixture_steps(y, kept, own, sign, params, edge, left.odds)
-    if _mixture_judges(count, params) and _mixture_judges(count + 1, params):  # a 7-drive array's own tests judge it
+    if _mixture_judges(count + 1, params):
         unnamed = [i for i in kept if i not in left.named]
         left.centre = float(y[unnamed].mean())  # a further drive of the peers' typical noise, below their mean
         left.reach = mixture.reach(
