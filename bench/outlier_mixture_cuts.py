@@ -15,7 +15,7 @@ t3 innovations, CV 1-20%, 10-60 s or 300 s): lognormal peers, a uniform log spre
 sharing 30-90% of their seconds' noise. Calibration seeds from `SEED` (never a held-out set of any bench; not the
 independent audit's). Nothing here looks at slow drives.
 
-    python bench/outlier_mixture_cuts.py [--arrays 3000] [--write]   # --write: the table into the module
+    python bench/outlier_mixture_cuts.py [--arrays 3000] [--sizes 6-15] [--write]   # --write: the table into the module
     python bench/outlier_mixture_cuts.py --smoke
 """
 
@@ -41,9 +41,11 @@ from iolab.analysis.noise import own_noise  # noqa: E402
 from iolab.analysis.outliers import OutlierParams, _group, _log_spread, _own_noise  # noqa: E402
 
 SEED = 31_000_000
-ALARM = 0.005  # the shipped `OutlierParams.array_alarm`: the verdict's whole budget in 8+ drives
+ALARM = mixture.CUTS_ALARM  # the shipped `OutlierParams.array_alarm`: the verdict's whole budget in 8+ drives
 FAMILIES = ("lognormal peers", "uniform log spread", "HBA groups")
-SIZES = range(8, 16)  # the sizes it judges (`OutlierParams.mixture_below`); 7 drives' floor reads 8's cut
+# the sizes it judges (`OutlierParams.mixture_below`) and, below them, the drives left once it named one or two (its
+# steps judge what is left at the cut of its size); 7 drives' floor reads 8's cut
+SIZES = range(6, 16)
 MODULE = HERE.parent / "src" / "iolab" / "analysis" / "outlier_mixture.py"
 
 
@@ -65,7 +67,7 @@ def statistic(array: env.Array, params: OutlierParams) -> tuple[bool, float]:
 def size_cut(n: int, arrays: int, params: OutlierParams) -> dict:
     """The cut at n drives (module docstring), each family's draws from `SEED`."""
     out: dict = {"families": {}}
-    for family in FAMILIES:
+    for family in (f for f in FAMILIES if clean.SMALLEST.get(f, 3) <= n):  # an HBA group needs 8 drives
         rows = []
         for seed in range(SEED + 100_000 * n, SEED + 100_000 * n + arrays):
             array = clean.draw(seed, family, (0.01, 0.30), (n, n))
@@ -80,9 +82,10 @@ def size_cut(n: int, arrays: int, params: OutlierParams) -> dict:
 
 
 def write_table(cuts: dict[int, float]) -> None:
-    """The table into `outlier_mixture.CUTS`, between its markers."""
+    """The sizes run into `outlier_mixture.CUTS`, between its markers (the other sizes' cuts kept: runs of some
+    sizes each, side by side on a busy host, fill the table in turn)."""
     text = MODULE.read_text()
-    body = "".join(f"    {n}: {c:.3f},\n" for n, c in sorted(cuts.items()))
+    body = "".join(f"    {n}: {c:.3f},\n" for n, c in sorted({**mixture.CUTS, **cuts}.items()))
     pattern = r"(CUTS: dict\[int, float\] = \{\n).*?(\}  # end of the table)"
     MODULE.write_text(re.sub(pattern, lambda m: m.group(1) + body + m.group(2), text, flags=re.S))
 
@@ -91,10 +94,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arrays", type=int, default=3000, help="clean arrays a family and size")
     parser.add_argument("--write", action="store_true", help="write the table into the module")
+    parser.add_argument("--sizes", default="6-15", help="the sizes to run, FIRST-LAST within 6-15")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_mixture_cuts.json")
     add_smoke_flag(parser)
     args = parser.parse_args()
-    sizes = list(SIZES)
+    first, last = (int(v) for v in args.sizes.split("-"))
+    sizes = [n for n in SIZES if first <= n <= last]
     if args.smoke:
         env.smoke_nulls()
         args.arrays, sizes, args.write = 40, [8], False

@@ -62,7 +62,8 @@ def _array(rng: np.random.Generator, n: int, sigma: float) -> np.ndarray:
 def test_a_drive_slow_for_part_of_the_run_is_named_with_the_noise_the_rule_reads(seed):
     """Generative: 8-32 drives spread 1-5%, 60 s of AR(1) seconds each (CV 2-5%); one drive at 10-40% of its
     level for 50-80% of the run. Judged with each drive's step-robust error (what ARR-OUTLIER reads), it is
-    named; with the batch-means error of its seconds, its two levels excuse it."""
+    named; with the batch-means error of its seconds, its two levels excuse it in the leave-out steps (the mixture
+    test, judging 8-15 drives, weighs a drive's own noise only in its healthy spread: off for that half)."""
     rng = np.random.default_rng(1000 + seed)
     n = int(rng.integers(8, 33))
     levels = _array(rng, n, float(rng.uniform(0.01, 0.05)))
@@ -75,7 +76,7 @@ def test_a_drive_slow_for_part_of_the_run_is_named_with_the_noise_the_rule_reads
     robust = {f"d{i}": step_robust_error(r.tolist()) for i, r in enumerate(rows)}
     plain = {f"d{i}": relative_error(r.tolist()) for i, r in enumerate(rows)}
     assert "d0" in {s.device for s in find_outliers(values, noise=robust).outliers}  # type: ignore[arg-type]
-    excused = find_outliers(values, noise=plain).outliers  # type: ignore[arg-type]
+    excused = find_outliers(values, OutlierParams(mixture_below=0), noise=plain).outliers  # type: ignore[arg-type]
     assert "d0" not in {s.device for s in excused}
 
 

@@ -1,6 +1,7 @@
-"""The mixture test (`analysis.outlier_mixture`, issue 40 twelfth round): in arrays of 8-15 drives each drive's
-posterior odds of being slow, summed over every configuration of at most two slow drives, name a pair that masks
-each other in the leave-out steps; its cut is simulated per size, and its reach is the array's floor."""
+"""The mixture test (`analysis.outlier_mixture`, issue 40 twelfth and thirteenth rounds): in arrays of 8-15 drives
+each drive's posterior odds of being slow, summed over every configuration of at most two slow drives, name a far
+drive a milder one masks in the leave-out steps; a named drive is set aside and the rest judged again at the cut of
+their size, simulated per size; its reach is the array's floor."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from statistics import NormalDist
 import numpy as np
 
 from iolab.analysis import outlier_mixture as mixture
-from iolab.analysis.outliers import OutlierParams, find_outliers
+from iolab.analysis.outliers import OutlierParams, find_outliers, find_outliers_by_class
 
-ON = OutlierParams(mixture_below=16)  # not shipped (docs/arrays.md, twelfth round): an option with its tests
-OFF = OutlierParams()
+ON = OutlierParams()  # the shipped parameters: the mixture test judges 8-15 drives (thirteenth round)
+OFF = OutlierParams(mixture_below=0)
 
 
 def _array(spread: float = 0.12, drives: int = 11, slow: tuple[float, ...] = (0.54, 0.38)) -> dict[str, float]:
@@ -26,12 +27,14 @@ def _array(spread: float = 0.12, drives: int = 11, slow: tuple[float, ...] = (0.
     return {f"d{i}": float(v) for i, v in enumerate(peers)} | {f"slow{k}": r * centre for k, r in enumerate(slow)}
 
 
-def test_two_drives_that_mask_each_other_are_both_named_with_two_slow_drives_in_the_model():
-    """The leave-out steps (the shipped code) name neither: the far drive is weighed against peers holding the
-    milder one; the mixture test, which weighs the configuration where both are slow, names both. Fails with the
-    test switched off (`mixture_below` 0 in `ON`)."""
+def test_a_far_drive_masked_by_a_milder_one_is_named_with_two_slow_drives_in_the_model():
+    """The leave-out steps (`OFF`, the code before) name neither: the far drive is weighed against peers holding the
+    milder one; the mixture test, which weighs the configuration where both are slow, names the far one (38%). The
+    milder one (54%) was named too when the test judged every drive at once (twelfth round); set aside the far one,
+    the others are judged as a clean array of 10 at its cut, which it does not pass (log odds 0.8). Fails with the
+    test switched off (`OutlierParams.mixture_below` defaulting to 0)."""
     values = _array()
-    assert sorted(s.device for s in find_outliers(values, ON).outliers) == ["slow0", "slow1"]
+    assert [s.device for s in find_outliers(values, ON).outliers] == ["slow1"]
     assert find_outliers(values, OFF).outliers == []
 
 
@@ -57,10 +60,10 @@ def test_the_floor_is_the_level_at_which_a_further_drive_is_named():
 def test_the_cut_grows_with_the_spread_as_the_odds_do():
     """The odds of a drive at a fixed number of sds below its peers grow as ln of the spread (the slow prior is in
     ln units): the cut follows, so a drive 3 sds down is judged alike at a spread of 5% and of 25%."""
-    for n in range(8, 16):
+    for n in range(6, 16):
         high, low = mixture.cut(n, 0.25), mixture.cut(n, 0.05)
         assert high is not None and low is not None and math.isclose(high - low, math.log(5))
-    assert mixture.cut(7, 0.1) is None and mixture.cut(16, 0.1) is None
+    assert mixture.cut(5, 0.1) is None and mixture.cut(16, 0.1) is None
 
 
 def test_the_normal_tail_in_logs_holds_far_out():
@@ -78,3 +81,36 @@ def test_outside_its_sizes_the_leave_out_steps_judge_as_before():
         assert not on.mixture_judged
         assert [s.device for s in on.outliers] == [s.device for s in off.outliers] == ["slow0"]
         assert on.floor == off.floor
+
+
+def test_behind_a_plainly_slow_drive_the_others_are_judged_as_a_clean_array():
+    """In steps (thirteenth round): a drive at 10% of its peers is named and set aside, and the others are judged
+    again as the clean array they are, at the cut of their size: each one's log odds are its odds in the array
+    without the slow drive. Judged at once (the twelfth round), a healthy drive's odds came from the configuration
+    where it and the slow drive are both slow, which the prior weighed as a single slow drive of a clean array: they
+    stood 1.5-1.9 higher, and the cut, held on clean arrays, did not see it (a healthy twin was named behind a single
+    slow drive more often than the oracle bound names one)."""
+    rng = np.random.default_rng(13)
+    for _ in range(5):
+        healthy = np.exp(rng.normal(0.0, 0.1, 10)) * 1000.0
+        values = {f"d{i}": float(v) for i, v in enumerate(healthy)} | {"slow": 100.0}
+        report = find_outliers(values, ON)
+        assert [s.device for s in report.outliers] == ["slow"]
+        alone = mixture.log_odds(np.log(healthy))
+        odds = {s.device: s.odds for s in report.scores}
+        assert np.allclose([odds[f"d{i}"] for i in range(10)], alone)
+
+
+def test_a_class_of_a_split_array_is_judged_at_its_share_of_the_alarm():
+    """In a split array (`find_outliers_by_class`) each class's mixture cut rises by ln of the alarm over its share
+    (Markov's bound on a likelihood ratio), as the other tests run at their share: the floor a class of 10 drives
+    states is deeper than the same drives' judged alone at the full alarm, and the cut at half the alarm is ln 2
+    higher. With the cut left at the table's, the floors are equal and this fails."""
+    assert math.isclose(mixture.cut(10, 0.1, mixture.CUTS_ALARM / 2) - mixture.cut(10, 0.1), math.log(2))
+    fast = {f"f{k}": v for k, v in _array(spread=0.1, drives=10, slow=()).items()}
+    slow = {f"s{k}": 0.7 * v for k, v in _array(spread=0.1, drives=10, slow=()).items()}
+    models = {d: "FAST" for d in fast} | {d: "SLOW" for d in slow}
+    split = find_outliers_by_class(fast | slow, models, ON)["FAST"]
+    whole = find_outliers(fast, ON)
+    assert split.mixture_judged and whole.mixture_judged
+    assert split.floor is not None and whole.floor is not None and split.floor < whole.floor

@@ -7,6 +7,8 @@ import pytest
 
 from iolab.analysis.outliers import OutlierParams, _calibrated_loo_alarm, find_outliers, qn_scale
 
+STEPS = OutlierParams(mixture_below=0)  # the leave-out steps judge 8-15 drives too (the mixture test off)
+
 
 def array(n: int, slow: dict[int, float] | None = None) -> dict[str, float]:
     # 30 healthy drives spread +/-1.5% around 6900 MB/s, like a real homogeneous array.
@@ -125,10 +127,11 @@ def test_peers_spread_wider_than_the_envelope_are_judged_by_their_own_spread_onl
     """6 peers spread 10x (sigma about 0.8): the envelope does not hold, so a drive below half of the slowest
     (which the envelope test would name) is weighed against the peers' own spread, which cannot set it apart,
     and the report's floor says how far below the median a drive would have had to be. (Seven drives: the
-    envelope test judges arrays of fewer than `envelope_devices`, 8.)"""
+    envelope test judges arrays of fewer than `envelope_devices`, 8; the floor of the steps: with the mixture test
+    on, a seven-drive array's floor is its reach, where an eighth drive would be named by it.)"""
     values = {f"p{i}": v * 1e9 for i, v in enumerate([1.0, 1.5, 2.2, 3.3, 5.0, 10.0])}
     for slow in (0.45e9, 0.1e9):
-        report = find_outliers(values | {"d": slow})
+        report = find_outliers(values | {"d": slow}, STEPS)
         assert not report.envelope_holds and report.outliers == []
         assert report.floor is not None and report.floor < slow / report.median
     unchecked = find_outliers(values | {"d": 0.45e9}, OutlierParams(envelope_check=1e-9))
@@ -163,15 +166,18 @@ def test_a_drive_standing_off_a_wide_crowd_of_peers_is_named_by_the_leave_out_te
 
 def test_the_leave_out_test_names_two_drives_masking_each_other_and_leaves_a_clean_crowd_alone():
     """Two drives at 53-55%: against all the others, the worse one's reference sd holds the other one (masked);
-    set aside in turn, the better one is weighed against the healthy peers alone, and both are named."""
+    set aside in turn, the better one is weighed against the healthy peers alone, and both are named (the leave-out
+    steps, which the mixture test replaces at 8-15 drives: judged with it off, `STEPS`)."""
     values = _spread_40pct(12) | {"slow1": 0.55e9, "slow2": 0.53e9}
-    one_step = find_outliers(values, OutlierParams(loo_block=1, loo_share=0.0, threshold=1e9))
+    one_step = find_outliers(values, OutlierParams(loo_block=1, loo_share=0.0, threshold=1e9, mixture_below=0))
     assert one_step.outliers == [] and -3 < next(s.t for s in one_step.scores if s.device == "slow2") < -2.5
-    both = find_outliers(values)
+    both = find_outliers(values, STEPS)
     assert sorted(s.device for s in both.outliers) == ["slow1", "slow2"]
     assert all(s.t is not None and s.t < -4 for s in both.outliers)  # each against the healthy peers
-    assert find_outliers(values, OutlierParams(loo_alarm=0.0)).outliers == []  # the envelope test: too far off
+    # the envelope test alone (the leave-out steps and the mixture test off): too far off
+    assert find_outliers(values, OutlierParams(loo_alarm=0.0, mixture_below=0)).outliers == []
     assert find_outliers(_spread_40pct(12)).outliers == []
+    assert sorted(s.device for s in find_outliers(values).outliers) == ["slow1", "slow2"]  # the mixture test too
 
 
 def _generated_array(rng: np.random.Generator, slow_ratio: float | None) -> tuple[dict, dict]:

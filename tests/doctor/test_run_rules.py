@@ -106,7 +106,7 @@ def test_a_drive_slow_alone_is_never_called_fine():
     assert "8 drives spread 45% (robust sd of ln bandwidth), wider than the 30% healthy drives show, could name " in (
         power.title
     )
-    assert "could name only a drive 98% or more below" in power.title
+    assert "could name only a drive 88% or more below" in power.title  # the mixture test's reach (98%: the steps')
     assert by_id(findings, "ARR-SHARED-PATH") == []
     readable(findings)
 

@@ -19,9 +19,13 @@ The cut is not a nominal rate: it is simulated per array size by bench/outlier_m
 drawn as the benches draw them (normal and flat peers, heavy-tailed AR(1) seconds, drives behind one HBA sharing
 noise) and stored in `CUTS`; an array of a size outside the table is not judged by this test.
 
-Not shipped (`OutlierParams.mixture_below` 0; docs/arrays.md, twelfth round): on fresh sets it was within 3 points
-of the oracle bound in every sigma bin of 8-15 drives, clean arrays at most 0.9%, but it named a healthy drive
-beside a single slow one more often than the bound: its prior makes a second slow drive as likely as a first.
+In steps (issue 40, thirteenth round; `outliers._mixture_steps`): the drive of the highest odds is named where it
+passes, set aside, and the others judged again at the cut of their size (hence cuts down to 6 drives). Judged at
+once, the prior gave a pair 4/(n - 1) of a single's weight, so once one drive was plainly slow another drive's prior
+odds of being slow too were 4n/(n - 1) times those of a drive of a clean array, which the cut, held on clean arrays,
+never saw: behind one slow drive the test named a healthy twin more often than the oracle bound (docs/arrays.md).
+Drives slow independently (a pair 1/n of a single) mended that and lost the pair's rescue of a far drive a milder
+one masks (tuning sets, thirteenth round); in steps the first keeps the rescue and the rest are held as a clean array.
 """
 
 from __future__ import annotations
@@ -45,7 +49,10 @@ SPREAD_FLOOR = 0.005  # the array's robust spread (sd of ln rate) below this cou
 # The cut on S = a drive's posterior log odds of being slow - ln(the array's robust spread), by array size (drives
 # judged): bench/outlier_mixture_cuts.py writes this table (its docstring says how and why the spread); a size not
 # in it is not judged by the mixture test.
+CUTS_ALARM = 0.005  # the share of clean arrays the table's cuts hold, with the group search (`array_alarm`)
 CUTS: dict[int, float] = {
+    6: 3.220,
+    7: 3.572,
     8: 3.502,
     9: 3.354,
     10: 2.930,
@@ -144,25 +151,36 @@ def excess(own: Sequence[float]) -> np.ndarray:
     return np.maximum(0.0, own2 - float(np.median(own2))) if own2.size else own2
 
 
-def cut(n: int, spread: float) -> float | None:
+def cut(n: int, spread: float, alarm: float = CUTS_ALARM) -> float | None:
     """The cut on log odds in an array of n drives judged whose robust spread (sd of ln rate) is `spread`: the
-    table's cut on S plus ln of the spread (`CUTS`); None where the table does not hold n."""
+    table's cut on S plus ln of the spread (`CUTS`); None where the table does not hold n. At an `alarm` below the
+    table's (a class of a split array judged at its share, `outliers.find_outliers_by_class`), the cut rises by
+    ln(CUTS_ALARM / alarm): a likelihood ratio passes k under the null with chance at most 1/k (Markov), so the
+    share of clean arrays past the cut falls at least in proportion (judged at the full cut each, two models of
+    8-15 drives alarmed 0.9% of clean arrays at sigma 20-30%, twelfth round)."""
     base = CUTS.get(n)
-    return None if base is None else base + math.log(max(spread, SPREAD_FLOOR))
+    if base is None:
+        return None
+    return base + math.log(max(spread, SPREAD_FLOOR)) + max(0.0, math.log(CUTS_ALARM / alarm))
 
 
-def reach(z: Sequence[float] | np.ndarray, spread_of: Callable[[np.ndarray], float], centre: float) -> float:
+def reach(
+    z: Sequence[float] | np.ndarray,
+    spread_of: Callable[[np.ndarray], float],
+    centre: float,
+    alarm: float = CUTS_ALARM,
+) -> float:
     """How far below `centre` (ln units, slow is low; a positive number) a further drive would have to be for the
     mixture test to name it among the drives `z` (those named too: it judges them all), at the cut of one drive
-    more and the robust spread `spread_of` gives the drives with it: bisection on its level between the centre
-    and `SLOW_RANGE`'s lower end; inf where no level within it is named or no cut holds."""
+    more (at `alarm`) and the robust spread `spread_of` gives the drives with it: bisection on its level between
+    the centre and `SLOW_RANGE`'s lower end; inf where no level within it is named or no cut holds."""
     z = np.asarray(z, dtype=float)
     if cut(z.size + 1, 1.0) is None:
         return math.inf
 
     def passes(depth: float) -> bool:
         with_it = np.append(z, centre - depth)
-        return bool(log_odds(with_it)[-1] > cut(with_it.size, spread_of(with_it)))
+        return bool(log_odds(with_it)[-1] > cut(with_it.size, spread_of(with_it), alarm))
 
     low, high = 0.0, -_LOW
     if not passes(high):
