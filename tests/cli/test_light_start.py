@@ -11,8 +11,8 @@ machinery imported above the dry run's return, numpy at the top of a module the 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from tests.fresh_python import run_fresh
 
 # Each command, and what it must not load (a name, or a package and everything under it).
 LIGHT: dict[str, tuple[list[str], tuple[str, ...]]] = {
@@ -64,14 +64,7 @@ def test_light_commands_load_no_analysis(tmp_path):
     target.mkdir()
     commands = {name: [str(target) if a == "TARGET" else a for a in args] for name, (args, _) in LIGHT.items()}
     out = tmp_path / "loaded.json"
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK, str(out), json.dumps(commands)],
-        env={"IOLAB_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = run_fresh(CHECK, str(out), json.dumps(commands), home=tmp_path / "home")
     assert done.returncode == 0, done.stderr
     loaded = json.loads(out.read_text())
     for name, (_, banned) in LIGHT.items():

@@ -5,9 +5,9 @@ size where the doctor judged with numpy; a fresh interpreter, so nothing else ha
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.fresh_python import run_fresh
 
 OUTPUT = Path(__file__).resolve().parents[1] / "data" / "fio" / "randread-4jobs.json"
 CHECK = """
@@ -24,13 +24,6 @@ def test_importing_json_outputs_loads_no_numpy(tmp_path):
     outputs.mkdir()
     for copy in range(20):
         (outputs / f"randread-{copy:02d}.json").write_text(OUTPUT.read_text() + "\n" * copy)
-    done = subprocess.run(
-        [sys.executable, "-c", CHECK, str(outputs)],
-        env={"IOLAB_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = run_fresh(CHECK, str(outputs), home=tmp_path / "home")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["20", "False"], done.stdout
