@@ -105,8 +105,9 @@ def _python_refusal(executable: str, prefix: str, module_path: tuple[str, ...]) 
 def check_root_writer() -> None:
     """Refuse (UserError, exit 2, two lines) a command that writes, run as root from a Python another user could
     change: first in `run`, `clean` and `import`, before the modules they import on their own, and again in every
-    private write and every store opened for writing, so no command that writes (tag, note, report -o, --png,
-    agent, ...) can miss it."""
+    private write and every store opened for writing (tag, note, report -o, --png, agent, ...). Not held to it: the
+    reading commands (ls, show, report without -o), which open the store for reading; a store they can write they
+    still migrate to this version's schema (docs/safety.md)."""
     refusal = root_python_refusal()
     if refusal is not None:
         raise refusal
