@@ -46,10 +46,12 @@ out, commands = sys.argv[1], json.loads(sys.argv[2])
 loaded = {}
 for name, args in commands.items():
     sys.argv = ["iolab", *args]
+    code = None
     try:
         main()
     except SystemExit as exit:
-        loaded[name] = [exit.code, sorted(sys.modules)]
+        code = exit.code
+    loaded[name] = [code, sorted(sys.modules)]
 with open(out, "w") as file:
     json.dump(loaded, file)
 """
