@@ -55,6 +55,12 @@ def active(name: str) -> bool:
     return name not in _OFF
 
 
+def switched_off_now() -> frozenset[str]:
+    """The guards switched off at this moment: a cached answer that guards decide keys on it, so a check cached
+    while they were on is not the answer once the bench switches one off (or the other way round)."""
+    return frozenset(_OFF)
+
+
 def guard(name: str, refuses: str, allow: object = None) -> Callable[[F], F]:
     """Register the decorated check; switched off, it returns a copy of `allow` without running.
 

@@ -41,7 +41,7 @@ def write_private(path: Path, data: str | bytes, mode: int = PRIVATE_FILE) -> No
     for what was always written with the umask's mode). The temporary name is made O_CREAT|O_EXCL|O_NOFOLLOW
     and renamed over `path` (which replaces a link there instead of following it), both relative to the
     directory held after `pathchain` checked its chain: no other user can redirect either name."""
-    programs.check_root_writer()
+    programs.check_root_python()
     path = Path(path)
     if mode == AS_UMASK:
         mode = 0o666 & ~_umask()

@@ -77,24 +77,27 @@ def check_python() -> None:
 
 @guards.guard(
     "root-python-owner",
-    "a command that writes as root (run, clean, import) started from a Python or an iolab another user could "
-    "change: the interpreter, its venv's pyvenv.cfg, a directory on its module path or a .pth file in one",
+    "any command as root (run, clean, import, ls, show, report...) started from a Python or an iolab another user "
+    "could change: the interpreter, its venv's pyvenv.cfg, a directory on its module path or a .pth file in one",
 )
 def root_python_refusal() -> UserError | None:
-    """Why root may not run a writing command from this Python (`check_python`'s refusal), or None (not root, or
+    """Why root may not run a command from this Python (`check_python`'s refusal), or None (not root, or
     nothing another user could change). Such a user's module, imported as the command goes on (iolab imports
     a command's heavy modules inside it), or their interpreter at root's next run, runs as root: the very
     thing `schedule install` refuses to set up, done by hand."""
     if os.geteuid() != 0:
         return None
-    said = _python_refusal(sys.executable, sys.prefix, tuple(sys.path))
+    said = _python_refusal(sys.executable, sys.prefix, tuple(sys.path), guards.switched_off_now())
     return None if said is None else UserError(said)
 
 
 @functools.lru_cache(maxsize=4)
-def _python_refusal(executable: str, prefix: str, module_path: tuple[str, ...]) -> str | None:
+def _python_refusal(
+    executable: str, prefix: str, module_path: tuple[str, ...], switched_off: frozenset[str]
+) -> str | None:
     """`check_python`'s refusal for this interpreter, prefix and module path, read once a process: every
-    private write checks it again (`private.write_private`), and a run writes hundreds of files."""
+    private write checks it again (`private.write_private`), and a run writes hundreds of files. `switched_off`
+    (the guards off now: `check_python` is made of guarded checks) is part of the key, not read."""
     try:
         check_python()
     except UserError as exc:
@@ -102,12 +105,12 @@ def _python_refusal(executable: str, prefix: str, module_path: tuple[str, ...]) 
     return None
 
 
-def check_root_writer() -> None:
-    """Refuse (UserError, exit 2, two lines) a command that writes, run as root from a Python another user could
-    change: first in `run`, `clean` and `import`, before the modules they import on their own, and again in every
-    private write and every store opened for writing (tag, note, report -o, --png, agent, ...). Not held to it: the
-    reading commands (ls, show, report without -o), which open the store for reading; a store they can write they
-    still migrate to this version's schema (docs/safety.md)."""
+def check_root_python() -> None:
+    """Refuse (UserError, exit 2, two lines) root's command started from a Python another user could change: every
+    command, at the entry (`iolab.cli.main`) before it imports its own modules, reading ones too, since `show`
+    or `report` import the analysis and numpy as they go and would run that user's module as root as surely as
+    `run`; and again in every private write and every store opened for writing, for callers that do not come
+    through the entry. Only help is not held to it (it runs no command)."""
     refusal = root_python_refusal()
     if refusal is not None:
         raise refusal

@@ -1,7 +1,8 @@
-"""Root running a command that writes (`run`, `clean`, `import`) from a Python another user could change is refused
-in two lines, exit 2, before the command does anything (`programs.check_root_writer`, root-python-owner): their
-module imported as the command goes on, or their interpreter at the next run, would run as root. `--help` is
-not a command that writes; a user who is not root runs their own Python as themselves. Uid 65534's directory on
+"""Root running any command (`run`, `clean`, `import`, and the reading ones: `ls`, `show`, `report`, `history`,
+`doctor`) from a Python another user could change is refused in two lines, exit 2, before the command does anything
+(`programs.check_root_python`, root-python-owner): their module imported as the command goes on, or their
+interpreter at the next run, would run as root. `--help` runs no command; a user who is not root runs their own
+Python as themselves. Uid 65534's directory on
 the module path stands for a venv of theirs; none of their files is run here."""
 
 from __future__ import annotations
@@ -30,10 +31,29 @@ def theirs_on_the_path(monkeypatch) -> Iterator[Path]:
         yield top / "theirs"
 
 
-@pytest.mark.parametrize("command", [["import", str(OUTPUT)], ["clean"], ["run", "--dry-run"], ["agent"]])
-def test_a_writing_command_as_root_from_a_path_another_user_can_change_is_refused(theirs_on_the_path, command):
+COMMANDS = [
+    ["import", str(OUTPUT)],
+    ["clean"],
+    ["run", "--dry-run"],
+    ["agent"],
+    ["ls"],
+    ["show", "1"],
+    ["report", "1"],
+    ["history"],
+    ["doctor"],
+    ["note", "1", "--", "--help"],
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_any_command_as_root_from_a_path_another_user_can_change_is_refused(
+    theirs_on_the_path, tmp_path, monkeypatch, command
+):
+    """Each refused before it does anything: the store it would read or write is not even made."""
+    monkeypatch.setenv("IOLAB_HOME", str(tmp_path / "home"))
     said = assert_clean_error(iolab(*command))
     assert str(theirs_on_the_path) in said and "owned by uid 65534" in said
+    assert not (tmp_path / "home").exists()
 
 
 def test_every_other_write_checks_it_too(theirs_on_the_path, tmp_path, monkeypatch):
@@ -57,6 +77,8 @@ def test_switched_off_the_import_runs_from_their_path(theirs_on_the_path, tmp_pa
 
 
 def test_help_and_a_user_who_is_not_root_are_not_held_to_it(theirs_on_the_path, monkeypatch):
-    assert iolab("import", "--help").returncode == 0
+    for asks_help in (["import", "--help"], ["ls", "-h"], ["--help"], []):
+        done = iolab(*asks_help)
+        assert "Usage" in done.stdout + done.stderr and "owned by uid 65534" not in done.stderr, asks_help
     monkeypatch.setattr(programs.os, "geteuid", lambda: 1000)
     assert programs.root_python_refusal() is None

@@ -20,6 +20,7 @@ import typer
 import typer.main
 
 # Registration by import: each module adds its commands to `app`.
+from iolab import programs
 from iolab.cli import agent, doctor, history, plans, report, results, runs, schedule, tags  # noqa: F401
 from iolab.cli.application import app
 from iolab.errors import RunFailed, UserError
@@ -36,6 +37,8 @@ def main() -> None:
     """
     guard_streams()
     try:
+        if not _asks_help(sys.argv[1:]):
+            programs.check_root_python()  # as root, from a Python only root (and you) can change: before any command
         code = click_command(_named(sys.argv[1:]))(standalone_mode=False)
     except (UserError, RunFailed) as exc:
         print(f"iolab: {exc}", file=sys.stderr)
@@ -76,6 +79,13 @@ def click_command(name: str | None = None) -> Callable[..., Any]:
     if name is None:
         return bounded(typer.main.get_command(app))  # every int and float option through iolab.numbers
     return bounded(typer.main.get_group(_only(name)))  # a group whatever is in it, as the whole app's is
+
+
+def _asks_help(args: list[str]) -> bool:
+    """Whether the command line only asks for help (no arguments, or -h/--help before any `--`): help runs no
+    command and imports none of a command's modules, so root may read it from any Python."""
+    words = args[: args.index("--")] if "--" in args else args
+    return not args or not {"-h", "--help"}.isdisjoint(words)
 
 
 def _command_names(typer_app: typer.Typer) -> dict[str, Any]:

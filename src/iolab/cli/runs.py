@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from iolab import programs
 from iolab.cli.application import app
 from iolab.cli.output import FormatOpt, JsonOpt, OutputOpt
 from iolab.cli.request_flags import RunFlags, build_request, command_line, run_flags, split_args
@@ -56,7 +55,6 @@ def run(
     flags: RunFlags,
 ) -> None:
     """Run a preset or plan: the quick preset by default (sequential and random read/write, QD1 latency, about a minute)."""
-    programs.check_root_writer()  # as root, from a Python only root (and you) can change: before anything else
     from iolab.cli.output import chosen, emit
     from iolab.printable import escaping_console
     from iolab.report.formats import RUNS, renderer
@@ -211,7 +209,6 @@ def import_(
 
     fio's logs beside an output (or in clients/HOST/) are stored with its points as compressed columns.
     """
-    programs.check_root_writer()  # as root, from a Python only root (and you) can change: before anything else
     from iolab.cli.import_progress import ImportProgress
     from iolab.imports import import_paths, report_lines
     from iolab.store.db import open_store
@@ -260,7 +257,6 @@ def clean(
     is removed for its name. A setting is written back only on the
     boot and device it was taken from. Runs still going keep theirs.
     """
-    programs.check_root_writer()  # as root, from a Python only root (and you) can change: before anything else
     from iolab.printable import escaping_console
     from iolab.runner.host_settings import restore_leftovers
     from iolab.runner.scratch import leftovers, remove

@@ -505,8 +505,7 @@ def open_store(home: Path | None = None, for_reading: bool = False) -> Store:
     opened for writing (a read-only IOLAB_HOME, a copy on read-only media) is
     opened read-only instead, so results stay readable wherever they are.
     """
-    if not for_reading:
-        programs.check_root_writer()
+    programs.check_root_python()  # reading too: a caller that did not come through the CLI's entry
     directory = Path(pathchain.resolve(str(home or home_dir()))[0])  # a linked home resolved once, then checked
     path = directory / DB_NAME
     chain = pathchain.refusal(str(directory))
