@@ -713,10 +713,12 @@ def _side_median(u, width: int, side: int):  # (n,) -> (n,)
     (NaN where there are none)."""
     import numpy as np
 
+    from iolab.analysis.medians import median_of, row_medians
+
     n = len(u)
     out = np.full(n, np.nan)
     if n > width:
-        full = _row_medians(np.lib.stride_tricks.sliding_window_view(u, width))  # full[j]: u[j : j + width]
+        full = row_medians(np.lib.stride_tricks.sliding_window_view(u, width))  # full[j]: u[j : j + width]
         if side < 0:
             out[width:] = full[: n - width]
         else:
@@ -726,30 +728,8 @@ def _side_median(u, width: int, side: int):  # (n,) -> (n,)
     for t in edges:
         part = values[max(0, t - width) : t] if side < 0 else values[t + 1 : t + 1 + width]
         if part:
-            out[t] = _median_of(part)
+            out[t] = median_of(part)
     return out
-
-
-def _row_medians(rows):  # (m, w) -> (m,)
-    """np.median of each row, to the bit: np.mean of the sorted row's middle value or two, a sum from 0.0 (so a
-    middle -0.0 reads 0.0) over their count; NaN where the row holds one (np.sort puts NaN last). One sort of
-    every window at once: np.median's partition and mean cost more per call than the few values they read, and
-    the outlier scores ask for four side medians per history (156k calls in one run of the suite)."""
-    import numpy as np
-
-    ordered = np.sort(rows, axis=1)
-    half = ordered.shape[1] // 2
-    middle = 0.0 + ordered[:, half] if ordered.shape[1] % 2 else (0.0 + ordered[:, half - 1] + ordered[:, half]) / 2
-    return np.where(np.isnan(ordered[:, -1]), np.nan, middle)
-
-
-def _median_of(values: list[float]) -> float:
-    """np.median of a few values to the bit (as `_row_medians`), without numpy's cost per call."""
-    if any(math.isnan(v) for v in values):
-        return math.nan
-    ordered = sorted(values)
-    half = len(ordered) // 2
-    return 0.0 + ordered[half] if len(ordered) % 2 else (0.0 + ordered[half - 1] + ordered[half]) / 2
 
 
 def _lone_runs(u, params: ChangePointParams):  # (n,) relative values -> (n,) bool

@@ -45,6 +45,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from iolab.analysis.medians import median_of
+
 # The sizes the null distribution of the split statistics is simulated at: every size up to 128 (where the flat
 # shape's tilt changes most with the size, `_calibrated`), then a ladder; a size between two is interpolated in ln(n), one
 # past the last takes the last (the cut grows about as slowly as a normal quantile of n).
@@ -119,7 +121,8 @@ def splits(a: np.ndarray, noise2: np.ndarray, share: float) -> tuple[np.ndarray,
     ks = _ks(len(a), share)
     if not len(ks):
         return ks, np.empty(0)
-    typical = np.asarray([float(np.median(noise2[:k])) for k in ks])
+    noise = noise2.tolist()
+    typical = np.asarray([median_of(noise[:k]) for k in ks])
     return ks, _split_t((a - a.mean())[np.newaxis, :], ks, typical)[0]
 
 
@@ -206,7 +209,8 @@ def find_group(
     ks, t = splits(a, np.asarray([own[i] ** 2 for i in order]), share)
     if not len(ks):
         return None
-    medians = np.asarray([float(np.median(a[k:])) for k in ks])
+    values = a.tolist()
+    medians = np.asarray([median_of(values[k:]) for k in ks])
     t = np.where(a[ks - 1] - medians >= edge, t, -np.inf)
     limits = cuts(n, alarm, share)
     best = int(np.argmax(t / limits))
