@@ -85,9 +85,9 @@ def _rest_sums(a: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For each row of `a` (sorted worst first) and each count of `m`: the sum and the sum of squares of the row's
     last m values (the rest beside its n - m worst), each (rows, len(m)).
 
-    Added best first as a running sum along each row adds them (np.cumsum: the same additions in the same order,
-    so the same bits), but a step at a time over every row at once, one vectorised add of a column, where a
-    running sum along each row is a short loop per row: simulating the null was mostly these sums."""
+    The values are added best first, as np.cumsum along each row adds them (the same additions in the same
+    order: the same bits), but each step for every row at once, one vectorised add of a column, where a running
+    sum along each row is a short loop per row: simulating the null was mostly these sums."""
     best_first = np.ascontiguousarray(a[:, ::-1].T)
     total, squares = best_first[0].copy(), best_first[0] ** 2
     sums, sums2 = np.empty((len(m), a.shape[0])), np.empty((len(m), a.shape[0]))
