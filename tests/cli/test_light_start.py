@@ -73,3 +73,21 @@ def test_light_commands_load_no_analysis(tmp_path):
         code, modules = loaded[name]
         assert code in (0, None), (name, code, done.stderr)
         assert not _heavy(modules, banned), f"`iolab {name}` loaded {_heavy(modules, banned)[:8]}"
+
+
+PAGE = """
+import sys
+import iolab.doctor.derived, iolab.views.run
+from iolab.views.page_check import page_contradictions
+assert page_contradictions([], [], []) == []
+print(" ".join(m for m in sys.modules if m.startswith(("iolab.doctor.engine", "iolab.doctor.rules"))))
+"""
+
+
+def test_a_page_that_holds_together_loads_no_doctor_rule(tmp_path):
+    """`show` and `report` read the doctor's derived views (the array views, the curves' names) and check their
+    page (`views.page_check`), and import the rules (about 0.06 CPU-s a process) only for a page that
+    contradicts itself: importing the doctor package or checking a sound page loads no rule."""
+    done = run_fresh(PAGE, home=tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == []

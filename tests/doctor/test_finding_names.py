@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from iolab.doctor import rule as rule_module
+from iolab.doctor.engine import all_rules
 
-DISCARD = next(r for r in rule_module.RULES if r.id == "FS-DISCARD-ONLINE")
+DISCARD = next(r for r in all_rules() if r.id == "FS-DISCARD-ONLINE")
 
 
 def _uuid_like(rng: random.Random) -> str:

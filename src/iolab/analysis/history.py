@@ -713,19 +713,22 @@ def _side_median(u, width: int, side: int):  # (n,) -> (n,)
     (NaN where there are none)."""
     import numpy as np
 
+    from iolab.analysis.medians import median_of, row_medians
+
     n = len(u)
     out = np.full(n, np.nan)
     if n > width:
-        full = np.median(np.lib.stride_tricks.sliding_window_view(u, width), axis=1)  # full[j]: u[j : j + width]
+        full = row_medians(np.lib.stride_tricks.sliding_window_view(u, width))  # full[j]: u[j : j + width]
         if side < 0:
             out[width:] = full[: n - width]
         else:
             out[: n - width] = full[1:]
     edges = range(min(width, n)) if side < 0 else range(max(0, n - width), n)
+    values = u.tolist()
     for t in edges:
-        part = u[max(0, t - width) : t] if side < 0 else u[t + 1 : t + 1 + width]
-        if len(part):
-            out[t] = float(np.median(part))
+        part = values[max(0, t - width) : t] if side < 0 else values[t + 1 : t + 1 + width]
+        if part:
+            out[t] = median_of(part)
     return out
 
 

@@ -45,6 +45,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from iolab.analysis.medians import median_of
+
 # The sizes the null distribution of the split statistics is simulated at: every size up to 128 (where the flat
 # shape's tilt changes most with the size, `_calibrated`), then a ladder; a size between two is interpolated in ln(n), one
 # past the last takes the last (the cut grows about as slowly as a normal quantile of n).
@@ -79,15 +81,33 @@ def _ks(n: int, share: float) -> np.ndarray:
     return np.arange(MIN_GROUP, min(int(share * n), n - MIN_REST) + 1)
 
 
+def _rest_sums(a: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of `a` (sorted worst first) and each count of `m`: the sum and the sum of squares of the row's
+    last m values (the rest beside its n - m worst), each (rows, len(m)).
+
+    The values are added best first, as np.cumsum along each row adds them (the same additions in the same
+    order: the same bits), but each step for every row at once, one vectorised add of a column, where a running
+    sum along each row is a short loop per row: simulating the null was mostly these sums."""
+    best_first = np.ascontiguousarray(a[:, ::-1].T)
+    total, squares = best_first[0].copy(), best_first[0] ** 2
+    sums, sums2 = np.empty((len(m), a.shape[0])), np.empty((len(m), a.shape[0]))
+    slot = {int(count) - 1: i for i, count in enumerate(m)}
+    for j in range(max(slot) + 1):
+        if j:
+            total += best_first[j]
+            squares += best_first[j] ** 2
+        if j in slot:
+            sums[slot[j]], sums2[slot[j]] = total, squares
+    return sums.T, sums2.T
+
+
 def _split_t(a: np.ndarray, ks: np.ndarray, noise2) -> np.ndarray:
     """T_k of each row of `a` (w sorted worst first) for each k of `ks`; `noise2` the group's own noise squared
     for each k (0: none), beside the rest's spread."""
-    n = a.shape[1]
-    s1 = np.cumsum(a[:, ::-1], axis=1)[:, ::-1]  # s1[:, k]: sum of a[:, k:]
-    s2 = np.cumsum((a**2)[:, ::-1], axis=1)[:, ::-1]
-    m = n - ks
-    mean = s1[:, ks] / m
-    var = np.maximum(s2[:, ks] - m * mean**2, 0.0) / (m - 1)
+    m = a.shape[1] - ks
+    s1, s2 = _rest_sums(a, m)
+    mean = s1 / m
+    var = np.maximum(s2 - m * mean**2, 0.0) / (m - 1)
     scale = np.sqrt(var * (1 + 1 / m) + noise2)
     beyond = a[:, ks - 1] - mean
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -101,7 +121,8 @@ def splits(a: np.ndarray, noise2: np.ndarray, share: float) -> tuple[np.ndarray,
     ks = _ks(len(a), share)
     if not len(ks):
         return ks, np.empty(0)
-    typical = np.asarray([float(np.median(noise2[:k])) for k in ks])
+    noise = noise2.tolist()
+    typical = np.asarray([median_of(noise[:k]) for k in ks])
     return ks, _split_t((a - a.mean())[np.newaxis, :], ks, typical)[0]
 
 
@@ -109,7 +130,8 @@ def _draws(rng: np.random.Generator, shape: str, rows: int, n: int) -> np.ndarra
     """`rows` clean arrays of n drives of one shape (unit scale; the statistic does not depend on it), each sorted
     worst first."""
     a = rng.standard_normal((rows, n)) if shape == "normal" else rng.uniform(-1.0, 1.0, (rows, n))
-    return np.sort(a, axis=1)[:, ::-1]
+    a.sort(axis=1)  # in place: no copy of the draws
+    return a[:, ::-1]
 
 
 @lru_cache(maxsize=256)
@@ -187,7 +209,8 @@ def find_group(
     ks, t = splits(a, np.asarray([own[i] ** 2 for i in order]), share)
     if not len(ks):
         return None
-    medians = np.asarray([float(np.median(a[k:])) for k in ks])
+    values = a.tolist()
+    medians = np.asarray([median_of(values[k:]) for k in ks])
     t = np.where(a[ks - 1] - medians >= edge, t, -np.inf)
     limits = cuts(n, alarm, share)
     best = int(np.argmax(t / limits))
