@@ -11,7 +11,9 @@ half its window: issue 40 found none of 6 s or more). An event is a run of
 low segments (mean `shoulder` below the level) holding at least
 `min_duration_s` of seconds `shoulder` below it, one of them `drop` below; a stretch of such seconds the
 segmentation left whole is one too when its mean stands out of the seconds' spread (`_short_events`: the
-segmentation's penalty on a short dip's two edges is stricter than the rules' own test). An event that reaches the end
+segmentation's penalty on a short dip's two edges is stricter than the rules' own test). An event stands only when it
+is still one against the level of the seconds beside it, where that is lower (`_stands_locally`: a trough of a
+drifting level is below the run's median, not below its own flanks). An event that reaches the end
 of the series is a step (it did not recover); one that ends is a dip, from
 2 s to the whole run minus its recovery. Depth is from the lowest second,
 the mean drop beside it.
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 MIB = 1 << 20
 
 
-LOCAL_CHECK = 30.0
+LOCAL_CHECK = 30.0  # seconds at least on each side of an event its local level is read over (`_stands_locally`)
 HINGE_REACH = 600  # samples a dip's dating looks before (after) its detected edge: bounds the hinge's grid
 
 
@@ -373,7 +375,9 @@ def _stands_locally(x, event, span, dated, level: float, params: DipParams, inte
         return True
     local = min(level, float(np.median(x[free])))
     seconds = x[first : last + 1]
-    return float(seconds.mean()) < (1.0 - params.shoulder) * local and float(seconds.min()) < (1.0 - params.drop) * local
+    return (
+        float(seconds.mean()) < (1.0 - params.shoulder) * local and float(seconds.min()) < (1.0 - params.drop) * local
+    )
 
 
 def _step(x, t, k: int, interval: float) -> Dip:
