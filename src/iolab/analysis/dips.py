@@ -11,9 +11,7 @@ half its window: issue 40 found none of 6 s or more). An event is a run of
 low segments (mean `shoulder` below the level) holding at least
 `min_duration_s` of seconds `shoulder` below it, one of them `drop` below; a stretch of such seconds the
 segmentation left whole is one too when its mean stands out of the seconds' spread (`_short_events`: the
-segmentation's penalty on a short dip's two edges is stricter than the rules' own test). An event stands only when it
-is still one against the level of the seconds beside it, where that is lower (`_stands_locally`: a trough of a
-drifting level is below the run's median, not below its own flanks). An event that reaches the end
+segmentation's penalty on a short dip's two edges is stricter than the rules' own test). An event that reaches the end
 of the series is a step (it did not recover); one that ends is a dip, from
 2 s to the whole run minus its recovery. Depth is from the lowest second,
 the mean drop beside it.
@@ -28,7 +26,6 @@ from dataclasses import dataclass, field
 MIB = 1 << 20
 
 
-LOCAL_CHECK = 30.0  # seconds at least on each side of an event its local level is read over (`_stands_locally`)
 HINGE_REACH = 600  # samples a dip's dating looks before (after) its detected edge: bounds the hinge's grid
 
 
@@ -64,10 +61,6 @@ class DipParams:
     # (`_supported`): a straight line through a fall in steps starts before its first step; None: any hinge that
     # beats the crossing by the gain, as before
     hinge_support: float | None = 0.25
-    # an event stands only when it is still an event against the level of the seconds beside it: the median of
-    # the seconds outside every event within max(its dated length, this many seconds) before and after it
-    # (`_stands_locally`); None: against the run's level alone, as before
-    local_s: float | None = LOCAL_CHECK
 
 
 @dataclass(frozen=True)
@@ -338,46 +331,10 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
             continue
         found = _events(xv[lo:hi], tv[lo:hi], [(a - lo, b - lo) for a, b in part], low, level, params, interval, gap)
         found += _short_events(xv[lo:hi], tv[lo:hi], found, level, sigma, params, interval)
-        dated = date_edges(xv[lo:hi], found, level, sigma, params)
-        for (first, last), (start, end) in zip(found, dated, strict=True):
-            if not _stands_locally(xv[lo:hi], (first, last), (start, end), dated, level, params, interval):
-                continue
+        for (first, last), (start, end) in zip(found, date_edges(xv[lo:hi], found, level, sigma, params), strict=True):
             dips.append(_transient(xv, tv, lo + first, lo + last, level, interval, (lo + start, lo + end)))
     dips.sort(key=lambda d: d.onset_s)
     return DipReport(params, dips=dips, samples=n, interval_s=interval, median=median)
-
-
-def _stands_locally(x, event, span, dated, level: float, params: DipParams, interval: float) -> bool:
-    """Whether the event (first, last), dated `span`, is still an event against the level beside it: the median
-    of the seconds outside every dated event within max(its length, `local_s`) before and after it, where that
-    is below the run's `level` (a level beside it above the run's only makes a dip deeper). Its mean must lie
-    `shoulder` below that level and one second `drop` below.
-
-    Why: the run's level is one median, so in a run whose level wanders (two slow cycles of 3-10%) or drifts
-    (10-40% over the run) a trough hundreds of seconds long lies 12.5% below it, holds a noise second 25% below
-    it and was reported as a dip (round 51's drift scenario: 0.15 false findings per clean run against 0.075).
-    Beside the trough the level is its own flanks', and against them it is no event; a dip on a flat level has
-    the run's level beside it. Seconds beside it and not a rolling window (issue 40's Build §2): the event and the
-    other events' dated seconds are not its level."""
-    import numpy as np
-
-    if params.local_s is None:
-        return True
-    first, last = event
-    start, end = span
-    reach = max(end - start + 1, int(np.ceil(params.local_s / interval - 1e-9)))
-    free = np.zeros(len(x), dtype=bool)
-    free[max(0, start - reach) : start] = True
-    free[end + 1 : end + 1 + reach] = True
-    for a, b in dated:
-        free[a : b + 1] = False
-    if free.sum() < max(2, reach // 2):
-        return True
-    local = min(level, float(np.median(x[free])))
-    seconds = x[first : last + 1]
-    return (
-        float(seconds.mean()) < (1.0 - params.shoulder) * local and float(seconds.min()) < (1.0 - params.drop) * local
-    )
 
 
 def _step(x, t, k: int, interval: float) -> Dip:
