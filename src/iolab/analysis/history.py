@@ -65,7 +65,6 @@ from statistics import NormalDist
 
 from iolab.analysis.history_noise import (
     MAD_TO_SD,
-    Cycle,
     NoiseModel,
     crowded,
     gls_split_gains,
@@ -914,7 +913,7 @@ def analyse_history(
         return HistoryAnalysis(params, [], outliers, n + aside, None)
     times_kept = None if at is None else at[positions]
     adjusted, daily, weekly = remove_cycles(times_kept, u)
-    sigma, phi, first = _first_look(adjusted, params, (daily, weekly))
+    sigma, phi, first = _first_look(adjusted, params)
     found: list[int] | None = None
     if first and "removed" in (daily.state, weekly.state):
         # The cycles fitted again away from the steps a look at this noise finds (`history_noise._centred`) where
@@ -924,7 +923,7 @@ def analyse_history(
         found = _detect(_clipped(adjusted, sigma, params), params, _noise_of(NoiseModel(sigma, phi, daily, weekly, n)))
         if crowded(times_kept, found, (daily, weekly)):
             adjusted, daily, weekly = remove_cycles(times_kept, u, found)
-            sigma, phi, first = _first_look(adjusted, params, (daily, weekly))
+            sigma, phi, first = _first_look(adjusted, params)
             found = None
     model = NoiseModel(sigma, phi, daily, weekly, n)
     noise = _noise_of(model)
@@ -956,13 +955,13 @@ def analyse_history(
     return HistoryAnalysis(params, out, outliers, n + aside, model, _pending(adjusted, [0, *found], sigma, params))
 
 
-def _first_look(adjusted, params: ChangePointParams, cycles: Sequence[Cycle]) -> tuple[float, float, list[int]]:
+def _first_look(adjusted, params: ChangePointParams) -> tuple[float, float, list[int]]:
     """(sigma, phi, the steps a first look finds): the look with the noise of successive runs alone (phi 0: as
     sensitive as it gets), so that the noise is then measured without the differences that straddle a step: in a
     short history one step's difference weighs enough to pass for correlation."""
     sigma, _ = noise_scale(adjusted)
     first = _detect(_clipped(adjusted, sigma, params), params, _Noise(sigma, 1.0))
-    sigma, phi = noise_scale(adjusted, first, cycles)
+    sigma, phi = noise_scale(adjusted, first)
     return sigma, phi, first
 
 

@@ -60,8 +60,6 @@ class Cycle:
     state: str  # "removed"; "too short" (spans under CYCLES_NEEDED); "not sampled" (too few runs a cycle, or no times)
     span_cycles: float  # how many periods the runs cover (pauses longer than two spacings left out)
     amplitude: float  # half the profile's peak to trough, relative to the level; 0 unless removed
-    share: float = 0.0  # the share of the least-squares profile taken out (`_kept_share`); 0 unless removed
-    runs_per_cycle: float = 0.0  # the period over the runs' median spacing; 0 unless removed
 
     @property
     def name(self) -> str:
@@ -115,7 +113,7 @@ def _harmonics(times, period: float):  # (n,) -> (n, 2 HARMONICS)
     return np.column_stack([f(k * angle) for k in range(1, HARMONICS + 1) for f in (np.cos, np.sin)])
 
 
-def _fit_cycle(times, u, period: float, level_runs: int, inner):  # -> (profile over the runs, amplitude, share)
+def _fit_cycle(times, u, period: float, level_runs: int, inner):  # -> (profile over the runs, amplitude)
     """The least-squares harmonic profile of `u` less its running median over one period's runs, fitted on the
     runs `inner` (`_centred`): the cycle itself falls out of it, and a step moves it at the step, not over the
     half period around it (a running mean's ramp there, fitted as a cycle, took three steps in a month for a 7%
@@ -129,11 +127,10 @@ def _fit_cycle(times, u, period: float, level_runs: int, inner):  # -> (profile 
     residual = u - rolling_median(u, width)
     design = _harmonics(times, period)
     coef, *_ = np.linalg.lstsq(design[inner], residual[inner], rcond=None)
-    share = _kept_share(design[inner] @ coef, residual[inner])
-    coef = coef * share
+    coef = coef * _kept_share(design[inner] @ coef, residual[inner])
     profile = design @ coef
     grid = _harmonics(np.linspace(0.0, period, 97)[:-1], period) @ coef
-    return profile, float(grid.max() - grid.min()) / 2.0, share
+    return profile, float(grid.max() - grid.min()) / 2.0
 
 
 # Whether a fitted profile is shrunk by how much of it the noise alone would fit (`_kept_share`); False takes out
@@ -234,8 +231,8 @@ def _cycle(times, u, period: float, steps: Sequence[int] = ()):  # -> (Cycle, pr
     inner = _centred(len(u), level_runs, steps)
     if not _phases_covered(times[inner], period):
         return Cycle(period, "not sampled", span_cycles, 0.0), None
-    profile, amplitude, share = _fit_cycle(times, u, period, level_runs, inner)
-    return Cycle(period, "removed", span_cycles, amplitude, share, per_cycle), profile
+    profile, amplitude = _fit_cycle(times, u, period, level_runs, inner)
+    return Cycle(period, "removed", span_cycles, amplitude), profile
 
 
 def _phases_covered(times, period: float) -> bool:
@@ -288,10 +285,9 @@ def _robust_sd(d) -> float:
     return float(np.std(np.clip(d, centre - WINSOR * spread, centre + WINSOR * spread), ddof=1))
 
 
-def noise_scale(u, steps: Sequence[int] = (), cycles: Sequence[Cycle] = ()) -> tuple[float, float]:
+def noise_scale(u, steps: Sequence[int] = ()) -> tuple[float, float]:
     """(sigma, phi) of runs `u` around their level (see the module's docstring), leaving out the differences
-    that straddle a run in `steps` (the first runs of new levels found so far), phi with the bias of the
-    profiles of `cycles` taken out of `u` put back (`_unbiased_by_profiles`); (0, 0) for fewer than 4 runs.
+    that straddle a run in `steps` (the first runs of new levels found so far); (0, 0) for fewer than 4 runs.
 
     Where most successive runs are equal (flat levels, quantised values) the noise is 0 here: the test
     then judges each step by its segments' own spread (`analysis.history._segment_test`), so exact levels
@@ -309,9 +305,9 @@ def noise_scale(u, steps: Sequence[int] = (), cycles: Sequence[Cycle] = ()) -> t
     s1 = _robust_sd(d1[keep1])
     if s1 == 0.0:
         return 0.0, 0.0
-    phi = _segment_phi(u, steps, cycles)
+    phi = _segment_phi(u, steps)
     if SPLIT_GUARD and phi > 0.0:
-        phi = min(phi, _phi_past_a_missed_step(u, steps, phi, cycles))
+        phi = min(phi, _phi_past_a_missed_step(u, steps, phi))
     return s1 / math.sqrt(2.0 * (1.0 - phi)), phi
 
 
@@ -322,7 +318,7 @@ SPLIT_GUARD = True
 GUARD_SDS = 2.0  # how many sampling sds of phi the reading must drop by before a split is taken for a step
 
 
-def _phi_past_a_missed_step(u, steps: Sequence[int], phi: float, cycles: Sequence[Cycle] = ()) -> float:
+def _phi_past_a_missed_step(u, steps: Sequence[int], phi: float) -> float:
     """phi read with each segment between `steps` split where least squares puts a step (at least
     MIN_SPLIT runs a side), its selection's bias put back ((1 + 4 phi) / n a split: the best of many
     splits of AR(1) runs takes out more of their wander than a fixed one), when that reading lies more than
@@ -345,7 +341,7 @@ def _phi_past_a_missed_step(u, steps: Sequence[int], phi: float, cycles: Sequenc
             split.append(lo + int(k[np.argmax(split_gains(u[lo:hi], k))]))
     if len(split) == len(bounds) - 2:
         return phi
-    read = _segment_phi(u, sorted(split), cycles)
+    read = _segment_phi(u, sorted(split))
     read = min(MAX_PHI, read + (len(split) - len(bounds) + 2) * (1.0 + 4.0 * read) / n)
     return read if phi - read > GUARD_SDS * math.sqrt((1.0 - phi * phi) / n) else phi
 
@@ -387,10 +383,10 @@ def gls_split_gains(segment, k, phi: float):
 MIN_SPLIT = 5  # runs a side of a split `_phi_past_a_missed_step` tries: a change point's own fewest
 
 
-def _segment_phi(u, steps: Sequence[int], cycles: Sequence[Cycle] = ()) -> float:
+def _segment_phi(u, steps: Sequence[int]) -> float:
     """The lag-1 autocorrelation of the runs about a straight line through each segment between `steps`
-    (levels and drift out), winsorised, with the bias of the profiles of `cycles` taken out put back
-    (`_unbiased_by_profiles`) and then that of a fitted mean and slope (about (2 + 4 phi) / n a segment). From the spread of differences one and two runs apart phi varied twice as
+    (levels and drift out), winsorised, with the bias of a fitted mean and slope put back (about
+    (2 + 4 phi) / n a segment). From the spread of differences one and two runs apart phi varied twice as
     much (sd 0.21 against 0.13 over 50 runs) and read high under t4 noise; in a short history one
     overestimate (0.9 for 0.45) cost a -10% step its test."""
     import numpy as np
@@ -415,43 +411,5 @@ def _segment_phi(u, steps: Sequence[int], cycles: Sequence[Cycle] = ()) -> float
         lagged += float(y[1:] @ y[:-1])
         total += float(y @ y)
     r1 = lagged / total if total > 0.0 else 0.0
-    r1 = _unbiased_by_profiles(r1, len(together), cycles)
     r1 += len(pieces) * (2.0 + 4.0 * max(r1, 0.0)) / len(together)
     return min(MAX_PHI, max(0.0, r1))
-
-
-# Whether phi read after a cycle's profile was taken out has that removal's bias put back (`_unbiased_by_profiles`);
-# False reads it as the runs left show it (the tests compare the two).
-PROFILE_PHI_BIAS = True
-
-
-def _unbiased_by_profiles(r1: float, n: int, cycles: Sequence[Cycle]) -> float:
-    """The phi whose AR(1) noise, less the profiles of `cycles` that were taken out, reads lag-1 correlation `r1`
-    over `n` runs in expectation.
-
-    Why: a profile is `HARMONICS` sine and cosine pairs at 1, 2 and 3 cycles a period, fitted to the runs and a
-    share of it taken out. Under AR(1) noise those frequencies carry the noise's slow wander (power
-    S(w) = (1 - phi^2) / (1 - 2 phi cos w + phi^2) of the marginal variance, w the harmonic's angle a run), so the
-    removal takes out more than its share of the runs' lag-1 covariance (each pair 2 S(w) cos w of it, and
-    2 S(w) of their variance, times 2 s - s^2 for a share s): 100 hourly runs at phi 0.6 read 0.55 with a daily
-    profile out, and the test then took their wander for steps (issue 40, seventeenth look: the false change points
-    that were gone with the true cycle divided out read phi_upper lower with a profile fitted than without).
-    Solved for phi by a few fixed-point steps of phi = (r1 (n - R) + C) / n, R and C the variance and lag-1
-    covariance the pairs remove at phi."""
-    removed = [c for c in cycles if c.state == "removed" and c.share > 0.0 and c.runs_per_cycle > 0.0]
-    if not PROFILE_PHI_BIAS or not removed or n <= 0:
-        return r1
-    angles = [
-        (2.0 * math.pi * k / c.runs_per_cycle, 2.0 * c.share - c.share**2)
-        for c in removed
-        for k in range(1, HARMONICS + 1)
-    ]
-    phi = min(MAX_PHI, max(0.0, r1))
-    for _ in range(4):
-        power = [
-            (w, 2.0 * weight * (1.0 - phi * phi) / (1.0 - 2.0 * phi * math.cos(w) + phi * phi)) for w, weight in angles
-        ]
-        variance = sum(p for _, p in power)
-        covariance = sum(p * math.cos(w) for w, p in power)
-        phi = min(MAX_PHI, max(0.0, (r1 * (n - variance) + covariance) / n))
-    return phi
