@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -22,36 +21,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import simulated_histories as sim
+from history_placement_floor import t4_split_logliks
 from results_file import add_smoke_flag, write_result
 
 CLASSES = Path(__file__).parent / "results" / "history_false_classes.json"
 LENGTHS = {"30-199": (30, 199), "200-1,999": (200, 1999)}
 
 
-def _t4_loglik(r: np.ndarray, tau: int, phi: float, cov: float) -> float:
-    """The log likelihood (up to a constant) of runs `r` with a shift in level after `tau` runs, under AR(1) noise
-    of correlation `phi` whose innovations are Student-t4 of sd cov sqrt(1 - phi^2), the two levels at their
-    maximum (IRLS on the prewhitened runs)."""
-    n, head = len(r), math.sqrt(1.0 - phi * phi)
-    scale = cov * head / math.sqrt(2.0)  # a t4 of this scale has the innovations' sd
-
-    def whitened(v: np.ndarray) -> np.ndarray:
-        return np.concatenate([[head * v[0]], v[1:] - phi * v[:-1]])
-
-    after = (np.arange(n) >= tau).astype(float)
-    design = np.column_stack([whitened(1.0 - after), whitened(after)])
-    y, weight = whitened(r), np.ones(n)
-    for _ in range(20):
-        root = np.sqrt(weight)
-        beta = np.linalg.lstsq(design * root[:, None], y * root, rcond=None)[0]
-        e = (y - design @ beta) / scale
-        weight = 5.0 / (4.0 + e * e)
-    return float(-2.5 * np.log1p(e * e / 4.0).sum())
-
-
 def _placed_t4(h: sim.History, i: int) -> bool:
     at, r = sim._oracle_runs(h, h.base, i)
-    loglik = [_t4_loglik(r, tau, h.knobs["phi"], h.knobs["cov"]) for tau in range(1, len(r))]
+    loglik = t4_split_logliks(r, np.arange(1, len(r)), h.knobs["phi"], h.knobs["cov"])
     return abs(int(at[1 + int(np.argmax(loglik))]) - h.steps[i]) <= sim.NEAR
 
 
