@@ -413,3 +413,57 @@ def _segment_phi(u, steps: Sequence[int]) -> float:
     r1 = lagged / total if total > 0.0 else 0.0
     r1 += len(pieces) * (2.0 + 4.0 * max(r1, 0.0)) / len(together)
     return min(MAX_PHI, max(0.0, r1))
+
+
+T4_ITERATIONS = 20  # reweighting rounds for a t4 split's two levels: they settle within a dozen
+
+
+def t4_split_logliks(segment, k, phi: float, innovation_sd: float):
+    """For each count `k` of runs before a shift in level, the log likelihood (up to a constant) of `segment` under
+    AR(1) noise of correlation `phi` whose innovations are Student-t4 of sd `innovation_sd`, the two levels at
+    their maximum (iteratively reweighted least squares on the prewhitened runs, every split at once).
+
+    Why: under heavy-tailed noise one shock beside a small step pulls the Gaussian likelihood's flat top (its
+    squares weigh the shock fully); the t4 likelihood weighs a run 5 / (4 + e^2), so the shock counts little and
+    the runs around the step decide its place (issue 40, seventeenth look: an oracle told the noise placed 7 of
+    12 misplaced steps under t4 noise with it, 3 with the Gaussian likelihood)."""
+    import numpy as np
+
+    r = np.asarray(segment, dtype=float)
+    taus = np.asarray(k)
+    head = math.sqrt(1.0 - phi * phi)
+    scale = innovation_sd / math.sqrt(2.0)  # a t4 of this scale has that sd
+
+    def whitened(v):
+        return np.concatenate([v[..., :1] * head, v[..., 1:] - phi * v[..., :-1]], axis=-1)
+
+    after = (np.arange(len(r))[None, :] >= taus[:, None]).astype(float)
+    a, b, y = whitened(1.0 - after), whitened(after), whitened(r)[None, :]
+    weight = np.ones_like(a)
+    e = y
+    for _ in range(T4_ITERATIONS):
+        saa, sab, sbb = (weight * a * a).sum(1), (weight * a * b).sum(1), (weight * b * b).sum(1)
+        say, sby = (weight * a * y).sum(1), (weight * b * y).sum(1)
+        det = saa * sbb - sab * sab
+        before, after_level = (sbb * say - sab * sby) / det, (saa * sby - sab * say) / det
+        e = (y - a * before[:, None] - b * after_level[:, None]) / scale
+        weight = 5.0 / (4.0 + e * e)
+    return -2.5 * np.log1p(e * e / 4.0).sum(1)
+
+
+# How far the innovations' 95th percentile of |distance from their median| lies beyond a Gaussian's, in units of
+# their MAD's sd, for the noise to read heavy-tailed: t4 reads about 1.29, a Gaussian 1.
+HEAVY_RATIO = 1.25
+
+
+def heavy_innovations(z, phi: float) -> bool:
+    """Whether the runs' AR(1) innovations (each run less `phi` times the one before) read heavier-tailed than a
+    Gaussian's: their 95th percentile of distance from the median over 1.96 MAD sds is at least HEAVY_RATIO."""
+    import numpy as np
+
+    e = np.asarray(z[1:], dtype=float) - phi * np.asarray(z[:-1], dtype=float)
+    off = np.abs(e - np.median(e))
+    mad = float(np.median(off))
+    if len(e) < 20 or mad <= 0.0:
+        return False
+    return float(np.quantile(off, 0.95)) / (1.959964 * MAD_TO_SD * mad) >= HEAVY_RATIO
