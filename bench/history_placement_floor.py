@@ -9,7 +9,7 @@ the neighbouring changes with everything else the generator put there taken out 
 _oracle_runs`). It reads the likelihood of each split within WINDOW runs of the true step under the true noise law
 (Gaussian AR(1), or AR(1) with Student-t4 innovations for t4 noise, the two levels at their maximum), takes it as
 a posterior over the step's place (a flat prior) and reports the place whose NEAR-run neighbourhood holds the most
-of it: the rule that places a step within NEAR runs most often. A step it still places more than NEAR runs off is
+of it: under that posterior, the rule that places a step within NEAR runs most often. A step it still places more than NEAR runs off is
 one that no method reporting it places, and its false point is the floor. Telling the oracle the window makes it
 stronger, so the floor can only be higher than what is printed; it is counted in the histories and by the same
 rule (spanning three of each cycle, phi under 0.7) as iolab's false rate, which is printed beside from

@@ -68,8 +68,6 @@ from iolab.analysis.history_noise import (
     NoiseModel,
     crowded,
     gls_split_gains,
-    heavy_innovations,
-    t4_split_logliks,
     mad_sd,
     noise_scale,
     remove_cycles,
@@ -507,22 +505,11 @@ PLACE_RUNS = 3
 _PLACE_TIE = 0.05
 
 
-# Whether a change point is placed by the likelihood of AR(1) noise with Student-t4 innovations where the runs'
-# innovations read heavy-tailed (`history_noise.heavy_innovations`); False: the Gaussian one everywhere.
-PLACE_HEAVY = True
-# Runs either side of a change point the t4 likelihood reads (within its segment): it is reweighted for every
-# split at once, and levels read from 200 runs a side move the place by less than the noise.
-_HEAVY_RUNS = 200
-
-
-def _placed(
-    x, found: list[int], params: ChangePointParams, temperature: float, phi: float = 0.0, heavy: bool = False
-) -> list[int]:
+def _placed(x, found: list[int], params: ChangePointParams, temperature: float, phi: float = 0.0) -> list[int]:
     """Each change point (a least-squares split, tested there) moved within half a window of it to where the
     segment between its neighbours places it (`_place`) under AR(1) noise of correlation `phi`
-    (`gls_split_gains`; with `heavy`, `t4_split_logliks` over `_HEAVY_RUNS` runs a side), oldest first, so that
-    each keeps `min_size` runs from the last one placed and from the next one; unmoved without PLACE_RUNS or a
-    temperature (in units of the gains: the innovations' variance)."""
+    (`gls_split_gains`), oldest first, so that each keeps `min_size` runs from the last one placed and from the
+    next one; unmoved without PLACE_RUNS or a temperature (in units of the gains: the innovations' variance)."""
     import numpy as np
 
     placed: list[int] = []
@@ -536,14 +523,7 @@ def _placed(
         if not near.any():
             placed.append(split)
             continue
-        if heavy:
-            start, end = max(lo, split - _HEAVY_RUNS), min(hi, split + _HEAVY_RUNS)
-            gains = np.zeros(len(k))
-            logliks = t4_split_logliks(x[start:end], k[near] - start, phi, math.sqrt(temperature))
-            gains[near] = 2.0 * temperature * logliks  # exp(gain / (2 temperature)) is the likelihood
-        else:
-            gains = gls_split_gains(x[lo:hi], k - lo, phi)
-        placed.append(int(k[_place(gains, near, temperature)]))
+        placed.append(int(k[_place(gls_split_gains(x[lo:hi], k - lo, phi), near, temperature)]))
     return placed
 
 
@@ -954,8 +934,7 @@ def analyse_history(
     # place is most probable to within a few runs under the history's correlated noise (`PLACE_GLS`).
     rho = model.phi_upper if PLACE_GLS else 0.0
     spread = sigma**2 * (1.0 - rho * rho) if PLACE_GLS else noise.scale**2
-    heavy = PLACE_HEAVY and PLACE_GLS and heavy_innovations(z, rho)
-    found = _placed(adjusted if heavy else z, found, params, PLACE_TEMPERATURE * spread, rho, heavy)
+    found = _placed(z, found, params, PLACE_TEMPERATURE * spread, rho)
     bounds = [0, *found, n]
     out = []
     for i, (split, p) in enumerate(zip(found, stats, strict=True)):
