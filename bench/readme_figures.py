@@ -380,6 +380,26 @@ def calibration_histories(results: Results) -> str:
     )
 
 
+def _rate_text(cell: dict) -> str:
+    """A false rate per 1,000 runs with its 95% interval and count."""
+    low, high = cell["per_1000_runs_95"]
+    return f"{cell['per_1000_runs']:.2g} ({low:.2g}-{high:.2g}; {cell['count']})"
+
+
+def history_placement_floor(results: Results) -> str:
+    """The false change points per 1,000 runs that no method reporting every step the oracle finds avoids
+    (steps no one places within 3 runs), beside iolab's own rate on the same held-out histories, by length."""
+    r = results("history_placement_floor")
+    bins = []
+    for label in ("30-199", "200-1,999", "2,000-17,520"):
+        floor, iolab = r[label]["floor"], r[label]["iolab"]
+        bins.append(
+            f"{label} runs ({floor['runs']:,} runs): floor **{_rate_text(floor['steps_the_oracle_finds'])}**, "
+            f"{floor['every_step']['per_1000_runs']:.2g} if every step is reported; iolab {_rate_text(iolab)}"
+        )
+    return "; ".join(bins)
+
+
 def _must_show(histories: dict) -> str:
     """The issue's step targets on their own fresh held-out histories, and the short histories' false change
     points (counted once a history spans three of each cycle it holds)."""
@@ -708,6 +728,7 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "calibration.arrays": calibration_arrays,
     "calibration.envelope": calibration_envelope,
     "calibration.histories": calibration_histories,
+    "history.placement_floor": history_placement_floor,
     "calibration.traces": calibration_traces,
     "calibration.dips": calibration_dips,
     "calibration.loops": calibration_loops,
