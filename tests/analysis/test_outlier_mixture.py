@@ -13,8 +13,9 @@ import numpy as np
 from iolab.analysis import outlier_mixture as mixture
 from iolab.analysis.outliers import OutlierParams, find_outliers, find_outliers_by_class
 
-ON = OutlierParams()  # the shipped parameters: the mixture test judges 8-15 drives (thirteenth round)
+ON = OutlierParams()  # the shipped parameters: the mixture test judges 8-32 drives (fourteenth round)
 OFF = OutlierParams(mixture_below=0)
+UP_TO_15 = OutlierParams(mixture_below=16)  # the thirteenth round's: 16-32 drives judged by the leave-out steps
 
 
 def _array(spread: float = 0.12, drives: int = 11, slow: tuple[float, ...] = (0.54, 0.38)) -> dict[str, float]:
@@ -36,6 +37,18 @@ def test_a_far_drive_masked_by_a_milder_one_is_named_with_two_slow_drives_in_the
     values = _array()
     assert [s.device for s in find_outliers(values, ON).outliers] == ["slow1"]
     assert find_outliers(values, OFF).outliers == []
+
+
+def test_in_arrays_of_16_to_32_drives_the_masked_far_drive_is_named_too():
+    """The fourteenth round's extension (cuts simulated for 16-32 drives): a masked pair as the audit's case,
+    the pair at 60% and 45% among 20 drives spread 15%, at 55% and 40% among 32 spread 20%. The leave-out steps
+    (`UP_TO_15`, the thirteenth round's code, which judged 16-32 drives by them) name neither; the mixture test
+    names the far drive. Fails with the extension switched off (`mixture_below` back to 16, or the table's 16-32
+    cuts removed)."""
+    for drives, spread, slow in ((20, 0.15, (0.6, 0.45)), (32, 0.20, (0.55, 0.40))):
+        values = _array(spread=spread, drives=drives, slow=slow)
+        assert [s.device for s in find_outliers(values, ON).outliers] == ["slow1"], drives
+        assert find_outliers(values, UP_TO_15).outliers == []
 
 
 def test_a_clean_array_names_nothing_and_says_how_slow_a_drive_it_could_name():
@@ -60,10 +73,10 @@ def test_the_floor_is_the_level_at_which_a_further_drive_is_named():
 def test_the_cut_grows_with_the_spread_as_the_odds_do():
     """The odds of a drive at a fixed number of sds below its peers grow as ln of the spread (the slow prior is in
     ln units): the cut follows, so a drive 3 sds down is judged alike at a spread of 5% and of 25%."""
-    for n in range(6, 16):
+    for n in range(6, 33):
         high, low = mixture.cut(n, 0.25), mixture.cut(n, 0.05)
         assert high is not None and low is not None and math.isclose(high - low, math.log(5))
-    assert mixture.cut(5, 0.1) is None and mixture.cut(16, 0.1) is None
+    assert mixture.cut(5, 0.1) is None and mixture.cut(33, 0.1) is None
 
 
 def test_the_normal_tail_in_logs_holds_far_out():
@@ -75,7 +88,7 @@ def test_the_normal_tail_in_logs_holds_far_out():
 
 
 def test_outside_its_sizes_the_leave_out_steps_judge_as_before():
-    for drives in (6, 20):
+    for drives in (6, 40):
         values = _array(drives=drives, slow=(0.3,))
         on, off = find_outliers(values, ON), find_outliers(values, OFF)
         assert not on.mixture_judged
