@@ -80,6 +80,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from statistics import NormalDist
 
@@ -191,23 +192,26 @@ def per_second(array: Array, rng: np.random.Generator) -> np.ndarray:
 @dataclass(frozen=True)
 class Verdict:
     """What ARR-OUTLIER's call says of one array: the drives named, the smallest slowdown of one drive it says it
-    could have named, the same for a further group of three (None where the search does not judge), the group
-    it named."""
+    could have named (`floor`), the same for a further group of three (None where the search does not judge), the
+    group it named."""
 
     named: set[int]
-    floor: float | None
     group_floor: float | None
     group: set[int]
+    reports: list[OutlierReport]
 
     @classmethod
     def of(cls, reports: list[OutlierReport]) -> Verdict:
         """The verdict of one array's reports (one, or one per model): the lowest floors of any."""
-        floors = [r.floor for r in reports if r.floor is not None]
         groups = [r.group_floor for r in reports if r.group_floor is not None]
         named = {int(s.device[1:]) for r in reports for s in r.outliers}
-        return cls(
-            named, min(floors, default=None), min(groups, default=None), {int(d[1:]) for r in reports for d in r.group}
-        )
+        return cls(named, min(groups, default=None), {int(d[1:]) for r in reports for d in r.group}, reports)
+
+    @cached_property
+    def floor(self) -> float | None:
+        """The lowest of the reports' floors, worked out where first read (a missed drive): where the mixture test
+        judges, a report's floor is a bisection of it (`OutlierReport.floor`)."""
+        return min((r.floor for r in self.reports if r.floor is not None), default=None)
 
 
 @dataclass(frozen=True)
@@ -363,7 +367,7 @@ def score(cases: list[Case], params: OutlierParams, reference: tuple[float, floa
         for size in filter(None, sizes):
             alarms.add(f"sigma {sigma}, {size} drives", bool(named), bool(bound), bool(ceiling))
         verdict = case.seen_twin.judge(params)
-        named, floor = verdict.named, verdict.floor
+        named = verdict.named
         bound = named_at(case.seen_twin.bound, bound_alarm)
         ceiling = named_at(case.seen_twin.ceiling, ceiling_alarm)
         for d, ratio in case.twin.slow.items():
@@ -373,8 +377,7 @@ def score(cases: list[Case], params: OutlierParams, reference: tuple[float, floa
                 for size in filter(None, sizes):
                     headline.add(f"sigma {sigma}, {size} drives", *hit)
             if not hit[0]:
-                said[0] += floor is not None and floor < ratio
-                said[1] += 1
+                _count_said(said, verdict.floor, ratio)
     return {
         "arrays": len(cases),
         "clean_alarm_share": round(clean / len(cases), 4),
@@ -596,7 +599,8 @@ def score_family(family: str, cases: list[Case], params: OutlierParams, referenc
             recall.add(f"{where}, at {slow_bin(ratio)}", *hit)
             if ratio <= 0.6:
                 headline.add(where, *hit)
-            _count_said(said, hit[0], verdict.group_floor if case.twin.group else verdict.floor, ratio)
+            if not hit[0]:
+                _count_said(said, verdict.group_floor if case.twin.group else verdict.floor, ratio)
         if case.twin.group and max(case.twin.slow.values()) <= 0.6:
             groups.add(case.twin, where, (verdict.named, bound, ceiling))
     out = {"arrays": len(cases), "clean_alarm_share": round(sum(r[0] for r in alarms.values()) / len(cases), 4),
@@ -607,11 +611,10 @@ def score_family(family: str, cases: list[Case], params: OutlierParams, referenc
     return {**out, **groups.table()} if groups.whole else out
 
 
-def _count_said(said: list[int], named: bool, floor: float | None, ratio: float) -> None:
+def _count_said(said: list[int], floor: float | None, ratio: float) -> None:
     """A missed drive counts in `said` [said, of], said where the report's floor was below its ratio."""
-    if not named:
-        said[0] += floor is not None and floor < ratio
-        said[1] += 1
+    said[0] += floor is not None and floor < ratio
+    said[1] += 1
 
 
 def _without_models(cases: list[Case], params: OutlierParams) -> dict:

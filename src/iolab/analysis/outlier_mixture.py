@@ -13,7 +13,8 @@ The model, stated (not the bench's generator): an array is clean with chance 1/2
 unknown spread tau (log-uniform on `TAU_RANGE`: it holds each drive's noise of its mean); a slow drive's rate is
 log-uniform on `SLOW_RANGE` of the healthy centre (anywhere from 1% to 97%: a machine states no more than "below
 its peers"). The centre integrates in closed form (a normal in it, cut to where every slow drive is inside its
-range), the spread on a grid, so a drive's odds cost O(n^2 x grid): well under a millisecond at 15 drives.
+range), the spread on a grid, so a drive's odds cost O(n^2 x grid): about a millisecond at 15 drives, some 5 at 32
+(the floor's bisection, some 15 of them, is worked out only where a report's floor is read).
 
 The cut is not a nominal rate: it is simulated per array size by bench/outlier_mixture_cuts.py over clean arrays
 drawn as the benches draw them (normal and flat peers, heavy-tailed AR(1) seconds, drives behind one HBA sharing
@@ -100,23 +101,32 @@ def _log_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return lo + np.log1p(-np.exp(np.minimum(hi - lo, 0.0)))
 
 
-def _log_evidence(z: np.ndarray, excess: np.ndarray, slow: np.ndarray) -> np.ndarray:
-    """ln of each configuration's likelihood (configurations x `TAU`), up to a constant common to all: `slow` is a
-    boolean mask (configurations x drives) of the drives slow in it; z the drives' ln rates (slow is low); `excess`
-    each drive's own noise variance beyond its peers' typical noise (a healthy drive's ln rate has variance
-    tau^2 + its excess: the spread already holds a typical drive's noise)."""
-    healthy = (~slow).astype(float)
+def _log_evidence(z: np.ndarray, excess: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """ln of each configuration's likelihood (configurations x `TAU`), up to a constant common to all: `first` and
+    `second` are the drives slow in each (index n, one past the last drive: none); z the drives' ln rates (slow is
+    low); `excess` each drive's own noise variance beyond its peers' typical noise (a healthy drive's ln rate has
+    variance tau^2 + its excess: the spread already holds a typical drive's noise). Each sum over the healthy
+    drives is the sum over all less the slow ones' terms: O(configurations x grid), with no product of a
+    configurations x drives matrix (which at 32 drives cost six times as much, most of it in BLAS threads)."""
+    n = z.size
     precision = 1 / (TAU[None, :] ** 2 + excess[:, None])  # drives x TAU
-    weight = healthy @ precision  # the centre's precision, configurations x TAU
-    mean = (healthy @ (precision * z[:, None])) / weight
-    ss = healthy @ (precision * z[:, None] ** 2) - weight * mean**2
-    out = 0.5 * (healthy @ np.log(precision / (2 * math.pi))) - ss / 2 - 0.5 * np.log(weight / (2 * math.pi))
-    k = slow.sum(axis=1)
+    none = np.zeros((1, TAU.size))
+
+    def healthy(terms: np.ndarray) -> np.ndarray:  # each configuration's sum of `terms` (drives x TAU) over its healthy
+        padded = np.vstack([terms, none])
+        return terms.sum(axis=0)[None, :] - padded[first] - padded[second]
+
+    weight = healthy(precision)  # the centre's precision, configurations x TAU
+    mean = healthy(precision * z[:, None]) / weight
+    ss = healthy(precision * z[:, None] ** 2) - weight * mean**2
+    out = 0.5 * healthy(np.log(precision / (2 * math.pi))) - ss / 2 - 0.5 * np.log(weight / (2 * math.pi))
+    k = (first < n).astype(int) + (second < n)
     any_slow = k > 0
     if any_slow.any():
-        zs = np.where(slow, z[None, :], np.nan)[any_slow]
-        lo = np.nanmax(zs, axis=1) - _HIGH  # the centre sits above every slow drive by at least 3% ...
-        hi = np.nanmin(zs, axis=1) - _LOW  # ... and by at most 100 times
+        f, g = first[any_slow], second[any_slow]
+        above, below = np.append(z, -np.inf), np.append(z, np.inf)
+        lo = np.maximum(above[f], above[g]) - _HIGH  # the centre sits above every slow drive by at least 3% ...
+        hi = np.minimum(below[f], below[g]) - _LOW  # ... and by at most 100 times
         spread = 1 / np.sqrt(weight[any_slow])
         centre = mean[any_slow]
         inside = _log_between((lo[:, None] - centre) / spread, (hi[:, None] - centre) / spread)
@@ -131,15 +141,16 @@ def log_odds(z: Sequence[float] | np.ndarray, excess: Sequence[float] | np.ndarr
     z = np.asarray(z, dtype=float)
     n = z.size
     noise = np.zeros(n) if excess is None else np.asarray(excess, dtype=float)
-    singles = np.eye(n, dtype=bool)
     a, b = np.triu_indices(n, 1)
-    pairs = singles[a] | singles[b]
-    slow = np.vstack([np.zeros((1, n), dtype=bool), singles, pairs])
+    # the configurations: clean, each single slow drive, each pair (index n: no drive)
+    first = np.concatenate([[n], np.arange(n), a])
+    second = np.concatenate([[n], np.full(n, n), b])
     prior = np.concatenate([[math.log(0.5)], np.full(n, math.log(0.25 / n)), np.full(len(a), math.log(0.5 / len(a)))])
-    evidence = _log_evidence(np.maximum(z - float(np.median(z)), _DEEPEST), noise, slow)
+    evidence = _log_evidence(np.maximum(z - float(np.median(z)), _DEEPEST), noise, first, second)
     top = evidence.max()
     weight = np.exp(evidence - top).mean(axis=1) * np.exp(prior)  # the spread's prior: each grid point alike
-    posterior = slow.T @ weight / weight.sum()
+    slow = np.bincount(first, weight, n + 1)[:n] + np.bincount(second, weight, n + 1)[:n]
+    posterior = slow / weight.sum()
     with np.errstate(divide="ignore"):
         return np.log(posterior) - np.log1p(-np.minimum(posterior, 1 - 1e-16))
 

@@ -45,7 +45,9 @@ drive reads alike (a spread of 0) a drive `rel_floor` off is named.
 
 The report's `floor` is the power of the array: the share of the median at or below which a further drive
 would have been named by the same tests against the drives not named. With few drives or a wide spread it is
-low ("could name only a drive 65% or more below the median"), and ARR-OUTLIER says so.
+low ("could name only a drive 65% or more below the median"), and ARR-OUTLIER says so. It is worked out when
+first read: where the mixture test judges, it is a bisection of that test (some 15 times its cost, which in arrays
+of 16-32 drives is most of a report's), and only ARR-OUTLIER's text reads it.
 
 The same function serves both views of an array: all devices run together (one fio job per device) and each
 device alone; the doctor's array rules read the two side by side.
@@ -54,9 +56,9 @@ device alone; the doctor's array rules read the two side by side.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
@@ -146,7 +148,9 @@ class OutlierParams:
     # 40, thirteenth round; docs/arrays.md): gap to the oracle bound at 8-15 drives -0.8, -1.1, +1.0 points at sigma
     # 1-10, 10-20, 20-30% (the leave-out steps -1.6, -4.8, -3.0), healthy twins named 4, 0, 5 of 1,500 (the bound 4,
     # 3, 5), clean arrays 0.1-0.8% in every family and bin. Judged at once (twelfth round) it named healthy twins
-    # more often than the bound.
+    # more often than the bound. Up to 32 drives (fourteenth round, cuts simulated for 16-32) it was judged on fresh
+    # sets against a rule declared first and not shipped: clean arrays of lognormal peers at sigma 20-30% alarmed
+    # 1.6% (docs/arrays.md).
     mixture_below: int = 16
 
 
@@ -178,9 +182,8 @@ class OutlierReport:
     scale_method: str = ""  # "mad", "qn" or "relative-only"
     evaluated: bool = True
     reason: str = ""
-    # The power of this array: the highest value, over the median, at which one drive would have been named (a
-    # drive at or below floor x median); None when not evaluated. 0.4: a drive at 60% of its peers goes unseen.
-    floor: float | None = None
+    # What `floor` works out when first read (None: not evaluated)
+    floor_of: Callable[[], float | None] | None = field(default=None, repr=False, compare=False)
     envelope_holds: bool = True  # the peers spread within `envelope_sigma` (else only the t test judged)
     envelope_judged: bool = True  # the envelope test took part (not in arrays of `envelope_devices` or more)
     # A slow group named as a group (`analysis.outlier_groups`): its drives, worst first, the least slow one's T
@@ -196,6 +199,13 @@ class OutlierReport:
     @property
     def outliers(self) -> list[DeviceScore]:
         return [s for s in self.scores if s.outlier]
+
+    @cached_property
+    def floor(self) -> float | None:
+        """The power of this array: the highest value, over the median, at which one drive would have been named
+        (a drive at or below floor x median); None when not evaluated. 0.4: a drive at 60% of its peers goes
+        unseen. Worked out on first reading (module docstring): most reports are never asked."""
+        return self.floor_of() if self.floor_of else None
 
 
 # Croux & Rousseeuw (1992) small-sample correction factors of MAD for n = 2..9 (n / (n - 0.8) above): without
@@ -271,7 +281,7 @@ class _Verdicts:
 
     left: _LeftOut
     group: Group | None
-    floor: float | None
+    floor: Callable[[], float | None]
     group_names: tuple[str, ...]
     group_floor: float | None
 
@@ -279,7 +289,7 @@ class _Verdicts:
         """The report's fields they fill."""
         group = self.group
         return {
-            "floor": self.floor,
+            "floor_of": self.floor,
             "envelope_holds": self.left.holds,
             "envelope_judged": self.left.judged,
             "group": self.group_names,
@@ -306,9 +316,14 @@ def _verdicts(
     _mixture(y, rest, own, sign, params, edge, left)
     if group:
         left.named |= set(group.members)
-    floor = float(math.exp(sign * left.reach) * math.exp(left.centre) / med) if math.isfinite(left.reach) else None
-    if floor is not None:
-        floor = min(floor, 1 - params.rel_floor) if sign < 0 else max(floor, 1 + params.rel_floor)
+
+    def floor() -> float | None:  # the report's `floor`, on first reading
+        reach = left.reach_of() if left.reach_of else left.reach
+        if not math.isfinite(reach):
+            return None
+        ratio = float(math.exp(sign * reach) * math.exp(left.centre) / med)
+        return min(ratio, 1 - params.rel_floor) if sign < 0 else max(ratio, 1 + params.rel_floor)
+
     grouped = tuple(names[i] for i in group.members) if group else ()
     return _Verdicts(left, group, floor, grouped, _group_floor(y, finite, left, own, sign, med, params))
 
@@ -328,7 +343,7 @@ def _mixture(y, rest, own: Sequence[float], sign: float, params: OutlierParams, 
     if _mixture_judges(count + 1, params):
         unnamed = [i for i in kept if i not in left.named]
         left.centre = float(y[unnamed].mean())  # a further drive of the peers' typical noise, below their mean
-        left.reach = mixture.reach(
+        left.reach_of = lambda: mixture.reach(
             -sign * y[kept], lambda v: _log_spread(v, params)[1], -sign * left.centre, _mixture_alarm(params)
         )
 
@@ -481,6 +496,7 @@ class _LeftOut:
     envelope: dict[int, float | None] = field(default_factory=dict)
     centre: float = 0.0
     reach: float = math.inf
+    reach_of: Callable[[], float] | None = None  # the reach, where the mixture test's bisection works it out
     holds: bool = True
     judged: bool = True  # the envelope test took part (`envelope_devices`, `envelope_alarm`)
     mixture: bool = False  # the mixture test named the drives in place of the steps (`_mixture`)
