@@ -440,6 +440,19 @@ def _oracle_runs(h: History, base: np.ndarray, i: int) -> tuple[np.ndarray, np.n
 _ORACLE_CRITICAL = 3.8906  # the two-sided 1e-4 (ORACLE_ALPHA) normal quantile
 
 
+def one_step(shocks: np.ndarray, phi: float, size: float, cov: float, at: int, knobs: dict) -> History:
+    """One step of `size` at run `at` in AR(1) noise of correlation `phi` driven by `shocks` (unit variance),
+    COV `cov`, hourly: the tests' own small cases for the oracles (`knobs` as `draw` records them)."""
+    n = len(shocks)
+    e = np.empty(n)
+    e[0] = shocks[0]
+    for i in range(1, n):
+        e[i] = phi * e[i - 1] + math.sqrt(1.0 - phi * phi) * shocks[i]
+    base = np.full(n, LEVEL)
+    x = base * np.where(np.arange(n) >= at, 1.0 + size, 1.0) * (1.0 + cov * e)
+    return History(np.arange(n) * 3600.0, x, [at], [size], [0], set(), [], knobs, base)
+
+
 def _bin(value: float, bins: tuple[tuple[float, float, str], ...]) -> str | None:
     for lo, hi, label in bins:
         if lo <= value < hi:

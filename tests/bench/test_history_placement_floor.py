@@ -20,15 +20,8 @@ def _t4_step(seed: int, size: float = -0.08, cov: float = 0.05, phi: float = 0.3
     """A step 1.6 innovation sds deep in AR(1) noise with Student-t4 innovations, 40-80 runs in."""
     rng = np.random.default_rng(seed)
     shocks = rng.standard_t(4, n) / math.sqrt(2.0)
-    e = np.empty(n)
-    e[0] = shocks[0]
-    for i in range(1, n):
-        e[i] = phi * e[i - 1] + math.sqrt(1.0 - phi * phi) * shocks[i]
     at = int(rng.integers(40, 80))
-    base = np.full(n, sh.LEVEL)
-    x = base * np.where(np.arange(n) >= at, 1.0 + size, 1.0) * (1.0 + cov * e)
-    knobs = {"phi": phi, "cov": cov, "noise": "t4"}
-    return sh.History(np.arange(n) * 3600.0, x, [at], [size], [0], set(), [], knobs, base)
+    return sh.one_step(shocks, phi, size, cov, at, {"phi": phi, "cov": cov, "noise": "t4"})
 
 
 def test_the_oracle_places_by_the_noise_law_and_the_best_neighbourhood():

@@ -3,7 +3,6 @@ the false change points that placing a found step 4-10 runs off makes (issue 40,
 
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
@@ -17,15 +16,8 @@ import simulated_histories as sh  # noqa: E402
 def _step(seed: int, phi: float, size: float, cov: float = 0.05, n: int = 200) -> sh.History:
     rng = np.random.default_rng(seed)
     shocks = rng.standard_normal(n)
-    e = np.empty(n)
-    e[0] = shocks[0]
-    for i in range(1, n):
-        e[i] = phi * e[i - 1] + math.sqrt(1.0 - phi * phi) * shocks[i]
     at = int(rng.integers(60, 140))
-    base = np.full(n, sh.LEVEL)
-    x = base * np.where(np.arange(n) >= at, 1.0 + size, 1.0) * (1.0 + cov * e)
-    knobs = {"phi": phi, "cov": cov}
-    return sh.History(np.arange(n) * 3600.0, x, [at], [size], [0], set(), [], knobs, base)
+    return sh.one_step(shocks, phi, size, cov, at, {"phi": phi, "cov": cov})
 
 
 def test_a_clear_step_is_found_and_placed_and_a_faint_one_is_not_found():
