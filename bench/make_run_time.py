@@ -43,6 +43,11 @@ HOG = "while True:\n    pass\n"
 # A smoke run's hogs yield to everything else (nice 19): the smoke only shows the script runs to the end, and in
 # `make test` two full-priority busy loops took two CPUs from the other test workers for a minute or more.
 HOG_NICE = {False: 0, True: 19}  # by whether this is a smoke run
+# And they sleep: started and stopped as the bench's are, without the busy loops' burn. At nice 19 the two
+# loops still took whatever CPU others left idle: the smoke took 27.1 and 29.5 CPU-s with them, 16.3 and 18.0
+# with sleeping ones (user+sys with its children, interleaved, on a loaded host).
+IDLE_HOG = "import time\nwhile True:\n    time.sleep(3600)\n"
+HOG_LOOP = {False: HOG, True: IDLE_HOG}  # by whether this is a smoke run
 AGAIN = re.compile(r"measuring it again")
 AUTOGROUP_NICE = "try:\n    open('/proc/self/autogroup', 'w').write('{nice}')\nexcept OSError:\n    pass\n"
 SMOKE_ARGS = ["--runtime", "1", "--ramp", "0", "--size", "64M"]
@@ -68,12 +73,12 @@ def disk_fill_seconds(directory: Path, size: int) -> float:
     return seconds
 
 
-def start_hogs(count: int, nice: int = 0) -> list[subprocess.Popen]:
-    """`count` busy loops in their own sessions: neither iolab nor anything it started (at `nice`). A session
+def start_hogs(count: int, nice: int = 0, loop: str = HOG) -> list[subprocess.Popen]:
+    """`count` busy loops (`loop`) in their own sessions: neither iolab nor anything it started (at `nice`). A session
     is an autogroup of Linux's scheduler, which shares the CPU between sessions before their processes and
     counts a nice value only inside its session: nice 19 alone did not make a hog yield (it took more than two
     busy loops at nice 0 of another session together), so the session's own nice is set too."""
-    code = f"import os\nos.nice({nice})\n{AUTOGROUP_NICE.format(nice=nice)}{HOG}" if nice else HOG
+    code = f"import os\nos.nice({nice})\n{AUTOGROUP_NICE.format(nice=nice)}{loop}" if nice else loop
     return [subprocess.Popen([sys.executable, "-c", code], start_new_session=True) for _ in range(count)]
 
 
@@ -83,7 +88,7 @@ def stop_hogs(hogs: list[subprocess.Popen]) -> None:
         hog.wait()
 
 
-def one_run(base: Path, condition: str, extra: list[str], hog_nice: int = 0) -> dict:
+def one_run(base: Path, condition: str, extra: list[str], hog_nice: int = 0, hog_loop: str = HOG) -> dict:
     """One `iolab run` in a fresh scratch directory with a fresh IOLAB_HOME, under `condition`."""
     work = Path(tempfile.mkdtemp(prefix="iolab-make-run-", dir=base))
     try:
@@ -91,7 +96,7 @@ def one_run(base: Path, condition: str, extra: list[str], hog_nice: int = 0) -> 
         scratch.mkdir()
         size = _scratch_size(scratch, home, extra)
         bare_fill = disk_fill_seconds(scratch, size)
-        hogs = start_hogs(2, hog_nice) if condition == "hogs" else []
+        hogs = start_hogs(2, hog_nice, hog_loop) if condition == "hogs" else []
         load_before = os.getloadavg()
         try:
             started = time.monotonic()
@@ -175,7 +180,7 @@ def main() -> None:
     runs: list[dict] = []
     for round_ in range(rounds):
         for condition in ("quiet", "hogs") if round_ % 2 == 0 else ("hogs", "quiet"):
-            run = one_run(args.dir, condition, extra, HOG_NICE[args.smoke])
+            run = one_run(args.dir, condition, extra, HOG_NICE[args.smoke], HOG_LOOP[args.smoke])
             runs.append(run)
             print(
                 f"{condition:5} wall {run['wall_s']:6.1f} s, budget {run['budget_s']:6.1f} s (fio {run['fio_clock_s']:g}"
