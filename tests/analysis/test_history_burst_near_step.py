@@ -61,12 +61,12 @@ def _misplaced() -> list[tuple]:
         if not _resolvable(clean, step_at, burst, depth, cov):
             continue
         times = _times(len(clean))
-        if not any(abs(c.index - step_at) <= NEAR for c in analyse_history(list(clean), PARAMS, times).change_points):
-            continue  # the step alone is not found: nothing for the burst to move
         found = [c.index for c in analyse_history(list(_with_burst(clean, burst, depth)), PARAMS, times).change_points]
         stray = [i for i in found if abs(i - step_at) > NEAR and burst.start - 1 <= i <= burst.stop]
-        if stray or not any(abs(i - step_at) <= NEAR for i in found):
-            bad.append((case, step_at, (burst.start, burst.stop), round(depth, 2), found))
+        if not stray and any(abs(i - step_at) <= NEAR for i in found):
+            continue  # the step in its place: the clean history need not be read
+        if any(abs(c.index - step_at) <= NEAR for c in analyse_history(list(clean), PARAMS, times).change_points):
+            bad.append((case, step_at, (burst.start, burst.stop), round(depth, 2), found))  # else nothing to move
     return bad
 
 
@@ -96,7 +96,7 @@ def _unnamed() -> list[tuple]:
 
 def test_a_burst_beside_a_step_does_not_move_it():
     """Set aside, a burst too shallow to be named no longer draws the step's least-squares split to its first
-    run (history._LEVEL_BURSTS off: 7 of the cases misplaced)."""
+    run (history._LEVEL_BURSTS off: 2 of the cases misplaced, 5 and 15)."""
     assert _misplaced() == []
 
 

@@ -196,11 +196,11 @@ def test_no_change_points_states_the_smallest_step_the_runs_could_show():
     judged = analyse_history(x, times=t)
     note = change_points_notes(judged, bool(judged.change_points))[0]
     assert note.startswith("no change points: a step under ") and "is below what 12 runs at COV" in note
+    histories = [monitoring(700 + seed, 40, cov=0.04) for seed in range(60)]
+    steps = [analyse_history(x[:20], times=t[:20]).detectable_step(20, 20) for t, x in histories]  # read once
     for size, lowest, highest in ((1.0, 0.8, 1.0), (0.5, 0.0, 0.5)):
         found = 0
-        for seed in range(60):
-            t, x = monitoring(700 + seed, 40, cov=0.04)
-            step = analyse_history(x[:20], times=t[:20]).detectable_step(20, 20)
+        for (t, x), step in zip(histories, steps, strict=True):
             assert step is not None
             y = x.copy()
             y[20:] *= 1 - size * step
