@@ -26,9 +26,11 @@ SH, TRUE, TOUCH = (str(shutil.which(name)) for name in ("sh", "true", "touch"))
 
 
 def _tree(tmp_path: Path) -> subprocess.Popen:
-    """sh, with two sleeping children of its own, once both are running."""
+    """sh, with two sleeping children of its own, once both are started. The ready file is made by the shell's own
+    redirection, not by `touch`: a `touch` child not yet reaped when the file appeared was a third process below
+    (a fresh-clone CI run saw 3)."""
     ready = tmp_path / "ready"
-    proc = subprocess.Popen(["sh", "-c", f"sleep 30 & sleep 30 & touch {ready}; wait"])
+    proc = subprocess.Popen(["sh", "-c", f"sleep 30 & sleep 30 & : > {ready}; wait"])
     deadline = time.monotonic() + 10
     while not ready.exists() and time.monotonic() < deadline:
         time.sleep(0.01)
