@@ -343,9 +343,8 @@ def _mixture(y, rest, own: Sequence[float], sign: float, params: OutlierParams, 
     if _mixture_judges(count + 1, params):
         unnamed = [i for i in kept if i not in left.named]
         left.centre = float(y[unnamed].mean())  # a further drive of the peers' typical noise, below their mean
-        left.reach_of = lambda: mixture.reach(
-            -sign * y[kept], lambda v: _log_spread(v, params)[1], -sign * left.centre, _mixture_alarm(params)
-        )
+        values, at = -sign * y[kept], -sign * left.centre  # bound now: the reach is worked out when first read
+        left.reach_of = lambda: mixture.reach(values, lambda v: _log_spread(v, params)[1], at, _mixture_alarm(params))
 
 
 def _mixture_steps(
