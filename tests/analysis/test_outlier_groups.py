@@ -185,5 +185,7 @@ def test_a_healthy_drive_behind_two_far_ones_is_not_made_a_group():
     assert made <= 2, made
     shares = [1.0, 1.008, 1.043, 1.064, 0.914, 1.002, 0.912, 0.957, 0.877, 0.971, 1.009, 0.872, 1.034, 0.974, 1.046]
     shares += [0.923, 0.753, 0.432, 0.905, 0.415, 1.129, 1.017, 1.081, 1.008]
-    report = find_outliers({f"d{i}": 5e6 * s for i, s in enumerate(shares)}, params, view="together", metric="bandwidth")
+    report = find_outliers(
+        {f"d{i}": 5e6 * s for i, s in enumerate(shares)}, params, view="together", metric="bandwidth"
+    )
     assert {s.device for s in report.outliers} == {"d17", "d19"}
