@@ -42,7 +42,7 @@ at the cut of the third worst of a clean array (a truncated draw, 3.4-4.6 at 16-
 of twins with two slow drives at sigma 1-10%, and named a healthy drive with them, where the leave-out steps name
 the two. A slow group sits at one level (a slow HBA shares its bandwidth out evenly); a healthy drive behind two
 far ones sits nearer its peers than them. Holding the split at the null of two far slow drives instead (the
-(k - 2)-th worst of n - 2 clean drives, a cut of 4.9-7.2) cost HBA groups at <= 60% 5-9 points.
+(k - 2)-th worst of n - 2 clean drives, a cut of 4.9-7.2) cost HBA groups at <= 60% 1-9 points.
 """
 
 from __future__ import annotations

@@ -138,7 +138,9 @@ class OutlierParams:
     # A group's least slow drive must sit at least this share of the way from the other drives' mean to the median
     # of the group's worse ones (`outlier_groups.nearer_group`; 0 turns it off): behind two far slow drives the
     # search's three-drive split weighed the lowest healthy drive at the cut of a clean array's third worst and
-    # named it (issue 40, fourteenth round, twins; docs/arrays.md).
+    # named it (issue 40, fourteenth round, twins; docs/arrays.md). Judged on fresh sets against a rule declared
+    # first: at 16-32 drives healthy twins named 2 / 3 / 5 of 800 at sigma 1-10 / 10-20 / 20-30% (without it 5 / 5
+    # / 7, the bound 2 / 3 / 4), the drives at <= 60% named the same, planted and behind a slow HBA.
     group_nearer: float = 0.5
     # In arrays of `envelope_devices` drives or more (8 or more where the envelope test judges every size): the
     # nominal chance that a clean array, its peers normal or flat, has any drive named by the group search and the
