@@ -95,34 +95,43 @@ class Sums:
         }
 
 
-def in_bin(seed: int, size: tuple[int, int], sigma: tuple[float, float]) -> bool:
-    """Whether outlier_envelope's array of `seed` is of the bin (its size and sigma, drawn before any noise)."""
-    clean, _ = env.draw(seed)
+# What a seed draws: outlier_envelope's space (one or two slow drives) or its HBA groups family (a group of 2 drives
+# up to half the array at one level, sharing their seconds' noise), to read what a change to the group search costs
+# the groups it is for (issue 40, fourteenth round, twins).
+FAMILIES = {"planted": env.draw, "HBA groups": env.draw_group}
+
+
+def in_bin(seed: int, size: tuple[int, int], sigma: tuple[float, float], family: str = "planted") -> bool:
+    """Whether the array of `seed` is of the bin (its size and sigma, drawn before any noise)."""
+    clean, _ = FAMILIES[family](seed)
     return size[0] <= clean.n <= size[1] and sigma[0] < clean.sigma <= sigma[1]
 
 
-def seeds_of(spec: str, arrays: int, size: tuple[int, int], sigma: tuple[float, float]) -> list[int]:
+def seeds_of(
+    spec: str, arrays: int, size: tuple[int, int], sigma: tuple[float, float], family: str = "planted"
+) -> list[int]:
     """The seeds of one set whose array is of the bin: `FIRST`, the first `arrays` from FIRST on; `FIRST:LAST`,
     every one in that range (a set another run reported, judged again on its bin alone)."""
     first, _, last = spec.partition(":")
     if last:
-        return [seed for seed in range(int(first), int(last) + 1) if in_bin(seed, size, sigma)]
+        return [seed for seed in range(int(first), int(last) + 1) if in_bin(seed, size, sigma, family)]
     picked, seed = [], int(first)
     while len(picked) < arrays:
-        if in_bin(seed, size, sigma):
+        if in_bin(seed, size, sigma, family):
             picked.append(seed)
         seed += 1
     return picked
 
 
 def judge_set(
-    seeds: list[int], variants: dict[str, OutlierParams], alarms: tuple[float, float], workers: int
+    seeds: list[int], variants: dict[str, OutlierParams], alarms: tuple[float, float], workers: int, family: str
 ) -> dict[str, dict[str, Sums]]:
     """Each seed's clean array and twin judged by the method (each variant of its parameters, on the same cases) and
     the bound and the known-sigma test (at `alarms`), summed per array: in all, and apart for twins with one slow drive and with two
     (where the second, milder one sits among the method's peers and the bound knows it is not healthy)."""
     sums = {v: {"all": Sums(), "one slow drive": Sums(), "two slow drives": Sums()} for v in variants}
-    for case in env.corpus(seeds, workers):
+    cases = env.corpus(seeds, workers) if family == "planted" else env.family_corpus(family, seeds)
+    for case in cases:
         bound_alarm, ceiling_alarm = alarms
         bound = env.named_at(case.seen_twin.bound, bound_alarm)
         ceiling = env.named_at(case.seen_twin.ceiling, ceiling_alarm)
@@ -175,8 +184,8 @@ def measure(args: argparse.Namespace, alarms: tuple[float, float]) -> tuple[dict
     sets: dict[str, dict] = {}
     pools: dict[str, dict[str, dict[str, Sums]]] = {pool: {v: {} for v in variants} for pool in args.pool}
     for spec in args.set or ["6000000"]:
-        seeds = seeds_of(spec, args.arrays, size, sigma)
-        sums = judge_set(seeds, variants, alarms, args.workers)
+        seeds = seeds_of(spec, args.arrays, size, sigma, args.family)
+        sums = judge_set(seeds, variants, alarms, args.workers, args.family)
         _pool(pools, spec, sums)
         name = f"{seeds[0]}..{seeds[-1]}"
         sets[name] = {"given_as": spec, **_figures(sums)}
@@ -213,6 +222,7 @@ def main() -> int:
     parser.add_argument("--size", default="16-32", help="drives, e.g. 16-32")
     parser.add_argument("--sigma", default="0.20-0.30", help="sigma of ln rate, e.g. 0.20-0.30")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--family", choices=FAMILIES, default="planted", help="what each seed draws (FAMILIES)")
     parser.add_argument(
         "--variant",
         action="append",

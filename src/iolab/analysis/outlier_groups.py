@@ -34,6 +34,15 @@ alone of 64 clean drives is often past 3 (the third lowest against a rest cut fr
 `analysis.outliers.find_outliers_by_class` judges each model apart where the run knows them.
 
 Each drive of the group must also be `rel_floor` off R's median: the group's own drives drag the median of all.
+
+And the group's least slow drive must sit nearer the group than the rest (`nearer_group`: w_(k) at least halfway,
+`OutlierParams.group_nearer`, from mean(R) to the median of the k - 1 worse drives). Why (issue 40, fourteenth round, twins): behind one or two
+far slow drives, the split k = 3 weighs the lowest healthy drive, an untruncated draw of the n - 2 healthy ones,
+at the cut of the third worst of a clean array (a truncated draw, 3.4-4.6 at 16-32 drives): it passed in some 1%
+of twins with two slow drives at sigma 1-10%, and named a healthy drive with them, where the leave-out steps name
+the two. A slow group sits at one level (a slow HBA shares its bandwidth out evenly); a healthy drive behind two
+far ones sits nearer its peers than them. Holding the split at the null of two far slow drives instead (the
+(k - 2)-th worst of n - 2 clean drives, a cut of 4.9-7.2) cost HBA groups at <= 60% 1-9 points.
 """
 
 from __future__ import annotations
@@ -112,6 +121,22 @@ def _split_t(a: np.ndarray, ks: np.ndarray, noise2) -> np.ndarray:
     beyond = a[:, ks - 1] - mean
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(scale > 0, beyond / scale, np.where(beyond > 0, np.inf, 0.0))
+
+
+def nearer_group(a: np.ndarray, ks: np.ndarray, nearer: float) -> np.ndarray:
+    """For each row of `a` (w sorted worst first) and each k of `ks`: whether the k-th worst sits at least a share
+    `nearer` of the way from the mean of the drives after it to the median of the k - 1 before it (module
+    docstring; 0: any drive past the rest's mean), (rows, len(ks))."""
+    n = a.shape[1]
+    rest = (a.sum(axis=1, keepdims=True) - np.cumsum(a, axis=1)[:, ks - 1]) / (n - ks)
+    worse = (a[:, (ks - 2) // 2] + a[:, (ks - 1) // 2]) / 2  # the median of the sorted k - 1 worse
+    return np.asarray(a[:, ks - 1] - rest >= nearer * (worse - rest), dtype=bool)
+
+
+def passes(a: np.ndarray, ks: np.ndarray, limits: np.ndarray, nearer: float) -> np.ndarray:
+    """Whether any split of each row of `a` (w sorted worst first, no drive's own noise) passes the group search:
+    T_k past its cut and its k-th worst drive `nearer` the group (`analysis.outlier_null`'s union)."""
+    return np.asarray(((_split_t(a, ks, 0.0) > limits) & nearer_group(a, ks, nearer)).any(axis=1), dtype=bool)
 
 
 def splits(a: np.ndarray, noise2: np.ndarray, share: float) -> tuple[np.ndarray, np.ndarray]:
@@ -197,11 +222,12 @@ def cut(n: int, alarm: float, share: float) -> float:
 
 
 def find_group(
-    w: np.ndarray, order: Sequence[int], own: Sequence[float], edge: float, alarm: float, share: float
+    w: np.ndarray, order: Sequence[int], own: Sequence[float], edge: float, alarm: float, share: float, nearer: float
 ) -> Group | None:
     """The slow group of an array, if one passes (module docstring). `w`: sign x ln values (larger is worse);
     `order`: the drives to weigh, worst first; `own`: each drive's relative standard error; `edge`: how far past
-    the rest's median (on w) each drive of the group must be (`rel_floor`)."""
+    the rest's median (on w) each drive of the group must be (`rel_floor`); `nearer`: how far of the way to the
+    group's other drives its least slow one must sit (`nearer_group`)."""
     n = len(order)
     if alarm <= 0 or n < CALIBRATION_SIZES[0]:
         return None
@@ -211,7 +237,7 @@ def find_group(
         return None
     values = a.tolist()
     medians = np.asarray([median_of(values[k:]) for k in ks])
-    t = np.where(a[ks - 1] - medians >= edge, t, -np.inf)
+    t = np.where((a[ks - 1] - medians >= edge) & nearer_group(a[np.newaxis, :], ks, nearer)[0], t, -np.inf)
     limits = cuts(n, alarm, share)
     best = int(np.argmax(t / limits))
     if not t[best] > limits[best]:

@@ -55,7 +55,9 @@ def _steps_passed(t: np.ndarray, cuts: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=512)
-def _null(n: int, steps: int, group_alarm: float, share: float) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+def _null(
+    n: int, steps: int, group_alarm: float, share: float, nearer: float
+) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     """For each shape: whether the group search passes, and the leave-out statistics T_1 .. T_steps, of DRAWS clean
     arrays of n drives (the group search's cuts are its own, at `group_alarm`)."""
     out: list[tuple[np.ndarray, np.ndarray]] = []
@@ -66,7 +68,7 @@ def _null(n: int, steps: int, group_alarm: float, share: float) -> tuple[tuple[n
         a -= a.mean(axis=1, keepdims=True)
         group = np.zeros(DRAWS, dtype=bool)
         if cuts is not None:
-            group = np.asarray((groups._split_t(a, ks, 0.0) > cuts).any(axis=1), dtype=bool)
+            group = groups.passes(a, ks, cuts, nearer)
         out.append((group, groups._split_t(a, np.arange(1, steps + 1), 0.0)))
     return tuple(out)
 
@@ -81,16 +83,17 @@ def loo_alarm(
     floor: float,
     boost: float = 1.0,
     later: float = 0.0,
+    nearer: float = 0.0,
 ) -> float:
     """The leave-out tests' alarm in an array of n drives such that they and the group search together name a drive
     of a clean array, normal or flat, in at most `array_alarm` (module docstring). `steps`: how many drives are
     set aside in turn (`loo_block`); `floor`: the alarm kept where the group search alone spends the budget;
     `boost`: the later steps' alarm over the first's (`OutlierParams.step_boost`); `later`: in its place, the later
-    steps' own alarm (`later_alarm`), where it is not 0.
+    steps' own alarm (`later_alarm`), where it is not 0; `nearer`: the group search's `OutlierParams.group_nearer`.
     Above `LARGEST` drives an array takes that size's alarm: the Bonferroni factor in n carries the rest."""
     n = min(n, LARGEST)
     steps = max(1, min(steps, n - 3))
-    nulls = _null(n, steps, group_alarm, share)
+    nulls = _null(n, steps, group_alarm, share, nearer)
 
     def passes(alarm: float) -> float:
         cuts = step_cuts(n, steps, alarm, later / alarm if later > 0 else boost)
@@ -100,7 +103,7 @@ def loo_alarm(
 
 
 @lru_cache(maxsize=4096)
-def later_alarm(n: int, spend: float, steps: int, group_alarm: float, share: float) -> float:
+def later_alarm(n: int, spend: float, steps: int, group_alarm: float, share: float, nearer: float = 0.0) -> float:
     """The alarm of the steps after the first (each the j-th worst against the drives after it, Bonferroni over
     them) at which they alone name a drive of a clean array of n drives, normal or flat, in at most `spend`
     (`OutlierParams.step_share` of `array_alarm`): the j-th worst of a clean array is a truncated draw, so at the
@@ -110,7 +113,7 @@ def later_alarm(n: int, spend: float, steps: int, group_alarm: float, share: flo
     steps = max(1, min(steps, n - 3))
     if steps < 2:
         return 0.0
-    nulls = _null(n, steps, group_alarm, share)
+    nulls = _null(n, steps, group_alarm, share, nearer)
 
     def passes(alarm: float) -> float:
         cuts = step_cuts(n, steps, 1.0, alarm)[1:]
