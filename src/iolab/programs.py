@@ -110,7 +110,7 @@ def check_root_python() -> None:
     command, at the entry (`iolab.cli.main`) before it imports its own modules, reading ones too, since `show`
     or `report` import the analysis and numpy as they go and would run that user's module as root as surely as
     `run`; and again in every private write and every store opened for writing, for callers that do not come
-    through the entry. Only help is not held to it (it runs no command)."""
+    through the entry. Help is held too: a word that reads as help may be an option's value."""
     refusal = root_python_refusal()
     if refusal is not None:
         raise refusal

@@ -37,8 +37,7 @@ def main() -> None:
     """
     guard_streams()
     try:
-        if not _asks_help(sys.argv[1:]):
-            programs.check_root_python()  # as root, from a Python only root (and you) can change: before any command
+        programs.check_root_python()  # as root, from a Python only root (and you) can change: before any command
         code = click_command(_named(sys.argv[1:]))(standalone_mode=False)
     except (UserError, RunFailed) as exc:
         print(f"iolab: {exc}", file=sys.stderr)
@@ -79,13 +78,6 @@ def click_command(name: str | None = None) -> Callable[..., Any]:
     if name is None:
         return bounded(typer.main.get_command(app))  # every int and float option through iolab.numbers
     return bounded(typer.main.get_group(_only(name)))  # a group whatever is in it, as the whole app's is
-
-
-def _asks_help(args: list[str]) -> bool:
-    """Whether the command line only asks for help (no arguments, or -h/--help before any `--`): help runs no
-    command and imports none of a command's modules, so root may read it from any Python."""
-    words = args[: args.index("--")] if "--" in args else args
-    return not args or not {"-h", "--help"}.isdisjoint(words)
 
 
 def _command_names(typer_app: typer.Typer) -> dict[str, Any]:
