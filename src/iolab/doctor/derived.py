@@ -85,15 +85,21 @@ ACTIVE = 0.15  # seconds at either end below 15% of the median are start-up or w
 
 
 def active_seconds(series: PointSeries) -> tuple[list[float], list[float]]:
-    """The series without its partial first and last seconds and without idle seconds at either end (a
-    device's telemetry spans fio's start-up and wind-down): the seconds the dip rules and a point's noise read."""
-    times, values = series.times_s[1:-1], series.values[1:-1]
-    finite = sorted(v for v in values if math.isfinite(v))
+    """The seconds with I/O, without the first and last of them (I/O began and ended inside those) and without
+    idle seconds at either end (a device's telemetry spans fio's start-up and wind-down): the seconds the dip
+    rules and a point's noise read. fio's own log starts with I/O, so its partial first and last samples go; a
+    device's counters start with the sampler, so the idle seconds go and the partial second after them too: a
+    device read 0, 42, 208, ... MB/s when fio took a second to start on a loaded host, and that 42, kept, made the
+    noise too wide to see a 75% dip of 3 s in a 10 s point."""
+    times, values = series.times_s, series.values
+    finite = sorted(v for v in values[1:-1] if math.isfinite(v))
     if not finite:
         return [], []
     floor = ACTIVE * finite[len(finite) // 2]
     busy = [i for i, v in enumerate(values) if math.isfinite(v) and v >= floor]
-    return (times[busy[0] : busy[-1] + 1], values[busy[0] : busy[-1] + 1]) if busy else ([], [])
+    if not busy:
+        return [], []
+    return times[busy[0] + 1 : busy[-1]], values[busy[0] + 1 : busy[-1]]
 
 
 def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[PointSeries]:
