@@ -478,6 +478,11 @@ def _with_left_out(
     )
 
 
+def mad_factor(count: int) -> float:
+    """Croux and Rousseeuw's small-sample factor of the MAD for `count` values."""
+    return _MAD_SMALL.get(count, count / (count - 0.8))
+
+
 def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln values of the devices that did work
     """(centre, scale, how the scale was found) of the log values: the MAD's, small-sample corrected, or Qn's
     where half the devices read alike (a MAD of 0 would make every other device infinitely far)."""
@@ -486,8 +491,7 @@ def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln 
     centre = float(np.median(y))
     mad = float(np.median(np.abs(y - centre)))
     if mad >= params.mad_floor:
-        count = len(y)
-        return centre, _MAD_SMALL.get(count, count / (count - 0.8)) * mad / 0.6745, "mad"
+        return centre, mad_factor(len(y)) * mad / 0.6745, "mad"
     qn = qn_scale(y.tolist())
     return (centre, qn, "qn") if qn > 0 else (centre, 0.0, "relative-only")
 
@@ -736,17 +740,25 @@ def find_outliers_by_class(
         return {label: find_outliers(values, params, view=view, metric=metric, noise=noise) for label in by}
     return {
         label: find_outliers(
-            members, _share_of(params, len(members) / len(values)), view=view, metric=metric, noise=noise
+            members, _share_of(params, len(members), len(values)), view=view, metric=metric, noise=noise
         )
         for label, members in sorted(by.items())
     }
 
 
-def _share_of(params: OutlierParams, share: float) -> OutlierParams:
-    """The parameters with every test's alarm at `share` of its own (Bonferroni over a split array)."""
+def _share_of(params: OutlierParams, drives: int, whole: int) -> OutlierParams:
+    """The parameters of a class of `drives` of a split array's `whole` with every test's alarm at its share of the
+    drives (Bonferroni), the modified z-score's backstop too: its cut is raised to where the classes together pass
+    no more clean arrays than it passes in an array of `whole` drives (`outlier_null.backstop_cut`; issue 40,
+    fifteenth round)."""
+    from iolab.analysis.outlier_null import backstop_cut
+
+    share = drives / whole
     small = None if params.small_loo_alarm is None else params.small_loo_alarm * share
+    backstop = drives >= params.z_min_devices and params.threshold > 0
     return replace(
         params,
+        threshold=backstop_cut(drives, whole, params.threshold, share) if backstop else params.threshold,
         loo_alarm=params.loo_alarm * share,
         small_loo_alarm=small,
         envelope_alarm=params.envelope_alarm * share,
