@@ -10,7 +10,10 @@ cut only rises, so the drives named with it are a subset of those named without:
   only), by size and sigma bin: slow drives at or below 60% of their own model's median named, healthy drives named.
 
     python bench/outlier_split_backstop.py clean --seed 94000000 --arrays 2000 --sigma 0.20-0.30 --size 16-32
-    python bench/outlier_split_backstop.py twins --seed 94500000 --arrays 4000
+    python bench/outlier_split_backstop.py twins --seed 94500000 --arrays 10000
+    python bench/outlier_split_backstop.py --smoke   # both parts, a few arrays
+
+bench/results/outlier_split_backstop.json holds the fifteenth round's held-out runs (each run's figures and command).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
 import outlier_clean as clean  # noqa: E402
 import outlier_envelope as env  # noqa: E402
+from results_file import RESULTS, add_smoke_flag, host, write_result  # noqa: E402
 
 from iolab.analysis.outliers import OutlierParams  # noqa: E402
 
@@ -37,6 +41,7 @@ def before():
 
 
 def clean_part(seed: int, arrays: int, sigma: tuple[float, float], size: tuple[int, int]) -> dict:
+    """Clean arrays of two drive models in the bin with any drive named, with the backstop's share and before."""
     shares = {"with": 0, "before": 0}
     for k in range(arrays):
         array = clean.draw(seed + k, "two drive models", sigma, size)
@@ -48,6 +53,8 @@ def clean_part(seed: int, arrays: int, sigma: tuple[float, float], size: tuple[i
 
 
 def twins_part(seed: int, arrays: int) -> dict:
+    """By size and sigma bin, the twins of 8-32 drives among `arrays` seeds: slow drives at or below 60% of their
+    model's median and how many were named, healthy drives named; with the backstop's share and before."""
     rows: dict[str, dict[str, int]] = {}
     for k in range(arrays):
         _, twin = env.draw_models(seed + k)
@@ -76,17 +83,23 @@ def twins_part(seed: int, arrays: int) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("clean", "twins"))
-    parser.add_argument("--seed", type=int, required=True)
+    parser.add_argument("part", nargs="?", choices=("clean", "twins"), default="clean")
+    parser.add_argument("--seed", type=int, default=94_000_000)
     parser.add_argument("--arrays", type=int, default=2000)
     parser.add_argument("--sigma", default="0.10-0.20", help="clean: the sigma bin LOW-HIGH")
     parser.add_argument("--size", default="16-32", help="clean: the size bin LOW-HIGH")
+    parser.add_argument("--out", type=Path, default=RESULTS / "outlier_split_backstop.json")
+    add_smoke_flag(parser)
     args = parser.parse_args()
-    if args.part == "clean":
-        out = clean_part(args.seed, args.arrays, clean.span(args.sigma, float), clean.span(args.size, int))
-    else:
-        out = twins_part(args.seed, args.arrays)
-    print(json.dumps({"command": sys.argv[1:], **out}, indent=1))
+    figures: dict = {"host": host(), "command": sys.argv[1:]}
+    if args.smoke or args.part == "clean":
+        arrays = 3 if args.smoke else args.arrays
+        sigma, size = clean.span(args.sigma, float), clean.span(args.size, int)
+        figures["clean"] = clean_part(args.seed, arrays, sigma, size)
+    if args.smoke or args.part == "twins":
+        figures["twins"] = twins_part(args.seed, 40 if args.smoke else args.arrays)
+    print(json.dumps({k: v for k, v in figures.items() if k != "host"}, indent=1))
+    write_result(args.out, "outlier_split_backstop", figures, smoke=args.smoke)
     return 0
 
 

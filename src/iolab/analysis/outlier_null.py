@@ -126,17 +126,22 @@ def later_alarm(n: int, spend: float, steps: int, group_alarm: float, share: flo
     return _largest(passes, spend, LOWEST)
 
 
-@lru_cache(maxsize=256)
-def _backstop_null(n: int, shape: str) -> np.ndarray:
-    """The worst drive's modified z-score (MAD about the median, small-sample corrected as `outliers._log_spread`
-    scales it) in `BACKSTOP_DRAWS` clean arrays of n drives of one shape, largest first."""
+def backstop_z(a: np.ndarray) -> np.ndarray:
+    """The worst drive's modified z-score in each of the arrays `a` (a row each, sorted worst first as
+    `outlier_groups._draws` gives them): its distance from the median over the MAD, small-sample corrected as
+    `outliers._log_spread` scales it."""
     from iolab.analysis.outliers import mad_factor
 
-    a = groups._draws(np.random.default_rng([SEED, n, len(shape), 1]), shape, BACKSTOP_DRAWS, n)
     centre = np.median(a, axis=1)
     mad = np.median(np.abs(a - centre[:, np.newaxis]), axis=1)
-    worst = (a[:, 0] - centre) / (mad_factor(n) * mad / 0.6745)
-    return np.sort(worst)[::-1]
+    return np.asarray((a[:, 0] - centre) / (mad_factor(a.shape[1]) * mad / 0.6745))
+
+
+@lru_cache(maxsize=256)
+def _backstop_null(n: int, shape: str) -> np.ndarray:
+    """`backstop_z` of `BACKSTOP_DRAWS` clean arrays of n drives of one shape, largest first."""
+    a = groups._draws(np.random.default_rng([SEED, n, len(shape), 1]), shape, BACKSTOP_DRAWS, n)
+    return np.sort(backstop_z(a))[::-1]
 
 
 @lru_cache(maxsize=1024)
