@@ -93,11 +93,11 @@ def main() -> int:
     args = parser.parse_args()
     figures: dict = {"host": host(), "command": sys.argv[1:]}
     if args.smoke or args.part == "clean":
-        arrays = 3 if args.smoke else args.arrays
+        arrays = 2 if args.smoke else args.arrays
         sigma, size = clean.span(args.sigma, float), clean.span(args.size, int)
         figures["clean"] = clean_part(args.seed, arrays, sigma, size)
     if args.smoke or args.part == "twins":
-        figures["twins"] = twins_part(args.seed, 40 if args.smoke else args.arrays)
+        figures["twins"] = twins_part(args.seed, 15 if args.smoke else args.arrays)
     print(json.dumps({k: v for k, v in figures.items() if k != "host"}, indent=1))
     write_result(args.out, "outlier_split_backstop", figures, smoke=args.smoke)
     return 0
