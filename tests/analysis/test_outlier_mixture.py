@@ -10,6 +10,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from iolab.analysis import outlier_groups, outlier_null
 from iolab.analysis import outlier_mixture as mixture
 from iolab.analysis.outliers import OutlierParams, find_outliers, find_outliers_by_class
 
@@ -128,3 +129,34 @@ def test_the_floor_is_worked_out_only_when_read(monkeypatch):
     floor = report.floor
     assert floor is not None and 0.5 < floor < 0.95 and calls == [1]
     assert report.floor == floor and calls == [1]
+
+
+# A clean array of two models (bench/outlier_clean.py's draw, seed 91200911: 18 drives spread 27%), MB/s: the slower
+# model's 13 drives sit within 4% of their median (MAD) but three, the lowest 36% under it
+_SPLIT_FAST = {"d2": 506.4, "d3": 370.5, "d5": 515.4, "d10": 591.6, "d12": 357.3}
+_SPLIT_SLOW = {"d0": 343.9, "d1": 354.8, "d4": 220.5, "d6": 366.3, "d7": 255.8, "d8": 349.7, "d9": 345.3}
+_SPLIT_SLOW |= {"d11": 351.9, "d13": 492.1, "d14": 342.6, "d15": 277.3, "d16": 320.1, "d17": 350.0}
+
+
+def test_a_class_backstop_is_held_to_its_share_of_the_whole_arrays():
+    """The modified z-score's backstop (a drive past `threshold` on the MAD) holds no alarm, so `_share_of` once left
+    its cut at 8 in every class: on the MAD of 13 drives the lowest here is 10.2 robust sds down and was named in a
+    clean array (issue 40, fifteenth round). Its cut is now where the classes together pass no more clean arrays
+    than 8 passes in an array of the whole array's size (`outlier_null.backstop_cut`): on fresh clean draws, classes
+    of 8 and 8 drives pass it no more often than 16 drives judged as one pass 8, and at 8 each they pass some
+    fifteen times as often. Fails with the cut left at `threshold` (the code before)."""
+    models = dict.fromkeys(_SPLIT_FAST, "FAST") | dict.fromkeys(_SPLIT_SLOW, "SLOW")
+    split = find_outliers_by_class(_SPLIT_FAST | _SPLIT_SLOW, models, ON)
+    assert split["SLOW"].params.threshold > 10.2 and not any(r.outliers for r in split.values())
+    assert [s.device for s in find_outliers(_SPLIT_SLOW, ON).outliers] == ["d4"]  # as one array: 8, unchanged
+
+    rng = np.random.default_rng(4015)  # not the null's seed (`outlier_null.SEED`)
+    draws = 100_000
+
+    def passes(n: int, cut: float) -> np.ndarray:  # clean normal arrays of n drives whose worst is past `cut`
+        return outlier_null.backstop_z(outlier_groups._draws(rng, "normal", draws, n)) > cut
+
+    whole = float(passes(16, 8.0).mean())
+    cut = outlier_null.backstop_cut(8, 16, 8.0, 0.5)
+    assert float((passes(8, cut) | passes(8, cut)).mean()) <= whole + 3 * math.sqrt(whole / draws)
+    assert float((passes(8, 8.0) | passes(8, 8.0)).mean()) > 5 * whole

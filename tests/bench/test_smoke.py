@@ -57,6 +57,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "outlier_beyond.py": ("outlier_beyond.json", None),
     "outlier_clean.py": ("outlier_clean.json", None),
     "outlier_gap.py": ("outlier_gap.json", None),
+    "outlier_split_backstop.py": ("outlier_split_backstop.json", None),
     "outlier_mixture_cuts.py": ("outlier_mixture_cuts.json", None),
     "outlier_told_generator.py": ("outlier_told_generator.json", None),
     "outlier_envelope.py": (

@@ -138,7 +138,7 @@ def _method(report: OutlierReport) -> str:
             "each drive's posterior odds of being slow (up to two slow drives, a slow drive anywhere at "
             f"{SLOW_RANGE[0]:.0%}-{SLOW_RANGE[1]:.0%} of the healthy centre, the peers' spread unknown) past the cut "
             f"simulated for {len(report.scores)} drives on clean arrays; or modified z-score (robust scale: "
-            f"{report.scale_method}) below -{p.threshold:g}; and at least {p.rel_floor:.0%} below the median"
+            f"{report.scale_method}) below -{p.threshold:.3g}; and at least {p.rel_floor:.0%} below the median"
         )
     alarm = p.loo_alarm
     if not report.envelope_judged:
@@ -147,7 +147,7 @@ def _method(report: OutlierReport) -> str:
         alarm = p.small_loo_alarm
     return (
         f"leave-out t against the others' mean and sd past its {alarm:g}/n quantile{envelope}; or modified "
-        f"z-score (robust scale: {report.scale_method}) below -{p.threshold:g} in {p.z_min_devices} drives or more; "
+        f"z-score (robust scale: {report.scale_method}) below -{p.threshold:.3g} in {p.z_min_devices} drives or more; "
         f"and at least {p.rel_floor:.0%} below the median"
     )
 
