@@ -503,13 +503,16 @@ PLACE_RUNS = 3
 # A change point moves from the peak only where a neighbourhood holds more likelihood than the peak's own by at
 # least this share of all of it (at 0.001, 25 in 100 of the steps placed exactly moved by 1-3 runs).
 _PLACE_TIE = 0.05
-# A change point is reported only where at least this share of its placement likelihood (`_place`'s, over the
-# runs within half a window of its least-squares peak) lies within PLACE_RUNS runs of the place reported; 0 reports
-# every one. Issue 40, nineteenth look (docs/history.md): a step whose place the runs cannot tell to within a few
-# runs is reported 4-10 runs off about as often as on it (a miss and a false change point), and a split placed by
-# correlated noise's slow wander has a flat likelihood too, where a step, even a small one, has a peak. Chosen on
-# tuning seeds of bench/simulated_histories.py's draw (71,000,000+, bench/history_place_mass.py) from 0.5-0.9.
+# A faint change point (p over PLACE_FAINT_P) is reported only where at least PLACE_MIN_MASS of its placement
+# likelihood (`_place`'s, over the runs within half a window of its least-squares peak) lies within PLACE_RUNS runs
+# of the place reported; a PLACE_MIN_MASS of 0 reports every one. Issue 40, nineteenth look (docs/history.md): a
+# faint step whose place the runs cannot tell to within a few runs is reported 4-10 runs off about as often as on it
+# (a miss and a false change point), and a split placed by correlated noise's slow wander has a flat likelihood too.
+# A clear change (p at most PLACE_FAINT_P) is always reported: a ramp's likelihood is flat over its whole length,
+# and declined regardless of p a tenth of the bench's ramps went unreported. Chosen on tuning seeds of
+# bench/simulated_histories.py's draw (71,000,000+, bench/history_place_mass.py) from masses 0.6-0.9 and p 1e-5-1e-8.
 PLACE_MIN_MASS = 0.7
+PLACE_FAINT_P = 1e-6
 
 
 def _placed(x, found: list[int], params: ChangePointParams, temperature: float, phi: float = 0.0) -> list[int]:
@@ -904,7 +907,8 @@ def analyse_history(
     With `skip_zeros=False` a long outage shows as a level of 0. Outlier runs
     (`_lone_runs`) are left out as well, so one slow run or a burst of three
     cannot hide a step beside it or pass for a level. A step whose place the
-    runs cannot tell to within a few runs is not reported (`PLACE_MIN_MASS`).
+    runs cannot tell to within a few runs is not reported where it is faint
+    (`PLACE_MIN_MASS`, `PLACE_FAINT_P`).
 
     With `times` (epoch seconds of the runs), a daily profile is taken out
     once the runs span three days, a weekly one once they span three weeks
@@ -959,9 +963,9 @@ def analyse_history(
     # place is most probable to within a few runs under the history's correlated noise (`PLACE_GLS`).
     rho = model.phi_upper if PLACE_GLS else 0.0
     spread = sigma**2 * (1.0 - rho * rho) if PLACE_GLS else noise.scale**2
-    # A step whose place is not known to within PLACE_RUNS runs is declined (`PLACE_MIN_MASS`).
+    # A faint step whose place is not known to within PLACE_RUNS runs is declined (`PLACE_MIN_MASS`).
     placed = _placed_with_mass(z, found, params, PLACE_TEMPERATURE * spread, rho)
-    kept = [i for i, (_, mass) in enumerate(placed) if mass >= PLACE_MIN_MASS]
+    kept = [i for i, (_, mass) in enumerate(placed) if mass >= PLACE_MIN_MASS or stats[i] <= PLACE_FAINT_P]
     found, stats = [placed[i][0] for i in kept], [stats[i] for i in kept]
     bounds = [0, *found, n]
     out = []
