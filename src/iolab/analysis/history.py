@@ -503,16 +503,6 @@ PLACE_RUNS = 3
 # A change point moves from the peak only where a neighbourhood holds more likelihood than the peak's own by at
 # least this share of all of it (at 0.001, 25 in 100 of the steps placed exactly moved by 1-3 runs).
 _PLACE_TIE = 0.05
-# A faint change point (p over PLACE_FAINT_P) is reported only where at least PLACE_MIN_MASS of its placement
-# likelihood (`_place`'s, over the runs within half a window of its least-squares peak) lies within PLACE_RUNS runs
-# of the place reported; a PLACE_MIN_MASS of 0 reports every one. Issue 40, nineteenth look (docs/history.md): a
-# faint step whose place the runs cannot tell to within a few runs is reported 4-10 runs off about as often as on it
-# (a miss and a false change point), and a split placed by correlated noise's slow wander has a flat likelihood too.
-# A clear change (p at most PLACE_FAINT_P) is always reported: a ramp's likelihood is flat over its whole length,
-# and declined regardless of p a tenth of the bench's ramps went unreported. Chosen on tuning seeds of
-# bench/simulated_histories.py's draw (71,000,000+, bench/history_place_mass.py) from masses 0.6-0.9 and p 1e-5-1e-8.
-PLACE_MIN_MASS = 0.7
-PLACE_FAINT_P = 1e-6
 
 
 def _placed(x, found: list[int], params: ChangePointParams, temperature: float, phi: float = 0.0) -> list[int]:
@@ -520,27 +510,20 @@ def _placed(x, found: list[int], params: ChangePointParams, temperature: float, 
     segment between its neighbours places it (`_place`) under AR(1) noise of correlation `phi`
     (`gls_split_gains`), oldest first, so that each keeps `min_size` runs from the last one placed and from the
     next one; unmoved without PLACE_RUNS or a temperature (in units of the gains: the innovations' variance)."""
-    return [at for at, _ in _placed_with_mass(x, found, params, temperature, phi)]
-
-
-def _placed_with_mass(x, found: list[int], params: ChangePointParams, temperature: float, phi: float = 0.0):
-    """`_placed`'s places, each with the share of its likelihood within PLACE_RUNS runs of it (`_place`'s
-    neighbourhood mass; 1 where it was not moved): list of (place, mass)."""
     import numpy as np
 
-    placed: list[tuple[int, float]] = []
+    placed: list[int] = []
     if not PLACE_RUNS or temperature <= 0.0:
-        return [(split, 1.0) for split in found]
+        return found
     for i, split in enumerate(found):
-        lo = placed[-1][0] if placed else 0
+        lo = placed[-1] if placed else 0
         hi = found[i + 1] if i + 1 < len(found) else len(x)
         k = np.arange(lo + params.min_size, hi - params.min_size + 1)
         near = np.abs(k - split) <= params.window_len // 2
         if not near.any():
-            placed.append((split, 1.0))
+            placed.append(split)
             continue
-        at, mass = _place_with_mass(gls_split_gains(x[lo:hi], k - lo, phi), near, temperature)
-        placed.append((int(k[at]), mass))
+        placed.append(int(k[_place(gls_split_gains(x[lo:hi], k - lo, phi), near, temperature)]))
     return placed
 
 
@@ -556,27 +539,20 @@ def _place(gains, allowed, temperature: float) -> int:
     missed and a false change point. Where the likelihood's mass lies to one side of its peak, the place whose
     neighbourhood holds it is the more probable one to within that many runs. Where the likelihood is sharp (a
     clear step), the peak's neighbourhood holds nearly all of it and the peak is kept."""
-    return _place_with_mass(gains, allowed, temperature)[0]
-
-
-def _place_with_mass(gains, allowed, temperature: float) -> tuple[int, float]:
-    """`_place`'s split and the share of the allowed splits' likelihood its neighbourhood holds (1 without
-    PLACE_RUNS or a temperature)."""
     import numpy as np
 
     where = np.flatnonzero(allowed)
     peak = where[np.argmax(gains[allowed])]
     if not PLACE_RUNS or temperature <= 0.0:
-        return int(peak), 1.0
+        return int(peak)
     # Relative to the allowed peak: a larger gain outside the allowed runs would underflow every weight to 0.
     weight = np.zeros(len(gains))
     weight[allowed] = np.exp((gains[allowed] - gains[peak]) / (2.0 * temperature))
     total = np.concatenate([[0.0], np.cumsum(weight / weight.sum())])
     at = np.arange(len(gains))
     mass = (total[np.minimum(at + PLACE_RUNS + 1, len(gains))] - total[np.maximum(at - PLACE_RUNS, 0)])[where]
-    near = mass >= mass.max() - _PLACE_TIE
-    best = np.argmin(np.where(near, np.abs(where - peak), len(gains)))
-    return int(where[best]), float(mass[best])
+    best = where[mass >= mass.max() - _PLACE_TIE]
+    return int(best[np.argmin(np.abs(best - peak))])
 
 
 def _usable(values: Sequence[float], params: ChangePointParams):  # -> (positions, their values)
@@ -906,9 +882,7 @@ def analyse_history(
     a short segment of their own; failures are what rolling health counts.
     With `skip_zeros=False` a long outage shows as a level of 0. Outlier runs
     (`_lone_runs`) are left out as well, so one slow run or a burst of three
-    cannot hide a step beside it or pass for a level. A step whose place the
-    runs cannot tell to within a few runs is not reported where it is faint
-    (`PLACE_MIN_MASS`, `PLACE_FAINT_P`).
+    cannot hide a step beside it or pass for a level.
 
     With `times` (epoch seconds of the runs), a daily profile is taken out
     once the runs span three days, a weekly one once they span three weeks
@@ -963,10 +937,7 @@ def analyse_history(
     # place is most probable to within a few runs under the history's correlated noise (`PLACE_GLS`).
     rho = model.phi_upper if PLACE_GLS else 0.0
     spread = sigma**2 * (1.0 - rho * rho) if PLACE_GLS else noise.scale**2
-    # A faint step whose place is not known to within PLACE_RUNS runs is declined (`PLACE_MIN_MASS`).
-    placed = _placed_with_mass(z, found, params, PLACE_TEMPERATURE * spread, rho)
-    kept = [i for i, (_, mass) in enumerate(placed) if mass >= PLACE_MIN_MASS or stats[i] <= PLACE_FAINT_P]
-    found, stats = [placed[i][0] for i in kept], [stats[i] for i in kept]
+    found = _placed(z, found, params, PLACE_TEMPERATURE * spread, rho)
     bounds = [0, *found, n]
     out = []
     for i, (split, p) in enumerate(zip(found, stats, strict=True)):
