@@ -20,7 +20,8 @@ from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopback import Loopback
 
 ADDRESSES = ["127.0.0.31", "127.0.0.32", "127.0.0.33"]
-# Two short points; rate-capped so three hosts on two cores stay responsive.
+# Two short points (1 s unless a test needs time to act during one); rate-capped so three hosts on two cores
+# stay responsive.
 PLAN = """[global]
 ioengine=libaio
 iodepth=4
@@ -38,7 +39,7 @@ stonewall
 """
 
 
-def plan(tmp_path: Path, runtime: int = 2) -> Path:
+def plan(tmp_path: Path, runtime: int = 1) -> Path:
     path = tmp_path / "plan.fio"
     path.write_text(PLAN.format(runtime=runtime))
     return path

@@ -11,20 +11,19 @@ from typing import TYPE_CHECKING
 from iolab.models import Finding, PointRecord, Run
 from iolab.models.units import iso_utc
 from iolab.models.workload import workload_identity
-from iolab.report.wording import change_line, change_points_notes, verdict_summary
-from iolab.views.comparison import Comparison, WorkloadSamples
-from iolab.views.export import ExportedRun
-from iolab.views.history import LocatedChange, SeriesHistory
 from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
-from iolab.views.tables import NotebookTable
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # and the wording, for the comparison and the history only: `ls --json` loads no analysis
     from iolab.models import Snapshot
+    from iolab.views.comparison import Comparison, WorkloadSamples
+    from iolab.views.export import ExportedRun
     from iolab.views.export_set import ExportSet
+    from iolab.views.history import LocatedChange, SeriesHistory
     from iolab.views.host_diff import HostDiff
     from iolab.views.lint import LintView
     from iolab.views.run import RunSet
     from iolab.views.run_list import RunList
+    from iolab.views.tables import NotebookTable
 
 
 def run_dict(run: Run) -> dict:
@@ -74,6 +73,8 @@ def _samples_dict(s: WorkloadSamples) -> dict:
 
 def comparison_json(comparison: Comparison) -> str:
     """Everything the table shows, unrounded, plus the samples it was computed from."""
+    from iolab.report.wording import verdict_summary
+
     rows = []
     for row in comparison.rows:
         v = row.verdict
@@ -121,6 +122,8 @@ def comparison_json(comparison: Comparison) -> str:
 def _judged(h: SeriesHistory) -> dict | None:
     """What the change points were judged against: runs, the noise (COV, correlation of successive runs),
     the cycles taken out or not yet told from a step, the smallest step the runs could show, and the words."""
+    from iolab.report.wording import change_points_notes
+
     judged = h.judged
     if judged is None:
         return None
@@ -148,6 +151,8 @@ def _read_between(change: LocatedChange) -> tuple[int, int]:
 
 
 def history_json(histories: list[SeriesHistory]) -> str:
+    from iolab.report.wording import change_line
+
     out = []
     for h in histories:
         s, hp = h.series, h.health

@@ -25,7 +25,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from iolab.doctor.engine import diagnose_run
 from iolab.errors import RunFailed, UserError
 from iolab.fio.options import unknown_options_allowed
 from iolab.fio.run import fio_clocksource, fio_version
@@ -70,7 +69,11 @@ class RunOutcome:
 def _run_findings(
     store: Store, run_id: int, snapshot: Snapshot, steady: list[SteadyOutcome], cov_target: float | None
 ) -> list[Finding]:
-    """The doctor's findings on the finished run (`snapshot`: the Snapshot taken before it)."""
+    """The doctor's findings on the finished run (`snapshot`: the Snapshot taken before it). The doctor (its
+    rules and the analysis behind them, ~0.07 CPU-s of imports) is loaded here, when a run has finished: a
+    run refused before it starts never loads it."""
+    from iolab.doctor.engine import diagnose_run
+
     return diagnose_run(run_material(store, run_id, snapshot, steady, cov_target))
 
 
