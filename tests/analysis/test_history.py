@@ -243,6 +243,66 @@ def test_a_window_at_the_critical_value_is_decided_one_by_one(monkeypatch):
     assert module._significant_windows(rows, splits, 0.01, noise)[1].all()
 
 
+def _edge_windows(rng: np.random.Generator, count: int, length: int = 0):  # -> [(row, split, noise, relaxed)]
+    """Windows where the screen's numpy sums and `_segment_test`'s slices can round apart: one level of a value
+    no binary fraction holds (0.1, 1/3: the masked sum's mean is not the slice's to the last bit), two such levels,
+    and a step in noise tested at thresholds a rounding either side of its own one-by-one p."""
+    import iolab.analysis.history as module
+
+    out = []
+    for i in range(count):
+        size = length or int(rng.choice([10, 20, 30, 60]))
+        split = size // 2 if length else int(rng.integers(2, size - 1))
+        level, other = (float(rng.choice([0.1, 1 / 3, 0.7, rng.normal(), rng.uniform(0, 1e3)])) for _ in "ab")
+        if i % 3 == 0:
+            out.append((np.full(size, level), split, module._Noise(0.0, 1.0), 0.01))
+        elif i % 3 == 1:
+            row = np.r_[np.full(split, level), np.full(size - split, other)]
+            out.append((row, split, module._Noise(0.0, 1.0), 0.01))
+        else:
+            row = level + 0.1 * rng.standard_normal(size)
+            row[split:] += float(rng.choice([0.05, 0.1, 0.2]))
+            noise = module._Noise(float(rng.choice([0.0, 0.05])), float(rng.choice([1.0, 1.7])))
+            p = module._segment_test(row, 0, split, size, noise)[0]
+            if 0.0 < p < 0.5:
+                out += [(row, split, noise, t) for t in (math.nextafter(p, 0.0), p, math.nextafter(p, 1.0))]
+    return out
+
+
+def test_where_the_screen_decides_a_window_alone_it_decides_as_the_one_by_one_test():
+    """The screen may decide a window by itself only where numpy's sums cannot round it to the other side of the
+    threshold: a window whose z is within a rounding of the critical value (tested at its own p, a bit either
+    side), or whose standard error is a rounding of its values (one or two flat levels, no history-wide noise),
+    must be left to `_segment_test`. The every-window test cannot see this: the merge's min_magnitude drops a
+    rounding's step. With no margin, no flatness bound, or the bound taken from the smallest value, some of these
+    windows are decided against `_segment_test`."""
+    import iolab.analysis.history as module
+
+    wrong = []
+    for row, split, noise, relaxed in _edge_windows(np.random.default_rng(54), 300):
+        significant, unsure = module._significant_windows(row[None, :], np.array([split]), relaxed, noise)
+        one_by_one = module._segment_test(row, 0, split, len(row), noise)[0] < relaxed
+        if not unsure[0] and bool(significant[0]) != one_by_one:
+            wrong.append((row[:3].tolist(), split, relaxed))
+    assert not wrong, wrong[:3]
+
+
+def test_a_window_the_screen_is_unsure_of_is_kept_and_decided_one_by_one():
+    """The split pass drops a window only when the screen is sure it is not significant: one it is unsure of is
+    tested by `_segment_test`, however the screen's own z fell. A window tested at a threshold a rounding above
+    its p must be found (and one at or below it not), whichever side of the critical value numpy's sums put it."""
+    import iolab.analysis.history as module
+
+    missed = []
+    for row, split, noise, relaxed in _edge_windows(np.random.default_rng(40), 60, length=10):
+        # a window of 10 runs with min_size 5 has one split (5): the candidates are that split or none
+        params = ChangePointParams(window_len=10, min_size=5, max_pvalue=relaxed / 10.0)
+        expected = [split] if module._segment_test(row, 0, split, 10, noise)[0] < params.max_pvalue * 10.0 else []
+        if module._candidates(row, params, noise) != expected:
+            missed.append((row[:3].tolist(), relaxed))
+    assert not missed, missed[:3]
+
+
 # --------------------------------------------------------------------------- outlier runs
 
 
