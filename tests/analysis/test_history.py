@@ -246,23 +246,29 @@ def test_a_window_at_the_critical_value_is_decided_one_by_one(monkeypatch):
 def _edge_windows(rng: np.random.Generator, count: int, length: int = 0):  # -> [(row, split, noise, relaxed)]
     """Windows where the screen's numpy sums and `_segment_test`'s slices can round apart: one level of a value
     no binary fraction holds (0.1, 1/3: the masked sum's mean is not the slice's to the last bit), two such levels,
-    and a step in noise tested at thresholds a rounding either side of its own one-by-one p."""
+    and a step in noise (of 10%, or just above the flatness bound, where the sums' rounding weighs most) tested at
+    thresholds a rounding either side of its own one-by-one p; at magnitudes 1 to 2e10."""
     import iolab.analysis.history as module
 
     out = []
     for i in range(count):
         size = length or int(rng.choice([10, 20, 30, 60]))
         split = size // 2 if length else int(rng.integers(2, size - 1))
-        level, other = (float(rng.choice([0.1, 1 / 3, 0.7, rng.normal(), rng.uniform(0, 1e3)])) for _ in "ab")
-        if i % 3 == 0:
+        scale = float(rng.choice([1.0, 1e5, 2e10]))
+        level, other = (scale * float(rng.choice([0.1, 1 / 3, 0.7, rng.normal(), rng.uniform(0, 10)])) for _ in "ab")
+        if i % 4 == 0:
             out.append((np.full(size, level), split, module._Noise(0.0, 1.0), 0.01))
-        elif i % 3 == 1:
+        elif i % 4 == 1:
             row = np.r_[np.full(split, level), np.full(size - split, other)]
             out.append((row, split, module._Noise(0.0, 1.0), 0.01))
-        else:
-            row = level + 0.1 * rng.standard_normal(size)
-            row[split:] += float(rng.choice([0.05, 0.1, 0.2]))
-            noise = module._Noise(float(rng.choice([0.0, 0.05])), float(rng.choice([1.0, 1.7])))
+        else:  # 1-8 sds of 10% noise (p 0.3 to 1e-15), or 4-8 of noise whose standard error is 2-4 x the flatness bound
+            root = math.sqrt(1.0 / split + 1.0 / (size - split))
+            spread, sds = (
+                (0.1, rng.uniform(1.0, 8.0)) if i % 4 == 2 else (rng.uniform(2e-9, 4e-9) / root, rng.uniform(4.0, 8.0))
+            )
+            row = level + spread * scale * rng.standard_normal(size)
+            row[split:] += spread * scale * sds * root
+            noise = module._Noise(spread * scale * float(rng.choice([0.0, 0.5])), float(rng.choice([1.0, 1.7])))
             p = module._segment_test(row, 0, split, size, noise)[0]
             if 0.0 < p < 0.5:
                 out += [(row, split, noise, t) for t in (math.nextafter(p, 0.0), p, math.nextafter(p, 1.0))]
@@ -301,6 +307,44 @@ def test_a_window_the_screen_is_unsure_of_is_kept_and_decided_one_by_one():
         if module._candidates(row, params, noise) != expected:
             missed.append((row[:3].tolist(), relaxed))
     assert not missed, missed[:3]
+
+
+def test_the_split_pass_has_a_window_ending_at_the_newest_run():
+    """Windows start every window_len/2 runs, and one more ends at the series' end: with 40 runs and windows of
+    30 the only other one is runs 0-29, and a step five runs from the end (the newest level, as soon as it has
+    lasted min_size runs) must still be proposed by the split pass, not left to binary segmentation alone."""
+    import iolab.analysis.history as module
+
+    x = 1.0 + 0.01 * np.random.default_rng(7).standard_normal(40)
+    x[35:] *= 0.8
+    params = ChangePointParams(window_len=30, min_size=5)
+    assert module._candidates(x - np.median(x), params, module._Noise(0.01, 1.0)) == [35]
+
+
+def test_a_part_of_exactly_twice_min_size_runs_is_split_again():
+    """Each part of a significant split is split again while both of its halves can hold min_size runs: a part of
+    exactly 2 x min_size runs still can. Levels 0, 1 and 3 of five runs each in one window of 30: the jump to 3
+    is split first, and the ten runs before it hold the step at 5."""
+    import iolab.analysis.history as module
+
+    x = np.r_[np.zeros(5), np.ones(5), np.full(20, 3.0)] + 0.01 * np.random.default_rng(3).standard_normal(30)
+    params = ChangePointParams(window_len=30, min_size=5)
+    assert module._candidates(x - np.median(x), params, module._Noise(0.01, 1.0)) == [5, 10]
+
+
+def test_the_first_pass_is_relaxed_tenfold_only_while_that_stays_under_a_coin_toss():
+    """The split pass proposes splits at p < 10 x max_pvalue (Otava's relaxed first pass; the merge then holds
+    them to max_pvalue), but only while ten times is under 0.5: from max_pvalue 0.05 up it would propose splits
+    noise makes as often as not (at 0.1, every split), and the merge would sift a flood. A window of 10 runs at
+    p 0.23 is proposed at max_pvalue 0.04 (0.4), not at 0.05 or 0.2."""
+    import iolab.analysis.history as module
+
+    x = 1.0 + 0.05 * np.random.default_rng(9).standard_normal(10)
+    x[5:] += 0.04
+    noise = module._Noise(0.0, 1.0)
+    assert 0.2 < module._segment_test(x, 0, 5, 10, noise)[0] < 0.25
+    proposed = {p: module._candidates(x, ChangePointParams(10, max_pvalue=p), noise) for p in (0.04, 0.05, 0.2)}
+    assert proposed == {0.04: [5], 0.05: [], 0.2: []}
 
 
 # --------------------------------------------------------------------------- outlier runs
