@@ -321,6 +321,23 @@ def test_the_split_pass_has_a_window_ending_at_the_newest_run():
     assert module._candidates(x - np.median(x), params, module._Noise(0.01, 1.0)) == [35]
 
 
+def test_the_split_pass_proposes_a_clear_step_in_a_series_of_any_length():
+    """Windows of window_len runs every window_len/2 runs, and one ending at the newest run, cover a series of
+    any length: a clear step in the middle of 10 to 75 runs, under windows of 10 (min_size 3) and 30, is proposed there."""
+    import iolab.analysis.history as module
+
+    noise = 0.01 * np.random.default_rng(11).standard_normal(75)
+    missed = []
+    for window_len, min_size in ((10, 3), (30, 5)):
+        for n in range(10, 76):
+            x = 1.0 + noise[:n]
+            x[n // 2 :] *= 0.8
+            params = ChangePointParams(window_len=window_len, min_size=min_size)
+            if n // 2 not in module._candidates(x - np.median(x), params, module._Noise(0.01, 1.0)):
+                missed.append((window_len, n))
+    assert not missed, missed
+
+
 def test_a_part_of_exactly_twice_min_size_runs_is_split_again():
     """Each part of a significant split is split again while both of its halves can hold min_size runs: a part of
     exactly 2 x min_size runs still can. Levels 0, 1 and 3 of five runs each in one window of 30: the jump to 3
