@@ -350,7 +350,7 @@ def test_a_part_of_exactly_twice_min_size_runs_is_split_again():
 
 
 def test_the_first_pass_is_relaxed_tenfold_only_while_that_stays_under_a_coin_toss():
-    """The split pass proposes splits at p < 10 x max_pvalue (Otava's relaxed first pass; the merge then holds
+    """Both first passes propose splits at p < 10 x max_pvalue (Otava's relaxed first pass; the merge then holds
     them to max_pvalue), but only while ten times is under 0.5: from max_pvalue 0.05 up it would propose splits
     noise makes as often as not (at 0.1, every split), and the merge would sift a flood. A window of 10 runs at
     p 0.23 is proposed at max_pvalue 0.04 (0.4), not at 0.05 or 0.2."""
@@ -362,6 +362,11 @@ def test_the_first_pass_is_relaxed_tenfold_only_while_that_stays_under_a_coin_to
     assert 0.2 < module._segment_test(x, 0, 5, 10, noise)[0] < 0.25
     proposed = {p: module._candidates(x, ChangePointParams(10, max_pvalue=p), noise) for p in (0.04, 0.05, 0.2)}
     assert proposed == {0.04: [5], 0.05: [], 0.2: []}
+    # The binary pass's split, against a history-wide sd that puts it at z 1.2 (p 0.23), the same way.
+    stat = abs(x[5:].mean() - x[:5].mean()) * math.sqrt(5 * 5 / 10)
+    wide = module._Noise(float(stat) / 1.2, 1.0)
+    binary = {p: module._binary_candidates(x, ChangePointParams(10, max_pvalue=p), wide) for p in (0.04, 0.05, 0.2)}
+    assert binary == {0.04: [5], 0.05: [], 0.2: []}
 
 
 # --------------------------------------------------------------------------- outlier runs
