@@ -349,6 +349,45 @@ def test_a_part_of_exactly_twice_min_size_runs_is_split_again():
     assert module._candidates(x - np.median(x), params, module._Noise(0.01, 1.0)) == [5, 10]
 
 
+def test_the_binary_pass_splits_a_segment_of_twice_min_size_runs_from_its_first_run():
+    """Binary segmentation splits a segment while both sides can hold min_size runs, from the series' first run:
+    ten runs with a step at the fifth are split there."""
+    import iolab.analysis.history as module
+
+    x = np.r_[np.zeros(5), np.ones(5)] + 0.01 * np.random.default_rng(5).standard_normal(10)
+    assert module._binary_candidates(x, ChangePointParams(10), module._Noise(0.01, 1.0)) == [10 // 2]
+
+
+def test_the_binary_pass_leaves_min_size_runs_on_each_side_of_its_splits():
+    """A change point must have lasted min_size runs: a step 1-4 runs from either end of 10-40 runs is proposed
+    no nearer the end than min_size runs (and its neighbours' splits no nearer each other)."""
+    import iolab.analysis.history as module
+
+    noise = 0.01 * np.random.default_rng(12).standard_normal(40)
+    near = []
+    for n in range(10, 41):
+        for at in (1, 2, 3, 4, n - 4, n - 3, n - 2, n - 1):
+            x = 1.0 + noise[:n]
+            x[at:] *= 0.7
+            found = sorted(module._binary_candidates(x, ChangePointParams(10), module._Noise(0.01, 1.0)))
+            if any(b - a < 5 for a, b in zip([0, *found], [*found, n], strict=True)):
+                near.append((n, at, found))
+    assert not near, near[:3]
+
+
+def test_with_no_history_noise_the_binary_pass_splits_at_a_step_once_and_quietly():
+    """A history of exact repeats has no noise (sd 0): the binary pass then proposes any split that moves the mean
+    and none in a flat level, without dividing by that 0 (numpy would warn on the user's terminal)."""
+    import warnings
+
+    import iolab.analysis.history as module
+
+    x = np.r_[np.full(10, 2.0), np.full(10, 3.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert module._binary_candidates(x, ChangePointParams(20), module._Noise(0.0, 1.0)) == [10]
+
+
 def test_the_first_pass_is_relaxed_tenfold_only_while_that_stays_under_a_coin_toss():
     """Both first passes propose splits at p < 10 x max_pvalue (Otava's relaxed first pass; the merge then holds
     them to max_pvalue), but only while ten times is under 0.5: from max_pvalue 0.05 up it would propose splits
@@ -362,9 +401,9 @@ def test_the_first_pass_is_relaxed_tenfold_only_while_that_stays_under_a_coin_to
     assert 0.2 < module._segment_test(x, 0, 5, 10, noise)[0] < 0.25
     proposed = {p: module._candidates(x, ChangePointParams(10, max_pvalue=p), noise) for p in (0.04, 0.05, 0.2)}
     assert proposed == {0.04: [5], 0.05: [], 0.2: []}
-    # The binary pass's split, against a history-wide sd that puts it at z 1.2 (p 0.23), the same way.
+    # The binary pass's split, against a history-wide sd that puts it at z 1, the same way.
     stat = abs(x[5:].mean() - x[:5].mean()) * math.sqrt(5 * 5 / 10)
-    wide = module._Noise(float(stat) / 1.2, 1.0)
+    wide = module._Noise(float(stat), 1.0)  # z 1: p 0.32, two-sided (one-sided, 0.16, would pass at 0.2 too)
     binary = {p: module._binary_candidates(x, ChangePointParams(10, max_pvalue=p), wide) for p in (0.04, 0.05, 0.2)}
     assert binary == {0.04: [5], 0.05: [], 0.2: []}
 
