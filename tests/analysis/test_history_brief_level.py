@@ -59,3 +59,15 @@ def test_a_real_short_dip_is_still_a_level(seed):
     x[at : at + 8] *= 0.75
     found = [c.index for c in analyse_history(x, times=t).change_points]
     assert len(found) == 2 and abs(found[0] - at) <= 1 and abs(found[1] - at - 8) <= 1, found
+
+
+def test_the_short_level_rule_alone_keeps_a_shallow_burst_from_being_a_level(monkeypatch):
+    """Two defences stand between a shallow burst of three and a level of its own: `_bursts` sets it aside before
+    the segmentation, and `_brief` judges a short level that comes back without its three farthest runs. Each must
+    hold alone: with the set-aside off, seed 165's burst (bracketed by change points at its first run and five
+    runs on before `_brief`) is still no level."""
+    import iolab.analysis.history as module
+
+    monkeypatch.setattr(module, "_LEVEL_BURSTS", False)
+    t, x, at = _burst(165, False)
+    assert not [c.index for c in analyse_history(x, times=t).change_points if at - 5 <= c.index <= at + 8]
