@@ -243,6 +243,171 @@ def test_a_window_at_the_critical_value_is_decided_one_by_one(monkeypatch):
     assert module._significant_windows(rows, splits, 0.01, noise)[1].all()
 
 
+def _edge_windows(rng: np.random.Generator, count: int, length: int = 0):  # -> [(row, split, noise, relaxed)]
+    """Windows where the screen's numpy sums and `_segment_test`'s slices can round apart: one level of a value
+    no binary fraction holds (0.1, 1/3: the masked sum's mean is not the slice's to the last bit), two such levels,
+    and a step in noise (of 10%, or just above the flatness bound, where the sums' rounding weighs most) tested at
+    thresholds a rounding either side of its own one-by-one p; at magnitudes 1 to 2e10."""
+    import iolab.analysis.history as module
+
+    out = []
+    for i in range(count):
+        size = length or int(rng.choice([10, 20, 30, 60]))
+        split = size // 2 if length else int(rng.integers(2, size - 1))
+        scale = float(rng.choice([1.0, 1e5, 2e10]))
+        level, other = (scale * float(rng.choice([0.1, 1 / 3, 0.7, rng.normal(), rng.uniform(0, 10)])) for _ in "ab")
+        if i % 4 == 0:
+            out.append((np.full(size, level), split, module._Noise(0.0, 1.0), 0.01))
+        elif i % 4 == 1:
+            row = np.r_[np.full(split, level), np.full(size - split, other)]
+            out.append((row, split, module._Noise(0.0, 1.0), 0.01))
+        else:  # 1-8 sds of 10% noise (p 0.3 to 1e-15), or 4-8 of noise whose standard error is 2-4 x the flatness bound
+            root = math.sqrt(1.0 / split + 1.0 / (size - split))
+            spread, sds = (
+                (0.1, rng.uniform(1.0, 8.0)) if i % 4 == 2 else (rng.uniform(2e-9, 4e-9) / root, rng.uniform(4.0, 8.0))
+            )
+            row = level + spread * scale * rng.standard_normal(size)
+            row[split:] += spread * scale * sds * root
+            noise = module._Noise(spread * scale * float(rng.choice([0.0, 0.5])), float(rng.choice([1.0, 1.7])))
+            p = module._segment_test(row, 0, split, size, noise)[0]
+            if 0.0 < p < 0.5:
+                out += [(row, split, noise, t) for t in (math.nextafter(p, 0.0), p, math.nextafter(p, 1.0))]
+    return out
+
+
+def test_where_the_screen_decides_a_window_alone_it_decides_as_the_one_by_one_test():
+    """The screen may decide a window by itself only where numpy's sums cannot round it to the other side of the
+    threshold: a window whose z is within a rounding of the critical value (tested at its own p, a bit either
+    side), or whose standard error is a rounding of its values (one or two flat levels, no history-wide noise),
+    must be left to `_segment_test`. The every-window test cannot see this: the merge's min_magnitude drops a
+    rounding's step. With no margin, no flatness bound, or the bound taken from the smallest value, some of these
+    windows are decided against `_segment_test`."""
+    import iolab.analysis.history as module
+
+    wrong = []
+    for row, split, noise, relaxed in _edge_windows(np.random.default_rng(54), 300):
+        significant, unsure = module._significant_windows(row[None, :], np.array([split]), relaxed, noise)
+        one_by_one = module._segment_test(row, 0, split, len(row), noise)[0] < relaxed
+        if not unsure[0] and bool(significant[0]) != one_by_one:
+            wrong.append((row[:3].tolist(), split, relaxed))
+    assert not wrong, wrong[:3]
+
+
+def test_a_window_the_screen_is_unsure_of_is_kept_and_decided_one_by_one():
+    """The split pass drops a window only when the screen is sure it is not significant: one it is unsure of is
+    tested by `_segment_test`, however the screen's own z fell. A window tested at a threshold a rounding above
+    its p must be found (and one at or below it not), whichever side of the critical value numpy's sums put it."""
+    import iolab.analysis.history as module
+
+    missed = []
+    for row, split, noise, relaxed in _edge_windows(np.random.default_rng(40), 60, length=10):
+        # a window of 10 runs with min_size 5 has one split (5): the candidates are that split or none
+        params = ChangePointParams(window_len=10, min_size=5, max_pvalue=relaxed / 10.0)
+        expected = [split] if module._segment_test(row, 0, split, 10, noise)[0] < params.max_pvalue * 10.0 else []
+        if module._candidates(row, params, noise) != expected:
+            missed.append((row[:3].tolist(), relaxed))
+    assert not missed, missed[:3]
+
+
+def test_the_split_pass_has_a_window_ending_at_the_newest_run():
+    """Windows start every window_len/2 runs, and one more ends at the series' end: with 40 runs and windows of
+    30 the only other one is runs 0-29, and a step five runs from the end (the newest level, as soon as it has
+    lasted min_size runs) must still be proposed by the split pass, not left to binary segmentation alone."""
+    import iolab.analysis.history as module
+
+    x = 1.0 + 0.01 * np.random.default_rng(7).standard_normal(40)
+    x[35:] *= 0.8
+    params = ChangePointParams(window_len=30, min_size=5)
+    assert module._candidates(x - np.median(x), params, module._Noise(0.01, 1.0)) == [35]
+
+
+def test_the_split_pass_proposes_a_clear_step_in_a_series_of_any_length():
+    """Windows of window_len runs every window_len/2 runs, and one ending at the newest run, cover a series of
+    any length: a clear step in the middle of 10 to 75 runs, under windows of 10 (min_size 3) and 30, is proposed there."""
+    import iolab.analysis.history as module
+
+    noise = 0.01 * np.random.default_rng(11).standard_normal(75)
+    missed = []
+    for window_len, min_size in ((10, 3), (30, 5)):
+        for n in range(10, 76):
+            x = 1.0 + noise[:n]
+            x[n // 2 :] *= 0.8
+            params = ChangePointParams(window_len=window_len, min_size=min_size)
+            if n // 2 not in module._candidates(x - np.median(x), params, module._Noise(0.01, 1.0)):
+                missed.append((window_len, n))
+    assert not missed, missed
+
+
+def test_a_part_of_exactly_twice_min_size_runs_is_split_again():
+    """Each part of a significant split is split again while both of its halves can hold min_size runs: a part of
+    exactly 2 x min_size runs still can. Levels 0, 1 and 3 of five runs each in one window of 30: the jump to 3
+    is split first, and the ten runs before it hold the step at 5."""
+    import iolab.analysis.history as module
+
+    x = np.r_[np.zeros(5), np.ones(5), np.full(20, 3.0)] + 0.01 * np.random.default_rng(3).standard_normal(30)
+    params = ChangePointParams(window_len=30, min_size=5)
+    assert module._candidates(x - np.median(x), params, module._Noise(0.01, 1.0)) == [5, 10]
+
+
+def test_the_binary_pass_splits_a_segment_of_twice_min_size_runs_from_its_first_run():
+    """Binary segmentation splits a segment while both sides can hold min_size runs, from the series' first run:
+    ten runs with a step at the fifth are split there."""
+    import iolab.analysis.history as module
+
+    x = np.r_[np.zeros(5), np.ones(5)] + 0.01 * np.random.default_rng(5).standard_normal(10)
+    assert module._binary_candidates(x, ChangePointParams(10), module._Noise(0.01, 1.0)) == [10 // 2]
+
+
+def test_the_binary_pass_leaves_min_size_runs_on_each_side_of_its_splits():
+    """A change point must have lasted min_size runs: a step 1-4 runs from either end of 10-40 runs is proposed
+    no nearer the end than min_size runs (and its neighbours' splits no nearer each other)."""
+    import iolab.analysis.history as module
+
+    noise = 0.01 * np.random.default_rng(12).standard_normal(40)
+    near = []
+    for n in range(10, 41):
+        for at in (1, 2, 3, 4, n - 4, n - 3, n - 2, n - 1):
+            x = 1.0 + noise[:n]
+            x[at:] *= 0.7
+            found = sorted(module._binary_candidates(x, ChangePointParams(10), module._Noise(0.01, 1.0)))
+            if any(b - a < 5 for a, b in zip([0, *found], [*found, n], strict=True)):
+                near.append((n, at, found))
+    assert not near, near[:3]
+
+
+def test_with_no_history_noise_the_binary_pass_splits_at_a_step_once_and_quietly():
+    """A history of exact repeats has no noise (sd 0): the binary pass then proposes any split that moves the mean
+    and none in a flat level, without dividing by that 0 (numpy would warn on the user's terminal)."""
+    import warnings
+
+    import iolab.analysis.history as module
+
+    x = np.r_[np.full(10, 2.0), np.full(10, 3.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert module._binary_candidates(x, ChangePointParams(20), module._Noise(0.0, 1.0)) == [10]
+
+
+def test_the_first_pass_is_relaxed_tenfold_only_while_that_stays_under_a_coin_toss():
+    """Both first passes propose splits at p < 10 x max_pvalue (Otava's relaxed first pass; the merge then holds
+    them to max_pvalue), but only while ten times is under 0.5: from max_pvalue 0.05 up it would propose splits
+    noise makes as often as not (at 0.1, every split), and the merge would sift a flood. A window of 10 runs at
+    p 0.23 is proposed at max_pvalue 0.04 (0.4), not at 0.05 or 0.2."""
+    import iolab.analysis.history as module
+
+    x = 1.0 + 0.05 * np.random.default_rng(9).standard_normal(10)
+    x[5:] += 0.04
+    noise = module._Noise(0.0, 1.0)
+    assert 0.2 < module._segment_test(x, 0, 5, 10, noise)[0] < 0.25
+    proposed = {p: module._candidates(x, ChangePointParams(10, max_pvalue=p), noise) for p in (0.04, 0.05, 0.2)}
+    assert proposed == {0.04: [5], 0.05: [], 0.2: []}
+    # The binary pass's split, against a history-wide sd that puts it at z 1, the same way.
+    stat = abs(x[5:].mean() - x[:5].mean()) * math.sqrt(5 * 5 / 10)
+    wide = module._Noise(float(stat), 1.0)  # z 1: p 0.32, two-sided (one-sided, 0.16, would pass at 0.2 too)
+    binary = {p: module._binary_candidates(x, ChangePointParams(10, max_pvalue=p), wide) for p in (0.04, 0.05, 0.2)}
+    assert binary == {0.04: [5], 0.05: [], 0.2: []}
+
+
 # --------------------------------------------------------------------------- outlier runs
 
 

@@ -59,3 +59,32 @@ def test_a_real_short_dip_is_still_a_level(seed):
     x[at : at + 8] *= 0.75
     found = [c.index for c in analyse_history(x, times=t).change_points]
     assert len(found) == 2 and abs(found[0] - at) <= 1 and abs(found[1] - at - 8) <= 1, found
+
+
+def test_the_short_level_rule_alone_keeps_a_shallow_burst_from_being_a_level(monkeypatch):
+    """Two defences stand between a shallow burst of three and a level of its own: `_bursts` sets it aside before
+    the segmentation, and `_brief` judges a short level that comes back without its three farthest runs. Each must
+    hold alone: with the set-aside off, seed 165's burst (bracketed by change points at its first run and five
+    runs on before `_brief`) is still no level."""
+    import iolab.analysis.history as module
+
+    monkeypatch.setattr(module, "_LEVEL_BURSTS", False)
+    t, x, at = _burst(165, False)
+    assert not [c.index for c in analyse_history(x, times=t).change_points if at - 5 <= c.index <= at + 8]
+
+
+def test_a_dip_that_comes_back_is_judged_without_its_burst_when_it_is_five_to_nine_runs_long():
+    """`_brief` is the rule's scope: a short level between two sides that lie off it the same way (a dip that comes
+    back) is judged without its three farthest runs when it has 5-9 runs. Shorter would leave fewer than two runs
+    to judge it by; ten (twice the default min_size) is a level of its own. A step (sides off opposite ways) never
+    is, nor a dip at the series' edge with no side beyond it."""
+    from iolab.analysis.history import _brief
+
+    scope = []
+    for length in range(3, 13):
+        x = np.r_[np.ones(10), np.full(length, 0.5), np.ones(10)]
+        if _brief(x, 0, 10, 10 + length, 20 + length):
+            scope.append(length)
+        stair = np.r_[np.ones(10), np.full(length, 0.5), np.zeros(10)]
+        assert not _brief(stair, 0, 10, 10 + length, 20 + length)
+    assert scope == [5, 6, 7, 8, 9]
