@@ -32,6 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from iolab.analysis import outlier_groups as groups
+from iolab.analysis.robust_scale import mad_factor
 from iolab.analysis.student_t import t_quantile
 
 DRAWS = 20_000  # arrays per size and shape: a 0.5% tail holds about 100 of them
@@ -130,8 +131,6 @@ def backstop_z(a: np.ndarray) -> np.ndarray:
     """The worst drive's modified z-score in each of the arrays `a` (a row each, sorted worst first as
     `outlier_groups._draws` gives them): its distance from the median over the MAD, small-sample corrected as
     `outliers._log_spread` scales it."""
-    from iolab.analysis.outliers import mad_factor
-
     centre = np.median(a, axis=1)
     mad = np.median(np.abs(a - centre[:, np.newaxis]), axis=1)
     return np.asarray((a[:, 0] - centre) / (mad_factor(a.shape[1]) * mad / 0.6745))

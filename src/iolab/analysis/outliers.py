@@ -62,6 +62,8 @@ from functools import cached_property, lru_cache
 from statistics import NormalDist
 from typing import TYPE_CHECKING
 
+from iolab.analysis.robust_scale import mad_factor, qn_scale
+
 if TYPE_CHECKING:
     from iolab.analysis.outlier_groups import Group
 
@@ -215,26 +217,6 @@ class OutlierReport:
         (a drive at or below floor x median); None when not evaluated. 0.4: a drive at 60% of its peers goes
         unseen. Worked out on first reading (module docstring): most reports are never asked."""
         return self.floor_of() if self.floor_of else None
-
-
-# Croux & Rousseeuw (1992) small-sample correction factors of MAD for n = 2..9 (n / (n - 0.8) above): without
-# them a MAD of 6 drives is about 17% too small, and a healthy drive of a small array scores past the cut.
-_MAD_SMALL = {2: 1.196, 3: 1.495, 4: 1.363, 5: 1.206, 6: 1.200, 7: 1.140, 8: 1.129, 9: 1.107}
-# Croux & Rousseeuw (1992) small-sample correction factors of Qn for n = 2..9.
-_QN_SMALL = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
-
-
-def qn_scale(values: Sequence[float]) -> float:
-    """Qn estimate of the standard deviation: 2.2219 x the k-th smallest pairwise distance,
-    k = C(h, 2), h = n // 2 + 1, with the finite-sample factor. O(n^2), fine for arrays of drives."""
-    n = len(values)
-    if n < 2:
-        return 0.0
-    distances = sorted(abs(a - b) for i, a in enumerate(values) for b in values[i + 1 :])
-    h = n // 2 + 1
-    k = h * (h - 1) // 2
-    factor = _QN_SMALL.get(n, n / (n + 1.4) if n % 2 else n / (n + 3.8))
-    return 2.2219 * factor * float(distances[k - 1])
 
 
 def find_outliers(
@@ -478,11 +460,6 @@ def _with_left_out(
         in_group=in_group,
         odds=left.odds.get(i),
     )
-
-
-def mad_factor(count: int) -> float:
-    """Croux and Rousseeuw's small-sample factor of the MAD for `count` values."""
-    return _MAD_SMALL.get(count, count / (count - 0.8))
 
 
 def _log_spread(y, params: OutlierParams) -> tuple[float, float, str]:  # y: ln values of the devices that did work
