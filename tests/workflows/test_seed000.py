@@ -130,7 +130,7 @@ def _array_read(drives, seconds: int, dip_on=None) -> tuple[dict, float]:
     the phase of a dip against the sampler's seconds, is what this checks (bench/dips_envelope.py's "short"
     scenario measures that). Twelve seconds: in an 8 s point this 3 s dip was not found; at 10 s on a loaded host,
     1 run in 5 still lost it to a second part-way up its rise, which the segmentation put with the level and the
-    rule read as noise (docs/dips.md, round 54); 6 of 6 at 12 s."""
+    rule read as noise (docs/dips.md, round 54); at 12 s, 9 of 9 (4 of them beside three CPU hogs)."""
     with blkio_cgroup() as cgroup:
         for dev in drives:
             cgroup.set_read_bps(dev.major_minor, CAP)
