@@ -509,9 +509,29 @@ def calibration_dips(results: Results) -> str:
         + ", ".join(f"{k} {v['false_per_run']:g}" for k, v in clean["by_cov"].items())
         + ".",
     ]
+    if "short" in d["scenarios"]:
+        lines += _short_lines(d["scenarios"]["short"])
     if "onsets" in h and "gradual" in d["scenarios"]:
         lines += _onset_lines(h["onsets"], d["scenarios"]["gradual"])
     return "\n" + "\n".join(lines) + "\n"
+
+
+def _short_lines(short: dict) -> list[str]:
+    """The weak bin the main space does not draw: runs of 8-30 s with a dip starting and ending inside a second."""
+    e = short["eligible"]
+    bins = ", ".join(
+        f"{label} s {_share_of(b['recall'])} of {b['cases']}"
+        for label, b in short["eligible_by_length_s"].items()
+        if b["cases"]
+    )
+    return [
+        "",
+        f'Scenario "short" (runs of 8-30 s, one dip starting and ending at any tenth of a second, sampled once a '
+        f"second; seeds {short['seeds'][0]:,}..{short['seeds'][1] - 1:,}), a weak bin: depth >= 30% and >= 3x sd, "
+        f"**{_share_of(e['recall'])}** found of {e['cases']} (the oracle {_share_of(e['oracle'])}, knowing the noise "
+        f"model {_share_of(e['oracle_own_noise'])}); by length {bins}; false findings per clean run "
+        f"{short['clean']['false_per_run']:g}.",
+    ]
 
 
 def _onset_lines(main: dict, gradual: dict) -> list[str]:
