@@ -32,3 +32,20 @@ def test_a_device_s_counters_lose_their_idle_seconds_and_the_partial_second_besi
     assert times[-1] == 11.0 and values[-1] == 211 * MB  # the 201 where I/O ended, and the idle 0 after it, out
     times, _ = active_seconds(_series([0, 0, 126, 209, 211, 118, 53, 52, 145, 215, 210, 211, 121], "loop1"))
     assert times[0] == 4.0 and times[-1] == 12.0
+
+
+def test_whatever_the_idle_lead_and_the_partial_seconds_only_whole_seconds_of_i_o_are_read():
+    """Generated: 0-3 idle seconds, a second part-way busy (any share), 6-20 whole seconds with noise, another part-way
+    second, 0-3 idle ones. Every second read is a whole one, and at most one whole second is lost at either end (a
+    part-way second under the idle floor reads as idle, and the whole second after it is taken for the partial)."""
+    import numpy as np
+
+    rng = np.random.default_rng(54)
+    for _ in range(500):
+        lead, trail, whole = int(rng.integers(0, 4)), int(rng.integers(0, 4)), int(rng.integers(6, 21))
+        full = list(200 * (1 + 0.05 * rng.standard_normal(whole)))
+        read = [0.0] * lead + [200 * rng.uniform(0.01, 0.99)] + full + [200 * rng.uniform(0.01, 0.99)] + [0.0] * trail
+        times, _ = active_seconds(_series(read, "loop1"))
+        wholes = [float(t) for t in range(lead + 2, lead + 2 + whole)]  # `_series` dates sample i at i + 1
+        assert times and set(times) <= set(wholes), (read, times)
+        assert times[0] - wholes[0] <= 1 and wholes[-1] - times[-1] <= 1, (read, times)
