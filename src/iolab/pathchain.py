@@ -83,32 +83,39 @@ def trusted(uid: int) -> bool:
 
 
 class Seen(NamedTuple):
-    """A directory (or file) of a chain as it was looked at: its path, its stat, and who its access ACL lets
-    write besides root and you (`acl.writers`: "u:N", "g:N", as setfacl names them)."""
+    """A directory (or file) of a chain as it was looked at: its path, its stat, who its access ACL lets write
+    besides root and you (`acl.writers`: "u:N", "g:N", as setfacl names them), and who its NFSv4 ACL lets
+    change its entries (`acl.nfs4_writers`)."""
 
     where: str
     info: os.stat_result
     acl_writers: tuple[str, ...] = ()
+    nfs4_writers: tuple[str, ...] = ()
 
     def problem(self) -> str:
         """Why another user could change it, or "" (`directory_problem`)."""
-        return directory_problem(self.info, self.acl_writers)
+        return directory_problem(self.info, self.acl_writers, self.nfs4_writers)
 
 
 def seen(where: str, fd: int) -> Seen:
-    """What the descriptor `fd` (an O_PATH one too) of `where` is now: its stat and its ACL's writers. The ACL is
-    read only where the group bits or others may write: a named writer shows there (the mask), and only a
-    refusal names them, so the other directories of a chain (all of sysfs a device walk holds) cost no read."""
+    """What the descriptor `fd` (an O_PATH one too) of `where` is now: its stat and its ACLs' writers. The POSIX
+    ACL is read only where the group bits or others may write: a named writer shows there (the mask), and only a
+    refusal names them. An NFSv4 ACL is read everywhere: its named writers need not show in the mode (a file
+    system without one answers at once, so all of sysfs a device walk holds costs a refused getxattr each)."""
     info = os.fstat(fd)
-    return Seen(where, info, tuple(acl.writers(fd, trusted)) if _open_to_others(info) else ())
+    posix = tuple(acl.writers(fd, trusted)) if _open_to_others(info) else ()
+    return Seen(where, info, posix, tuple(acl.nfs4_writers(fd, trusted)))
 
 
-def directory_problem(info: os.stat_result, acl_writers: tuple[str, ...] = ()) -> str:
+def directory_problem(
+    info: os.stat_result, acl_writers: tuple[str, ...] = (), nfs4_writers: tuple[str, ...] = ()
+) -> str:
     """Why a directory lets another user change what its names mean, or "" (the rule, on one directory).
 
-    Who may write it besides root and you: its owner, others (mode bits), its group, and the users and
-    groups its ACL names (their write shows in the group bits too, as the ACL's mask; named here so the
-    refusal says who)."""
+    Who may write it besides root and you: its owner, others (mode bits), its group, the users and groups its
+    POSIX ACL names (their write shows in the group bits too, as the ACL's mask; named here so the refusal says
+    who), and those its NFSv4 ACL lets add, delete or rename entries (the server's to enforce, whatever the mode
+    says; sticky or not, as RFC 7530 knows no sticky bit)."""
     problems = []
     if not trusted(info.st_uid):
         problems.append(f"owned by uid {info.st_uid}")
@@ -117,6 +124,8 @@ def directory_problem(info: os.stat_result, acl_writers: tuple[str, ...] = ()) -
             problems.append(f"writable through its ACL by {', '.join(acl_writers)}")
         else:
             problems.append(f"writable by {'others' if info.st_mode & stat.S_IWOTH else 'its group'}")
+    if nfs4_writers:
+        problems.append(f"open to changes through its NFSv4 ACL by {', '.join(nfs4_writers)}")
     return " and ".join(problems)
 
 
@@ -129,7 +138,13 @@ def _open_to_others(info: os.stat_result) -> bool:
 _ELSE = "choose a directory only you and root can change"
 
 
-def fix(directory: str, info: os.stat_result, acl_writers: tuple[str, ...] = (), instead: str = _ELSE) -> str:
+def fix(
+    directory: str,
+    info: os.stat_result,
+    acl_writers: tuple[str, ...] = (),
+    instead: str = _ELSE,
+    nfs4_writers: tuple[str, ...] = (),
+) -> str:
     """The commands that make `directory` pass, or what to do `instead`."""
     quoted = shlex.quote(directory)
     fixes = []
@@ -139,6 +154,8 @@ def fix(directory: str, info: os.stat_result, acl_writers: tuple[str, ...] = (),
     if _open_to_others(info):
         fixes += [f"setfacl -x {','.join(acl_writers)} {quoted}"] if acl_writers else []
         fixes.append(f"chmod go-w {quoted}")
+    if nfs4_writers:  # an entry is removed by its whole text, which `nfs4_getfacl` prints
+        fixes.append(f"nfs4_setfacl -x ENTRY {quoted} for each entry of theirs that `nfs4_getfacl {quoted}` lists")
     if home:  # taking a user's home from them is no fix: run as them, or install elsewhere
         return f"Fix: run iolab as uid {info.st_uid} ({directory} is in their home), or {instead}"
     owner = "" if trusted(info.st_uid) else f", or run iolab as uid {info.st_uid}"
@@ -215,12 +232,13 @@ def first_refusal(path: str, entries: Sequence[Seen], does: str, instead: str = 
     """The refusal for the first of `entries` (directories from `/` down, or the file at their end) another
     user could change, or None; `does` says what they could then steer ("redirect what iolab writes"), `instead`
     the way out besides the fix."""
-    for where, info, acl_writers in entries:
-        problem = directory_problem(info, acl_writers)
+    for entry in entries:
+        problem = entry.problem()
         if problem:
+            where = entry.where
             lead = "" if os.path.normpath(path) == where else f"{path}: "
             said = f"{lead}{where} is {problem}, so another user could {does} there."
-            return UserError(f"{said}\n{fix(where, info, acl_writers, instead)}")
+            return UserError(f"{said}\n{fix(where, entry.info, entry.acl_writers, instead, entry.nfs4_writers)}")
     return None
 
 
