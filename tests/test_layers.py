@@ -14,7 +14,19 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 BASE = frozenset(
-    {"iolab", "errors", "private", "textfile", "numbers", "guards", "pathchain", "acl", "programs", "printable"}
+    {
+        "iolab",
+        "errors",
+        "private",
+        "textfile",
+        "numbers",
+        "guards",
+        "pathchain",
+        "acl",
+        "mounted",
+        "programs",
+        "printable",
+    }
 )
 
 # What each stage may import besides itself. "iolab" is the package root (`__version__`); errors, private
@@ -31,9 +43,11 @@ ALLOWED: dict[str, frozenset[str]] = {
     # the registry of every guard that stands between iolab and someone's data (iolab.guards)
     "guards": frozenset(),
     # paths no other user can steer: every ancestor of what iolab writes checked, then walked without links
-    "pathchain": frozenset({"errors", "guards", "acl"}),
+    "pathchain": frozenset({"errors", "guards", "acl", "mounted"}),
     # who a file's POSIX access ACL lets write (read for pathchain's rule)
     "acl": frozenset(),
+    # mounts on which another user decides what a directory's owner and mode say (read for pathchain's rule)
+    "mounted": frozenset(),
     # the programs iolab runs, found on PATH once and held to pathchain's rule
     "programs": frozenset({"errors", "guards", "pathchain"}),
     # text printed with every control character escaped, iolab's own colours kept (iolab.printable)

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from iolab import acl, guards
+from iolab import acl, guards, mounted
 from iolab.errors import UserError
 
 FOREIGN_WRITE = stat.S_IWGRP | stat.S_IWOTH
@@ -91,10 +91,11 @@ class Seen(NamedTuple):
     info: os.stat_result
     acl_writers: tuple[str, ...] = ()
     nfs4_writers: tuple[str, ...] = ()
+    mount: str = ""  # why its mount lets another user decide what is in it (`mounted.mount_problem`), or ""
 
     def problem(self) -> str:
         """Why another user could change it, or "" (`directory_problem`)."""
-        return directory_problem(self.info, self.acl_writers, self.nfs4_writers)
+        return directory_problem(self.info, self.acl_writers, self.nfs4_writers, self.mount)
 
 
 def seen(where: str, fd: int) -> Seen:
@@ -104,18 +105,19 @@ def seen(where: str, fd: int) -> Seen:
     system without one answers at once, so all of sysfs a device walk holds costs a refused getxattr each)."""
     info = os.fstat(fd)
     posix = tuple(acl.writers(fd, trusted)) if _open_to_others(info) else ()
-    return Seen(where, info, posix, tuple(acl.nfs4_writers(fd, trusted)))
+    return Seen(where, info, posix, tuple(acl.nfs4_writers(fd, trusted)), mounted.mount_problem(fd, trusted))
 
 
 def directory_problem(
-    info: os.stat_result, acl_writers: tuple[str, ...] = (), nfs4_writers: tuple[str, ...] = ()
+    info: os.stat_result, acl_writers: tuple[str, ...] = (), nfs4_writers: tuple[str, ...] = (), mount: str = ""
 ) -> str:
     """Why a directory lets another user change what its names mean, or "" (the rule, on one directory).
 
     Who may write it besides root and you: its owner, others (mode bits), its group, the users and groups its
     POSIX ACL names (their write shows in the group bits too, as the ACL's mask; named here so the refusal says
     who), and those its NFSv4 ACL lets add, delete or rename entries (the server's to enforce, whatever the mode
-    says; sticky or not, as RFC 7530 knows no sticky bit)."""
+    says; sticky or not, as RFC 7530 knows no sticky bit); and anyone at all where its mount lets another user
+    decide what its owner and mode say (`mounted`: a FUSE daemon of theirs, an SMB share mounted noperm)."""
     problems = []
     if not trusted(info.st_uid):
         problems.append(f"owned by uid {info.st_uid}")
@@ -126,6 +128,8 @@ def directory_problem(
             problems.append(f"writable by {'others' if info.st_mode & stat.S_IWOTH else 'its group'}")
     if nfs4_writers:
         problems.append(f"open to changes through its NFSv4 ACL by {', '.join(nfs4_writers)}")
+    if mount:
+        problems.append(mount)
     return " and ".join(problems)
 
 
@@ -159,6 +163,8 @@ def fix(
     if home:  # taking a user's home from them is no fix: run as them, or install elsewhere
         return f"Fix: run iolab as uid {info.st_uid} ({directory} is in their home), or {instead}"
     owner = "" if trusted(info.st_uid) else f", or run iolab as uid {info.st_uid}"
+    if not fixes:  # nothing on the directory itself to change: its mount decides (`mounted`)
+        return f"Fix: {instead}{owner}"
     return f"Fix: {' && '.join(fixes)}{owner}, or {instead}"
 
 
