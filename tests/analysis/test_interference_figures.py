@@ -37,7 +37,7 @@ def test_other_processes_cpu_is_summed_and_the_busiest_three_named():
     cpu = [
         Sample("proc.cpu", "total", name, 9000, pct) for name, pct in (("a", 5.0), ("b", 20.0), ("c", 1.0), ("d", 9.0))
     ]
-    found = measure_interference("p", _result(100 * MB), cpu, ramp_s=0, direct=True)
+    found = measure_interference("p", _result(100 * MB), cpu, measured_from_s=0, direct=True)
     assert found is not None
     assert found.other_cpu_pct == pytest.approx(35.0)
     assert found.processes == [("b", 20.0), ("d", 9.0), ("a", 5.0)]
@@ -57,7 +57,7 @@ def test_io_beyond_fio_counts_from_the_end_of_the_ramp_and_without_the_partial_f
     # fio read 100 MB/s; the device moved 100 MB/s in the ramp (2 s) and the second after it (which may
     # straddle its end), 150 MB/s after, with odd first and last seconds that must not count
     rates = [999 * MB, 100 * MB, 100 * MB] + [150 * MB] * 7 + [999 * MB]
-    found = measure_interference("p", _result(100 * MB), _disk("sda", rates), ramp_s=2, direct=True)
+    found = measure_interference("p", _result(100 * MB), _disk("sda", rates), measured_from_s=2, direct=True)
     assert found is not None and found.other_cpu_pct is None
     assert found.other_io == {"sda": (pytest.approx(50 * MB), 0.0)}
     assert found.busy_io() == [("sda", 0)]
@@ -65,7 +65,7 @@ def test_io_beyond_fio_counts_from_the_end_of_the_ramp_and_without_the_partial_f
 
 def test_fios_bytes_are_shared_over_devices_by_their_traffic():
     samples = _disk("sda", [0, 300 * MB, 300 * MB, 300 * MB, 0]) + _disk("sdb", [0, 100 * MB, 100 * MB, 100 * MB, 0])
-    found = measure_interference("p", _result(200 * MB), samples, ramp_s=0, direct=True)
+    found = measure_interference("p", _result(200 * MB), samples, measured_from_s=0, direct=True)
     assert found is not None
     # observed 400, fio 200: 200 MB/s beyond, charged 3:1
     assert found.other_io["sda"][0] == pytest.approx(150 * MB)
@@ -74,7 +74,7 @@ def test_fios_bytes_are_shared_over_devices_by_their_traffic():
 
 def test_an_arrays_members_limit_the_devices():
     samples = _disk("sda", [0, 300 * MB, 300 * MB, 0]) + _disk("sdb", [0, 100 * MB, 100 * MB, 0])
-    found = measure_interference("p", _result(50 * MB), samples, ramp_s=0, direct=True, group_members=("sdb",))
+    found = measure_interference("p", _result(50 * MB), samples, measured_from_s=0, direct=True, group_members=("sdb",))
     assert found is not None and set(found.other_io) == {"sdb"}
     assert found.other_io["sdb"][0] == pytest.approx(50 * MB)
 
@@ -91,17 +91,17 @@ def test_io_needs_both_the_absolute_and_the_relative_threshold():
 
 def test_writes_are_judged_in_their_own_direction():
     samples = _disk("sda", [0, 60 * MB, 60 * MB, 0], ddir="write")
-    found = measure_interference("p", _result(0.0, write_bw=20 * MB), samples, ramp_s=0, direct=True)
+    found = measure_interference("p", _result(0.0, write_bw=20 * MB), samples, measured_from_s=0, direct=True)
     assert found is not None and found.other_io["sda"] == (0.0, pytest.approx(40 * MB))
     assert found.busy_io() == [("sda", 1)]
 
 
 def test_buffered_io_is_not_judged_and_no_figures_mean_none():
     samples = _disk("sda", [0, 300 * MB, 300 * MB, 0])
-    assert measure_interference("p", _result(10 * MB), samples, ramp_s=0, direct=False) is None
-    assert measure_interference("p", _result(10 * MB), [], ramp_s=0, direct=True) is None
+    assert measure_interference("p", _result(10 * MB), samples, measured_from_s=0, direct=False) is None
+    assert measure_interference("p", _result(10 * MB), [], measured_from_s=0, direct=True) is None
 
 
 def test_fewer_than_two_whole_seconds_say_nothing_of_io():
     samples = _disk("sda", [0, 300 * MB, 0])  # one whole second only
-    assert measure_interference("p", _result(10 * MB), samples, ramp_s=0, direct=True) is None
+    assert measure_interference("p", _result(10 * MB), samples, measured_from_s=0, direct=True) is None

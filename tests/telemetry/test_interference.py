@@ -58,12 +58,14 @@ def test_io_beyond_fio_over_the_measured_seconds_is_charged_to_the_device():
     # fio read 100 MB/s; the device moved 160 MB/s once the 2 s ramp was over (ramp and edge seconds left out).
     samples = _disk("vda", "read", [5e6, 50e6, 60e6, 160e6, 160e6, 160e6, 160e6, 160e6, 160e6, 90e6])
     samples += _disk("vda", "write", [0.0] * 10) + [Sample("proc.cpu", "total", "dd", 10_000, 12.0)]
-    seen = measure_interference("seqread", _result(100e6), samples, ramp_s=2, direct=True)
+    seen = measure_interference("seqread", _result(100e6), samples, measured_from_s=2, direct=True)
     assert seen is not None and seen.other_io["vda"][0] == pytest.approx(60e6)
     assert seen.busy_io() == [("vda", 0)] and not seen.busy_cpu and seen.disturbed
-    quiet = measure_interference("seqread", _result(100e6), _disk("vda", "read", [100e6] * 8), ramp_s=0, direct=True)
+    quiet = measure_interference(
+        "seqread", _result(100e6), _disk("vda", "read", [100e6] * 8), measured_from_s=0, direct=True
+    )
     assert quiet is not None and not quiet.disturbed
-    buffered = measure_interference("seqread", _result(100e6), samples, ramp_s=2, direct=False)
+    buffered = measure_interference("seqread", _result(100e6), samples, measured_from_s=2, direct=False)
     assert buffered is not None and buffered.other_io == {}  # the page cache moves bytes at its own pace
 
 

@@ -56,19 +56,25 @@ class Interference:
 
 
 def measure_interference(
-    point: str, result: Result, samples: list[Sample], ramp_s: float, direct: bool, group_members: tuple[str, ...] = ()
+    point: str,
+    result: Result,
+    samples: list[Sample],
+    measured_from_s: float,
+    direct: bool,
+    group_members: tuple[str, ...] = (),
 ) -> Interference | None:
     """The interference figures of one point, or None when its telemetry holds none of them.
 
     `group_members` limits the devices to an array's members (their kernel names); otherwise every device
-    the point's telemetry watched is the target's.
+    the point's telemetry watched is the target's. `measured_from_s`: where fio's measured seconds start on the
+    samplers' clock (`models.side.measured_from_ms`).
     """
     cpu = [s for s in samples if s.metric == PROC_CPU]
     other_cpu = sum(s.value for s in cpu) if cpu else None
     processes = sorted(((s.source, s.value) for s in cpu), key=lambda p: -p[1])[:3]
     runtime_s = max((d.runtime_ms for d in result.directions.values()), default=0) / 1000
     fio_rates = (_fio_rate(result, "read"), _fio_rate(result, "write"))
-    other_io = _other_io(samples, ramp_s, fio_rates, group_members) if direct else {}
+    other_io = _other_io(samples, measured_from_s, fio_rates, group_members) if direct else {}
     if other_cpu is None and not other_io:
         return None
     return Interference(point, runtime_s, other_cpu, processes, other_io, fio_rates)
@@ -80,7 +86,7 @@ def _fio_rate(result: Result, ddir: str) -> float:
 
 
 def _other_io(
-    samples: list[Sample], ramp_s: float, fio_rates: tuple[float, float], members: tuple[str, ...]
+    samples: list[Sample], measured_from_s: float, fio_rates: tuple[float, float], members: tuple[str, ...]
 ) -> dict[str, tuple[float, float]]:
     """Device -> (read, write) bytes/s beyond fio's, over the measured whole seconds.
 
@@ -92,7 +98,7 @@ def _other_io(
         for device, (times, values) in series_by_source(samples, DISK_BW, ddir).items():
             if members and device not in members:
                 continue
-            kept = [v for t, v in zip(times[1:-1], values[1:-1], strict=True) if t > ramp_s + 1]
+            kept = [v for t, v in zip(times[1:-1], values[1:-1], strict=True) if t > measured_from_s + 1]
             if len(kept) >= 2:
                 means.setdefault(device, [0.0, 0.0])[index] = sum(kept) / len(kept)
     if not means:

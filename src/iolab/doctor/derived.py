@@ -22,6 +22,7 @@ from iolab.models import PointRecord, Result
 from iolab.models.array_names import TOGETHER, alone_device, array_workload
 from iolab.models.result import primary_metric
 from iolab.models.sample_series import SampleSeries, samples_of
+from iolab.models.side import measured_from_ms
 
 VARIED = ("iodepth", "numjobs")  # what a queue-depth curve varies
 MIN_SERIES_SAMPLES = 6  # fewer per-second samples than this say nothing about dips
@@ -112,7 +113,10 @@ def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSe
             f"{host} all jobs" if host else "all jobs": job_sum(members)
             for host, members in job_bandwidth(stored).items()
         }
-        devices = _device_series(stored, summed) if record.point.target.kind == "group" else {}
+        devices = {}
+        if record.point.target.kind == "group":
+            start_ms = measured_from_ms(record.point, record.result) if record.result is not None else 0
+            devices = _device_series(stored, summed, start_ms)
         out += [
             PointSeries(record.point.name, label, times, values, devices.get(label))
             for label, (times, values) in summed.items()
@@ -121,9 +125,13 @@ def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSe
     return out
 
 
-def _device_series(stored: list[SampleSeries], summed: dict[str, tuple[list[float], list[float]]]) -> dict[str, str]:
+def _device_series(
+    stored: list[SampleSeries], summed: dict[str, tuple[list[float], list[float]]], start_ms: int
+) -> dict[str, str]:
     """An array point's own device series (telemetry's disk.bw, read then write), added to `summed` in time
-    order; returns each added label's device."""
+    order on fio's clock; returns each added label's device. The samplers start before fio and fio's logs
+    after its ramp (`measured_from_ms`): a device's seconds are moved back by that much and the ramp's are
+    left out, so a device's dip is dated as fio's sum dates it and its noise is the measured seconds'."""
     devices: dict[str, str] = {}
     for ddir in ("read", "write"):
         for one in stored:
@@ -131,7 +139,9 @@ def _device_series(stored: list[SampleSeries], summed: dict[str, tuple[list[floa
                 import numpy as np  # here only: a run without such series (an import of JSON) never loads it
 
                 order = np.argsort(one.t_ms, kind="stable")
-                summed[f"{one.source} {ddir}"] = ((one.t_ms[order] / 1000).tolist(), one.values[order].tolist())
+                times, values = one.t_ms[order] - start_ms, one.values[order]
+                kept = times > 0
+                summed[f"{one.source} {ddir}"] = ((times[kept] / 1000).tolist(), values[kept].tolist())
                 devices[f"{one.source} {ddir}"] = one.source
     return devices
 
@@ -236,9 +246,9 @@ def interference(records: Sequence[PointRecord], series: dict[int, list[SampleSe
         if record.result is None or not telemetry:
             continue
         direct = point.direct and not point.job.is_metadata
-        ramp = point.job.ramp_seconds
+        start_s = measured_from_ms(point, record.result) / 1000
         members = tuple(os.path.basename(m) for m in point.target.members)
-        found = measure_interference(point.name, record.result, samples_of(telemetry), ramp, direct, members)
+        found = measure_interference(point.name, record.result, samples_of(telemetry), start_s, direct, members)
         if found is not None:
             out.append(found)
     return out

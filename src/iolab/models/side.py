@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from iolab.models.point import Point
 from iolab.models.result import Result
 
 # bytes/s received ("wire.<interface>.rx") and sent (".tx") on an interface over the measured seconds;
@@ -86,3 +87,12 @@ def fio_cpu_us_per_io(result: Result) -> float | None:
     if iops <= 0 or result.cpu <= 0:
         return None
     return result.cpu / 100.0 / iops * 1e6
+
+
+def measured_from_ms(point: Point, result: Result) -> int:
+    """Where fio's measured seconds start on the samplers' clock (zero just before fio starts): after fio's ramp
+    or, with stopping on (no ramp), after the warm-up it found. fio's own logs start there, so every sampled
+    series read beside them (side figures, interference, the doctor's device series, the timeline) is cut and
+    moved by this one figure."""
+    warmup = result.stopping.discarded_s if result.stopping is not None else 0
+    return int((point.job.ramp_seconds + warmup) * 1000)

@@ -23,7 +23,7 @@ from iolab import programs
 from iolab.analysis.side import WIRE_THRESHOLD, gauge_metrics, host_cpu_metric, perf_figures, wire_metrics, wire_traffic
 from iolab.fio.run import KEEPER
 from iolab.models import Point, PointMetric, Result, Sample
-from iolab.models.side import HOST_CPU_US_PER_IO, PERF, WIRE, GaugeReading
+from iolab.models.side import HOST_CPU_US_PER_IO, PERF, WIRE, GaugeReading, measured_from_ms
 from iolab.runner.gauges import GaugeSampler
 from iolab.store.db import Artifact
 from iolab.telemetry.perf import DURATION, EVENTS, find_perf, parse_stat_csv, perf_problem, stat_command
@@ -165,10 +165,3 @@ class SideFigures:
         return [
             metric for name, _ in self.metrics for metric in gauge_metrics(name, self._readings.get(name, []), start_ms)
         ]
-
-
-def measured_from_ms(point: Point, result: Result) -> int:
-    """Where the measured seconds start in the samplers' time (zero just before fio starts): after fio's
-    ramp or, with stopping on (no ramp), after the warm-up it found."""
-    warmup = result.stopping.discarded_s if result.stopping is not None else 0
-    return int((point.job.ramp_seconds + warmup) * 1000)

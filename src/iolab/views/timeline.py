@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from iolab.analysis.series import job_bandwidth, job_sum
 from iolab.models import Finding, PointRecord, Run, Sample
 from iolab.models.sample_series import series_of
+from iolab.models.side import measured_from_ms
 
 FIO_SUM = "fio jobs (sum)"
 EVENT_RULES = {"TEL-DIP": "dip", "TEL-STEP": "step"}
@@ -100,8 +101,9 @@ def run_timeline(
         if record.started_at is None or not point_samples:
             continue
         offset = record.started_at - run.started_at
-        offsets[record.point.name] = offset
-        chunks = _chunks(point_samples)
+        measured_from = measured_from_ms(record.point, record.result) / 1000 if record.result is not None else 0.0
+        offsets[record.point.name] = offset + measured_from  # the findings date events on fio's clock
+        chunks = _chunks(point_samples, measured_from)
         for name, (times, values) in chunks.items():
             per_series.setdefault(name, []).append((offset, times, values))
         end = offset + max((t for times, _ in chunks.values() for t in times), default=0.0)
@@ -119,10 +121,11 @@ def _drawn_events(findings: Sequence[Finding], offsets: dict[str, float], timeli
     return {name: spans for name, spans in _events(findings, offsets).items() if name in timeline.series}
 
 
-def _chunks(point_samples: Sequence[Sample]) -> dict[str, tuple[list[float], list[float]]]:
-    """One point's series on its own clock: fio's sum (when it moved data) and each device's."""
-    fio = _fio_totals(point_samples)
-    chunks = {FIO_SUM: fio} if fio[0] else {}
+def _chunks(point_samples: Sequence[Sample], measured_from: float) -> dict[str, tuple[list[float], list[float]]]:
+    """One point's series on the samplers' clock (zero just before fio starts): each device's as sampled, and
+    fio's sum (when it moved data) moved to where its logs start, after the ramp (`measured_from_ms`)."""
+    times, values = _fio_totals(point_samples)
+    chunks = {FIO_SUM: ([t + measured_from for t in times], values)} if times else {}
     for device, by_time in sorted(_device_totals(point_samples).items()):
         chunks[device] = ([t / 1000.0 for t in by_time], list(by_time.values()))
     return chunks
