@@ -163,14 +163,6 @@ class OutlierParams:
     # sets against a rule declared first and not shipped: clean arrays of lognormal peers at sigma 20-30% alarmed
     # 1.6% (docs/arrays.md).
     mixture_below: int = 16
-    # The pair step (issue 40, round 56), in arrays of 16-32 drives (`outlier_null.PAIR_SIZES`, where the leave-out
-    # steps judge): where the second worst drive is this many sample sds (t) or more below the drives after it, the
-    # worst is weighed against those drives too, not against peers that hold the second: at 16-32 drives and sigma
-    # 10-30% nine in ten drives the oracle bound named and the steps did not were the worse of two slow drives, the
-    # milder one (too mild to be named itself) widening its peers' spread (masking). Its cut is simulated per size
-    # with the others' (`outlier_null.pair_cut`), so the whole verdict still holds `array_alarm`; 0 turns it off.
-    pair_gate: float = 3.0
-    pair_part: float = 0.3
 
 
 @dataclass(frozen=True)
@@ -547,25 +539,7 @@ def _steps(w, order: list[int], own: Sequence[float], params: OutlierParams, edg
             out.t[rest[0]], out.envelope[rest[0]] = sign * weighed.t, _signed(sign, weighed.envelope)
         if weighed.passes(params, len(rest), step):
             named = step + 1
-    if not named and _pair_passes(w, order, own, params, edge):
-        named = 1
     return named
-
-
-def _pair_passes(w, order: list[int], own: Sequence[float], params: OutlierParams, edge: float) -> bool:
-    """The pair step (`OutlierParams.pair_gate`): whether the worst drive (at least `edge`), weighed against the
-    drives after the second worst, passes its cut, where the second worst is `pair_gate` or more past them."""
-    from iolab.analysis.outlier_null import pair_cut, pair_judges
-
-    count = len(order)
-    if not pair_judges(count, params.pair_gate) or params.array_alarm <= 0 or w[order[0]] < edge:
-        return False
-    if _Weighed.of(w, order[1], order[2:], own, params).t < params.pair_gate:
-        return False
-    steps, group = _steps_and_group(params, count)
-    share, nearer, gate = params.group_share, params.group_nearer, params.pair_gate
-    limit = pair_cut(count, params.loo_alarm, steps, group, share, nearer, gate, params.pair_part)
-    return _Weighed.of(w, order[0], order[2:], own, params).t > limit
 
 
 def _for_size(params: OutlierParams, count: int) -> OutlierParams:
@@ -594,8 +568,7 @@ def _calibrated_loo_alarm(params: OutlierParams, count: int) -> float:
     later = _calibrated_later_alarm(params, count)
     floor = params.loo_alarm * 1e-3
     share, nearer = params.group_share, params.group_nearer
-    boost, gate, part = params.step_boost, params.pair_gate, params.pair_part
-    return loo_alarm(count, params.array_alarm, steps, group, share, floor, boost, later, nearer, gate, part)
+    return loo_alarm(count, params.array_alarm, steps, group, share, floor, params.step_boost, later, nearer)
 
 
 def _calibrated_later_alarm(params: OutlierParams, count: int) -> float:
