@@ -78,3 +78,24 @@ def test_find_outliers_judges_at_the_calibrated_alarm(fewer_draws):
     assert [s.device for s in find_outliers(values, params).outliers] == []
     off = find_outliers(values, OutlierParams(array_alarm=0.0, loo_alarm=LOO, group_alarm=GROUP))
     assert [s.device for s in off.outliers] == ["d0"]
+
+
+def test_each_shape_of_the_backstop_null_draws_its_own_stream(monkeypatch):
+    """The modified z-score's null (`outlier_null._backstop_null`) draws each shape of `outlier_groups.SHAPES` from a
+    stream of its own, whatever its name: it was seeded by `len(shape)`, which kept "normal" (6 letters) and "uniform"
+    (7) apart only by their names' lengths, and a further shape of seven letters ("bimodal") would have read the flat
+    shape's stream. Seeded by the shape's index, as `_null` is (issue 40, round 56). Fails with the seed back at
+    `len(shape)` (a third shape of seven letters shares the second's seed)."""
+    seeds = {}
+
+    def draws(rng, shape, rows, n):
+        seeds[shape] = tuple(rng.bit_generator.seed_seq.entropy)
+        return np.tile(np.arange(n, 0, -1, dtype=float), (rows, 1))  # sorted worst first, a MAD above 0
+
+    monkeypatch.setattr(outlier_groups, "_draws", draws)
+    monkeypatch.setattr(outlier_groups, "SHAPES", (*outlier_groups.SHAPES, "bimodal"))
+    outlier_null._backstop_null.cache_clear()
+    for shape in outlier_groups.SHAPES:
+        outlier_null._backstop_null(9, shape)
+    outlier_null._backstop_null.cache_clear()
+    assert len(set(seeds.values())) == len(outlier_groups.SHAPES), seeds

@@ -139,7 +139,7 @@ def backstop_z(a: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=256)
 def _backstop_null(n: int, shape: str) -> np.ndarray:
     """`backstop_z` of `BACKSTOP_DRAWS` clean arrays of n drives of one shape, largest first."""
-    a = groups._draws(np.random.default_rng([SEED, n, len(shape), 1]), shape, BACKSTOP_DRAWS, n)
+    a = groups._draws(np.random.default_rng([SEED, n, groups.SHAPES.index(shape), 1]), shape, BACKSTOP_DRAWS, n)
     return np.sort(backstop_z(a))[::-1]
 
 
