@@ -49,5 +49,5 @@ def test_a_step_left_inside_a_segment_does_not_read_as_correlation():
 def test_noise_without_a_step_keeps_its_first_reading():
     """The guard leaves correlated noise alone: the same 100 draws without the step read phi exactly as about
     one line through the runs does (99 of 100), so the sampling error the margin allows for is unchanged."""
-    same = sum(noise_scale(plain)[1] == history_noise.segment_phi(plain, []) for _, plain, _ in map(_draw, range(100)))
+    same = sum(noise_scale(plain)[1] == history_noise._segment_phi(plain, []) for _, plain, _ in map(_draw, range(100)))
     assert same >= 95, same

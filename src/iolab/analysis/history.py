@@ -65,7 +65,6 @@ from statistics import NormalDist
 
 from iolab.analysis.history_noise import (
     MAD_TO_SD,
-    MAX_PHI,
     NoiseModel,
     crowded,
     gls_split_gains,
@@ -73,7 +72,6 @@ from iolab.analysis.history_noise import (
     noise_scale,
     remove_cycles,
     rolling_median,
-    segment_phi,
     split_gains,
 )
 
@@ -294,10 +292,6 @@ class _Noise:
 
     scale: float
     factor: float
-    # The history's sd of one run and the phi `factor` was read at (`_local`); sigma 0 judges every step by the
-    # history's phi alone (the first look, and the tests' own noises).
-    sigma: float = 0.0
-    phi: float = 0.0
 
 
 def _segment_test(
@@ -989,30 +983,7 @@ def _first_look(adjusted, params: ChangePointParams) -> tuple[float, float, list
 def _noise_of(model: NoiseModel) -> _Noise:
     """What a split's test divides by under `model`: its long-run sd, and the pooled sd's factor at phi_upper."""
     upper = model.phi_upper
-    return _Noise(model.long_run_sigma, math.sqrt((1.0 + upper) / (1.0 - upper)), model.sigma, upper)
-
-
-# A step is judged at the larger of the history's phi (`NoiseModel.phi_upper`) and the phi its own two segments
-# read (`history_noise.segment_phi` between its neighbouring change points) less this many of that reading's
-# sampling sds; None judges it by the history's phi alone. Issue 40, twentieth look: the history's phi is read
-# between the steps of a first look at phi 0, which splits correlated runs where they wander, and each such split
-# takes wander out of the reading; the false change points far from every step read phi under the truth
-# (tuning seeds: median phi_upper - phi -0.01 and -0.04 beside +0.10 for the steps found).
-LOCAL_PHI_SDS: float | None = 0.0
-
-
-def _local(z, lo: int, split: int, hi: int, noise: _Noise) -> _Noise:
-    """`noise`, or where the runs z[lo:hi] either side of `split` read phi beyond it by more than LOCAL_PHI_SDS
-    sampling sds, the noise at that phi: a split of the wander of correlated runs must hold against the
-    correlation the runs around it show, not only against the history's reading between a first look's splits."""
-    if LOCAL_PHI_SDS is None or noise.sigma <= 0.0:
-        return noise
-    read = segment_phi(z[lo:hi], [split - lo])
-    phi = min(MAX_PHI, read - LOCAL_PHI_SDS * math.sqrt((1.0 - read * read) / (hi - lo)))
-    if phi <= noise.phi:
-        return noise
-    factor = math.sqrt((1.0 + phi) / (1.0 - phi))
-    return _Noise(noise.sigma * factor, factor, noise.sigma, phi)
+    return _Noise(model.long_run_sigma, math.sqrt((1.0 + upper) / (1.0 - upper)))
 
 
 def _pending(z, starts: list[int], sigma: float, params: ChangePointParams) -> tuple[int, float] | None:
@@ -1062,7 +1033,7 @@ def _merge(z, found: list[int], params: ChangePointParams, noise: _Noise) -> lis
             return 1.0, math.nan, math.nan
         outer = (found[i - 2] if i > 1 else 0, found[i + 2] if i + 2 < len(found) else n)
         brief = (i > 0 and _brief(z, outer[0], lo, found[i], hi), hi < n and _brief(z, lo, found[i], hi, outer[1]))
-        return _segment_test(z, lo, found[i], hi, _local(z, lo, found[i], hi, noise), brief)
+        return _segment_test(z, lo, found[i], hi, noise, brief)
 
     stats = [test(i) for i in range(len(found))]
     while found:

@@ -305,7 +305,7 @@ def noise_scale(u, steps: Sequence[int] = ()) -> tuple[float, float]:
     s1 = _robust_sd(d1[keep1])
     if s1 == 0.0:
         return 0.0, 0.0
-    phi = segment_phi(u, steps)
+    phi = _segment_phi(u, steps)
     if SPLIT_GUARD and phi > 0.0:
         phi = min(phi, _phi_past_a_missed_step(u, steps, phi))
     return s1 / math.sqrt(2.0 * (1.0 - phi)), phi
@@ -341,7 +341,7 @@ def _phi_past_a_missed_step(u, steps: Sequence[int], phi: float) -> float:
             split.append(lo + int(k[np.argmax(split_gains(u[lo:hi], k))]))
     if len(split) == len(bounds) - 2:
         return phi
-    read = segment_phi(u, sorted(split))
+    read = _segment_phi(u, sorted(split))
     read = min(MAX_PHI, read + (len(split) - len(bounds) + 2) * (1.0 + 4.0 * read) / n)
     return read if phi - read > GUARD_SDS * math.sqrt((1.0 - phi * phi) / n) else phi
 
@@ -383,7 +383,7 @@ def gls_split_gains(segment, k, phi: float):
 MIN_SPLIT = 5  # runs a side of a split `_phi_past_a_missed_step` tries: a change point's own fewest
 
 
-def segment_phi(u, steps: Sequence[int]) -> float:
+def _segment_phi(u, steps: Sequence[int]) -> float:
     """The lag-1 autocorrelation of the runs about a straight line through each segment between `steps`
     (levels and drift out), winsorised, with the bias of a fitted mean and slope put back (about
     (2 + 4 phi) / n a segment). From the spread of differences one and two runs apart phi varied twice as
