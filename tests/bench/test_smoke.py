@@ -38,6 +38,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "fioplot_traces.py": ("fioplot_traces.json", None),
     "headline_sweep.py": ("headline_sweep.json", loop_skip_reason),
     "history_cli_speed.py": ("history_cli_speed.json", None),
+    "history_false_anatomy.py": ("history_false_anatomy.json", None),
     "history_false_classes.py": ("history_false_classes.json", None),
     "history_false_profiles.py": ("history_false_profiles.json", None),
     "history_misplaced_oracle.py": ("history_misplaced_oracle.json", None),

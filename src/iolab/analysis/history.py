@@ -256,8 +256,11 @@ class HistoryAnalysis:
         the test find nine times in ten (its power); None when the noise is unknown (too few runs)."""
         if self.noise is None or n_before < 1 or n_after < 1:
             return None
-        critical = NormalDist().inv_cdf(1.0 - self.params.max_pvalue / 2.0)
-        return (critical + POWER_Z) * self.noise.long_run_sigma * math.sqrt(1.0 / n_before + 1.0 / n_after)
+        return (
+            (_critical(self.params.max_pvalue) + POWER_Z)
+            * self.noise.long_run_sigma
+            * math.sqrt(1.0 / n_before + 1.0 / n_after)
+        )
 
 
 def _best_energy_splits(windows, min_size: int):  # (m, L) array -> (m,) split positions, (m,) Q
@@ -357,6 +360,13 @@ _MARGIN = 1e-6
 _FLAT = 1e-9
 
 
+def _critical(p: float) -> float:
+    """The |z| a two-sided normal test passes at p: the one `_segment_test`'s p (erfc) is exact at. Read from the
+    lower tail: 1 - p/2 rounds away p's last digits, and at p 1e-13 the value read from it was 1.4e-5 off, past
+    `_MARGIN`; the screen and the binary pass read it here alike, so both decide as `_segment_test` would."""
+    return -NormalDist().inv_cdf(p / 2.0)
+
+
 def _significant_windows(rows, splits, relaxed: float, noise: _Noise):  # (m, L), (m,) -> (m,) bool, (m,) bool
     """For each window, whether the test between its two parts at its split gives p < relaxed: the
     decision `_segment_test` makes, for every window at once.
@@ -380,9 +390,7 @@ def _significant_windows(rows, splits, relaxed: float, noise: _Noise):  # (m, L)
     se = np.maximum(noise.scale, pooled * noise.factor) * np.sqrt(1.0 / nb + 1.0 / na)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.abs(ma - mb) / se
-    # From the lower tail: 1 - relaxed/2 rounds away relaxed's last digits, and at relaxed 1e-13 the critical value
-    # read from it was 1.4e-5 off the one `_segment_test`'s p is exact at, past the margin.
-    critical = -NormalDist().inv_cdf(relaxed / 2.0)
+    critical = _critical(relaxed)
     unsure = ~np.isfinite(z) | (se <= _FLAT * np.abs(rows).max(axis=1)) | (np.abs(z - critical) <= _MARGIN * critical)
     return z > critical, unsure
 
@@ -432,7 +440,7 @@ def _binary_candidates(x, params: ChangePointParams, noise: _Noise) -> list[int]
     import numpy as np
 
     relaxed = params.max_pvalue * 10.0 if params.max_pvalue < 0.05 else params.max_pvalue
-    critical = NormalDist().inv_cdf(1.0 - relaxed / 2.0)
+    critical = _critical(relaxed)
     size, found, pending = params.min_size, [], [(0, len(x))]
     while pending:
         lo, hi = pending.pop()
@@ -900,6 +908,8 @@ def analyse_history(
     params = params or ChangePointParams()
     if params.min_size < 2 or params.window_len < 2 * params.min_size:
         raise ValueError("min_size must be >= 2 and window_len >= 2 x min_size")
+    if not 0.0 < params.max_pvalue < 1.0:  # NaN too; the tests' normal quantiles are undefined outside (0, 1)
+        raise ValueError(f"max_pvalue must lie strictly between 0 and 1, not {params.max_pvalue!r}")
     positions, x = _usable(values, params)
     at = None if times is None else np.asarray(times, dtype=float)
     if at is not None and at.shape != np.shape(values):
