@@ -85,21 +85,10 @@ class Dip:
     # the level), which the rules judge it on; onset_s..onset_s + duration_s is where its descent starts and its
     # rise ends (`date_edges`). None: the same interval (a step; a dip dated as it was detected)
     low_s: tuple[float, float] | None = None
-    interval_s: float = 1.0  # the series' sample interval: the most of a partial sample at each edge (`span`)
 
     def low(self) -> tuple[float, float]:
         """The interval the event was detected on: what its judging reads as inside it."""
         return self.low_s if self.low_s is not None else (self.onset_s, self.onset_s + self.duration_s)
-
-    def span(self) -> tuple[float, float]:
-        """The seconds it was detected on and, where its dating (`date_edges`) reaches past them, one sample more
-        at each edge: what is not the run's ordinary noise. A dip that starts or ends inside a second leaves that
-        second part-way down; counted as noise, one such second in a 10 s run made a 75% dip of 3 s look like
-        chance. One sample, not the whole dating: a wander's trough is dated down long slopes, and with those
-        slopes out of its noise, short clean runs of AR(1) phi 0.7 raised a dip 28 times in 600, not 21."""
-        start, end = self.low()
-        reach = 1.5 * self.interval_s  # one sample, whatever the jitter of the sampler's times
-        return max(start - reach, min(start, self.onset_s)), min(end + reach, max(end, self.onset_s + self.duration_s))
 
 
 @dataclass(frozen=True)
@@ -390,7 +379,6 @@ def _transient(x, t, first: int, last: int, level: float, interval: float, dated
         level_before=float(np.median(pre)) if len(pre) else level,
         level_after=float(np.median(post)) if len(post) else float("nan"),
         low_s=(float(t[first] - interval), float(t[last])),
-        interval_s=interval,
     )
 
 

@@ -88,12 +88,10 @@ def during(t, event):
 
 
 def outside(t, usable, events):
-    """The usable seconds ending at `t` outside every one of `events` (each with its descent and rise, `Dip.span`):
-    where the run's own windows are read."""
+    """The usable seconds ending at `t` outside every one of `events`: where the run's own windows are read."""
     quiet = usable.copy()
     for event in events:
-        start, end = event.span()
-        quiet &= ~((t > start) & (t <= end))
+        quiet &= ~during(t, event)
     return quiet
 
 

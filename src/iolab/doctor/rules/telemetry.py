@@ -129,8 +129,7 @@ def _beyond_noise(
     # Against the level of the seconds around it outside the events already confirmed, not the rolling
     # baseline that found it (in noise that wanders, a baseline at a local high plus a few low seconds looked
     # like a dip: issue 33's corpus), nor seconds a confirmed stall pulls down.
-    # The seconds around it: outside it and the confirmed events, each with its descent and rise (`Dip.span`)
-    held = [any(e.span()[0] < t <= e.span()[1] for e in [event, *confirmed]) for t in times]
+    held = [any(e.low()[0] < t <= e.low()[1] for e in confirmed) for t in times]
     rest = _logs([v for v, i, h in zip(values, inside, held, strict=True) if not i and not h])
     during = _logs([v for v, i in zip(values, inside, strict=True) if i])
     if len(rest) < MIN_REST:
@@ -205,7 +204,7 @@ def noise_outside(
     residuals = np.zeros(len(v))
     for other in events:
         held = usable & (t > other.low()[0]) & (t <= other.low()[1])
-        quiet &= ~(usable & (t > other.span()[0]) & (t <= other.span()[1]))
+        quiet &= ~held
         if other in confirmed and held.any():
             residuals[held] = logs[held] - logs[held].mean()
             rest &= ~held
@@ -341,7 +340,7 @@ class Power:
 def power(values: list[float], events: list[Dip], times: list[float], places: int) -> Power | None:
     """The smallest dip and step `_beyond_noise` would pass on a series with this one's noise (its ordinary
     seconds' spread, outside its events), by the same cut and the same allowance for seconds in a row."""
-    inside = [any(e.span()[0] < t <= e.span()[1] for e in events) for t in times]
+    inside = [any(e.low()[0] < t <= e.low()[1] for e in events) for t in times]
     quiet = _logs([v for v, i in zip(values, inside, strict=True) if not i])
     n = len(quiet)
     if n < MIN_REST + 2:
