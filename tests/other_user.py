@@ -41,3 +41,14 @@ def public_dir(prefix: str) -> Iterator[Path]:
         yield top
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+@contextmanager
+def shared_dir(prefix: str) -> Iterator[Path]:
+    """Root's 0755 directory `shared` in /tmp (`public_dir`'s): one a root run may write in, that the other user
+    can reach but not change; removed afterwards."""
+    with public_dir(prefix) as top:
+        shared = top / "shared"
+        shared.mkdir()
+        shared.chmod(0o755)
+        yield shared

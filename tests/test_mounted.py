@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import random
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import pytest
 from iolab import mounted
 from iolab.errors import UserError
 from iolab.private import write_private
+from tests.other_user import shared_dir
 
 
 def _root_only(uid: int) -> bool:
@@ -79,34 +79,25 @@ def test_generated_option_lists_are_judged_by_the_two_options_alone():
 def on_mount(monkeypatch) -> Iterator[tuple[Path, list[tuple[int, str]]]]:
     """A real 0755 directory of root's in /tmp, which the test puts on whatever mount the list's last entry says
     (statfs magic, mountinfo line for its device); nothing in the list: its own mount."""
-    top = Path(tempfile.mkdtemp(prefix="iolab-mount-", dir="/tmp"))
-    shared = top / "shared"
-    shared.mkdir(mode=0o755)
-    shared.chmod(0o755)
-    dev = os.stat(shared).st_dev
-    major_minor = f"{os.major(dev)}:{os.minor(dev)}"
-    held: list[tuple[int, str]] = []
-    real_magic, real_info = mounted._magic, mounted._mountinfo
+    with shared_dir("iolab-mount-") as shared:
+        dev = os.stat(shared).st_dev
+        major_minor = f"{os.major(dev)}:{os.minor(dev)}"
+        held: list[tuple[int, str]] = []
+        real_magic, real_info = mounted._magic, mounted._mountinfo
 
-    def magic(fd: int) -> int | None:
-        if held and os.path.realpath(f"/proc/self/fd/{fd}") == str(shared):
-            return held[-1][0]
-        return real_magic(fd)
+        def magic(fd: int) -> int | None:
+            if held and os.path.realpath(f"/proc/self/fd/{fd}") == str(shared):
+                return held[-1][0]
+            return real_magic(fd)
 
-    def info() -> str:
-        if held:
-            return f"140 27 {major_minor} / {shared} rw,relatime - {held[-1][1]}\n"
-        return real_info()
+        def info() -> str:
+            if held:
+                return f"140 27 {major_minor} / {shared} rw,relatime - {held[-1][1]}\n"
+            return real_info()
 
-    monkeypatch.setattr(mounted, "_magic", magic)
-    monkeypatch.setattr(mounted, "_mountinfo", info)
-    try:
+        monkeypatch.setattr(mounted, "_magic", magic)
+        monkeypatch.setattr(mounted, "_mountinfo", info)
         yield shared, held
-    finally:
-        for child in shared.iterdir():
-            child.unlink()
-        shared.rmdir()
-        top.rmdir()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root: a directory only root can write, as a root run's is")

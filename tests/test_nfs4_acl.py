@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import random
 import struct
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 from iolab import acl
 from iolab.errors import UserError
 from iolab.private import write_private
+from tests.other_user import shared_dir
 
 ALLOW, DENY = 0, 1
 INHERIT_ONLY, GROUP_FLAG = 0x08, 0x40
@@ -122,26 +122,17 @@ def test_generated_acls_name_exactly_who_may_change_the_directory_and_cut_ones_a
 def filer_directory(monkeypatch) -> Iterator[tuple[Path, list[bytes]]]:
     """Root's 0755 directory in /tmp whose `system.nfs4_acl` is whatever the test puts in the list (nothing: none
     kept), as an NFS mount of a filer answers; every other path gets the real getxattr."""
-    top = Path(tempfile.mkdtemp(prefix="iolab-nfs4-", dir="/tmp"))
-    shared = top / "shared"
-    shared.mkdir(mode=0o755)
-    shared.chmod(0o755)
-    held: list[bytes] = []
-    real = os.getxattr
+    with shared_dir("iolab-nfs4-") as shared:
+        held: list[bytes] = []
+        real = os.getxattr
 
-    def getxattr(path, attribute, *args, **kwargs):  # type: ignore[no-untyped-def]
-        if attribute == acl.NFS4_CLIENT and os.path.realpath(path) == str(shared) and held:
-            return held[-1]
-        return real(path, attribute, *args, **kwargs)
+        def getxattr(path, attribute, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if attribute == acl.NFS4_CLIENT and os.path.realpath(path) == str(shared) and held:
+                return held[-1]
+            return real(path, attribute, *args, **kwargs)
 
-    monkeypatch.setattr(os, "getxattr", getxattr)
-    try:
+        monkeypatch.setattr(os, "getxattr", getxattr)
         yield shared, held
-    finally:
-        for child in shared.iterdir():
-            child.unlink()
-        shared.rmdir()
-        top.rmdir()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root: a directory only root can write, as a root run's is")
