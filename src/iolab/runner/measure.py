@@ -6,17 +6,18 @@ import json
 import shlex
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from iolab import programs
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
-from iolab.fio.parse import parse_output
+from iolab.fio.parse import FioOutput, entry_runtime_ms, parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.fio.status import StatusReader
 from iolab.models import Phases, Point, Result, Sample
 from iolab.models.sample_series import SampleSeries
+from iolab.models.side import fio_startup_ms
 from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import PhaseLog, discard, run_command
@@ -175,6 +176,8 @@ class Measurer:
             parsed = parse_output(text, source=f"fio output of {point.name}")
         except UserError:
             parsed = None
+        if parsed is not None and sampler is not None and self.executor.local:
+            telemetry = _on_fios_clock(telemetry, sampler.started_ms, parsed, point)
         measured = self.executor.measured(point, parsed, text, jobs, invocation)
         if measured.result is not None:
             self._complete(measured, point, telemetry, logs, watch, counts, artifacts)
@@ -223,6 +226,19 @@ class Measurer:
             self.note(f"telemetry off: {exc}")
             return None
         return sampler
+
+
+def _on_fios_clock(telemetry: list[Sample], started_ms: int, parsed: FioOutput, point: Point) -> list[Sample]:
+    """The samplers' seconds moved back by fio's start-up (`models.side.fio_startup_ms`), so that their zero is
+    when fio's jobs started, as `measured_from_ms` and every reader of them take it; as they were where the
+    start-up cannot be read."""
+    runtime = max((entry_runtime_ms(e) for group in parsed.groups for e in group.entries), default=0)
+    sampled = max((s.t_ms for s in telemetry), default=0)
+    ramp = int(point.job.ramp_seconds * 1000)
+    startup = fio_startup_ms(started_ms, parsed.timestamp_ms, runtime, ramp, sampled)
+    if not startup:
+        return telemetry
+    return [replace(s, t_ms=s.t_ms - startup) for s in telemetry]
 
 
 def _stopped(sampler: Sampler | None) -> list[Sample]:
