@@ -28,16 +28,16 @@ def _telemetry() -> list[Sample]:
 
 def test_the_samplers_seconds_move_back_by_fio_s_start_up():
     started = OUTPUT.timestamp_ms - RUNTIME_MS - RAMP_MS - 700  # the samplers started 0.7 s before fio's jobs
-    moved = _on_fios_clock(_telemetry(), started, OUTPUT, POINT)
-    assert [s.t_ms for s in moved] == [300, 1300, 2300, 3300, 4300, 5300, 6300]
+    moved, startup = _on_fios_clock(_telemetry(), started, OUTPUT, POINT)
+    assert [s.t_ms for s in moved] == [300, 1300, 2300, 3300, 4300, 5300, 6300] and startup == 700
 
 
 def test_a_start_up_that_cannot_be_read_moves_nothing():
     telemetry = _telemetry()
     stamp = OUTPUT.timestamp_ms
-    assert _on_fios_clock(telemetry, 0, OUTPUT, POINT) == telemetry  # no wall clock read at the samplers' zero
+    assert _on_fios_clock(telemetry, 0, OUTPUT, POINT) == (telemetry, 0)  # no wall clock read at the samplers' zero
     late = stamp - RUNTIME_MS - RAMP_MS - 9000  # fio "started" after the samplers stopped: another clock
-    assert _on_fios_clock(telemetry, late, OUTPUT, POINT) == telemetry
+    assert _on_fios_clock(telemetry, late, OUTPUT, POINT) == (telemetry, 0)
     assert fio_startup_ms(1, 0, RUNTIME_MS, RAMP_MS, 7000) is None  # an output without its stamp
     assert fio_startup_ms(stamp - RUNTIME_MS - RAMP_MS + 100, stamp, RUNTIME_MS, RAMP_MS, 7000) == 0  # the slack
     assert fio_startup_ms(stamp - RUNTIME_MS - RAMP_MS + STAMP_SLACK_MS + 1, stamp, RUNTIME_MS, RAMP_MS, 7000) is None
