@@ -177,6 +177,8 @@ def _beyond_short_noise(
         sim_phi = noise_outside(times, values, events, [e for e in without if e is not without[-1]])[1]
     elif EXP_PHI == "out":
         sim_phi = rho
+    elif EXP_PHI == "mid":
+        sim_phi = 0.5 * (rho + noise_outside(times, values, events, without[:-1])[1])
     elif EXP_PHI.startswith("fix"):
         sim_phi = float(EXP_PHI[3:])
     else:
