@@ -40,9 +40,6 @@ STEP_ALARM = 0.0001
 # The detector's parameters, chosen on bench/dips_envelope.py's tuning seeds (the bench sets others to compare).
 PARAMS = DipParams()
 MIN_REST = 5  # seconds outside a dip its noise is measured on
-SHORT_RUN_S = 30  # runs of fewer measured seconds judge a dip by `_beyond_short_noise`
-import os
-EXP_PHI = os.environ.get("EXP_PHI", "out")
 
 
 def _peers(ctx: Context) -> dict[tuple[str, str], list[PointSeries]]:
@@ -139,73 +136,11 @@ def _beyond_noise(
         return False
     if len(during) < sum(inside):
         return True  # seconds of no work at all, among seconds of work
-    drop = sum(rest) / len(rest) - sum(during) / len(during)
-    if len(times) < SHORT_RUN_S and EXP_PHI != "off":
-        return _beyond_short_noise(drop, times, values, places, len(during), events, [*confirmed, event], len(rest))
     sd, rho = noise_outside(times, values, events, confirmed)
+    drop = sum(rest) / len(rest) - sum(during) / len(during)
     # Both means are uncertain: a dip may be as long as the seconds around it.
     se = sd * math.hypot(_mean_factor(len(during), rho), _mean_factor(len(rest), rho))
     return drop > _cut(places, len(rest) - 1) * se
-
-
-def _beyond_short_noise(
-    drop: float,
-    times: list[float],
-    values: list[float],
-    places: int,
-    length: int,
-    events: list[Dip],
-    without: list[Dip],
-    rest: int,
-) -> bool:
-    """A short run's dip against its noise read without the dip's seconds, its cut the chance maximum of the same
-    reading over every window of its length in clean AR(1) runs of the run's length (`short_scan.chance_z`)."""
-    from iolab.analysis import short_scan
-
-    if EXP_PHI == "shipped":
-        sd, rho = noise_outside(times, values, events, without[:-1])
-        se = sd * math.hypot(_mean_factor(length, rho), _mean_factor(rest, rho))
-        n = len(_logs(values))
-        cut = short_scan.chance_z(n, length, rho, float(os.environ.get("EXP_ALPHA", "1")) * ALARM * n / max(places, n), False)
-        return drop > max(NOISE_SIGMAS, cut) * se
-    if EXP_PHI == "gls":
-        return _gls(times, values, places, events, without)
-    sd, rho = noise_outside(times, values, events, without)
-    se = sd * math.hypot(_mean_factor(length, rho), _mean_factor(rest, rho))
-    n = len(_logs(values))
-    if EXP_PHI == "in":
-        sim_phi = noise_outside(times, values, events, [e for e in without if e is not without[-1]])[1]
-    elif EXP_PHI == "out":
-        sim_phi = rho
-    elif EXP_PHI == "mid":
-        sim_phi = 0.5 * (rho + noise_outside(times, values, events, without[:-1])[1])
-    elif EXP_PHI.startswith("fix"):
-        sim_phi = float(EXP_PHI[3:])
-    else:
-        sim_phi = short_scan.plausible_phi(n, length, rho, float(EXP_PHI))
-    cut = short_scan.chance_z(n, length, sim_phi, float(os.environ.get("EXP_ALPHA", "1")) * ALARM * n / max(places, n))
-    return drop > max(NOISE_SIGMAS, cut) * se
-
-
-def _gls(times, values, places, events, without) -> bool:
-    import numpy as np
-
-    from iolab.analysis import short_scan
-
-    event = without[-1]
-    confirmed = without[:-1]
-    phi = noise_outside(times, values, events, confirmed)[1]
-    t = np.asarray(times, dtype=float)
-    v = np.asarray(values, dtype=float)
-    usable = np.isfinite(v) & (v > 0)
-    logs = np.log(v[usable])
-    lo, hi = event.low()
-    inside = (t[usable] > lo) & (t[usable] <= hi)
-    # other confirmed events' seconds: left in (short runs rarely hold two)
-    n = len(logs)
-    stat = float(short_scan.window_t(logs[None, :], inside[None, :], np.array([phi]))[0])
-    cut = short_scan.chance_t(n, int(inside.sum()), phi, float(os.environ.get("EXP_ALPHA", "1")) * ALARM * n / max(places, n))
-    return stat > cut
 
 
 def _beyond_own_tail(event: Dip, times: list[float], values: list[float], places: int, left_out: list[Dip]) -> bool:
