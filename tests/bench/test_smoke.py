@@ -30,6 +30,7 @@ HELPERS = {
 
 # script -> (the result file it writes, why it cannot run here or None)
 SMOKE: dict[str, tuple[str, object]] = {
+    "audit_short_dips.py": ("audit_short_dips.json", None),
     "blank_read.py": ("blank_read.json", loop_skip_reason),
     "calibration.py": ("calibration.json", throttle_skip_reason),
     "dips_envelope.py": ("dips_envelope.json", "smoke run by tests/test_bench_smoke.py::test_dips_envelope_smoke"),
