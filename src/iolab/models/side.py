@@ -90,30 +90,9 @@ def fio_cpu_us_per_io(result: Result) -> float | None:
 
 
 def measured_from_ms(point: Point, result: Result) -> int:
-    """Where fio's measured seconds start on the samplers' clock (zero when fio's jobs start: `fio_startup_ms`
-    moved it there; just before fio starts where that cannot be read): after fio's ramp or, with stopping on (no
-    ramp), after the warm-up it found. fio's own logs start there, so every sampled
+    """Where fio's measured seconds start on the samplers' clock (zero just before fio starts): after fio's ramp
+    or, with stopping on (no ramp), after the warm-up it found. fio's own logs start there, so every sampled
     series read beside them (side figures, interference, the doctor's device series, the timeline) is cut and
     moved by this one figure."""
     warmup = result.stopping.discarded_s if result.stopping is not None else 0
     return int((point.job.ramp_seconds + warmup) * 1000)
-
-
-def fio_startup_ms(
-    sampler_started_ms: int, stamp_ms: int, runtime_ms: int, ramp_ms: int, sampled_ms: int
-) -> int | None:
-    """How long after the samplers started fio's jobs did: where fio's logs start (its output's stamp, written as
-    its jobs end, less their measured runtime; within some 15 ms of the logs' own epoch stamps) less its ramp, on
-    the wall clock the samplers' start was read on. fio takes tens of ms to start on an idle host and 2 s were seen
-    on a loaded one; the samplers' seconds are moved back by this much so that their zero is fio's, as
-    `measured_from_ms` takes it. None where it cannot be read: no stamp (an imported or remote output), or a start
-    outside the `sampled_ms` the samplers ran (another host's clock, a clock stepped meanwhile)."""
-    if stamp_ms <= 0 or sampler_started_ms <= 0:
-        return None
-    startup = stamp_ms - runtime_ms - ramp_ms - sampler_started_ms
-    if -STAMP_SLACK_MS <= startup < 0:  # the stamp's own slack: fio started with the samplers
-        return 0
-    return startup if 0 <= startup <= sampled_ms else None
-
-
-STAMP_SLACK_MS = 250  # how far before the samplers' start a read of fio's start may fall and still be read as 0

@@ -6,18 +6,17 @@ import json
 import shlex
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from iolab import programs
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
-from iolab.fio.parse import FioOutput, entry_runtime_ms, parse_output
+from iolab.fio.parse import parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.fio.status import StatusReader
 from iolab.models import Phases, Point, Result, Sample
 from iolab.models.sample_series import SampleSeries
-from iolab.models.side import fio_startup_ms
 from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import PhaseLog, discard, run_command
@@ -176,12 +175,9 @@ class Measurer:
             parsed = parse_output(text, source=f"fio output of {point.name}")
         except UserError:
             parsed = None
-        startup = 0
-        if parsed is not None and sampler is not None and self.executor.local:
-            telemetry, startup = _on_fios_clock(telemetry, sampler.started_ms, parsed, point)
         measured = self.executor.measured(point, parsed, text, jobs, invocation)
         if measured.result is not None:
-            self._complete(measured, point, telemetry, logs, watch, counts, artifacts, startup)
+            self._complete(measured, point, telemetry, logs, watch, counts, artifacts)
         return measured
 
     def _complete(
@@ -193,17 +189,15 @@ class Measurer:
         watch: Watch | None,
         counts: dict[str, float | None] | None,
         artifacts: list[Artifact],
-        startup_ms: int,
     ) -> None:
-        """A measured point's telemetry, logs and side figures; the stopping watch sees its result. `startup_ms`:
-        how far the telemetry was moved to fio's clock, which the plan's metric commands' own clock still lacks."""
+        """A measured point's telemetry, logs and side figures; the stopping watch sees its result."""
         assert measured.result is not None
         measured.samples = telemetry
         measured.series = logs
         if watch is not None and (cut := watch.record(measured.result)):
             artifacts.append(Artifact(CUT_ARTIFACT, cut.encode()))
         measured.metrics = self.side.figures(point, measured.result, telemetry, counts)
-        measured.metrics += self.side.commands(point, measured.result, artifacts, startup_ms)
+        measured.metrics += self.side.commands(point, measured.result, artifacts)
 
     def _polled(self, watch: Watch | None) -> Callable[[], bool] | None:
         """What fio's run asks twice a second whether to stop: the stopping rule's watch, and the device
@@ -229,21 +223,6 @@ class Measurer:
             self.note(f"telemetry off: {exc}")
             return None
         return sampler
-
-
-def _on_fios_clock(
-    telemetry: list[Sample], started_ms: int, parsed: FioOutput, point: Point
-) -> tuple[list[Sample], int]:
-    """The samplers' seconds moved back by fio's start-up (`models.side.fio_startup_ms`), so that their zero is
-    when fio's jobs started, as `measured_from_ms` and every reader of them take it, and the start-up (0 where
-    it cannot be read: the seconds are then as they were)."""
-    runtime = max((entry_runtime_ms(e) for group in parsed.groups for e in group.entries), default=0)
-    sampled = max((s.t_ms for s in telemetry), default=0)
-    ramp = int(point.job.ramp_seconds * 1000)
-    startup = fio_startup_ms(started_ms, parsed.timestamp_ms, runtime, ramp, sampled)
-    if not startup:
-        return telemetry, 0
-    return [replace(s, t_ms=s.t_ms - startup) for s in telemetry], startup
 
 
 def _stopped(sampler: Sampler | None) -> list[Sample]:

@@ -157,15 +157,11 @@ class SideFigures:
         duration = counts.get(DURATION)
         return perf_figures(counts, iops, duration / 1e9 if duration else 0.0)
 
-    def commands(
-        self, point: Point, result: Result, artifacts: list[Artifact], startup_ms: int = 0
-    ) -> list[PointMetric]:
+    def commands(self, point: Point, result: Result, artifacts: list[Artifact]) -> list[PointMetric]:
         """The plan's metric commands over the measured seconds: each one's mean and largest reading, or why
-        there is none; what every reading printed is kept in `artifacts`. Their clock starts just before the
-        samplers' and is not moved to fio's: fio's start-up (`startup_ms`, `models.side.fio_startup_ms`) is
-        added to where their measured seconds start instead."""
+        there is none; what every reading printed is kept in `artifacts`."""
         artifacts.extend(self._gauge_log)
-        start_ms = measured_from_ms(point, result) + startup_ms
+        start_ms = measured_from_ms(point, result)
         return [
             metric for name, _ in self.metrics for metric in gauge_metrics(name, self._readings.get(name, []), start_ms)
         ]
