@@ -1,9 +1,9 @@
 """fio's clock and the samplers' are one clock on every page: a device's dip is dated where fio's sum dates it.
 
-The samplers start just before fio and fio's logs after its ramp, so a device's second k is fio's second
-k - ramp (`models.side.measured_from_ms`). Read on the samplers' clock, a device's dip was dated `ramp` seconds
+The samplers start just before fio and fio's logs after its start-up and ramp, so a device's second k is fio's
+second k - start-up - ramp (`PointRecord.measured_from_ms`; the start-up as the runner stores it, FIO_START). Read on the samplers' clock, a device's dip was dated `ramp` seconds
 late against the same dip in fio's sum, its ramp seconds counted as the measured run's noise (a warm-up read as
-a dip), and the timeline drew the two lines `ramp` seconds apart. Generated over ramps of 0-5 s, runs of 16-40 s
+a dip), and the timeline drew the two lines `ramp` seconds apart. Generated over start-ups of 0-2 s, ramps of 0-5 s, runs of 16-40 s
 and dips anywhere in them: the doctor dates the device's dip and the sum's alike, at the planted second, nothing
 is found in the ramp, and the timeline marks both at the same second of the run.
 """
@@ -15,8 +15,9 @@ import random
 from iolab.doctor.derived import point_series
 from iolab.doctor.engine import all_rules, evaluate
 from iolab.doctor.rule import Context
-from iolab.models import DirectionResult, Point, PointRecord, Result, Run, Sample, Target
+from iolab.models import DirectionResult, Point, PointMetric, PointRecord, Result, Run, Sample, Target
 from iolab.models.sample_series import series_of
+from iolab.models.side import FIO_START
 from iolab.views.timeline import FIO_SUM, run_timeline
 
 MB = 1e6
@@ -37,20 +38,22 @@ def test_a_device_s_dip_is_dated_on_fio_s_clock_whatever_the_ramp():
     rules = [r for r in all_rules() if r.family == "telemetry"]
     for case in range(120):
         ramp = rng.choice([0, 1, 2, 3, 5])
+        startup = rng.choice([0, 0, 1, 2])  # fio's start-up, as the runner stores it (FIO_START)
         seconds = rng.randint(16, 40)
         length = rng.randint(3, 5)
         onset = rng.randint(3, seconds - length - 5)  # inside the detector's envelope: the clock is the subject
         point = Point("seqread-together", TARGET, {"rw": "read", "bs": "1m", "ramp_time": str(ramp)})
         result = Result({"read": DirectionResult("read", 4e8, 400.0, 10**6, 10**10, 10_000)}, 5.0, 5.0, 2, "fio-3.33")
-        record = PointRecord(1, 1, 1, point, "ok", result=result, started_at=RUN_START + 10.0)
+        metrics = {FIO_START: PointMetric(FIO_START, startup * 1000.0)}
+        record = PointRecord(1, 1, 1, point, "ok", result=result, started_at=RUN_START + 10.0, metrics=metrics)
 
         def level(second: int, onset: int = onset, length: int = length) -> float:  # on fio's clock
             return 0.1 if onset < second <= onset + length else 1.0  # the slow device's share in that second
 
         samples = []
-        for t in range(1, ramp + seconds + 1):  # the samplers' seconds: the ramp's first, warming up at 40%
-            fio_second = t - ramp
-            warm = 0.4 if fio_second <= 0 else 1.0
+        for t in range(1, startup + ramp + seconds + 1):  # the samplers' seconds: idle, then a ramp at 40%
+            fio_second = t - startup - ramp
+            warm = 0.0 if t <= startup else 0.4 if fio_second <= 0 else 1.0
             noise = [1 + 0.01 * rng.uniform(-1, 1) for _ in range(2)]
             slow = 200 * MB * warm * (level(fio_second) if fio_second > 0 else 1.0) * noise[0]
             samples += [Sample("disk.bw", "read", "loop0", t * 1000, slow)]
@@ -74,7 +77,9 @@ def test_a_device_s_dip_is_dated_on_fio_s_clock_whatever_the_ramp():
             Run(1, RUN_START, "complete", "", "host", "iolab run", "fio-3.33", "0"), [record], {1: samples}, findings
         )
         marks = {name: [span.start_s for span in spans] for name, spans in timeline.dips.items()}
-        assert marks == {"loop0": [10.0 + ramp + onset], FIO_SUM: [10.0 + ramp + onset]}, (case, marks)
+        at = 10.0 + startup + ramp + onset
+        assert marks == {"loop0": [at], FIO_SUM: [at]}, (case, marks)
         fio_times, _ = timeline.series[FIO_SUM]
         device_times, _ = timeline.series["loop0"]
-        assert fio_times[0] == 10.0 + ramp + 1 and device_times[0] == 10.0 + 1  # the device's ramp is drawn too
+        assert fio_times[0] == 10.0 + startup + ramp + 1  # fio's line from where its logs start
+        assert device_times[0] == 10.0 + 1  # the devices as sampled, start-up and ramp too

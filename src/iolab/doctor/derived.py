@@ -22,7 +22,6 @@ from iolab.models import PointRecord, Result
 from iolab.models.array_names import TOGETHER, alone_device, array_workload
 from iolab.models.result import primary_metric
 from iolab.models.sample_series import SampleSeries, samples_of
-from iolab.models.side import measured_from_ms
 
 VARIED = ("iodepth", "numjobs")  # what a queue-depth curve varies
 MIN_SERIES_SAMPLES = 6  # fewer per-second samples than this say nothing about dips
@@ -115,8 +114,7 @@ def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSe
         }
         devices = {}
         if record.point.target.kind == "group":
-            start_ms = measured_from_ms(record.point, record.result) if record.result is not None else 0
-            devices = _device_series(stored, summed, start_ms)
+            devices = _device_series(stored, summed, record.measured_from_ms())
         out += [
             PointSeries(record.point.name, label, times, values, devices.get(label))
             for label, (times, values) in summed.items()
@@ -130,7 +128,7 @@ def _device_series(
 ) -> dict[str, str]:
     """An array point's own device series (telemetry's disk.bw, read then write), added to `summed` in time
     order on fio's clock; returns each added label's device. The samplers start before fio and fio's logs
-    after its ramp (`measured_from_ms`): a device's seconds are moved back by that much and the ramp's are
+    after its start-up and ramp (`PointRecord.measured_from_ms`): a device's seconds are moved back by that much and the ramp's are
     left out, so a device's dip is dated as fio's sum dates it and its noise is the measured seconds'."""
     devices: dict[str, str] = {}
     for ddir in ("read", "write"):
@@ -246,7 +244,7 @@ def interference(records: Sequence[PointRecord], series: dict[int, list[SampleSe
         if record.result is None or not telemetry:
             continue
         direct = point.direct and not point.job.is_metadata
-        start_s = measured_from_ms(point, record.result) / 1000
+        start_s = record.measured_from_ms() / 1000
         members = tuple(os.path.basename(m) for m in point.target.members)
         found = measure_interference(point.name, record.result, samples_of(telemetry), start_s, direct, members)
         if found is not None:

@@ -198,6 +198,14 @@ def _directions(entries: list[dict]) -> dict[str, DirectionResult]:
     return directions
 
 
+def entry_runtime_ms(entry: dict) -> int:
+    """A job entry's measured runtime in ms: fio 3.x's `job_runtime` (after the ramp), else its longest
+    direction's."""
+    if "job_runtime" in entry:
+        return int(entry["job_runtime"])
+    return max((int(entry[d].get("runtime", 0)) for d in DIRECTIONS if isinstance(entry.get(d), dict)), default=0)
+
+
 def steady_state(entries: list[dict]) -> SteadyState | None:
     """fio's steady-state verdict over a job group's entries (fio writes `steadystate` for jobs with ss=).
 
@@ -208,17 +216,11 @@ def steady_state(entries: list[dict]) -> SteadyState | None:
     found = [(e, e["steadystate"]) for e in entries if isinstance(e.get("steadystate"), dict)]
     if not found:
         return None
-
-    def runtime(entry: dict) -> int:
-        if "job_runtime" in entry:
-            return int(entry["job_runtime"])
-        return max((int(entry[d].get("runtime", 0)) for d in DIRECTIONS if isinstance(entry.get(d), dict)), default=0)
-
     first = found[0][1]
     return SteadyState(
         criterion=str(first.get("ss", "")),
         attained=all(bool(ss.get("attained")) for _, ss in found),
-        runtime_ms=max(runtime(entry) for entry, _ in found),
+        runtime_ms=max(entry_runtime_ms(entry) for entry, _ in found),
         measured=str(max((ss for _, ss in found), key=lambda ss: _percent(ss.get("criterion"))).get("criterion", "")),
         duration_s=float(first.get("duration", 0) or 0),
     )

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from iolab.models.point import Point
 from iolab.models.result import Result
-from iolab.models.side import PointMetric
+from iolab.models.side import FIO_START, PointMetric, measured_from_ms
 
 # Run statuses: running, complete, partial, failed, interrupted. "interrupted" is
 # also derived when a "running" run's process is gone (killed), so nothing has
@@ -55,6 +55,14 @@ class PointRecord:
     def measured(self) -> bool:
         """Finished with a result: 'ok', or 'partial' (a multi-host point some host did not finish)."""
         return self.status in MEASURED and self.result is not None
+
+    def measured_from_ms(self) -> int:
+        """Where fio's measured seconds start on this point's samplers' clock (`models.side.measured_from_ms`,
+        with the start-up stored beside its samples where fio's stamp said it); 0 for a point without a result."""
+        if self.result is None:
+            return 0
+        startup = self.metrics.get(FIO_START)
+        return measured_from_ms(self.point, self.result, (startup.value or 0) if startup is not None else 0)
 
 
 @dataclass(frozen=True)

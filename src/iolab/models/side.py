@@ -31,6 +31,9 @@ PERF = "perf"
 # fio ran (before issue 42, once after the point); "cmd.<name>.max", the largest of them.
 COMMAND = "cmd"
 MAX = "max"
+# Where fio's jobs started on the samplers' clock, in ms (`fio_startup_ms`): stored by the runner where fio's
+# output stamp says it, read by every reader of sampled series through `measured_from_ms`.
+FIO_START = "fio_start_ms"
 
 # A plan's metric name becomes a column and a CSV header: a word, so it needs no quoting anywhere.
 METRIC_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
@@ -89,10 +92,31 @@ def fio_cpu_us_per_io(result: Result) -> float | None:
     return result.cpu / 100.0 / iops * 1e6
 
 
-def measured_from_ms(point: Point, result: Result) -> int:
-    """Where fio's measured seconds start on the samplers' clock (zero just before fio starts): after fio's ramp
-    or, with stopping on (no ramp), after the warm-up it found. fio's own logs start there, so every sampled
-    series read beside them (side figures, interference, the doctor's device series, the timeline) is cut and
-    moved by this one figure."""
+def measured_from_ms(point: Point, result: Result, startup_ms: float = 0) -> int:
+    """Where fio's measured seconds start on the samplers' clock (zero just before fio starts): fio's start-up
+    (`startup_ms`, stored as FIO_START where fio's stamp said it: `fio_startup_ms`), then its ramp or, with
+    stopping on (no ramp), the warm-up it found. fio's own logs start there, so every sampled series read beside
+    them (side figures, interference, the doctor's device series, the timeline) is cut and moved by this one
+    figure; the samples themselves stay as sampled (readers date a series' first interval from the samplers'
+    zero)."""
     warmup = result.stopping.discarded_s if result.stopping is not None else 0
-    return int((point.job.ramp_seconds + warmup) * 1000)
+    return int(startup_ms + (point.job.ramp_seconds + warmup) * 1000)
+
+
+def fio_startup_ms(
+    sampler_started_ms: int, stamp_ms: int, runtime_ms: int, ramp_ms: int, sampled_ms: int
+) -> int | None:
+    """How long after the samplers started fio's jobs did: where fio's logs start (its output's stamp, written as
+    its jobs end, less their measured runtime; within some 15 ms of the logs' own epoch stamps) less its ramp, on
+    the wall clock the samplers' start was read on. fio takes tens of ms to start on an idle host and 2 s were seen
+    on a loaded one: the runner stores it (FIO_START) and `measured_from_ms` adds it. None where it cannot be read: no stamp (an imported or remote output), or a start
+    outside the `sampled_ms` the samplers ran (another host's clock, a clock stepped meanwhile)."""
+    if stamp_ms <= 0 or sampler_started_ms <= 0:
+        return None
+    startup = stamp_ms - runtime_ms - ramp_ms - sampler_started_ms
+    if -STAMP_SLACK_MS <= startup < 0:  # the stamp's own slack: fio started with the samplers
+        return 0
+    return startup if 0 <= startup <= sampled_ms else None
+
+
+STAMP_SLACK_MS = 250  # how far before the samplers' start a read of fio's start may fall and still be read as 0

@@ -12,11 +12,12 @@ from pathlib import Path
 from iolab import programs
 from iolab.errors import RunFailed, UserError
 from iolab.fio.logs import read_logs
-from iolab.fio.parse import parse_output
+from iolab.fio.parse import FioOutput, entry_runtime_ms, parse_output
 from iolab.fio.run import HANG_GRACE_S, LOG_PREFIX
 from iolab.fio.status import StatusReader
-from iolab.models import Phases, Point, Result, Sample
+from iolab.models import Phases, Point, PointMetric, Result, Sample
 from iolab.models.sample_series import SampleSeries
+from iolab.models.side import FIO_START, fio_startup_ms
 from iolab.runner.blank import HeldDevices
 from iolab.runner.executors import Executor, Measured
 from iolab.runner.phases import PhaseLog, discard, run_command
@@ -175,9 +176,12 @@ class Measurer:
             parsed = parse_output(text, source=f"fio output of {point.name}")
         except UserError:
             parsed = None
+        startup = None
+        if parsed is not None and sampler is not None and self.executor.local:
+            startup = _fio_startup(telemetry, sampler.started_ms, parsed, point)
         measured = self.executor.measured(point, parsed, text, jobs, invocation)
         if measured.result is not None:
-            self._complete(measured, point, telemetry, logs, watch, counts, artifacts)
+            self._complete(measured, point, telemetry, logs, watch, counts, artifacts, startup)
         return measured
 
     def _complete(
@@ -189,15 +193,20 @@ class Measurer:
         watch: Watch | None,
         counts: dict[str, float | None] | None,
         artifacts: list[Artifact],
+        startup_ms: int | None,
     ) -> None:
-        """A measured point's telemetry, logs and side figures; the stopping watch sees its result."""
+        """A measured point's telemetry, logs and side figures; the stopping watch sees its result. The samples
+        stay as sampled: where fio's jobs started on their clock (`startup_ms`, None where fio's stamp does not
+        say) is stored beside them (`models.side.FIO_START`), and every reader adds it (`measured_from_ms`)."""
         assert measured.result is not None
         measured.samples = telemetry
         measured.series = logs
         if watch is not None and (cut := watch.record(measured.result)):
             artifacts.append(Artifact(CUT_ARTIFACT, cut.encode()))
-        measured.metrics = self.side.figures(point, measured.result, telemetry, counts)
-        measured.metrics += self.side.commands(point, measured.result, artifacts)
+        measured.metrics = self.side.figures(point, measured.result, telemetry, counts, startup_ms or 0)
+        measured.metrics += self.side.commands(point, measured.result, artifacts, startup_ms or 0)
+        if startup_ms is not None:
+            measured.metrics.append(PointMetric(FIO_START, startup_ms))
 
     def _polled(self, watch: Watch | None) -> Callable[[], bool] | None:
         """What fio's run asks twice a second whether to stop: the stopping rule's watch, and the device
@@ -223,6 +232,14 @@ class Measurer:
             self.note(f"telemetry off: {exc}")
             return None
         return sampler
+
+
+def _fio_startup(telemetry: list[Sample], started_ms: int, parsed: FioOutput, point: Point) -> int | None:
+    """Where fio's jobs started on the samplers' clock (`models.side.fio_startup_ms`), or None where its
+    output's stamp cannot say."""
+    runtime = max((entry_runtime_ms(e) for group in parsed.groups for e in group.entries), default=0)
+    sampled = max((s.t_ms for s in telemetry), default=0)
+    return fio_startup_ms(started_ms, parsed.timestamp_ms, runtime, int(point.job.ramp_seconds * 1000), sampled)
 
 
 def _stopped(sampler: Sampler | None) -> list[Sample]:

@@ -125,11 +125,18 @@ class SideFigures:
 
     # -- after fio -----------------------------------------------------------
     def figures(
-        self, point: Point, result: Result, samples: list[Sample], counts: dict[str, float | None] | None
+        self,
+        point: Point,
+        result: Result,
+        samples: list[Sample],
+        counts: dict[str, float | None] | None,
+        startup_ms: int = 0,
     ) -> list[PointMetric]:
-        """Wire bandwidth, the host's CPU per I/O and perf's figures for a measured point, or why not."""
+        """Wire bandwidth, the host's CPU per I/O and perf's figures for a measured point, or why not; over the
+        measured seconds, which start `startup_ms` (fio's start-up, `models.side.fio_startup_ms`) later on the
+        samplers' clock than the ramp alone says."""
         iops = sum(d.iops for d in result.directions.values())
-        start_ms = measured_from_ms(point, result)
+        start_ms = measured_from_ms(point, result, startup_ms)
         telemetry = [s for s in samples if s.metric.startswith(TELEMETRY)]
         if not telemetry:
             why = "telemetry was off (--no-telemetry)" if self.telemetry_off else "telemetry did not run"
@@ -157,11 +164,14 @@ class SideFigures:
         duration = counts.get(DURATION)
         return perf_figures(counts, iops, duration / 1e9 if duration else 0.0)
 
-    def commands(self, point: Point, result: Result, artifacts: list[Artifact]) -> list[PointMetric]:
-        """The plan's metric commands over the measured seconds: each one's mean and largest reading, or why
-        there is none; what every reading printed is kept in `artifacts`."""
+    def commands(
+        self, point: Point, result: Result, artifacts: list[Artifact], startup_ms: int = 0
+    ) -> list[PointMetric]:
+        """The plan's metric commands over the measured seconds (from fio's start-up and ramp on their clock,
+        which starts just before the samplers'): each one's mean and largest reading, or why there is none; what
+        every reading printed is kept in `artifacts`."""
         artifacts.extend(self._gauge_log)
-        start_ms = measured_from_ms(point, result)
+        start_ms = measured_from_ms(point, result, startup_ms)
         return [
             metric for name, _ in self.metrics for metric in gauge_metrics(name, self._readings.get(name, []), start_ms)
         ]

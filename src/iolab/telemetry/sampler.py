@@ -90,6 +90,7 @@ class Sampler:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._t0 = 0
+        self.started_ms = 0  # the wall clock (ms since the epoch) at the samplers' zero, to meet fio's stamps on
         self._processes: list[tuple[int, ProcessTimes]] = []  # (monotonic ns, times) at start and stop
         self.error: str | None = None  # set when a read failed mid-run; samples stop there
 
@@ -121,6 +122,7 @@ class Sampler:
             raise UserError(f"cannot read {e.filename} for telemetry: {e.strerror}") from None
         self._processes = [(time.monotonic_ns(), process_times(self._root.path("/proc"), frozenset({os.getpid()})))]
         self._t0 = time.monotonic_ns()
+        self.started_ms = time.time_ns() // 1_000_000
         self._take()
         self._check_names()
         self._thread = threading.Thread(target=self._run, name="iolab-telemetry", daemon=True)

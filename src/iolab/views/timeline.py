@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from iolab.analysis.series import job_bandwidth, job_sum
 from iolab.models import Finding, PointRecord, Run, Sample
 from iolab.models.sample_series import series_of
-from iolab.models.side import measured_from_ms
 
 FIO_SUM = "fio jobs (sum)"
 EVENT_RULES = {"TEL-DIP": "dip", "TEL-STEP": "step"}
@@ -101,7 +100,7 @@ def run_timeline(
         if record.started_at is None or not point_samples:
             continue
         offset = record.started_at - run.started_at
-        measured_from = measured_from_ms(record.point, record.result) / 1000 if record.result is not None else 0.0
+        measured_from = record.measured_from_ms() / 1000
         offsets[record.point.name] = offset + measured_from  # the findings date events on fio's clock
         chunks = _chunks(point_samples, measured_from)
         for name, (times, values) in chunks.items():
@@ -123,7 +122,8 @@ def _drawn_events(findings: Sequence[Finding], offsets: dict[str, float], timeli
 
 def _chunks(point_samples: Sequence[Sample], measured_from: float) -> dict[str, tuple[list[float], list[float]]]:
     """One point's series on the samplers' clock (zero just before fio starts): each device's as sampled, and
-    fio's sum (when it moved data) moved to where its logs start, after the ramp (`measured_from_ms`)."""
+    fio's sum (when it moved data) moved to where its logs start, after its start-up and ramp
+    (`PointRecord.measured_from_ms`)."""
     times, values = _fio_totals(point_samples)
     chunks = {FIO_SUM: ([t + measured_from for t in times], values)} if times else {}
     for device, by_time in sorted(_device_totals(point_samples).items()):
