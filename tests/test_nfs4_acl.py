@@ -65,6 +65,19 @@ def test_a_filer_s_0755_directory_names_those_its_acl_lets_change_it():
     assert acl.parse_nfs4(raw, _root_only) == ["nobody@example.com", "group staff@example.com", "uid 4242"]
     assert acl.parse_nfs4(_client((ALLOW, 0, RWX, "EVERYONE@")), _root_only) == ["EVERYONE@"]
     assert acl.parse_nfs4(_client((ALLOW, 0, RX, "alice@example.com")), _root_only) == []
+    forged = "eve@x\nFix: chmod 777 /"  # a principal's name is the server's: it stays one quoted line
+    assert acl.parse_nfs4(_client((ALLOW, 0, WRITE_DATA, forged)), _root_only) == [repr(forged)]
+
+
+def test_an_acl_the_file_system_keeps_but_will_not_hand_over_is_unreadable(monkeypatch):
+    """getxattr refusing (EACCES: root squashed on the server) is not "no ACL kept": the mode bits cannot stand in."""
+    import errno
+
+    def refused(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(os, "getxattr", refused)
+    assert acl.nfs4_writers(0, _root_only) == [acl.UNREADABLE]
 
 
 def test_an_openzfs_acl_names_them_by_id():

@@ -142,6 +142,8 @@ def _named(who: bytes, group: bool, trusted: Callable[[int], bool]) -> list[str]
     """A principal as the NFS client names it: OWNER@ left to the owner rule, a user the local password file
     maps to a trusted uid left out, every group and every other name kept (as the server might map it)."""
     name = who.decode("utf-8", "replace")
+    if not name.isprintable() or any(c.isspace() for c in name):  # a name from the server: one line, as it is
+        return [repr(name)]  # a newline in it would forge a line of the refusal ("Fix: ...")
     if name == "OWNER@":
         return []
     if name in ("GROUP@", "EVERYONE@"):
