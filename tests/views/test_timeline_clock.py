@@ -6,6 +6,8 @@ late against the same dip in fio's sum, its ramp seconds counted as the measured
 a dip), and the timeline drew the two lines `ramp` seconds apart. Generated over start-ups of 0-2 s, ramps of 0-5 s, runs of 16-40 s
 and dips anywhere in them: the doctor dates the device's dip and the sum's alike, at the planted second, nothing
 is found in the ramp, and the timeline marks both at the same second of the run.
+Interference (other I/O on the target's devices) is read over the same measured seconds, never fio's
+own layout in its start-up.
 """
 
 from __future__ import annotations
@@ -83,3 +85,26 @@ def test_a_device_s_dip_is_dated_on_fio_s_clock_whatever_the_ramp():
         device_times, _ = timeline.series["loop0"]
         assert fio_times[0] == 10.0 + startup + ramp + 1  # fio's line from where its logs start
         assert device_times[0] == 10.0 + 1  # the devices as sampled, start-up and ramp too
+
+
+def test_interference_counts_only_fio_s_measured_seconds_whatever_the_start_up():
+    """The device moves three times fio's rate while fio lays out its file and ramps (its start-up and ramp,
+    on the samplers' clock), then exactly fio's rate: nothing else used the device while fio was measured, so
+    no other I/O is charged. Reading from the ramp alone (start-up dropped) charges the layout to "others"."""
+    from iolab.doctor.derived import interference
+
+    rng = random.Random(58)
+    target = Target(path="/dev/loop0", kind="device", filename="", size_bytes=1 << 30)
+    for case in range(60):
+        ramp, startup, seconds = rng.choice([0, 1, 2, 3]), rng.choice([2, 3, 4]), rng.randint(8, 30)
+        point = Point("seqread", target, {"rw": "read", "bs": "1m", "direct": "1", "ramp_time": str(ramp)})
+        rate = rng.uniform(50, 400) * MB
+        result = Result({"read": DirectionResult("read", rate, 1.0, 1, 1, seconds * 1000)}, 5.0, 5.0, 1, "fio-3.33")
+        metrics = {FIO_START: PointMetric(FIO_START, startup * 1000.0)}
+        record = PointRecord(1, 1, 1, point, "ok", result=result, started_at=RUN_START, metrics=metrics)
+        samples = [
+            Sample("disk.bw", "read", "loop0", t * 1000, rate * (3.0 if t <= startup + ramp else 1.0))
+            for t in range(1, startup + ramp + seconds + 1)
+        ]
+        (found,) = interference([record], {1: series_of(samples)})
+        assert found.busy_io() == [], (case, ramp, startup, seconds, found.other_io)
