@@ -306,23 +306,9 @@ def noise_scale(u, steps: Sequence[int] = ()) -> tuple[float, float]:
     if s1 == 0.0:
         return 0.0, 0.0
     phi = _segment_phi(u, steps)
-    phi = _selected(phi, SELECTED_STEPS * len([s for s in steps if 0 < s < len(u)]), len(u))
     if SPLIT_GUARD and phi > 0.0:
         phi = min(phi, _phi_past_a_missed_step(u, steps, phi))
     return s1 / math.sqrt(2.0 * (1.0 - phi)), phi
-
-
-# How much of the selection's bias of each step given to `noise_scale` is put back into phi (`_selected`): the steps
-# are a first look's, found in the same runs, so each sits where the runs' own wander split them best; 0 reads phi
-# between them as if they had been placed from outside the runs.
-SELECTED_STEPS = 1.0
-
-
-def _selected(read: float, splits: float, n: int) -> float:
-    """phi read between `splits` splits of n runs chosen in those runs (a split's share of its bias, as a count),
-    their selection's bias put back: (1 + 4 phi) / n a split (the best of many splits of AR(1) runs takes out more
-    of their wander than a fixed one, whose line's bias `_segment_phi` puts back already)."""
-    return min(MAX_PHI, read + splits * (1.0 + 4.0 * read) / n) if splits else read
 
 
 # Whether phi is read again with each segment's least-squares split added, and that reading taken where it lies
@@ -355,8 +341,8 @@ def _phi_past_a_missed_step(u, steps: Sequence[int], phi: float) -> float:
             split.append(lo + int(k[np.argmax(split_gains(u[lo:hi], k))]))
     if len(split) == len(bounds) - 2:
         return phi
-    given = len(bounds) - 2
-    read = _selected(_segment_phi(u, sorted(split)), len(split) - given + SELECTED_STEPS * given, n)
+    read = _segment_phi(u, sorted(split))
+    read = min(MAX_PHI, read + (len(split) - len(bounds) + 2) * (1.0 + 4.0 * read) / n)
     return read if phi - read > GUARD_SDS * math.sqrt((1.0 - phi * phi) / n) else phi
 
 
@@ -425,11 +411,5 @@ def _segment_phi(u, steps: Sequence[int]) -> float:
         lagged += float(y[1:] @ y[:-1])
         total += float(y @ y)
     r1 = lagged / total if total > 0.0 else 0.0
-    share = len(pieces) / len(together)
-    if SOLVED_BIAS and r1 > 0.0 and 4.0 * share < 1.0:
-        return min(MAX_PHI, (r1 + 2.0 * share) / (1.0 - 4.0 * share))
-    r1 += share * (2.0 + 4.0 * max(r1, 0.0))
+    r1 += len(pieces) * (2.0 + 4.0 * max(r1, 0.0)) / len(together)
     return min(MAX_PHI, max(0.0, r1))
-
-
-SOLVED_BIAS = False
