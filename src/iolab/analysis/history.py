@@ -507,10 +507,6 @@ PLACE_TEMPERATURE = 1.0
 # / 2,281 of 2,609, 896 / 899 / 903 / 895 of 1,018; false change points 424 / 395 / 387 / 425 (docs/history.md,
 # eleventh look).
 PLACE_GLS = True
-# Whether the likelihood a change point is placed by takes a straight line through the segment between its neighbours
-# out beside the level (`gls_split_gains`' trend): a drift under a step pulls a level-only split towards the
-# segment's middle. Issue 40, twenty-first look (docs/history.md).
-PLACE_TREND = True
 # Runs either side of a place whose likelihood `_place` adds up: a change point within this many runs of the step
 # is in the right place (the envelope bench's NEAR); 0 reports the likelihood's peak, as found and tested.
 PLACE_RUNS = 3
@@ -537,7 +533,7 @@ def _placed(x, found: list[int], params: ChangePointParams, temperature: float, 
         if not near.any():
             placed.append(split)
             continue
-        placed.append(int(k[_place(gls_split_gains(x[lo:hi], k - lo, phi, PLACE_TREND), near, temperature)]))
+        placed.append(int(k[_place(gls_split_gains(x[lo:hi], k - lo, phi), near, temperature)]))
     return placed
 
 

@@ -358,33 +358,25 @@ def split_gains(segment, k):
     return csum[k - 1] ** 2 * (1.0 / k + 1.0 / (len(segment) - k))
 
 
-def gls_split_gains(segment, k, phi: float, trend: bool = False):
+def gls_split_gains(segment, k, phi: float):
     """`split_gains` under AR(1) noise of correlation `phi`: for each count `k` (1 to len - 1) of runs before a
     split, how much a shift in the mean there lowers the prewhitened runs' sum of squares: the prewhitened runs
-    projected on the step's prewhitened regressor (1 at the split, 1 - phi after it) once the level's (and with
-    `trend`, a straight line's) is taken out (generalised least squares; in units of the innovations' variance,
-    sigma^2 (1 - phi^2)). With phi 0 and no trend it is `split_gains`. `analysis.history` places a change point by
-    it; the envelope bench's placing oracle too."""
+    projected on the step's prewhitened regressor (1 at the split, 1 - phi after it) once the level's is taken
+    out (generalised least squares; in units of the innovations' variance, sigma^2 (1 - phi^2)). With phi 0 it
+    is `split_gains`. `analysis.history` places a change point by it; the envelope bench's placing oracle too."""
     import numpy as np
 
     r = np.asarray(segment, dtype=float)
     head, rest = math.sqrt(1.0 - phi * phi), 1.0 - phi
-
-    def whitened(v):  # (n,) -> (n,): the AR(1) noise's innovations, were v the noise
-        return np.concatenate([[head * v[0]], v[1:] - phi * v[:-1]])
-
-    def after(v):  # (n, ...) -> (n, ...): after[t] = sum of v[t + 1:]
-        return np.concatenate([np.cumsum(v[::-1], axis=0)[::-1][1:], np.zeros((1, *v.shape[1:]))])
-
-    columns = [np.ones(len(r))] + ([np.arange(len(r)) - (len(r) - 1) / 2.0] if trend else [])
-    design = np.column_stack([whitened(c) for c in columns])
-    inverse = np.linalg.inv(design.T @ design)
-    y = whitened(r)
-    y = y - design @ (inverse @ (design.T @ y))
+    level = np.full(len(r), rest)
+    level[0] = head
+    y = np.concatenate([[head * r[0]], r[1:] - phi * r[:-1]])
+    y = y - level * float(level @ y) / float(level @ level)
+    after = np.concatenate([np.cumsum(y[::-1])[::-1][1:], [0.0]])  # after[t]: sum of y[t + 1:]
     later = (len(y) - 1 - k).astype(float)
-    cross = y[k] + rest * after(y)[k]
-    shared = design[k] + rest * after(design)[k]  # (len(k), columns): the step's regressor against each column's
-    spread = 1.0 + rest * rest * later - np.einsum("ij,jk,ik->i", shared, inverse, shared)
+    cross = y[k] + rest * after[k]
+    shared = rest + rest * rest * later
+    spread = 1.0 + rest * rest * later - shared * shared / float(level @ level)
     return np.where(spread > 0.0, cross * cross / np.maximum(spread, 1e-300), 0.0)
 
 
