@@ -44,6 +44,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "history_false_profiles.py": ("history_false_profiles.json", None),
     "history_misplaced_oracle.py": ("history_misplaced_oracle.json", None),
     "history_near_steps.py": ("history_near_steps.json", None),
+    "history_phi_selection.py": ("history_phi_selection.json", None),
     "history_placement_floor.py": ("history_placement_floor.json", None),
     "history_scale.py": ("history_scale.json", None),
     "history_speed.py": ("history_speed.json", None),
