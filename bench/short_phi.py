@@ -16,21 +16,16 @@ ways, every other part of the rules as shipped, beside two controls of the false
 - "qn ratio, median-unbiased": the phi whose median "qn ratio" reading over AR(1) runs of the run's length is the
   run's reading (`median_readings`, simulated on a grid of phi): the reading without its bias towards the middle;
 - "blend": the mean of the shipped correlation and the "qn ratio" one;
-- "true phi" (an oracle no rule has): the correlation the case's noise was drawn with.
-
-Then the rules as shipped on sweeps (`--sweep`): each case judged with `SIBLINGS` clean runs of its own noise model
-and length beside it as the context's other points (the same label, "all jobs"), so a short run borrows their
-correlation (`telemetry.sibling_phi`) at `telemetry.BORROWED_ALARM` of the chance, beside the same sweeps judged by
-the rules before round 58 (each run's own correlation; `SHORT_RUN_S` None) and the cases judged alone (the sweep's
-other points add places an event could start by chance, so its cut is higher), and the borrowed chance's grid (`--alarms`) on the tuning seeds. `--held-out` reads "short"'s
-fresh seeds (2,200,000 on) and fresh wandering runs (seeds [s, 58]) instead.
+- "true phi" (an oracle no rule has): the correlation the case's noise was drawn with;
+- "siblings" (what option 2 of round 58's brief would read if its premise held): the lag-1 correlation pooled over
+  `SIBLINGS` clean runs of the case's own noise model and length (each about its own mean, Kendall's correction),
+  as other points of the same device in the same run would give it if they shared the noise's correlation.
 
 Controls: the clean twins of the same seeds (a finding on one is false), and `WANDER_RUNS` clean AR(1) runs of
 8-30 s at phi 0.7 and COV 10-12% with Gaussian shocks (round 57's wandering runs, seeds [s, 57]): a wander's trough
 is what a dip read without its correlation looks like.
 
     python bench/short_phi.py [--runs 1200] [--wander 3000] [--out PATH]
-    python bench/short_phi.py --sweep [--alarms 1,0.5,0.4,0.3] [--held-out]
 """
 
 from __future__ import annotations
@@ -55,21 +50,18 @@ from iolab.doctor.derived import PointSeries  # noqa: E402
 from iolab.doctor.engine import evaluate  # noqa: E402
 from iolab.doctor.rule import Context  # noqa: E402
 from iolab.doctor.rules import telemetry  # noqa: E402
-from iolab.models import Severity  # noqa: E402
 
 SIBLINGS = 3  # clean runs of the same noise model the "siblings" reading pools its correlation over
 WANDER_PHI = 0.7
-WANDER_SEED = 57  # round 57's wandering runs: tuning
-HELD_OUT = 2_200_000  # "short"'s fresh held-out seeds (round 57 left them unread)
-HELD_OUT_WANDER = 58
-SERIOUS = (Severity.WARNING, Severity.CRITICAL)
+WANDER_SEED = 57
 SHIPPED = telemetry.noise_outside
 
 
 class Truth:
-    """What the oracle reading knows of the run being judged: its noise's phi."""
+    """What the oracle readings know of the run being judged: its noise's phi and its siblings' log values."""
 
     phi = 0.0
+    siblings: list[np.ndarray] = []
 
 
 def qn(x: np.ndarray) -> np.ndarray:
@@ -138,6 +130,15 @@ def _kendall(rho: float, n: int) -> float:
     return min(max(rho + (1.0 + 3.0 * rho) / n, 0.0), 0.95)
 
 
+def _siblings_phi() -> float:
+    num = den = 0.0
+    for x in Truth.siblings:
+        r = x - x.mean()
+        num += float(np.sum(r[1:] * r[:-1]))
+        den += float(np.sum(r * r))
+    return _kendall(num / den if den > 0 else 0.0, len(Truth.siblings[0]))
+
+
 def _ratio(kept: np.ndarray, levels: Callable, corrected: bool) -> float:
     return min(max(ratio_phi(kept, levels, corrected), 0.0), 0.95)
 
@@ -149,6 +150,7 @@ READINGS: dict[str, Callable[[np.ndarray, float], float] | None] = {
     "qn ratio, median-unbiased": lambda kept, _rho: unbiased_phi(kept),
     "blend": lambda kept, rho: 0.5 * rho + 0.5 * _ratio(kept, qn, True),
     "true phi": lambda _kept, _rho: Truth.phi,
+    "siblings": lambda _kept, _rho: _siblings_phi(),
 }
 
 
@@ -176,62 +178,45 @@ def _ar1(rng, n: int, phi: float, cov: float) -> np.ndarray:
     return e
 
 
-def _point(name: str, x: np.ndarray) -> PointSeries:
-    """A point's "all jobs" series as the doctor gives it (fio's partial first and last samples, as
-    `dips_envelope.read`)."""
-    whole = x.tolist()
-    full = [whole[0] * 0.4, *whole, whole[-1] * 0.3]
-    return PointSeries(name, "all jobs", [float(t) for t in range(len(full))], full)
-
-
-def sweep_findings(x: np.ndarray, siblings: list[np.ndarray], rules) -> list[tuple[float, float]]:
-    """(onset, duration) of each serious TEL-DIP or TEL-STEP finding on point "p" (`x`), judged with `siblings`
-    as the context's other points."""
-    ctx = Context(series=[_point("p", x), *(_point(f"s{j}", y) for j, y in enumerate(siblings))])
-    return [
-        (float(f.evidence["onset"].removesuffix(" s")), float(f.evidence["duration"].removesuffix(" s")))
-        for f in evaluate(ctx, rules)
-        if f.rule_id in de.EVENT_RULES and f.severity in SERIOUS and f.subject.startswith("p:")
-    ]
-
-
-def short_case(seed: int, rules, sweep: bool) -> dict:
-    """One "short" case: whether its dip is eligible and found, and whether its clean twin raised one; judged
-    alone, or with SIBLINGS clean runs of its noise model beside it (`sweep`)."""
+def short_case(seed: int, rules) -> dict:
+    """One "short" tuning case: whether its dip is eligible and found, and whether its clean twin raised one."""
     case = de.draw(seed, "short")
     Truth.phi = case.phi
-    siblings = [de.series(replace(case, seed=case.seed + 10**9 * (j + 1)), False)[0] for j in range(SIBLINGS)]
+    Truth.siblings = [
+        np.log(np.clip(de.series(replace(case, seed=case.seed + 10**9 * (j + 1)), False)[0], 1.0, None))
+        for j in range(SIBLINGS)
+    ]
     planted, (loss,) = de.series(case, True)
     clean, _ = de.series(case, False)
     dip = case.dips[0]
     _onset, length = de.held(loss, 1.0, telemetry.PARAMS.shoulder) or (dip.onset, dip.length)
     depth = float(loss.max())
     eligible = depth >= 0.3 and depth >= 3 * de.robust_cov(clean) and length >= telemetry.PARAMS.min_duration_s - 1e-9
-    hits = (sweep_findings(planted, siblings, rules) if sweep else de.findings(planted, rules)) if eligible else []
+    hits = de.findings(planted, rules) if eligible else []
     return {
         "eligible": eligible,
         "found": any(h[0] < dip.onset + dip.length and h[0] + h[1] > dip.onset for h in hits),
         "bin": de.bin_of(math.floor(length + 1e-9), de.LENGTH_BINS),
-        "false": bool(sweep_findings(clean, siblings, rules) if sweep else de.findings(clean, rules)),
+        "false": bool(de.findings(clean, rules)),
     }
 
 
-def wander_case(seed: int, stream: int, rules, sweep: bool) -> bool:
-    """Whether a clean wandering run (phi 0.7, COV 10-12%, 8-30 s, Gaussian; seeds [seed, stream]) raised a
-    dip, alone or with SIBLINGS wandering runs alike beside it."""
-    rng = np.random.default_rng([seed, stream])
+def wander_case(seed: int, rules) -> bool:
+    """Whether a clean wandering run (phi 0.7, COV 10-12%, 8-30 s, Gaussian) raised a dip."""
+    rng = np.random.default_rng([seed, WANDER_SEED])
     n, cov = int(rng.integers(8, 31)), float(rng.uniform(0.1, 0.12))
     values = 500e6 * (1.0 + _ar1(rng, n, WANDER_PHI, cov))
     Truth.phi = WANDER_PHI
-    siblings = [
-        500e6 * (1.0 + _ar1(np.random.default_rng([seed, stream, j + 1]), n, WANDER_PHI, cov)) for j in range(SIBLINGS)
+    Truth.siblings = [
+        np.log1p(_ar1(np.random.default_rng([seed, WANDER_SEED, j + 1]), n, WANDER_PHI, cov)) for j in range(SIBLINGS)
     ]
-    return bool(sweep_findings(values, siblings if sweep else [], rules))
+    series = PointSeries("p", "all jobs", [float(t) for t in range(1, n + 1)], list(values))
+    return any(f.rule_id == "TEL-DIP" and "onset" in f.evidence for f in evaluate(Context(series=[series]), rules))
 
 
-def judge(seeds: range, wander: range, stream: int, rules, sweep: bool = False) -> dict:
-    """Eligible dips found by length bin, clean twins with a finding and wandering runs with a dip."""
-    rows = [short_case(s, rules, sweep) for s in seeds]
+def judge(name: str, seeds: range, wander: int, rules) -> dict:
+    use(name)
+    rows = [short_case(s, rules) for s in seeds]
     eligible = [r for r in rows if r["eligible"]]
     by_bin: dict[str, list[int]] = {}
     for r in eligible:
@@ -243,63 +228,28 @@ def judge(seeds: range, wander: range, stream: int, rules, sweep: bool = False) 
         "eligible": len(eligible),
         "by_length_s": {k: by_bin[k] for k in de._labels(de.LENGTH_BINS) if k in by_bin},
         "clean_twins_with_a_finding": sum(r["false"] for r in rows),
-        "wandering_runs_with_a_dip": sum(wander_case(s, stream, rules, sweep) for s in wander),
+        "wandering_runs_with_a_dip": sum(wander_case(s, rules) for s in range(wander)),
     }
-
-
-def readings(seeds: range, wander: range, rules) -> dict:
-    """The table of correlation readings (each case judged alone)."""
-    out = {}
-    for name in READINGS:
-        use(name)
-        out[name] = judge(seeds, wander, WANDER_SEED, rules)
-        print(f"{name:26s} {out[name]}")
-    use("shipped")
-    return out
-
-
-def sweeps(seeds: range, wander: range, stream: int, alarms: list[float], rules) -> dict:
-    """The rules on sweeps at each borrowed chance, beside the same cases judged alone."""
-    out = {"alone": judge(seeds, wander, stream, rules)}
-    print(f"{'alone':26s} {out['alone']}")
-    short, telemetry.SHORT_RUN_S = telemetry.SHORT_RUN_S, None  # the rules before round 58, on the same sweeps
-    out["with siblings, not borrowed"] = judge(seeds, wander, stream, rules, sweep=True)
-    telemetry.SHORT_RUN_S = short
-    print(f"{'with siblings, own phi':26s} {out['with siblings, not borrowed']}")
-    kept = telemetry.BORROWED_ALARM
-    for alarm in alarms:
-        telemetry.BORROWED_ALARM = alarm
-        out[f"with siblings, alarm x {alarm:g}"] = one = judge(seeds, wander, stream, rules, sweep=True)
-        print(f"{'with siblings, x ' + format(alarm, 'g'):26s} {one}")
-    telemetry.BORROWED_ALARM = kept
-    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=1200, help="'short' seeds from 3,800,000 (tuning)")
+    parser.add_argument("--runs", type=int, default=1200, help="'short' tuning seeds from 3,800,000")
     parser.add_argument("--wander", type=int, default=3000, help="clean wandering short runs")
-    parser.add_argument("--sweep", action="store_true", help="the rules on sweeps, not the readings' table")
-    parser.add_argument("--alarms", default=None, help="borrowed chances to compare (default: the shipped one)")
-    parser.add_argument("--held-out", action="store_true", help="'short' from 2,200,000, wandering seeds [s, 58]")
-    parser.add_argument("--out", default=None)
+    parser.add_argument("--out", default=str(RESULTS / "short_phi.json"))
     add_smoke_flag(parser)
     a = parser.parse_args()
     runs, wander = (12, 6) if a.smoke else (a.runs, a.wander)
-    first = HELD_OUT if a.held_out else de.SCENARIO_TUNING["short"]
-    stream = HELD_OUT_WANDER if a.held_out else WANDER_SEED
+    first = de.SCENARIO_TUNING["short"]
     rules = [r for r in de.all_rules() if r.id in de.RULES]
     cpu = time.process_time()
-    seeds, wanders = range(first, first + runs), range(wander)
-    figures: dict = {"seeds": [first, first + runs], "wander_runs": [stream, wander], "siblings": SIBLINGS}
-    if a.sweep or a.smoke:
-        alarms = [float(v) for v in a.alarms.split(",")] if a.alarms else [telemetry.BORROWED_ALARM]
-        figures["sweeps"] = sweeps(seeds, wanders, stream, alarms, rules)
-    if not a.sweep:
-        figures["readings"] = readings(seeds, wanders, rules)
+    figures: dict = {"seeds": [first, first + runs], "wander_runs": wander, "siblings": SIBLINGS, "readings": {}}
+    for name in READINGS:
+        one = figures["readings"][name] = judge(name, range(first, first + runs), wander, rules)
+        print(f"{name:26s} {one}")
+    use("shipped")
     figures["cpu_s"] = round(time.process_time() - cpu, 1)
-    name = "short_phi" + ("_sweep" if a.sweep else "") + ("_held_out" if a.held_out else "")
-    write_result(Path(a.out or RESULTS / f"{name}.json"), "short_phi", figures, smoke=a.smoke)
+    write_result(Path(a.out), "short_phi", figures, smoke=a.smoke)
 
 
 if __name__ == "__main__":

@@ -40,15 +40,6 @@ STEP_ALARM = 0.0001
 # The detector's parameters, chosen on bench/dips_envelope.py's tuning seeds (the bench sets others to compare).
 PARAMS = DipParams()
 MIN_REST = 5  # seconds outside a dip its noise is measured on
-# A series of fewer seconds than this judges its dips by the correlation of seconds in a row of its siblings (the
-# same label at the other points of the context: the same device, or all jobs, over the sweep), not its own: ten
-# seconds read a dip's own level as correlation (0.80 where the noise's is 0.36, docs/dips.md round 56). None: each
-# series its own, as before round 58.
-SHORT_RUN_S: float | None = 30.0
-# The chance a borrowed reading's dip test runs at, as a share of ALARM: a correlation read from other runs holds
-# neither this run's dip nor its wander, and a wander it does not see must not raise dips more often than the
-# run's own (inflated) reading let it. Chosen on bench/short_phi.py's tuning seeds (docs/dips.md round 58).
-BORROWED_ALARM = 0.5
 
 
 def _peers(ctx: Context) -> dict[tuple[str, str], list[PointSeries]]:
@@ -125,19 +116,12 @@ def _cut(places: int, df: int, alarm: float = ALARM) -> float:
 
 
 def _beyond_noise(
-    event: Dip,
-    times: list[float],
-    values: list[float],
-    places: int,
-    events: list[Dip],
-    confirmed: list[Dip],
-    borrowed: float | None = None,
+    event: Dip, times: list[float], values: list[float], places: int, events: list[Dip], confirmed: list[Dip]
 ) -> bool:
     """Whether the event is larger than the series' own second-to-second variation allows by chance, on a log
     scale: for a dip, its mean against the seconds around it (at least twice its length of them); for a
     step, the difference of the two levels' means. Each mean's standard deviation counts the correlation of
-    seconds in a row (a slow second is often followed by another): the series' own, or for a dip the `borrowed`
-    one of its siblings (`sibling_phi`), judged then at BORROWED_ALARM of the chance."""
+    seconds in a row (a slow second is often followed by another)."""
     start, end = event.low()
     inside = [start < t <= end for t in times]
     if event.kind == "step":
@@ -153,12 +137,10 @@ def _beyond_noise(
     if len(during) < sum(inside):
         return True  # seconds of no work at all, among seconds of work
     sd, rho = noise_outside(times, values, events, confirmed)
-    alarm = ALARM if borrowed is None else ALARM * BORROWED_ALARM
-    rho = rho if borrowed is None else borrowed
     drop = sum(rest) / len(rest) - sum(during) / len(during)
     # Both means are uncertain: a dip may be as long as the seconds around it.
     se = sd * math.hypot(_mean_factor(len(during), rho), _mean_factor(len(rest), rho))
-    return drop > _cut(places, len(rest) - 1, alarm) * se
+    return drop > _cut(places, len(rest) - 1) * se
 
 
 def _beyond_own_tail(event: Dip, times: list[float], values: list[float], places: int, left_out: list[Dip]) -> bool:
@@ -271,53 +253,19 @@ def _beyond_cut(ctx: Context) -> list[tuple[Judged, list[Dip]]]:
 
     def each() -> Iterator[tuple[Judged, list[Dip]]]:
         peers = _peers(ctx)
-        everything = _judged(ctx)
-        for judged in everything:
+        for judged in _judged(ctx):
             series, times, values, report, places = judged
             group = peers.get((series.point, series.label.rpartition(" ")[2]), [])
-            borrowed = sibling_phi(judged, everything)
             yield (
                 judged,
                 [
                     e
-                    for e in _confirmed(report.dips, times, values, places, borrowed)
+                    for e in _confirmed(report.dips, times, values, places)
                     if series not in group or _against_peers(e, series, group, report.params.drop)
                 ],
             )
 
     return ctx.shared("telemetry.beyond_cut", lambda: list(each()))
-
-
-def sibling_phi(judged: Judged, everything: list[Judged]) -> float | None:
-    """The lag-1 correlation of seconds in a row pooled over the judged series' siblings (the same label at the
-    other points of the context: the same device, or all jobs, at the sweep's other points), each about its own
-    mean with Kendall's small-sample correction, kept between 0 and 0.95; None when the series spans SHORT_RUN_S
-    or more (its own seconds read it) or has no sibling. A sibling's own dips stay in, making the reading larger
-    (a stricter test), never smaller.
-
-    Why: a run of 8-30 s reads the correlation with its dip in it, and the dip's level dominates it: "short" runs'
-    eligible dips were found 86.8% (tuning), 93.0% with the noise's true phi; no reading from the run's own seconds
-    gained without raising dips on clean runs that wander (docs/dips.md rounds 56-58)."""
-    import numpy as np
-
-    series, times, _values, _report, _places = judged
-    if SHORT_RUN_S is None or times[-1] - times[0] >= SHORT_RUN_S:
-        return None
-    cross = square = 0.0
-    count = seconds = 0
-    for other, _t, values, _r, _p in everything:
-        if other.label != series.label or other.point == series.point:
-            continue
-        logs = np.log([v for v in values if math.isfinite(v) and v > 0])
-        if len(logs) < 3:
-            continue
-        r = logs - logs.mean()
-        cross, square = cross + float(np.sum(r[1:] * r[:-1])), square + float(np.sum(r * r))
-        count, seconds = count + 1, seconds + len(r)
-    if not count or square <= 0:
-        return None
-    rho = cross / square
-    return min(max(rho + (1.0 + 3.0 * rho) * count / seconds, 0.0), 0.95)
 
 
 def _reports(ctx: Context) -> Iterator[tuple[PointSeries, Dip, DipReport]]:
@@ -351,20 +299,14 @@ def _beyond_tails(
         kept += new
 
 
-def _confirmed(
-    events: list[Dip], times: list[float], values: list[float], places: int, borrowed: float | None = None
-) -> list[Dip]:
+def _confirmed(events: list[Dip], times: list[float], values: list[float], places: int) -> list[Dip]:
     """The events beyond the series' noise, in the series' order. Each is judged against the noise outside the
     events already confirmed, until no more are: a trace's real stall must not widen the noise a second dip
     is judged against (fio-plot's traces: planted dips beside real ones were found 92-93%), while an event
     nothing confirms is judged as before, so a clean series' own wander is not taken out of its noise."""
     confirmed: list[Dip] = []
     while True:
-        new = [
-            e
-            for e in events
-            if e not in confirmed and _beyond_noise(e, times, values, places, events, confirmed, borrowed)
-        ]
+        new = [e for e in events if e not in confirmed and _beyond_noise(e, times, values, places, events, confirmed)]
         if not new:
             return [e for e in events if e in confirmed]
         confirmed += new
