@@ -21,11 +21,18 @@ ways, every other part of the rules as shipped, beside two controls of the false
   `SIBLINGS` clean runs of the case's own noise model and length (each about its own mean, Kendall's correction),
   as other points of the same device in the same run would give it if they shared the noise's correlation.
 
+With `--fioplot DIR`, real traces instead (`real`): in each device folder of fio-plot's data with 4 points or more,
+a 10-30 s window of each point (its per-second means, after its first 5 s), judged unplanted and with a dip planted
+(a rectangle, ramp, V or noisy bottom of 2 s to half the window, 30-90% deep, at least 2 s from either end) by the
+shipped reading and by "siblings" read from the same window of up to 8 other points of its folder (the premise of
+reading phi there: the sweep's points share their noise's correlation), by half (bench/fioplot_traces.py's split).
+
 Controls: the clean twins of the same seeds (a finding on one is false), and `WANDER_RUNS` clean AR(1) runs of
 8-30 s at phi 0.7 and COV 10-12% with Gaussian shocks (round 57's wandering runs, seeds [s, 57]): a wander's trough
 is what a dip read without its correlation looks like.
 
     python bench/short_phi.py [--runs 1200] [--wander 3000] [--out PATH]
+    python bench/short_phi.py --fioplot DIR   (windows of fio-plot's real points; bench/fioplot_collection.py)
 """
 
 from __future__ import annotations
@@ -232,16 +239,110 @@ def judge(name: str, seeds: range, wander: int, rules) -> dict:
     }
 
 
+def per_second(series) -> np.ndarray:
+    """A point's "all jobs" series over its active seconds, averaged per whole second (most of fio-plot's logs are
+    0.25 s), without its first 5 s (start-up)."""
+    from iolab.doctor.derived import active_seconds
+
+    t, v = (np.asarray(a, dtype=float) for a in active_seconds(series))
+    second = np.floor(t - 1e-9).astype(int)
+    return np.array([v[second == k].mean() for k in np.unique(second)])[5:]
+
+
+def real_points(data: Path) -> dict[tuple[str, str], list[np.ndarray]]:
+    """(half, device folder) -> its points' per-second series of 35 s or more, all positive (fio-plot's traces as
+    bench/fioplot_traces.py reads and splits them)."""
+    import fioplot_traces as ft
+
+    sides = ft.folders(data)
+    out: dict[tuple[str, str], list[np.ndarray]] = {}
+    for name, series in ft.points(data):
+        one = ft.summed(name, series)
+        x = per_second(one) if one is not None else np.array([])
+        if len(x) >= 35 and np.all(x > 0):
+            out.setdefault((ft.half(name, sides), str(Path(name).parent)), []).append(x)
+    return out
+
+
+def real_window(x: np.ndarray, others: list[np.ndarray], rng, rules) -> dict | None:
+    """A 10-30 s window of a real point, judged with and without a planted dip, with its own correlation (shipped)
+    and with its siblings' (the same window of up to 8 other points of its folder)."""
+    w = min(int(rng.integers(10, 31)), len(x))
+    a = int(rng.integers(0, len(x) - w + 1))
+    window = x[a : a + w]
+    siblings = [o[a : a + w] for o in others if len(o) >= a + w][:8]
+    if len(siblings) < 3:
+        return None
+    length = int(rng.integers(2, w // 2 + 1))
+    onset = int(rng.integers(2, max(w - length - 1, 3)))
+    loss = np.zeros(w)
+    loss[onset : onset + length] = de.profile(
+        de.SHAPES[int(rng.integers(4))], length, float(rng.uniform(0.3, 0.9)), rng
+    )
+    Truth.siblings = [np.log(y) for y in siblings]
+    row: dict = {"eligible": float(loss.max()) >= max(0.3, 3 * de.robust_cov(window))}
+    for name in ("shipped", "siblings"):
+        use(name)
+        hits = de.findings(window * (1.0 - loss), rules)
+        row[name] = (bool(de.findings(window, rules)), any(h[0] < onset + length and h[0] + h[1] > onset for h in hits))
+    use("shipped")
+    own = float(np.corrcoef(np.log(window)[1:], np.log(window)[:-1])[0, 1]) if w > 3 else 0.0
+    row["phi"] = (_kendall(own, w), _siblings_phi())
+    return row
+
+
+def real(data: Path, rules) -> dict:
+    """Windows of fio-plot's real points (folders with 4 or more), by half: eligible planted dips found and
+    unplanted windows with a finding, the window's own correlation and its siblings'."""
+    out = {}
+    folders = real_points(data)
+    for side in ("tuning", "reported"):
+        rows = []
+        for (half, folder), points in sorted(folders.items()):
+            if half != side or len(points) < 4:
+                continue
+            for k, x in enumerate(points):
+                rng = np.random.default_rng([58, k, len(x), len(folder)])
+                others = [points[i] for i in rng.permutation(len(points)) if i != k]
+                if (row := real_window(x, others, rng, rules)) is not None:
+                    rows.append(row)
+        phi = np.array([r["phi"] for r in rows]).reshape(-1, 2)
+        out[side] = {
+            "windows": len(rows),
+            "eligible": sum(r["eligible"] for r in rows),
+            **{
+                f"{name}: eligible found / unplanted with a finding": [
+                    sum(r[name][1] and r["eligible"] for r in rows),
+                    sum(r[name][0] for r in rows),
+                ]
+                for name in ("shipped", "siblings")
+            },
+            "phi own window, siblings: medians": np.median(phi, axis=0).round(3).tolist() if len(rows) else [],
+            "phi own window vs siblings: correlation": round(float(np.corrcoef(phi.T)[0, 1]), 3)
+            if len(rows) > 2
+            else None,
+        }
+        print(side, out[side])
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=1200, help="'short' tuning seeds from 3,800,000")
     parser.add_argument("--wander", type=int, default=3000, help="clean wandering short runs")
-    parser.add_argument("--out", default=str(RESULTS / "short_phi.json"))
+    parser.add_argument("--fioplot", type=Path, help="fio-plot's data: windows of real points instead")
+    parser.add_argument("--out", default=None)
     add_smoke_flag(parser)
     a = parser.parse_args()
+    rules = [r for r in de.all_rules() if r.id in de.RULES]
+    if a.fioplot:
+        cpu = time.process_time()
+        figures = {"real": real(a.fioplot, rules), "cpu_s": 0.0}
+        figures["cpu_s"] = round(time.process_time() - cpu, 1)
+        write_result(Path(a.out or RESULTS / "short_phi_fioplot.json"), "short_phi", figures, smoke=a.smoke)
+        return
     runs, wander = (12, 6) if a.smoke else (a.runs, a.wander)
     first = de.SCENARIO_TUNING["short"]
-    rules = [r for r in de.all_rules() if r.id in de.RULES]
     cpu = time.process_time()
     figures: dict = {"seeds": [first, first + runs], "wander_runs": wander, "siblings": SIBLINGS, "readings": {}}
     for name in READINGS:
@@ -249,7 +350,7 @@ def main() -> None:
         print(f"{name:26s} {one}")
     use("shipped")
     figures["cpu_s"] = round(time.process_time() - cpu, 1)
-    write_result(Path(a.out), "short_phi", figures, smoke=a.smoke)
+    write_result(Path(a.out or RESULTS / "short_phi.json"), "short_phi", figures, smoke=a.smoke)
 
 
 if __name__ == "__main__":
