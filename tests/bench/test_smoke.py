@@ -86,6 +86,7 @@ SMOKE: dict[str, tuple[str, object]] = {
         "simulated_histories.json",
         "smoke run by tests/test_bench_smoke.py::test_simulated_histories_smoke",
     ),
+    "short_phi.py": ("short_phi.json", None),
     "startup.py": ("startup.json", None),
     "stopping_coverage.py": ("stopping_coverage.json", None),
     "stopping_envelope.py": (

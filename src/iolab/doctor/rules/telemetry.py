@@ -197,6 +197,19 @@ def noise_outside(
     30-80% deep, at least 3x the trace's robust per-second sd, were found 92-93% (issue 40)."""
     import numpy as np
 
+    quiet, kept = noise_parts(times, values, events, confirmed)
+    if len(quiet) < 3:
+        return 0.0, 0.0
+    rho = lag1(kept.tolist())
+    return float(np.std(quiet, ddof=1)), min(max(rho + (1.0 + 3.0 * rho) / len(kept), 0.0), 0.95)
+
+
+def noise_parts(times: list[float], values: list[float], events: list[Dip], confirmed: list[Dip]):
+    """(the log values of the seconds outside every event, the residuals of every usable second in order) that
+    `noise_outside` reads its sd and correlation from: each confirmed event's seconds about their own mean, the
+    rest about theirs (bench/short_phi.py reads other correlations from the same residuals)."""
+    import numpy as np
+
     t, v = np.asarray(times, dtype=float), np.asarray(values, dtype=float)
     usable = np.isfinite(v) & (v > 0)
     logs = np.log(np.where(usable, v, 1.0))
@@ -208,12 +221,9 @@ def noise_outside(
         if other in confirmed and held.any():
             residuals[held] = logs[held] - logs[held].mean()
             rest &= ~held
-    if quiet.sum() < 3:
-        return 0.0, 0.0
-    residuals[rest] = logs[rest] - logs[rest].mean()
-    kept = residuals[usable]
-    rho = lag1(kept.tolist())
-    return float(np.std(logs[quiet], ddof=1)), min(max(rho + (1.0 + 3.0 * rho) / len(kept), 0.0), 0.95)
+    if rest.any():
+        residuals[rest] = logs[rest] - logs[rest].mean()
+    return logs[quiet], residuals[usable]
 
 
 Judged = tuple[PointSeries, list[float], list[float], DipReport, int]
