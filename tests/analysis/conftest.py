@@ -20,7 +20,6 @@ def fewer_draws(monkeypatch):
         outlier_null._null,
         outlier_null.loo_alarm,
         outlier_null.later_alarm,
-        outlier_null.pair_cut,
     )
     for cache in caches:
         cache.cache_clear()

@@ -32,7 +32,6 @@ from functools import lru_cache
 import numpy as np
 
 from iolab.analysis import outlier_groups as groups
-from iolab.analysis.medians import row_medians
 from iolab.analysis.robust_scale import mad_factor
 from iolab.analysis.student_t import t_quantile
 
@@ -45,10 +44,6 @@ BISECTIONS = 16  # halvings of ln(HIGHEST / LOWEST): the alarm to about 0.02% of
 # drives, 1 at 32; a class of a split array holds its share of those
 BACKSTOP_DRAWS = 100_000
 BACKSTOP_WHOLE = 32  # a split array of more drives is held to the backstop's rate at this many (some 1e-5)
-# The sizes the pair step judges (`OutlierParams.pair_margin`): where the leave-out steps judge (the mixture test
-# judges 8-15) up to the largest arrays of bench/outlier_envelope.py's base space, where it was judged; its cut is
-# a quantile of the simulated null at the array's own size, which holds no Bonferroni factor to carry it further
-PAIR_SIZES = (16, 32)
 
 
 def step_cuts(n: int, steps: int, alarm: float, boost: float = 1.0) -> np.ndarray:
@@ -66,13 +61,11 @@ def _steps_passed(t: np.ndarray, cuts: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=512)
 def _null(
-    n: int, steps: int, group_alarm: float, share: float, nearer: float, margin: float = 0.0
-) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]:
-    """For each shape: whether the group search passes, the leave-out statistics T_1 .. T_steps, and the pair
-    step's statistic (`pair_t` where the second worst is at `margin` or more, else -inf; all -inf where the pair step
-    does not judge n drives), of DRAWS clean arrays of n drives (the group search's cuts are its own, at
-    `group_alarm`)."""
-    out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    n: int, steps: int, group_alarm: float, share: float, nearer: float
+) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """For each shape: whether the group search passes, and the leave-out statistics T_1 .. T_steps, of DRAWS clean
+    arrays of n drives (the group search's cuts are its own, at `group_alarm`)."""
+    out: list[tuple[np.ndarray, np.ndarray]] = []
     ks = groups._ks(n, share)
     cuts = groups.cuts(n, group_alarm, share) if group_alarm > 0 and len(ks) else None
     for i, shape in enumerate(groups.SHAPES):
@@ -81,62 +74,8 @@ def _null(
         group = np.zeros(DRAWS, dtype=bool)
         if cuts is not None:
             group = groups.passes(a, ks, cuts, nearer)
-        pair = np.full(DRAWS, -np.inf)
-        if pair_judges(n, margin):
-            worst, odds = pair_weighing(a)
-            pair = np.where(odds >= margin, worst, -np.inf)
-        out.append((group, groups._split_t(a, np.arange(1, steps + 1), 0.0), pair))
+        out.append((group, groups._split_t(a, np.arange(1, steps + 1), 0.0)))
     return tuple(out)
-
-
-def pair_judges(n: int, margin: float) -> bool:
-    """Whether the pair step judges an array of n drives: `margin` above 0 and n within `PAIR_SIZES`."""
-    return margin > 0 and PAIR_SIZES[0] <= n <= PAIR_SIZES[1]
-
-
-def pair_weighing(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each row of `a` (sorted worst first): the worst drive's t against the drives after the second worst
-    (their mean and sample sd, times sqrt(1 + 1/m) for m of them, as `outliers._Weighed` weighs a drive of no noise
-    of its own beyond its peers'), and the log likelihood ratio of "two slow" over "one slow" (`_peer_fit`: the
-    second worst a peer or not, the worst slow in both). A slow drive's own density is flat over a width in its
-    peers' spread (1 / spread, up to a constant the margin holds), so the ratio is the same at any spread."""
-    rest = a[:, 2:]
-    m = rest.shape[1]
-    mean = rest.mean(axis=1)
-    scale = rest.std(axis=1, ddof=1) * math.sqrt(1 + 1 / m)
-    two, spread = _peer_fit(rest)
-    one, _ = _peer_fit(a[:, 1:])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (a[:, 0] - mean) / scale, two - np.log(spread) - one
-
-
-def _peer_fit(peers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The log likelihood of each row of `peers` as one normal at their robust level and spread (the median and the
-    MAD with its small-sample factor), and that spread: a far drive among them costs its squared distance and does
-    not stretch the spread it is measured by (masking: a sample sd widened by the milder of two slow drives)."""
-    count = peers.shape[1]
-    level = row_medians(peers)
-    spread = 1.4826 * mad_factor(count) * row_medians(np.abs(peers - level[:, np.newaxis]))
-    spread = np.maximum(spread, np.finfo(float).tiny)
-    z = (peers - level[:, np.newaxis]) / spread[:, np.newaxis]
-    return -0.5 * (z * z).sum(axis=1) - count * np.log(spread), spread
-
-
-def _pair_limit(pairs: tuple[np.ndarray, ...], alarm: float) -> float:
-    """The least cut past which the pair statistic passes in at most `alarm` of the arrays of each shape."""
-    index = min(math.floor(alarm * DRAWS), DRAWS - 1)
-    return max(float(np.sort(pair)[::-1][index]) for pair in pairs)
-
-
-@lru_cache(maxsize=4096)
-def pair_cut(
-    n: int, alarm: float, steps: int, group_alarm: float, share: float, nearer: float, margin: float, part: float
-) -> float:
-    """The pair step's cut in n drives at the leave-out tests' `alarm` (`loo_alarm`'s, which holds the union): the
-    worst drive, weighed against the drives after the second worst where that one is `margin` or more past them, is
-    named past the value its clean arrays, normal or flat, pass in at most `alarm` of them (its null has no closed
-    form: setting the second worst aside truncates the peers)."""
-    return _pair_limit(tuple(pair for _, _, pair in _null(n, steps, group_alarm, share, nearer, margin)), alarm * part)
 
 
 @lru_cache(maxsize=4096)
@@ -150,25 +89,20 @@ def loo_alarm(
     boost: float = 1.0,
     later: float = 0.0,
     nearer: float = 0.0,
-    margin: float = 0.0,
-    part: float = 1.0,
 ) -> float:
-    """The leave-out tests' alarm in an array of n drives such that they, the pair step and the group search
-    together name a drive of a clean array, normal or flat, in at most `array_alarm` (module docstring). `steps`: how many drives are
+    """The leave-out tests' alarm in an array of n drives such that they and the group search together name a drive
+    of a clean array, normal or flat, in at most `array_alarm` (module docstring). `steps`: how many drives are
     set aside in turn (`loo_block`); `floor`: the alarm kept where the group search alone spends the budget;
     `boost`: the later steps' alarm over the first's (`OutlierParams.step_boost`); `later`: in its place, the later
-    steps' own alarm (`later_alarm`), where it is not 0; `nearer`: the group search's `OutlierParams.group_nearer`;
-    `margin`: the pair step's (`OutlierParams.pair_margin`; 0: off), judged at the same alarm (`pair_cut`).
+    steps' own alarm (`later_alarm`), where it is not 0; `nearer`: the group search's `OutlierParams.group_nearer`.
     Above `LARGEST` drives an array takes that size's alarm: the Bonferroni factor in n carries the rest."""
     n = min(n, LARGEST)
     steps = max(1, min(steps, n - 3))
-    nulls = _null(n, steps, group_alarm, share, nearer, margin)
-    pairs = tuple(pair for _, _, pair in nulls)
+    nulls = _null(n, steps, group_alarm, share, nearer)
 
     def passes(alarm: float) -> float:
         cuts = step_cuts(n, steps, alarm, later / alarm if later > 0 else boost)
-        limit = _pair_limit(pairs, alarm * part)
-        return max(float((group | _steps_passed(t, cuts) | (pair > limit)).mean()) for group, t, pair in nulls)
+        return max(float((group | _steps_passed(t, cuts)).mean()) for group, t in nulls)
 
     return _largest(passes, array_alarm, floor)
 
@@ -188,7 +122,7 @@ def later_alarm(n: int, spend: float, steps: int, group_alarm: float, share: flo
 
     def passes(alarm: float) -> float:
         cuts = step_cuts(n, steps, 1.0, alarm)[1:]
-        return max(float(_steps_passed(t[:, 1:], cuts).mean()) for _, t, _ in nulls)
+        return max(float(_steps_passed(t[:, 1:], cuts).mean()) for _, t in nulls)
 
     return _largest(passes, spend, LOWEST)
 
