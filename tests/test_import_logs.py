@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+from tests import in_process
 from tests.iolab_cli import iolab
 
 LOGS = Path(__file__).parent / "data" / "fio" / "logs"
@@ -16,7 +17,7 @@ def test_logs_beside_the_json_become_the_points_samples(tmp_path):
     shutil.copytree(LOGS, archive)
     proc = iolab("import", str(archive))
     assert proc.returncode == 0, proc.stderr
-    shown = json.loads(iolab("show", "1", "--json").stdout)
+    shown = json.loads(in_process.iolab("show", "1", "--json").stdout)
     (point,) = shown["points"]
     from iolab.store.db import open_store
     from iolab.store.queries import point_samples
@@ -73,7 +74,7 @@ def test_no_logs_imports_the_results_alone_and_says_the_logs_were_left(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "10 fio log files found, not read (--no-logs)" in proc.stderr
     assert "import " not in proc.stderr.split("Imported")[0]  # a small import draws no progress off a terminal
-    shown = json.loads(iolab("show", "1", "--json").stdout)
+    shown = json.loads(in_process.iolab("show", "1", "--json").stdout)
     (point,) = shown["points"]
     assert point["status"] == "ok"
     assert _stored("series") == 0

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import in_process
 from tests.cluster.servers import FIO, fio_servers, free_port, hostfile, kill_tree, local_sshd, processes_with, tree
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopback import Loopback
@@ -102,7 +103,7 @@ def test_three_hosts_results_per_host_and_an_honest_aggregate(tmp_path, iolab_ho
     data = json.loads(conn.execute("SELECT data FROM snapshots WHERE phase = 'before@h2'").fetchone()[0])
     assert data["fio_server"]["fio"].startswith("fio-") and data["source"] == "fio server probe"
 
-    shown = iolab("show", str(out["run"]["id"]))
+    shown = in_process.iolab("show", str(out["run"]["id"]))
     assert "Per host" in shown.stdout and "h3" in shown.stdout
 
 
@@ -118,13 +119,13 @@ def test_this_host_s_network_is_the_wire_a_multi_host_run_shows(tmp_path, iolab_
         (tmp_path / "one.fio").write_text(one_point)
         proc = iolab("run", str(tmp_path / "one.fio"), str(target), "--hostfile", str(hosts), "--size", "32M")
         assert proc.returncode == 0, proc.stderr
-    [point] = json.loads(iolab("report", "last", "-f", "json").stdout)["points"]
+    [point] = json.loads(in_process.iolab("report", "last", "-f", "json").stdout)["points"]
     side = point["side"]
     assert side["wire.lo.rx"]["value"] > 5e6 and side["wire.lo.tx"]["value"] > 5e6
     assert side["host_cpu_us_per_io"]["problem"] == "multi-host run: the hosts' CPUs are not sampled"
     assert side["perf"]["problem"] == "multi-host run: fio runs on the hosts, not on this one"
     assert side["fio_cpu_us_per_io"]["value"] > 0  # fio's own figure covers every host's jobs
-    md = iolab("report", "last", "-f", "md").stdout
+    md = in_process.iolab("report", "last", "-f", "md").stdout
     assert " lo rx MB/s " in md
     assert "- **wire:** lo is this host" in md
 

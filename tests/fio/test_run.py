@@ -14,6 +14,7 @@ import pytest
 from iolab.errors import RunFailed, UserError
 from iolab.fio import run as fio_run
 from iolab.fio.run import fio_version, run_fio
+from tests import in_process
 from tests.iolab_cli import iolab
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -91,7 +92,7 @@ def test_a_failing_point_is_kept_as_failed_and_the_run_exits_3(tmp_path):
     assert proc.returncode == 3, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "point(s) failed" in proc.stderr and "Invalid argument" in proc.stderr
-    shown = iolab("show", "last", "--json")
+    shown = in_process.iolab("show", "last", "--json")
     assert '"status": "failed"' in shown.stdout
 
 

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+from tests import in_process
 from tests.iolab_cli import as_in_a_terminal, iolab
 
 DATA = Path(__file__).parent.parent / "data" / "fio"
@@ -54,7 +55,7 @@ def test_an_interrupted_import_keeps_its_batches_and_says_so(tmp_path):
     assert "Traceback" not in err and len(lines) == 1 and "import interrupted" in lines[0], err
     kept = _points(db)
     assert 100 <= kept < FILES and f"{kept} files in run 1 stored and kept" in lines[0]
-    listed = iolab("ls").stdout
+    listed = in_process.iolab("ls").stdout
     assert "import fio-3.33" in listed and "interrupted" in listed, listed  # described, not left "import fio"
     again = iolab("import", str(archive))
     assert again.returncode == 0, again.stderr

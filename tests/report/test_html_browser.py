@@ -22,6 +22,7 @@ from iolab.runner.execute import execute
 from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
+from tests import in_process
 from tests.chromium import chromium_skip_reason, dump_dom, probe_copy
 from tests.iolab_cli import iolab
 from tests.loopdev import blkio_cgroup, loop_devices, loop_skip_reason, throttle_skip_reason
@@ -105,7 +106,9 @@ def page(tmp_path_factory) -> dict:
     small = tmp_path_factory.mktemp("small")
     runs += [str(_small(home, small)) for _ in range(3)]
     report = out / "report.html"
-    done = iolab("report", *runs, "--html", str(report), "--png", str(out / "png"), env={"IOLAB_HOME": str(home)})
+    done = in_process.iolab(
+        "report", *runs, "--html", str(report), "--png", str(out / "png"), env={"IOLAB_HOME": str(home)}
+    )
     assert done.returncode == 0, done.stderr
     shot = out / "report.png"
     dom = dump_dom(probe_copy(report, out), screenshot=shot)  # the probe script shows nothing on the page

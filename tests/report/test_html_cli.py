@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab
 
 requires_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -52,8 +53,8 @@ def test_run_ends_by_saying_where_its_report_is(one_run, iolab_home):
 @requires_fio
 def test_the_page_is_the_same_each_time_it_is_made(one_run, tmp_path):
     first, second = tmp_path / "a.html", tmp_path / "b.html"
-    assert iolab("report", "1", "--html", str(first)).returncode == 0
-    assert iolab("report", "1", "--html", str(second)).returncode == 0
+    assert in_process.iolab("report", "1", "--html", str(first)).returncode == 0
+    assert in_process.iolab("report", "1", "--html", str(second)).returncode == 0
     assert first.read_text() == second.read_text()
 
 
@@ -82,13 +83,13 @@ def test_no_report_writes_no_page(tmp_path, iolab_home, monkeypatch):
 
 
 def test_an_unknown_run_is_a_user_error(tmp_path):
-    assert "no run" in assert_clean_error(iolab("report", "7", "--html", str(tmp_path / "r.html")))
+    assert "no run" in assert_clean_error(in_process.iolab("report", "7", "--html", str(tmp_path / "r.html")))
 
 
 @requires_fio
 def test_an_unwritable_html_path_is_a_user_error(one_run, tmp_path):
-    message = assert_clean_error(iolab("report", "1", "--html", str(tmp_path / "missing" / "r.html")))
+    message = assert_clean_error(in_process.iolab("report", "1", "--html", str(tmp_path / "missing" / "r.html")))
     assert "--html" in message
     blocker = tmp_path / "file"
     blocker.write_text("")
-    assert "--png" in assert_clean_error(iolab("report", "1", "--png", str(blocker / "charts")))
+    assert "--png" in assert_clean_error(in_process.iolab("report", "1", "--png", str(blocker / "charts")))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopdev import loop_devices
 
@@ -52,11 +53,11 @@ def test_leave_one_out_names_each_set_and_run_show_and_report_print_the_same_arr
             "md",
         )
     assert proc.returncode == 0, proc.stderr
-    run_id = json.loads(iolab("ls", "--json").stdout)[0]["id"]
-    shown = {fmt: iolab("show", str(run_id), "-f", fmt).stdout for fmt in ("md", "table", "json")}
+    run_id = json.loads(in_process.iolab("ls", "--json").stdout)[0]["id"]
+    shown = {fmt: in_process.iolab("show", str(run_id), "-f", fmt).stdout for fmt in ("md", "table", "json")}
     assert shown["md"] == proc.stdout  # what the run printed is what show and report print
     for fmt, text in shown.items():
-        assert iolab("report", str(run_id), "-f", fmt).stdout == text, fmt
+        assert in_process.iolab("report", str(run_id), "-f", fmt).stdout == text, fmt
     tables = json.loads(shown["json"])["tables"]
     for (
         table

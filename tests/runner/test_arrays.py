@@ -85,7 +85,7 @@ def test_subset_scaling_on_four_devices_prints_the_table():
                 "--array-modes",
                 "scaling",
                 "--runtime",
-                "2",
+                "1",
                 "--ramp",
                 "0",
                 "-f",

@@ -18,6 +18,7 @@ import pytest
 
 from iolab.models.host_settings import active_choice
 from iolab.store.db import open_store
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopdev import LoopDevice, loop_devices, loop_skip_reason
 
@@ -97,7 +98,7 @@ def test_an_ab_of_the_scheduler_is_one_run_one_table_and_the_device_is_as_before
         assert written == f"/sys/block/{device.name}/queue/scheduler = {point['host_settings']['scheduler']}"
     store.close()
 
-    markdown = iolab("report", "last", "--format", "md").stdout
+    markdown = in_process.iolab("report", "last", "--format", "md").stdout
     assert markdown.count("### Table") == 1
     assert "| scheduler | MB/s |" in markdown
     rows = [line for line in markdown.splitlines() if line.startswith(("| none |", "| mq-deadline |"))]
@@ -117,7 +118,7 @@ def test_without_the_opt_in_or_with_a_value_the_kernel_refuses_nothing_runs_and_
     )
     assert f"the kernel refused nr_requests = 1000000 on {device.name}" in refused and "nothing was changed" in refused
     assert queue(device) == before
-    assert json.loads(iolab("ls", "--json").stdout) == []
+    assert json.loads(in_process.iolab("ls", "--json").stdout) == []
 
 
 def _fio_running(marker: str) -> bool:

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.iolab_cli import iolab
+from tests.in_process import iolab
 from tests.runner.interrupting import fio_children_alive, start_run, wait_for_points
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")

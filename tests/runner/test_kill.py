@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import iolab
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -102,7 +103,7 @@ def test_sigkill_at_any_moment_leaves_no_fio_and_the_next_run_cleans_up(tmp_path
                 os.kill(pid, signal.SIGKILL)
     assert survivors == [], f"processes alive 2 s after iolab was killed: {survivors}"
 
-    runs = json.loads(iolab("ls", "--json").stdout)
+    runs = json.loads(in_process.iolab("ls", "--json").stdout)
     assert len(runs) == 1 and runs[0]["status"] == "interrupted"  # one plan, resumed by every new start
     cleaned = iolab("clean", env={"TMPDIR": str(tmpdir)})
     assert cleaned.returncode == 0, cleaned.stderr
@@ -112,6 +113,6 @@ def test_sigkill_at_any_moment_leaves_no_fio_and_the_next_run_cleans_up(tmp_path
     assert list(tmpdir.iterdir()) == []
     resumed = iolab("run", "--resume", str(runs[0]["id"]), timeout=120)
     assert resumed.returncode == 0, resumed.stderr
-    (run,) = json.loads(iolab("ls", "--json").stdout)
+    (run,) = json.loads(in_process.iolab("ls", "--json").stdout)
     assert run["status"] == "complete" and run["points_done"] == run["points_planned"] == 1
     assert not list(target.glob("iolab-scratch-*"))

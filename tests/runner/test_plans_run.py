@@ -21,6 +21,7 @@ from iolab.runner.progress import SilentProgress
 from iolab.runner.request import RunRequest
 from iolab.store.db import open_store
 from iolab.store.queries import get_run, point_samples, run_findings, run_points, run_snapshot
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab, run_job
 from tests.loopdev import loop_devices, loop_skip_reason
 
@@ -82,7 +83,7 @@ def test_killed_twelve_point_plan_resumes_to_exactly_twelve_without_rerunning(tm
         if record.point.key in before:
             assert record.started_at == before[record.point.key]  # not run again
     assert get_run(open_store(), 1).status == "complete"
-    assert json.loads(iolab("ls", "--json").stdout)[0]["id"] == 1  # no second run was made
+    assert json.loads(in_process.iolab("ls", "--json").stdout)[0]["id"] == 1  # no second run was made
 
 
 def test_dry_run_lists_points_time_and_writes_without_running(tmp_path):
@@ -94,7 +95,7 @@ def test_dry_run_lists_points_time_and_writes_without_running(tmp_path):
     assert proc.stderr.count(" on ") == 4
     assert "4 points, estimated" in proc.stderr
     assert "scratch file" in proc.stderr and "removed afterwards" in proc.stderr
-    assert json.loads(iolab("ls", "--json").stdout) == []  # nothing was recorded
+    assert json.loads(in_process.iolab("ls", "--json").stdout) == []  # nothing was recorded
     assert list(target.iterdir()) == []
 
 
@@ -145,12 +146,12 @@ def test_diff_env_names_a_changed_setting(tmp_path):
             if held is not None:
                 held["devices"], held["filesystems"] = first["devices"], first["filesystems"]
                 store.save_snapshot(run_id, phase, held)
-    same = iolab("diff-env", "1", "2")
+    same = in_process.iolab("diff-env", "1", "2")
     assert same.returncode == 0 and "No differences" in same.stdout, same.stdout
     snap = run_snapshot(store, 2, "before")
     snap["cmdline"] = snap["cmdline"] + " spec_rstack_overflow=safe-ret"
     store.save_snapshot(2, "before", snap)
-    changed = iolab("diff-env", "1", "2")
+    changed = in_process.iolab("diff-env", "1", "2")
     assert "spec_rstack_overflow=safe-ret" in changed.stdout
 
 
@@ -260,7 +261,7 @@ def test_qd_sweep_on_a_loop_device_gives_a_markdown_row_per_queue_depth_with_rep
         )
         outcome = execute(request, open_store(), SilentProgress())
     assert outcome.status == "complete", outcome.failed
-    md = iolab("report", str(outcome.run_id), "--format", "md")
+    md = in_process.iolab("report", str(outcome.run_id), "--format", "md")
     assert md.returncode == 0, md.stderr
     tables = [block for block in md.stdout.split("### Table ")[1:]]
     assert len(tables) == 2  # 4 KiB random and 128 KiB sequential read

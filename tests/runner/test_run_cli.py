@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab, run_job
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -32,9 +33,9 @@ def test_run_on_a_directory_measures_stores_and_cleans_up(tmp_path):
     assert "MB/s" in proc.stdout and "p99 lat" in proc.stdout
     assert list(target.iterdir()) == []  # scratch file removed
 
-    runs = json.loads(iolab("ls", "--json").stdout)
+    runs = json.loads(in_process.iolab("ls", "--json").stdout)
     assert [(r["status"], r["points_done"], r["points_planned"]) for r in runs] == [("complete", 5, 5)]
-    shown = json.loads(iolab("show", str(runs[0]["id"]), "--json").stdout)
+    shown = json.loads(in_process.iolab("show", str(runs[0]["id"]), "--json").stdout)
     by_name = {p["name"]: p for p in shown["points"]}
     rand_read = by_name["randread-4k-qd32-j4"]["result"]
     assert rand_read["jobs"] == 4
@@ -133,4 +134,4 @@ def test_bad_size_is_a_clear_error(tmp_path):
 
 
 def test_show_unknown_run_is_a_clear_error():
-    assert "no runs yet" in assert_clean_error(iolab("show", "last"))
+    assert "no runs yet" in assert_clean_error(in_process.iolab("show", "last"))

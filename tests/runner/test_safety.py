@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopdev import loop_devices, loop_skip_reason
 
@@ -37,7 +38,7 @@ def test_allow_write_refuses_a_device_holding_ext4(ext4_loop):
     err = assert_clean_error(iolab("run", "--allow-write", dev, *FAST))
     assert f"refusing to write to {dev}" in err and "ext4" in err
     assert _digest(backing) == before
-    assert json.loads(iolab("ls", "--json").stdout) == []  # refused before any run was recorded
+    assert json.loads(in_process.iolab("ls", "--json").stdout) == []  # refused before any run was recorded
 
 
 def test_allow_write_refuses_a_mounted_device(ext4_loop, tmp_path):

@@ -22,6 +22,7 @@ from iolab.errors import UserError
 from iolab.runner import scratch
 from iolab.store.db import open_store
 from iolab.store.queries import open_scratch
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopdev import loop_devices, loop_skip_reason
 
@@ -165,7 +166,7 @@ def test_a_second_run_on_the_same_target_and_a_resume_of_a_live_run_are_refused(
     finally:
         first.kill()
         first.wait()
-    assert len(json.loads(iolab("ls", "--json").stdout)) == 1  # the refused runs made no run
+    assert len(json.loads(in_process.iolab("ls", "--json").stdout)) == 1  # the refused runs made no run
 
 
 @needs_fio
@@ -190,7 +191,7 @@ def test_clean_removes_what_a_killed_run_left_and_nothing_else(tmp_path, iolab_h
 
     resumed = iolab("run", "--resume", str(run_id), timeout=300)
     assert resumed.returncode == 0, resumed.stderr
-    (run,) = json.loads(iolab("ls", "--json").stdout)
+    (run,) = json.loads(in_process.iolab("ls", "--json").stdout)
     assert run["status"] == "complete" and run["points_done"] == run["points_planned"]
     assert _scratch_names(target) == [lookalike.name]
 

@@ -7,6 +7,7 @@ import csv
 import io
 import json
 
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopback import Loopback
 
@@ -33,7 +34,7 @@ def test_cpu_per_io_wire_and_metric_commands_are_columns_of_every_report(tmp_pat
         proc = iolab("run", str(plan), str(data), "--size", "32M", "--allow-commands")
     assert proc.returncode == 0, proc.stderr
 
-    md = iolab("report", "last", "-f", "md")
+    md = in_process.iolab("report", "last", "-f", "md")
     assert md.returncode == 0, md.stderr
     lines = md.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("| ") and "MB/s" in line)
@@ -48,12 +49,12 @@ def test_cpu_per_io_wire_and_metric_commands_are_columns_of_every_report(tmp_pat
     assert "- **wire:** lo is this host" in md.stdout
     assert "LLC hit %" in cells or "- **hardware counters:** not available: " in md.stdout
 
-    points = json.loads(iolab("report", "last", "-f", "json").stdout)["points"]
+    points = json.loads(in_process.iolab("report", "last", "-f", "json").stdout)["points"]
     side = points[0]["side"]
     assert side["fio_cpu_us_per_io"]["value"] > 0 and side["host_cpu_us_per_io"]["value"] > 0
     assert side["cmd.answer"] == side["cmd.answer.max"] == {"value": 42.0, "problem": ""}
     assert side["cmd.words"] == {"value": None, "problem": "not a number: 'hello'"}
 
-    [row_csv] = csv.DictReader(io.StringIO(iolab("report", "last", "-f", "csv").stdout))
+    [row_csv] = csv.DictReader(io.StringIO(in_process.iolab("report", "last", "-f", "csv").stdout))
     assert float(row_csv["side_cmd.answer"]) == 42.0
     assert float(row_csv["side_wire.lo.rx"]) == side["wire.lo.rx"]["value"]

@@ -12,7 +12,7 @@ import signal
 
 import pytest
 
-from tests.iolab_cli import iolab
+from tests.in_process import iolab
 from tests.runner.interrupting import start_run, wait_for_points
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")

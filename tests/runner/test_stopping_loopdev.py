@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import iolab
 from tests.loopdev import blkio_cgroup, loop_devices, throttle_skip_reason
 
@@ -58,7 +59,7 @@ def test_a_steady_point_ends_when_its_rate_is_known_and_keeps_fios_whole_json(tm
     read = point["result"]["directions"]["read"]
     assert read["iops"] == pytest.approx(2000, rel=0.05)  # the kept window's rate: fio's rate limit
     assert read["latency"]["percentiles"]["99.0"] > 0  # fio's final document was whole
-    shown = iolab("show", "last")
+    shown = in_process.iolab("show", "last")
     assert "stopped" in shown.stdout and "target met" in shown.stdout
 
 

@@ -13,6 +13,7 @@ import pytest
 from iolab.analysis.interference import measure_interference
 from iolab.models import DirectionResult, Result, Sample
 from iolab.telemetry.processes import other_cpu, process_times
+from tests import in_process
 from tests.iolab_cli import iolab
 
 FAST = ["--runtime", "1", "--ramp", "0", "--size", "64M"]
@@ -78,5 +79,5 @@ def test_a_busy_neighbour_is_named_and_the_quick_preset_measures_again(tmp_path,
     assert "TEL-INTERFERENCE" in proc.stdout and "other processes used" in proc.stdout, proc.stdout
     assert "measured again, once, because something else was busy" in proc.stderr, proc.stderr
     assert "kept as measured" in proc.stderr, proc.stderr  # the hog stayed: one point measured again, not five
-    run = json.loads(iolab("ls", "--json").stdout)[0]
+    run = json.loads(in_process.iolab("ls", "--json").stdout)[0]
     assert (run["status"], run["points_done"]) == ("complete", 5)  # measured again, stored once

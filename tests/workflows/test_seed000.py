@@ -4,8 +4,10 @@ dip (its read drops a few seconds into the run, then rebounds) found on that dri
 blkdiscard on it and the re-run without the dip.
 
 Loop devices stand in for the SSDs, a blkio throttle for the slow drive and for the dip's window
-(`tests.loopdev`). Every step is the `iolab` command line, as the engineer typed it. Four drives, not the
-seed's thirty: the outlier, leave-one-out and dip rules read the same with four, at half the points of eight.
+(`tests.loopdev`). Every step is the `iolab` command line, as the engineer typed it: the runs as processes of
+their own, the commands that only read the store (`show`, `ls`, `compare`, `report`) in this process
+(tests.in_process: the same entry point and arguments, without an interpreter's start for each). Four drives, not
+the seed's thirty: the outlier, leave-one-out and dip rules read the same with four, at half the points of eight.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import assert_clean_error, iolab
 from tests.loopdev import blkio_cgroup, loop_devices, loop_skip_reason
 from tests.process_tree import measuring_fio
@@ -68,7 +71,7 @@ def test_the_slow_drive_is_named_together_alone_and_by_leaving_it_out(drives, io
         out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     # the engineer's look: the outlier finding names SSD27's stand-in, alone and together, and no other drive
-    shown = json.loads(iolab("show", "1", "--json").stdout)
+    shown = json.loads(in_process.iolab("show", "1", "--json").stdout)
     outliers = {(f["subject"], f["severity"]) for f in shown["findings"] if f["rule_id"] == "ARR-OUTLIER"}
     assert {s for s, sev in outliers if sev == "warning"} == {slow.name}, outliers
     views = {
@@ -99,7 +102,7 @@ def test_a_scheduler_ab_in_one_run_has_its_verdict_and_compare_selects_its_sides
     proc = iolab("run", str(plan), dev.path, "--allow-host-changes", "--no-telemetry", *FAST)  # fio's figures
     assert proc.returncode == 0, proc.stderr
     assert Path(f"/sys/block/{dev.name}/queue/scheduler").read_text() == before  # put back
-    (run,) = [r["id"] for r in json.loads(iolab("ls", "--json").stdout) if r["label"] == "sched-ab"]
+    (run,) = [r["id"] for r in json.loads(in_process.iolab("ls", "--json").stdout) if r["label"] == "sched-ab"]
     # the run's own output ends with the verdict, worded as `iolab compare` words it
     header = f"A = run {run}:scheduler=none"
     assert header in proc.stdout and f"B = run {run}:scheduler=mq-deadline" in proc.stdout, proc.stdout
@@ -107,18 +110,18 @@ def test_a_scheduler_ab_in_one_run_has_its_verdict_and_compare_selects_its_sides
     verdict = row[6]
     # both sides throttled to 30 MB/s alike: the same speed, never faster or slower
     assert verdict.startswith(("equivalent", "inconclusive")), row
-    selected = iolab("compare", f"{run}:scheduler=none", f"{run}:scheduler=mq-deadline")
+    selected = in_process.iolab("compare", f"{run}:scheduler=none", f"{run}:scheduler=mq-deadline")
     assert selected.returncode == 0, selected.stderr
     (again,) = _cells(selected.stdout, "A = ")
     assert again[6] == verdict and again[2:6] == row[2:6]  # the same statistics and wording
     # and in the run's reports: Markdown and the HTML page, written by one command
     page = tmp_path / "ab.html"
-    reported = iolab("report", str(run), "-f", "md", "--html", str(page))
+    reported = in_process.iolab("report", str(run), "-f", "md", "--html", str(page))
     assert reported.returncode == 0, reported.stderr
     md = reported.stdout
     assert f"A = {header[4:]}" in md.replace("\\", "") and verdict.split()[0] in md, md
     assert f"run {run}:scheduler=mq-deadline" in page.read_text()
-    refused = assert_clean_error(iolab("compare", str(run), str(run)))
+    refused = assert_clean_error(in_process.iolab("compare", str(run), str(run)))
     assert "scheduler=none" in refused  # it says how to part a run into two sides
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import iolab
 from tests.loopdev import LoopDevice, blkio_cgroup, loop_devices, loop_skip_reason
 
@@ -97,7 +98,9 @@ def imported(tmp_path_factory):
             proc = iolab("import", "--snapshot", str(folder), env=env)
             assert proc.returncode == 0, proc.stderr
             said += proc.stderr
-    runs = sorted(json.loads(iolab("ls", "--json", "--limit", "100", env=env).stdout), key=lambda r: r["started_at"])
+    runs = sorted(
+        json.loads(in_process.iolab("ls", "--json", "--limit", "100", env=env).stdout), key=lambda r: r["started_at"]
+    )
     return env, [r["id"] for r in runs], said, root, device
 
 
@@ -106,8 +109,8 @@ def history(imported) -> tuple[str, dict]:
     """`iolab history` and `iolab history --json` of the imported runs, as the engineers first read them (before
     any note or tag): asked once for the tests that read that same history."""
     env = imported[0]
-    (series,) = json.loads(iolab("history", "--json", env=env).stdout)
-    return iolab("history", env=env).stdout, series
+    (series,) = json.loads(in_process.iolab("history", "--json", env=env).stdout)
+    return in_process.iolab("history", env=env).stdout, series
 
 
 def test_folders_of_30_hourly_outputs_are_30_runs_and_three_days_of_per_day_cov(imported, history):
@@ -148,11 +151,11 @@ def test_the_change_point_is_at_the_hour_the_setting_changed_and_names_it(import
 def test_notes_tags_and_the_ranges_compared(imported):
     env, ids, _, _, _ = imported
     assert iolab("note", str(ids[CHANGE_AT]), "checksums on", env=env).returncode == 0
-    assert iolab("tag", f"{ids[CHANGE_AT]}-{ids[-1]}", "after-change", env=env).returncode == 0
-    text = iolab("history", env=env).stdout
+    assert in_process.iolab("tag", f"{ids[CHANGE_AT]}-{ids[-1]}", "after-change", env=env).returncode == 0
+    text = in_process.iolab("history", env=env).stdout
     assert "  notebook:" in text and '"checksums on"' in text and "at the change point" in text, text
     before = f"{ids[0]}-{ids[CHANGE_AT - 1]}"
-    compared = iolab("compare", before, "tag:after-change", "--json", env=env)
+    compared = in_process.iolab("compare", before, "tag:after-change", "--json", env=env)
     assert compared.returncode == 0, compared.stderr
     (row,) = json.loads(compared.stdout)["workloads"]
     assert row["verdict"] == "slower" and -0.35 < row["change"] < -0.15, row  # 8 -> 6 MiB/s: -25%
@@ -163,7 +166,7 @@ def test_csv_prometheus_and_html(imported):
     from prometheus_client.parser import text_string_to_metric_families
 
     csv_path, prom, page = root / "points.csv", root / "iolab.prom", root / "history.html"
-    proc = iolab("export", "--csv", str(csv_path), "--prometheus", str(prom), env=env)
+    proc = in_process.iolab("export", "--csv", str(csv_path), "--prometheus", str(prom), env=env)
     assert proc.returncode == 0, proc.stderr
     rows = list(csv.DictReader(io.StringIO(csv_path.read_text())))
     assert len(rows) == 30 and rows[0]["run_started"].startswith("2026-01-01T09:00")
@@ -173,7 +176,7 @@ def test_csv_prometheus_and_html(imported):
     assert change.value == ids[CHANGE_AT]
     (last,) = families["iolab_last_run_timestamp_seconds"].samples
     assert last.value == pytest.approx(HOURS[-1], abs=1)
-    assert iolab("history", "--html", str(page), env=env).returncode == 0
+    assert in_process.iolab("history", "--html", str(page), env=env).returncode == 0
     assert "per-day COV" in page.read_text()
 
 
@@ -218,7 +221,7 @@ def test_the_scheduled_plan_never_resumes_a_run_it_did_not_start(tmp_path, iolab
     scheduled = subprocess.run(["/bin/sh", "-c", command], capture_output=True, text=True, timeout=120, check=False)
     assert scheduled.returncode == 0, scheduled.stderr
     assert "resum" not in scheduled.stderr
-    runs = json.loads(iolab("ls", "--json").stdout)
+    runs = json.loads(in_process.iolab("ls", "--json").stdout)
     assert len(runs) == 2 and {r["status"] for r in runs} >= {"complete"}
     by_hand = iolab("run", "-q", str(plan), str(data), "--size", "32M")
     assert by_hand.returncode == 0, by_hand.stderr

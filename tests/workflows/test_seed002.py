@@ -13,6 +13,7 @@ import subprocess
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import iolab
 from tests.loopback import Loopback
 from tests.loopdev import loop_devices
@@ -44,7 +45,7 @@ def test_a_qd_table_with_repeats_and_side_figures_in_markdown(tmp_path, iolab_ho
         proc = iolab("run", str(plan), str(data), "--size", "32M", "--allow-commands", "-q", timeout=240)
     assert proc.returncode == 0, proc.stderr
 
-    md = iolab("report", "last", "-f", "md")
+    md = in_process.iolab("report", "last", "-f", "md")
     assert md.returncode == 0, md.stderr
     lines = md.stdout.splitlines()
     at = next(i for i, line in enumerate(lines) if line.startswith("| iodepth |"))
@@ -63,7 +64,7 @@ def test_a_qd_table_with_repeats_and_side_figures_in_markdown(tmp_path, iolab_ho
     assert all(5 <= float(r["lo rx MB/s"].split(" ± ")[0]) <= 40 for r in rows), rows
 
     # every repeat kept as its own point, summarised from the samples: the table's mean is theirs
-    points = json.loads(iolab("report", "last", "-f", "json").stdout)["points"]
+    points = json.loads(in_process.iolab("report", "last", "-f", "json").stdout)["points"]
     assert len(points) == len(QDS) * 3
     qd32 = [p for p in points if p["options"]["iodepth"] == "32"]
     mean = sum(p["result"]["directions"]["read"]["bw_bytes"] for p in qd32) / 3 / 1e6
@@ -102,5 +103,5 @@ def test_an_in_flight_gauge_is_read_while_fio_runs_and_reported_as_mean_and_max(
     mean, top = point["side"]["cmd.bufs_in_flight"], point["side"]["cmd.bufs_in_flight.max"]
     assert mean["problem"] == top["problem"] == "", (mean, top)
     assert 0 < mean["value"] <= top["value"] <= 4, (mean, top)
-    table = iolab("show", "last").stdout
+    table = in_process.iolab("show", "last").stdout
     assert "bufs_in_flight mean" in table and "bufs_in_flight max" in table, table

@@ -10,6 +10,7 @@ import shutil
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import iolab
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
@@ -44,5 +45,5 @@ def test_a_point_of_four_grouped_jobs_stopped_once_known_reads_all_four(tmp_path
     assert point["result"]["directions"]["read"]["iops"] == pytest.approx(2000, rel=0.05), point["result"]
     stop = point["result"]["stopping"]
     assert stop["reason"] == "target met" and stop["discarded_s"] + stop["kept_s"] < 8, stop
-    shown = iolab("show", "last")
+    shown = in_process.iolab("show", "last")
     assert "stopped" in shown.stdout and "target met" in shown.stdout, shown.stdout

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import in_process
 from tests.iolab_cli import iolab
 from tests.loopdev import loop_devices, loop_skip_reason
 
@@ -63,9 +64,9 @@ def test_the_desktop_job_linted_run_corrected_and_run_again(ext4, tmp_path, iola
     (slow,) = json.loads(first.stdout)["points"]
     assert slow["options"]["rw"] == "read" and slow["result"]["directions"]["read"]["bw_bytes"] > 0
     # the run's target is the file the job names, not the directory iolab was started in ("." before)
-    (listed,) = json.loads(iolab("ls", "--json").stdout)
+    (listed,) = json.loads(in_process.iolab("ls", "--json").stdout)
     assert listed["targets"] == [str(data)], listed
-    assert str(data) in iolab("ls").stdout
+    assert str(data) in in_process.iolab("ls").stdout
     assert not data.exists()  # the file iolab made for the job is removed afterwards
 
     corrected = tmp_path / "seq-read-libaio.fio"
@@ -76,15 +77,17 @@ def test_the_desktop_job_linted_run_corrected_and_run_again(ext4, tmp_path, iola
     assert second.returncode == 0, second.stderr
     (fast,) = json.loads(second.stdout)["points"]
     assert {k: fast["options"][k] for k in CORRECTED} == CORRECTED
-    runs = json.loads(iolab("ls", "--json").stdout)
+    runs = json.loads(in_process.iolab("ls", "--json").stdout)
     assert len(runs) == 2 and all(r["targets"] == [str(data)] for r in runs)
     # the two jobs are two workloads (other options) asking one question, a sequential read of 128 KiB:
     # compare pairs them by access pattern and says what the corrected job does differently
-    said = iolab("compare", str(runs[-1]["id"]), str(runs[0]["id"]))
+    said = in_process.iolab("compare", str(runs[-1]["id"]), str(runs[0]["id"]))
     assert said.returncode == 0, said.stderr
     text = " ".join(said.stdout.split())
     assert "paired as sequential read; B differs in" in text, said.stdout
     assert "ioengine: psync -> libaio" in text and "iodepth: 1 -> 32" in text, said.stdout
-    (row,) = json.loads(iolab("compare", str(runs[-1]["id"]), str(runs[0]["id"]), "--json").stdout)["workloads"]
+    (row,) = json.loads(in_process.iolab("compare", str(runs[-1]["id"]), str(runs[0]["id"]), "--json").stdout)[
+        "workloads"
+    ]
     assert row["paired_by"] == "access pattern" and "iodepth: 1 -> 32" in row["differs"]
     assert Path(ext4).exists()

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import in_process
 from tests.cluster.servers import fio_servers, hostfile
 from tests.iolab_cli import assert_clean_error, iolab, run_job
 from tests.loopdev import loop_devices, loop_skip_reason
@@ -76,7 +77,7 @@ def test_a_file_system_without_the_inodes_is_refused_before_it_starts_naming_the
     with mounted("tmpfs", tmp_path / "tiny", "size=16m,nr_inodes=400") as fs:
         said = assert_clean_error(iolab("run", "--preset", "metadata", str(fs), *FAST))
     assert "free inodes" in said and "64 threads x 16 files need 1,024" in said, said
-    assert json.loads(iolab("ls", "--json").stdout) == []  # refused before a run was made
+    assert json.loads(in_process.iolab("ls", "--json").stdout) == []  # refused before a run was made
 
 
 def test_root_on_a_directory_a_user_owns_is_refused_with_its_fix(tmp_path, iolab_home):
@@ -112,7 +113,7 @@ def test_a_killed_metadata_run_is_not_resumed_on_another_directory(tmp_path, iol
     a = _killed_once_measuring(first, db)
     b = _killed_once_measuring(second, db)
     assert a != b, "the run on another directory reopened the killed one"
-    targets = {r["id"]: r["targets"] for r in json.loads(iolab("ls", "--json").stdout)}
+    targets = {r["id"]: r["targets"] for r in json.loads(in_process.iolab("ls", "--json").stdout)}
     assert targets == {a: [str(first)], b: [str(second)]}
 
 
@@ -190,7 +191,7 @@ def test_thread_scaling_with_the_page_cache_dropped_before_every_point(tmp_path,
     proc = iolab("run", str(plan), str(data), "--size", "64M", "--no-telemetry", timeout=240)
     assert proc.returncode == 0, proc.stderr
     assert "could not drop the page cache" not in proc.stderr
-    shown = json.loads(iolab("show", "last", "--json").stdout)
+    shown = json.loads(in_process.iolab("show", "last", "--json").stdout)
     jobs = [int(p["options"]["numjobs"]) for p in shown["points"]]
     assert jobs == [1, 2, 4, 8] and all(p["status"] == "ok" for p in shown["points"])
     assert [p["result"]["jobs"] for p in shown["points"]] == jobs  # each thread count's jobs summed
@@ -200,7 +201,7 @@ def test_thread_scaling_with_the_page_cache_dropped_before_every_point(tmp_path,
     assert all(d["outcome"] == "ok" and d["seconds"] >= 0 for d in drops)
     (fill,) = [p for p in shown["phases"] if p["kind"] == "fill"]
     assert fill["outcome"] == "ok" and fill["point_id"] is None and fill["started"] <= drops[0]["started"]
-    text = " ".join(iolab("show", "last").stdout.split())
+    text = " ".join(in_process.iolab("show", "last").stdout.split())
     assert "phase: cache drop" in text and "(before points): 4 times" in text and "phase: fill" in text, text
 
 
