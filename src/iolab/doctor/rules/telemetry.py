@@ -17,6 +17,7 @@ import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from iolab.analysis import recurring, window_tail
 from iolab.analysis.dips import Dip, DipParams, DipReport, detect_dips
@@ -25,6 +26,9 @@ from iolab.analysis.stopping import lag1
 from iolab.doctor.derived import MIN_SERIES_SAMPLES, PointSeries, active_seconds
 from iolab.doctor.rule import Context, Rule, rule
 from iolab.models import Finding, units
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MIB = 1 << 20
 
@@ -204,7 +208,9 @@ def noise_outside(
     return float(np.std(quiet, ddof=1)), min(max(rho + (1.0 + 3.0 * rho) / len(kept), 0.0), 0.95)
 
 
-def noise_parts(times: list[float], values: list[float], events: list[Dip], confirmed: list[Dip]):
+def noise_parts(
+    times: list[float], values: list[float], events: list[Dip], confirmed: list[Dip]
+) -> tuple[np.ndarray, np.ndarray]:
     """(the log values of the seconds outside every event, the residuals of every usable second in order) that
     `noise_outside` reads its sd and correlation from: each confirmed event's seconds about their own mean, the
     rest about theirs (bench/short_phi.py reads other correlations from the same residuals)."""
