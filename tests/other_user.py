@@ -52,3 +52,23 @@ def shared_dir(prefix: str) -> Iterator[Path]:
         shared.mkdir()
         shared.chmod(0o755)
         yield shared
+
+
+def root_only(uid: int) -> bool:
+    """The `trusted` a root run passes to the path rule's readers: root alone."""
+    return uid == 0
+
+
+@contextmanager
+def tmpfs_directory() -> Iterator[int]:
+    """An O_PATH descriptor of /dev/shm (tmpfs on every Linux this runs on; not tmp_path, whose file system is
+    the host's to choose), closed afterwards; the test is skipped where there is none."""
+    import pytest
+
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm here")
+    fd = os.open("/dev/shm", os.O_PATH | os.O_DIRECTORY)
+    try:
+        yield fd
+    finally:
+        os.close(fd)

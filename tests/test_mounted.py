@@ -18,12 +18,7 @@ import pytest
 from iolab import mounted
 from iolab.errors import UserError
 from iolab.private import write_private
-from tests.other_user import shared_dir
-
-
-def _root_only(uid: int) -> bool:
-    return uid == 0
-
+from tests.other_user import root_only, shared_dir, tmpfs_directory
 
 MOUNTINFO = (
     "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
@@ -42,7 +37,7 @@ def test_the_mount_of_a_device_is_judged_by_its_superblock_options():
     def judged(dev: str) -> str:
         found = mounted.super_options(MOUNTINFO, dev)
         assert found is not None
-        return mounted.judge(*found, _root_only)
+        return mounted.judge(*found, root_only)
 
     assert judged("254:0") == ""
     assert (
@@ -72,7 +67,7 @@ def test_generated_option_lists_are_judged_by_the_two_options_alone():
             words.insert(rng.randint(0, len(words)), "noperm")
         fuse = fs_type.startswith("fuse")
         expected = (fuse and uid != 0) or (fs_type in ("cifs", "smb3") and noperm)
-        assert bool(mounted.judge(fs_type, ",".join(words), _root_only)) == expected, (fs_type, words)
+        assert bool(mounted.judge(fs_type, ",".join(words), root_only)) == expected, (fs_type, words)
 
 
 @pytest.fixture
@@ -122,15 +117,9 @@ def test_a_directory_on_another_user_s_fuse_mount_or_a_noperm_share_is_refused(o
 
 
 def test_a_tmpfs_directory_is_asked_once_and_passes():
-    """/dev/shm (tmpfs on every Linux this runs on; not tmp_path, whose file system is the host's to choose)."""
-    if not os.path.isdir("/dev/shm"):
-        pytest.skip("no /dev/shm here")
-    fd = os.open("/dev/shm", os.O_PATH | os.O_DIRECTORY)
-    try:
+    with tmpfs_directory() as fd:
         assert mounted._magic(fd) == TMPFS_MAGIC
-        assert mounted.mount_problem(fd, _root_only) == ""
-    finally:
-        os.close(fd)
+        assert mounted.mount_problem(fd, root_only) == ""
 
 
 TMPFS_MAGIC = 0x01021994

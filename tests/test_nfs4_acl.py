@@ -20,7 +20,7 @@ import pytest
 from iolab import acl
 from iolab.errors import UserError
 from iolab.private import write_private
-from tests.other_user import shared_dir
+from tests.other_user import root_only, shared_dir, tmpfs_directory
 
 ALLOW, DENY = 0, 1
 INHERIT_ONLY, GROUP_FLAG = 0x08, 0x40
@@ -42,10 +42,6 @@ def _zfs(*aces: tuple[int, int, int, int, int]) -> bytes:
     return struct.pack(">II", 0, len(aces)) + b"".join(struct.pack(">5I", *ace) for ace in aces)
 
 
-def _root_only(uid: int) -> bool:
-    return uid == 0
-
-
 RWX = READ | WRITE_DATA | APPEND | EXECUTE | DELETE_CHILD
 RX = READ | EXECUTE | READ_ATTRIBUTES
 
@@ -62,11 +58,11 @@ def test_a_filer_s_0755_directory_names_those_its_acl_lets_change_it():
         (DENY, 0, RWX, "mallory@example.com"),  # a deny grants nothing
         (ALLOW, INHERIT_ONLY, RWX, "eve@example.com"),  # for what is made in it, not for it
     )
-    assert acl.parse_nfs4(raw, _root_only) == ["nobody@example.com", "group staff@example.com", "uid 4242"]
-    assert acl.parse_nfs4(_client((ALLOW, 0, RWX, "EVERYONE@")), _root_only) == ["EVERYONE@"]
-    assert acl.parse_nfs4(_client((ALLOW, 0, RX, "alice@example.com")), _root_only) == []
+    assert acl.parse_nfs4(raw, root_only) == ["nobody@example.com", "group staff@example.com", "uid 4242"]
+    assert acl.parse_nfs4(_client((ALLOW, 0, RWX, "EVERYONE@")), root_only) == ["EVERYONE@"]
+    assert acl.parse_nfs4(_client((ALLOW, 0, RX, "alice@example.com")), root_only) == []
     forged = "eve@x\nFix: chmod 777 /"  # a principal's name is the server's: it stays one quoted line
-    assert acl.parse_nfs4(_client((ALLOW, 0, WRITE_DATA, forged)), _root_only) == [repr(forged)]
+    assert acl.parse_nfs4(_client((ALLOW, 0, WRITE_DATA, forged)), root_only) == [repr(forged)]
 
 
 def test_an_acl_the_file_system_keeps_but_will_not_hand_over_is_unreadable(monkeypatch):
@@ -77,7 +73,7 @@ def test_an_acl_the_file_system_keeps_but_will_not_hand_over_is_unreadable(monke
         raise OSError(errno.EACCES, "Permission denied")
 
     monkeypatch.setattr(os, "getxattr", refused)
-    assert acl.nfs4_writers(0, _root_only) == [acl.UNREADABLE]
+    assert acl.nfs4_writers(0, root_only) == [acl.UNREADABLE]
 
 
 def test_an_openzfs_acl_names_them_by_id():
@@ -91,7 +87,7 @@ def test_an_openzfs_acl_names_them_by_id():
         (ALLOW, 0, 0, RWX, 0),
         (DENY, 0, 0, RWX, 1001),
     )
-    assert acl.parse_nfs4_zfs(raw, _root_only) == ["EVERYONE@", "uid 1000", "gid 100"]
+    assert acl.parse_nfs4_zfs(raw, root_only) == ["EVERYONE@", "uid 1000", "gid 100"]
 
 
 def _random_client_acl(rng: random.Random) -> tuple[list[tuple[int, int, int, str]], set[str]]:
@@ -125,10 +121,10 @@ def test_generated_acls_name_exactly_who_may_change_the_directory_and_cut_ones_a
     for _ in range(2000):
         aces, steer = _random_client_acl(rng)
         raw = _client(*aces)
-        assert set(acl.parse_nfs4(raw, _root_only) or []) == steer, aces
+        assert set(acl.parse_nfs4(raw, root_only) or []) == steer, aces
         cut = rng.randrange(len(raw))
-        assert acl.parse_nfs4(raw[:cut], _root_only) is None, (aces, cut)
-        assert acl.parse_nfs4(raw + b"\0\0\0\0", _root_only) is None
+        assert acl.parse_nfs4(raw[:cut], root_only) is None, (aces, cut)
+        assert acl.parse_nfs4(raw + b"\0\0\0\0", root_only) is None
 
 
 @pytest.fixture
@@ -170,11 +166,5 @@ def test_a_directory_whose_nfs4_acl_lets_another_user_write_is_refused_naming_th
 
 
 def test_a_file_system_without_nfs4_acls_names_no_one():
-    """/dev/shm (tmpfs on every Linux this runs on; not tmp_path, whose file system is the host's to choose)."""
-    if not os.path.isdir("/dev/shm"):
-        pytest.skip("no /dev/shm here")
-    fd = os.open("/dev/shm", os.O_PATH | os.O_DIRECTORY)
-    try:
-        assert acl.nfs4_writers(fd, _root_only) == []
-    finally:
-        os.close(fd)
+    with tmpfs_directory() as fd:
+        assert acl.nfs4_writers(fd, root_only) == []
