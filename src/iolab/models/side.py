@@ -103,20 +103,21 @@ def measured_from_ms(point: Point, result: Result, startup_ms: float = 0) -> int
     return int(startup_ms + (point.job.ramp_seconds + warmup) * 1000)
 
 
+STAMP_SLACK_MS = 250  # how far before the samplers' start a read of fio's start may fall and still be read as 0
+
+
 def fio_startup_ms(
     sampler_started_ms: int, stamp_ms: int, runtime_ms: int, ramp_ms: int, sampled_ms: int
 ) -> int | None:
     """How long after the samplers started fio's jobs did: where fio's logs start (its output's stamp, written as
     its jobs end, less their measured runtime; within some 15 ms of the logs' own epoch stamps) less its ramp, on
     the wall clock the samplers' start was read on. fio takes tens of ms to start on an idle host and 2 s were seen
-    on a loaded one: the runner stores it (FIO_START) and `measured_from_ms` adds it. None where it cannot be read: no stamp (an imported or remote output), or a start
-    outside the `sampled_ms` the samplers ran (another host's clock, a clock stepped meanwhile)."""
+    on a loaded one: the runner stores it (FIO_START) and `measured_from_ms` adds it. None where it cannot be read:
+    no stamp (an imported or remote output), or a start outside the `sampled_ms` the samplers ran (another host's
+    clock, a clock stepped meanwhile)."""
     if stamp_ms <= 0 or sampler_started_ms <= 0:
         return None
     startup = stamp_ms - runtime_ms - ramp_ms - sampler_started_ms
     if -STAMP_SLACK_MS <= startup < 0:  # the stamp's own slack: fio started with the samplers
         return 0
     return startup if 0 <= startup <= sampled_ms else None
-
-
-STAMP_SLACK_MS = 250  # how far before the samplers' start a read of fio's start may fall and still be read as 0
