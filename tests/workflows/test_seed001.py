@@ -55,7 +55,9 @@ def _hourly_outputs(folders: tuple[Path, Path], device: LoopDevice) -> None:
     """30 real fio outputs of one job, each dated to its hour as fio dates its JSON, the hours before the
     change in the first folder. The hours run side by side, each fio in a blkio group of its own whose cap is
     the file system's speed that hour (a cap holds per group, so readers of one device each read at their
-    own): 3 s of fio, where one after another took 24 x 1.6 s."""
+    own): 5 s of fio, where one after another took 24 x 1.6 s. Each hour reads for 2 s: the throttle dispatches
+    in slices of a tenth of a second, so a 1 s hour of some 100 I/Os read up to 13% off its cap on a busy host,
+    enough for the first hour after the change to read as an outlier and the change point to move one run."""
     for folder, hours in zip(folders, (range(0, CHANGE_AT), range(CHANGE_AT, len(HOURS))), strict=True):
         with ExitStack() as groups:
             running = []
@@ -65,7 +67,7 @@ def _hourly_outputs(folders: tuple[Path, Path], device: LoopDevice) -> None:
                     device.major_minor, BAD_BPS if i == BAD else (BEFORE_BPS if i < CHANGE_AT else AFTER_BPS)
                 )
                 argv = ["fio", "--name=hourly", f"--filename={device.path}", "--rw=read", "--bs=64k", "--direct=1"]
-                argv += ["--ioengine=psync", "--time_based", "--runtime=1", "--output-format=json"]
+                argv += ["--ioengine=psync", "--time_based", "--runtime=2", "--output-format=json"]
                 argv += [f"--output={folder / f'hourly-{i:02d}.json'}"]
                 running.append(cgroup.popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
             for proc in running:
