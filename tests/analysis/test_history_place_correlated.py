@@ -44,8 +44,8 @@ def _within(seed: int, phi: float, step_sds: float) -> tuple[bool, bool]:
     x, at = _series(seed, phi, step_sds)
     k = np.arange(PARAMS.min_size, len(x) - PARAMS.min_size + 1)
     peak = int(k[np.argmax(split_gains(x, k))])
-    (gls,) = history._placed(x, [peak], PARAMS, 1.0 - phi * phi, phi)
-    (ols,) = history._placed(x, [peak], PARAMS, (1.0 + phi) / (1.0 - phi), 0.0)
+    (gls,) = (p.at for p in history._placed(x, [peak], PARAMS, 1.0 - phi * phi, phi))
+    (ols,) = (p.at for p in history._placed(x, [peak], PARAMS, (1.0 + phi) / (1.0 - phi), 0.0))
     return abs(gls - at) <= NEAR, abs(ols - at) <= NEAR
 
 

@@ -28,7 +28,7 @@ def _peak_and_placed(seed: int, step_sds: float) -> tuple[int, int, int]:
     x[at:] -= step_sds
     k = np.arange(PARAMS.min_size, n - PARAMS.min_size + 1)
     peak = int(k[np.argmax(split_gains(x, k))])
-    (placed,) = history._placed(x, [peak], PARAMS, history.PLACE_TEMPERATURE)
+    (placed,) = (p.at for p in history._placed(x, [peak], PARAMS, history.PLACE_TEMPERATURE))
     return at, peak, placed
 
 
@@ -68,4 +68,4 @@ def test_a_larger_gain_outside_the_allowed_places_does_not_stop_the_placement():
     places, at a tiny temperature (a nearly noise-free history) every weight underflowed to 0 and `_place` raised."""
     gains = np.array([0.0, 0.01, 0.02, 0.01, 0.0, 5.0, 6.0])
     allowed = np.array([True, True, True, True, True, False, False])
-    assert history._place(gains, allowed, 1e-30) == 2
+    assert history._place(gains, allowed, 1e-30).at == 2

@@ -48,6 +48,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "history_placement_floor.py": ("history_placement_floor.json", None),
     "history_scale.py": ("history_scale.json", None),
     "history_speed.py": ("history_speed.json", None),
+    "history_unplaced.py": ("history_unplaced_tuning.json", None),
     "invariants_collection.py": ("invariants_collection.json", None),
     "html_report_size.py": ("html_report_size.json", chromium_skip_reason),
     "import_speed.py": ("import_speed.json", None),
