@@ -91,12 +91,13 @@ def _class(h: sim.History, at: int, credited: set[int], found_steps: set[int]) -
 def points(h: sim.History) -> list[dict]:
     """Every change point of `h` with what it carries."""
     result, shapes = _placements(h)
-    reported = [cp.index for cp in result.change_points]
+    every = sorted([*result.change_points, *result.unplaced], key=lambda cp: cp.index)  # placed or not, as before
+    reported = [cp.index for cp in every]
     found_steps, _ = sim._credit(h, reported)
     credited: set[int] = set()
     noise = result.noise
     out = []
-    for cp, shape in zip(result.change_points, shapes, strict=True):
+    for cp, shape in zip(every, shapes, strict=True):
         out.append(
             {
                 "seed": h.knobs["seed"],

@@ -1,14 +1,13 @@
 """A change point placed only where its place is known; an unplaced level change reported as a span (issue 40,
-twenty-second look; measured, not kept: docs/history.md).
+twenty-second look; `analysis.history.PLACE_MIN_MASS`, `HistoryAnalysis.unplaced`).
 
-Each history is judged once. Before: every change point the method reports. After: only those with at least
-MIN_MASS of their place's likelihood within PLACE_RUNS runs (`ChangePoint.place_mass`) are claimed at a run,
-credited and counted false as the envelope bench counts them (`simulated_histories._credit`: within NEAR runs of a
-step, of a ramp from its start to its end); the others are claimed as a level change somewhere in their `span` (the
-shortest run of places holding PLACE_CREDIBLE of the likelihood), a claim of another kind: a span covers a true
-step when the step's first run lies in it (a ramp when the ramp overlaps it); one covering no step or ramp is a
-false span. Also counted: the steps and ramps found before (a point within NEAR runs) that are now neither
-credited to a placed point nor covered by a span.
+Each history is judged once. Before: every change the method finds, reported at its place (the method before the
+split into placed and unplaced: the places are the same, `PLACE_MIN_MASS` only decides which are claimed as a run).
+After: the placed change points (`change_points`), credited and counted false as the envelope bench counts them
+(`simulated_histories._credit`: within NEAR runs of a step, of a ramp from its start to its end), and the unplaced
+changes' spans (`unplaced`), a claim of another kind: a span covers a true step when the step's first run lies in it
+(a ramp when the ramp overlaps it); one covering no step or ramp is a false span. Also counted: the steps and ramps
+found before (a point within NEAR runs) that are now neither credited to a placed point nor covered by a span.
 
 Sets (seeds of bench/simulated_histories.py's draw): 30-199-run and 200-1,999-run histories and the two must-show
 cells (one step of -10% at COV 2-5%, of -15% at COV 2-10%, 60-1,999 runs). False points and spans count in histories
@@ -48,9 +47,6 @@ BINS = {
     "noise": lambda r: r["noise"],
 }
 COUNTS = ("false_before", "false_after", "spans", "false_spans")
-# Claimed at a run only where the place is more likely than not within PLACE_RUNS runs (the bench's own test of a
-# right place): the principle the held-out rule fixed, not a tuned figure.
-MIN_MASS = 0.5
 
 
 def _covers(h: sim.History, span: tuple[int, int]) -> list[int]:
@@ -60,10 +56,10 @@ def _covers(h: sim.History, span: tuple[int, int]) -> list[int]:
 
 
 def _row(h: sim.History) -> dict:
-    points = analyse_history(h.values, ChangePointParams(), h.times).change_points
-    every = [cp.index for cp in points]
-    placed = [cp.index for cp in points if cp.place_mass >= MIN_MASS]
-    spans = [cp.span for cp in points if cp.place_mass < MIN_MASS and cp.span is not None]
+    result = analyse_history(h.values, ChangePointParams(), h.times)
+    placed = [cp.index for cp in result.change_points]
+    every = sorted(placed + [cp.index for cp in result.unplaced])
+    spans = [cp.span for cp in result.unplaced if cp.span is not None]
     before, kinds_before = sim._credit(h, every)
     after, kinds_after = sim._credit(h, placed)
     covered = {s for span in spans for s in _covers(h, span)}

@@ -311,7 +311,8 @@ def test_a_ramp_over_hours_or_days_is_a_change_point_inside_it_and_nowhere_else(
     """A level that moves 20% down over `ramp` hourly runs is a change of level: it is named at least once,
     the first change point lies within 3 runs of the ramp, the changes named add up to the ramp's, and none
     lies far from it. A long ramp may be named as a staircase, whose last stair can land up to 9 runs past
-    the ramp's end (bench/simulated_histories.py counts those beyond 3 runs as false)."""
+    the ramp's end (bench/simulated_histories.py counts those beyond 3 runs as false); a stair whose run the
+    likelihood cannot tell is a level change over a span (`unplaced`), which must reach into the ramp."""
     t, x = monitoring(400 + seed, 600, cov=0.03, phi=0.3)
     factor = np.ones(600)
     factor[300 : 300 + ramp] = 1.0 - 0.2 * np.arange(1, ramp + 1) / (ramp + 1)
@@ -319,5 +320,8 @@ def test_a_ramp_over_hours_or_days_is_a_change_point_inside_it_and_nowhere_else(
     judged = analyse_history(x * factor, times=t)
     at = [c.index for c in judged.change_points]
     assert at and 297 <= at[0] <= 300 + ramp + 3 and all(297 <= i <= 300 + ramp + 10 for i in at), at
-    total = math.prod(1 + c.relative_change for c in judged.change_points if c.relative_change is not None)
+    spans = [c.span for c in judged.unplaced]
+    assert all(span is not None and span[0] <= 300 + ramp and span[1] >= 300 for span in spans), spans
+    every = judged.change_points + judged.unplaced
+    total = math.prod(1 + c.relative_change for c in every if c.relative_change is not None)
     assert total == pytest.approx(0.8, abs=0.06)

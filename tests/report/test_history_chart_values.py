@@ -12,7 +12,7 @@ from matplotlib.dates import date2num
 from iolab.analysis.history import HealthParams
 from iolab.models.workload import Series
 from iolab.report.cross_charts import history_chart
-from iolab.views.history import LocatedChange, SeriesHistory, latest_health, series_change_points
+from iolab.views.history import LocatedChange, SeriesHistory, latest_health, series_analysis
 
 HOUR = 3600.0
 MB = 1e6
@@ -27,7 +27,7 @@ def _history(values: list[float]) -> SeriesHistory:
     health = latest_health(series, params.window_s, params.cov_target, params.min_points)
     changes = [
         LocatedChange(cp, runs[cp.index - 1], runs[cp.index], series.times[cp.index], [])
-        for cp in series_change_points(series)
+        for cp in series_analysis(series).change_points
     ]
     return SeriesHistory(series, health, changes, 0)
 

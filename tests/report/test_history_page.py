@@ -12,7 +12,7 @@ from iolab.models.units import metric_value
 from iolab.models.workload import Series
 from iolab.report.cross_sections import history_page
 from iolab.report.html import ChartOutput
-from iolab.views.history import LocatedChange, SeriesHistory, latest_health, series_change_points
+from iolab.views.history import LocatedChange, SeriesHistory, latest_health, series_analysis
 from iolab.views.notebook import NotebookEntry
 
 HOUR = 3600.0
@@ -29,7 +29,7 @@ def _history(series: Series, notebook: list[NotebookEntry] = ()) -> SeriesHistor
     health = latest_health(series, params.window_s, params.cov_target, params.min_points)
     changes = [
         LocatedChange(cp, series.run_ids[cp.index - 1], series.run_ids[cp.index], series.times[cp.index], [])
-        for cp in series_change_points(series)
+        for cp in series_analysis(series).change_points
     ]
     return SeriesHistory(series, health, changes, 0, list(notebook))
 

@@ -88,6 +88,7 @@ def history_chart(history: SeriesHistory, health: Sequence[HealthPoint]) -> Figu
     if means:
         value_ax.plot(*zip(*means, strict=True), color="#333333", linewidth=1.2, label="rolling mean")
     _change_marks(history, value_ax)
+    _unplaced_spans(history, value_ax)
     _notebook_marks(history, value_ax, cov_ax)
     value_ax.set_ylabel(label, fontsize="small")
     value_ax.set_ylim(bottom=0)
@@ -155,6 +156,26 @@ def _change_marks(history: SeriesHistory, value_ax: Axes) -> None:
             (at, 1.0),
             xycoords=("data", "axes fraction"),
             xytext=(3, -12),
+            textcoords="offset points",
+            fontsize="small",
+            color=MARK_COLOUR,
+        )
+
+
+def _unplaced_spans(history: SeriesHistory, value_ax: Axes) -> None:
+    """Each level change whose run cannot be told closer: its span of runs shaded, and how much the mean moved."""
+    from matplotlib.dates import date2num
+
+    for change in history.unplaced:
+        start, end = (float(date2num(datetime.fromtimestamp(t, tz=UTC))) for t in (change.time_first, change.time_last))
+        value_ax.axvspan(start, end, color=MARK_COLOUR, alpha=0.12, linewidth=0)
+        shift = change.point.relative_change
+        size = "level change" if shift is None else f"{shift:+.0%}"
+        value_ax.annotate(
+            f"{size} in runs {change.run_first}-{change.run_last}",
+            (start, 1.0),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -24),
             textcoords="offset points",
             fontsize="small",
             color=MARK_COLOUR,

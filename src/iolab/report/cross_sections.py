@@ -27,6 +27,7 @@ from iolab.report.wording import (
     older_line,
     outlier_runs_line,
     series_title,
+    unplaced_line,
     verdict_cells,
 )
 from iolab.views.comparison import Comparison
@@ -61,7 +62,8 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
         if history.failed_runs:
             facts.append(("failed runs", f"{history.failed_runs} ({NOT_MEASURED})"))
         facts += [("change", change_line(c)) for c in history.changes]
-        facts += [("change points", note) for note in change_points_notes(history.judged, bool(history.changes))]
+        facts += [("level change", unplaced_line(c)) for c in history.unplaced]
+        facts += [("change points", note) for note in change_points_notes(history.judged, history.found)]
         if history.outliers:
             facts.append(("outlier runs", outlier_runs_line(history.outliers, s.metric)))
         if history.days:
@@ -71,7 +73,8 @@ def history_page(histories: Sequence[SeriesHistory], output: ChartOutput) -> Pag
             f"{base}-series",
             f"{s.name}: every run, rolling mean and COV",
             history_chart(history, health),
-            "Dashed lines: change points (the first run of a new level); open circles: outlier runs; dash-dot lines: tags (#) and notes on runs; "
+            "Dashed lines: change points (the first run of a new level); shaded spans: a level change whose run"
+            " cannot be told closer; open circles: outlier runs; dash-dot lines: tags (#) and notes on runs; "
             "dotted: the COV target; short bars: the COV of each day.",
         )
         sections.append(Section(base, series_title(s), "history", facts=tuple(facts), charts=present_charts(chart)))

@@ -14,11 +14,11 @@ from iolab.models.workload import workload_identity
 from iolab.views.side_columns import FIO_CPU_US_PER_IO, point_value
 
 if TYPE_CHECKING:  # and the wording, for the comparison and the history only: `ls --json` loads no analysis
-    from iolab.models import Snapshot
+    from iolab.models import Change, Snapshot
     from iolab.views.comparison import Comparison, WorkloadSamples
     from iolab.views.export import ExportedRun
     from iolab.views.export_set import ExportSet
-    from iolab.views.history import LocatedChange, SeriesHistory
+    from iolab.views.history import LocatedChange, SeriesHistory, UnplacedChange
     from iolab.views.host_diff import HostDiff
     from iolab.views.lint import LintView
     from iolab.views.run import RunSet
@@ -141,8 +141,34 @@ def _judged(h: SeriesHistory) -> dict | None:
             for c in (noise.daily, noise.weekly)
         ],
         "detectable_step": judged.detectable_step(half, judged.runs - half),
-        "notes": change_points_notes(judged, bool(h.changes)),
+        "notes": change_points_notes(judged, h.found),
     }
+
+
+def _unplaced(change: UnplacedChange) -> dict:
+    """An unplaced change: its span of runs, the levels either side, p, the share of its likelihood its likeliest
+    place holds within PLACE_RUNS runs, its words, and the host differences read across the span."""
+    from iolab.report.wording import unplaced_line
+
+    cp = change.point
+    return {
+        "first_run": change.run_first,
+        "last_run": change.run_last,
+        "first_time": change.time_first,
+        "last_time": change.time_last,
+        "mean_before": cp.mean_before,
+        "mean_after": cp.mean_after,
+        "relative_change": cp.relative_change,
+        "pvalue": cp.pvalue,
+        "place_mass": cp.place_mass,
+        "text": unplaced_line(change),
+        "host_changes": _host_changes(change.host_changes),
+    }
+
+
+def _host_changes(changes: list[Change] | None) -> list[dict] | None:
+    """Host differences as JSON objects; None (unknown: no snapshot) as null."""
+    return None if changes is None else [asdict(x) for x in changes]
 
 
 def _read_between(change: LocatedChange) -> tuple[int, int]:
@@ -194,15 +220,13 @@ def history_json(histories: list[SeriesHistory]) -> str:
                         "text": change_line(c),
                         # The runs whose snapshots were read: every two successive ones between them (HOST_WINDOW).
                         "host_changes_between_runs": list(_read_between(c)),
-                        "host_changes": None
-                        if c.host_changes is None
-                        else [
-                            {"subject": x.subject, "what": x.what, "before": x.before, "after": x.after}
-                            for x in c.host_changes
-                        ],
+                        "host_changes": _host_changes(c.host_changes),
                     }
                     for c in h.changes
                 ],
+                # Level changes whose run cannot be told to within PLACE_RUNS runs: somewhere from first_run to
+                # last_run (`analysis.history.PLACE_MIN_MASS`); not among the change points.
+                "unplaced_changes": [_unplaced(c) for c in h.unplaced],
                 "outlier_runs": [asdict(o) for o in h.outliers],
                 "change_points_judged": _judged(h),
                 "days": [asdict(day) for day in h.days],

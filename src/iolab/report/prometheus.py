@@ -55,11 +55,15 @@ FAMILIES = (
         "filesystem_used_ratio",
         "Fullness (used/size) of the target's file system before the latest run.",
     ),
-    ("iolab_last_change_point_run", "last_change_run", "Run id of the first run of the latest change point."),
+    (
+        "iolab_last_change_point_run",
+        "last_change_run",
+        "Run id of the first run of the latest change of level (one whose place is not known: its likeliest run).",
+    ),
     (
         "iolab_last_change_point_timestamp_seconds",
         "last_change_timestamp_seconds",
-        "Start of the first run of the latest change point, Unix epoch seconds.",
+        "Start of the first run of the latest change of level (its likeliest run), Unix epoch seconds.",
     ),
 )
 

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 
 from iolab.analysis.compare import Verdict
 from iolab.analysis.daily import DayCov
-from iolab.analysis.history import HealthPoint, HistoryAnalysis
+from iolab.analysis.history import PLACE_RUNS, HealthPoint, HistoryAnalysis
 from iolab.analysis.history_noise import NoiseModel
 from iolab.models.units import counted, duration, metric_value, p_value
 from iolab.models.workload import METRIC_LABELS, Series
 from iolab.views.comparison import ComparedWorkload, Comparison
-from iolab.views.history import NOT_MEASURED, LocatedChange, OutlierRun, SeriesHistory
+from iolab.views.history import NOT_MEASURED, LocatedChange, OutlierRun, SeriesHistory, UnplacedChange
 from iolab.views.notebook import NotebookEntry
 
 DAYS_LISTED = 5  # days over the target named in a line; the rest are counted
@@ -152,6 +152,23 @@ def change_line(change: LocatedChange) -> str:
         return f"{head}; no host setting changed between run {first} and run {last}{around}"
     where = f"between run {first} and run {last}{around}: " if around else ""
     return f"{head}; {where}" + "; ".join(c.render() for c in change.host_changes)
+
+
+def unplaced_line(change: UnplacedChange) -> str:
+    """E.g. "-7.0% somewhere in runs 120 to 134 (2026-03-02 10:00 to 2026-03-03 00:00, p=2e-06): its place cannot
+    be told closer (at most 41% of its likelihood within 3 runs of any one run); host: ..."."""
+    cp = change.point
+    size = "n/a" if cp.relative_change is None else f"{cp.relative_change:+.1%}"
+    head = (
+        f"{size} somewhere in runs {change.run_first} to {change.run_last} ({when(change.time_first)} to"
+        f" {when(change.time_last)}, p={p_value(cp.pvalue)}): its place cannot be told closer (at most"
+        f" {cp.place_mass:.0%} of its likelihood within {PLACE_RUNS} runs of any one run)"
+    )
+    if change.host_changes is None:
+        return f"{head}; host differences unknown (no snapshot)"
+    if not change.host_changes:
+        return f"{head}; no host setting changed in those runs"
+    return f"{head}; in those runs: " + "; ".join(c.render() for c in change.host_changes)
 
 
 def outlier_runs_line(outliers: Sequence[OutlierRun], metric: str) -> str:
@@ -302,7 +319,8 @@ def history_blocks(histories: Sequence[SeriesHistory]) -> list[tuple[str, list[s
 def _history_since(h: SeriesHistory) -> list[str]:
     """A series' changes, outlier runs, days and notebook, as `history_blocks` ends its lines."""
     lines = ["change: " + change_line(c) for c in h.changes]
-    lines += change_points_notes(h.judged, bool(h.changes))
+    lines += ["level change: " + unplaced_line(c) for c in h.unplaced]
+    lines += change_points_notes(h.judged, h.found)
     if h.outliers:
         lines.append("outlier runs: " + outlier_runs_line(h.outliers, h.series.metric))
     if h.days and h.health is not None:

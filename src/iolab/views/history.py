@@ -50,6 +50,20 @@ class LocatedChange:
     window: tuple[int, int] | None = None
 
 
+@dataclass
+class UnplacedChange:
+    """A change of level whose place the runs cannot tell to within `analysis.history.PLACE_RUNS` runs
+    (`HistoryAnalysis.unplaced`): somewhere from run_first to run_last, with what changed on the host between any
+    two successive runs from the one before that span to its last."""
+
+    point: ChangePoint
+    run_first: int
+    run_last: int
+    time_first: float
+    time_last: float
+    host_changes: list[Change] | None  # None when no snapshot pair in the span could be read
+
+
 @dataclass(frozen=True)
 class OutlierRun:
     """A lone run far off the level of the runs around it, which change points leave out rather than
@@ -73,6 +87,12 @@ class SeriesHistory:
     # What the change points were judged against (noise, cycles, how many runs): what the text says of
     # their power; None where a history was made without it
     judged: HistoryAnalysis | None = None
+    unplaced: list[UnplacedChange] = field(default_factory=list)  # level changes known only to a span of runs
+
+    @property
+    def found(self) -> bool:
+        """Whether any change of level was found, placed or not: what the words of power and cycles depend on."""
+        return bool(self.changes or self.unplaced)
 
     @property
     def days_over_target(self) -> int:
@@ -91,8 +111,7 @@ class SeriesHistory:
 def _previous_valid(series: Series, index: int) -> int:
     """Index of the last run before `index` that has a usable value (change points skip failures)."""
     for i in range(index - 1, -1, -1):
-        value = series.values[i]
-        if not math.isnan(value) and value != 0.0:
+        if _usable_at(series, i):
             return i
     return max(0, index - 1)
 
@@ -114,9 +133,12 @@ def series_analysis(series: Series) -> HistoryAnalysis:
     return analyse_history(series.values, ChangePointParams(), series.times)
 
 
-def series_change_points(series: Series) -> list[ChangePoint]:
-    """The change points of a series (`series_analysis`)."""
-    return series_analysis(series).change_points
+def series_changes(series: Series) -> list[ChangePoint]:
+    """Every change of level of a series (`series_analysis`), oldest first, placed or not: an unplaced change
+    (`HistoryAnalysis.unplaced`) is at its likeliest place. What a monitor alerts on is that the level moved;
+    withholding the claim of a run must not withhold the alert."""
+    judged = series_analysis(series)
+    return sorted([*judged.change_points, *judged.unplaced], key=lambda cp: cp.index)
 
 
 def series_outlier_runs(series: Series, positions: Sequence[int]) -> list[OutlierRun]:
@@ -158,10 +180,21 @@ def series_history(
         changes, window = _window_changes(store, series, cp.index, diffs)
         run_before, run_at = series.run_ids[before], series.run_ids[cp.index]
         located.append(LocatedChange(cp, run_before, run_at, series.times[cp.index], changes, window))
+    unplaced = [_unplaced(store, series, cp, diffs) for cp in judged.unplaced]
     notebook = series_notebook(series, annotations_of(store, series.run_ids), indices)
     days = daily_cov(series.times, series.values, cov_target)
     outliers = series_outlier_runs(series, judged.outlier_runs)
-    return SeriesHistory(series, health, located, sum(series.failed), notebook, days, outliers, judged)
+    return SeriesHistory(series, health, located, sum(series.failed), notebook, days, outliers, judged, unplaced)
+
+
+def _unplaced(store: Store, series: Series, cp: ChangePoint, diffs: HostDiffs) -> UnplacedChange:
+    """An unplaced change over its span, with the host differences read across the whole span: the change the
+    level shows happened between some two of its runs."""
+    first, last = cp.span or (cp.index, cp.index)
+    usable = [i for i in range(first, last + 1) if _usable_at(series, i)] or [cp.index]
+    changes, _ = _read_changes(store, series, usable, diffs)
+    ids, times = series.run_ids, series.times
+    return UnplacedChange(cp, ids[first], ids[last], times[first], times[last], changes)
 
 
 # Runs either side of a change point whose snapshots are read for what changed on the host: a change point is placed
@@ -176,7 +209,13 @@ def _window_changes(
     """The host differences between every two successive usable runs from the one before `index - HOST_WINDOW` to
     the last within `index + HOST_WINDOW`, each once, in run order; None when no pair's snapshots could be read.
     With (the first run read, the last)."""
-    usable = _usable_near(series, index)
+    return _read_changes(store, series, _usable_near(series, index), diffs)
+
+
+def _read_changes(
+    store: Store, series: Series, usable: list[int], diffs: HostDiffs
+) -> tuple[list[Change] | None, tuple[int, int]]:
+    """`_window_changes` over the runs at `usable` (positions, in order)."""
     found: list[Change] = []
     read = False
     for i in usable:
@@ -193,9 +232,14 @@ def _window_changes(
 
 def _usable_near(series: Series, index: int) -> list[int]:
     """`index` and the usable runs (not NaN, not failed) within HOST_WINDOW of it, in order."""
-    values = series.values
-    near = range(max(0, index - HOST_WINDOW), min(len(values), index + HOST_WINDOW + 1))
-    return sorted({index} | {i for i in near if not math.isnan(values[i]) and values[i]})
+    near = range(max(0, index - HOST_WINDOW), min(len(series.values), index + HOST_WINDOW + 1))
+    return sorted({index} | {i for i in near if _usable_at(series, i)})
+
+
+def _usable_at(series: Series, i: int) -> bool:
+    """Whether run `i` has a figure change points read (not NaN, not a failure)."""
+    value = series.values[i]
+    return not math.isnan(value) and bool(value)
 
 
 def load_histories(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from iolab.models.workload import Series
 from iolab.store.db import Store
 from iolab.views.export import run_targets
-from iolab.views.history import latest_health, series_change_points
+from iolab.views.history import latest_health, series_changes
 
 NS = 1e-9
 
@@ -34,7 +34,8 @@ class SeriesMetrics:
     healthy: bool | None = None  # None: too few runs to judge
     last_run_timestamp_seconds: float | None = None  # epoch seconds
     filesystem_used_ratio: float | None = None  # the target's file system at the latest run, 0..1
-    last_change_run: int | None = None  # first run of the latest change point; None: no change point
+    # First run of the latest change of level (an unplaced one at its likeliest run); None: no change of level
+    last_change_run: int | None = None
     last_change_timestamp_seconds: float | None = None
 
 
@@ -46,7 +47,7 @@ def series_metrics(
     out = []
     for s in series:
         health = latest_health(s, window_s, cov_target, min_runs)
-        changes = series_change_points(s)
+        changes = series_changes(s)
         latency = s.latest.get("lat_mean")
         used = run_targets(store, s.run_ids[-1]).get(s.target)
         percent = used.fs_used_percent if used is not None else None
