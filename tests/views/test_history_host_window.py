@@ -23,26 +23,31 @@ def _point() -> Point:
     return Point("seqread-1m", target, {"rw": "read", "bs": "1m", "iodepth": "32", "runtime": "30"})
 
 
-def _store(home, setting_at: int):
-    """Hourly runs stepping down 10% at STEP_AT, their kernel command line gaining GAINED from `setting_at`."""
+def hourly_store(home, values: list[float], setting_at: int):
+    """Hourly runs of `values` (bytes/s) from START, their kernel command line gaining GAINED from run `setting_at`."""
     store = open_store(home)
     snapshot = take_snapshot(Root(), []).to_dict()
     changed = {**snapshot, "cmdline": f"{snapshot.get('cmdline') or ''} {GAINED}".strip()}
-    rng = random.Random(3)
-    for i in range(RUNS):
+    for i, bw in enumerate(values):
         run_id = store.create_run("hourly", "iolab run plan.toml", ["/data"], "fio-3.33")
         started = START + i * 3600
         store.conn.execute("UPDATE runs SET started_at = ? WHERE id = ?", (started, run_id))
         for phase in ("before", "after"):
             store.save_snapshot(run_id, phase, changed if i >= setting_at else snapshot)
         (point_id,) = store.plan_points(run_id, [_point()])
-        bw = BASE * (0.9 if i >= STEP_AT else 1.0) * (1 + rng.gauss(0, 0.01))
         result = Result(
             {"read": DirectionResult("read", bw, bw / 2**20, 1000, int(bw * 30), 30_000)}, 1.0, 5.0, 1, "fio-3.33"
         )
         store.record_point(point_id, result, [], [], started, started + 30)
         store.finish_run(run_id, "complete")
     return store
+
+
+def _store(home, setting_at: int):
+    """Hourly runs stepping down 10% at STEP_AT, their kernel command line gaining GAINED from `setting_at`."""
+    rng = random.Random(3)
+    values = [BASE * (0.9 if i >= STEP_AT else 1.0) * (1 + rng.gauss(0, 0.01)) for i in range(RUNS)]
+    return hourly_store(home, values, setting_at)
 
 
 @pytest.mark.parametrize("runs_before", [-2, 0, 1, 2, 3])
