@@ -7,6 +7,9 @@ and the rate was over perf's own duration."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 
 from iolab.models import DirectionResult, Point, Result, Target
@@ -14,6 +17,7 @@ from iolab.models.side import CYCLES_PER_IO, LLC_HIT_PCT, PERF
 from iolab.runner.side import SideFigures
 from iolab.telemetry.perf import Counted, Interval
 
+DATA = Path(__file__).resolve().parents[1] / "data" / "perf"
 POINT = Point("p", Target("/dev/x", "block", "/dev/x", 1 << 30), {"rw": "randread", "ramp_time": "2"})
 # 100,000 IOPS read over fio's 3 s measured runtime, after its 2 s ramp
 RESULT = Result({"read": DirectionResult("read", 4e8, 1e5, 300000, 12 * 10**8, 3000)}, 10.0, 20.0, 1, "")
@@ -68,3 +72,30 @@ def test_perf_s_counts_that_do_not_reach_fio_s_seconds_say_so():
         "host_cpu_us_per_io": "telemetry was off (--no-telemetry)",
         PERF: "perf's intervals do not reach fio's measured seconds",
     }
+
+
+def _stand_in_perf(tmp_path, code: int) -> str:
+    """A `perf` that answers the probe with one counted event and, counting, writes one real interval line to
+    its -o file and exits `code` at once, before anyone stops it (as a perf that fails does)."""
+    line = next(line for line in (DATA / "interval-sigint.csv").read_text().splitlines() if "cpu-clock" in line)
+    script = tmp_path / "perf"
+    script.write_text(
+        "#!/bin/sh\n"
+        'for a; do [ "$prev" = "-o" ] && out="$a"; prev="$a"; done\n'
+        'if [ -z "$out" ]; then echo "1234,,cycles,1000,100.00,," >&2; exit 0; fi\n'
+        f"echo '{line}' > \"$out\"\nexit {code}\n"
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_a_perf_that_ended_before_it_was_stopped_keeps_its_launch_as_its_zero(tmp_path):
+    """Its last stamp was written before the SIGINT, so the stop less that stamp says nothing of its zero: only
+    a perf that ended by the signal (status 130 through the keeper, or 0) dates its zero from its stop."""
+    side = SideFigures(local=True, telemetry_off=True, note=lambda _: None, perf=_stand_in_perf(tmp_path, 1))
+    assert side.problem() is None
+    side.start(POINT, tmp_path)
+    time.sleep(0.5)  # the stand-in has exited long before this, its one stamp (0.25 s) written at once
+    counted = side.stop()
+    assert counted is not None and len(counted.intervals) == 1
+    assert counted.zero_ms == counted.launched_ms
