@@ -139,7 +139,7 @@ def watched_iolab_run(args: list[str], home: str) -> tuple[dict, dict[str, float
     if len(readings) < 2:
         raise SystemExit("fio ran too briefly to watch iolab beside it; give a longer --runtime")
     (cpu0, t0), (cpu1, t1) = readings[0], readings[-1]
-    # a part seen only later (perf starts after fio's ramp) counts from zero: its whole CPU time is in the stretch
+    # a part seen only later (started after the first reading) counts from zero: its whole CPU time is in the stretch
     return run, {part: (cpu1[part] - cpu0.get(part, 0.0)) / (t1 - t0) for part in PARTS}
 
 

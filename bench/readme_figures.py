@@ -166,6 +166,22 @@ def telemetry_overhead(results: Results) -> str:
     )
 
 
+def perf_window(results: Results) -> str:
+    """By bin: the seconds perf's old window counted before and after fio's measured ones, and cycles per I/O as it read
+    them over the measured seconds' (the host's busy CPU time standing in for cycles), median and range."""
+    r = results("perf_window")
+    rows = []
+    for b in r["bins"]:
+        ratio = b["old_over_new_cycles_per_io"]
+        rows.append(
+            f"{b['workload']}, ramp {b['ramp_s']} s, {b['runtime_s']} s: {b['old_before_s']['median']:.2f} s before, "
+            f"{b['old_after_s']['median']:.2f} s after, **{ratio['median']:.3f}** "
+            f"({ratio['min']:.3f}–{ratio['max']:.3f}, n {b['n']})"
+        )
+    load = r["load_average_at_end"][0]
+    return "; ".join(rows) + f" ({r['when'][:10]}, load average {load:.1f} at the end)"
+
+
 def history_speed(results: Results) -> str:
     r = results("history_speed")
     return (
@@ -737,6 +753,7 @@ FIGURES: dict[str, Callable[[Results], str]] = {
     "stopping_envelope": stopping_envelope,
     "stopping_replay": stopping_replay,
     "telemetry_overhead": telemetry_overhead,
+    "perf_window": perf_window,
     "history_speed": history_speed,
     "history_cli_speed": history_cli_speed,
     "history_scale": history_scale,

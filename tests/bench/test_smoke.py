@@ -72,6 +72,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "overhead.py": ("overhead.json", loop_skip_reason),
     "page_consistency.py": ("page_consistency.json", None),
     "perf_overhead.py": ("perf_overhead.json", None),
+    "perf_window.py": ("perf_window.json", None),
     # run at smoke size, with assertions on what they wrote, by tests/test_bench_smoke.py (not twice here)
     "safety_generative.py": (
         "safety_generative.json",

@@ -2,25 +2,30 @@
 counting a point's window.
 
 The commands are real programs; perf counts software events here (cpu-clock), which every kernel has,
-to check what the hardware events go through on a host that has them: started with the ramp as its
-delay, stopped by SIGINT through fio's keeper, its counts read back.
+to check what the hardware events go through on a host that has them: started before fio, stopped by
+SIGINT through fio's keeper, its intervals read back and cut to fio's measured seconds.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import time
 
 import pytest
 
+from iolab.fio.parse import aggregate, parse_output
 from iolab.models import DirectionResult, Point, Result, Target
 from iolab.models.side import PERF
 from iolab.runner import gauges, phases
-from iolab.runner.side import SideFigures
+from iolab.runner.measure import _fio_startup
+from iolab.runner.side import SideFigures, measured_counts
 from iolab.store.db import Artifact
+from iolab.telemetry import Sampler
 
 PERF_BIN = shutil.which("perf")
+FIO_BIN = shutil.which("fio")
 
 
 def side(metrics=(), notes: list[str] | None = None, **kwargs) -> SideFigures:
@@ -97,21 +102,45 @@ def _point(ramp_s: int) -> Point:
     return Point("p", target, {"rw": "randread", "ramp_time": str(ramp_s)})
 
 
-@pytest.mark.skipif(PERF_BIN is None, reason="perf is not installed (apt-get install linux-perf)")
-def test_perf_counts_from_the_end_of_the_ramp_until_it_is_stopped(tmp_path):
+@pytest.mark.skipif(PERF_BIN is None or FIO_BIN is None, reason="needs perf and fio (apt-get install linux-perf fio)")
+def test_perf_counts_a_real_fio_s_measured_seconds_and_not_its_own_run(tmp_path):
+    """The real perf counting a software event (cpu-clock: every CPU's clock, busy or idle) beside a real fio that
+    lays out a scratch file, ramps 1 s and measures 0.5 s, perf and the samplers started and stopped as the runner
+    does. The seconds counted are fio's measured ones, all inside what perf counted, not perf's whole run (the
+    layout, the ramp and fio's exit too: counted whole before), and cpu-clock over them is every CPU's time."""
     figures = side(events=("cpu-clock",))
     if figures.problem() is not None:
         pytest.skip(f"perf cannot count here: {figures.problem()}")
-    started = time.monotonic()
-    figures.start(_point(ramp_s=1), tmp_path)
-    time.sleep(2.0)
-    counts = figures.stop()
-    elapsed = time.monotonic() - started
-    assert counts is not None
-    window_s = (counts["duration_time"] or 0) / 1e9
-    # perf counts from the end of the 1 s ramp until stopped: never the ramp, whatever the host's load
-    assert 0 < window_s <= elapsed - 1.0 + 0.1, (window_s, elapsed)
-    assert 0 < (counts["cpu-clock"] or 0) <= window_s * 1e3 * len(os.sched_getaffinity(0)) * 1.1
+    scratch = tmp_path / "scratch"
+    options = {"rw": "randread", "bs": "4k", "size": "8m", "ramp_time": "1", "runtime": "500ms", "time_based": "1"}
+    point = Point("p", Target(path=str(tmp_path), kind="file", filename=str(scratch), size_bytes=8 << 20), options)
+    argv = [
+        FIO_BIN,
+        "--name=p",
+        f"--filename={scratch}",
+        "--output-format=json",
+        *(f"--{k}={v}" for k, v in options.items()),
+    ]
+    figures.start(point, tmp_path)
+    sampler = Sampler(interval_s=0.25, cpu=True)
+    sampler.start()
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    counted = figures.stop()
+    sampler.stop()
+    assert done.returncode == 0, done.stderr
+    assert counted is not None
+    parsed = parse_output(done.stdout)
+    result = aggregate([e for group in parsed.groups for e in group.entries])
+    startup = _fio_startup(sampler.samples(), sampler.started_ms, parsed, point)
+    counts, seconds = measured_counts(counted, point, result, startup or 0, sampler.started_ms)
+    runtime_s = max(d.runtime_ms for d in result.directions.values()) / 1000
+    assert 0 <= counted.zero_ms - counted.launched_ms < 2000  # perf's zero: after its launch, on the same clock
+    # the window inside perf's intervals: it ends at fio's stamp, written before fio exits and perf is stopped
+    # (50 ms for the stamp's own error: some 15 ms, `fio_startup_ms`)
+    assert runtime_s - 0.05 <= seconds <= runtime_s + 1e-6
+    assert counted.intervals[-1].end_s >= seconds + 1.0  # perf counted the ramp and more, which stay out
+    cpus = os.sysconf("SC_NPROCESSORS_ONLN")  # what -a counts: every online CPU, whatever this process may use
+    assert counts["cpu-clock"] == pytest.approx(cpus * 1000 * seconds, rel=0.1)
     assert figures.stop() is None  # nothing left counting
 
 

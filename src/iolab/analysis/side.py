@@ -2,6 +2,9 @@
 perf's hardware counts turned into a cache hit rate and cycles per I/O, and a plan's metric commands read
 every second (their mean and largest reading).
 
+perf's counts are summed over the same measured seconds, cut from its intervals before they come here
+(`iolab.telemetry.perf.Counted.over`).
+
 Every figure is over the measured seconds only. fio's ramp is not measured, so a telemetry interval that
 began before the ramp ended is left out: an interval is kept when it starts at or after `start_ms` (the
 ramp, in the sampler's time, whose zero is just before fio starts). Means are weighted by interval
@@ -36,7 +39,7 @@ ALL_CPUS = "cpu"
 # seconds: an idle host's own chatter (ssh, DNS, fio's client/server status messages) stays below it.
 WIRE_THRESHOLD = 1e6
 # perf stat's events: what `perf_figures` reads, in the order `perf stat -e` is given them.
-CYCLES, CACHE_REFERENCES, CACHE_MISSES, DURATION = "cycles", "cache-references", "cache-misses", "duration_time"
+CYCLES, CACHE_REFERENCES, CACHE_MISSES = "cycles", "cache-references", "cache-misses"
 
 
 def window_means(samples: Sequence[Sample], metric: str, start_ms: int) -> dict[tuple[str, str], float]:
@@ -115,9 +118,10 @@ def host_cpu_metric(samples: Sequence[Sample], start_ms: int, iops: float) -> Po
 def perf_figures(counts: Mapping[str, float | None], iops: float, window_s: float) -> list[PointMetric]:
     """LLC hit rate and cycles per I/O from `perf stat -a` counts over the measured window.
 
-    `counts` maps each event to its count (None: perf could not count it); `window_s` is how long perf
-    counted (its duration_time), the I/O in that window being `iops` x `window_s`. A figure whose events
-    perf could not count is left out; when none is left, one `perf` row says why.
+    `counts` maps each event to its count (None: perf could not count it) over the `window_s` seconds of
+    fio's measured window perf counted (`iolab.telemetry.perf.Counted.over`), the I/O in them being `iops` x
+    `window_s`. A figure whose events perf could not count is left out; when none is left, one `perf` row
+    says why.
     """
     found: list[PointMetric] = []
     references, misses, cycles = counts.get(CACHE_REFERENCES), counts.get(CACHE_MISSES), counts.get(CYCLES)

@@ -103,6 +103,15 @@ def measured_from_ms(point: Point, result: Result, startup_ms: float = 0) -> int
     return int(startup_ms + (point.job.ramp_seconds + warmup) * 1000)
 
 
+def measured_until_ms(point: Point, result: Result, startup_ms: float = 0) -> int:
+    """Where fio's measured seconds end on the samplers' clock: its start-up and ramp, then its longest
+    direction's runtime (fio's runtime is after its ramp; a stopping point's warm-up is inside it, so this end
+    holds with stopping on too). Read with `measured_from_ms` by a figure summed, not averaged, over the
+    measured seconds (perf's counts: `iolab.telemetry.perf.Counted.over`)."""
+    runtime = max((d.runtime_ms for d in result.directions.values()), default=0)
+    return int(startup_ms + point.job.ramp_seconds * 1000 + runtime)
+
+
 STAMP_SLACK_MS = 250  # how far before the samplers' start a read of fio's start may fall and still be read as 0
 
 

@@ -26,6 +26,7 @@ from iolab.runner.stopping import CUT_ARTIFACT, StopRule, Watch, point_rule, sto
 from iolab.runner.workdirs import Workdirs
 from iolab.store.db import Artifact, Store
 from iolab.telemetry import Sampler, devices_for_path
+from iolab.telemetry.perf import Counted
 
 FIO_STOPPED = 128  # fio 3.33's exit status after SIGINT, with its results written
 
@@ -181,7 +182,8 @@ class Measurer:
             startup = _fio_startup(telemetry, sampler.started_ms, parsed, point)
         measured = self.executor.measured(point, parsed, text, jobs, invocation)
         if measured.result is not None:
-            self._complete(measured, point, telemetry, logs, watch, counts, artifacts, startup)
+            clock = sampler.started_ms if sampler is not None else None
+            self._complete(measured, point, telemetry, logs, watch, counts, artifacts, startup, clock)
         return measured
 
     def _complete(
@@ -191,19 +193,21 @@ class Measurer:
         telemetry: list[Sample],
         logs: list[SampleSeries],
         watch: Watch | None,
-        counts: dict[str, float | None] | None,
+        counted: Counted | None,
         artifacts: list[Artifact],
         startup_ms: int | None,
+        clock_ms: int | None,
     ) -> None:
         """A measured point's telemetry, logs and side figures; the stopping watch sees its result. The samples
         stay as sampled: where fio's jobs started on their clock (`startup_ms`, None where fio's stamp does not
-        say) is stored beside them (`models.side.FIO_START`), and every reader adds it (`measured_from_ms`)."""
+        say) is stored beside them (`models.side.FIO_START`), and every reader adds it (`measured_from_ms`).
+        perf's counts are cut on the wall clock at the samplers' zero (`clock_ms`, None without samplers)."""
         assert measured.result is not None
         measured.samples = telemetry
         measured.series = logs
         if watch is not None and (cut := watch.record(measured.result)):
             artifacts.append(Artifact(CUT_ARTIFACT, cut.encode()))
-        measured.metrics = self.side.figures(point, measured.result, telemetry, counts, startup_ms or 0)
+        measured.metrics = self.side.figures(point, measured.result, telemetry, counted, startup_ms or 0, clock_ms)
         measured.metrics += self.side.commands(point, measured.result, artifacts, startup_ms or 0)
         if startup_ms is not None:
             measured.metrics.append(PointMetric(FIO_START, startup_ms))

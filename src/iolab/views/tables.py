@@ -105,7 +105,7 @@ UNITS_NOTE = (
     "fio CPU µs/IO is fio's own usr + sys time per I/O; host CPU µs/IO is the whole host's busy time (every CPU, "
     "process and kernel thread) per I/O over the measured seconds. Wire MB/s is an interface's mean receive (rx) "
     "or send (tx) rate over the measured seconds, shown where it moved more than 1 MB/s ('-': less). "
-    "LLC hit % and cycles/IO come from perf stat counting every CPU from the end of the ramp."
+    "LLC hit % and cycles/IO come from perf stat counting every CPU over the measured seconds."
 )
 
 
