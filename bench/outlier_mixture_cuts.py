@@ -6,9 +6,12 @@ the healthy density thins as 1/tau): on clean arrays of 8-15 drives the 99.5% qu
 about 1.3 from sigma 1-10% to 20-30%, so one cut per size would alarm mostly where the spread is wide. Less the ln of
 the array's robust spread (`analysis.outliers._log_spread`: MAD, small-sample corrected) the quantiles stood within
 noise of one another across sigma (calibration seeds below, 1,500 arrays a family and bin). The statistic is thus
-S = the largest log odds (of the drives `rel_floor` or more below the median) - ln(max(spread, SPREAD_FLOOR)), and
-the cut per size n is the least c at which, in each family, at most `ALARM` of the clean arrays have the group
-search fire or S past c; the table keeps the largest over the families (the worst family holds `ALARM`).
+S = the largest log odds (of the drives `rel_floor` or more below the median) - `outlier_mixture.spread_term`: ln of
+max(spread, SPREAD_FLOOR) below `SCALED_FROM` drives; from it on nothing, as the slow density is stated per tau and
+the odds do not move with the spread (round 59: with the flat density S still rose with sigma at 16-32 drives, as a
+pair of slow drives gains tau^2 on the clean array where S takes out one power). The cut per size n is the least c
+at which, in each family, at most `ALARM` of the clean arrays have the group search fire or S past c; the table
+keeps the largest over the families (the worst family holds `ALARM`).
 
 The families (bench/outlier_clean.py's draw: sigma uniform in 1-10, 10-20 and 20-30% alike, the seconds AR(1) with
 t3 innovations, CV 1-20%, 10-60 s or 300 s): lognormal peers, a uniform log spread, and drives behind one HBA
@@ -69,7 +72,7 @@ def statistic(array: env.Array, params: OutlierParams) -> tuple[bool, float]:
     weighed = means <= (1 - params.rel_floor) * float(np.median(means))
     spread = _log_spread(y, params)[1]
     top = float(odds[weighed].max()) if weighed.any() else -math.inf
-    return grouped, top - math.log(max(spread, mixture.SPREAD_FLOOR))
+    return grouped, top - mixture.spread_term(array.n, spread)
 
 
 def draws(n: int, arrays: int, params: OutlierParams) -> dict[str, list[tuple[bool, float]]]:

@@ -1,6 +1,6 @@
-"""The mixture test (`analysis.outlier_mixture`, issue 40 twelfth and thirteenth rounds): in arrays of 8-15 drives
-each drive's posterior odds of being slow, summed over every configuration of at most two slow drives, name a far
-drive a milder one masks in the leave-out steps; a named drive is set aside and the rest judged again at the cut of
+"""The mixture test (`analysis.outlier_mixture`, issue 40 twelfth and thirteenth rounds, round 59): in arrays of
+8-32 drives each drive's posterior odds of being slow, summed over every configuration of at most two slow drives,
+name a far drive a milder one masks in the leave-out steps; a named drive is set aside and the rest judged again at the cut of
 their size, simulated per size; its reach is the array's floor."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from iolab.analysis import outlier_groups, outlier_null
 from iolab.analysis import outlier_mixture as mixture
 from iolab.analysis.outliers import OutlierParams, find_outliers, find_outliers_by_class
 
-ON = OutlierParams()  # the shipped parameters: the mixture test judges 8-15 drives (thirteenth round)
+ON = OutlierParams()  # the shipped parameters: the mixture test judges 8-32 drives (round 59)
 OFF = OutlierParams(mixture_below=0)
+UP_TO_15 = OutlierParams(mixture_below=16)  # the code before round 59: 16-32 drives judged by the leave-out steps
 
 
 def _array(spread: float = 0.12, drives: int = 11, slow: tuple[float, ...] = (0.54, 0.38)) -> dict[str, float]:
@@ -39,6 +40,40 @@ def test_a_far_drive_masked_by_a_milder_one_is_named_with_two_slow_drives_in_the
     assert find_outliers(values, OFF).outliers == []
 
 
+def test_in_arrays_of_16_to_32_drives_the_masked_far_drive_is_named_too():
+    """Round 59 (the slow density per tau, cuts simulated for 16-32 drives): a masked pair as the audit's case, at
+    60% and 45% among 20 drives spread 15%, at 52% and 38% among 32 spread 20% (the fourteenth round's 55% and 40%
+    there now sit under the cut, log odds 0.41 against 0.56). The leave-out steps (`UP_TO_15`, the code before)
+    name neither; the mixture test names the far drive. Fails with the extension switched off (`mixture_below`
+    back to 16, or the table's 16-32 cuts removed)."""
+    for drives, spread, slow in ((20, 0.15, (0.6, 0.45)), (32, 0.20, (0.52, 0.38))):
+        values = _array(spread=spread, drives=drives, slow=slow)
+        assert [s.device for s in find_outliers(values, ON).outliers] == ["slow1"], drives
+        assert find_outliers(values, UP_TO_15).outliers == []
+
+
+def test_from_16_drives_on_the_statistic_does_not_move_with_the_spread():
+    """Round 59's mechanism: with a slow drive's density flat in ln units, a configuration of k slow drives gains
+    tau^k on the clean one, so a pair outweighs the singles more the wider the peers' spread, and S (the odds less
+    ln spread, which takes out one power) rose with sigma on clean arrays: a cut simulated over sigma 1-30% spent
+    its share where the spread was wide. Stated per tau, S (here the odds, `spread_term` 0) stays put when the ln
+    rates are shifted and scaled (by two of `TAU`'s grid steps, so the grid maps onto itself but for its ends) for
+    every drive the cut could come near (log odds above -3). Fails with the element off (`_slow_width` flat and
+    `spread_term` ln spread at every size: S then moves by up to 0.16 where a pair weighs)."""
+    step = math.exp(2 * (math.log(mixture.TAU_RANGE[1]) - math.log(mixture.TAU_RANGE[0])) / (mixture.TAU.size - 1))
+    rng = np.random.default_rng(59)
+    for n in (16, 24, 32):
+        z = rng.normal(0.0, 0.1, n)
+        z[:2] -= (0.5, 0.3)  # two drives down, one far, one milder
+        before = mixture.log_odds(z) - mixture.spread_term(n, float(np.std(z)))
+        near = before > -3
+        assert near.sum() >= 2
+        for shift in (0.0, 2.0):
+            moved = z * step + shift
+            after = mixture.log_odds(moved) - mixture.spread_term(n, float(np.std(moved)))
+            assert np.abs(after - before)[near].max() < 0.02, n
+
+
 def test_a_clean_array_names_nothing_and_says_how_slow_a_drive_it_could_name():
     report = find_outliers(_array(slow=()), ON)
     assert report.mixture_judged and report.outliers == []
@@ -59,12 +94,14 @@ def test_the_floor_is_the_level_at_which_a_further_drive_is_named():
 
 
 def test_the_cut_grows_with_the_spread_as_the_odds_do():
-    """The odds of a drive at a fixed number of sds below its peers grow as ln of the spread (the slow prior is in
-    ln units): the cut follows, so a drive 3 sds down is judged alike at a spread of 5% and of 25%."""
-    for n in range(6, 16):
+    """Below `SCALED_FROM` drives the odds of a drive at a fixed number of sds below its peers grow as ln of the
+    spread (the slow prior is flat in ln units): the cut follows, so a drive 3 sds down is judged alike at a spread
+    of 5% and of 25%. From it on the odds do not move with the spread, nor does the cut."""
+    for n in range(6, 33):
         high, low = mixture.cut(n, 0.25), mixture.cut(n, 0.05)
-        assert high is not None and low is not None and math.isclose(high - low, math.log(5))
-    assert mixture.cut(5, 0.1) is None and mixture.cut(16, 0.1) is None
+        rise = math.log(5) if n < mixture.SCALED_FROM else 0.0
+        assert high is not None and low is not None and math.isclose(high - low, rise, abs_tol=1e-12)
+    assert mixture.cut(5, 0.1) is None and mixture.cut(33, 0.1) is None
 
 
 def test_the_normal_tail_in_logs_holds_far_out():
@@ -76,7 +113,7 @@ def test_the_normal_tail_in_logs_holds_far_out():
 
 
 def test_outside_its_sizes_the_leave_out_steps_judge_as_before():
-    for drives in (6, 20):
+    for drives in (6, 40):
         values = _array(drives=drives, slow=(0.3,))
         on, off = find_outliers(values, ON), find_outliers(values, OFF)
         assert not on.mixture_judged

@@ -61,11 +61,12 @@ def test_clean_arrays_of_every_size_and_shape_alarm_at_most_the_array_alarm(fewe
 def test_find_outliers_judges_at_the_calibrated_alarm(fewer_draws):
     """The doctor's path takes the simulated alarm: a drive whose leave-out t lies between the calibrated cut and
     Bonferroni's at `loo_alarm` is named only with the calibration off (`array_alarm` 0), and the array's floor
-    is the calibrated test's (a drive just below it is named, just above it is not)."""
+    is the calibrated test's (a drive just below it is named, just above it is not). The leave-out steps judge where
+    the mixture test does not (16 drives are its since round 59): it is off here (`mixture_below` 0)."""
     from iolab.analysis.student_t import t_quantile
 
     n = 16
-    params = OutlierParams(array_alarm=ARRAY, loo_alarm=LOO, group_alarm=GROUP)
+    params = OutlierParams(array_alarm=ARRAY, loo_alarm=LOO, group_alarm=GROUP, mixture_below=0)
     calibrated = _calibrated_loo_alarm(params, n)
     assert calibrated < LOO
     peers = np.linspace(-1.0, 1.0, n - 1) * 0.2
@@ -76,7 +77,7 @@ def test_find_outliers_judges_at_the_calibrated_alarm(fewer_draws):
     drive = float(peers.mean()) - (low + high) / 2 * sd
     values = {f"d{i}": 1e9 * math.exp(v) for i, v in enumerate([drive, *peers])}
     assert [s.device for s in find_outliers(values, params).outliers] == []
-    off = find_outliers(values, OutlierParams(array_alarm=0.0, loo_alarm=LOO, group_alarm=GROUP))
+    off = find_outliers(values, OutlierParams(array_alarm=0.0, loo_alarm=LOO, group_alarm=GROUP, mixture_below=0))
     assert [s.device for s in off.outliers] == ["d0"]
 
 

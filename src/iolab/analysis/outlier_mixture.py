@@ -44,12 +44,21 @@ _WIDTH = _HIGH - _LOW
 # A drive below this (ln) of the median is weighed as at it: the prior holds no slow drive past 1% of the centre, and
 # a drive at a millionth would fit the healthy spread better than a centre 100 times its level (it did almost no work)
 _DEEPEST = math.log(2 * SLOW_RANGE[0])
+# From this many drives judged on, a slow drive's density is stated per the healthy spread, 1 / (KAPPA tau), in place
+# of the flat 1 / _WIDTH (issue 40, round 59): with the flat density a configuration of k slow drives gains tau^k on
+# the clean one, so the pairs outweigh the singles more the wider the spread and S (the log odds less ln spread,
+# which takes out one power) rose with the peers' true sigma on noise-free normal arrays (16-32 drives, the 99.5%
+# quantile 2.3-2.5 at sigma 12% to 2.7-2.8 at 25%). Per tau every configuration scales alike, so the log odds are
+# unchanged by any shift and scale of the ln rates (within the range and grid) and the cut is on them directly.
+# KAPPA makes the two densities equal at tau = 0.15, the middle of the envelope's 1-30%.
+SCALED_FROM = 16
+KAPPA = _WIDTH / 0.15
 
 BISECTIONS = 14  # halvings of the floor's search (4.6 ln units): to 0.03% of the median
 SPREAD_FLOOR = 0.005  # the array's robust spread (sd of ln rate) below this counts as this (`OutlierParams.mad_floor`)
-# The cut on S = a drive's posterior log odds of being slow - ln(the array's robust spread), by array size (drives
-# judged): bench/outlier_mixture_cuts.py writes this table (its docstring says how and why the spread); a size not
-# in it is not judged by the mixture test.
+# The cut on S = a drive's posterior log odds of being slow - `spread_term` (ln of the array's robust spread below
+# `SCALED_FROM` drives, else 0), by array size (drives judged): bench/outlier_mixture_cuts.py writes this table (its
+# docstring says how and why the spread); a size not in it is not judged by the mixture test.
 CUTS_ALARM = 0.005  # the share of clean arrays the table's cuts hold, with the group search (`array_alarm`)
 CUTS: dict[int, float] = {
     6: 3.220,
@@ -62,6 +71,23 @@ CUTS: dict[int, float] = {
     13: 3.271,
     14: 3.117,
     15: 2.943,
+    16: 1.111,
+    17: 1.111,
+    18: 0.833,
+    19: 0.877,
+    20: 0.823,
+    21: 0.823,
+    22: 0.670,
+    23: 0.673,
+    24: 0.590,
+    25: 0.570,
+    26: 1.188,
+    27: 1.506,
+    28: 0.720,
+    29: 0.873,
+    30: 0.662,
+    31: 0.564,
+    32: 0.564,
 }  # end of the table
 
 
@@ -101,13 +127,16 @@ def _log_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return lo + np.log1p(-np.exp(np.minimum(hi - lo, 0.0)))
 
 
-def _log_evidence(z: np.ndarray, excess: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+def _log_evidence(
+    z: np.ndarray, excess: np.ndarray, first: np.ndarray, second: np.ndarray, slow_width: np.ndarray
+) -> np.ndarray:
     """ln of each configuration's likelihood (configurations x `TAU`), up to a constant common to all: `first` and
     `second` are the drives slow in each (index n, one past the last drive: none); z the drives' ln rates (slow is
     low); `excess` each drive's own noise variance beyond its peers' typical noise (a healthy drive's ln rate has
     variance tau^2 + its excess: the spread already holds a typical drive's noise). Each sum over the healthy
     drives is the sum over all less the slow ones' terms: O(configurations x grid), with no product of a
-    configurations x drives matrix (which at 32 drives cost six times as much, most of it in BLAS threads)."""
+    configurations x drives matrix (which at 32 drives cost six times as much, most of it in BLAS threads).
+    `slow_width`: ln of the width a slow drive's density is spread over, per `TAU` (`_slow_width`)."""
     n = z.size
     precision = 1 / (TAU[None, :] ** 2 + excess[:, None])  # drives x TAU
     none = np.zeros((1, TAU.size))
@@ -130,8 +159,20 @@ def _log_evidence(z: np.ndarray, excess: np.ndarray, first: np.ndarray, second: 
         spread = 1 / np.sqrt(weight[any_slow])
         centre = mean[any_slow]
         inside = _log_between((lo[:, None] - centre) / spread, (hi[:, None] - centre) / spread)
-        out[any_slow] += inside - (k[any_slow] * math.log(_WIDTH))[:, None]
+        out[any_slow] += inside - k[any_slow][:, None] * slow_width[None, :]
     return out
+
+
+def _slow_width(n: int) -> np.ndarray:
+    """ln of the width (ln units) a slow drive's density spreads over, per `TAU`: the flat range's below
+    `SCALED_FROM` drives, KAPPA tau from it on (the comment at `SCALED_FROM` says why)."""
+    return np.full(TAU.size, math.log(_WIDTH)) if n < SCALED_FROM else np.log(KAPPA * TAU)
+
+
+def spread_term(n: int, spread: float) -> float:
+    """What S takes from the log odds in an array of n drives judged whose robust spread is `spread`: ln of it where
+    the slow density is flat (the odds grow as ln spread), 0 where it is stated per tau (`SCALED_FROM`)."""
+    return math.log(max(spread, SPREAD_FLOOR)) if n < SCALED_FROM else 0.0
 
 
 def log_odds(z: Sequence[float] | np.ndarray, excess: Sequence[float] | np.ndarray | None = None) -> np.ndarray:
@@ -146,7 +187,7 @@ def log_odds(z: Sequence[float] | np.ndarray, excess: Sequence[float] | np.ndarr
     first = np.concatenate([[n], np.arange(n), a])
     second = np.concatenate([[n], np.full(n, n), b])
     prior = np.concatenate([[math.log(0.5)], np.full(n, math.log(0.25 / n)), np.full(len(a), math.log(0.5 / len(a)))])
-    evidence = _log_evidence(np.maximum(z - float(np.median(z)), _DEEPEST), noise, first, second)
+    evidence = _log_evidence(np.maximum(z - float(np.median(z)), _DEEPEST), noise, first, second, _slow_width(n))
     top = evidence.max()
     weight = np.exp(evidence - top).mean(axis=1) * np.exp(prior)  # the spread's prior: each grid point alike
     slow = np.bincount(first, weight, n + 1)[:n] + np.bincount(second, weight, n + 1)[:n]
@@ -164,7 +205,7 @@ def excess(own: Sequence[float]) -> np.ndarray:
 
 def cut(n: int, spread: float, alarm: float = CUTS_ALARM) -> float | None:
     """The cut on log odds in an array of n drives judged whose robust spread (sd of ln rate) is `spread`: the
-    table's cut on S plus ln of the spread (`CUTS`); None where the table does not hold n. At an `alarm` below the
+    table's cut on S plus `spread_term` (`CUTS`); None where the table does not hold n. At an `alarm` below the
     table's (a class of a split array judged at its share, `outliers.find_outliers_by_class`), the cut rises by
     ln(CUTS_ALARM / alarm): a likelihood ratio passes k under the null with chance at most 1/k (Markov), so the
     share of clean arrays past the cut falls at least in proportion (judged at the full cut each, two models of
@@ -172,7 +213,7 @@ def cut(n: int, spread: float, alarm: float = CUTS_ALARM) -> float | None:
     base = CUTS.get(n)
     if base is None:
         return None
-    return base + math.log(max(spread, SPREAD_FLOOR)) + max(0.0, math.log(CUTS_ALARM / alarm))
+    return base + spread_term(n, spread) + max(0.0, math.log(CUTS_ALARM / alarm))
 
 
 def reach(

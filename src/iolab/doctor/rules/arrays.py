@@ -343,7 +343,7 @@ def _drive_finding(
         "workload": view.workload,
         "method": _method(report),
     }
-    if score.odds is not None:  # the mixture test judged the array (8-15 drives)
+    if score.odds is not None:  # the mixture test judged the array (8-32 drives)
         evidence["log odds of being slow"] = _score(score.odds)
     title = f"{score.device} is an outlier: bandwidth {score.rel_dev:+.0%} from the array median ({label})"
     doubt = _doubt(ctx, view, label, score, busy)
