@@ -32,6 +32,7 @@ or 3,000 a family): at 8-15 drives the cuts of neighbouring sizes differed by no
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import re
 import sys
@@ -115,6 +116,15 @@ def write_table(cuts: dict[int, float]) -> None:
     MODULE.write_text(re.sub(pattern, lambda m: m.group(1) + body + m.group(2), text, flags=re.S))
 
 
+def load_draws(paths: list[Path]) -> dict[int, dict]:
+    """The draws `--save-draws` wrote, merged (a size drawn twice keeps the later file's)."""
+    drawn: dict[int, dict] = {}
+    for path in paths:
+        for n, families in json.loads(path.read_text()).items():
+            drawn[int(n)] = {f: [(bool(g), float(s)) for g, s in rows] for f, rows in families.items()}
+    return drawn
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arrays", type=int, default=3000, help="clean arrays a family and size")
@@ -122,6 +132,9 @@ def main() -> int:
     parser.add_argument("--sizes", default="6-15", help="the sizes to run, FIRST-LAST within 6-32")
     parser.add_argument("--step", type=int, default=1, help="draw every STEP-th size (the others' cuts pool them)")
     parser.add_argument("--out", type=Path, default=RESULTS / "outlier_mixture_cuts.json")
+    parser.add_argument("--save-draws", type=Path, help="also write each drawn size's (grouped, S) rows here")
+    parser.add_argument("--from-draws", type=Path, nargs="+", help="take the draws from these files (runs of some "
+                        "sizes each, side by side), draw nothing, and pool them as one run")  # fmt: skip
     add_smoke_flag(parser)
     args = parser.parse_args()
     first, last = (int(v) for v in args.sizes.split("-"))
@@ -132,10 +145,12 @@ def main() -> int:
     drawn_sizes = sizes[:: args.step]
     started = time.perf_counter()
     params = OutlierParams()
-    drawn = {}
-    for n in drawn_sizes:
+    drawn = load_draws(args.from_draws) if args.from_draws else {}
+    for n in [] if args.from_draws else drawn_sizes:
         drawn[n] = draws(n, args.arrays, params)
         print(f"{n} drives drawn ({time.perf_counter() - started:.0f} s)", flush=True)
+    if args.save_draws:
+        args.save_draws.write_text(json.dumps({str(n): d for n, d in drawn.items()}))
     table = {n: size_cut(pooled(n, drawn)) for n in sizes if n in drawn or n >= POOLED_FROM}
     for n, row in table.items():
         print(f"{n} drives: {row}")
