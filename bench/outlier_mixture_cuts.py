@@ -18,14 +18,19 @@ t3 innovations, CV 1-20%, 10-60 s or 300 s): lognormal peers, a uniform log spre
 sharing 30-90% of their seconds' noise. Calibration seeds from `SEED` (never a held-out set of any bench; not the
 independent audit's). Nothing here looks at slow drives.
 
-From `POOLED_FROM` drives on (16-32, issue 40, fourteenth round) every other size draws 1,000 arrays a family (a
-32-drive array costs some 40 ms to draw and measure, and each new size simulates the group search's cuts once) and
+From `POOLED_FROM` drives on (16-32, issue 40, fourteenth round) every other size draws 1,000 arrays a family and
 the cut of every size n is taken from the arrays of the sizes drawn from n - `WINDOW` to n + `WINDOW` pooled (2,000
-or 3,000 a family): at 8-15 drives the cuts of neighbouring sizes differed by no more than their sampling noise
-(2.9-3.6, in no order), and 1,000 arrays of one size leave only 5 past a 0.5% cut.
+or 3,000 a family): 1,000 arrays of one size leave only 5 past a 0.5% cut. Round 59, b drew every size 16-32 with
+4,000 arrays a family in two processes (even and odd sizes, `--save-draws`, pooled as one run by `--from-draws`): a
+size's cut alone moves by 0.10-0.34 (bootstrap SE), each family's per-size cuts lie on a line in ln n within noise,
+and the pooled table (0.58-0.94, neighbours within 0.11) held clean arrays no better than the shipped one on fresh
+seeds (docs/arrays.md, "Round 59, b"), so the table is still the step-2 run's.
 
     python bench/outlier_mixture_cuts.py [--arrays 3000] [--sizes 6-15] [--write]   # --write: the table into the module
-    python bench/outlier_mixture_cuts.py --arrays 1000 --sizes 16-32 --step 2 --write
+    python bench/outlier_mixture_cuts.py --arrays 1000 --sizes 16-32 --step 2 --write   # the shipped 16-32
+    python bench/outlier_mixture_cuts.py --arrays 4000 --sizes 16-32 --step 2 --save-draws /tmp/even.json  # and
+    python bench/outlier_mixture_cuts.py --arrays 4000 --sizes 17-31 --step 2 --save-draws /tmp/odd.json   # beside it
+    python bench/outlier_mixture_cuts.py --arrays 4000 --sizes 16-32 --from-draws /tmp/even.json /tmp/odd.json
     python bench/outlier_mixture_cuts.py --smoke
 """
 
