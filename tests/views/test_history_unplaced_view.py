@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from iolab.analysis.history import PLACE_MIN_MASS
+from iolab.analysis.history import PLACE_MIN_MASS, PLACE_RUNS
 from iolab.report.cross_charts import history_chart
 from iolab.report.json_output import history_json
 from iolab.report.wording import history_blocks, unplaced_line
@@ -31,6 +31,7 @@ def test_an_unplaced_change_is_a_span_with_the_host_change_inside_it_in_every_fo
     assert [c.what for c in change.host_changes or []] == ["cmdline"]
     line = unplaced_line(change)
     assert f"somewhere in runs {change.run_first} to {change.run_last}" in line and GAINED in line
+    assert f"({change.point.place_mass:.0%} of its likelihood within {PLACE_RUNS} runs of its likeliest place)" in line
     (_, lines) = history_blocks([h])[0]
     assert "level change: " + line in lines
     assert not any(text.startswith(("change: ", "no change points")) for text in lines)
