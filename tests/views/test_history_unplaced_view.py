@@ -31,7 +31,14 @@ def test_an_unplaced_change_is_a_span_with_the_host_change_inside_it_in_every_fo
     assert [c.what for c in change.host_changes or []] == ["cmdline"]
     line = unplaced_line(change)
     assert f"somewhere in runs {change.run_first} to {change.run_last}" in line and GAINED in line
-    assert f"({change.point.place_mass:.0%} of its likelihood within {PLACE_RUNS} runs of its likeliest place)" in line
+    assert (
+        change.run_likeliest == ids[change.point.index] and change.run_first <= change.run_likeliest <= change.run_last
+    )
+    mass = change.point.place_mass
+    assert (
+        f"(likeliest at run {change.run_likeliest}, {mass:.0%} of its likelihood within {PLACE_RUNS} runs of it)"
+        in line
+    )
     (_, lines) = history_blocks([h])[0]
     assert "level change: " + line in lines
     assert not any(text.startswith(("change: ", "no change points")) for text in lines)
@@ -39,10 +46,11 @@ def test_an_unplaced_change_is_a_span_with_the_host_change_inside_it_in_every_fo
     assert series["change_points"] == []
     (shown,) = series["unplaced_changes"]
     assert (shown["first_run"], shown["last_run"], shown["text"]) == (change.run_first, change.run_last, line)
+    assert shown["likeliest_run"] == change.run_likeliest
     assert shown["place_mass"] < PLACE_MIN_MASS
     fig = history_chart(h, h.rolling())  # the span shaded on the chart and named
     assert fig is not None
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert f"{change.point.relative_change:+.0%} in runs {change.run_first}-{change.run_last}" in texts
     (metrics,) = series_metrics(store, [h.series], 48 * 3600.0, 0.08, 24)  # an alert on the level's move still fires
-    assert metrics.last_change_run == ids[change.point.index] and change.run_first <= metrics.last_change_run
+    assert metrics.last_change_run == change.run_likeliest  # the run the words name

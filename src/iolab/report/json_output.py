@@ -154,6 +154,7 @@ def _unplaced(change: UnplacedChange) -> dict:
     return {
         "first_run": change.run_first,
         "last_run": change.run_last,
+        "likeliest_run": change.run_likeliest,
         "first_time": change.time_first,
         "last_time": change.time_last,
         "mean_before": cp.mean_before,

@@ -156,7 +156,8 @@ def change_line(change: LocatedChange) -> str:
 
 def unplaced_line(change: UnplacedChange) -> str:
     """E.g. "-7.0% somewhere in runs 120 to 134 (2026-03-02 10:00 to 2026-03-03 00:00, p=2e-06): its place cannot
-    be told closer (41% of its likelihood within 3 runs of its likeliest place); host: ...". The share is the one
+    be told closer (likeliest at run 127, 41% of its likelihood within 3 runs of it); host: ...". The run is the one
+    the Prometheus export gives as the latest change (`views.history.series_changes`). The share is the one
     `analysis.history._place` judged it by: of the place it chose, not the most any run holds (which the place is
     within `_PLACE_TIE` of), so the words do not claim a bound they were not given."""
     cp = change.point
@@ -164,7 +165,8 @@ def unplaced_line(change: UnplacedChange) -> str:
     head = (
         f"{size} somewhere in runs {change.run_first} to {change.run_last} ({when(change.time_first)} to"
         f" {when(change.time_last)}, p={p_value(cp.pvalue)}): its place cannot be told closer"
-        f" ({cp.place_mass:.0%} of its likelihood within {PLACE_RUNS} runs of its likeliest place)"
+        f" (likeliest at run {change.run_likeliest}, {cp.place_mass:.0%} of its likelihood within {PLACE_RUNS} runs"
+        " of it)"
     )
     if change.host_changes is None:
         return f"{head}; host differences unknown (no snapshot)"

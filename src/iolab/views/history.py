@@ -54,11 +54,13 @@ class LocatedChange:
 class UnplacedChange:
     """A change of level whose place the runs cannot tell to within `analysis.history.PLACE_RUNS` runs
     (`HistoryAnalysis.unplaced`): somewhere from run_first to run_last, with what changed on the host between any
-    two successive runs from the one before that span to its last."""
+    two successive runs from the one before that span to its last. `run_likeliest` is the run it was judged at (its
+    likeliest place): the one the Prometheus export gives as its last change, so the words name it too."""
 
     point: ChangePoint
     run_first: int
     run_last: int
+    run_likeliest: int
     time_first: float
     time_last: float
     host_changes: list[Change] | None  # None when no snapshot pair in the span could be read
@@ -194,7 +196,7 @@ def _unplaced(store: Store, series: Series, cp: ChangePoint, diffs: HostDiffs) -
     usable = [i for i in range(first, last + 1) if _usable_at(series, i)] or [cp.index]
     changes, _ = _read_changes(store, series, usable, diffs)
     ids, times = series.run_ids, series.times
-    return UnplacedChange(cp, ids[first], ids[last], times[first], times[last], changes)
+    return UnplacedChange(cp, ids[first], ids[last], ids[cp.index], times[first], times[last], changes)
 
 
 # Runs either side of a change point whose snapshots are read for what changed on the host: a change point is placed
