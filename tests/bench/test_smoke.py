@@ -33,6 +33,7 @@ SMOKE: dict[str, tuple[str, object]] = {
     "audit_short_dips.py": ("audit_short_dips.json", None),
     "blank_read.py": ("blank_read.json", loop_skip_reason),
     "calibration.py": ("calibration.json", throttle_skip_reason),
+    "dips_edges.py": ("dips_edges.json", None),
     "dips_envelope.py": ("dips_envelope.json", "smoke run by tests/test_bench_smoke.py::test_dips_envelope_smoke"),
     "dryrun_accuracy.py": ("dryrun_accuracy.json", None),
     "fioplot_collection.py": ("fioplot_collection.json", None),
