@@ -13,8 +13,10 @@ low segments (mean `shoulder` below the level) holding at least
 segmentation left whole is one too when its mean stands out of the seconds' spread (`_short_events`: the
 segmentation's penalty on a short dip's two edges is stricter than the rules' own test). An event that reaches the end
 of the series is a step (it did not recover: its last seconds are not back at the level before it beyond the
-noise, `_recovered`); one that ends is a dip, from 2 s to the whole run minus its recovery. Depth is from the
-lowest second, the mean drop beside it.
+noise, `_recovered`); one that ends is a dip, from 2 s to the whole run minus its recovery. A run of low
+segments still low when the series ends (back for less than `min_duration_s`, not beyond the noise) is no dip:
+a step where its median is `drop` below the level, else nothing (`_unended`). Depth is from the lowest second,
+the mean drop beside it.
 """
 
 from __future__ import annotations
@@ -374,17 +376,36 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
         found = _events(xv[lo:hi], tv[lo:hi], [(a - lo, b - lo) for a, b in part], low, level, params, interval, gap)
         found += _short_events(xv[lo:hi], tv[lo:hi], found, level, sigma, params, interval)
         for (first, last), (start, end) in zip(found, date_edges(xv[lo:hi], found, level, sigma, params), strict=True):
-            dips.append(_transient(xv, tv, lo + first, lo + last, level, interval, (lo + start, lo + end)))
+            # back for less time than a dip must last: back beyond the noise (`_recovered`), or not ended
+            if len(xv) - 1 - (lo + last) < min_samples and not _recovered(xv[lo:], first, level, sigma, params):
+                dips.extend(_unended(xv, tv, lo + start, level, interval, params))
+            else:
+                dips.append(_transient(xv, tv, lo + first, lo + last, level, interval, (lo + start, lo + end)))
     dips.sort(key=lambda d: d.onset_s)
     return DipReport(params, dips=dips, samples=n, interval_s=interval, median=median)
 
 
-def _step(x, t, k: int, interval: float) -> Dip:
-    """The step at sample `k`: the level before and after (medians), lasting to the end of the series."""
+def _unended(x, t, k: int, level: float, interval: float, params: DipParams) -> list[Dip]:
+    """An event still low when the series ends (back for less than `min_duration_s`, not beyond the noise by
+    `_recovered`), from sample `k` where its descent starts: a step down from the part's `level` where the
+    median from `k` on is `drop` below it, else nothing. It is no dip: a dip ends (TEL-DIP's "dipped and recovered" with no level
+    after contradicted itself). A fall `_step_at` declined lasts to the end too: shallower than a step by the
+    medians (a 20-25% step in noise has seconds `drop` below), or after the step it found (a second step)."""
     import numpy as np
 
-    before, after = x[:k], x[k:]
-    level_before, level_after = float(np.median(before)), float(np.median(after))
+    if float(np.median(x[k:])) >= (1.0 - params.drop) * level:
+        return []
+    return [_step(x, t, k, interval, level)]
+
+
+def _step(x, t, k: int, interval: float, level_before: float | None = None) -> Dip:
+    """The step at sample `k`: the level before (the median before `k`, unless given) and after (the median
+    from `k` on), lasting to the end of the series."""
+    import numpy as np
+
+    after = x[k:]
+    level_before = float(np.median(x[:k])) if level_before is None else level_before
+    level_after = float(np.median(after))
     onset = float(t[k] - interval)
     return Dip(
         kind="step",
