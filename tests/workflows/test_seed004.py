@@ -219,7 +219,9 @@ def test_a_steady_point_stops_once_its_rate_is_known_and_never_after_its_runtime
     ran = point["result"]["directions"]["read"]["runtime_ms"]
     seconds = stopping["kept_s"] + stopping["discarded_s"]
     if stopping["reason"] == "target met":
-        assert stopping["ci"] <= 0.02 and ran < 15_000 and seconds < 15, (ran, stopping)  # before its 15 s
+        # fio stopped before its runtime; the rule's seconds may reach the 15th when the target is met in it
+        # (CI ci88: met at 15 s of seconds, fio's clock at 14,995 ms)
+        assert stopping["ci"] <= 0.02 and ran < 15_000 and seconds <= 15, (ran, stopping)
     else:  # ran to its own runtime (fio's clock: a loaded host may delay a status block, never the runtime)
         assert stopping["reason"] in ("target not met", "not steady") and ran >= 14_000 and seconds <= 15, stopping
     assert ran < 16_000, (ran, stopping)  # its own runtime is the maximum
