@@ -13,10 +13,8 @@ low segments (mean `shoulder` below the level) holding at least
 segmentation left whole is one too when its mean stands out of the seconds' spread (`_short_events`: the
 segmentation's penalty on a short dip's two edges is stricter than the rules' own test). An event that reaches the end
 of the series is a step (it did not recover: its last seconds are not back at the level before it beyond the
-noise, `_recovered`); one that ends is a dip, from 2 s to the whole run minus its recovery. A run of low
-segments still low when the series ends (back for less than `min_duration_s`, not beyond the noise) is no dip:
-a step where its median is `drop` below the level, else nothing (`_unended`). Depth is from the lowest second,
-the mean drop beside it.
+noise, `_recovered`); one that ends is a dip, from 2 s to the whole run minus its recovery. Depth is from the
+lowest second, the mean drop beside it.
 """
 
 from __future__ import annotations
@@ -65,17 +63,14 @@ class DipParams:
     hinge_support: float | None = 0.25
     # a fall whose last seconds are back at the level before it is a dip that ended, not a step (`_recovered`):
     # they must stand above the level after by more than this many sd of their mean (one second's sd when one is
-    # back); an event back for less than `min_duration_s` is a dip only so (`_unended`). None: no run's last
-    # seconds are back (a dip back only in its last second is a step, and one back for less than
-    # `min_duration_s` is no dip). Chosen on bench/dips_edges.py's tuning seeds 61,000,000-61,001,499 from 1.5,
-    # 2, 2.5, 3 by its rule (the most dips back for the last 1-2 windows found with steps misread as dips at most
-    # 1 point and false findings 0.01 a clean run above the switch off, the larger on a tie): 2.0 before
-    # `_unended` (dips61: back for the last window 54.8% -> 97.4% of 230, misread 8.5% -> 9.1% of 1,500); with
-    # it 3.0 (misread off 1.1%, 2: 2.5%, 2.5: 2.1%, 3: 1.7%; back for the last window 97.4 / 96.5 / 96.5% at
-    # 2 / 2.5 / 3). Held out (62,000,000-62,002,999, 3,000 of each kind), dips61 at 2.0 -> end61 at 3.0: back for
-    # the last 1 / 2 / 3-6 windows found 98.7 / 97.4 / 98.9% -> 97.5 / 95.8 / 98.5%, step twins read as dips
-    # 10.0% -> 1.7%, false findings per clean run 0.063 as before (docs/dips.md "A fall still low ...")
-    recovered_z: float | None = 3.0
+    # back). None: the segments alone decide, and a dip back only in the series' last second was a step (a
+    # segment holds two seconds). 2.0 chosen on bench/dips_edges.py's tuning seeds 61,000,000-61,001,499 from
+    # 1.5, 2, 2.5, 3 (the most dips back for the last 1-2 windows found with steps misread as dips at most 1
+    # point above the switch off): back for the last window 54.8% -> 97.4% of 230 (2.5 and 3: 97.0%), steps
+    # misread 8.5% -> 9.1% of 1,500 (1.5: 9.6%, 3: 8.7%). Held out (62,000,000-62,002,999): 57.3% -> 98.7% of
+    # 471, steps misread 9.0% -> 10.0% of 3,000 (those with a last window forced 1.5-3 sd high, 25-40% deep,
+    # 8.1% -> 12.5% of 578; as drawn 5.8% -> 5.9% of 556), false findings per clean run 0.063 as before
+    recovered_z: float | None = 2.0
 
 
 @dataclass(frozen=True)
@@ -379,36 +374,17 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
         found = _events(xv[lo:hi], tv[lo:hi], [(a - lo, b - lo) for a, b in part], low, level, params, interval, gap)
         found += _short_events(xv[lo:hi], tv[lo:hi], found, level, sigma, params, interval)
         for (first, last), (start, end) in zip(found, date_edges(xv[lo:hi], found, level, sigma, params), strict=True):
-            # back for less time than a dip must last: back beyond the noise (`_recovered`), or not ended
-            if len(xv) - 1 - (lo + last) < min_samples and not _recovered(xv[lo:], first, level, sigma, params):
-                dips.extend(_unended(xv, tv, lo + start, level, interval, params))
-            else:
-                dips.append(_transient(xv, tv, lo + first, lo + last, level, interval, (lo + start, lo + end)))
+            dips.append(_transient(xv, tv, lo + first, lo + last, level, interval, (lo + start, lo + end)))
     dips.sort(key=lambda d: d.onset_s)
     return DipReport(params, dips=dips, samples=n, interval_s=interval, median=median)
 
 
-def _unended(x, t, k: int, level: float, interval: float, params: DipParams) -> list[Dip]:
-    """An event still low when the series ends (back for less than `min_duration_s`, not beyond the noise by
-    `_recovered`), from sample `k` where its descent starts: a step down from the part's `level` where the
-    median from `k` on is `drop` below it, else nothing. It is no dip: a dip ends (TEL-DIP's "dipped and recovered" with no level
-    after contradicted itself). A fall `_step_at` declined lasts to the end too: shallower than a step by the
-    medians (a 20-25% step in noise has seconds `drop` below), or after the step it found (a second step)."""
+def _step(x, t, k: int, interval: float) -> Dip:
+    """The step at sample `k`: the level before and after (medians), lasting to the end of the series."""
     import numpy as np
 
-    if float(np.median(x[k:])) >= (1.0 - params.drop) * level:
-        return []
-    return [_step(x, t, k, interval, level)]
-
-
-def _step(x, t, k: int, interval: float, level_before: float | None = None) -> Dip:
-    """The step at sample `k`: the level before (the median before `k`, unless given) and after (the median
-    from `k` on), lasting to the end of the series."""
-    import numpy as np
-
-    after = x[k:]
-    level_before = float(np.median(x[:k])) if level_before is None else level_before
-    level_after = float(np.median(after))
+    before, after = x[:k], x[k:]
+    level_before, level_after = float(np.median(before)), float(np.median(after))
     onset = float(t[k] - interval)
     return Dip(
         kind="step",

@@ -454,9 +454,7 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
     trigger="the series cut into segments of constant level (penalised least squares, PELT): the first segment "
     "boundary after which every segment, the last one and the median stay 25% below the median before it, for at "
-    "least 2 s, its last seconds not back at the level before it beyond the noise; or a run of low seconds as "
-    "TEL-DIP's still low when the point ends (back for less than 2 s, not beyond the noise), its median 25% below "
-    "the level (after a first step: a second) (over the seconds with I/O; in "
+    "least 2 s, its last seconds not back at the level before it beyond the noise (over the seconds with I/O; in "
     "arrays, also 25% down against the other devices), beyond the series' own noise; info when the host was busy "
     "during the point (TEL-INTERFERENCE) unless the series is a device's own counters (then kept, naming what was "
     "busy), and info when the series' noise could not have shown a 25% step",
