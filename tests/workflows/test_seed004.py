@@ -158,11 +158,12 @@ def test_the_same_job_from_three_hosts_through_fio_servers(tmp_path, iolab_home)
     (point,) = json.loads(proc.stdout)["points"]
     assert sorted(h["host"] for h in point["hosts"]) == ["h1", "h2", "h3"]
     total = sum(d["bw_bytes"] for d in point["result"]["directions"].values())
-    # three hosts at up to 20 MiB/s each, summed (an average would read one host's 20); a loaded suite host
-    # read 74% of the sum in 1 s points, so the level is held loosely and the sum exactly
-    assert 1.5 * 20 * 2**20 < total <= 3 * 20 * 2**20 * 1.05, total
-    per_host = sum(h["bw_bytes"] for h in point["hosts"])
-    assert total == pytest.approx(per_host, rel=1e-6), (total, per_host)
+    # three hosts at up to 20 MiB/s each, summed: more than any one host read (an average or one host's figure
+    # is not), at most the three caps. No floor on the level: a loaded suite host read 74% of the sum in 1 s
+    # points once and 23% in CI ci90, so the level says nothing about summing
+    hosts = [h["bw_bytes"] for h in point["hosts"]]
+    assert all(bw > 0 for bw in hosts) and max(hosts) < total <= 3 * 20 * 2**20 * 1.05, (total, hosts)
+    assert total == pytest.approx(sum(hosts), rel=1e-6), (total, hosts)
 
 
 SCALING_PLAN = """name = "threads"
