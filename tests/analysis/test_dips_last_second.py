@@ -66,3 +66,15 @@ def test_a_step_with_noise_is_still_a_step(seed):
     x[70:] *= 0.5
     events = detect_dips(np.arange(1, SECONDS + 1), x).dips
     assert [(d.kind, d.onset_s) for d in events if d.onset_s >= 60] == [("step", 70.0)]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_last_second_back_nearer_the_level_before_than_the_dip_is_back(seed):
+    """The bar for "back" is the midpoint of the two levels where that is below the shoulder: a last second at 82%
+    of the level (a noisy second at the level, 12.5% below it one time in five at COV 15%) after seconds at 20%
+    is back; with the shoulder alone as the bar, the dip was the step it was."""
+    x = _noisy(seed, 0.02)
+    x[SECONDS - 6 : SECONDS - 1] = 200.0
+    x[-1] = 820.0
+    (dip,) = detect_dips(np.arange(1, SECONDS + 1), x).dips
+    assert (dip.kind, dip.onset_s, dip.duration_s) == ("transient", SECONDS - 6.0, 5.0)
