@@ -1,7 +1,7 @@
 """TEL-DIP and TEL-STEP at a run's edges: dips that end in its last seconds or start in its first, steps that last.
 
-Written for issue dips61 (a dip that recovered in the run's last second was read as a step, `analysis.dips`
-`_recovered`). Nothing here is imported from `bench/`: each series goes to the TEL-DIP/TEL-STEP rules through
+Written for issue 40 (branch dips61: a dip that recovered in the run's last second was read as a step,
+`analysis.dips._recovered`). Nothing here is imported from `bench/`: each series goes to the TEL-DIP/TEL-STEP rules through
 `doctor.engine.evaluate` on a `Context` holding one "all jobs" series, as `iolab doctor` builds one from fio's
 logs (and as bench/independent_audit.py calls them), and the findings with an onset are read.
 
@@ -22,6 +22,10 @@ The declared envelope (each case drawn from its own seed):
   run), half of them with a last window noise-high (the level after plus a shock of 1.5-3 sd): a step read as a
   dip that ended is counted as misread;
 - "clean": the same noise, no event: every finding is false.
+
+Not spanned (bins a user's machine can present that this generator does not draw; main-space benches cover some):
+dips longer than 30 s near an edge, runs longer than 600 s, COV above 15%, windows under 0.5 s, daily cycles,
+drift or a second event beside the first, and a last window that is partial and low (fio's own last window).
 
 Figures, by bin: recall (a TEL-DIP finding overlapping the dip), recall by any rule (TEL-STEP too), onset within
 +-1 s of the dip's first window, a step misread (a TEL-DIP finding over the step's seconds), false findings per
