@@ -471,12 +471,19 @@ def calibration_traces(results: Results) -> str:
         f"{fa['reported']['points_not_judged_real']:,}), {fa['tuning']['per_point']:g} on the tuning half. A dip of 2 s "
         f"to half the point planted in each point's twin (reported half, {reported['twins']} twins): found "
         f"{reported['recall']:.1%}; at depth >= 30% and >= 3x the point's robust per-second sd "
-        f"({reported['eligible_twins']} twins), **{reported['eligible_recall']:.1%}**, by length: {bins}."
+        f"({reported['eligible_twins']} twins), **{reported['eligible_recall']:.1%}**, onset within 1 s of the "
+        f"planted shape's start in **{_share_of(reported['eligible']['shape_onset_within_1s'])}** of those found "
+        f"({_share_of(reported['eligible']['onset_within_1s'])} of its first second 12.5% down); by length: {bins}."
     )
 
 
 def _share(b: dict) -> str:
-    onset = "" if b.get("onset_within_1s") is None else f", onset +-1 s {b['onset_within_1s']:.0%}"
+    """A length bin's recall of how many, and its onset within 1 s of the shape's start (of 12.5% down)."""
+    onset = (
+        ""
+        if b.get("shape_onset_within_1s") is None
+        else f", onset +-1 s {b['shape_onset_within_1s']:.0%} ({b['onset_within_1s']:.0%})"
+    )
     return f"{b['recall']:.1%} of {b.get('twins', b.get('cases'))}{onset}"
 
 

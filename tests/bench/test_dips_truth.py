@@ -76,3 +76,23 @@ def test_fio_plot_twins_that_never_hold_2_s_are_apart_from_the_target():
     reported = ft.planted_figures(rows)["reported"]
     assert reported["eligible_twins"] == 1 and reported["eligible_recall"] == 1.0
     assert reported["deep_by_planted_length_s"]["3-5"]["twins"] == 2
+
+
+def test_fio_plot_twins_are_dated_from_the_shape_s_start_as_the_envelope_dates_them():
+    """The onset is judged as bench/dips_envelope.py judges it: from the planted shape's first second (the rules
+    date a descent from where it starts), with the first second 12.5% down beside it; a ramp dated at its start
+    and 3 s before its 12.5% crossing counts as dated, not the other way round (the stored figures once read the
+    crossing alone and called a dating change a regression)."""
+    import fioplot_traces as ft
+
+    ramp = {"half": "tuning", "depth": 0.6, "sd": 0.01, "held": 8.0, "length": 8.0, "planted_length": 11}
+    rows = [ramp | {"found": True, "onset_error": -3.0, "shape_onset_error": 0.0}]
+    rows += [ramp | {"found": True, "onset_error": 0.0, "shape_onset_error": 3.0}]
+    rows += [ramp | {"found": True, "onset_error": 0.0, "shape_onset_error": 0.0}]
+    tuning = ft.planted_figures(rows)["tuning"]
+    assert tuning["eligible"] == {"recall": 1.0, "shape_onset_within_1s": 0.6667, "onset_within_1s": 0.6667}
+    assert tuning["eligible_by_length_s"]["6-10"]["shape_onset_within_1s"] == 0.6667
+    assert tuning["eligible_median_abs_onset_error_s"] == 0.0
+    rows[0]["shape_onset_error"] = 3.0
+    again = ft.planted_figures(rows)["tuning"]
+    assert again["eligible"]["shape_onset_within_1s"] == 0.3333 and again["eligible"]["onset_within_1s"] == 0.6667
