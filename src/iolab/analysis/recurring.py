@@ -75,8 +75,9 @@ def _like(event: Dip, seed: Dip) -> bool:
 
 def alike(events: Sequence[Dip]) -> Pattern | None:
     """The largest set of transient events alike in depth and length (DEPTH_RATIO, LENGTH_RATIO of one of
-    them), the deeper on a tie; None when it holds fewer than MIN_DROPS."""
-    transients = [e for e in events if e.kind == "transient" and e.mean_drop > 0 and e.duration_s > 0]
+    them), the deeper on a tie; None when it holds fewer than MIN_DROPS. A drop the run ended during
+    ("unended") is one of them: the pattern went on to the end."""
+    transients = [e for e in events if e.kind != "step" and e.mean_drop > 0 and e.duration_s > 0]
     best: list[Dip] = []
     for seed in transients:
         group = [e for e in transients if _like(e, seed)]

@@ -457,7 +457,9 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
     "least 2 s, its last seconds not back at the level before it beyond the noise (over the seconds with I/O; in "
     "arrays, also 25% down against the other devices), beyond the series' own noise; info when the host was busy "
     "during the point (TEL-INTERFERENCE) unless the series is a device's own counters (then kept, naming what was "
-    "busy), and info when the series' noise could not have shown a 25% step",
+    "busy), and info when the series' noise could not have shown a 25% step; also a fall TEL-DIP's test finds and "
+    "judges (12.5% below for 2 s, one second 25% below, beyond the noise) that is still low when the point ends "
+    "(back for under 2 s, and not beyond the noise), told as a fall still low at the end",
     why="The point's average mixes two levels, so it describes neither.",
     fix="Report the two levels separately. A lasting drop on flash is often a write cache filling, garbage "
     "collection or thermal throttling: check SMART temperature, and TRIM (blkdiscard) before re-running.",
@@ -469,6 +471,13 @@ def step(ctx: Context, r: Rule) -> Iterator[Finding]:
     for series, dip, report in _reports(ctx):
         if dip.kind == "step":
             title = f"{series.point}: {series.label} bandwidth stepped down {dip.depth:.0%} at {dip.onset_s:.0f} s and stayed low"
+            yield _verdict(r, title, series, dip, report, busy)
+        elif dip.kind == "unended":
+            title = (
+                f"{series.point}: {series.label} bandwidth fell {1.0 - dip.level_after / dip.baseline:.0%} at "
+                f"{dip.onset_s:.0f} s and was still low when the point ended ({dip.duration_s:.0f} s; lowest "
+                f"second {dip.depth:.0%} down)"
+            )
             yield _verdict(r, title, series, dip, report, busy)
     for series, seen in _hidden(ctx, "step"):
         title = (
