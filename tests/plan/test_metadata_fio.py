@@ -43,7 +43,7 @@ def test_create_stat_remove_touch_only_the_files_made_and_write_no_data(tmp_path
 
     stat = _run(metadata_workload("stat", 2, 150, 1).options, directory, tmp_path)
     assert stat["ops"] > 300  # time-based: round after round over the same files for about a second
-    assert 900 <= stat["runtime_ms"] <= 1500
+    assert 900 <= stat["runtime_ms"] <= 3000  # about a second (a loaded host overruns fio's runtime by up to ~1 s)
     assert sorted(p.stat().st_size for p in directory.iterdir()) == [0] * 300  # nothing laid out, nothing added
 
     removed = _run(metadata_workload("remove", 2, 150, 10).options, directory, tmp_path)
@@ -54,5 +54,6 @@ def test_fio_runtime_ends_a_create_before_its_file_count(tmp_path):
     directory = tmp_path / "md"
     directory.mkdir()
     created = _run(metadata_workload("create", 1, 5_000_000 // 100, 0.2).options, directory, tmp_path)
-    assert created["runtime_ms"] < 1000 and created["ops"] < 50_000
+    # 0.2 s, not the hours 5,000,000 files would take (a loaded host overruns fio's runtime by up to ~1 s)
+    assert created["runtime_ms"] < 3000 and created["ops"] < 50_000
     assert files_made(directory, 1) == created["ops"] == len(list(directory.iterdir()))

@@ -5,6 +5,7 @@ all its jobs whatever group_reporting says (its device capped by blkio)."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 
@@ -27,8 +28,11 @@ def test_a_point_whose_target_is_never_met_ends_at_its_jobs_own_runtime_by_fios_
     assert point["status"] == "ok", point
     stop = point["result"]["stopping"]
     assert stop["reason"] in ("target not met", "not steady"), stop
-    assert 2 <= stop["discarded_s"] + stop["kept_s"] <= 3, stop  # ran to its own maximum, not stopped early
-    assert point["result"]["directions"]["read"]["runtime_ms"] < 4_000, point["result"]["directions"]["read"]
+    ran = point["result"]["directions"]["read"]["runtime_ms"]
+    # ran to its own maximum, not stopped early; a loaded host may overrun fio's runtime by most of a second (the
+    # project's CI: a runtime=15 job at 15,969 ms counted 16 s), never by the rule's 60 s default
+    assert 2 <= stop["discarded_s"] + stop["kept_s"] <= max(3, math.ceil(ran / 1000)), (ran, stop)
+    assert ran < 8_000, point["result"]["directions"]["read"]
 
 
 def test_a_job_bounded_by_its_size_writes_its_size_once_and_no_more(tmp_path, iolab_home):
