@@ -35,7 +35,9 @@ def readable(findings) -> None:
 
 
 def series(values, label="all jobs"):
-    return PointSeries("p", label, [float(t) for t in range(1, len(values) + 1)], [v * MB for v in values])
+    """A series as `doctor.derived.point_series` builds one: a device's ("loop0 read") names its device."""
+    device = None if label.endswith("all jobs") else label.split()[0]
+    return PointSeries("p", label, [float(t) for t in range(1, len(values) + 1)], [v * MB for v in values], device)
 
 
 def test_partial_first_and_last_seconds_are_not_dips():

@@ -87,10 +87,13 @@ ACTIVE = 0.15  # seconds at either end below 15% of the median are start-up or w
 def active_seconds(series: PointSeries) -> tuple[list[float], list[float]]:
     """The seconds with I/O, without the first and last of them (I/O began and ended inside those) and without
     idle seconds at either end (a device's telemetry spans fio's start-up and wind-down): the seconds the dip
-    rules and a point's noise read. fio's own log starts with I/O, so its partial first and last samples go; a
-    device's counters start with the sampler, so the idle seconds go and the partial second after them too: a
-    device read 0, 42, 208, ... MB/s when fio took a second to start on a loaded host, and that 42, kept, made the
-    noise too wide to see a 75% dip of 3 s in a 10 s point."""
+    rules and a point's noise read. fio's own log starts with I/O (a window in which nothing completed is not
+    logged), so its partial first sample goes and the seconds after it are the run's however low: a stall in the
+    first whole seconds is a cold start the run had (cut as idle, a dip 85% deep starting there was lost or cut
+    to one second: bench/dips_edges.py, 57 of 114); at its end, seconds below the floor are jobs that finished
+    before the others, and go. A device's counters start with the sampler, so the idle seconds go and the
+    partial second after them too: a device read 0, 42, 208, ... MB/s when fio took a second to start on a
+    loaded host, and that 42, kept, made the noise too wide to see a 75% dip of 3 s in a 10 s point."""
     times, values = series.times_s, series.values
     finite = sorted(v for v in values[1:-1] if math.isfinite(v))
     if not finite:
@@ -99,7 +102,8 @@ def active_seconds(series: PointSeries) -> tuple[list[float], list[float]]:
     busy = [i for i, v in enumerate(values) if math.isfinite(v) and v >= floor]
     if not busy:
         return [], []
-    return times[busy[0] + 1 : busy[-1]], values[busy[0] + 1 : busy[-1]]
+    first = 0 if series.device is None else busy[0]
+    return times[first + 1 : busy[-1]], values[first + 1 : busy[-1]]
 
 
 def point_series(records: Sequence[PointRecord], series: dict[int, list[SampleSeries]]) -> list[PointSeries]:
