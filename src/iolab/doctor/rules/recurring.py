@@ -63,8 +63,9 @@ def _evidence(seen: Standing) -> dict[str, object]:
     "TEL-DIP's Gaussian cut, alike in depth (mean drop within 2x on a log scale) and length (within 3x) (that alone "
     "where the windows of their length outside them are too few to fit a tail, under 100); else more such drops than "
     f"the point's own windows reach that deep by chance (chance under {ALARM:.0%}: an exponential tail fitted to "
-    "the ten lowest windows outside the drops, a Poisson count), each drop also beyond them alone (at TEL-DIP's "
-    "chance per place); in arrays, each drop also against the other "
+    "the ten lowest windows outside the drops, a Poisson count), counting only the drops that are also beyond them "
+    "alone (at TEL-DIP's chance per place; the others go back among the point's windows and the rest are judged "
+    "again, at least 3 left); in arrays, each drop also against the other "
     "devices; info when the host was busy during the point unless the series is a device's own counters",
     why="A drive that stalls again and again holds back every job each time, and the point's average hides it: "
     "a full SSD collecting garbage every few minutes, a disk's periodic stalls.",
