@@ -434,9 +434,7 @@ def _ended(
     return not all(low[holding:]) or _recovered(y, first, level, sigma, params)
 
 
-def _transient(
-    x, t, first: int, last: int, level: float, interval: float, dated: tuple[int, int], ended: bool = True
-) -> Dip:
+def _transient(x, t, first: int, last: int, level: float, interval: float, dated: tuple[int, int], ended: bool) -> Dip:
     """The dip over samples first..last against the run's `level`, dated from sample dated[0] to dated[1] (where
     its descent starts and its rise ends, `date_edges`); the levels around it are the medians of the seconds
     before and after first..last. One that did not end (`_ended`) is "unended": its level after is the median

@@ -459,7 +459,8 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
     "during the point (TEL-INTERFERENCE) unless the series is a device's own counters (then kept, naming what was "
     "busy), and info when the series' noise could not have shown a 25% step; also a fall TEL-DIP's test finds and "
     "judges (12.5% below for 2 s, one second 25% below, beyond the noise) that is still low when the point ends "
-    "(back for under 2 s, and not beyond the noise), told as a fall still low at the end",
+    "(every segment after its last low second low, its last seconds not back beyond the noise), told as a fall "
+    "still low at the end",
     why="The point's average mixes two levels, so it describes neither.",
     fix="Report the two levels separately. A lasting drop on flash is often a write cache filling, garbage "
     "collection or thermal throttling: check SMART temperature, and TRIM (blkdiscard) before re-running.",
