@@ -120,10 +120,93 @@ def test_the_fall_s_seconds_stay_out_of_the_noise_an_earlier_dip_is_judged_by():
 
 
 def test_an_event_before_a_step_is_judged_as_before():
-    """Only the series' last part can hold an event that did not end: a dip before a 50% step stays a dip and the
-    step a step."""
+    """A dip back at the level well before a 50% step stays a dip and the step a step."""
     x = _noise(np.random.default_rng(3), 120, 0.02, 0.0)
     x[30:36] *= 0.5
     x[80:] *= 0.5
     events = detect_dips(np.arange(1, 121, dtype=float), x).dips
     assert [(d.kind, round(d.onset_s)) for d in events] == [("transient", 30), ("step", 80)], events
+
+
+def _sag_into_a_step(seed: int) -> tuple[np.ndarray, int, int]:
+    """A run of 40-400 s at COV 1-8%, phi 0-0.6, that sags 13-30% for 3-20 s from a second in its middle half and
+    then falls 35-70% below its level to the end: (the values, the sag's first second, the fall's)."""
+    rng = np.random.default_rng([seed, 64])
+    n = int(rng.integers(40, 401))
+    cov, phi = float(np.exp(rng.uniform(np.log(0.01), np.log(0.08)))), float(rng.uniform(0.0, 0.6))
+    x = _noise(rng, n, cov, phi)
+    sag, fall = float(rng.uniform(0.13, 0.3)), float(rng.uniform(0.35, 0.7))
+    start = int(rng.integers(n // 4, n // 2))
+    step = min(start + int(rng.integers(3, 21)), n - 10)
+    x[start:step] *= 1.0 - sag
+    x[step:] *= 1.0 - fall
+    return x, start, step
+
+
+def _recovered_into_the_fall(x: np.ndarray, step: int, params: DipParams) -> bool:
+    """Whether the detector reads a dip that ended whose low seconds reach the fall."""
+    t = np.arange(1, len(x) + 1, dtype=float)
+    return any(d.kind == "transient" and d.low()[0] < step <= d.low()[1] + 1 for d in detect_dips(t, x, params).dips)
+
+
+def test_a_sag_into_a_step_is_the_step_s_first_stage_not_a_dip_that_recovered():
+    """The class of `_ended` before a step: the seconds before a step were taken to have ended, so a drive that sags
+    and then drops further was told as a dip that recovered and a step (switched off, 92 of 400 here, 73 of these
+    300). Now none is; where the sag is an event the step is dated from its first second."""
+    cases = [_sag_into_a_step(seed) for seed in range(300)]
+    shipped = sum(_recovered_into_the_fall(x, step, DipParams()) for x, _, step in cases)
+    off = sum(_recovered_into_the_fall(x, step, DipParams(unended=False)) for x, _, step in cases)
+    assert shipped == 0 and off >= 40, (shipped, off)
+    onsets = []
+    for x, start, _ in cases:
+        events = detect_dips(np.arange(1, len(x) + 1, dtype=float), x).dips
+        falls = [d for d in events if d.kind != "transient"]  # a step, or one fall still low at the end
+        assert len(falls) == 1, events
+        onsets.append(round(falls[0].onset_s) - start)
+    # the sag's first second (a noise second 12.5% low just before it can lead by one or two), or the fall's where
+    # the sag was no event (too shallow, or under 2 s 12.5% down)
+    within = [-2 <= o <= step - start + 1 for o, (_, start, step) in zip(onsets, cases, strict=True)]
+    assert sum(o == 0 for o in onsets) >= 120 and all(within), onsets
+
+
+def test_the_rules_tell_a_sag_into_a_step_as_one_step():
+    """A 15% sag of 8 s with two seconds 30% down, then a 40% fall: TEL-STEP says it stepped down 40% from the sag's
+    first second; TEL-DIP says nothing (before, it said the bandwidth dipped 31% for 9 s and recovered)."""
+    x = _noise(np.random.default_rng(7), 100, 0.02, 0.1)
+    x[44:52] *= np.array([0.85, 0.85, 0.85, 0.7, 0.7, 0.85, 0.85, 0.85])
+    x[52:] *= 0.6
+    found = _findings(x)
+    assert [f[0] for f in found] == ["TEL-STEP"], found
+    (_, title, onset, _) = found[0]
+    assert "stepped down 4" in title and abs(onset - 44.0) <= 1.0, found
+
+
+def test_a_dip_back_in_the_last_whole_second_is_not_folded_into_a_step():
+    """200 runs of 25-60 s at COV 5-12% whose dip (50-80% deep, 4 s to half the run) is back only in the last whole
+    second, fio's partial last window after it: the step test places a two-sample step there (the back second and
+    the partial one; its spread read with the dip inside), and the dip runs into it. Folded into that step
+    unchecked, 33 were told as a step down that stayed low; `_first_stage` reads the run back at the level before
+    the dip and keeps them dips (4 told by TEL-STEP, as before the fold)."""
+    stepped = 0
+    for seed in range(200):
+        rng = np.random.default_rng([seed, 65])
+        n, cov = int(rng.integers(25, 60)), float(rng.uniform(0.05, 0.12))
+        x = _noise(rng, n, cov, float(rng.uniform(0.0, 0.5)))
+        length = int(rng.integers(4, n // 2))
+        x[n - 1 - length : n - 1] *= 1.0 - float(rng.uniform(0.5, 0.8))
+        stepped += any(f[0] == "TEL-STEP" for f in _findings(x))
+    assert stepped <= 6, stepped
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_dip_back_for_two_seconds_before_a_fall_is_not_folded_into_it(seed):
+    """A 15% sag of 5 s with a second 30% down, back at the level for 2 s, then a 28% fall to the end (COV 1%): the
+    step test declines a boundary at the sag (its mean is not 25% down) and splits at or after it, so the sag is
+    still low where the "step" begins; but it came back for as long as a dip must hold, so it is a dip (TEL-DIP at
+    40 s) and no step starts before the back seconds. Folded unchecked, it was "stepped down 27% at 40 s"."""
+    x = _noise(np.random.default_rng(seed), 60, 0.01, 0.1)
+    x[40:45] *= np.array([0.85, 0.85, 0.7, 0.85, 0.85])
+    x[47:] *= 0.72
+    found = _findings(x)
+    assert [abs(f[2] - 40.0) <= 1.0 for f in found if f[0] == "TEL-DIP"] == [True], found
+    assert all(f[2] >= 43.0 for f in found if f[0] == "TEL-STEP"), found

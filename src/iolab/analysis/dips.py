@@ -15,8 +15,8 @@ segmentation's penalty on a short dip's two edges is stricter than the rules' ow
 of the series is a step when its segments stay `drop` below (it did not recover: its last seconds are not back at
 the level before it beyond the noise, `_recovered`); an event that ends is a dip, from 2 s to the whole run minus
 its recovery; one that does not (its segments low to the end, its last seconds not back) is "unended", a fall still
-low when the run ended (`_ended`). Depth is from the
-lowest second, the mean drop beside it.
+low when the run ended (`_ended`), and one still low where a step begins is that step's first stage (the step is
+dated from it). Depth is from the lowest second, the mean drop beside it.
 """
 
 from __future__ import annotations
@@ -80,8 +80,9 @@ class DipParams:
     # not back beyond the noise as `_recovered` reads them: `_ended`) is "unended": neither a dip that ended nor a
     # step the segments confirm. It stays an event (its seconds are not the run's noise) and TEL-STEP says it fell
     # and was still low, where TEL-DIP said it dipped and recovered (bench/dips_edges.py: 10% of shallow step
-    # twins; docs/dips.md "A fall still low when the run ends"). No parameter of its own. False: such an event is
-    # a transient as before
+    # twins; docs/dips.md "A fall still low when the run ends"). One still low where a step begins is that step's
+    # first stage: the step is dated from it (stage64). No parameter of its own. False: such an event is a transient
+    # as before, before a step too
     unended: bool = True
 
 
@@ -387,10 +388,39 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
         found = _events(xv[lo:hi], tv[lo:hi], local, low, level, params, interval, gap)
         found += _short_events(xv[lo:hi], tv[lo:hi], found, level, sigma, params, interval)
         for (first, last), (start, end) in zip(found, date_edges(xv[lo:hi], found, level, sigma, params), strict=True):
-            ended = hi < len(xv) or _ended(xv[lo:hi], first, last, level, sigma, params, local, low)
+            ended = _ended(xv[lo:hi], first, last, level, sigma, params, local, low)
+            if not ended and hi < len(xv):
+                if _first_stage(xv, lo + first, lo + last, level, sigma, params, min_samples):
+                    dips[0] = _step(xv, tv, lo + first, interval)
+                    continue
+                ended = True
             dips.append(_transient(xv, tv, lo + first, lo + last, level, interval, (lo + start, lo + end), ended))
     dips.sort(key=lambda d: d.onset_s)
     return DipReport(params, dips=dips, samples=n, interval_s=interval, median=median)
+
+
+def _first_stage(x, first: int, last: int, level: float, sigma: float, params: DipParams, min_samples: int) -> bool:
+    """Whether an event first..last before the series' step, still low where the step begins (`_ended` reads the
+    seconds before the step alone), is the step's first stage (a drive that sags, then drops further): after its
+    last low second no `min_samples` in a row are back at the `level` (within `shoulder`: a dip must hold as long
+    below it), and the series' last seconds are not back at the level before `first` (`_recovered`). Either way
+    back, it is a dip that ended: the step's boundary can fall inside a dip's rise (fio-plot's 860 Pro twin: a ramp
+    back at the level for 2.25 s, then the trace's own fall, read as one step from the rise), and the step test reads
+    its spread with the event inside and takes a dip back in the last whole second beside fio's partial last one
+    for a two-second step (bench/dips_edges.py). A segment at the level precedes the event (`_level`), so
+    `first` >= 2.
+
+    Why: the seconds before a step were taken to have ended, so such a first stage was told as a dip that
+    recovered (69 of tests/analysis/test_dips_unended.py's 300 sags into a step; fio-plot's RAID0 randwrite
+    "dipped 27% for 75 s at 219 s", which falls from 221 s to the end). The step is dated from `first`, as a step
+    is; from the hinge's start, 5 of 300 were 2-5 s early, on noise."""
+    import numpy as np
+
+    back = np.concatenate(([0], (x[last + 1 :] >= (1.0 - params.shoulder) * level).astype(int), [0]))
+    edges = np.flatnonzero(np.diff(back))
+    if len(edges) and int(np.max(edges[1::2] - edges[::2])) >= min_samples:
+        return False
+    return not _recovered(x, first, float(np.median(x[:first])), sigma, params)
 
 
 def _step(x, t, k: int, interval: float) -> Dip:
@@ -417,17 +447,19 @@ def _step(x, t, k: int, interval: float) -> Dip:
 def _ended(
     y, first: int, last: int, level: float, sigma: float, params: DipParams, bounds: list[tuple[int, int]], low
 ) -> bool:
-    """Whether the event first..last of the series' last part `y` ended before the series did: a segment after
-    the one holding its last low second is not low (`bounds` and their `low` flags, as `_level` judged them:
-    the segmentation put the level back after it), or the last seconds are back at the `level` beyond the noise
-    (`_recovered`, read from its first second on; a segment holds two seconds, so a dip back only in the last one
-    shares a low segment with its own last low second).
+    """Whether the event first..last of the series' part `y` (the whole series, or the seconds before or after its
+    step) ended before that part did: a segment after the one holding its last low second is not low (`bounds` and
+    their `low` flags, as `_level` judged them: the segmentation put the level back after it), or the last seconds
+    are back at the `level` beyond the noise (`_recovered`, read from its first second on; a segment holds two
+    seconds, so a dip back only in the last one shares a low segment with its own last low second).
 
     Why: an event the step test declined that lasted to the end (a 20-25% step, a second fall after a step) was
     reported as a dip that recovered, with no level after or one noise-high last second as its recovery. Taking it
     out of the events instead made its seconds the run's noise and hid real dips elsewhere in the run (end61).
     Counting the seconds after its last low one did not do: a shallow fall's seconds in noise sit above the
-    shoulder two or three in a row by chance."""
+    shoulder two or three in a row by chance. The same holds before a step: a fall still low where the step begins
+    (a drive that sags, then drops further) was a dip that recovered too, since a part before a step was taken to
+    have ended (`_first_stage` now tells the step's first stage from a dip that ended)."""
     if not params.unended:
         return True
     holding = next(j for j, (a, b) in enumerate(bounds) if a <= last < b)
