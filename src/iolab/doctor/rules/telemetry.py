@@ -454,7 +454,7 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
     trigger="the series cut into segments of constant level (penalised least squares, PELT): the first segment "
     "boundary after which every segment, the last one and the median stay 25% below the median before it, for at "
-    "least 2 s, its last seconds not back at the level before it beyond the noise (over the seconds with I/O; in "
+    "least 2 s, no segment of 2 s back within 12.5% of it, its last seconds not back at the level before it beyond the noise (over the seconds with I/O; in "
     "arrays, also 25% down against the other devices), beyond the series' own noise; info when the host was busy "
     "during the point (TEL-INTERFERENCE) unless the series is a device's own counters (then kept, naming what was "
     "busy), and info when the series' noise could not have shown a 25% step; the step dated from a fall still low "
