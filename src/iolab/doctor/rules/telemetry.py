@@ -454,15 +454,14 @@ def _evidence(dip: Dip, report: DipReport) -> dict[str, object]:
     applies="points with at least 6 per-second bandwidth samples (fio's logs, or per-device telemetry in arrays)",
     trigger="the series cut into segments of constant level (penalised least squares, PELT): the first segment "
     "boundary after which every segment, the last one and the median stay 25% below the median before it, for at "
-    "least 2 s, no segment of 2 s back within 12.5% of it, its last seconds not back at the level before it beyond the noise (over the seconds with I/O; in "
+    "least 2 s, its last seconds not back at the level before it beyond the noise (over the seconds with I/O; in "
     "arrays, also 25% down against the other devices), beyond the series' own noise; info when the host was busy "
     "during the point (TEL-INTERFERENCE) unless the series is a device's own counters (then kept, naming what was "
-    "busy), and info when the series' noise could not have shown a 25% step; the step dated from a fall still low "
-    "where it begins (not back at the level for 2 s after it, nor at the end): a sag that drops further is one "
-    "step from its first low second; also a fall TEL-DIP's test finds and "
+    "busy), and info when the series' noise could not have shown a 25% step; also a fall TEL-DIP's test finds and "
     "judges (12.5% below for 2 s, one second 25% below, beyond the noise) that is still low when the point ends "
-    "(every segment after its last low second low, its last seconds not back beyond the noise), told as a fall "
-    "still low at the end",
+    "(every segment after its last low second low, its last seconds not back beyond the noise), or still low where "
+    "the step begins (not back at the level for 2 s after it, nor at the end: a sag that drops further, one fall "
+    "with the step), told as a fall still low at the end",
     why="The point's average mixes two levels, so it describes neither.",
     fix="Report the two levels separately. A lasting drop on flash is often a write cache filling, garbage "
     "collection or thermal throttling: check SMART temperature, and TRIM (blkdiscard) before re-running.",
