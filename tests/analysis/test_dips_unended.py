@@ -187,7 +187,7 @@ def test_a_dip_back_in_the_last_whole_second_is_not_folded_into_a_step():
     """200 runs of 25-60 s at COV 5-12% whose dip (50-80% deep, 4 s to half the run) is back only in the last whole
     second, fio's partial last window after it: the step test places a two-sample step there (the back second and
     the partial one; its spread read with the dip inside), and the dip runs into it. Folded into that step
-    unchecked, 33 were told as a step down that stayed low; `_first_stage` reads the run back at the level before
+    unchecked, 33 were told by TEL-STEP as a fall still low; `_first_stage` reads the run back at the level before
     the dip and keeps them dips (4 told by TEL-STEP, as before the fold)."""
     stepped = 0
     for seed in range(200):
@@ -205,7 +205,8 @@ def test_a_dip_back_for_two_seconds_before_a_fall_is_not_folded_into_it(seed):
     """A 15% sag of 5 s with a second 30% down, back at the level for 2 s, then a 28% fall to the end (COV 1%): the
     step test declines a boundary at the sag (its mean is not 25% down) and splits at or after it, so the sag is
     still low where the "step" begins; but it came back for as long as a dip must hold, so it is a dip (TEL-DIP at
-    40 s) and no step starts before the back seconds. Folded unchecked, it was "stepped down 27% at 40 s"."""
+    40 s) and no step starts before the back seconds. Folded unchecked, it was "fell 27% at 40 s and was still low
+    when the point ended"."""
     x = _noise(np.random.default_rng(seed), 60, 0.01, 0.1)
     x[40:45] *= np.array([0.85, 0.85, 0.7, 0.85, 0.85])
     x[47:] *= 0.72

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import signal
 import sqlite3
 import subprocess
@@ -155,7 +156,11 @@ def test_the_change_point_is_at_the_hour_the_setting_changed_and_names_it(import
     outliers = {o["run_id"]: o["relative"] for o in series["outlier_runs"]}
     assert ids[BAD] in outliers and outliers[ids[BAD]] < -0.8, series["outlier_runs"]
     assert all(abs(r) < 0.3 for run, r in outliers.items() if run != ids[BAD]), series["outlier_runs"]
-    assert f"run {ids[BAD]} (2026-01-03 13:00): " in text and "outlier run" in text, text  # 0.83 MB/s when loaded
+    # the bad hour's figure as the text gives it is the one measured (1.0 MB/s here, 0.83 MB/s under 4 CPU hogs)
+    shown = re.search(rf"run {ids[BAD]} \(2026-01-03 13:00\): ([0-9.]+) MB/s", text)
+    measured = next(o["value"] for o in series["outlier_runs"] if o["run_id"] == ids[BAD]) / 1e6
+    assert shown and abs(float(shown[1]) - measured) <= 0.05 * measured, (measured, text)
+    assert "outlier run" in text, text
 
 
 def test_notes_tags_and_the_ranges_compared(imported):

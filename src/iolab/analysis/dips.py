@@ -25,6 +25,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from iolab.analysis.window_tail import runs_of
+
 MIB = 1 << 20
 
 
@@ -378,7 +380,8 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
     parts = [(0, len(xv), bounds)]
     k = _step_at(xv, bounds, params, max(2, min_samples), sigma)
     if k is not None:
-        dips.append(_step(xv, tv, k, interval))
+        step = _step(xv, tv, k, interval)
+        dips.append(step)
         parts = [(0, k, [(a, b) for a, b in bounds if b <= k]), (k, len(xv), [(a, b) for a, b in bounds if a >= k])]
     for lo, hi, part in parts:
         level, low = _level(xv[lo:hi], [(a - lo, b - lo) for a, b in part], params.shoulder)
@@ -389,17 +392,18 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
         found += _short_events(xv[lo:hi], tv[lo:hi], found, level, sigma, params, interval)
         for (first, last), (start, end) in zip(found, date_edges(xv[lo:hi], found, level, sigma, params), strict=True):
             ended = _ended(xv[lo:hi], first, last, level, sigma, params, local, low)
-            if not ended and hi < len(xv):
+            held, dated = (lo + first, lo + last), (lo + start, lo + end)
+            if not ended and hi < len(xv):  # still low where the step begins
                 if _first_stage(xv, lo + first, lo + last, level, sigma, params, min_samples):
                     # one fall still low when the series ended, from this event's first low second on (as a step
                     # is dated; the hinge's dating put 5 of 300 such falls 2-5 s early, on noise): the step it ran
                     # into is its second stage, judged as one event as a fall still low at the end is (a step
                     # dated from the first stage can fall under the step test's 25%, which the event's own passes)
-                    del dips[0]
-                    start, last, end = first, len(xv) - 1 - lo, len(xv) - 1 - lo
+                    dips.remove(step)
+                    held = dated = (lo + first, len(xv) - 1)
                 else:
                     ended = True
-            dips.append(_transient(xv, tv, lo + first, lo + last, level, interval, (lo + start, lo + end), ended))
+            dips.append(_transient(xv, tv, *held, level, interval, dated, ended))
     dips.sort(key=lambda d: d.onset_s)
     return DipReport(params, dips=dips, samples=n, interval_s=interval, median=median)
 
@@ -421,9 +425,8 @@ def _first_stage(x, first: int, last: int, level: float, sigma: float, params: D
     fall still low at the end from `first`."""
     import numpy as np
 
-    back = np.concatenate(([0], (x[last + 1 :] >= (1.0 - params.shoulder) * level).astype(int), [0]))
-    edges = np.flatnonzero(np.diff(back))
-    if len(edges) and int(np.max(edges[1::2] - edges[::2])) >= min_samples:
+    after = x[last + 1 :]
+    if any(len(run) >= min_samples for run in runs_of(after, after >= (1.0 - params.shoulder) * level)):
         return False
     return not _recovered(x, first, float(np.median(x[:first])), sigma, params)
 
