@@ -80,6 +80,7 @@ SMOKE: dict[str, tuple[str, object]] = {
         "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke",
     ),
     "safety_mutation.py": ("safety_mutation.json", "smoke run by tests/test_bench_smoke.py::test_safety_benches_smoke"),
+    "sag_into_step.py": ("sag_into_step.json", None),
     "scaling_envelope.py": ("scaling_envelope.json", None),
     "simulated_arrays.py": (
         "simulated_arrays.json",
