@@ -14,8 +14,14 @@ cells (one step of -10% at COV 2-5%, of -15% at COV 2-10%, 60-1,999 runs). False
 with phi under 0.7 spanning three of each cycle they hold, as the bench counts them; recall is of steps with at least
 20 runs a side (ramps apart).
 
+Each history is analysed once with every change placed (`PLACE_MIN_MASS` 0) and split by place mass: "before" claims
+as a run every change whose mass is at least `--before` (0: every change, the twenty-second look's before), "after"
+every change at least `--after` (the shipped `PLACE_MIN_MASS` unless given), the rest as spans. The places and spans
+do not depend on the threshold, so one analysis gives both.
+
     python bench/history_unplaced.py --set tuning     # seeds 71,000,000+ (the nineteenth look's tuning seeds)
     python bench/history_unplaced.py --set held-out   # 95,000,000+ / 95,500,000+ / 96,000,000+ / 97,000,000+
+    python bench/history_unplaced.py --set held-out-24 --before 0.5 --after 0.7   # twenty-fourth look, 141,000,000+
 """
 
 from __future__ import annotations
@@ -30,12 +36,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 import simulated_histories as sim
 from results_file import add_smoke_flag, write_result
 
+from iolab.analysis import history
 from iolab.analysis.history import ChangePointParams, analyse_history
 
 # First seeds of each set: 30-199 runs, 200-1,999 runs, the -10% cell, the -15% cell.
 SEEDS = {
     "tuning": (71_000_000, 71_500_000, 73_000_000, 74_000_000),
     "held-out": (95_000_000, 95_500_000, 96_000_000, 97_000_000),
+    "held-out-24": (141_000_000, 141_500_000, 143_000_000, 144_000_000),
 }
 LENGTH_BINS = ((30, 60, "30-59"), (60, 200, "60-199"), (200, 1000, "200-999"), (1000, 2000, "1,000-1,999"))
 PHI_BINS = ((0.0, 1e-9, "0"), (1e-9, 0.35, "0-0.35"), (0.35, 0.7, "0.35-0.7"))
@@ -55,12 +63,17 @@ def _covers(h: sim.History, span: tuple[int, int]) -> list[int]:
     return [s for s, r in zip(h.steps, h.ramps, strict=True) if first <= s + r and s <= last]
 
 
-def _row(h: sim.History) -> dict:
-    result = analyse_history(h.values, ChangePointParams(), h.times)
-    placed = [cp.index for cp in result.change_points]
-    every = sorted(placed + [cp.index for cp in result.unplaced])
-    spans = [cp.span for cp in result.unplaced if cp.span is not None]
-    before, kinds_before = sim._credit(h, every)
+def _row(h: sim.History, before_mass: float, after_mass: float) -> dict:
+    saved = history.PLACE_MIN_MASS
+    history.PLACE_MIN_MASS = 0.0
+    try:
+        changes = analyse_history(h.values, ChangePointParams(), h.times).change_points
+    finally:
+        history.PLACE_MIN_MASS = saved
+    placed = [cp.index for cp in changes if cp.place_mass >= after_mass]
+    claimed = sorted(cp.index for cp in changes if cp.place_mass >= before_mass)
+    spans = [cp.span for cp in changes if cp.place_mass < after_mass and cp.span is not None]
+    before, kinds_before = sim._credit(h, claimed)
     after, kinds_after = sim._credit(h, placed)
     covered = {s for span in spans for s in _covers(h, span)}
     row: dict = {k: h.knobs[k] for k in ("runs", "cov", "phi", "noise", "daily", "weekly", "days")}
@@ -87,12 +100,12 @@ def _sides(h: sim.History, i: int) -> int:
     return min(h.steps[i] - bounds[i], bounds[i + 2] - h.steps[i] - h.ramps[i])
 
 
-def _rows(seeds: range, least: int, most: int, step=None) -> list[dict]:
+def _rows(seeds: range, least: int, most: int, masses: tuple[float, float], step=None) -> list[dict]:
     rows = []
     for seed in seeds:
         h = sim.draw(seed, most, step, least=least, widened=False if step else None)
         if h.knobs["phi"] < 0.7:
-            rows.append(_row(h))
+            rows.append(_row(h, *masses))
     return rows
 
 
@@ -143,16 +156,16 @@ def _cell(rows: list[dict]) -> dict:
     return {part: sum(r[f"steps{part}"] for r in rows) for part in ("", "_before", "_placed", "_spanned")}
 
 
-def one_set(seeds: tuple[int, int, int, int], short: int, mid: int, cells: int) -> dict:
+def one_set(seeds: tuple[int, int, int, int], short: int, mid: int, cells: int, masses: tuple[float, float]) -> dict:
     out: dict = {
-        "30-199": _figures(_rows(range(seeds[0], seeds[0] + short), 30, 199)),
-        "200-1,999": _figures(_rows(range(seeds[1], seeds[1] + mid), 200, 1999)),
+        "30-199": _figures(_rows(range(seeds[0], seeds[0] + short), 30, 199, masses)),
+        "200-1,999": _figures(_rows(range(seeds[1], seeds[1] + mid), 200, 1999, masses)),
     }
     for name in ("30-199", "200-1,999"):
         shown = {k: v for k, v in out[name].items() if k != "by_bin"}
         print(name, shown, flush=True)
     for first, (cell, (size, cov, _, _)) in zip(seeds[2:], sim.MUST_SHOW.items(), strict=True):
-        rows = _rows(range(first, first + cells), 2 * sim.SIDE + 10, sim.SHORT_RUNS, (size, cov))
+        rows = _rows(range(first, first + cells), 2 * sim.SIDE + 10, sim.SHORT_RUNS, masses, (size, cov))
         out[cell] = _cell(rows)
         print(cell, out[cell], flush=True)
     return out
@@ -164,12 +177,20 @@ def main() -> int:
     parser.add_argument("--short", type=int, default=4000, help="histories of 30-199 runs")
     parser.add_argument("--mid", type=int, default=400, help="histories of 200-1,999 runs")
     parser.add_argument("--cells", type=int, default=200, help="histories per must-show cell")
+    parser.add_argument("--before", type=float, default=0.0, help="place mass a change needs to be a point, before")
+    parser.add_argument("--after", type=float, default=history.PLACE_MIN_MASS, help="the same, after")
     parser.add_argument("--out", type=Path, default=None)
     add_smoke_flag(parser)
     args = parser.parse_args()
     sizes = (20, 2, 4) if args.smoke else (args.short, args.mid, args.cells)
     out = args.out or Path(__file__).parent / "results" / f"history_unplaced_{args.set}.json"
-    figures = {"set": args.set, "first_seeds": SEEDS[args.set], **one_set(SEEDS[args.set], *sizes)}
+    masses = (args.before, args.after)
+    figures = {
+        "set": args.set,
+        "first_seeds": SEEDS[args.set],
+        "place_min_mass": {"before": args.before, "after": args.after},
+        **one_set(SEEDS[args.set], *sizes, masses),
+    }
     write_result(out, "history_unplaced", figures, smoke=args.smoke)
     return 0
 
