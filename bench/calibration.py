@@ -51,6 +51,7 @@ from results_file import RESULTS, add_smoke_flag, write_result  # noqa: E402
 from tests.loopdev import BlkioCgroup, LoopDevice, blkio_cgroup, busy_host, loop_devices, throttle_skip_reason  # noqa: E402
 
 MIB = 1 << 20
+RAMP_S = 2  # the array preset's ramp_time (plan.presets.array_read)
 DRIVE_BPS = 100 * MIB
 NOISE_RULES = {
     "TEL-DIP",
@@ -212,7 +213,7 @@ def dip_window(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
     def throttle_window(_pid: int) -> None:
         cgroup.fio_started(timeout=600, poll=0.05)
         started = time.time()
-        onset = started + 2 + runtime / 2 - 2  # the preset's 2 s ramp, then a little before mid-run
+        onset = started + RAMP_S + runtime / 2 - 2  # after the preset's ramp, a little before mid-run
         time.sleep(max(0.0, onset - time.time()))
         window["onset_s"] = time.time() - started
         cgroup.set_read_bps(dipping.major_minor, int(DRIVE_BPS * 0.1))
@@ -233,8 +234,10 @@ def dip_window(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
         for f in serious_noise(run)
         if f not in found and f["rule_id"] in ("TEL-DIP", "TEL-STEP")
     ]
+    applied = window.get("onset_s", float("nan"))
     print(
-        f"4 s window on {dipping.name} from {window.get('onset_s', float('nan')):.1f} s after its fio started: "
+        f"4 s window on {dipping.name} from {applied:.1f} s after its fio started "
+        f"({applied - RAMP_S:.1f} s on the measured clock, which starts after the ramp): "
         + ("; ".join(f["title"] for f in found) or "NOT found")
         + f"; other dips: {len(others)}",
         flush=True,
@@ -242,6 +245,8 @@ def dip_window(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
     return {
         "device": dipping.name,
         "applied_onset_s": round(window.get("onset_s", -1), 1),
+        # the findings date on fio's measured clock, which starts once the preset's ramp is over
+        "applied_onset_measured_s": round(window.get("onset_s", -1) - RAMP_S, 1),
         "found": [f"{f['rule_id']}: {f['title']}" for f in found],
         "onsets_s": onsets,
         "other_dips": others,
