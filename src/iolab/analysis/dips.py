@@ -86,6 +86,11 @@ class DipParams:
     # with the step as its second stage (stage64). No parameter of its own. False: such an event is a transient as
     # before, before a step too
     unended: bool = True
+    # a series of fewer samples than this reads its noise from the lower quartile of its differences too, the
+    # smaller of that and the median's (`noise_sigma`): in 8-29 samples one dip's edges can be half the
+    # differences, and a V or ramp 3-5 s long in a 10 s run set sigma at its own slope, so the segmentation
+    # never cut it (noise-free, 90% deep: not an event). None: the median alone at every length
+    short_sigma_samples: int | None = 30
 
 
 @dataclass(frozen=True)
@@ -127,19 +132,30 @@ class DipReport:
     reason: str = ""
 
 
-def noise_sigma(x) -> float:
+# |d| of a Gaussian difference at its lower quartile, in units of the difference's sd: Phi^-1(0.625)
+_LOWER_QUARTILE_Z = 0.3186393639643752
+
+
+def noise_sigma(x, lower_quartile: bool = False) -> float:
     """Standard deviation of one second's noise from the median absolute difference of seconds one apart, or
     two apart where that is smaller (1.4826 MAD / sqrt 2): a change of level moves one or two differences,
     not the median of all of them. Seconds that take turns high and low (fio's windows alternating,
     negatively correlated) double every difference of seconds in a row while those two apart cancel: from
-    the first alone the penalty hid 3-14 s dips 60-80% deep in such fio-plot traces (issue 40)."""
+    the first alone the penalty hid 3-14 s dips 60-80% deep in such fio-plot traces (issue 40).
+
+    With `lower_quartile`, the smaller of that and the same read from the differences' lower quartile, which
+    holds while up to three in four differences are a dip's edges (the median: one in two): a short series'
+    noise (`DipParams.short_sigma_samples`), where one V's slope can be most of the differences."""
     import numpy as np
 
     if len(x) < 2:
         return 0.0
-    one = float(np.median(np.abs(np.diff(x))))
-    two = float(np.median(np.abs(x[2:] - x[:-2]))) if len(x) > 2 else one
-    return 1.4826 * min(one, two) / float(np.sqrt(2.0))
+    one, two = np.abs(np.diff(x)), (np.abs(x[2:] - x[:-2]) if len(x) > 2 else np.abs(np.diff(x)))
+    sigma = 1.4826 * min(float(np.median(one)), float(np.median(two))) / float(np.sqrt(2.0))
+    if lower_quartile:
+        quartile = min(float(np.quantile(one, 0.25)), float(np.quantile(two, 0.25)))
+        sigma = min(sigma, quartile / (_LOWER_QUARTILE_Z * float(np.sqrt(2.0))))
+    return sigma
 
 
 def segment(x, penalty: float, min_size: int = 2) -> list[int]:
@@ -372,7 +388,8 @@ def detect_dips(times_s: Sequence[float], values: Sequence[float], params: DipPa
     min_samples = max(1, int(np.ceil(params.min_duration_s / interval - 1e-9)))
     gap = int(np.floor(params.merge_gap_s / interval + 1e-9))
     # A floor under sigma (0.1% of the median): a noise-free series is cut only where its level changes.
-    sigma = max(noise_sigma(xv), 1e-3 * median)
+    short = params.short_sigma_samples is not None and n < params.short_sigma_samples
+    sigma = max(noise_sigma(xv, lower_quartile=short), 1e-3 * median)
     ends = segment(xv, params.penalty * sigma * sigma * np.log(max(n, 2)), 2)
     bounds = list(zip([0, *ends[:-1]], ends, strict=True))
 

@@ -43,7 +43,10 @@ ALARM = 0.01  # chance of a false dip in a whole run of pure noise, shared by it
 STEP_ALARM = 0.0001
 # The detector's parameters, chosen on bench/dips_envelope.py's tuning seeds (the bench sets others to compare).
 PARAMS = DipParams()
-MIN_REST = 5  # seconds outside a dip its noise is measured on
+# Seconds outside a dip its noise is measured on, at the least: the Student t cut reads their number (at 3 degrees
+# of freedom about 9 sd in a 10 s run), so 4 suffice for a stall that stands far out of a quiet run. 5 before
+# issue 40's short65 (a 4 s dip in a 10 s point, 8 whole seconds, was never judged and nothing was said).
+MIN_REST = 4
 
 
 def _peers(ctx: Context) -> dict[tuple[str, str], list[PointSeries]]:
