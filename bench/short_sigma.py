@@ -5,10 +5,11 @@ Three sets, each judged with the shipped rules ("with") and with the element swi
 `short_sigma_samples` None and `MIN_REST` 5, the rules before):
 
 - "short": `dips_envelope.py`'s scenario of runs of 8-30 s with one dip starting and ending at any tenth of a
-  second (tuning seeds 3,800,000 on; held out 2,200,000 on, left unread by rounds 57 and 58), its eligible dips
+  second (tuning seeds 3,800,000 on; held out 2,200,000 on, left unread by rounds 57 and 58, and 2,300,000 on for
+  the element's second version), its eligible dips
   found (depth >= 30% and >= 3x the run's robust sd, holding 2 s) by length, and its clean twins with a finding;
 - wandering clean runs: AR(1) at phi 0.7, COV 10-12%, 8-30 s (round 57's control; seeds [s, 57] tuning, [s, 65]
-  held out), those with a dip: a wander's trough is what a dip read with too little noise looks like;
+  and [s, 66] held out), those with a dip: a wander's trough is what a dip read with too little noise looks like;
 - a grid of quiet runs (`grid`): 8-3,600 s, COV 0, 1 and 3% Gaussian, a rectangle, ramp or V (the independent
   audit's shapes) 30, 60 or 90% deep of 2 s to half the run, in the middle, from the first whole second, or
   ending 2 or 3 s before the run (one or two whole seconds back at the level): found by length of run. A quiet
@@ -39,7 +40,7 @@ from results_file import add_smoke_flag, write_result  # noqa: E402
 
 from iolab.doctor.rules import telemetry  # noqa: E402
 
-SETS = {"tuning": (3_800_000, 57), "held-out": (2_200_000, 65)}
+SETS = {"tuning": (3_800_000, 57), "held-out": (2_200_000, 65), "held-out-2": (2_300_000, 66)}
 GRID_RUNS = (8, 10, 12, 15, 20, 30, 45, 60, 120, 600, 3600)
 GRID_LENGTHS = (2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60, 100, 200, 300, 600, 1200, 1800)
 

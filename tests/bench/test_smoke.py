@@ -91,6 +91,7 @@ SMOKE: dict[str, tuple[str, object]] = {
         "smoke run by tests/test_bench_smoke.py::test_simulated_histories_smoke",
     ),
     "short_phi.py": ("short_phi.json", None),
+    "short_sigma.py": ("short_sigma_tuning.json", None),
     "startup.py": ("startup.json", None),
     "stopping_coverage.py": ("stopping_coverage.json", None),
     "stopping_envelope.py": (

@@ -86,8 +86,8 @@ class DipParams:
     # with the step as its second stage (stage64). No parameter of its own. False: such an event is a transient as
     # before, before a step too
     unended: bool = True
-    # a series of fewer samples than this reads its noise from the lower quartile of its differences too, the
-    # smaller of that and the median's (`noise_sigma`): in 8-29 samples one dip's edges can be half the
+    # a series of fewer samples than this reads its noise from the lower quartile of its differences where that
+    # is under half the median's reading (`noise_sigma`): in 8-29 samples one dip's edges can be half the
     # differences, and a V or ramp 3-5 s long in a 10 s run set sigma at its own slope, so the segmentation
     # never cut it (noise-free, 90% deep: not an event). None: the median alone at every length
     short_sigma_samples: int | None = 30
@@ -134,6 +134,8 @@ class DipReport:
 
 # |d| of a Gaussian difference at its lower quartile, in units of the difference's sd: Phi^-1(0.625)
 _LOWER_QUARTILE_Z = 0.3186393639643752
+# the lower quartile's reading replaces the median's only under this share of it (`noise_sigma`)
+_SLOPE_RATIO = 0.5
 
 
 def noise_sigma(x, lower_quartile: bool = False) -> float:
@@ -143,9 +145,13 @@ def noise_sigma(x, lower_quartile: bool = False) -> float:
     negatively correlated) double every difference of seconds in a row while those two apart cancel: from
     the first alone the penalty hid 3-14 s dips 60-80% deep in such fio-plot traces (issue 40).
 
-    With `lower_quartile`, the smaller of that and the same read from the differences' lower quartile, which
-    holds while up to three in four differences are a dip's edges (the median: one in two): a short series'
-    noise (`DipParams.short_sigma_samples`), where one V's slope can be most of the differences."""
+    With `lower_quartile`, the same read from the differences' lower quartile where that is under half the
+    median's: the quartile holds while up to three in four differences are a dip's edges (the median: one in
+    two), and so far below the median it says the median read a slope, not noise (a short series' noise,
+    `DipParams.short_sigma_samples`, where one V's slope can be most of the differences). Taken whenever it
+    was smaller, its own sampling in white noise of 10-29 samples set sigma low enough to cut a noise segment
+    before a step, which then was dated early and declined (short65, bench/dips_edges.py held out: 15 of 3,000
+    step twins no longer told); under half the median's, white noise of 8-29 samples reads it in 2-7%."""
     import numpy as np
 
     if len(x) < 2:
@@ -154,7 +160,9 @@ def noise_sigma(x, lower_quartile: bool = False) -> float:
     sigma = 1.4826 * min(float(np.median(one)), float(np.median(two))) / float(np.sqrt(2.0))
     if lower_quartile:
         quartile = min(float(np.quantile(one, 0.25)), float(np.quantile(two, 0.25)))
-        sigma = min(sigma, quartile / (_LOWER_QUARTILE_Z * float(np.sqrt(2.0))))
+        read = quartile / (_LOWER_QUARTILE_Z * float(np.sqrt(2.0)))
+        if read < _SLOPE_RATIO * sigma:
+            sigma = read
     return sigma
 
 
