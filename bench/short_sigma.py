@@ -22,7 +22,6 @@ Three sets, each judged with the shipped rules ("with") and with the element swi
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections import Counter

@@ -127,3 +127,17 @@ def test_min_rest_is_what_lets_the_stall_be_judged(monkeypatch):
     x = 1e9 * (1.0 + 0.01 * rng.standard_normal(10))
     x[3:7] *= 0.1
     assert not [f for f in _point(x) if "onset" in f.evidence]
+
+
+def test_a_fall_with_too_few_seconds_around_it_is_said():
+    """An 8 s point (6 whole seconds) with a 3 s stall at 10%: 3 seconds around it are too few to judge it, and
+    TEL-DIP says so as information with its size, where before nothing at all was said."""
+    rng = np.random.default_rng(6506)
+    x = 1e9 * (1.0 + 0.01 * rng.standard_normal(8))
+    x[3:6] *= 0.1
+    found = _point(x)
+    assert not [f for f in found if f.severity.name in ("WARNING", "CRITICAL")]
+    notes = [f for f in found if f.rule_id == "TEL-DIP" and "too few to tell" in f.title]
+    assert len(notes) == 1 and notes[0].severity.name == "INFO"
+    assert "fell 9" in notes[0].title and notes[0].evidence["seconds around it"] == "3"
+    assert "onset" not in notes[0].evidence  # not counted as a judged dip by benches and views

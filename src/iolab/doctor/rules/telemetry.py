@@ -122,6 +122,18 @@ def _cut(places: int, df: int, alarm: float = ALARM) -> float:
     return max(NOISE_SIGMAS, t_quantile(1.0 - alarm / max(1, places), max(1, df)))
 
 
+def _around(event: Dip, times: list[float], values: list[float], confirmed: list[Dip]) -> list[float]:
+    """The log values of the seconds a dip is judged against: outside it and outside the events confirmed."""
+    start, end = event.low()
+    return _logs(
+        [v for t, v in zip(times, values, strict=True) if not start < t <= end and not _held(t, confirmed)]
+    )
+
+
+def _held(t: float, events: list[Dip]) -> bool:
+    return any(e.low()[0] < t <= e.low()[1] for e in events)
+
+
 def _beyond_noise(
     event: Dip, times: list[float], values: list[float], places: int, events: list[Dip], confirmed: list[Dip]
 ) -> bool:
@@ -136,8 +148,7 @@ def _beyond_noise(
     # Against the level of the seconds around it outside the events already confirmed, not the rolling
     # baseline that found it (in noise that wanders, a baseline at a local high plus a few low seconds looked
     # like a dip: issue 33's corpus), nor seconds a confirmed stall pulls down.
-    held = [any(e.low()[0] < t <= e.low()[1] for e in confirmed) for t in times]
-    rest = _logs([v for v, i, h in zip(values, inside, held, strict=True) if not i and not h])
+    rest = _around(event, times, values, confirmed)
     during = _logs([v for v, i in zip(values, inside, strict=True) if i])
     if len(rest) < MIN_REST:
         return False
@@ -506,7 +517,8 @@ def step(ctx: Context, r: Rule) -> Iterator[Finding]:
     "merged; over the seconds with I/O; in arrays, also 25% down against the other devices in the same seconds), "
     "beyond the series' own noise; info when the host was busy during the point (TEL-INTERFERENCE) unless the "
     "series is a device's own counters (then kept, naming what was busy), and info "
-    "when the series' noise could not have shown a 25% dip of 2 s (with the shallowest it could)",
+    "when the series' noise could not have shown a 25% dip of 2 s (with the shallowest it could), or when a fall "
+    f"had fewer than {MIN_REST} whole seconds around it to be judged against (with its size)",
     why="A transient stall on one device holds back every job that waits on it.",
     fix="Re-run to see if it repeats; a device read in a non-trimmed, garbage-collecting state often dips this "
     "way and recovers after blkdiscard or a purge.",
@@ -524,6 +536,15 @@ def dip(ctx: Context, r: Rule) -> Iterator[Finding]:
                 f"{event.duration_s:.0f} s at {event.onset_s:.0f} s"
             )
             yield _verdict(r, title, series, event, report, busy)
+    for series, event, around in _unjudged(ctx):
+        title = (
+            f"{series.point}: {series.label} bandwidth fell {event.depth:.0%} for {event.duration_s:.0f} s at "
+            f"{event.onset_s:.0f} s, with {around} whole seconds around it: too few to tell it from the point's "
+            f"noise (a dip is judged on {MIN_REST} or more)"
+        )
+        # no "onset": that key marks a finding an event the rules judged (benches and views count those)
+        evidence = {"fell at": f"{event.onset_s:.0f} s", "for": f"{event.duration_s:.0f} s", "seconds around it": around}
+        yield r.finding(title, f"{series.point}: {series.label}", evidence, "info")
     for series, seen in _hidden(ctx, "dip"):
         length = f"{PARAMS.min_duration_s:g} s"
         needs = f"a {PARAMS.drop:.0%} dip needs {seen.shortest} s" if seen.shortest else f"no {PARAMS.drop:.0%} dip"
@@ -533,6 +554,18 @@ def dip(ctx: Context, r: Rule) -> Iterator[Finding]:
             f"{units.percent(100 * seen.shallowest)} ({needs})"
         )
         yield r.finding(title, f"{series.point}: {series.label}", _power_evidence(seen), "info")
+
+
+def _unjudged(ctx: Context) -> Iterator[tuple[PointSeries, Dip, int]]:
+    """Each fall the detector found that no test could judge, for too few seconds around it (under MIN_REST): said
+    as information with its size and how many there were, not left unsaid (an 8 s point holds 6 whole seconds, a
+    3 s stall in it leaves 3)."""
+    for (series, times, values, report, _places), confirmed in _beyond_cut(ctx):
+        for event in report.dips:
+            if event.kind == "transient" and event not in confirmed:
+                around = len(_around(event, times, values, confirmed))
+                if around < MIN_REST:
+                    yield series, event, around
 
 
 def _power_evidence(seen: Power) -> dict[str, object]:
