@@ -125,9 +125,7 @@ def _cut(places: int, df: int, alarm: float = ALARM) -> float:
 def _around(event: Dip, times: list[float], values: list[float], confirmed: list[Dip]) -> list[float]:
     """The log values of the seconds a dip is judged against: outside it and outside the events confirmed."""
     start, end = event.low()
-    return _logs(
-        [v for t, v in zip(times, values, strict=True) if not start < t <= end and not _held(t, confirmed)]
-    )
+    return _logs([v for t, v in zip(times, values, strict=True) if not start < t <= end and not _held(t, confirmed)])
 
 
 def _held(t: float, events: list[Dip]) -> bool:
@@ -542,8 +540,12 @@ def dip(ctx: Context, r: Rule) -> Iterator[Finding]:
             f"{event.onset_s:.0f} s, with {around} whole seconds around it: too few to tell it from the point's "
             f"noise (a dip is judged on {MIN_REST} or more)"
         )
-        # no "onset": that key marks a finding an event the rules judged (benches and views count those)
-        evidence = {"fell at": f"{event.onset_s:.0f} s", "for": f"{event.duration_s:.0f} s", "seconds around it": around}
+        # no "onset": that key marks a finding as an event the rules judged (benches and views count those)
+        evidence = {
+            "fell at": f"{event.onset_s:.0f} s",
+            "for": f"{event.duration_s:.0f} s",
+            "seconds around it": around,
+        }
         yield r.finding(title, f"{series.point}: {series.label}", evidence, "info")
     for series, seen in _hidden(ctx, "dip"):
         length = f"{PARAMS.min_duration_s:g} s"
