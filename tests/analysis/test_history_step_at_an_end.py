@@ -1,18 +1,17 @@
-"""A step `min_size` runs from an end of a history is named (issue 40, session 22; `history._local_bound`).
+"""A step `min_size` runs from an end of a history is named (issue 40, session 22; `history._clipped`).
 
 The runs further than `clip_sigmas` sds from their running median are pulled in before the test. Within half a window
 of an end that median was the first (last) full window's: a step exactly `min_size` runs from the end is `min_size`
 of its 2 x min_size + 1 runs, so the median was the other level and every run of the step was pulled in; a -30% step
 five runs from the newest run at COV 1% came out under the 5% reported and was not named in about one history in
-two, though five runs on a side are what a change point needs. The window is cut at the ends now
-(`rolling_median(cut_at_ends=True)`). Each test here fails with the first full window in its place."""
+two, though five runs on a side are what a change point needs. An end's min_size runs all beyond
+the bound on one side are kept as they are now (`history._clipped`). The first test fails without that."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from iolab.analysis.history import ChangePointParams, analyse_history
-from iolab.analysis.history_noise import rolling_median
 
 HOUR = 3600.0
 
@@ -41,20 +40,17 @@ def test_a_step_five_runs_from_either_end_is_named():
     assert not missed
 
 
-def test_a_lone_run_at_an_end_is_still_pulled_in():
-    """Cut at the ends, the window still holds half a window of runs beside an end's run: a lone high first or
-    last run is pulled towards the level of the runs beside it."""
+def test_noise_at_an_end_is_still_pulled_in():
+    """Only an end's min_size runs all beyond the bound on one side are kept as they are: a lone high first or last
+    run, and four high last runs, are still pulled in."""
+    from iolab.analysis.history import _clipped
+
+    params = ChangePointParams()
     x = np.ones(40)
-    x[0] = x[-1] = 2.0
-    local = rolling_median(x, 11, cut_at_ends=True)
-    assert local[0] == local[-1] == 1.0
-
-
-def test_the_running_median_cut_at_the_ends():
-    """Within half a width of an end, the median of the values within half a width of that position."""
-    x = np.arange(20.0)
-    cut = rolling_median(x, 11, cut_at_ends=True)
-    assert list(cut[:3]) == [2.5, 3.0, 3.5] and list(cut[-2:]) == [16.0, 16.5]
-    assert list(cut[5:15]) == list(rolling_median(x, 11)[5:15])
-    short = rolling_median(np.arange(7.0), 11, cut_at_ends=True)
-    assert short[0] == 2.5 and short[-1] == 3.5
+    x[0] = x[-1] = 1.5
+    assert _clipped(x, 0.01, params)[0] < 1.05 and _clipped(x, 0.01, params)[-1] < 1.05
+    x = np.ones(40)
+    x[-4:] = 1.5
+    assert np.all(_clipped(x, 0.01, params)[-4:] < 1.05)
+    x[-5:] = 1.5
+    assert np.all(_clipped(x, 0.01, params)[-5:] == 1.5)

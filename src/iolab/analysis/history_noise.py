@@ -92,26 +92,18 @@ class NoiseModel:
         return self.sigma * math.sqrt((1.0 + self.phi_upper) / (1.0 - self.phi_upper))
 
 
-def rolling_median(x, width: int, cut_at_ends: bool = False):  # (n,) -> (n,)
+def rolling_median(x, width: int):  # (n,) -> (n,)
     """The centred running median over `width` values (odd); within half a width of an end, the median of
-    the first (last) full window, or with `cut_at_ends` the median of the values within half a width of it
-    (the window cut at the end)."""
+    the first (last) full window."""
     import numpy as np
 
     n, half = len(x), width // 2
     if n == 0 or half == 0:
         return np.array(x, dtype=float)
-    if n <= width and not cut_at_ends:
+    if n <= width:
         return np.full(n, float(np.median(x)))
-    x = np.asarray(x, dtype=float)
-    full = np.median(np.lib.stride_tricks.sliding_window_view(x, 2 * half + 1), axis=1) if n > 2 * half else []
-    if not cut_at_ends:
-        return np.concatenate([np.full(half, full[0]), full, np.full(n - half - len(full), full[-1])])
-    out = np.empty(n)
-    out[half : n - half] = full
-    for i in [*range(min(half, n)), *range(max(n - half, half), n)]:
-        out[i] = float(np.median(x[max(0, i - half) : i + half + 1]))
-    return out
+    full = np.median(np.lib.stride_tricks.sliding_window_view(x, 2 * half + 1), axis=1)
+    return np.concatenate([np.full(half, full[0]), full, np.full(n - half - len(full), full[-1])])
 
 
 def _harmonics(times, period: float):  # (n,) -> (n, 2 HARMONICS)
