@@ -51,7 +51,7 @@ from results_file import RESULTS, add_smoke_flag, write_result  # noqa: E402
 from tests.loopdev import BlkioCgroup, LoopDevice, blkio_cgroup, busy_host, loop_devices, throttle_skip_reason  # noqa: E402
 
 MIB = 1 << 20
-RAMP_S = 2  # the array preset's ramp_time (plan.presets.array_read)
+RAMP_S = 2  # the dip run's --ramp: its window is timed after it, and findings date from its end
 DRIVE_BPS = 100 * MIB
 NOISE_RULES = {
     "TEL-DIP",
@@ -213,14 +213,14 @@ def dip_window(cgroup: BlkioCgroup, devices: list[LoopDevice], tmp: Path, runtim
     def throttle_window(_pid: int) -> None:
         cgroup.fio_started(timeout=600, poll=0.05)
         started = time.time()
-        onset = started + RAMP_S + runtime / 2 - 2  # after the preset's ramp, a little before mid-run
+        onset = started + RAMP_S + runtime / 2 - 2  # after the ramp, a little before mid-run
         time.sleep(max(0.0, onset - time.time()))
         window["onset_s"] = time.time() - started
         cgroup.set_read_bps(dipping.major_minor, int(DRIVE_BPS * 0.1))
         time.sleep(4)
         cgroup.set_read_bps(dipping.major_minor, DRIVE_BPS)
 
-    run = run_array(cgroup, devices, tmp / "dip", runtime, during=throttle_window)
+    run = run_array(cgroup, devices, tmp / "dip", runtime, during=throttle_window, ramp=RAMP_S)
     found = [
         f
         for f in run["findings"]

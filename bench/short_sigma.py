@@ -16,7 +16,7 @@ Three sets, each judged with the shipped rules ("with") and with the element swi
   run shows what a method that reads its noise right must find; the dips no method could tell from noise are
   elsewhere (the envelope bench's oracle).
 
-    python bench/short_sigma.py [--set tuning|held-out] [--runs 1200] [--wander 3000]
+    python bench/short_sigma.py [--set tuning|held-out|held-out-2] [--runs 1200] [--wander 3000]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -42,17 +43,13 @@ from iolab.doctor.rules import telemetry  # noqa: E402
 SETS = {"tuning": (3_800_000, 57), "held-out": (2_200_000, 65), "held-out-2": (2_300_000, 66)}
 GRID_RUNS = (8, 10, 12, 15, 20, 30, 45, 60, 120, 600, 3600)
 GRID_LENGTHS = (2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60, 100, 200, 300, 600, 1200, 1800)
+SHIPPED_SAMPLES, SHIPPED_REST = telemetry.PARAMS.short_sigma_samples, telemetry.MIN_REST
 
 
 def switched(on: bool) -> None:
     """The element on (as shipped) or off (the rules before short65)."""
-    from dataclasses import replace
-
     telemetry.PARAMS = replace(telemetry.PARAMS, short_sigma_samples=SHIPPED_SAMPLES if on else None)
     telemetry.MIN_REST = SHIPPED_REST if on else 5
-
-
-SHIPPED_SAMPLES, SHIPPED_REST = telemetry.PARAMS.short_sigma_samples, telemetry.MIN_REST
 
 
 def grid_cases() -> Iterator[tuple[int, float, int, str, str, float, np.ndarray, int]]:

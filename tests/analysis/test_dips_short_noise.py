@@ -68,13 +68,45 @@ def test_a_short_quiet_series_v_or_ramp_is_an_event():
     assert without.count(False) >= 20  # the test reaches what the element changes
 
 
-def test_the_lower_quartile_reads_white_noise_near_its_sd():
-    """Over white noise of a short series the reading with the lower quartile stays within a quarter of the
-    noise's sd on average: the quartile replaces the median only where the median read a slope."""
+def test_the_lower_quartile_replaces_the_median_only_where_it_read_a_slope():
+    """Over white noise of a short series the quartile's reading replaces the median's in at most one series in ten
+    (2-7% measured at 8-29 samples), and the reading stays within a quarter of the noise's sd on average: taken
+    whenever it was smaller, it replaced it in most series and set sigma low (the first version of short65)."""
     rng = np.random.default_rng(6502)
-    for n in (10, 20, 29):
-        readings = [noise_sigma(rng.standard_normal(n), lower_quartile=True) for _ in range(2000)]
+    for n in (8, 10, 20, 29):
+        draws = [rng.standard_normal(n) for _ in range(2000)]
+        readings = np.array([noise_sigma(x, lower_quartile=True) for x in draws])
+        median = np.array([noise_sigma(x) for x in draws])
+        assert float(np.mean(readings != median)) <= 0.10, n
         assert 0.75 < float(np.mean(readings)) < 1.05, n
+
+
+def _step_cases(count: int = 1500):
+    """Short series (10-29 samples, COV 1-15%) that step down 30-60% for their last 3 samples to half: (values,
+    index of the first low sample)."""
+    rng = np.random.default_rng(6507)
+    for _ in range(count):
+        n = int(rng.integers(10, 30))
+        x = 1e9 * (1.0 + float(np.exp(rng.uniform(np.log(0.01), np.log(0.15)))) * rng.standard_normal(n))
+        length = int(rng.integers(3, n // 2 + 1))
+        x[n - length :] *= 1.0 - float(rng.uniform(0.3, 0.6))
+        yield x, n - length
+
+
+def test_a_short_series_step_is_kept():
+    """The lower quartile's cost where it is wrong: a sigma set too low cuts a noise segment just before a step,
+    which is then dated there and declined. Steps told (a step or a fall still low, dated within 1 s) in 1,500 short
+    step series: 1,449 with the median alone, 1,434 with the quartile under half of it (shipped), 1,415 with it
+    whenever smaller. At most 25 fewer than the median alone."""
+
+    def told(params: DipParams) -> int:
+        count = 0
+        for x, at in _step_cases():
+            report = detect_dips(np.arange(1.0, len(x) + 1.0), x, params)
+            count += any(d.kind in ("step", "unended") and abs(d.onset_s - (at + 1)) <= 1 for d in report.dips)
+        return count
+
+    assert told(DipParams()) >= told(DipParams(short_sigma_samples=None)) - 25
 
 
 def test_a_long_series_reads_its_noise_as_before():
@@ -105,7 +137,7 @@ def test_a_four_second_stall_in_a_ten_second_point_is_named():
     assert len(dips) == 1 and "dipped 9" in dips[0].title and dips[0].evidence["onset"] == "3 s"
 
 
-def test_four_quiet_seconds_do_not_make_a_dip_of_noise(monkeypatch):
+def test_four_quiet_seconds_do_not_make_a_dip_of_noise():
     """The cut reads the few seconds it has: 2,000 clean 8-12 s points of AR(1) noise (phi 0-0.7, COV 2-10%) raise
     a dip in at most 1% of them."""
     rng = np.random.default_rng(6505)

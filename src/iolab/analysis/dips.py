@@ -156,7 +156,8 @@ def noise_sigma(x, lower_quartile: bool = False) -> float:
 
     if len(x) < 2:
         return 0.0
-    one, two = np.abs(np.diff(x)), (np.abs(x[2:] - x[:-2]) if len(x) > 2 else np.abs(np.diff(x)))
+    one = np.abs(np.diff(x))
+    two = np.abs(x[2:] - x[:-2]) if len(x) > 2 else one
     sigma = 1.4826 * min(float(np.median(one)), float(np.median(two))) / float(np.sqrt(2.0))
     if lower_quartile:
         quartile = min(float(np.quantile(one, 0.25)), float(np.quantile(two, 0.25)))

@@ -832,7 +832,7 @@ def _clipped(u, sigma: float, params: ChangePointParams):
     m = params.min_size
     for end in (slice(0, m), slice(len(u) - m, len(u))):
         off = u[end] - local[end]
-        if len(off) == m and (np.all(off > bound[end]) or np.all(off < -bound[end])):
+        if np.all(off > bound[end]) or np.all(off < -bound[end]):
             pulled[end] = u[end]
     return pulled
 

@@ -44,7 +44,7 @@ STEP_ALARM = 0.0001
 # The detector's parameters, chosen on bench/dips_envelope.py's tuning seeds (the bench sets others to compare).
 PARAMS = DipParams()
 # Seconds outside a dip its noise is measured on, at the least: the Student t cut reads their number (at 3 degrees
-# of freedom about 9 sd in a 10 s run), so 4 suffice for a stall that stands far out of a quiet run. 5 before
+# of freedom about 10 sd in a 10 s run), so 4 suffice for a stall that stands far out of a quiet run. 5 before
 # issue 40's short65 (a 4 s dip in a 10 s point, 8 whole seconds, was never judged and nothing was said).
 MIN_REST = 4
 # Quiet seconds a series needs before its power is stated (TEL-DIP's and TEL-STEP's "below what this point's noise
@@ -134,6 +134,7 @@ def _around(event: Dip, times: list[float], values: list[float], confirmed: list
 
 
 def _held(t: float, events: list[Dip]) -> bool:
+    """Whether second `t` lies in one of `events`' low seconds."""
     return any(e.low()[0] < t <= e.low()[1] for e in events)
 
 
@@ -373,8 +374,7 @@ class Power:
 def power(values: list[float], events: list[Dip], times: list[float], places: int) -> Power | None:
     """The smallest dip and step `_beyond_noise` would pass on a series with this one's noise (its ordinary
     seconds' spread, outside its events), by the same cut and the same allowance for seconds in a row."""
-    inside = [any(e.low()[0] < t <= e.low()[1] for e in events) for t in times]
-    quiet = _logs([v for v, i in zip(values, inside, strict=True) if not i])
+    quiet = _logs([v for t, v in zip(times, values, strict=True) if not _held(t, events)])
     n = len(quiet)
     if n < POWER_MIN_QUIET:
         return None
